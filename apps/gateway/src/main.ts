@@ -1,0 +1,1 @@
+import { x } from '@kw/platform-config'; console.log('x', x);

@@ -1,0 +1,174 @@
+import 'reflect-metadata';
+import { plainToInstance, Transform } from 'class-transformer';
+import { getMetadataStorage, IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+
+export const RUN_MODES = ['embedded', 'distributed'] as const;
+export type RunMode = (typeof RUN_MODES)[number];
+
+export const COMPONENTS = ['gateway', 'workspaces', 'fragments', 'files', 'search', 'chat', 'agent-auth', 'webhooks'] as const;
+export type ComponentName = (typeof COMPONENTS)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+const toBool = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
+const toList = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : String(value).split(',').map((s) => s.trim()).filter(Boolean);
+
+/**
+ * Every environment variable the platform reads, validated once at start-up.
+ * docs/configuration.md is the reference; the deploy files may set only names declared here
+ * (a test checks it).
+ */
+export class AppConfig {
+  /** `embedded`: everything in one process on PGlite; `distributed`: one process per component over NATS. */
+  @IsIn(RUN_MODES)
+  RUN_MODE: RunMode = 'embedded';
+
+  /** Components this process starts (Mimir's -target). Default: all in embedded mode. */
+  @IsOptional()
+  @Transform(toList)
+  @IsIn([...COMPONENTS, 'all'], { each: true })
+  TARGETS?: string[];
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  /** Public origin used in links (OpenAPI servers, discovery documents). Default http://localhost:PORT. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  PUBLIC_URL?: string;
+
+  /** Folder of the embedded PGlite database and local files. */
+  @IsString()
+  @MinLength(1)
+  DATA_DIR = './.data';
+
+  /** Postgres connection string. Required in distributed mode; embedded mode uses PGlite when unset. */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  /** NATS server(s), comma separated. Required in distributed mode. */
+  @IsOptional()
+  @Matches(/^(nats|tls|ws|wss):\/\/[^,\s]+(,(nats|tls|ws|wss):\/\/[^,\s]+)*$/, { message: 'NATS_URL must be nats://host:port (comma separated for several)' })
+  NATS_URL?: string;
+
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
+
+  /** How long a caller waits for another component to answer before 504. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(300_000)
+  SERVICE_TIMEOUT_MS = 10_000;
+
+  /** Largest JSON request body the gateway accepts (413 above). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+  /** Grace period for draining requests and messages on SIGTERM. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  SHUTDOWN_TIMEOUT_MS = 10_000;
+
+  /** Separate port for /metrics and probes of non-gateway components (0 = pick a free one). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT?: number;
+
+  /** Vector index at scale (search component). Unset: pgvector, or exact search in Postgres. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  QDRANT_URL?: string;
+
+  /** S3-compatible object storage for files. Unset: local folder under DATA_DIR. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  S3_ENDPOINT?: string;
+
+  @IsOptional()
+  @IsString()
+  S3_BUCKET?: string;
+
+  @IsOptional()
+  @IsString()
+  S3_ACCESS_KEY_ID?: string;
+
+  @IsOptional()
+  @IsString()
+  S3_SECRET_ACCESS_KEY?: string;
+
+  @IsOptional()
+  @IsString()
+  S3_REGION?: string;
+
+  /** Leaf only: the Cloud whose keys it trusts, and the one-time enrollment token. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  CLOUD_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(16)
+  ENROLLMENT_TOKEN?: string;
+
+  /** Pretty, human-oriented log lines instead of JSON (never in production). */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  LOG_PRETTY?: boolean;
+
+  get publicUrl(): string {
+    return (this.PUBLIC_URL ?? `http://localhost:${this.PORT}`).replace(/\/$/, '');
+  }
+}
+
+/** Names of every variable AppConfig knows, read from its validation metadata (used by the deploy-file check). */
+export const KNOWN_ENV_KEYS: readonly string[] = [
+  ...new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(AppConfig, '', true, false)
+      .map((m) => m.propertyName),
+  ),
+];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the environment. Throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Record<string, string> = {}): AppConfig {
+  const raw: Record<string, string> = {};
+  for (const key of KNOWN_ENV_KEYS) {
+    const value = overrides[key] ?? env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const config = plainToInstance(AppConfig, raw);
+  const problems = validateSync(config, { forbidUnknownValues: true }).flatMap((e) =>
+    Object.values(e.constraints ?? {}).map((msg) => `${e.property}: ${msg}`),
+  );
+  if (config.RUN_MODE === 'distributed') {
+    if (!config.DATABASE_URL) problems.push('DATABASE_URL: required when RUN_MODE=distributed');
+    if (!config.NATS_URL) problems.push('NATS_URL: required when RUN_MODE=distributed');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,46 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+
+/**
+ * What is known about the caller of the current unit of work (an HTTP request, or a message
+ * received from another service). The transport copies it into message headers and restores
+ * it on the receiving side, so logs and authorization see the same values in every process.
+ */
+export interface AuthContext {
+  /** The authenticated user; absent for anonymous calls. */
+  userId?: string;
+  /** The credential used (personal access token id, session id, handoff token id). */
+  credentialId?: string;
+  credentialKind?: 'pat' | 'session' | 'oauth' | 'handoff' | 'embed' | 'internal';
+  /** Actions the credential allows (scope vocabulary, see docs/authorization.md). */
+  scopes?: string[];
+  /** Workspaces the credential is restricted to; undefined means "all the user's workspaces". */
+  workspaceIds?: string[];
+}
+
+export interface RequestContext {
+  requestId: string;
+  auth?: AuthContext;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+export const requestContext = {
+  run<T>(ctx: RequestContext, fn: () => T): T {
+    return storage.run(ctx, fn);
+  },
+  current(): RequestContext | undefined {
+    return storage.getStore();
+  },
+  requestId(): string | undefined {
+    return storage.getStore()?.requestId;
+  },
+};
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Accepts a caller-supplied request id only if it is short and harmless to log. */
+export function acceptOrCreateRequestId(candidate: unknown): string {
+  if (typeof candidate === 'string' && REQUEST_ID_PATTERN.test(candidate)) return candidate;
+  return randomUUID();
+}

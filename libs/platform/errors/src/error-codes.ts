@@ -1,0 +1,33 @@
+import { AppError } from './app-error.js';
+
+/** Stable error codes of the platform. Documented in docs/errors.md; never renamed. */
+export const ErrorCode = {
+  BAD_REQUEST: 'BAD_REQUEST',
+  VALIDATION_FAILED: 'VALIDATION_FAILED',
+  INVALID_JSON: 'INVALID_JSON',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  FORBIDDEN: 'FORBIDDEN',
+  NOT_FOUND: 'NOT_FOUND',
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  CONFLICT: 'CONFLICT',
+  HOSTED_ZONE_REQUIRED: 'HOSTED_ZONE_REQUIRED',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  RATE_LIMITED: 'RATE_LIMITED',
+  INTERNAL_ERROR: 'INTERNAL_ERROR',
+  SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  SERVICE_TIMEOUT: 'SERVICE_TIMEOUT',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export const notFound = (what = 'Resource'): AppError =>
+  new AppError({ status: 404, code: ErrorCode.NOT_FOUND, message: `${what} not found` });
+
+export const badRequest = (message: string, details?: Record<string, unknown>): AppError =>
+  new AppError({ status: 400, code: ErrorCode.BAD_REQUEST, message, details });
+
+export const serviceUnavailable = (service: string): AppError =>
+  new AppError({ status: 503, code: ErrorCode.SERVICE_UNAVAILABLE, message: `The ${service} service is unavailable` });
+
+export const serviceTimeout = (service: string): AppError =>
+  new AppError({ status: 504, code: ErrorCode.SERVICE_TIMEOUT, message: `The ${service} service did not answer in time` });

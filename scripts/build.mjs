@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// Compiles apps/ and libs/ to dist/ with SWC (decorator metadata for NestJS, tsconfig path
+// aliases rewritten to relative ESM imports). Type checking is `npm run lint`'s job.
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { transformFile } from '@swc/core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const tsconfig = JSON.parse(readFileSync(path.join(root, 'tsconfig.base.json'), 'utf8'));
+const outDir = path.join(root, 'dist');
+
+const swcOptions = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    target: 'es2022',
+    baseUrl: root,
+    paths: tsconfig.compilerOptions.paths,
+    keepClassNames: true,
+  },
+  module: { type: 'es6', resolveFully: true },
+  sourceMaps: true,
+  swcrc: false,
+};
+
+function* sources(dir) {
+  for (const entry of readdirSync(dir)) {
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) {
+      if (entry === 'node_modules' || entry === 'dist') continue;
+      yield* sources(full);
+    } else if (full.endsWith('.ts') && !full.endsWith('.d.ts') && !full.endsWith('.spec.ts') && !full.endsWith('.test.ts')) {
+      yield full;
+    }
+  }
+}
+
+rmSync(outDir, { recursive: true, force: true });
+const started = Date.now();
+let count = 0;
+await Promise.all(
+  ['apps', 'libs'].flatMap((top) => [...sources(path.join(root, top))]).map(async (file) => {
+    const rel = path.relative(root, file);
+    const target = path.join(outDir, rel.replace(/\.ts$/, '.js'));
+    const { code, map } = await transformFile(file, { ...swcOptions, filename: file, sourceFileName: path.relative(path.dirname(target), file) });
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, `${code}\n//# sourceMappingURL=${path.basename(target)}.map\n`);
+    if (map) writeFileSync(`${target}.map`, map);
+    count++;
+  }),
+);
+if (!process.env.BUILD_QUIET) console.error(`build: ${count} files compiled to dist/ in ${Date.now() - started} ms`);

@@ -1,0 +1,30 @@
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+// Path aliases come from tsconfig.base.json so there is one list of them.
+const tsconfig = JSON.parse(readFileSync(new URL('./tsconfig.base.json', import.meta.url), 'utf8'));
+const alias = Object.fromEntries(
+  Object.entries(tsconfig.compilerOptions.paths as Record<string, string[]>).map(([name, [target]]) => [name, path.resolve(target)]),
+);
+
+export default defineConfig({
+  plugins: [
+    swc.vite({
+      swcrc: false,
+      jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },
+      module: { type: 'es6' },
+    }),
+  ],
+  resolve: { alias },
+  test: {
+    include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'test/**/*.spec.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    fileParallelism: true,
+    maxWorkers: 2,
+    reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results.json' }]] : ['default'],
+  },
+});
