@@ -1,22 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import type { AuthContext } from '@kw/contracts';
 
 /**
  * What is known about the caller of the current unit of work (an HTTP request, or a message
- * received from another service). The transport copies it into message headers and restores
- * it on the receiving side, so logs and authorization see the same values in every process.
+ * received from another service). AuthContext is the generated `kw.platform.v1.AuthContext`
+ * (proto/kw/platform/v1/auth_context.proto): the transport copies it into message headers
+ * and restores it on the receiving side, so logs and authorization see the same values in
+ * every process. Build one with `create(AuthContextSchema, {...})`.
  */
-export interface AuthContext {
-  /** The authenticated user; absent for anonymous calls. */
-  userId?: string;
-  /** The credential used (personal access token id, session id, handoff token id). */
-  credentialId?: string;
-  credentialKind?: 'pat' | 'session' | 'oauth' | 'handoff' | 'embed' | 'internal';
-  /** Actions the credential allows (scope vocabulary, see docs/authorization.md). */
-  scopes?: string[];
-  /** Workspaces the credential is restricted to; undefined means "all the user's workspaces". */
-  workspaceIds?: string[];
-}
+export type { AuthContext };
 
 export interface RequestContext {
   requestId: string;

@@ -1,0 +1,125 @@
+import { serviceTimeout, serviceUnavailable } from '@kw/platform-errors';
+import { errorOf } from './error-reply.js';
+import { InFlight } from './in-flight.js';
+import { InProcessBus } from './in-process-bus.js';
+import { consoleLogger, type Logger } from './logger.js';
+import { DEFAULT_MAX_PAYLOAD, messageSize, payloadTooLarge } from './message-size.js';
+import { replyOf, runEventHandler } from './run-handler.js';
+import type {
+  EventHandler,
+  HandleOptions,
+  Message,
+  PublishOptions,
+  Reply,
+  RequestHandler,
+  RequestOptions,
+  SubscribeOptions,
+  Subscription,
+  Transport,
+  TransportOptions,
+} from './transport.js';
+
+export interface InProcessTransportOptions extends TransportOptions {
+  /** The bus shared by the components of this process; a private one when omitted. */
+  bus?: InProcessBus;
+  /** Same limit as NATS's max_payload, so a message too big for NATS fails here too. */
+  maxPayload?: number;
+}
+
+/**
+ * The transport of the embedded mode: one per component, all on one InProcessBus. It moves
+ * encoded bytes like NatsTransport does, with the same timeouts, errors and queue groups,
+ * so a component cannot tell (and tests cannot miss) which one it runs on.
+ */
+export class InProcessTransport implements Transport {
+  readonly component: string;
+  private readonly bus: InProcessBus;
+  private readonly prefix: string;
+  private readonly logger: Logger;
+  private readonly maxPayload: number;
+  private readonly inFlight = new InFlight();
+  private readonly removals = new Set<() => void>();
+  private closed = false;
+
+  constructor(options: InProcessTransportOptions) {
+    this.component = options.component;
+    this.bus = options.bus ?? new InProcessBus();
+    this.prefix = options.subjectPrefix ?? '';
+    this.logger = options.logger ?? consoleLogger;
+    this.maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
+  }
+
+  request(subject: string, data: Uint8Array, options: RequestOptions): Promise<Message> {
+    const service = options.service ?? subject;
+    const headers = options.headers ?? {};
+    if (this.closed) return Promise.reject(serviceUnavailable(service));
+    if (messageSize(data, headers) > this.maxPayload) return Promise.reject(payloadTooLarge(subject, this.maxPayload));
+
+    return new Promise<Message>((resolve, reject) => {
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        fn();
+      };
+      const timer = setTimeout(() => settle(() => reject(serviceTimeout(service))), options.timeoutMs);
+      const receivers = this.bus.dispatch(this.prefix + subject, { data, headers }, (answer) =>
+        settle(() => {
+          const replyHeaders = answer.headers ?? {};
+          const error = errorOf(replyHeaders);
+          if (error) reject(error);
+          else resolve({ data: answer.data.slice(), headers: { ...replyHeaders } });
+        }),
+      );
+      // NATS answers "no responders" as soon as the server sees the request; do the same.
+      if (receivers === 0) setImmediate(() => settle(() => reject(serviceUnavailable(service))));
+    });
+  }
+
+  handle(subject: string, handler: RequestHandler, options: HandleOptions = {}): Subscription {
+    return this.register(subject, options.queue ?? this.component, (message, reply) => {
+      if (!reply) {
+        this.logger.warn({ subject }, 'event published on a request subject; ignored');
+        return;
+      }
+      this.inFlight.track(replyOf(handler, message, { subject, logger: this.logger, maxPayload: this.maxPayload }).then(reply));
+    });
+  }
+
+  publish(subject: string, data: Uint8Array, options: PublishOptions = {}): void {
+    const headers = options.headers ?? {};
+    if (this.closed) throw serviceUnavailable(subject);
+    if (messageSize(data, headers) > this.maxPayload) throw payloadTooLarge(subject, this.maxPayload);
+    this.bus.dispatch(this.prefix + subject, { data, headers });
+  }
+
+  subscribe(subject: string, handler: EventHandler, options: SubscribeOptions = {}): Subscription {
+    return this.register(subject, options.queue, (message) => {
+      this.inFlight.track(runEventHandler(handler, message, { subject, logger: this.logger }));
+    });
+  }
+
+  async flush(): Promise<void> {
+    // Registration on the bus is immediate.
+  }
+
+  async drain(): Promise<void> {
+    for (const remove of this.removals) remove();
+    this.removals.clear();
+    await this.inFlight.idle();
+    this.closed = true;
+  }
+
+  private register(subject: string, queue: string | undefined, deliver: (message: Message, reply?: (answer: Reply) => void) => void): Subscription {
+    if (this.closed) throw serviceUnavailable(this.component);
+    const remove = this.bus.add(this.prefix + subject, { queue, deliver });
+    this.removals.add(remove);
+    return {
+      unsubscribe: async () => {
+        remove();
+        this.removals.delete(remove);
+      },
+    };
+  }
+}

@@ -1,0 +1,17 @@
+export * from './transport.js';
+export * from './subject.js';
+export * from './logger.js';
+export { REQUEST_ID_HEADER, AUTH_HEADER, contextToHeaders, contextFromHeaders } from './context-headers.js';
+export { ERROR_HEADER } from './error-reply.js';
+export { DEFAULT_MAX_PAYLOAD } from './message-size.js';
+export * from './in-process-bus.js';
+export * from './in-process-transport.js';
+export * from './nats-transport.js';
+export * from './connect-nats.js';
+export * from './service-client.js';
+export * from './serve.js';
+export * from './nest/tokens.js';
+export * from './nest/handles.decorator.js';
+export * from './nest/transport.explorer.js';
+export * from './nest/transport.module.js';
+export * from './echo-handler.js';
