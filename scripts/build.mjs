@@ -2,6 +2,7 @@
 // Compiles apps/ and libs/ to dist/ with SWC (decorator metadata for NestJS, tsconfig path
 // aliases rewritten to relative ESM imports). Type checking is `npm run lint`'s job.
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { transformFile } from '@swc/core';
@@ -36,6 +37,20 @@ function* sources(dir) {
   }
 }
 
+/** Version and commit for GET /api/version; the commit is unknown outside a git checkout (e.g. an image build). */
+function buildInfo() {
+  const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  let commit = process.env.GIT_COMMIT ?? 'unknown';
+  if (commit === 'unknown') {
+    try {
+      commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    } catch {
+      // not a git checkout
+    }
+  }
+  return { version, commit, builtAt: new Date().toISOString() };
+}
+
 rmSync(outDir, { recursive: true, force: true });
 const started = Date.now();
 let count = 0;
@@ -50,4 +65,5 @@ await Promise.all(
     count++;
   }),
 );
+writeFileSync(path.join(outDir, 'build-info.json'), JSON.stringify(buildInfo(), null, 2));
 if (!process.env.BUILD_QUIET) console.error(`build: ${count} files compiled to dist/ in ${Date.now() - started} ms`);

@@ -61,6 +61,11 @@ export class AppConfig {
   @Matches(/^(nats|tls|ws|wss):\/\/[^,\s]+(,(nats|tls|ws|wss):\/\/[^,\s]+)*$/, { message: 'NATS_URL must be nats://host:port (comma separated for several)' })
   NATS_URL?: string;
 
+  /** Prepended to every NATS subject, so several installations (or test runs) can share one NATS. */
+  @IsOptional()
+  @Matches(/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/, { message: 'NATS_SUBJECT_PREFIX must be dot-separated tokens of a-z, 0-9, _ and -' })
+  NATS_SUBJECT_PREFIX?: string;
+
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 
@@ -126,6 +131,15 @@ export class AppConfig {
   @IsString()
   @MinLength(16)
   ENROLLMENT_TOKEN?: string;
+
+  /**
+   * Enables POST /api/diagnostics/echo and the components' EchoService: a message-path check
+   * for operators (and the tests) that can delay or fail on demand. Off by default.
+   */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  DIAGNOSTICS_ENABLED?: boolean;
 
   /** Pretty, human-oriented log lines instead of JSON (never in production). */
   @IsOptional()

@@ -1,0 +1,41 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+import { buildErrorResponse } from './error-response.js';
+import type { RouteTable } from './route-table.js';
+
+/**
+ * Sends the error body for anything thrown while handling a request, from Nest's pipeline
+ * and from Fastify's own stages alike, so every error has one shape and one log line.
+ */
+export class ErrorResponder {
+  constructor(
+    private readonly logger: Logger,
+    private readonly routes: RouteTable,
+  ) {}
+
+  /** What to answer when no route matched: 405 if the path exists with other methods. */
+  routeMiss(request: FastifyRequest): AppError {
+    const allow = this.routes.allowedMethods(request.url);
+    if (allow.length > 0) {
+      return new AppError({
+        status: 405,
+        code: ErrorCode.METHOD_NOT_ALLOWED,
+        message: `${request.method} is not allowed on this path; allowed: ${allow.join(', ')}`,
+        details: { allow },
+      });
+    }
+    return new AppError({ status: 404, code: ErrorCode.NOT_FOUND, message: `No route ${request.method} ${request.url.split('?')[0]}` });
+  }
+
+  send(request: FastifyRequest, reply: FastifyReply, err: unknown): void {
+    const response = buildErrorResponse(err, request.url);
+    if (response.errorId) {
+      this.logger.error({ err: response.cause, errorId: response.errorId, method: request.method, url: request.url }, 'unexpected failure');
+    } else if (response.status >= 500) {
+      this.logger.warn({ status: response.status, code: response.body.code ?? response.body.error, url: request.url }, 'request failed');
+    }
+    if (reply.sent) return;
+    void reply.status(response.status).headers(response.headers).type('application/json; charset=utf-8').send(response.body);
+  }
+}

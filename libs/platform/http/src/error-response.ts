@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { HttpException } from '@nestjs/common';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+
+/**
+ * The one mapping from anything thrown to what the client sees. Two body shapes exist
+ * (spec: Errors): OpenAI-compatible routes under /api/v1 answer {error:{message,type,code,param}};
+ * every other route answers {error, code, ...details}.
+ */
+export interface ErrorResponse {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+  /** Set for unexpected failures: logged with the cause, shown to the client, nothing else. */
+  errorId?: string;
+  cause?: unknown;
+}
+
+const OPENAI_PREFIX = '/api/v1/';
+
+/** Fastify's own error codes for malformed requests, mapped to ours. */
+const FASTIFY_CODES: Record<string, { status: number; code: ErrorCode; message?: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: ErrorCode.INVALID_JSON, message: 'The request body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: ErrorCode.INVALID_JSON, message: 'The request body is empty but Content-Type is application/json' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: ErrorCode.PAYLOAD_TOO_LARGE, message: 'The request body is too large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, message: 'Unsupported Content-Type' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: ErrorCode.BAD_REQUEST, message: 'Content-Length does not match the body' },
+};
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: ErrorCode.BAD_REQUEST,
+  401: ErrorCode.UNAUTHENTICATED,
+  403: ErrorCode.FORBIDDEN,
+  404: ErrorCode.NOT_FOUND,
+  405: ErrorCode.METHOD_NOT_ALLOWED,
+  409: ErrorCode.CONFLICT,
+  413: ErrorCode.PAYLOAD_TOO_LARGE,
+  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  429: ErrorCode.RATE_LIMITED,
+  503: ErrorCode.SERVICE_UNAVAILABLE,
+  504: ErrorCode.SERVICE_TIMEOUT,
+};
+
+/** Normalises anything thrown into an AppError, or undefined for an unexpected failure. */
+export function toAppError(err: unknown): AppError | undefined {
+  if (AppError.isAppError(err)) return err;
+  // Nest wraps Fastify's 4xx errors in an HttpException whose cause is the original.
+  if (err instanceof HttpException && err.cause && typeof (err.cause as { code?: unknown }).code === 'string') {
+    const fromCause = toAppError(err.cause);
+    if (fromCause) return fromCause;
+  }
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    const response = err.getResponse();
+    const message = typeof response === 'string' ? response : String((response as { message?: unknown }).message ?? err.message);
+    return new AppError({ status, code: STATUS_CODES[status] ?? (status >= 500 ? ErrorCode.INTERNAL_ERROR : ErrorCode.BAD_REQUEST), message });
+  }
+  const fastifyError = err as { code?: string; statusCode?: number; message?: string } | null;
+  if (fastifyError && typeof fastifyError.code === 'string' && FASTIFY_CODES[fastifyError.code]) {
+    const known = FASTIFY_CODES[fastifyError.code];
+    return new AppError({ status: known.status, code: known.code, message: known.message ?? fastifyError.message ?? known.code });
+  }
+  // JSON.parse failures surface as SyntaxError with statusCode 400 from Fastify's parser.
+  if (err instanceof SyntaxError && fastifyError?.statusCode === 400) {
+    return new AppError({ status: 400, code: ErrorCode.INVALID_JSON, message: 'The request body is not valid JSON' });
+  }
+  if (fastifyError && typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new AppError({ status: fastifyError.statusCode, code: STATUS_CODES[fastifyError.statusCode] ?? ErrorCode.BAD_REQUEST, message: fastifyError.message ?? 'Bad request' });
+  }
+  return undefined;
+}
+
+const OPENAI_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  405: 'invalid_request_error',
+  409: 'invalid_request_error',
+  413: 'invalid_request_error',
+  415: 'invalid_request_error',
+  429: 'rate_limit_error',
+};
+
+export function isOpenAiRoute(url: string): boolean {
+  return url.startsWith(OPENAI_PREFIX) || url === '/api/v1';
+}
+
+export function buildErrorResponse(err: unknown, url: string): ErrorResponse {
+  let appError = toAppError(err);
+  let errorId: string | undefined;
+  if (!appError) {
+    errorId = randomUUID();
+    appError = new AppError({
+      status: 500,
+      code: ErrorCode.INTERNAL_ERROR,
+      message: `An unexpected error occurred. Quote error id ${errorId} when reporting it.`,
+      details: { errorId },
+    });
+  }
+  const headers: Record<string, string> = {};
+  const retryAfter = appError.details?.retryAfterSeconds;
+  if (typeof retryAfter === 'number') headers['retry-after'] = String(retryAfter);
+  if (Array.isArray(appError.details?.allow)) headers['allow'] = (appError.details.allow as string[]).join(', ');
+
+  if (isOpenAiRoute(url)) {
+    return {
+      status: appError.status,
+      headers,
+      errorId,
+      cause: errorId ? err : undefined,
+      body: {
+        error: {
+          message: appError.message,
+          type: OPENAI_TYPES[appError.status] ?? 'server_error',
+          code: appError.code.toLowerCase(),
+          param: appError.param ?? null,
+        },
+      },
+    };
+  }
+  const details = { ...(appError.details ?? {}) };
+  delete details.allow;
+  delete details.retryAfterSeconds;
+  return {
+    status: appError.status,
+    headers,
+    errorId,
+    cause: errorId ? err : undefined,
+    body: { error: appError.message, code: appError.code, ...details },
+  };
+}

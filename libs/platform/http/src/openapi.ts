@@ -1,0 +1,38 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+
+export interface OpenApiSettings {
+  title: string;
+  version: string;
+  description: string;
+  serverUrl: string;
+}
+
+export const OPENAPI_JSON_PATH = 'api/docs';
+export const OPENAPI_VIEWER_PATH = 'docs/api-reference';
+
+/** Builds the OpenAPI 3.1 document from the controllers and DTOs the application has. */
+export function buildOpenApiDocument(app: NestFastifyApplication, settings: OpenApiSettings): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
+    .setTitle(settings.title)
+    .setDescription(settings.description)
+    .setVersion(settings.version)
+    .addServer(settings.serverUrl)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Personal access token or OAuth access token' }, 'bearer')
+    .build();
+  return SwaggerModule.createDocument(app, config, { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` });
+}
+
+/**
+ * Serves the document at GET /api/docs and the interactive viewer at /docs/api-reference.
+ * The viewer's assets come from the installed swagger-ui-dist package, never from a CDN.
+ */
+export function serveOpenApi(app: NestFastifyApplication, document: OpenAPIObject): void {
+  SwaggerModule.setup(OPENAPI_VIEWER_PATH, app, document, {
+    jsonDocumentUrl: OPENAPI_JSON_PATH,
+    raw: ['json'],
+    customSiteTitle: `${document.info.title} API reference`,
+    swaggerOptions: { persistAuthorization: false, displayRequestDuration: true },
+  });
+}

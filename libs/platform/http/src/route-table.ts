@@ -1,0 +1,27 @@
+import FindMyWay from 'find-my-way';
+import type { HTTPMethod } from 'find-my-way';
+
+const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * A copy of the application's routes, matched by path only. Fastify answers an unmatched
+ * method with 404; this lets the not-found handler tell "no such path" (404) from "this path
+ * exists with other methods" (405 with Allow).
+ */
+export class RouteTable {
+  private readonly router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+
+  add(method: string | string[], url: string): void {
+    for (const m of Array.isArray(method) ? method : [method]) {
+      const upper = m.toUpperCase() as HTTPMethod;
+      if (!METHODS.includes(upper) || this.router.hasRoute(upper, url)) continue;
+      this.router.on(upper, url, () => undefined);
+    }
+  }
+
+  /** Methods registered for a concrete path (query string ignored). */
+  allowedMethods(path: string): string[] {
+    const bare = path.split('?')[0];
+    return METHODS.filter((m) => this.router.find(m, bare) !== null);
+  }
+}

@@ -1,0 +1,21 @@
+import type { DynamicModule, Type } from '@nestjs/common';
+import type { ComponentName } from '@kw/platform-config';
+
+export type DatabasePlane = 'control' | 'data';
+
+/**
+ * A component is one service of the platform (Mimir's "module"): a Nest module plus what it
+ * needs at start-up. The same definitions are started one per process (distributed), all in
+ * one process (embedded) or as the data-plane subset (leaf); only the composition differs.
+ */
+export interface ComponentDefinition {
+  name: ComponentName;
+  /** Database planes whose migrations this component needs applied before it serves. */
+  planes: DatabasePlane[];
+  /** The component's Nest module (handlers, controllers). Empty components answer health only. */
+  module?: Type<unknown> | DynamicModule;
+}
+
+export function defineComponent(definition: ComponentDefinition): ComponentDefinition {
+  return definition;
+}

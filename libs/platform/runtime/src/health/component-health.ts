@@ -1,0 +1,49 @@
+import { HealthService } from '@kw/contracts';
+import { serve, type Subscription, type Transport } from '@kw/platform-transport';
+import type { PlatformDatabase } from '../database.js';
+import { buildInfo } from '../build-info.js';
+
+interface DependencyCheck {
+  name: string;
+  ok: boolean;
+  latencyMs: number;
+  detail: string;
+}
+
+async function timed(name: string, check: () => Promise<unknown>): Promise<DependencyCheck> {
+  const started = performance.now();
+  try {
+    await check();
+    return { name, ok: true, latencyMs: Math.round(performance.now() - started), detail: '' };
+  } catch (err) {
+    // The message of a driver error is safe to show operators; it carries no credentials.
+    return { name, ok: false, latencyMs: Math.round(performance.now() - started), detail: (err as Error).message.slice(0, 200) };
+  }
+}
+
+/**
+ * Serves HealthService for one component: it answers over the transport (so the caller
+ * proves the message path works) and checks the component's own dependencies.
+ */
+export function serveComponentHealth(
+  transport: Transport,
+  component: string,
+  database: PlatformDatabase | undefined,
+  log: (msg: string) => void,
+): Subscription {
+  return serve(
+    transport,
+    HealthService.method.check,
+    async () => {
+      const dependencies = database ? [await timed('postgres', () => database.pool.query('SELECT 1'))] : [];
+      log(`health check of ${component}`);
+      return {
+        component,
+        status: dependencies.every((d) => d.ok) ? 'ok' : 'degraded',
+        dependencies,
+        version: buildInfo().version,
+      };
+    },
+    { target: component },
+  );
+}

@@ -1,0 +1,213 @@
+import 'reflect-metadata';
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ConfigError, loadConfig, type AppConfig } from '@kw/platform-config';
+import { buildOpenApiDocument, installHttpEdge, serveOpenApi } from '@kw/platform-http';
+import { createLogger, NestPinoLogger, PlatformMetrics, type Logger } from '@kw/platform-observability';
+import { serveEcho, TransportModule, type Transport } from '@kw/platform-transport';
+import { buildInfo } from './build-info.js';
+import type { ComponentDefinition, DatabasePlane } from './component.js';
+import { CoreModule } from './core.module.js';
+import { openPlatformDatabase, type PlatformDatabase } from './database.js';
+import { GATEWAY } from './gateway.component.js';
+import { serveComponentHealth } from './health/component-health.js';
+import { Lifecycle } from './lifecycle.js';
+import { ProbesController } from './probes/probes.controller.js';
+import { resolveTargets } from './targets.js';
+import { createTransport } from './transport-factory.js';
+
+export interface RunPlatformOptions {
+  /** Name of the executable, for logs ("gateway", "fragments", "leaf"). */
+  binary: string;
+  /** Every component this binary can start. */
+  components: ComponentDefinition[];
+  /** Components started when TARGETS is unset. */
+  defaultTargets: string[] | ((config: AppConfig) => string[]);
+  /** Environment to read instead of process.env (tests). */
+  env?: NodeJS.ProcessEnv;
+  /** A real process: exit on bad config, drain and exit 0 on SIGTERM/SIGINT. Default true. */
+  ownProcess?: boolean;
+  /** Where logs go; stdout by default. */
+  logDestination?: NodeJS.WritableStream;
+}
+
+export interface RunningPlatform {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  logger: Logger;
+  transport: Transport;
+  /** Base URL the HTTP server listens on (API for the gateway, probes/metrics otherwise). */
+  url: string;
+  components: string[];
+  /** Stops taking traffic, drains HTTP requests and messages, closes the database. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_METRICS_PORT = 9464;
+
+/**
+ * The one composition root of every binary (Mimir's `-target`): reads the configuration,
+ * opens what the chosen components need, and starts them in one Nest application.
+ */
+export async function runPlatform(options: RunPlatformOptions): Promise<RunningPlatform> {
+  const ownProcess = options.ownProcess ?? true;
+  let config: AppConfig;
+  let targets: ComponentDefinition[];
+  try {
+    config = loadConfig(options.env ?? process.env);
+    targets = resolveTargets(config, options.components, options.defaultTargets);
+  } catch (err) {
+    if (!ownProcess) throw err;
+    process.stderr.write(`${options.binary}: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`);
+    process.exit(2);
+  }
+
+  const names = targets.map((t) => t.name);
+  const processName = names.length === 1 ? names[0] : options.binary;
+  const logger = createLogger({ level: config.LOG_LEVEL, component: processName, destination: options.logDestination });
+  const metrics = new PlatformMetrics({ component: processName });
+  const serveApi = names.includes(GATEWAY);
+  const planes = [...new Set(targets.flatMap((t) => t.planes))] as DatabasePlane[];
+
+  let database: PlatformDatabase | undefined;
+  let transport: Transport | undefined;
+  try {
+    database = planes.length > 0 ? await openPlatformDatabase(config, planes, logger) : undefined;
+    transport = await createTransport(config, processName, logger);
+    const app = await createApplication({ config, logger, metrics, database, transport, targets, serveApi, known: options.components });
+
+    for (const name of names) {
+      serveComponentHealth(transport, name, targets.find((t) => t.name === name)?.planes.length ? database : undefined, (msg) => logger.debug(msg));
+      if (config.DIAGNOSTICS_ENABLED) serveEcho(transport, { target: name, servedBy: name });
+    }
+    await app.init();
+    const port = serveApi ? config.PORT : (config.METRICS_PORT ?? DEFAULT_METRICS_PORT);
+    await app.listen({ port, host: config.HOST });
+    const address = app.getHttpServer().address();
+    const boundPort = typeof address === 'object' && address ? address.port : port;
+    const url = serveApi && config.PORT !== 0 ? config.publicUrl : `http://127.0.0.1:${boundPort}`;
+    app.get(Lifecycle).markReady();
+    logger.info({ url, runMode: config.RUN_MODE, components: names, version: buildInfo().version }, `${options.binary} ready`);
+
+    const running = createRunning({ app, config, logger, transport, url, names, database });
+    if (ownProcess) handleSignals(running, config, logger);
+    return running;
+  } catch (err) {
+    logger.fatal({ err }, `${options.binary} failed to start`);
+    await transport?.drain().catch(() => undefined);
+    await database?.close().catch(() => undefined);
+    if (ownProcess) process.exit(1);
+    throw err;
+  }
+}
+
+interface ApplicationParts {
+  config: AppConfig;
+  logger: Logger;
+  metrics: PlatformMetrics;
+  database?: PlatformDatabase;
+  transport: Transport;
+  targets: ComponentDefinition[];
+  known: ComponentDefinition[];
+  serveApi: boolean;
+}
+
+async function createApplication(parts: ApplicationParts): Promise<NestFastifyApplication> {
+  const { config, logger, metrics, database, transport, targets, serveApi } = parts;
+  const gatewayModule = targets.find((t) => t.name === GATEWAY)?.module;
+  @Module({})
+  class PlatformRootModule {}
+
+  const root: DynamicModule = {
+    module: PlatformRootModule,
+    imports: [
+      CoreModule.forRoot({
+        config,
+        logger,
+        metrics,
+        database,
+        expectedComponents: parts.known.map((c) => c.name).filter((n) => n !== GATEWAY),
+      }),
+      TransportModule.forRoot({ useFactory: () => transport, callTimeoutMs: config.SERVICE_TIMEOUT_MS }),
+      ...targets.filter((t) => t.name !== GATEWAY && t.module).map((t) => t.module as Type<unknown> | DynamicModule),
+      ...(gatewayModule ? [gatewayModule] : []),
+    ],
+    controllers: [ProbesController],
+  };
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    logger: false,
+    // Requests are logged by the HTTP edge with the request id; Fastify's own ids are unused.
+    disableRequestLogging: true,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
+    logger: new NestPinoLogger(logger),
+    abortOnError: false,
+  });
+  installHttpEdge(app, { logger, metrics });
+  if (serveApi) {
+    const document = buildOpenApiDocument(app, {
+      title: 'Knowledge Workspace Platform API',
+      version: buildInfo().version,
+      description: 'REST API of the knowledge workspace platform. Error shapes: see docs/errors.md.',
+      serverUrl: config.publicUrl,
+    });
+    serveOpenApi(app, document);
+  }
+  return app;
+}
+
+function createRunning(parts: {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  logger: Logger;
+  transport: Transport;
+  url: string;
+  names: string[];
+  database?: PlatformDatabase;
+}): RunningPlatform {
+  let closing: Promise<void> | undefined;
+  return {
+    app: parts.app,
+    config: parts.config,
+    logger: parts.logger,
+    transport: parts.transport,
+    url: parts.url,
+    components: parts.names,
+    close() {
+      closing ??= (async () => {
+        parts.app.get(Lifecycle).markDraining();
+        // Close HTTP first: in-flight requests may still call other components.
+        await parts.app.getHttpAdapter().close();
+        await parts.app.close();
+        await parts.database?.close();
+        parts.logger.info({}, 'stopped');
+        parts.logger.flush?.();
+      })();
+      return closing;
+    },
+  };
+}
+
+function handleSignals(running: RunningPlatform, config: AppConfig, logger: Logger): void {
+  const stop = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'draining');
+    const force = setTimeout(() => {
+      logger.error({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'drain timed out; exiting');
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS);
+    force.unref();
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}

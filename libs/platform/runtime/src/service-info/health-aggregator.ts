@@ -1,0 +1,62 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { HealthService } from '@kw/contracts';
+import type { AppConfig } from '@kw/platform-config';
+import { AppError } from '@kw/platform-errors';
+import { ServiceClient } from '@kw/platform-transport';
+import { APP_CONFIG, EXPECTED_COMPONENTS } from '../tokens.js';
+import type { ComponentHealthDto, HealthDto } from './service-info.dto.js';
+
+/** Health checks must answer fast even when a component hangs: a probe is not a request. */
+const MAX_CHECK_MS = 2_000;
+
+/** Asks every component the gateway depends on for its health, over the real message path. */
+@Injectable()
+export class HealthAggregator {
+  constructor(
+    private readonly client: ServiceClient,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(EXPECTED_COMPONENTS) private readonly components: string[],
+  ) {}
+
+  async check(): Promise<HealthDto> {
+    const components = await Promise.all(this.components.map((c) => this.checkOne(c)));
+    return {
+      status: components.every((c) => c.status === 'ok') ? 'ok' : 'degraded',
+      live: true,
+      runMode: this.config.RUN_MODE,
+      components,
+      checkedAt: new Date().toISOString(),
+    };
+  }
+
+  /** One component; never throws: an unreachable component is reported, not raised. */
+  async checkOne(component: string): Promise<ComponentHealthDto> {
+    const started = performance.now();
+    try {
+      return await this.describe(component);
+    } catch (err) {
+      return {
+        component,
+        status: 'unavailable',
+        latencyMs: Math.round(performance.now() - started),
+        dependencies: [],
+        detail: AppError.isAppError(err) ? err.code : 'INTERNAL_ERROR',
+      };
+    }
+  }
+
+  /** Asks one component; transport errors (503 unavailable, 504 timeout) propagate. */
+  async describe(component: string): Promise<ComponentHealthDto> {
+    const started = performance.now();
+    const answer = await this.client.call(HealthService.method.check, {}, {
+      target: component,
+      timeoutMs: Math.min(MAX_CHECK_MS, this.config.SERVICE_TIMEOUT_MS),
+    });
+    return {
+      component,
+      status: answer.status === 'ok' ? 'ok' : 'degraded',
+      latencyMs: Math.round(performance.now() - started),
+      dependencies: answer.dependencies.map((d) => ({ name: d.name, ok: d.ok, latencyMs: d.latencyMs, ...(d.detail ? { detail: d.detail } : {}) })),
+    };
+  }
+}

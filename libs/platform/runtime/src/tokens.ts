@@ -1,0 +1,8 @@
+/** DI tokens of what the runtime provides to every component. */
+export const APP_CONFIG = Symbol('APP_CONFIG');
+export const LOGGER = Symbol('LOGGER');
+export const METRICS = Symbol('METRICS');
+export const DATABASE = Symbol('DATABASE');
+export const RUNNING_COMPONENTS = Symbol('RUNNING_COMPONENTS');
+/** Names of the components the gateway routes to (and so checks in /api/health). */
+export const EXPECTED_COMPONENTS = Symbol('EXPECTED_COMPONENTS');

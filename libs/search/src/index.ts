@@ -1,0 +1,1 @@
+export * from './search.component.js';

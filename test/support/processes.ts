@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface LogLine {
+  level: string;
+  msg?: string;
+  component?: string;
+  reqId?: string;
+  [key: string]: unknown;
+}
+
+export interface PlatformProcess {
+  /** Base URL the process listens on (API for the gateway, probes/metrics otherwise). */
+  url: string;
+  child: ChildProcess;
+  logs: LogLine[];
+  stderr: string[];
+  /** Resolves with the exit code (or signal name) once the process has ended. */
+  exited: Promise<number | string>;
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/** A scratch folder for one test's data. */
+export function tempDir(prefix = 'kw-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+/**
+ * Starts a compiled app (`npm run build` ran in pretest) as a real process and waits for its
+ * "ready" log line, which carries the URL it listens on.
+ */
+export async function startApp(app: string, env: Record<string, string>, timeoutMs = 30_000): Promise<PlatformProcess> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps', app, 'src/main.js')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'debug', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: LogLine[] = [];
+  const stderr: string[] = [];
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  let buffered = '';
+  let onReady: ((url: string) => void) | undefined;
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      try {
+        const parsed = JSON.parse(line) as LogLine;
+        logs.push(parsed);
+        if (typeof parsed.msg === 'string' && parsed.msg.endsWith(' ready') && typeof parsed.url === 'string') onReady?.(parsed.url);
+      } catch {
+        logs.push({ level: 'raw', msg: line });
+      }
+    }
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${app} not ready in ${timeoutMs} ms\n${stderr.join('')}\n${JSON.stringify(logs.slice(-20))}`)), timeoutMs);
+    onReady = (u) => {
+      clearTimeout(timer);
+      resolve(u);
+    };
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${app} exited with ${code} before ready\n${stderr.join('')}\n${JSON.stringify(logs.slice(-20))}`));
+    });
+  });
+
+  return {
+    url,
+    child,
+    logs,
+    stderr,
+    exited,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Starts the embedded default (every component in one process, PGlite in dataDir). */
+export function startEmbedded(dataDir: string, env: Record<string, string> = {}): Promise<PlatformProcess> {
+  return startApp('gateway', { RUN_MODE: 'embedded', PORT: '0', DATA_DIR: dataDir, ...env });
+}
