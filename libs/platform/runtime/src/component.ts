@@ -12,8 +12,13 @@ export interface ComponentDefinition {
   name: ComponentName;
   /** Database planes whose migrations this component needs applied before it serves. */
   planes: DatabasePlane[];
-  /** The component's Nest module (handlers, controllers). Empty components answer health only. */
+  /** The component's service side: message handlers, running wherever the component runs. */
   module?: Type<unknown> | DynamicModule;
+  /**
+   * The component's HTTP side: controllers that validate at the edge and call the service
+   * through its contract. Composed into whichever process serves the API (gateway, Leaf).
+   */
+  httpModule?: Type<unknown> | DynamicModule;
 }
 
 export function defineComponent(definition: ComponentDefinition): ComponentDefinition {

@@ -132,6 +132,8 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
       TransportModule.forRoot({ useFactory: () => transport, callTimeoutMs: config.SERVICE_TIMEOUT_MS }),
       ...targets.filter((t) => t.name !== GATEWAY && t.module).map((t) => t.module as Type<unknown> | DynamicModule),
       ...(gatewayModule ? [gatewayModule] : []),
+      // The API process serves every component's routes, wherever the component itself runs.
+      ...(serveApi ? parts.known.filter((c) => c.httpModule).map((c) => c.httpModule as Type<unknown> | DynamicModule) : []),
     ],
     controllers: [ProbesController],
   };
