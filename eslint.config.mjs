@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
  * - a data-plane project never imports control-plane code (a Leaf must build without it).
  */
 export default [
-  { ignores: ['dist/**', 'node_modules/**', 'libs/contracts/src/gen/**', '.nx/**', 'coverage/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'libs/contracts/src/gen/**', 'libs/platform/persistence/src/generated/**', '.nx/**', 'coverage/**', 'bench/results/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

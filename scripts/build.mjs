@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Compiles apps/ and libs/ to dist/ with SWC (decorator metadata for NestJS, tsconfig path
 // aliases rewritten to relative ESM imports). Type checking is `npm run lint`'s job.
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -50,6 +50,17 @@ function buildInfo() {
   }
   return { version, commit, builtAt: new Date().toISOString() };
 }
+
+/** Prisma clients are generated, not committed: (re)generate when missing or older than a schema. */
+function prismaClientsStale() {
+  return ['control', 'data'].some((plane) => {
+    const client = path.join(root, 'libs/platform/persistence/src/generated', plane, 'client.ts');
+    const schema = path.join(root, 'prisma', plane, 'schema.prisma');
+    return !existsSync(client) || statSync(client).mtimeMs < statSync(schema).mtimeMs;
+  });
+}
+
+if (prismaClientsStale()) execFileSync(process.execPath, [path.join(root, 'scripts/prisma-generate.mjs')], { stdio: 'inherit' });
 
 rmSync(outDir, { recursive: true, force: true });
 const started = Date.now();

@@ -1,0 +1,24 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import type pg from 'pg';
+import { PrismaClient as ControlPrismaClient } from '../generated/control/client.js';
+import { PrismaClient as DataPrismaClient } from '../generated/data/client.js';
+import { PLANE_SCHEMAS, type Plane } from '../planes.js';
+
+export { ControlPrismaClient, DataPrismaClient };
+
+/**
+ * A Prisma client of one plane over @prisma/adapter-pg (the Rust-free client: no engine
+ * binary). The adapter's `schema` makes Prisma qualify every table with the plane's Postgres
+ * schema, independent of search_path.
+ *
+ * Pass the process's pool (`database.pool`) to share its connections; embedded PGlite must
+ * be used through that one pool (see EMBEDDED_POOL). A connection string gets the client its
+ * own pool, ended by `$disconnect()`. A pool passed in stays open.
+ */
+export function createPrismaClient(plane: 'control', connection: string | pg.Pool): ControlPrismaClient;
+export function createPrismaClient(plane: 'data', connection: string | pg.Pool): DataPrismaClient;
+export function createPrismaClient(plane: Plane, connection: string | pg.Pool): ControlPrismaClient | DataPrismaClient;
+export function createPrismaClient(plane: Plane, connection: string | pg.Pool): ControlPrismaClient | DataPrismaClient {
+  const adapter = new PrismaPg(typeof connection === 'string' ? { connectionString: connection } : connection, { schema: PLANE_SCHEMAS[plane] });
+  return plane === 'control' ? new ControlPrismaClient({ adapter }) : new DataPrismaClient({ adapter });
+}
