@@ -8,6 +8,7 @@
 // NATS scenarios need NATS_URL and DATABASE_URL; they are skipped (and said so) without them.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,15 +42,6 @@ function spawnLine(args, env, match) {
   });
 }
 
-const readyUrl = (line) => {
-  try {
-    const parsed = JSON.parse(line);
-    return parsed.msg?.endsWith(' ready') && parsed.url ? parsed.url : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
 async function load(url, options = {}) {
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, ...options });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
@@ -69,16 +61,44 @@ const report = (scenario, subject, baseline, note) => {
   results.push({ scenario, subject, baseline, ratio: +(subject.rps / baseline.rps).toFixed(3), note });
 };
 
+/** A free TCP port on loopback. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls until the URL answers 200 (the platform logs at warn, so no "ready" line to wait for). */
+async function waitFor(url, init) {
+  for (let i = 0; i < 480; i++) {
+    const res = await fetch(url, init).catch(() => undefined);
+    if (res?.status === 200) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not answer 200`);
+}
+
 async function gatewayVsFastify() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kw-bench-'));
-  const platform = await spawnLine(['dist/apps/gateway/src/main.js'], { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, readyUrl);
+  const port = await freePort();
+  const platform = spawn(process.execPath, ['dist/apps/gateway/src/main.js'], {
+    cwd: root,
+    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitFor(`http://127.0.0.1:${port}/api/version`);
   const bare = await spawnLine(['bench/baselines/bare-fastify.mjs', 'version'], {}, (l) => (/^\d+$/.test(l.trim()) ? l.trim() : undefined));
   try {
-    const subject = await load(`${platform.value}/api/version`);
+    const subject = await load(`http://127.0.0.1:${port}/api/version`);
     const baseline = await load(`http://127.0.0.1:${bare.value}/api/version`);
     report('gateway route vs bare Fastify (GET /api/version)', subject, baseline, 'embedded mode; request id, access log, metrics and error mapping included');
   } finally {
-    await Promise.all([stop(platform.child), stop(bare.child)]);
+    await Promise.all([stop(platform), stop(bare.child)]);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -95,7 +115,7 @@ async function natsHopVsBareNats() {
   await admin.query(`CREATE DATABASE "${dbName}"`);
   const dbUrl = new URL(DATABASE_URL);
   dbUrl.pathname = `/${dbName}`;
-  const port = 30_000 + (process.pid % 10_000);
+  const port = await freePort();
   const platform = spawn(process.execPath, ['scripts/run-distributed.mjs'], {
     cwd: root,
     env: { PATH: process.env.PATH, APPS: 'gateway,fragments', DATABASE_URL: dbUrl.toString(), NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}`, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT_BASE: '0', LOG_LEVEL: 'warn', DIAGNOSTICS_ENABLED: 'true' },
@@ -105,12 +125,7 @@ async function natsHopVsBareNats() {
   try {
     const body = JSON.stringify({ component: 'fragments', text: 'bench' });
     const echoUrl = `http://127.0.0.1:${port}/api/diagnostics/echo`;
-    for (let i = 0; ; i++) {
-      const res = await fetch(echoUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch(() => undefined);
-      if (res?.status === 200) break;
-      if (i > 240) throw new Error('distributed platform did not become ready');
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await waitFor(echoUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const options = { method: 'POST', headers: { 'content-type': 'application/json' }, body };
     const subject = await load(echoUrl, options);
     const baseline = await load(`http://127.0.0.1:${bare.value}/echo`, options);

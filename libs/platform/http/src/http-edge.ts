@@ -44,9 +44,8 @@ export function installHttpEdge(app: NestFastifyApplication, deps: { logger: Log
     done();
   });
 
-  // Errors raised by Fastify before Nest sees the request (body parsing, size limits).
-  fastify.setErrorHandler((err, request, reply) => responder.send(request, reply, err));
-
+  // Fastify's own errors (body parsing, size limits) reach the filter too: Nest installs
+  // Fastify's error handler at init and routes them through its exception filters.
   app.useGlobalFilters(new AllExceptionsFilter(responder));
   app.useGlobalPipes(createValidationPipe());
 }
