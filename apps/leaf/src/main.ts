@@ -1,4 +1,4 @@
-import { gatewayComponent, runPlatform } from '@kw/platform-runtime';
+import { leafGatewayComponent, runPlatform } from '@kw/platform-runtime';
 import { fragmentsComponent } from '@kw/fragments';
 import { searchComponent } from '@kw/search';
 import { webhooksComponent } from '@kw/webhooks';
@@ -8,6 +8,6 @@ import { webhooksComponent } from '@kw/webhooks';
 // Files are not part of Hosted Zone V1 (spec: Files).
 await runPlatform({
   binary: 'leaf',
-  components: [gatewayComponent, fragmentsComponent, searchComponent, webhooksComponent],
+  components: [leafGatewayComponent, fragmentsComponent, searchComponent, webhooksComponent],
   defaultTargets: ['all'],
 });

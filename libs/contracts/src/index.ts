@@ -3,3 +3,4 @@ export * from './gen/kw/identity/v1/identity_pb.js';
 export * from './gen/kw/platform/v1/auth_context_pb.js';
 export * from './gen/kw/platform/v1/echo_pb.js';
 export * from './gen/kw/platform/v1/health_pb.js';
+export * from './gen/kw/workspaces/v1/workspaces_pb.js';

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { plainToInstance, Transform } from 'class-transformer';
-import { getMetadataStorage, IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { getMetadataStorage, IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, MinLength, validateSync } from 'class-validator';
 
 export const RUN_MODES = ['embedded', 'distributed'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
@@ -140,6 +140,58 @@ export class AppConfig {
   @Transform(toBool)
   @IsBoolean()
   DIAGNOSTICS_ENABLED?: boolean;
+
+  /**
+   * The first platform administrator, created by agent-auth on an EMPTY users table (ignored
+   * afterwards). ADMIN_TOKEN (32+ characters) becomes that admin's first access token.
+   */
+  @IsOptional()
+  @IsEmail({ require_tld: false }, { message: 'ADMIN_EMAIL must be an email address' })
+  ADMIN_EMAIL?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(12, { message: 'ADMIN_PASSWORD must be at least 12 characters' })
+  ADMIN_PASSWORD?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'ADMIN_TOKEN must be at least 32 characters' })
+  @MaxLength(256)
+  @Matches(/^[\x21-\x7e]+$/, { message: 'ADMIN_TOKEN must be printable ASCII without spaces' })
+  ADMIN_TOKEN?: string;
+
+  /** How long a browser session lasts after sign-in, in hours. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(24 * 90)
+  SESSION_TTL_HOURS = 24 * 7;
+
+  /** Requests one credential (token or session) may make per window; 429 above. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_PER_CREDENTIAL = 600;
+
+  /** Requests per window about one workspace, whoever makes them. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_PER_WORKSPACE = 1200;
+
+  /** Requests per window from one address without a credential (sign-in, public routes). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_PER_ADDRESS = 300;
+
+  /** Length of a rate-limit window, in seconds. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  RATE_LIMIT_WINDOW_SECONDS = 60;
 
   /** Pretty, human-oriented log lines instead of JSON (never in production). */
   @IsOptional()

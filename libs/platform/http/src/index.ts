@@ -4,3 +4,4 @@ export * from './route-table.js';
 export * from './validation.js';
 export * from './http-edge.js';
 export * from './openapi.js';
+export * from './auth/index.js';

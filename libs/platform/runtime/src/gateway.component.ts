@@ -1,13 +1,39 @@
 import { Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import type { AppConfig } from '@kw/platform-config';
 import { defineComponent } from './component.js';
+import type { PlatformDatabase } from './database.js';
 import { DiagnosticsController } from './diagnostics/diagnostics.controller.js';
+import { RateLimitInterceptor } from './rate-limits/rate-limit.interceptor.js';
+import { RateLimitPruner } from './rate-limits/rate-limit-pruner.js';
+import { createRateLimiters, RATE_LIMITERS } from './rate-limits/rate-limiters.js';
 import { HealthAggregator } from './service-info/health-aggregator.js';
 import { ServiceInfoController } from './service-info/service-info.controller.js';
+import { APP_CONFIG, DATABASE } from './tokens.js';
 
 export const GATEWAY = 'gateway';
 
-/** The HTTP edge's own routes; domain controllers join it as their issues land. */
-@Module({ controllers: [ServiceInfoController, DiagnosticsController], providers: [HealthAggregator] })
+/** The HTTP edge's own routes and cross-cutting request policies (rate limits). */
+@Module({
+  controllers: [ServiceInfoController, DiagnosticsController],
+  providers: [
+    HealthAggregator,
+    {
+      provide: RATE_LIMITERS,
+      useFactory: (config: AppConfig, database: PlatformDatabase | null) => createRateLimiters(config, database ?? undefined),
+      inject: [APP_CONFIG, DATABASE],
+    },
+    RateLimitPruner,
+    { provide: APP_INTERCEPTOR, useClass: RateLimitInterceptor },
+  ],
+})
 export class GatewayModule {}
 
-export const gatewayComponent = defineComponent({ name: GATEWAY, planes: [], module: GatewayModule });
+/**
+ * The Cloud's edge. It needs the control plane's tables: rate-limit counters shared by every
+ * gateway replica in distributed mode.
+ */
+export const gatewayComponent = defineComponent({ name: GATEWAY, planes: ['control'], module: GatewayModule });
+
+/** A Leaf's edge: the same routes on a data plane only (its counters stay in memory). */
+export const leafGatewayComponent = defineComponent({ name: GATEWAY, planes: [], module: GatewayModule });

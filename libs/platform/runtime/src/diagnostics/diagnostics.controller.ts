@@ -5,6 +5,7 @@ import { EchoService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import { AppError, ErrorCode, notFound } from '@kw/platform-errors';
 import { ServiceClient } from '@kw/platform-transport';
+import { Public } from '@kw/platform-http';
 import { APP_CONFIG, EXPECTED_COMPONENTS } from '../tokens.js';
 import { EchoRequestDto, EchoResponseDto } from './echo.dto.js';
 
@@ -13,6 +14,7 @@ import { EchoRequestDto, EchoResponseDto } from './echo.dto.js';
  * transport and returns what the component saw. Exists only with DIAGNOSTICS_ENABLED=true;
  * otherwise it answers exactly like a path that does not exist.
  */
+@Public()
 @ApiTags('Diagnostics')
 @Controller('api/diagnostics')
 export class DiagnosticsController {

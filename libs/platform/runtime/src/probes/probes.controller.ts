@@ -2,6 +2,7 @@ import { Controller, Get, Header, HttpCode, Inject, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { PlatformMetrics } from '@kw/platform-observability';
+import { Public } from '@kw/platform-http';
 import { METRICS } from '../tokens.js';
 import { Lifecycle } from '../lifecycle.js';
 
@@ -9,6 +10,7 @@ import { Lifecycle } from '../lifecycle.js';
  * Orchestrator probes and Prometheus metrics, served by every process (the gateway on its
  * API port, other components on METRICS_PORT). Not part of the public API document.
  */
+@Public()
 @ApiExcludeController()
 @Controller()
 export class ProbesController {

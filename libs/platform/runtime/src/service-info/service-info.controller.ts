@@ -3,12 +3,14 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiServiceUnavailableResponse, A
 import type { FastifyReply } from 'fastify';
 import type { AppConfig } from '@kw/platform-config';
 import { notFound } from '@kw/platform-errors';
+import { Public } from '@kw/platform-http';
 import { buildInfo } from '../build-info.js';
 import { APP_CONFIG, EXPECTED_COMPONENTS } from '../tokens.js';
 import { HealthAggregator } from './health-aggregator.js';
 import { ComponentHealthDto, HealthDto, VersionDto } from './service-info.dto.js';
 
 /** Spec: Service information. Public, unauthenticated, never cached. */
+@Public()
 @ApiTags('Service information')
 @Controller('api')
 export class ServiceInfoController {

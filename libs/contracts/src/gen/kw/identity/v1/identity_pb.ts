@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/identity/v1/identity.proto.
  */
 export const file_kw_identity_v1_identity: GenFile = /*@__PURE__*/
-  fileDesc("Ch1rdy9pZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxIOa3cuaWRlbnRpdHkudjEiNQoYQXV0aGVudGljYXRlVG9rZW5SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEgoKAmlwGAIgASgJIj8KGkF1dGhlbnRpY2F0ZVNlc3Npb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSCgoCaXAYAiABKAkiQwoZQXV0aGVudGljYXRlVG9rZW5SZXNwb25zZRImCgZjYWxsZXIYASABKAsyFi5rdy5pZGVudGl0eS52MS5DYWxsZXIiXgobQXV0aGVudGljYXRlU2Vzc2lvblJlc3BvbnNlEiYKBmNhbGxlchgBIAEoCzIWLmt3LmlkZW50aXR5LnYxLkNhbGxlchIXCg9jc3JmX3Rva2VuX2hhc2gYAiABKAkiVwoGQ2FsbGVyEikKBGF1dGgYASABKAsyGy5rdy5wbGF0Zm9ybS52MS5BdXRoQ29udGV4dBIiCgR1c2VyGAIgASgLMhQua3cuaWRlbnRpdHkudjEuVXNlciJzCgRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFgoOcGxhdGZvcm1fYWRtaW4YBSABKAgSEgoKY3JlYXRlZF9hdBgGIAEoCSIeCg9HZXRVc2Vyc1JlcXVlc3QSCwoDaWRzGAEgAygJIjcKEEdldFVzZXJzUmVzcG9uc2USIwoFdXNlcnMYASADKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyIicKFkZpbmRVc2VyQnlFbWFpbFJlcXVlc3QSDQoFZW1haWwYASABKAkiTAoXRmluZFVzZXJCeUVtYWlsUmVzcG9uc2USDQoFZm91bmQYASABKAgSIgoEdXNlchgCIAEoCzIULmt3LmlkZW50aXR5LnYxLlVzZXIyngMKD0lkZW50aXR5U2VydmljZRJoChFBdXRoZW50aWNhdGVUb2tlbhIoLmt3LmlkZW50aXR5LnYxLkF1dGhlbnRpY2F0ZVRva2VuUmVxdWVzdBopLmt3LmlkZW50aXR5LnYxLkF1dGhlbnRpY2F0ZVRva2VuUmVzcG9uc2USbgoTQXV0aGVudGljYXRlU2Vzc2lvbhIqLmt3LmlkZW50aXR5LnYxLkF1dGhlbnRpY2F0ZVNlc3Npb25SZXF1ZXN0Gisua3cuaWRlbnRpdHkudjEuQXV0aGVudGljYXRlU2Vzc2lvblJlc3BvbnNlEk0KCEdldFVzZXJzEh8ua3cuaWRlbnRpdHkudjEuR2V0VXNlcnNSZXF1ZXN0GiAua3cuaWRlbnRpdHkudjEuR2V0VXNlcnNSZXNwb25zZRJiCg9GaW5kVXNlckJ5RW1haWwSJi5rdy5pZGVudGl0eS52MS5GaW5kVXNlckJ5RW1haWxSZXF1ZXN0Gicua3cuaWRlbnRpdHkudjEuRmluZFVzZXJCeUVtYWlsUmVzcG9uc2ViBnByb3RvMw", [file_kw_platform_v1_auth_context]);
+  fileDesc("Ch1rdy9pZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxIOa3cuaWRlbnRpdHkudjEiNQoYQXV0aGVudGljYXRlVG9rZW5SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEgoKAmlwGAIgASgJIj8KGkF1dGhlbnRpY2F0ZVNlc3Npb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSCgoCaXAYAiABKAkiQwoZQXV0aGVudGljYXRlVG9rZW5SZXNwb25zZRImCgZjYWxsZXIYASABKAsyFi5rdy5pZGVudGl0eS52MS5DYWxsZXIiXgobQXV0aGVudGljYXRlU2Vzc2lvblJlc3BvbnNlEiYKBmNhbGxlchgBIAEoCzIWLmt3LmlkZW50aXR5LnYxLkNhbGxlchIXCg9jc3JmX3Rva2VuX2hhc2gYAiABKAkiVwoGQ2FsbGVyEikKBGF1dGgYASABKAsyGy5rdy5wbGF0Zm9ybS52MS5BdXRoQ29udGV4dBIiCgR1c2VyGAIgASgLMhQua3cuaWRlbnRpdHkudjEuVXNlciJzCgRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFgoOcGxhdGZvcm1fYWRtaW4YBSABKAgSEgoKY3JlYXRlZF9hdBgGIAEoCSIeCg9HZXRVc2Vyc1JlcXVlc3QSCwoDaWRzGAEgAygJIjcKEEdldFVzZXJzUmVzcG9uc2USIwoFdXNlcnMYASADKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyIicKFkZpbmRVc2VyQnlFbWFpbFJlcXVlc3QSDQoFZW1haWwYASABKAkiTAoXRmluZFVzZXJCeUVtYWlsUmVzcG9uc2USDQoFZm91bmQYASABKAgSIgoEdXNlchgCIAEoCzIULmt3LmlkZW50aXR5LnYxLlVzZXIiUAoNU2lnbkluUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIKCgJpcBgDIAEoCRISCgp1c2VyX2FnZW50GAQgASgJInMKDlNpZ25JblJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSEgoKY3NyZl90b2tlbhgDIAEoCRISCgpleHBpcmVzX2F0GAQgASgJIhAKDlNpZ25PdXRSZXF1ZXN0IhEKD1NpZ25PdXRSZXNwb25zZSIbChlEZXNjcmliZUNyZWRlbnRpYWxSZXF1ZXN0It0BChpEZXNjcmliZUNyZWRlbnRpYWxSZXNwb25zZRIMCgRraW5kGAEgASgJEgoKAmlkGAIgASgJEhEKBG5hbWUYAyABKAlIAIgBARIXCgpleHBpcmVzX2F0GAQgASgJSAGIAQESDgoGc2NvcGVzGAUgAygJEhYKDmFsbF93b3Jrc3BhY2VzGAYgASgIEhUKDXdvcmtzcGFjZV9pZHMYByADKAkSIgoEdXNlchgIIAEoCzIULmt3LmlkZW50aXR5LnYxLlVzZXJCBwoFX25hbWVCDQoLX2V4cGlyZXNfYXQiSgoRQ3JlYXRlVXNlclJlcXVlc3QSDQoFZW1haWwYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCHBhc3N3b3JkGAMgASgJIjgKEkNyZWF0ZVVzZXJSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQua3cuaWRlbnRpdHkudjEuVXNlciKaAgoTUGVyc29uYWxBY2Nlc3NUb2tlbhIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhYKDmRpc3BsYXlfcHJlZml4GAMgASgJEg4KBnNjb3BlcxgEIAMoCRIWCg5hbGxfd29ya3NwYWNlcxgFIAEoCBIVCg13b3Jrc3BhY2VfaWRzGAYgAygJEhcKCmV4cGlyZXNfYXQYByABKAlIAIgBARIZCgxsYXN0X3VzZWRfYXQYCCABKAlIAYgBARIZCgxsYXN0X3VzZWRfaXAYCSABKAlIAogBARISCgpjcmVhdGVkX2F0GAogASgJQg0KC19leHBpcmVzX2F0Qg8KDV9sYXN0X3VzZWRfYXRCDwoNX2xhc3RfdXNlZF9pcCITChFMaXN0VG9rZW5zUmVxdWVzdCJJChJMaXN0VG9rZW5zUmVzcG9uc2USMwoGdG9rZW5zGAEgAygLMiMua3cuaWRlbnRpdHkudjEuUGVyc29uYWxBY2Nlc3NUb2tlbiKJAQoSQ3JlYXRlVG9rZW5SZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGc2NvcGVzGAIgAygJEhYKDmFsbF93b3Jrc3BhY2VzGAMgASgIEhUKDXdvcmtzcGFjZV9pZHMYBCADKAkSFwoKZXhwaXJlc19hdBgFIAEoCUgAiAEBQg0KC19leHBpcmVzX2F0IpQBChNDcmVhdGVUb2tlblJlc3BvbnNlEjcKCnRva2VuX2luZm8YASABKAsyIy5rdy5pZGVudGl0eS52MS5QZXJzb25hbEFjY2Vzc1Rva2VuEg0KBXRva2VuGAIgASgJEhYKDmRyb3BwZWRfc2NvcGVzGAMgAygJEh0KFWRyb3BwZWRfd29ya3NwYWNlX2lkcxgEIAMoCSIdCg9HZXRUb2tlblJlcXVlc3QSCgoCaWQYASABKAkiSwoQR2V0VG9rZW5SZXNwb25zZRI3Cgp0b2tlbl9pbmZvGAEgASgLMiMua3cuaWRlbnRpdHkudjEuUGVyc29uYWxBY2Nlc3NUb2tlbiIgCg5Ub2tlblNjb3BlTGlzdBIOCgZ2YWx1ZXMYASADKAkiJAoSVG9rZW5Xb3Jrc3BhY2VMaXN0Eg4KBnZhbHVlcxgBIAMoCSLPAQoSVXBkYXRlVG9rZW5SZXF1ZXN0EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIXCgpleHBpcmVzX2F0GAMgASgJSAGIAQESLgoGc2NvcGVzGAQgASgLMh4ua3cuaWRlbnRpdHkudjEuVG9rZW5TY29wZUxpc3QSOQoNd29ya3NwYWNlX2lkcxgFIAEoCzIiLmt3LmlkZW50aXR5LnYxLlRva2VuV29ya3NwYWNlTGlzdEIHCgVfbmFtZUINCgtfZXhwaXJlc19hdCJOChNVcGRhdGVUb2tlblJlc3BvbnNlEjcKCnRva2VuX2luZm8YASABKAsyIy5rdy5pZGVudGl0eS52MS5QZXJzb25hbEFjY2Vzc1Rva2VuIiAKElJldm9rZVRva2VuUmVxdWVzdBIKCgJpZBgBIAEoCSIVChNSZXZva2VUb2tlblJlc3BvbnNlIiYKGEdldFRva2VuQW5hbHl0aWNzUmVxdWVzdBIKCgJpZBgBIAEoCSIuCg1Ub2tlblVzYWdlRGF5EgsKA2RheRgBIAEoCRIQCghyZXF1ZXN0cxgCIAEoDSLEAQoZR2V0VG9rZW5BbmFseXRpY3NSZXNwb25zZRI3ChByZXF1ZXN0c19wZXJfZGF5GAEgAygLMh0ua3cuaWRlbnRpdHkudjEuVG9rZW5Vc2FnZURheRIZCgxsYXN0X3VzZWRfYXQYAiABKAlIAIgBARIZCgxsYXN0X3VzZWRfaXAYAyABKAlIAYgBARIWCg50b3RhbF9yZXF1ZXN0cxgEIAEoDUIPCg1fbGFzdF91c2VkX2F0Qg8KDV9sYXN0X3VzZWRfaXAiEwoRR2V0UHJvZmlsZVJlcXVlc3QiOAoSR2V0UHJvZmlsZVJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyIkIKFFVwZGF0ZVByb2ZpbGVSZXF1ZXN0EhkKDGRpc3BsYXlfbmFtZRgBIAEoCUgAiAEBQg8KDV9kaXNwbGF5X25hbWUiOwoVVXBkYXRlUHJvZmlsZVJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyIkgKC0JldGFGZWF0dXJlEhMKC2ZlYXR1cmVfa2V5GAEgASgJEg8KB2VuYWJsZWQYAiABKAgSEwoLZGVzY3JpcHRpb24YAyABKAkiGQoXTGlzdEJldGFGZWF0dXJlc1JlcXVlc3QiSQoYTGlzdEJldGFGZWF0dXJlc1Jlc3BvbnNlEi0KCGZlYXR1cmVzGAEgAygLMhsua3cuaWRlbnRpdHkudjEuQmV0YUZlYXR1cmUiQAoYVXBkYXRlQmV0YUZlYXR1cmVSZXF1ZXN0EhMKC2ZlYXR1cmVfa2V5GAEgASgJEg8KB2VuYWJsZWQYAiABKAgiSgoZVXBkYXRlQmV0YUZlYXR1cmVSZXNwb25zZRItCghmZWF0dXJlcxgBIAMoCzIbLmt3LmlkZW50aXR5LnYxLkJldGFGZWF0dXJlMo8NCg9JZGVudGl0eVNlcnZpY2USaAoRQXV0aGVudGljYXRlVG9rZW4SKC5rdy5pZGVudGl0eS52MS5BdXRoZW50aWNhdGVUb2tlblJlcXVlc3QaKS5rdy5pZGVudGl0eS52MS5BdXRoZW50aWNhdGVUb2tlblJlc3BvbnNlEm4KE0F1dGhlbnRpY2F0ZVNlc3Npb24SKi5rdy5pZGVudGl0eS52MS5BdXRoZW50aWNhdGVTZXNzaW9uUmVxdWVzdBorLmt3LmlkZW50aXR5LnYxLkF1dGhlbnRpY2F0ZVNlc3Npb25SZXNwb25zZRJNCghHZXRVc2VycxIfLmt3LmlkZW50aXR5LnYxLkdldFVzZXJzUmVxdWVzdBogLmt3LmlkZW50aXR5LnYxLkdldFVzZXJzUmVzcG9uc2USYgoPRmluZFVzZXJCeUVtYWlsEiYua3cuaWRlbnRpdHkudjEuRmluZFVzZXJCeUVtYWlsUmVxdWVzdBonLmt3LmlkZW50aXR5LnYxLkZpbmRVc2VyQnlFbWFpbFJlc3BvbnNlEkcKBlNpZ25JbhIdLmt3LmlkZW50aXR5LnYxLlNpZ25JblJlcXVlc3QaHi5rdy5pZGVudGl0eS52MS5TaWduSW5SZXNwb25zZRJKCgdTaWduT3V0Eh4ua3cuaWRlbnRpdHkudjEuU2lnbk91dFJlcXVlc3QaHy5rdy5pZGVudGl0eS52MS5TaWduT3V0UmVzcG9uc2USawoSRGVzY3JpYmVDcmVkZW50aWFsEikua3cuaWRlbnRpdHkudjEuRGVzY3JpYmVDcmVkZW50aWFsUmVxdWVzdBoqLmt3LmlkZW50aXR5LnYxLkRlc2NyaWJlQ3JlZGVudGlhbFJlc3BvbnNlElMKCkNyZWF0ZVVzZXISIS5rdy5pZGVudGl0eS52MS5DcmVhdGVVc2VyUmVxdWVzdBoiLmt3LmlkZW50aXR5LnYxLkNyZWF0ZVVzZXJSZXNwb25zZRJTCgpMaXN0VG9rZW5zEiEua3cuaWRlbnRpdHkudjEuTGlzdFRva2Vuc1JlcXVlc3QaIi5rdy5pZGVudGl0eS52MS5MaXN0VG9rZW5zUmVzcG9uc2USVgoLQ3JlYXRlVG9rZW4SIi5rdy5pZGVudGl0eS52MS5DcmVhdGVUb2tlblJlcXVlc3QaIy5rdy5pZGVudGl0eS52MS5DcmVhdGVUb2tlblJlc3BvbnNlEk0KCEdldFRva2VuEh8ua3cuaWRlbnRpdHkudjEuR2V0VG9rZW5SZXF1ZXN0GiAua3cuaWRlbnRpdHkudjEuR2V0VG9rZW5SZXNwb25zZRJWCgtVcGRhdGVUb2tlbhIiLmt3LmlkZW50aXR5LnYxLlVwZGF0ZVRva2VuUmVxdWVzdBojLmt3LmlkZW50aXR5LnYxLlVwZGF0ZVRva2VuUmVzcG9uc2USVgoLUmV2b2tlVG9rZW4SIi5rdy5pZGVudGl0eS52MS5SZXZva2VUb2tlblJlcXVlc3QaIy5rdy5pZGVudGl0eS52MS5SZXZva2VUb2tlblJlc3BvbnNlEmgKEUdldFRva2VuQW5hbHl0aWNzEigua3cuaWRlbnRpdHkudjEuR2V0VG9rZW5BbmFseXRpY3NSZXF1ZXN0Gikua3cuaWRlbnRpdHkudjEuR2V0VG9rZW5BbmFseXRpY3NSZXNwb25zZRJTCgpHZXRQcm9maWxlEiEua3cuaWRlbnRpdHkudjEuR2V0UHJvZmlsZVJlcXVlc3QaIi5rdy5pZGVudGl0eS52MS5HZXRQcm9maWxlUmVzcG9uc2USXAoNVXBkYXRlUHJvZmlsZRIkLmt3LmlkZW50aXR5LnYxLlVwZGF0ZVByb2ZpbGVSZXF1ZXN0GiUua3cuaWRlbnRpdHkudjEuVXBkYXRlUHJvZmlsZVJlc3BvbnNlEmUKEExpc3RCZXRhRmVhdHVyZXMSJy5rdy5pZGVudGl0eS52MS5MaXN0QmV0YUZlYXR1cmVzUmVxdWVzdBooLmt3LmlkZW50aXR5LnYxLkxpc3RCZXRhRmVhdHVyZXNSZXNwb25zZRJoChFVcGRhdGVCZXRhRmVhdHVyZRIoLmt3LmlkZW50aXR5LnYxLlVwZGF0ZUJldGFGZWF0dXJlUmVxdWVzdBopLmt3LmlkZW50aXR5LnYxLlVwZGF0ZUJldGFGZWF0dXJlUmVzcG9uc2ViBnByb3RvMw", [file_kw_platform_v1_auth_context]);
 
 /**
  * @generated from message kw.identity.v1.AuthenticateTokenRequest
@@ -247,6 +247,783 @@ export const FindUserByEmailResponseSchema: GenMessage<FindUserByEmailResponse> 
   messageDesc(file_kw_identity_v1_identity, 9);
 
 /**
+ * @generated from message kw.identity.v1.SignInRequest
+ */
+export type SignInRequest = Message<"kw.identity.v1.SignInRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string password = 2;
+   */
+  password: string;
+
+  /**
+   * @generated from field: string ip = 3;
+   */
+  ip: string;
+
+  /**
+   * @generated from field: string user_agent = 4;
+   */
+  userAgent: string;
+};
+
+/**
+ * Describes the message kw.identity.v1.SignInRequest.
+ * Use `create(SignInRequestSchema)` to create a new message.
+ */
+export const SignInRequestSchema: GenMessage<SignInRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 10);
+
+/**
+ * @generated from message kw.identity.v1.SignInResponse
+ */
+export type SignInResponse = Message<"kw.identity.v1.SignInResponse"> & {
+  /**
+   * @generated from field: kw.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+
+  /**
+   * The session cookie value and the CSRF token; only their hashes are stored.
+   *
+   * @generated from field: string session_token = 2;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: string csrf_token = 3;
+   */
+  csrfToken: string;
+
+  /**
+   * ISO 8601.
+   *
+   * @generated from field: string expires_at = 4;
+   */
+  expiresAt: string;
+};
+
+/**
+ * Describes the message kw.identity.v1.SignInResponse.
+ * Use `create(SignInResponseSchema)` to create a new message.
+ */
+export const SignInResponseSchema: GenMessage<SignInResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 11);
+
+/**
+ * @generated from message kw.identity.v1.SignOutRequest
+ */
+export type SignOutRequest = Message<"kw.identity.v1.SignOutRequest"> & {
+};
+
+/**
+ * Describes the message kw.identity.v1.SignOutRequest.
+ * Use `create(SignOutRequestSchema)` to create a new message.
+ */
+export const SignOutRequestSchema: GenMessage<SignOutRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 12);
+
+/**
+ * @generated from message kw.identity.v1.SignOutResponse
+ */
+export type SignOutResponse = Message<"kw.identity.v1.SignOutResponse"> & {
+};
+
+/**
+ * Describes the message kw.identity.v1.SignOutResponse.
+ * Use `create(SignOutResponseSchema)` to create a new message.
+ */
+export const SignOutResponseSchema: GenMessage<SignOutResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 13);
+
+/**
+ * @generated from message kw.identity.v1.DescribeCredentialRequest
+ */
+export type DescribeCredentialRequest = Message<"kw.identity.v1.DescribeCredentialRequest"> & {
+};
+
+/**
+ * Describes the message kw.identity.v1.DescribeCredentialRequest.
+ * Use `create(DescribeCredentialRequestSchema)` to create a new message.
+ */
+export const DescribeCredentialRequestSchema: GenMessage<DescribeCredentialRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 14);
+
+/**
+ * @generated from message kw.identity.v1.DescribeCredentialResponse
+ */
+export type DescribeCredentialResponse = Message<"kw.identity.v1.DescribeCredentialResponse"> & {
+  /**
+   * "pat" or "session".
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * Token name (tokens only).
+   *
+   * @generated from field: optional string name = 3;
+   */
+  name?: string | undefined;
+
+  /**
+   * ISO 8601; absent when the credential does not expire.
+   *
+   * @generated from field: optional string expires_at = 4;
+   */
+  expiresAt?: string | undefined;
+
+  /**
+   * @generated from field: repeated string scopes = 5;
+   */
+  scopes: string[];
+
+  /**
+   * @generated from field: bool all_workspaces = 6;
+   */
+  allWorkspaces: boolean;
+
+  /**
+   * @generated from field: repeated string workspace_ids = 7;
+   */
+  workspaceIds: string[];
+
+  /**
+   * @generated from field: kw.identity.v1.User user = 8;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.DescribeCredentialResponse.
+ * Use `create(DescribeCredentialResponseSchema)` to create a new message.
+ */
+export const DescribeCredentialResponseSchema: GenMessage<DescribeCredentialResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 15);
+
+/**
+ * @generated from message kw.identity.v1.CreateUserRequest
+ */
+export type CreateUserRequest = Message<"kw.identity.v1.CreateUserRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string display_name = 2;
+   */
+  displayName: string;
+
+  /**
+   * @generated from field: string password = 3;
+   */
+  password: string;
+};
+
+/**
+ * Describes the message kw.identity.v1.CreateUserRequest.
+ * Use `create(CreateUserRequestSchema)` to create a new message.
+ */
+export const CreateUserRequestSchema: GenMessage<CreateUserRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 16);
+
+/**
+ * @generated from message kw.identity.v1.CreateUserResponse
+ */
+export type CreateUserResponse = Message<"kw.identity.v1.CreateUserResponse"> & {
+  /**
+   * @generated from field: kw.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.CreateUserResponse.
+ * Use `create(CreateUserResponseSchema)` to create a new message.
+ */
+export const CreateUserResponseSchema: GenMessage<CreateUserResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 17);
+
+/**
+ * A personal access token's metadata. Never carries the secret.
+ *
+ * @generated from message kw.identity.v1.PersonalAccessToken
+ */
+export type PersonalAccessToken = Message<"kw.identity.v1.PersonalAccessToken"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * "kwp_" and the first 8 characters of the secret, to recognise the token.
+   *
+   * @generated from field: string display_prefix = 3;
+   */
+  displayPrefix: string;
+
+  /**
+   * @generated from field: repeated string scopes = 4;
+   */
+  scopes: string[];
+
+  /**
+   * @generated from field: bool all_workspaces = 5;
+   */
+  allWorkspaces: boolean;
+
+  /**
+   * @generated from field: repeated string workspace_ids = 6;
+   */
+  workspaceIds: string[];
+
+  /**
+   * ISO 8601 timestamps.
+   *
+   * @generated from field: optional string expires_at = 7;
+   */
+  expiresAt?: string | undefined;
+
+  /**
+   * @generated from field: optional string last_used_at = 8;
+   */
+  lastUsedAt?: string | undefined;
+
+  /**
+   * @generated from field: optional string last_used_ip = 9;
+   */
+  lastUsedIp?: string | undefined;
+
+  /**
+   * @generated from field: string created_at = 10;
+   */
+  createdAt: string;
+};
+
+/**
+ * Describes the message kw.identity.v1.PersonalAccessToken.
+ * Use `create(PersonalAccessTokenSchema)` to create a new message.
+ */
+export const PersonalAccessTokenSchema: GenMessage<PersonalAccessToken> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 18);
+
+/**
+ * @generated from message kw.identity.v1.ListTokensRequest
+ */
+export type ListTokensRequest = Message<"kw.identity.v1.ListTokensRequest"> & {
+};
+
+/**
+ * Describes the message kw.identity.v1.ListTokensRequest.
+ * Use `create(ListTokensRequestSchema)` to create a new message.
+ */
+export const ListTokensRequestSchema: GenMessage<ListTokensRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 19);
+
+/**
+ * @generated from message kw.identity.v1.ListTokensResponse
+ */
+export type ListTokensResponse = Message<"kw.identity.v1.ListTokensResponse"> & {
+  /**
+   * @generated from field: repeated kw.identity.v1.PersonalAccessToken tokens = 1;
+   */
+  tokens: PersonalAccessToken[];
+};
+
+/**
+ * Describes the message kw.identity.v1.ListTokensResponse.
+ * Use `create(ListTokensResponseSchema)` to create a new message.
+ */
+export const ListTokensResponseSchema: GenMessage<ListTokensResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 20);
+
+/**
+ * @generated from message kw.identity.v1.CreateTokenRequest
+ */
+export type CreateTokenRequest = Message<"kw.identity.v1.CreateTokenRequest"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: repeated string scopes = 2;
+   */
+  scopes: string[];
+
+  /**
+   * True: every workspace the user can reach (the default of the HTTP route).
+   *
+   * @generated from field: bool all_workspaces = 3;
+   */
+  allWorkspaces: boolean;
+
+  /**
+   * @generated from field: repeated string workspace_ids = 4;
+   */
+  workspaceIds: string[];
+
+  /**
+   * ISO 8601, in the future.
+   *
+   * @generated from field: optional string expires_at = 5;
+   */
+  expiresAt?: string | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.CreateTokenRequest.
+ * Use `create(CreateTokenRequestSchema)` to create a new message.
+ */
+export const CreateTokenRequestSchema: GenMessage<CreateTokenRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 21);
+
+/**
+ * @generated from message kw.identity.v1.CreateTokenResponse
+ */
+export type CreateTokenResponse = Message<"kw.identity.v1.CreateTokenResponse"> & {
+  /**
+   * @generated from field: kw.identity.v1.PersonalAccessToken token_info = 1;
+   */
+  tokenInfo?: PersonalAccessToken | undefined;
+
+  /**
+   * The secret: returned here once, never again.
+   *
+   * @generated from field: string token = 2;
+   */
+  token: string;
+
+  /**
+   * Requested scopes and workspaces the creating credential does not hold: not granted.
+   *
+   * @generated from field: repeated string dropped_scopes = 3;
+   */
+  droppedScopes: string[];
+
+  /**
+   * @generated from field: repeated string dropped_workspace_ids = 4;
+   */
+  droppedWorkspaceIds: string[];
+};
+
+/**
+ * Describes the message kw.identity.v1.CreateTokenResponse.
+ * Use `create(CreateTokenResponseSchema)` to create a new message.
+ */
+export const CreateTokenResponseSchema: GenMessage<CreateTokenResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 22);
+
+/**
+ * @generated from message kw.identity.v1.GetTokenRequest
+ */
+export type GetTokenRequest = Message<"kw.identity.v1.GetTokenRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message kw.identity.v1.GetTokenRequest.
+ * Use `create(GetTokenRequestSchema)` to create a new message.
+ */
+export const GetTokenRequestSchema: GenMessage<GetTokenRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 23);
+
+/**
+ * @generated from message kw.identity.v1.GetTokenResponse
+ */
+export type GetTokenResponse = Message<"kw.identity.v1.GetTokenResponse"> & {
+  /**
+   * @generated from field: kw.identity.v1.PersonalAccessToken token_info = 1;
+   */
+  tokenInfo?: PersonalAccessToken | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.GetTokenResponse.
+ * Use `create(GetTokenResponseSchema)` to create a new message.
+ */
+export const GetTokenResponseSchema: GenMessage<GetTokenResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 24);
+
+/**
+ * A list whose presence matters (absent = unchanged).
+ *
+ * @generated from message kw.identity.v1.TokenScopeList
+ */
+export type TokenScopeList = Message<"kw.identity.v1.TokenScopeList"> & {
+  /**
+   * @generated from field: repeated string values = 1;
+   */
+  values: string[];
+};
+
+/**
+ * Describes the message kw.identity.v1.TokenScopeList.
+ * Use `create(TokenScopeListSchema)` to create a new message.
+ */
+export const TokenScopeListSchema: GenMessage<TokenScopeList> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 25);
+
+/**
+ * @generated from message kw.identity.v1.TokenWorkspaceList
+ */
+export type TokenWorkspaceList = Message<"kw.identity.v1.TokenWorkspaceList"> & {
+  /**
+   * @generated from field: repeated string values = 1;
+   */
+  values: string[];
+};
+
+/**
+ * Describes the message kw.identity.v1.TokenWorkspaceList.
+ * Use `create(TokenWorkspaceListSchema)` to create a new message.
+ */
+export const TokenWorkspaceListSchema: GenMessage<TokenWorkspaceList> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 26);
+
+/**
+ * @generated from message kw.identity.v1.UpdateTokenRequest
+ */
+export type UpdateTokenRequest = Message<"kw.identity.v1.UpdateTokenRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: optional string name = 2;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: optional string expires_at = 3;
+   */
+  expiresAt?: string | undefined;
+
+  /**
+   * Narrowing only: a scope or workspace the token does not have is refused.
+   *
+   * @generated from field: kw.identity.v1.TokenScopeList scopes = 4;
+   */
+  scopes?: TokenScopeList | undefined;
+
+  /**
+   * @generated from field: kw.identity.v1.TokenWorkspaceList workspace_ids = 5;
+   */
+  workspaceIds?: TokenWorkspaceList | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.UpdateTokenRequest.
+ * Use `create(UpdateTokenRequestSchema)` to create a new message.
+ */
+export const UpdateTokenRequestSchema: GenMessage<UpdateTokenRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 27);
+
+/**
+ * @generated from message kw.identity.v1.UpdateTokenResponse
+ */
+export type UpdateTokenResponse = Message<"kw.identity.v1.UpdateTokenResponse"> & {
+  /**
+   * @generated from field: kw.identity.v1.PersonalAccessToken token_info = 1;
+   */
+  tokenInfo?: PersonalAccessToken | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.UpdateTokenResponse.
+ * Use `create(UpdateTokenResponseSchema)` to create a new message.
+ */
+export const UpdateTokenResponseSchema: GenMessage<UpdateTokenResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 28);
+
+/**
+ * @generated from message kw.identity.v1.RevokeTokenRequest
+ */
+export type RevokeTokenRequest = Message<"kw.identity.v1.RevokeTokenRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message kw.identity.v1.RevokeTokenRequest.
+ * Use `create(RevokeTokenRequestSchema)` to create a new message.
+ */
+export const RevokeTokenRequestSchema: GenMessage<RevokeTokenRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 29);
+
+/**
+ * @generated from message kw.identity.v1.RevokeTokenResponse
+ */
+export type RevokeTokenResponse = Message<"kw.identity.v1.RevokeTokenResponse"> & {
+};
+
+/**
+ * Describes the message kw.identity.v1.RevokeTokenResponse.
+ * Use `create(RevokeTokenResponseSchema)` to create a new message.
+ */
+export const RevokeTokenResponseSchema: GenMessage<RevokeTokenResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 30);
+
+/**
+ * @generated from message kw.identity.v1.GetTokenAnalyticsRequest
+ */
+export type GetTokenAnalyticsRequest = Message<"kw.identity.v1.GetTokenAnalyticsRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message kw.identity.v1.GetTokenAnalyticsRequest.
+ * Use `create(GetTokenAnalyticsRequestSchema)` to create a new message.
+ */
+export const GetTokenAnalyticsRequestSchema: GenMessage<GetTokenAnalyticsRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 31);
+
+/**
+ * @generated from message kw.identity.v1.TokenUsageDay
+ */
+export type TokenUsageDay = Message<"kw.identity.v1.TokenUsageDay"> & {
+  /**
+   * UTC day, YYYY-MM-DD.
+   *
+   * @generated from field: string day = 1;
+   */
+  day: string;
+
+  /**
+   * @generated from field: uint32 requests = 2;
+   */
+  requests: number;
+};
+
+/**
+ * Describes the message kw.identity.v1.TokenUsageDay.
+ * Use `create(TokenUsageDaySchema)` to create a new message.
+ */
+export const TokenUsageDaySchema: GenMessage<TokenUsageDay> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 32);
+
+/**
+ * @generated from message kw.identity.v1.GetTokenAnalyticsResponse
+ */
+export type GetTokenAnalyticsResponse = Message<"kw.identity.v1.GetTokenAnalyticsResponse"> & {
+  /**
+   * The last 30 UTC days, oldest first, days without requests included (0).
+   *
+   * @generated from field: repeated kw.identity.v1.TokenUsageDay requests_per_day = 1;
+   */
+  requestsPerDay: TokenUsageDay[];
+
+  /**
+   * @generated from field: optional string last_used_at = 2;
+   */
+  lastUsedAt?: string | undefined;
+
+  /**
+   * @generated from field: optional string last_used_ip = 3;
+   */
+  lastUsedIp?: string | undefined;
+
+  /**
+   * Every request since the token was created.
+   *
+   * @generated from field: uint32 total_requests = 4;
+   */
+  totalRequests: number;
+};
+
+/**
+ * Describes the message kw.identity.v1.GetTokenAnalyticsResponse.
+ * Use `create(GetTokenAnalyticsResponseSchema)` to create a new message.
+ */
+export const GetTokenAnalyticsResponseSchema: GenMessage<GetTokenAnalyticsResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 33);
+
+/**
+ * @generated from message kw.identity.v1.GetProfileRequest
+ */
+export type GetProfileRequest = Message<"kw.identity.v1.GetProfileRequest"> & {
+};
+
+/**
+ * Describes the message kw.identity.v1.GetProfileRequest.
+ * Use `create(GetProfileRequestSchema)` to create a new message.
+ */
+export const GetProfileRequestSchema: GenMessage<GetProfileRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 34);
+
+/**
+ * @generated from message kw.identity.v1.GetProfileResponse
+ */
+export type GetProfileResponse = Message<"kw.identity.v1.GetProfileResponse"> & {
+  /**
+   * @generated from field: kw.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.GetProfileResponse.
+ * Use `create(GetProfileResponseSchema)` to create a new message.
+ */
+export const GetProfileResponseSchema: GenMessage<GetProfileResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 35);
+
+/**
+ * @generated from message kw.identity.v1.UpdateProfileRequest
+ */
+export type UpdateProfileRequest = Message<"kw.identity.v1.UpdateProfileRequest"> & {
+  /**
+   * @generated from field: optional string display_name = 1;
+   */
+  displayName?: string | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.UpdateProfileRequest.
+ * Use `create(UpdateProfileRequestSchema)` to create a new message.
+ */
+export const UpdateProfileRequestSchema: GenMessage<UpdateProfileRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 36);
+
+/**
+ * @generated from message kw.identity.v1.UpdateProfileResponse
+ */
+export type UpdateProfileResponse = Message<"kw.identity.v1.UpdateProfileResponse"> & {
+  /**
+   * @generated from field: kw.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.UpdateProfileResponse.
+ * Use `create(UpdateProfileResponseSchema)` to create a new message.
+ */
+export const UpdateProfileResponseSchema: GenMessage<UpdateProfileResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 37);
+
+/**
+ * @generated from message kw.identity.v1.BetaFeature
+ */
+export type BetaFeature = Message<"kw.identity.v1.BetaFeature"> & {
+  /**
+   * @generated from field: string feature_key = 1;
+   */
+  featureKey: string;
+
+  /**
+   * @generated from field: bool enabled = 2;
+   */
+  enabled: boolean;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+};
+
+/**
+ * Describes the message kw.identity.v1.BetaFeature.
+ * Use `create(BetaFeatureSchema)` to create a new message.
+ */
+export const BetaFeatureSchema: GenMessage<BetaFeature> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 38);
+
+/**
+ * @generated from message kw.identity.v1.ListBetaFeaturesRequest
+ */
+export type ListBetaFeaturesRequest = Message<"kw.identity.v1.ListBetaFeaturesRequest"> & {
+};
+
+/**
+ * Describes the message kw.identity.v1.ListBetaFeaturesRequest.
+ * Use `create(ListBetaFeaturesRequestSchema)` to create a new message.
+ */
+export const ListBetaFeaturesRequestSchema: GenMessage<ListBetaFeaturesRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 39);
+
+/**
+ * @generated from message kw.identity.v1.ListBetaFeaturesResponse
+ */
+export type ListBetaFeaturesResponse = Message<"kw.identity.v1.ListBetaFeaturesResponse"> & {
+  /**
+   * @generated from field: repeated kw.identity.v1.BetaFeature features = 1;
+   */
+  features: BetaFeature[];
+};
+
+/**
+ * Describes the message kw.identity.v1.ListBetaFeaturesResponse.
+ * Use `create(ListBetaFeaturesResponseSchema)` to create a new message.
+ */
+export const ListBetaFeaturesResponseSchema: GenMessage<ListBetaFeaturesResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 40);
+
+/**
+ * @generated from message kw.identity.v1.UpdateBetaFeatureRequest
+ */
+export type UpdateBetaFeatureRequest = Message<"kw.identity.v1.UpdateBetaFeatureRequest"> & {
+  /**
+   * @generated from field: string feature_key = 1;
+   */
+  featureKey: string;
+
+  /**
+   * @generated from field: bool enabled = 2;
+   */
+  enabled: boolean;
+};
+
+/**
+ * Describes the message kw.identity.v1.UpdateBetaFeatureRequest.
+ * Use `create(UpdateBetaFeatureRequestSchema)` to create a new message.
+ */
+export const UpdateBetaFeatureRequestSchema: GenMessage<UpdateBetaFeatureRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 41);
+
+/**
+ * @generated from message kw.identity.v1.UpdateBetaFeatureResponse
+ */
+export type UpdateBetaFeatureResponse = Message<"kw.identity.v1.UpdateBetaFeatureResponse"> & {
+  /**
+   * @generated from field: repeated kw.identity.v1.BetaFeature features = 1;
+   */
+  features: BetaFeature[];
+};
+
+/**
+ * Describes the message kw.identity.v1.UpdateBetaFeatureResponse.
+ * Use `create(UpdateBetaFeatureResponseSchema)` to create a new message.
+ */
+export const UpdateBetaFeatureResponseSchema: GenMessage<UpdateBetaFeatureResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 42);
+
+/**
  * Accounts, sessions and personal access tokens (served by the agent-auth component).
  * The gateway authenticates every request through this service; other components look up
  * users through it and never read the accounts tables themselves.
@@ -294,6 +1071,134 @@ export const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof FindUserByEmailRequestSchema;
     output: typeof FindUserByEmailResponseSchema;
+  },
+  /**
+   * Browser sign-in with email and password: creates a session. Unknown email, wrong
+   * password and disabled account all answer the same 401.
+   *
+   * @generated from rpc kw.identity.v1.IdentityService.SignIn
+   */
+  signIn: {
+    methodKind: "unary";
+    input: typeof SignInRequestSchema;
+    output: typeof SignInResponseSchema;
+  },
+  /**
+   * Revokes the caller's session (the caller must be authenticated by session).
+   *
+   * @generated from rpc kw.identity.v1.IdentityService.SignOut
+   */
+  signOut: {
+    methodKind: "unary";
+    input: typeof SignOutRequestSchema;
+    output: typeof SignOutResponseSchema;
+  },
+  /**
+   * The caller's credential as the platform sees it now (GET /api/auth/validate-token).
+   *
+   * @generated from rpc kw.identity.v1.IdentityService.DescribeCredential
+   */
+  describeCredential: {
+    methodKind: "unary";
+    input: typeof DescribeCredentialRequestSchema;
+    output: typeof DescribeCredentialResponseSchema;
+  },
+  /**
+   * Creates an account. Platform administrators only (scope `admin`).
+   *
+   * @generated from rpc kw.identity.v1.IdentityService.CreateUser
+   */
+  createUser: {
+    methodKind: "unary";
+    input: typeof CreateUserRequestSchema;
+    output: typeof CreateUserResponseSchema;
+  },
+  /**
+   * The caller's personal access tokens (scope `tokens:manage`). Other users' tokens are
+   * NOT_FOUND; the secret is returned once, by CreateToken, and never stored.
+   *
+   * @generated from rpc kw.identity.v1.IdentityService.ListTokens
+   */
+  listTokens: {
+    methodKind: "unary";
+    input: typeof ListTokensRequestSchema;
+    output: typeof ListTokensResponseSchema;
+  },
+  /**
+   * @generated from rpc kw.identity.v1.IdentityService.CreateToken
+   */
+  createToken: {
+    methodKind: "unary";
+    input: typeof CreateTokenRequestSchema;
+    output: typeof CreateTokenResponseSchema;
+  },
+  /**
+   * @generated from rpc kw.identity.v1.IdentityService.GetToken
+   */
+  getToken: {
+    methodKind: "unary";
+    input: typeof GetTokenRequestSchema;
+    output: typeof GetTokenResponseSchema;
+  },
+  /**
+   * @generated from rpc kw.identity.v1.IdentityService.UpdateToken
+   */
+  updateToken: {
+    methodKind: "unary";
+    input: typeof UpdateTokenRequestSchema;
+    output: typeof UpdateTokenResponseSchema;
+  },
+  /**
+   * @generated from rpc kw.identity.v1.IdentityService.RevokeToken
+   */
+  revokeToken: {
+    methodKind: "unary";
+    input: typeof RevokeTokenRequestSchema;
+    output: typeof RevokeTokenResponseSchema;
+  },
+  /**
+   * @generated from rpc kw.identity.v1.IdentityService.GetTokenAnalytics
+   */
+  getTokenAnalytics: {
+    methodKind: "unary";
+    input: typeof GetTokenAnalyticsRequestSchema;
+    output: typeof GetTokenAnalyticsResponseSchema;
+  },
+  /**
+   * The caller's own account (scopes `profile:read` / `profile:write`).
+   *
+   * @generated from rpc kw.identity.v1.IdentityService.GetProfile
+   */
+  getProfile: {
+    methodKind: "unary";
+    input: typeof GetProfileRequestSchema;
+    output: typeof GetProfileResponseSchema;
+  },
+  /**
+   * @generated from rpc kw.identity.v1.IdentityService.UpdateProfile
+   */
+  updateProfile: {
+    methodKind: "unary";
+    input: typeof UpdateProfileRequestSchema;
+    output: typeof UpdateProfileResponseSchema;
+  },
+  /**
+   * The caller's beta-feature switches, over a fixed list of keys.
+   *
+   * @generated from rpc kw.identity.v1.IdentityService.ListBetaFeatures
+   */
+  listBetaFeatures: {
+    methodKind: "unary";
+    input: typeof ListBetaFeaturesRequestSchema;
+    output: typeof ListBetaFeaturesResponseSchema;
+  },
+  /**
+   * @generated from rpc kw.identity.v1.IdentityService.UpdateBetaFeature
+   */
+  updateBetaFeature: {
+    methodKind: "unary";
+    input: typeof UpdateBetaFeatureRequestSchema;
+    output: typeof UpdateBetaFeatureResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kw_identity_v1_identity, 0);

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { gatewayAuthProviders } from '@kw/platform-http';
+import { AdminUsersController } from './admin-users.controller.js';
+import { AuthController } from './auth.controller.js';
+import { IdentityGatewayAuthenticator } from './identity-gateway.authenticator.js';
+import { ProfileController } from './profile.controller.js';
+import { TokensController } from './tokens.controller.js';
+
+/**
+ * agent-auth's HTTP side, composed into the API process: its routes, and the global AuthGuard
+ * that authenticates every route of every component through IdentityService.
+ */
+@Module({
+  controllers: [AuthController, AdminUsersController, TokensController, ProfileController],
+  providers: [...gatewayAuthProviders(IdentityGatewayAuthenticator)],
+})
+export class AgentAuthHttpModule {}

@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { IdentityService, type Caller } from '@kw/contracts';
+import { GatewayAuthenticator, unauthenticated, type AuthenticatedCaller, type AuthenticatedSession } from '@kw/platform-http';
+import { ServiceClient } from '@kw/platform-transport';
+import { classifyBearer } from '../tokens/token-format.js';
+
+function toCaller(caller: Caller | undefined): AuthenticatedCaller {
+  if (!caller?.auth || !caller.user || !caller.auth.userId) throw unauthenticated();
+  return { auth: caller.auth, user: caller.user };
+}
+
+/**
+ * The gateway's side of authentication: a bearer string that cannot be a token (a kwp_ token
+ * with a wrong checksum, or a short opaque string) is refused here, before any message or
+ * database lookup; everything else is resolved by IdentityService.
+ */
+@Injectable()
+export class IdentityGatewayAuthenticator extends GatewayAuthenticator {
+  constructor(private readonly client: ServiceClient) {
+    super();
+  }
+
+  async authenticateBearer(token: string, ip: string): Promise<AuthenticatedCaller> {
+    if (classifyBearer(token) === 'malformed') throw unauthenticated('The bearer token is malformed');
+    const { caller } = await this.client.call(IdentityService.method.authenticateToken, { token, ip });
+    return toCaller(caller);
+  }
+
+  async authenticateSession(sessionToken: string, ip: string): Promise<AuthenticatedSession> {
+    const { caller, csrfTokenHash } = await this.client.call(IdentityService.method.authenticateSession, { sessionToken, ip });
+    return { ...toCaller(caller), csrfTokenHash };
+  }
+}

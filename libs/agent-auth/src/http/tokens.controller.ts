@@ -1,0 +1,91 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { IdentityService } from '@kw/contracts';
+import { ServiceClient } from '@kw/platform-transport';
+import { CreatedTokenDto, CreateTokenDto, TokenAnalyticsDto, TokenDto, TokenListDto, toTokenDto, UpdateTokenDto } from './dto/token.dto.js';
+
+/** Personal access tokens of the caller. Every route needs scope `tokens:manage` (sessions have it). */
+@ApiTags('Tokens')
+@ApiBearerAuth('bearer')
+@Controller('api/tokens')
+export class TokensController {
+  constructor(private readonly client: ServiceClient) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List your tokens', description: 'Metadata and display prefix only; the secret is never shown again. Revoked tokens are not listed.' })
+  @ApiOkResponse({ type: TokenListDto })
+  async list(): Promise<TokenListDto> {
+    const { tokens } = await this.client.call(IdentityService.method.listTokens, {});
+    return { tokens: tokens.map(toTokenDto) };
+  }
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Create a token',
+    description:
+      'Returns the secret once (`token`). The token gets only the requested scopes and workspaces your own credential holds (the rest is reported in `droppedScopes` / `droppedWorkspaceIds`); a token created with an expiring token never outlives it.',
+  })
+  @ApiCreatedResponse({ type: CreatedTokenDto })
+  @ApiBadRequestResponse({ description: 'Unknown scope, empty scopes, or expiresAt not in the future' })
+  async create(@Body() body: CreateTokenDto): Promise<CreatedTokenDto> {
+    const created = await this.client.call(IdentityService.method.createToken, {
+      name: body.name,
+      scopes: body.scopes,
+      allWorkspaces: body.workspaceIds === undefined,
+      workspaceIds: body.workspaceIds ?? [],
+      expiresAt: body.expiresAt,
+    });
+    return { ...toTokenDto(created.tokenInfo), token: created.token, droppedScopes: created.droppedScopes, droppedWorkspaceIds: created.droppedWorkspaceIds };
+  }
+
+  @Get(':id')
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOperation({ summary: 'Inspect a token' })
+  @ApiOkResponse({ type: TokenDto })
+  @ApiNotFoundResponse({ description: 'No such token of yours' })
+  async get(@Param('id') id: string): Promise<TokenDto> {
+    return toTokenDto((await this.client.call(IdentityService.method.getToken, { id })).tokenInfo);
+  }
+
+  @Patch(':id')
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOperation({ summary: 'Update a token', description: 'Rename, change the expiry, or narrow scopes and workspaces (adding either is refused with 400).' })
+  @ApiOkResponse({ type: TokenDto })
+  @ApiNotFoundResponse({ description: 'No such token of yours' })
+  async update(@Param('id') id: string, @Body() body: UpdateTokenDto): Promise<TokenDto> {
+    const { tokenInfo } = await this.client.call(IdentityService.method.updateToken, {
+      id,
+      name: body.name,
+      expiresAt: body.expiresAt ?? undefined,
+      scopes: body.scopes ? { values: body.scopes } : undefined,
+      workspaceIds: body.workspaceIds ? { values: body.workspaceIds } : undefined,
+    });
+    return toTokenDto(tokenInfo);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOperation({ summary: 'Revoke a token', description: 'The token stops working at once.' })
+  @ApiNoContentResponse()
+  @ApiNotFoundResponse({ description: 'No such token of yours' })
+  async revoke(@Param('id') id: string): Promise<void> {
+    await this.client.call(IdentityService.method.revokeToken, { id });
+  }
+
+  @Get(':id/analytics')
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOperation({ summary: 'Token usage', description: 'Requests per UTC day over the last 30 days, last use, and the total.' })
+  @ApiOkResponse({ type: TokenAnalyticsDto })
+  @ApiNotFoundResponse({ description: 'No such token of yours' })
+  async analytics(@Param('id') id: string): Promise<TokenAnalyticsDto> {
+    const usage = await this.client.call(IdentityService.method.getTokenAnalytics, { id });
+    return {
+      requestsPerDay: usage.requestsPerDay.map((d) => ({ day: d.day, requests: d.requests })),
+      lastUsedAt: usage.lastUsedAt ?? null,
+      lastUsedIp: usage.lastUsedIp ?? null,
+      totalRequests: usage.totalRequests,
+    };
+  }
+}

@@ -1,0 +1,41 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { CallerSchema } from '@kw/contracts';
+import { classifyBearer, hashToken } from '../../tokens/token-format.js';
+import { toUserMessage } from '../mappers.js';
+import { TokensRepository, type TokenCredentialStore } from '../persistence/tokens.repository.js';
+import { invalidCredential } from './credential-errors.js';
+
+export const TOKEN_CREDENTIAL_STORE = Symbol('agent-auth.TokenCredentialStore');
+
+/**
+ * AuthenticateToken: a personal access token to the caller. The shape and checksum are
+ * checked first, with no I/O, so garbage never reaches the database; then the hash is looked
+ * up, and the token must be unrevoked, unexpired and its account active. Each accepted use is
+ * recorded (last use, requests per UTC day).
+ */
+@Injectable()
+export class AuthenticateToken {
+  constructor(@Inject(TOKEN_CREDENTIAL_STORE) private readonly store: TokenCredentialStore) {}
+
+  async execute(token: string, ip: string, now = new Date()): Promise<MessageInitShape<typeof CallerSchema>> {
+    if (classifyBearer(token) === 'malformed') throw invalidCredential();
+    const found = await this.store.findByHash(hashToken(token));
+    if (!found || found.revokedAt || (found.expiresAt && found.expiresAt <= now) || found.user.status !== 'active') throw invalidCredential();
+    await this.store.recordUse(found.id, ip, now);
+    return {
+      auth: {
+        userId: found.userId,
+        credentialId: found.id,
+        credentialKind: 'pat',
+        scopes: found.scopes,
+        allWorkspaces: found.allWorkspaces,
+        workspaceIds: found.allWorkspaces ? [] : found.workspaceIds,
+      },
+      user: toUserMessage(found.user),
+    };
+  }
+}
+
+/** Nest wiring: the store is the Prisma repository outside tests. */
+export const tokenCredentialStoreProvider = { provide: TOKEN_CREDENTIAL_STORE, useExisting: TokensRepository };

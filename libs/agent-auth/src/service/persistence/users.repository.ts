@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { IdentityDatabase } from './identity-database.js';
+import type { UserRow } from './rows.js';
+
+export interface NewUser {
+  email: string;
+  displayName: string;
+  passwordHash: string | null;
+  platformAdmin?: boolean;
+}
+
+/** Accounts. Emails are stored lower-cased (callers normalise them). */
+@Injectable()
+export class UsersRepository {
+  constructor(private readonly db: IdentityDatabase) {}
+
+  findById(id: string): Promise<UserRow | null> {
+    return this.db.client.user.findUnique({ where: { id } });
+  }
+
+  findByEmail(email: string): Promise<UserRow | null> {
+    return this.db.client.user.findUnique({ where: { email } });
+  }
+
+  findManyByIds(ids: string[]): Promise<UserRow[]> {
+    return this.db.client.user.findMany({ where: { id: { in: ids } } });
+  }
+
+  create(user: NewUser): Promise<UserRow> {
+    return this.db.client.user.create({ data: { ...user, platformAdmin: user.platformAdmin ?? false } });
+  }
+
+  updateDisplayName(id: string, displayName: string): Promise<UserRow> {
+    return this.db.client.user.update({ where: { id }, data: { displayName } });
+  }
+}

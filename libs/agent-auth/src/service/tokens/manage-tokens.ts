@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type {
+  CreateTokenRequest,
+  CreateTokenResponseSchema,
+  GetTokenAnalyticsResponseSchema,
+  GetTokenResponseSchema,
+  ListTokensResponseSchema,
+  UpdateTokenRequest,
+  UpdateTokenResponseSchema,
+} from '@kw/contracts';
+import type { RequestContext } from '@kw/platform-context';
+import { notFound } from '@kw/platform-errors';
+import { generateToken } from '../../tokens/token-format.js';
+import { CallerAccounts, type VerifiedCaller } from '../caller-accounts.js';
+import { toTokenMessage } from '../mappers.js';
+import type { TokenRow } from '../persistence/rows.js';
+import { TokensRepository, type TokenChanges } from '../persistence/tokens.repository.js';
+import { capExpiry, grantForNewToken, narrowedScopes, narrowedWorkspaces, parseFutureExpiry } from './token-grants.js';
+
+const ANALYTICS_DAYS = 30;
+const DAY_MS = 86_400_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The caller's personal access tokens (scope `tokens:manage`). A token of another user
+ * answers exactly like one that does not exist (404).
+ */
+@Injectable()
+export class ManageTokens {
+  constructor(
+    private readonly callers: CallerAccounts,
+    private readonly tokens: TokensRepository,
+  ) {}
+
+  async list(context: RequestContext): Promise<MessageInitShape<typeof ListTokensResponseSchema>> {
+    const { user } = await this.callers.require(context, 'tokens:manage');
+    return { tokens: (await this.tokens.listOwned(user.id)).map(toTokenMessage) };
+  }
+
+  async create(input: CreateTokenRequest, context: RequestContext, now = new Date()): Promise<MessageInitShape<typeof CreateTokenResponseSchema>> {
+    const caller = await this.callers.require(context, 'tokens:manage');
+    const grant = grantForNewToken({ scopes: input.scopes, allWorkspaces: input.allWorkspaces, workspaceIds: input.workspaceIds }, caller.auth);
+    const requestedExpiry = input.expiresAt === undefined ? null : parseFutureExpiry(input.expiresAt, now);
+    const expiresAt = capExpiry(requestedExpiry, await this.creatorExpiry(caller));
+    const secret = generateToken();
+    const row = await this.tokens.create({
+      userId: caller.user.id,
+      name: input.name.trim(),
+      tokenHash: secret.tokenHash,
+      displayPrefix: secret.displayPrefix,
+      scopes: grant.scopes,
+      allWorkspaces: grant.allWorkspaces,
+      workspaceIds: grant.workspaceIds,
+      expiresAt,
+    });
+    return { tokenInfo: toTokenMessage(row), token: secret.token, droppedScopes: grant.droppedScopes, droppedWorkspaceIds: grant.droppedWorkspaceIds };
+  }
+
+  async get(id: string, context: RequestContext): Promise<MessageInitShape<typeof GetTokenResponseSchema>> {
+    const { user } = await this.callers.require(context, 'tokens:manage');
+    return { tokenInfo: toTokenMessage(await this.owned(id, user.id)) };
+  }
+
+  async update(input: UpdateTokenRequest, context: RequestContext, now = new Date()): Promise<MessageInitShape<typeof UpdateTokenResponseSchema>> {
+    const caller = await this.callers.require(context, 'tokens:manage');
+    const token = await this.owned(input.id, caller.user.id);
+    const changes: TokenChanges = {};
+    if (input.name !== undefined) changes.name = input.name.trim();
+    if (input.expiresAt !== undefined) changes.expiresAt = capExpiry(parseFutureExpiry(input.expiresAt, now), await this.creatorExpiry(caller));
+    if (input.scopes) changes.scopes = narrowedScopes(input.scopes.values, token.scopes);
+    if (input.workspaceIds) {
+      changes.workspaceIds = narrowedWorkspaces(input.workspaceIds.values, token);
+      changes.allWorkspaces = false;
+    }
+    const updated = Object.keys(changes).length > 0 ? await this.tokens.update(token.id, changes) : token;
+    return { tokenInfo: toTokenMessage(updated) };
+  }
+
+  async revoke(id: string, context: RequestContext, now = new Date()): Promise<void> {
+    const { user } = await this.callers.require(context, 'tokens:manage');
+    if (!UUID.test(id) || !(await this.tokens.revoke(id, user.id, now))) throw notFound('Token');
+  }
+
+  async analytics(id: string, context: RequestContext, now = new Date()): Promise<MessageInitShape<typeof GetTokenAnalyticsResponseSchema>> {
+    const { user } = await this.callers.require(context, 'tokens:manage');
+    const token = await this.owned(id, user.id);
+    const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    const since = new Date(today - (ANALYTICS_DAYS - 1) * DAY_MS);
+    const usage = await this.tokens.usageSince(token.id, since);
+    const requestsPerDay = Array.from({ length: ANALYTICS_DAYS }, (_, i) => {
+      const day = new Date(since.getTime() + i * DAY_MS).toISOString().slice(0, 10);
+      return { day, requests: usage.get(day) ?? 0 };
+    });
+    return {
+      requestsPerDay,
+      lastUsedAt: token.lastUsedAt?.toISOString(),
+      lastUsedIp: token.lastUsedIp ?? undefined,
+      totalRequests: await this.tokens.totalRequests(token.id),
+    };
+  }
+
+  private async owned(id: string, userId: string): Promise<TokenRow> {
+    const token = UUID.test(id) ? await this.tokens.findOwned(id, userId) : null;
+    if (!token) throw notFound('Token');
+    return token;
+  }
+
+  /** The expiry of the token the caller authenticated with (sessions have none that binds). */
+  private async creatorExpiry(caller: VerifiedCaller): Promise<Date | null> {
+    if (caller.auth.credentialKind !== 'pat') return null;
+    const creator = await this.tokens.findOwned(caller.auth.credentialId, caller.user.id);
+    return creator?.expiresAt ?? null;
+  }
+}

@@ -1,0 +1,69 @@
+import { ALL_SCOPES, narrowScopes, narrowWorkspaces, scopeAllows, validateScopes, type Action, type WorkspaceGrant } from '@kw/platform-access-policy';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+
+/** What a token reaches: its scopes and its workspace restriction. */
+export interface TokenGrant extends WorkspaceGrant {
+  scopes: readonly string[];
+}
+
+export interface NarrowedGrant {
+  scopes: string[];
+  allWorkspaces: boolean;
+  workspaceIds: string[];
+  droppedScopes: string[];
+  droppedWorkspaceIds: string[];
+}
+
+const invalidField = (field: string, problem: string): AppError =>
+  new AppError({
+    status: 400,
+    code: ErrorCode.VALIDATION_FAILED,
+    message: `${field}: ${problem}`,
+    details: { fields: [{ field, problems: [problem] }] },
+    param: field,
+  });
+
+/**
+ * The grant of a new token: the requested scopes and workspaces that the creating credential
+ * itself holds (a token never mints a broader one). What is left out is reported, not granted.
+ */
+export function grantForNewToken(requested: TokenGrant, creator: TokenGrant): NarrowedGrant {
+  const scopes = narrowScopes(validateScopes(requested.scopes), creator.scopes);
+  if (scopes.scopes.length === 0) {
+    throw new AppError({ status: 403, code: ErrorCode.FORBIDDEN, message: 'Your credential holds none of the requested scopes' });
+  }
+  const workspaces = narrowWorkspaces(requested, creator);
+  const droppedWorkspaceIds = requested.allWorkspaces ? [] : [...new Set(requested.workspaceIds)].filter((id) => !workspaces.workspaceIds.includes(id));
+  return { scopes: scopes.scopes, ...workspaces, droppedScopes: scopes.dropped, droppedWorkspaceIds };
+}
+
+/** New scopes of an existing token: a subset of what it has. Adding one is refused (400). */
+export function narrowedScopes(requested: readonly string[], current: readonly string[]): string[] {
+  const scopes = validateScopes(requested);
+  const added = scopes.filter((s) => (s === ALL_SCOPES ? !current.includes(ALL_SCOPES) : !scopeAllows(current, s as Action)));
+  if (added.length > 0) throw invalidField('scopes', `a token's scopes can only be narrowed; it does not have ${added.map((s) => `'${s}'`).join(', ')}`);
+  return scopes;
+}
+
+/** New workspace restriction of an existing token: a subset of what it reaches. */
+export function narrowedWorkspaces(requested: readonly string[], current: WorkspaceGrant): string[] {
+  const ids = [...new Set(requested)];
+  if (current.allWorkspaces) return ids;
+  const added = ids.filter((id) => !current.workspaceIds.includes(id));
+  if (added.length > 0) throw invalidField('workspaceIds', `a token's workspaces can only be narrowed; it is not restricted to ${added.join(', ')}`);
+  return ids;
+}
+
+/** An expiry from a client: ISO 8601 in the future. */
+export function parseFutureExpiry(value: string, now: Date): Date {
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) throw invalidField('expiresAt', 'must be an ISO 8601 timestamp');
+  if (at <= now) throw invalidField('expiresAt', 'must be in the future');
+  return at;
+}
+
+/** A token made or changed by an expiring token never outlives it. */
+export function capExpiry(expiresAt: Date | null, creatorExpiresAt: Date | null): Date | null {
+  if (!creatorExpiresAt) return expiresAt;
+  return !expiresAt || expiresAt > creatorExpiresAt ? creatorExpiresAt : expiresAt;
+}

@@ -1,0 +1,77 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { requestContext } from '@kw/platform-context';
+import { AppError } from '@kw/platform-errors';
+import { csrfFailed, sessionRequired, unauthenticated, WWW_AUTHENTICATE } from './auth-errors.js';
+import { PUBLIC_ROUTE, SESSION_ONLY_ROUTE } from './auth.metadata.js';
+import { authenticateBearer } from './bearer.strategy.js';
+import { CSRF_COOKIE, CSRF_HEADER, parseCookies, SESSION_COOKIE } from './cookies.js';
+import { GatewayAuthenticator, type AuthenticatedCaller } from './gateway-authenticator.js';
+import { attachCaller } from './request-caller.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Authenticates every HTTP request at the edge (registered as APP_GUARD): a route needs a
+ * credential unless it is @Public(). A bearer header (personal access token) wins over a
+ * session cookie; tokens in the query string or body are ignored. The caller's AuthContext
+ * goes into the request context, so every message sent for this request carries it.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly authenticator: GatewayAuthenticator,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    let caller: AuthenticatedCaller;
+    try {
+      caller = await this.authenticate(request);
+    } catch (err) {
+      if (AppError.isAppError(err) && err.status === 401) void reply.header('www-authenticate', WWW_AUTHENTICATE);
+      throw err;
+    }
+    if (caller.auth.credentialKind !== 'session' && this.reflector.getAllAndOverride<boolean>(SESSION_ONLY_ROUTE, targets)) {
+      throw sessionRequired();
+    }
+    attachCaller(request, caller);
+    const current = requestContext.current();
+    if (current) current.auth = caller.auth;
+    return true;
+  }
+
+  private async authenticate(request: FastifyRequest): Promise<AuthenticatedCaller> {
+    const authorization = request.headers.authorization;
+    if (authorization !== undefined) return authenticateBearer({ headers: { authorization }, ip: request.ip });
+
+    const cookies = parseCookies(request.headers.cookie);
+    const sessionToken = cookies[SESSION_COOKIE];
+    if (!sessionToken) throw unauthenticated();
+    const session = await this.authenticator.authenticateSession(sessionToken, request.ip);
+    if (!SAFE_METHODS.has(request.method)) checkCsrf(request.headers[CSRF_HEADER], cookies[CSRF_COOKIE], session.csrfTokenHash);
+    return session;
+  }
+}
+
+/**
+ * Double-submit check: the header must equal the kw_csrf cookie (which a cross-site page can
+ * neither read nor set), and that value must be the one issued with this session.
+ */
+export function checkCsrf(header: string | string[] | undefined, cookie: string | undefined, expectedHash: string): void {
+  if (typeof header !== 'string' || !header || !cookie || !expectedHash) throw csrfFailed();
+  const a = Buffer.from(header);
+  const b = Buffer.from(cookie);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) throw csrfFailed();
+  const hash = Buffer.from(createHash('sha256').update(header).digest('hex'));
+  const expected = Buffer.from(expectedHash);
+  if (hash.length !== expected.length || !timingSafeEqual(hash, expected)) throw csrfFailed();
+}

@@ -1,0 +1,45 @@
+import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Observable } from 'rxjs';
+import { requestContext } from '@kw/platform-context';
+import { mostRestrictive, rateLimitedError, rateLimitHeaders, type RateLimiter } from '@kw/platform-rate-limit';
+import { RATE_LIMITERS, type RateLimiters } from './rate-limiters.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The workspace a request is about, as the client named it (only a rate-limit key here: never trusted for access). */
+function workspaceOf(request: FastifyRequest): string | undefined {
+  const params = request.params as Record<string, string> | undefined;
+  const query = request.query as Record<string, unknown> | undefined;
+  const body = request.body as Record<string, unknown> | undefined;
+  const fromPath = request.routeOptions?.url?.startsWith('/api/workspaces/:id') ? params?.id : undefined;
+  const candidate = fromPath ?? query?.workspaceId ?? (body && typeof body === 'object' ? body.workspaceId : undefined);
+  return typeof candidate === 'string' && UUID.test(candidate) ? candidate.toLowerCase() : undefined;
+}
+
+/**
+ * Per-credential and per-workspace request limits (429 with Retry-After; RateLimit-* headers on
+ * every limited response). Runs after authentication (interceptors follow guards), so the
+ * credential is known; anonymous requests are limited per address.
+ */
+@Injectable()
+export class RateLimitInterceptor implements NestInterceptor {
+  constructor(@Inject(RATE_LIMITERS) private readonly limiters: RateLimiters) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    if (context.getType() !== 'http') return next.handle();
+    const http = context.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const auth = requestContext.current()?.auth;
+    const checks: Promise<Awaited<ReturnType<RateLimiter['hit']>>>[] = [
+      auth?.credentialId ? this.limiters.perCredential.hit(`cred:${auth.credentialId}`) : this.limiters.perAddress.hit(`ip:${request.ip}`),
+    ];
+    const workspaceId = workspaceOf(request);
+    if (workspaceId) checks.push(this.limiters.perWorkspace.hit(`ws:${workspaceId}`));
+    const result = mostRestrictive(await Promise.all(checks));
+    void reply.headers(rateLimitHeaders(result));
+    if (!result.allowed) throw rateLimitedError(result);
+    return next.handle();
+  }
+}

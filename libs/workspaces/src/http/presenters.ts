@@ -1,0 +1,70 @@
+import type { Invitation, Member, Notification, Workspace, WorkspaceSettings } from '@kw/contracts';
+import { isWorkspaceRole } from '@kw/platform-access-policy';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+import type { InvitationDto, MemberDto } from './dto/members.dto.js';
+import type { NotificationDto } from './dto/notifications.dto.js';
+import type { WorkspaceSettingsDto } from './dto/settings.dto.js';
+import type { WorkspaceDto } from './dto/workspace.dto.js';
+
+/** The contract's "empty means none" strings become JSON nulls. */
+const orNull = (value: string): string | null => value || null;
+
+/** A field every answer of the service carries; its absence is a broken contract, not a client error. */
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new AppError({ status: 500, code: ErrorCode.INTERNAL_ERROR, message: `The workspaces service answered without ${what}` });
+  return value;
+}
+
+export function workspaceJson(message: Workspace | undefined): WorkspaceDto {
+  const w = required(message, 'a workspace');
+  return {
+    id: w.id,
+    name: w.name,
+    description: w.description,
+    visibility: w.visibility,
+    status: w.status,
+    hostedZoneId: orNull(w.hostedZoneId),
+    createdBy: w.createdBy,
+    createdAt: w.createdAt,
+    updatedAt: w.updatedAt,
+    archivedAt: orNull(w.archivedAt),
+    relation: w.relation,
+    role: isWorkspaceRole(w.relation) ? w.relation : null,
+  };
+}
+
+export function settingsJson(message: WorkspaceSettings | undefined): WorkspaceSettingsDto {
+  const s = required(message, 'settings');
+  return {
+    defaultFragmentTypeId: orNull(s.defaultFragmentTypeId),
+    enrichment: { summaries: s.enrichment?.summaries ?? false, tags: s.enrichment?.tags ?? false },
+    allowPublicSubscriptions: s.allowPublicSubscriptions,
+  };
+}
+
+export function memberJson(message: Member | undefined): MemberDto {
+  const m = required(message, 'a member');
+  return { userId: m.userId, email: m.email, displayName: m.displayName, role: m.role, joinedAt: m.joinedAt };
+}
+
+export function invitationJson(message: Invitation | undefined): InvitationDto {
+  const i = required(message, 'an invitation');
+  return {
+    id: i.id,
+    workspaceId: i.workspaceId,
+    workspaceName: i.workspaceName,
+    email: i.email,
+    role: i.role,
+    invitedBy: i.invitedBy,
+    status: i.status,
+    createdAt: i.createdAt,
+    expiresAt: i.expiresAt,
+  };
+}
+
+export function notificationJson(message: Notification | undefined): NotificationDto {
+  const n = required(message, 'a notification');
+  return { id: n.id, kind: n.kind, payload: JSON.parse(n.payloadJson || '{}') as Record<string, unknown>, createdAt: n.createdAt, readAt: orNull(n.readAt) };
+}
+
+export const list = <T>(items: T[]) => ({ items, count: items.length });

@@ -1,0 +1,13 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { NotificationSchema } from '@kw/contracts';
+import type { NotificationRow } from './control-db.js';
+import { iso } from './workspace-view.js';
+
+/** Kinds of notification this component writes. */
+export const NotificationKind = {
+  WORKSPACE_INVITATION: 'workspace.invitation',
+} as const;
+
+export function notificationView(row: NotificationRow): MessageInitShape<typeof NotificationSchema> {
+  return { id: row.id, kind: row.kind, payloadJson: JSON.stringify(row.payload ?? {}), createdAt: iso(row.createdAt), readAt: iso(row.readAt) };
+}

@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import type { MessageShape } from '@bufbuild/protobuf';
+import { WorkspacesService } from '@kw/contracts';
+import type { RequestContext } from '@kw/platform-context';
+import { Handles } from '@kw/platform-transport';
+import { tokenReaches } from './caller.js';
+import { WorkspaceAccess } from './workspace-access.js';
+
+type In = MessageShape<typeof WorkspacesService.method.resolveAccess.input>;
+
+/**
+ * For other components' own access checks: how the caller in the auth context stands towards
+ * a workspace. `found` is false whenever the policy would answer 404 for a read (missing,
+ * hidden, outside the token), so no component can leak a private workspace's existence;
+ * an archived workspace is reported (archived=true) only to its owners.
+ */
+@Injectable()
+export class ResolveAccessHandler {
+  constructor(private readonly access: WorkspaceAccess) {}
+
+  @Handles(WorkspacesService.method.resolveAccess)
+  async resolve(input: In, context: RequestContext) {
+    const { decision, workspace, relation } = await this.access.decision(context, input.workspaceId, 'workspaces:read');
+    const visible = decision.allowed || decision.status === 403 || this.ownerOfArchived(context, workspace, relation);
+    if (!workspace || !visible) return { found: false, relation: 'none' };
+    return {
+      found: true,
+      relation,
+      visibility: workspace.visibility,
+      archived: workspace.archivedAt !== null,
+      hostedZoneId: workspace.hostedZoneId ?? '',
+      status: workspace.status,
+    };
+  }
+
+  private ownerOfArchived(context: RequestContext, workspace: { id: string; archivedAt: Date | null } | undefined, relation: string): boolean {
+    const auth = context.auth;
+    return !!workspace && workspace.archivedAt !== null && relation === 'owner' && !!auth?.userId && tokenReaches(auth, workspace.id);
+  }
+}

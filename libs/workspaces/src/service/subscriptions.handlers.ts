@@ -1,0 +1,53 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { MessageShape } from '@bufbuild/protobuf';
+import { WorkspacesService } from '@kw/contracts';
+import { isWorkspaceRole } from '@kw/platform-access-policy';
+import type { RequestContext } from '@kw/platform-context';
+import { Handles } from '@kw/platform-transport';
+import { WORKSPACES_DB, type ControlDb } from './control-db.js';
+import { alreadyMember, subscriptionsClosed, workspaceNotFound } from './workspace-errors.js';
+import { WorkspaceAccess, type AuthorizedWorkspace } from './workspace-access.js';
+import { readSettings } from './workspace-settings.js';
+import { workspaceView } from './workspace-view.js';
+
+type M = typeof WorkspacesService.method;
+type In<K extends keyof M> = MessageShape<M[K]['input']>;
+
+/** Public subscriptions: read-style access only, and only to public workspaces. */
+@Injectable()
+export class SubscriptionHandlers {
+  constructor(
+    @Inject(WORKSPACES_DB) private readonly db: ControlDb,
+    private readonly access: WorkspaceAccess,
+  ) {}
+
+  @Handles(WorkspacesService.method.subscribeWorkspace)
+  async subscribe(input: In<'subscribeWorkspace'>, context: RequestContext) {
+    const target = await this.publicWorkspace(context, input.workspaceId);
+    const { workspace, relation, userId } = target;
+    if (isWorkspaceRole(relation)) throw alreadyMember();
+    if (relation !== 'subscriber') {
+      if (!readSettings(workspace.settings).allowPublicSubscriptions) throw subscriptionsClosed();
+      await this.db.workspaceSubscription.upsert({
+        where: { workspaceId_userId: { workspaceId: workspace.id, userId } },
+        create: { workspaceId: workspace.id, userId },
+        update: {},
+      });
+    }
+    return { workspace: workspaceView(workspace, 'subscriber') };
+  }
+
+  @Handles(WorkspacesService.method.unsubscribeWorkspace)
+  async unsubscribe(input: In<'unsubscribeWorkspace'>, context: RequestContext) {
+    const { workspace, relation, userId } = await this.publicWorkspace(context, input.workspaceId);
+    await this.db.workspaceSubscription.deleteMany({ where: { workspaceId: workspace.id, userId } });
+    return { workspace: workspaceView(workspace, relation === 'subscriber' ? 'none' : relation) };
+  }
+
+  /** A private workspace answers 404 here, even to its members: there is nothing to subscribe to. */
+  private async publicWorkspace(context: RequestContext, workspaceId: string): Promise<AuthorizedWorkspace> {
+    const target = await this.access.authorize(context, workspaceId, 'workspaces:read');
+    if (target.workspace.visibility !== 'public') throw workspaceNotFound();
+    return target;
+  }
+}

@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { ControlDbCloser, controlDbProvider } from './control-db.js';
+import { IdentityDirectory } from './identity-directory.js';
+import { InvitationHandlers } from './invitations.handlers.js';
+import { MemberHandlers } from './members.handlers.js';
+import { NotificationHandlers } from './notifications.handlers.js';
+import { ResolveAccessHandler } from './resolve-access.handler.js';
+import { SettingsHandlers } from './settings.handlers.js';
+import { SubscriptionHandlers } from './subscriptions.handlers.js';
+import { WorkspaceAccess } from './workspace-access.js';
+import { WorkspaceListingHandlers } from './workspace-listings.handlers.js';
+import { WorkspaceLifecycleHandlers } from './workspaces.handlers.js';
+
+/** The service side of the workspaces component: the handlers of kw.workspaces.v1.WorkspacesService. */
+@Module({
+  providers: [
+    controlDbProvider,
+    ControlDbCloser,
+    WorkspaceAccess,
+    IdentityDirectory,
+    WorkspaceLifecycleHandlers,
+    WorkspaceListingHandlers,
+    SettingsHandlers,
+    SubscriptionHandlers,
+    MemberHandlers,
+    InvitationHandlers,
+    NotificationHandlers,
+    ResolveAccessHandler,
+  ],
+})
+export class WorkspacesServiceModule {}

@@ -1,0 +1,77 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { WorkspacesService } from '@kw/contracts';
+import type { RequestContext } from '@kw/platform-context';
+import { denialError } from '@kw/platform-access-policy';
+import { Handles } from '@kw/platform-transport';
+import type { MessageShape } from '@bufbuild/protobuf';
+import { assertAccount } from './caller.js';
+import { WORKSPACES_DB, type ControlDb } from './control-db.js';
+import { hostedZoneNotFound, workspaceNotFound } from './workspace-errors.js';
+import { checkDescription, checkName, checkVisibility } from './workspace-fields.js';
+import { WorkspaceAccess } from './workspace-access.js';
+import { workspaceView } from './workspace-view.js';
+
+type M = typeof WorkspacesService.method;
+type In<K extends keyof M> = MessageShape<M[K]['input']>;
+
+/** One workspace's lifecycle: create, read, update, archive, restore. */
+@Injectable()
+export class WorkspaceLifecycleHandlers {
+  constructor(
+    @Inject(WORKSPACES_DB) private readonly db: ControlDb,
+    private readonly access: WorkspaceAccess,
+  ) {}
+
+  @Handles(WorkspacesService.method.createWorkspace)
+  async create(input: In<'createWorkspace'>, context: RequestContext) {
+    const { userId } = assertAccount(context, 'workspaces:write');
+    const name = checkName(input.name);
+    const description = checkDescription(input.description);
+    const visibility = checkVisibility(input.visibility || 'private');
+    // Hosted zones arrive with a later issue: until then no zone exists, so any id is unknown.
+    if (input.hostedZoneId !== undefined) throw hostedZoneNotFound();
+    const row = await this.db.workspace.create({
+      data: { name, description, visibility, createdBy: userId, members: { create: { userId, role: 'owner' } } },
+    });
+    return { workspace: workspaceView(row, 'owner') };
+  }
+
+  @Handles(WorkspacesService.method.getWorkspace)
+  async get(input: In<'getWorkspace'>, context: RequestContext) {
+    const { workspace, relation } = await this.access.authorize(context, input.workspaceId, 'workspaces:read');
+    return { workspace: workspaceView(workspace, relation) };
+  }
+
+  @Handles(WorkspacesService.method.updateWorkspace)
+  async update(input: In<'updateWorkspace'>, context: RequestContext) {
+    const { workspace, relation } = await this.access.authorize(context, input.workspaceId, 'workspaces:write');
+    const data = {
+      ...(input.name !== undefined && { name: checkName(input.name) }),
+      ...(input.description !== undefined && { description: checkDescription(input.description) }),
+      ...(input.visibility !== undefined && { visibility: checkVisibility(input.visibility) }),
+    };
+    if (Object.keys(data).length === 0) return { workspace: workspaceView(workspace, relation) };
+    const row = await this.db.workspace.update({ where: { id: workspace.id }, data });
+    return { workspace: workspaceView(row, relation) };
+  }
+
+  @Handles(WorkspacesService.method.archiveWorkspace)
+  async archive(input: In<'archiveWorkspace'>, context: RequestContext) {
+    const { workspace, relation } = await this.access.authorize(context, input.workspaceId, 'workspaces:delete');
+    const row = await this.db.workspace.update({ where: { id: workspace.id }, data: { archivedAt: new Date() } });
+    return { workspace: workspaceView(row, relation) };
+  }
+
+  @Handles(WorkspacesService.method.restoreWorkspace)
+  async restore(input: In<'restoreWorkspace'>, context: RequestContext) {
+    const { decision, workspace, relation } = await this.access.decision(context, input.workspaceId, 'workspaces:delete', { restoring: true });
+    if (!decision.allowed) {
+      // An archived workspace exists only for its owners: anybody else is told it does not.
+      if (decision.status === 403 && workspace?.archivedAt && relation !== 'owner') throw workspaceNotFound();
+      throw denialError(decision);
+    }
+    if (workspace!.archivedAt === null) return { workspace: workspaceView(workspace!, relation) };
+    const row = await this.db.workspace.update({ where: { id: workspace!.id }, data: { archivedAt: null } });
+    return { workspace: workspaceView(row, relation) };
+  }
+}

@@ -1,0 +1,66 @@
+import type { Action } from '@kw/platform-access-policy';
+
+/**
+ * The routes the authorization matrix walks. Each later issue appends its own routes here
+ * (one entry per route), and the matrix checks them for every kind of caller.
+ *
+ * Path placeholders, filled from the fixture: {ws} the workspace, {member} a member to act
+ * on, {invitation} a pending invitation, {token} one of the caller's own tokens.
+ */
+export interface MatrixRoute {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  path: string;
+  /** The policy action the route needs (scope and role come from it). */
+  action: Action;
+  /** Account-level route: no workspace involved, only the credential's scope matters. */
+  account?: boolean;
+  /** Any working credential may call it, whatever its scopes (it reports on the credential itself). */
+  anyScope?: boolean;
+  /** Only a platform admin may call it. */
+  platformAdmin?: boolean;
+  body?: unknown;
+  /**
+   * A successful call changes the target (archive, remove a member...): callers expected to
+   * succeed run it on a fresh copy of the workspace so the other cases are unaffected.
+   */
+  destructive?: boolean;
+  /** The target must be archived first (restore). Non-owners then see nothing: 404. */
+  needsArchived?: boolean;
+}
+
+export const WORKSPACE_ROUTES: MatrixRoute[] = [
+  { method: 'GET', path: '/api/workspaces', action: 'workspaces:read', account: true },
+  { method: 'POST', path: '/api/workspaces', action: 'workspaces:write', account: true, body: { name: 'matrix' } },
+  { method: 'GET', path: '/api/workspaces/accessible', action: 'workspaces:read', account: true },
+  { method: 'GET', path: '/api/workspaces/discover', action: 'workspaces:read', account: true },
+  { method: 'GET', path: '/api/workspaces/archived', action: 'workspaces:read', account: true },
+  { method: 'GET', path: '/api/invitations', action: 'workspaces:read', account: true },
+  { method: 'GET', path: '/api/notifications', action: 'profile:read', account: true },
+  { method: 'POST', path: '/api/notifications/read-all', action: 'profile:write', account: true },
+  { method: 'GET', path: '/api/workspaces/{ws}', action: 'workspaces:read' },
+  { method: 'PATCH', path: '/api/workspaces/{ws}', action: 'workspaces:write', body: { description: 'changed by the matrix' } },
+  { method: 'GET', path: '/api/workspaces/{ws}/settings', action: 'workspaces:read' },
+  { method: 'PATCH', path: '/api/workspaces/{ws}/settings', action: 'workspaces:write', body: { enrichment: { summaries: true } } },
+  { method: 'GET', path: '/api/workspaces/{ws}/members', action: 'members:read' },
+  { method: 'POST', path: '/api/workspaces/{ws}/members', action: 'members:manage', body: { email: 'invitee-{n}@example.test', role: 'viewer' } },
+  { method: 'PATCH', path: '/api/workspaces/{ws}/members/{member}', action: 'members:manage', body: { role: 'contributor' }, destructive: true },
+  { method: 'DELETE', path: '/api/workspaces/{ws}/members/{member}', action: 'members:manage', destructive: true },
+  { method: 'GET', path: '/api/workspaces/{ws}/invitations', action: 'members:read' },
+  { method: 'DELETE', path: '/api/workspaces/{ws}/invitations/{invitation}', action: 'members:manage', destructive: true },
+  { method: 'DELETE', path: '/api/workspaces/{ws}', action: 'workspaces:delete', destructive: true },
+  { method: 'POST', path: '/api/workspaces/{ws}/restore', action: 'workspaces:delete', destructive: true, needsArchived: true },
+];
+
+export const IDENTITY_ROUTES: MatrixRoute[] = [
+  { method: 'GET', path: '/api/auth/validate-token', action: 'profile:read', account: true, anyScope: true },
+  { method: 'GET', path: '/api/profile', action: 'profile:read', account: true },
+  { method: 'PATCH', path: '/api/profile', action: 'profile:write', account: true, body: { displayName: 'Matrix Person' } },
+  { method: 'GET', path: '/api/user/beta-features', action: 'profile:read', account: true },
+  { method: 'GET', path: '/api/tokens', action: 'tokens:manage', account: true },
+  { method: 'POST', path: '/api/tokens', action: 'tokens:manage', account: true, body: { name: 'matrix', scopes: ['profile:read'] } },
+  { method: 'GET', path: '/api/tokens/{token}', action: 'tokens:manage', account: true },
+  { method: 'GET', path: '/api/tokens/{token}/analytics', action: 'tokens:manage', account: true },
+  { method: 'POST', path: '/api/admin/users', action: 'admin', account: true, platformAdmin: true, body: { email: 'made-{n}@example.test', displayName: 'Made', password: 'a-long-enough-password-1' } },
+];
+
+export const MATRIX_ROUTES: MatrixRoute[] = [...IDENTITY_ROUTES, ...WORKSPACE_ROUTES];
