@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { ROOT, type LogLine } from './processes.js';
+import { collectLogLines, ROOT, type LogLine } from './processes.js';
 
 export interface DistributedPlatform {
   /** The gateway's base URL. */
@@ -36,21 +36,8 @@ export async function startDistributed(env: { DATABASE_URL: string; NATS_URL: st
   const logs: LogLine[] = [];
   const pids = new Map<string, number>();
   const exited = new Promise<number | string>((resolve) => runner.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-  let buffered = '';
-  runner.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    let newline: number;
-    while ((newline = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-      try {
-        const parsed = JSON.parse(line) as LogLine;
-        logs.push(parsed);
-        if (parsed.msg === 'app started') pids.set(parsed.app as string, parsed.pid as number);
-      } catch {
-        logs.push({ level: 'raw', msg: line });
-      }
-    }
+  collectLogLines(runner, logs, (parsed) => {
+    if (parsed.msg === 'app started') pids.set(parsed.app as string, parsed.pid as number);
   });
   const stderr: string[] = [];
   runner.stderr!.setEncoding('utf8').on('data', (c: string) => stderr.push(c));

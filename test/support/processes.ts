@@ -25,6 +25,27 @@ export interface PlatformProcess {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
+/** Parses a child's stdout as JSON log lines into `logs` (other lines kept as `raw`). */
+export function collectLogLines(child: ChildProcess, logs: LogLine[], onLine: (line: LogLine) => void = () => undefined): void {
+  let buffered = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      let parsed: LogLine;
+      try {
+        parsed = JSON.parse(line) as LogLine;
+      } catch {
+        parsed = { level: 'raw', msg: line };
+      }
+      logs.push(parsed);
+      onLine(parsed);
+    }
+  });
+}
+
 /** A scratch folder for one test's data. */
 export function tempDir(prefix = 'kw-test-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
@@ -43,22 +64,9 @@ export async function startApp(app: string, env: Record<string, string>, timeout
   const logs: LogLine[] = [];
   const stderr: string[] = [];
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-  let buffered = '';
   let onReady: ((url: string) => void) | undefined;
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    let newline: number;
-    while ((newline = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-      try {
-        const parsed = JSON.parse(line) as LogLine;
-        logs.push(parsed);
-        if (typeof parsed.msg === 'string' && parsed.msg.endsWith(' ready') && typeof parsed.url === 'string') onReady?.(parsed.url);
-      } catch {
-        logs.push({ level: 'raw', msg: line });
-      }
-    }
+  collectLogLines(child, logs, (parsed) => {
+    if (typeof parsed.msg === 'string' && parsed.msg.endsWith(' ready') && typeof parsed.url === 'string') onReady?.(parsed.url);
   });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
 

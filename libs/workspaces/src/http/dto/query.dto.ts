@@ -4,7 +4,17 @@ import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'cla
 import { DISCOVER_LIMIT_DEFAULT, DISCOVER_LIMIT_MAX, NOTIFICATIONS_LIMIT_DEFAULT, NOTIFICATIONS_LIMIT_MAX } from '../../workspace-limits.js';
 
 /** Query strings arrive as text: numbers are converted here, then range-checked. */
-export class DiscoverQueryDto {
+class OffsetQueryDto {
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  offset?: number;
+}
+
+export class DiscoverQueryDto extends OffsetQueryDto {
   @ApiPropertyOptional({ maxLength: 200, description: 'Case-insensitive substring of the name or description (`%` and `_` match themselves)' })
   @IsOptional()
   @IsString()
@@ -18,17 +28,9 @@ export class DiscoverQueryDto {
   @Min(1)
   @Max(DISCOVER_LIMIT_MAX)
   limit?: number;
-
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000)
-  offset?: number;
 }
 
-export class NotificationsQueryDto {
+export class NotificationsQueryDto extends OffsetQueryDto {
   @ApiPropertyOptional({ type: Boolean, default: false, description: 'Only unread notifications' })
   @IsOptional()
   @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
@@ -42,12 +44,4 @@ export class NotificationsQueryDto {
   @Min(1)
   @Max(NOTIFICATIONS_LIMIT_MAX)
   limit?: number;
-
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000)
-  offset?: number;
 }
