@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -182,8 +183,16 @@ function createRunning(parts: {
     close() {
       closing ??= (async () => {
         parts.app.get(Lifecycle).markDraining();
-        // Close HTTP first: in-flight requests may still call other components.
-        await parts.app.getHttpAdapter().close();
+        // Close HTTP first: in-flight requests may still call other components. A keep-alive
+        // connection that finishes its request during the drain becomes idle afterwards; close
+        // such connections as they appear instead of waiting for their keep-alive timeout.
+        const server = parts.app.getHttpServer() as Server;
+        const sweeper = setInterval(() => server.closeIdleConnections(), 50);
+        try {
+          await parts.app.getHttpAdapter().close();
+        } finally {
+          clearInterval(sweeper);
+        }
         await parts.app.close();
         await parts.database?.close();
         parts.logger.info({}, 'stopped');
