@@ -40,6 +40,13 @@ describe('embedded mode', () => {
     expect(document.openapi).toBe('3.1.0');
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/health', '/api/version']));
     expect(document.paths['/api/health'].get).toBeDefined();
+    // Per-route security: authenticated by default (token or session), public routes say so.
+    expect((document as unknown as { security: unknown }).security).toEqual([{ bearer: [] }, { session: [] }]);
+    expect(document.paths['/api/health'].get).toMatchObject({ security: [] });
+    expect(document.paths['/api/auth/sign-in'].post).toMatchObject({ security: [] });
+    expect(document.paths['/api/auth/sign-out'].post).toMatchObject({ security: [{ session: [] }] });
+    expect(document.paths['/api/workspaces'].get).not.toHaveProperty('security');
+    expect(JSON.stringify(document)).not.toContain('x-kw-public');
     // Generated from the DTOs, not written by hand.
     expect(document.components.schemas).toHaveProperty('HealthDto');
     expect(document.components.schemas).toHaveProperty('VersionDto');

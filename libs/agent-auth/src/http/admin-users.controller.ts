@@ -1,12 +1,11 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { IdentityService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { CreateUserDto } from './dto/auth.dto.js';
 import { toUserDto, UserEnvelopeDto } from './dto/user.dto.js';
 
 @ApiTags('Administration')
-@ApiBearerAuth('bearer')
 @Controller('api/admin/users')
 export class AdminUsersController {
   constructor(private readonly client: ServiceClient) {}

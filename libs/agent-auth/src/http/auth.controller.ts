@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IdentityService } from '@kw/contracts';
 import { Public, SessionOnly } from '@kw/platform-http';
@@ -45,7 +45,6 @@ export class AuthController {
   }
 
   @Get('validate-token')
-  @ApiBearerAuth('bearer')
   @ApiOperation({
     summary: 'Validate the credential',
     description: 'Confirms the credential is accepted now and reports what it reaches. The target endpoint still performs its own checks. Invalid, expired or revoked: 401.',

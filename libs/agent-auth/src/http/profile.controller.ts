@@ -1,12 +1,11 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { IdentityService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { BetaFeatureListDto, UpdateBetaFeatureDto, UpdateProfileDto } from './dto/profile.dto.js';
 import { toUserDto, UserEnvelopeDto } from './dto/user.dto.js';
 
 @ApiTags('Profile')
-@ApiBearerAuth('bearer')
 @Controller('api')
 export class ProfileController {
   constructor(private readonly client: ServiceClient) {}

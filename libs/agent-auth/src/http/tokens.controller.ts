@@ -1,12 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { IdentityService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { CreatedTokenDto, CreateTokenDto, TokenAnalyticsDto, TokenDto, TokenListDto, toTokenDto, UpdateTokenDto } from './dto/token.dto.js';
 
 /** Personal access tokens of the caller. Every route needs scope `tokens:manage` (sessions have it). */
 @ApiTags('Tokens')
-@ApiBearerAuth('bearer')
 @Controller('api/tokens')
 export class TokensController {
   constructor(private readonly client: ServiceClient) {}

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { PUBLIC_EXTENSION } from './auth/auth.metadata.js';
 
 export interface OpenApiSettings {
   title: string;
@@ -21,8 +22,25 @@ export function buildOpenApiDocument(app: NestFastifyApplication, settings: Open
     .addServer(settings.serverUrl)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Personal access token or OAuth access token' }, 'bearer')
     .addCookieAuth('kw_session', { type: 'apiKey', in: 'cookie', name: 'kw_session', description: 'Browser session from POST /api/auth/sign-in; state-changing requests also need the x-csrf-token header (double submit of the kw_csrf cookie)' }, 'session')
+    // Every route needs one of the two unless it says otherwise (public routes: `security: []`).
+    .addSecurityRequirements('bearer')
+    .addSecurityRequirements('session')
     .build();
-  return SwaggerModule.createDocument(app, config, { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` });
+  const document = SwaggerModule.createDocument(app, config, { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` });
+  return markPublicOperations(document);
+}
+
+/** Public routes need no credential: `security: []` overrides the document's default. */
+function markPublicOperations(document: OpenAPIObject): OpenAPIObject {
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as Record<string, unknown>[]) {
+      if (operation && typeof operation === 'object' && operation[PUBLIC_EXTENSION]) {
+        delete operation[PUBLIC_EXTENSION];
+        operation.security = [];
+      }
+    }
+  }
+  return document;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WorkspacesService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { InvitationListDto } from './dto/members.dto.js';
@@ -10,7 +10,6 @@ const M = WorkspacesService.method;
 
 /** The caller's side of invitations: those addressed to the caller's email. */
 @ApiTags('Invitations')
-@ApiBearerAuth('bearer')
 @Controller('api/invitations')
 export class InvitationsController {
   constructor(private readonly client: ServiceClient) {}

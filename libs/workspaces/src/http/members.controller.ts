@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WorkspacesService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { InvitationListDto, InvitationResponseDto, InviteMemberDto, MemberListDto, MemberResponseDto, UpdateMemberRoleDto } from './dto/members.dto.js';
@@ -9,7 +9,6 @@ const M = WorkspacesService.method;
 
 /** Members and pending invitations of one workspace. `{memberId}` is the member's user id. */
 @ApiTags('Workspace members')
-@ApiBearerAuth('bearer')
 @Controller('api/workspaces/:id')
 export class MembersController {
   constructor(private readonly client: ServiceClient) {}

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WorkspacesService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { NOTIFICATIONS_LIMIT_DEFAULT } from '../workspace-limits.js';
@@ -11,7 +11,6 @@ const M = WorkspacesService.method;
 
 /** The caller's notifications. */
 @ApiTags('Notifications')
-@ApiBearerAuth('bearer')
 @Controller('api/notifications')
 export class NotificationsController {
   constructor(private readonly client: ServiceClient) {}

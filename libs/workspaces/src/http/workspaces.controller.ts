@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WorkspacesService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { DISCOVER_LIMIT_DEFAULT } from '../workspace-limits.js';
@@ -15,7 +15,6 @@ const M = WorkspacesService.method;
  * with the access policy). `{id}` that is not a UUID answers 404 like an unknown id.
  */
 @ApiTags('Workspaces')
-@ApiBearerAuth('bearer')
 @Controller('api/workspaces')
 export class WorkspacesController {
   constructor(private readonly client: ServiceClient) {}
