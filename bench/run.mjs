@@ -19,6 +19,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 const DURATION = quick ? 3 : 15;
 const CONNECTIONS = 16;
+/** The load generator is one address: lift the per-address rate limit for the measured platform. */
+const UNLIMITED = { RATE_LIMIT_PER_ADDRESS: '1000000000', RATE_LIMIT_PER_CREDENTIAL: '1000000000', RATE_LIMIT_PER_WORKSPACE: '1000000000' };
 
 function spawnLine(args, env, match) {
   return new Promise((resolve, reject) => {
@@ -88,7 +90,7 @@ async function gatewayVsFastify() {
   const port = await freePort();
   const platform = spawn(process.execPath, ['dist/apps/gateway/src/main.js'], {
     cwd: root,
-    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...UNLIMITED },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   await waitFor(`http://127.0.0.1:${port}/api/version`);
@@ -118,7 +120,7 @@ async function natsHopVsBareNats() {
   const port = await freePort();
   const platform = spawn(process.execPath, ['scripts/run-distributed.mjs'], {
     cwd: root,
-    env: { PATH: process.env.PATH, APPS: 'gateway,fragments', DATABASE_URL: dbUrl.toString(), NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}`, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT_BASE: '0', LOG_LEVEL: 'warn', DIAGNOSTICS_ENABLED: 'true' },
+    env: { PATH: process.env.PATH, APPS: 'gateway,fragments', DATABASE_URL: dbUrl.toString(), NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}`, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT_BASE: '0', LOG_LEVEL: 'warn', DIAGNOSTICS_ENABLED: 'true', ...UNLIMITED },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const bare = await spawnLine(['bench/baselines/bare-fastify.mjs', 'nats', NATS_URL], {}, (l) => (/^\d+$/.test(l.trim()) ? l.trim() : undefined));

@@ -82,14 +82,28 @@ describe('authorization matrix', () => {
       await ok(person.token, 'POST', `/api/invitations/${invitation.id}/accept`, undefined, 200);
     }
     const { invitation } = await ok(owner.token, 'POST', `/api/workspaces/${workspace.id}/members`, { email: `pending-${counter++}@example.test`, role: 'viewer' }, 201);
-    return { id: workspace.id as string, member: people.get('spare')!.userId, invitation: invitation.id as string };
+    // Content of the owner's, for the fragment routes.
+    const { fragmentType } = await ok(owner.token, 'POST', `/api/workspaces/${workspace.id}/fragment-types`, { key: 'matrix', name: 'Matrix' }, 201);
+    const { items: types } = await ok(owner.token, 'GET', `/api/workspaces/${workspace.id}/fragment-types`, undefined, 200);
+    const note = types.find((t: { key: string }) => t.key === 'note');
+    const { fragment } = await ok(owner.token, 'POST', '/api/memory-fragments', { workspaceId: workspace.id, fragmentTypeId: note.id, title: 'matrix', content: 'matrix' }, 201);
+    const { collection } = await ok(owner.token, 'POST', `/api/workspaces/${workspace.id}/collections`, { name: 'matrix' }, 201);
+    return {
+      id: workspace.id as string,
+      member: people.get('spare')!.userId,
+      invitation: invitation.id as string,
+      fragment: fragment.id as string,
+      collection: collection.id as string,
+      type: fragmentType.id as string,
+    };
   }
 
   let privateFixture: Awaited<ReturnType<typeof buildWorkspace>>;
   let publicFixture: Awaited<ReturnType<typeof buildWorkspace>>;
 
   beforeAll(async () => {
-    platform = await startEmbedded(dataDir, { ...admin, LOG_LEVEL: 'info' });
+    // The matrix makes hundreds of calls with a few credentials: rate limits are tested elsewhere.
+    platform = await startEmbedded(dataDir, { ...admin, LOG_LEVEL: 'info', RATE_LIMIT_PER_CREDENTIAL: '100000', RATE_LIMIT_PER_WORKSPACE: '100000' });
     base = platform.url;
     for (const name of ['owner', 'collaborator', 'contributor', 'viewer', 'spare', 'subscriber', 'non-member']) {
       const { user, token } = await userWithToken(base, admin.ADMIN_TOKEN, { scopes: ['*'] });
@@ -141,12 +155,23 @@ describe('authorization matrix', () => {
     if (principal === 'non-member' || principal === 'other-workspace token') return 404;
     if (route.needsArchived && caller.relation !== 'owner') return 404;
     if (!scopes.includes('*') && !scopes.includes(route.action)) return 403;
-    return roleAllows(caller.relation, route.action, false) ? 'allowed' : 403;
+    return roleAllows(caller.relation, route.action, route.creates ?? false) ? 'allowed' : 403;
   }
 
-  function fill(path: string, target: { id: string; member: string; invitation: string }, tokenId?: string): string {
-    return path.replace('{ws}', target.id).replace('{member}', target.member).replace('{invitation}', target.invitation).replace('{token}', tokenId ?? UNKNOWN_ID);
+  type Target = Awaited<ReturnType<typeof buildWorkspace>>;
+
+  function fill(path: string, target: Target, tokenId?: string): string {
+    return path
+      .replaceAll('{ws}', target.id)
+      .replaceAll('{member}', target.member)
+      .replaceAll('{invitation}', target.invitation)
+      .replaceAll('{fragment}', target.fragment)
+      .replaceAll('{collection}', target.collection)
+      .replaceAll('{type}', target.type)
+      .replaceAll('{token}', tokenId ?? UNKNOWN_ID);
   }
+
+  const fillBody = (body: unknown, target: Target, tokenId?: string): unknown => (body === undefined ? undefined : JSON.parse(fill(JSON.stringify(body), target, tokenId)));
 
   const cases = MATRIX_ROUTES.flatMap((route) => PRINCIPALS.map((principal) => ({ route, principal })));
 
@@ -161,7 +186,7 @@ describe('authorization matrix', () => {
       ? (await createToken(base, caller.token, { name: 'matrix target', scopes: ['profile:read'] })).id
       : undefined;
 
-    const answer = await call(caller.token, route.method, fill(route.path, target, tokenId), route.body);
+    const answer = await call(caller.token, route.method, fill(route.path, target, tokenId), fillBody(route.body, target, tokenId));
     if (want === 'allowed') {
       expect([401, 403, 404], answer.text).not.toContain(answer.status);
       expect(answer.status, answer.text).toBeLessThan(500);
@@ -172,7 +197,8 @@ describe('authorization matrix', () => {
     }
     if (want === 404 && route.path.includes('{ws}')) {
       // Cross-tenant answers are byte-identical to the answer for an id that does not exist.
-      const missing = await call(caller.token, route.method, fill(route.path, { id: UNKNOWN_ID, member: target.member, invitation: target.invitation }, tokenId), route.body);
+      const unknown = { ...target, id: UNKNOWN_ID };
+      const missing = await call(caller.token, route.method, fill(route.path, unknown, tokenId), fillBody(route.body, unknown, tokenId));
       expect(missing.status).toBe(404);
       expect(answer.text).toBe(missing.text);
     }

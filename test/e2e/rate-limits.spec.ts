@@ -54,3 +54,26 @@ describe('rate limits', () => {
     expect(res.headers.get('ratelimit-remaining')).toBe('4');
   });
 });
+
+describe('rate limits without a credential', () => {
+  const dataDir = tempDir('kw-rate-anon-');
+  let platform: PlatformProcess;
+
+  beforeAll(async () => {
+    platform = await startEmbedded(dataDir, { RATE_LIMIT_PER_ADDRESS: '3', RATE_LIMIT_WINDOW_SECONDS: '60' });
+  }, 60_000);
+  afterAll(async () => {
+    await platform?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('limits public routes per address, but never probes or metrics', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await fetch(`${platform.url}/api/version`)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    for (let i = 0; i < 5; i++) {
+      expect((await fetch(`${platform.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${platform.url}/metrics`)).status).toBe(200);
+    }
+  });
+});

@@ -5,6 +5,9 @@ import { requestContext } from '@kw/platform-context';
 import { mostRestrictive, rateLimitedError, rateLimitHeaders, type RateLimiter } from '@kw/platform-rate-limit';
 import { RATE_LIMITERS, type RateLimiters } from './rate-limiters.js';
 
+/** Orchestrator probes and metrics scrapes are never limited: a 429 there would restart pods. */
+const UNLIMITED_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The workspace a request is about, as the client named it (only a rate-limit key here: never trusted for access). */
@@ -31,6 +34,7 @@ export class RateLimitInterceptor implements NestInterceptor {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
+    if (UNLIMITED_ROUTES.has(request.routeOptions?.url ?? '')) return next.handle();
     const auth = requestContext.current()?.auth;
     const checks: Promise<Awaited<ReturnType<RateLimiter['hit']>>>[] = [
       auth?.credentialId ? this.limiters.perCredential.hit(`cred:${auth.credentialId}`) : this.limiters.perAddress.hit(`ip:${request.ip}`),

@@ -1,0 +1,45 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
+
+/** An OpenAI-compatible endpoint that answers 500 while `failing.on` (a provider that fails on demand). */
+export async function flakyOpenAiServer(): Promise<{ url: string; failing: { on: boolean }; calls: () => number; close: () => Promise<void> }> {
+  const failing = { on: true };
+  let calls = 0;
+  const server: Server = createServer(async (req, res) => {
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    calls++;
+    res.setHeader('content-type', 'application/json');
+    if (failing.on) {
+      res.statusCode = 500;
+      res.end('{"error":{"message":"unavailable"}}');
+      return;
+    }
+    const body = JSON.parse(raw);
+    if (req.url?.endsWith('/embeddings')) {
+      res.end(JSON.stringify({ data: (body.input as string[]).map((_, index) => ({ index, embedding: [1, 2, 3] })) }));
+    } else {
+      res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: body.messages[0].content.includes('JSON') ? '["remote"]' : 'Remote summary.' } }] }));
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/v1`, failing, calls: () => calls, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/** Polls GET /api/memory-fragments/{id} until the fragment is published; returns it. */
+export async function untilPublished(get: () => Promise<{ status: number; body: any }>, timeout = 30_000): Promise<any> {
+  let fragment: any;
+  await expect
+    .poll(
+      async () => {
+        const res = await get();
+        fragment = res.body.fragment;
+        return fragment?.status;
+      },
+      { timeout, interval: 100 },
+    )
+    .toBe('published');
+  return fragment;
+}
