@@ -1,4 +1,6 @@
 import { defineComponent } from '@kw/platform-runtime';
+import { FragmentsHttpModule } from './http/fragments-http.module.js';
+import { FragmentsServiceModule } from './service/fragments-service.module.js';
 
-/** The fragments component: data-plane service. Its module grows with the fragments issues. */
-export const fragmentsComponent = defineComponent({ name: 'fragments', planes: ['data'] });
+/** The fragments component (data plane): fragment types, memory fragments and collections. */
+export const fragmentsComponent = defineComponent({ name: 'fragments', planes: ['data'], module: FragmentsServiceModule, httpModule: FragmentsHttpModule });

@@ -5,7 +5,9 @@ import type { Action } from '@kw/platform-access-policy';
  * (one entry per route), and the matrix checks them for every kind of caller.
  *
  * Path placeholders, filled from the fixture: {ws} the workspace, {member} a member to act
- * on, {invitation} a pending invitation, {token} one of the caller's own tokens.
+ * on, {invitation} a pending invitation, {token} one of the caller's own tokens, {fragment} a
+ * fragment, {collection} a collection and {type} an unused fragment type, all three created by
+ * the owner. Placeholders are filled in bodies too.
  */
 export interface MatrixRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -26,6 +28,8 @@ export interface MatrixRoute {
   destructive?: boolean;
   /** The target must be archived first (restore). Non-owners then see nothing: 404. */
   needsArchived?: boolean;
+  /** The route creates new content: roles that may write their own content (contributors) may call it. */
+  creates?: boolean;
 }
 
 export const WORKSPACE_ROUTES: MatrixRoute[] = [
@@ -63,4 +67,30 @@ export const IDENTITY_ROUTES: MatrixRoute[] = [
   { method: 'POST', path: '/api/admin/users', action: 'admin', account: true, platformAdmin: true, body: { email: 'made-{n}@example.test', displayName: 'Made', password: 'a-long-enough-password-1' } },
 ];
 
-export const MATRIX_ROUTES: MatrixRoute[] = [...IDENTITY_ROUTES, ...WORKSPACE_ROUTES];
+const FRAGMENT_BODY = { workspaceId: '{ws}', fragmentTypeId: '{type}', title: 'matrix {n}', content: '# Matrix' };
+
+export const FRAGMENT_ROUTES: MatrixRoute[] = [
+  { method: 'GET', path: '/api/workspaces/{ws}/fragment-types', action: 'fragments:read' },
+  { method: 'POST', path: '/api/workspaces/{ws}/fragment-types', action: 'fragments:write', creates: true, body: { key: 'matrix-{n}', name: 'Matrix' } },
+  { method: 'GET', path: '/api/workspaces/{ws}/fragment-types/{type}', action: 'fragments:read' },
+  { method: 'PATCH', path: '/api/workspaces/{ws}/fragment-types/{type}', action: 'fragments:write', body: { description: 'changed by the matrix' } },
+  { method: 'DELETE', path: '/api/workspaces/{ws}/fragment-types/{type}', action: 'fragments:delete', destructive: true },
+  { method: 'GET', path: '/api/memory-fragments?workspaceId={ws}', action: 'fragments:read' },
+  { method: 'POST', path: '/api/memory-fragments', action: 'fragments:write', creates: true, body: FRAGMENT_BODY },
+  { method: 'POST', path: '/api/memory-fragments/check-limits', action: 'fragments:read', body: { workspaceId: '{ws}' } },
+  { method: 'GET', path: '/api/memory-fragments/{fragment}', action: 'fragments:read' },
+  { method: 'PATCH', path: '/api/memory-fragments/{fragment}', action: 'fragments:write', body: { tags: ['matrix'] } },
+  { method: 'POST', path: '/api/memory-fragments/{fragment}/enrich', action: 'fragments:write' },
+  { method: 'DELETE', path: '/api/memory-fragments/{fragment}', action: 'fragments:delete', destructive: true },
+  { method: 'GET', path: '/api/workspaces/{ws}/collections', action: 'collections:read' },
+  { method: 'POST', path: '/api/workspaces/{ws}/collections', action: 'collections:write', creates: true, body: { name: 'matrix {n}' } },
+  { method: 'GET', path: '/api/workspaces/{ws}/collections/{collection}', action: 'collections:read' },
+  { method: 'PATCH', path: '/api/workspaces/{ws}/collections/{collection}', action: 'collections:write', body: { description: 'changed by the matrix' } },
+  { method: 'DELETE', path: '/api/workspaces/{ws}/collections/{collection}', action: 'collections:write', destructive: true },
+  { method: 'GET', path: '/api/workspaces/{ws}/collections/{collection}/fragments', action: 'collections:read' },
+  { method: 'POST', path: '/api/workspaces/{ws}/collections/{collection}/fragments', action: 'collections:write', body: { fragmentIds: ['{fragment}'] } },
+  { method: 'DELETE', path: '/api/workspaces/{ws}/collections/{collection}/fragments', action: 'collections:write', body: { fragmentIds: ['{fragment}'] } },
+  { method: 'POST', path: '/api/workspaces/{ws}/fragment-collections', action: 'collections:read', body: { fragmentIds: ['{fragment}'] } },
+];
+
+export const MATRIX_ROUTES: MatrixRoute[] = [...IDENTITY_ROUTES, ...WORKSPACE_ROUTES, ...FRAGMENT_ROUTES];

@@ -8,6 +8,8 @@ export type RunMode = (typeof RUN_MODES)[number];
 export const COMPONENTS = ['gateway', 'workspaces', 'fragments', 'files', 'search', 'chat', 'agent-auth', 'webhooks'] as const;
 export type ComponentName = (typeof COMPONENTS)[number];
 
+export const AI_PROVIDERS = ['builtin', 'openai'] as const;
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
@@ -168,6 +170,12 @@ export class AppConfig {
   @Max(24 * 90)
   SESSION_TTL_HOURS = 24 * 7;
 
+  /** Fragments one workspace may hold (archived ones included); 409 FRAGMENT_LIMIT_REACHED above. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  MAX_FRAGMENTS_PER_WORKSPACE = 100_000;
+
   /** Requests one credential (token or session) may make per window; 429 above. */
   @Transform(toInt)
   @IsInt()
@@ -192,6 +200,58 @@ export class AppConfig {
   @Min(1)
   @Max(86_400)
   RATE_LIMIT_WINDOW_SECONDS = 60;
+
+  /** AI provider of enrichment (summaries, tags, embeddings): `builtin` (no network, deterministic) or `openai` (any OpenAI-compatible endpoint). */
+  @IsIn(AI_PROVIDERS)
+  AI_PROVIDER: (typeof AI_PROVIDERS)[number] = 'builtin';
+
+  /** Base URL of the OpenAI-compatible API, version included (e.g. https://api.openai.com/v1, http://localhost:11434/v1). */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  AI_BASE_URL?: string;
+
+  /** Bearer key sent to the OpenAI-compatible API (unset: no Authorization header, e.g. a local Ollama). */
+  @IsOptional()
+  @IsString()
+  AI_API_KEY?: string;
+
+  /** Chat model used for summaries and tags (AI_PROVIDER=openai). */
+  @IsString()
+  @MinLength(1)
+  AI_CHAT_MODEL = 'gpt-4o-mini';
+
+  /** Embedding model (AI_PROVIDER=openai). */
+  @IsString()
+  @MinLength(1)
+  AI_EMBEDDING_MODEL = 'text-embedding-3-small';
+
+  /** How long one call to the AI provider may take before it counts as a failed attempt. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  AI_TIMEOUT_MS = 60_000;
+
+  /** Attempts of one enrichment step (summary, tags, embedding, graph) before it is recorded as failed. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  ENRICHMENT_MAX_ATTEMPTS = 4;
+
+  /** First retry delay of a failing enrichment step; doubles per attempt, with jitter. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  ENRICHMENT_RETRY_BASE_MS = 1_000;
+
+  /** How often the outbox relay looks for unpublished events (it also runs right after a publish batch). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  OUTBOX_POLL_INTERVAL_MS = 250;
 
   /** Pretty, human-oriented log lines instead of JSON (never in production). */
   @IsOptional()

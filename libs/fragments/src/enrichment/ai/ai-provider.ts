@@ -1,0 +1,32 @@
+/** An entity found in a text: a person or project name, a handle, a URL, a technology... */
+export interface ExtractedEntity {
+  kind: 'name' | 'handle' | 'url' | 'hashtag' | 'email' | 'technology';
+  name: string;
+}
+
+/** Two entities linked in a text (co-occurrence in one paragraph by default). */
+export interface ExtractedRelation {
+  source: ExtractedEntity;
+  target: ExtractedEntity;
+  kind: string;
+}
+
+export interface GraphExtraction {
+  entities: ExtractedEntity[];
+  relations: ExtractedRelation[];
+}
+
+/**
+ * The AI provider port of enrichment: the built-in provider (no network, deterministic) or an
+ * OpenAI-compatible endpoint. Every method may throw; the caller retries with backoff.
+ */
+export interface AiProvider {
+  readonly name: string;
+  summarize(text: string): Promise<string>;
+  generateTags(text: string, max: number): Promise<string[]>;
+  /** One L2-normalised vector per text, in order. */
+  embed(texts: string[]): Promise<number[][]>;
+  extractGraph(text: string): Promise<GraphExtraction>;
+}
+
+export const AI_PROVIDER = Symbol('AI_PROVIDER');

@@ -1,0 +1,89 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AiProviderError, OpenAiCompatibleProvider, parseTags } from './openai-provider.js';
+
+interface Seen {
+  path: string;
+  authorization?: string;
+  body: any;
+}
+
+/** A local server speaking the OpenAI wire format (chat completions, embeddings). */
+function openAiServer(seen: Seen[], failing: { on: boolean }): Server {
+  return createServer(async (req: IncomingMessage, res) => {
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    const body = JSON.parse(raw);
+    seen.push({ path: req.url!, authorization: req.headers.authorization, body });
+    res.setHeader('content-type', 'application/json');
+    if (failing.on) {
+      res.statusCode = 500;
+      res.end(JSON.stringify({ error: { message: 'boom', type: 'server_error' } }));
+      return;
+    }
+    if (req.url === '/v1/chat/completions') {
+      const system: string = body.messages[0].content;
+      const content = system.includes('JSON array') ? 'Here you go: ["Databases", "postgres", "databases"]' : '  A short summary.  ';
+      res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', model: body.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] }));
+      return;
+    }
+    if (req.url === '/v1/embeddings') {
+      // Out of order on purpose: the adapter must sort by index.
+      const data = (body.input as string[]).map((text, index) => ({ object: 'embedding', index, embedding: [text.length, 0, 0] })).reverse();
+      res.end(JSON.stringify({ object: 'list', model: body.model, data, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+      return;
+    }
+    res.statusCode = 404;
+    res.end('{}');
+  });
+}
+
+describe('OpenAI-compatible provider', () => {
+  const seen: Seen[] = [];
+  const failing = { on: false };
+  let server: Server;
+  let provider: OpenAiCompatibleProvider;
+
+  beforeAll(async () => {
+    server = openAiServer(seen, failing);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    provider = new OpenAiCompatibleProvider({ baseUrl: `http://127.0.0.1:${port}/v1/`, apiKey: 'sk-test', chatModel: 'chat-m', embeddingModel: 'embed-m' });
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('summarises with a chat completion, sending the model, the key and the text', async () => {
+    expect(await provider.summarize('Some long note')).toBe('A short summary.');
+    const call = seen.at(-1)!;
+    expect(call.path).toBe('/v1/chat/completions');
+    expect(call.authorization).toBe('Bearer sk-test');
+    expect(call.body.model).toBe('chat-m');
+    expect(call.body.messages[1]).toEqual({ role: 'user', content: 'Some long note' });
+  });
+
+  it('reads tags from a JSON array in the answer, lower-cased and deduplicated', async () => {
+    expect(await provider.generateTags('text', 5)).toEqual(['databases', 'postgres']);
+    expect(parseTags('alpha, Beta\n- gamma')).toEqual(['alpha', 'beta', 'gamma']);
+  });
+
+  it('embeds through /embeddings in input order, normalised', async () => {
+    const vectors = await provider.embed(['ab', 'abcd']);
+    expect(seen.at(-1)!.body).toEqual({ model: 'embed-m', input: ['ab', 'abcd'] });
+    expect(vectors).toEqual([
+      [1, 0, 0],
+      [1, 0, 0],
+    ]);
+    expect(await provider.embed([])).toEqual([]);
+  });
+
+  it('fails with the HTTP status when the endpoint answers an error', async () => {
+    failing.on = true;
+    try {
+      await expect(provider.summarize('x')).rejects.toMatchObject({ name: 'AiProviderError', status: 500 });
+      await expect(provider.embed(['x'])).rejects.toBeInstanceOf(AiProviderError);
+    } finally {
+      failing.on = false;
+    }
+  });
+});

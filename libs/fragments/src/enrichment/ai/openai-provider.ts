@@ -1,0 +1,109 @@
+import type { AiProvider, GraphExtraction } from './ai-provider.js';
+import { extractGraphByPatterns } from './pattern-entities.js';
+
+export interface OpenAiProviderOptions {
+  /** Base URL including the API version, e.g. https://api.openai.com/v1 or http://localhost:11434/v1. */
+  baseUrl: string;
+  apiKey?: string;
+  chatModel: string;
+  embeddingModel: string;
+  timeoutMs?: number;
+}
+
+/** An OpenAI-compatible endpoint answered with an error (status kept for the failure record). */
+export class AiProviderError extends Error {
+  constructor(message: string, readonly status?: number) {
+    super(message);
+    this.name = 'AiProviderError';
+  }
+}
+
+const SUMMARY_PROMPT = 'Summarise the following note in at most three sentences, in its own language. Answer with the summary only.';
+const TAGS_PROMPT = (max: number) =>
+  `Give at most ${max} short lower-case tags (one or two words) for the following note, as a JSON array of strings and nothing else.`;
+
+/**
+ * Any OpenAI-compatible HTTP endpoint (OpenAI, Ollama, vLLM, LiteLLM...): chat completions for
+ * summaries and tags, /embeddings for vectors. Graph extraction stays pattern-based (no
+ * prompt is reliable enough across models to feed the graph without a schema).
+ */
+export class OpenAiCompatibleProvider implements AiProvider {
+  readonly name = 'openai';
+
+  constructor(private readonly options: OpenAiProviderOptions) {}
+
+  async summarize(text: string): Promise<string> {
+    return (await this.chat(SUMMARY_PROMPT, text)).trim();
+  }
+
+  async generateTags(text: string, max: number): Promise<string[]> {
+    const answer = await this.chat(TAGS_PROMPT(max), text);
+    return parseTags(answer).slice(0, max);
+  }
+
+  async embed(texts: string[]): Promise<number[][]> {
+    if (texts.length === 0) return [];
+    const body = await this.post<{ data?: Array<{ index: number; embedding: number[] }> }>('/embeddings', {
+      model: this.options.embeddingModel,
+      input: texts,
+    });
+    const data = body.data;
+    if (!Array.isArray(data) || data.length !== texts.length) throw new AiProviderError('embeddings: unexpected response shape');
+    return [...data].sort((a, b) => a.index - b.index).map((d) => normalise(d.embedding));
+  }
+
+  async extractGraph(text: string): Promise<GraphExtraction> {
+    return extractGraphByPatterns(text);
+  }
+
+  private async chat(system: string, user: string): Promise<string> {
+    const body = await this.post<{ choices?: Array<{ message?: { content?: string } }> }>('/chat/completions', {
+      model: this.options.chatModel,
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+      temperature: 0,
+    });
+    const content = body.choices?.[0]?.message?.content;
+    if (typeof content !== 'string') throw new AiProviderError('chat completion: no message content');
+    return content;
+  }
+
+  private async post<T>(path: string, payload: unknown): Promise<T> {
+    const url = `${this.options.baseUrl.replace(/\/$/, '')}${path}`;
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.options.apiKey) headers['authorization'] = `Bearer ${this.options.apiKey}`;
+    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(payload), signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000) });
+    if (!res.ok) {
+      const detail = (await res.text().catch(() => '')).slice(0, 200);
+      throw new AiProviderError(`${path}: HTTP ${res.status}${detail ? ` ${detail}` : ''}`, res.status);
+    }
+    return (await res.json()) as T;
+  }
+}
+
+/** Tags from a model answer: a JSON array when it complies, else a comma/line separated list. */
+export function parseTags(answer: string): string[] {
+  const json = answer.match(/\[[\s\S]*\]/)?.[0];
+  let raw: unknown[] = [];
+  if (json) {
+    try {
+      const parsed: unknown = JSON.parse(json);
+      if (Array.isArray(parsed)) raw = parsed;
+    } catch {
+      // fall through to the plain-list reading
+    }
+  }
+  if (raw.length === 0) raw = answer.split(/[,\n]/);
+  const tags = raw
+    .filter((t): t is string => typeof t === 'string')
+    .map((t) => t.replace(/^[\s\-*#"'`]+|[\s"'`.]+$/g, '').toLowerCase())
+    .filter((t) => t.length > 0 && t.length <= 100);
+  return [...new Set(tags)];
+}
+
+function normalise(vector: number[]): number[] {
+  const norm = Math.sqrt(vector.reduce((s, v) => s + v * v, 0));
+  return norm > 0 ? vector.map((v) => v / norm) : vector;
+}

@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import type { AppConfig } from '@kw/platform-config';
+import { APP_CONFIG } from '@kw/platform-runtime';
+import { AI_PROVIDER, createAiProvider } from './ai/index.js';
+import { EnrichmentDbCloser, enrichmentDbProvider } from './enrichment-db.js';
+import { EnrichmentWorker } from './enrichment-worker.js';
+import { eventBusProvider } from './event-bus.provider.js';
+import { FragmentEnricher } from './fragment-enricher.js';
+import { OutboxRelayService } from './outbox-relay.service.js';
+
+/**
+ * Asynchronous enrichment, imported by the fragments service module: the outbox relay, the
+ * event bus and the worker that summarises, tags, embeds and links fragments.
+ */
+@Module({
+  providers: [
+    enrichmentDbProvider,
+    EnrichmentDbCloser,
+    eventBusProvider,
+    { provide: AI_PROVIDER, useFactory: (config: AppConfig) => createAiProvider(config), inject: [APP_CONFIG] },
+    FragmentEnricher,
+    EnrichmentWorker,
+    OutboxRelayService,
+  ],
+})
+export class EnrichmentModule {}

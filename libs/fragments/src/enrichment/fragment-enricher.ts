@@ -1,0 +1,89 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AppConfig } from '@kw/platform-config';
+import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
+import type { Logger } from '@kw/platform-observability';
+import { recordProcessedEvent, wasEventProcessed, type DomainEvent } from '@kw/platform-outbox';
+import { AI_PROVIDER, type AiProvider } from './ai/index.js';
+import { ENRICHMENT_DB, TX_OPTIONS, type EnrichmentDb, type EnrichmentTx } from './enrichment-db.js';
+import { ENRICHMENT_CONSUMER, readEnrichment, stepsToRun, readFragmentEventPayload, type FragmentEventPayload, type StepState } from './enrichment-state.js';
+import { applyStep, computeStep, type FragmentText } from './enrichment-steps.js';
+import { withRetry } from './retry.js';
+
+interface LockedRow {
+  version: number;
+  tags: string[];
+  summary_source: string | null;
+}
+
+/**
+ * Handles one fragment event: runs the steps it needs, each written with its state in one
+ * transaction (so a step done before a crash is not redone), then publishes the fragment and
+ * records the event as processed in one transaction. An event older than the fragment is
+ * skipped: the newer version's event does the work.
+ */
+@Injectable()
+export class FragmentEnricher {
+  constructor(
+    @Inject(ENRICHMENT_DB) private readonly db: EnrichmentDb,
+    @Inject(AI_PROVIDER) private readonly ai: AiProvider,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async handle(event: DomainEvent): Promise<void> {
+    const payload = readFragmentEventPayload(event.payload);
+    if (!payload) {
+      this.logger.warn({ eventId: event.id, eventType: event.eventType }, 'fragment event without a usable payload; skipped');
+      await this.markProcessed(event.id);
+      return;
+    }
+    if (await wasEventProcessed(this.db, ENRICHMENT_CONSUMER, event.id)) return;
+    const row = await this.db.fragment.findUnique({
+      where: { id: payload.fragmentId },
+      select: { id: true, workspaceId: true, title: true, content: true, version: true, summarySource: true, enhanceTags: true, enrichment: true },
+    });
+    if (!row || row.version > payload.version) {
+      await this.markProcessed(event.id);
+      return;
+    }
+    const fragment: FragmentText = { ...row, version: payload.version };
+    const state = readEnrichment(row.enrichment);
+    // Steps done (or given up) for this version on an earlier delivery are not redone.
+    for (const step of stepsToRun(payload, state)) {
+      const outcome = await withRetry(() => computeStep(step, fragment, this.ai), { maxAttempts: this.config.ENRICHMENT_MAX_ATTEMPTS, baseDelayMs: this.config.ENRICHMENT_RETRY_BASE_MS }, (attempt, err) =>
+        this.logger.warn({ err, fragmentId: fragment.id, step, attempt }, 'enrichment step failed; retrying'),
+      );
+      const stepState: StepState = outcome.ok
+        ? { state: 'done', attempts: outcome.attempts, version: payload.version, at: new Date().toISOString() }
+        : { state: 'failed', attempts: outcome.attempts, version: payload.version, error: outcome.error, at: new Date().toISOString() };
+      if (!outcome.ok) this.logger.error({ fragmentId: fragment.id, step, attempts: outcome.attempts, error: outcome.error }, 'enrichment step failed for good; recorded on the fragment');
+      const current = await this.db.$transaction(async (tx) => {
+        const locked = await this.lock(tx, payload);
+        if (!locked) return false;
+        if (outcome.ok) await applyStep(tx, fragment, { tags: locked.tags, summarySource: locked.summary_source }, outcome.value);
+        await tx.$executeRaw`UPDATE data.fragments SET enrichment = jsonb_set(enrichment, ${[step]}::text[], ${JSON.stringify(stepState)}::jsonb) WHERE id = ${fragment.id}::uuid`;
+        return true;
+      }, TX_OPTIONS);
+      if (!current) {
+        await this.markProcessed(event.id);
+        return;
+      }
+    }
+    await this.db.$transaction(async (tx) => {
+      if (!(await recordProcessedEvent(tx, ENRICHMENT_CONSUMER, event.id))) return;
+      // Published even with a failed step: the fragment stays readable, the failure is in `enrichment`.
+      await tx.$executeRaw`UPDATE data.fragments SET status = 'published' WHERE id = ${fragment.id}::uuid AND version = ${payload.version}`;
+    }, TX_OPTIONS);
+  }
+
+  /** Locks the fragment row if it is still at the event's version. */
+  private async lock(tx: EnrichmentTx, payload: FragmentEventPayload): Promise<LockedRow | undefined> {
+    const rows = await tx.$queryRaw<LockedRow[]>`SELECT version, tags, summary_source FROM data.fragments WHERE id = ${payload.fragmentId}::uuid FOR UPDATE`;
+    const row = rows[0];
+    return row && row.version === payload.version ? row : undefined;
+  }
+
+  private async markProcessed(eventId: string): Promise<void> {
+    await recordProcessedEvent(this.db, ENRICHMENT_CONSUMER, eventId);
+  }
+}

@@ -1,0 +1,80 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { MessageShape } from '@bufbuild/protobuf';
+import { FragmentsService } from '@kw/contracts';
+import type { RequestContext } from '@kw/platform-context';
+import { Handles } from '@kw/platform-transport';
+import { ensureDefaultTypes } from './default-types.js';
+import { fragmentTypeNotFound, invalidInput, typeInUse, typeKeyExists } from './fragment-errors.js';
+import { fragmentTypeView } from './fragment-view.js';
+import { FRAGMENTS_DB, isUniqueViolation, type DataDb, type FragmentTypeRow } from './fragments-db.js';
+import { isUuid } from './ids.js';
+import { NO_MEMBER, WorkspaceGate } from './workspace-gate.js';
+
+type M = typeof FragmentsService.method;
+type In<K extends keyof M> = MessageShape<M[K]['input']>;
+
+const TYPE_KEY = /^[a-z0-9][a-z0-9_-]*$/;
+
+/** Fragment types of a workspace: read like fragments, written with fragments:write / fragments:delete. */
+@Injectable()
+export class FragmentTypeHandlers {
+  constructor(
+    @Inject(FRAGMENTS_DB) private readonly db: DataDb,
+    private readonly gate: WorkspaceGate,
+  ) {}
+
+  @Handles(FragmentsService.method.listFragmentTypes)
+  async list(input: In<'listFragmentTypes'>, context: RequestContext) {
+    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
+    await ensureDefaultTypes(this.db, workspaceId);
+    const rows = await this.db.fragmentType.findMany({ where: { workspaceId }, orderBy: [{ createdAt: 'asc' }, { key: 'asc' }] });
+    return { fragmentTypes: rows.map(fragmentTypeView) };
+  }
+
+  @Handles(FragmentsService.method.createFragmentType)
+  async create(input: In<'createFragmentType'>, context: RequestContext) {
+    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:write');
+    if (!TYPE_KEY.test(input.key)) throw invalidInput('key', 'must be lower-case letters, digits, - or _');
+    await ensureDefaultTypes(this.db, workspaceId);
+    try {
+      const row = await this.db.fragmentType.create({ data: { workspaceId, key: input.key, name: input.name, description: input.description } });
+      return { fragmentType: fragmentTypeView(row) };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw typeKeyExists();
+      throw error;
+    }
+  }
+
+  @Handles(FragmentsService.method.getFragmentType)
+  async get(input: In<'getFragmentType'>, context: RequestContext) {
+    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
+    return { fragmentType: fragmentTypeView(await this.find(workspaceId, input.fragmentTypeId)) };
+  }
+
+  @Handles(FragmentsService.method.updateFragmentType)
+  async update(input: In<'updateFragmentType'>, context: RequestContext) {
+    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:write', { resourceOwnerId: NO_MEMBER });
+    const type = await this.find(workspaceId, input.fragmentTypeId);
+    const row = await this.db.fragmentType.update({ where: { id: type.id }, data: { name: input.name, description: input.description } });
+    return { fragmentType: fragmentTypeView(row) };
+  }
+
+  @Handles(FragmentsService.method.deleteFragmentType)
+  async delete(input: In<'deleteFragmentType'>, context: RequestContext) {
+    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:delete', { resourceOwnerId: NO_MEMBER });
+    const type = await this.find(workspaceId, input.fragmentTypeId);
+    await this.db.$transaction(async (tx) => {
+      // Archived fragments count too: they still reference the type (restrict FK).
+      const fragmentCount = await tx.fragment.count({ where: { fragmentTypeId: type.id } });
+      if (fragmentCount > 0) throw typeInUse(fragmentCount);
+      await tx.fragmentType.delete({ where: { id: type.id } });
+    });
+    return {};
+  }
+
+  private async find(workspaceId: string, id: string): Promise<FragmentTypeRow> {
+    const row = isUuid(id) ? await this.db.fragmentType.findFirst({ where: { id, workspaceId } }) : null;
+    if (!row) throw fragmentTypeNotFound();
+    return row;
+  }
+}

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestContext } from '@kw/platform-context';
+import { createPrismaClient, migrate, openDatabase, type Database } from '@kw/platform-persistence';
+import { ensureDefaultTypes } from './default-types.js';
+import { FragmentHandlers } from './fragments.handlers.js';
+import type { DataDb } from './fragments-db.js';
+import type { WorkspaceGate } from './workspace-gate.js';
+import { loadConfig } from '@kw/platform-config';
+
+const WS = '11111111-1111-4111-8111-111111111111';
+const USER = '22222222-2222-4222-8222-222222222222';
+const context = { requestId: 'req-1', auth: { userId: USER } } as unknown as RequestContext;
+
+/** An owner of every workspace: authorization itself is covered by the e2e suites. */
+const gate = { authorize: async (_c: RequestContext, workspaceId: string) => ({ workspaceId, userId: USER, relation: 'owner' }) } as unknown as WorkspaceGate;
+
+/** The outbox rows are written in the same transaction as the fragment change (real embedded Postgres). */
+describe('fragment outbox events', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'kw-fragments-outbox-'));
+  let database: Database;
+  let db: DataDb;
+  let handlers: FragmentHandlers;
+  let typeId: string;
+
+  const events = (fragmentId: string) => db.outboxEvent.findMany({ where: { aggregateId: fragmentId }, orderBy: { createdAt: 'asc' } });
+  const create = (fields: Record<string, unknown> = {}) =>
+    handlers.create({ workspaceId: WS, fragmentTypeId: typeId, title: 't', content: 'c', tagsSupplied: false, tags: [], enhanceTags: false, createdVia: 'api', ...fields } as never, context);
+
+  beforeAll(async () => {
+    database = await openDatabase({ dataDir: dir });
+    await migrate(database.pool, 'data');
+    db = createPrismaClient('data', database.pool);
+    handlers = new FragmentHandlers(db, gate, loadConfig({}));
+    await ensureDefaultTypes(db, WS);
+    typeId = (await db.fragmentType.findFirstOrThrow({ where: { workspaceId: WS, key: 'note' } })).id;
+  }, 60_000);
+  afterAll(async () => {
+    await db?.$disconnect();
+    await database?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('records fragment.created with the steps enrichment must run', async () => {
+    const plain = (await create()).fragment!;
+    const [event] = await events(plain.id!);
+    expect(event).toMatchObject({ aggregateType: 'fragment', aggregateId: plain.id, eventType: 'fragment.created', headers: { requestId: 'req-1' }, publishedAt: null });
+    expect(event!.payload).toEqual({ fragmentId: plain.id, workspaceId: WS, version: 1, needs: ['summary', 'tags', 'embedding', 'graph'], occurredAt: expect.any(String) });
+
+    const supplied = (await create({ summary: 'mine', tagsSupplied: true, tags: ['a'] })).fragment!;
+    expect(((await events(supplied.id!))[0]!.payload as any).needs).toEqual(['embedding', 'graph']);
+    const enhanced = (await create({ tagsSupplied: true, tags: ['a'], enhanceTags: true })).fragment!;
+    expect(((await events(enhanced.id!))[0]!.payload as any).needs).toEqual(['summary', 'tags', 'embedding', 'graph']);
+  });
+
+  it('writes neither fragment nor event when the key is taken', async () => {
+    const first = (await create({ key: 'k1' })).fragment!;
+    const before = await db.outboxEvent.count();
+    await expect(create({ key: 'k1' })).rejects.toMatchObject({ status: 409, code: 'KEY_EXISTS', details: { existingId: first.id } });
+    expect(await db.outboxEvent.count()).toBe(before);
+    expect(await db.fragment.count({ where: { key: 'k1' } })).toBe(1);
+  });
+
+  it('records fragment.updated (with steps only when the text changed) and fragment.deleted on archive and deletion', async () => {
+    const f = (await create()).fragment!;
+    await handlers.update({ fragmentId: f.id, content: 'new', tagsSupplied: false, tags: [], operations: [], expectedVersion: 1 } as never, context);
+    await handlers.update({ fragmentId: f.id, tagsSupplied: true, tags: ['x'], operations: [], expectedVersion: 0 } as never, context);
+    await expect(handlers.update({ fragmentId: f.id, title: 'stale', tagsSupplied: false, tags: [], operations: [], expectedVersion: 1 } as never, context)).rejects.toMatchObject({
+      code: 'VERSION_CONFLICT',
+      details: { currentVersion: 3 },
+    });
+    await handlers.delete({ fragmentId: f.id, permanent: false } as never, context);
+    await handlers.delete({ fragmentId: f.id, permanent: true } as never, context);
+    const all = await events(f.id!);
+    expect(all.map((e) => [e.eventType, (e.payload as any).version, (e.payload as any).needs])).toEqual([
+      ['fragment.created', 1, ['summary', 'tags', 'embedding', 'graph']],
+      ['fragment.updated', 2, ['summary', 'tags', 'embedding', 'graph']],
+      ['fragment.updated', 3, []],
+      ['fragment.deleted', 4, []],
+      ['fragment.deleted', 4, []],
+    ]);
+    expect(await db.fragment.count({ where: { id: f.id! } })).toBe(0);
+  });
+});

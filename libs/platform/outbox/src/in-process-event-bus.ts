@@ -1,0 +1,148 @@
+import { DEFAULT_ACK_WAIT_MS, DEFAULT_RETRY_DELAY_MS, type DomainEvent, type EventBus, type EventHandler, type EventLogger, type EventSubscription, type SubscribeOptions } from './event-bus.js';
+
+interface Pending {
+  event: DomainEvent;
+  deliveryCount: number;
+}
+
+interface Consumer {
+  options: Required<Pick<SubscribeOptions, 'concurrency' | 'ackWaitMs' | 'retryDelayMs'>> & SubscribeOptions;
+  handlers: EventHandler[];
+  queue: Pending[];
+  inFlight: number;
+  next: number;
+  idle: Array<() => void>;
+}
+
+const DEDUPE_WINDOW = 10_000;
+
+/**
+ * The embedded adapter: JetStream's semantics in memory. Durable consumers by name (several
+ * subscribers of one name share deliveries), at-least-once delivery, redelivery after a
+ * handler error or after the ack wait, and publish deduplication by event id.
+ * Events published while no consumer of a type is subscribed yet are kept for it, like a stream.
+ * Nothing survives the process: the outbox is the durable copy (unprocessed events of a
+ * crashed embedded process are not replayed; the re-enrich route covers that case).
+ */
+export class InProcessEventBus implements EventBus {
+  readonly kind = 'in-process' as const;
+  private readonly consumers = new Map<string, Consumer>();
+  /** Published while nobody listened, by event type. */
+  private readonly retained = new Map<string, DomainEvent[]>();
+  private readonly seen = new Set<string>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
+
+  constructor(private readonly logger?: EventLogger) {}
+
+  async publish(event: DomainEvent): Promise<void> {
+    if (this.closed) throw new Error('event bus closed');
+    if (this.seen.has(event.id)) return;
+    this.seen.add(event.id);
+    if (this.seen.size > DEDUPE_WINDOW) this.seen.delete(this.seen.values().next().value as string);
+    const targets = [...this.consumers.values()].filter((c) => c.options.eventTypes.includes(event.eventType));
+    if (targets.length === 0) {
+      const list = this.retained.get(event.eventType) ?? [];
+      list.push(event);
+      this.retained.set(event.eventType, list);
+      return;
+    }
+    for (const consumer of targets) this.enqueue(consumer, { event, deliveryCount: 0 });
+  }
+
+  async subscribe(options: SubscribeOptions, handler: EventHandler): Promise<EventSubscription> {
+    let consumer = this.consumers.get(options.consumer);
+    if (!consumer) {
+      consumer = {
+        options: { concurrency: 8, ackWaitMs: DEFAULT_ACK_WAIT_MS, retryDelayMs: DEFAULT_RETRY_DELAY_MS, ...options },
+        handlers: [],
+        queue: [],
+        inFlight: 0,
+        next: 0,
+        idle: [],
+      };
+      this.consumers.set(options.consumer, consumer);
+      for (const type of options.eventTypes) {
+        for (const event of this.retained.get(type) ?? []) consumer.queue.push({ event, deliveryCount: 0 });
+        this.retained.delete(type);
+      }
+    }
+    consumer.handlers.push(handler);
+    this.pump(consumer);
+    const target = consumer;
+    return {
+      stop: async () => {
+        target.handlers = target.handlers.filter((h) => h !== handler);
+        if (target.inFlight > 0) await new Promise<void>((resolve) => target.idle.push(resolve));
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  private enqueue(consumer: Consumer, pending: Pending): void {
+    consumer.queue.push(pending);
+    this.pump(consumer);
+  }
+
+  private later(fn: () => void, ms: number): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    timer.unref?.();
+    this.timers.add(timer);
+  }
+
+  private pump(consumer: Consumer): void {
+    while (!this.closed && consumer.handlers.length > 0 && consumer.inFlight < consumer.options.concurrency && consumer.queue.length > 0) {
+      const pending = consumer.queue.shift()!;
+      const handler = consumer.handlers[consumer.next++ % consumer.handlers.length];
+      pending.deliveryCount++;
+      consumer.inFlight++;
+      void this.deliver(consumer, handler, pending);
+    }
+  }
+
+  private async deliver(consumer: Consumer, handler: EventHandler, pending: Pending): Promise<void> {
+    let settled = false;
+    // Like an ack wait: a delivery that takes too long is handed out again.
+    const ackWait = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      this.logger?.warn({ eventId: pending.event.id, consumer: consumer.options.consumer }, 'event not acknowledged in time; redelivering');
+      consumer.inFlight--;
+      this.enqueue(consumer, { event: pending.event, deliveryCount: pending.deliveryCount });
+    }, consumer.options.ackWaitMs);
+    ackWait.unref?.();
+    try {
+      await handler({ event: pending.event, deliveryCount: pending.deliveryCount });
+      if (settled) return;
+      settled = true;
+      clearTimeout(ackWait);
+      consumer.inFlight--;
+    } catch (err) {
+      if (settled) return;
+      settled = true;
+      clearTimeout(ackWait);
+      consumer.inFlight--;
+      this.logger?.warn({ err, eventId: pending.event.id, consumer: consumer.options.consumer, deliveryCount: pending.deliveryCount }, 'event handler failed; redelivering');
+      this.later(() => this.enqueue(consumer, { event: pending.event, deliveryCount: pending.deliveryCount }), consumer.options.retryDelayMs);
+    }
+    if (consumer.inFlight === 0) for (const resolve of consumer.idle.splice(0)) resolve();
+    this.pump(consumer);
+  }
+}
+
+let shared: InProcessEventBus | undefined;
+
+/** The process's one in-process bus: every component of an embedded process shares it. */
+export function sharedInProcessEventBus(logger?: EventLogger): InProcessEventBus {
+  shared ??= new InProcessEventBus(logger);
+  return shared;
+}
