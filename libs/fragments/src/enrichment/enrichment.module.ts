@@ -6,6 +6,7 @@ import { EnrichmentDbCloser, enrichmentDbProvider } from './enrichment-db.js';
 import { EnrichmentWorker } from './enrichment-worker.js';
 import { eventBusProvider } from './event-bus.provider.js';
 import { FragmentEnricher } from './fragment-enricher.js';
+import { InProcessEnrichmentRecovery } from './in-process-recovery.js';
 import { OutboxRelayService } from './outbox-relay.service.js';
 
 /**
@@ -21,6 +22,7 @@ import { OutboxRelayService } from './outbox-relay.service.js';
     FragmentEnricher,
     EnrichmentWorker,
     OutboxRelayService,
+    InProcessEnrichmentRecovery,
   ],
 })
 export class EnrichmentModule {}
