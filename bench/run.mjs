@@ -5,6 +5,7 @@
 //
 //   npm run bench              default durations
 //   npm run bench -- --quick   a short run that proves the suite works (CI)
+//   npm run bench -- --search  also the search scenario (bench/search.mjs; needs DATABASE_URL)
 // NATS scenarios need NATS_URL and DATABASE_URL; they are skipped (and said so) without them.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { searchBenchmark } from './search.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -141,6 +143,7 @@ async function natsHopVsBareNats() {
 
 await gatewayVsFastify();
 await natsHopVsBareNats();
+const searchResults = process.argv.includes('--search') ? await searchBenchmark({ root, quick, port: await freePort() }) : [];
 
 console.log(`\nbenchmarks (${quick ? 'quick' : 'default'}: ${DURATION}s per measurement, ${CONNECTIONS} connections)\n`);
 console.log('| scenario | platform req/s | baseline req/s | ratio | platform p50/p99 ms | baseline p50/p99 ms |');
@@ -148,4 +151,10 @@ console.log('|---|---|---|---|---|---|');
 for (const r of results) {
   console.log(`| ${r.scenario} | ${r.subject.rps} | ${r.baseline.rps} | ${r.ratio}x | ${r.subject.p50}/${r.subject.p99} | ${r.baseline.p50}/${r.baseline.p99} |`);
 }
-writeFileSync(path.join(root, 'bench/results/latest.json'), JSON.stringify({ at: new Date().toISOString(), quick, durationSeconds: DURATION, connections: CONNECTIONS, results }, null, 2));
+if (searchResults.length > 0) {
+  console.log('\n| search (latency ms, sequential) | fragments | GET /api/search p50/p95/p99 | raw full-text SQL p50/p95/p99 | raw vector SQL p50/p95/p99 |');
+  console.log('|---|---|---|---|---|');
+  const f = (m) => `${m.p50}/${m.p95}/${m.p99}`;
+  for (const r of searchResults) console.log(`| hybrid, ${r.vectorIndex} vectors, ${r.queries} queries | ${r.fragments} | ${f(r.api)} | ${f(r.rawFullText)} | ${f(r.rawVector)} |`);
+}
+writeFileSync(path.join(root, 'bench/results/latest.json'), JSON.stringify({ at: new Date().toISOString(), quick, durationSeconds: DURATION, connections: CONNECTIONS, results, search: searchResults }, null, 2));

@@ -29,7 +29,7 @@ const PRINCIPALS: Principal[] = [
   'other-workspace token', 'token lacking the scope', 'expired token', 'revoked token', 'malformed token', 'missing token',
 ];
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
-const UNRELATED_SCOPE = 'search:read';
+const UNRELATED_SCOPE = 'vault:manage';
 
 type Expected = 'allowed' | 401 | 403 | 404;
 

@@ -5,4 +5,7 @@ export * from './gen/kw/identity/v1/identity_pb.js';
 export * from './gen/kw/platform/v1/auth_context_pb.js';
 export * from './gen/kw/platform/v1/echo_pb.js';
 export * from './gen/kw/platform/v1/health_pb.js';
+export * from './gen/kw/search/v1/graph_pb.js';
+export * from './gen/kw/search/v1/listing_pb.js';
+export * from './gen/kw/search/v1/search_pb.js';
 export * from './gen/kw/workspaces/v1/workspaces_pb.js';

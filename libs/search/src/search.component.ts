@@ -1,4 +1,6 @@
 import { defineComponent } from '@kw/platform-runtime';
+import { SearchHttpModule } from './search-http.module.js';
+import { SearchServiceModule } from './search-service.module.js';
 
-/** The search component: data-plane service. Its module grows with the search issues. */
-export const searchComponent = defineComponent({ name: 'search', planes: ['data'] });
+/** The search component (data plane): workspace search, saved searches and search analytics. */
+export const searchComponent = defineComponent({ name: 'search', planes: ['data'], module: SearchServiceModule, httpModule: SearchHttpModule });

@@ -93,4 +93,29 @@ export const FRAGMENT_ROUTES: MatrixRoute[] = [
   { method: 'POST', path: '/api/workspaces/{ws}/fragment-collections', action: 'collections:read', body: { fragmentIds: ['{fragment}'] } },
 ];
 
-export const MATRIX_ROUTES: MatrixRoute[] = [...IDENTITY_ROUTES, ...WORKSPACE_ROUTES, ...FRAGMENT_ROUTES];
+/** Structured listing, agentic search and the graph (search component). Entity neighbourhoods need an entity: test/e2e/search/graph.spec.ts. */
+export const LISTING_ROUTES: MatrixRoute[] = [
+  { method: 'POST', path: '/api/fragments/list', action: 'fragments:read', body: { workspaceId: '{ws}', filter: "title ~ 'matrix'" } },
+  { method: 'POST', path: '/api/fragments/agentic-search', action: 'search:read', body: { workspaceId: '{ws}', query: 'matrix' } },
+  { method: 'GET', path: '/api/graph/stats?workspaceId={ws}', action: 'search:read' },
+  { method: 'GET', path: '/api/graph/entities?workspaceId={ws}&q=ma', action: 'search:read' },
+  { method: 'POST', path: '/api/graph/retrieve', action: 'search:read', body: { workspaceId: '{ws}', query: 'matrix' } },
+];
+
+/**
+ * Workspace search (search component). Running and deleting a saved search address it by its
+ * own id (no matrix placeholder): test/e2e/search/search-scenario.ts covers them.
+ */
+export const SEARCH_ROUTES: MatrixRoute[] = [
+  { method: 'GET', path: '/api/search?workspaceId={ws}&q=matrix', action: 'search:read' },
+  { method: 'GET', path: '/api/search/simple?workspaceId={ws}&q=matrix', action: 'search:read' },
+  { method: 'GET', path: '/api/search/suggestions?workspaceId={ws}&prefix=ma', action: 'search:read' },
+  // Needs search:read and workspaces:read (it lists the caller's workspaces); the matrix's
+  // scope-lacking token holds search:read only, so the listing's scope is the one to check.
+  { method: 'GET', path: '/api/search/global?q=matrix', action: 'workspaces:read', account: true },
+  { method: 'POST', path: '/api/search/saved', action: 'search:read', body: { workspaceId: '{ws}', name: 'matrix {n}', q: 'matrix' } },
+  { method: 'GET', path: '/api/search/saved?workspaceId={ws}', action: 'search:read' },
+  { method: 'GET', path: '/api/search/analytics?workspaceId={ws}', action: 'workspaces:write' },
+];
+
+export const MATRIX_ROUTES: MatrixRoute[] = [...IDENTITY_ROUTES, ...WORKSPACE_ROUTES, ...FRAGMENT_ROUTES, ...LISTING_ROUTES, ...SEARCH_ROUTES];

@@ -1,5 +1,4 @@
-import type { AiProvider, GraphExtraction } from './ai/index.js';
-import { normalizeEntityName } from './ai/index.js';
+import { normalizeEntityName, type AiProvider, type GraphExtraction } from '@kw/platform-ai';
 import { chunkText } from './chunking.js';
 import type { EnrichmentTx } from './enrichment-db.js';
 import type { EnrichmentStep } from './enrichment-state.js';

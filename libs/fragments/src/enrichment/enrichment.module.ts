@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import type { AppConfig } from '@kw/platform-config';
 import { APP_CONFIG } from '@kw/platform-runtime';
-import { AI_PROVIDER, createAiProvider } from './ai/index.js';
+import { AI_PROVIDER, createAiProvider } from '@kw/platform-ai';
 import { EnrichmentDbCloser, enrichmentDbProvider } from './enrichment-db.js';
 import { EnrichmentWorker } from './enrichment-worker.js';
 import { eventBusProvider } from './event-bus.provider.js';

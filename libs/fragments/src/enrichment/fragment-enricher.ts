@@ -3,7 +3,7 @@ import type { AppConfig } from '@kw/platform-config';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import type { Logger } from '@kw/platform-observability';
 import { recordProcessedEvent, wasEventProcessed, type DomainEvent } from '@kw/platform-outbox';
-import { AI_PROVIDER, type AiProvider } from './ai/index.js';
+import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
 import { ENRICHMENT_DB, TX_OPTIONS, type EnrichmentDb, type EnrichmentTx } from './enrichment-db.js';
 import { ENRICHMENT_CONSUMER, readEnrichment, stepsToRun, readFragmentEventPayload, type FragmentEventPayload, type StepState } from './enrichment-state.js';
 import { applyStep, computeStep, type FragmentText } from './enrichment-steps.js';

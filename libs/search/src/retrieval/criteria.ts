@@ -1,0 +1,26 @@
+import { badRequest } from '@kw/platform-errors';
+import { parseMode, type SearchCriteria } from './search-query.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The contract's SearchQuery as the retrievers take it (a malformed collection id is a 400, not a 500). */
+/** The fields of the contract's SearchQuery (also what a saved search stores). */
+export interface SearchQueryFields {
+  query: string;
+  mode: string;
+  types: string[];
+  tags: string[];
+  collectionId: string;
+}
+
+export function criteriaOf(search: SearchQueryFields | undefined): SearchCriteria {
+  const collectionId = search?.collectionId || undefined;
+  if (collectionId && !UUID.test(collectionId)) throw badRequest('collectionId must be a UUID');
+  return {
+    query: (search?.query ?? '').trim(),
+    mode: parseMode(search?.mode),
+    types: search?.types ?? [],
+    tags: search?.tags ?? [],
+    collectionId,
+  };
+}

@@ -1,0 +1,95 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { MessageShape } from '@bufbuild/protobuf';
+import { SearchService } from '@kw/contracts';
+import type { RequestContext } from '@kw/platform-context';
+import { AppError, ErrorCode, notFound } from '@kw/platform-errors';
+import { Handles } from '@kw/platform-transport';
+import { criteriaOf } from '../retrieval/criteria.js';
+import { FragmentSearch } from '../retrieval/fragment-search.js';
+import { pageOf } from '../retrieval/search-paging.js';
+import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
+import { SearchWorkspaceGate } from '../service/workspace-gate.js';
+
+type M = typeof SearchService.method;
+type In<K extends keyof M> = MessageShape<M[K]['input']>;
+type SavedRow = Awaited<ReturnType<SearchDb['savedSearch']['findUniqueOrThrow']>>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A user's saved searches per workspace (keeps the table bounded). */
+export const SAVED_SEARCHES_MAX = 100;
+
+const savedNotFound = () => notFound('Saved search');
+
+function savedView(row: SavedRow) {
+  return {
+    id: row.id,
+    workspaceId: row.workspaceId,
+    name: row.name,
+    search: { query: row.query, mode: row.mode, types: row.types, tags: row.tags, collectionId: row.collectionId ?? '' },
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Saved searches are private to the user who saved them, in one workspace. Reading or running
+ * one re-checks search:read on its workspace now: a user who left the workspace loses them,
+ * and someone else's id answers 404 like a missing one.
+ */
+@Injectable()
+export class SavedSearchHandlers {
+  constructor(
+    @Inject(SEARCH_DB) private readonly db: SearchDb,
+    private readonly gate: SearchWorkspaceGate,
+    private readonly fragments: FragmentSearch,
+  ) {}
+
+  @Handles(SearchService.method.createSavedSearch)
+  async create(input: In<'createSavedSearch'>, context: RequestContext) {
+    const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId);
+    const criteria = criteriaOf(input.search);
+    const count = await this.db.savedSearch.count({ where: { workspaceId, userId } });
+    if (count >= SAVED_SEARCHES_MAX) throw new AppError({ status: 409, code: ErrorCode.CONFLICT, message: `At most ${SAVED_SEARCHES_MAX} saved searches per workspace` });
+    const row = await this.db.savedSearch.create({
+      data: { workspaceId, userId, name: input.name, query: criteria.query, mode: criteria.mode, types: criteria.types, tags: criteria.tags, collectionId: criteria.collectionId ?? null },
+    });
+    return { savedSearch: savedView(row) };
+  }
+
+  @Handles(SearchService.method.listSavedSearches)
+  async list(input: In<'listSavedSearches'>, context: RequestContext) {
+    const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId);
+    const rows = await this.db.savedSearch.findMany({ where: { workspaceId, userId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    return { savedSearches: rows.map(savedView) };
+  }
+
+  @Handles(SearchService.method.runSavedSearch)
+  async run(input: In<'runSavedSearch'>, context: RequestContext) {
+    const row = await this.authorizedRow(context, input.id);
+    const { limit, offset } = pageOf(input.limit, input.offset);
+    const saved = savedView(row);
+    const page = await this.fragments.search([row.workspaceId], criteriaOf(saved.search), limit, offset);
+    return { savedSearch: saved, page };
+  }
+
+  @Handles(SearchService.method.deleteSavedSearch)
+  async delete(input: In<'deleteSavedSearch'>, context: RequestContext) {
+    const row = await this.authorizedRow(context, input.id);
+    await this.db.savedSearch.deleteMany({ where: { id: row.id, userId: row.userId } });
+    return {};
+  }
+
+  /** The caller's own saved search, in a workspace they may still search. */
+  private async authorizedRow(context: RequestContext, id: string): Promise<SavedRow> {
+    const userId = context.auth?.userId;
+    const row = userId && UUID.test(id) ? await this.db.savedSearch.findUnique({ where: { id } }) : null;
+    if (!row || row.userId !== userId) {
+      // Unauthenticated callers still get 401 first.
+      if (!userId) await this.gate.authorize(context, '');
+      throw savedNotFound();
+    }
+    await this.gate.authorize(context, row.workspaceId).catch((err: unknown) => {
+      throw (err as { status?: number }).status === 404 ? savedNotFound() : err;
+    });
+    return row;
+  }
+}
