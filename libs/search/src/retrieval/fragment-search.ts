@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { SearchHit, SearchPage } from '@kw/contracts';
 import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
 import { DataPrisma } from '@kw/platform-persistence';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
@@ -8,26 +9,9 @@ import { fuseByReciprocalRank, type FusedHit } from './rank-fusion.js';
 import { fragmentConditions } from './search-filters.js';
 import { MIN_SIMILARITY, RETRIEVAL_DEPTH, type SearchCriteria } from './search-query.js';
 
-export interface SearchHitView {
-  fragmentId: string;
-  workspaceId: string;
-  title: string;
-  type: string;
-  tags: string[];
-  snippet: string;
-  score: number;
-  matchedBy: string[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface SearchPageView {
-  hits: SearchHitView[];
-  totalCount: number;
-  limit: number;
-  offset: number;
-  mode: string;
-}
+/** A hit and a page as the search contract carries them (plain objects, derived from proto/). */
+export type SearchHitView = Omit<SearchHit, '$typeName' | '$unknown'>;
+export type SearchPageView = Omit<SearchPage, '$typeName' | '$unknown' | 'hits'> & { hits: SearchHitView[] };
 
 interface HitRow {
   id: string;
