@@ -1,3 +1,2 @@
 export * from './search.component.js';
 export { SEARCH_DB, type SearchDb } from './service/search-db.js';
-export { SearchWorkspaceGate, type SearchGate } from './service/workspace-gate.js';

@@ -12,12 +12,12 @@ import { SearchHandlers } from './retrieval/search.handlers.js';
 import { SavedSearchHandlers } from './saved/saved-searches.handlers.js';
 import { SEARCH_DB, SearchDbCloser, searchDbProvider } from './service/search-db.js';
 import { vectorIndexProvider } from './vector/select-vector-index.js';
-import { SearchWorkspaceGate } from './service/workspace-gate.js';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
 
 /**
  * EXTENSION POINTS: other search features (listing, agentic, graph) append their modules to
  * SEARCH_IMPORTS and their handler providers to SEARCH_PROVIDERS. They may inject SEARCH_DB
- * (the module's one data-plane client) and SearchWorkspaceGate, both exported below.
+ * (the module's one data-plane client) and WorkspaceGate, both exported below.
  */
 const SEARCH_IMPORTS: NonNullable<ModuleMetadata['imports']> = [];
 const SEARCH_PROVIDERS: NonNullable<ModuleMetadata['providers']> = [...LISTING_PROVIDERS, ...AGENTIC_PROVIDERS, ...GRAPH_PROVIDERS];
@@ -28,7 +28,7 @@ const SEARCH_PROVIDERS: NonNullable<ModuleMetadata['providers']> = [...LISTING_P
   providers: [
     searchDbProvider,
     SearchDbCloser,
-    SearchWorkspaceGate,
+    WorkspaceGate,
     // Query embeddings come from the provider that embedded the chunks (same configuration).
     { provide: AI_PROVIDER, useFactory: (config: AppConfig) => createAiProvider(config), inject: [APP_CONFIG] },
     vectorIndexProvider,
@@ -39,6 +39,6 @@ const SEARCH_PROVIDERS: NonNullable<ModuleMetadata['providers']> = [...LISTING_P
     SearchAnalyticsHandlers,
     ...SEARCH_PROVIDERS,
   ],
-  exports: [SEARCH_DB, SearchWorkspaceGate],
+  exports: [SEARCH_DB, WorkspaceGate],
 })
 export class SearchServiceModule {}

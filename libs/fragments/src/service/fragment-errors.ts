@@ -39,8 +39,5 @@ export const fragmentLimitReached = (max: number): AppError =>
 export const invalidInput = (field: string, problem: string): AppError =>
   new AppError({ status: 400, code: ErrorCode.VALIDATION_FAILED, message: `${field}: ${problem}`, details: { fields: [{ field, problems: [problem] }] }, param: field });
 
-export const hostedZoneRequired = (hostedZoneId: string): AppError =>
-  new AppError({ status: 409, code: ErrorCode.HOSTED_ZONE_REQUIRED, message: 'HOSTED_ZONE_REQUIRED', details: { hostedZoneId, endpointUrl: '' } });
-
 export const ownersOnly = (): AppError =>
   new AppError({ status: 403, code: ErrorCode.FORBIDDEN, message: 'Only workspace owners may delete fragments permanently' });

@@ -6,7 +6,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { Handles } from '@kw/platform-transport';
 import { entitiesByIds, entitiesNamedIn, fragmentsMentioning, traverse, type EntityRow } from '../graph/graph-queries.js';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
-import { SearchWorkspaceGate } from '../service/workspace-gate.js';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { AGENTIC_CANDIDATES, AGENTIC_MAX_LEADS, AGENTIC_MAX_LEADS_DEFAULT } from './agentic-limits.js';
 import { keywordRetrieval } from './keyword-retrieval.js';
 import { LeadBoard } from './lead-board.js';
@@ -40,7 +40,7 @@ const WEIGHT = { keyword: 1, expanded: 0.4, seed: 1, neighbour: 0.5 };
 export class AgenticSearchHandler {
   constructor(
     @Inject(SEARCH_DB) private readonly db: SearchDb,
-    private readonly gate: SearchWorkspaceGate,
+    private readonly gate: WorkspaceGate,
     @Inject(AI_PROVIDER) private readonly ai: AiProvider,
   ) {}
 

@@ -5,7 +5,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { DataPrisma } from '@kw/platform-persistence';
 import { Handles } from '@kw/platform-transport';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
-import { SearchWorkspaceGate } from '../service/workspace-gate.js';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
 
 type In = MessageShape<typeof SearchService.method.getSearchAnalytics.input>;
 
@@ -23,7 +23,7 @@ const TOP_MAX = 100;
 export class SearchAnalyticsHandlers {
   constructor(
     @Inject(SEARCH_DB) private readonly db: SearchDb,
-    private readonly gate: SearchWorkspaceGate,
+    private readonly gate: WorkspaceGate,
   ) {}
 
   @Handles(SearchService.method.getSearchAnalytics)

@@ -5,7 +5,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { notFound } from '@kw/platform-errors';
 import { Handles } from '@kw/platform-transport';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
-import { SearchWorkspaceGate } from '../service/workspace-gate.js';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { GRAPH_DEPTH_MAX, GRAPH_SEARCH_LIMIT_DEFAULT, GRAPH_SEARCH_LIMIT_MAX } from './graph-limits.js';
 import { entitiesByIds, entitiesNamedIn, fragmentsMentioning, graphStats, searchEntities, traverse, type EntityRow, type Traversal } from './graph-queries.js';
 
@@ -20,7 +20,7 @@ const clamp = (value: number, fallback: number, max: number) => Math.min(Math.ma
 export class GraphHandlers {
   constructor(
     @Inject(SEARCH_DB) private readonly db: SearchDb,
-    private readonly gate: SearchWorkspaceGate,
+    private readonly gate: WorkspaceGate,
   ) {}
 
   @Handles(GraphService.method.getGraphStats)

@@ -5,7 +5,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { DataPrisma as Prisma } from '@kw/platform-persistence';
 import { Handles } from '@kw/platform-transport';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
-import { SearchWorkspaceGate } from '../service/workspace-gate.js';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { DEFAULT_SELECT, fieldSpec, FilterError, filterToSql, invalidFilter, SELECTABLE_FIELDS, SORTABLE_FIELDS } from './filter/index.js';
 import { invalidListingInput } from './listing-errors.js';
 import { LISTING_LIMIT_DEFAULT, LISTING_LIMIT_MAX, LISTING_OFFSET_MAX, LISTING_ORDER_MAX } from './listing-limits.js';
@@ -21,7 +21,7 @@ type In = MessageShape<typeof FragmentListingService.method.listFragmentsStructu
 export class ListFragmentsHandler {
   constructor(
     @Inject(SEARCH_DB) private readonly db: SearchDb,
-    private readonly gate: SearchWorkspaceGate,
+    private readonly gate: WorkspaceGate,
   ) {}
 
   @Handles(FragmentListingService.method.listFragmentsStructured)

@@ -7,7 +7,7 @@ import { AppError } from '@kw/platform-errors';
 import { Handles, ServiceClient } from '@kw/platform-transport';
 import { SearchQueryLog } from '../analytics/query-log.js';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
-import { SearchWorkspaceGate } from '../service/workspace-gate.js';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { criteriaOf } from './criteria.js';
 import { FragmentSearch } from './fragment-search.js';
 import { pageOf } from './search-paging.js';
@@ -24,7 +24,7 @@ const SUGGESTION_LIMIT_MAX = 50;
 export class SearchHandlers {
   constructor(
     @Inject(SEARCH_DB) private readonly db: SearchDb,
-    private readonly gate: SearchWorkspaceGate,
+    private readonly gate: WorkspaceGate,
     private readonly client: ServiceClient,
     private readonly fragments: FragmentSearch,
     private readonly queryLog: SearchQueryLog,
@@ -32,7 +32,7 @@ export class SearchHandlers {
 
   @Handles(SearchService.method.search)
   async search(input: In<'search'>, context: RequestContext) {
-    const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId);
+    const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const criteria = criteriaOf(input.search);
     const { limit, offset } = pageOf(input.limit, input.offset);
     const started = performance.now();
@@ -55,7 +55,7 @@ export class SearchHandlers {
     const readable: string[] = [];
     for (const workspace of workspaces) {
       if (workspace.archivedAt || workspace.hostedZoneId) continue;
-      const allowed = await this.gate.authorize(context, workspace.id).then(() => true, (err: unknown) => {
+      const allowed = await this.gate.authorize(context, workspace.id, 'search:read').then(() => true, (err: unknown) => {
         if (err instanceof AppError && err.status < 500) return false;
         throw err;
       });
@@ -68,7 +68,7 @@ export class SearchHandlers {
 
   @Handles(SearchService.method.suggestSearch)
   async suggest(input: In<'suggestSearch'>, context: RequestContext) {
-    const { workspaceId } = await this.gate.authorize(context, input.workspaceId);
+    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const limit = input.limit > 0 ? Math.min(input.limit, SUGGESTION_LIMIT_MAX) : SUGGESTION_LIMIT_DEFAULT;
     return { suggestions: await suggest(this.db, workspaceId, input.prefix, limit) };
   }

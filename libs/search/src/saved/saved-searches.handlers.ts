@@ -8,7 +8,7 @@ import { criteriaOf } from '../retrieval/criteria.js';
 import { FragmentSearch } from '../retrieval/fragment-search.js';
 import { pageOf } from '../retrieval/search-paging.js';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
-import { SearchWorkspaceGate } from '../service/workspace-gate.js';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
 
 type M = typeof SearchService.method;
 type In<K extends keyof M> = MessageShape<M[K]['input']>;
@@ -39,13 +39,13 @@ function savedView(row: SavedRow) {
 export class SavedSearchHandlers {
   constructor(
     @Inject(SEARCH_DB) private readonly db: SearchDb,
-    private readonly gate: SearchWorkspaceGate,
+    private readonly gate: WorkspaceGate,
     private readonly fragments: FragmentSearch,
   ) {}
 
   @Handles(SearchService.method.createSavedSearch)
   async create(input: In<'createSavedSearch'>, context: RequestContext) {
-    const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId);
+    const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const criteria = criteriaOf(input.search);
     const count = await this.db.savedSearch.count({ where: { workspaceId, userId } });
     if (count >= SAVED_SEARCHES_MAX) throw new AppError({ status: 409, code: ErrorCode.CONFLICT, message: `At most ${SAVED_SEARCHES_MAX} saved searches per workspace` });
@@ -57,7 +57,7 @@ export class SavedSearchHandlers {
 
   @Handles(SearchService.method.listSavedSearches)
   async list(input: In<'listSavedSearches'>, context: RequestContext) {
-    const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId);
+    const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const rows = await this.db.savedSearch.findMany({ where: { workspaceId, userId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
     return { savedSearches: rows.map(savedView) };
   }
@@ -84,10 +84,10 @@ export class SavedSearchHandlers {
     const row = userId && UUID.test(id) ? await this.db.savedSearch.findUnique({ where: { id } }) : null;
     if (!row || row.userId !== userId) {
       // Unauthenticated callers still get 401 first.
-      if (!userId) await this.gate.authorize(context, '');
+      if (!userId) await this.gate.authorize(context, '', 'search:read');
       throw savedNotFound();
     }
-    await this.gate.authorize(context, row.workspaceId).catch((err: unknown) => {
+    await this.gate.authorize(context, row.workspaceId, 'search:read').catch((err: unknown) => {
       throw (err as { status?: number }).status === 404 ? savedNotFound() : err;
     });
     return row;
