@@ -63,7 +63,9 @@ export async function startApp(app: string, env: Record<string, string>, timeout
   });
   const logs: LogLine[] = [];
   const stderr: string[] = [];
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  // 'close', not 'exit': it fires once stdout and stderr are drained, so a process that dies
+  // at start-up has every line it printed (its reason) in the logs.
+  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? -1)));
   let onReady: ((url: string) => void) | undefined;
   collectLogLines(child, logs, (parsed) => {
     if (typeof parsed.msg === 'string' && parsed.msg.endsWith(' ready') && typeof parsed.url === 'string') onReady?.(parsed.url);
@@ -78,7 +80,8 @@ export async function startApp(app: string, env: Record<string, string>, timeout
     };
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`${app} exited with ${code} before ready\n${stderr.join('')}\n${JSON.stringify(logs.slice(-20))}`));
+      const problems = logs.filter((l) => l.level === 'error' || l.level === 'fatal' || l.level === 'warn');
+      reject(new Error(`${app} exited with ${code} before ready\n${stderr.join('')}\n${JSON.stringify([...problems, ...logs.slice(-20)])}`));
     });
   });
 
