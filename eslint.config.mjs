@@ -28,6 +28,8 @@ export default [
             { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
             { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
             { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
+            // The published client stands alone: it depends on nothing of the platform.
+            { sourceTag: 'type:client', onlyDependOnLibsWithTags: [] },
             { sourceTag: 'plane:data', onlyDependOnLibsWithTags: ['plane:data', 'plane:shared'] },
             { sourceTag: 'plane:control', onlyDependOnLibsWithTags: ['plane:control', 'plane:shared'] },
             { sourceTag: 'plane:shared', onlyDependOnLibsWithTags: ['plane:shared'] },

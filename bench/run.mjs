@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { mcpVsRest } from './mcp.mjs';
 import { searchBenchmark } from './search.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -143,6 +144,7 @@ async function natsHopVsBareNats() {
 
 await gatewayVsFastify();
 await natsHopVsBareNats();
+await mcpVsRest({ root, port: await freePort(), load, report, waitFor, stop, unlimited: UNLIMITED });
 const searchResults = process.argv.includes('--search') ? await searchBenchmark({ root, quick, port: await freePort() }) : [];
 
 console.log(`\nbenchmarks (${quick ? 'quick' : 'default'}: ${DURATION}s per measurement, ${CONNECTIONS} connections)\n`);

@@ -5,7 +5,7 @@
 // create a scratch database); skipped, and said so, without it.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -58,7 +58,12 @@ async function loadFragments(db, workspaceId, typeId, userId, total, embed) {
 }
 
 async function startPlatform(root, env) {
-  const child = spawn(process.execPath, ['dist/apps/gateway/src/main.js'], { cwd: root, env: { PATH: process.env.PATH, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // The platform's own log (warnings and a fatal reason, if any) is kept for a failed run.
+  const logFile = path.join(tmpdir(), `kw-bench-search-${process.pid}.log`);
+  const child = spawn(process.execPath, ['dist/apps/gateway/src/main.js'], { cwd: root, env: { PATH: process.env.PATH, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', openSync(logFile, 'w'), 'inherit'] });
+  child.once('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGTERM') console.error(`bench: the platform exited (${code ?? signal}); its log: ${logFile}`);
+  });
   const base = `http://127.0.0.1:${env.PORT}`;
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error('bench: the platform exited');
@@ -85,7 +90,9 @@ export async function searchBenchmark({ root, quick, port }) {
   }
   const { hashEmbedding } = await import(path.join(root, 'dist/libs/platform/ai/src/feature-hashing.js'));
   const results = [];
-  for (const size of quick ? [10_000] : [10_000, 100_000]) {
+  // BENCH_SEARCH_SIZES=100000 measures one size only (e.g. to redo it).
+  const sizes = process.env.BENCH_SEARCH_SIZES ? process.env.BENCH_SEARCH_SIZES.split(',').map(Number) : quick ? [10_000] : [10_000, 100_000];
+  for (const size of sizes) {
     const admin = new pg.Client({ connectionString: DATABASE_URL });
     await admin.connect();
     const dbName = `kw_bench_search_${randomBytes(4).toString('hex')}`;
@@ -97,6 +104,8 @@ export async function searchBenchmark({ root, quick, port }) {
     const { child, base } = await startPlatform(root, {
       PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: dbUrl.toString(), ADMIN_EMAIL: 'bench@example.test', ADMIN_PASSWORD: `pw-${randomBytes(12).toString('hex')}`, ADMIN_TOKEN: adminToken,
       RATE_LIMIT_PER_ADDRESS: '1000000000', RATE_LIMIT_PER_CREDENTIAL: '1000000000', RATE_LIMIT_PER_WORKSPACE: '1000000000',
+      // Exact cosine over 100k chunks (no pgvector) takes longer than the default 10 s.
+      SERVICE_TIMEOUT_MS: '120000',
     });
     const db = new pg.Client({ connectionString: dbUrl.toString() });
     try {
@@ -129,7 +138,10 @@ export async function searchBenchmark({ root, quick, port }) {
         const v = hashEmbedding(q(i));
         return db.query(vectorSql, [workspaceId, vectorExt ? `[${v.join(',')}]` : `{${v.join(',')}}`]);
       });
-      results.push({ fragments: size, queries: count, vectorIndex: vectorExt ? 'pgvector' : 'exact', api, rawFullText: fts, rawVector: vec });
+      const row = { fragments: size, queries: count, vectorIndex: vectorExt ? 'pgvector' : 'exact', api, rawFullText: fts, rawVector: vec };
+      results.push(row);
+      // Each size as soon as it is measured: a run stopped during the next size keeps it.
+      console.error(`bench: search ${JSON.stringify(row)}`);
     } finally {
       await db.end().catch(() => undefined);
       await stop(child);

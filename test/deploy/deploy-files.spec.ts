@@ -27,6 +27,7 @@ const IMAGE_ONLY_ENV = ['NODE_ENV', 'APP'];
 const SECRET_PLACEHOLDER: Record<string, string> = {
   DATABASE_URL: 'postgres://user:password@postgres.example:5432/kw',
   ENROLLMENT_TOKEN: 'enrollment-token-placeholder',
+  SECRETS_ENCRYPTION_KEY: '0'.repeat(64),
 };
 
 type Env = Record<string, string>;
@@ -344,6 +345,12 @@ describe('deploy/k8s/cloud', () => {
       expect(entries.find((e) => e.name === 'DATABASE_URL')?.valueFrom?.secretKeyRef, `${app} DATABASE_URL`).toBeDefined();
       expect(() => loadConfig(values), app).not.toThrow();
     }
+    // The webhooks and workspaces components refuse to start distributed without the key that
+    // seals their secrets (webhook secrets; the handoff signing keys of hosted zones).
+    for (const app of ['webhooks', 'workspaces']) {
+      const env = containerEnv(ms, containerOf(named(ms, 'Deployment', app)!));
+      expect(env.entries.find((e) => e.name === 'SECRETS_ENCRYPTION_KEY')?.valueFrom?.secretKeyRef, app).toBeDefined();
+    }
     const files = containerEnv(ms, containerOf(named(ms, 'Deployment', 'files')!));
     for (const key of ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']) expect(files.names, key).toContain(key);
   });
@@ -394,7 +401,7 @@ describe('deploy/k8s/leaf', () => {
     expect(named(ms, 'Service', 'leaf')?.spec.selector).toEqual(deployment!.spec.selector.matchLabels);
     const { names, values, entries } = containerEnv(ms, c);
     expect(names.filter((k) => !KNOWN_ENV_KEYS.includes(k)), 'leaf sets unknown variables').toEqual([]);
-    for (const key of ['DATABASE_URL', 'ENROLLMENT_TOKEN']) expect(entries.find((e) => e.name === key)?.valueFrom?.secretKeyRef, key).toBeDefined();
+    for (const key of ['DATABASE_URL', 'ENROLLMENT_TOKEN', 'SECRETS_ENCRYPTION_KEY']) expect(entries.find((e) => e.name === key)?.valueFrom?.secretKeyRef, key).toBeDefined();
     expect(values.CLOUD_URL).toBeTruthy();
     expect(values.RUN_MODE ?? 'embedded').toBe('embedded'); // NATS is optional for a leaf
     expect(() => loadConfig(values)).not.toThrow();

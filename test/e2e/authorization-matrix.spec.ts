@@ -88,6 +88,8 @@ describe('authorization matrix', () => {
     const note = types.find((t: { key: string }) => t.key === 'note');
     const { fragment } = await ok(owner.token, 'POST', '/api/memory-fragments', { workspaceId: workspace.id, fragmentTypeId: note.id, title: 'matrix', content: 'matrix' }, 201);
     const { collection } = await ok(owner.token, 'POST', `/api/workspaces/${workspace.id}/collections`, { name: 'matrix' }, 201);
+    const { webhook } = await ok(owner.token, 'POST', `/api/workspaces/${workspace.id}/webhooks`, { name: 'matrix', url: 'https://127.0.0.1:1/hooks', events: ['fragment.created'], enabled: false }, 201);
+    const { outcomes } = await ok(owner.token, 'POST', `/api/workspaces/${workspace.id}/webhooks/trigger`, { eventType: 'fragment.created', webhookId: webhook.id }, 200);
     return {
       id: workspace.id as string,
       member: people.get('spare')!.userId,
@@ -95,6 +97,8 @@ describe('authorization matrix', () => {
       fragment: fragment.id as string,
       collection: collection.id as string,
       type: fragmentType.id as string,
+      webhook: webhook.id as string,
+      delivery: outcomes[0].deliveryId as string,
     };
   }
 
@@ -103,7 +107,7 @@ describe('authorization matrix', () => {
 
   beforeAll(async () => {
     // The matrix makes hundreds of calls with a few credentials: rate limits are tested elsewhere.
-    platform = await startEmbedded(dataDir, { ...admin, LOG_LEVEL: 'info', RATE_LIMIT_PER_CREDENTIAL: '100000', RATE_LIMIT_PER_WORKSPACE: '100000' });
+    platform = await startEmbedded(dataDir, { ...admin, LOG_LEVEL: 'info', RATE_LIMIT_PER_CREDENTIAL: '100000', RATE_LIMIT_PER_WORKSPACE: '100000', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
     base = platform.url;
     for (const name of ['owner', 'collaborator', 'contributor', 'viewer', 'spare', 'subscriber', 'non-member']) {
       const { user, token } = await userWithToken(base, admin.ADMIN_TOKEN, { scopes: ['*'] });
@@ -168,6 +172,8 @@ describe('authorization matrix', () => {
       .replaceAll('{fragment}', target.fragment)
       .replaceAll('{collection}', target.collection)
       .replaceAll('{type}', target.type)
+      .replaceAll('{webhook}', target.webhook)
+      .replaceAll('{delivery}', target.delivery)
       .replaceAll('{token}', tokenId ?? UNKNOWN_ID);
   }
 

@@ -29,6 +29,8 @@ export async function startDistributed(env: { DATABASE_URL: string; NATS_URL: st
       LOG_LEVEL: 'debug',
       NATS_SUBJECT_PREFIX: `t${randomBytes(4).toString('hex')}`,
       RESTART_DELAY_MS: '300',
+      // Every replica must seal and open secrets with the same key (a test-only key).
+      SECRETS_ENCRYPTION_KEY: 'a'.repeat(64),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

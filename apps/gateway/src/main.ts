@@ -3,6 +3,7 @@ import { agentAuthComponent } from '@kw/agent-auth';
 import { chatComponent } from '@kw/chat';
 import { filesComponent } from '@kw/files';
 import { fragmentsComponent } from '@kw/fragments';
+import { McpHttpModule } from '@kw/mcp';
 import { searchComponent } from '@kw/search';
 import { webhooksComponent } from '@kw/webhooks';
 import { workspacesComponent } from '@kw/workspaces';
@@ -22,4 +23,6 @@ await runPlatform({
     webhooksComponent,
   ],
   defaultTargets: (config) => (config.RUN_MODE === 'embedded' ? ['all'] : ['gateway']),
+  // The MCP endpoint calls several components; it lives at the edge, wherever the API is served.
+  edgeModules: [McpHttpModule],
 });

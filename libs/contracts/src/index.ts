@@ -8,4 +8,6 @@ export * from './gen/kw/platform/v1/health_pb.js';
 export * from './gen/kw/search/v1/graph_pb.js';
 export * from './gen/kw/search/v1/listing_pb.js';
 export * from './gen/kw/search/v1/search_pb.js';
+export * from './gen/kw/webhooks/v1/webhooks_pb.js';
+export * from './gen/kw/workspaces/v1/hosted_zones_pb.js';
 export * from './gen/kw/workspaces/v1/workspaces_pb.js';

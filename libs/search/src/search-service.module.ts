@@ -11,7 +11,8 @@ import { FragmentSearch } from './retrieval/fragment-search.js';
 import { SearchHandlers } from './retrieval/search.handlers.js';
 import { SavedSearchHandlers } from './saved/saved-searches.handlers.js';
 import { SEARCH_DB, SearchDbCloser, searchDbProvider } from './service/search-db.js';
-import { vectorIndexProvider } from './vector/select-vector-index.js';
+import { vectorIndexProvider, vectorIndexSyncProvider } from './vector/select-vector-index.js';
+import { VectorIndexSyncWorker } from './vector/vector-sync.worker.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 
 /**
@@ -32,6 +33,8 @@ const SEARCH_PROVIDERS: NonNullable<ModuleMetadata['providers']> = [...LISTING_P
     // Query embeddings come from the provider that embedded the chunks (same configuration).
     { provide: AI_PROVIDER, useFactory: (config: AppConfig) => createAiProvider(config), inject: [APP_CONFIG] },
     vectorIndexProvider,
+    vectorIndexSyncProvider,
+    VectorIndexSyncWorker,
     FragmentSearch,
     SearchQueryLog,
     SearchHandlers,

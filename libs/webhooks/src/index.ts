@@ -1,1 +1,3 @@
 export * from './webhooks.component.js';
+export { WEBHOOK_EVENT_TYPES } from './webhook-limits.js';
+export type { WebhookPayload } from './delivery/event-payload.js';

@@ -9,3 +9,7 @@ export const NOTIFICATIONS_LIMIT_MAX = 100;
 /** Invitations are valid this long after they are sent. */
 export const INVITATION_TTL_DAYS = 7;
 export const EMAIL_MAX = 320;
+export const ZONE_NAME_MAX = 200;
+export const ZONE_REGION_MAX = 100;
+export const ZONE_ENDPOINT_MAX = 2048;
+export const LEAF_VERSION_MAX = 100;

@@ -90,6 +90,15 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
     expect((await search({ q: 'brewing cofee temperature', mode: 'semantic' })).results[0].title).toBe('Coffee brewing guide');
   });
 
+  it('semantic: an update that leaves the text alone (tags only) keeps the fragment findable by meaning', async () => {
+    const id = idOf('Kubernetes cluster upgrades');
+    const { fragment } = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments/${id}`, undefined, 200);
+    const updated = await p.api.ok(owner.auth, 'PATCH', `/api/memory-fragments/${id}`, { tags: [...fragment.tags, 'retagged'] }, 200);
+    expect(updated.fragment.version).toBe(fragment.version + 1);
+    expect(updated.fragment.status).toBe('published');
+    expect((await search({ q: 'kubernets clustr upgrade', mode: 'semantic' })).results[0]?.fragmentId).toBe(id);
+  });
+
   it('hybrid (default): fuses both retrievers', async () => {
     const body = await search({ q: 'coffee temperature' });
     expect(body.mode).toBe('hybrid');

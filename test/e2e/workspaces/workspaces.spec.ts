@@ -34,6 +34,7 @@ describe('workspaces', () => {
         visibility: 'private',
         status: 'active',
         hostedZoneId: null,
+        endpointUrl: null,
         createdBy: owner.user.id,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),

@@ -6,8 +6,9 @@ import type { Action } from '@kw/platform-access-policy';
  *
  * Path placeholders, filled from the fixture: {ws} the workspace, {member} a member to act
  * on, {invitation} a pending invitation, {token} one of the caller's own tokens, {fragment} a
- * fragment, {collection} a collection and {type} an unused fragment type, all three created by
- * the owner. Placeholders are filled in bodies too.
+ * fragment, {collection} a collection and {type} an unused fragment type, {webhook} a webhook
+ * and {delivery} one of its deliveries, all created by the owner. Placeholders are filled in
+ * bodies too.
  */
 export interface MatrixRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -118,4 +119,32 @@ export const SEARCH_ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/api/search/analytics?workspaceId={ws}', action: 'workspaces:write' },
 ];
 
-export const MATRIX_ROUTES: MatrixRoute[] = [...IDENTITY_ROUTES, ...WORKSPACE_ROUTES, ...FRAGMENT_ROUTES, ...LISTING_ROUTES, ...SEARCH_ROUTES];
+/**
+ * Webhooks (webhooks component): {webhook} is a disabled endpoint of the owner's with one test
+ * delivery, {delivery}. Targets are a closed local port
+ * (the matrix platform runs with the test setting WEBHOOKS_ALLOW_PRIVATE_TARGETS): sends fail at once.
+ */
+export const WEBHOOK_ROUTES: MatrixRoute[] = [
+  { method: 'GET', path: '/api/workspaces/{ws}/webhooks', action: 'webhooks:manage' },
+  { method: 'POST', path: '/api/workspaces/{ws}/webhooks', action: 'webhooks:manage', body: { name: 'matrix {n}', url: 'https://127.0.0.1:1/hooks/{n}', events: ['fragment.created'], enabled: false } },
+  { method: 'GET', path: '/api/workspaces/{ws}/webhooks/{webhook}', action: 'webhooks:manage' },
+  { method: 'PATCH', path: '/api/workspaces/{ws}/webhooks/{webhook}', action: 'webhooks:manage', body: { name: 'changed by the matrix' } },
+  { method: 'DELETE', path: '/api/workspaces/{ws}/webhooks/{webhook}', action: 'webhooks:manage', destructive: true },
+  { method: 'POST', path: '/api/workspaces/{ws}/webhooks/trigger', action: 'webhooks:manage', body: { eventType: 'fragment.updated' } },
+  { method: 'POST', path: '/api/workspaces/{ws}/webhooks/{webhook}/rotate-secret', action: 'webhooks:manage', body: {} },
+  { method: 'GET', path: '/api/workspaces/{ws}/webhooks/{webhook}/deliveries', action: 'webhooks:manage' },
+  { method: 'GET', path: '/api/workspaces/{ws}/webhooks/{webhook}/deliveries/{delivery}', action: 'webhooks:manage' },
+  { method: 'POST', path: '/api/workspaces/{ws}/webhooks/{webhook}/deliveries/{delivery}/redeliver', action: 'webhooks:manage' },
+];
+
+/**
+ * Hosted zones (workspaces component), account-level: a zone belongs to its creator. The routes
+ * on one zone ({id}: another user's zone answers 404) and the handoff (it needs a Leaf-backed
+ * workspace, i.e. an enrolled Leaf) are covered in test/e2e/hosted-zones/zones-cloud.spec.ts.
+ */
+export const HOSTED_ZONE_ROUTES: MatrixRoute[] = [
+  { method: 'GET', path: '/api/hosted-zones', action: 'hosted-zones:manage', account: true },
+  { method: 'POST', path: '/api/hosted-zones', action: 'hosted-zones:manage', account: true, body: { name: 'matrix {n}', region: 'test' } },
+];
+
+export const MATRIX_ROUTES: MatrixRoute[] = [...IDENTITY_ROUTES, ...WORKSPACE_ROUTES, ...FRAGMENT_ROUTES, ...LISTING_ROUTES, ...SEARCH_ROUTES, ...WEBHOOK_ROUTES, ...HOSTED_ZONE_ROUTES];

@@ -3,6 +3,7 @@ import { gatewayAuthProviders } from '@kw/platform-http';
 import { AdminUsersController } from './admin-users.controller.js';
 import { AuthController } from './auth.controller.js';
 import { IdentityGatewayAuthenticator } from './identity-gateway.authenticator.js';
+import { DiscoveryController } from './discovery.controller.js';
 import { ProfileController } from './profile.controller.js';
 import { TokensController } from './tokens.controller.js';
 
@@ -11,7 +12,7 @@ import { TokensController } from './tokens.controller.js';
  * that authenticates every route of every component through IdentityService.
  */
 @Module({
-  controllers: [AuthController, AdminUsersController, TokensController, ProfileController],
+  controllers: [AuthController, AdminUsersController, TokensController, ProfileController, DiscoveryController],
   providers: [...gatewayAuthProviders(IdentityGatewayAuthenticator)],
 })
 export class AgentAuthHttpModule {}

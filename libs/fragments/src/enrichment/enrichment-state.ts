@@ -44,6 +44,12 @@ export function readFragmentEventPayload(payload: Record<string, unknown>): Frag
 /** The event the re-enrich route writes to the outbox (not a change of the fragment, so not `fragment.updated`). */
 export const ENRICHMENT_REQUESTED_EVENT = 'fragment.enrichment_requested';
 export const ENRICHMENT_EVENTS = ['fragment.created', 'fragment.updated', ENRICHMENT_REQUESTED_EVENT];
+/**
+ * INTERNAL event (not a webhook event kind, never sent to subscribers): written with the chunks
+ * whenever the embedding step replaces them, payload `{fragmentId, workspaceId, version, chunks}`.
+ * The search component syncs an external vector index (Qdrant) from it.
+ */
+export const FRAGMENT_EMBEDDED_EVENT = 'fragment.embedded';
 /** The durable consumer name, also the `consumer` of its processed_events rows. */
 export const ENRICHMENT_CONSUMER = 'fragments-enrichment';
 

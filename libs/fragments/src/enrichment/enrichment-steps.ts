@@ -1,7 +1,7 @@
 import { normalizeEntityName, type AiProvider, type GraphExtraction } from '@kw/platform-ai';
 import { chunkText } from './chunking.js';
 import type { EnrichmentTx } from './enrichment-db.js';
-import type { EnrichmentStep } from './enrichment-state.js';
+import { FRAGMENT_EMBEDDED_EVENT, type EnrichmentStep } from './enrichment-state.js';
 
 /** What a step reads of the fragment (as loaded when the event was handled). */
 export interface FragmentText {
@@ -70,6 +70,16 @@ export async function applyStep(tx: EnrichmentTx, fragment: FragmentText, curren
           data: result.chunks.map((c, ordinal) => ({ fragmentId: fragment.id, workspaceId: fragment.workspaceId, ordinal, text: c.text, embedding: c.embedding, version: fragment.version })),
         });
       }
+      // Same transaction as the chunks: an external vector index (Qdrant) follows them.
+      await tx.outboxEvent.create({
+        data: {
+          aggregateType: 'fragment',
+          aggregateId: fragment.id,
+          eventType: FRAGMENT_EMBEDDED_EVENT,
+          payload: { fragmentId: fragment.id, workspaceId: fragment.workspaceId, version: fragment.version, chunks: result.chunks.length, occurredAt: new Date().toISOString() },
+          headers: {},
+        },
+      });
       return;
     case 'graph':
       await writeGraph(tx, fragment, result.graph);

@@ -20,16 +20,49 @@ export function pendingEnrichment(needs: readonly EnrichmentStep[], at: Date): R
 }
 
 /**
- * Writes the outbox row announcing a fragment change, in the caller's transaction, so the
- * event exists exactly when the change does. The enrichment relay publishes it.
+ * What consumers outside the fragments component may know of a fragment at the change: its
+ * metadata, never its content (webhook payloads carry this snapshot; receivers fetch the
+ * content with their own credentials).
  */
-export async function recordFragmentEvent(tx: DataTx, context: RequestContext, eventType: FragmentEventType, fragment: FragmentRow, needs: readonly EnrichmentStep[]): Promise<void> {
+export function fragmentSnapshot(fragment: FragmentRow) {
+  return {
+    id: fragment.id,
+    key: fragment.key,
+    title: fragment.title,
+    fragmentTypeId: fragment.fragmentTypeId,
+    tags: fragment.tags,
+    status: fragment.status,
+    version: fragment.version,
+    createdVia: fragment.createdVia,
+    createdBy: fragment.createdBy,
+    updatedBy: fragment.updatedBy,
+    createdAt: fragment.createdAt.toISOString(),
+    updatedAt: fragment.updatedAt.toISOString(),
+    archivedAt: fragment.archivedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Writes the outbox row announcing a fragment change, in the caller's transaction, so the
+ * event exists exactly when the change does. The relay publishes it to enrichment, webhooks
+ * and search. `permanent` marks a deletion that removed the row (not an archive).
+ */
+export async function recordFragmentEvent(tx: DataTx, context: RequestContext, eventType: FragmentEventType, fragment: FragmentRow, needs: readonly EnrichmentStep[], options: { permanent?: boolean } = {}): Promise<void> {
+  const occurredAt = new Date().toISOString();
   await tx.outboxEvent.create({
     data: {
       aggregateType: 'fragment',
       aggregateId: fragment.id,
       eventType,
-      payload: { fragmentId: fragment.id, workspaceId: fragment.workspaceId, version: fragment.version, needs: [...needs], occurredAt: new Date().toISOString() },
+      payload: {
+        fragmentId: fragment.id,
+        workspaceId: fragment.workspaceId,
+        version: fragment.version,
+        needs: [...needs],
+        occurredAt,
+        fragment: fragmentSnapshot(fragment),
+        ...(eventType === 'fragment.deleted' && { deletion: options.permanent ? 'permanent' : 'archived' }),
+      },
       headers: { requestId: context.requestId },
     },
   });

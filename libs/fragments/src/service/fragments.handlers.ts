@@ -140,6 +140,9 @@ export class FragmentHandlers {
         const updated = await tx.fragment.findUniqueOrThrow({ where: { id: current.id } });
         // Someone else's update landed between the read and this write: change nothing.
         if (count === 0) throw versionConflict(updated.version);
+        // The text is unchanged, so its embeddings still hold: they follow the new version
+        // (search counts only chunks of the fragment's current version).
+        if (!textChanged) await tx.fragmentChunk.updateMany({ where: { fragmentId: current.id, version: current.version }, data: { version: updated.version } });
         await recordFragmentEvent(tx, context, 'fragment.updated', updated, needs);
         return updated;
       });
@@ -158,7 +161,7 @@ export class FragmentHandlers {
     const row = await this.db.$transaction(async (tx) => {
       if (input.permanent) {
         await tx.fragment.delete({ where: { id: current.id } });
-        await recordFragmentEvent(tx, context, 'fragment.deleted', current, []);
+        await recordFragmentEvent(tx, context, 'fragment.deleted', current, [], { permanent: true });
         return current;
       }
       if (current.archivedAt) return current;

@@ -47,7 +47,16 @@ describe('fragment outbox events', () => {
     const plain = (await create()).fragment!;
     const [event] = await events(plain.id!);
     expect(event).toMatchObject({ aggregateType: 'fragment', aggregateId: plain.id, eventType: 'fragment.created', headers: { requestId: 'req-1' }, publishedAt: null });
-    expect(event!.payload).toEqual({ fragmentId: plain.id, workspaceId: WS, version: 1, needs: ['summary', 'tags', 'embedding', 'graph'], occurredAt: expect.any(String) });
+    expect(event!.payload).toEqual({
+      fragmentId: plain.id,
+      workspaceId: WS,
+      version: 1,
+      needs: ['summary', 'tags', 'embedding', 'graph'],
+      occurredAt: expect.any(String),
+      // The metadata snapshot webhook payloads carry: never the content.
+      fragment: expect.objectContaining({ id: plain.id, title: plain.title, version: 1, status: 'processing', archivedAt: null }),
+    });
+    expect((event!.payload as any).fragment.content).toBeUndefined();
 
     const supplied = (await create({ summary: 'mine', tagsSupplied: true, tags: ['a'] })).fragment!;
     expect(((await events(supplied.id!))[0]!.payload as any).needs).toEqual(['embedding', 'graph']);

@@ -29,7 +29,7 @@ const EXPECTED: Record<string, [Cell, Cell, Cell, Cell, Cell, Cell]> = {
   'webhooks:manage':   ['y', 'y', 'n', 'n', 'n', 'n'],
   'chat:use':          ['y', 'y', 'y', 'y', 'y', 'n'],
 };
-const ACCOUNT_ACTIONS: Action[] = ['tokens:manage', 'profile:read', 'profile:write', 'vault:manage', 'applications:manage', 'admin'];
+const ACCOUNT_ACTIONS: Action[] = ['tokens:manage', 'hosted-zones:manage', 'profile:read', 'profile:write', 'vault:manage', 'applications:manage', 'admin'];
 
 const USER = 'user-1';
 const OTHER = 'user-2';

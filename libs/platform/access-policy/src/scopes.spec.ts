@@ -9,7 +9,7 @@ describe('scope vocabulary', () => {
     expect(ACTIONS).toEqual([
       'workspaces:read', 'workspaces:write', 'workspaces:delete', 'members:read', 'members:manage',
       'fragments:read', 'fragments:write', 'fragments:delete', 'collections:read', 'collections:write',
-      'files:read', 'files:write', 'search:read', 'webhooks:manage', 'tokens:manage', 'profile:read',
+      'files:read', 'files:write', 'search:read', 'webhooks:manage', 'tokens:manage', 'hosted-zones:manage', 'profile:read',
       'profile:write', 'chat:use', 'vault:manage', 'applications:manage', 'admin',
     ]);
     for (const a of ACTIONS) expect(ACTION_DEFINITIONS[a].description.length).toBeGreaterThan(10);

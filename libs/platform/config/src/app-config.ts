@@ -134,6 +134,13 @@ export class AppConfig {
   @MinLength(16)
   ENROLLMENT_TOKEN?: string;
 
+  /** Leaf only: seconds between heartbeats to the Cloud (each one also picks up new placements). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  LEAF_HEARTBEAT_SECONDS = 10;
+
   /**
    * Enables POST /api/diagnostics/echo and the components' EchoService: a message-path check
    * for operators (and the tests) that can delay or fail on demand. Off by default.
@@ -142,6 +149,60 @@ export class AppConfig {
   @Transform(toBool)
   @IsBoolean()
   DIAGNOSTICS_ENABLED?: boolean;
+
+  /**
+   * Seals secrets the platform uses again (webhook signing secrets and auth headers): 32
+   * bytes as 64 hex characters or base64. Required by the webhooks component in the
+   * distributed mode; the embedded mode keeps a generated one in DATA_DIR. The PREVIOUS key
+   * still opens values sealed before a key change.
+   */
+  @IsOptional()
+  @Matches(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, { message: 'SECRETS_ENCRYPTION_KEY must be 32 bytes: 64 hex characters or base64' })
+  SECRETS_ENCRYPTION_KEY?: string;
+
+  @IsOptional()
+  @Matches(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, { message: 'SECRETS_ENCRYPTION_KEY_PREVIOUS must be 32 bytes: 64 hex characters or base64' })
+  SECRETS_ENCRYPTION_KEY_PREVIOUS?: string;
+
+  /**
+   * Webhook retry delays after each failed attempt (comma-separated durations: `500ms`, `5s`,
+   * `5m`, `2h`). The default follows the Standard Webhooks schedule, about a day in all.
+   */
+  @IsOptional()
+  @Matches(/^\s*\d+(?:ms|s|m|h)\s*(?:,\s*\d+(?:ms|s|m|h)\s*)*$/, { message: 'WEBHOOKS_RETRY_SCHEDULE must be comma-separated durations such as 5s,5m,30m,2h' })
+  WEBHOOKS_RETRY_SCHEDULE?: string;
+
+  /** An endpoint whose deliveries have failed for this long is disabled and its owners told. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  WEBHOOKS_DISABLE_AFTER_HOURS = 120;
+
+  /**
+   * TEST SETTING, off by default: lets webhook targets be loopback, private (RFC 1918) or
+   * unique-local addresses and `localhost`, so tests can run a receiver on this machine.
+   * HTTPS, credential and all other address rules still apply. Never enable in production.
+   */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS?: boolean;
+
+  /** PEM bundle of CA certificates trusted for webhook deliveries in addition to the default ones (a test or in-house CA). */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  WEBHOOKS_CA_FILE?: string;
+
+  /**
+   * Browser origins allowed to call /api/mcp (comma-separated, e.g. `https://app.example.com`),
+   * besides PUBLIC_URL's own. A request with any other Origin header is refused (403): DNS
+   * rebinding protection, as the MCP transport specification asks. No Origin: not a browser.
+   */
+  @IsOptional()
+  @IsString()
+  MCP_ALLOWED_ORIGINS?: string;
 
   /**
    * The first platform administrator, created by agent-auth on an EMPTY users table (ignored
@@ -169,6 +230,27 @@ export class AppConfig {
   @Min(1)
   @Max(24 * 90)
   SESSION_TTL_HOURS = 24 * 7;
+
+  /** Lifetime of a hosted-zone handoff token (the JWT a client presents at a Leaf), in seconds. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(3600)
+  HANDOFF_TOKEN_TTL_SECONDS = 300;
+
+  /** A new handoff signing key is made when the newest is older than this (days); older keys stay published until their tokens expired. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  HANDOFF_KEY_ROTATION_DAYS = 30;
+
+  /** A hosted zone whose Leaf has not sent a heartbeat for this long shows `offline` (new placements on it are refused). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(86_400)
+  HOSTED_ZONE_OFFLINE_AFTER_SECONDS = 60;
 
   /** Fragments one workspace may hold (archived ones included); 409 FRAGMENT_LIMIT_REACHED above. */
   @Transform(toInt)

@@ -5,3 +5,4 @@ export * from './validation.js';
 export * from './http-edge.js';
 export * from './openapi.js';
 export * from './auth/index.js';
+export * from './public-base.js';

@@ -20,6 +20,25 @@ describe('in-process event bus', () => {
     await bus.close();
   });
 
+  it('gives a consumer that subscribes later the recent events too, whoever subscribed first', async () => {
+    const bus = new InProcessEventBus();
+    const early: string[] = [];
+    const late: string[] = [];
+    await bus.publish(event('before-anyone'));
+    await bus.subscribe({ consumer: 'early', eventTypes: ['thing.created'] }, async ({ event: e }) => void early.push(e.id));
+    await bus.publish(event('after-early'));
+    await expect.poll(() => early).toEqual(['before-anyone', 'after-early']);
+    await bus.subscribe({ consumer: 'late', eventTypes: ['thing.created'] }, async ({ event: e }) => void late.push(e.id));
+    await expect.poll(() => late).toEqual(['before-anyone', 'after-early']);
+    // A second subscriber of an existing consumer name replays nothing.
+    const again: string[] = [];
+    await bus.subscribe({ consumer: 'early', eventTypes: ['thing.created'] }, async ({ event: e }) => void again.push(e.id));
+    await bus.publish(event('third'));
+    await expect.poll(() => [...early, ...again].filter((id) => id === 'third')).toEqual(['third']);
+    expect(again.filter((id) => id !== 'third')).toEqual([]);
+    await bus.close();
+  });
+
   it('redelivers after a handler error and after the ack wait, counting deliveries', async () => {
     const bus = new InProcessEventBus();
     const deliveries: number[] = [];

@@ -15,20 +15,27 @@ interface Consumer {
 }
 
 const DEDUPE_WINDOW = 10_000;
+/**
+ * A durable consumer created after events were published still receives them, as a JetStream
+ * consumer would from the stream, within a bounded window: start-up order (which component
+ * subscribes first) never decides who sees an event.
+ */
+const RETAIN_MAX = 10_000;
+const RETAIN_MS = 5 * 60_000;
 
 /**
  * The embedded adapter: JetStream's semantics in memory. Durable consumers by name (several
  * subscribers of one name share deliveries), at-least-once delivery, redelivery after a
  * handler error or after the ack wait, and publish deduplication by event id.
- * Events published while no consumer of a type is subscribed yet are kept for it, like a stream.
+ * Recent events are kept (RETAIN_MAX, RETAIN_MS) and replayed to each new consumer, like a stream.
  * Nothing survives the process: the outbox is the durable copy (unprocessed events of a
  * crashed embedded process are not replayed; the re-enrich route covers that case).
  */
 export class InProcessEventBus implements EventBus {
   readonly kind = 'in-process' as const;
   private readonly consumers = new Map<string, Consumer>();
-  /** Published while nobody listened, by event type. */
-  private readonly retained = new Map<string, DomainEvent[]>();
+  /** Recently published events, oldest first, for consumers that subscribe later. */
+  private readonly retained: Array<{ event: DomainEvent; at: number }> = [];
   private readonly seen = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
@@ -40,14 +47,10 @@ export class InProcessEventBus implements EventBus {
     if (this.seen.has(event.id)) return;
     this.seen.add(event.id);
     if (this.seen.size > DEDUPE_WINDOW) this.seen.delete(this.seen.values().next().value as string);
-    const targets = [...this.consumers.values()].filter((c) => c.options.eventTypes.includes(event.eventType));
-    if (targets.length === 0) {
-      const list = this.retained.get(event.eventType) ?? [];
-      list.push(event);
-      this.retained.set(event.eventType, list);
-      return;
+    this.retain(event);
+    for (const consumer of this.consumers.values()) {
+      if (consumer.options.eventTypes.includes(event.eventType)) this.enqueue(consumer, { event, deliveryCount: 0 });
     }
-    for (const consumer of targets) this.enqueue(consumer, { event, deliveryCount: 0 });
   }
 
   async subscribe(options: SubscribeOptions, handler: EventHandler): Promise<EventSubscription> {
@@ -62,10 +65,8 @@ export class InProcessEventBus implements EventBus {
         idle: [],
       };
       this.consumers.set(options.consumer, consumer);
-      for (const type of options.eventTypes) {
-        for (const event of this.retained.get(type) ?? []) consumer.queue.push({ event, deliveryCount: 0 });
-        this.retained.delete(type);
-      }
+      this.prune();
+      for (const { event } of this.retained) if (options.eventTypes.includes(event.eventType)) consumer.queue.push({ event, deliveryCount: 0 });
     }
     consumer.handlers.push(handler);
     this.pump(consumer);
@@ -82,6 +83,18 @@ export class InProcessEventBus implements EventBus {
     this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+  }
+
+  private retain(event: DomainEvent): void {
+    this.retained.push({ event, at: Date.now() });
+    this.prune();
+  }
+
+  private prune(): void {
+    const cutoff = Date.now() - RETAIN_MS;
+    let drop = Math.max(0, this.retained.length - RETAIN_MAX);
+    while (drop < this.retained.length && this.retained[drop]!.at < cutoff) drop++;
+    if (drop > 0) this.retained.splice(0, drop);
   }
 
   private enqueue(consumer: Consumer, pending: Pending): void {

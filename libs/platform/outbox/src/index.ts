@@ -4,3 +4,5 @@ export * from './jetstream-event-bus.js';
 export * from './outbox-relay.js';
 export * from './processed-events.js';
 export * from './create-event-bus.js';
+export * from './event-bus.provider.js';
+export * from './polling-loop.js';

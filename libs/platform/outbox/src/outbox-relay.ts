@@ -1,5 +1,6 @@
 import type { DataPrismaClient } from '@kw/platform-persistence';
 import type { DomainEvent, EventBus, EventLogger } from './event-bus.js';
+import { PollingLoop } from './polling-loop.js';
 
 export interface OutboxRelayOptions {
   /** Rows claimed per transaction. */
@@ -27,11 +28,8 @@ const MAX_ERROR_PAUSE_MS = 10_000;
  * the next claim (published again: the bus deduplicates by event id, consumers by event id).
  */
 export class OutboxRelay {
-  private running = false;
-  private loop?: Promise<void>;
-  private wake?: () => void;
   private readonly batchSize: number;
-  private readonly pollIntervalMs: number;
+  private readonly loop: PollingLoop;
 
   constructor(
     private readonly db: DataPrismaClient,
@@ -40,24 +38,31 @@ export class OutboxRelay {
     options: OutboxRelayOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 100;
-    this.pollIntervalMs = options.pollIntervalMs ?? 250;
+    this.loop = new PollingLoop(
+      async () => {
+        const count = await this.relayBatch();
+        if (count > 0) this.logger.debug({ count }, 'outbox events published');
+        return count === this.batchSize;
+      },
+      {
+        intervalMs: options.pollIntervalMs ?? 250,
+        maxErrorPauseMs: MAX_ERROR_PAUSE_MS,
+        onError: (err, retryInMs) => this.logger.warn({ err, retryInMs }, 'outbox relay failed; retrying'),
+      },
+    );
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Looks at the outbox now instead of at the next poll (after a local commit, for instance). */
   poke(): void {
-    this.wake?.();
+    this.loop.poke();
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+    await this.loop.stop();
   }
 
   /** Publishes one batch; returns how many rows were published. */
@@ -93,35 +98,6 @@ export class OutboxRelay {
       },
       { maxWait: 30_000, timeout: 60_000 },
     );
-  }
-
-  private async run(): Promise<void> {
-    let errors = 0;
-    while (this.running) {
-      let pause = this.pollIntervalMs;
-      try {
-        const count = await this.relayBatch();
-        errors = 0;
-        if (count > 0) this.logger.debug({ count }, 'outbox events published');
-        if (count === this.batchSize) pause = 0;
-      } catch (err) {
-        errors++;
-        pause = Math.min(MAX_ERROR_PAUSE_MS, this.pollIntervalMs * 2 ** errors);
-        if (this.running) this.logger.warn({ err, retryInMs: pause }, 'outbox relay failed; retrying');
-      }
-      if (pause > 0 && this.running) await this.sleep(pause);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
   }
 }
 

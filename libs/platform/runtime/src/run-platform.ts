@@ -31,6 +31,11 @@ export interface RunPlatformOptions {
   ownProcess?: boolean;
   /** Where logs go; stdout by default. */
   logDestination?: NodeJS.WritableStream;
+  /**
+   * HTTP modules of the edge itself that belong to no one component (the MCP endpoint calls
+   * several): served by whichever process serves the API, like the components' httpModules.
+   */
+  edgeModules?: Array<Type<unknown> | DynamicModule>;
 }
 
 export interface RunningPlatform {
@@ -76,7 +81,7 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
   try {
     database = planes.length > 0 ? await openPlatformDatabase(config, planes, logger) : undefined;
     transport = await createTransport(config, processName, logger);
-    const app = await createApplication({ config, logger, metrics, database, transport, targets, serveApi, known: options.components });
+    const app = await createApplication({ config, logger, metrics, database, transport, targets, serveApi, known: options.components, edgeModules: options.edgeModules ?? [] });
 
     for (const name of names) {
       serveComponentHealth(transport, name, targets.find((t) => t.name === name)?.planes.length ? database : undefined, (msg) => logger.debug(msg));
@@ -95,10 +100,17 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
     if (ownProcess) handleSignals(running, config, logger);
     return running;
   } catch (err) {
+    // A component may find its configuration incomplete only once it can look (the Leaf needs
+    // its database to know whether it has enrolled): that is a configuration error too, exit 2.
+    const badConfig = err instanceof ConfigError;
     logger.fatal({ err }, `${options.binary} failed to start`);
+    logger.flush?.();
     await transport?.drain().catch(() => undefined);
     await database?.close().catch(() => undefined);
-    if (ownProcess) process.exit(1);
+    if (ownProcess) {
+      if (badConfig) process.stderr.write(`${options.binary}: ${err.message}\n`);
+      process.exit(badConfig ? 2 : 1);
+    }
     throw err;
   }
 }
@@ -112,6 +124,7 @@ interface ApplicationParts {
   targets: ComponentDefinition[];
   known: ComponentDefinition[];
   serveApi: boolean;
+  edgeModules: Array<Type<unknown> | DynamicModule>;
 }
 
 async function createApplication(parts: ApplicationParts): Promise<NestFastifyApplication> {
@@ -135,6 +148,7 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
       ...(gatewayModule ? [gatewayModule] : []),
       // The API process serves every component's routes, wherever the component itself runs.
       ...(serveApi ? parts.known.filter((c) => c.httpModule).map((c) => c.httpModule as Type<unknown> | DynamicModule) : []),
+      ...(serveApi ? parts.edgeModules : []),
     ],
     controllers: [ProbesController],
   };

@@ -41,8 +41,8 @@ export class WorkspaceGate {
     const workspace = access?.found ? { id: workspaceId, visibility: access.visibility as Visibility, archived: access.archived } : undefined;
     const decision = decide({ auth, account, workspace, relation: (access?.found ? access.relation : 'none') as never, action, resourceOwnerId: options.resourceOwnerId });
     if (!decision.allowed) throw decision.status === 404 && options.hiddenAs ? options.hiddenAs() : denialError(decision);
-    // Seam for hosted zones (a later issue): their data lives in the zone's Leaf, not here.
-    if (access!.hostedZoneId) throw hostedZoneRequired(access!.hostedZoneId, '');
+    // A Leaf-backed workspace: its data lives in the zone's Leaf, never here (docs/hosted-zones.md).
+    if (access!.hostedZoneId) throw hostedZoneRequired(access!.hostedZoneId, access!.endpointUrl);
     return { workspaceId, userId: auth!.userId, relation: access!.relation };
   }
 }

@@ -4,13 +4,15 @@ import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
 import { ExactCosineIndex } from './exact-cosine-index.js';
 import { PgvectorIndex } from './pgvector-index.js';
-import { VECTOR_INDEX, type VectorIndex } from './vector-index.js';
+import { QdrantIndex } from './qdrant-index.js';
+import { IN_POSTGRES_SYNC, isVectorIndexSync, VECTOR_INDEX, VECTOR_INDEX_SYNC, type VectorIndex } from './vector-index.js';
 
 /**
- * Picks the vector index at start-up: pgvector when the `vector` extension exists or can be
- * created (always in embedded PGlite); otherwise exact cosine in Postgres, with a warning.
- * The Qdrant adapter exists but nothing feeds it from fragment events yet, so it is not chosen
- * even with QDRANT_URL set: semantic search must find what enrichment embedded.
+ * Picks the vector index at start-up: Qdrant when QDRANT_URL is set (fed from the
+ * `fragment.embedded` / `fragment.deleted` events and a start-up backfill by
+ * VectorIndexSyncWorker, see vector-sync.ts); otherwise pgvector when the `vector` extension
+ * exists or can be created (always in embedded PGlite); otherwise exact cosine in Postgres,
+ * with a warning. pgvector and exact read data.fragment_chunks directly: nothing to sync.
  */
 export async function selectVectorIndex(config: AppConfig, db: SearchDb, logger: Logger): Promise<VectorIndex> {
   const index = await chooseIndex(config, db, logger);
@@ -19,9 +21,7 @@ export async function selectVectorIndex(config: AppConfig, db: SearchDb, logger:
 }
 
 async function chooseIndex(config: AppConfig, db: SearchDb, logger: Logger): Promise<VectorIndex> {
-  if (config.QDRANT_URL) {
-    logger.warn({ qdrant: config.QDRANT_URL }, 'search: QDRANT_URL is set but the Qdrant index is not fed from fragment events yet; semantic search reads the embeddings in Postgres');
-  }
+  if (config.QDRANT_URL) return new QdrantIndex(config.QDRANT_URL, db);
   const schema = await pgvectorSchema(db);
   if (schema) return new PgvectorIndex(db, schema);
   logger.warn('search: the pgvector extension is not available and QDRANT_URL is unset; semantic search uses exact cosine similarity in Postgres (slower on large workspaces)');
@@ -44,4 +44,11 @@ export const vectorIndexProvider = {
   provide: VECTOR_INDEX,
   useFactory: selectVectorIndex,
   inject: [APP_CONFIG, SEARCH_DB, LOGGER],
+};
+
+/** The writer side of the selected index: Qdrant itself, or nothing to write for pgvector / exact. */
+export const vectorIndexSyncProvider = {
+  provide: VECTOR_INDEX_SYNC,
+  useFactory: (index: VectorIndex) => (isVectorIndexSync(index) ? index : IN_POSTGRES_SYNC),
+  inject: [VECTOR_INDEX],
 };

@@ -25,6 +25,42 @@ export interface VectorIndex {
 
 export const VECTOR_INDEX = Symbol('VECTOR_INDEX');
 
+/** One chunk of a fragment as stored in data.fragment_chunks (its current version). */
+export interface IndexedChunk {
+  /** fragment_chunks.ordinal */
+  chunkIndex: number;
+  vector: number[];
+}
+
+/**
+ * The writer side of the port, fed by the search component's sync (fragment events and the
+ * start-up backfill). `external` is false for the adapters that read data.fragment_chunks
+ * themselves (pgvector, exact): nothing to write, the sync does nothing.
+ */
+export interface VectorIndexSync {
+  readonly external: boolean;
+  /** Replaces the fragment's points by these chunks (idempotent; no chunks = delete). */
+  upsertFragment(workspaceId: string, fragmentId: string, version: number, chunks: IndexedChunk[]): Promise<void>;
+  /** Drops every point of the fragment (idempotent). */
+  deleteFragment(fragmentId: string): Promise<void>;
+  /** True when the index holds nothing at all (a new or wiped index: the sync state is stale). */
+  isEmpty(): Promise<boolean>;
+}
+
+export const VECTOR_INDEX_SYNC = Symbol('VECTOR_INDEX_SYNC');
+
+/** pgvector and exact cosine read the chunks in Postgres: always in sync, nothing to write. */
+export const IN_POSTGRES_SYNC: VectorIndexSync = {
+  external: false,
+  upsertFragment: async () => undefined,
+  deleteFragment: async () => undefined,
+  isEmpty: async () => false,
+};
+
+export function isVectorIndexSync(value: unknown): value is VectorIndexSync {
+  return !!value && typeof value === 'object' && 'external' in value && 'upsertFragment' in value && 'deleteFragment' in value;
+}
+
 /** A query vector as a pgvector / float4[] literal. */
 export function vectorLiteral(vector: number[]): string {
   return `[${vector.map((x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;

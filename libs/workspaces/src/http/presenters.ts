@@ -1,6 +1,7 @@
-import type { Invitation, Member, Notification, Workspace, WorkspaceSettings } from '@kw/contracts';
+import type { HostedZone, Invitation, Member, Notification, Placement, Workspace, WorkspaceSettings } from '@kw/contracts';
 import { isWorkspaceRole } from '@kw/platform-access-policy';
 import { AppError, ErrorCode } from '@kw/platform-errors';
+import type { HostedZoneDto, PlacementDto } from './dto/hosted-zones.dto.js';
 import type { InvitationDto, MemberDto } from './dto/members.dto.js';
 import type { NotificationDto } from './dto/notifications.dto.js';
 import type { WorkspaceSettingsDto } from './dto/settings.dto.js';
@@ -24,6 +25,7 @@ export function workspaceJson(message: Workspace | undefined): WorkspaceDto {
     visibility: w.visibility,
     status: w.status,
     hostedZoneId: orNull(w.hostedZoneId),
+    endpointUrl: orNull(w.endpointUrl),
     createdBy: w.createdBy,
     createdAt: w.createdAt,
     updatedAt: w.updatedAt,
@@ -65,6 +67,29 @@ export function invitationJson(message: Invitation | undefined): InvitationDto {
 export function notificationJson(message: Notification | undefined): NotificationDto {
   const n = required(message, 'a notification');
   return { id: n.id, kind: n.kind, payload: JSON.parse(n.payloadJson || '{}') as Record<string, unknown>, createdAt: n.createdAt, readAt: orNull(n.readAt) };
+}
+
+export function hostedZoneJson(message: HostedZone | undefined): HostedZoneDto {
+  const z = required(message, 'a hosted zone');
+  return {
+    id: z.id,
+    name: z.name,
+    region: z.region,
+    endpointUrl: orNull(z.endpointUrl),
+    status: z.status,
+    ownerId: z.ownerId,
+    enrolledAt: orNull(z.enrolledAt),
+    lastHeartbeatAt: orNull(z.lastHeartbeatAt),
+    leafVersion: orNull(z.leafVersion),
+    workspaceCount: z.workspaceCount,
+    createdAt: z.createdAt,
+    updatedAt: z.updatedAt,
+  };
+}
+
+export function placementJson(message: Placement | undefined): PlacementDto {
+  const p = required(message, 'a placement');
+  return { workspaceId: p.workspaceId, name: p.name, status: p.status };
 }
 
 export const list = <T>(items: T[]) => ({ items, count: items.length });

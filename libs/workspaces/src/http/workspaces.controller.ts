@@ -28,7 +28,7 @@ export class WorkspacesController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create a workspace', description: 'The caller becomes its owner. Scope `workspaces:write`. `hostedZoneId`: 404 `HOSTED_ZONE_NOT_FOUND` (no hosted zones yet).' })
+  @ApiOperation({ summary: 'Create a workspace', description: 'The caller becomes its owner. Scope `workspaces:write`. With `hostedZoneId` the workspace is placed on that hosted zone (`status: processing` until its Leaf is ready; see docs/hosted-zones.md).' })
   @ApiCreatedResponse({ type: WorkspaceResponseDto })
   async create(@Body() body: CreateWorkspaceDto): Promise<WorkspaceResponseDto> {
     const { workspace } = await this.client.call(M.createWorkspace, {

@@ -8,7 +8,10 @@ export type ControlDb = ControlPrismaClient;
 /** The client handed to an interactive transaction. */
 export type ControlTx = Omit<ControlPrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
 
-export type WorkspaceRow = Awaited<ReturnType<ControlPrismaClient['workspace']['findUniqueOrThrow']>>;
+/** A workspace row; `hostedZone` is there when the query included ZONE_ENDPOINT (workspace-view.ts). */
+export type WorkspaceRow = Awaited<ReturnType<ControlPrismaClient['workspace']['findUniqueOrThrow']>> & {
+  hostedZone?: { endpointUrl: string | null } | null;
+};
 export type MemberRow = Awaited<ReturnType<ControlPrismaClient['workspaceMember']['findUniqueOrThrow']>>;
 export type InvitationRow = Awaited<ReturnType<ControlPrismaClient['workspaceInvitation']['findUniqueOrThrow']>>;
 export type NotificationRow = Awaited<ReturnType<ControlPrismaClient['notification']['findUniqueOrThrow']>>;

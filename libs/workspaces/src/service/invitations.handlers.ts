@@ -13,7 +13,7 @@ import { isUuid } from './ids.js';
 import { NotificationKind } from './notifications.js';
 import { alreadyMember, invalidRole, invitationExpired, invitationNotFound, invitationPending } from './workspace-errors.js';
 import { relationFrom, WorkspaceAccess } from './workspace-access.js';
-import { iso, workspaceView } from './workspace-view.js';
+import { iso, workspaceView, ZONE_ENDPOINT } from './workspace-view.js';
 
 type M = typeof WorkspacesService.method;
 type In<K extends keyof M> = MessageShape<M[K]['input']>;
@@ -123,7 +123,7 @@ export class InvitationHandlers {
     const { userId, auth } = assertAccount(context, 'workspaces:write');
     if (!isUuid(input.invitationId)) throw invitationNotFound();
     const email = await this.identity.emailOf(userId);
-    const found = await this.db.workspaceInvitation.findUnique({ where: { id: input.invitationId }, include: { workspace: true } });
+    const found = await this.db.workspaceInvitation.findUnique({ where: { id: input.invitationId }, include: { workspace: { include: ZONE_ENDPOINT } } });
     if (!found || !email || found.email !== email || found.status !== 'pending' || found.workspace.archivedAt !== null || !tokenReaches(auth, found.workspaceId)) {
       throw invitationNotFound();
     }

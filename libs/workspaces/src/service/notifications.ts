@@ -6,6 +6,8 @@ import { iso } from './workspace-view.js';
 /** Kinds of notification this component writes. */
 export const NotificationKind = {
   WORKSPACE_INVITATION: 'workspace.invitation',
+  /** Written for the webhooks component (NotifyWorkspaceOwners). */
+  WEBHOOK_DISABLED: 'webhook.disabled',
 } as const;
 
 export function notificationView(row: NotificationRow): MessageInitShape<typeof NotificationSchema> {

@@ -36,7 +36,7 @@ const context = (auth: Partial<RequestContext['auth']> = {}): RequestContext =>
 describe('ResolveAccess', () => {
   it('reports a member with the stored relation', async () => {
     const answer = await handlerWith(workspace({ role: 'viewer' })).resolve({ workspaceId: WS } as never, context());
-    expect(answer).toEqual({ found: true, relation: 'viewer', visibility: 'private', archived: false, hostedZoneId: '', status: 'active' });
+    expect(answer).toEqual({ found: true, relation: 'viewer', visibility: 'private', archived: false, hostedZoneId: '', status: 'active', endpointUrl: '' });
   });
 
   it('hides a private workspace from a non-member, a missing one and a malformed id', async () => {

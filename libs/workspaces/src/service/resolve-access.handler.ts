@@ -30,6 +30,7 @@ export class ResolveAccessHandler {
       archived: workspace.archivedAt !== null,
       hostedZoneId: workspace.hostedZoneId ?? '',
       status: workspace.status,
+      endpointUrl: workspace.hostedZone?.endpointUrl ?? '',
     };
   }
 

@@ -4,6 +4,7 @@ import { assertAllowed, decide, isWorkspaceRole, type Action, type CallerAuth, t
 import { callerOf } from './caller.js';
 import { WORKSPACES_DB, type ControlDb, type ControlTx, type WorkspaceRow } from './control-db.js';
 import { isUuid } from './ids.js';
+import { ZONE_ENDPOINT } from './workspace-view.js';
 
 /** A workspace the caller was allowed to act on, with how the caller stands towards it. */
 export interface AuthorizedWorkspace {
@@ -37,7 +38,7 @@ export class WorkspaceAccess {
     if (!isUuid(workspaceId) || !isUuid(userId)) return { workspace: undefined, relation: 'none' };
     const row = await db.workspace.findUnique({
       where: { id: workspaceId },
-      include: { members: { where: { userId } }, subscriptions: { where: { userId } } },
+      include: { members: { where: { userId } }, subscriptions: { where: { userId } }, ...ZONE_ENDPOINT },
     });
     if (!row) return { workspace: undefined, relation: 'none' };
     const { members, subscriptions, ...workspace } = row;

@@ -8,7 +8,7 @@ import { DISCOVER_LIMIT_DEFAULT, DISCOVER_LIMIT_MAX } from '../workspace-limits.
 import { assertAccount, tokenReaches } from './caller.js';
 import { WORKSPACES_DB, type ControlDb } from './control-db.js';
 import { relationFrom } from './workspace-access.js';
-import { workspaceView } from './workspace-view.js';
+import { workspaceView, ZONE_ENDPOINT } from './workspace-view.js';
 
 type M = typeof WorkspacesService.method;
 type In<K extends keyof M> = MessageShape<M[K]['input']>;
@@ -33,7 +33,7 @@ export class WorkspaceListingHandlers {
     const { userId, auth } = assertAccount(context, 'workspaces:read');
     const rows = await this.db.workspace.findMany({
       where: { archivedAt: null, members: { some: { userId } } },
-      include: { members: { where: { userId } } },
+      include: { members: { where: { userId } }, ...ZONE_ENDPOINT },
       orderBy: byName,
     });
     return {
@@ -50,7 +50,7 @@ export class WorkspaceListingHandlers {
         // A subscription to a workspace that became private grants nothing, so it is not listed.
         OR: [{ members: { some: { userId } } }, { visibility: 'public', subscriptions: { some: { userId } } }],
       },
-      include: { members: { where: { userId } }, subscriptions: { where: { userId } } },
+      include: { members: { where: { userId } }, subscriptions: { where: { userId } }, ...ZONE_ENDPOINT },
       orderBy: byName,
     });
     return {
@@ -65,6 +65,7 @@ export class WorkspaceListingHandlers {
     const { userId, auth } = assertAccount(context, 'workspaces:read');
     const rows = await this.db.workspace.findMany({
       where: { archivedAt: { not: null }, members: { some: { userId, role: 'owner' } } },
+      include: ZONE_ENDPOINT,
       orderBy: [{ archivedAt: 'desc' }, { id: 'asc' }],
     });
     return { workspaces: rows.filter((w) => tokenReaches(auth, w.id)).map((w) => workspaceView(w, 'owner')) };
@@ -90,7 +91,7 @@ export class WorkspaceListingHandlers {
     const totalCount = page.length > 0 ? Number(page[0].total) : await this.countPublic(search, restriction);
     const rows = await this.db.workspace.findMany({
       where: { id: { in: page.map((p) => p.id) } },
-      include: { members: { where: { userId } }, subscriptions: { where: { userId } } },
+      include: { members: { where: { userId } }, subscriptions: { where: { userId } }, ...ZONE_ENDPOINT },
     });
     const byId = new Map(rows.map((r) => [r.id, r]));
     const workspaces = page.flatMap(({ id }) => {

@@ -5,6 +5,9 @@ import type { WorkspaceRow } from './control-db.js';
 
 export type WorkspaceMessage = MessageInitShape<typeof WorkspaceSchema>;
 
+/** Include this in workspace queries whose rows become WorkspaceMessages: endpointUrl comes from the zone. */
+export const ZONE_ENDPOINT = { hostedZone: { select: { endpointUrl: true } } } as const;
+
 export const iso = (date: Date | null | undefined): string => (date ? date.toISOString() : '');
 
 /** A workspace row as the contract carries it, with the caller's relation. */
@@ -16,6 +19,7 @@ export function workspaceView(row: WorkspaceRow, relation: Relation): WorkspaceM
     visibility: row.visibility,
     status: row.status,
     hostedZoneId: row.hostedZoneId ?? '',
+    endpointUrl: row.hostedZone?.endpointUrl ?? '',
     createdBy: row.createdBy,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
+import { hostedZoneProviders } from '../hosted-zones/hosted-zones.providers.js';
 import { ControlDbCloser, controlDbProvider } from './control-db.js';
 import { IdentityDirectory } from './identity-directory.js';
 import { InvitationHandlers } from './invitations.handlers.js';
 import { MemberHandlers } from './members.handlers.js';
 import { NotificationHandlers } from './notifications.handlers.js';
+import { NotifyOwnersHandler } from './notify-owners.handler.js';
 import { ResolveAccessHandler } from './resolve-access.handler.js';
 import { SettingsHandlers } from './settings.handlers.js';
 import { SubscriptionHandlers } from './subscriptions.handlers.js';
@@ -11,7 +13,7 @@ import { WorkspaceAccess } from './workspace-access.js';
 import { WorkspaceListingHandlers } from './workspace-listings.handlers.js';
 import { WorkspaceLifecycleHandlers } from './workspaces.handlers.js';
 
-/** The service side of the workspaces component: the handlers of kw.workspaces.v1.WorkspacesService. */
+/** The service side of the workspaces component: the handlers of kw.workspaces.v1.WorkspacesService and HostedZonesService. */
 @Module({
   providers: [
     controlDbProvider,
@@ -26,6 +28,8 @@ import { WorkspaceLifecycleHandlers } from './workspaces.handlers.js';
     InvitationHandlers,
     NotificationHandlers,
     ResolveAccessHandler,
+    NotifyOwnersHandler,
+    ...hostedZoneProviders,
   ],
 })
 export class WorkspacesServiceModule {}

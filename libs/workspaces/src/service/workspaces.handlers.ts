@@ -6,10 +6,11 @@ import { Handles } from '@kw/platform-transport';
 import type { MessageShape } from '@bufbuild/protobuf';
 import { assertAccount } from './caller.js';
 import { WORKSPACES_DB, type ControlDb } from './control-db.js';
-import { hostedZoneNotFound, workspaceNotFound } from './workspace-errors.js';
+import { ZonePlacement } from '../hosted-zones/zone-placement.js';
+import { workspaceNotFound } from './workspace-errors.js';
 import { checkDescription, checkName, checkVisibility } from './workspace-fields.js';
 import { WorkspaceAccess } from './workspace-access.js';
-import { workspaceView } from './workspace-view.js';
+import { workspaceView, ZONE_ENDPOINT } from './workspace-view.js';
 
 type M = typeof WorkspacesService.method;
 type In<K extends keyof M> = MessageShape<M[K]['input']>;
@@ -20,6 +21,7 @@ export class WorkspaceLifecycleHandlers {
   constructor(
     @Inject(WORKSPACES_DB) private readonly db: ControlDb,
     private readonly access: WorkspaceAccess,
+    private readonly placement: ZonePlacement,
   ) {}
 
   @Handles(WorkspacesService.method.createWorkspace)
@@ -28,10 +30,18 @@ export class WorkspaceLifecycleHandlers {
     const name = checkName(input.name);
     const description = checkDescription(input.description);
     const visibility = checkVisibility(input.visibility || 'private');
-    // Hosted zones arrive with a later issue: until then no zone exists, so any id is unknown.
-    if (input.hostedZoneId !== undefined) throw hostedZoneNotFound();
+    // Hosted Zone placement: the zone's Leaf provisions the workspace, which stays `processing` until it reports ready.
+    const zone = input.hostedZoneId !== undefined ? await this.placement.placeableZone(userId, input.hostedZoneId) : undefined;
     const row = await this.db.workspace.create({
-      data: { name, description, visibility, createdBy: userId, members: { create: { userId, role: 'owner' } } },
+      data: {
+        name,
+        description,
+        visibility,
+        createdBy: userId,
+        members: { create: { userId, role: 'owner' } },
+        ...(zone && { hostedZoneId: zone.id, status: 'processing' }),
+      },
+      include: ZONE_ENDPOINT,
     });
     return { workspace: workspaceView(row, 'owner') };
   }
@@ -51,14 +61,14 @@ export class WorkspaceLifecycleHandlers {
       ...(input.visibility !== undefined && { visibility: checkVisibility(input.visibility) }),
     };
     if (Object.keys(data).length === 0) return { workspace: workspaceView(workspace, relation) };
-    const row = await this.db.workspace.update({ where: { id: workspace.id }, data });
+    const row = await this.db.workspace.update({ where: { id: workspace.id }, data, include: ZONE_ENDPOINT });
     return { workspace: workspaceView(row, relation) };
   }
 
   @Handles(WorkspacesService.method.archiveWorkspace)
   async archive(input: In<'archiveWorkspace'>, context: RequestContext) {
     const { workspace, relation } = await this.access.authorize(context, input.workspaceId, 'workspaces:delete');
-    const row = await this.db.workspace.update({ where: { id: workspace.id }, data: { archivedAt: new Date() } });
+    const row = await this.db.workspace.update({ where: { id: workspace.id }, data: { archivedAt: new Date() }, include: ZONE_ENDPOINT });
     return { workspace: workspaceView(row, relation) };
   }
 
@@ -71,7 +81,7 @@ export class WorkspaceLifecycleHandlers {
       throw denialError(decision);
     }
     if (workspace!.archivedAt === null) return { workspace: workspaceView(workspace!, relation) };
-    const row = await this.db.workspace.update({ where: { id: workspace!.id }, data: { archivedAt: null } });
+    const row = await this.db.workspace.update({ where: { id: workspace!.id }, data: { archivedAt: null }, include: ZONE_ENDPOINT });
     return { workspace: workspaceView(row, relation) };
   }
 }

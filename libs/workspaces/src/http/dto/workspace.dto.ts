@@ -26,7 +26,8 @@ export class CreateWorkspaceDto {
 
   @ApiPropertyOptional({
     format: 'uuid',
-    description: 'Requests Hosted Zone placement. Hosted zones are not available yet: any id answers 404 `HOSTED_ZONE_NOT_FOUND`.',
+    description:
+      "Requests Hosted Zone placement on one of the caller's zones: the workspace answers `status: processing` until the zone's Leaf provisioned it. Unknown or foreign zone: 404 `HOSTED_ZONE_NOT_FOUND`; zone not online: 409 `HOSTED_ZONE_OFFLINE`.",
   })
   @IsOptional()
   @IsUUID()
@@ -62,6 +63,7 @@ export class WorkspaceDto {
   @ApiProperty({ enum: VISIBILITIES }) visibility!: string;
   @ApiProperty({ enum: ['active', 'processing'], description: '`processing` while a hosted-zone placement is provisioned' }) status!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) hostedZoneId!: string | null;
+  @ApiProperty({ type: String, format: 'uri', nullable: true, description: "The hosted zone's Leaf endpoint (Leaf-backed workspaces); null for Cloud workspaces" }) endpointUrl!: string | null;
   @ApiProperty({ format: 'uuid' }) createdBy!: string;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/platform/v1/auth_context.proto.
  */
 export const file_kw_platform_v1_auth_context: GenFile = /*@__PURE__*/
-  fileDesc("CiFrdy9wbGF0Zm9ybS92MS9hdXRoX2NvbnRleHQucHJvdG8SDmt3LnBsYXRmb3JtLnYxIo0BCgtBdXRoQ29udGV4dBIPCgd1c2VyX2lkGAEgASgJEhUKDWNyZWRlbnRpYWxfaWQYAiABKAkSFwoPY3JlZGVudGlhbF9raW5kGAMgASgJEg4KBnNjb3BlcxgEIAMoCRIVCg13b3Jrc3BhY2VfaWRzGAUgAygJEhYKDmFsbF93b3Jrc3BhY2VzGAYgASgIYgZwcm90bzM");
+  fileDesc("CiFrdy9wbGF0Zm9ybS92MS9hdXRoX2NvbnRleHQucHJvdG8SDmt3LnBsYXRmb3JtLnYxIqUBCgtBdXRoQ29udGV4dBIPCgd1c2VyX2lkGAEgASgJEhUKDWNyZWRlbnRpYWxfaWQYAiABKAkSFwoPY3JlZGVudGlhbF9raW5kGAMgASgJEg4KBnNjb3BlcxgEIAMoCRIVCg13b3Jrc3BhY2VfaWRzGAUgAygJEhYKDmFsbF93b3Jrc3BhY2VzGAYgASgIEhYKDndvcmtzcGFjZV9yb2xlGAcgASgJYgZwcm90bzM");
 
 /**
  * The verified identity of a caller, as the gateway established it.
@@ -64,6 +64,14 @@ export type AuthContext = Message<"kw.platform.v1.AuthContext"> & {
    * @generated from field: bool all_workspaces = 6;
    */
   allWorkspaces: boolean;
+
+  /**
+   * Handoff tokens only: the caller's role in the one workspace of workspace_ids, as the Cloud
+   * resolved it when it issued the token (a Leaf has no membership of its own).
+   *
+   * @generated from field: string workspace_role = 7;
+   */
+  workspaceRole: string;
 };
 
 /**

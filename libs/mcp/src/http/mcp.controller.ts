@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppConfig } from '@kw/platform-config';
+import { requestContext } from '@kw/platform-context';
+import { attachCaller, authenticateBearer, Public, unauthenticated, type AuthenticatedCaller } from '@kw/platform-http';
+import type { Logger } from '@kw/platform-observability';
+import { APP_CONFIG, buildInfo, LOGGER } from '@kw/platform-runtime';
+import { ServiceClient } from '@kw/platform-transport';
+import { createMcpServer } from '../server/create-mcp-server.js';
+import { McpSessions } from '../server/mcp-sessions.js';
+import type { McpAuthExtra } from '../server/tool-context.js';
+import { describeServer, McpDescriptionDto } from './describe-server.js';
+import { allowedOrigins, checkOrigin } from './origin-policy.js';
+import { publicBase } from '@kw/platform-http';
+
+const SESSION_HEADER = 'mcp-session-id';
+
+/** JSON-RPC errors for session problems, as the Streamable HTTP transport specifies them. */
+function rpcError(reply: FastifyReply, status: number, code: number, message: string): void {
+  void reply.code(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/**
+ * The MCP endpoint (Streamable HTTP, official SDK server): POST carries JSON-RPC, GET opens the
+ * server-to-client stream (or, asked for JSON, describes the server), DELETE ends a session.
+ * Bearer credentials only (tokens, or handoff tokens at a Leaf); each message runs as that
+ * caller, so tools are authorized exactly like the REST routes.
+ */
+@ApiTags('MCP')
+@Controller('api/mcp')
+export class McpController {
+  private readonly origins: Set<string>;
+  private readonly version = buildInfo().version;
+
+  constructor(
+    private readonly client: ServiceClient,
+    private readonly sessions: McpSessions,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.origins = allowedOrigins(config);
+  }
+
+  @Post()
+  @Public()
+  @ApiOperation({
+    summary: 'MCP JSON-RPC (Streamable HTTP)',
+    description: 'JSON-RPC 2.0 messages of the Model Context Protocol. Bearer token required (401 with `WWW-Authenticate: Bearer resource_metadata=...`). Start with `initialize` (answers `Mcp-Session-Id`), then send that header. A tool failure is HTTP 200 with a result `isError: true`. docs/mcp.md.',
+  })
+  async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const caller = await this.admit(request, reply);
+    const sessionId = header(request, SESSION_HEADER);
+    if (sessionId) {
+      const session = this.sessions.get(sessionId, caller.auth.credentialId);
+      if (!session) return rpcError(reply, 404, -32001, 'Session not found: start a new session with initialize');
+      return this.handle(session.transport, request, reply, caller);
+    }
+    if (!isInitializeRequest(request.body)) return rpcError(reply, 400, -32000, 'Bad Request: no valid Mcp-Session-Id; send initialize first');
+    if (!this.sessions.hasRoom(caller.auth.credentialId)) return rpcError(reply, 503, -32000, 'Too many open MCP sessions; close some (DELETE /api/mcp) and retry');
+
+    const server = createMcpServer(this.client, this.version);
+    const credentialId = caller.auth.credentialId;
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => this.sessions.add(id, { transport, server, credentialId, lastActive: Date.now() }),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.remove(transport.sessionId);
+    };
+    await server.connect(transport);
+    await this.handle(transport, request, reply, caller);
+  }
+
+  @Get()
+  @Public()
+  @ApiOperation({
+    summary: 'Describe the MCP server, or open its event stream',
+    description: '`Accept: application/json`: name, version, protocol versions, authentication and tool names (no credential needed). `Accept: text/event-stream` with a bearer token and `Mcp-Session-Id`: the server-to-client stream of the session.',
+  })
+  @ApiProduces('application/json', 'text/event-stream')
+  @ApiOkResponse({ type: McpDescriptionDto })
+  async get(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const accept = header(request, 'accept') ?? '';
+    if (!accept.includes('text/event-stream')) {
+      checkOrigin(header(request, 'origin'), this.origins, publicBase(this.config, request));
+      void reply.send(describeServer(publicBase(this.config, request), this.version, this.client));
+      return;
+    }
+    const caller = await this.admit(request, reply);
+    const sessionId = header(request, SESSION_HEADER);
+    if (!sessionId) return rpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    const session = this.sessions.get(sessionId, caller.auth.credentialId);
+    if (!session) return rpcError(reply, 404, -32001, 'Session not found: start a new session with initialize');
+    await this.handle(session.transport, request, reply, caller);
+  }
+
+  @Delete()
+  @Public()
+  @ApiExcludeEndpoint()
+  async delete(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const caller = await this.admit(request, reply);
+    const sessionId = header(request, SESSION_HEADER);
+    if (!sessionId) return rpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    const session = this.sessions.get(sessionId, caller.auth.credentialId);
+    if (!session) return rpcError(reply, 404, -32001, 'Session not found');
+    await this.handle(session.transport, request, reply, caller);
+  }
+
+  /** Origin, then the bearer credential; a refusal carries the protected-resource metadata URL. */
+  private async admit(request: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedCaller> {
+    const base = publicBase(this.config, request);
+    checkOrigin(header(request, 'origin'), this.origins, base);
+    const challenge = `Bearer realm="kw", resource_metadata="${base}/.well-known/oauth-protected-resource"`;
+    const authorization = request.headers.authorization;
+    try {
+      if (authorization === undefined) throw unauthenticated('A bearer token is required for the MCP endpoint');
+      const caller = await authenticateBearer({ headers: { authorization }, ip: request.ip });
+      attachCaller(request, caller);
+      const current = requestContext.current();
+      if (current) current.auth = caller.auth;
+      return caller;
+    } catch (err) {
+      void reply.header('www-authenticate', challenge);
+      throw err;
+    }
+  }
+
+  /** Hands the raw request to the SDK transport, with the caller as its authInfo. */
+  private async handle(transport: StreamableHTTPServerTransport, request: FastifyRequest, reply: FastifyReply, caller: AuthenticatedCaller): Promise<void> {
+    const extra: McpAuthExtra = { auth: caller.auth, requestId: requestContext.requestId() ?? randomUUID() };
+    const authInfo: AuthInfo = { token: 'redacted', clientId: caller.auth.credentialId, scopes: caller.auth.scopes, extra };
+    (request.raw as typeof request.raw & { auth?: AuthInfo }).auth = authInfo;
+    reply.hijack();
+    try {
+      await transport.handleRequest(request.raw as never, reply.raw, request.body);
+    } catch (err) {
+      this.logger.error({ err }, 'MCP request failed');
+      if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+    }
+  }
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,23 @@
+import type { AppConfig } from '@kw/platform-config';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+
+/** The browser origins allowed to call the MCP endpoint: MCP_ALLOWED_ORIGINS (the deployment's own is added per request). */
+export function allowedOrigins(config: AppConfig): Set<string> {
+  const listed = (config.MCP_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  return new Set(listed.map((o) => new URL(o).origin));
+}
+
+/**
+ * The MCP transport specification: servers must validate Origin to prevent DNS rebinding. A
+ * request without Origin is not from a browser page and passes; a present, unlisted one is 403.
+ */
+export function checkOrigin(origin: string | undefined, allowed: Set<string>, own: string): void {
+  if (origin === undefined) return;
+  let normalized: string;
+  try {
+    normalized = new URL(origin).origin;
+  } catch {
+    normalized = 'invalid';
+  }
+  if (normalized !== new URL(own).origin && !allowed.has(normalized)) throw new AppError({ status: 403, code: ErrorCode.FORBIDDEN, message: `Origin ${origin.slice(0, 200)} is not allowed to call the MCP endpoint` });
+}

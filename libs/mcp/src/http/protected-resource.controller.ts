@@ -1,0 +1,30 @@
+import { Controller, Get, Inject, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ACTIONS } from '@kw/platform-access-policy';
+import type { AppConfig } from '@kw/platform-config';
+import { Public } from '@kw/platform-http';
+import { APP_CONFIG } from '@kw/platform-runtime';
+import { publicBase } from '@kw/platform-http';
+
+/** RFC 9728 metadata: the MCP endpoint is a protected resource of this deployment's authorization server. */
+@ApiTags('Discovery')
+@Controller('.well-known')
+export class ProtectedResourceController {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  @Get('oauth-protected-resource')
+  @Public()
+  @ApiOperation({ summary: 'OAuth protected resource metadata (RFC 9728) of the MCP endpoint' })
+  metadata(@Req() request: FastifyRequest): Record<string, unknown> {
+    const base = publicBase(this.config, request);
+    return {
+      resource: `${base}/api/mcp`,
+      authorization_servers: [base],
+      bearer_methods_supported: ['header'],
+      scopes_supported: [...ACTIONS],
+      resource_name: 'Knowledge workspace MCP server',
+      resource_documentation: `${base}/docs/api-reference`,
+    };
+  }
+}

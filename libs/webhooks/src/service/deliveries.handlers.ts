@@ -1,0 +1,112 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { MessageShape } from '@bufbuild/protobuf';
+import { WebhooksService } from '@kw/contracts';
+import type { RequestContext } from '@kw/platform-context';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+import { Handles } from '@kw/platform-transport';
+import { DeliveryAttempter } from '../delivery/attempt-delivery.js';
+import { DeliveryWorker } from '../delivery/delivery-worker.js';
+import { samplePayload } from '../delivery/event-payload.js';
+import { DELIVERIES_LIMIT_DEFAULT, DELIVERIES_LIMIT_MAX } from '../webhook-limits.js';
+import { validEvents } from './webhook-input.js';
+import { deliveryNotFound, isUuid, webhookNotFound, WebhookRecords } from './webhook-records.js';
+import { deliveryView } from './webhook-view.js';
+import { WEBHOOKS_DB, type WebhooksDb } from './webhooks-db.js';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
+
+type M = typeof WebhooksService.method;
+type In<K extends keyof M> = MessageShape<M[K]['input']>;
+
+const DELIVERY_STATUSES = new Set(['pending', 'delivering', 'succeeded', 'failed', 'cancelled']);
+
+/** Delivery history, redelivery and the test trigger (all `webhooks:manage`). */
+@Injectable()
+export class DeliveryHandlers {
+  constructor(
+    @Inject(WEBHOOKS_DB) private readonly db: WebhooksDb,
+    private readonly gate: WorkspaceGate,
+    private readonly records: WebhookRecords,
+    private readonly attempter: DeliveryAttempter,
+    private readonly worker: DeliveryWorker,
+  ) {}
+
+  @Handles(WebhooksService.method.listWebhookDeliveries)
+  async list(input: In<'listWebhookDeliveries'>, context: RequestContext) {
+    const webhook = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
+    if (input.status && !DELIVERY_STATUSES.has(input.status)) {
+      throw new AppError({ status: 400, code: ErrorCode.VALIDATION_FAILED, message: `status must be one of: ${[...DELIVERY_STATUSES].join(', ')}`, details: { field: 'status' } });
+    }
+    const where = { webhookId: webhook.id, ...(input.status && { status: input.status }) };
+    const take = Math.min(Math.max(input.limit || DELIVERIES_LIMIT_DEFAULT, 1), DELIVERIES_LIMIT_MAX);
+    const [rows, totalCount] = await Promise.all([
+      this.db.webhookDelivery.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take, skip: Math.max(input.offset, 0), include: { attemptLog: { orderBy: { number: 'asc' } } } }),
+      this.db.webhookDelivery.count({ where }),
+    ]);
+    return { deliveries: rows.map(({ attemptLog, ...row }) => deliveryView(row, attemptLog)), totalCount };
+  }
+
+  @Handles(WebhooksService.method.getWebhookDelivery)
+  async get(input: In<'getWebhookDelivery'>, context: RequestContext) {
+    const { attemptLog, ...row } = await this.delivery(context, input);
+    return { delivery: deliveryView(row, attemptLog) };
+  }
+
+  /** One more attempt now, with the same webhook-id; a failure then follows the remaining schedule. */
+  @Handles(WebhooksService.method.redeliverWebhookDelivery)
+  async redeliver(input: In<'redeliverWebhookDelivery'>, context: RequestContext) {
+    const current = await this.delivery(context, input);
+    const { count } = await this.db.webhookDelivery.updateMany({
+      where: { id: current.id, status: { not: 'delivering' } },
+      data: { status: 'pending', nextAttemptAt: new Date(), completedAt: null },
+    });
+    if (count === 0) throw new AppError({ status: 409, code: ErrorCode.CONFLICT, message: 'The delivery is being attempted right now; try again when it finishes' });
+    this.worker.poke();
+    const { attemptLog, ...row } = await this.db.webhookDelivery.findUniqueOrThrow({ where: { id: current.id }, include: { attemptLog: { orderBy: { number: 'asc' } } } });
+    return { delivery: deliveryView(row, attemptLog) };
+  }
+
+  /**
+   * Sends a sample event now to one endpoint (even a disabled one: test before enabling) or to
+   * every enabled endpoint that selected the kind; one attempt each, recorded as test deliveries.
+   */
+  @Handles(WebhooksService.method.triggerWebhooks)
+  async trigger(input: In<'triggerWebhooks'>, context: RequestContext) {
+    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'webhooks:manage');
+    const [eventType] = validEvents([input.eventType]);
+    if (input.webhookId && !isUuid(input.webhookId)) throw webhookNotFound();
+    const hooks = input.webhookId
+      ? await this.db.webhook.findMany({ where: { id: input.webhookId, workspaceId } })
+      : await this.db.webhook.findMany({ where: { workspaceId, enabled: true, events: { has: eventType } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    if (input.webhookId && hooks.length === 0) throw webhookNotFound();
+    const body = JSON.stringify(samplePayload(eventType!, workspaceId));
+    const outcomes = await Promise.all(
+      hooks.map(async (webhook) => {
+        // Claimed from the start (delivering + lease) so the worker leaves it to this request.
+        const delivery = await this.db.webhookDelivery.create({
+          data: { webhookId: webhook.id, workspaceId, eventType: eventType!, body, test: true, status: 'delivering', leaseUntil: new Date(Date.now() + 60_000) },
+        });
+        const outcome = await this.attempter.attempt(delivery, webhook);
+        return {
+          webhookId: webhook.id,
+          deliveryId: delivery.id,
+          messageId: outcome.messageId,
+          ok: outcome.ok,
+          statusCode: outcome.status ?? 0,
+          durationMs: Math.round(outcome.durationMs),
+          failure: outcome.failure ?? '',
+          message: outcome.message ?? '',
+        };
+      }),
+    );
+    return { outcomes };
+  }
+
+  private async delivery(context: RequestContext, input: { workspaceId: string; webhookId: string; deliveryId: string }) {
+    const webhook = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
+    const row = isUuid(input.deliveryId)
+      ? await this.db.webhookDelivery.findFirst({ where: { id: input.deliveryId, webhookId: webhook.id }, include: { attemptLog: { orderBy: { number: 'asc' } } } })
+      : null;
+    if (!row) throw deliveryNotFound();
+    return row;
+  }
+}

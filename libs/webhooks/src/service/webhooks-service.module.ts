@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import type { AppConfig } from '@kw/platform-config';
+import { eventBusProvider } from '@kw/platform-outbox';
+import type { Logger } from '@kw/platform-observability';
+import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
+import { SECRET_BOX, loadSecretBox } from '@kw/platform-secret-box';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
+import { DeliveryAttempter } from '../delivery/attempt-delivery.js';
+import { deliverySettingsProvider } from '../delivery/delivery-settings.js';
+import { DeliveryWorker } from '../delivery/delivery-worker.js';
+import { EndpointHealth } from '../delivery/endpoint-health.js';
+import { WebhookFanOut } from '../delivery/webhook-fan-out.js';
+import { DeliveryHandlers } from './deliveries.handlers.js';
+import { WebhookHandlers } from './webhooks.handlers.js';
+import { WebhookRecords } from './webhook-records.js';
+import { WebhooksDbCloser, webhooksDbProvider } from './webhooks-db.js';
+
+/** The service side of the webhooks component: kw.webhooks.v1 handlers, the fan-out consumer and the delivery worker. */
+@Module({
+  providers: [
+    webhooksDbProvider,
+    WebhooksDbCloser,
+    eventBusProvider('webhooks'),
+    { provide: SECRET_BOX, useFactory: (config: AppConfig, logger: Logger) => loadSecretBox(config, 'webhooks', (msg) => logger.warn(msg)), inject: [APP_CONFIG, LOGGER] },
+    deliverySettingsProvider,
+    WorkspaceGate,
+    WebhookRecords,
+    EndpointHealth,
+    DeliveryAttempter,
+    DeliveryWorker,
+    WebhookFanOut,
+    WebhookHandlers,
+    DeliveryHandlers,
+  ],
+})
+export class WebhooksServiceModule {}

@@ -1,0 +1,119 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { MessageShape } from '@bufbuild/protobuf';
+import { WebhooksService } from '@kw/contracts';
+import type { RequestContext } from '@kw/platform-context';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
+import { Handles } from '@kw/platform-transport';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
+import { DELIVERY_SETTINGS, type DeliverySettings } from '../delivery/delivery-settings.js';
+import { newSigningSecret } from '../delivery/sign-delivery.js';
+import { checkTarget } from '../targets/index.js';
+import { SECRET_OVERLAP_DEFAULT_SECONDS, SECRET_OVERLAP_MAX_SECONDS, WEBHOOKS_PER_WORKSPACE_MAX } from '../webhook-limits.js';
+import { validEvents, validHeaders, validName } from './webhook-input.js';
+import { sealHeaders } from './webhook-secrets.js';
+import { webhookView } from './webhook-view.js';
+import { WebhookRecords } from './webhook-records.js';
+import { WEBHOOKS_DB, type WebhooksDb } from './webhooks-db.js';
+
+type M = typeof WebhooksService.method;
+type In<K extends keyof M> = MessageShape<M[K]['input']>;
+
+/**
+ * Webhook configuration: a workspace-management action (`webhooks:manage`), so readers get
+ * 403 or 404 as the policy says. Targets are checked here (SSRF rules) and again at every
+ * delivery. Secrets are answered once, on create and on rotate.
+ */
+@Injectable()
+export class WebhookHandlers {
+  constructor(
+    @Inject(WEBHOOKS_DB) private readonly db: WebhooksDb,
+    @Inject(SECRET_BOX) private readonly box: SecretBox,
+    @Inject(DELIVERY_SETTINGS) private readonly settings: DeliverySettings,
+    private readonly gate: WorkspaceGate,
+    private readonly records: WebhookRecords,
+  ) {}
+
+  @Handles(WebhooksService.method.listWebhooks)
+  async list(input: In<'listWebhooks'>, context: RequestContext) {
+    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'webhooks:manage');
+    const rows = await this.db.webhook.findMany({ where: { workspaceId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    const overlaps = await this.records.overlapEnds(rows.map((r) => r.id));
+    return { webhooks: rows.map((row) => webhookView(row, overlaps.get(row.id) ?? null)) };
+  }
+
+  @Handles(WebhooksService.method.createWebhook)
+  async create(input: In<'createWebhook'>, context: RequestContext) {
+    const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'webhooks:manage');
+    const name = validName(input.name);
+    const events = validEvents(input.events);
+    const headers = validHeaders(input.headers);
+    await checkTarget(input.url, this.settings.policy);
+    const secret = newSigningSecret();
+    const row = await this.db.$transaction(async (tx) => {
+      // Serialises creates per workspace so the cap holds under concurrency.
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${workspaceId}`}))`;
+      if ((await tx.webhook.count({ where: { workspaceId } })) >= WEBHOOKS_PER_WORKSPACE_MAX) {
+        throw new AppError({ status: 409, code: ErrorCode.CONFLICT, message: `At most ${WEBHOOKS_PER_WORKSPACE_MAX} webhooks per workspace` });
+      }
+      const created = await tx.webhook.create({
+        data: { workspaceId, name, url: input.url, events, enabled: input.enabled, createdBy: userId, ...sealHeaders(this.box, headers) },
+      });
+      await tx.webhookSecret.create({ data: { webhookId: created.id, secretSealed: this.box.seal(secret) } });
+      return created;
+    });
+    return { webhook: webhookView(row), secret };
+  }
+
+  @Handles(WebhooksService.method.getWebhook)
+  async get(input: In<'getWebhook'>, context: RequestContext) {
+    const row = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
+    return { webhook: webhookView(row, (await this.records.overlapEnds([row.id])).get(row.id) ?? null) };
+  }
+
+  @Handles(WebhooksService.method.updateWebhook)
+  async update(input: In<'updateWebhook'>, context: RequestContext) {
+    const current = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
+    const data: Parameters<WebhooksDb['webhook']['update']>[0]['data'] = {};
+    if (input.name !== undefined) data.name = validName(input.name);
+    if (input.setEvents) data.events = validEvents(input.events);
+    if (input.setHeaders) Object.assign(data, sealHeaders(this.box, validHeaders(input.headers)));
+    if (input.url !== undefined && input.url !== current.url) {
+      await checkTarget(input.url, this.settings.policy);
+      data.url = input.url;
+    }
+    if (input.enabled !== undefined) {
+      data.enabled = input.enabled;
+      // Turning an endpoint the platform disabled back on starts its failure clock again.
+      if (input.enabled) Object.assign(data, { disabledReason: null, disabledAt: null, failingSince: null });
+    }
+    const row = await this.db.webhook.update({ where: { id: current.id }, data });
+    return { webhook: webhookView(row, (await this.records.overlapEnds([row.id])).get(row.id) ?? null) };
+  }
+
+  @Handles(WebhooksService.method.deleteWebhook)
+  async delete(input: In<'deleteWebhook'>, context: RequestContext) {
+    const row = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
+    // Deliveries and their history go with it (cascade): nothing is sent for it any more.
+    await this.db.webhook.deleteMany({ where: { id: row.id } });
+    return {};
+  }
+
+  @Handles(WebhooksService.method.rotateWebhookSecret)
+  async rotate(input: In<'rotateWebhookSecret'>, context: RequestContext) {
+    const current = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
+    const overlap = input.overlapSeconds || SECRET_OVERLAP_DEFAULT_SECONDS;
+    if (overlap < 0 || overlap > SECRET_OVERLAP_MAX_SECONDS) {
+      throw new AppError({ status: 400, code: ErrorCode.VALIDATION_FAILED, message: `overlapSeconds must be between 1 and ${SECRET_OVERLAP_MAX_SECONDS}`, details: { field: 'overlapSeconds' } });
+    }
+    const secret = newSigningSecret();
+    const expiresAt = new Date(Date.now() + overlap * 1000);
+    await this.db.$transaction(async (tx) => {
+      // Older secrets still in an overlap end no later than this one's.
+      await tx.webhookSecret.updateMany({ where: { webhookId: current.id, OR: [{ expiresAt: null }, { expiresAt: { gt: expiresAt } }] }, data: { expiresAt } });
+      await tx.webhookSecret.deleteMany({ where: { webhookId: current.id, expiresAt: { lte: new Date() } } });
+      await tx.webhookSecret.create({ data: { webhookId: current.id, secretSealed: this.box.seal(secret) } });
+    });
+    return { webhook: webhookView(current, expiresAt), secret, previousSecretExpiresAt: expiresAt.toISOString() };
+  }
+}

@@ -1,0 +1,31 @@
+import { AppError, ErrorCode } from '@kw/platform-errors';
+
+/**
+ * Why a webhook target was refused; returned to the caller as `details.reason` so a client
+ * can branch on it. 'address' comes with `details.range` (the forbidden range's name).
+ */
+export type TargetRefusalReason =
+  | 'invalid-url'
+  | 'scheme'
+  | 'credentials'
+  | 'query-credentials'
+  | 'port'
+  | 'localhost'
+  | 'address'
+  | 'dns';
+
+/** A 400 VALIDATION_FAILED on the `url` field; never names the resolved address (no internal DNS leaks). */
+export class TargetRefusedError extends AppError {
+  readonly reason: TargetRefusalReason;
+
+  constructor(reason: TargetRefusalReason, message: string, range?: string) {
+    super({
+      status: 400,
+      code: ErrorCode.VALIDATION_FAILED,
+      message: `Webhook target refused: ${message}`,
+      details: { field: 'url', reason, ...(range ? { range } : {}) },
+    });
+    this.name = 'TargetRefusedError';
+    this.reason = reason;
+  }
+}

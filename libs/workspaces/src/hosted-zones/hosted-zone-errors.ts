@@ -1,0 +1,36 @@
+import { AppError, ErrorCode, notFound } from '@kw/platform-errors';
+
+/** Error codes of hosted zones (docs/hosted-zones.md). HOSTED_ZONE_NOT_FOUND is in ../service/workspace-errors.ts. */
+export const HostedZoneErrorCode = {
+  HOSTED_ZONE_OFFLINE: 'HOSTED_ZONE_OFFLINE',
+  NOT_A_HOSTED_ZONE_WORKSPACE: 'NOT_A_HOSTED_ZONE_WORKSPACE',
+} as const;
+
+/** A zone the caller may not see answers exactly like a missing one. */
+export const zoneNotFound = (): AppError => notFound('Hosted zone');
+
+export const zoneInUse = (count: number): AppError =>
+  new AppError({
+    status: 409,
+    code: ErrorCode.CONFLICT,
+    message: `The hosted zone still holds ${count} workspace${count === 1 ? '' : 's'}; archive or move them first`,
+    details: { workspaceCount: count },
+  });
+
+export const hostedZoneOffline = (status: string): AppError =>
+  new AppError({
+    status: 409,
+    code: HostedZoneErrorCode.HOSTED_ZONE_OFFLINE,
+    message: status === 'pending' ? 'The hosted zone has no enrolled Leaf yet' : 'The hosted zone is offline (no recent heartbeat from its Leaf)',
+    param: 'hostedZoneId',
+  });
+
+export const notAHostedZoneWorkspace = (): AppError =>
+  new AppError({ status: 409, code: HostedZoneErrorCode.NOT_A_HOSTED_ZONE_WORKSPACE, message: 'The workspace is Cloud-backed: call the Cloud directly, no handoff is needed' });
+
+/** A Leaf-facing credential (enrollment token, zone credential) that is missing, unknown, used or expired. */
+export const leafUnauthenticated = (what: 'enrollment token' | 'zone credential'): AppError =>
+  new AppError({ status: 401, code: ErrorCode.UNAUTHENTICATED, message: `Invalid or expired ${what}` });
+
+/** A placement the calling zone does not hold. */
+export const placementNotFound = (): AppError => notFound('Placement');

@@ -1,0 +1,108 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { MessageShape } from '@bufbuild/protobuf';
+import { HostedZonesService } from '@kw/contracts';
+import type { RequestContext } from '@kw/platform-context';
+import { Handles } from '@kw/platform-transport';
+import { WORKSPACES_DB, type ControlDb } from '../service/control-db.js';
+import { zoneInUse } from './hosted-zone-errors.js';
+import { HOSTED_ZONE_SETTINGS, type HostedZoneSettings } from './hosted-zone-settings.js';
+import { hostedZoneView, zoneStatus, type HostedZoneRow } from './hosted-zone-view.js';
+import { ZoneAccess } from './zone-access.js';
+import { checkEndpointUrl, checkRegion, checkZoneName } from './zone-fields.js';
+import { ENROLLMENT_TOKEN_TTL_MS, hashSecret, newEnrollmentToken } from './zone-secrets.js';
+
+type M = typeof HostedZonesService.method;
+type In<K extends keyof M> = MessageShape<M[K]['input']>;
+
+/** Hosted-zone management for users (scope `hosted-zones:manage`): a zone belongs to its creator. */
+@Injectable()
+export class HostedZoneHandlers {
+  constructor(
+    @Inject(WORKSPACES_DB) private readonly db: ControlDb,
+    @Inject(HOSTED_ZONE_SETTINGS) private readonly settings: HostedZoneSettings,
+    private readonly access: ZoneAccess,
+  ) {}
+
+  @Handles(HostedZonesService.method.createHostedZone)
+  async create(input: In<'createHostedZone'>, context: RequestContext) {
+    const { userId } = await this.access.manager(context);
+    const { token, hash, expiresAt } = enrollment();
+    const zone = await this.db.hostedZone.create({
+      data: {
+        name: checkZoneName(input.name),
+        region: checkRegion(input.region),
+        endpointUrl: input.endpointUrl ? checkEndpointUrl(input.endpointUrl) : null,
+        ownerId: userId,
+        enrollmentTokenHash: hash,
+        enrollmentTokenExpiresAt: expiresAt,
+      },
+    });
+    return { hostedZone: this.view(zone, 0), enrollmentToken: token, enrollmentTokenExpiresAt: expiresAt.toISOString() };
+  }
+
+  @Handles(HostedZonesService.method.listHostedZones)
+  async list(_input: In<'listHostedZones'>, context: RequestContext) {
+    const manager = await this.access.manager(context);
+    const zones = await this.db.hostedZone.findMany({
+      where: manager.platformAdmin ? {} : { ownerId: manager.userId },
+      include: { _count: { select: { workspaces: true } } },
+      orderBy: [{ name: 'asc' }, { id: 'asc' }],
+    });
+    return { hostedZones: zones.map(({ _count, ...zone }) => this.view(zone, _count.workspaces)) };
+  }
+
+  @Handles(HostedZonesService.method.getHostedZone)
+  async get(input: In<'getHostedZone'>, context: RequestContext) {
+    const zone = await this.access.zone(await this.access.manager(context), input.hostedZoneId);
+    return { hostedZone: this.view(zone, await this.workspaceCount(zone.id)) };
+  }
+
+  @Handles(HostedZonesService.method.updateHostedZone)
+  async update(input: In<'updateHostedZone'>, context: RequestContext) {
+    const zone = await this.access.zone(await this.access.manager(context), input.hostedZoneId);
+    const data = {
+      ...(input.name !== undefined && { name: checkZoneName(input.name) }),
+      ...(input.region !== undefined && { region: checkRegion(input.region) }),
+      // An empty endpoint clears it (the Leaf registers its own at the next enrollment or heartbeat).
+      ...(input.endpointUrl !== undefined && { endpointUrl: input.endpointUrl ? checkEndpointUrl(input.endpointUrl) : null }),
+    };
+    const row = Object.keys(data).length === 0 ? zone : await this.db.hostedZone.update({ where: { id: zone.id }, data });
+    return { hostedZone: this.view(row, await this.workspaceCount(zone.id)) };
+  }
+
+  @Handles(HostedZonesService.method.deleteHostedZone)
+  async delete(input: In<'deleteHostedZone'>, context: RequestContext) {
+    const zone = await this.access.zone(await this.access.manager(context), input.hostedZoneId);
+    const count = await this.workspaceCount(zone.id);
+    if (count > 0) throw zoneInUse(count);
+    try {
+      await this.db.hostedZone.delete({ where: { id: zone.id } });
+    } catch (err) {
+      // A placement made between the count and the delete: the foreign key refuses (P2003).
+      if ((err as { code?: string }).code === 'P2003') throw zoneInUse(await this.workspaceCount(zone.id));
+      throw err;
+    }
+    return {};
+  }
+
+  @Handles(HostedZonesService.method.resetEnrollment)
+  async resetEnrollment(input: In<'resetEnrollment'>, context: RequestContext) {
+    const zone = await this.access.zone(await this.access.manager(context), input.hostedZoneId);
+    const { token, hash, expiresAt } = enrollment();
+    const row = await this.db.hostedZone.update({ where: { id: zone.id }, data: { enrollmentTokenHash: hash, enrollmentTokenExpiresAt: expiresAt } });
+    return { hostedZone: this.view(row, await this.workspaceCount(zone.id)), enrollmentToken: token, enrollmentTokenExpiresAt: expiresAt.toISOString() };
+  }
+
+  private workspaceCount(zoneId: string): Promise<number> {
+    return this.db.workspace.count({ where: { hostedZoneId: zoneId } });
+  }
+
+  private view(zone: HostedZoneRow, workspaceCount: number) {
+    return hostedZoneView(zone, workspaceCount, zoneStatus(zone, new Date(), this.settings.offlineAfterMs));
+  }
+}
+
+function enrollment() {
+  const token = newEnrollmentToken();
+  return { token, hash: hashSecret(token), expiresAt: new Date(Date.now() + ENROLLMENT_TOKEN_TTL_MS) };
+}

@@ -1,0 +1,163 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { LEAF_VERSION_MAX, ZONE_ENDPOINT_MAX, ZONE_NAME_MAX, ZONE_REGION_MAX } from '../../workspace-limits.js';
+
+const NOT_BLANK = /\S/;
+const URL_RULES = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+
+export const ZONE_STATUSES = ['pending', 'online', 'offline'] as const;
+
+export class CreateHostedZoneDto {
+  @ApiProperty({ minLength: 1, maxLength: ZONE_NAME_MAX, example: 'Frankfurt on-prem' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(ZONE_NAME_MAX)
+  @Matches(NOT_BLANK, { message: 'name must not be blank' })
+  name!: string;
+
+  @ApiProperty({ minLength: 1, maxLength: ZONE_REGION_MAX, example: 'eu-central', description: 'Free text: where the Leaf runs' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(ZONE_REGION_MAX)
+  @Matches(NOT_BLANK, { message: 'region must not be blank' })
+  region!: string;
+
+  @ApiPropertyOptional({ format: 'uri', maxLength: ZONE_ENDPOINT_MAX, description: 'Where clients reach the Leaf; the Leaf registers its own at enrollment (which replaces this)' })
+  @IsOptional()
+  @IsUrl(URL_RULES)
+  @MaxLength(ZONE_ENDPOINT_MAX)
+  endpointUrl?: string;
+}
+
+export class UpdateHostedZoneDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: ZONE_NAME_MAX })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(ZONE_NAME_MAX)
+  @Matches(NOT_BLANK, { message: 'name must not be blank' })
+  name?: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: ZONE_REGION_MAX })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(ZONE_REGION_MAX)
+  @Matches(NOT_BLANK, { message: 'region must not be blank' })
+  region?: string;
+
+  @ApiPropertyOptional({ type: String, format: 'uri', nullable: true, maxLength: ZONE_ENDPOINT_MAX, description: '`null` clears it until the Leaf registers one again' })
+  @ValidateIf((_o, value) => value !== undefined && value !== null)
+  @IsUrl(URL_RULES)
+  @MaxLength(ZONE_ENDPOINT_MAX)
+  endpointUrl?: string | null;
+}
+
+export class HostedZoneDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() region!: string;
+  @ApiProperty({ type: String, format: 'uri', nullable: true, description: "The Leaf's endpoint: where HOSTED_ZONE_REQUIRED sends clients" }) endpointUrl!: string | null;
+  @ApiProperty({ enum: ZONE_STATUSES, description: '`pending` until a Leaf enrolled; `online` while its heartbeats are recent (HOSTED_ZONE_OFFLINE_AFTER_SECONDS), else `offline`' }) status!: string;
+  @ApiProperty({ format: 'uuid' }) ownerId!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) enrolledAt!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastHeartbeatAt!: string | null;
+  @ApiProperty({ type: String, nullable: true }) leafVersion!: string | null;
+  @ApiProperty({ description: 'Workspaces placed on the zone (archived ones included)' }) workspaceCount!: number;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}
+
+export class HostedZoneResponseDto {
+  @ApiProperty({ enum: [true] }) success!: true;
+  @ApiProperty({ type: HostedZoneDto }) hostedZone!: HostedZoneDto;
+}
+
+export class HostedZoneEnrollmentDto extends HostedZoneResponseDto {
+  @ApiProperty({ example: 'kwe_...', description: 'One-time enrollment token for the Leaf (`ENROLLMENT_TOKEN`); shown once, stored hashed' }) enrollmentToken!: string;
+  @ApiProperty({ format: 'date-time' }) enrollmentTokenExpiresAt!: string;
+}
+
+export class HostedZoneListDto {
+  @ApiProperty({ enum: [true] }) success!: true;
+  @ApiProperty({ type: [HostedZoneDto] }) items!: HostedZoneDto[];
+  @ApiProperty() count!: number;
+}
+
+export class HostedZoneDeletedDto {
+  @ApiProperty({ enum: [true] }) success!: true;
+}
+
+export class HandoffResponseDto {
+  @ApiProperty({ enum: [true] }) success!: true;
+  @ApiProperty({ description: 'JWT (ES256) for `Authorization: Bearer` at the Leaf' }) token!: string;
+  @ApiProperty({ enum: ['Bearer'] }) tokenType!: 'Bearer';
+  @ApiProperty({ format: 'date-time' }) expiresAt!: string;
+  @ApiProperty({ description: 'Seconds until expiry (HANDOFF_TOKEN_TTL_SECONDS)' }) expiresIn!: number;
+  @ApiProperty({ format: 'uuid' }) hostedZoneId!: string;
+  @ApiProperty({ type: String, format: 'uri', nullable: true }) endpointUrl!: string | null;
+  @ApiProperty({ example: 'urn:kw:hosted-zone:00000000-0000-4000-8000-000000000000' }) audience!: string;
+  @ApiProperty({ type: [String], description: 'Data-plane actions the caller may perform now (never files:*)' }) actions!: string[];
+  @ApiProperty({ format: 'uuid' }) workspaceId!: string;
+}
+
+export class JwksDto {
+  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Public JWKs (kty EC, crv P-256, kid, alg ES256, use sig)' }) keys!: Record<string, unknown>[];
+}
+
+// ---------------------------------------------------------------------------------------
+// Leaf-facing
+
+export class EnrollLeafDto {
+  @ApiProperty({ example: 'kwe_...' })
+  @IsString()
+  @MaxLength(200)
+  enrollmentToken!: string;
+
+  @ApiProperty({ format: 'uri', description: "The Leaf's public endpoint (its PUBLIC_URL)" })
+  @IsUrl(URL_RULES)
+  @MaxLength(ZONE_ENDPOINT_MAX)
+  endpointUrl!: string;
+
+  @ApiProperty({ maxLength: LEAF_VERSION_MAX, example: '1.198.1' })
+  @IsString()
+  @MaxLength(LEAF_VERSION_MAX)
+  leafVersion!: string;
+}
+
+export class EnrollLeafResponseDto {
+  @ApiProperty({ format: 'uuid' }) hostedZoneId!: string;
+  @ApiProperty({ example: 'kwz_...', description: 'The Leaf credential for heartbeats and placement reports; shown once' }) zoneCredential!: string;
+  @ApiProperty({ description: '`iss` of handoff tokens' }) issuer!: string;
+  @ApiProperty({ description: '`aud` of handoff tokens for this zone' }) audience!: string;
+  @ApiProperty({ format: 'uri' }) jwksUri!: string;
+}
+
+export class LeafHeartbeatDto {
+  @ApiPropertyOptional({ format: 'uri' })
+  @IsOptional()
+  @IsUrl(URL_RULES)
+  @MaxLength(ZONE_ENDPOINT_MAX)
+  endpointUrl?: string;
+
+  @ApiPropertyOptional({ maxLength: LEAF_VERSION_MAX })
+  @IsOptional()
+  @IsString()
+  @MaxLength(LEAF_VERSION_MAX)
+  leafVersion?: string;
+}
+
+export class PlacementDto {
+  @ApiProperty({ format: 'uuid' }) workspaceId!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: ['processing', 'active'] }) status!: string;
+}
+
+export class LeafHeartbeatResponseDto {
+  @ApiProperty({ format: 'uuid' }) hostedZoneId!: string;
+  @ApiProperty({ type: [PlacementDto], description: 'Placements to provision (status processing)' }) placements!: PlacementDto[];
+}
+
+export class PlacementResponseDto {
+  @ApiProperty({ type: PlacementDto }) placement!: PlacementDto;
+}

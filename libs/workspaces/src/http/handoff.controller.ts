@@ -1,0 +1,49 @@
+import { Controller, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { HostedZonesService } from '@kw/contracts';
+import { Public } from '@kw/platform-http';
+import { ServiceClient } from '@kw/platform-transport';
+import { HandoffResponseDto, JwksDto } from './dto/hosted-zones.dto.js';
+
+const M = HostedZonesService.method;
+
+/** Token handoff to a hosted zone's Leaf, and the public keys that verify handoff tokens. */
+@ApiTags('Hosted zones')
+@Controller()
+export class HandoffController {
+  constructor(private readonly client: ServiceClient) {}
+
+  @Post('api/workspaces/:id/handoff')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Get a handoff token for a Leaf-backed workspace',
+    description:
+      'A short-lived JWT for the workspace at its Leaf, carrying the data-plane actions the caller may perform now. Needs `workspaces:read` on the workspace. A Cloud workspace answers 409 `NOT_A_HOSTED_ZONE_WORKSPACE`.',
+  })
+  @ApiOkResponse({ type: HandoffResponseDto })
+  async issue(@Param('id') id: string): Promise<HandoffResponseDto> {
+    const h = await this.client.call(M.issueHandoff, { workspaceId: id });
+    return {
+      success: true,
+      token: h.token,
+      tokenType: 'Bearer',
+      expiresAt: h.expiresAt,
+      expiresIn: h.expiresIn,
+      hostedZoneId: h.hostedZoneId,
+      endpointUrl: h.endpointUrl || null,
+      audience: h.audience,
+      actions: h.actions,
+      workspaceId: h.workspaceId,
+    };
+  }
+
+  @Get('.well-known/jwks.json')
+  @Public()
+  @Header('cache-control', 'public, max-age=300')
+  @ApiOperation({ summary: 'Handoff token keys (JWKS)', description: 'The ES256 public keys that verify handoff tokens: the current key and previous ones whose tokens may still be valid.' })
+  @ApiOkResponse({ type: JwksDto })
+  async jwks(): Promise<JwksDto> {
+    const { jwksJson } = await this.client.call(M.getHandoffKeys, {});
+    return JSON.parse(jwksJson) as JwksDto;
+  }
+}
