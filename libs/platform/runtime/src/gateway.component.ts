@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { AppConfig } from '@kw/platform-config';
 import { defineComponent } from './component.js';
 import type { PlatformDatabase } from './database.js';
 import { DiagnosticsController } from './diagnostics/diagnostics.controller.js';
-import { RateLimitInterceptor } from './rate-limits/rate-limit.interceptor.js';
+import { EDGE_ADMISSION } from '@kw/platform-http';
+import { RateLimitAdmission } from './rate-limits/rate-limit.admission.js';
 import { RateLimitPruner } from './rate-limits/rate-limit-pruner.js';
 import { createRateLimiters, RATE_LIMITERS } from './rate-limits/rate-limiters.js';
 import { HealthAggregator } from './service-info/health-aggregator.js';
@@ -24,7 +24,8 @@ export const GATEWAY = 'gateway';
       inject: [APP_CONFIG, DATABASE],
     },
     RateLimitPruner,
-    { provide: APP_INTERCEPTOR, useClass: RateLimitInterceptor },
+    // Run by the AuthGuard after authentication (see EdgeAdmission).
+    { provide: EDGE_ADMISSION, useClass: RateLimitAdmission },
   ],
 })
 export class GatewayModule {}

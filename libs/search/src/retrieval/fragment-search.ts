@@ -41,9 +41,14 @@ export class FragmentSearch {
   async search(workspaceIds: string[], criteria: SearchCriteria, limit: number, offset: number): Promise<SearchPageView> {
     const empty = { hits: [], totalCount: 0, limit, offset, mode: criteria.mode };
     if (workspaceIds.length === 0 || criteria.query.trim() === '') return empty;
+    // The retrievers are independent: on a pooled database they run side by side.
+    const [keyword, semantic] = await Promise.all([
+      criteria.mode !== 'semantic' ? keywordCandidates(this.db, workspaceIds, criteria, RETRIEVAL_DEPTH) : undefined,
+      criteria.mode !== 'keyword' ? this.semanticCandidates(workspaceIds, criteria) : undefined,
+    ]);
     const lists: Record<string, RankedId[]> = {};
-    if (criteria.mode !== 'semantic') lists['keyword'] = await keywordCandidates(this.db, workspaceIds, criteria, RETRIEVAL_DEPTH);
-    if (criteria.mode !== 'keyword') lists['semantic'] = await this.semanticCandidates(workspaceIds, criteria);
+    if (keyword) lists['keyword'] = keyword;
+    if (semantic) lists['semantic'] = semantic;
     const ranked = criteria.mode === 'hybrid' ? fuseByReciprocalRank(lists) : single(lists[criteria.mode === 'keyword' ? 'keyword' : 'semantic']!, criteria.mode);
     const page = ranked.slice(offset, offset + limit);
     return { hits: await this.load(workspaceIds, criteria.query, page), totalCount: ranked.length, limit, offset, mode: criteria.mode };

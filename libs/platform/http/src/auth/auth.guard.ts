@@ -1,12 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { Injectable, type CanActivate, type ExecutionContext, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef, Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requestContext } from '@kw/platform-context';
 import { AppError } from '@kw/platform-errors';
 import { csrfFailed, sessionRequired, unauthenticated, WWW_AUTHENTICATE } from './auth-errors.js';
 import { PUBLIC_ROUTE, SESSION_ONLY_ROUTE } from './auth.metadata.js';
 import { authenticateBearer } from './bearer.strategy.js';
+import { EDGE_ADMISSION, type EdgeAdmission } from './edge-admission.js';
 import { CSRF_COOKIE, CSRF_HEADER, parseCookies, SESSION_COOKIE } from './cookies.js';
 import { GatewayAuthenticator, type AuthenticatedCaller } from './gateway-authenticator.js';
 import { attachCaller } from './request-caller.js';
@@ -17,22 +18,40 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * Authenticates every HTTP request at the edge (registered as APP_GUARD): a route needs a
  * credential unless it is @Public(). A bearer header (personal access token) wins over a
  * session cookie; tokens in the query string or body are ignored. The caller's AuthContext
- * goes into the request context, so every message sent for this request carries it.
+ * goes into the request context, so every message sent for this request carries it. Then the
+ * edge's admission (rate limits), when the process has one, on every route, public ones too.
  */
 @Injectable()
-export class AuthGuard implements CanActivate {
+export class AuthGuard implements CanActivate, OnModuleInit {
+  private admission?: EdgeAdmission;
+
   constructor(
     private readonly reflector: Reflector,
     private readonly authenticator: GatewayAuthenticator,
+    private readonly moduleRef: ModuleRef,
   ) {}
+
+  onModuleInit(): void {
+    // Provided by another module (the gateway component), when the process has an edge.
+    try {
+      this.admission = this.moduleRef.get<EdgeAdmission>(EDGE_ADMISSION, { strict: false });
+    } catch {
+      this.admission = undefined;
+    }
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
+    const http = context.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
     const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    if (!this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) await this.establishCaller(request, reply, targets);
+    await this.admission?.admit(request, reply);
+    return true;
+  }
 
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const reply = context.switchToHttp().getResponse<FastifyReply>();
+  private async establishCaller(request: FastifyRequest, reply: FastifyReply, targets: [object, object]): Promise<void> {
     let caller: AuthenticatedCaller;
     try {
       caller = await this.authenticate(request);
@@ -46,7 +65,6 @@ export class AuthGuard implements CanActivate {
     attachCaller(request, caller);
     const current = requestContext.current();
     if (current) current.auth = caller.auth;
-    return true;
   }
 
   private async authenticate(request: FastifyRequest): Promise<AuthenticatedCaller> {

@@ -4,6 +4,7 @@ export * from './cookies.js';
 export * from './gateway-authenticator.js';
 export * from './bearer.strategy.js';
 export * from './auth.guard.js';
+export * from './edge-admission.js';
 export * from './request-caller.js';
 export * from './current-caller.decorators.js';
 export * from './gateway-auth.providers.js';

@@ -1,7 +1,7 @@
-import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Observable } from 'rxjs';
 import { requestContext } from '@kw/platform-context';
+import type { EdgeAdmission } from '@kw/platform-http';
 import { mostRestrictive, rateLimitedError, rateLimitHeaders, type RateLimiter } from '@kw/platform-rate-limit';
 import { RATE_LIMITERS, type RateLimiters } from './rate-limiters.js';
 
@@ -22,28 +22,20 @@ function workspaceOf(request: FastifyRequest): string | undefined {
 
 /**
  * Per-credential and per-workspace request limits (429 with Retry-After; RateLimit-* headers on
- * every limited response). Runs after authentication (interceptors follow guards), so the
- * credential is known; anonymous requests are limited per address.
+ * every limited response). The AuthGuard admits each request through this once the caller is
+ * known; anonymous requests are limited per address.
  */
 @Injectable()
-export class RateLimitInterceptor implements NestInterceptor {
+export class RateLimitAdmission implements EdgeAdmission {
   constructor(@Inject(RATE_LIMITERS) private readonly limiters: RateLimiters) {}
 
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    if (context.getType() !== 'http') return next.handle();
-    const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    const reply = http.getResponse<FastifyReply>();
-    if (UNLIMITED_ROUTES.has(request.routeOptions?.url ?? '')) return next.handle();
+  async admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (UNLIMITED_ROUTES.has(request.routeOptions?.url ?? '')) return;
     const auth = requestContext.current()?.auth;
-    const checks: Promise<Awaited<ReturnType<RateLimiter['hit']>>>[] = [
-      auth?.credentialId ? this.limiters.perCredential.hit(`cred:${auth.credentialId}`) : this.limiters.perAddress.hit(`ip:${request.ip}`),
-    ];
+    const credentialCheck = auth?.credentialId ? this.limiters.perCredential.hit(`cred:${auth.credentialId}`) : this.limiters.perAddress.hit(`ip:${request.ip}`);
     const workspaceId = workspaceOf(request);
-    if (workspaceId) checks.push(this.limiters.perWorkspace.hit(`ws:${workspaceId}`));
-    const result = mostRestrictive(await Promise.all(checks));
+    const result = workspaceId ? mostRestrictive(await Promise.all([credentialCheck, this.limiters.perWorkspace.hit(`ws:${workspaceId}`)])) : await credentialCheck;
     void reply.headers(rateLimitHeaders(result));
     if (!result.allowed) throw rateLimitedError(result);
-    return next.handle();
   }
 }
