@@ -60,8 +60,14 @@ describeWith(['postgres'], 'identity storage in PostgreSQL', () => {
   it('counts token use per UTC day in token_usage_daily', async () => {
     const { token, tokenId } = await userWithToken(platform.url, admin.ADMIN_TOKEN);
     await Promise.all(Array.from({ length: 5 }, () => fetch(`${platform.url}/api/profile`, { headers: { authorization: `Bearer ${token}` } })));
-    const { rows } = await db.query("SELECT to_char(day, 'YYYY-MM-DD') AS day, requests FROM control.token_usage_daily WHERE token_id = $1", [tokenId]);
-    expect(rows).toEqual([{ day: new Date().toISOString().slice(0, 10), requests: 5 }]);
+    // Uses are written in batches, about a second after they happen (TokenUsageRecorder).
+    const expected = [{ day: new Date().toISOString().slice(0, 10), requests: 5 }];
+    let rows: unknown[] = [];
+    for (let i = 0; i < 50 && JSON.stringify(rows) !== JSON.stringify(expected); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      ({ rows } = await db.query("SELECT to_char(day, 'YYYY-MM-DD') AS day, requests FROM control.token_usage_daily WHERE token_id = $1", [tokenId]));
+    }
+    expect(rows).toEqual(expected);
   });
 });
 

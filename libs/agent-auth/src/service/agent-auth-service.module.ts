@@ -6,7 +6,8 @@ import { Profile } from './accounts/profile.js';
 import { BootstrapAdmin } from './bootstrap-admin.js';
 import { CallerAccounts } from './caller-accounts.js';
 import { AuthenticateSession } from './credentials/authenticate-session.js';
-import { AuthenticateToken, tokenCredentialStoreProvider } from './credentials/authenticate-token.js';
+import { AuthenticateToken, tokenCredentialStoreProvider, tokenUsageStoreProvider } from './credentials/authenticate-token.js';
+import { TokenUsageRecorder } from './credentials/token-usage-recorder.js';
 import { SignIn, SignOut } from './credentials/sign-in.js';
 import { IdentityHandlers } from './identity.handlers.js';
 import { BetaFeaturesRepository } from './persistence/beta-features.repository.js';
@@ -25,6 +26,8 @@ import { ManageTokens } from './tokens/manage-tokens.js';
     SessionsRepository,
     BetaFeaturesRepository,
     tokenCredentialStoreProvider,
+    tokenUsageStoreProvider,
+    TokenUsageRecorder,
     CallerAccounts,
     AuthenticateToken,
     AuthenticateSession,

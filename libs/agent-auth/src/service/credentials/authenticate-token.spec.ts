@@ -4,6 +4,7 @@ import { generateToken, hashToken } from '../../tokens/token-format.js';
 import type { TokenCredentialStore } from '../persistence/tokens.repository.js';
 import type { TokenRow, UserRow } from '../persistence/rows.js';
 import { AuthenticateToken } from './authenticate-token.js';
+import { TokenUsageRecorder } from './token-usage-recorder.js';
 
 const now = new Date('2026-11-22T12:00:00Z');
 
@@ -40,8 +41,8 @@ function recordingStore(rows: (TokenRow & { user: UserRow })[] = []) {
       calls.push(`findByHash:${hash}`);
       return rows.find((r) => r.tokenHash === hash) ?? null;
     },
-    async recordUse(id, ip) {
-      calls.push(`recordUse:${id}:${ip}`);
+    async recordUses(id, use) {
+      calls.push(`recordUses:${id}:${use.lastIp}`);
     },
   };
   return { store, calls };
@@ -59,18 +60,22 @@ describe('AuthenticateToken', () => {
   it('resolves a valid token to its auth context and records the use', async () => {
     const { token } = generateToken();
     const { store, calls } = recordingStore([tokenRow(hashToken(token))]);
-    const caller = await new AuthenticateToken(store).execute(token, '10.0.0.1', now);
+    const usage = new TokenUsageRecorder(store);
+    const caller = await new AuthenticateToken(store, usage).execute(token, '10.0.0.1', now);
+    // The use is written off the request's path, by the next flush.
+    expect(calls).toEqual([`findByHash:${hashToken(token)}`]);
+    await usage.flush();
     expect(caller.auth).toEqual({ userId: 'u1', credentialId: 't1', credentialKind: 'pat', scopes: ['fragments:read'], allWorkspaces: false, workspaceIds: ['w1'] });
     expect(caller.user).toMatchObject({ id: 'u1', email: 'a@x.test' });
-    expect(calls).toEqual([`findByHash:${hashToken(token)}`, 'recordUse:t1:10.0.0.1']);
+    expect(calls).toEqual([`findByHash:${hashToken(token)}`, 'recordUses:t1:10.0.0.1']);
   });
 
   it('refuses a kwp_ token with a bad checksum without any lookup', async () => {
     const { token } = generateToken();
     const broken = token.slice(0, -1) + (token.endsWith('a') ? 'b' : 'a');
     const { store, calls } = recordingStore([tokenRow(hashToken(broken))]);
-    await refusal(new AuthenticateToken(store).execute(broken, '', now));
-    await refusal(new AuthenticateToken(store).execute('short-garbage', '', now));
+    await refusal(new AuthenticateToken(store, new TokenUsageRecorder(store)).execute(broken, '', now));
+    await refusal(new AuthenticateToken(store, new TokenUsageRecorder(store)).execute('short-garbage', '', now));
     expect(calls).toEqual([]);
   });
 
@@ -82,16 +87,20 @@ describe('AuthenticateToken', () => {
       tokenRow(hashToken(tokens[3]), { user: user({ status: 'disabled' }) }),
     ]);
     const messages = new Set<string>();
-    for (const t of tokens) messages.add((await refusal(new AuthenticateToken(store).execute(t, '', now))).message);
+    const usage = new TokenUsageRecorder(store);
+    for (const t of tokens) messages.add((await refusal(new AuthenticateToken(store, usage).execute(t, '', now))).message);
     expect(messages.size).toBe(1);
+    await usage.flush();
     expect(calls.filter((c) => c.startsWith('recordUse'))).toEqual([]);
   });
 
   it('looks up operator secrets of 32+ characters by hash', async () => {
     const secret = 'operator-provided-admin-token-0123456789';
     const { store, calls } = recordingStore([tokenRow(hashToken(secret), { scopes: ['*'], allWorkspaces: true, workspaceIds: [] })]);
-    const caller = await new AuthenticateToken(store).execute(secret, '', now);
+    const usage = new TokenUsageRecorder(store);
+    const caller = await new AuthenticateToken(store, usage).execute(secret, '', now);
     expect(caller.auth).toMatchObject({ scopes: ['*'], allWorkspaces: true, workspaceIds: [] });
+    await usage.flush();
     expect(calls).toHaveLength(2);
   });
 });

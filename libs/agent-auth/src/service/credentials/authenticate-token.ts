@@ -5,6 +5,7 @@ import { classifyBearer, hashToken } from '../../tokens/token-format.js';
 import { toUserMessage } from '../mappers.js';
 import { TokensRepository, type TokenCredentialStore } from '../persistence/tokens.repository.js';
 import { invalidCredential } from './credential-errors.js';
+import { TOKEN_USAGE_STORE, TokenUsageRecorder } from './token-usage-recorder.js';
 
 export const TOKEN_CREDENTIAL_STORE = Symbol('agent-auth.TokenCredentialStore');
 
@@ -12,17 +13,20 @@ export const TOKEN_CREDENTIAL_STORE = Symbol('agent-auth.TokenCredentialStore');
  * AuthenticateToken: a personal access token to the caller. The shape and checksum are
  * checked first, with no I/O, so garbage never reaches the database; then the hash is looked
  * up, and the token must be unrevoked, unexpired and its account active. Each accepted use is
- * recorded (last use, requests per UTC day).
+ * recorded (last use, requests per UTC day) by the batching TokenUsageRecorder, off the request's path.
  */
 @Injectable()
 export class AuthenticateToken {
-  constructor(@Inject(TOKEN_CREDENTIAL_STORE) private readonly store: TokenCredentialStore) {}
+  constructor(
+    @Inject(TOKEN_CREDENTIAL_STORE) private readonly store: TokenCredentialStore,
+    private readonly usage: TokenUsageRecorder,
+  ) {}
 
   async execute(token: string, ip: string, now = new Date()): Promise<MessageInitShape<typeof CallerSchema>> {
     if (classifyBearer(token) === 'malformed') throw invalidCredential();
     const found = await this.store.findByHash(hashToken(token));
     if (!found || found.revokedAt || (found.expiresAt && found.expiresAt <= now) || found.user.status !== 'active') throw invalidCredential();
-    await this.store.recordUse(found.id, ip, now);
+    this.usage.record(found.id, ip, now);
     return {
       auth: {
         userId: found.userId,
@@ -39,3 +43,4 @@ export class AuthenticateToken {
 
 /** Nest wiring: the store is the Prisma repository outside tests. */
 export const tokenCredentialStoreProvider = { provide: TOKEN_CREDENTIAL_STORE, useExisting: TokensRepository };
+export const tokenUsageStoreProvider = { provide: TOKEN_USAGE_STORE, useExisting: TokensRepository };

@@ -21,10 +21,17 @@ export interface TokenChanges {
   workspaceIds?: string[];
 }
 
+/** A token's uses gathered since the last write: the latest one and the count per UTC day (YYYY-MM-DD). */
+export interface TokenUse {
+  lastAt: Date;
+  lastIp: string;
+  requestsPerDay: Map<string, number>;
+}
+
 /** Where AuthenticateToken looks tokens up; an interface so tests can count the lookups. */
 export interface TokenCredentialStore {
   findByHash(tokenHash: string): Promise<(TokenRow & { user: UserRow }) | null>;
-  recordUse(tokenId: string, ip: string, at: Date): Promise<void>;
+  recordUses(tokenId: string, use: TokenUse): Promise<void>;
 }
 
 /** Personal access tokens and their daily usage. Only hashes of secrets are ever stored. */
@@ -58,14 +65,20 @@ export class TokensRepository implements TokenCredentialStore {
     return count > 0;
   }
 
-  /** Last use and the per-UTC-day counter, in one short transaction. */
-  async recordUse(tokenId: string, ip: string, at: Date): Promise<void> {
-    const day = at.toISOString().slice(0, 10);
+  /** Last use and the per-UTC-day counters of a batch of uses, in one short transaction. */
+  async recordUses(tokenId: string, use: TokenUse): Promise<void> {
+    const days = [...use.requestsPerDay.keys()];
+    const counts = days.map((d) => use.requestsPerDay.get(d)!);
     await this.db.client.$transaction([
-      this.db.client.personalAccessToken.update({ where: { id: tokenId }, data: { lastUsedAt: at, lastUsedIp: ip || null } }),
-      // An upsert that stays correct when two requests of the same token race.
-      this.db.client.$executeRaw`INSERT INTO control.token_usage_daily (token_id, day, requests) VALUES (${tokenId}::uuid, ${day}::date, 1)
-        ON CONFLICT (token_id, day) DO UPDATE SET requests = control.token_usage_daily.requests + 1`,
+      // Never moves the last use backwards (two replicas may write out of order).
+      this.db.client.personalAccessToken.updateMany({
+        where: { id: tokenId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lte: use.lastAt } }] },
+        data: { lastUsedAt: use.lastAt, lastUsedIp: use.lastIp || null },
+      }),
+      // An upsert that stays correct when two replicas write the same token and day.
+      this.db.client.$executeRaw`INSERT INTO control.token_usage_daily (token_id, day, requests)
+        SELECT ${tokenId}::uuid, d::date, n FROM unnest(${days}::text[], ${counts}::int[]) AS u(d, n)
+        ON CONFLICT (token_id, day) DO UPDATE SET requests = control.token_usage_daily.requests + EXCLUDED.requests`,
     ]);
   }
 

@@ -16,6 +16,7 @@ import { CallerAccounts, type VerifiedCaller } from '../caller-accounts.js';
 import { toTokenMessage } from '../mappers.js';
 import type { TokenRow } from '../persistence/rows.js';
 import { TokensRepository, type TokenChanges } from '../persistence/tokens.repository.js';
+import { TokenUsageRecorder } from '../credentials/token-usage-recorder.js';
 import { capExpiry, grantForNewToken, narrowedScopes, narrowedWorkspaces, parseFutureExpiry } from './token-grants.js';
 
 const ANALYTICS_DAYS = 30;
@@ -31,6 +32,7 @@ export class ManageTokens {
   constructor(
     private readonly callers: CallerAccounts,
     private readonly tokens: TokensRepository,
+    private readonly usage: TokenUsageRecorder,
   ) {}
 
   async list(context: RequestContext): Promise<MessageInitShape<typeof ListTokensResponseSchema>> {
@@ -84,6 +86,8 @@ export class ManageTokens {
 
   async analytics(id: string, context: RequestContext, now = new Date()): Promise<MessageInitShape<typeof GetTokenAnalyticsResponseSchema>> {
     const { user } = await this.callers.require(context, 'tokens:manage');
+    // This replica's uses not yet written (this very request's among them) count too.
+    await this.usage.flush();
     const token = await this.owned(id, user.id);
     const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
     const since = new Date(today - (ANALYTICS_DAYS - 1) * DAY_MS);

@@ -14,6 +14,9 @@ import { attachCaller } from './request-caller.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** The handler and controller class whose metadata (@Public, @SessionOnly) applies. */
+type RouteTargets = Array<ReturnType<ExecutionContext['getHandler']> | ReturnType<ExecutionContext['getClass']>>;
+
 /**
  * Authenticates every HTTP request at the edge (registered as APP_GUARD): a route needs a
  * credential unless it is @Public(). A bearer header (personal access token) wins over a
@@ -45,13 +48,13 @@ export class AuthGuard implements CanActivate, OnModuleInit {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    const targets = [context.getHandler(), context.getClass()];
+    const targets: RouteTargets = [context.getHandler(), context.getClass()];
     if (!this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) await this.establishCaller(request, reply, targets);
     await this.admission?.admit(request, reply);
     return true;
   }
 
-  private async establishCaller(request: FastifyRequest, reply: FastifyReply, targets: [object, object]): Promise<void> {
+  private async establishCaller(request: FastifyRequest, reply: FastifyReply, targets: RouteTargets): Promise<void> {
     let caller: AuthenticatedCaller;
     try {
       caller = await this.authenticate(request);

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requestContext } from '@kw/platform-context';
 import type { EdgeAdmission } from '@kw/platform-http';
-import { mostRestrictive, rateLimitedError, rateLimitHeaders, type RateLimiter } from '@kw/platform-rate-limit';
+import { mostRestrictive, rateLimitedError, rateLimitHeaders } from '@kw/platform-rate-limit';
 import { RATE_LIMITERS, type RateLimiters } from './rate-limiters.js';
 
 /** Orchestrator probes and metrics scrapes are never limited: a 429 there would restart pods. */
