@@ -1,4 +1,5 @@
-import type { RateLimitStore, WindowCount } from './rate-limit-store.js';
+import type { SharedRateLimitStore } from './batched-rate-limit-store.js';
+import type { WindowCount } from './rate-limit-store.js';
 
 /** What the adapter needs from a database client; a `pg.Pool` or `pg.Client` fits. */
 export interface SqlClient {
@@ -44,8 +45,9 @@ export function rateLimitTableSql(table = DEFAULT_RATE_LIMIT_TABLE): string {
  * or retry loop. Replicas pass their own clock: a lagging one counts into the open window,
  * a leading one can open the next window early by its skew, never more.
  */
-export class PostgresRateLimitStore implements RateLimitStore {
+export class PostgresRateLimitStore implements SharedRateLimitStore {
   private readonly hitSql: string;
+  private readonly hitManySql: string;
   private readonly pruneSql: string;
 
   constructor(
@@ -61,6 +63,14 @@ ON CONFLICT (key) DO UPDATE SET
   window_started_ms = CASE WHEN ${ended} THEN EXCLUDED.window_started_ms ELSE c.window_started_ms END,
   window_ends_ms = CASE WHEN ${ended} THEN EXCLUDED.window_ends_ms ELSE c.window_ends_ms END
 RETURNING hits, window_ends_ms`;
+    // Several keys, each with a count of hits, in one statement (BatchedRateLimitStore).
+    this.hitManySql = `INSERT INTO ${t} AS c (key, hits, window_started_ms, window_ends_ms)
+SELECT k, LEAST(n, 2147483647), $3::bigint, $3::bigint + w FROM unnest($1::text[], $2::int[], $4::bigint[]) AS h(k, n, w)
+ON CONFLICT (key) DO UPDATE SET
+  hits = CASE WHEN ${ended} THEN EXCLUDED.hits ELSE LEAST(c.hits::bigint + EXCLUDED.hits, 2147483647)::int END,
+  window_started_ms = CASE WHEN ${ended} THEN EXCLUDED.window_started_ms ELSE c.window_started_ms END,
+  window_ends_ms = CASE WHEN ${ended} THEN EXCLUDED.window_ends_ms ELSE c.window_ends_ms END
+RETURNING key, hits, window_ends_ms`;
     this.pruneSql = `DELETE FROM ${t} WHERE window_ends_ms <= $1::bigint`;
   }
 
@@ -69,6 +79,13 @@ RETURNING hits, window_ends_ms`;
     const row = rows[0];
     // bigint arrives as a string from pg; epoch milliseconds are well within 2^53.
     return { hits: Number(row.hits), windowEndsAtMs: Number(row.window_ends_ms) };
+  }
+
+  async hitMany(hits: readonly { key: string; count: number; windowMs: number }[], nowMs: number): Promise<WindowCount[]> {
+    if (hits.length === 0) return [];
+    const { rows } = await this.db.query(this.hitManySql, [hits.map((h) => h.key), hits.map((h) => h.count), Math.floor(nowMs), hits.map((h) => Math.floor(h.windowMs))]);
+    const byKey = new Map(rows.map((r) => [String(r.key), { hits: Number(r.hits), windowEndsAtMs: Number(r.window_ends_ms) }]));
+    return hits.map((h) => byKey.get(h.key)!);
   }
 
   async prune(nowMs: number): Promise<number> {

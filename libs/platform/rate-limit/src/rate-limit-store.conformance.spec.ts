@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../../test/support/postgres.js';
 import { describeWith } from '../../../../test/support/services.js';
+import { BatchedRateLimitStore } from './batched-rate-limit-store.js';
 import { MemoryRateLimitStore } from './memory-rate-limit-store.js';
 import { PostgresRateLimitStore, rateLimitTableSql } from './postgres-rate-limit-store.js';
 import type { RateLimitStore } from './rate-limit-store.js';
@@ -123,7 +124,8 @@ describeWith(['postgres'], 'PostgresRateLimitStore', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let pools: pg.Pool[] = [];
   const newPool = () => {
-    const pool = new pg.Pool({ connectionString: db.url, max: 20 });
+    // Idle connections close at once: the suite makes many pools and the server allows ~100 clients.
+    const pool = new pg.Pool({ connectionString: db.url, max: 20, idleTimeoutMillis: 50 });
     // Dropping the database at the end terminates connections still closing; that is expected.
     pool.on('error', () => undefined);
     pools.push(pool);
@@ -152,6 +154,61 @@ describeWith(['postgres'], 'PostgresRateLimitStore', () => {
     const key = `replicas-${Date.now()}`;
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? replicaA : replicaB).hit(key)));
     expect(results.filter((r) => r.allowed)).toHaveLength(10);
+  });
+
+  it('counts several keys with their own counts in one statement (hitMany)', async () => {
+    const store = new PostgresRateLimitStore(newPool(), { table: TABLE });
+    const [a, b] = [`many-a-${Date.now()}`, `many-b-${Date.now()}`];
+    expect(await store.hitMany([{ key: a, count: 3, windowMs: 60_000 }, { key: b, count: 1, windowMs: 1_000 }], T0)).toEqual([
+      { hits: 3, windowEndsAtMs: T0 + 60_000 },
+      { hits: 1, windowEndsAtMs: T0 + 1_000 },
+    ]);
+    // b's window has ended: its next count opens a new one; a's adds up.
+    expect(await store.hitMany([{ key: b, count: 2, windowMs: 1_000 }, { key: a, count: 4, windowMs: 60_000 }], T0 + 1_000)).toEqual([
+      { hits: 2, windowEndsAtMs: T0 + 2_000 },
+      { hits: 7, windowEndsAtMs: T0 + 60_000 },
+    ]);
+  });
+
+  describe('BatchedRateLimitStore over it (one replica: exact)', () => {
+    // Syncs only when a test asks (a long interval), so the conformance cases see local counts and synced ones alike.
+    // One pool for all of them: a batched store holds a connection only while it syncs.
+    let pool: pg.Pool | undefined;
+    storeConformance(() => new BatchedRateLimitStore(new PostgresRateLimitStore((pool ??= newPool()), { table: TABLE }), { syncEveryMs: 60_000 }));
+  });
+
+  it('batched replicas converge: each sync teaches a replica the others\' hits', async () => {
+    const pool = newPool();
+    const failed: unknown[] = [];
+    const replica = () => new BatchedRateLimitStore(new PostgresRateLimitStore(pool, { table: TABLE }), { syncEveryMs: 60_000, onSyncError: (err) => failed.push(err) });
+    const [a, b] = [replica(), replica()];
+    const limiterA = new RateLimiter(a, { name: 'batched', limit: 10, windowSeconds: 60 });
+    const limiterB = new RateLimiter(b, { name: 'batched', limit: 10, windowSeconds: 60 });
+    const key = `batched-${Date.now()}`;
+    for (let i = 0; i < 6; i++) expect((await limiterA.hit(key)).allowed).toBe(true);
+    // Before a sync, B knows only its own hits (the precision given up for no row lock per request).
+    expect((await limiterB.hit(key)).remaining).toBe(9);
+    await a.sync();
+    await b.sync();
+    // B now holds the shared total (6 + 1) and its next hit is the 8th.
+    expect((await limiterB.hit(key)).remaining).toBe(2);
+    await b.sync();
+    // A learns the total with its next sync of something to send: its 7th local hit is the 9th.
+    expect((await limiterA.hit(key)).remaining).toBe(3);
+    await a.sync();
+    expect((await limiterA.hit(key)).remaining).toBe(0);
+    expect((await limiterA.hit(key)).allowed).toBe(false);
+    expect(failed).toEqual([]);
+  });
+
+  it('a batched replica keeps its counts through a failed sync and sends them with the next', async () => {
+    const errors: unknown[] = [];
+    const pool = newPool();
+    const store = new BatchedRateLimitStore(new PostgresRateLimitStore(pool, { table: 'rl_test.missing_table' }), { syncEveryMs: 60_000, onSyncError: (err) => errors.push(err) });
+    await store.hit('k', 60_000, T0);
+    await store.sync();
+    expect(errors).toHaveLength(1);
+    expect(await store.hit('k', 60_000, T0)).toEqual({ hits: 2, windowEndsAtMs: T0 + 60_000 });
   });
 
   it('survives a replica whose clock lags: it counts into the open window', async () => {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import type { AppConfig } from '@kw/platform-config';
+import type { Logger } from '@kw/platform-observability';
 import { defineComponent } from './component.js';
 import type { PlatformDatabase } from './database.js';
 import { DiagnosticsController } from './diagnostics/diagnostics.controller.js';
@@ -9,7 +10,7 @@ import { RateLimitPruner } from './rate-limits/rate-limit-pruner.js';
 import { createRateLimiters, RATE_LIMITERS } from './rate-limits/rate-limiters.js';
 import { HealthAggregator } from './service-info/health-aggregator.js';
 import { ServiceInfoController } from './service-info/service-info.controller.js';
-import { APP_CONFIG, DATABASE } from './tokens.js';
+import { APP_CONFIG, DATABASE, LOGGER } from './tokens.js';
 
 export const GATEWAY = 'gateway';
 
@@ -20,8 +21,8 @@ export const GATEWAY = 'gateway';
     HealthAggregator,
     {
       provide: RATE_LIMITERS,
-      useFactory: (config: AppConfig, database: PlatformDatabase | null) => createRateLimiters(config, database ?? undefined),
-      inject: [APP_CONFIG, DATABASE],
+      useFactory: (config: AppConfig, database: PlatformDatabase | null, logger: Logger) => createRateLimiters(config, database ?? undefined, logger),
+      inject: [APP_CONFIG, DATABASE, LOGGER],
     },
     RateLimitPruner,
     // Run by the AuthGuard after authentication (see EdgeAdmission).

@@ -1,5 +1,6 @@
 import type { AppConfig } from '@kw/platform-config';
-import { MemoryRateLimitStore, PostgresRateLimitStore, RateLimiter, type RateLimitStore } from '@kw/platform-rate-limit';
+import type { Logger } from '@kw/platform-observability';
+import { BatchedRateLimitStore, MemoryRateLimitStore, PostgresRateLimitStore, RateLimiter, type RateLimitStore } from '@kw/platform-rate-limit';
 import type { PlatformDatabase } from '../database.js';
 
 export const RATE_LIMITERS = Symbol('RATE_LIMITERS');
@@ -13,12 +14,15 @@ export interface RateLimiters {
 
 /**
  * Counters live in memory when one process serves the API (embedded, Leaf) and in Postgres
- * when several gateway replicas must share them (distributed).
+ * when several gateway replicas must share them (distributed), counted locally and sent in
+ * batches (BatchedRateLimitStore: no row lock or round trip on a request's path).
  */
-export function createRateLimiters(config: AppConfig, database: PlatformDatabase | undefined): RateLimiters {
+export function createRateLimiters(config: AppConfig, database: PlatformDatabase | undefined, logger?: Logger): RateLimiters {
   const store: RateLimitStore =
     config.RUN_MODE === 'distributed' && database
-      ? new PostgresRateLimitStore(database.pool, { table: 'control.rate_limit_counters' })
+      ? new BatchedRateLimitStore(new PostgresRateLimitStore(database.pool, { table: 'control.rate_limit_counters' }), {
+          onSyncError: (err) => logger?.warn({ err }, 'rate-limit counters not synced; kept for the next sync'),
+        })
       : new MemoryRateLimitStore();
   const windowSeconds = config.RATE_LIMIT_WINDOW_SECONDS;
   return {
