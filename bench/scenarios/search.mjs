@@ -1,0 +1,155 @@
+// 5. Search: generated Markdown notes (bench/corpus.mjs) are loaded straight into PostgreSQL
+// as enrichment would leave them (published, summary, tags, chunks with built-in embeddings),
+// then, on the same data in the same run, sequential GET /api/search (hybrid, embedded mode
+// on Postgres) is timed against the two raw SQL queries the search component runs: the
+// full-text query and the vector query. Each size gets its own scratch database.
+import path from 'node:path';
+import pg from 'pg';
+import { logTail, quick, root, scratchDatabase, timed } from '../lib.mjs';
+import { notes, queries, vocabulary } from '../corpus.mjs';
+import { startEmbedded } from '../platforms.mjs';
+
+/** The raw queries' p50s summed over the API's p50: the API should add little to the SQL it runs. */
+// Issue 10's goal: search p95 at most 2x the raw full-text query alone (ratio = full-text p95 / API p95).
+export const TARGET = 0.5;
+const BATCH = 1000;
+
+/**
+ * Sizes and sequential queries per size. Query shapes cycle common, mid, rare, then pairs
+ * (corpus.mjs): 3 queries are one single term of each frequency band.
+ * BENCH_SEARCH_SIZES=100000 and BENCH_SEARCH_QUERIES=7 override them.
+ */
+export function searchPlan() {
+  const sizes = process.env.BENCH_SEARCH_SIZES?.split(',').map(Number) ?? (quick ? [10_000] : [10_000, 100_000]);
+  const count = (size) => Number(process.env.BENCH_SEARCH_QUERIES ?? (quick || size > 10_000 ? 3 : 7));
+  return sizes.map((size) => ({ size, count: count(size) }));
+}
+
+const vectorText = (v) => `{${v.map((x) => Math.round(x * 1e6) / 1e6).join(',')}}`;
+
+async function loadFragments(db, { workspaceId, typeId, userId, total, chunkText, embed, vocab }) {
+  const gen = notes({ seed: 5, vocab });
+  let chunks = 0;
+  for (let offset = 0; offset < total; offset += BATCH) {
+    const rows = Array.from({ length: Math.min(BATCH, total - offset) }, () => ({ id: crypto.randomUUID(), ...gen.next() }));
+    await db.query(
+      `INSERT INTO data.fragments (id, workspace_id, fragment_type_id, title, content, summary, summary_source, tags, status, created_by, updated_by)
+       SELECT id, $2, $3, title, content, summary, 'ai', ARRAY[tag1, tag2], 'published', $4, $4
+         FROM unnest($1::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS r(id, title, content, summary, tag1, tag2)`,
+      [rows.map((r) => r.id), workspaceId, typeId, userId, rows.map((r) => r.title), rows.map((r) => r.content), rows.map((r) => r.summary), rows.map((r) => r.tags[0]), rows.map((r) => r.tags[1])],
+    );
+    // Chunks as the embedding step makes them: title + content, split by the platform's chunker.
+    const ids = [];
+    const ordinals = [];
+    const texts = [];
+    const vectors = [];
+    for (const r of rows) {
+      chunkText(`${r.title}\n\n${r.content}`).forEach((text, ordinal) => {
+        ids.push(r.id);
+        ordinals.push(ordinal);
+        texts.push(text);
+        vectors.push(vectorText(embed(text)));
+      });
+    }
+    chunks += ids.length;
+    await db.query(
+      `INSERT INTO data.fragment_chunks (fragment_id, workspace_id, ordinal, text, embedding, version)
+       SELECT id, $2, ordinal, text, embedding::float4[], 1 FROM unnest($1::uuid[], $3::int[], $4::text[], $5::text[]) AS r(id, ordinal, text, embedding)`,
+      [ids, workspaceId, ordinals, texts, vectors],
+    );
+  }
+  await db.query('ANALYZE data.fragments; ANALYZE data.fragment_chunks');
+  return chunks;
+}
+
+/** One size: a scratch database, an embedded platform on it, the load, the three timings. */
+export async function searchScenario({ size, count }, { memory }) {
+  const { hashEmbedding } = await import(path.join(root, 'dist/libs/platform/ai/src/feature-hashing.js'));
+  const { chunkText } = await import(path.join(root, 'dist/libs/fragments/src/enrichment/chunking.js'));
+  const databaseUrl = await scratchDatabase(`search${size}`);
+  // Exact cosine over 100k+ chunks (no pgvector) takes longer than the default 10 s.
+  const platform = await startEmbedded({ name: `search-${size}`, env: { DATABASE_URL: databaseUrl, SERVICE_TIMEOUT_MS: '120000' } });
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { api } = platform;
+    const { workspaceId, typeId } = await api.workspace(`bench search ${size}`);
+    // The admin (embedded mode keeps both planes in one database).
+    const userId = (await db.query(`SELECT id::text FROM control.users LIMIT 1`).catch(() => ({ rows: [] }))).rows[0]?.id ?? crypto.randomUUID();
+    const vocab = vocabulary();
+    const started = performance.now();
+    const chunks = await loadFragments(db, { workspaceId, typeId, userId, total: size, chunkText, embed: hashEmbedding, vocab });
+    const loadSeconds = +((performance.now() - started) / 1000).toFixed(1);
+    console.error(`bench: search: loaded ${size} fragments (${chunks} chunks) in ${loadSeconds} s`);
+
+    const list = queries(count, { vocab });
+    const matches = [];
+    const apiTimes = await timed(count, async (i) => {
+      const res = await fetch(`${api.base}/api/search?workspaceId=${workspaceId}&q=${encodeURIComponent(list[i])}&limit=20`, { headers: api.auth });
+      if (!res.ok) throw new Error(`search answered ${res.status}: ${await res.text()}`);
+      matches.push((await res.json()).total);
+    });
+    const doc = `data.fragment_search_document(f.title, f.tags, f.summary, f.content)`;
+    const keywordHits = [];
+    const fullText = await timed(count, async (i) => {
+      const { rowCount } = await db.query(
+        `SELECT f.id, ts_rank(${doc}, q) AS rank FROM data.fragments f, websearch_to_tsquery('english', $2) q
+          WHERE f.workspace_id = ANY($1::uuid[]) AND f.archived_at IS NULL AND ${doc} @@ q ORDER BY rank DESC, f.id LIMIT 500`,
+        [[workspaceId], list[i]],
+      );
+      keywordHits.push(rowCount);
+    });
+    const pgvector = (await db.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`)).rowCount > 0;
+    // The statement of the vector index the search component picked (exact-cosine-index.ts or pgvector-index.ts).
+    const vectorSql = pgvector
+      ? `SELECT fragment_id, max(1 - (embedding::vector <=> $1::vector)) AS s FROM data.fragment_chunks WHERE workspace_id = ANY($2::uuid[]) GROUP BY fragment_id ORDER BY s DESC LIMIT 500`
+      : `WITH scored AS (
+           SELECT c.fragment_id, (SELECT sum(x * y) / nullif(sqrt(sum(x * x)) * sqrt(sum(y * y)), 0) FROM unnest(c.embedding, $1::float4[]) AS v(x, y))::float8 AS similarity
+             FROM data.fragment_chunks c JOIN data.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
+            WHERE c.workspace_id = ANY($2::uuid[]) AND cardinality(c.embedding) = 384)
+         SELECT fragment_id, max(similarity) AS similarity FROM scored GROUP BY fragment_id HAVING max(similarity) >= 0.1 ORDER BY similarity DESC, fragment_id LIMIT 500`;
+    const vector = await timed(count, (i) => {
+      const v = hashEmbedding(list[i]);
+      return db.query(vectorSql, [pgvector ? `[${v.join(',')}]` : `{${v.join(',')}}`, [workspaceId]]);
+    });
+    memory.sample(`embedded on Postgres, after search at ${size / 1000}k`, platform.child.pid);
+    const ratio = fullText.p95 / apiTimes.p95;
+    const row = {
+      scenario: `GET /api/search (hybrid) p95 at ${size / 1000}k fragments vs the raw full-text SQL alone`,
+      unit: 'ms p95',
+      platform: { p50: apiTimes.p50, p95: apiTimes.p95, p99: apiTimes.p99 },
+      baseline: { p50: fullText.p50, p95: fullText.p95, p99: fullText.p99 },
+      ratio,
+      target: TARGET,
+      note: `${count} sequential queries, ${pgvector ? 'pgvector' : 'exact cosine (no pgvector)'}; loaded ${chunks} chunks in ${loadSeconds} s`,
+      search: {
+        fragments: size,
+        chunks,
+        queries: count,
+        vectorIndex: pgvector ? 'pgvector' : 'exact',
+        loadSeconds,
+        api: apiTimes,
+        rawFullText: fullText,
+        rawVector: vector,
+        // How selective the queries were: keyword hits (capped at 500) and fused totals.
+        keywordHits: spread(keywordHits),
+        apiTotalCount: spread(matches),
+        examples: list.slice(0, 7).map((q, i) => ({ q, keywordHits: keywordHits[i] })),
+      },
+    };
+    console.error(`bench: search: ${JSON.stringify(row.search)}`);
+    return row;
+  } catch (err) {
+    const logged = logTail(platform.child, 400).split('\n').filter((l) => /"level":"(warn|error|fatal)"|Error/.test(l)).slice(-10).join('\n');
+    throw new Error(`${err.message}\nthe platform's last warnings and errors:\n${logged}`, { cause: err });
+  } finally {
+    await db.end().catch(() => undefined);
+    await platform.stop();
+  }
+}
+
+function spread(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { min: sorted[0], p50: sorted[Math.floor(sorted.length / 2)], max: sorted[sorted.length - 1] };
+}
+
