@@ -7,8 +7,10 @@ import { WorkspaceAccess } from './workspace-access.js';
 const WS = '11111111-1111-4111-8111-111111111111';
 const USER = '22222222-2222-4222-8222-222222222222';
 
-function handlerWith(row: Record<string, unknown> | null) {
-  const db = { workspace: { findUnique: async () => row } } as unknown as ControlDb;
+/** A database whose one statement (WorkspaceAccess.load) answers this workspace joined with the caller's membership. */
+function handlerWith(row: ReturnType<typeof workspace> | null) {
+  const joined = row && (({ members, subscriptions, ...w }) => ({ ...w, endpointUrl: null, hasZone: false, role: members[0]?.role ?? null, subscribed: subscriptions.length > 0 }))(row);
+  const db = { $queryRaw: async () => (joined ? [joined] : []) } as unknown as ControlDb;
   return new ResolveAccessHandler(new WorkspaceAccess(db));
 }
 
