@@ -71,11 +71,6 @@ export class BatchedRateLimitStore implements RateLimitStore {
     return this.syncing;
   }
 
-  /** Sends the last counts (shutdown). */
-  async close(): Promise<void> {
-    await this.sync();
-  }
-
   private schedule(): void {
     if (this.timer) return;
     this.timer = setTimeout(() => void this.sync(), this.syncEveryMs);

@@ -69,6 +69,19 @@ describe('TokenUsageRecorder', () => {
     expect(store.totals.get('t1/2026-11-22')).toBe(3);
   });
 
+  it('retries a failed timed flush by itself, with no further use needed', async () => {
+    vi.useFakeTimers();
+    const store = memoryStore();
+    const recorder = new TokenUsageRecorder(store);
+    store.fail(true);
+    recorder.record('t1', '', at('2026-11-22T10:00:00Z'));
+    await vi.advanceTimersByTimeAsync(recorder.flushEveryMs + 10);
+    expect(store.writes).toBe(0);
+    store.fail(false);
+    await vi.advanceTimersByTimeAsync(recorder.flushEveryMs + 10);
+    expect(store.totals.get('t1/2026-11-22')).toBe(1);
+  });
+
   it('loses nothing at shutdown', async () => {
     const store = memoryStore();
     const recorder = new TokenUsageRecorder(store);

@@ -1,4 +1,6 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
+import type { Logger } from '@kw/platform-observability';
+import { LOGGER } from '@kw/platform-runtime';
 import type { TokenCredentialStore, TokenUse } from '../persistence/tokens.repository.js';
 
 /** How long uses gather in memory before one write per token records them. */
@@ -21,7 +23,10 @@ export class TokenUsageRecorder implements OnModuleDestroy {
   /** Settable by tests. */
   flushEveryMs = TOKEN_USAGE_FLUSH_MS;
 
-  constructor(@Inject(TOKEN_USAGE_STORE) private readonly store: Pick<TokenCredentialStore, 'recordUses'>) {}
+  constructor(
+    @Inject(TOKEN_USAGE_STORE) private readonly store: Pick<TokenCredentialStore, 'recordUses'>,
+    @Optional() @Inject(LOGGER) private readonly logger?: Logger,
+  ) {}
 
   record(tokenId: string, ip: string, at: Date): void {
     const day = at.toISOString().slice(0, 10);
@@ -33,7 +38,7 @@ export class TokenUsageRecorder implements OnModuleDestroy {
     use.requestsPerDay.set(day, (use.requestsPerDay.get(day) ?? 0) + 1);
     this.pending.set(tokenId, use);
     if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush().catch(() => undefined), this.flushEveryMs);
+      this.timer = setTimeout(() => void this.flush().catch((err: unknown) => this.failed(err)), this.flushEveryMs);
       this.timer.unref?.();
     }
   }
@@ -50,7 +55,16 @@ export class TokenUsageRecorder implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.flush().catch(() => undefined);
+    await this.flush().catch((err: unknown) => this.logger?.warn({ err }, 'token usage not recorded at shutdown'));
+  }
+
+  /** The uses stay pending: retried a flush interval later. */
+  private failed(err: unknown): void {
+    this.logger?.warn({ err }, 'token usage not recorded; will retry');
+    if (!this.timer && this.pending.size > 0) {
+      this.timer = setTimeout(() => void this.flush().catch((e: unknown) => this.failed(e)), this.flushEveryMs);
+      this.timer.unref?.();
+    }
   }
 
   private async write(batch: Map<string, TokenUse>): Promise<void> {
