@@ -154,9 +154,9 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
   };
   const adapter = new FastifyAdapter({
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // Requests are logged by the HTTP edge with the request id: Fastify has no logger of its own
+    // (so no request logging either; its disableRequestLogging option is deprecated).
     logger: false,
-    // Requests are logged by the HTTP edge with the request id; Fastify's own ids are unused.
-    disableRequestLogging: true,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
