@@ -7,7 +7,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '@kw/platform-config';
 import { requestContext } from '@kw/platform-context';
-import { attachCaller, authenticateBearer, Public, unauthenticated, type AuthenticatedCaller } from '@kw/platform-http';
+import { attachCaller, authenticateBearer, Public, publicBase, unauthenticated, type AuthenticatedCaller } from '@kw/platform-http';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, buildInfo, LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
@@ -16,7 +16,6 @@ import { McpSessions } from '../server/mcp-sessions.js';
 import type { McpAuthExtra } from '../server/tool-context.js';
 import { describeServer, McpDescriptionDto } from './describe-server.js';
 import { allowedOrigins, checkOrigin } from './origin-policy.js';
-import { publicBase } from '@kw/platform-http';
 
 const SESSION_HEADER = 'mcp-session-id';
 
@@ -121,8 +120,6 @@ export class McpController {
       if (authorization === undefined) throw unauthenticated('A bearer token is required for the MCP endpoint');
       const caller = await authenticateBearer({ headers: { authorization }, ip: request.ip });
       attachCaller(request, caller);
-      const current = requestContext.current();
-      if (current) current.auth = caller.auth;
       return caller;
     } catch (err) {
       void reply.header('www-authenticate', challenge);

@@ -2,7 +2,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Injectable, type CanActivate, type ExecutionContext, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef, Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { requestContext } from '@kw/platform-context';
 import { AppError } from '@kw/platform-errors';
 import { csrfFailed, sessionRequired, unauthenticated, WWW_AUTHENTICATE } from './auth-errors.js';
 import { PUBLIC_ROUTE, SESSION_ONLY_ROUTE } from './auth.metadata.js';
@@ -66,8 +65,6 @@ export class AuthGuard implements CanActivate, OnModuleInit {
       throw sessionRequired();
     }
     attachCaller(request, caller);
-    const current = requestContext.current();
-    if (current) current.auth = caller.auth;
   }
 
   private async authenticate(request: FastifyRequest): Promise<AuthenticatedCaller> {
