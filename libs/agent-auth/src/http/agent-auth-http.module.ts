@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { gatewayAuthProviders } from '@kw/platform-http';
 import { AdminUsersController } from './admin-users.controller.js';
 import { AuthController } from './auth.controller.js';
+import { GatewayTokenCache } from './gateway-token-cache.js';
 import { IdentityGatewayAuthenticator } from './identity-gateway.authenticator.js';
 import { DiscoveryController } from './discovery.controller.js';
 import { ProfileController } from './profile.controller.js';
@@ -9,10 +10,11 @@ import { TokensController } from './tokens.controller.js';
 
 /**
  * agent-auth's HTTP side, composed into the API process: its routes, and the global AuthGuard
- * that authenticates every route of every component through IdentityService.
+ * that authenticates every route of every component through IdentityService, with the
+ * gateway's token authentication cache.
  */
 @Module({
   controllers: [AuthController, AdminUsersController, TokensController, ProfileController, DiscoveryController],
-  providers: [...gatewayAuthProviders(IdentityGatewayAuthenticator)],
+  providers: [GatewayTokenCache, ...gatewayAuthProviders(IdentityGatewayAuthenticator)],
 })
 export class AgentAuthHttpModule {}

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { IdentityService, type Caller } from '@kw/contracts';
 import { GatewayAuthenticator, unauthenticated, type AuthenticatedCaller, type AuthenticatedSession } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import { classifyBearer } from '../tokens/token-format.js';
+import { GatewayTokenCache, type FetchedAuthentication } from './gateway-token-cache.js';
 
 function toCaller(caller: Caller | undefined): AuthenticatedCaller {
   if (!caller?.auth || !caller.user || !caller.auth.userId) throw unauthenticated();
@@ -12,22 +13,31 @@ function toCaller(caller: Caller | undefined): AuthenticatedCaller {
 /**
  * The gateway's side of authentication: a bearer string that cannot be a token (a kwp_ token
  * with a wrong checksum, or a short opaque string) is refused here, before any message or
- * database lookup; everything else is resolved by IdentityService.
+ * database lookup; a token authenticated moments ago is answered from the GatewayTokenCache;
+ * everything else is resolved by IdentityService.
  */
 @Injectable()
 export class IdentityGatewayAuthenticator extends GatewayAuthenticator {
-  constructor(private readonly client: ServiceClient) {
+  constructor(
+    private readonly client: ServiceClient,
+    @Optional() private readonly tokenCache?: GatewayTokenCache,
+  ) {
     super();
   }
 
   async authenticateBearer(token: string, ip: string): Promise<AuthenticatedCaller> {
     if (classifyBearer(token) === 'malformed') throw unauthenticated('The bearer token is malformed');
-    const { caller } = await this.client.call(IdentityService.method.authenticateToken, { token, ip });
-    return toCaller(caller);
+    const fetch = () => this.fetchToken(token, ip);
+    return this.tokenCache ? this.tokenCache.authenticate(token, ip, fetch) : (await fetch()).caller;
   }
 
   async authenticateSession(sessionToken: string, ip: string): Promise<AuthenticatedSession> {
     const { caller, csrfTokenHash } = await this.client.call(IdentityService.method.authenticateSession, { sessionToken, ip });
     return { ...toCaller(caller), csrfTokenHash };
+  }
+
+  private async fetchToken(token: string, ip: string): Promise<FetchedAuthentication> {
+    const { caller, expiresAt } = await this.client.call(IdentityService.method.authenticateToken, { token, ip });
+    return { caller: toCaller(caller), expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt) };
   }
 }

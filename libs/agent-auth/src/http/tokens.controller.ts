@@ -1,14 +1,18 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Optional, Param, Patch, Post } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { IdentityService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
+import { GatewayTokenCache } from './gateway-token-cache.js';
 import { CreatedTokenDto, CreateTokenDto, TokenAnalyticsDto, TokenDto, TokenListDto, toTokenDto, UpdateTokenDto } from './dto/token.dto.js';
 
 /** Personal access tokens of the caller. Every route needs scope `tokens:manage` (sessions have it). */
 @ApiTags('Tokens')
 @Controller('api/tokens')
 export class TokensController {
-  constructor(private readonly client: ServiceClient) {}
+  constructor(
+    private readonly client: ServiceClient,
+    @Optional() private readonly tokenCache?: GatewayTokenCache,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List your tokens', description: 'Metadata and display prefix only; the secret is never shown again. Revoked tokens are not listed.' })
@@ -79,6 +83,8 @@ export class TokensController {
   @ApiOkResponse({ type: TokenAnalyticsDto })
   @ApiNotFoundResponse({ description: 'No such token of yours' })
   async analytics(@Param('id') id: string): Promise<TokenAnalyticsDto> {
+    // Uses this gateway answered from its cache (this request's among them) count too.
+    await this.tokenCache?.flushUses();
     const usage = await this.client.call(IdentityService.method.getTokenAnalytics, { id });
     return {
       requestsPerDay: usage.requestsPerDay.map((d) => ({ day: d.day, requests: d.requests })),

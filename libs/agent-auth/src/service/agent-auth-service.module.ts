@@ -7,6 +7,8 @@ import { BootstrapAdmin } from './bootstrap-admin.js';
 import { CallerAccounts } from './caller-accounts.js';
 import { AuthenticateSession } from './credentials/authenticate-session.js';
 import { AuthenticateToken, tokenCredentialStoreProvider, tokenUsageStoreProvider } from './credentials/authenticate-token.js';
+import { CredentialChanges } from './credentials/credential-changes.js';
+import { RecordTokenUses } from './credentials/record-token-uses.js';
 import { TokenUsageRecorder } from './credentials/token-usage-recorder.js';
 import { SignIn, SignOut } from './credentials/sign-in.js';
 import { IdentityHandlers } from './identity.handlers.js';
@@ -28,6 +30,8 @@ import { ManageTokens } from './tokens/manage-tokens.js';
     tokenCredentialStoreProvider,
     tokenUsageStoreProvider,
     TokenUsageRecorder,
+    RecordTokenUses,
+    CredentialChanges,
     CallerAccounts,
     AuthenticateToken,
     AuthenticateSession,

@@ -9,6 +9,7 @@ import {
   type GetTokenAnalyticsRequest,
   type GetTokenRequest,
   type GetUsersRequest,
+  type RecordTokenUsesRequest,
   type RevokeTokenRequest,
   type SignInRequest,
   type UpdateBetaFeatureRequest,
@@ -24,6 +25,7 @@ import { DescribeCredential } from './accounts/describe-credential.js';
 import { Profile } from './accounts/profile.js';
 import { AuthenticateSession } from './credentials/authenticate-session.js';
 import { AuthenticateToken } from './credentials/authenticate-token.js';
+import { RecordTokenUses } from './credentials/record-token-uses.js';
 import { SignIn, SignOut } from './credentials/sign-in.js';
 import { toUserMessage } from './mappers.js';
 import { UsersRepository } from './persistence/users.repository.js';
@@ -43,11 +45,19 @@ export class IdentityHandlers {
     private readonly betaFeatures: BetaFeatures,
     private readonly tokens: ManageTokens,
     private readonly users: UsersRepository,
+    private readonly recordTokenUsesCase: RecordTokenUses,
   ) {}
 
   @Handles(IdentityService.method.authenticateToken)
-  async authenticateToken(input: AuthenticateTokenRequest) {
-    return { caller: await this.authenticateTokenCase.execute(input.token, input.ip) };
+  authenticateToken(input: AuthenticateTokenRequest) {
+    return this.authenticateTokenCase.execute(input.token, input.ip);
+  }
+
+  /** Sent by gateways, on their own timer: there is no caller, only the uses they counted. */
+  @Handles(IdentityService.method.recordTokenUses)
+  async recordTokenUses(input: RecordTokenUsesRequest) {
+    await this.recordTokenUsesCase.execute(input);
+    return {};
   }
 
   @Handles(IdentityService.method.authenticateSession)

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { WorkspaceAccessChangedSchema } from '@kw/contracts';
 import { DataPrisma } from '@kw/platform-persistence';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
+import { broadcast, TRANSPORT, type Transport } from '@kw/platform-transport';
 import { LEAF_DB, type LeafDb } from '../leaf-db.js';
 import type { Jwks } from '../keys/jwks.js';
 
@@ -35,6 +37,8 @@ const STATE_ID = 1;
  * Cloud's last JWKS) and the workspaces provisioned here. The Leaf is normally one process, the only
  * writer: the provisioned set is kept in memory and every change written through (a
  * workspace missing from it is looked up once more, in case another replica provisioned it).
+ * The Leaf answers ResolveAccess from this state, so a change is announced like the Cloud's
+ * workspaces component does (WorkspaceAccessChanged): data-plane gates drop cached answers.
  */
 @Injectable()
 export class LeafStateStore {
@@ -44,6 +48,7 @@ export class LeafStateStore {
   constructor(
     @Inject(LEAF_DB) private readonly db: LeafDb,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
+    @Optional() @Inject(TRANSPORT) private readonly transport?: Transport,
   ) {}
 
   /** Reads the state from the database; undefined before the first enrollment. */
@@ -92,6 +97,7 @@ export class LeafStateStore {
     };
     await this.db.leafState.upsert({ where: { id: STATE_ID }, create: { id: STATE_ID, ...data }, update: data });
     this.enrollment = { ...enrolled, enrollmentTokenHash: data.enrollmentTokenHash, jwks: null, jwksFetchedAt: null };
+    this.announce({ all: true });
     return this.enrollment;
   }
 
@@ -109,7 +115,10 @@ export class LeafStateStore {
   async provisionedNow(workspaceId: string): Promise<boolean> {
     if (this.provisioned.has(workspaceId)) return true;
     const row = await this.db.leafWorkspace.findUnique({ where: { workspaceId }, select: { name: true } });
-    if (row) this.provisioned.set(workspaceId, row.name);
+    if (row) {
+      this.provisioned.set(workspaceId, row.name);
+      this.announce({ workspaceIds: [workspaceId] });
+    }
     return !!row;
   }
 
@@ -125,6 +134,11 @@ export class LeafStateStore {
   async provision(workspaceId: string, name: string): Promise<void> {
     await this.db.leafWorkspace.upsert({ where: { workspaceId }, create: { workspaceId, name }, update: { name } });
     this.provisioned.set(workspaceId, name);
+    this.announce({ workspaceIds: [workspaceId] });
+  }
+
+  private announce(changed: { workspaceIds?: string[]; all?: boolean }): void {
+    if (this.transport) broadcast(this.transport, WorkspaceAccessChangedSchema, changed);
   }
 
   async markReadyReported(workspaceId: string): Promise<void> {

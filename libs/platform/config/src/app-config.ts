@@ -98,10 +98,21 @@ export class AppConfig {
   @Max(65535)
   METRICS_PORT?: number;
 
-  /** Vector index at scale (search component). Unset: pgvector, or exact search in Postgres. */
+  /** Vector index at scale (search component). Unset: pgvector, or without it an index in the search process's memory. */
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
   QDRANT_URL?: string;
+
+  /**
+   * Memory budget, in MB, of the in-process vector index that the search component uses on
+   * PostgreSQL without pgvector and without Qdrant (about 1.5 KB per chunk at 384 dimensions).
+   * A workspace larger than the budget is searched by exact cosine in SQL; 0 always does that.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65_536)
+  VECTOR_MEMORY_MB = 256;
 
   /** S3-compatible object storage for files. Unset: local folder under DATA_DIR. */
   @IsOptional()
@@ -275,6 +286,29 @@ export class AppConfig {
   @IsInt()
   @Min(1)
   RATE_LIMIT_PER_ADDRESS = 300;
+
+  /**
+   * How long a gateway reuses a bearer token's authentication before asking agent-auth again
+   * (0: never). Revoking or narrowing a token drops it from every gateway's cache at once (a
+   * broadcast over NATS); this bound covers a gateway that missed the broadcast.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(300_000)
+  AUTH_CACHE_TTL_MS = 10_000;
+
+  /**
+   * How long a data-plane component reuses the workspaces component's answer to "how does
+   * this caller stand towards this workspace" (ResolveAccess) before asking again (0: never).
+   * Membership, visibility and placement changes drop the answers at once (a broadcast over
+   * NATS); this bound covers a process that missed the broadcast.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  ACCESS_CACHE_TTL_MS = 5_000;
 
   /** Length of a rate-limit window, in seconds. */
   @Transform(toInt)

@@ -1,5 +1,7 @@
 export * from './transport.js';
 export * from './subject.js';
+export * from './broadcast.js';
+export * from './invalidated-cache.js';
 export * from './logger.js';
 export { REQUEST_ID_HEADER, AUTH_HEADER, contextToHeaders, contextFromHeaders } from './context-headers.js';
 export { ERROR_HEADER } from './error-reply.js';

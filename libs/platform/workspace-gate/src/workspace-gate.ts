@@ -1,9 +1,12 @@
-import { Injectable } from '@nestjs/common';
-import { WorkspacesService } from '@kw/contracts';
+import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { MessageShape } from '@bufbuild/protobuf';
+import { WorkspaceAccessChangedSchema, WorkspacesService, type AuthContext } from '@kw/contracts';
 import { decide, denialError, type Action, type Visibility } from '@kw/platform-access-policy';
+import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
 import { hostedZoneRequired, type AppError } from '@kw/platform-errors';
-import { ServiceClient } from '@kw/platform-transport';
+import { APP_CONFIG } from '@kw/platform-runtime';
+import { InvalidatedCache, onBroadcast, ServiceClient, TRANSPORT, type Subscription, type Transport } from '@kw/platform-transport';
 
 /** A workspace the caller may act on (never the client's word: ResolveAccess found it). */
 export interface Gate {
@@ -20,29 +23,75 @@ export interface GateOptions {
   hiddenAs?: () => AppError;
 }
 
+type Access = MessageShape<typeof WorkspacesService.method.resolveAccess.output>;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The answer depends on the workspace and on everything the credential is: who, which token, its scopes and reach. */
+function accessKey(workspaceId: string, auth: AuthContext): string {
+  const reach = auth.allWorkspaces ? '*' : auth.workspaceIds.join(' ');
+  return `${workspaceId}|${auth.userId}|${auth.credentialKind}:${auth.credentialId}|${auth.scopes.join(' ')}|${reach}|${auth.workspaceRole}`;
+}
 
 /**
  * How data-plane components authorize: they do not own membership, so they ask the workspaces
  * component how the caller stands towards the workspace (WorkspacesService.ResolveAccess) and
  * let the access policy decide. Hidden workspaces answer the same 404 as missing ones; a
- * workspace whose data lives in a hosted zone answers HOSTED_ZONE_REQUIRED. Nothing is cached
- * across requests. Never call inside a database transaction: in embedded mode the workspaces
- * component needs the same single connection.
+ * workspace whose data lives in a hosted zone answers HOSTED_ZONE_REQUIRED. Never call inside
+ * a database transaction: in embedded mode the workspaces component needs the same single
+ * connection.
+ *
+ * Answers are reused for ACCESS_CACHE_TTL_MS (a round trip and a query saved on nearly every
+ * data-plane request), per workspace and credential. Whoever answers ResolveAccess broadcasts
+ * WorkspaceAccessChanged when an answer may change, and the cached answers of those
+ * workspaces go at once; the TTL only bounds a process that missed a broadcast.
  */
 @Injectable()
-export class WorkspaceGate {
-  constructor(private readonly client: ServiceClient) {}
+export class WorkspaceGate implements OnModuleInit, OnModuleDestroy {
+  private readonly cache: InvalidatedCache<Access>;
+  private subscription?: Subscription;
+
+  constructor(
+    private readonly client: ServiceClient,
+    @Optional() @Inject(TRANSPORT) private readonly transport?: Transport,
+    @Optional() @Inject(APP_CONFIG) config?: Pick<AppConfig, 'ACCESS_CACHE_TTL_MS'>,
+  ) {
+    // No transport to hear the broadcasts on: nothing may be cached.
+    this.cache = new InvalidatedCache(transport ? (config?.ACCESS_CACHE_TTL_MS ?? 0) : 0);
+  }
+
+  onModuleInit(): void {
+    if (!this.transport || !this.cache.enabled) return;
+    this.subscription = onBroadcast(this.transport, WorkspaceAccessChangedSchema, (changed) => {
+      if (changed.all) this.cache.clear();
+      else this.cache.invalidate(changed.workspaceIds);
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.subscription?.unsubscribe();
+    this.cache.clear();
+  }
 
   async authorize(context: RequestContext, workspaceId: string, action: Action, options: GateOptions = {}): Promise<Gate> {
     const auth = context.auth;
     const account = auth?.userId ? { active: true } : undefined;
-    const access = auth?.userId && UUID.test(workspaceId) ? await this.client.call(WorkspacesService.method.resolveAccess, { workspaceId }) : undefined;
+    const access = auth?.userId && UUID.test(workspaceId) ? await this.resolve(auth, workspaceId) : undefined;
     const workspace = access?.found ? { id: workspaceId, visibility: access.visibility as Visibility, archived: access.archived } : undefined;
     const decision = decide({ auth, account, workspace, relation: (access?.found ? access.relation : 'none') as never, action, resourceOwnerId: options.resourceOwnerId });
     if (!decision.allowed) throw decision.status === 404 && options.hiddenAs ? options.hiddenAs() : denialError(decision);
     // A Leaf-backed workspace: its data lives in the zone's Leaf, never here (docs/hosted-zones.md).
     if (access!.hostedZoneId) throw hostedZoneRequired(access!.hostedZoneId, access!.endpointUrl);
     return { workspaceId, userId: auth!.userId, relation: access!.relation };
+  }
+
+  private async resolve(auth: AuthContext, workspaceId: string): Promise<Access> {
+    const key = accessKey(workspaceId, auth);
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const startedAt = this.cache.begin();
+    const access = await this.client.call(WorkspacesService.method.resolveAccess, { workspaceId });
+    this.cache.store(key, access, [workspaceId], startedAt);
+    return access;
   }
 }

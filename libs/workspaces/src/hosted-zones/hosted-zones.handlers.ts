@@ -3,6 +3,7 @@ import type { MessageShape } from '@bufbuild/protobuf';
 import { HostedZonesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles } from '@kw/platform-transport';
+import { AccessChanges } from '../service/access-changes.js';
 import { WORKSPACES_DB, type ControlDb } from '../service/control-db.js';
 import { zoneInUse } from './hosted-zone-errors.js';
 import { HOSTED_ZONE_SETTINGS, type HostedZoneSettings } from './hosted-zone-settings.js';
@@ -21,6 +22,7 @@ export class HostedZoneHandlers {
     @Inject(WORKSPACES_DB) private readonly db: ControlDb,
     @Inject(HOSTED_ZONE_SETTINGS) private readonly settings: HostedZoneSettings,
     private readonly access: ZoneAccess,
+    private readonly changes: AccessChanges,
   ) {}
 
   @Handles(HostedZonesService.method.createHostedZone)
@@ -67,6 +69,8 @@ export class HostedZoneHandlers {
       ...(input.endpointUrl !== undefined && { endpointUrl: input.endpointUrl ? checkEndpointUrl(input.endpointUrl) : null }),
     };
     const row = Object.keys(data).length === 0 ? zone : await this.db.hostedZone.update({ where: { id: zone.id }, data });
+    // The zone's endpoint is in every HOSTED_ZONE_REQUIRED answer of its workspaces.
+    if (row.endpointUrl !== zone.endpointUrl) this.changes.everything();
     return { hostedZone: this.view(row, await this.workspaceCount(zone.id)) };
   }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { MessageShape } from '@bufbuild/protobuf';
 import { HostedZonesService } from '@kw/contracts';
 import { Handles } from '@kw/platform-transport';
+import { AccessChanges } from '../service/access-changes.js';
 import { WORKSPACES_DB, type ControlDb } from '../service/control-db.js';
 import { isUuid } from '../service/ids.js';
 import { leafUnauthenticated, placementNotFound } from './hosted-zone-errors.js';
@@ -23,6 +24,7 @@ export class LeafLinkHandlers {
   constructor(
     @Inject(WORKSPACES_DB) private readonly db: ControlDb,
     @Inject(HOSTED_ZONE_SETTINGS) private readonly settings: HostedZoneSettings,
+    private readonly changes: AccessChanges,
   ) {}
 
   @Handles(HostedZonesService.method.enrollLeaf)
@@ -49,6 +51,8 @@ export class LeafLinkHandlers {
       },
     });
     if (count !== 1) throw leafUnauthenticated('enrollment token');
+    // The zone's endpoint is in every HOSTED_ZONE_REQUIRED answer of its workspaces.
+    if (endpointUrl !== zone.endpointUrl) this.changes.everything();
     return {
       hostedZoneId: zone.id,
       zoneCredential: credential,
@@ -67,6 +71,7 @@ export class LeafLinkHandlers {
       where: { id: zone.id },
       data: { lastHeartbeatAt: new Date(), ...(endpointUrl && { endpointUrl }), ...(leafVersion && { leafVersion }) },
     });
+    if (endpointUrl && endpointUrl !== zone.endpointUrl) this.changes.everything();
     const pending = await this.db.workspace.findMany({
       where: { hostedZoneId: zone.id, status: 'processing', archivedAt: null },
       select: { id: true, name: true, status: true },
@@ -82,6 +87,7 @@ export class LeafLinkHandlers {
     // Idempotent: a Leaf that reports again after a lost answer gets the same result.
     const { count } = await this.db.workspace.updateMany({ where: { id: input.workspaceId, hostedZoneId: zone.id }, data: { status: 'active' } });
     if (count !== 1) throw placementNotFound();
+    this.changes.workspace(input.workspaceId);
     await this.db.hostedZone.update({ where: { id: zone.id }, data: { lastHeartbeatAt: new Date() } });
     const workspace = await this.db.workspace.findUniqueOrThrow({ where: { id: input.workspaceId }, select: { id: true, name: true, status: true } });
     return { placement: { workspaceId: workspace.id, name: workspace.name, status: workspace.status } };

@@ -6,6 +6,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { badRequest } from '@kw/platform-errors';
 import { Handles } from '@kw/platform-transport';
 import { EMAIL_MAX, INVITATION_TTL_DAYS } from '../workspace-limits.js';
+import { AccessChanges } from './access-changes.js';
 import { assertAccount, tokenReaches } from './caller.js';
 import { lockWorkspace, WORKSPACES_DB, type ControlDb, type InvitationRow } from './control-db.js';
 import { IdentityDirectory } from './identity-directory.js';
@@ -48,6 +49,7 @@ export class InvitationHandlers {
     @Inject(WORKSPACES_DB) private readonly db: ControlDb,
     private readonly access: WorkspaceAccess,
     private readonly identity: IdentityDirectory,
+    private readonly changes: AccessChanges,
   ) {}
 
   @Handles(WorkspacesService.method.inviteMember)
@@ -145,6 +147,7 @@ export class InvitationHandlers {
       });
       return tx.workspaceInvitation.update({ where: { id: invitation.id }, data: { status: 'accepted', acceptedAt: now } });
     });
+    this.changes.workspace(workspace.id);
     return { workspace: workspaceView(workspace, relationFrom(accepted.role, false)), invitation: invitationView(accepted, workspace.name) };
   }
 }

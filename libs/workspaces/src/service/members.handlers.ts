@@ -4,6 +4,7 @@ import { WorkspacesService, type MemberSchema, type User } from '@kw/contracts';
 import { denialError, isWorkspaceRole, WORKSPACE_ROLES } from '@kw/platform-access-policy';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles } from '@kw/platform-transport';
+import { AccessChanges } from './access-changes.js';
 import { lockWorkspace, WORKSPACES_DB, type ControlDb, type ControlTx, type MemberRow } from './control-db.js';
 import { IdentityDirectory } from './identity-directory.js';
 import { isUuid } from './ids.js';
@@ -25,6 +26,7 @@ export class MemberHandlers {
     @Inject(WORKSPACES_DB) private readonly db: ControlDb,
     private readonly access: WorkspaceAccess,
     private readonly identity: IdentityDirectory,
+    private readonly changes: AccessChanges,
   ) {}
 
   @Handles(WorkspacesService.method.listMembers)
@@ -46,6 +48,7 @@ export class MemberHandlers {
       if (member.role === 'owner' && role !== 'owner') await assertAnotherOwner(tx, workspace.id);
       return tx.workspaceMember.update({ where: { workspaceId_userId: { workspaceId: workspace.id, userId: member.userId } }, data: { role } });
     });
+    this.changes.workspace(workspace.id);
     const users = await this.identity.usersById([updated.userId]);
     return { member: memberView(updated, users.get(updated.userId)) };
   }
@@ -60,6 +63,7 @@ export class MemberHandlers {
       if (member.role === 'owner') await assertAnotherOwner(tx, workspaceId);
       await tx.workspaceMember.delete({ where: { workspaceId_userId: { workspaceId, userId: member.userId } } });
     });
+    this.changes.workspace(workspaceId);
     return {};
   }
 

@@ -4,6 +4,7 @@ import { WorkspacesService } from '@kw/contracts';
 import { isWorkspaceRole } from '@kw/platform-access-policy';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles } from '@kw/platform-transport';
+import { AccessChanges } from './access-changes.js';
 import { WORKSPACES_DB, type ControlDb } from './control-db.js';
 import { alreadyMember, subscriptionsClosed, workspaceNotFound } from './workspace-errors.js';
 import { WorkspaceAccess, type AuthorizedWorkspace } from './workspace-access.js';
@@ -19,6 +20,7 @@ export class SubscriptionHandlers {
   constructor(
     @Inject(WORKSPACES_DB) private readonly db: ControlDb,
     private readonly access: WorkspaceAccess,
+    private readonly changes: AccessChanges,
   ) {}
 
   @Handles(WorkspacesService.method.subscribeWorkspace)
@@ -33,6 +35,7 @@ export class SubscriptionHandlers {
         create: { workspaceId: workspace.id, userId },
         update: {},
       });
+      this.changes.workspace(workspace.id);
     }
     return { workspace: workspaceView(workspace, 'subscriber') };
   }
@@ -41,6 +44,7 @@ export class SubscriptionHandlers {
   async unsubscribe(input: In<'unsubscribeWorkspace'>, context: RequestContext) {
     const { workspace, relation, userId } = await this.publicWorkspace(context, input.workspaceId);
     await this.db.workspaceSubscription.deleteMany({ where: { workspaceId: workspace.id, userId } });
+    this.changes.workspace(workspace.id);
     return { workspace: workspaceView(workspace, relation === 'subscriber' ? 'none' : relation) };
   }
 

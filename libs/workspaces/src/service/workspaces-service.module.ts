@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { hostedZoneProviders } from '../hosted-zones/hosted-zones.providers.js';
+import { AccessChanges } from './access-changes.js';
 import { ControlDbCloser, controlDbProvider } from './control-db.js';
 import { IdentityDirectory } from './identity-directory.js';
 import { InvitationHandlers } from './invitations.handlers.js';
@@ -19,6 +20,7 @@ import { WorkspaceLifecycleHandlers } from './workspaces.handlers.js';
     controlDbProvider,
     ControlDbCloser,
     WorkspaceAccess,
+    AccessChanges,
     IdentityDirectory,
     WorkspaceLifecycleHandlers,
     WorkspaceListingHandlers,

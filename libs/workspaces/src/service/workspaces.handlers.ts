@@ -4,6 +4,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { denialError } from '@kw/platform-access-policy';
 import { Handles } from '@kw/platform-transport';
 import type { MessageShape } from '@bufbuild/protobuf';
+import { AccessChanges } from './access-changes.js';
 import { assertAccount } from './caller.js';
 import { WORKSPACES_DB, type ControlDb } from './control-db.js';
 import { ZonePlacement } from '../hosted-zones/zone-placement.js';
@@ -22,6 +23,7 @@ export class WorkspaceLifecycleHandlers {
     @Inject(WORKSPACES_DB) private readonly db: ControlDb,
     private readonly access: WorkspaceAccess,
     private readonly placement: ZonePlacement,
+    private readonly changes: AccessChanges,
   ) {}
 
   @Handles(WorkspacesService.method.createWorkspace)
@@ -62,6 +64,7 @@ export class WorkspaceLifecycleHandlers {
     };
     if (Object.keys(data).length === 0) return { workspace: workspaceView(workspace, relation) };
     const row = await this.db.workspace.update({ where: { id: workspace.id }, data, include: ZONE_ENDPOINT });
+    this.changes.workspace(workspace.id);
     return { workspace: workspaceView(row, relation) };
   }
 
@@ -69,6 +72,7 @@ export class WorkspaceLifecycleHandlers {
   async archive(input: In<'archiveWorkspace'>, context: RequestContext) {
     const { workspace, relation } = await this.access.authorize(context, input.workspaceId, 'workspaces:delete');
     const row = await this.db.workspace.update({ where: { id: workspace.id }, data: { archivedAt: new Date() }, include: ZONE_ENDPOINT });
+    this.changes.workspace(workspace.id);
     return { workspace: workspaceView(row, relation) };
   }
 
@@ -82,6 +86,7 @@ export class WorkspaceLifecycleHandlers {
     }
     if (workspace!.archivedAt === null) return { workspace: workspaceView(workspace!, relation) };
     const row = await this.db.workspace.update({ where: { id: workspace!.id }, data: { archivedAt: null }, include: ZONE_ENDPOINT });
+    this.changes.workspace(workspace!.id);
     return { workspace: workspaceView(row, relation) };
   }
 }

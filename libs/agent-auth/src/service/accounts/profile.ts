@@ -3,6 +3,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { GetProfileResponseSchema, UpdateProfileRequest, UpdateProfileResponseSchema } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { CallerAccounts } from '../caller-accounts.js';
+import { CredentialChanges } from '../credentials/credential-changes.js';
 import { toUserMessage } from '../mappers.js';
 import { UsersRepository } from '../persistence/users.repository.js';
 
@@ -12,6 +13,7 @@ export class Profile {
   constructor(
     private readonly callers: CallerAccounts,
     private readonly users: UsersRepository,
+    private readonly changes: CredentialChanges,
   ) {}
 
   async get(context: RequestContext): Promise<MessageInitShape<typeof GetProfileResponseSchema>> {
@@ -21,7 +23,10 @@ export class Profile {
 
   async update(input: UpdateProfileRequest, context: RequestContext): Promise<MessageInitShape<typeof UpdateProfileResponseSchema>> {
     const { user } = await this.callers.require(context, 'profile:write');
-    const updated = input.displayName === undefined ? user : await this.users.updateDisplayName(user.id, input.displayName.trim());
+    if (input.displayName === undefined) return { user: toUserMessage(user) };
+    const updated = await this.users.updateDisplayName(user.id, input.displayName.trim());
+    // Gateways cache the account with its tokens' authentications.
+    this.changes.accountChanged(user.id);
     return { user: toUserMessage(updated) };
   }
 }

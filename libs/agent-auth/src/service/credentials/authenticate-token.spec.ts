@@ -61,13 +61,22 @@ describe('AuthenticateToken', () => {
     const { token } = generateToken();
     const { store, calls } = recordingStore([tokenRow(hashToken(token))]);
     const usage = new TokenUsageRecorder(store);
-    const caller = await new AuthenticateToken(store, usage).execute(token, '10.0.0.1', now);
+    const { caller, expiresAt } = await new AuthenticateToken(store, usage).execute(token, '10.0.0.1', now);
+    expect(expiresAt).toBeUndefined();
     // The use is written off the request's path, by the next flush.
     expect(calls).toEqual([`findByHash:${hashToken(token)}`]);
     await usage.flush();
-    expect(caller.auth).toEqual({ userId: 'u1', credentialId: 't1', credentialKind: 'pat', scopes: ['fragments:read'], allWorkspaces: false, workspaceIds: ['w1'] });
-    expect(caller.user).toMatchObject({ id: 'u1', email: 'a@x.test' });
+    expect(caller?.auth).toEqual({ userId: 'u1', credentialId: 't1', credentialKind: 'pat', scopes: ['fragments:read'], allWorkspaces: false, workspaceIds: ['w1'] });
+    expect(caller?.user).toMatchObject({ id: 'u1', email: 'a@x.test' });
     expect(calls).toEqual([`findByHash:${hashToken(token)}`, 'recordUses:t1:10.0.0.1']);
+  });
+
+  it("answers with the token's expiry, so a caching gateway never keeps it longer", async () => {
+    const { token } = generateToken();
+    const expiresAt = new Date(now.getTime() + 60_000);
+    const { store } = recordingStore([tokenRow(hashToken(token), { expiresAt })]);
+    const answer = await new AuthenticateToken(store, new TokenUsageRecorder(store)).execute(token, '', now);
+    expect(answer.expiresAt).toBe(expiresAt.toISOString());
   });
 
   it('refuses a kwp_ token with a bad checksum without any lookup', async () => {
@@ -98,8 +107,8 @@ describe('AuthenticateToken', () => {
     const secret = 'operator-provided-admin-token-0123456789';
     const { store, calls } = recordingStore([tokenRow(hashToken(secret), { scopes: ['*'], allWorkspaces: true, workspaceIds: [] })]);
     const usage = new TokenUsageRecorder(store);
-    const caller = await new AuthenticateToken(store, usage).execute(secret, '', now);
-    expect(caller.auth).toMatchObject({ scopes: ['*'], allWorkspaces: true, workspaceIds: [] });
+    const { caller } = await new AuthenticateToken(store, usage).execute(secret, '', now);
+    expect(caller?.auth).toMatchObject({ scopes: ['*'], allWorkspaces: true, workspaceIds: [] });
     await usage.flush();
     expect(calls).toHaveLength(2);
   });

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { CallerSchema } from '@kw/contracts';
+import type { AuthenticateTokenResponseSchema } from '@kw/contracts';
 import { classifyBearer, hashToken } from '../../tokens/token-format.js';
 import { toUserMessage } from '../mappers.js';
 import { TokensRepository, type TokenCredentialStore } from '../persistence/tokens.repository.js';
@@ -14,6 +14,7 @@ export const TOKEN_CREDENTIAL_STORE = Symbol('agent-auth.TokenCredentialStore');
  * checked first, with no I/O, so garbage never reaches the database; then the hash is looked
  * up, and the token must be unrevoked, unexpired and its account active. Each accepted use is
  * recorded (last use, requests per UTC day) by the batching TokenUsageRecorder, off the request's path.
+ * The token's expiry goes with the answer, so a gateway that caches it never outlives it.
  */
 @Injectable()
 export class AuthenticateToken {
@@ -22,21 +23,24 @@ export class AuthenticateToken {
     private readonly usage: TokenUsageRecorder,
   ) {}
 
-  async execute(token: string, ip: string, now = new Date()): Promise<MessageInitShape<typeof CallerSchema>> {
+  async execute(token: string, ip: string, now = new Date()): Promise<MessageInitShape<typeof AuthenticateTokenResponseSchema>> {
     if (classifyBearer(token) === 'malformed') throw invalidCredential();
     const found = await this.store.findByHash(hashToken(token));
     if (!found || found.revokedAt || (found.expiresAt && found.expiresAt <= now) || found.user.status !== 'active') throw invalidCredential();
     this.usage.record(found.id, ip, now);
     return {
-      auth: {
-        userId: found.userId,
-        credentialId: found.id,
-        credentialKind: 'pat',
-        scopes: found.scopes,
-        allWorkspaces: found.allWorkspaces,
-        workspaceIds: found.allWorkspaces ? [] : found.workspaceIds,
+      caller: {
+        auth: {
+          userId: found.userId,
+          credentialId: found.id,
+          credentialKind: 'pat',
+          scopes: found.scopes,
+          allWorkspaces: found.allWorkspaces,
+          workspaceIds: found.allWorkspaces ? [] : found.workspaceIds,
+        },
+        user: toUserMessage(found.user),
       },
-      user: toUserMessage(found.user),
+      expiresAt: found.expiresAt?.toISOString(),
     };
   }
 }

@@ -69,6 +69,22 @@ describe('TokenUsageRecorder', () => {
     expect(store.totals.get('t1/2026-11-22')).toBe(3);
   });
 
+  it('keeps the tokens not yet written when a write fails midway, and writes none twice', async () => {
+    const store = memoryStore();
+    const recorder = new TokenUsageRecorder(store);
+    const write = store.recordUses.bind(store);
+    let calls = 0;
+    store.recordUses = async (tokenId: string, use: TokenUse) => {
+      calls += 1;
+      if (calls === 2) throw new Error('database down');
+      await write(tokenId, use);
+    };
+    for (const t of ['t1', 't2', 't3']) recorder.record(t, '', at('2026-11-22T10:00:00Z'));
+    await expect(recorder.flush()).rejects.toThrow('database down');
+    await recorder.flush();
+    expect(Object.fromEntries(store.totals)).toEqual({ 't1/2026-11-22': 1, 't2/2026-11-22': 1, 't3/2026-11-22': 1 });
+  });
+
   it('retries a failed timed flush by itself, with no further use needed', async () => {
     vi.useFakeTimers();
     const store = memoryStore();

@@ -68,11 +68,13 @@ export class TokenUsageRecorder implements OnModuleDestroy {
   }
 
   private async write(batch: Map<string, TokenUse>): Promise<void> {
-    for (const [tokenId, use] of batch) {
+    const uses = [...batch];
+    for (let i = 0; i < uses.length; i++) {
       try {
-        await this.store.recordUses(tokenId, use);
+        await this.store.recordUses(...uses[i]);
       } catch (err) {
-        this.requeue(tokenId, use);
+        // This token's uses and those not tried yet wait for the next flush.
+        for (const [tokenId, use] of uses.slice(i)) this.requeue(tokenId, use);
         throw err;
       }
     }

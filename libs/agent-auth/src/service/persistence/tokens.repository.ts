@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { IdentityDatabase } from './identity-database.js';
+import type { TokenUse } from '../../tokens/token-uses-message.js';
 import type { TokenRow, UserRow } from './rows.js';
 
 export interface NewToken {
@@ -22,11 +23,7 @@ export interface TokenChanges {
 }
 
 /** A token's uses gathered since the last write: the latest one and the count per UTC day (YYYY-MM-DD). */
-export interface TokenUse {
-  lastAt: Date;
-  lastIp: string;
-  requestsPerDay: Map<string, number>;
-}
+export type { TokenUse };
 
 /** Where AuthenticateToken looks tokens up; an interface so tests can count the lookups. */
 export interface TokenCredentialStore {

@@ -16,6 +16,7 @@ import { CallerAccounts, type VerifiedCaller } from '../caller-accounts.js';
 import { toTokenMessage } from '../mappers.js';
 import type { TokenRow } from '../persistence/rows.js';
 import { TokensRepository, type TokenChanges } from '../persistence/tokens.repository.js';
+import { CredentialChanges } from '../credentials/credential-changes.js';
 import { TokenUsageRecorder } from '../credentials/token-usage-recorder.js';
 import { capExpiry, grantForNewToken, narrowedScopes, narrowedWorkspaces, parseFutureExpiry } from './token-grants.js';
 
@@ -33,6 +34,7 @@ export class ManageTokens {
     private readonly callers: CallerAccounts,
     private readonly tokens: TokensRepository,
     private readonly usage: TokenUsageRecorder,
+    private readonly changes: CredentialChanges,
   ) {}
 
   async list(context: RequestContext): Promise<MessageInitShape<typeof ListTokensResponseSchema>> {
@@ -75,13 +77,16 @@ export class ManageTokens {
       changes.workspaceIds = narrowedWorkspaces(input.workspaceIds.values, token);
       changes.allWorkspaces = false;
     }
-    const updated = Object.keys(changes).length > 0 ? await this.tokens.update(token.id, changes) : token;
+    if (Object.keys(changes).length === 0) return { tokenInfo: toTokenMessage(token) };
+    const updated = await this.tokens.update(token.id, changes);
+    this.changes.tokensChanged(token.id);
     return { tokenInfo: toTokenMessage(updated) };
   }
 
   async revoke(id: string, context: RequestContext, now = new Date()): Promise<void> {
     const { user } = await this.callers.require(context, 'tokens:manage');
     if (!UUID.test(id) || !(await this.tokens.revoke(id, user.id, now))) throw notFound('Token');
+    this.changes.tokensChanged(id);
   }
 
   async analytics(id: string, context: RequestContext, now = new Date()): Promise<MessageInitShape<typeof GetTokenAnalyticsResponseSchema>> {

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/identity/v1/identity.proto.
  */
 export const file_kw_identity_v1_identity: GenFile = /*@__PURE__*/
-  fileDesc("Ch1rdy9pZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxIOa3cuaWRlbnRpdHkudjEiNQoYQXV0aGVudGljYXRlVG9rZW5SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEgoKAmlwGAIgASgJIj8KGkF1dGhlbnRpY2F0ZVNlc3Npb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSCgoCaXAYAiABKAkiQwoZQXV0aGVudGljYXRlVG9rZW5SZXNwb25zZRImCgZjYWxsZXIYASABKAsyFi5rdy5pZGVudGl0eS52MS5DYWxsZXIiXgobQXV0aGVudGljYXRlU2Vzc2lvblJlc3BvbnNlEiYKBmNhbGxlchgBIAEoCzIWLmt3LmlkZW50aXR5LnYxLkNhbGxlchIXCg9jc3JmX3Rva2VuX2hhc2gYAiABKAkiVwoGQ2FsbGVyEikKBGF1dGgYASABKAsyGy5rdy5wbGF0Zm9ybS52MS5BdXRoQ29udGV4dBIiCgR1c2VyGAIgASgLMhQua3cuaWRlbnRpdHkudjEuVXNlciJzCgRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFgoOcGxhdGZvcm1fYWRtaW4YBSABKAgSEgoKY3JlYXRlZF9hdBgGIAEoCSIeCg9HZXRVc2Vyc1JlcXVlc3QSCwoDaWRzGAEgAygJIjcKEEdldFVzZXJzUmVzcG9uc2USIwoFdXNlcnMYASADKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyIicKFkZpbmRVc2VyQnlFbWFpbFJlcXVlc3QSDQoFZW1haWwYASABKAkiTAoXRmluZFVzZXJCeUVtYWlsUmVzcG9uc2USDQoFZm91bmQYASABKAgSIgoEdXNlchgCIAEoCzIULmt3LmlkZW50aXR5LnYxLlVzZXIiUAoNU2lnbkluUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIKCgJpcBgDIAEoCRISCgp1c2VyX2FnZW50GAQgASgJInMKDlNpZ25JblJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSEgoKY3NyZl90b2tlbhgDIAEoCRISCgpleHBpcmVzX2F0GAQgASgJIhAKDlNpZ25PdXRSZXF1ZXN0IhEKD1NpZ25PdXRSZXNwb25zZSIbChlEZXNjcmliZUNyZWRlbnRpYWxSZXF1ZXN0It0BChpEZXNjcmliZUNyZWRlbnRpYWxSZXNwb25zZRIMCgRraW5kGAEgASgJEgoKAmlkGAIgASgJEhEKBG5hbWUYAyABKAlIAIgBARIXCgpleHBpcmVzX2F0GAQgASgJSAGIAQESDgoGc2NvcGVzGAUgAygJEhYKDmFsbF93b3Jrc3BhY2VzGAYgASgIEhUKDXdvcmtzcGFjZV9pZHMYByADKAkSIgoEdXNlchgIIAEoCzIULmt3LmlkZW50aXR5LnYxLlVzZXJCBwoFX25hbWVCDQoLX2V4cGlyZXNfYXQiSgoRQ3JlYXRlVXNlclJlcXVlc3QSDQoFZW1haWwYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCHBhc3N3b3JkGAMgASgJIjgKEkNyZWF0ZVVzZXJSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQua3cuaWRlbnRpdHkudjEuVXNlciKaAgoTUGVyc29uYWxBY2Nlc3NUb2tlbhIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhYKDmRpc3BsYXlfcHJlZml4GAMgASgJEg4KBnNjb3BlcxgEIAMoCRIWCg5hbGxfd29ya3NwYWNlcxgFIAEoCBIVCg13b3Jrc3BhY2VfaWRzGAYgAygJEhcKCmV4cGlyZXNfYXQYByABKAlIAIgBARIZCgxsYXN0X3VzZWRfYXQYCCABKAlIAYgBARIZCgxsYXN0X3VzZWRfaXAYCSABKAlIAogBARISCgpjcmVhdGVkX2F0GAogASgJQg0KC19leHBpcmVzX2F0Qg8KDV9sYXN0X3VzZWRfYXRCDwoNX2xhc3RfdXNlZF9pcCITChFMaXN0VG9rZW5zUmVxdWVzdCJJChJMaXN0VG9rZW5zUmVzcG9uc2USMwoGdG9rZW5zGAEgAygLMiMua3cuaWRlbnRpdHkudjEuUGVyc29uYWxBY2Nlc3NUb2tlbiKJAQoSQ3JlYXRlVG9rZW5SZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGc2NvcGVzGAIgAygJEhYKDmFsbF93b3Jrc3BhY2VzGAMgASgIEhUKDXdvcmtzcGFjZV9pZHMYBCADKAkSFwoKZXhwaXJlc19hdBgFIAEoCUgAiAEBQg0KC19leHBpcmVzX2F0IpQBChNDcmVhdGVUb2tlblJlc3BvbnNlEjcKCnRva2VuX2luZm8YASABKAsyIy5rdy5pZGVudGl0eS52MS5QZXJzb25hbEFjY2Vzc1Rva2VuEg0KBXRva2VuGAIgASgJEhYKDmRyb3BwZWRfc2NvcGVzGAMgAygJEh0KFWRyb3BwZWRfd29ya3NwYWNlX2lkcxgEIAMoCSIdCg9HZXRUb2tlblJlcXVlc3QSCgoCaWQYASABKAkiSwoQR2V0VG9rZW5SZXNwb25zZRI3Cgp0b2tlbl9pbmZvGAEgASgLMiMua3cuaWRlbnRpdHkudjEuUGVyc29uYWxBY2Nlc3NUb2tlbiIgCg5Ub2tlblNjb3BlTGlzdBIOCgZ2YWx1ZXMYASADKAkiJAoSVG9rZW5Xb3Jrc3BhY2VMaXN0Eg4KBnZhbHVlcxgBIAMoCSLPAQoSVXBkYXRlVG9rZW5SZXF1ZXN0EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIXCgpleHBpcmVzX2F0GAMgASgJSAGIAQESLgoGc2NvcGVzGAQgASgLMh4ua3cuaWRlbnRpdHkudjEuVG9rZW5TY29wZUxpc3QSOQoNd29ya3NwYWNlX2lkcxgFIAEoCzIiLmt3LmlkZW50aXR5LnYxLlRva2VuV29ya3NwYWNlTGlzdEIHCgVfbmFtZUINCgtfZXhwaXJlc19hdCJOChNVcGRhdGVUb2tlblJlc3BvbnNlEjcKCnRva2VuX2luZm8YASABKAsyIy5rdy5pZGVudGl0eS52MS5QZXJzb25hbEFjY2Vzc1Rva2VuIiAKElJldm9rZVRva2VuUmVxdWVzdBIKCgJpZBgBIAEoCSIVChNSZXZva2VUb2tlblJlc3BvbnNlIiYKGEdldFRva2VuQW5hbHl0aWNzUmVxdWVzdBIKCgJpZBgBIAEoCSIuCg1Ub2tlblVzYWdlRGF5EgsKA2RheRgBIAEoCRIQCghyZXF1ZXN0cxgCIAEoDSLEAQoZR2V0VG9rZW5BbmFseXRpY3NSZXNwb25zZRI3ChByZXF1ZXN0c19wZXJfZGF5GAEgAygLMh0ua3cuaWRlbnRpdHkudjEuVG9rZW5Vc2FnZURheRIZCgxsYXN0X3VzZWRfYXQYAiABKAlIAIgBARIZCgxsYXN0X3VzZWRfaXAYAyABKAlIAYgBARIWCg50b3RhbF9yZXF1ZXN0cxgEIAEoDUIPCg1fbGFzdF91c2VkX2F0Qg8KDV9sYXN0X3VzZWRfaXAiEwoRR2V0UHJvZmlsZVJlcXVlc3QiOAoSR2V0UHJvZmlsZVJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyIkIKFFVwZGF0ZVByb2ZpbGVSZXF1ZXN0EhkKDGRpc3BsYXlfbmFtZRgBIAEoCUgAiAEBQg8KDV9kaXNwbGF5X25hbWUiOwoVVXBkYXRlUHJvZmlsZVJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyIkgKC0JldGFGZWF0dXJlEhMKC2ZlYXR1cmVfa2V5GAEgASgJEg8KB2VuYWJsZWQYAiABKAgSEwoLZGVzY3JpcHRpb24YAyABKAkiGQoXTGlzdEJldGFGZWF0dXJlc1JlcXVlc3QiSQoYTGlzdEJldGFGZWF0dXJlc1Jlc3BvbnNlEi0KCGZlYXR1cmVzGAEgAygLMhsua3cuaWRlbnRpdHkudjEuQmV0YUZlYXR1cmUiQAoYVXBkYXRlQmV0YUZlYXR1cmVSZXF1ZXN0EhMKC2ZlYXR1cmVfa2V5GAEgASgJEg8KB2VuYWJsZWQYAiABKAgiSgoZVXBkYXRlQmV0YUZlYXR1cmVSZXNwb25zZRItCghmZWF0dXJlcxgBIAMoCzIbLmt3LmlkZW50aXR5LnYxLkJldGFGZWF0dXJlMo8NCg9JZGVudGl0eVNlcnZpY2USaAoRQXV0aGVudGljYXRlVG9rZW4SKC5rdy5pZGVudGl0eS52MS5BdXRoZW50aWNhdGVUb2tlblJlcXVlc3QaKS5rdy5pZGVudGl0eS52MS5BdXRoZW50aWNhdGVUb2tlblJlc3BvbnNlEm4KE0F1dGhlbnRpY2F0ZVNlc3Npb24SKi5rdy5pZGVudGl0eS52MS5BdXRoZW50aWNhdGVTZXNzaW9uUmVxdWVzdBorLmt3LmlkZW50aXR5LnYxLkF1dGhlbnRpY2F0ZVNlc3Npb25SZXNwb25zZRJNCghHZXRVc2VycxIfLmt3LmlkZW50aXR5LnYxLkdldFVzZXJzUmVxdWVzdBogLmt3LmlkZW50aXR5LnYxLkdldFVzZXJzUmVzcG9uc2USYgoPRmluZFVzZXJCeUVtYWlsEiYua3cuaWRlbnRpdHkudjEuRmluZFVzZXJCeUVtYWlsUmVxdWVzdBonLmt3LmlkZW50aXR5LnYxLkZpbmRVc2VyQnlFbWFpbFJlc3BvbnNlEkcKBlNpZ25JbhIdLmt3LmlkZW50aXR5LnYxLlNpZ25JblJlcXVlc3QaHi5rdy5pZGVudGl0eS52MS5TaWduSW5SZXNwb25zZRJKCgdTaWduT3V0Eh4ua3cuaWRlbnRpdHkudjEuU2lnbk91dFJlcXVlc3QaHy5rdy5pZGVudGl0eS52MS5TaWduT3V0UmVzcG9uc2USawoSRGVzY3JpYmVDcmVkZW50aWFsEikua3cuaWRlbnRpdHkudjEuRGVzY3JpYmVDcmVkZW50aWFsUmVxdWVzdBoqLmt3LmlkZW50aXR5LnYxLkRlc2NyaWJlQ3JlZGVudGlhbFJlc3BvbnNlElMKCkNyZWF0ZVVzZXISIS5rdy5pZGVudGl0eS52MS5DcmVhdGVVc2VyUmVxdWVzdBoiLmt3LmlkZW50aXR5LnYxLkNyZWF0ZVVzZXJSZXNwb25zZRJTCgpMaXN0VG9rZW5zEiEua3cuaWRlbnRpdHkudjEuTGlzdFRva2Vuc1JlcXVlc3QaIi5rdy5pZGVudGl0eS52MS5MaXN0VG9rZW5zUmVzcG9uc2USVgoLQ3JlYXRlVG9rZW4SIi5rdy5pZGVudGl0eS52MS5DcmVhdGVUb2tlblJlcXVlc3QaIy5rdy5pZGVudGl0eS52MS5DcmVhdGVUb2tlblJlc3BvbnNlEk0KCEdldFRva2VuEh8ua3cuaWRlbnRpdHkudjEuR2V0VG9rZW5SZXF1ZXN0GiAua3cuaWRlbnRpdHkudjEuR2V0VG9rZW5SZXNwb25zZRJWCgtVcGRhdGVUb2tlbhIiLmt3LmlkZW50aXR5LnYxLlVwZGF0ZVRva2VuUmVxdWVzdBojLmt3LmlkZW50aXR5LnYxLlVwZGF0ZVRva2VuUmVzcG9uc2USVgoLUmV2b2tlVG9rZW4SIi5rdy5pZGVudGl0eS52MS5SZXZva2VUb2tlblJlcXVlc3QaIy5rdy5pZGVudGl0eS52MS5SZXZva2VUb2tlblJlc3BvbnNlEmgKEUdldFRva2VuQW5hbHl0aWNzEigua3cuaWRlbnRpdHkudjEuR2V0VG9rZW5BbmFseXRpY3NSZXF1ZXN0Gikua3cuaWRlbnRpdHkudjEuR2V0VG9rZW5BbmFseXRpY3NSZXNwb25zZRJTCgpHZXRQcm9maWxlEiEua3cuaWRlbnRpdHkudjEuR2V0UHJvZmlsZVJlcXVlc3QaIi5rdy5pZGVudGl0eS52MS5HZXRQcm9maWxlUmVzcG9uc2USXAoNVXBkYXRlUHJvZmlsZRIkLmt3LmlkZW50aXR5LnYxLlVwZGF0ZVByb2ZpbGVSZXF1ZXN0GiUua3cuaWRlbnRpdHkudjEuVXBkYXRlUHJvZmlsZVJlc3BvbnNlEmUKEExpc3RCZXRhRmVhdHVyZXMSJy5rdy5pZGVudGl0eS52MS5MaXN0QmV0YUZlYXR1cmVzUmVxdWVzdBooLmt3LmlkZW50aXR5LnYxLkxpc3RCZXRhRmVhdHVyZXNSZXNwb25zZRJoChFVcGRhdGVCZXRhRmVhdHVyZRIoLmt3LmlkZW50aXR5LnYxLlVwZGF0ZUJldGFGZWF0dXJlUmVxdWVzdBopLmt3LmlkZW50aXR5LnYxLlVwZGF0ZUJldGFGZWF0dXJlUmVzcG9uc2ViBnByb3RvMw", [file_kw_platform_v1_auth_context]);
+  fileDesc("Ch1rdy9pZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxIOa3cuaWRlbnRpdHkudjEiNQoYQXV0aGVudGljYXRlVG9rZW5SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEgoKAmlwGAIgASgJIj8KGkF1dGhlbnRpY2F0ZVNlc3Npb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSCgoCaXAYAiABKAkiawoZQXV0aGVudGljYXRlVG9rZW5SZXNwb25zZRImCgZjYWxsZXIYASABKAsyFi5rdy5pZGVudGl0eS52MS5DYWxsZXISFwoKZXhwaXJlc19hdBgCIAEoCUgAiAEBQg0KC19leHBpcmVzX2F0IkEKFlJlY29yZFRva2VuVXNlc1JlcXVlc3QSJwoEdXNlcxgBIAMoCzIZLmt3LmlkZW50aXR5LnYxLlRva2VuVXNlcyKCAQoJVG9rZW5Vc2VzEhAKCHRva2VuX2lkGAEgASgJEhQKDGxhc3RfdXNlZF9hdBgCIAEoCRIUCgxsYXN0X3VzZWRfaXAYAyABKAkSNwoQcmVxdWVzdHNfcGVyX2RheRgEIAMoCzIdLmt3LmlkZW50aXR5LnYxLlRva2VuVXNhZ2VEYXkiGQoXUmVjb3JkVG9rZW5Vc2VzUmVzcG9uc2UiPgoSQ3JlZGVudGlhbHNDaGFuZ2VkEhYKDmNyZWRlbnRpYWxfaWRzGAEgAygJEhAKCHVzZXJfaWRzGAIgAygJIl4KG0F1dGhlbnRpY2F0ZVNlc3Npb25SZXNwb25zZRImCgZjYWxsZXIYASABKAsyFi5rdy5pZGVudGl0eS52MS5DYWxsZXISFwoPY3NyZl90b2tlbl9oYXNoGAIgASgJIlcKBkNhbGxlchIpCgRhdXRoGAEgASgLMhsua3cucGxhdGZvcm0udjEuQXV0aENvbnRleHQSIgoEdXNlchgCIAEoCzIULmt3LmlkZW50aXR5LnYxLlVzZXIicwoEVXNlchIKCgJpZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSDgoGc3RhdHVzGAQgASgJEhYKDnBsYXRmb3JtX2FkbWluGAUgASgIEhIKCmNyZWF0ZWRfYXQYBiABKAkiHgoPR2V0VXNlcnNSZXF1ZXN0EgsKA2lkcxgBIAMoCSI3ChBHZXRVc2Vyc1Jlc3BvbnNlEiMKBXVzZXJzGAEgAygLMhQua3cuaWRlbnRpdHkudjEuVXNlciInChZGaW5kVXNlckJ5RW1haWxSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIkwKF0ZpbmRVc2VyQnlFbWFpbFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEiIKBHVzZXIYAiABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyIlAKDVNpZ25JblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSCgoCaXAYAyABKAkSEgoKdXNlcl9hZ2VudBgEIAEoCSJzCg5TaWduSW5SZXNwb25zZRIiCgR1c2VyGAEgASgLMhQua3cuaWRlbnRpdHkudjEuVXNlchIVCg1zZXNzaW9uX3Rva2VuGAIgASgJEhIKCmNzcmZfdG9rZW4YAyABKAkSEgoKZXhwaXJlc19hdBgEIAEoCSIQCg5TaWduT3V0UmVxdWVzdCIRCg9TaWduT3V0UmVzcG9uc2UiGwoZRGVzY3JpYmVDcmVkZW50aWFsUmVxdWVzdCLdAQoaRGVzY3JpYmVDcmVkZW50aWFsUmVzcG9uc2USDAoEa2luZBgBIAEoCRIKCgJpZBgCIAEoCRIRCgRuYW1lGAMgASgJSACIAQESFwoKZXhwaXJlc19hdBgEIAEoCUgBiAEBEg4KBnNjb3BlcxgFIAMoCRIWCg5hbGxfd29ya3NwYWNlcxgGIAEoCBIVCg13b3Jrc3BhY2VfaWRzGAcgAygJEiIKBHVzZXIYCCABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyQgcKBV9uYW1lQg0KC19leHBpcmVzX2F0IkoKEUNyZWF0ZVVzZXJSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIQCghwYXNzd29yZBgDIAEoCSI4ChJDcmVhdGVVc2VyUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmt3LmlkZW50aXR5LnYxLlVzZXIimgIKE1BlcnNvbmFsQWNjZXNzVG9rZW4SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIWCg5kaXNwbGF5X3ByZWZpeBgDIAEoCRIOCgZzY29wZXMYBCADKAkSFgoOYWxsX3dvcmtzcGFjZXMYBSABKAgSFQoNd29ya3NwYWNlX2lkcxgGIAMoCRIXCgpleHBpcmVzX2F0GAcgASgJSACIAQESGQoMbGFzdF91c2VkX2F0GAggASgJSAGIAQESGQoMbGFzdF91c2VkX2lwGAkgASgJSAKIAQESEgoKY3JlYXRlZF9hdBgKIAEoCUINCgtfZXhwaXJlc19hdEIPCg1fbGFzdF91c2VkX2F0Qg8KDV9sYXN0X3VzZWRfaXAiEwoRTGlzdFRva2Vuc1JlcXVlc3QiSQoSTGlzdFRva2Vuc1Jlc3BvbnNlEjMKBnRva2VucxgBIAMoCzIjLmt3LmlkZW50aXR5LnYxLlBlcnNvbmFsQWNjZXNzVG9rZW4iiQEKEkNyZWF0ZVRva2VuUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnNjb3BlcxgCIAMoCRIWCg5hbGxfd29ya3NwYWNlcxgDIAEoCBIVCg13b3Jrc3BhY2VfaWRzGAQgAygJEhcKCmV4cGlyZXNfYXQYBSABKAlIAIgBAUINCgtfZXhwaXJlc19hdCKUAQoTQ3JlYXRlVG9rZW5SZXNwb25zZRI3Cgp0b2tlbl9pbmZvGAEgASgLMiMua3cuaWRlbnRpdHkudjEuUGVyc29uYWxBY2Nlc3NUb2tlbhINCgV0b2tlbhgCIAEoCRIWCg5kcm9wcGVkX3Njb3BlcxgDIAMoCRIdChVkcm9wcGVkX3dvcmtzcGFjZV9pZHMYBCADKAkiHQoPR2V0VG9rZW5SZXF1ZXN0EgoKAmlkGAEgASgJIksKEEdldFRva2VuUmVzcG9uc2USNwoKdG9rZW5faW5mbxgBIAEoCzIjLmt3LmlkZW50aXR5LnYxLlBlcnNvbmFsQWNjZXNzVG9rZW4iIAoOVG9rZW5TY29wZUxpc3QSDgoGdmFsdWVzGAEgAygJIiQKElRva2VuV29ya3NwYWNlTGlzdBIOCgZ2YWx1ZXMYASADKAkizwEKElVwZGF0ZVRva2VuUmVxdWVzdBIKCgJpZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESFwoKZXhwaXJlc19hdBgDIAEoCUgBiAEBEi4KBnNjb3BlcxgEIAEoCzIeLmt3LmlkZW50aXR5LnYxLlRva2VuU2NvcGVMaXN0EjkKDXdvcmtzcGFjZV9pZHMYBSABKAsyIi5rdy5pZGVudGl0eS52MS5Ub2tlbldvcmtzcGFjZUxpc3RCBwoFX25hbWVCDQoLX2V4cGlyZXNfYXQiTgoTVXBkYXRlVG9rZW5SZXNwb25zZRI3Cgp0b2tlbl9pbmZvGAEgASgLMiMua3cuaWRlbnRpdHkudjEuUGVyc29uYWxBY2Nlc3NUb2tlbiIgChJSZXZva2VUb2tlblJlcXVlc3QSCgoCaWQYASABKAkiFQoTUmV2b2tlVG9rZW5SZXNwb25zZSImChhHZXRUb2tlbkFuYWx5dGljc1JlcXVlc3QSCgoCaWQYASABKAkiLgoNVG9rZW5Vc2FnZURheRILCgNkYXkYASABKAkSEAoIcmVxdWVzdHMYAiABKA0ixAEKGUdldFRva2VuQW5hbHl0aWNzUmVzcG9uc2USNwoQcmVxdWVzdHNfcGVyX2RheRgBIAMoCzIdLmt3LmlkZW50aXR5LnYxLlRva2VuVXNhZ2VEYXkSGQoMbGFzdF91c2VkX2F0GAIgASgJSACIAQESGQoMbGFzdF91c2VkX2lwGAMgASgJSAGIAQESFgoOdG90YWxfcmVxdWVzdHMYBCABKA1CDwoNX2xhc3RfdXNlZF9hdEIPCg1fbGFzdF91c2VkX2lwIhMKEUdldFByb2ZpbGVSZXF1ZXN0IjgKEkdldFByb2ZpbGVSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQua3cuaWRlbnRpdHkudjEuVXNlciJCChRVcGRhdGVQcm9maWxlUmVxdWVzdBIZCgxkaXNwbGF5X25hbWUYASABKAlIAIgBAUIPCg1fZGlzcGxheV9uYW1lIjsKFVVwZGF0ZVByb2ZpbGVSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQua3cuaWRlbnRpdHkudjEuVXNlciJICgtCZXRhRmVhdHVyZRITCgtmZWF0dXJlX2tleRgBIAEoCRIPCgdlbmFibGVkGAIgASgIEhMKC2Rlc2NyaXB0aW9uGAMgASgJIhkKF0xpc3RCZXRhRmVhdHVyZXNSZXF1ZXN0IkkKGExpc3RCZXRhRmVhdHVyZXNSZXNwb25zZRItCghmZWF0dXJlcxgBIAMoCzIbLmt3LmlkZW50aXR5LnYxLkJldGFGZWF0dXJlIkAKGFVwZGF0ZUJldGFGZWF0dXJlUmVxdWVzdBITCgtmZWF0dXJlX2tleRgBIAEoCRIPCgdlbmFibGVkGAIgASgIIkoKGVVwZGF0ZUJldGFGZWF0dXJlUmVzcG9uc2USLQoIZmVhdHVyZXMYASADKAsyGy5rdy5pZGVudGl0eS52MS5CZXRhRmVhdHVyZTLzDQoPSWRlbnRpdHlTZXJ2aWNlEmgKEUF1dGhlbnRpY2F0ZVRva2VuEigua3cuaWRlbnRpdHkudjEuQXV0aGVudGljYXRlVG9rZW5SZXF1ZXN0Gikua3cuaWRlbnRpdHkudjEuQXV0aGVudGljYXRlVG9rZW5SZXNwb25zZRJuChNBdXRoZW50aWNhdGVTZXNzaW9uEioua3cuaWRlbnRpdHkudjEuQXV0aGVudGljYXRlU2Vzc2lvblJlcXVlc3QaKy5rdy5pZGVudGl0eS52MS5BdXRoZW50aWNhdGVTZXNzaW9uUmVzcG9uc2USYgoPUmVjb3JkVG9rZW5Vc2VzEiYua3cuaWRlbnRpdHkudjEuUmVjb3JkVG9rZW5Vc2VzUmVxdWVzdBonLmt3LmlkZW50aXR5LnYxLlJlY29yZFRva2VuVXNlc1Jlc3BvbnNlEk0KCEdldFVzZXJzEh8ua3cuaWRlbnRpdHkudjEuR2V0VXNlcnNSZXF1ZXN0GiAua3cuaWRlbnRpdHkudjEuR2V0VXNlcnNSZXNwb25zZRJiCg9GaW5kVXNlckJ5RW1haWwSJi5rdy5pZGVudGl0eS52MS5GaW5kVXNlckJ5RW1haWxSZXF1ZXN0Gicua3cuaWRlbnRpdHkudjEuRmluZFVzZXJCeUVtYWlsUmVzcG9uc2USRwoGU2lnbkluEh0ua3cuaWRlbnRpdHkudjEuU2lnbkluUmVxdWVzdBoeLmt3LmlkZW50aXR5LnYxLlNpZ25JblJlc3BvbnNlEkoKB1NpZ25PdXQSHi5rdy5pZGVudGl0eS52MS5TaWduT3V0UmVxdWVzdBofLmt3LmlkZW50aXR5LnYxLlNpZ25PdXRSZXNwb25zZRJrChJEZXNjcmliZUNyZWRlbnRpYWwSKS5rdy5pZGVudGl0eS52MS5EZXNjcmliZUNyZWRlbnRpYWxSZXF1ZXN0Gioua3cuaWRlbnRpdHkudjEuRGVzY3JpYmVDcmVkZW50aWFsUmVzcG9uc2USUwoKQ3JlYXRlVXNlchIhLmt3LmlkZW50aXR5LnYxLkNyZWF0ZVVzZXJSZXF1ZXN0GiIua3cuaWRlbnRpdHkudjEuQ3JlYXRlVXNlclJlc3BvbnNlElMKCkxpc3RUb2tlbnMSIS5rdy5pZGVudGl0eS52MS5MaXN0VG9rZW5zUmVxdWVzdBoiLmt3LmlkZW50aXR5LnYxLkxpc3RUb2tlbnNSZXNwb25zZRJWCgtDcmVhdGVUb2tlbhIiLmt3LmlkZW50aXR5LnYxLkNyZWF0ZVRva2VuUmVxdWVzdBojLmt3LmlkZW50aXR5LnYxLkNyZWF0ZVRva2VuUmVzcG9uc2USTQoIR2V0VG9rZW4SHy5rdy5pZGVudGl0eS52MS5HZXRUb2tlblJlcXVlc3QaIC5rdy5pZGVudGl0eS52MS5HZXRUb2tlblJlc3BvbnNlElYKC1VwZGF0ZVRva2VuEiIua3cuaWRlbnRpdHkudjEuVXBkYXRlVG9rZW5SZXF1ZXN0GiMua3cuaWRlbnRpdHkudjEuVXBkYXRlVG9rZW5SZXNwb25zZRJWCgtSZXZva2VUb2tlbhIiLmt3LmlkZW50aXR5LnYxLlJldm9rZVRva2VuUmVxdWVzdBojLmt3LmlkZW50aXR5LnYxLlJldm9rZVRva2VuUmVzcG9uc2USaAoRR2V0VG9rZW5BbmFseXRpY3MSKC5rdy5pZGVudGl0eS52MS5HZXRUb2tlbkFuYWx5dGljc1JlcXVlc3QaKS5rdy5pZGVudGl0eS52MS5HZXRUb2tlbkFuYWx5dGljc1Jlc3BvbnNlElMKCkdldFByb2ZpbGUSIS5rdy5pZGVudGl0eS52MS5HZXRQcm9maWxlUmVxdWVzdBoiLmt3LmlkZW50aXR5LnYxLkdldFByb2ZpbGVSZXNwb25zZRJcCg1VcGRhdGVQcm9maWxlEiQua3cuaWRlbnRpdHkudjEuVXBkYXRlUHJvZmlsZVJlcXVlc3QaJS5rdy5pZGVudGl0eS52MS5VcGRhdGVQcm9maWxlUmVzcG9uc2USZQoQTGlzdEJldGFGZWF0dXJlcxInLmt3LmlkZW50aXR5LnYxLkxpc3RCZXRhRmVhdHVyZXNSZXF1ZXN0Gigua3cuaWRlbnRpdHkudjEuTGlzdEJldGFGZWF0dXJlc1Jlc3BvbnNlEmgKEVVwZGF0ZUJldGFGZWF0dXJlEigua3cuaWRlbnRpdHkudjEuVXBkYXRlQmV0YUZlYXR1cmVSZXF1ZXN0Gikua3cuaWRlbnRpdHkudjEuVXBkYXRlQmV0YUZlYXR1cmVSZXNwb25zZWIGcHJvdG8z", [file_kw_platform_v1_auth_context]);
 
 /**
  * @generated from message kw.identity.v1.AuthenticateTokenRequest
@@ -70,6 +70,14 @@ export type AuthenticateTokenResponse = Message<"kw.identity.v1.AuthenticateToke
    * @generated from field: kw.identity.v1.Caller caller = 1;
    */
   caller?: Caller | undefined;
+
+  /**
+   * ISO 8601 expiry of the token, when it has one: a gateway caching the answer never keeps
+   * it past this instant.
+   *
+   * @generated from field: optional string expires_at = 2;
+   */
+  expiresAt?: string | undefined;
 };
 
 /**
@@ -78,6 +86,100 @@ export type AuthenticateTokenResponse = Message<"kw.identity.v1.AuthenticateToke
  */
 export const AuthenticateTokenResponseSchema: GenMessage<AuthenticateTokenResponse> = /*@__PURE__*/
   messageDesc(file_kw_identity_v1_identity, 2);
+
+/**
+ * @generated from message kw.identity.v1.RecordTokenUsesRequest
+ */
+export type RecordTokenUsesRequest = Message<"kw.identity.v1.RecordTokenUsesRequest"> & {
+  /**
+   * @generated from field: repeated kw.identity.v1.TokenUses uses = 1;
+   */
+  uses: TokenUses[];
+};
+
+/**
+ * Describes the message kw.identity.v1.RecordTokenUsesRequest.
+ * Use `create(RecordTokenUsesRequestSchema)` to create a new message.
+ */
+export const RecordTokenUsesRequestSchema: GenMessage<RecordTokenUsesRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 3);
+
+/**
+ * @generated from message kw.identity.v1.TokenUses
+ */
+export type TokenUses = Message<"kw.identity.v1.TokenUses"> & {
+  /**
+   * @generated from field: string token_id = 1;
+   */
+  tokenId: string;
+
+  /**
+   * ISO 8601 instant and address of the latest of these uses.
+   *
+   * @generated from field: string last_used_at = 2;
+   */
+  lastUsedAt: string;
+
+  /**
+   * @generated from field: string last_used_ip = 3;
+   */
+  lastUsedIp: string;
+
+  /**
+   * @generated from field: repeated kw.identity.v1.TokenUsageDay requests_per_day = 4;
+   */
+  requestsPerDay: TokenUsageDay[];
+};
+
+/**
+ * Describes the message kw.identity.v1.TokenUses.
+ * Use `create(TokenUsesSchema)` to create a new message.
+ */
+export const TokenUsesSchema: GenMessage<TokenUses> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 4);
+
+/**
+ * @generated from message kw.identity.v1.RecordTokenUsesResponse
+ */
+export type RecordTokenUsesResponse = Message<"kw.identity.v1.RecordTokenUsesResponse"> & {
+};
+
+/**
+ * Describes the message kw.identity.v1.RecordTokenUsesResponse.
+ * Use `create(RecordTokenUsesResponseSchema)` to create a new message.
+ */
+export const RecordTokenUsesResponseSchema: GenMessage<RecordTokenUsesResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 5);
+
+/**
+ * Broadcast (every gateway receives it) by agent-auth when credentials change: revoked,
+ * narrowed or re-dated tokens, or an account whose profile changed. A gateway drops the
+ * cached authentications they match before the change is answered to the caller.
+ *
+ * @generated from message kw.identity.v1.CredentialsChanged
+ */
+export type CredentialsChanged = Message<"kw.identity.v1.CredentialsChanged"> & {
+  /**
+   * Tokens whose cached authentication must go.
+   *
+   * @generated from field: repeated string credential_ids = 1;
+   */
+  credentialIds: string[];
+
+  /**
+   * Every cached token of these users must go.
+   *
+   * @generated from field: repeated string user_ids = 2;
+   */
+  userIds: string[];
+};
+
+/**
+ * Describes the message kw.identity.v1.CredentialsChanged.
+ * Use `create(CredentialsChangedSchema)` to create a new message.
+ */
+export const CredentialsChangedSchema: GenMessage<CredentialsChanged> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 6);
 
 /**
  * @generated from message kw.identity.v1.AuthenticateSessionResponse
@@ -101,7 +203,7 @@ export type AuthenticateSessionResponse = Message<"kw.identity.v1.AuthenticateSe
  * Use `create(AuthenticateSessionResponseSchema)` to create a new message.
  */
 export const AuthenticateSessionResponseSchema: GenMessage<AuthenticateSessionResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 3);
+  messageDesc(file_kw_identity_v1_identity, 7);
 
 /**
  * Who is calling: the auth context every hop carries, and the account behind it.
@@ -125,7 +227,7 @@ export type Caller = Message<"kw.identity.v1.Caller"> & {
  * Use `create(CallerSchema)` to create a new message.
  */
 export const CallerSchema: GenMessage<Caller> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 4);
+  messageDesc(file_kw_identity_v1_identity, 8);
 
 /**
  * @generated from message kw.identity.v1.User
@@ -171,7 +273,7 @@ export type User = Message<"kw.identity.v1.User"> & {
  * Use `create(UserSchema)` to create a new message.
  */
 export const UserSchema: GenMessage<User> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 5);
+  messageDesc(file_kw_identity_v1_identity, 9);
 
 /**
  * @generated from message kw.identity.v1.GetUsersRequest
@@ -188,7 +290,7 @@ export type GetUsersRequest = Message<"kw.identity.v1.GetUsersRequest"> & {
  * Use `create(GetUsersRequestSchema)` to create a new message.
  */
 export const GetUsersRequestSchema: GenMessage<GetUsersRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 6);
+  messageDesc(file_kw_identity_v1_identity, 10);
 
 /**
  * @generated from message kw.identity.v1.GetUsersResponse
@@ -205,7 +307,7 @@ export type GetUsersResponse = Message<"kw.identity.v1.GetUsersResponse"> & {
  * Use `create(GetUsersResponseSchema)` to create a new message.
  */
 export const GetUsersResponseSchema: GenMessage<GetUsersResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 7);
+  messageDesc(file_kw_identity_v1_identity, 11);
 
 /**
  * @generated from message kw.identity.v1.FindUserByEmailRequest
@@ -222,7 +324,7 @@ export type FindUserByEmailRequest = Message<"kw.identity.v1.FindUserByEmailRequ
  * Use `create(FindUserByEmailRequestSchema)` to create a new message.
  */
 export const FindUserByEmailRequestSchema: GenMessage<FindUserByEmailRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 8);
+  messageDesc(file_kw_identity_v1_identity, 12);
 
 /**
  * @generated from message kw.identity.v1.FindUserByEmailResponse
@@ -244,7 +346,7 @@ export type FindUserByEmailResponse = Message<"kw.identity.v1.FindUserByEmailRes
  * Use `create(FindUserByEmailResponseSchema)` to create a new message.
  */
 export const FindUserByEmailResponseSchema: GenMessage<FindUserByEmailResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 9);
+  messageDesc(file_kw_identity_v1_identity, 13);
 
 /**
  * @generated from message kw.identity.v1.SignInRequest
@@ -276,7 +378,7 @@ export type SignInRequest = Message<"kw.identity.v1.SignInRequest"> & {
  * Use `create(SignInRequestSchema)` to create a new message.
  */
 export const SignInRequestSchema: GenMessage<SignInRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 10);
+  messageDesc(file_kw_identity_v1_identity, 14);
 
 /**
  * @generated from message kw.identity.v1.SignInResponse
@@ -312,7 +414,7 @@ export type SignInResponse = Message<"kw.identity.v1.SignInResponse"> & {
  * Use `create(SignInResponseSchema)` to create a new message.
  */
 export const SignInResponseSchema: GenMessage<SignInResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 11);
+  messageDesc(file_kw_identity_v1_identity, 15);
 
 /**
  * @generated from message kw.identity.v1.SignOutRequest
@@ -325,7 +427,7 @@ export type SignOutRequest = Message<"kw.identity.v1.SignOutRequest"> & {
  * Use `create(SignOutRequestSchema)` to create a new message.
  */
 export const SignOutRequestSchema: GenMessage<SignOutRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 12);
+  messageDesc(file_kw_identity_v1_identity, 16);
 
 /**
  * @generated from message kw.identity.v1.SignOutResponse
@@ -338,7 +440,7 @@ export type SignOutResponse = Message<"kw.identity.v1.SignOutResponse"> & {
  * Use `create(SignOutResponseSchema)` to create a new message.
  */
 export const SignOutResponseSchema: GenMessage<SignOutResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 13);
+  messageDesc(file_kw_identity_v1_identity, 17);
 
 /**
  * @generated from message kw.identity.v1.DescribeCredentialRequest
@@ -351,7 +453,7 @@ export type DescribeCredentialRequest = Message<"kw.identity.v1.DescribeCredenti
  * Use `create(DescribeCredentialRequestSchema)` to create a new message.
  */
 export const DescribeCredentialRequestSchema: GenMessage<DescribeCredentialRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 14);
+  messageDesc(file_kw_identity_v1_identity, 18);
 
 /**
  * @generated from message kw.identity.v1.DescribeCredentialResponse
@@ -409,7 +511,7 @@ export type DescribeCredentialResponse = Message<"kw.identity.v1.DescribeCredent
  * Use `create(DescribeCredentialResponseSchema)` to create a new message.
  */
 export const DescribeCredentialResponseSchema: GenMessage<DescribeCredentialResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 15);
+  messageDesc(file_kw_identity_v1_identity, 19);
 
 /**
  * @generated from message kw.identity.v1.CreateUserRequest
@@ -436,7 +538,7 @@ export type CreateUserRequest = Message<"kw.identity.v1.CreateUserRequest"> & {
  * Use `create(CreateUserRequestSchema)` to create a new message.
  */
 export const CreateUserRequestSchema: GenMessage<CreateUserRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 16);
+  messageDesc(file_kw_identity_v1_identity, 20);
 
 /**
  * @generated from message kw.identity.v1.CreateUserResponse
@@ -453,7 +555,7 @@ export type CreateUserResponse = Message<"kw.identity.v1.CreateUserResponse"> & 
  * Use `create(CreateUserResponseSchema)` to create a new message.
  */
 export const CreateUserResponseSchema: GenMessage<CreateUserResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 17);
+  messageDesc(file_kw_identity_v1_identity, 21);
 
 /**
  * A personal access token's metadata. Never carries the secret.
@@ -521,7 +623,7 @@ export type PersonalAccessToken = Message<"kw.identity.v1.PersonalAccessToken"> 
  * Use `create(PersonalAccessTokenSchema)` to create a new message.
  */
 export const PersonalAccessTokenSchema: GenMessage<PersonalAccessToken> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 18);
+  messageDesc(file_kw_identity_v1_identity, 22);
 
 /**
  * @generated from message kw.identity.v1.ListTokensRequest
@@ -534,7 +636,7 @@ export type ListTokensRequest = Message<"kw.identity.v1.ListTokensRequest"> & {
  * Use `create(ListTokensRequestSchema)` to create a new message.
  */
 export const ListTokensRequestSchema: GenMessage<ListTokensRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 19);
+  messageDesc(file_kw_identity_v1_identity, 23);
 
 /**
  * @generated from message kw.identity.v1.ListTokensResponse
@@ -551,7 +653,7 @@ export type ListTokensResponse = Message<"kw.identity.v1.ListTokensResponse"> & 
  * Use `create(ListTokensResponseSchema)` to create a new message.
  */
 export const ListTokensResponseSchema: GenMessage<ListTokensResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 20);
+  messageDesc(file_kw_identity_v1_identity, 24);
 
 /**
  * @generated from message kw.identity.v1.CreateTokenRequest
@@ -592,7 +694,7 @@ export type CreateTokenRequest = Message<"kw.identity.v1.CreateTokenRequest"> & 
  * Use `create(CreateTokenRequestSchema)` to create a new message.
  */
 export const CreateTokenRequestSchema: GenMessage<CreateTokenRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 21);
+  messageDesc(file_kw_identity_v1_identity, 25);
 
 /**
  * @generated from message kw.identity.v1.CreateTokenResponse
@@ -628,7 +730,7 @@ export type CreateTokenResponse = Message<"kw.identity.v1.CreateTokenResponse"> 
  * Use `create(CreateTokenResponseSchema)` to create a new message.
  */
 export const CreateTokenResponseSchema: GenMessage<CreateTokenResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 22);
+  messageDesc(file_kw_identity_v1_identity, 26);
 
 /**
  * @generated from message kw.identity.v1.GetTokenRequest
@@ -645,7 +747,7 @@ export type GetTokenRequest = Message<"kw.identity.v1.GetTokenRequest"> & {
  * Use `create(GetTokenRequestSchema)` to create a new message.
  */
 export const GetTokenRequestSchema: GenMessage<GetTokenRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 23);
+  messageDesc(file_kw_identity_v1_identity, 27);
 
 /**
  * @generated from message kw.identity.v1.GetTokenResponse
@@ -662,7 +764,7 @@ export type GetTokenResponse = Message<"kw.identity.v1.GetTokenResponse"> & {
  * Use `create(GetTokenResponseSchema)` to create a new message.
  */
 export const GetTokenResponseSchema: GenMessage<GetTokenResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 24);
+  messageDesc(file_kw_identity_v1_identity, 28);
 
 /**
  * A list whose presence matters (absent = unchanged).
@@ -681,7 +783,7 @@ export type TokenScopeList = Message<"kw.identity.v1.TokenScopeList"> & {
  * Use `create(TokenScopeListSchema)` to create a new message.
  */
 export const TokenScopeListSchema: GenMessage<TokenScopeList> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 25);
+  messageDesc(file_kw_identity_v1_identity, 29);
 
 /**
  * @generated from message kw.identity.v1.TokenWorkspaceList
@@ -698,7 +800,7 @@ export type TokenWorkspaceList = Message<"kw.identity.v1.TokenWorkspaceList"> & 
  * Use `create(TokenWorkspaceListSchema)` to create a new message.
  */
 export const TokenWorkspaceListSchema: GenMessage<TokenWorkspaceList> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 26);
+  messageDesc(file_kw_identity_v1_identity, 30);
 
 /**
  * @generated from message kw.identity.v1.UpdateTokenRequest
@@ -737,7 +839,7 @@ export type UpdateTokenRequest = Message<"kw.identity.v1.UpdateTokenRequest"> & 
  * Use `create(UpdateTokenRequestSchema)` to create a new message.
  */
 export const UpdateTokenRequestSchema: GenMessage<UpdateTokenRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 27);
+  messageDesc(file_kw_identity_v1_identity, 31);
 
 /**
  * @generated from message kw.identity.v1.UpdateTokenResponse
@@ -754,7 +856,7 @@ export type UpdateTokenResponse = Message<"kw.identity.v1.UpdateTokenResponse"> 
  * Use `create(UpdateTokenResponseSchema)` to create a new message.
  */
 export const UpdateTokenResponseSchema: GenMessage<UpdateTokenResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 28);
+  messageDesc(file_kw_identity_v1_identity, 32);
 
 /**
  * @generated from message kw.identity.v1.RevokeTokenRequest
@@ -771,7 +873,7 @@ export type RevokeTokenRequest = Message<"kw.identity.v1.RevokeTokenRequest"> & 
  * Use `create(RevokeTokenRequestSchema)` to create a new message.
  */
 export const RevokeTokenRequestSchema: GenMessage<RevokeTokenRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 29);
+  messageDesc(file_kw_identity_v1_identity, 33);
 
 /**
  * @generated from message kw.identity.v1.RevokeTokenResponse
@@ -784,7 +886,7 @@ export type RevokeTokenResponse = Message<"kw.identity.v1.RevokeTokenResponse"> 
  * Use `create(RevokeTokenResponseSchema)` to create a new message.
  */
 export const RevokeTokenResponseSchema: GenMessage<RevokeTokenResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 30);
+  messageDesc(file_kw_identity_v1_identity, 34);
 
 /**
  * @generated from message kw.identity.v1.GetTokenAnalyticsRequest
@@ -801,7 +903,7 @@ export type GetTokenAnalyticsRequest = Message<"kw.identity.v1.GetTokenAnalytics
  * Use `create(GetTokenAnalyticsRequestSchema)` to create a new message.
  */
 export const GetTokenAnalyticsRequestSchema: GenMessage<GetTokenAnalyticsRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 31);
+  messageDesc(file_kw_identity_v1_identity, 35);
 
 /**
  * @generated from message kw.identity.v1.TokenUsageDay
@@ -825,7 +927,7 @@ export type TokenUsageDay = Message<"kw.identity.v1.TokenUsageDay"> & {
  * Use `create(TokenUsageDaySchema)` to create a new message.
  */
 export const TokenUsageDaySchema: GenMessage<TokenUsageDay> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 32);
+  messageDesc(file_kw_identity_v1_identity, 36);
 
 /**
  * @generated from message kw.identity.v1.GetTokenAnalyticsResponse
@@ -861,7 +963,7 @@ export type GetTokenAnalyticsResponse = Message<"kw.identity.v1.GetTokenAnalytic
  * Use `create(GetTokenAnalyticsResponseSchema)` to create a new message.
  */
 export const GetTokenAnalyticsResponseSchema: GenMessage<GetTokenAnalyticsResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 33);
+  messageDesc(file_kw_identity_v1_identity, 37);
 
 /**
  * @generated from message kw.identity.v1.GetProfileRequest
@@ -874,7 +976,7 @@ export type GetProfileRequest = Message<"kw.identity.v1.GetProfileRequest"> & {
  * Use `create(GetProfileRequestSchema)` to create a new message.
  */
 export const GetProfileRequestSchema: GenMessage<GetProfileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 34);
+  messageDesc(file_kw_identity_v1_identity, 38);
 
 /**
  * @generated from message kw.identity.v1.GetProfileResponse
@@ -891,7 +993,7 @@ export type GetProfileResponse = Message<"kw.identity.v1.GetProfileResponse"> & 
  * Use `create(GetProfileResponseSchema)` to create a new message.
  */
 export const GetProfileResponseSchema: GenMessage<GetProfileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 35);
+  messageDesc(file_kw_identity_v1_identity, 39);
 
 /**
  * @generated from message kw.identity.v1.UpdateProfileRequest
@@ -908,7 +1010,7 @@ export type UpdateProfileRequest = Message<"kw.identity.v1.UpdateProfileRequest"
  * Use `create(UpdateProfileRequestSchema)` to create a new message.
  */
 export const UpdateProfileRequestSchema: GenMessage<UpdateProfileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 36);
+  messageDesc(file_kw_identity_v1_identity, 40);
 
 /**
  * @generated from message kw.identity.v1.UpdateProfileResponse
@@ -925,7 +1027,7 @@ export type UpdateProfileResponse = Message<"kw.identity.v1.UpdateProfileRespons
  * Use `create(UpdateProfileResponseSchema)` to create a new message.
  */
 export const UpdateProfileResponseSchema: GenMessage<UpdateProfileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 37);
+  messageDesc(file_kw_identity_v1_identity, 41);
 
 /**
  * @generated from message kw.identity.v1.BetaFeature
@@ -952,7 +1054,7 @@ export type BetaFeature = Message<"kw.identity.v1.BetaFeature"> & {
  * Use `create(BetaFeatureSchema)` to create a new message.
  */
 export const BetaFeatureSchema: GenMessage<BetaFeature> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 38);
+  messageDesc(file_kw_identity_v1_identity, 42);
 
 /**
  * @generated from message kw.identity.v1.ListBetaFeaturesRequest
@@ -965,7 +1067,7 @@ export type ListBetaFeaturesRequest = Message<"kw.identity.v1.ListBetaFeaturesRe
  * Use `create(ListBetaFeaturesRequestSchema)` to create a new message.
  */
 export const ListBetaFeaturesRequestSchema: GenMessage<ListBetaFeaturesRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 39);
+  messageDesc(file_kw_identity_v1_identity, 43);
 
 /**
  * @generated from message kw.identity.v1.ListBetaFeaturesResponse
@@ -982,7 +1084,7 @@ export type ListBetaFeaturesResponse = Message<"kw.identity.v1.ListBetaFeaturesR
  * Use `create(ListBetaFeaturesResponseSchema)` to create a new message.
  */
 export const ListBetaFeaturesResponseSchema: GenMessage<ListBetaFeaturesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 40);
+  messageDesc(file_kw_identity_v1_identity, 44);
 
 /**
  * @generated from message kw.identity.v1.UpdateBetaFeatureRequest
@@ -1004,7 +1106,7 @@ export type UpdateBetaFeatureRequest = Message<"kw.identity.v1.UpdateBetaFeature
  * Use `create(UpdateBetaFeatureRequestSchema)` to create a new message.
  */
 export const UpdateBetaFeatureRequestSchema: GenMessage<UpdateBetaFeatureRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 41);
+  messageDesc(file_kw_identity_v1_identity, 45);
 
 /**
  * @generated from message kw.identity.v1.UpdateBetaFeatureResponse
@@ -1021,7 +1123,7 @@ export type UpdateBetaFeatureResponse = Message<"kw.identity.v1.UpdateBetaFeatur
  * Use `create(UpdateBetaFeatureResponseSchema)` to create a new message.
  */
 export const UpdateBetaFeatureResponseSchema: GenMessage<UpdateBetaFeatureResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 42);
+  messageDesc(file_kw_identity_v1_identity, 46);
 
 /**
  * Accounts, sessions and personal access tokens (served by the agent-auth component).
@@ -1051,6 +1153,17 @@ export const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof AuthenticateSessionRequestSchema;
     output: typeof AuthenticateSessionResponseSchema;
+  },
+  /**
+   * Records token uses that a gateway answered from its authentication cache (one call per
+   * gateway a second, and before token analytics are read). Internal: no caller context.
+   *
+   * @generated from rpc kw.identity.v1.IdentityService.RecordTokenUses
+   */
+  recordTokenUses: {
+    methodKind: "unary";
+    input: typeof RecordTokenUsesRequestSchema;
+    output: typeof RecordTokenUsesResponseSchema;
   },
   /**
    * Public profiles of the given users (unknown ids are left out).
