@@ -83,6 +83,13 @@ export async function searchScenario({ size, count }, { memory }) {
     console.error(`bench: search: loaded ${size} fragments (${chunks} chunks) in ${loadSeconds} s`);
 
     const list = queries(count, { vocab });
+    // The first query of a workspace loads what the vector index keeps in memory (without
+    // pgvector): timed on its own and reported, then the steady state is measured.
+    const coldStarted = performance.now();
+    const cold = await fetch(`${api.base}/api/search?workspaceId=${workspaceId}&q=${encodeURIComponent(list[0])}&limit=20`, { headers: api.auth });
+    if (!cold.ok) throw new Error(`search answered ${cold.status}: ${await cold.text()}`);
+    await cold.arrayBuffer();
+    const coldMs = Math.round(performance.now() - coldStarted);
     const matches = [];
     const apiTimes = await timed(count, async (i) => {
       const res = await fetch(`${api.base}/api/search?workspaceId=${workspaceId}&q=${encodeURIComponent(list[i])}&limit=20`, { headers: api.auth });
@@ -121,13 +128,14 @@ export async function searchScenario({ size, count }, { memory }) {
       baseline: { p50: fullText.p50, p95: fullText.p95, p99: fullText.p99 },
       ratio,
       target: TARGET,
-      note: `${count} sequential queries, ${pgvector ? 'pgvector' : 'exact cosine (no pgvector)'}; loaded ${chunks} chunks in ${loadSeconds} s`,
+      note: `${count} sequential queries after one cold query (${coldMs} ms), ${pgvector ? 'pgvector' : 'in-process vector index (no pgvector)'}; loaded ${chunks} chunks in ${loadSeconds} s`,
       search: {
         fragments: size,
         chunks,
         queries: count,
-        vectorIndex: pgvector ? 'pgvector' : 'exact',
+        vectorIndex: pgvector ? 'pgvector' : 'memory',
         loadSeconds,
+        coldQueryMs: coldMs,
         api: apiTimes,
         rawFullText: fullText,
         rawVector: vector,

@@ -3,6 +3,7 @@ import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
 import { ExactCosineIndex } from './exact-cosine-index.js';
+import { MemoryVectorIndex } from './memory-vector-index.js';
 import { PgvectorIndex } from './pgvector-index.js';
 import { QdrantIndex } from './qdrant-index.js';
 import { IN_POSTGRES_SYNC, isVectorIndexSync, VECTOR_INDEX, VECTOR_INDEX_SYNC, type VectorIndex } from './vector-index.js';
@@ -11,8 +12,9 @@ import { IN_POSTGRES_SYNC, isVectorIndexSync, VECTOR_INDEX, VECTOR_INDEX_SYNC, t
  * Picks the vector index at start-up: Qdrant when QDRANT_URL is set (fed from the
  * `fragment.embedded` / `fragment.deleted` events and a start-up backfill by
  * VectorIndexSyncWorker, see vector-sync.ts); otherwise pgvector when the `vector` extension
- * exists or can be created (always in embedded PGlite); otherwise exact cosine in Postgres,
- * with a warning. pgvector and exact read data.fragment_chunks directly: nothing to sync.
+ * exists or can be created (always in embedded PGlite); otherwise the in-process memory index
+ * (VECTOR_MEMORY_MB; exact cosine in Postgres when 0, or for a workspace over the budget), with
+ * a warning. pgvector, memory and exact read data.fragment_chunks: nothing to sync.
  */
 export async function selectVectorIndex(config: AppConfig, db: SearchDb, logger: Logger): Promise<VectorIndex> {
   const index = await chooseIndex(config, db, logger);
@@ -24,8 +26,16 @@ async function chooseIndex(config: AppConfig, db: SearchDb, logger: Logger): Pro
   if (config.QDRANT_URL) return new QdrantIndex(config.QDRANT_URL, db);
   const schema = await pgvectorSchema(db);
   if (schema) return new PgvectorIndex(db, schema);
-  logger.warn('search: the pgvector extension is not available and QDRANT_URL is unset; semantic search uses exact cosine similarity in Postgres (slower on large workspaces)');
-  return new ExactCosineIndex(db);
+  const exact = new ExactCosineIndex(db);
+  if (config.VECTOR_MEMORY_MB === 0) {
+    logger.warn('search: the pgvector extension is not available, QDRANT_URL is unset and VECTOR_MEMORY_MB=0; semantic search uses exact cosine similarity in Postgres (slow on large workspaces)');
+    return exact;
+  }
+  logger.warn(
+    { vectorMemoryMb: config.VECTOR_MEMORY_MB },
+    'search: the pgvector extension is not available and QDRANT_URL is unset; semantic search keeps vectors in this process (each replica its own copy, read from Postgres)',
+  );
+  return new MemoryVectorIndex(db, Math.floor((config.VECTOR_MEMORY_MB * 1024 * 1024) / 4), exact);
 }
 
 /** The schema of the installed `vector` extension, installing it when available; null if neither. */

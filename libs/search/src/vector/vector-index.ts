@@ -16,10 +16,11 @@ export interface VectorQuery {
 
 /**
  * The vector index port: nearest fragments by their chunk embeddings, never outside the
- * given workspaces and never archived fragments. Adapters: pgvector, Qdrant, exact cosine.
+ * given workspaces and never archived fragments. Adapters: pgvector, Qdrant, in-process
+ * memory (reads Postgres), exact cosine in SQL.
  */
 export interface VectorIndex {
-  readonly name: 'pgvector' | 'qdrant' | 'exact';
+  readonly name: 'pgvector' | 'qdrant' | 'memory' | 'exact';
   nearest(query: VectorQuery): Promise<VectorHit[]>;
 }
 
@@ -49,7 +50,7 @@ export interface VectorIndexSync {
 
 export const VECTOR_INDEX_SYNC = Symbol('VECTOR_INDEX_SYNC');
 
-/** pgvector and exact cosine read the chunks in Postgres: always in sync, nothing to write. */
+/** pgvector, memory and exact cosine read the chunks in Postgres: always in sync, nothing to write. */
 export const IN_POSTGRES_SYNC: VectorIndexSync = {
   external: false,
   upsertFragment: async () => undefined,

@@ -1,0 +1,220 @@
+import type { SearchDb } from '../service/search-db.js';
+import type { VectorHit, VectorIndex, VectorQuery } from './vector-index.js';
+
+/** One fragment's current embedding run, held in memory: unit-length chunk vectors back to back. */
+interface Held {
+  /** `<version>:<created_at ms>` of the run (one run writes all chunks of a fragment at once). */
+  run: string;
+  dim: number;
+  vectors: Float32Array;
+}
+
+/** A live, embedded fragment as Postgres has it now (from its first chunk). */
+interface LiveRun {
+  workspaceId: string;
+  fragmentId: string;
+  run: string;
+}
+
+/** Fragment ids per load statement. */
+const LOAD_BATCH = 500;
+/** How long a workspace too big for the memory budget is left to the fallback before it is tried again. */
+const OVERSIZED_RETRY_MS = 10 * 60_000;
+
+/**
+ * Vector search in the search process's memory, for PostgreSQL without pgvector (where the
+ * fallback, exact cosine in SQL, costs ~0.1 ms per chunk and query). Postgres stays the truth
+ * and nothing has to feed this index: each query first reads which fragments of the workspaces
+ * are live and embedded, and by which embedding run (a small read of the first chunk of each,
+ * joined with the fragment so archived or re-written fragments drop out), loads the vectors of
+ * runs it does not hold yet (binary `array_send`, so parsing stays cheap), and scores in
+ * memory. So a search sees every commit before it, whoever wrote it, on every replica, with no
+ * events and no warm-up other than the first query of a workspace.
+ *
+ * Memory is bounded (`maxFloats`, ~4 bytes each): least recently searched workspaces are
+ * dropped first, and a workspace that alone exceeds the budget is searched by `fallback`.
+ */
+export class MemoryVectorIndex implements VectorIndex {
+  readonly name = 'memory' as const;
+  /** Per workspace, per fragment; Map order is recency of use (oldest first). */
+  private readonly workspaces = new Map<string, Map<string, Held>>();
+  private readonly oversizedUntil = new Map<string, number>();
+  private floats = 0;
+
+  constructor(
+    private readonly db: SearchDb,
+    private readonly maxFloats: number,
+    private readonly fallback: VectorIndex,
+  ) {}
+
+  /** Floats held now (for tests and metrics). */
+  get heldFloats(): number {
+    return this.floats;
+  }
+
+  async nearest(query: VectorQuery): Promise<VectorHit[]> {
+    if (query.workspaceIds.length === 0 || query.limit <= 0) return [];
+    const now = Date.now();
+    if (query.workspaceIds.some((id) => (this.oversizedUntil.get(id) ?? 0) > now)) return this.fallback.nearest(query);
+
+    const live = await this.liveRuns(query.workspaceIds);
+    await this.loadMissing(live);
+    this.forgetGone(query.workspaceIds, live);
+    if (!this.withinBudget(query.workspaceIds)) {
+      for (const id of query.workspaceIds) {
+        this.drop(id);
+        this.oversizedUntil.set(id, now + OVERSIZED_RETRY_MS);
+      }
+      return this.fallback.nearest(query);
+    }
+    return this.score(query, live);
+  }
+
+  private score(query: VectorQuery, live: LiveRun[]): VectorHit[] {
+    const q = unit(Float32Array.from(query.vector));
+    if (!q) return [];
+    const dim = q.length;
+    const hits: VectorHit[] = [];
+    for (const { workspaceId, fragmentId, run } of live) {
+      const held = this.workspaces.get(workspaceId)?.get(fragmentId);
+      if (!held || held.run !== run || held.dim !== dim) continue;
+      const v = held.vectors;
+      let best = -Infinity;
+      for (let base = 0; base < v.length; base += dim) {
+        let dot = 0;
+        for (let i = 0; i < dim; i++) dot += v[base + i]! * q[i]!;
+        if (dot > best) best = dot;
+      }
+      if (best >= query.minSimilarity) hits.push({ fragmentId, similarity: best });
+    }
+    hits.sort((a, b) => b.similarity - a.similarity || (a.fragmentId < b.fragmentId ? -1 : a.fragmentId > b.fragmentId ? 1 : 0));
+    return hits.slice(0, query.limit);
+  }
+
+  /** The current embedding run of every live fragment with chunks in these workspaces. */
+  private async liveRuns(workspaceIds: string[]): Promise<LiveRun[]> {
+    const rows = await this.db.$queryRawUnsafe<Array<{ w: string; f: string; v: number; t: number }>>(
+      `SELECT c.workspace_id::text AS w, c.fragment_id::text AS f, c.version AS v, (extract(epoch FROM c.created_at) * 1000)::float8 AS t
+         FROM data.fragment_chunks c
+         JOIN data.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
+        WHERE c.workspace_id = ANY($1::uuid[]) AND c.ordinal = 0`,
+      workspaceIds,
+    );
+    return rows.map((r) => ({ workspaceId: r.w, fragmentId: r.f, run: `${r.v}:${Number(r.t)}` }));
+  }
+
+  private async loadMissing(live: LiveRun[]): Promise<void> {
+    const missing = live.filter((r) => this.workspaces.get(r.workspaceId)?.get(r.fragmentId)?.run !== r.run);
+    const workspaceOf = new Map(missing.map((r) => [r.fragmentId, r.workspaceId]));
+    for (let i = 0; i < missing.length; i += LOAD_BATCH) {
+      const ids = missing.slice(i, i + LOAD_BATCH).map((r) => r.fragmentId);
+      const rows = await this.db.$queryRawUnsafe<Array<{ f: string; v: number; t: number; e: Uint8Array }>>(
+        `SELECT fragment_id::text AS f, version AS v, (extract(epoch FROM created_at) * 1000)::float8 AS t, array_send(embedding) AS e
+           FROM data.fragment_chunks WHERE fragment_id = ANY($1::uuid[]) ORDER BY fragment_id, ordinal`,
+        ids,
+      );
+      for (const [fragmentId, chunks] of groupBy(rows, (r) => r.f)) {
+        // A zero vector matches nothing (SQL's cosine is NULL for it); a run whose chunks disagree
+        // on the dimension (never written so) is left out.
+        const vectors = chunks.map((c) => unit(decodeFloat4Array(c.e))).filter((v): v is Float32Array => v !== undefined);
+        const dim = vectors[0]?.length ?? 0;
+        if (dim === 0 || vectors.some((v) => v.length !== dim)) continue;
+        const packed = new Float32Array(dim * vectors.length);
+        vectors.forEach((v, n) => packed.set(v, n * dim));
+        this.hold(workspaceOf.get(fragmentId)!, fragmentId, { run: `${chunks[0]!.v}:${Number(chunks[0]!.t)}`, dim, vectors: packed });
+      }
+    }
+  }
+
+  /** Drops what the workspaces hold beyond what is live now (archived, deleted, re-embedded). */
+  private forgetGone(workspaceIds: string[], live: LiveRun[]): void {
+    const current = new Set(live.map((r) => r.fragmentId));
+    for (const id of workspaceIds) {
+      const held = this.workspaces.get(id);
+      if (!held) continue;
+      for (const [fragmentId, entry] of held) {
+        if (!current.has(fragmentId)) {
+          held.delete(fragmentId);
+          this.floats -= entry.vectors.length;
+        }
+      }
+    }
+  }
+
+  /** Evicts least recently searched workspaces (not these) until the budget holds; false if these alone exceed it. */
+  private withinBudget(searched: string[]): boolean {
+    const keep = new Set(searched);
+    for (const id of keep) {
+      // Most recently used: move to the end.
+      const held = this.workspaces.get(id);
+      if (held) {
+        this.workspaces.delete(id);
+        this.workspaces.set(id, held);
+      }
+    }
+    for (const id of [...this.workspaces.keys()]) {
+      if (this.floats <= this.maxFloats) break;
+      if (!keep.has(id)) this.drop(id);
+    }
+    return this.floats <= this.maxFloats;
+  }
+
+  private hold(workspaceId: string, fragmentId: string, entry: Held): void {
+    let held = this.workspaces.get(workspaceId);
+    if (!held) this.workspaces.set(workspaceId, (held = new Map()));
+    this.floats += entry.vectors.length - (held.get(fragmentId)?.vectors.length ?? 0);
+    held.set(fragmentId, entry);
+  }
+
+  private drop(workspaceId: string): void {
+    const held = this.workspaces.get(workspaceId);
+    if (!held) return;
+    for (const entry of held.values()) this.floats -= entry.vectors.length;
+    this.workspaces.delete(workspaceId);
+  }
+}
+
+function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const group = groups.get(k);
+    if (group) group.push(row);
+    else groups.set(k, [row]);
+  }
+  return groups;
+}
+
+/** Scaled to unit length (cosine becomes a dot product); undefined for an empty or zero vector. */
+export function unit(vector: Float32Array | undefined): Float32Array | undefined {
+  if (!vector || vector.length === 0) return undefined;
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
+  if (!(sum > 0) || !Number.isFinite(sum)) return undefined;
+  const norm = Math.sqrt(sum);
+  for (let i = 0; i < vector.length; i++) vector[i]! /= norm;
+  return vector;
+}
+
+/**
+ * A one-dimensional float4[] in PostgreSQL's binary array format (`array_send`): ndim,
+ * has-nulls flag and element type, then per dimension its length and lower bound, then each
+ * element as a 4-byte length (-1 for NULL, read as 0) and a big-endian float4.
+ */
+export function decodeFloat4Array(bytes: Uint8Array): Float32Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const ndim = view.getInt32(0);
+  if (ndim === 0) return new Float32Array(0);
+  if (ndim !== 1) throw new Error(`expected a one-dimensional float4[], got ${ndim} dimensions`);
+  const length = view.getInt32(12);
+  const out = new Float32Array(length);
+  let offset = 20;
+  for (let i = 0; i < length; i++) {
+    const size = view.getInt32(offset);
+    offset += 4;
+    if (size === -1) continue;
+    out[i] = view.getFloat32(offset);
+    offset += size;
+  }
+  return out;
+}
