@@ -6,14 +6,14 @@ import { Handles } from '@kw/platform-transport';
 import { CREATED_VIA, FRAGMENT_CONTENT_MAX_BYTES, FRAGMENT_LIST_LIMIT_DEFAULT } from '../fragment-limits.js';
 import type { AppConfig } from '@kw/platform-config';
 import { APP_CONFIG } from '@kw/platform-runtime';
-import { ensureDefaultTypes } from './default-types.js';
-import { ownersOnly, fragmentLimitReached, fragmentNotFound, invalidFragmentType, invalidInput, keyExists, versionConflict } from './fragment-errors.js';
+import { ownersOnly, fragmentNotFound, invalidFragmentType, invalidInput, keyExists, versionConflict } from './fragment-errors.js';
 import { enrichmentNeeds, pendingEnrichment, recordFragmentEvent, type EnrichmentStep } from './fragment-events.js';
 import { fragmentView } from './fragment-view.js';
 import { FRAGMENTS_DB, isUniqueViolation, type DataDb, type FragmentRow } from './fragments-db.js';
 import { isUuid } from './ids.js';
 import { applyOperations, type PatchOperation } from './patch-operations.js';
 import { WorkspaceGate } from './workspace-gate.js';
+import { WorkspaceRoom } from './workspace-room.js';
 
 type M = typeof FragmentsService.method;
 type In<K extends keyof M> = MessageShape<M[K]['input']>;
@@ -23,11 +23,15 @@ const SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', title: 'ti
 /** Memory fragments: create, list, get, update (fields and patch operations), archive and delete. */
 @Injectable()
 export class FragmentHandlers {
+  private readonly room: WorkspaceRoom;
+
   constructor(
     @Inject(FRAGMENTS_DB) private readonly db: DataDb,
     private readonly gate: WorkspaceGate,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.room = new WorkspaceRoom(db);
+  }
 
   @Handles(FragmentsService.method.createFragment)
   async create(input: In<'createFragment'>, context: RequestContext) {
@@ -36,8 +40,7 @@ export class FragmentHandlers {
     if (!(CREATED_VIA as readonly string[]).includes(createdVia)) throw invalidInput('createdVia', `must be one of ${CREATED_VIA.join(', ')}`);
     assertContentSize(input.content);
     await this.assertTypeOf(workspaceId, input.fragmentTypeId);
-    const max = this.config.MAX_FRAGMENTS_PER_WORKSPACE;
-    if ((await this.db.fragment.count({ where: { workspaceId } })) >= max) throw fragmentLimitReached(max);
+    await this.room.reserve(workspaceId, this.config.MAX_FRAGMENTS_PER_WORKSPACE);
 
     const hasSummary = input.summary !== undefined && input.summary.trim() !== '';
     const needs = enrichmentNeeds(hasSummary, input.tagsSupplied, input.enhanceTags);
@@ -186,9 +189,11 @@ export class FragmentHandlers {
     return row;
   }
 
-  /** A type id from another workspace (or none) is refused: 400 INVALID_FRAGMENT_TYPE. */
+  /**
+   * A type id from another workspace (or none) is refused: 400 INVALID_FRAGMENT_TYPE. The
+   * default types need not be ensured first: a workspace without types yet has no id to offer.
+   */
   private async assertTypeOf(workspaceId: string, fragmentTypeId: string): Promise<void> {
-    await ensureDefaultTypes(this.db, workspaceId);
     const type = isUuid(fragmentTypeId) ? await this.db.fragmentType.findFirst({ where: { id: fragmentTypeId, workspaceId }, select: { id: true } }) : null;
     if (!type) throw invalidFragmentType();
   }

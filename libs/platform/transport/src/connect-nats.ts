@@ -15,7 +15,8 @@ export interface ConnectNatsOptions {
 /**
  * Connects to NATS the way every component should: reconnecting forever (a restarted server
  * or network blip heals by itself, requests meanwhile fail as 503/504), detecting a dead
- * server within a minute, and reporting connection changes in the logs.
+ * server within a minute, reporting connection changes in the logs, and without per-request
+ * async stack traces.
  * `url` may list several servers separated by commas.
  */
 export async function connectNats(url: string, name: string, options: ConnectNatsOptions = {}): Promise<NatsConnection> {
@@ -28,6 +29,10 @@ export async function connectNats(url: string, name: string, options: ConnectNat
     waitOnFirstConnect: options.waitOnFirstConnect ?? true,
     pingInterval: 20_000,
     maxPingOut: 3,
+    // Otherwise every request allocates two Errors (RequestError, TimeoutError) up front for
+    // their stack traces: ~10% of a gateway's CPU under load. Our timeouts become AppErrors
+    // naming the service, so the extra trace told nothing.
+    noAsyncTraces: true,
     ...options.nats,
   });
   void logStatus(nc, name, logger);

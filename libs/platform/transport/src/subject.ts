@@ -36,8 +36,21 @@ export function isPerComponent(method: DescMethod): boolean {
   return PER_COMPONENT_SERVICES.has(method.parent.typeName);
 }
 
+/** Subjects of single-component methods, computed once: every call asks for one. */
+const SUBJECTS = new WeakMap<DescMethod, string>();
+
 /** The NATS subject of a method; `target` is required for, and only for, per-component contracts. */
 export function subjectOf(method: DescMethod, target?: string): string {
+  if (target === undefined) {
+    const known = SUBJECTS.get(method);
+    if (known !== undefined) return known;
+  }
+  const subject = computeSubject(method, target);
+  if (target === undefined) SUBJECTS.set(method, subject);
+  return subject;
+}
+
+function computeSubject(method: DescMethod, target?: string): string {
   const service = method.parent;
   const segments = service.file.proto.package.split('.');
   const [root, ...rest] = segments;
