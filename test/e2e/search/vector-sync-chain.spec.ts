@@ -62,7 +62,7 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
     await migrate(pool, 'data');
     db = createPrismaClient('data', pool);
     const config = loadConfig({ ENRICHMENT_RETRY_BASE_MS: '10' });
-    handlers = new FragmentHandlers(db, gate, config);
+    handlers = new FragmentHandlers(db, gate, config, { pool, connectionString: database.url, embedded: false, close: async () => undefined });
     await ensureDefaultTypes(db, WS);
     typeId = (await db.fragmentType.findFirstOrThrow({ where: { workspaceId: WS, key: 'note' } })).id;
     bus = new InProcessEventBus();

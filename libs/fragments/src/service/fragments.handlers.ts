@@ -5,8 +5,10 @@ import type { RequestContext } from '@kw/platform-context';
 import { Handles } from '@kw/platform-transport';
 import { CREATED_VIA, FRAGMENT_CONTENT_MAX_BYTES, FRAGMENT_LIST_LIMIT_DEFAULT } from '../fragment-limits.js';
 import type { AppConfig } from '@kw/platform-config';
-import { APP_CONFIG } from '@kw/platform-runtime';
+import type { Database } from '@kw/platform-persistence';
+import { APP_CONFIG, DATABASE } from '@kw/platform-runtime';
 import { ownersOnly, fragmentNotFound, invalidFragmentType, invalidInput, keyExists, versionConflict } from './fragment-errors.js';
+import { fragmentById } from './fragment-by-id.js';
 import { enrichmentNeeds, pendingEnrichment, recordFragmentEvent, type EnrichmentStep } from './fragment-events.js';
 import { fragmentView } from './fragment-view.js';
 import { FRAGMENTS_DB, isUniqueViolation, type DataDb, type FragmentRow } from './fragments-db.js';
@@ -29,6 +31,7 @@ export class FragmentHandlers {
     @Inject(FRAGMENTS_DB) private readonly db: DataDb,
     private readonly gate: WorkspaceGate,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DATABASE) private readonly database: Database,
   ) {
     this.room = new WorkspaceRoom(db);
   }
@@ -184,7 +187,7 @@ export class FragmentHandlers {
   }
 
   private async load(id: string): Promise<FragmentRow> {
-    const row = isUuid(id) ? await this.db.fragment.findUnique({ where: { id } }) : null;
+    const row = isUuid(id) ? await fragmentById(this.database.pool, id) : null;
     if (!row) throw fragmentNotFound();
     return row;
   }

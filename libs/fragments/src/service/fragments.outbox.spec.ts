@@ -33,7 +33,7 @@ describe('fragment outbox events', () => {
     database = await openDatabase({ dataDir: dir });
     await migrate(database.pool, 'data');
     db = createPrismaClient('data', database.pool);
-    handlers = new FragmentHandlers(db, gate, loadConfig({}));
+    handlers = new FragmentHandlers(db, gate, loadConfig({}), database);
     await ensureDefaultTypes(db, WS);
     typeId = (await db.fragmentType.findFirstOrThrow({ where: { workspaceId: WS, key: 'note' } })).id;
   }, 60_000);
