@@ -42,28 +42,30 @@ export function fragmentSnapshot(fragment: FragmentRow) {
   };
 }
 
+/** The outbox row announcing a fragment change (see recordFragmentEvent). */
+export function fragmentEvent(context: RequestContext, eventType: FragmentEventType, fragment: FragmentRow, needs: readonly EnrichmentStep[], options: { permanent?: boolean } = {}) {
+  return {
+    aggregateType: 'fragment',
+    aggregateId: fragment.id,
+    eventType,
+    payload: {
+      fragmentId: fragment.id,
+      workspaceId: fragment.workspaceId,
+      version: fragment.version,
+      needs: [...needs],
+      occurredAt: new Date().toISOString(),
+      fragment: fragmentSnapshot(fragment),
+      ...(eventType === 'fragment.deleted' && { deletion: options.permanent ? 'permanent' : 'archived' }),
+    },
+    headers: { requestId: context.requestId },
+  };
+}
+
 /**
  * Writes the outbox row announcing a fragment change, in the caller's transaction, so the
  * event exists exactly when the change does. The relay publishes it to enrichment, webhooks
  * and search. `permanent` marks a deletion that removed the row (not an archive).
  */
 export async function recordFragmentEvent(tx: DataTx, context: RequestContext, eventType: FragmentEventType, fragment: FragmentRow, needs: readonly EnrichmentStep[], options: { permanent?: boolean } = {}): Promise<void> {
-  const occurredAt = new Date().toISOString();
-  await tx.outboxEvent.create({
-    data: {
-      aggregateType: 'fragment',
-      aggregateId: fragment.id,
-      eventType,
-      payload: {
-        fragmentId: fragment.id,
-        workspaceId: fragment.workspaceId,
-        version: fragment.version,
-        needs: [...needs],
-        occurredAt,
-        fragment: fragmentSnapshot(fragment),
-        ...(eventType === 'fragment.deleted' && { deletion: options.permanent ? 'permanent' : 'archived' }),
-      },
-      headers: { requestId: context.requestId },
-    },
-  });
+  await tx.outboxEvent.create({ data: fragmentEvent(context, eventType, fragment, needs, options) });
 }

@@ -9,6 +9,7 @@ import type { Database } from '@kw/platform-persistence';
 import { APP_CONFIG, DATABASE } from '@kw/platform-runtime';
 import { ownersOnly, fragmentNotFound, invalidFragmentType, invalidInput, keyExists, versionConflict } from './fragment-errors.js';
 import { fragmentById } from './fragment-by-id.js';
+import { insertFragment } from './fragment-insert.js';
 import { enrichmentNeeds, pendingEnrichment, recordFragmentEvent, type EnrichmentStep } from './fragment-events.js';
 import { fragmentView } from './fragment-view.js';
 import { FRAGMENTS_DB, isUniqueViolation, type DataDb, type FragmentRow } from './fragments-db.js';
@@ -47,29 +48,27 @@ export class FragmentHandlers {
 
     const hasSummary = input.summary !== undefined && input.summary.trim() !== '';
     const needs = enrichmentNeeds(hasSummary, input.tagsSupplied, input.enhanceTags);
-    const now = new Date();
     try {
-      const row = await this.db.$transaction(async (tx) => {
-        const created = await tx.fragment.create({
-          data: {
-            workspaceId,
-            fragmentTypeId: input.fragmentTypeId,
-            title: input.title,
-            content: input.content,
-            summary: hasSummary ? input.summary : null,
-            summarySource: hasSummary ? 'user' : null,
-            tags: normalizeTags(input.tags),
-            enhanceTags: input.enhanceTags,
-            key: input.key ?? null,
-            createdVia,
-            enrichment: pendingEnrichment(needs, now),
-            createdBy: userId,
-            updatedBy: userId,
-          },
-        });
-        await recordFragmentEvent(tx, context, 'fragment.created', created, needs);
-        return created;
-      });
+      const row = await insertFragment(
+        this.database.pool,
+        context,
+        {
+          workspaceId,
+          fragmentTypeId: input.fragmentTypeId,
+          title: input.title,
+          content: input.content,
+          summary: hasSummary ? input.summary! : null,
+          summarySource: hasSummary ? 'user' : null,
+          tags: normalizeTags(input.tags),
+          enhanceTags: input.enhanceTags,
+          key: input.key ?? null,
+          createdVia,
+          enrichment: pendingEnrichment(needs, new Date()),
+          createdBy: userId,
+          updatedBy: userId,
+        },
+        needs,
+      );
       return { fragment: fragmentView(row) };
     } catch (error) {
       // The unique (workspace_id, key) decides between concurrent creates: exactly one wins.
