@@ -5,30 +5,25 @@ import { startFragmentsPlatform } from '../fragments/fragments-fixture.js';
 import { searchScenario } from './search-scenario.js';
 
 /**
- * The same scenario on PostgreSQL. Without the `vector` extension the search component keeps
- * vectors in its own memory (read from Postgres at each query), or with VECTOR_MEMORY_MB=0
- * falls back to exact cosine similarity in SQL (and says so at start-up).
+ * The same scenario on PostgreSQL, once per vector index a server without the `vector`
+ * extension can get: the in-process index (read from Postgres at each query), and exact cosine
+ * in SQL (VECTOR_MEMORY_MB=0). With pgvector installed both runs use pgvector.
  */
-describeWith(['postgres'], 'workspace search (PostgreSQL, pgvector or the in-process index)', () => {
-  let drop: (() => Promise<void>) | undefined;
-  afterAll(async () => {
-    await drop?.();
-  });
-  searchScenario(async () => {
-    const database = await createTestDatabase('kw_search');
-    drop = database.drop;
-    return startFragmentsPlatform({ DATABASE_URL: database.url });
-  }, ['memory', 'pgvector']);
-});
+const VARIANTS = [
+  { name: 'in-process index', database: 'kw_search', env: {}, indexes: ['memory', 'pgvector'] },
+  { name: 'exact cosine in SQL', database: 'kw_search_exact', env: { VECTOR_MEMORY_MB: '0' }, indexes: ['exact', 'pgvector'] },
+];
 
-describeWith(['postgres'], 'workspace search (PostgreSQL, pgvector or exact cosine in SQL)', () => {
-  let drop: (() => Promise<void>) | undefined;
-  afterAll(async () => {
-    await drop?.();
+for (const variant of VARIANTS) {
+  describeWith(['postgres'], `workspace search (PostgreSQL, pgvector or the ${variant.name})`, () => {
+    let drop: (() => Promise<void>) | undefined;
+    afterAll(async () => {
+      await drop?.();
+    });
+    searchScenario(async () => {
+      const database = await createTestDatabase(variant.database);
+      drop = database.drop;
+      return startFragmentsPlatform({ DATABASE_URL: database.url, ...variant.env });
+    }, variant.indexes);
   });
-  searchScenario(async () => {
-    const database = await createTestDatabase('kw_search_exact');
-    drop = database.drop;
-    return startFragmentsPlatform({ DATABASE_URL: database.url, VECTOR_MEMORY_MB: '0' });
-  }, ['exact', 'pgvector']);
-});
+}
