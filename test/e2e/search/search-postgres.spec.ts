@@ -9,7 +9,7 @@ import { searchScenario } from './search-scenario.js';
  * extension can get: the in-process index (read from Postgres at each query), and exact cosine
  * in SQL (VECTOR_MEMORY_MB=0). With pgvector installed both runs use pgvector.
  */
-const VARIANTS = [
+const VARIANTS: Array<{ name: string; database: string; env: Record<string, string>; indexes: string[] }> = [
   { name: 'in-process index', database: 'kw_search', env: {}, indexes: ['memory', 'pgvector'] },
   { name: 'exact cosine in SQL', database: 'kw_search_exact', env: { VECTOR_MEMORY_MB: '0' }, indexes: ['exact', 'pgvector'] },
 ];

@@ -65,7 +65,7 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
   }
 
   const query = (vector: number[], extra: Partial<VectorQuery> = {}): VectorQuery => ({ workspaceIds: [ws], vector, limit: 10, minSimilarity: 0, ...extra });
-  const index = (maxFloats = 1_000_000, fallback: VectorIndex = new RecordingFallback()) => new MemoryVectorIndex(db, maxFloats, fallback);
+  const index = (maxFloats = 1_000_000, fallback: VectorIndex = new RecordingFallback()) => new MemoryVectorIndex(pool, maxFloats, fallback);
 
   it("decodes PostgreSQL's binary float4[] exactly", async () => {
     const values = [0, 1, -2.5, 3.4028234663852886e38, 1.1754943508222875e-38, 0.1];

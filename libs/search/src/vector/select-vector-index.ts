@@ -1,6 +1,7 @@
 import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
-import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
+import type { Database } from '@kw/platform-persistence';
+import { APP_CONFIG, DATABASE, LOGGER } from '@kw/platform-runtime';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
 import { ExactCosineIndex } from './exact-cosine-index.js';
 import { MemoryVectorIndex } from './memory-vector-index.js';
@@ -16,18 +17,18 @@ import { IN_POSTGRES_SYNC, isVectorIndexSync, VECTOR_INDEX, VECTOR_INDEX_SYNC, t
  * (VECTOR_MEMORY_MB; exact cosine in Postgres when 0, or for a workspace over the budget), with
  * a warning. pgvector, memory and exact read data.fragment_chunks: nothing to sync.
  */
-export async function selectVectorIndex(config: AppConfig, db: SearchDb, logger: Logger): Promise<VectorIndex> {
-  const index = await chooseIndex(config, db, logger);
+export async function selectVectorIndex(config: AppConfig, db: SearchDb, logger: Logger, database: Database | null = null): Promise<VectorIndex> {
+  const index = await chooseIndex(config, db, logger, database);
   logger.info({ vectorIndex: index.name }, 'search vector index selected');
   return index;
 }
 
-async function chooseIndex(config: AppConfig, db: SearchDb, logger: Logger): Promise<VectorIndex> {
+async function chooseIndex(config: AppConfig, db: SearchDb, logger: Logger, database: Database | null): Promise<VectorIndex> {
   if (config.QDRANT_URL) return new QdrantIndex(config.QDRANT_URL, db);
   const schema = await pgvectorSchema(db);
   if (schema) return new PgvectorIndex(db, schema);
   const exact = new ExactCosineIndex(db);
-  if (config.VECTOR_MEMORY_MB === 0) {
+  if (config.VECTOR_MEMORY_MB === 0 || !database) {
     logger.warn('search: the pgvector extension is not available, QDRANT_URL is unset and VECTOR_MEMORY_MB=0; semantic search uses exact cosine similarity in Postgres (slow on large workspaces)');
     return exact;
   }
@@ -35,7 +36,7 @@ async function chooseIndex(config: AppConfig, db: SearchDb, logger: Logger): Pro
     { vectorMemoryMb: config.VECTOR_MEMORY_MB },
     'search: the pgvector extension is not available and QDRANT_URL is unset; semantic search keeps vectors in this process (each replica its own copy, read from Postgres)',
   );
-  return new MemoryVectorIndex(db, Math.floor((config.VECTOR_MEMORY_MB * 1024 * 1024) / 4), exact);
+  return new MemoryVectorIndex(database.pool, Math.floor((config.VECTOR_MEMORY_MB * 1024 * 1024) / 4), exact);
 }
 
 /** The schema of the installed `vector` extension, installing it when available; null if neither. */
@@ -53,7 +54,7 @@ async function pgvectorSchema(db: SearchDb): Promise<string | null> {
 export const vectorIndexProvider = {
   provide: VECTOR_INDEX,
   useFactory: selectVectorIndex,
-  inject: [APP_CONFIG, SEARCH_DB, LOGGER],
+  inject: [APP_CONFIG, SEARCH_DB, LOGGER, DATABASE],
 };
 
 /** The writer side of the selected index: Qdrant itself, or nothing to write for pgvector / exact. */
