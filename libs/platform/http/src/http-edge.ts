@@ -37,10 +37,13 @@ export function installHttpEdge(app: NestFastifyApplication, deps: { logger: Log
     const seconds = begin ? Number(process.hrtime.bigint() - begin) / 1e9 : 0;
     const route = request.routeOptions?.url ?? 'unmatched';
     deps.metrics.httpRequests.observe({ method: request.method, route, status: String(reply.statusCode) }, seconds);
-    deps.logger.info(
-      { method: request.method, route, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(seconds * 1e6) / 1e3 },
-      'request',
-    );
+    // The line is only built when it is written (LOG_LEVEL above info skips access logs).
+    if (deps.logger.isLevelEnabled('info')) {
+      deps.logger.info(
+        { method: request.method, route, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(seconds * 1e6) / 1e3 },
+        'request',
+      );
+    }
     done();
   });
 

@@ -13,6 +13,12 @@ import { attachCaller } from './request-caller.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** What a route asks of its caller, from @Public() and @SessionOnly(). */
+interface RouteAuth {
+  public: boolean;
+  sessionOnly: boolean;
+}
+
 /** The handler and controller class whose metadata (@Public, @SessionOnly) applies. */
 type RouteTargets = Array<ReturnType<ExecutionContext['getHandler']> | ReturnType<ExecutionContext['getClass']>>;
 
@@ -26,6 +32,7 @@ type RouteTargets = Array<ReturnType<ExecutionContext['getHandler']> | ReturnTyp
 @Injectable()
 export class AuthGuard implements CanActivate, OnModuleInit {
   private admission?: EdgeAdmission;
+  private readonly routes = new WeakMap<object, RouteAuth>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -47,13 +54,28 @@ export class AuthGuard implements CanActivate, OnModuleInit {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    const targets: RouteTargets = [context.getHandler(), context.getClass()];
-    if (!this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) await this.establishCaller(request, reply, targets);
+    const route = this.routeOf(context);
+    if (!route.public) await this.establishCaller(request, reply, route);
     await this.admission?.admit(request, reply);
     return true;
   }
 
-  private async establishCaller(request: FastifyRequest, reply: FastifyReply, targets: RouteTargets): Promise<void> {
+  /** A handler's @Public / @SessionOnly, read once: metadata does not change after start-up. */
+  private routeOf(context: ExecutionContext): RouteAuth {
+    const handler = context.getHandler();
+    let route = this.routes.get(handler);
+    if (!route) {
+      const targets: RouteTargets = [handler, context.getClass()];
+      route = {
+        public: this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets) === true,
+        sessionOnly: this.reflector.getAllAndOverride<boolean>(SESSION_ONLY_ROUTE, targets) === true,
+      };
+      this.routes.set(handler, route);
+    }
+    return route;
+  }
+
+  private async establishCaller(request: FastifyRequest, reply: FastifyReply, route: RouteAuth): Promise<void> {
     let caller: AuthenticatedCaller;
     try {
       caller = await this.authenticate(request);
@@ -61,7 +83,7 @@ export class AuthGuard implements CanActivate, OnModuleInit {
       if (AppError.isAppError(err) && err.status === 401) void reply.header('www-authenticate', WWW_AUTHENTICATE);
       throw err;
     }
-    if (caller.auth.credentialKind !== 'session' && this.reflector.getAllAndOverride<boolean>(SESSION_ONLY_ROUTE, targets)) {
+    if (caller.auth.credentialKind !== 'session' && route.sessionOnly) {
       throw sessionRequired();
     }
     attachCaller(request, caller);
