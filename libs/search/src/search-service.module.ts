@@ -13,6 +13,7 @@ import { SavedSearchHandlers } from './saved/saved-searches.handlers.js';
 import { SEARCH_DB, SearchDbCloser, searchDbProvider } from './service/search-db.js';
 import { vectorIndexProvider, vectorIndexSyncProvider } from './vector/select-vector-index.js';
 import { VectorIndexSyncWorker } from './vector/vector-sync.worker.js';
+import { VectorIndexWarmup } from './vector/vector-index-warmup.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 
 /**
@@ -35,6 +36,7 @@ const SEARCH_PROVIDERS: NonNullable<ModuleMetadata['providers']> = [...LISTING_P
     vectorIndexProvider,
     vectorIndexSyncProvider,
     VectorIndexSyncWorker,
+    VectorIndexWarmup,
     FragmentSearch,
     SearchQueryLog,
     SearchHandlers,

@@ -8,6 +8,7 @@ import { describeWith } from '../../../../test/support/services.js';
 import type { SearchDb } from '../service/search-db.js';
 import { ExactCosineIndex } from './exact-cosine-index.js';
 import { decodeFloat4Array, MemoryVectorIndex } from './memory-vector-index.js';
+import { VectorIndexWarmup } from './vector-index-warmup.js';
 import type { VectorHit, VectorIndex, VectorQuery } from './vector-index.js';
 
 /** The fallback, recorded: which queries reached it. */
@@ -133,6 +134,45 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
     await fragment([[1, 0, 0]], other);
     expect((await memory.nearest(query([1, 0, 0]))).map((h) => h.fragmentId)).toEqual([mine]);
     expect(await memory.nearest(query([1, 0, 0], { workspaceIds: [] }))).toEqual([]);
+  });
+
+  it('warms a workspace ahead of its first query, never by evicting another one', async () => {
+    const fallback = new RecordingFallback();
+    const memory = index(6, fallback);
+    await fragment([[1, 0, 0]]);
+    await fragment([[0, 1, 0]], other);
+    await fragment([[0, 0, 1]], other);
+    expect(await memory.warm(ws)).toBe(true);
+    expect(memory.heldFloats).toBe(3);
+    // `other` needs 6 floats: it would fit alone, but not beside `ws`, which stays.
+    expect(await memory.warm(other)).toBe(false);
+    expect(memory.heldFloats).toBe(3);
+    // A query for `other` still gets it from memory (evicting `ws`), not from the fallback.
+    expect(await memory.nearest(query([0, 1, 0], { workspaceIds: [other] }))).toHaveLength(2);
+    expect(fallback.asked).toHaveLength(0);
+    expect(memory.heldFloats).toBe(6);
+  });
+
+  it('is filled at start-up by the warm-up, largest workspace first, until the budget is full', async () => {
+    await fragment([[1, 0, 0]]);
+    await fragment([[0, 1, 0]], other);
+    await fragment([[0, 0, 1]], other);
+    const logged: string[] = [];
+    const logger = { info: (_: unknown, msg: string) => logged.push(msg), warn: (_: unknown, msg: string) => logged.push(msg) } as never;
+    const roomy = index();
+    const warmup = new VectorIndexWarmup(roomy, { pool } as never, logger);
+    warmup.onApplicationBootstrap();
+    await warmup.done();
+    expect(roomy.heldFloats).toBe(9);
+    expect(logged).toEqual(['vector index warm-up started', 'vector index warm-up done']);
+
+    // Room for `other` (6 floats, the larger) only: it is loaded, `ws` is left for its first query.
+    const tight = index(6);
+    const partial = new VectorIndexWarmup(tight, { pool } as never, logger);
+    partial.onApplicationBootstrap();
+    await partial.done();
+    expect(tight.heldFloats).toBe(6);
+    expect(await tight.nearest(query([0, 1, 0], { workspaceIds: [other] }))).toHaveLength(2);
   });
 
   it('stays within its budget: evicts the least recently searched workspace, and leaves a workspace too big to the fallback', async () => {

@@ -39,6 +39,8 @@ export class MemoryVectorIndex implements VectorIndex {
   /** Per workspace, per fragment; Map order is recency of use (oldest first). */
   private readonly workspaces = new Map<string, Map<string, Held>>();
   private readonly oversizedUntil = new Map<string, number>();
+  /** Loads in flight per workspace (settled promises: a failure is the query's own to report). */
+  private readonly loading = new Map<string, Promise<void>>();
   private floats = 0;
 
   /** `pool`: plain `pg` (Prisma's raw queries cost ~10x more per row for the vectors of a large workspace). */
@@ -58,17 +60,55 @@ export class MemoryVectorIndex implements VectorIndex {
     const now = Date.now();
     if (query.workspaceIds.some((id) => (this.oversizedUntil.get(id) ?? 0) > now)) return this.fallback.nearest(query);
 
-    const live = await this.liveRuns(query.workspaceIds);
-    await this.loadMissing(live);
-    this.forgetGone(query.workspaceIds, live);
-    if (!this.withinBudget(query.workspaceIds)) {
-      for (const id of query.workspaceIds) {
-        this.drop(id);
-        this.oversizedUntil.set(id, now + OVERSIZED_RETRY_MS);
-      }
-      return this.fallback.nearest(query);
+    // A workspace whose vectors are being loaded (warm-up, or a concurrent first query) is
+    // waited for, so the same vectors are not read twice; the refresh below is then a delta.
+    await Promise.all(query.workspaceIds.map((id) => this.loading.get(id)));
+    const live = await this.refresh(query.workspaceIds, now);
+    return live ? this.score(query, live) : this.fallback.nearest(query);
+  }
+
+  /**
+   * Loads a workspace's vectors ahead of its first query (the start-up warm-up), without
+   * evicting any other workspace: false when it does not fit beside what is held.
+   */
+  async warm(workspaceId: string): Promise<boolean> {
+    const inFlight = this.loading.get(workspaceId);
+    if (inFlight) {
+      await inFlight;
+      return this.workspaces.has(workspaceId);
     }
-    return this.score(query, live);
+    const done = this.refresh([workspaceId], Date.now(), false).then((live) => live !== undefined);
+    const settled = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.loading.set(workspaceId, settled);
+    void settled.then(() => this.loading.delete(workspaceId));
+    return done;
+  }
+
+  /**
+   * Brings these workspaces in line with Postgres; undefined when they do not fit the budget.
+   * `evict`: make room by dropping least recently searched workspaces (a query does; the
+   * warm-up does not). Workspaces that exceed the budget on their own go to the fallback.
+   */
+  private async refresh(workspaceIds: string[], now: number, evict = true): Promise<LiveRun[] | undefined> {
+    const live = await this.liveRuns(workspaceIds);
+    await this.loadMissing(live);
+    this.forgetGone(workspaceIds, live);
+    if (this.withinBudget(workspaceIds, evict)) return live;
+    const alone = this.heldBy(workspaceIds);
+    for (const id of workspaceIds) {
+      this.drop(id);
+      if (alone > this.maxFloats) this.oversizedUntil.set(id, now + OVERSIZED_RETRY_MS);
+    }
+    return undefined;
+  }
+
+  private heldBy(workspaceIds: string[]): number {
+    let floats = 0;
+    for (const id of workspaceIds) for (const entry of this.workspaces.get(id)?.values() ?? []) floats += entry.vectors.length;
+    return floats;
   }
 
   private score(query: VectorQuery, live: LiveRun[]): VectorHit[] {
@@ -142,8 +182,8 @@ export class MemoryVectorIndex implements VectorIndex {
     }
   }
 
-  /** Evicts least recently searched workspaces (not these) until the budget holds; false if these alone exceed it. */
-  private withinBudget(searched: string[]): boolean {
+  /** Evicts least recently searched workspaces (not these) until the budget holds, if `evict`; false if it does not hold. */
+  private withinBudget(searched: string[], evict: boolean): boolean {
     const keep = new Set(searched);
     for (const id of keep) {
       // Most recently used: move to the end.
@@ -153,7 +193,7 @@ export class MemoryVectorIndex implements VectorIndex {
         this.workspaces.set(id, held);
       }
     }
-    for (const id of [...this.workspaces.keys()]) {
+    for (const id of evict ? [...this.workspaces.keys()] : []) {
       if (this.floats <= this.maxFloats) break;
       if (!keep.has(id)) this.drop(id);
     }
