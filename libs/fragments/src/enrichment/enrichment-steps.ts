@@ -75,15 +75,8 @@ export async function applyStep(tx: EnrichmentTx, fragment: FragmentText, curren
             FROM unnest(${texts}::text[], ${vectors}::text[]) WITH ORDINALITY AS c(text, embedding, ordinal)`;
       }
       // Same transaction as the chunks: an external vector index (Qdrant) follows them.
-      await tx.outboxEvent.create({
-        data: {
-          aggregateType: 'fragment',
-          aggregateId: fragment.id,
-          eventType: FRAGMENT_EMBEDDED_EVENT,
-          payload: { fragmentId: fragment.id, workspaceId: fragment.workspaceId, version: fragment.version, chunks: result.chunks.length, occurredAt: new Date().toISOString() },
-          headers: {},
-        },
-      });
+      await tx.$executeRaw`INSERT INTO data.outbox (aggregate_type, aggregate_id, event_type, payload, headers)
+        VALUES ('fragment', ${fragment.id}, ${FRAGMENT_EMBEDDED_EVENT}, ${JSON.stringify({ fragmentId: fragment.id, workspaceId: fragment.workspaceId, version: fragment.version, chunks: result.chunks.length, occurredAt: new Date().toISOString() })}::jsonb, '{}'::jsonb)`;
       return;
     case 'graph':
       await writeGraph(tx, fragment, result.graph);

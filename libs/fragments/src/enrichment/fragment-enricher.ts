@@ -48,10 +48,9 @@ export class FragmentEnricher {
       return;
     }
     if (await wasEventProcessed(this.db, ENRICHMENT_CONSUMER, event.id)) return;
-    const row = await this.db.fragment.findUnique({
-      where: { id: payload.fragmentId },
-      select: { id: true, workspaceId: true, title: true, content: true, version: true, summarySource: true, enhanceTags: true, enrichment: true },
-    });
+    const [row] = await this.db.$queryRaw<Array<FragmentText & { enrichment: unknown }>>`
+      SELECT id::text AS id, workspace_id::text AS "workspaceId", title, content, version, summary_source AS "summarySource", enhance_tags AS "enhanceTags", enrichment
+        FROM data.fragments WHERE id = ${payload.fragmentId}::uuid`;
     if (!row || row.version > payload.version) {
       await this.markProcessed(event.id);
       return;

@@ -196,8 +196,11 @@ export class FragmentHandlers {
    * default types need not be ensured first: a workspace without types yet has no id to offer.
    */
   private async assertTypeOf(workspaceId: string, fragmentTypeId: string): Promise<void> {
-    const type = isUuid(fragmentTypeId) ? await this.db.fragmentType.findFirst({ where: { id: fragmentTypeId, workspaceId }, select: { id: true } }) : null;
-    if (!type) throw invalidFragmentType();
+    // A plain pg statement: it runs on every create (see fragment-insert.ts).
+    const found = isUuid(fragmentTypeId)
+      ? (await this.database.pool.query('SELECT 1 FROM data.fragment_types WHERE id = $1 AND workspace_id = $2', [fragmentTypeId, workspaceId])).rowCount
+      : 0;
+    if (!found) throw invalidFragmentType();
   }
 
   private async keyConflict(workspaceId: string, key: string) {
