@@ -10,16 +10,6 @@ export type NewFragment = Pick<
   'workspaceId' | 'fragmentTypeId' | 'title' | 'content' | 'summary' | 'summarySource' | 'tags' | 'enhanceTags' | 'key' | 'createdVia' | 'enrichment' | 'createdBy' | 'updatedBy'
 >;
 
-/**
- * Inserts a fragment and its `fragment.created` outbox row in one statement (atomic without a
- * transaction, one round trip) with a `pg` statement. A create through Prisma was an
- * interactive transaction of four round trips, each back through the event loop, plus the
- * query compiler: connections sat "idle in transaction" while the process was busy. The row
- * is built here (id and times from this process's clock, at millisecond precision like the
- * column), so the event's snapshot is known before the write.
- * A duplicate (workspace, key) fails with the unique violation (SQLSTATE 23505), and nothing is
- * written. Never call inside a Prisma transaction: in embedded mode the pool has one connection.
- */
 // Unnamed, like fragment-by-id.ts: a named statement outlives its pool client in the embedded
 // PGlite (one session for every socket).
 const INSERT_FRAGMENT: Pick<pg.QueryConfig, 'text'> = {
@@ -33,6 +23,16 @@ const INSERT_FRAGMENT: Pick<pg.QueryConfig, 'text'> = {
          SELECT $18, id, $19, $20, $21 FROM created`,
 };
 
+/**
+ * Inserts a fragment and its `fragment.created` outbox row in one statement (atomic without a
+ * transaction, one round trip) with a `pg` statement. A create through Prisma was an
+ * interactive transaction of four round trips, each back through the event loop, plus the
+ * query compiler: connections sat "idle in transaction" while the process was busy. The row
+ * is built here (id and times from this process's clock, at millisecond precision like the
+ * column), so the event's snapshot is known before the write.
+ * A duplicate (workspace, key) fails with the unique violation (SQLSTATE 23505), and nothing is
+ * written. Never call inside a Prisma transaction: in embedded mode the pool has one connection.
+ */
 export async function insertFragment(pool: pg.Pool, context: RequestContext, fields: NewFragment, needs: readonly EnrichmentStep[]): Promise<FragmentRow> {
   const now = new Date();
   const row: FragmentRow = { id: randomUUID(), ...fields, status: 'processing', version: 1, createdAt: now, updatedAt: now, archivedAt: null };

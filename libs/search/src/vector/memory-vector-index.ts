@@ -60,8 +60,9 @@ export class MemoryVectorIndex implements VectorIndex {
     const now = Date.now();
     if (query.workspaceIds.some((id) => (this.oversizedUntil.get(id) ?? 0) > now)) return this.fallback.nearest(query);
 
-    // A workspace whose vectors are being loaded (warm-up, or a concurrent first query) is
-    // waited for, so the same vectors are not read twice; the refresh below is then a delta.
+    // A workspace the start-up warm-up is loading is waited for, so the same vectors are not
+    // read twice; the refresh below is then a delta. (Two concurrent first queries of a
+    // workspace that was not warmed still both load it.)
     await Promise.all(query.workspaceIds.map((id) => this.loading.get(id)));
     const live = await this.refresh(query.workspaceIds, now);
     return live ? this.score(query, live) : this.fallback.nearest(query);
