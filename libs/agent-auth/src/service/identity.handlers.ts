@@ -30,6 +30,7 @@ import { SignIn, SignOut } from './credentials/sign-in.js';
 import { toUserMessage } from './mappers.js';
 import { UsersRepository } from './persistence/users.repository.js';
 import { ManageTokens } from './tokens/manage-tokens.js';
+import { isUuid } from './ids.js';
 
 /** IdentityService over the transport: each method hands over to its use case. */
 @Injectable()
@@ -69,7 +70,7 @@ export class IdentityHandlers {
   @Handles(IdentityService.method.getUsers)
   async getUsers(input: GetUsersRequest, context: RequestContext) {
     requireCaller(context);
-    const ids = input.ids.filter((id) => UUID.test(id));
+    const ids = input.ids.filter((id) => isUuid(id));
     return { users: ids.length > 0 ? (await this.users.findManyByIds([...new Set(ids)])).map(toUserMessage) : [] };
   }
 
@@ -152,8 +153,6 @@ export class IdentityHandlers {
     return { features: (await this.betaFeatures.update(input, context)).features };
   }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function requireCaller(context: RequestContext): void {
   if (!context.auth?.userId) throw new AppError({ status: 401, code: ErrorCode.UNAUTHENTICATED, message: 'Authentication required' });

@@ -17,18 +17,19 @@ import { IN_POSTGRES_SYNC, isVectorIndexSync, VECTOR_INDEX, VECTOR_INDEX_SYNC, t
  * (VECTOR_MEMORY_MB; exact cosine in Postgres when 0, or for a workspace over the budget), with
  * a warning. pgvector, memory and exact read data.fragment_chunks: nothing to sync.
  */
-export async function selectVectorIndex(config: AppConfig, db: SearchDb, logger: Logger, database: Database | null = null): Promise<VectorIndex> {
+/** `database`: the process's (never null here: SEARCH_DB refuses to start without one). */
+export async function selectVectorIndex(config: AppConfig, db: SearchDb, logger: Logger, database: Database): Promise<VectorIndex> {
   const index = await chooseIndex(config, db, logger, database);
   logger.info({ vectorIndex: index.name }, 'search vector index selected');
   return index;
 }
 
-async function chooseIndex(config: AppConfig, db: SearchDb, logger: Logger, database: Database | null): Promise<VectorIndex> {
+async function chooseIndex(config: AppConfig, db: SearchDb, logger: Logger, database: Database): Promise<VectorIndex> {
   if (config.QDRANT_URL) return new QdrantIndex(config.QDRANT_URL, db);
   const schema = await pgvectorSchema(db);
   if (schema) return new PgvectorIndex(db, schema);
   const exact = new ExactCosineIndex(db);
-  if (config.VECTOR_MEMORY_MB === 0 || !database) {
+  if (config.VECTOR_MEMORY_MB === 0) {
     logger.warn('search: the pgvector extension is not available, QDRANT_URL is unset and VECTOR_MEMORY_MB=0; semantic search uses exact cosine similarity in Postgres (slow on large workspaces)');
     return exact;
   }

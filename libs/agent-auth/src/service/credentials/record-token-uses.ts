@@ -3,8 +3,7 @@ import type { RecordTokenUsesRequest } from '@kw/contracts';
 import { fromTokenUsesMessage } from '../../tokens/token-uses-message.js';
 import type { TokenCredentialStore } from '../persistence/tokens.repository.js';
 import { TOKEN_USAGE_STORE } from './token-usage-recorder.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../ids.js';
 
 /**
  * RecordTokenUses: uses a gateway answered from its authentication cache, written at once
@@ -18,7 +17,7 @@ export class RecordTokenUses {
   async execute(input: RecordTokenUsesRequest): Promise<void> {
     for (const message of input.uses) {
       const use = fromTokenUsesMessage(message);
-      if (use && UUID.test(message.tokenId)) await this.store.recordUses(message.tokenId, use);
+      if (use && isUuid(message.tokenId)) await this.store.recordUses(message.tokenId, use);
     }
   }
 }

@@ -19,10 +19,10 @@ import { TokensRepository, type TokenChanges } from '../persistence/tokens.repos
 import { CredentialChanges } from '../credentials/credential-changes.js';
 import { TokenUsageRecorder } from '../credentials/token-usage-recorder.js';
 import { capExpiry, grantForNewToken, narrowedScopes, narrowedWorkspaces, parseFutureExpiry } from './token-grants.js';
+import { isUuid } from '../ids.js';
 
 const ANALYTICS_DAYS = 30;
 const DAY_MS = 86_400_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The caller's personal access tokens (scope `tokens:manage`). A token of another user
@@ -85,7 +85,7 @@ export class ManageTokens {
 
   async revoke(id: string, context: RequestContext, now = new Date()): Promise<void> {
     const { user } = await this.callers.require(context, 'tokens:manage');
-    if (!UUID.test(id) || !(await this.tokens.revoke(id, user.id, now))) throw notFound('Token');
+    if (!isUuid(id) || !(await this.tokens.revoke(id, user.id, now))) throw notFound('Token');
     this.changes.tokensChanged(id);
   }
 
@@ -110,7 +110,7 @@ export class ManageTokens {
   }
 
   private async owned(id: string, userId: string): Promise<TokenRow> {
-    const token = UUID.test(id) ? await this.tokens.findOwned(id, userId) : null;
+    const token = isUuid(id) ? await this.tokens.findOwned(id, userId) : null;
     if (!token) throw notFound('Token');
     return token;
   }
