@@ -107,7 +107,9 @@ describe('authorization matrix', () => {
 
   beforeAll(async () => {
     // The matrix makes hundreds of calls with a few credentials: rate limits are tested elsewhere.
-    platform = await startEmbedded(dataDir, { ...admin, LOG_LEVEL: 'info', RATE_LIMIT_PER_CREDENTIAL: '100000', RATE_LIMIT_PER_WORKSPACE: '100000', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
+    platform = await startEmbedded(dataDir, { ...admin, LOG_LEVEL: 'info', RATE_LIMIT_PER_CREDENTIAL: '100000', RATE_LIMIT_PER_WORKSPACE: '100000', RATE_LIMIT_PER_ADDRESS: '100000',
+      // The matrix presents expired, revoked and malformed tokens on every route from one address.
+      AUTH_FAILURES_PER_ADDRESS: '100000', AUTH_FAILURES_PER_CREDENTIAL: '100000', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
     base = platform.url;
     for (const name of ['owner', 'collaborator', 'contributor', 'viewer', 'spare', 'subscriber', 'non-member']) {
       const { user, token } = await userWithToken(base, admin.ADMIN_TOKEN, { scopes: ['*'] });

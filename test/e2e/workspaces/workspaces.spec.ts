@@ -209,7 +209,9 @@ describe('workspaces', () => {
 
     it('applies partial updates and clears with null', async () => {
       const ws = await api.createWorkspace(owner.token);
-      const typeId = '11111111-2222-4333-8444-555555555555';
+      // The default type must be one of the workspace's own (another's is refused: test/e2e/hostile-input.spec.ts).
+      const types = await api.ok(owner.token, 'GET', `/api/workspaces/${ws.id}/fragment-types`, undefined, 200);
+      const typeId: string = types.items.find((t: { key: string }) => t.key === 'note').id;
       let res = await api.call(owner.token, 'PATCH', `/api/workspaces/${ws.id}/settings`, { defaultFragmentTypeId: typeId, enrichment: { tags: false } });
       expect(res.status).toBe(200);
       expect(res.body.settings).toEqual({ defaultFragmentTypeId: typeId, enrichment: { summaries: true, tags: false }, allowPublicSubscriptions: true });

@@ -1,8 +1,9 @@
-import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Req, Res, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IdentityService } from '@kw/contracts';
-import { Public, SessionOnly } from '@kw/platform-http';
+import { admittedAuthentication, findEdgeAdmission, Public, SessionOnly, type EdgeAdmission } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import { SignInDto, SignInResponseDto, ValidateTokenResponseDto } from './dto/auth.dto.js';
 import { toUserDto } from './dto/user.dto.js';
@@ -10,8 +11,17 @@ import { clearSessionCookies, setSessionCookies } from './session-cookies.js';
 
 @ApiTags('Authentication')
 @Controller('api/auth')
-export class AuthController {
-  constructor(private readonly client: ServiceClient) {}
+export class AuthController implements OnModuleInit {
+  private admission?: EdgeAdmission;
+
+  constructor(
+    private readonly client: ServiceClient,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  onModuleInit(): void {
+    this.admission = findEdgeAdmission(this.moduleRef);
+  }
 
   @Public()
   @Post('sign-in')
@@ -19,17 +29,21 @@ export class AuthController {
   @ApiOperation({
     summary: 'Sign in (browser session)',
     description:
-      'Sets the `kw_session` cookie (HttpOnly) and the `kw_csrf` cookie. State-changing requests made with the session must send `x-csrf-token` equal to `kw_csrf`. Wrong email or password: 401 with one generic message.',
+      'Sets the `kw_session` cookie (HttpOnly) and the `kw_csrf` cookie. State-changing requests made with the session must send `x-csrf-token` equal to `kw_csrf`. Wrong email or password: 401 with one generic message; repeated failures from one address or for one email: 429 with `Retry-After` (docs/authentication.md).',
   })
   @ApiOkResponse({ type: SignInResponseDto })
   @ApiUnauthorizedResponse({ description: 'The email or password is incorrect' })
   async signIn(@Body() body: SignInDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignInResponseDto> {
-    const session = await this.client.call(IdentityService.method.signIn, {
-      email: body.email,
-      password: body.password,
-      ip: request.ip,
-      userAgent: String(request.headers['user-agent'] ?? ''),
-    });
+    // Wrong passwords count as failed credentials of the address and of the account's email:
+    // password guessing is throttled like token guessing, before the password hash is computed.
+    const session = await admittedAuthentication(this.admission, request, reply, `email:${body.email.toLowerCase()}`, () =>
+      this.client.call(IdentityService.method.signIn, {
+        email: body.email,
+        password: body.password,
+        ip: request.ip,
+        userAgent: String(request.headers['user-agent'] ?? ''),
+      }),
+    );
     setSessionCookies(request, reply, session);
     return { user: toUserDto(session.user), expiresAt: session.expiresAt };
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Post, Req, Res, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -7,7 +8,18 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '@kw/platform-config';
 import { requestContext } from '@kw/platform-context';
-import { attachCaller, authenticateBearer, Public, publicBase, unauthenticated, type AuthenticatedCaller } from '@kw/platform-http';
+import {
+  admittedAuthentication,
+  attachCaller,
+  authenticateBearer,
+  findEdgeAdmission,
+  Public,
+  publicBase,
+  singleAuthorization,
+  unauthenticated,
+  type AuthenticatedCaller,
+  type EdgeAdmission,
+} from '@kw/platform-http';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, buildInfo, LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
@@ -32,17 +44,23 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
  */
 @ApiTags('MCP')
 @Controller('api/mcp')
-export class McpController {
+export class McpController implements OnModuleInit {
   private readonly origins: Set<string>;
   private readonly version = buildInfo().version;
+  private admission?: EdgeAdmission;
 
   constructor(
     private readonly client: ServiceClient,
     private readonly sessions: McpSessions,
+    private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.origins = allowedOrigins(config);
+  }
+
+  onModuleInit(): void {
+    this.admission = findEdgeAdmission(this.moduleRef);
   }
 
   @Post()
@@ -115,10 +133,11 @@ export class McpController {
     const base = publicBase(this.config, request);
     checkOrigin(header(request, 'origin'), this.origins, base);
     const challenge = `Bearer realm="kw", resource_metadata="${base}/.well-known/oauth-protected-resource"`;
-    const authorization = request.headers.authorization;
     try {
+      const authorization = singleAuthorization(request);
+      // Without a credential the request was already counted as anonymous by the AuthGuard (a public route).
       if (authorization === undefined) throw unauthenticated('A bearer token is required for the MCP endpoint');
-      const caller = await authenticateBearer({ headers: { authorization }, ip: request.ip });
+      const caller = await admittedAuthentication(this.admission, request, reply, authorization, () => authenticateBearer({ headers: { authorization }, ip: request.ip }));
       attachCaller(request, caller);
       return caller;
     } catch (err) {

@@ -288,6 +288,22 @@ export class AppConfig {
   RATE_LIMIT_PER_ADDRESS = 300;
 
   /**
+   * Failed authentications (a credential presented and refused) one address may make per
+   * window; above it the address is refused with 429 before any credential is looked up, with
+   * a backoff that doubles at each repeat.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  AUTH_FAILURES_PER_ADDRESS = 30;
+
+  /** Failed authentications per window with one credential (a revoked or guessed token), from any address. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  AUTH_FAILURES_PER_CREDENTIAL = 10;
+
+  /**
    * How long a gateway reuses a bearer token's authentication before asking agent-auth again
    * (0: never). Revoking or narrowing a token drops it from every gateway's cache at once (a
    * broadcast over NATS); this bound covers a gateway that missed the broadcast.

@@ -1,2 +1,3 @@
 export * from './app-error.js';
 export * from './error-codes.js';
+export * from './database-input.js';

@@ -112,7 +112,7 @@ export function buildErrorResponse(err: unknown, url: string): ErrorResponse {
       body: {
         error: {
           message: appError.message,
-          type: OPENAI_TYPES[appError.status] ?? 'server_error',
+          type: OPENAI_TYPES[appError.status] ?? (appError.status < 500 ? 'invalid_request_error' : 'server_error'),
           code: appError.code.toLowerCase(),
           param: appError.param ?? null,
         },

@@ -5,6 +5,7 @@ import { acceptOrCreateRequestId, requestContext } from '@kw/platform-context';
 import type { PlatformMetrics } from '@kw/platform-observability';
 import { AllExceptionsFilter } from './all-exceptions.filter.js';
 import { ErrorResponder } from './error-responder.js';
+import { checkBody, checkParameters } from './input-guard.js';
 import { RouteTable } from './route-table.js';
 import { createValidationPipe } from './validation.js';
 
@@ -47,8 +48,21 @@ export function installHttpEdge(app: NestFastifyApplication, deps: { logger: Log
     done();
   });
 
+  installInputGuard(fastify);
+
   // Fastify's own errors (body parsing, size limits) reach the filter too: Nest installs
   // Fastify's error handler at init and routes them through its exception filters.
   app.useGlobalFilters(new AllExceptionsFilter(responder));
   app.useGlobalPipes(createValidationPipe());
+}
+
+/**
+ * Bodies (whatever parser read them: JSON, form), query and path parameters are checked by the
+ * input guard once parsed and before validation, authentication or a handler: a refusal is a
+ * 400 in the error model and costs no more than reading the input.
+ */
+function installInputGuard(fastify: FastifyInstance): void {
+  fastify.addHook('preValidation', (request, _reply, done) => {
+    done(checkParameters(request.params) ?? checkParameters(request.query) ?? checkBody(request.body));
+  });
 }

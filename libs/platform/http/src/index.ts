@@ -6,3 +6,5 @@ export * from './http-edge.js';
 export * from './openapi.js';
 export * from './auth/index.js';
 export * from './public-base.js';
+export * from './input-guard.js';
+export * from './server-errors.js';

@@ -1,12 +1,39 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { HttpException, ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { AppError, ErrorCode } from '@kw/platform-errors';
+
+const REQUIRED = 'is required';
 
 function flatten(errors: ValidationError[], parent = ''): { field: string; problems: string[] }[] {
   return errors.flatMap((e) => {
     const field = parent ? `${parent}.${e.property}` : e.property;
-    const own = e.constraints ? [{ field, problems: Object.values(e.constraints) }] : [];
+    // A field that is absent fails every rule it has ("must be a UUID"): say what is wrong instead.
+    // (Optional fields are skipped when absent, so an absent field here is a required one.)
+    const problems = e.value === undefined && e.constraints ? [REQUIRED] : Object.values(e.constraints ?? {});
+    const own = e.constraints ? [{ field, problems }] : [];
     return [...own, ...flatten(e.children ?? [], field)];
   });
+}
+
+/**
+ * A validator that throws on hostile input (validator.js's isEmail throws URIError on text it
+ * cannot encode) answers 400 like a refused value, never 500: validation cannot fail the server.
+ */
+class SafeValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    try {
+      return await super.transform(value, metadata);
+    } catch (err) {
+      if (AppError.isAppError(err) || err instanceof HttpException) throw err;
+      const field = metadata.data ?? metadata.type;
+      throw new AppError({
+        status: 400,
+        code: ErrorCode.VALIDATION_FAILED,
+        message: `${field}: could not be validated`,
+        param: field,
+        details: { fields: [{ field, problems: ['could not be validated'] }] },
+      });
+    }
+  }
 }
 
 /**
@@ -14,7 +41,7 @@ function flatten(errors: ValidationError[], parent = ''): { field: string; probl
  * assignment is visible, and values are converted to the DTO's types.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new SafeValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,

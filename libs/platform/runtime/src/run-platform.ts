@@ -4,7 +4,7 @@ import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigError, loadConfig, type AppConfig } from '@kw/platform-config';
-import { buildOpenApiDocument, installHttpEdge, serveOpenApi } from '@kw/platform-http';
+import { buildOpenApiDocument, edgeServerOptions, installHttpEdge, serveOpenApi } from '@kw/platform-http';
 import { createLogger, NestPinoLogger, PlatformMetrics, type Logger } from '@kw/platform-observability';
 import { serveEcho, TransportModule, type Transport } from '@kw/platform-transport';
 import { buildInfo } from './build-info.js';
@@ -159,6 +159,8 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
     logger: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Router and HTTP-parser refusals, answered in the error model with a request id.
+    ...edgeServerOptions(logger),
   });
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
     logger: new NestPinoLogger(logger),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, ErrorCode, type AppErrorInit } from '@kw/platform-errors';
+import { AppError, ErrorCode, unstorableInputError, type AppErrorInit } from '@kw/platform-errors';
 import type { Logger } from './logger.js';
 import type { Headers, Reply } from './transport.js';
 
@@ -15,6 +15,8 @@ export const ERROR_HEADER = 'kw-error';
  */
 export function exposableError(err: unknown, logger: Logger, fields: Record<string, unknown>): AppError {
   if (AppError.isAppError(err)) return err;
+  const refusedInput = unstorableInputError(err);
+  if (refusedInput) return refusedInput;
   const errorId = randomUUID();
   logger.error({ ...fields, errorId, err }, 'request handler failed');
   return new AppError({ status: 500, code: ErrorCode.INTERNAL_ERROR, message: 'Internal error', details: { errorId } });

@@ -47,6 +47,7 @@ export class SavedSearchHandlers {
   async create(input: In<'createSavedSearch'>, context: RequestContext) {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const criteria = criteriaOf(input.search);
+    if (criteria.collectionId) await this.checkOwnCollection(workspaceId, criteria.collectionId);
     const count = await this.db.savedSearch.count({ where: { workspaceId, userId } });
     if (count >= SAVED_SEARCHES_MAX) throw new AppError({ status: 409, code: ErrorCode.CONFLICT, message: `At most ${SAVED_SEARCHES_MAX} saved searches per workspace` });
     const row = await this.db.savedSearch.create({
@@ -76,6 +77,20 @@ export class SavedSearchHandlers {
     const row = await this.authorizedRow(context, input.id);
     await this.db.savedSearch.deleteMany({ where: { id: row.id, userId: row.userId } });
     return {};
+  }
+
+  /** A saved search may only name a collection of its own workspace: another tenant's id is refused like a missing one. */
+  private async checkOwnCollection(workspaceId: string, collectionId: string): Promise<void> {
+    const found = await this.db.collection.findFirst({ where: { id: collectionId, workspaceId }, select: { id: true } });
+    if (found) return;
+    const problem = 'must be a collection of this workspace';
+    throw new AppError({
+      status: 400,
+      code: ErrorCode.VALIDATION_FAILED,
+      message: `collectionId: ${problem}`,
+      param: 'collectionId',
+      details: { fields: [{ field: 'collectionId', problems: [problem] }] },
+    });
   }
 
   /** The caller's own saved search, in a workspace they may still search. */

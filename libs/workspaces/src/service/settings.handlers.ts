@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { MessageShape } from '@bufbuild/protobuf';
-import { WorkspacesService } from '@kw/contracts';
+import { FragmentsService, WorkspacesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { badRequest } from '@kw/platform-errors';
-import { Handles } from '@kw/platform-transport';
+import { AppError, badRequest } from '@kw/platform-errors';
+import { Handles, ServiceClient } from '@kw/platform-transport';
 import { WORKSPACES_DB, type ControlDb } from './control-db.js';
 import { isUuid } from './ids.js';
 import { WorkspaceAccess } from './workspace-access.js';
@@ -18,6 +18,7 @@ export class SettingsHandlers {
   constructor(
     @Inject(WORKSPACES_DB) private readonly db: ControlDb,
     private readonly access: WorkspaceAccess,
+    private readonly client: ServiceClient,
   ) {}
 
   @Handles(WorkspacesService.method.getWorkspaceSettings)
@@ -31,6 +32,7 @@ export class SettingsHandlers {
     const { workspace } = await this.access.authorize(context, input.workspaceId, 'workspaces:write');
     const typeId = input.defaultFragmentTypeId;
     if (typeId !== undefined && typeId !== '' && !isUuid(typeId)) throw badRequest('defaultFragmentTypeId must be a UUID or null');
+    if (typeId && !workspace.hostedZone) await this.checkOwnType(workspace.id, typeId);
     const next = applySettingsPatch(readSettings(workspace.settings), {
       defaultFragmentTypeId: typeId === undefined ? undefined : typeId || null,
       enrichmentSummaries: input.enrichmentSummaries,
@@ -39,5 +41,27 @@ export class SettingsHandlers {
     });
     await this.db.workspace.update({ where: { id: workspace.id }, data: { settings: { ...next } } });
     return { settings: settingsMessage(next) };
+  }
+
+  /**
+   * The default type must be one of the workspace's own types: an id of another tenant's type
+   * is refused exactly like one that does not exist. The fragments component owns the types,
+   * so it is asked, as the caller. (A hosted zone's types live on its Leaf, out of the Cloud's
+   * sight: there the id is stored as given and the Leaf checks types where they are used.)
+   */
+  private async checkOwnType(workspaceId: string, fragmentTypeId: string): Promise<void> {
+    try {
+      await this.client.call(FragmentsService.method.getFragmentType, { workspaceId, fragmentTypeId });
+    } catch (err) {
+      if (AppError.isAppError(err) && err.status === 404) {
+        throw new AppError({
+          status: 400,
+          code: 'INVALID_FRAGMENT_TYPE',
+          message: 'defaultFragmentTypeId must be a fragment type of this workspace',
+          param: 'defaultFragmentTypeId',
+        });
+      }
+      throw err;
+    }
   }
 }

@@ -6,10 +6,11 @@ import { AppError } from '@kw/platform-errors';
 import { csrfFailed, sessionRequired, unauthenticated, WWW_AUTHENTICATE } from './auth-errors.js';
 import { PUBLIC_ROUTE, SESSION_ONLY_ROUTE } from './auth.metadata.js';
 import { authenticateBearer } from './bearer.strategy.js';
-import { EDGE_ADMISSION, type EdgeAdmission } from './edge-admission.js';
+import { admittedAuthentication, findEdgeAdmission, type EdgeAdmission } from './edge-admission.js';
 import { CSRF_COOKIE, CSRF_HEADER, parseCookies, SESSION_COOKIE } from './cookies.js';
 import { GatewayAuthenticator, type AuthenticatedCaller } from './gateway-authenticator.js';
 import { attachCaller } from './request-caller.js';
+import { singleAuthorization } from './single-authorization.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -41,12 +42,7 @@ export class AuthGuard implements CanActivate, OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    // Provided by another module (the gateway component), when the process has an edge.
-    try {
-      this.admission = this.moduleRef.get<EdgeAdmission>(EDGE_ADMISSION, { strict: false });
-    } catch {
-      this.admission = undefined;
-    }
+    this.admission = findEdgeAdmission(this.moduleRef);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -76,9 +72,12 @@ export class AuthGuard implements CanActivate, OnModuleInit {
   }
 
   private async establishCaller(request: FastifyRequest, reply: FastifyReply, route: RouteAuth): Promise<void> {
+    const authorization = singleAuthorization(request);
+    const cookies = authorization === undefined ? parseCookies(request.headers.cookie) : {};
+    const credential = authorization ?? cookies[SESSION_COOKIE];
     let caller: AuthenticatedCaller;
     try {
-      caller = await this.authenticate(request);
+      caller = await admittedAuthentication(this.admission, request, reply, credential, () => this.authenticate(request, authorization, cookies));
     } catch (err) {
       if (AppError.isAppError(err) && err.status === 401) void reply.header('www-authenticate', WWW_AUTHENTICATE);
       throw err;
@@ -89,11 +88,9 @@ export class AuthGuard implements CanActivate, OnModuleInit {
     attachCaller(request, caller);
   }
 
-  private async authenticate(request: FastifyRequest): Promise<AuthenticatedCaller> {
-    const authorization = request.headers.authorization;
+  private async authenticate(request: FastifyRequest, authorization: string | undefined, cookies: Record<string, string>): Promise<AuthenticatedCaller> {
     if (authorization !== undefined) return authenticateBearer({ headers: { authorization }, ip: request.ip });
 
-    const cookies = parseCookies(request.headers.cookie);
     const sessionToken = cookies[SESSION_COOKIE];
     if (!sessionToken) throw unauthenticated();
     const session = await this.authenticator.authenticateSession(sessionToken, request.ip);

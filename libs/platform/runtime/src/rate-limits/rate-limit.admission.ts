@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requestContext } from '@kw/platform-context';
 import type { EdgeAdmission } from '@kw/platform-http';
-import { mostRestrictive, rateLimitedError, rateLimitHeaders } from '@kw/platform-rate-limit';
+import { AppError } from '@kw/platform-errors';
+import { mostRestrictive, rateLimitedError, rateLimitHeaders, type RateLimitResult } from '@kw/platform-rate-limit';
 import { RATE_LIMITERS, type RateLimiters } from './rate-limiters.js';
 
 /** Orchestrator probes and metrics scrapes are never limited: a 429 there would restart pods. */
@@ -37,5 +38,34 @@ export class RateLimitAdmission implements EdgeAdmission {
     const result = workspaceId ? mostRestrictive(await Promise.all([credentialCheck, this.limiters.perWorkspace.hit(`ws:${workspaceId}`)])) : await credentialCheck;
     void reply.headers(rateLimitHeaders(result));
     if (!result.allowed) throw rateLimitedError(result);
+  }
+
+  /**
+   * A request without a credential counts as an anonymous request of its address before its
+   * 401; a refused credential counts as one too, and as a failure of its address and of that
+   * credential (FailedAuthThrottle), so guessing costs the guesser a 429, not us a lookup.
+   */
+  async authenticate<T>(request: FastifyRequest, reply: FastifyReply, credential: string | undefined, attempt: () => Promise<T>): Promise<T> {
+    const { failedAuth, perAddress } = this.limiters;
+    if (credential === undefined) {
+      this.refuseWhenLimited(reply, await perAddress.hit(`ip:${request.ip}`));
+      return attempt();
+    }
+    const blocked = failedAuth.blocked(request.ip, credential);
+    if (blocked) this.refuseWhenLimited(reply, blocked);
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!AppError.isAppError(err) || err.status !== 401) throw err;
+      const [throttled, anonymous] = await Promise.all([failedAuth.failed(request.ip, credential), perAddress.hit(`ip:${request.ip}`)]);
+      this.refuseWhenLimited(reply, throttled ?? anonymous);
+      throw err;
+    }
+  }
+
+  private refuseWhenLimited(reply: FastifyReply, result: RateLimitResult): void {
+    if (result.allowed) return;
+    void reply.headers(rateLimitHeaders(result));
+    throw rateLimitedError(result);
   }
 }

@@ -1,6 +1,6 @@
 import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
-import { BatchedRateLimitStore, MemoryRateLimitStore, PostgresRateLimitStore, RateLimiter, type RateLimitStore } from '@kw/platform-rate-limit';
+import { BatchedRateLimitStore, FailedAuthThrottle, MemoryRateLimitStore, PostgresRateLimitStore, RateLimiter, type RateLimitStore } from '@kw/platform-rate-limit';
 import type { PlatformDatabase } from '../database.js';
 
 export const RATE_LIMITERS = Symbol('RATE_LIMITERS');
@@ -9,6 +9,7 @@ export interface RateLimiters {
   perCredential: RateLimiter;
   perWorkspace: RateLimiter;
   perAddress: RateLimiter;
+  failedAuth: FailedAuthThrottle;
   store: RateLimitStore;
 }
 
@@ -30,5 +31,9 @@ export function createRateLimiters(config: AppConfig, database: PlatformDatabase
     perCredential: new RateLimiter(store, { name: 'credential', limit: config.RATE_LIMIT_PER_CREDENTIAL, windowSeconds }),
     perWorkspace: new RateLimiter(store, { name: 'workspace', limit: config.RATE_LIMIT_PER_WORKSPACE, windowSeconds }),
     perAddress: new RateLimiter(store, { name: 'address', limit: config.RATE_LIMIT_PER_ADDRESS, windowSeconds }),
+    failedAuth: new FailedAuthThrottle(
+      new RateLimiter(store, { name: 'authfail-address', limit: config.AUTH_FAILURES_PER_ADDRESS, windowSeconds }),
+      new RateLimiter(store, { name: 'authfail-credential', limit: config.AUTH_FAILURES_PER_CREDENTIAL, windowSeconds }),
+    ),
   };
 }
