@@ -3,7 +3,9 @@
 // Postgres and NATS (DATABASE_URL, NATS_URL from the environment), like docker compose does
 // with containers. It restarts an app that dies (after a short pause), prefixes nothing
 // (logs stay JSON, each line names its component), and on SIGTERM/SIGINT stops every app
-// gracefully and exits 0 when all of them did.
+// gracefully and exits 0 when all of them did. An app that exits with code 2 failed at start-up
+// on its configuration (it printed the variable to set): restarting it cannot help, so it is
+// not restarted and the reason is repeated once.
 //
 // Usage: DATABASE_URL=postgres://... NATS_URL=nats://... node scripts/run-distributed.mjs
 // Optional: APPS=gateway,fragments (default: all), METRICS_PORT_BASE (default 9464).
@@ -16,6 +18,8 @@ const ALL = ['workspaces', 'agent-auth', 'chat', 'fragments', 'files', 'search',
 const apps = (process.env.APPS ? process.env.APPS.split(',') : ALL).map((a) => a.trim()).filter(Boolean);
 const metricsBase = Number(process.env.METRICS_PORT_BASE ?? 9464);
 const RESTART_DELAY_MS = Number(process.env.RESTART_DELAY_MS ?? 1000);
+/** runPlatform's exit code for a configuration error (ConfigError). */
+const CONFIG_ERROR_EXIT = 2;
 
 for (const key of ['DATABASE_URL', 'NATS_URL']) {
   if (!process.env[key]) {
@@ -42,6 +46,12 @@ function start(app, index) {
     note({ msg: 'app exited', app, code, signal });
     if (stopping) {
       if (children.size === 0) process.exit(0);
+      return;
+    }
+    if (code === CONFIG_ERROR_EXIT) {
+      note({ level: 'error', msg: `${app} refused its configuration and is not restarted: set what its message above names, then start again`, app });
+      process.stderr.write(`run-distributed: ${app} is not running: its configuration is incomplete (see the "${app}:" line above)\n`);
+      if (children.size === 0) process.exit(CONFIG_ERROR_EXIT);
       return;
     }
     setTimeout(() => !stopping && start(app, index), RESTART_DELAY_MS);

@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ROOT } from '../support/processes.js';
+import { createTestDatabase } from '../support/postgres.js';
+import { describeWith, TEST_NATS_URL } from '../support/services.js';
 
 /** A bad configuration stops the process at once, naming every offending variable. */
 describe('start-up configuration', () => {
@@ -27,5 +29,23 @@ describe('start-up configuration', () => {
     });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('TARGETS names components this binary does not have: search');
+  });
+});
+
+describeWith(['postgres', 'nats'], 'the distributed supervisor', () => {
+  it('does not restart an app that refused its configuration, and says what to set', async () => {
+    const database = await createTestDatabase('kw_supervisor');
+    onTestFinished(() => database.drop());
+    const run = spawnSync(process.execPath, [path.join(ROOT, 'scripts/run-distributed.mjs')], {
+      cwd: ROOT,
+      // No SECRETS_ENCRYPTION_KEY: the webhooks component needs one in the distributed mode.
+      env: { PATH: process.env.PATH ?? '', APPS: 'webhooks', METRICS_PORT_BASE: '0', RESTART_DELAY_MS: '100', DATABASE_URL: database.url, NATS_URL: TEST_NATS_URL! },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stdout.match(/"msg":"app started"/g)).toHaveLength(1);
+    expect(run.stderr).toContain('SECRETS_ENCRYPTION_KEY is required by the webhooks component');
+    expect(run.stderr).toContain('run-distributed: webhooks is not running');
   });
 });

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { AppConfig } from '@kw/platform-config';
+import { ConfigError, type AppConfig } from '@kw/platform-config';
 import { SecretBox, parseKey } from './secret-box.js';
 
 export const SECRET_BOX = Symbol('SECRET_BOX');
@@ -20,7 +20,8 @@ export function loadSecretBox(config: AppConfig, component: string, warn: (msg: 
     return new SecretBox(keys);
   }
   if (config.RUN_MODE === 'distributed') {
-    throw new Error(`SECRETS_ENCRYPTION_KEY is required by the ${component} component when RUN_MODE=distributed (32 bytes: 64 hex characters or base64)`);
+    // A configuration error (exit code 2): supervisors do not restart the process for it.
+    throw new ConfigError([`SECRETS_ENCRYPTION_KEY is required by the ${component} component when RUN_MODE=distributed (32 bytes: 64 hex characters or base64; e.g. \`openssl rand -hex 32\`)`]);
   }
   if (config.DATABASE_URL) {
     warn(`${component}: SECRETS_ENCRYPTION_KEY is unset; secrets in the external database are sealed with a key kept in DATA_DIR/${KEY_FILE}: losing that folder makes them unreadable`);
