@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { deleteEventStream } from './nats-streams.js';
 import { collectLogLines, ROOT, type LogLine } from './processes.js';
 
 export interface DistributedPlatform {
@@ -19,6 +20,7 @@ export interface DistributedPlatform {
  */
 export async function startDistributed(env: { DATABASE_URL: string; NATS_URL: string } & Record<string, string>, timeoutMs = 60_000): Promise<DistributedPlatform> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const subjectPrefix = env.NATS_SUBJECT_PREFIX ?? `t${randomBytes(4).toString('hex')}`;
   const runner = spawn(process.execPath, [path.join(ROOT, 'scripts/run-distributed.mjs')], {
     cwd: ROOT,
     env: {
@@ -27,7 +29,7 @@ export async function startDistributed(env: { DATABASE_URL: string; NATS_URL: st
       PORT: String(port),
       METRICS_PORT_BASE: '0',
       LOG_LEVEL: 'debug',
-      NATS_SUBJECT_PREFIX: `t${randomBytes(4).toString('hex')}`,
+      NATS_SUBJECT_PREFIX: subjectPrefix,
       RESTART_DELAY_MS: '300',
       // Every replica must seal and open secrets with the same key (a test-only key).
       SECRETS_ENCRYPTION_KEY: 'a'.repeat(64),
@@ -64,7 +66,9 @@ export async function startDistributed(env: { DATABASE_URL: string; NATS_URL: st
     pidOf: (app) => pids.get(app),
     async stop() {
       if (runner.exitCode === null) runner.kill('SIGTERM');
-      return exited;
+      const code = await exited;
+      await deleteEventStream(env.NATS_URL, subjectPrefix);
+      return code;
     },
   };
 }

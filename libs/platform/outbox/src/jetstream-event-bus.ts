@@ -16,6 +16,9 @@ export interface JetStreamEventBusOptions {
 const ms = (millis: number) => millis * 1_000_000;
 const token = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, '_');
 
+/** The stream that holds the events of one subject prefix (tests delete theirs by this name). */
+export const eventStreamName = (subjectPrefix?: string): string => (subjectPrefix ? `KW_EVENTS_${token(subjectPrefix).toUpperCase()}` : 'KW_EVENTS');
+
 /**
  * The distributed adapter: a `KW_EVENTS` stream on `events.>`, durable pull consumers with
  * explicit ack (unacknowledged messages are redelivered after the ack wait), publish
@@ -35,7 +38,7 @@ export class JetStreamEventBus implements EventBus {
     private readonly options: JetStreamEventBusOptions = {},
   ) {
     this.js = jetstream(nc);
-    this.stream = options.subjectPrefix ? `KW_EVENTS_${token(options.subjectPrefix).toUpperCase()}` : 'KW_EVENTS';
+    this.stream = eventStreamName(options.subjectPrefix);
   }
 
   async publish(event: DomainEvent): Promise<void> {
