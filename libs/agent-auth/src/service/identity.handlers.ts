@@ -30,7 +30,7 @@ import { SignIn, SignOut } from './credentials/sign-in.js';
 import { toUserMessage } from './mappers.js';
 import { UsersRepository } from './persistence/users.repository.js';
 import { ManageTokens } from './tokens/manage-tokens.js';
-import { isUuid } from './ids.js';
+import { isUuid } from '@kw/platform-ids';
 
 /** IdentityService over the transport: each method hands over to its use case. */
 @Injectable()

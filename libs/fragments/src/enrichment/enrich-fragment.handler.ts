@@ -5,7 +5,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { Handles } from '@kw/platform-transport';
 import { fragmentNotFound } from '../service/fragment-errors.js';
 import { FRAGMENTS_DB, type DataDb } from '../service/fragments-db.js';
-import { isUuid } from '../service/ids.js';
+import { isUuid } from '@kw/platform-ids';
 import { WorkspaceGate } from '../service/workspace-gate.js';
 import { ENRICHMENT_REQUESTED_EVENT, ENRICHMENT_STEPS, readEnrichment, type EnrichmentState, type EnrichmentStep } from './enrichment-state.js';
 

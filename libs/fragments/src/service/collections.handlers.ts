@@ -8,7 +8,7 @@ import { FRAGMENT_LIST_LIMIT_DEFAULT } from '../fragment-limits.js';
 import { collectionNotFound } from './fragment-errors.js';
 import { collectionView, fragmentView } from './fragment-view.js';
 import { FRAGMENTS_DB, type CollectionRow, type DataDb } from './fragments-db.js';
-import { isUuid } from './ids.js';
+import { isUuid } from '@kw/platform-ids';
 import { WorkspaceGate } from './workspace-gate.js';
 
 type M = typeof FragmentsService.method;

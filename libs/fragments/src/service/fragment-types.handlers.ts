@@ -7,7 +7,7 @@ import { ensureDefaultTypes } from './default-types.js';
 import { fragmentTypeNotFound, invalidInput, typeInUse, typeKeyExists } from './fragment-errors.js';
 import { fragmentTypeView } from './fragment-view.js';
 import { FRAGMENTS_DB, isUniqueViolation, type DataDb, type FragmentTypeRow } from './fragments-db.js';
-import { isUuid } from './ids.js';
+import { isUuid } from '@kw/platform-ids';
 import { NO_MEMBER, WorkspaceGate } from './workspace-gate.js';
 
 type M = typeof FragmentsService.method;

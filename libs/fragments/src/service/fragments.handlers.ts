@@ -13,7 +13,7 @@ import { insertFragment } from './fragment-insert.js';
 import { enrichmentNeeds, pendingEnrichment, recordFragmentEvent, type EnrichmentStep } from './fragment-events.js';
 import { fragmentView } from './fragment-view.js';
 import { FRAGMENTS_DB, isUniqueViolation, type DataDb, type FragmentRow } from './fragments-db.js';
-import { isUuid } from './ids.js';
+import { isUuid } from '@kw/platform-ids';
 import { applyOperations, type PatchOperation } from './patch-operations.js';
 import { WorkspaceGate } from './workspace-gate.js';
 import { WorkspaceRoom } from './workspace-room.js';

@@ -5,6 +5,7 @@ import { AuthContextSchema, UserSchema } from '@kw/contracts';
 import { GatewayAuthenticator, unauthenticated, type AuthenticatedCaller, type AuthenticatedSession } from '@kw/platform-http';
 import { HandoffKeys } from '../keys/handoff-keys.js';
 import { LeafStateStore } from '../state/leaf-state.store.js';
+import { isUuid } from '@kw/platform-ids';
 
 /** The credential kind of a handoff token in the AuthContext. */
 export const HANDOFF_CREDENTIAL = 'handoff';
@@ -14,7 +15,6 @@ export const HANDOFF_ROLES: readonly string[] = ['owner', 'collaborator', 'contr
 export const CLOCK_TOLERANCE_SECONDS = 5;
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const NOT_A_HANDOFF = 'A Leaf accepts only handoff tokens: ask the Cloud for one (POST /api/workspaces/{id}/handoff)';
 
@@ -55,7 +55,7 @@ export class HandoffAuthenticator extends GatewayAuthenticator {
     const workspaceId = claims.kw_ws;
     const role = claims.kw_role;
     const actions = claims.kw_actions;
-    if (typeof workspaceId !== 'string' || !UUID.test(workspaceId) || typeof role !== 'string' || !HANDOFF_ROLES.includes(role)) {
+    if (!isUuid(workspaceId) || typeof role !== 'string' || !HANDOFF_ROLES.includes(role)) {
       throw unauthenticated('The handoff token lacks its workspace or role');
     }
     if (!Array.isArray(actions) || !actions.every((a) => typeof a === 'string')) throw unauthenticated('The handoff token lacks its actions');

@@ -5,8 +5,7 @@ import { CloudClient, CloudRefusedError, type Placement } from '../cloud/cloud-c
 import { HandoffKeys } from '../keys/handoff-keys.js';
 import { LEAF_SETTINGS, type LeafSettings } from '../leaf-settings.js';
 import { LeafStateStore } from '../state/leaf-state.store.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '@kw/platform-ids';
 
 /**
  * Every LEAF_HEARTBEAT_SECONDS: tells the Cloud the Leaf is alive (endpoint and version only),
@@ -55,7 +54,7 @@ export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private async provision(zoneCredential: string, placement: Placement): Promise<void> {
-    if (!UUID.test(placement.workspaceId)) {
+    if (!isUuid(placement.workspaceId)) {
       this.logger.warn({ workspaceId: placement.workspaceId }, 'ignoring a placement whose workspace id is not a UUID');
       return;
     }

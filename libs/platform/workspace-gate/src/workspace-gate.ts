@@ -7,6 +7,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { hostedZoneRequired, type AppError } from '@kw/platform-errors';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { InvalidatedCache, onBroadcast, ServiceClient, TRANSPORT, type Subscription, type Transport } from '@kw/platform-transport';
+import { isUuid } from '@kw/platform-ids';
 
 /** A workspace the caller may act on (never the client's word: ResolveAccess found it). */
 export interface Gate {
@@ -24,8 +25,6 @@ export interface GateOptions {
 }
 
 type Access = MessageShape<typeof WorkspacesService.method.resolveAccess.output>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The answer depends on the workspace and on everything the credential is: who, which token, its scopes and reach. */
 function accessKey(workspaceId: string, auth: AuthContext): string {
@@ -76,7 +75,7 @@ export class WorkspaceGate implements OnModuleInit, OnModuleDestroy {
   async authorize(context: RequestContext, workspaceId: string, action: Action, options: GateOptions = {}): Promise<Gate> {
     const auth = context.auth;
     const account = auth?.userId ? { active: true } : undefined;
-    const access = auth?.userId && UUID.test(workspaceId) ? await this.resolve(auth, workspaceId) : undefined;
+    const access = auth?.userId && isUuid(workspaceId) ? await this.resolve(auth, workspaceId) : undefined;
     const workspace = access?.found ? { id: workspaceId, visibility: access.visibility as Visibility, archived: access.archived } : undefined;
     const decision = decide({ auth, account, workspace, relation: (access?.found ? access.relation : 'none') as never, action, resourceOwnerId: options.resourceOwnerId });
     if (!decision.allowed) throw decision.status === 404 && options.hiddenAs ? options.hiddenAs() : denialError(decision);

@@ -8,11 +8,11 @@ import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { GRAPH_DEPTH_MAX, GRAPH_SEARCH_LIMIT_DEFAULT, GRAPH_SEARCH_LIMIT_MAX } from './graph-limits.js';
 import { entitiesByIds, entitiesNamedIn, fragmentsMentioning, graphStats, searchEntities, traverse, type EntityRow, type Traversal } from './graph-queries.js';
+import { isUuid } from '@kw/platform-ids';
 
 type M = typeof GraphService.method;
 type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const clamp = (value: number, fallback: number, max: number) => Math.min(Math.max(value || fallback, 1), max);
 
 /** The graph routes: statistics, entity search, neighbourhoods and graph-guided retrieval. */
@@ -40,7 +40,7 @@ export class GraphHandlers {
   @Handles(GraphService.method.getEntityNeighbourhood)
   async neighbourhood(input: In<'getEntityNeighbourhood'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
-    const [root] = UUID.test(input.entityId) ? await entitiesByIds(this.db, workspaceId, [input.entityId]) : [];
+    const [root] = isUuid(input.entityId) ? await entitiesByIds(this.db, workspaceId, [input.entityId]) : [];
     if (!root) throw notFound('Entity');
     const traversal = await traverse(this.db, workspaceId, [root.id], clamp(input.depth, 1, GRAPH_DEPTH_MAX));
     const nodes = await this.nodesOf(workspaceId, traversal);

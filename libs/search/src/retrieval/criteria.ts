@@ -1,7 +1,6 @@
 import { badRequest } from '@kw/platform-errors';
 import { parseMode, type SearchCriteria } from './search-query.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '@kw/platform-ids';
 
 /** The contract's SearchQuery as the retrievers take it (a malformed collection id is a 400, not a 500). */
 /** The fields of the contract's SearchQuery (also what a saved search stores). */
@@ -15,7 +14,7 @@ export interface SearchQueryFields {
 
 export function criteriaOf(search: SearchQueryFields | undefined): SearchCriteria {
   const collectionId = search?.collectionId || undefined;
-  if (collectionId && !UUID.test(collectionId)) throw badRequest('collectionId must be a UUID');
+  if (collectionId && !isUuid(collectionId)) throw badRequest('collectionId must be a UUID');
   return {
     query: (search?.query ?? '').trim(),
     mode: parseMode(search?.mode),

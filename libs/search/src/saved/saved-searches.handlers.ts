@@ -9,12 +9,12 @@ import { FragmentSearch } from '../retrieval/fragment-search.js';
 import { pageOf } from '../retrieval/search-paging.js';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
+import { isUuid } from '@kw/platform-ids';
 
 type M = typeof SearchService.method;
 type In<K extends keyof M> = MessageShape<M[K]['input']>;
 type SavedRow = Awaited<ReturnType<SearchDb['savedSearch']['findUniqueOrThrow']>>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A user's saved searches per workspace (keeps the table bounded). */
 export const SAVED_SEARCHES_MAX = 100;
 
@@ -96,7 +96,7 @@ export class SavedSearchHandlers {
   /** The caller's own saved search, in a workspace they may still search. */
   private async authorizedRow(context: RequestContext, id: string): Promise<SavedRow> {
     const userId = context.auth?.userId;
-    const row = userId && UUID.test(id) ? await this.db.savedSearch.findUnique({ where: { id } }) : null;
+    const row = userId && isUuid(id) ? await this.db.savedSearch.findUnique({ where: { id } }) : null;
     if (!row || row.userId !== userId) {
       // Unauthenticated callers still get 401 first.
       if (!userId) await this.gate.authorize(context, '', 'search:read');

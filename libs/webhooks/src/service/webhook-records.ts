@@ -1,13 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RequestContext } from '@kw/platform-context';
 import { notFound } from '@kw/platform-errors';
+import { isUuid } from '@kw/platform-ids';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { WEBHOOKS_DB, type WebhookRow, type WebhooksDb } from './webhooks-db.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const webhookNotFound = () => notFound('Webhook');
 export const deliveryNotFound = () => notFound('Delivery');
-export const isUuid = (id: string) => UUID.test(id);
 
 /** Loads webhooks for a caller who may manage their workspace; anything else reads as missing. */
 @Injectable()

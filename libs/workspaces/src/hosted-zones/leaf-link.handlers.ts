@@ -4,7 +4,7 @@ import { HostedZonesService } from '@kw/contracts';
 import { Handles } from '@kw/platform-transport';
 import { AccessChanges } from '../service/access-changes.js';
 import { WORKSPACES_DB, type ControlDb } from '../service/control-db.js';
-import { isUuid } from '../service/ids.js';
+import { isUuid } from '@kw/platform-ids';
 import { leafUnauthenticated, placementNotFound } from './hosted-zone-errors.js';
 import { HOSTED_ZONE_SETTINGS, jwksPath, zoneAudience, type HostedZoneSettings } from './hosted-zone-settings.js';
 import type { HostedZoneRow } from './hosted-zone-view.js';

@@ -3,7 +3,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { assertAccount } from '../service/caller.js';
 import { WORKSPACES_DB, type ControlDb } from '../service/control-db.js';
 import { IdentityDirectory } from '../service/identity-directory.js';
-import { isUuid } from '../service/ids.js';
+import { isUuid } from '@kw/platform-ids';
 import { zoneNotFound } from './hosted-zone-errors.js';
 import type { HostedZoneRow } from './hosted-zone-view.js';
 

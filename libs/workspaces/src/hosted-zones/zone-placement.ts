@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { WORKSPACES_DB, type ControlDb } from '../service/control-db.js';
-import { isUuid } from '../service/ids.js';
+import { isUuid } from '@kw/platform-ids';
 import { hostedZoneNotFound } from '../service/workspace-errors.js';
 import { hostedZoneOffline } from './hosted-zone-errors.js';
 import { HOSTED_ZONE_SETTINGS, type HostedZoneSettings } from './hosted-zone-settings.js';

@@ -10,7 +10,7 @@ import { AccessChanges } from './access-changes.js';
 import { assertAccount, tokenReaches } from './caller.js';
 import { lockWorkspace, WORKSPACES_DB, type ControlDb, type InvitationRow } from './control-db.js';
 import { IdentityDirectory } from './identity-directory.js';
-import { isUuid } from './ids.js';
+import { isUuid } from '@kw/platform-ids';
 import { NotificationKind } from './notifications.js';
 import { alreadyMember, invalidRole, invitationExpired, invitationNotFound, invitationPending } from './workspace-errors.js';
 import { relationFrom, WorkspaceAccess } from './workspace-access.js';

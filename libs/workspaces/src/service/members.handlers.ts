@@ -7,7 +7,7 @@ import { Handles } from '@kw/platform-transport';
 import { AccessChanges } from './access-changes.js';
 import { lockWorkspace, WORKSPACES_DB, type ControlDb, type ControlTx, type MemberRow } from './control-db.js';
 import { IdentityDirectory } from './identity-directory.js';
-import { isUuid } from './ids.js';
+import { isUuid } from '@kw/platform-ids';
 import { invalidRole, lastOwner, memberNotFound } from './workspace-errors.js';
 import { WorkspaceAccess } from './workspace-access.js';
 import { iso } from './workspace-view.js';

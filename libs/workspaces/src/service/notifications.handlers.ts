@@ -6,7 +6,7 @@ import { Handles } from '@kw/platform-transport';
 import { NOTIFICATIONS_LIMIT_DEFAULT, NOTIFICATIONS_LIMIT_MAX } from '../workspace-limits.js';
 import { assertAccount } from './caller.js';
 import { WORKSPACES_DB, type ControlDb } from './control-db.js';
-import { isUuid } from './ids.js';
+import { isUuid } from '@kw/platform-ids';
 import { notificationView } from './notifications.js';
 import { notificationNotFound } from './workspace-errors.js';
 

@@ -4,7 +4,7 @@ import { WorkspacesService } from '@kw/contracts';
 import { badRequest } from '@kw/platform-errors';
 import { Handles } from '@kw/platform-transport';
 import { WORKSPACES_DB, type ControlDb } from './control-db.js';
-import { isUuid } from './ids.js';
+import { isUuid } from '@kw/platform-ids';
 import { NotificationKind } from './notifications.js';
 
 type In = MessageShape<typeof WorkspacesService.method.notifyWorkspaceOwners.input>;

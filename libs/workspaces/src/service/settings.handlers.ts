@@ -5,7 +5,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { AppError, badRequest } from '@kw/platform-errors';
 import { Handles, ServiceClient } from '@kw/platform-transport';
 import { WORKSPACES_DB, type ControlDb } from './control-db.js';
-import { isUuid } from './ids.js';
+import { isUuid } from '@kw/platform-ids';
 import { WorkspaceAccess } from './workspace-access.js';
 import { applySettingsPatch, readSettings, settingsMessage } from './workspace-settings.js';
 

@@ -3,7 +3,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { assertAllowed, decide, isWorkspaceRole, type Action, type CallerAuth, type Decision, type Relation, type Visibility } from '@kw/platform-access-policy';
 import { callerOf } from './caller.js';
 import { WORKSPACES_DB, type ControlDb, type ControlTx, type WorkspaceRow } from './control-db.js';
-import { isUuid } from './ids.js';
+import { isUuid } from '@kw/platform-ids';
 
 /** A workspace the caller was allowed to act on, with how the caller stands towards it. */
 export interface AuthorizedWorkspace {

@@ -3,7 +3,7 @@ import type { RecordTokenUsesRequest } from '@kw/contracts';
 import { fromTokenUsesMessage } from '../../tokens/token-uses-message.js';
 import type { TokenCredentialStore } from '../persistence/tokens.repository.js';
 import { TOKEN_USAGE_STORE } from './token-usage-recorder.js';
-import { isUuid } from '../ids.js';
+import { isUuid } from '@kw/platform-ids';
 
 /**
  * RecordTokenUses: uses a gateway answered from its authentication cache, written at once

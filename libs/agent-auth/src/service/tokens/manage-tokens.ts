@@ -19,7 +19,7 @@ import { TokensRepository, type TokenChanges } from '../persistence/tokens.repos
 import { CredentialChanges } from '../credentials/credential-changes.js';
 import { TokenUsageRecorder } from '../credentials/token-usage-recorder.js';
 import { capExpiry, grantForNewToken, narrowedScopes, narrowedWorkspaces, parseFutureExpiry } from './token-grants.js';
-import { isUuid } from '../ids.js';
+import { isUuid } from '@kw/platform-ids';
 
 const ANALYTICS_DAYS = 30;
 const DAY_MS = 86_400_000;

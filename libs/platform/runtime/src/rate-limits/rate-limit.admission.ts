@@ -5,11 +5,10 @@ import type { EdgeAdmission } from '@kw/platform-http';
 import { AppError } from '@kw/platform-errors';
 import { mostRestrictive, rateLimitedError, rateLimitHeaders, type RateLimitResult } from '@kw/platform-rate-limit';
 import { RATE_LIMITERS, type RateLimiters } from './rate-limiters.js';
+import { isUuid } from '@kw/platform-ids';
 
 /** Orchestrator probes and metrics scrapes are never limited: a 429 there would restart pods. */
 const UNLIMITED_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The workspace a request is about, as the client named it (only a rate-limit key here: never trusted for access). */
 function workspaceOf(request: FastifyRequest): string | undefined {
@@ -18,7 +17,7 @@ function workspaceOf(request: FastifyRequest): string | undefined {
   const body = request.body as Record<string, unknown> | undefined;
   const fromPath = request.routeOptions?.url?.startsWith('/api/workspaces/:id') ? params?.id : undefined;
   const candidate = fromPath ?? query?.workspaceId ?? (body && typeof body === 'object' ? body.workspaceId : undefined);
-  return typeof candidate === 'string' && UUID.test(candidate) ? candidate.toLowerCase() : undefined;
+  return isUuid(candidate) ? candidate.toLowerCase() : undefined;
 }
 
 /**

@@ -2,8 +2,8 @@ import { DataPrisma as Prisma } from '@kw/platform-persistence';
 import { FilterError } from './filter-error.js';
 import { fieldSpec, OPERATORS_BY_KIND, type FieldSpec } from './fields.js';
 import type { FilterNode, Literal } from './parser.js';
+import { isUuid } from '@kw/platform-ids';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 const COMPARATORS: Record<string, Prisma.Sql> = { '=': Prisma.raw('='), '!=': Prisma.raw('<>'), '<': Prisma.raw('<'), '<=': Prisma.raw('<='), '>': Prisma.raw('>'), '>=': Prisma.raw('>=') };
@@ -43,7 +43,7 @@ function compileComparison(node: Extract<FilterNode, { type: 'compare' }>): Pris
       return compileText(spec, node.op, stringOf(value, node.field));
     case 'uuid': {
       const id = stringOf(value, node.field);
-      if (!UUID.test(id)) throw new FilterError(value.position, `'${node.field}' takes a UUID`);
+      if (!isUuid(id)) throw new FilterError(value.position, `'${node.field}' takes a UUID`);
       return Prisma.sql`(${spec.sql} ${COMPARATORS[node.op]} ${id}::uuid)`;
     }
     case 'tags':
