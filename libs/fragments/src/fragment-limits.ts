@@ -2,6 +2,8 @@
 export const FRAGMENT_LIST_LIMIT_MIN = 5;
 export const FRAGMENT_LIST_LIMIT_MAX = 500;
 export const FRAGMENT_LIST_LIMIT_DEFAULT = 50;
+/** Rows read per query while filling a page: bounds what one query loads beyond the byte budget. */
+export const FRAGMENT_LIST_BATCH = 50;
 export const FRAGMENT_TITLE_MAX = 500;
 export const FRAGMENT_CONTENT_MAX_BYTES = 1_000_000;
 export const FRAGMENT_SUMMARY_MAX = 10_000;

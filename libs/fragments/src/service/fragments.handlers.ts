@@ -3,7 +3,7 @@ import type { MessageShape } from '@bufbuild/protobuf';
 import { FragmentsService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles } from '@kw/platform-transport';
-import { CREATED_VIA, FRAGMENT_CONTENT_MAX_BYTES, FRAGMENT_LIST_LIMIT_DEFAULT } from '../fragment-limits.js';
+import { CREATED_VIA, FRAGMENT_CONTENT_MAX_BYTES, FRAGMENT_LIST_BATCH, FRAGMENT_LIST_LIMIT_DEFAULT } from '../fragment-limits.js';
 import type { AppConfig } from '@kw/platform-config';
 import type { Database } from '@kw/platform-persistence';
 import { APP_CONFIG, DATABASE } from '@kw/platform-runtime';
@@ -93,11 +93,34 @@ export class FragmentHandlers {
     const order = input.order === 'desc' ? 'desc' : 'asc';
     // The id breaks ties so that offset paging is stable; with createdAt asc (the default)
     // new records land at the end and a walk by offset sees every record once.
-    const [totalCount, rows] = await Promise.all([
-      this.db.fragment.count({ where }),
-      this.db.fragment.findMany({ where, orderBy: [{ [field]: order }, { id: order }], take: input.limit || FRAGMENT_LIST_LIMIT_DEFAULT, skip: input.offset }),
-    ]);
+    const orderBy = [{ [field]: order }, { id: order }];
+    const limit = input.limit || FRAGMENT_LIST_LIMIT_DEFAULT;
+    const [totalCount, rows] = await Promise.all([this.db.fragment.count({ where }), this.pageWithinBytes(where, orderBy, limit, input.offset)]);
     return { items: rows.map(fragmentView), totalCount };
+  }
+
+  /**
+   * Up to `limit` rows from `offset`, read in batches, stopping once the page holds
+   * LIST_PAGE_MAX_BYTES of text (always at least one row): 500 fragments at the content maximum
+   * would be 500 MB, so the documented maximum page then always fits what the transport
+   * carries (64 MiB), and memory stays bounded. A short page is read like any other: clients
+   * page on by its `count`.
+   */
+  private async pageWithinBytes(where: object, orderBy: object[], limit: number, offset: number): Promise<FragmentRow[]> {
+    const page: FragmentRow[] = [];
+    let bytes = 0;
+    while (page.length < limit) {
+      const take = Math.min(FRAGMENT_LIST_BATCH, limit - page.length);
+      const batch = await this.db.fragment.findMany({ where, orderBy, take, skip: offset + page.length });
+      for (const row of batch) {
+        const size = Buffer.byteLength(row.content) + Buffer.byteLength(row.title) + Buffer.byteLength(row.summary ?? '');
+        if (page.length > 0 && bytes + size > this.config.LIST_PAGE_MAX_BYTES) return page;
+        page.push(row);
+        bytes += size;
+      }
+      if (batch.length < take) break;
+    }
+    return page;
   }
 
   @Handles(FragmentsService.method.getFragment)

@@ -269,6 +269,16 @@ export class AppConfig {
   @Min(1)
   MAX_FRAGMENTS_PER_WORKSPACE = 100_000;
 
+  /**
+   * Fragment text (content, title, summary) one listing page holds at most; the page ends early
+   * past it (at least one fragment), and clients page on by the `count` they got.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(32 * 1024 * 1024)
+  LIST_PAGE_MAX_BYTES = 16 * 1024 * 1024;
+
   /** Requests one credential (token or session) may make per window; 429 above. */
   @Transform(toInt)
   @IsInt()

@@ -1,10 +1,10 @@
 import { serviceTimeout, serviceUnavailable } from '@kw/platform-errors';
-import { errorOf } from './error-reply.js';
+import { requestOverWire, type Wire } from './chunks.js';
 import { InFlight } from './in-flight.js';
 import { InProcessBus } from './in-process-bus.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { DEFAULT_MAX_PAYLOAD, messageSize, payloadTooLarge } from './message-size.js';
-import { replyOf, runEventHandler } from './run-handler.js';
+import { answerRequest, runEventHandler } from './run-handler.js';
 import type {
   EventHandler,
   HandleOptions,
@@ -22,22 +22,25 @@ import type {
 export interface InProcessTransportOptions extends TransportOptions {
   /** The bus shared by the components of this process; a private one when omitted. */
   bus?: InProcessBus;
-  /** Same limit as NATS's max_payload, so a message too big for NATS fails here too. */
+  /** Same limit as NATS's max_payload, so bigger requests and replies go in chunks here too. */
   maxPayload?: number;
 }
 
 /**
  * The transport of the embedded mode: one per component, all on one InProcessBus. It moves
  * encoded bytes like NatsTransport does, with the same timeouts, errors and queue groups,
- * so a component cannot tell (and tests cannot miss) which one it runs on.
+ * so a component cannot tell (and tests cannot miss) which one it runs on. Big requests and
+ * replies are chunked exactly as over NATS (chunks.ts), so that code runs in both modes.
  */
 export class InProcessTransport implements Transport {
   readonly component: string;
   private readonly bus: InProcessBus;
   private readonly prefix: string;
   private readonly logger: Logger;
-  private readonly maxPayload: number;
+  readonly maxPayload: number;
   private readonly inFlight = new InFlight();
+  /** One message each way, what chunks.ts builds requests and replies of any size on. */
+  private readonly wire: Wire;
   private readonly removals = new Set<() => void>();
   private closed = false;
 
@@ -47,11 +50,20 @@ export class InProcessTransport implements Transport {
     this.prefix = options.subjectPrefix ?? '';
     this.logger = options.logger ?? consoleLogger;
     this.maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
+    this.wire = {
+      maxPayload: this.maxPayload,
+      send: (subject, message, timeoutMs, service) => this.sendOne(subject, message, timeoutMs, service),
+      listen: (subject, respond) => this.bus.add(this.prefix + subject, { deliver: (message, reply) => reply?.(respond(message)) }),
+    };
   }
 
   request(subject: string, data: Uint8Array, options: RequestOptions): Promise<Message> {
-    const service = options.service ?? subject;
-    const headers = options.headers ?? {};
+    return requestOverWire(this.wire, subject, data, options, this.logger);
+  }
+
+  /** One message and its reply as received, with NATS's limit, timeout and "no responders". */
+  private sendOne(subject: string, message: Message, timeoutMs: number, service: string): Promise<Message> {
+    const { data, headers } = message;
     if (this.closed) return Promise.reject(serviceUnavailable(service));
     if (messageSize(data, headers) > this.maxPayload) return Promise.reject(payloadTooLarge(subject, this.maxPayload));
 
@@ -63,14 +75,9 @@ export class InProcessTransport implements Transport {
         clearTimeout(timer);
         fn();
       };
-      const timer = setTimeout(() => settle(() => reject(serviceTimeout(service))), options.timeoutMs);
+      const timer = setTimeout(() => settle(() => reject(serviceTimeout(service))), timeoutMs);
       const receivers = this.bus.dispatch(this.prefix + subject, { data, headers }, (answer) =>
-        settle(() => {
-          const replyHeaders = answer.headers ?? {};
-          const error = errorOf(replyHeaders);
-          if (error) reject(error);
-          else resolve({ data: answer.data.slice(), headers: { ...replyHeaders } });
-        }),
+        settle(() => resolve({ data: answer.data.slice(), headers: { ...(answer.headers ?? {}) } })),
       );
       // NATS answers "no responders" as soon as the server sees the request; do the same.
       if (receivers === 0) setImmediate(() => settle(() => reject(serviceUnavailable(service))));
@@ -83,7 +90,8 @@ export class InProcessTransport implements Transport {
         this.logger.warn({ subject }, 'event published on a request subject; ignored');
         return;
       }
-      this.inFlight.track(replyOf(handler, message, { subject, logger: this.logger, maxPayload: this.maxPayload }).then(reply));
+      const scope = { subject, logger: this.logger, maxPayload: this.maxPayload, inFlight: this.inFlight };
+      this.inFlight.track(answerRequest(this.wire, handler, message, scope).then(reply));
     });
   }
 

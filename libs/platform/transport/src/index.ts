@@ -6,6 +6,7 @@ export * from './logger.js';
 export { REQUEST_ID_HEADER, AUTH_HEADER, contextToHeaders, contextFromHeaders } from './context-headers.js';
 export { ERROR_HEADER } from './error-reply.js';
 export { DEFAULT_MAX_PAYLOAD } from './message-size.js';
+export { MAX_MESSAGE_BYTES } from './chunks.js';
 export * from './in-process-bus.js';
 export * from './in-process-transport.js';
 export * from './nats-transport.js';

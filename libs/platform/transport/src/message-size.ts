@@ -1,7 +1,7 @@
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import type { Headers } from './transport.js';
 
-/** NATS's default max_payload (headers included); the in-process transport enforces it too. */
+/** NATS's default max_payload (headers included); the in-process transport enforces it too (bigger requests and replies go in chunks). */
 export const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 /** Bytes of a message as NATS counts them: payload plus the `NATS/1.0` header block. */

@@ -10,17 +10,18 @@ import {
   type Subscription as NatsSubscription,
 } from '@nats-io/transport-node';
 import { serviceTimeout, serviceUnavailable, type AppError } from '@kw/platform-errors';
-import { errorOf } from './error-reply.js';
+import { requestOverWire, type Wire } from './chunks.js';
 import { InFlight } from './in-flight.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { DEFAULT_MAX_PAYLOAD, messageSize, payloadTooLarge } from './message-size.js';
-import { replyOf, runEventHandler } from './run-handler.js';
+import { answerRequest, runEventHandler } from './run-handler.js';
 import type {
   EventHandler,
   HandleOptions,
   Headers,
   Message,
   PublishOptions,
+  Reply,
   RequestHandler,
   RequestOptions,
   SubscribeOptions,
@@ -48,6 +49,7 @@ const toMessage = (msg: Msg): Message => ({ data: msg.data, headers: fromNats(ms
 /**
  * The transport of the distributed mode, over one NATS connection (see connectNats).
  * Handlers join a queue group named after the component, so instances share the load.
+ * Requests and replies bigger than the server's max_payload travel in chunks (chunks.ts).
  * The transport owns the connection: drain() closes it.
  */
 export class NatsTransport implements Transport {
@@ -56,6 +58,8 @@ export class NatsTransport implements Transport {
   private readonly logger: Logger;
   private readonly inFlight = new InFlight();
   private readonly subscriptions = new Set<NatsSubscription>();
+  /** One message each way, what chunks.ts builds requests and replies of any size on. */
+  private readonly wire: Wire;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -64,26 +68,22 @@ export class NatsTransport implements Transport {
     this.component = options.component;
     this.prefix = options.subjectPrefix ?? '';
     this.logger = options.logger ?? consoleLogger;
+    this.wire = {
+      get maxPayload() {
+        return nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+      },
+      send: (subject, message, timeoutMs, service) => this.sendOne(subject, message, timeoutMs, service),
+      listen: (subject, respond) => this.listen(subject, respond),
+    };
   }
 
   /** The server's limit (headers included); NATS's default until the first INFO arrives. */
-  private get maxPayload(): number {
-    return this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+  get maxPayload(): number {
+    return this.wire.maxPayload;
   }
 
-  async request(subject: string, data: Uint8Array, options: RequestOptions): Promise<Message> {
-    const service = options.service ?? subject;
-    if (messageSize(data, options.headers) > this.maxPayload) throw payloadTooLarge(subject, this.maxPayload);
-    let msg: Msg;
-    try {
-      msg = await this.nc.request(this.prefix + subject, data, { timeout: options.timeoutMs, headers: toNats(options.headers) });
-    } catch (err) {
-      throw this.failure(err, subject, service);
-    }
-    const reply = toMessage(msg);
-    const error = errorOf(reply.headers);
-    if (error) throw error;
-    return reply;
+  request(subject: string, data: Uint8Array, options: RequestOptions): Promise<Message> {
+    return requestOverWire(this.wire, subject, data, options, this.logger);
   }
 
   handle(subject: string, handler: RequestHandler, options: HandleOptions = {}): Subscription {
@@ -92,7 +92,8 @@ export class NatsTransport implements Transport {
         this.logger.warn({ subject }, 'event published on a request subject; ignored');
         return;
       }
-      const work = replyOf(handler, toMessage(msg), { subject, logger: this.logger, maxPayload: this.maxPayload }).then((answer) => {
+      const scope = { subject, logger: this.logger, maxPayload: this.maxPayload, inFlight: this.inFlight };
+      const work = answerRequest(this.wire, handler, toMessage(msg), scope).then((answer) => {
         msg.respond(answer.data, { headers: toNats(answer.headers) });
       });
       // Only sending can fail here (connection closed): the caller will see a timeout.
@@ -130,6 +131,38 @@ export class NatsTransport implements Transport {
     await Promise.all(subscriptions.map((s) => s.drain().catch(() => undefined)));
     await this.inFlight.idle();
     if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
+  }
+
+  private async sendOne(subject: string, message: Message, timeoutMs: number, service: string): Promise<Message> {
+    try {
+      return toMessage(await this.nc.request(this.prefix + subject, message.data, { timeout: timeoutMs, headers: toNats(message.headers) }));
+    } catch (err) {
+      throw this.failure(err, subject, service);
+    }
+  }
+
+  /**
+   * A chunk server's subscription: kept out of `subscriptions` so that drain() lets callers
+   * fetch what in-flight handlers answered (answerRequest tracks it in `inFlight` instead).
+   */
+  private listen(subject: string, respond: (message: Message) => Reply): () => void {
+    let sub: NatsSubscription;
+    try {
+      sub = this.nc.subscribe(this.prefix + subject, {
+        callback: (err, msg) => {
+          if (err || !msg.reply) return;
+          const answer = respond(toMessage(msg));
+          try {
+            msg.respond(answer.data, { headers: toNats(answer.headers) });
+          } catch (sendErr) {
+            this.logger.warn({ subject, err: sendErr }, 'chunk not sent');
+          }
+        },
+      });
+    } catch (err) {
+      throw this.failure(err, subject, this.component);
+    }
+    return () => sub.unsubscribe();
   }
 
   private register(subject: string, queue: string | undefined, onMessage: (msg: Msg) => void): Subscription {

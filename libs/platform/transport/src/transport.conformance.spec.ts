@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuthContextSchema, EchoRequestSchema, EchoService, HealthService } from '@kw/contracts';
 import { AppError } from '@kw/platform-errors';
 import { requestContext } from '@kw/platform-context';
 import { TEST_NATS_URL, describeWith } from '../../../../test/support/services.js';
+import { CHUNK_BYTES_HEADER, CHUNK_SUBJECT_HEADER, CHUNKS_HEADER, MAX_MESSAGE_BYTES, openChunkServers } from './chunks.js';
 import { AUTH_HEADER, REQUEST_ID_HEADER } from './context-headers.js';
 import { ECHO_UNEXPECTED, serveEcho } from './echo-handler.js';
 import { connectNats } from './connect-nats.js';
@@ -33,11 +34,11 @@ type Connect = (options: { component: string; subjectPrefix: string; logger: Log
 const echo = EchoService.method.echo;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function eventually(check: () => void, timeoutMs = 3_000): Promise<void> {
+async function eventually(check: () => void | Promise<void>, timeoutMs = 3_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      check();
+      await check();
       return;
     } catch (err) {
       if (Date.now() > deadline) throw err;
@@ -287,18 +288,102 @@ function transportConformance(connect: Connect): void {
     expect([badAuth.status, badAuth.code]).toEqual([400, 'BAD_REQUEST']);
   });
 
-  it('refuses a message over the size limit with 413, and turns an oversized reply into a logged 500', async () => {
+  it('refuses a request over MAX_MESSAGE_BYTES with 413, and turns a reply over it into a logged 500', async () => {
     const caller = await open('caller');
     const server = await open('search');
-    serve(server, echo, (input) => ({ text: input.text.repeat(2_000_000) }), { target: 'search' });
+    let handled = 0;
+    server.handle('search.v1.huge', async () => {
+      handled++;
+      return { data: new Uint8Array(MAX_MESSAGE_BYTES + 1) };
+    });
     await server.flush();
-    const client = new ServiceClient(caller);
 
-    const tooBig = await rejection(client.call(echo, { text: 'x'.repeat(2 * 1024 * 1024) }, { target: 'search' }));
+    const tooBig = await rejection(caller.request('search.v1.huge', new Uint8Array(MAX_MESSAGE_BYTES + 1), { timeoutMs: 5_000 }));
     expect([tooBig.status, tooBig.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
-    const bigReply = await rejection(client.call(echo, { text: 'y' }, { target: 'search' }));
+    expect(handled).toBe(0);
+    const bigReply = await rejection(caller.request('search.v1.huge', new Uint8Array(1), { timeoutMs: 5_000 }));
     expect([bigReply.status, bigReply.code]).toEqual([500, 'INTERNAL_ERROR']);
     expect(logs.some((l) => l.level === 'error' && (l.obj.err as Error).message.includes('exceeds'))).toBe(true);
+  });
+
+  it('refuses with 413, before fetching anything, a chunked request that announces more than MAX_MESSAGE_BYTES', async () => {
+    const caller = await open('caller');
+    const server = await open('search');
+    let handled = 0;
+    server.handle('search.v1.huge', async () => {
+      handled++;
+      return { data: new Uint8Array() };
+    });
+    await server.flush();
+    const announced = {
+      [CHUNKS_HEADER]: '65',
+      [CHUNK_BYTES_HEADER]: String(MAX_MESSAGE_BYTES + 1),
+      [CHUNK_SUBJECT_HEADER]: `_kw.chunks.${randomUUID()}`,
+    };
+    const err = await rejection(caller.request('search.v1.huge', new Uint8Array(1024 * 1024 - 4096), { timeoutMs: 5_000, headers: announced }));
+    expect([err.status, err.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    expect(handled).toBe(0);
+  });
+
+  it('carries a 3 MiB request and a 3 MiB reply byte-exact in chunks, headers intact, and leaves no chunk subject behind', async () => {
+    const [caller, server, spy] = await Promise.all([open('caller'), open('search'), open('spy')]);
+    const request = randomBytes(3 * 1024 * 1024 + 7);
+    const response = randomBytes(3 * 1024 * 1024 + 11);
+    const seen: Message[] = [];
+    server.handle('search.v1.big', async (message) => {
+      seen.push(message);
+      return { data: response, headers: { 'kw-answer': 'big' } };
+    });
+    // A plain subscriber of the subject sees what travels on the wire: the first chunk.
+    const onWire: Message[] = [];
+    spy.subscribe('search.v1.big', (m) => void onWire.push(m));
+    await Promise.all([server.flush(), spy.flush()]);
+
+    const headers = { [REQUEST_ID_HEADER]: 'req-big', [AUTH_HEADER]: Buffer.from('auth').toString('base64') };
+    const reply = await caller.request('search.v1.big', request, { timeoutMs: 5_000, headers });
+
+    expect(Buffer.from(reply.data).equals(response)).toBe(true);
+    expect(reply.headers).toEqual({ 'kw-answer': 'big' });
+    expect(seen).toHaveLength(1);
+    expect(Buffer.from(seen[0].data).equals(request)).toBe(true);
+    expect(seen[0].headers).toEqual(headers);
+
+    await eventually(() => expect(onWire).toHaveLength(1));
+    const first = onWire[0];
+    expect(first.data.byteLength).toBeLessThanOrEqual(caller.maxPayload);
+    expect(first.headers).toMatchObject({ ...headers, [CHUNK_BYTES_HEADER]: String(request.byteLength) });
+    expect(Number(first.headers[CHUNKS_HEADER])).toBeGreaterThan(2);
+    const chunkSubject = first.headers[CHUNK_SUBJECT_HEADER];
+    expect(chunkSubject).toMatch(/^_kw\.chunks\./);
+
+    // Nobody answers the chunk subject any more, and no chunk server (request or reply side) is left.
+    await eventually(async () => {
+      const gone = await rejection(caller.request(chunkSubject, Buffer.from('1'), { timeoutMs: 1_000 }));
+      expect(gone.status).toBe(503);
+    });
+    await eventually(() => expect(openChunkServers()).toBe(0));
+  });
+
+  it('carries big typed calls with the request context, and errors still cross', async () => {
+    const { client } = await pair();
+    const auth = create(AuthContextSchema, { userId: 'u3', credentialId: 'pat_3', scopes: ['fragments:read'], workspaceIds: ['w1'] });
+    const text = 'é'.repeat(1_500_000); // 3 MB of UTF-8 each way
+    const reply = await requestContext.run({ requestId: 'req-typed-big', auth }, () => client.call(echo, { text }, { target: 'search' }));
+    expect(reply.text).toBe(text);
+    expect(reply.requestId).toBe('req-typed-big');
+    expect(reply.auth).toEqual(auth);
+
+    const caller = await open('caller');
+    const server = await open('workspaces');
+    const thrown = new AppError({ status: 409, code: 'KEY_EXISTS', message: 'Key taken', details: { existingId: 'f1' } });
+    serve(server, echo, (input) => {
+      if (input.text.length === text.length) throw thrown;
+      return {};
+    }, { target: 'workspaces' });
+    await server.flush();
+    const err = await rejection(new ServiceClient(caller).call(echo, { text }, { target: 'workspaces' }));
+    expect(err.toJSON()).toEqual(thrown.toJSON());
+    await eventually(() => expect(openChunkServers()).toBe(0));
   });
 
   it('routes per-component contracts to the named component only', async () => {
@@ -327,4 +412,34 @@ describeWith(['nats'], 'NatsTransport conformance', () => {
     async (options) =>
       new NatsTransport(await connectNats(TEST_NATS_URL!, `conformance-${options.component}`, { logger: options.logger, waitOnFirstConnect: false }), options),
   );
+});
+
+describeWith(['nats'], 'NatsTransport chunks', () => {
+  it('keeps chunk subjects under the subject prefix, so runs sharing a server never see each other', async () => {
+    const prefix = `test.${randomUUID().slice(0, 8)}.`;
+    const transports = await Promise.all(
+      ['caller', 'search'].map(async (component) => new NatsTransport(await connectNats(TEST_NATS_URL!, `chunks-${component}`, { waitOnFirstConnect: false }), { component, subjectPrefix: prefix })),
+    );
+    const tap = await connectNats(TEST_NATS_URL!, 'chunks-tap', { waitOnFirstConnect: false });
+    try {
+      const [caller, server] = transports;
+      const prefixed: string[] = [];
+      const bare: string[] = [];
+      tap.subscribe(`${prefix}_kw.chunks.>`, { callback: (_err, msg) => void prefixed.push(msg.subject) });
+      tap.subscribe('_kw.chunks.>', { callback: (_err, msg) => void bare.push(msg.subject) });
+      await tap.flush();
+      server.handle('search.v1.big', async (message) => ({ data: message.data }));
+      await server.flush();
+
+      const payload = randomBytes(2 * 1024 * 1024 + 5);
+      const reply = await caller.request('search.v1.big', payload, { timeoutMs: 5_000 });
+      expect(Buffer.from(reply.data).equals(payload)).toBe(true);
+      await tap.flush();
+      // Request chunks fetched by the handler, reply chunks fetched by the caller: two subjects.
+      await eventually(() => expect(new Set(prefixed).size).toBe(2));
+      expect(bare).toEqual([]);
+    } finally {
+      await Promise.all([...transports.map((t) => t.drain()), tap.close()]);
+    }
+  });
 });

@@ -9,11 +9,14 @@ import type { Logger } from './logger.js';
  * - request() resolves with the first reply, or rejects with an AppError: the one the handler
  *   threw, 500 INTERNAL_ERROR for anything else it threw, 503 SERVICE_UNAVAILABLE when nobody
  *   handles the subject, 504 SERVICE_TIMEOUT when no reply came in time, 413
- *   PAYLOAD_TOO_LARGE when the message exceeds the size limit;
+ *   PAYLOAD_TOO_LARGE when the request exceeds MAX_MESSAGE_BYTES (64 MiB);
+ * - requests and replies of any size up to MAX_MESSAGE_BYTES arrive whole and byte-exact:
+ *   what does not fit in one message (maxPayload) travels in chunks (chunks.ts), unseen by
+ *   callers and handlers; a handler's reply above the bound reaches the caller as a logged 500;
  * - handlers of one subject in the same queue group share the load (one of them gets each
  *   request); the queue group defaults to the transport's component name;
  * - publish() is fire-and-forget: every subscriber gets the event, except that subscribers
- *   sharing a queue group get one copy between them;
+ *   sharing a queue group get one copy between them; an event must fit in one message (413);
  * - drain() stops taking new messages, lets in-flight handlers finish and reply, then closes.
  * Subjects are exact names (no `*`/`>` wildcards), so the in-memory bus can match NATS.
  */
@@ -65,6 +68,8 @@ export interface Subscription {
 export interface Transport {
   /** The component this transport serves as (default queue group, log field). */
   readonly component: string;
+  /** Largest single message, headers included (NATS's max_payload): the limit of an event. */
+  readonly maxPayload: number;
   request(subject: string, data: Uint8Array, options: RequestOptions): Promise<Message>;
   handle(subject: string, handler: RequestHandler, options?: HandleOptions): Subscription;
   publish(subject: string, data: Uint8Array, options?: PublishOptions): void;
