@@ -18,10 +18,14 @@ export function rawRequest(base: string, bytes: string | Buffer, timeoutMs = 5_0
     const socket = connect(Number(url.port), url.hostname);
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => socket.destroy(new Error('raw request timed out')), timeoutMs);
+    let failure: Error | undefined;
     socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
+    // The server may answer and close while a large request is still being written (EPIPE):
+    // what it answered is still the answer.
+    socket.on('error', (err) => (failure = err));
     socket.on('close', () => {
       clearTimeout(timer);
+      if (chunks.length === 0) return reject(failure ?? new Error('connection closed without an answer'));
       const raw = Buffer.concat(chunks).toString('utf8');
       const [head, ...rest] = raw.split('\r\n\r\n');
       const [statusLine, ...headerLines] = head.split('\r\n');

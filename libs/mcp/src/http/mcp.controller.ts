@@ -15,7 +15,6 @@ import {
   findEdgeAdmission,
   Public,
   publicBase,
-  singleAuthorization,
   unauthenticated,
   type AuthenticatedCaller,
   type EdgeAdmission,
@@ -134,7 +133,7 @@ export class McpController implements OnModuleInit {
     checkOrigin(header(request, 'origin'), this.origins, base);
     const challenge = `Bearer realm="kw", resource_metadata="${base}/.well-known/oauth-protected-resource"`;
     try {
-      const authorization = singleAuthorization(request);
+      const authorization = request.headers.authorization;
       // Without a credential the request was already counted as anonymous by the AuthGuard (a public route).
       if (authorization === undefined) throw unauthenticated('A bearer token is required for the MCP endpoint');
       const caller = await admittedAuthentication(this.admission, request, reply, authorization, () => authenticateBearer({ headers: { authorization }, ip: request.ip }));

@@ -5,6 +5,7 @@ import { acceptOrCreateRequestId, requestContext } from '@kw/platform-context';
 import type { PlatformMetrics } from '@kw/platform-observability';
 import { AllExceptionsFilter } from './all-exceptions.filter.js';
 import { ErrorResponder } from './error-responder.js';
+import { ambiguousAuthorization } from './auth/single-authorization.js';
 import { checkBody, checkParameters } from './input-guard.js';
 import { RouteTable } from './route-table.js';
 import { createValidationPipe } from './validation.js';
@@ -30,7 +31,8 @@ export function installHttpEdge(app: NestFastifyApplication, deps: { logger: Log
     const requestId = acceptOrCreateRequestId(request.headers[REQUEST_ID_HEADER]);
     (request as TimedRequest)[started] = process.hrtime.bigint();
     void reply.header(REQUEST_ID_HEADER, requestId);
-    requestContext.run({ requestId }, done);
+    const ambiguous = ambiguousAuthorization(request);
+    requestContext.run({ requestId }, () => done(ambiguous));
   });
 
   fastify.addHook('onResponse', (request, reply, done) => {

@@ -22,8 +22,23 @@ export function exposableError(err: unknown, logger: Logger, fields: Record<stri
   return new AppError({ status: 500, code: ErrorCode.INTERNAL_ERROR, message: 'Internal error', details: { errorId } });
 }
 
+/**
+ * Bytes an error may take in its header. A message that echoes its input (a 1 MB field) would
+ * otherwise make the reply too big to send, and the caller would get a 500 for a 400.
+ */
+const MAX_ERROR_BYTES = 16 * 1024;
+const MAX_ERROR_MESSAGE = 1_000;
+
 export function errorReply(error: AppError): Reply {
-  return { data: new Uint8Array(0), headers: { [ERROR_HEADER]: JSON.stringify(error.toJSON()) } };
+  let json = JSON.stringify(error.toJSON());
+  if (json.length > MAX_ERROR_BYTES) {
+    const init = error.toJSON();
+    const message = init.message.length > MAX_ERROR_MESSAGE ? `${init.message.slice(0, MAX_ERROR_MESSAGE)}…` : init.message;
+    json = JSON.stringify({ ...init, message });
+    // Details too big to carry are dropped: status, code and message still say what went wrong.
+    if (json.length > MAX_ERROR_BYTES) json = JSON.stringify({ ...init, message, details: undefined, param: init.param?.slice(0, 200) });
+  }
+  return { data: new Uint8Array(0), headers: { [ERROR_HEADER]: json } };
 }
 
 /** The AppError a reply carries, if it is an error reply. */

@@ -13,7 +13,7 @@ export const WorkspaceErrorCode = {
 } as const;
 
 export const invalidRole = (role: string, allowed: readonly string[]): AppError =>
-  new AppError({ status: 400, code: WorkspaceErrorCode.INVALID_ROLE, message: `role must be one of ${allowed.join(', ')} (got '${role}')`, param: 'role' });
+  new AppError({ status: 400, code: WorkspaceErrorCode.INVALID_ROLE, message: `role must be one of ${allowed.join(', ')} (got '${role.length > 40 ? `${role.slice(0, 40)}…` : role}')`, param: 'role' });
 
 export const lastOwner = (): AppError =>
   new AppError({ status: 409, code: WorkspaceErrorCode.LAST_OWNER, message: 'A workspace must keep at least one owner' });

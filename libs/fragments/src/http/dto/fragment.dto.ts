@@ -56,8 +56,8 @@ export class UpdateFragmentDto {
   @ApiPropertyOptional({ type: [PatchOperationDto], maxItems: PATCH_OPERATIONS_MAX, description: 'Applied in order to the current content' })
   @IsOptional() @IsArray() @ArrayMaxSize(PATCH_OPERATIONS_MAX) @ValidateNested({ each: true }) @Type(() => PatchOperationDto)
   operations?: PatchOperationDto[];
-  @ApiPropertyOptional({ minimum: 1, description: 'The version last read (or header `If-Match: "<version>"`); stale: 409 `VERSION_CONFLICT`' })
-  @IsOptional() @IsInt() @Min(1)
+  @ApiPropertyOptional({ minimum: 1, maximum: 2_147_483_647, description: 'The version last read (or header `If-Match: "<version>"`); stale: 409 `VERSION_CONFLICT`' })
+  @IsOptional() @IsInt() @Min(1) @Max(2_147_483_647)
   version?: number;
 }
 

@@ -10,7 +10,6 @@ import { admittedAuthentication, findEdgeAdmission, type EdgeAdmission } from '.
 import { CSRF_COOKIE, CSRF_HEADER, parseCookies, SESSION_COOKIE } from './cookies.js';
 import { GatewayAuthenticator, type AuthenticatedCaller } from './gateway-authenticator.js';
 import { attachCaller } from './request-caller.js';
-import { singleAuthorization } from './single-authorization.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -72,7 +71,7 @@ export class AuthGuard implements CanActivate, OnModuleInit {
   }
 
   private async establishCaller(request: FastifyRequest, reply: FastifyReply, route: RouteAuth): Promise<void> {
-    const authorization = singleAuthorization(request);
+    const authorization = request.headers.authorization;
     const cookies = authorization === undefined ? parseCookies(request.headers.cookie) : {};
     const credential = authorization ?? cookies[SESSION_COOKIE];
     let caller: AuthenticatedCaller;

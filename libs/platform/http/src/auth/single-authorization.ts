@@ -1,17 +1,18 @@
 import type { FastifyRequest } from 'fastify';
-import { badRequest } from '@kw/platform-errors';
+import { badRequest, type AppError } from '@kw/platform-errors';
 
 /**
- * The Authorization header, refusing a request that sends it more than once: Node keeps only
- * the first, so a proxy and the platform could each act on a different credential.
+ * A request that sends the Authorization header more than once is ambiguous: Node keeps only
+ * the first, so a proxy and the platform could each act on a different credential. The HTTP
+ * edge refuses it (400) on every route, before any credential is read.
  */
-export function singleAuthorization(request: FastifyRequest): string | undefined {
+export function ambiguousAuthorization(request: FastifyRequest): AppError | undefined {
   const raw = request.raw.rawHeaders;
   let seen = 0;
   for (let i = 0; i < raw.length; i += 2) {
     if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization' && ++seen > 1) {
-      throw badRequest('The Authorization header was sent more than once; send exactly one credential');
+      return badRequest('The Authorization header was sent more than once; send exactly one credential');
     }
   }
-  return request.headers.authorization;
+  return undefined;
 }

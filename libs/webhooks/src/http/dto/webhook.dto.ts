@@ -50,7 +50,7 @@ export class TriggerWebhooksDto {
 export class DeliveriesQueryDto {
   @ApiPropertyOptional({ enum: ['pending', 'delivering', 'succeeded', 'failed', 'cancelled'] }) @IsOptional() @IsIn(['pending', 'delivering', 'succeeded', 'failed', 'cancelled']) status?: string;
   @ApiPropertyOptional({ minimum: 1, maximum: DELIVERIES_LIMIT_MAX, default: 50 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(DELIVERIES_LIMIT_MAX) limit?: number;
-  @ApiPropertyOptional({ minimum: 0, default: 0 }) @IsOptional() @Type(() => Number) @IsInt() @Min(0) offset?: number;
+  @ApiPropertyOptional({ minimum: 0, maximum: 1_000_000, default: 0 }) @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(1_000_000) offset?: number;
 }
 
 export class WebhookDto {
