@@ -73,7 +73,11 @@ export async function startApp(app: string, env: Record<string, string>, timeout
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${app} not ready in ${timeoutMs} ms\n${stderr.join('')}\n${JSON.stringify(logs.slice(-20))}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // A process that never became ready must not outlive the test (it would load the machine).
+      child.kill('SIGKILL');
+      reject(new Error(`${app} not ready in ${timeoutMs} ms\n${stderr.join('')}\n${JSON.stringify(logs.slice(-20))}`));
+    }, timeoutMs);
     onReady = (u) => {
       clearTimeout(timer);
       resolve(u);
