@@ -8,7 +8,7 @@ import { CloudClient } from './cloud/cloud-client.js';
 import { LeafEnrollment } from './enrollment/leaf-enrollment.js';
 import { HeartbeatLoop } from './heartbeat/heartbeat-loop.js';
 import { HandoffKeys } from './keys/handoff-keys.js';
-import { LeafDbCloser, leafDbProvider } from './leaf-db.js';
+import { leafDbProviders } from './leaf-db.js';
 import { leafSettingsProvider } from './leaf-settings.js';
 import { LeafStateStore } from './state/leaf-state.store.js';
 
@@ -19,8 +19,7 @@ import { LeafStateStore } from './state/leaf-state.store.js';
 @Module({
   providers: [
     leafSettingsProvider,
-    leafDbProvider,
-    LeafDbCloser,
+    ...leafDbProviders,
     { provide: SECRET_BOX, useFactory: (config: AppConfig, logger: Logger) => loadSecretBox(config, 'leaf', (msg) => logger.warn(msg)), inject: [APP_CONFIG, LOGGER] },
     LeafStateStore,
     CloudClient,

@@ -10,7 +10,7 @@ import { SearchQueryLog } from './analytics/query-log.js';
 import { FragmentSearch } from './retrieval/fragment-search.js';
 import { SearchHandlers } from './retrieval/search.handlers.js';
 import { SavedSearchHandlers } from './saved/saved-searches.handlers.js';
-import { SEARCH_DB, SearchDbCloser, searchDbProvider } from './service/search-db.js';
+import { SEARCH_DB, searchDbProviders } from './service/search-db.js';
 import { vectorIndexProvider, vectorIndexSyncProvider } from './vector/select-vector-index.js';
 import { VectorIndexSyncWorker } from './vector/vector-sync.worker.js';
 import { VectorIndexWarmup } from './vector/vector-index-warmup.js';
@@ -28,8 +28,7 @@ const SEARCH_PROVIDERS: NonNullable<ModuleMetadata['providers']> = [...LISTING_P
 @Module({
   imports: [...SEARCH_IMPORTS],
   providers: [
-    searchDbProvider,
-    SearchDbCloser,
+    ...searchDbProviders,
     WorkspaceGate,
     // Query embeddings come from the provider that embedded the chunks (same configuration).
     { provide: AI_PROVIDER, useFactory: (config: AppConfig) => createAiProvider(config), inject: [APP_CONFIG] },

@@ -13,7 +13,7 @@ import { TokenUsageRecorder } from './credentials/token-usage-recorder.js';
 import { SignIn, SignOut } from './credentials/sign-in.js';
 import { IdentityHandlers } from './identity.handlers.js';
 import { BetaFeaturesRepository } from './persistence/beta-features.repository.js';
-import { IdentityDatabase } from './persistence/identity-database.js';
+import { identityDbProviders } from './persistence/identity-database.js';
 import { SessionsRepository } from './persistence/sessions.repository.js';
 import { TokensRepository } from './persistence/tokens.repository.js';
 import { UsersRepository } from './persistence/users.repository.js';
@@ -22,7 +22,7 @@ import { ManageTokens } from './tokens/manage-tokens.js';
 /** The agent-auth service: accounts, sessions and personal access tokens (IdentityService). */
 @Module({
   providers: [
-    IdentityDatabase,
+    ...identityDbProviders,
     UsersRepository,
     TokensRepository,
     SessionsRepository,

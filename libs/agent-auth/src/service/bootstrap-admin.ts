@@ -5,7 +5,7 @@ import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { hashPassword } from '../passwords/password-hasher.js';
 import { classifyBearer, displayPrefixOf, generateToken, hashToken } from '../tokens/token-format.js';
-import { IdentityDatabase } from './persistence/identity-database.js';
+import { IDENTITY_DB, type IdentityDb } from './persistence/identity-database.js';
 
 const DEFAULT_EMBEDDED_ADMIN = 'admin@localhost';
 
@@ -27,7 +27,7 @@ interface FirstAdmin {
 @Injectable()
 export class BootstrapAdmin implements OnApplicationBootstrap {
   constructor(
-    private readonly db: IdentityDatabase,
+    @Inject(IDENTITY_DB) private readonly db: IdentityDb,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -35,7 +35,7 @@ export class BootstrapAdmin implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const admin = this.firstAdmin();
     if (!admin) {
-      if ((await this.db.client.user.count()) === 0) {
+      if ((await this.db.user.count()) === 0) {
         this.logger.warn({}, 'no accounts exist and ADMIN_EMAIL is not set: set ADMIN_EMAIL with ADMIN_PASSWORD and/or ADMIN_TOKEN to create the first administrator');
       }
       return;
@@ -43,7 +43,7 @@ export class BootstrapAdmin implements OnApplicationBootstrap {
     // Hashing is slow; do it before taking the lock so the transaction stays short.
     const passwordHash = admin.password ? await hashPassword(admin.password) : null;
     const token = admin.token ? { tokenHash: hashToken(admin.token), displayPrefix: displayPrefixOf(admin.token) } : undefined;
-    const created = await this.db.client.$transaction(async (tx) => {
+    const created = await this.db.$transaction(async (tx) => {
       await tx.$executeRawUnsafe('LOCK TABLE control.users IN EXCLUSIVE MODE');
       if ((await tx.user.count()) > 0) return false;
       const user = await tx.user.create({ data: { email: admin.email, displayName: 'Administrator', passwordHash, platformAdmin: true } });

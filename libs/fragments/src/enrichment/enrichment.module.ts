@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import type { AppConfig } from '@kw/platform-config';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { AI_PROVIDER, createAiProvider } from '@kw/platform-ai';
-import { EnrichmentDbCloser, enrichmentDbProvider } from './enrichment-db.js';
+import { enrichmentDbProviders } from './enrichment-db.js';
 import { EnrichmentWorker } from './enrichment-worker.js';
 import { eventBusProvider } from './event-bus.provider.js';
 import { FragmentEnricher } from './fragment-enricher.js';
@@ -15,8 +15,7 @@ import { OutboxRelayService } from './outbox-relay.service.js';
  */
 @Module({
   providers: [
-    enrichmentDbProvider,
-    EnrichmentDbCloser,
+    ...enrichmentDbProviders,
     eventBusProvider,
     { provide: AI_PROVIDER, useFactory: (config: AppConfig) => createAiProvider(config), inject: [APP_CONFIG] },
     FragmentEnricher,

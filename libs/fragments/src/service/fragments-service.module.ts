@@ -3,7 +3,7 @@ import { EnrichmentModule, ENRICHMENT_SERVICE_PROVIDERS } from '../enrichment/in
 import { CollectionHandlers } from './collections.handlers.js';
 import { FragmentTypeHandlers } from './fragment-types.handlers.js';
 import { FragmentHandlers } from './fragments.handlers.js';
-import { FRAGMENTS_DB, FragmentsDbCloser, fragmentsDbProvider } from './fragments-db.js';
+import { FRAGMENTS_DB, fragmentsDbProviders } from './fragments-db.js';
 import { WorkspaceGate } from './workspace-gate.js';
 
 /**
@@ -17,7 +17,7 @@ const ENRICHMENT_PROVIDERS: NonNullable<ModuleMetadata['providers']> = [...ENRIC
 /** The service side of the fragments component: the handlers of kw.fragments.v1.FragmentsService. */
 @Module({
   imports: [...ENRICHMENT_IMPORTS],
-  providers: [fragmentsDbProvider, FragmentsDbCloser, WorkspaceGate, FragmentTypeHandlers, FragmentHandlers, CollectionHandlers, ...ENRICHMENT_PROVIDERS],
+  providers: [...fragmentsDbProviders, WorkspaceGate, FragmentTypeHandlers, FragmentHandlers, CollectionHandlers, ...ENRICHMENT_PROVIDERS],
   exports: [FRAGMENTS_DB],
 })
 export class FragmentsServiceModule {}

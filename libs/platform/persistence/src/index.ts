@@ -9,3 +9,4 @@ export { MigrationApplyError, MigrationChecksumError, MigrationFailedStateError 
 export { createPrismaClient, ControlPrismaClient, DataPrismaClient } from './prisma/create-prisma-client.js';
 export { Prisma as ControlPrisma, type Installation } from './generated/control/client.js';
 export { Prisma as DataPrisma, type OutboxEvent } from './generated/data/client.js';
+export { DATABASE, prismaClientProviders } from './nest/prisma-client.providers.js';

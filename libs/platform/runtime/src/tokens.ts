@@ -2,7 +2,8 @@
 export const APP_CONFIG = Symbol('APP_CONFIG');
 export const LOGGER = Symbol('LOGGER');
 export const METRICS = Symbol('METRICS');
-export const DATABASE = Symbol('DATABASE');
+/** The process's database: owned by platform-persistence, where the Prisma client providers inject it. */
+export { DATABASE } from '@kw/platform-persistence';
 export const RUNNING_COMPONENTS = Symbol('RUNNING_COMPONENTS');
 /** Names of the components the gateway routes to (and so checks in /api/health). */
 export const EXPECTED_COMPONENTS = Symbol('EXPECTED_COMPONENTS');

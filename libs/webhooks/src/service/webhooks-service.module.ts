@@ -13,13 +13,12 @@ import { WebhookFanOut } from '../delivery/webhook-fan-out.js';
 import { DeliveryHandlers } from './deliveries.handlers.js';
 import { WebhookHandlers } from './webhooks.handlers.js';
 import { WebhookRecords } from './webhook-records.js';
-import { WebhooksDbCloser, webhooksDbProvider } from './webhooks-db.js';
+import { webhooksDbProviders } from './webhooks-db.js';
 
 /** The service side of the webhooks component: kw.webhooks.v1 handlers, the fan-out consumer and the delivery worker. */
 @Module({
   providers: [
-    webhooksDbProvider,
-    WebhooksDbCloser,
+    ...webhooksDbProviders,
     eventBusProvider('webhooks'),
     { provide: SECRET_BOX, useFactory: (config: AppConfig, logger: Logger) => loadSecretBox(config, 'webhooks', (msg) => logger.warn(msg)), inject: [APP_CONFIG, LOGGER] },
     deliverySettingsProvider,

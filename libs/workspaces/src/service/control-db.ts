@@ -1,9 +1,8 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { ControlPrisma, createPrismaClient, PLANE_SCHEMAS, type ControlPrismaClient, type Database } from '@kw/platform-persistence';
-import { DATABASE } from '@kw/platform-runtime';
+import { ControlPrisma, prismaClientProviders, PLANE_SCHEMAS, type ControlPrismaClient } from '@kw/platform-persistence';
 
 /** The component's one Prisma client of the control plane (one per module: PGlite has one connection). */
 export const WORKSPACES_DB = Symbol('WORKSPACES_DB');
+export const controlDbProviders = prismaClientProviders(WORKSPACES_DB, 'control', 'workspaces');
 export type ControlDb = ControlPrismaClient;
 /** The client handed to an interactive transaction. */
 export type ControlTx = Omit<ControlPrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
@@ -15,25 +14,6 @@ export type WorkspaceRow = Awaited<ReturnType<ControlPrismaClient['workspace']['
 export type MemberRow = Awaited<ReturnType<ControlPrismaClient['workspaceMember']['findUniqueOrThrow']>>;
 export type InvitationRow = Awaited<ReturnType<ControlPrismaClient['workspaceInvitation']['findUniqueOrThrow']>>;
 export type NotificationRow = Awaited<ReturnType<ControlPrismaClient['notification']['findUniqueOrThrow']>>;
-
-export const controlDbProvider = {
-  provide: WORKSPACES_DB,
-  useFactory: (database: Database | null): ControlDb => {
-    if (!database) throw new Error('The workspaces component needs the control-plane database');
-    return createPrismaClient('control', database.pool);
-  },
-  inject: [DATABASE],
-};
-
-/** Disconnects the client after the transport drained (the pool itself belongs to the runtime). */
-@Injectable()
-export class ControlDbCloser implements OnApplicationShutdown {
-  constructor(@Inject(WORKSPACES_DB) private readonly db: ControlDb) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.db.$disconnect().catch(() => undefined);
-  }
-}
 
 const workspacesTable = ControlPrisma.raw(`"${PLANE_SCHEMAS.control}"."workspaces"`);
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { hostedZoneProviders } from '../hosted-zones/hosted-zones.providers.js';
 import { AccessChanges } from './access-changes.js';
-import { ControlDbCloser, controlDbProvider } from './control-db.js';
+import { controlDbProviders } from './control-db.js';
 import { IdentityDirectory } from './identity-directory.js';
 import { InvitationHandlers } from './invitations.handlers.js';
 import { MemberHandlers } from './members.handlers.js';
@@ -17,8 +17,7 @@ import { WorkspaceLifecycleHandlers } from './workspaces.handlers.js';
 /** The service side of the workspaces component: the handlers of kw.workspaces.v1.WorkspacesService and HostedZonesService. */
 @Module({
   providers: [
-    controlDbProvider,
-    ControlDbCloser,
+    ...controlDbProviders,
     WorkspaceAccess,
     AccessChanges,
     IdentityDirectory,

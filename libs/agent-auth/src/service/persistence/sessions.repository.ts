@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { IdentityDatabase } from './identity-database.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 import type { SessionRow, UserRow } from './rows.js';
 
 export interface NewSession {
@@ -20,25 +20,25 @@ export interface SessionStore {
 /** Browser sessions; only hashes of the cookie value and of the CSRF token are stored. */
 @Injectable()
 export class SessionsRepository implements SessionStore {
-  constructor(private readonly db: IdentityDatabase) {}
+  constructor(@Inject(IDENTITY_DB) private readonly db: IdentityDb) {}
 
   create(session: NewSession): Promise<SessionRow> {
-    return this.db.client.session.create({ data: session });
+    return this.db.session.create({ data: session });
   }
 
   findByHash(tokenHash: string): Promise<(SessionRow & { user: UserRow }) | null> {
-    return this.db.client.session.findUnique({ where: { tokenHash }, include: { user: true } });
+    return this.db.session.findUnique({ where: { tokenHash }, include: { user: true } });
   }
 
   findOwned(id: string, userId: string): Promise<SessionRow | null> {
-    return this.db.client.session.findFirst({ where: { id, userId, revokedAt: null } });
+    return this.db.session.findFirst({ where: { id, userId, revokedAt: null } });
   }
 
   async touch(id: string, at: Date): Promise<void> {
-    await this.db.client.session.update({ where: { id }, data: { lastSeenAt: at } });
+    await this.db.session.update({ where: { id }, data: { lastSeenAt: at } });
   }
 
   async revoke(id: string, userId: string, at: Date): Promise<void> {
-    await this.db.client.session.updateMany({ where: { id, userId, revokedAt: null }, data: { revokedAt: at } });
+    await this.db.session.updateMany({ where: { id, userId, revokedAt: null }, data: { revokedAt: at } });
   }
 }

@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { IdentityDatabase } from './identity-database.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 import type { TokenUse } from '../../tokens/token-uses-message.js';
 import type { TokenRow, UserRow } from './rows.js';
 
@@ -34,31 +34,31 @@ export interface TokenCredentialStore {
 /** Personal access tokens and their daily usage. Only hashes of secrets are ever stored. */
 @Injectable()
 export class TokensRepository implements TokenCredentialStore {
-  constructor(private readonly db: IdentityDatabase) {}
+  constructor(@Inject(IDENTITY_DB) private readonly db: IdentityDb) {}
 
   findByHash(tokenHash: string): Promise<(TokenRow & { user: UserRow }) | null> {
-    return this.db.client.personalAccessToken.findUnique({ where: { tokenHash }, include: { user: true } });
+    return this.db.personalAccessToken.findUnique({ where: { tokenHash }, include: { user: true } });
   }
 
   /** A token of this user that is not revoked (expired ones are still shown, with expiresAt). */
   findOwned(id: string, userId: string): Promise<TokenRow | null> {
-    return this.db.client.personalAccessToken.findFirst({ where: { id, userId, revokedAt: null } });
+    return this.db.personalAccessToken.findFirst({ where: { id, userId, revokedAt: null } });
   }
 
   listOwned(userId: string): Promise<TokenRow[]> {
-    return this.db.client.personalAccessToken.findMany({ where: { userId, revokedAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
+    return this.db.personalAccessToken.findMany({ where: { userId, revokedAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
   }
 
   create(token: NewToken): Promise<TokenRow> {
-    return this.db.client.personalAccessToken.create({ data: token });
+    return this.db.personalAccessToken.create({ data: token });
   }
 
   update(id: string, changes: TokenChanges): Promise<TokenRow> {
-    return this.db.client.personalAccessToken.update({ where: { id }, data: changes });
+    return this.db.personalAccessToken.update({ where: { id }, data: changes });
   }
 
   async revoke(id: string, userId: string, at: Date): Promise<boolean> {
-    const { count } = await this.db.client.personalAccessToken.updateMany({ where: { id, userId, revokedAt: null }, data: { revokedAt: at } });
+    const { count } = await this.db.personalAccessToken.updateMany({ where: { id, userId, revokedAt: null }, data: { revokedAt: at } });
     return count > 0;
   }
 
@@ -66,14 +66,14 @@ export class TokensRepository implements TokenCredentialStore {
   async recordUses(tokenId: string, use: TokenUse): Promise<void> {
     const days = [...use.requestsPerDay.keys()];
     const counts = days.map((d) => use.requestsPerDay.get(d)!);
-    await this.db.client.$transaction([
+    await this.db.$transaction([
       // Never moves the last use backwards (two replicas may write out of order).
-      this.db.client.personalAccessToken.updateMany({
+      this.db.personalAccessToken.updateMany({
         where: { id: tokenId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lte: use.lastAt } }] },
         data: { lastUsedAt: use.lastAt, lastUsedIp: use.lastIp || null },
       }),
       // An upsert that stays correct when two replicas write the same token and day.
-      this.db.client.$executeRaw`INSERT INTO control.token_usage_daily (token_id, day, requests)
+      this.db.$executeRaw`INSERT INTO control.token_usage_daily (token_id, day, requests)
         SELECT ${tokenId}::uuid, d::date, n FROM unnest(${days}::text[], ${counts}::int[]) AS u(d, n)
         ON CONFLICT (token_id, day) DO UPDATE SET requests = control.token_usage_daily.requests + EXCLUDED.requests`,
     ]);
@@ -81,12 +81,12 @@ export class TokensRepository implements TokenCredentialStore {
 
   /** Requests per UTC day from `since` (inclusive), keyed YYYY-MM-DD. */
   async usageSince(tokenId: string, since: Date): Promise<Map<string, number>> {
-    const rows = await this.db.client.tokenUsageDaily.findMany({ where: { tokenId, day: { gte: since } } });
+    const rows = await this.db.tokenUsageDaily.findMany({ where: { tokenId, day: { gte: since } } });
     return new Map(rows.map((r) => [r.day.toISOString().slice(0, 10), r.requests]));
   }
 
   async totalRequests(tokenId: string): Promise<number> {
-    const { _sum } = await this.db.client.tokenUsageDaily.aggregate({ where: { tokenId }, _sum: { requests: true } });
+    const { _sum } = await this.db.tokenUsageDaily.aggregate({ where: { tokenId }, _sum: { requests: true } });
     return _sum.requests ?? 0;
   }
 }
