@@ -1,31 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@kw/platform-errors';
-import { EXACT_COUNT_WITHIN, RECOUNT_AFTER_MS, WorkspaceRoom } from './workspace-room.js';
+import { EXACT_COUNT_WITHIN, RECOUNT_AFTER_MS, FragmentQuota } from './fragment-quota.js';
 
 /** A fragments table that only counts, and says how often it was counted. */
 function table(initial: number) {
   const state = { rows: initial, counts: 0 };
   const db = { fragment: { count: async () => (state.counts++, state.rows) } } as never;
-  return { state, room: new WorkspaceRoom(db) };
+  return { state, quota: new FragmentQuota(db) };
 }
 
-describe('WorkspaceRoom', () => {
+describe('FragmentQuota', () => {
   it('far from the limit, counts once and then adds its own creates until the recount interval', async () => {
-    const { state, room } = table(10);
-    for (let i = 0; i < 50; i++) await room.reserve('w', 100_000, 1_000);
+    const { state, quota } = table(10);
+    for (let i = 0; i < 50; i++) await quota.reserve('w', 100_000, 1_000);
     expect(state.counts).toBe(1);
-    await room.reserve('w', 100_000, 1_000 + RECOUNT_AFTER_MS);
+    await quota.reserve('w', 100_000, 1_000 + RECOUNT_AFTER_MS);
     expect(state.counts).toBe(2);
   });
 
   it('near the limit, counts exactly on every create and refuses at the limit', async () => {
     const max = 5;
-    const { state, room } = table(3);
-    await room.reserve('w', max, 0);
+    const { state, quota } = table(3);
+    await quota.reserve('w', max, 0);
     state.rows = 4;
-    await room.reserve('w', max, 1);
+    await quota.reserve('w', max, 1);
     state.rows = 5;
-    const refused = await room.reserve('w', max, 2).catch((e: unknown) => e);
+    const refused = await quota.reserve('w', max, 2).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).code).toBe('FRAGMENT_LIMIT_REACHED');
     expect(state.counts).toBe(3);
@@ -33,9 +33,9 @@ describe('WorkspaceRoom', () => {
 
   it('switches to exact counts once its own creates bring the workspace within the margin', async () => {
     const max = EXACT_COUNT_WITHIN + 20;
-    const { state, room } = table(0);
+    const { state, quota } = table(0);
     for (let i = 0; i < 30; i++) {
-      await room.reserve('w', max, 0);
+      await quota.reserve('w', max, 0);
       state.rows++;
     }
     // One count, then 19 remembered creates (while count + 1,000 < 1,020), then 10 exact ones.

@@ -14,7 +14,7 @@ export const RECOUNT_AFTER_MS = 5_000;
  * the next count: they would have to create EXACT_COUNT_WITHIN fragments within that interval
  * to pass the limit. Deletes make the remembered count high, never low.
  */
-export class WorkspaceRoom {
+export class FragmentQuota {
   private readonly counts = new Map<string, { count: number; at: number }>();
 
   constructor(private readonly db: Pick<DataDb, 'fragment'>) {}

@@ -16,7 +16,7 @@ import { FRAGMENTS_DB, isUniqueViolation, type DataDb, type FragmentRow } from '
 import { isUuid } from '@kw/platform-ids';
 import { applyOperations, type PatchOperation } from './patch-operations.js';
 import { WorkspaceGate } from './workspace-gate.js';
-import { WorkspaceRoom } from './workspace-room.js';
+import { FragmentQuota } from './fragment-quota.js';
 
 type M = typeof FragmentsService.method;
 type In<K extends keyof M> = MessageShape<M[K]['input']>;
@@ -26,7 +26,7 @@ const SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', title: 'ti
 /** Memory fragments: create, list, get, update (fields and patch operations), archive and delete. */
 @Injectable()
 export class FragmentHandlers {
-  private readonly room: WorkspaceRoom;
+  private readonly quota: FragmentQuota;
 
   constructor(
     @Inject(FRAGMENTS_DB) private readonly db: DataDb,
@@ -34,7 +34,7 @@ export class FragmentHandlers {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(DATABASE) private readonly database: Database,
   ) {
-    this.room = new WorkspaceRoom(db);
+    this.quota = new FragmentQuota(db);
   }
 
   @Handles(FragmentsService.method.createFragment)
@@ -44,7 +44,7 @@ export class FragmentHandlers {
     if (!(CREATED_VIA as readonly string[]).includes(createdVia)) throw invalidInput('createdVia', `must be one of ${CREATED_VIA.join(', ')}`);
     assertContentSize(input.content);
     await this.assertTypeOf(workspaceId, input.fragmentTypeId);
-    await this.room.reserve(workspaceId, this.config.MAX_FRAGMENTS_PER_WORKSPACE);
+    await this.quota.reserve(workspaceId, this.config.MAX_FRAGMENTS_PER_WORKSPACE);
 
     const hasSummary = input.summary !== undefined && input.summary.trim() !== '';
     const needs = enrichmentNeeds(hasSummary, input.tagsSupplied, input.enhanceTags);
