@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { create } from '@bufbuild/protobuf';
+import { AuthContextSchema, WorkspaceAccessChangedSchema, WorkspacesService, type AuthContext } from '@kw/contracts';
+import type { RequestContext } from '@kw/platform-context';
+import { AppError } from '@kw/platform-errors';
+import { broadcast, InProcessBus, InProcessTransport, serve, ServiceClient } from '@kw/platform-transport';
+import { WorkspaceGate } from './workspace-gate.js';
+
+/**
+ * The gate where a data-plane component decides: 404 for what the caller may not know, 403 for
+ * what it may not do, HOSTED_ZONE_REQUIRED for a Leaf-backed workspace, and cached answers
+ * dropped by a broadcast. ResolveAccess is answered over a real in-process transport.
+ */
+const WS = '0b7e5b1e-7a8c-4d6f-9a0b-1c2d3e4f5a6b';
+const USER = '5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d';
+
+type Answer = { found: boolean; relation?: string; visibility?: string; archived?: boolean; hostedZoneId?: string; endpointUrl?: string };
+
+function setUp(answer: () => Answer, ttlMs = 60_000) {
+  const bus = new InProcessBus();
+  const workspaces = new InProcessTransport({ component: 'workspaces', bus });
+  const fragments = new InProcessTransport({ component: 'fragments', bus });
+  let calls = 0;
+  serve(workspaces, WorkspacesService.method.resolveAccess, async () => {
+    calls++;
+    return { relation: 'none', visibility: 'private', archived: false, hostedZoneId: '', endpointUrl: '', status: 'active', ...answer() };
+  });
+  const gate = new WorkspaceGate(new ServiceClient(fragments), fragments, { ACCESS_CACHE_TTL_MS: ttlMs });
+  gate.onModuleInit();
+  return {
+    gate,
+    calls: () => calls,
+    workspaces,
+    close: async () => {
+      await gate.onModuleDestroy();
+      await Promise.all([workspaces.drain(), fragments.drain()]);
+    },
+  };
+}
+
+const auth = (overrides: { credentialId?: string; scopes?: string[] } = {}): AuthContext =>
+  create(AuthContextSchema, { userId: USER, credentialId: 'tok-1', credentialKind: 'pat', scopes: ['*'], allWorkspaces: true, ...overrides });
+const as = (a?: AuthContext): RequestContext => ({ requestId: 'gate-spec', auth: a });
+
+async function refusal(p: Promise<unknown>): Promise<AppError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!AppError.isAppError(err)) throw new Error(`expected an AppError, got ${String(err)}`);
+  return err;
+}
+
+describe('WorkspaceGate', () => {
+  let ctx: ReturnType<typeof setUp> | undefined;
+  afterEach(async () => {
+    await ctx?.close();
+    ctx = undefined;
+  });
+
+  it('lets a member act and says who and how', async () => {
+    ctx = setUp(() => ({ found: true, relation: 'collaborator' }));
+    const gate = await ctx.gate.authorize(as(auth()), WS, 'fragments:write');
+    expect(gate).toEqual({ workspaceId: WS, userId: USER, relation: 'collaborator' });
+  });
+
+  it('answers the same 404 for a missing workspace, a private one of others and a malformed id, asking nothing for the last', async () => {
+    ctx = setUp(() => ({ found: false }));
+    const missing = await refusal(ctx.gate.authorize(as(auth()), WS, 'fragments:read'));
+    expect(missing).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    const before = ctx.calls();
+    const malformed = await refusal(ctx.gate.authorize(as(auth()), 'not-a-uuid', 'fragments:read'));
+    expect(malformed.toJSON()).toEqual(missing.toJSON());
+    expect(ctx.calls()).toBe(before);
+  });
+
+  it('hides a workspace behind the resource the caller named (hiddenAs)', async () => {
+    ctx = setUp(() => ({ found: false }));
+    const hidden = await refusal(
+      ctx.gate.authorize(as(auth()), WS, 'fragments:read', { hiddenAs: () => new AppError({ status: 404, code: 'NOT_FOUND', message: 'Fragment not found' }) }),
+    );
+    expect(hidden.message).toBe('Fragment not found');
+  });
+
+  it('answers 401 without a caller and 403 for a viewer that writes or a token without the scope', async () => {
+    ctx = setUp(() => ({ found: true, relation: 'viewer' }));
+    expect(await refusal(ctx.gate.authorize(as(undefined), WS, 'fragments:read'))).toMatchObject({ status: 401 });
+    expect(await refusal(ctx.gate.authorize(as(auth()), WS, 'fragments:write'))).toMatchObject({ status: 403, code: 'FORBIDDEN' });
+    expect(await refusal(ctx.gate.authorize(as(auth({ scopes: ['search:read'] })), WS, 'fragments:read'))).toMatchObject({ status: 403 });
+  });
+
+  it('sends a Leaf-backed workspace to its Leaf: 409 HOSTED_ZONE_REQUIRED, only once access is granted', async () => {
+    const zone = { hostedZoneId: 'c0ffee00-0000-4000-8000-000000000001', endpointUrl: 'https://leaf.example.test' };
+    ctx = setUp(() => ({ found: true, relation: 'owner', ...zone }));
+    const err = await refusal(ctx.gate.authorize(as(auth()), WS, 'fragments:read'));
+    expect(err).toMatchObject({ status: 409, code: 'HOSTED_ZONE_REQUIRED', details: zone });
+    await ctx.close();
+    // A caller who may not see the workspace learns nothing of its zone.
+    ctx = setUp(() => ({ found: false, ...zone }));
+    expect(await refusal(ctx.gate.authorize(as(auth()), WS, 'fragments:read'))).toMatchObject({ status: 404 });
+  });
+
+  it('reuses an answer per credential, and a broadcast drops it at once', async () => {
+    let relation = 'owner';
+    ctx = setUp(() => ({ found: true, relation }));
+    await ctx.gate.authorize(as(auth()), WS, 'fragments:delete');
+    await ctx.gate.authorize(as(auth()), WS, 'fragments:delete');
+    expect(ctx.calls()).toBe(1);
+    // Another token of the same user is another answer.
+    await ctx.gate.authorize(as(auth({ credentialId: 'tok-2' })), WS, 'fragments:read');
+    expect(ctx.calls()).toBe(2);
+    relation = 'viewer';
+    broadcast(ctx.workspaces, WorkspaceAccessChangedSchema, { workspaceIds: [WS] });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await refusal(ctx.gate.authorize(as(auth()), WS, 'fragments:delete'))).toMatchObject({ status: 403 });
+    expect(ctx.calls()).toBe(3);
+  });
+
+  it('caches nothing when the TTL is 0', async () => {
+    ctx = setUp(() => ({ found: true, relation: 'owner' }), 0);
+    await ctx.gate.authorize(as(auth()), WS, 'fragments:read');
+    await ctx.gate.authorize(as(auth()), WS, 'fragments:read');
+    expect(ctx.calls()).toBe(2);
+  });
+});
