@@ -5,7 +5,7 @@ import { acceptOrCreateRequestId, requestContext } from '@kw/platform-context';
 import type { PlatformMetrics } from '@kw/platform-observability';
 import { AllExceptionsFilter } from './all-exceptions.filter.js';
 import { ErrorResponder } from './error-responder.js';
-import { ambiguousAuthorization } from './auth/single-authorization.js';
+import { ambiguousAuthorization } from './auth/ambiguous-authorization.js';
 import { checkBody, checkParameters } from './input-guard.js';
 import { RouteTable } from './route-table.js';
 import { createValidationPipe } from './validation.js';

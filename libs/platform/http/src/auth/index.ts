@@ -8,4 +8,4 @@ export * from './edge-admission.js';
 export * from './request-caller.js';
 export * from './current-caller.decorators.js';
 export * from './gateway-auth.providers.js';
-export * from './single-authorization.js';
+export * from './ambiguous-authorization.js';
