@@ -20,8 +20,11 @@ export default defineConfig({
   resolve: { alias },
   test: {
     include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'test/**/*.spec.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // An embedded platform takes about 10 s to start on an idle 2-core machine (PGlite, migrations)
+    // and several times that while the other worker starts a distributed one: tests that start
+    // platforms need the room. These bound hangs; they are not performance assertions.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,

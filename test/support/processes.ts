@@ -55,7 +55,7 @@ export function tempDir(prefix = 'kw-test-'): string {
  * Starts a compiled app (`npm run build` ran in pretest) as a real process and waits for its
  * "ready" log line, which carries the URL it listens on.
  */
-export async function startApp(app: string, env: Record<string, string>, timeoutMs = 30_000): Promise<PlatformProcess> {
+export async function startApp(app: string, env: Record<string, string>, timeoutMs = 60_000): Promise<PlatformProcess> {
   const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps', app, 'src/main.js')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'debug', ...env },
