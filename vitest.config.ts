@@ -6,14 +6,21 @@ import path from 'node:path';
 // Path aliases come from tsconfig.base.json so there is one list of them.
 const tsconfig = JSON.parse(readFileSync(new URL('./tsconfig.base.json', import.meta.url), 'utf8'));
 const alias = Object.fromEntries(
-  Object.entries(tsconfig.compilerOptions.paths as Record<string, string[]>).map(([name, [target]]) => [name, path.resolve(target)]),
+  Object.entries(tsconfig.compilerOptions.paths as Record<string, string[]>).map(([name, [target]]) => [
+    name,
+    path.resolve(target),
+  ]),
 );
 
 export default defineConfig({
   plugins: [
     swc.vite({
       swcrc: false,
-      jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true },
+        target: 'es2022',
+      },
       module: { type: 'es6' },
     }),
   ],

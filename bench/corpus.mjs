@@ -36,8 +36,41 @@ const TECH = (
   'accessibility localization translation timezone unicode utf8 markdown frontmatter wiki notion confluence jira linear slack standup retro okr kpi'
 ).split(' ');
 
-const STOP = 'the a an and of to in for on with is are was be this that it as by from at or we our not but can will should when which into about after before then also'.split(' ');
-const ONSETS = ['b', 'br', 'c', 'ch', 'd', 'dr', 'f', 'fl', 'g', 'gr', 'h', 'j', 'k', 'kr', 'l', 'm', 'n', 'p', 'pl', 'qu', 'r', 's', 'sk', 'st', 't', 'tr', 'v', 'w', 'z'];
+const STOP =
+  'the a an and of to in for on with is are was be this that it as by from at or we our not but can will should when which into about after before then also'.split(
+    ' ',
+  );
+const ONSETS = [
+  'b',
+  'br',
+  'c',
+  'ch',
+  'd',
+  'dr',
+  'f',
+  'fl',
+  'g',
+  'gr',
+  'h',
+  'j',
+  'k',
+  'kr',
+  'l',
+  'm',
+  'n',
+  'p',
+  'pl',
+  'qu',
+  'r',
+  's',
+  'sk',
+  'st',
+  't',
+  'tr',
+  'v',
+  'w',
+  'z',
+];
 const NUCLEI = ['a', 'e', 'i', 'o', 'u', 'ai', 'ea', 'io', 'ou', 'y'];
 const CODAS = ['', '', '', 'n', 'r', 'l', 's', 'x', 'th', 'nd', 'rk'];
 
@@ -98,7 +131,10 @@ export function notes({ seed = 42, vocab = vocabulary() } = {}) {
       // Topic words are drawn log-uniformly over the ranks: mostly mid-frequency and rare words.
       const topic = Array.from({ length: 4 }, () => words[Math.floor(Math.exp(random() * Math.log(words.length)))]);
       const word = () => (random() < 0.15 ? topic[int(0, topic.length - 1)] : words[sampleRank(random())]);
-      const phrase = (n) => Array.from({ length: n }, (_, i) => (i > 0 && random() < 0.35 ? `${STOP[int(0, STOP.length - 1)]} ${word()}` : word())).join(' ');
+      const phrase = (n) =>
+        Array.from({ length: n }, (_, i) =>
+          i > 0 && random() < 0.35 ? `${STOP[int(0, STOP.length - 1)]} ${word()}` : word(),
+        ).join(' ');
       const sentence = () => {
         let text = phrase(int(4, 16));
         if (random() < 0.1) text += ` \`${word()}\``;
@@ -107,7 +143,10 @@ export function notes({ seed = 42, vocab = vocabulary() } = {}) {
       const paragraph = () => Array.from({ length: int(1, 5) }, sentence).join(' ');
       const list = () => {
         const ordered = random() < 0.3;
-        return Array.from({ length: int(2, 6) }, (_, i) => `${ordered ? `${i + 1}.` : '-'} ${cap(phrase(int(2, 9)))}`).join('\n');
+        return Array.from(
+          { length: int(2, 6) },
+          (_, i) => `${ordered ? `${i + 1}.` : '-'} ${cap(phrase(int(2, 9)))}`,
+        ).join('\n');
       };
       // Note length is skewed: most are short, a few are long (several chunks).
       const blocks = Math.min(24, 1 + Math.floor(-Math.log(1 - random()) * 2));
@@ -133,6 +172,14 @@ export function queries(count, { seed = 99, vocab = vocabulary() } = {}) {
   const common = () => at(5, 60);
   const mid = () => at(200, 900);
   const rare = () => at(1500, words.length);
-  const shapes = [() => common(), () => mid(), () => rare(), () => `${common()} ${mid()}`, () => `${common()} ${rare()}`, () => `${mid()} ${mid()}`, () => `${common()} ${common()}`];
+  const shapes = [
+    () => common(),
+    () => mid(),
+    () => rare(),
+    () => `${common()} ${mid()}`,
+    () => `${common()} ${rare()}`,
+    () => `${mid()} ${mid()}`,
+    () => `${common()} ${common()}`,
+  ];
   return Array.from({ length: count }, (_, i) => shapes[i % shapes.length]());
 }

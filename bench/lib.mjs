@@ -17,7 +17,11 @@ export const quick = process.argv.includes('--quick');
 export const DURATION = quick ? 3 : 10;
 export const CONNECTIONS = 16;
 /** The load generator is one address: lift the rate limits for the measured platform. */
-export const UNLIMITED = { RATE_LIMIT_PER_ADDRESS: '1000000000', RATE_LIMIT_PER_CREDENTIAL: '1000000000', RATE_LIMIT_PER_WORKSPACE: '1000000000' };
+export const UNLIMITED = {
+  RATE_LIMIT_PER_ADDRESS: '1000000000',
+  RATE_LIMIT_PER_CREDENTIAL: '1000000000',
+  RATE_LIMIT_PER_WORKSPACE: '1000000000',
+};
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Where every temp file of this run lives (logs, data dirs): one folder, removed at the end. */
 export const runDir = mkdtempSync(path.join(tmpdir(), `kw-bench-${process.pid}-`));
@@ -77,7 +81,12 @@ export function spawnNode(script, args, { env = {}, name = path.basename(script)
   assertOpen();
   const logFile = path.join(runDir, `${name}-${spawned++}.log`);
   const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [script, ...args], { cwd: root, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', fd, fd], detached: group });
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', fd, fd],
+    detached: group,
+  });
   closeSync(fd);
   child.logFile = logFile;
   child.group = group;
@@ -129,7 +138,10 @@ export function logTail(child, lines = 30) {
 export async function waitFor(what, check, { timeoutMs = 120_000, intervalMs = 200, child, failIf } = {}) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`${child.label} exited (${child.exitCode ?? child.signalCode}) while waiting for ${what}:\n${logTail(child)}`);
+    if (child && (child.exitCode !== null || child.signalCode !== null))
+      throw new Error(
+        `${child.label} exited (${child.exitCode ?? child.signalCode}) while waiting for ${what}:\n${logTail(child)}`,
+      );
     failIf?.();
     const value = await check().catch(() => undefined);
     if (value) return value;
@@ -141,7 +153,11 @@ export async function waitFor(what, check, { timeoutMs = 120_000, intervalMs = 2
 /** A baseline server (bench/baselines/*.mjs prints its port as its first line). */
 export async function startBaseline(script, args, env = {}) {
   const child = spawnNode(script, args, { env, name: `baseline-${args[0]}` });
-  const port = await waitFor(`${script} ${args[0]}`, async () => /^(\d+)$/m.exec(readFileSync(child.logFile, 'utf8'))?.[1], { child, timeoutMs: 30_000, intervalMs: 50 });
+  const port = await waitFor(
+    `${script} ${args[0]}`,
+    async () => /^(\d+)$/m.exec(readFileSync(child.logFile, 'utf8'))?.[1],
+    { child, timeoutMs: 30_000, intervalMs: 50 },
+  );
   return { child, base: `http://127.0.0.1:${port}` };
 }
 
@@ -174,16 +190,32 @@ export async function load(url, { maxSeconds, ...options } = {}) {
       if ((status < 200 || status > 299) && !firstFailure) firstFailure = `${status} ${String(body).slice(0, 300)}`;
     },
   }));
-  const run = autocannon({ url, connections: CONNECTIONS, duration: DURATION, ...options, ...(requests && { requests }) });
+  const run = autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    ...options,
+    ...(requests && { requests }),
+  });
   // `amount` runs end at the count; `maxSeconds` ends them earlier on a slow platform.
   const timer = maxSeconds ? setTimeout(() => run.stop(), maxSeconds * 1000) : undefined;
   const result = await run;
   clearTimeout(timer);
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    const codes = Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => `${code}: ${count}`).join(', ');
-    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts of ${result.requests.total} (status codes ${codes})${firstFailure ? `; first: ${firstFailure}` : ''}`);
+    const codes = Object.entries(result.statusCodeStats ?? {})
+      .map(([code, { count }]) => `${code}: ${count}`)
+      .join(', ');
+    throw new Error(
+      `${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts of ${result.requests.total} (status codes ${codes})${firstFailure ? `; first: ${firstFailure}` : ''}`,
+    );
   }
-  return { rps: Math.round(result.requests.total / result.duration), p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total, seconds: +result.duration.toFixed(2) };
+  return {
+    rps: Math.round(result.requests.total / result.duration),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    seconds: +result.duration.toFixed(2),
+  };
 }
 
 export function percentiles(samples) {
@@ -280,7 +312,8 @@ export function childrenOf(pid) {
   const out = new Set();
   try {
     for (const task of readdirSync(`/proc/${pid}/task`)) {
-      for (const c of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/)) if (c) out.add(Number(c));
+      for (const c of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/))
+        if (c) out.add(Number(c));
     }
   } catch {
     // Gone.

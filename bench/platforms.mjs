@@ -4,13 +4,29 @@
 // Postgres database). Both get an admin account and token from ADMIN_EMAIL/ADMIN_PASSWORD/
 // ADMIN_TOKEN, and the rate limits lifted (the load generator is one address).
 import { randomBytes } from 'node:crypto';
-import { UNLIMITED, childrenOf, commandLine, dropStreamAtCleanup, freePort, logTail, scratchDatabase, scratchDir, spawnNode, stop, waitFor } from './lib.mjs';
+import {
+  UNLIMITED,
+  childrenOf,
+  commandLine,
+  dropStreamAtCleanup,
+  freePort,
+  logTail,
+  scratchDatabase,
+  scratchDir,
+  spawnNode,
+  stop,
+  waitFor,
+} from './lib.mjs';
 
 /** The apps a fragment create and its enrichment go through (plus search), see bench/README.md. */
 export const DEFAULT_APPS = ['gateway', 'workspaces', 'agent-auth', 'fragments', 'search'];
 
 function credentials() {
-  return { ADMIN_EMAIL: 'bench@example.test', ADMIN_PASSWORD: `pw-${randomBytes(12).toString('hex')}`, ADMIN_TOKEN: `bench-admin-${randomBytes(16).toString('hex')}` };
+  return {
+    ADMIN_EMAIL: 'bench@example.test',
+    ADMIN_PASSWORD: `pw-${randomBytes(12).toString('hex')}`,
+    ADMIN_TOKEN: `bench-admin-${randomBytes(16).toString('hex')}`,
+  };
 }
 
 /** The platform's HTTP API as the admin. */
@@ -23,7 +39,11 @@ class Api {
   }
 
   async request(method, p, body) {
-    const res = await fetch(`${this.base}${p}`, { method, headers: body === undefined ? this.auth : this.json, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${this.base}${p}`, {
+      method,
+      headers: body === undefined ? this.auth : this.json,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     if (!res.ok) throw new Error(`${method} ${p} answered ${res.status}: ${text.slice(0, 300)}`);
     return text ? JSON.parse(text) : undefined;
@@ -37,7 +57,12 @@ class Api {
   }
 
   async createFragment(workspaceId, typeId, note) {
-    const { fragment } = await this.request('POST', '/api/memory-fragments', { workspaceId, fragmentTypeId: typeId, title: note.title, content: note.content });
+    const { fragment } = await this.request('POST', '/api/memory-fragments', {
+      workspaceId,
+      fragmentTypeId: typeId,
+      title: note.title,
+      content: note.content,
+    });
     return fragment;
   }
 
@@ -45,7 +70,9 @@ class Api {
   async waitEnriched(workspaceId, timeoutMs = 120_000) {
     await waitFor(
       `enrichment of workspace ${workspaceId}`,
-      async () => (await this.request('GET', `/api/memory-fragments?workspaceId=${workspaceId}&status=processing&limit=5`)).totalCount === 0,
+      async () =>
+        (await this.request('GET', `/api/memory-fragments?workspaceId=${workspaceId}&status=processing&limit=5`))
+          .totalCount === 0,
       { timeoutMs, intervalMs: 250 },
     );
   }
@@ -57,10 +84,22 @@ export async function startEmbedded({ name = 'embedded', env = {} } = {}) {
   const creds = credentials();
   const child = spawnNode('dist/apps/gateway/src/main.js', [], {
     name,
-    env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: scratchDir(name), LOG_LEVEL: 'warn', ...creds, ...UNLIMITED, ...env },
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: scratchDir(name),
+      LOG_LEVEL: 'warn',
+      ...creds,
+      ...UNLIMITED,
+      ...env,
+    },
   });
   const api = new Api(`http://127.0.0.1:${port}`, creds.ADMIN_TOKEN);
-  await waitFor(`${name} platform`, async () => (await fetch(`${api.base}/api/auth/validate-token`, { headers: api.auth })).ok, { child });
+  await waitFor(
+    `${name} platform`,
+    async () => (await fetch(`${api.base}/api/auth/validate-token`, { headers: api.auth })).ok,
+    { child },
+  );
   return {
     mode: 'embedded',
     api,
@@ -128,7 +167,10 @@ export async function startDistributed({ apps = DEFAULT_APPS, env = {} } = {}) {
     /** run-distributed.mjs itself and each app it spawned, named by dist/apps/<name>/src/main.js. */
     processes: () => [
       { name: 'run-distributed.mjs', pid: child.pid },
-      ...childrenOf(child.pid).map((pid) => ({ name: /dist\/apps\/([^/]+)\/src\/main\.js/.exec(commandLine(pid).join(' '))?.[1] ?? `pid ${pid}`, pid })),
+      ...childrenOf(child.pid).map((pid) => ({
+        name: /dist\/apps\/([^/]+)\/src\/main\.js/.exec(commandLine(pid).join(' '))?.[1] ?? `pid ${pid}`,
+        pid,
+      })),
     ],
     assertAlive,
     stop: () => stop(child),

@@ -23,7 +23,10 @@ import { natsHop } from './scenarios/nats-hop.mjs';
 import { searchPlan, searchScenario } from './scenarios/search.mjs';
 
 const startedAt = performance.now();
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 /** --only=5 selects 5a, 5b, ... too. */
 const wanted = (id) => !only || only.includes(id.replace(/[a-z]$/, ''));
 const { DATABASE_URL, NATS_URL } = process.env;
@@ -42,10 +45,25 @@ async function scenario(id, title, fn, platform) {
   try {
     const rows = [await fn()].flat();
     const seconds = +((performance.now() - started) / 1000).toFixed(1);
-    rows.forEach((r, i) => results.push({ id: rows.length > 1 ? `${id}${'abcdefgh'[i]}` : id, status: 'ok', ...r, ratio: +r.ratio.toFixed(3), seconds }));
+    rows.forEach((r, i) =>
+      results.push({
+        id: rows.length > 1 ? `${id}${'abcdefgh'[i]}` : id,
+        status: 'ok',
+        ...r,
+        ratio: +r.ratio.toFixed(3),
+        seconds,
+      }),
+    );
   } catch (err) {
     crash(id, title, err);
-    if (platform) console.error(`bench: the platform's last warnings and errors:\n${logTail(platform.child, 400).split('\n').filter((l) => /"level":"(warn|error|fatal)"|Error/.test(l)).slice(-15).join('\n')}`);
+    if (platform)
+      console.error(
+        `bench: the platform's last warnings and errors:\n${logTail(platform.child, 400)
+          .split('\n')
+          .filter((l) => /"level":"(warn|error|fatal)"|Error/.test(l))
+          .slice(-15)
+          .join('\n')}`,
+      );
   }
 }
 
@@ -70,7 +88,8 @@ async function withPlatform(ids, start, body) {
   try {
     platform = await start();
   } catch (err) {
-    for (const [id, title] of ids) if (wanted(id)) crash(id, title, new Error(`the platform did not start: ${err.message}`));
+    for (const [id, title] of ids)
+      if (wanted(id)) crash(id, title, new Error(`the platform did not start: ${err.message}`));
     return;
   }
   console.error(`bench: ${platform.mode} platform ready in ${since()}`);
@@ -120,21 +139,51 @@ process.on('unhandledRejection', (err) => {
 });
 
 try {
-  await withPlatform([['1', 'gateway route'], ['6', 'MCP vs REST search']], () => startEmbedded(), async (embedded) => {
-    await scenario('1', 'gateway route vs bare Fastify', () => gatewayRoute({ embedded }), embedded);
-    await scenario('6', 'MCP tools/call search vs REST search', () => mcpVsRest({ embedded }), embedded);
-    memory.platform(embedded, 'embedded (PGlite)');
-  });
+  await withPlatform(
+    [
+      ['1', 'gateway route'],
+      ['6', 'MCP vs REST search'],
+    ],
+    () => startEmbedded(),
+    async (embedded) => {
+      await scenario('1', 'gateway route vs bare Fastify', () => gatewayRoute({ embedded }), embedded);
+      await scenario('6', 'MCP tools/call search vs REST search', () => mcpVsRest({ embedded }), embedded);
+      memory.platform(embedded, 'embedded (PGlite)');
+    },
+  );
 
-  const distributedIds = [['2', 'NATS hop'], ['3', 'GET fragment'], ['4', 'fragment creates and enrichment drain']];
+  const distributedIds = [
+    ['2', 'NATS hop'],
+    ['3', 'GET fragment'],
+    ['4', 'fragment creates and enrichment drain'],
+  ];
   if (DATABASE_URL && NATS_URL) {
     const apps = process.env.BENCH_APPS ? process.env.BENCH_APPS.split(',') : DEFAULT_APPS;
-    await withPlatform(distributedIds, () => startDistributed({ apps }), async (distributed) => {
-      await scenario('2', 'gateway -> NATS -> service vs bare request-reply', () => natsHop({ distributed }), distributed);
-      await scenario('3', 'GET /api/memory-fragments/{id} vs bare Fastify + pg', () => fragmentGet({ distributed, memory }), distributed);
-      await scenario('4', 'fragment creates and enrichment drain', () => fragmentCreate({ distributed }), distributed);
-      memory.platform(distributed, 'distributed');
-    });
+    await withPlatform(
+      distributedIds,
+      () => startDistributed({ apps }),
+      async (distributed) => {
+        await scenario(
+          '2',
+          'gateway -> NATS -> service vs bare request-reply',
+          () => natsHop({ distributed }),
+          distributed,
+        );
+        await scenario(
+          '3',
+          'GET /api/memory-fragments/{id} vs bare Fastify + pg',
+          () => fragmentGet({ distributed, memory }),
+          distributed,
+        );
+        await scenario(
+          '4',
+          'fragment creates and enrichment drain',
+          () => fragmentCreate({ distributed }),
+          distributed,
+        );
+        memory.platform(distributed, 'distributed');
+      },
+    );
   } else {
     skip(distributedIds, 'set NATS_URL and DATABASE_URL');
   }
@@ -142,7 +191,9 @@ try {
   if (DATABASE_URL) {
     const sizes = searchPlan();
     for (const [i, size] of sizes.entries()) {
-      await scenario(sizes.length > 1 ? `5${'abcdefgh'[i]}` : '5', `search at ${size.size / 1000}k fragments`, () => searchScenario(size, { memory }));
+      await scenario(sizes.length > 1 ? `5${'abcdefgh'[i]}` : '5', `search at ${size.size / 1000}k fragments`, () =>
+        searchScenario(size, { memory }),
+      );
     }
   } else {
     skip([['5', 'search']], 'set DATABASE_URL');

@@ -15,7 +15,10 @@ import pg from 'pg';
 
 // Catalog types the adapter cannot map ("Column type 'name' could not be deserialized");
 // the schema engine reads them as text.
-const CATALOG_TEXT_TYPES = new Set([18 /* char */, 19 /* name */, 22 /* int2vector */, 24 /* regproc */, 28 /* xid */, 30 /* oidvector */, 194 /* pg_node_tree */, 2205 /* regclass */, 2206 /* regtype */]);
+const CATALOG_TEXT_TYPES = new Set([
+  18 /* char */, 19 /* name */, 22 /* int2vector */, 24 /* regproc */, 28 /* xid */, 30 /* oidvector */,
+  194 /* pg_node_tree */, 2205 /* regclass */, 2206 /* regtype */,
+]);
 const TEXT = 25;
 const NAME_ARRAY = 1003;
 const TEXT_ARRAY = 1009;
@@ -33,7 +36,9 @@ function adapt<T>(result: T): T {
     // 6.19's introspection panics on them ("unreachable"). NOT NULL is read from the columns.
     const contype = fields.findIndex((f) => f.name === 'constraint_type');
     if (contype >= 0 && Array.isArray(r.rows)) {
-      r.rows = r.rows.filter((row) => (Array.isArray(row) ? row[contype] : (row as Record<string, unknown>).constraint_type) !== 'n');
+      r.rows = r.rows.filter(
+        (row) => (Array.isArray(row) ? row[contype] : (row as Record<string, unknown>).constraint_type) !== 'n',
+      );
     }
   }
   return result;
@@ -78,7 +83,11 @@ export function cliAdapter(schema: string) {
       provider: main.provider,
       adapterName: main.adapterName,
       connect: () => main.connect(),
-      connectToShadowDb: () => new PrismaPg(poolFor(requireEnv('KW_PRISMA_CLI_SHADOW_URL'), schema), { schema, disposeExternalPool: true }).connect(),
+      connectToShadowDb: () =>
+        new PrismaPg(poolFor(requireEnv('KW_PRISMA_CLI_SHADOW_URL'), schema), {
+          schema,
+          disposeExternalPool: true,
+        }).connect(),
     };
   };
 }

@@ -31,7 +31,12 @@ function* sources(dir) {
     if (statSync(full).isDirectory()) {
       if (entry === 'node_modules' || entry === 'dist') continue;
       yield* sources(full);
-    } else if (full.endsWith('.ts') && !full.endsWith('.d.ts') && !full.endsWith('.spec.ts') && !full.endsWith('.test.ts')) {
+    } else if (
+      full.endsWith('.ts') &&
+      !full.endsWith('.d.ts') &&
+      !full.endsWith('.spec.ts') &&
+      !full.endsWith('.test.ts')
+    ) {
       yield full;
     }
   }
@@ -43,7 +48,12 @@ function buildInfo() {
   let commit = process.env.GIT_COMMIT ?? 'unknown';
   if (commit === 'unknown') {
     try {
-      commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+      commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      })
+        .toString()
+        .trim();
     } catch {
       // not a git checkout
     }
@@ -60,21 +70,28 @@ function prismaClientsStale() {
   });
 }
 
-if (prismaClientsStale()) execFileSync(process.execPath, [path.join(root, 'scripts/prisma-generate.mjs')], { stdio: 'inherit' });
+if (prismaClientsStale())
+  execFileSync(process.execPath, [path.join(root, 'scripts/prisma-generate.mjs')], { stdio: 'inherit' });
 
 rmSync(outDir, { recursive: true, force: true });
 const started = Date.now();
 let count = 0;
 await Promise.all(
-  ['apps', 'libs'].flatMap((top) => [...sources(path.join(root, top))]).map(async (file) => {
-    const rel = path.relative(root, file);
-    const target = path.join(outDir, rel.replace(/\.ts$/, '.js'));
-    const { code, map } = await transformFile(file, { ...swcOptions, filename: file, sourceFileName: path.relative(path.dirname(target), file) });
-    mkdirSync(path.dirname(target), { recursive: true });
-    writeFileSync(target, `${code}\n//# sourceMappingURL=${path.basename(target)}.map\n`);
-    if (map) writeFileSync(`${target}.map`, map);
-    count++;
-  }),
+  ['apps', 'libs']
+    .flatMap((top) => [...sources(path.join(root, top))])
+    .map(async (file) => {
+      const rel = path.relative(root, file);
+      const target = path.join(outDir, rel.replace(/\.ts$/, '.js'));
+      const { code, map } = await transformFile(file, {
+        ...swcOptions,
+        filename: file,
+        sourceFileName: path.relative(path.dirname(target), file),
+      });
+      mkdirSync(path.dirname(target), { recursive: true });
+      writeFileSync(target, `${code}\n//# sourceMappingURL=${path.basename(target)}.map\n`);
+      if (map) writeFileSync(`${target}.map`, map);
+      count++;
+    }),
 );
 writeFileSync(path.join(outDir, 'build-info.json'), JSON.stringify(buildInfo(), null, 2));
 if (!process.env.BUILD_QUIET) console.error(`build: ${count} files compiled to dist/ in ${Date.now() - started} ms`);

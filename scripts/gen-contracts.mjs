@@ -31,7 +31,9 @@ function run(cmd, cmdArgs) {
   try {
     execFileSync(cmd, cmdArgs, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
-    process.stderr.write(`${path.basename(cmd)} ${cmdArgs.join(' ')} failed:\n${err.stdout ?? ''}${err.stderr ?? ''}\n`);
+    process.stderr.write(
+      `${path.basename(cmd)} ${cmdArgs.join(' ')} failed:\n${err.stdout ?? ''}${err.stderr ?? ''}\n`,
+    );
     process.exit(2);
   }
 }
@@ -65,7 +67,9 @@ function buildIndex(genDir) {
     }
   }
   if (clashes.length > 0) {
-    process.stderr.write(`Generated contracts export the same name twice; rename one of each in proto/:\n  ${clashes.join('\n  ')}\n`);
+    process.stderr.write(
+      `Generated contracts export the same name twice; rename one of each in proto/:\n  ${clashes.join('\n  ')}\n`,
+    );
     process.exit(2);
   }
   const lines = files.map((f) => `export * from './gen/${f.replace(/\.ts$/, '.js')}';`);
@@ -81,10 +85,12 @@ function staleFiles(fresh) {
   for (const f of new Set([...a, ...b])) {
     if (!a.has(f)) stale.push(`gen/${f} (missing)`);
     else if (!b.has(f)) stale.push(`gen/${f} (no longer generated)`);
-    else if (readFileSync(path.join(committed, f), 'utf8') !== readFileSync(path.join(fresh, GEN, f), 'utf8')) stale.push(`gen/${f}`);
+    else if (readFileSync(path.join(committed, f), 'utf8') !== readFileSync(path.join(fresh, GEN, f), 'utf8'))
+      stale.push(`gen/${f}`);
   }
   const index = path.join(root, INDEX);
-  if (!existsSync(index) || readFileSync(index, 'utf8') !== readFileSync(path.join(fresh, INDEX), 'utf8')) stale.push('index.ts');
+  if (!existsSync(index) || readFileSync(index, 'utf8') !== readFileSync(path.join(fresh, INDEX), 'utf8'))
+    stale.push('index.ts');
   return stale.sort();
 }
 
@@ -96,7 +102,9 @@ try {
   if (check) {
     const stale = staleFiles(out);
     if (stale.length > 0) {
-      process.stderr.write(`Generated contracts are stale (run \`node scripts/gen-contracts.mjs\`):\n  ${stale.join('\n  ')}\n`);
+      process.stderr.write(
+        `Generated contracts are stale (run \`node scripts/gen-contracts.mjs\`):\n  ${stale.join('\n  ')}\n`,
+      );
       process.exit(1);
     }
     console.log('contracts: up to date');

@@ -15,7 +15,9 @@ const lock = JSON.parse(readFileSync(lockPath, 'utf8'));
 /** os/cpu of a platform package, read from its name (the convention of swc, buf, nx, esbuild...). */
 function platformOf(name) {
   const os = ['darwin', 'linux', 'win32', 'freebsd', 'android'].find((o) => name.includes(`-${o}-`));
-  const cpu = ['arm64', 'x64', 'ia32', 'armv7', 'arm', 'ppc64', 's390x', 'riscv64'].find((c) => new RegExp(`-${c}(-|$)`).test(name));
+  const cpu = ['arm64', 'x64', 'ia32', 'armv7', 'arm', 'ppc64', 's390x', 'riscv64'].find((c) =>
+    new RegExp(`-${c}(-|$)`).test(name),
+  );
   return os && cpu ? { os: [os], cpu: [cpu === 'armv7' ? 'arm' : cpu] } : undefined;
 }
 
@@ -30,6 +32,8 @@ for (const [key, entry] of Object.entries(lock.packages)) {
     added++;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`lockfile-platform-stubs: added ${added} entr${added === 1 ? 'y' : 'ies'}`);

@@ -11,19 +11,27 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const prismaCli = path.join(path.dirname(createRequire(import.meta.url).resolve('prisma/package.json')), 'build', 'index.js');
+const prismaCli = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('prisma/package.json')),
+  'build',
+  'index.js',
+);
 const quiet = Boolean(process.env.BUILD_QUIET);
 
 for (const plane of ['control', 'data']) {
-  const run = spawnSync(process.execPath, [prismaCli, 'generate', '--config', path.join(root, 'prisma', plane, 'prisma.config.ts')], {
-    cwd: root,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      CHECKPOINT_DISABLE: '1',
-      PRISMA_HIDE_UPDATE_MESSAGE: '1',
+  const run = spawnSync(
+    process.execPath,
+    [prismaCli, 'generate', '--config', path.join(root, 'prisma', plane, 'prisma.config.ts')],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        CHECKPOINT_DISABLE: '1',
+        PRISMA_HIDE_UPDATE_MESSAGE: '1',
+      },
     },
-  });
+  );
   if (run.status !== 0) {
     console.error(`prisma-generate: ${plane} failed:\n${run.stdout}${run.stderr}`);
     process.exit(1);

@@ -23,7 +23,9 @@ const CONFIG_ERROR_EXIT = 2;
 
 for (const key of ['DATABASE_URL', 'NATS_URL']) {
   if (!process.env[key]) {
-    console.error(`run-distributed: ${key} is required (e.g. postgres://postgres@127.0.0.1:5432/kw, nats://127.0.0.1:4222)`);
+    console.error(
+      `run-distributed: ${key} is required (e.g. postgres://postgres@127.0.0.1:5432/kw, nats://127.0.0.1:4222)`,
+    );
     process.exit(2);
   }
 }
@@ -32,13 +34,19 @@ const children = new Map();
 let stopping = false;
 
 function note(fields) {
-  process.stdout.write(`${JSON.stringify({ level: 'info', component: 'run-distributed', time: new Date().toISOString(), ...fields })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ level: 'info', component: 'run-distributed', time: new Date().toISOString(), ...fields })}\n`,
+  );
 }
 
 function start(app, index) {
   const env = { ...process.env, RUN_MODE: 'distributed' };
   if (app !== 'gateway') env.METRICS_PORT = String(process.env.METRICS_PORT_BASE === '0' ? 0 : metricsBase + index);
-  const child = spawn(process.execPath, [path.join(root, 'dist/apps', app, 'src/main.js')], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(root, 'dist/apps', app, 'src/main.js')], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   children.set(app, child);
   note({ msg: 'app started', app, pid: child.pid });
   child.once('exit', (code, signal) => {
@@ -49,8 +57,14 @@ function start(app, index) {
       return;
     }
     if (code === CONFIG_ERROR_EXIT) {
-      note({ level: 'error', msg: `${app} refused its configuration and is not restarted: set what its message above names, then start again`, app });
-      process.stderr.write(`run-distributed: ${app} is not running: its configuration is incomplete (see the "${app}:" line above)\n`);
+      note({
+        level: 'error',
+        msg: `${app} refused its configuration and is not restarted: set what its message above names, then start again`,
+        app,
+      });
+      process.stderr.write(
+        `run-distributed: ${app} is not running: its configuration is incomplete (see the "${app}:" line above)\n`,
+      );
       if (children.size === 0) process.exit(CONFIG_ERROR_EXIT);
       return;
     }

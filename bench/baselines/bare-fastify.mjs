@@ -32,7 +32,10 @@ if (mode === 'version') {
 } else if (mode === 'fragment-get') {
   const pool = new pg.Pool({ connectionString: url });
   app.get('/fragments/:workspaceId/:id', async (request, reply) => {
-    const { rows } = await pool.query(`SELECT ${COLUMNS} FROM data.fragments WHERE id = $1 AND workspace_id = $2`, [request.params.id, request.params.workspaceId]);
+    const { rows } = await pool.query(`SELECT ${COLUMNS} FROM data.fragments WHERE id = $1 AND workspace_id = $2`, [
+      request.params.id,
+      request.params.workspaceId,
+    ]);
     if (rows.length === 0) return reply.code(404).send({ success: false });
     return { success: true, fragment: rows[0] };
   });
@@ -44,7 +47,12 @@ if (mode === 'version') {
     const b = request.body;
     const at = new Date().toISOString();
     const step = (state) => ({ state, attempts: 0, at });
-    const enrichment = { summary: step('pending'), tags: step('pending'), embedding: step('pending'), graph: step('pending') };
+    const enrichment = {
+      summary: step('pending'),
+      tags: step('pending'),
+      embedding: step('pending'),
+      graph: step('pending'),
+    };
     const { rows } = await pool.query(
       `INSERT INTO data.fragments (workspace_id, fragment_type_id, title, content, tags, enhance_tags, created_via, enrichment, created_by, updated_by)
        VALUES ($1, $2, $3, $4, $5, false, 'api', $6, $7, $7) RETURNING ${COLUMNS}`,
@@ -53,7 +61,9 @@ if (mode === 'version') {
     return reply.code(201).send({ success: true, fragment: rows[0] });
   });
 } else {
-  console.error('usage: bare-fastify.mjs version | nats <url> | fragment-get <database url> | fragment-create <database url>');
+  console.error(
+    'usage: bare-fastify.mjs version | nats <url> | fragment-get <database url> | fragment-create <database url>',
+  );
   process.exit(2);
 }
 await app.listen({ port: 0, host: '127.0.0.1' });

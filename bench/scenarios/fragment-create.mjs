@@ -18,7 +18,9 @@ function sequence(path, headers, bodies, amount) {
   let next = 0;
   return {
     amount,
-    requests: [{ method: 'POST', path, headers, setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }) }],
+    requests: [
+      { method: 'POST', path, headers, setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }) },
+    ],
   };
 }
 
@@ -29,18 +31,31 @@ export async function fragmentCreate({ distributed }) {
   const generated = Array.from({ length: COUNT + 2 * CONNECTIONS }, () => gen.next());
   const db = new pg.Client({ connectionString: distributed.databaseUrl });
   await db.connect();
-  const counts = async () => (await db.query(`SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'published')::int AS published FROM data.fragments WHERE workspace_id = $1`, [workspaceId])).rows[0];
+  const counts = async () =>
+    (
+      await db.query(
+        `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'published')::int AS published FROM data.fragments WHERE workspace_id = $1`,
+        [workspaceId],
+      )
+    ).rows[0];
   let bare;
   try {
     const started = performance.now();
-    const platform = await load(
-      api.base,
-      { ...sequence('/api/memory-fragments', api.json, generated.map((n) => JSON.stringify({ workspaceId, fragmentTypeId: typeId, title: n.title, content: n.content })), COUNT), maxSeconds: MAX_SECONDS },
-    );
+    const platform = await load(api.base, {
+      ...sequence(
+        '/api/memory-fragments',
+        api.json,
+        generated.map((n) =>
+          JSON.stringify({ workspaceId, fragmentTypeId: typeId, title: n.title, content: n.content }),
+        ),
+        COUNT,
+      ),
+      maxSeconds: MAX_SECONDS,
+    });
     const createdAt = performance.now();
     // Creates in flight when the time cap stopped the load still land: wait until the count settles.
     let { total: created, published: atEnd } = await counts();
-    for (let settled = 0; settled < 4; ) {
+    for (let settled = 0; settled < 4;) {
       await sleep(250);
       const now = await counts();
       settled = now.total === created ? settled + 1 : 0;
@@ -50,19 +65,37 @@ export async function fragmentCreate({ distributed }) {
     let done = atEnd;
     while (done < created) {
       distributed.assertAlive();
-      if (performance.now() - createdAt > drainTimeoutMs) throw new Error(`enrichment: ${done} of ${created} fragments published ${Math.round(drainTimeoutMs / 1000)} s after the creates`);
+      if (performance.now() - createdAt > drainTimeoutMs)
+        throw new Error(
+          `enrichment: ${done} of ${created} fragments published ${Math.round(drainTimeoutMs / 1000)} s after the creates`,
+        );
       await sleep(250);
       done = (await counts()).published;
     }
     const drainedAt = performance.now();
-    const drain = { fragments: created, fragmentsPerSecond: +((created * 1000) / (drainedAt - started)).toFixed(1), seconds: +((drainedAt - started) / 1000).toFixed(1), publishedWhenCreatesEnded: atEnd, tailSeconds: +((drainedAt - createdAt) / 1000).toFixed(1) };
+    const drain = {
+      fragments: created,
+      fragmentsPerSecond: +((created * 1000) / (drainedAt - started)).toFixed(1),
+      seconds: +((drainedAt - started) / 1000).toFixed(1),
+      publishedWhenCreatesEnded: atEnd,
+      tailSeconds: +((drainedAt - createdAt) / 1000).toFixed(1),
+    };
 
     // The baseline inserts the same rows into the same table (after the drain: it competes with nothing).
-    const userId = (await db.query(`SELECT created_by::text AS id FROM data.fragments WHERE workspace_id = $1 LIMIT 1`, [workspaceId])).rows[0].id;
+    const userId = (
+      await db.query(`SELECT created_by::text AS id FROM data.fragments WHERE workspace_id = $1 LIMIT 1`, [workspaceId])
+    ).rows[0].id;
     bare = await startBaseline('bench/baselines/bare-fastify.mjs', ['fragment-create', distributed.databaseUrl]);
     const baseline = await load(
       bare.base,
-      sequence('/fragments', { 'content-type': 'application/json' }, generated.map((n) => JSON.stringify({ workspaceId, fragmentTypeId: typeId, userId, title: n.title, content: n.content })), platform.requests),
+      sequence(
+        '/fragments',
+        { 'content-type': 'application/json' },
+        generated.map((n) =>
+          JSON.stringify({ workspaceId, fragmentTypeId: typeId, userId, title: n.title, content: n.content }),
+        ),
+        platform.requests,
+      ),
     );
     distributed.assertAlive();
     const createRate = platform.rps;

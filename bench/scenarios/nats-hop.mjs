@@ -9,7 +9,11 @@ export const TARGET = 0.5;
 export async function natsHop({ distributed }) {
   const bare = await startBaseline('bench/baselines/bare-fastify.mjs', ['nats', process.env.NATS_URL]);
   try {
-    const options = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ component: 'fragments', text: 'bench' }) };
+    const options = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ component: 'fragments', text: 'bench' }),
+    };
     const platform = await load(`${distributed.api.base}/api/diagnostics/echo`, options);
     const baseline = await load(`${bare.base}/echo`, options);
     return {

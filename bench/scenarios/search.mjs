@@ -31,12 +31,25 @@ async function loadFragments(db, { workspaceId, typeId, userId, total, chunkText
   const gen = notes({ seed: 5, vocab });
   let chunks = 0;
   for (let offset = 0; offset < total; offset += BATCH) {
-    const rows = Array.from({ length: Math.min(BATCH, total - offset) }, () => ({ id: crypto.randomUUID(), ...gen.next() }));
+    const rows = Array.from({ length: Math.min(BATCH, total - offset) }, () => ({
+      id: crypto.randomUUID(),
+      ...gen.next(),
+    }));
     await db.query(
       `INSERT INTO data.fragments (id, workspace_id, fragment_type_id, title, content, summary, summary_source, tags, status, created_by, updated_by)
        SELECT id, $2, $3, title, content, summary, 'ai', ARRAY[tag1, tag2], 'published', $4, $4
          FROM unnest($1::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS r(id, title, content, summary, tag1, tag2)`,
-      [rows.map((r) => r.id), workspaceId, typeId, userId, rows.map((r) => r.title), rows.map((r) => r.content), rows.map((r) => r.summary), rows.map((r) => r.tags[0]), rows.map((r) => r.tags[1])],
+      [
+        rows.map((r) => r.id),
+        workspaceId,
+        typeId,
+        userId,
+        rows.map((r) => r.title),
+        rows.map((r) => r.content),
+        rows.map((r) => r.summary),
+        rows.map((r) => r.tags[0]),
+        rows.map((r) => r.tags[1]),
+      ],
     );
     // Chunks as the embedding step makes them: title + content, split by the platform's chunker.
     const ids = [];
@@ -68,17 +81,30 @@ export async function searchScenario({ size, count }, { memory }) {
   const { chunkText } = await import(path.join(root, 'dist/libs/fragments/src/enrichment/chunking.js'));
   const databaseUrl = await scratchDatabase(`search${size}`);
   // Exact cosine over 100k+ chunks (no pgvector) takes longer than the default 10 s.
-  const platform = await startEmbedded({ name: `search-${size}`, env: { DATABASE_URL: databaseUrl, SERVICE_TIMEOUT_MS: '120000' } });
+  const platform = await startEmbedded({
+    name: `search-${size}`,
+    env: { DATABASE_URL: databaseUrl, SERVICE_TIMEOUT_MS: '120000' },
+  });
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
     const { api } = platform;
     const { workspaceId, typeId } = await api.workspace(`bench search ${size}`);
     // The admin (embedded mode keeps both planes in one database).
-    const userId = (await db.query(`SELECT id::text FROM control.users LIMIT 1`).catch(() => ({ rows: [] }))).rows[0]?.id ?? crypto.randomUUID();
+    const userId =
+      (await db.query(`SELECT id::text FROM control.users LIMIT 1`).catch(() => ({ rows: [] }))).rows[0]?.id ??
+      crypto.randomUUID();
     const vocab = vocabulary();
     const started = performance.now();
-    const chunks = await loadFragments(db, { workspaceId, typeId, userId, total: size, chunkText, embed: hashEmbedding, vocab });
+    const chunks = await loadFragments(db, {
+      workspaceId,
+      typeId,
+      userId,
+      total: size,
+      chunkText,
+      embed: hashEmbedding,
+      vocab,
+    });
     const loadSeconds = +((performance.now() - started) / 1000).toFixed(1);
     console.error(`bench: search: loaded ${size} fragments (${chunks} chunks) in ${loadSeconds} s`);
 
@@ -86,13 +112,19 @@ export async function searchScenario({ size, count }, { memory }) {
     // The first query of a workspace loads what the vector index keeps in memory (without
     // pgvector): timed on its own and reported, then the steady state is measured.
     const coldStarted = performance.now();
-    const cold = await fetch(`${api.base}/api/search?workspaceId=${workspaceId}&q=${encodeURIComponent(list[0])}&limit=20`, { headers: api.auth });
+    const cold = await fetch(
+      `${api.base}/api/search?workspaceId=${workspaceId}&q=${encodeURIComponent(list[0])}&limit=20`,
+      { headers: api.auth },
+    );
     if (!cold.ok) throw new Error(`search answered ${cold.status}: ${await cold.text()}`);
     await cold.arrayBuffer();
     const coldMs = Math.round(performance.now() - coldStarted);
     const matches = [];
     const apiTimes = await timed(count, async (i) => {
-      const res = await fetch(`${api.base}/api/search?workspaceId=${workspaceId}&q=${encodeURIComponent(list[i])}&limit=20`, { headers: api.auth });
+      const res = await fetch(
+        `${api.base}/api/search?workspaceId=${workspaceId}&q=${encodeURIComponent(list[i])}&limit=20`,
+        { headers: api.auth },
+      );
       if (!res.ok) throw new Error(`search answered ${res.status}: ${await res.text()}`);
       matches.push((await res.json()).total);
     });
@@ -148,7 +180,11 @@ export async function searchScenario({ size, count }, { memory }) {
     console.error(`bench: search: ${JSON.stringify(row.search)}`);
     return row;
   } catch (err) {
-    const logged = logTail(platform.child, 400).split('\n').filter((l) => /"level":"(warn|error|fatal)"|Error/.test(l)).slice(-10).join('\n');
+    const logged = logTail(platform.child, 400)
+      .split('\n')
+      .filter((l) => /"level":"(warn|error|fatal)"|Error/.test(l))
+      .slice(-10)
+      .join('\n');
     throw new Error(`${err.message}\nthe platform's last warnings and errors:\n${logged}`, { cause: err });
   } finally {
     await db.end().catch(() => undefined);
@@ -160,4 +196,3 @@ function spread(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return { min: sorted[0], p50: sorted[Math.floor(sorted.length / 2)], max: sorted[sorted.length - 1] };
 }
-

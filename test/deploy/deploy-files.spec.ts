@@ -41,11 +41,15 @@ const services = compose.services as Record<string, AnyMap>;
 
 /** Compose interpolation with the file's own defaults only (what a plain `docker compose up` gets). */
 function interpolate(value: string, where: string): string {
-  return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}/g, (match, name: string, op?: string, fallback?: string) => {
-    if (match === '$$') return '$';
-    if (op === undefined) throw new Error(`${where}: \${${name}} has no default, so \`docker compose up\` needs it set`);
-    return fallback ?? '';
-  });
+  return value.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}/g,
+    (match, name: string, op?: string, fallback?: string) => {
+      if (match === '$$') return '$';
+      if (op === undefined)
+        throw new Error(`${where}: \${${name}} has no default, so \`docker compose up\` needs it set`);
+      return fallback ?? '';
+    },
+  );
 }
 
 function rawEnv(service: AnyMap): Env {
@@ -61,7 +65,9 @@ const resolvedEnv = (name: string): Env =>
 
 const dependsOn = (service: AnyMap): Record<string, string> => {
   const deps = service.depends_on ?? {};
-  return Array.isArray(deps) ? Object.fromEntries(deps.map((d: string) => [d, 'service_started'])) : Object.fromEntries(Object.entries(deps).map(([k, v]) => [k, (v as AnyMap)?.condition ?? 'service_started']));
+  return Array.isArray(deps)
+    ? Object.fromEntries(deps.map((d: string) => [d, 'service_started']))
+    : Object.fromEntries(Object.entries(deps).map(([k, v]) => [k, (v as AnyMap)?.condition ?? 'service_started']));
 };
 
 describe('docker-compose.yml', () => {
@@ -84,7 +90,8 @@ describe('docker-compose.yml', () => {
     expect(services.leaf.profiles).toEqual(['leaf']);
     expect(services['leaf-postgres']?.profiles).toEqual(['leaf']);
     for (const [name, service] of Object.entries(services)) {
-      if (name !== 'leaf' && name !== 'leaf-postgres') expect(service.profiles, `${name} must start with plain \`up\``).toBeUndefined();
+      if (name !== 'leaf' && name !== 'leaf-postgres')
+        expect(service.profiles, `${name} must start with plain \`up\``).toBeUndefined();
     }
     const env = resolvedEnv('leaf');
     expect(new URL(env.DATABASE_URL).hostname).toBe('leaf-postgres');
@@ -141,14 +148,17 @@ describe('docker-compose.yml', () => {
     for (const key of ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']) expect(files[key], key).toBeTruthy();
     // The bucket the job creates is the bucket files uses; storage credentials reach files only.
     expect(String(services['minio-init'].command)).toContain(`local/${files.S3_BUCKET}`);
-    for (const app of COMPONENTS.filter((a) => a !== 'files')) expect(resolvedEnv(app).S3_SECRET_ACCESS_KEY, app).toBeUndefined();
+    for (const app of COMPONENTS.filter((a) => a !== 'files'))
+      expect(resolvedEnv(app).S3_SECRET_ACCESS_KEY, app).toBeUndefined();
   });
 
   it('reads credentials from the environment, with local-only defaults', () => {
     for (const [name, service] of Object.entries(services)) {
       for (const [key, value] of Object.entries(rawEnv(service))) {
-        if (/PASSWORD|SECRET|ACCESS_KEY|TOKEN/.test(key)) expect(value, `${name}.${key}`).toMatch(/^\$\{[A-Z][A-Z0-9_]*:?-[^}]*\}$/);
-        if (key === 'DATABASE_URL') expect(new URL(value.replace(/\$\{[^}]*\}/g, 'x')).password, `${name}.${key}`).toBe('x');
+        if (/PASSWORD|SECRET|ACCESS_KEY|TOKEN/.test(key))
+          expect(value, `${name}.${key}`).toMatch(/^\$\{[A-Z][A-Z0-9_]*:?-[^}]*\}$/);
+        if (key === 'DATABASE_URL')
+          expect(new URL(value.replace(/\$\{[^}]*\}/g, 'x')).password, `${name}.${key}`).toBe('x');
       }
     }
   });
@@ -158,10 +168,12 @@ describe('docker-compose.yml', () => {
       for (const [dep, condition] of Object.entries(dependsOn(service))) {
         expect(services[dep], `${name} depends on missing ${dep}`).toBeDefined();
         // Built services are healthy through the image's HEALTHCHECK; others need their own.
-        if (condition === 'service_healthy') expect(services[dep].healthcheck ?? services[dep].build, `${dep} has no healthcheck`).toBeDefined();
+        if (condition === 'service_healthy')
+          expect(services[dep].healthcheck ?? services[dep].build, `${dep} has no healthcheck`).toBeDefined();
       }
     }
-    for (const infra of ['postgres', 'nats', 'qdrant', 'minio', 'leaf-postgres']) expect(services[infra].healthcheck?.test, infra).toBeDefined();
+    for (const infra of ['postgres', 'nats', 'qdrant', 'minio', 'leaf-postgres'])
+      expect(services[infra].healthcheck?.test, infra).toBeDefined();
     for (const app of COMPONENTS) {
       const deps = dependsOn(services[app]);
       expect(deps.postgres, app).toBe('service_healthy');
@@ -178,7 +190,11 @@ describe('docker-compose.yml', () => {
 
 describe('deploy/docker/Dockerfile', () => {
   const dockerfile = read('deploy/docker/Dockerfile');
-  const lines = dockerfile.replace(/\\\n\s*/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const lines = dockerfile
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   const stages = dockerfile.split(/^FROM /m).slice(1);
   const runtime = stages.at(-1)!;
 
@@ -213,7 +229,10 @@ describe('deploy/docker/Dockerfile', () => {
     expect(envKeys.length).toBeGreaterThan(0);
     expect(envKeys.filter((k) => !KNOWN_ENV_KEYS.includes(k) && !IMAGE_ONLY_ENV.includes(k))).toEqual([]);
     for (const line of lines.filter((l) => l.startsWith('COPY ') && !l.includes('--from='))) {
-      const sources = line.split(/\s+/).slice(1, -1).filter((s) => s !== '.' && !s.startsWith('--'));
+      const sources = line
+        .split(/\s+/)
+        .slice(1, -1)
+        .filter((s) => s !== '.' && !s.startsWith('--'));
       for (const source of sources) expect(existsSync(path.join(root, source)), source).toBe(true);
     }
     // What the runtime takes from the build stage, other than build output, comes from the repo.
@@ -224,9 +243,21 @@ describe('deploy/docker/Dockerfile', () => {
   });
 
   it('keeps .dockerignore from dropping what the build needs', () => {
-    const ignored = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
     expect(ignored).toEqual(expect.arrayContaining(['node_modules', 'dist', '.git']));
-    for (const needed of ['apps', 'libs', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.base.json', 'deploy', 'deploy/docker']) {
+    for (const needed of [
+      'apps',
+      'libs',
+      'scripts',
+      'package.json',
+      'package-lock.json',
+      'tsconfig.base.json',
+      'deploy',
+      'deploy/docker',
+    ]) {
       expect(ignored, needed).not.toContain(needed);
     }
   });
@@ -288,7 +319,10 @@ function containerEnv(ms: Manifest[], container: AnyMap): { names: string[]; val
 function checkProbes(deployment: AnyMap, ready: string, live: string) {
   const c = containerOf(deployment);
   const ports = new Map<string, number>((c.ports ?? []).map((p: AnyMap) => [p.name, p.containerPort]));
-  for (const [probe, want] of [['readinessProbe', ready], ['livenessProbe', live]] as const) {
+  for (const [probe, want] of [
+    ['readinessProbe', ready],
+    ['livenessProbe', live],
+  ] as const) {
     expect(c[probe]?.httpGet?.path, `${deployment.metadata.name} ${probe}`).toBe(want);
     const port = c[probe].httpGet.port;
     expect(typeof port === 'number' || ports.has(port), `${deployment.metadata.name} ${probe} port ${port}`).toBe(true);
@@ -304,7 +338,9 @@ describe('deploy/k8s kustomizations', () => {
       const resources: string[] = kustomization.resources;
       expect(resources.length).toBeGreaterThan(0);
       for (const r of resources) expect(existsSync(path.join(root, dir, r)), `${dir}: ${r}`).toBe(true);
-      const manifests = readdirSync(path.join(root, dir)).filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml');
+      const manifests = readdirSync(path.join(root, dir)).filter(
+        (f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml',
+      );
       expect([...manifests].sort()).toEqual([...resources].sort());
     });
   }
@@ -337,12 +373,18 @@ describe('deploy/k8s/cloud', () => {
     expect(shared).toBeDefined();
     for (const app of COMPONENTS) {
       const { names, values, entries } = containerEnv(ms, containerOf(named(ms, 'Deployment', app)!));
-      expect(names.filter((k) => !KNOWN_ENV_KEYS.includes(k)), `${app} sets unknown variables`).toEqual([]);
+      expect(
+        names.filter((k) => !KNOWN_ENV_KEYS.includes(k)),
+        `${app} sets unknown variables`,
+      ).toEqual([]);
       expect(new Set(names).size, `${app} sets a variable twice`).toBe(names.length);
       expect(values.RUN_MODE, app).toBe('distributed');
       expect(values.TARGETS ?? app, app).toBe(app);
       expect(values.NATS_URL, app).toBeTruthy();
-      expect(entries.find((e) => e.name === 'DATABASE_URL')?.valueFrom?.secretKeyRef, `${app} DATABASE_URL`).toBeDefined();
+      expect(
+        entries.find((e) => e.name === 'DATABASE_URL')?.valueFrom?.secretKeyRef,
+        `${app} DATABASE_URL`,
+      ).toBeDefined();
       expect(() => loadConfig(values), app).not.toThrow();
     }
     // The webhooks and workspaces components refuse to start distributed without the key that
@@ -352,7 +394,8 @@ describe('deploy/k8s/cloud', () => {
       expect(env.entries.find((e) => e.name === 'SECRETS_ENCRYPTION_KEY')?.valueFrom?.secretKeyRef, app).toBeDefined();
     }
     const files = containerEnv(ms, containerOf(named(ms, 'Deployment', 'files')!));
-    for (const key of ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']) expect(files.names, key).toContain(key);
+    for (const key of ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'])
+      expect(files.names, key).toContain(key);
   });
 
   it('probes /readyz and /healthz on the metrics port (gateway: its HTTP port), with resources and a drain period', () => {
@@ -361,7 +404,8 @@ describe('deploy/k8s/cloud', () => {
       const { values } = containerEnv(ms, containerOf(deployment));
       const ports = checkProbes(deployment, '/readyz', '/healthz');
       const want = app === 'gateway' ? Number(values.PORT ?? 3000) : Number(values.METRICS_PORT ?? 9464);
-      for (const probe of ['readinessProbe', 'livenessProbe']) expect(ports.get(containerOf(deployment)[probe].httpGet.port), `${app} ${probe}`).toBe(want);
+      for (const probe of ['readinessProbe', 'livenessProbe'])
+        expect(ports.get(containerOf(deployment)[probe].httpGet.port), `${app} ${probe}`).toBe(want);
       const c = containerOf(deployment);
       expect(c.resources?.requests?.cpu && c.resources?.requests?.memory, `${app} requests`).toBeTruthy();
       expect(c.resources?.limits?.memory, `${app} memory limit`).toBeTruthy();
@@ -372,7 +416,9 @@ describe('deploy/k8s/cloud', () => {
 
   it('protects the gateway with a PodDisruptionBudget and exposes it through an Ingress', () => {
     const labels = named(ms, 'Deployment', 'gateway')!.spec.template.metadata.labels;
-    const pdbs = ofKind(ms, 'PodDisruptionBudget').filter((p) => Object.entries(p.spec.selector.matchLabels).every(([k, v]) => labels[k] === v));
+    const pdbs = ofKind(ms, 'PodDisruptionBudget').filter((p) =>
+      Object.entries(p.spec.selector.matchLabels).every(([k, v]) => labels[k] === v),
+    );
     expect(pdbs).toHaveLength(1);
     expect(pdbs[0].spec.minAvailable ?? pdbs[0].spec.maxUnavailable).toBeDefined();
     expect(named(ms, 'Deployment', 'gateway')!.spec.replicas).toBeGreaterThan(pdbs[0].spec.minAvailable ?? 0);
@@ -400,22 +446,29 @@ describe('deploy/k8s/leaf', () => {
     expect(isApp('leaf')).toBe(true);
     expect(named(ms, 'Service', 'leaf')?.spec.selector).toEqual(deployment!.spec.selector.matchLabels);
     const { names, values, entries } = containerEnv(ms, c);
-    expect(names.filter((k) => !KNOWN_ENV_KEYS.includes(k)), 'leaf sets unknown variables').toEqual([]);
-    for (const key of ['DATABASE_URL', 'ENROLLMENT_TOKEN', 'SECRETS_ENCRYPTION_KEY']) expect(entries.find((e) => e.name === key)?.valueFrom?.secretKeyRef, key).toBeDefined();
+    expect(
+      names.filter((k) => !KNOWN_ENV_KEYS.includes(k)),
+      'leaf sets unknown variables',
+    ).toEqual([]);
+    for (const key of ['DATABASE_URL', 'ENROLLMENT_TOKEN', 'SECRETS_ENCRYPTION_KEY'])
+      expect(entries.find((e) => e.name === key)?.valueFrom?.secretKeyRef, key).toBeDefined();
     expect(values.CLOUD_URL).toBeTruthy();
     expect(values.RUN_MODE ?? 'embedded').toBe('embedded'); // NATS is optional for a leaf
     expect(() => loadConfig(values)).not.toThrow();
     const ports = checkProbes(deployment!, '/readyz', '/healthz');
     expect(ports.get(c.readinessProbe.httpGet.port)).toBe(Number(values.PORT ?? 3000));
     for (const volume of deployment!.spec.template.spec.volumes ?? []) {
-      if (volume.persistentVolumeClaim) expect(named(ms, 'PersistentVolumeClaim', volume.persistentVolumeClaim.claimName), volume.name).toBeDefined();
+      if (volume.persistentVolumeClaim)
+        expect(named(ms, 'PersistentVolumeClaim', volume.persistentVolumeClaim.claimName), volume.name).toBeDefined();
     }
     // A ReadWriteOnce claim (if the leaf ever needs one) cannot be shared by a rolling update's second pod.
     if (ofKind(ms, 'PersistentVolumeClaim').length > 0) {
       expect(deployment!.spec.replicas).toBe(1);
       expect(deployment!.spec.strategy?.type).toBe('Recreate');
     }
-    expect(deployment!.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(Number(values.SHUTDOWN_TIMEOUT_MS ?? 10_000) / 1000);
+    expect(deployment!.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(
+      Number(values.SHUTDOWN_TIMEOUT_MS ?? 10_000) / 1000,
+    );
   });
 });
 

@@ -25,8 +25,18 @@ type Principal =
   | 'missing token';
 
 const PRINCIPALS: Principal[] = [
-  'owner', 'collaborator', 'contributor', 'viewer', 'subscriber', 'non-member',
-  'other-workspace token', 'token lacking the scope', 'expired token', 'revoked token', 'malformed token', 'missing token',
+  'owner',
+  'collaborator',
+  'contributor',
+  'viewer',
+  'subscriber',
+  'non-member',
+  'other-workspace token',
+  'token lacking the scope',
+  'expired token',
+  'revoked token',
+  'malformed token',
+  'missing token',
 ];
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 const UNRELATED_SCOPE = 'vault:manage';
@@ -68,28 +78,83 @@ describe('authorization matrix', () => {
 
   async function ok(token: string, method: string, path: string, body: unknown, status: number) {
     const answer = await call(token, method, path, body);
-    if (answer.status !== status) throw new Error(`${method} ${path}: expected ${status}, got ${answer.status}: ${answer.text}`);
+    if (answer.status !== status)
+      throw new Error(`${method} ${path}: expected ${status}, got ${answer.status}: ${answer.text}`);
     return answer.text ? JSON.parse(answer.text) : undefined;
   }
 
   /** A workspace owned by `owner` with one member of each role, a spare member and a pending invitation. */
   async function buildWorkspace(visibility: 'private' | 'public') {
     const owner = people.get('owner')!;
-    const { workspace } = await ok(owner.token, 'POST', '/api/workspaces', { name: `matrix ${visibility} ${counter++}`, visibility }, 201);
+    const { workspace } = await ok(
+      owner.token,
+      'POST',
+      '/api/workspaces',
+      { name: `matrix ${visibility} ${counter++}`, visibility },
+      201,
+    );
     for (const role of ['collaborator', 'contributor', 'viewer', 'spare'] as const) {
       const person = people.get(role)!;
-      const { invitation } = await ok(owner.token, 'POST', `/api/workspaces/${workspace.id}/members`, { email: person.email, role: role === 'spare' ? 'viewer' : role }, 201);
+      const { invitation } = await ok(
+        owner.token,
+        'POST',
+        `/api/workspaces/${workspace.id}/members`,
+        { email: person.email, role: role === 'spare' ? 'viewer' : role },
+        201,
+      );
       await ok(person.token, 'POST', `/api/invitations/${invitation.id}/accept`, undefined, 200);
     }
-    const { invitation } = await ok(owner.token, 'POST', `/api/workspaces/${workspace.id}/members`, { email: `pending-${counter++}@example.test`, role: 'viewer' }, 201);
+    const { invitation } = await ok(
+      owner.token,
+      'POST',
+      `/api/workspaces/${workspace.id}/members`,
+      { email: `pending-${counter++}@example.test`, role: 'viewer' },
+      201,
+    );
     // Content of the owner's, for the fragment routes.
-    const { fragmentType } = await ok(owner.token, 'POST', `/api/workspaces/${workspace.id}/fragment-types`, { key: 'matrix', name: 'Matrix' }, 201);
-    const { items: types } = await ok(owner.token, 'GET', `/api/workspaces/${workspace.id}/fragment-types`, undefined, 200);
+    const { fragmentType } = await ok(
+      owner.token,
+      'POST',
+      `/api/workspaces/${workspace.id}/fragment-types`,
+      { key: 'matrix', name: 'Matrix' },
+      201,
+    );
+    const { items: types } = await ok(
+      owner.token,
+      'GET',
+      `/api/workspaces/${workspace.id}/fragment-types`,
+      undefined,
+      200,
+    );
     const note = types.find((t: { key: string }) => t.key === 'note');
-    const { fragment } = await ok(owner.token, 'POST', '/api/memory-fragments', { workspaceId: workspace.id, fragmentTypeId: note.id, title: 'matrix', content: 'matrix' }, 201);
-    const { collection } = await ok(owner.token, 'POST', `/api/workspaces/${workspace.id}/collections`, { name: 'matrix' }, 201);
-    const { webhook } = await ok(owner.token, 'POST', `/api/workspaces/${workspace.id}/webhooks`, { name: 'matrix', url: 'https://127.0.0.1:1/hooks', events: ['fragment.created'], enabled: false }, 201);
-    const { outcomes } = await ok(owner.token, 'POST', `/api/workspaces/${workspace.id}/webhooks/trigger`, { eventType: 'fragment.created', webhookId: webhook.id }, 200);
+    const { fragment } = await ok(
+      owner.token,
+      'POST',
+      '/api/memory-fragments',
+      { workspaceId: workspace.id, fragmentTypeId: note.id, title: 'matrix', content: 'matrix' },
+      201,
+    );
+    const { collection } = await ok(
+      owner.token,
+      'POST',
+      `/api/workspaces/${workspace.id}/collections`,
+      { name: 'matrix' },
+      201,
+    );
+    const { webhook } = await ok(
+      owner.token,
+      'POST',
+      `/api/workspaces/${workspace.id}/webhooks`,
+      { name: 'matrix', url: 'https://127.0.0.1:1/hooks', events: ['fragment.created'], enabled: false },
+      201,
+    );
+    const { outcomes } = await ok(
+      owner.token,
+      'POST',
+      `/api/workspaces/${workspace.id}/webhooks/trigger`,
+      { eventType: 'fragment.created', webhookId: webhook.id },
+      200,
+    );
     return {
       id: workspace.id as string,
       member: people.get('spare')!.userId,
@@ -107,9 +172,17 @@ describe('authorization matrix', () => {
 
   beforeAll(async () => {
     // The matrix makes hundreds of calls with a few credentials: rate limits are tested elsewhere.
-    platform = await startEmbedded(dataDir, { ...admin, LOG_LEVEL: 'info', RATE_LIMIT_PER_CREDENTIAL: '100000', RATE_LIMIT_PER_WORKSPACE: '100000', RATE_LIMIT_PER_ADDRESS: '100000',
+    platform = await startEmbedded(dataDir, {
+      ...admin,
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_CREDENTIAL: '100000',
+      RATE_LIMIT_PER_WORKSPACE: '100000',
+      RATE_LIMIT_PER_ADDRESS: '100000',
       // The matrix presents expired, revoked and malformed tokens on every route from one address.
-      AUTH_FAILURES_PER_ADDRESS: '100000', AUTH_FAILURES_PER_CREDENTIAL: '100000', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
+      AUTH_FAILURES_PER_ADDRESS: '100000',
+      AUTH_FAILURES_PER_CREDENTIAL: '100000',
+      WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+    });
     base = platform.url;
     for (const name of ['owner', 'collaborator', 'contributor', 'viewer', 'spare', 'subscriber', 'non-member']) {
       const { user, token } = await userWithToken(base, admin.ADMIN_TOKEN, { scopes: ['*'] });
@@ -123,9 +196,17 @@ describe('authorization matrix', () => {
 
     const owner = people.get('owner')!;
     const { workspace: other } = await ok(owner.token, 'POST', '/api/workspaces', { name: 'another workspace' }, 201);
-    const restricted = await createToken(base, owner.token, { name: 'other workspace only', scopes: ['*'], workspaceIds: [other.id] });
+    const restricted = await createToken(base, owner.token, {
+      name: 'other workspace only',
+      scopes: ['*'],
+      workspaceIds: [other.id],
+    });
     const scopeless = await createToken(base, owner.token, { name: 'unrelated scope', scopes: [UNRELATED_SCOPE] });
-    const expiring = await createToken(base, owner.token, { name: 'expiring', scopes: ['*'], expiresAt: new Date(Date.now() + 1500).toISOString() });
+    const expiring = await createToken(base, owner.token, {
+      name: 'expiring',
+      scopes: ['*'],
+      expiresAt: new Date(Date.now() + 1500).toISOString(),
+    });
     const revoked = await createToken(base, owner.token, { name: 'revoked', scopes: ['*'] });
     await ok(owner.token, 'DELETE', `/api/tokens/${revoked.id}`, undefined, 204);
 
@@ -179,7 +260,8 @@ describe('authorization matrix', () => {
       .replaceAll('{token}', tokenId ?? UNKNOWN_ID);
   }
 
-  const fillBody = (body: unknown, target: Target, tokenId?: string): unknown => (body === undefined ? undefined : JSON.parse(fill(JSON.stringify(body), target, tokenId)));
+  const fillBody = (body: unknown, target: Target, tokenId?: string): unknown =>
+    body === undefined ? undefined : JSON.parse(fill(JSON.stringify(body), target, tokenId));
 
   const cases = MATRIX_ROUTES.flatMap((route) => PRINCIPALS.map((principal) => ({ route, principal })));
 
@@ -187,14 +269,22 @@ describe('authorization matrix', () => {
     const caller = callers.get(principal)!;
     const want = expected(principal, route);
     let target = caller.onPublic ? publicFixture : privateFixture;
-    if (route.destructive && (want === 'allowed' || route.needsArchived)) target = await buildWorkspace(caller.onPublic ? 'public' : 'private');
-    if (route.needsArchived) await ok(people.get('owner')!.token, 'DELETE', `/api/workspaces/${target.id}`, undefined, 200);
+    if (route.destructive && (want === 'allowed' || route.needsArchived))
+      target = await buildWorkspace(caller.onPublic ? 'public' : 'private');
+    if (route.needsArchived)
+      await ok(people.get('owner')!.token, 'DELETE', `/api/workspaces/${target.id}`, undefined, 200);
     // The caller's own token, for token routes.
-    const tokenId = route.path.includes('{token}') && caller.token && want === 'allowed'
-      ? (await createToken(base, caller.token, { name: 'matrix target', scopes: ['profile:read'] })).id
-      : undefined;
+    const tokenId =
+      route.path.includes('{token}') && caller.token && want === 'allowed'
+        ? (await createToken(base, caller.token, { name: 'matrix target', scopes: ['profile:read'] })).id
+        : undefined;
 
-    const answer = await call(caller.token, route.method, fill(route.path, target, tokenId), fillBody(route.body, target, tokenId));
+    const answer = await call(
+      caller.token,
+      route.method,
+      fill(route.path, target, tokenId),
+      fillBody(route.body, target, tokenId),
+    );
     if (want === 'allowed') {
       expect([401, 403, 404], answer.text).not.toContain(answer.status);
       expect(answer.status, answer.text).toBeLessThan(500);
@@ -206,13 +296,18 @@ describe('authorization matrix', () => {
     if (want === 404 && route.path.includes('{ws}')) {
       // Cross-tenant answers are byte-identical to the answer for an id that does not exist.
       const unknown = { ...target, id: UNKNOWN_ID };
-      const missing = await call(caller.token, route.method, fill(route.path, unknown, tokenId), fillBody(route.body, unknown, tokenId));
+      const missing = await call(
+        caller.token,
+        route.method,
+        fill(route.path, unknown, tokenId),
+        fillBody(route.body, unknown, tokenId),
+      );
       expect(missing.status).toBe(404);
       expect(answer.text).toBe(missing.text);
     }
   });
 
-  it('keeps private workspaces out of a non-member\'s listings', async () => {
+  it("keeps private workspaces out of a non-member's listings", async () => {
     const outsider = people.get('non-member')!.token;
     for (const path of ['/api/workspaces', '/api/workspaces/accessible', '/api/workspaces/discover']) {
       const answer = await call(outsider, 'GET', path);

@@ -43,7 +43,9 @@ describeWith(['postgres', 'nats'], 'distributed mode (every app its own process,
     await client.connect();
     try {
       for (const schema of ['control', 'data']) {
-        const { rows } = await client.query(`SELECT migration_name, count(*)::int AS n FROM "${schema}"._prisma_migrations GROUP BY migration_name`);
+        const { rows } = await client.query(
+          `SELECT migration_name, count(*)::int AS n FROM "${schema}"._prisma_migrations GROUP BY migration_name`,
+        );
         expect(rows.length, schema).toBeGreaterThan(0);
         for (const row of rows) expect(row.n, `${schema}/${row.migration_name}`).toBe(1);
       }
@@ -76,11 +78,18 @@ describeWith(['postgres', 'nats'], 'distributed mode (every app its own process,
     const overall = await fetch(`${platform.url}/api/health`);
     if (overall.status === 503) {
       const detail = await readJson(overall);
-      expect(detail.components.find((c: { component: string }) => c.component === 'fragments').status).toBe('unavailable');
+      expect(detail.components.find((c: { component: string }) => c.component === 'fragments').status).toBe(
+        'unavailable',
+      );
     }
 
     // run-distributed restarts the app; the gateway recovers without a restart of its own.
-    await expect.poll(async () => (await fetch(`${platform.url}/api/health/fragments`)).status, { timeout: 20_000, interval: 200 }).toBe(200);
+    await expect
+      .poll(async () => (await fetch(`${platform.url}/api/health/fragments`)).status, {
+        timeout: 20_000,
+        interval: 200,
+      })
+      .toBe(200);
     expect(platform.pidOf('fragments')).not.toBe(pid);
     expect((await fetch(`${platform.url}/api/health`)).status).toBe(200);
   }, 40_000);

@@ -20,10 +20,22 @@ describe('embedded mode', () => {
     platform = await startEmbedded(dataDir);
     const health = await fetch(`${platform.url}/api/health`);
     expect(health.status).toBe(200);
-    const body = (await readJson(health)) as { status: string; runMode: string; components: { component: string; status: string; dependencies: { name: string; ok: boolean }[] }[] };
+    const body = (await readJson(health)) as {
+      status: string;
+      runMode: string;
+      components: { component: string; status: string; dependencies: { name: string; ok: boolean }[] }[];
+    };
     expect(body.status).toBe('ok');
     expect(body.runMode).toBe('embedded');
-    expect(body.components.map((c) => c.component).sort()).toEqual(['agent-auth', 'chat', 'files', 'fragments', 'search', 'webhooks', 'workspaces']);
+    expect(body.components.map((c) => c.component).sort()).toEqual([
+      'agent-auth',
+      'chat',
+      'files',
+      'fragments',
+      'search',
+      'webhooks',
+      'workspaces',
+    ]);
     for (const c of body.components) {
       expect(c.status).toBe('ok');
       expect(c.dependencies).toContainEqual(expect.objectContaining({ name: 'postgres', ok: true }));
@@ -31,12 +43,20 @@ describe('embedded mode', () => {
 
     const version = await fetch(`${platform.url}/api/version`);
     expect(version.status).toBe(200);
-    expect(await readJson(version)).toMatchObject({ version: expect.stringMatching(/^\d+\.\d+\.\d+/), runMode: 'embedded', node: process.version });
+    expect(await readJson(version)).toMatchObject({
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      runMode: 'embedded',
+      node: process.version,
+    });
 
     const docs = await fetch(`${platform.url}/api/docs`);
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toContain('application/json');
-    const document = (await readJson(docs)) as { openapi: string; paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
+    const document = (await readJson(docs)) as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+      components: { schemas: Record<string, unknown> };
+    };
     expect(document.openapi).toBe('3.1.0');
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/health', '/api/version']));
     expect(document.paths['/api/health'].get).toBeDefined();

@@ -15,7 +15,11 @@ describe('graceful shutdown', () => {
   });
 
   it('answers an in-flight request, then exits 0', async () => {
-    platform = await startEmbedded(dataDir, { ...adminEnv(), DIAGNOSTICS_ENABLED: 'true', SHUTDOWN_TIMEOUT_MS: '10000' });
+    platform = await startEmbedded(dataDir, {
+      ...adminEnv(),
+      DIAGNOSTICS_ENABLED: 'true',
+      SHUTDOWN_TIMEOUT_MS: '10000',
+    });
     const inFlight = fetch(`${platform.url}/api/diagnostics/echo`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

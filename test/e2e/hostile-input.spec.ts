@@ -41,13 +41,19 @@ describe('hostile input', () => {
   }
 
   const fragmentCount = async (): Promise<number> => {
-    const res = await fetch(`${base}/api/memory-fragments?workspaceId=${ws.id}&limit=1`, { headers: { authorization: `Bearer ${alice.auth}` } });
+    const res = await fetch(`${base}/api/memory-fragments?workspaceId=${ws.id}&limit=1`, {
+      headers: { authorization: `Bearer ${alice.auth}` },
+    });
     return (await readJson(res)).total;
   };
 
   describe('NUL characters (PostgreSQL cannot store U+0000)', () => {
     it('an unauthenticated sign-in with NUL in the email is a 400 naming the field', async () => {
-      await expectFieldRefused(await send('POST', '/api/auth/sign-in', { email: 'a\u0000b@x.y', password: 'p' }), 'email', /NUL/);
+      await expectFieldRefused(
+        await send('POST', '/api/auth/sign-in', { email: 'a\u0000b@x.y', password: 'p' }),
+        'email',
+        /NUL/,
+      );
     });
 
     it.each([
@@ -56,7 +62,12 @@ describe('hostile input', () => {
       ['tags[1]', { tags: ['ok', 'b\u0000d'] }],
     ])('a fragment with NUL in %s is refused and nothing is written', async (field, fields) => {
       const before = await fragmentCount();
-      const res = await send('POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 't', content: 'c', ...fields }, alice.auth);
+      const res = await send(
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 't', content: 'c', ...fields },
+        alice.auth,
+      );
       await expectFieldRefused(res, field, /NUL/);
       expect(await fragmentCount()).toBe(before);
     });
@@ -81,7 +92,9 @@ describe('hostile input', () => {
       ['/api/workspaces/discover?q=%00', 'q'],
       ['/api/memory-fragments?workspaceId=WS&key=k%00', 'key'],
     ])('GET %s: NUL in a query parameter is a 400', async (path, field) => {
-      const res = await fetch(`${base}${path.replace('WS', ws.id)}`, { headers: { authorization: `Bearer ${alice.auth}` } });
+      const res = await fetch(`${base}${path.replace('WS', ws.id)}`, {
+        headers: { authorization: `Bearer ${alice.auth}` },
+      });
       await expectFieldRefused(res, field, /NUL/);
     });
 
@@ -93,14 +106,29 @@ describe('hostile input', () => {
 
   describe('lone UTF-16 surrogates', () => {
     it('an invitation email with a lone surrogate is a 400, not the validator crashing', async () => {
-      const res = await send('POST', `/api/workspaces/${ws.id}/members`, '{"email":"\\ud800 x","role":"collaborator"}', alice.auth);
+      const res = await send(
+        'POST',
+        `/api/workspaces/${ws.id}/members`,
+        '{"email":"\\ud800 x","role":"collaborator"}',
+        alice.auth,
+      );
       await expectFieldRefused(res, 'email', /lone UTF-16 surrogate/);
     });
 
     it('a lone low surrogate in a fragment title is refused; a well-formed pair is stored', async () => {
-      const refused = await send('POST', '/api/memory-fragments', `{"workspaceId":"${ws.id}","fragmentTypeId":"${ws.noteTypeId}","title":"x\\udc00","content":"c"}`, alice.auth);
+      const refused = await send(
+        'POST',
+        '/api/memory-fragments',
+        `{"workspaceId":"${ws.id}","fragmentTypeId":"${ws.noteTypeId}","title":"x\\udc00","content":"c"}`,
+        alice.auth,
+      );
       await expectFieldRefused(refused, 'title', /surrogate/);
-      const stored = await send('POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'emoji \u{1F600}', content: 'c' }, alice.auth);
+      const stored = await send(
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'emoji \u{1F600}', content: 'c' },
+        alice.auth,
+      );
       expect(stored.status).toBe(201);
       expect((await readJson(stored)).fragment.title).toBe('emoji \u{1F600}');
     });
@@ -113,7 +141,10 @@ describe('hostile input', () => {
       for (const path of ['/api/auth/sign-in', '/api/workspaces', '/api/memory-fragments']) {
         const res = await send('POST', path, nested(10_000));
         expect(res.status, path).toBe(400);
-        expect(await readJson(res)).toEqual({ error: 'The request body is nested deeper than 64 levels', code: 'INVALID_JSON' });
+        expect(await readJson(res)).toEqual({
+          error: 'The request body is nested deeper than 64 levels',
+          code: 'INVALID_JSON',
+        });
       }
     });
 
@@ -127,7 +158,9 @@ describe('hostile input', () => {
 
   describe("the framework's own refusals, in the error model with a request id", () => {
     it('an 8 KB path parameter is 414 URI_TOO_LONG without echoing the URL', async () => {
-      const res = await fetch(`${base}/api/workspaces/${'a'.repeat(8192)}`, { headers: { authorization: `Bearer ${alice.auth}` } });
+      const res = await fetch(`${base}/api/workspaces/${'a'.repeat(8192)}`, {
+        headers: { authorization: `Bearer ${alice.auth}` },
+      });
       const text = await res.text();
       expect(res.status).toBe(414);
       expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
@@ -136,7 +169,9 @@ describe('hostile input', () => {
     });
 
     it('a path that does not decode is 400 BAD_REQUEST', async () => {
-      const res = await fetch(`${base}/api/workspaces/%E0%A4%A`, { headers: { authorization: `Bearer ${alice.auth}` } });
+      const res = await fetch(`${base}/api/workspaces/%E0%A4%A`, {
+        headers: { authorization: `Bearer ${alice.auth}` },
+      });
       expect(res.status).toBe(400);
       expect(res.headers.get('x-request-id')).toBeTruthy();
       expect((await readJson(res)).code).toBe('BAD_REQUEST');
@@ -146,7 +181,10 @@ describe('hostile input', () => {
       const res = await fetch(`${base}/api/search?q=${'a'.repeat(65_536)}`);
       expect(res.status).toBe(431);
       expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-      expect(await readJson(res)).toEqual({ error: 'The request line and headers are larger than 16 KiB', code: 'HEADERS_TOO_LARGE' });
+      expect(await readJson(res)).toEqual({
+        error: 'The request line and headers are larger than 16 KiB',
+        code: 'HEADERS_TOO_LARGE',
+      });
     });
 
     it('an oversized request under /api/v1 answers in the OpenAI shape', async () => {
@@ -159,20 +197,30 @@ describe('hostile input', () => {
       ['a bare LF', 'X-Bad: a\nb'],
       ['a NUL', 'X-Bad: a\u0000b'],
     ])('%s in a header is 400 BAD_REQUEST with a request id', async (_name, header) => {
-      const answer = await rawRequest(base, `GET /api/version HTTP/1.1\r\nHost: x\r\n${header}\r\nConnection: close\r\n\r\n`);
+      const answer = await rawRequest(
+        base,
+        `GET /api/version HTTP/1.1\r\nHost: x\r\n${header}\r\nConnection: close\r\n\r\n`,
+      );
       expect(answer.status).toBe(400);
       expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-      expect(JSON.parse(answer.text)).toEqual({ error: 'The request is not valid HTTP (malformed request line or header)', code: 'BAD_REQUEST' });
+      expect(JSON.parse(answer.text)).toEqual({
+        error: 'The request is not valid HTTP (malformed request line or header)',
+        code: 'BAD_REQUEST',
+      });
     });
   });
 
   describe('references into another tenant are refused like missing ids', () => {
     it("a workspace's default type must be one of its own types", async () => {
-      const patch = (defaultFragmentTypeId: string | null) => send('PATCH', `/api/workspaces/${ws.id}/settings`, { defaultFragmentTypeId }, alice.auth);
+      const patch = (defaultFragmentTypeId: string | null) =>
+        send('PATCH', `/api/workspaces/${ws.id}/settings`, { defaultFragmentTypeId }, alice.auth);
       for (const typeId of [foreign.noteTypeId, '00000000-0000-4000-8000-000000000000']) {
         const res = await patch(typeId);
         expect(res.status).toBe(400);
-        expect(await readJson(res)).toEqual({ error: 'defaultFragmentTypeId must be a fragment type of this workspace', code: 'INVALID_FRAGMENT_TYPE' });
+        expect(await readJson(res)).toEqual({
+          error: 'defaultFragmentTypeId must be a fragment type of this workspace',
+          code: 'INVALID_FRAGMENT_TYPE',
+        });
       }
       const { settings } = await ctx.api.ok(alice.auth, 'GET', `/api/workspaces/${ws.id}/settings`, undefined, 200);
       expect(settings.defaultFragmentTypeId).toBeNull();
@@ -182,31 +230,65 @@ describe('hostile input', () => {
     });
 
     it("a saved search cannot name another tenant's collection", async () => {
-      const theirs = await ctx.api.ok(mallory.auth, 'POST', `/api/workspaces/${foreign.id}/collections`, { name: 'private' }, 201);
+      const theirs = await ctx.api.ok(
+        mallory.auth,
+        'POST',
+        `/api/workspaces/${foreign.id}/collections`,
+        { name: 'private' },
+        201,
+      );
       const mine = await ctx.api.ok(alice.auth, 'POST', `/api/workspaces/${ws.id}/collections`, { name: 'mine' }, 201);
-      const save = (collectionId: string) => send('POST', '/api/search/saved', { workspaceId: ws.id, name: 's', q: 'x', collectionId }, alice.auth);
+      const save = (collectionId: string) =>
+        send('POST', '/api/search/saved', { workspaceId: ws.id, name: 's', q: 'x', collectionId }, alice.auth);
       await expectFieldRefused(await save(theirs.collection.id), 'collectionId', /collection of this workspace/);
-      await expectFieldRefused(await save('00000000-0000-4000-8000-000000000000'), 'collectionId', /collection of this workspace/);
-      const list = await readJson(await fetch(`${base}/api/search/saved?workspaceId=${ws.id}`, { headers: { authorization: `Bearer ${alice.auth}` } }));
+      await expectFieldRefused(
+        await save('00000000-0000-4000-8000-000000000000'),
+        'collectionId',
+        /collection of this workspace/,
+      );
+      const list = await readJson(
+        await fetch(`${base}/api/search/saved?workspaceId=${ws.id}`, {
+          headers: { authorization: `Bearer ${alice.auth}` },
+        }),
+      );
       expect(JSON.stringify(list)).not.toContain(theirs.collection.id);
       expect((await save(mine.collection.id)).status).toBe(201);
     });
   });
 
   it('two Authorization headers are refused as ambiguous (400), even when the first is valid', async () => {
-    const answer = await nodeRequest(base, '/api/workspaces', { headers: { authorization: [`Bearer ${alice.auth}`, 'Bearer kwp_not-a-token'] } });
+    const answer = await nodeRequest(base, '/api/workspaces', {
+      headers: { authorization: [`Bearer ${alice.auth}`, 'Bearer kwp_not-a-token'] },
+    });
     expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.text)).toEqual({ error: 'The Authorization header was sent more than once; send exactly one credential', code: 'BAD_REQUEST' });
-    const mcp = await nodeRequest(base, '/api/mcp', { method: 'POST', headers: { authorization: [`Bearer ${alice.auth}`, `Bearer ${alice.auth}`], 'content-type': 'application/json' }, body: '{}' });
+    expect(JSON.parse(answer.text)).toEqual({
+      error: 'The Authorization header was sent more than once; send exactly one credential',
+      code: 'BAD_REQUEST',
+    });
+    const mcp = await nodeRequest(base, '/api/mcp', {
+      method: 'POST',
+      headers: { authorization: [`Bearer ${alice.auth}`, `Bearer ${alice.auth}`], 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(mcp.status).toBe(400);
     const single = await nodeRequest(base, '/api/workspaces', { headers: { authorization: `Bearer ${alice.auth}` } });
     expect(single.status).toBe(200);
   });
 
   it('a missing required field is reported as required, not as malformed', async () => {
-    const res = await send('POST', '/api/memory-fragments', { workspaceId: ws.id, title: 't', content: 'c' }, alice.auth);
+    const res = await send(
+      'POST',
+      '/api/memory-fragments',
+      { workspaceId: ws.id, title: 't', content: 'c' },
+      alice.auth,
+    );
     await expectFieldRefused(res, 'fragmentTypeId', /^is required$/);
-    const malformed = await send('POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: 'nope', title: 't', content: 'c' }, alice.auth);
+    const malformed = await send(
+      'POST',
+      '/api/memory-fragments',
+      { workspaceId: ws.id, fragmentTypeId: 'nope', title: 't', content: 'c' },
+      alice.auth,
+    );
     await expectFieldRefused(malformed, 'fragmentTypeId', /UUID/);
   });
 });

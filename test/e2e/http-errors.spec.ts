@@ -10,7 +10,11 @@ describe('HTTP error model', () => {
   let base: string;
 
   beforeAll(async () => {
-    platform = await startEmbedded(dataDir, { DIAGNOSTICS_ENABLED: 'true', SERVICE_TIMEOUT_MS: '400', BODY_LIMIT_BYTES: '2048' });
+    platform = await startEmbedded(dataDir, {
+      DIAGNOSTICS_ENABLED: 'true',
+      SERVICE_TIMEOUT_MS: '400',
+      BODY_LIMIT_BYTES: '2048',
+    });
     base = platform.url;
   });
   afterAll(async () => {
@@ -19,7 +23,11 @@ describe('HTTP error model', () => {
   });
 
   const echo = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${base}/api/diagnostics/echo`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    fetch(`${base}/api/diagnostics/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
 
   it('answers a request through a component with the request id it was given', async () => {
     const res = await echo({ component: 'fragments', text: 'hi' }, { 'x-request-id': 'errors-spec-1' });
@@ -44,7 +52,10 @@ describe('HTTP error model', () => {
     const res = await fetch(`${base}/api/health`, { method: 'DELETE' });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET, HEAD');
-    expect(await readJson(res)).toEqual({ error: 'DELETE is not allowed on this path; allowed: GET, HEAD', code: 'METHOD_NOT_ALLOWED' });
+    expect(await readJson(res)).toEqual({
+      error: 'DELETE is not allowed on this path; allowed: GET, HEAD',
+      code: 'METHOD_NOT_ALLOWED',
+    });
   });
 
   it('a path parameter route with the wrong method is 405 too', async () => {
@@ -88,7 +99,9 @@ describe('HTTP error model', () => {
     expect(body.errorId).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.stringify(body)).not.toContain('secret-cause-marker');
     // The component logged the real cause; the answer only carries the id.
-    await expect.poll(() => platform.logs.some((l) => JSON.stringify(l).includes('secret-cause-marker') && l.level === 'error')).toBe(true);
+    await expect
+      .poll(() => platform.logs.some((l) => JSON.stringify(l).includes('secret-cause-marker') && l.level === 'error'))
+      .toBe(true);
   });
 
   it('a component that does not answer in time: 504 SERVICE_TIMEOUT', async () => {
@@ -109,7 +122,12 @@ describe('HTTP error model', () => {
     const res = await fetch(`${base}/api/v1/no-such-model-route`);
     expect(res.status).toBe(404);
     expect(await readJson(res)).toEqual({
-      error: { message: 'No route GET /api/v1/no-such-model-route', type: 'not_found_error', code: 'not_found', param: null },
+      error: {
+        message: 'No route GET /api/v1/no-such-model-route',
+        type: 'not_found_error',
+        code: 'not_found',
+        param: null,
+      },
     });
   });
 });
@@ -126,7 +144,11 @@ describe('diagnostics are off by default', () => {
   });
 
   it('answers the echo route exactly like an unknown path', async () => {
-    const res = await fetch(`${platform.url}/api/diagnostics/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ component: 'fragments', text: 'x' }) });
+    const res = await fetch(`${platform.url}/api/diagnostics/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ component: 'fragments', text: 'x' }),
+    });
     expect(res.status).toBe(404);
     expect(await readJson(res)).toEqual({ error: 'No route POST /api/diagnostics/echo', code: 'NOT_FOUND' });
   });

@@ -11,7 +11,12 @@ describe('rate limits', () => {
   let token: string;
 
   beforeAll(async () => {
-    platform = await startEmbedded(dataDir, { ...admin, RATE_LIMIT_PER_CREDENTIAL: '5', RATE_LIMIT_PER_WORKSPACE: '1000', RATE_LIMIT_WINDOW_SECONDS: '2' });
+    platform = await startEmbedded(dataDir, {
+      ...admin,
+      RATE_LIMIT_PER_CREDENTIAL: '5',
+      RATE_LIMIT_PER_WORKSPACE: '1000',
+      RATE_LIMIT_WINDOW_SECONDS: '2',
+    });
     ({ token } = await userWithToken(platform.url, admin.ADMIN_TOKEN, { scopes: ['*'] }));
     // Let the window the set-up requests opened close.
     await new Promise((r) => setTimeout(r, 2100));

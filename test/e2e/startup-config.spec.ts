@@ -39,7 +39,14 @@ describeWith(['postgres', 'nats'], 'the distributed supervisor', () => {
     const run = spawnSync(process.execPath, [path.join(ROOT, 'scripts/run-distributed.mjs')], {
       cwd: ROOT,
       // No SECRETS_ENCRYPTION_KEY: the webhooks component needs one in the distributed mode.
-      env: { PATH: process.env.PATH ?? '', APPS: 'webhooks', METRICS_PORT_BASE: '0', RESTART_DELAY_MS: '100', DATABASE_URL: database.url, NATS_URL: TEST_NATS_URL! },
+      env: {
+        PATH: process.env.PATH ?? '',
+        APPS: 'webhooks',
+        METRICS_PORT_BASE: '0',
+        RESTART_DELAY_MS: '100',
+        DATABASE_URL: database.url,
+        NATS_URL: TEST_NATS_URL!,
+      },
       encoding: 'utf8',
       timeout: 30_000,
     });

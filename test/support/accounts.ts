@@ -46,14 +46,22 @@ export function authHeaders(auth: TestAuth, extra: Record<string, string> = {}):
 }
 
 /** JSON request with the given credential; throws with the body when the status is not `expect`. */
-async function send(base: string, method: string, path: string, auth: TestAuth | undefined, body: unknown, expect: number): Promise<any> {
+async function send(
+  base: string,
+  method: string,
+  path: string,
+  auth: TestAuth | undefined,
+  body: unknown,
+  expect: number,
+): Promise<any> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { ...(auth ? authHeaders(auth) : {}), 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   const text = await res.text();
-  if (res.status !== expect) throw new Error(`${method} ${path}: expected ${expect}, got ${res.status}: ${text.slice(0, 500)}`);
+  if (res.status !== expect)
+    throw new Error(`${method} ${path}: expected ${expect}, got ${res.status}: ${text.slice(0, 500)}`);
   return text ? JSON.parse(text) : undefined;
 }
 
@@ -103,8 +111,19 @@ export interface TokenOptions {
 }
 
 /** Creates a personal access token with the given credential; returns its id and the secret. */
-export async function createToken(base: string, auth: TestAuth, options: TokenOptions = {}): Promise<{ id: string; token: string; body: any }> {
-  const body = await send(base, 'POST', '/api/tokens', auth, { name: options.name ?? 'test token', scopes: options.scopes ?? ['*'], ...pick(options) }, 201);
+export async function createToken(
+  base: string,
+  auth: TestAuth,
+  options: TokenOptions = {},
+): Promise<{ id: string; token: string; body: any }> {
+  const body = await send(
+    base,
+    'POST',
+    '/api/tokens',
+    auth,
+    { name: options.name ?? 'test token', scopes: options.scopes ?? ['*'], ...pick(options) },
+    201,
+  );
   return { id: body.id, token: body.token, body };
 }
 

@@ -18,7 +18,10 @@ export interface DistributedPlatform {
  * Runs scripts/run-distributed.mjs (the same script operators use): every app its own process
  * on real Postgres and NATS. A unique NATS subject prefix keeps parallel runs apart.
  */
-export async function startDistributed(env: { DATABASE_URL: string; NATS_URL: string } & Record<string, string>, timeoutMs = 60_000): Promise<DistributedPlatform> {
+export async function startDistributed(
+  env: { DATABASE_URL: string; NATS_URL: string } & Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<DistributedPlatform> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const subjectPrefix = env.NATS_SUBJECT_PREFIX ?? `t${randomBytes(4).toString('hex')}`;
   const runner = spawn(process.execPath, [path.join(ROOT, 'scripts/run-distributed.mjs')], {
@@ -39,7 +42,9 @@ export async function startDistributed(env: { DATABASE_URL: string; NATS_URL: st
   });
   const logs: LogLine[] = [];
   const pids = new Map<string, number>();
-  const exited = new Promise<number | string>((resolve) => runner.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    runner.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   collectLogLines(runner, logs, (parsed) => {
     if (parsed.msg === 'app started') pids.set(parsed.app as string, parsed.pid as number);
   });
@@ -56,7 +61,10 @@ export async function startDistributed(env: { DATABASE_URL: string; NATS_URL: st
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`distributed platform not healthy in ${timeoutMs} ms\n${stderr.join('')}\n${JSON.stringify(logs.slice(-30))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `distributed platform not healthy in ${timeoutMs} ms\n${stderr.join('')}\n${JSON.stringify(logs.slice(-30))}`,
+      );
     await new Promise((r) => setTimeout(r, 250));
   }
   return {

@@ -3,7 +3,9 @@ import pg from 'pg';
 import { TEST_DATABASE_URL } from './services.js';
 
 /** Creates an empty database on the test server; returns its URL and a drop function. */
-export async function createTestDatabase(prefix = 'kw_test'): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
+export async function createTestDatabase(
+  prefix = 'kw_test',
+): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
   if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL / DATABASE_URL is not set');
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });

@@ -26,7 +26,11 @@ export interface PlatformProcess {
 }
 
 /** Parses a child's stdout as JSON log lines into `logs` (other lines kept as `raw`). */
-export function collectLogLines(child: ChildProcess, logs: LogLine[], onLine: (line: LogLine) => void = () => undefined): void {
+export function collectLogLines(
+  child: ChildProcess,
+  logs: LogLine[],
+  onLine: (line: LogLine) => void = () => undefined,
+): void {
   let buffered = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
     buffered += chunk;
@@ -65,10 +69,13 @@ export async function startApp(app: string, env: Record<string, string>, timeout
   const stderr: string[] = [];
   // 'close', not 'exit': it fires once stdout and stderr are drained, so a process that dies
   // at start-up has every line it printed (its reason) in the logs.
-  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('close', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   let onReady: ((url: string) => void) | undefined;
   collectLogLines(child, logs, (parsed) => {
-    if (typeof parsed.msg === 'string' && parsed.msg.endsWith(' ready') && typeof parsed.url === 'string') onReady?.(parsed.url);
+    if (typeof parsed.msg === 'string' && parsed.msg.endsWith(' ready') && typeof parsed.url === 'string')
+      onReady?.(parsed.url);
   });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
 
@@ -85,7 +92,11 @@ export async function startApp(app: string, env: Record<string, string>, timeout
     void exited.then((code) => {
       clearTimeout(timer);
       const problems = logs.filter((l) => l.level === 'error' || l.level === 'fatal' || l.level === 'warn');
-      reject(new Error(`${app} exited with ${code} before ready\n${stderr.join('')}\n${JSON.stringify([...problems, ...logs.slice(-20)])}`));
+      reject(
+        new Error(
+          `${app} exited with ${code} before ready\n${stderr.join('')}\n${JSON.stringify([...problems, ...logs.slice(-20)])}`,
+        ),
+      );
     });
   });
 

@@ -20,7 +20,10 @@ export interface HostedZoneRequired {
 }
 
 export function hostedZoneOf(err: unknown): HostedZoneRequired | undefined {
-  if (!(err instanceof KnowledgeApiError) || err.status !== 409 || err.code !== 'HOSTED_ZONE_REQUIRED') return undefined;
+  if (!(err instanceof KnowledgeApiError) || err.status !== 409 || err.code !== 'HOSTED_ZONE_REQUIRED')
+    return undefined;
   const { hostedZoneId, endpointUrl } = err.body as Partial<HostedZoneRequired>;
-  return typeof hostedZoneId === 'string' && typeof endpointUrl === 'string' ? { hostedZoneId, endpointUrl } : undefined;
+  return typeof hostedZoneId === 'string' && typeof endpointUrl === 'string'
+    ? { hostedZoneId, endpointUrl }
+    : undefined;
 }

@@ -22,7 +22,12 @@ export class KnowledgeClient {
   private readonly workspaceClients = new Map<string, WorkspaceClient>();
 
   constructor(options: KnowledgeClientOptions) {
-    this.parts = { fetch: options.fetch ?? ((input, init) => fetch(input, init)), cloudUrl: options.baseUrl, token: options.token, handoffs: new HandoffCache() };
+    this.parts = {
+      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      cloudUrl: options.baseUrl,
+      token: options.token,
+      handoffs: new HandoffCache(),
+    };
   }
 
   workspace(workspaceId: string): WorkspaceClient {
@@ -36,6 +41,14 @@ export class KnowledgeClient {
 
   /** Creates a workspace; with `hostedZoneId` it is placed on that zone (status `processing` until the Leaf is ready). */
   async createWorkspace(input: { name: string; description?: string; hostedZoneId?: string }): Promise<Workspace> {
-    return (await requestJson<{ workspace: Workspace }>(this.parts.fetch, this.parts.cloudUrl, this.parts.token, 'api/workspaces', { method: 'POST', body: input })).workspace;
+    return (
+      await requestJson<{ workspace: Workspace }>(
+        this.parts.fetch,
+        this.parts.cloudUrl,
+        this.parts.token,
+        'api/workspaces',
+        { method: 'POST', body: input },
+      )
+    ).workspace;
   }
 }

@@ -1,7 +1,18 @@
 import { hostedZoneOf } from './errors.js';
 import type { HandoffCache } from './handoff-cache.js';
 import { requestJson, type FetchLike, type RequestOptions } from './http.js';
-import type { CreateFragmentInput, Fragment, FragmentPage, FragmentType, Handoff, ListFragmentsOptions, SearchOptions, SearchResults, UpdateFragmentInput, Workspace } from './types.js';
+import type {
+  CreateFragmentInput,
+  Fragment,
+  FragmentPage,
+  FragmentType,
+  Handoff,
+  ListFragmentsOptions,
+  SearchOptions,
+  SearchResults,
+  UpdateFragmentInput,
+  Workspace,
+} from './types.js';
 
 interface Plane {
   baseUrl: string;
@@ -34,26 +45,50 @@ export class WorkspaceClient {
 
   /** The workspace's metadata from the Cloud (re-read: it becomes active after placement). */
   async describe(): Promise<Workspace> {
-    const { workspace } = await requestJson<{ workspace: Workspace }>(this.parts.fetch, this.parts.cloudUrl, this.parts.token, `api/workspaces/${this.workspaceId}`);
+    const { workspace } = await requestJson<{ workspace: Workspace }>(
+      this.parts.fetch,
+      this.parts.cloudUrl,
+      this.parts.token,
+      `api/workspaces/${this.workspaceId}`,
+    );
     if (workspace.hostedZoneId && workspace.endpointUrl) this.leafUrl = workspace.endpointUrl;
     return workspace;
   }
 
   readonly fragments = {
     create: async (input: CreateFragmentInput): Promise<Fragment> =>
-      (await this.call<{ fragment: Fragment }>('api/memory-fragments', { method: 'POST', body: { ...input, workspaceId: this.workspaceId } })).fragment,
-    get: async (fragmentId: string): Promise<Fragment> => (await this.call<{ fragment: Fragment }>(`api/memory-fragments/${fragmentId}`, {})).fragment,
+      (
+        await this.call<{ fragment: Fragment }>('api/memory-fragments', {
+          method: 'POST',
+          body: { ...input, workspaceId: this.workspaceId },
+        })
+      ).fragment,
+    get: async (fragmentId: string): Promise<Fragment> =>
+      (await this.call<{ fragment: Fragment }>(`api/memory-fragments/${fragmentId}`, {})).fragment,
     update: async (fragmentId: string, input: UpdateFragmentInput): Promise<Fragment> =>
-      (await this.call<{ fragment: Fragment }>(`api/memory-fragments/${fragmentId}`, { method: 'PATCH', body: input })).fragment,
-    archive: async (fragmentId: string): Promise<Fragment> => (await this.call<{ fragment: Fragment }>(`api/memory-fragments/${fragmentId}`, { method: 'DELETE' })).fragment,
+      (await this.call<{ fragment: Fragment }>(`api/memory-fragments/${fragmentId}`, { method: 'PATCH', body: input }))
+        .fragment,
+    archive: async (fragmentId: string): Promise<Fragment> =>
+      (await this.call<{ fragment: Fragment }>(`api/memory-fragments/${fragmentId}`, { method: 'DELETE' })).fragment,
     list: async (options: ListFragmentsOptions = {}): Promise<FragmentPage> =>
-      this.call<FragmentPage>('api/memory-fragments', { query: { workspaceId: this.workspaceId, limit: options.limit, offset: options.offset, includeArchived: options.includeArchived, tags: options.tags?.join(',') } }),
-    types: async (): Promise<FragmentType[]> => (await this.call<{ items: FragmentType[] }>(`api/workspaces/${this.workspaceId}/fragment-types`, {})).items,
+      this.call<FragmentPage>('api/memory-fragments', {
+        query: {
+          workspaceId: this.workspaceId,
+          limit: options.limit,
+          offset: options.offset,
+          includeArchived: options.includeArchived,
+          tags: options.tags?.join(','),
+        },
+      }),
+    types: async (): Promise<FragmentType[]> =>
+      (await this.call<{ items: FragmentType[] }>(`api/workspaces/${this.workspaceId}/fragment-types`, {})).items,
   };
 
   /** Hybrid search in this workspace (for a Leaf-backed one the query goes to the Leaf only). */
   async search(q: string, options: SearchOptions = {}): Promise<SearchResults> {
-    return this.call<SearchResults>('api/search', { query: { workspaceId: this.workspaceId, q, mode: options.mode, limit: options.limit, offset: options.offset } });
+    return this.call<SearchResults>('api/search', {
+      query: { workspaceId: this.workspaceId, q, mode: options.mode, limit: options.limit, offset: options.offset },
+    });
   }
 
   /** A data-plane call on the plane that holds this workspace. */
@@ -86,7 +121,13 @@ export class WorkspaceClient {
   private async leafPlane(): Promise<Plane> {
     let handoff = this.parts.handoffs.get(this.workspaceId);
     if (!handoff) {
-      handoff = await requestJson<Handoff>(this.parts.fetch, this.parts.cloudUrl, this.parts.token, `api/workspaces/${this.workspaceId}/handoff`, { method: 'POST' });
+      handoff = await requestJson<Handoff>(
+        this.parts.fetch,
+        this.parts.cloudUrl,
+        this.parts.token,
+        `api/workspaces/${this.workspaceId}/handoff`,
+        { method: 'POST' },
+      );
       this.parts.handoffs.set(handoff);
     }
     return { baseUrl: handoff.endpointUrl, token: handoff.token };

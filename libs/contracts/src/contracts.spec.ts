@@ -44,7 +44,10 @@ describe('generated contracts', () => {
 
     it('fails when proto/ changed without regenerating, and passes once regenerated', () => {
       const dir = fixture();
-      writeFileSync(path.join(dir, 'proto/kw/platform/v1/ping.proto'), 'syntax = "proto3";\npackage kw.platform.v1;\nmessage Ping {\n  string id = 1;\n}\n');
+      writeFileSync(
+        path.join(dir, 'proto/kw/platform/v1/ping.proto'),
+        'syntax = "proto3";\npackage kw.platform.v1;\nmessage Ping {\n  string id = 1;\n}\n',
+      );
       const stale = gen('--check', '--root', dir);
       expect(stale.status).toBe(1);
       expect(stale.output).toContain('gen/kw/platform/v1/ping_pb.ts (missing)');
@@ -56,7 +59,10 @@ describe('generated contracts', () => {
 
     it('refuses contracts that break the lint rules', () => {
       const dir = fixture();
-      writeFileSync(path.join(dir, 'proto/kw/platform/v1/bad.proto'), 'syntax = "proto3";\npackage kw.platform.v1;\nmessage bad_name {\n  string ID = 1;\n}\n');
+      writeFileSync(
+        path.join(dir, 'proto/kw/platform/v1/bad.proto'),
+        'syntax = "proto3";\npackage kw.platform.v1;\nmessage bad_name {\n  string ID = 1;\n}\n',
+      );
       const { status, output } = gen('--check', '--root', dir);
       expect(status).toBe(2);
       expect(output).toContain('buf lint failed');

@@ -3,4 +3,9 @@ import { FragmentsHttpModule } from './http/fragments-http.module.js';
 import { FragmentsServiceModule } from './service/fragments-service.module.js';
 
 /** The fragments component (data plane): fragment types, memory fragments and collections. */
-export const fragmentsComponent = defineComponent({ name: 'fragments', planes: ['data'], module: FragmentsServiceModule, httpModule: FragmentsHttpModule });
+export const fragmentsComponent = defineComponent({
+  name: 'fragments',
+  planes: ['data'],
+  module: FragmentsServiceModule,
+  httpModule: FragmentsHttpModule,
+});

@@ -22,7 +22,11 @@ import { WorkspaceGate } from '@kw/platform-workspace-gate';
  * (the module's one data-plane client) and WorkspaceGate, both exported below.
  */
 const SEARCH_IMPORTS: NonNullable<ModuleMetadata['imports']> = [];
-const SEARCH_PROVIDERS: NonNullable<ModuleMetadata['providers']> = [...LISTING_PROVIDERS, ...AGENTIC_PROVIDERS, ...GRAPH_PROVIDERS];
+const SEARCH_PROVIDERS: NonNullable<ModuleMetadata['providers']> = [
+  ...LISTING_PROVIDERS,
+  ...AGENTIC_PROVIDERS,
+  ...GRAPH_PROVIDERS,
+];
 
 /** The service side of the search component: the handlers of kw.search.v1.*. */
 @Module({

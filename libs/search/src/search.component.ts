@@ -3,4 +3,9 @@ import { SearchHttpModule } from './search-http.module.js';
 import { SearchServiceModule } from './search-service.module.js';
 
 /** The search component (data plane): workspace search, saved searches and search analytics. */
-export const searchComponent = defineComponent({ name: 'search', planes: ['data'], module: SearchServiceModule, httpModule: SearchHttpModule });
+export const searchComponent = defineComponent({
+  name: 'search',
+  planes: ['data'],
+  module: SearchServiceModule,
+  httpModule: SearchHttpModule,
+});

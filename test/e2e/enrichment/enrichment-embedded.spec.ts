@@ -2,14 +2,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFragmentsPlatform, type Person } from '../fragments/fragments-fixture.js';
 import { flakyOpenAiServer, untilPublished } from './enrichment-fixture.js';
 
-const LONG = Array.from({ length: 12 }, (_, i) => `## Part ${i}\n\nAda Lovelace and Charles Babbage discussed the Analytical Engine with TypeScript and PostgreSQL. ` + 'More words about engines and notes. '.repeat(10)).join('\n\n');
+const LONG = Array.from(
+  { length: 12 },
+  (_, i) =>
+    `## Part ${i}\n\nAda Lovelace and Charles Babbage discussed the Analytical Engine with TypeScript and PostgreSQL. ` +
+    'More words about engines and notes. '.repeat(10),
+).join('\n\n');
 
 /** Enrichment in the embedded mode: outbox -> in-process bus -> worker, observed over HTTP. */
 describe('enrichment (embedded, in-process bus)', () => {
   let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
   let owner: Person;
   let ws: Awaited<ReturnType<typeof p.workspace>>;
-  const create = (fields: Record<string, unknown>) => p.api.ok(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'Note', ...fields }, 201);
+  const create = (fields: Record<string, unknown>) =>
+    p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments',
+      { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'Note', ...fields },
+      201,
+    );
   const get = (id: string) => p.api.call(owner.auth, 'GET', `/api/memory-fragments/${id}`);
 
   beforeAll(async () => {
@@ -22,12 +34,15 @@ describe('enrichment (embedded, in-process bus)', () => {
   });
 
   it('answers processing at once, then publishes with summary, tags and every step done', async () => {
-    const { fragment } = await create({ content: 'Vector search finds notes by meaning. Embeddings are computed for every note. #search' });
+    const { fragment } = await create({
+      content: 'Vector search finds notes by meaning. Embeddings are computed for every note. #search',
+    });
     expect(fragment.status).toBe('processing');
     const done = await untilPublished(() => get(fragment.id));
     expect(done.summary).toContain('Vector search finds notes by meaning.');
     expect(done.tags).toContain('search');
-    for (const step of ['summary', 'tags', 'embedding', 'graph']) expect(done.enrichment[step]).toMatchObject({ state: 'done', attempts: 1, version: 1 });
+    for (const step of ['summary', 'tags', 'embedding', 'graph'])
+      expect(done.enrichment[step]).toMatchObject({ state: 'done', attempts: 1, version: 1 });
   });
 
   it('keeps a supplied summary and merges generated tags into supplied ones with enhanceTags', async () => {
@@ -46,10 +61,19 @@ describe('enrichment (embedded, in-process bus)', () => {
     await untilPublished(() => get(fragment.id));
     const res = await p.api.call(owner.auth, 'POST', `/api/memory-fragments/${fragment.id}/enrich`);
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ id: fragment.id, status: 'processing', steps: ['summary', 'tags', 'embedding', 'graph'], version: 1 });
+    expect(res.body).toMatchObject({
+      id: fragment.id,
+      status: 'processing',
+      steps: ['summary', 'tags', 'embedding', 'graph'],
+      version: 1,
+    });
     const done = await untilPublished(() => get(fragment.id));
     expect(done.enrichment.embedding.state).toBe('done');
-    const unknown = await p.api.call(owner.auth, 'POST', '/api/memory-fragments/00000000-0000-4000-8000-000000000000/enrich');
+    const unknown = await p.api.call(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments/00000000-0000-4000-8000-000000000000/enrich',
+    );
     expect(unknown.status).toBe(404);
     const stranger = await p.person();
     expect((await p.api.call(stranger.auth, 'POST', `/api/memory-fragments/${fragment.id}/enrich`)).status).toBe(404);
@@ -64,7 +88,13 @@ describe('enrichment with a failing provider (AI_PROVIDER=openai on a server ans
 
   beforeAll(async () => {
     ai = await flakyOpenAiServer();
-    p = await startFragmentsPlatform({ AI_PROVIDER: 'openai', AI_BASE_URL: ai.url, AI_API_KEY: 'k', ENRICHMENT_MAX_ATTEMPTS: '3', ENRICHMENT_RETRY_BASE_MS: '20' });
+    p = await startFragmentsPlatform({
+      AI_PROVIDER: 'openai',
+      AI_BASE_URL: ai.url,
+      AI_API_KEY: 'k',
+      ENRICHMENT_MAX_ATTEMPTS: '3',
+      ENRICHMENT_RETRY_BASE_MS: '20',
+    });
     owner = await p.person();
     ws = await p.workspace(owner);
   }, 120_000);
@@ -74,7 +104,18 @@ describe('enrichment with a failing provider (AI_PROVIDER=openai on a server ans
   });
 
   it('retries each step, records the failure, publishes anyway, and succeeds when re-enriched', async () => {
-    const { fragment } = await p.api.ok(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'T', content: 'Grace Hopper wrote the first compiler.' }, 201);
+    const { fragment } = await p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments',
+      {
+        workspaceId: ws.id,
+        fragmentTypeId: ws.noteTypeId,
+        title: 'T',
+        content: 'Grace Hopper wrote the first compiler.',
+      },
+      201,
+    );
     const get = () => p.api.call(owner.auth, 'GET', `/api/memory-fragments/${fragment.id}`);
     const failed = await untilPublished(get);
     for (const step of ['summary', 'tags', 'embedding']) {

@@ -3,7 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 
 /** An OpenAI-compatible endpoint that answers 500 while `failing.on` (a provider that fails on demand). */
-export async function flakyOpenAiServer(): Promise<{ url: string; failing: { on: boolean }; calls: () => number; close: () => Promise<void> }> {
+export async function flakyOpenAiServer(): Promise<{
+  url: string;
+  failing: { on: boolean };
+  calls: () => number;
+  close: () => Promise<void>;
+}> {
   const failing = { on: true };
   let calls = 0;
   const server: Server = createServer(async (req, res) => {
@@ -20,16 +25,35 @@ export async function flakyOpenAiServer(): Promise<{ url: string; failing: { on:
     if (req.url?.endsWith('/embeddings')) {
       res.end(JSON.stringify({ data: (body.input as string[]).map((_, index) => ({ index, embedding: [1, 2, 3] })) }));
     } else {
-      res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: body.messages[0].content.includes('JSON') ? '["remote"]' : 'Remote summary.' } }] }));
+      res.end(
+        JSON.stringify({
+          choices: [
+            {
+              message: {
+                role: 'assistant',
+                content: body.messages[0].content.includes('JSON') ? '["remote"]' : 'Remote summary.',
+              },
+            },
+          ],
+        }),
+      );
     }
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/v1`, failing, calls: () => calls, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    failing,
+    calls: () => calls,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 /** Polls GET /api/memory-fragments/{id} until the fragment is published; returns it. */
-export async function untilPublished(get: () => Promise<{ status: number; body: any }>, timeout = 30_000): Promise<any> {
+export async function untilPublished(
+  get: () => Promise<{ status: number; body: any }>,
+  timeout = 30_000,
+): Promise<any> {
   let fragment: any;
   await expect
     .poll(

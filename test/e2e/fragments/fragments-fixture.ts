@@ -10,7 +10,11 @@ export interface Person {
 }
 
 /** Rate limits out of the way: these suites send thousands of requests from one address. */
-const UNLIMITED = { RATE_LIMIT_PER_CREDENTIAL: '1000000', RATE_LIMIT_PER_WORKSPACE: '1000000', RATE_LIMIT_PER_ADDRESS: '1000000' };
+const UNLIMITED = {
+  RATE_LIMIT_PER_CREDENTIAL: '1000000',
+  RATE_LIMIT_PER_WORKSPACE: '1000000',
+  RATE_LIMIT_PER_ADDRESS: '1000000',
+};
 
 /** One embedded platform per suite, with a JSON client and a way to make accounts. */
 export async function startFragmentsPlatform(env: Record<string, string> = {}) {

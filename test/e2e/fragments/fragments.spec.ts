@@ -11,7 +11,13 @@ describe('memory fragments', () => {
   let ws: Awaited<ReturnType<typeof p.workspace>>;
 
   const create = (auth: string, fields: Record<string, unknown>) =>
-    p.api.call(auth, 'POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'T', content: 'Body', ...fields });
+    p.api.call(auth, 'POST', '/api/memory-fragments', {
+      workspaceId: ws.id,
+      fragmentTypeId: ws.noteTypeId,
+      title: 'T',
+      content: 'Body',
+      ...fields,
+    });
 
   beforeAll(async () => {
     p = await startFragmentsPlatform();
@@ -26,7 +32,13 @@ describe('memory fragments', () => {
   describe('create', () => {
     it('answers 201 with the fragment in status processing, frontmatter parsed and kept verbatim', async () => {
       const content = '---\ntitle: Hello\ntags: [a, b]\n---\n# Body\ntext\n';
-      const res = await create(owner.auth, { title: 'First', content, tags: ['x', 'y'], createdVia: 'import', key: 'first' });
+      const res = await create(owner.auth, {
+        title: 'First',
+        content,
+        tags: ['x', 'y'],
+        createdVia: 'import',
+        key: 'first',
+      });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         success: true,
@@ -44,7 +56,10 @@ describe('memory fragments', () => {
           status: 'processing',
           createdVia: 'import',
           version: 1,
-          enrichment: expect.objectContaining({ summary: expect.objectContaining({ state: 'pending' }), tags: expect.objectContaining({ state: 'skipped' }) }),
+          enrichment: expect.objectContaining({
+            summary: expect.objectContaining({ state: 'pending' }),
+            tags: expect.objectContaining({ state: 'skipped' }),
+          }),
           createdAt: expect.any(String),
           updatedAt: expect.any(String),
           createdBy: owner.id,
@@ -93,7 +108,12 @@ describe('memory fragments', () => {
 
     it('answers a non-member exactly like a missing workspace', async () => {
       const hidden = await create(other.auth, {});
-      const missing = await p.api.call(other.auth, 'POST', '/api/memory-fragments', { workspaceId: UNKNOWN_ID, fragmentTypeId: ws.noteTypeId, title: 'T', content: 'c' });
+      const missing = await p.api.call(other.auth, 'POST', '/api/memory-fragments', {
+        workspaceId: UNKNOWN_ID,
+        fragmentTypeId: ws.noteTypeId,
+        title: 'T',
+        content: 'c',
+      });
       expect(hidden.status).toBe(404);
       expect(hidden.text).toBe(WORKSPACE_NOT_FOUND);
       expect(missing.text).toBe(WORKSPACE_NOT_FOUND);
@@ -110,12 +130,20 @@ describe('memory fragments', () => {
       const again = await create(owner.auth, { key: 'import/1' });
       expect(again.status).toBe(409);
       expect(again.body).toMatchObject({ code: 'KEY_EXISTS', existingId: first.body.fragment.id });
-      const found = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${ws.id}&key=${encodeURIComponent('import/1')}`, undefined, 200);
+      const found = await p.api.ok(
+        owner.auth,
+        'GET',
+        `/api/memory-fragments?workspaceId=${ws.id}&key=${encodeURIComponent('import/1')}`,
+        undefined,
+        200,
+      );
       expect(found.items.map((f: any) => f.id)).toEqual([first.body.fragment.id]);
     });
 
     it('lets exactly one of 20 concurrent creates with the same key win', async () => {
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => create(owner.auth, { key: 'race', title: `racer ${i}` })));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => create(owner.auth, { key: 'race', title: `racer ${i}` })),
+      );
       const won = answers.filter((a) => a.status === 201);
       const lost = answers.filter((a) => a.status === 409);
       expect(won).toHaveLength(1);
@@ -128,24 +156,55 @@ describe('memory fragments', () => {
     it('filters by tags (all must match), type, id and status, and validates limit', async () => {
       const own = await p.workspace(owner);
       const make = (fields: Record<string, unknown>) =>
-        p.api.ok(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: own.id, fragmentTypeId: own.noteTypeId, title: 't', content: 'c', ...fields }, 201);
+        p.api.ok(
+          owner.auth,
+          'POST',
+          '/api/memory-fragments',
+          { workspaceId: own.id, fragmentTypeId: own.noteTypeId, title: 't', content: 'c', ...fields },
+          201,
+        );
       const a = (await make({ tags: ['red', 'blue'] })).fragment;
       const b = (await make({ tags: ['red'] })).fragment;
       const decision = own.types.find((t) => t.key === 'decision');
       const c = (await make({ fragmentTypeId: decision.id })).fragment;
-      const ids = async (q: string) => (await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${own.id}${q}`, undefined, 200)).items.map((f: any) => f.id);
+      const ids = async (q: string) =>
+        (
+          await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${own.id}${q}`, undefined, 200)
+        ).items.map((f: any) => f.id);
       expect(await ids('')).toEqual([a.id, b.id, c.id]);
       expect(await ids('&tags=red')).toEqual([a.id, b.id]);
       expect(await ids('&tags=red,blue')).toEqual([a.id]);
       expect(await ids(`&fragmentTypeId=${decision.id}`)).toEqual([c.id]);
       expect(await ids(`&id=${b.id}`)).toEqual([b.id]);
-      const published = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${own.id}&status=published`, undefined, 200);
+      const published = await p.api.ok(
+        owner.auth,
+        'GET',
+        `/api/memory-fragments?workspaceId=${own.id}&status=published`,
+        undefined,
+        200,
+      );
       for (const f of published.items) expect(f.status).toBe('published');
       expect(await ids('&sort=createdAt&order=desc')).toEqual([c.id, b.id, a.id]);
-      const page = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${own.id}&limit=5&offset=1`, undefined, 200);
+      const page = await p.api.ok(
+        owner.auth,
+        'GET',
+        `/api/memory-fragments?workspaceId=${own.id}&limit=5&offset=1`,
+        undefined,
+        200,
+      );
       expect(page).toMatchObject({ success: true, count: 2, totalCount: 3, limit: 5, offset: 1 });
       expect(page).not.toHaveProperty('hasMore');
-      for (const q of ['&limit=4', '&limit=501', '&limit=abc', '&offset=-1', '&sort=size', '&order=up', '&status=gone', '&id=nope', '&bogus=1']) {
+      for (const q of [
+        '&limit=4',
+        '&limit=501',
+        '&limit=abc',
+        '&offset=-1',
+        '&sort=size',
+        '&order=up',
+        '&status=gone',
+        '&id=nope',
+        '&bogus=1',
+      ]) {
         const res = await p.api.call(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${own.id}${q}`);
         expect(res.status, q).toBe(400);
         expect(res.body.code, q).toBe('VALIDATION_FAILED');
@@ -157,16 +216,41 @@ describe('memory fragments', () => {
 
   describe('update', () => {
     it('updates fields, bumps the version and re-triggers enrichment on a text change', async () => {
-      const { fragment } = await p.api.ok(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'a', content: 'c', summary: 'mine' }, 201);
-      const res = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, { title: 'b', tags: ['t'], version: 1 });
+      const { fragment } = await p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'a', content: 'c', summary: 'mine' },
+        201,
+      );
+      const res = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, {
+        title: 'b',
+        tags: ['t'],
+        version: 1,
+      });
       expect(res.status).toBe(200);
-      expect(res.body.fragment).toMatchObject({ title: 'b', tags: ['t'], version: 2, status: 'processing', summary: 'mine' });
+      expect(res.body.fragment).toMatchObject({
+        title: 'b',
+        tags: ['t'],
+        version: 2,
+        status: 'processing',
+        summary: 'mine',
+      });
     });
 
     it('refuses a stale version (body or If-Match) with 409 VERSION_CONFLICT and changes nothing', async () => {
-      const { fragment } = await p.api.ok(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'a', content: 'c' }, 201);
+      const { fragment } = await p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'a', content: 'c' },
+        201,
+      );
       await p.api.ok(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, { title: 'v2', version: 1 }, 200);
-      const stale = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, { title: 'lost', version: 1 });
+      const stale = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, {
+        title: 'lost',
+        version: 1,
+      });
       expect(stale.status).toBe(409);
       expect(stale.body).toMatchObject({ code: 'VERSION_CONFLICT', currentVersion: 2 });
       const viaHeader = await fetch(`${p.platform.url}/api/memory-fragments/${fragment.id}`, {
@@ -188,38 +272,69 @@ describe('memory fragments', () => {
 
     it('applies patch operations, refuses content with operations and unknown headings', async () => {
       const content = '---\na: 1\n---\n# Title\nintro\n## Steps\nold step\n### Detail\nold detail\n## Notes\nkeep\n';
-      const { fragment } = await p.api.ok(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'p', content }, 201);
+      const { fragment } = await p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'p', content },
+        201,
+      );
       const patched = await p.api.ok(
         owner.auth,
         'PATCH',
         `/api/memory-fragments/${fragment.id}`,
-        { operations: [{ op: 'replaceSection', heading: 'Steps', text: 'new step' }, { op: 'append', text: 'tail' }, { op: 'prepend', text: 'head' }] },
+        {
+          operations: [
+            { op: 'replaceSection', heading: 'Steps', text: 'new step' },
+            { op: 'append', text: 'tail' },
+            { op: 'prepend', text: 'head' },
+          ],
+        },
         200,
       );
-      expect(patched.fragment.content).toBe('---\na: 1\n---\nhead\n# Title\nintro\n## Steps\nnew step\n\n## Notes\nkeep\ntail');
+      expect(patched.fragment.content).toBe(
+        '---\na: 1\n---\nhead\n# Title\nintro\n## Steps\nnew step\n\n## Notes\nkeep\ntail',
+      );
       expect(patched.fragment.frontmatter).toEqual({ a: 1 });
-      const both = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, { content: 'x', operations: [{ op: 'append', text: 'y' }] });
+      const both = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, {
+        content: 'x',
+        operations: [{ op: 'append', text: 'y' }],
+      });
       expect(both.status).toBe(400);
-      const missing = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, { operations: [{ op: 'replaceSection', heading: 'Nope', text: 'y' }] });
+      const missing = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, {
+        operations: [{ op: 'replaceSection', heading: 'Nope', text: 'y' }],
+      });
       expect(missing.status).toBe(400);
       expect(missing.body.code).toBe('SECTION_NOT_FOUND');
-      const badOp = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, { operations: [{ op: 'delete', text: 'y' }] });
+      const badOp = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, {
+        operations: [{ op: 'delete', text: 'y' }],
+      });
       expect(badOp.status).toBe(400);
-      const unknownField = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, { status: 'published' });
+      const unknownField = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, {
+        status: 'published',
+      });
       expect(unknownField.status).toBe(400);
     });
 
-    it("moves a fragment only to a type of its own workspace", async () => {
-      const { fragment } = await p.api.ok(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'm', content: 'c' }, 201);
+    it('moves a fragment only to a type of its own workspace', async () => {
+      const { fragment } = await p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'm', content: 'c' },
+        201,
+      );
       const foreign = await p.workspace(other);
-      const res = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, { fragmentTypeId: foreign.noteTypeId });
+      const res = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, {
+        fragmentTypeId: foreign.noteTypeId,
+      });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('INVALID_FRAGMENT_TYPE');
     });
   });
 
   describe('roles', () => {
-    it("lets contributors edit their own fragments only; collaborators edit any", async () => {
+    it('lets contributors edit their own fragments only; collaborators edit any', async () => {
       const team = await p.workspace(owner);
       const contributor = await p.person();
       const collaborator = await p.person();
@@ -229,33 +344,71 @@ describe('memory fragments', () => {
       await p.api.addMember(owner.auth, team.id, viewer, 'viewer');
       const body = { workspaceId: team.id, fragmentTypeId: team.noteTypeId, title: 'x', content: 'c' };
       const ownersFragment = (await p.api.ok(owner.auth, 'POST', '/api/memory-fragments', body, 201)).fragment;
-      const contributorsFragment = (await p.api.ok(contributor.auth, 'POST', '/api/memory-fragments', body, 201)).fragment;
+      const contributorsFragment = (await p.api.ok(contributor.auth, 'POST', '/api/memory-fragments', body, 201))
+        .fragment;
 
-      const denied = await p.api.call(contributor.auth, 'PATCH', `/api/memory-fragments/${ownersFragment.id}`, { title: 'mine now' });
+      const denied = await p.api.call(contributor.auth, 'PATCH', `/api/memory-fragments/${ownersFragment.id}`, {
+        title: 'mine now',
+      });
       expect(denied.status).toBe(403);
       expect(denied.body.code).toBe('FORBIDDEN');
-      expect((await p.api.call(contributor.auth, 'DELETE', `/api/memory-fragments/${ownersFragment.id}`)).status).toBe(403);
-      expect((await p.api.call(contributor.auth, 'PATCH', `/api/memory-fragments/${contributorsFragment.id}`, { title: 'own' })).status).toBe(200);
-      expect((await p.api.call(collaborator.auth, 'PATCH', `/api/memory-fragments/${ownersFragment.id}`, { title: 'curated' })).status).toBe(200);
+      expect((await p.api.call(contributor.auth, 'DELETE', `/api/memory-fragments/${ownersFragment.id}`)).status).toBe(
+        403,
+      );
+      expect(
+        (
+          await p.api.call(contributor.auth, 'PATCH', `/api/memory-fragments/${contributorsFragment.id}`, {
+            title: 'own',
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await p.api.call(collaborator.auth, 'PATCH', `/api/memory-fragments/${ownersFragment.id}`, {
+            title: 'curated',
+          })
+        ).status,
+      ).toBe(200);
       expect((await p.api.call(viewer.auth, 'POST', '/api/memory-fragments', body)).status).toBe(403);
       expect((await p.api.call(viewer.auth, 'GET', `/api/memory-fragments/${ownersFragment.id}`)).status).toBe(200);
       const outsider = await p.api.call(other.auth, 'GET', `/api/memory-fragments/${ownersFragment.id}`);
       expect(outsider.status).toBe(404);
       expect(outsider.body).toEqual({ error: 'Fragment not found', code: 'NOT_FOUND' });
       // Permanent deletion is the owners'.
-      expect((await p.api.call(collaborator.auth, 'DELETE', `/api/memory-fragments/${ownersFragment.id}?permanent=true`)).status).toBe(403);
+      expect(
+        (await p.api.call(collaborator.auth, 'DELETE', `/api/memory-fragments/${ownersFragment.id}?permanent=true`))
+          .status,
+      ).toBe(403);
     });
   });
 
   describe('archive and delete', () => {
     it('archives: hidden from listings unless includeArchived, still readable; owners delete permanently', async () => {
       const own = await p.workspace(owner);
-      const { fragment } = await p.api.ok(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: own.id, fragmentTypeId: own.noteTypeId, title: 'a', content: 'c' }, 201);
+      const { fragment } = await p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: own.id, fragmentTypeId: own.noteTypeId, title: 'a', content: 'c' },
+        201,
+      );
       const archived = await p.api.ok(owner.auth, 'DELETE', `/api/memory-fragments/${fragment.id}`, undefined, 200);
       expect(archived.success).toBe(true);
       expect(archived.fragment.archivedAt).toEqual(expect.any(String));
-      expect((await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${own.id}`, undefined, 200)).totalCount).toBe(0);
-      expect((await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${own.id}&includeArchived=true`, undefined, 200)).totalCount).toBe(1);
+      expect(
+        (await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${own.id}`, undefined, 200)).totalCount,
+      ).toBe(0);
+      expect(
+        (
+          await p.api.ok(
+            owner.auth,
+            'GET',
+            `/api/memory-fragments?workspaceId=${own.id}&includeArchived=true`,
+            undefined,
+            200,
+          )
+        ).totalCount,
+      ).toBe(1);
       const refetched = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments/${fragment.id}`, undefined, 200);
       expect(refetched.fragment.archivedAt).toBe(archived.fragment.archivedAt);
       await p.api.ok(owner.auth, 'DELETE', `/api/memory-fragments/${fragment.id}?permanent=true`, undefined, 200);
@@ -267,11 +420,32 @@ describe('memory fragments', () => {
   describe('check-limits', () => {
     it('reports the limits and the current count', async () => {
       const own = await p.workspace(owner);
-      await p.api.ok(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: own.id, fragmentTypeId: own.noteTypeId, title: 'a', content: 'c' }, 201);
-      const limits = await p.api.ok(owner.auth, 'POST', '/api/memory-fragments/check-limits', { workspaceId: own.id }, 200);
-      expect(limits).toEqual({ success: true, maxFragmentsPerWorkspace: expect.any(Number), maxContentBytes: expect.any(Number), currentCount: 1, remaining: limits.maxFragmentsPerWorkspace - 1, canCreate: true });
+      await p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: own.id, fragmentTypeId: own.noteTypeId, title: 'a', content: 'c' },
+        201,
+      );
+      const limits = await p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/memory-fragments/check-limits',
+        { workspaceId: own.id },
+        200,
+      );
+      expect(limits).toEqual({
+        success: true,
+        maxFragmentsPerWorkspace: expect.any(Number),
+        maxContentBytes: expect.any(Number),
+        currentCount: 1,
+        remaining: limits.maxFragmentsPerWorkspace - 1,
+        canCreate: true,
+      });
       expect((await p.api.call(owner.auth, 'POST', '/api/memory-fragments/check-limits', {})).status).toBe(400);
-      expect((await p.api.call(other.auth, 'POST', '/api/memory-fragments/check-limits', { workspaceId: own.id })).text).toBe(WORKSPACE_NOT_FOUND);
+      expect(
+        (await p.api.call(other.auth, 'POST', '/api/memory-fragments/check-limits', { workspaceId: own.id })).text,
+      ).toBe(WORKSPACE_NOT_FOUND);
     });
   });
 });

@@ -34,11 +34,13 @@ interface Platform {
 
 /** ~3.5 KB per fragment (some of it multi-byte), so 500 of them make a page of about 2 MB. */
 const titleOf = (i: number) => `Fragment ${i}: `.padEnd(480, 'a long title, ') + ' ✓';
-const contentOf = (i: number) => `# Note ${i}\n\n${'Long notes make long pages — ünïcødé included. '.repeat(60)}\n\nend of ${i}`;
+const contentOf = (i: number) =>
+  `# Note ${i}\n\n${'Long notes make long pages — ünïcødé included. '.repeat(60)}\n\nend of ${i}`;
 
 async function inBatches<T>(count: number, make: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = [];
-  for (let i = 0; i < count; i += CONCURRENCY) out.push(...(await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count - i) }, (_, j) => make(i + j)))));
+  for (let i = 0; i < count; i += CONCURRENCY)
+    out.push(...(await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count - i) }, (_, j) => make(i + j)))));
   return out;
 }
 
@@ -66,7 +68,14 @@ function largePages(start: () => Promise<Platform>): void {
     const ws = await workspace();
     const created = await inBatches(LIMIT_MAX, async (i) => {
       // A supplied summary and tags skip the AI steps: only the listing is under test.
-      const body = { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: titleOf(i), content: contentOf(i), summary: `summary ${i}`, tags: ['bulk'] };
+      const body = {
+        workspaceId: ws.id,
+        fragmentTypeId: ws.noteTypeId,
+        title: titleOf(i),
+        content: contentOf(i),
+        summary: `summary ${i}`,
+        tags: ['bulk'],
+      };
       const { fragment } = await api.ok(auth, 'POST', '/api/memory-fragments', body, 201);
       return { id: fragment.id as string, i };
     });
@@ -74,9 +83,17 @@ function largePages(start: () => Promise<Platform>): void {
     const page = await api.call(auth, 'GET', `/api/memory-fragments?workspaceId=${ws.id}&limit=${LIMIT_MAX}&offset=0`);
     expect(page.status, page.text.slice(0, 300)).toBe(200);
     expect(Buffer.byteLength(page.text)).toBeGreaterThan(1.5 * 1024 * 1024);
-    expect(page.body).toMatchObject({ success: true, count: LIMIT_MAX, totalCount: LIMIT_MAX, limit: LIMIT_MAX, offset: 0 });
+    expect(page.body).toMatchObject({
+      success: true,
+      count: LIMIT_MAX,
+      totalCount: LIMIT_MAX,
+      limit: LIMIT_MAX,
+      offset: 0,
+    });
     expect(page.body.items).toHaveLength(LIMIT_MAX);
-    const byId = new Map<string, { title: string; content: string }>(page.body.items.map((f: { id: string; title: string; content: string }) => [f.id, f]));
+    const byId = new Map<string, { title: string; content: string }>(
+      page.body.items.map((f: { id: string; title: string; content: string }) => [f.id, f]),
+    );
     for (const { id, i } of created) {
       expect(byId.get(id)?.title, id).toBe(titleOf(i));
       expect(byId.get(id)?.content, id).toBe(contentOf(i));
@@ -85,7 +102,8 @@ function largePages(start: () => Promise<Platform>): void {
 
   it('creates and reads back a fragment at every field maximum, bigger than one NATS message', async () => {
     const ws = await workspace();
-    const emoji = (n: number, seed: number) => Array.from({ length: n }, (_, k) => String.fromCodePoint(0x1f600 + ((k + seed) % 64))).join('');
+    const emoji = (n: number, seed: number) =>
+      Array.from({ length: n }, (_, k) => String.fromCodePoint(0x1f600 + ((k + seed) % 64))).join('');
     const content = `# At the limit\n\n${'0123456789abcdef\n'.repeat(58_000)}`.padEnd(1_000_000, 'z');
     const body = {
       workspaceId: ws.id,
@@ -148,24 +166,50 @@ describe('pages bounded by bytes (embedded)', () => {
     const noteTypeId = types.items.find((t: { key: string }) => t.key === 'note').id;
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) {
-      const body = { workspaceId: ws.id, fragmentTypeId: noteTypeId, title: `big ${i}`, content: `${i}`.padEnd(60_000, '.'), summary: 's', tags: ['t'] };
+      const body = {
+        workspaceId: ws.id,
+        fragmentTypeId: noteTypeId,
+        title: `big ${i}`,
+        content: `${i}`.padEnd(60_000, '.'),
+        summary: 's',
+        tags: ['t'],
+      };
       ids.push((await api.ok(token, 'POST', '/api/memory-fragments', body, 201)).fragment.id);
     }
     const first = await api.ok(token, 'GET', `/api/memory-fragments?workspaceId=${ws.id}&limit=10`, undefined, 200);
     // Three fragments of ~60 KB fit in 200,000 bytes, the fourth would not.
     expect(first).toMatchObject({ count: 3, limit: 10, offset: 0, totalCount: 10 });
     const seen: string[] = [];
-    for (let offset = 0; offset < 10; ) {
-      const page = await api.ok(token, 'GET', `/api/memory-fragments?workspaceId=${ws.id}&limit=10&offset=${offset}`, undefined, 200);
+    for (let offset = 0; offset < 10;) {
+      const page = await api.ok(
+        token,
+        'GET',
+        `/api/memory-fragments?workspaceId=${ws.id}&limit=10&offset=${offset}`,
+        undefined,
+        200,
+      );
       expect(page.count).toBeGreaterThan(0);
       seen.push(...page.items.map((f: { id: string }) => f.id));
       offset += page.count;
     }
     expect(seen).toEqual(ids);
     // One fragment bigger than the budget still comes, alone.
-    const huge = { workspaceId: ws.id, fragmentTypeId: noteTypeId, title: 'huge', content: 'h'.repeat(300_000), summary: 's', tags: ['t'] };
+    const huge = {
+      workspaceId: ws.id,
+      fragmentTypeId: noteTypeId,
+      title: 'huge',
+      content: 'h'.repeat(300_000),
+      summary: 's',
+      tags: ['t'],
+    };
     await api.ok(token, 'POST', '/api/memory-fragments', huge, 201);
-    const last = await api.ok(token, 'GET', `/api/memory-fragments?workspaceId=${ws.id}&limit=5&offset=10`, undefined, 200);
+    const last = await api.ok(
+      token,
+      'GET',
+      `/api/memory-fragments?workspaceId=${ws.id}&limit=5&offset=10`,
+      undefined,
+      200,
+    );
     expect(last).toMatchObject({ count: 1, totalCount: 11 });
   }, 60_000);
 });
@@ -187,7 +231,10 @@ describeWith(['postgres', 'nats'], 'large pages and messages (distributed, real 
     const admin = adminEnv();
     let platform: DistributedPlatform | undefined;
     try {
-      platform = await startDistributed({ DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL!, ...admin, ...UNLIMITED }, 90_000);
+      platform = await startDistributed(
+        { DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL!, ...admin, ...UNLIMITED },
+        90_000,
+      );
       await untilAdminTokenWorks(platform.url, admin.ADMIN_TOKEN);
     } catch (err) {
       await platform?.stop();

@@ -19,7 +19,14 @@ describe('fragment list pagination', () => {
 
   it(`walks ${TOTAL} records in pages of ${PAGE} and sees each exactly once while more are created`, async () => {
     const ws = await p.workspace(owner);
-    const make = (i: number) => p.api.ok(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: `n${i}`, content: `c${i}`, tags: ['bulk'] }, 201);
+    const make = (i: number) =>
+      p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: `n${i}`, content: `c${i}`, tags: ['bulk'] },
+        201,
+      );
     const started = Date.now();
     const ids = new Set<string>();
     for (let i = 0; i < TOTAL; i += 50) {
@@ -32,7 +39,13 @@ describe('fragment list pagination', () => {
     let offset = 0;
     let added = 0;
     for (;;) {
-      const page = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${ws.id}&limit=${PAGE}&offset=${offset}`, undefined, 200);
+      const page = await p.api.ok(
+        owner.auth,
+        'GET',
+        `/api/memory-fragments?workspaceId=${ws.id}&limit=${PAGE}&offset=${offset}`,
+        undefined,
+        200,
+      );
       seen.push(...page.items.map((f: any) => f.id));
       // Records added mid-walk land at the end of the default order.
       if (added < 3) {

@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminEnv } from '../../support/accounts.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { rawRequest, type RawAnswer } from '../../support/raw-http.js';
-import { fieldsOf, operationsOf, plausible, resolve, stringFields, type OpenApiDocument, type Operation } from './openapi-schema.js';
+import {
+  fieldsOf,
+  operationsOf,
+  plausible,
+  resolve,
+  stringFields,
+  type OpenApiDocument,
+  type Operation,
+} from './openapi-schema.js';
 
 /**
  * Issue 15: every operation of the served OpenAPI document (so new routes are covered without
@@ -50,13 +58,21 @@ function shapeProblem(path: string, status: number, text: string): string | unde
   }
   if (path.startsWith(OPENAI_PREFIX)) {
     const e = body?.error;
-    const ok = e && typeof e.message === 'string' && typeof e.type === 'string' && typeof e.code === 'string' && (e.param === null || typeof e.param === 'string');
+    const ok =
+      e &&
+      typeof e.message === 'string' &&
+      typeof e.type === 'string' &&
+      typeof e.code === 'string' &&
+      (e.param === null || typeof e.param === 'string');
     return ok ? undefined : 'not the OpenAI error shape';
   }
   if (path.startsWith('/api/mcp') && body?.jsonrpc === '2.0') {
-    return typeof body.error?.code === 'number' && typeof body.error?.message === 'string' ? undefined : 'not a JSON-RPC error';
+    return typeof body.error?.code === 'number' && typeof body.error?.message === 'string'
+      ? undefined
+      : 'not a JSON-RPC error';
   }
-  if (typeof body?.error !== 'string' || typeof body?.code !== 'string' || !/^[A-Z][A-Z_]*$/.test(body.code)) return `not {error, code} (status ${status})`;
+  if (typeof body?.error !== 'string' || typeof body?.code !== 'string' || !/^[A-Z][A-Z_]*$/.test(body.code))
+    return `not {error, code} (status ${status})`;
   return undefined;
 }
 
@@ -91,9 +107,16 @@ describe('OpenAPI-driven fuzz suite', () => {
     };
     const { workspace } = await post('/api/workspaces', { name: 'fuzz' });
     fixtures.workspace = workspace.id;
-    const types = (await (await fetch(`${base}/api/workspaces/${workspace.id}/fragment-types`, { headers: auth })).json()) as any;
+    const types = (await (
+      await fetch(`${base}/api/workspaces/${workspace.id}/fragment-types`, { headers: auth })
+    ).json()) as any;
     fixtures.type = types.items.find((t: { key: string }) => t.key === 'note').id;
-    const { fragment } = await post('/api/memory-fragments', { workspaceId: workspace.id, fragmentTypeId: fixtures.type, title: 'fuzz', content: '# fuzz\n\nbody' });
+    const { fragment } = await post('/api/memory-fragments', {
+      workspaceId: workspace.id,
+      fragmentTypeId: fixtures.type,
+      title: 'fuzz',
+      content: '# fuzz\n\nbody',
+    });
     fixtures.fragment = fragment.id;
     const { collection } = await post(`/api/workspaces/${workspace.id}/collections`, { name: 'fuzz' });
     fixtures.collection = collection.id;
@@ -150,7 +173,8 @@ describe('OpenAPI-driven fuzz suite', () => {
   /** The hostile requests for one operation. */
   function probesOf(op: Operation): Probe[] {
     const probes: Probe[] = [];
-    const add = (category: string, p: Partial<Probe>) => probes.push({ op, category, method: op.method, path: pathOf(op) + queryOf(op), ...p });
+    const add = (category: string, p: Partial<Probe>) =>
+      probes.push({ op, category, method: op.method, path: pathOf(op) + queryOf(op), ...p });
     const json = (body: unknown) => JSON.stringify(body);
     const hasBody = op.method !== 'GET' && op.method !== 'DELETE';
     const body = plausibleBody(op);
@@ -164,14 +188,29 @@ describe('OpenAPI-driven fuzz suite', () => {
       const wrong: Record<string, unknown> = {};
       for (const name of fieldsOf(doc, op.body)) {
         const v = body[name];
-        wrong[name] = typeof v === 'string' ? 12345 : typeof v === 'number' ? 'not a number' : typeof v === 'boolean' ? 'yes' : Array.isArray(v) ? { not: 'an array' } : [1];
+        wrong[name] =
+          typeof v === 'string'
+            ? 12345
+            : typeof v === 'number'
+              ? 'not a number'
+              : typeof v === 'boolean'
+                ? 'yes'
+                : Array.isArray(v)
+                  ? { not: 'an array' }
+                  : [1];
       }
       add('wrong types', { body: json(wrong) });
       const strings = stringFields(doc, op.body);
       if (strings.length > 0) {
-        add('1 MB strings', { body: json({ ...body, ...Object.fromEntries(strings.slice(0, 3).map((n) => [n, 'x'.repeat(1024 * 1024)])) }) });
+        add('1 MB strings', {
+          body: json({ ...body, ...Object.fromEntries(strings.slice(0, 3).map((n) => [n, 'x'.repeat(1024 * 1024)])) }),
+        });
         for (const name of strings.slice(0, 6)) add(`NUL in ${name}`, { body: json({ ...body, [name]: `a\u0000b` }) });
-        add('lone surrogates', { body: `{${Object.entries(body).map(([k, v]) => `${json(k)}:${strings.includes(k) ? '"\\ud800 x"' : json(v)}`).join(',')}}` });
+        add('lone surrogates', {
+          body: `{${Object.entries(body)
+            .map(([k, v]) => `${json(k)}:${strings.includes(k) ? '"\\ud800 x"' : json(v)}`)
+            .join(',')}}`,
+        });
         add('invalid UUIDs', { body: json({ ...body, ...Object.fromEntries(strings.map((n) => [n, 'not-a-uuid'])) }) });
       }
       add('deep nesting', { body: '['.repeat(10_000) + ']'.repeat(10_000) });
@@ -180,7 +219,10 @@ describe('OpenAPI-driven fuzz suite', () => {
       add('prototype poisoning', { body: '{"__proto__": {"admin": true}}' });
       add('text/plain', { body: 'hello', headers: { 'content-type': 'text/plain' } });
       add('form encoded', { body: 'a=1&b=%00', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-      add('multipart', { body: '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n', headers: { 'content-type': 'multipart/form-data; boundary=x' } });
+      add('multipart', {
+        body: '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n',
+        headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      });
       add('unknown content type', { body: '\u0000\u0001', headers: { 'content-type': 'application/octet-stream' } });
     }
     for (const p of pathParams(op)) {
@@ -192,7 +234,10 @@ describe('OpenAPI-driven fuzz suite', () => {
         ['8 KB', 'a'.repeat(8192)],
         ['dot segments', '..%2F..%2Fetc'],
       ] as const) {
-        add(`path ${p.name}: ${label}`, { path: pathOf(op, (name) => (name === p.name ? value : undefined)) + queryOf(op), body: hasBody ? json(body) : undefined });
+        add(`path ${p.name}: ${label}`, {
+          path: pathOf(op, (name) => (name === p.name ? value : undefined)) + queryOf(op),
+          body: hasBody ? json(body) : undefined,
+        });
       }
     }
     for (const p of queryParams(op)) {
@@ -206,7 +251,10 @@ describe('OpenAPI-driven fuzz suite', () => {
         ['negative', '-1'],
         ['huge number', '1e308'],
       ] as const) {
-        add(`query ${p.name}: ${label}`, { path: pathOf(op) + queryOf(op, { [p.name]: value }), body: hasBody ? json(body) : undefined });
+        add(`query ${p.name}: ${label}`, {
+          path: pathOf(op) + queryOf(op, { [p.name]: value }),
+          body: hasBody ? json(body) : undefined,
+        });
       }
     }
     add('64 KB query', { path: `${pathOf(op)}?pad=${'p'.repeat(65_536)}` });
@@ -214,7 +262,10 @@ describe('OpenAPI-driven fuzz suite', () => {
     // fast-check: random JSON bodies and random text in the query, reproducible from SEED.
     const random = fc.sample(
       fc.record({
-        body: fc.oneof(fc.jsonValue({ maxDepth: 4 }), fc.dictionary(fc.constantFrom(...fieldsOf(doc, op.body), 'extra'), fc.jsonValue({ maxDepth: 2 }))),
+        body: fc.oneof(
+          fc.jsonValue({ maxDepth: 4 }),
+          fc.dictionary(fc.constantFrom(...fieldsOf(doc, op.body), 'extra'), fc.jsonValue({ maxDepth: 2 })),
+        ),
         text: fc.string({ unit: 'binary', maxLength: 40 }),
       }),
       { seed: SEED + probes.length + op.path.length, numRuns: RANDOM_RUNS },
@@ -223,20 +274,36 @@ describe('OpenAPI-driven fuzz suite', () => {
       const name = queryParams(op)[i % Math.max(1, queryParams(op).length)]?.name ?? 'q';
       add(`fast-check #${i}`, {
         path: pathOf(op) + queryOf(op, { [name]: encodeURIComponent(text) }),
-        body: hasBody ? JSON.stringify({ ...body, ...(randomBody && typeof randomBody === 'object' && !Array.isArray(randomBody) ? randomBody : { value: randomBody }) }) : undefined,
+        body: hasBody
+          ? JSON.stringify({
+              ...body,
+              ...(randomBody && typeof randomBody === 'object' && !Array.isArray(randomBody)
+                ? randomBody
+                : { value: randomBody }),
+            })
+          : undefined,
       });
     });
     return probes;
   }
 
   async function send(probe: Probe): Promise<void> {
-    const headers: Record<string, string> = { authorization: `Bearer ${admin.ADMIN_TOKEN}`, 'content-type': 'application/json', ...probe.headers };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${admin.ADMIN_TOKEN}`,
+      'content-type': 'application/json',
+      ...probe.headers,
+    };
     if (!headers.authorization) delete headers.authorization;
     let status = 0;
     let text = '';
     let requestId: string | null = null;
     try {
-      const res = await fetch(`${base}${probe.path}`, { method: probe.method, headers, body: probe.body, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const res = await fetch(`${base}${probe.path}`, {
+        method: probe.method,
+        headers,
+        body: probe.body,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
       status = res.status;
       requestId = res.headers.get('x-request-id');
       text = await res.text();
@@ -255,7 +322,14 @@ describe('OpenAPI-driven fuzz suite', () => {
 
   function record(probe: Probe, status: number, body: string, problem: string): void {
     const request = `${probe.method} ${probe.path.slice(0, 160)}${probe.body ? ` body ${probe.body.slice(0, 120)}` : ''}${probe.headers ? ` headers ${JSON.stringify(probe.headers).slice(0, 120)}` : ''}`;
-    failures.push({ op: `${probe.op.method} ${probe.op.path}`, category: probe.category, request, status, body: body.slice(0, 300), problem });
+    failures.push({
+      op: `${probe.op.method} ${probe.op.path}`,
+      category: probe.category,
+      request,
+      status,
+      body: body.slice(0, 300),
+      problem,
+    });
   }
 
   async function runAll(probes: Probe[]): Promise<void> {
@@ -269,30 +343,49 @@ describe('OpenAPI-driven fuzz suite', () => {
 
   function report(): string {
     const groups = new Map<string, Failure[]>();
-    for (const f of failures) groups.set(`${f.op} [${f.category}]`, [...(groups.get(`${f.op} [${f.category}]`) ?? []), f]);
-    return [...groups].map(([key, list]) => `${key}: ${list[0].problem}\n    ${list[0].request}\n    -> ${list[0].status} ${list[0].body}`).join('\n');
+    for (const f of failures)
+      groups.set(`${f.op} [${f.category}]`, [...(groups.get(`${f.op} [${f.category}]`) ?? []), f]);
+    return [...groups]
+      .map(
+        ([key, list]) => `${key}: ${list[0].problem}\n    ${list[0].request}\n    -> ${list[0].status} ${list[0].body}`,
+      )
+      .join('\n');
   }
 
   it('answers every operation of the document without a 5xx, with a request id and one error shape', async () => {
     const operations = operationsOf(doc);
     expect(operations.length).toBeGreaterThan(90);
     // Deletions last, so the fixtures the other operations use still exist while they run.
-    const ordered = [...operations.filter((o) => o.method !== 'DELETE'), ...operations.filter((o) => o.method === 'DELETE')];
+    const ordered = [
+      ...operations.filter((o) => o.method !== 'DELETE'),
+      ...operations.filter((o) => o.method === 'DELETE'),
+    ];
     const probes = ordered.flatMap(probesOf);
     await runAll(probes);
     expect(sent, 'requests answered').toBeGreaterThan(probes.length * 0.99);
-    expect(failures, `seed ${SEED}, ${failures.length} failures of ${probes.length} requests:\n${report()}`).toEqual([]);
+    expect(failures, `seed ${SEED}, ${failures.length} failures of ${probes.length} requests:\n${report()}`).toEqual(
+      [],
+    );
   }, 240_000);
 
   it('refuses hostile headers and ambiguous credentials in the error model', async () => {
-    const targets = operationsOf(doc).filter((o) => o.method === 'GET' && !o.path.includes('{')).slice(0, 8);
+    const targets = operationsOf(doc)
+      .filter((o) => o.method === 'GET' && !o.path.includes('{'))
+      .slice(0, 8);
     expect(targets.length).toBeGreaterThan(3);
     const token = admin.ADMIN_TOKEN;
     const cases: Array<[string, (path: string) => string]> = [
       ['bare LF in a header', (p) => `GET ${p} HTTP/1.1\r\nHost: x\r\nX-Bad: a\nb\r\nConnection: close\r\n\r\n`],
       ['NUL in a header', (p) => `GET ${p} HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0000b\r\nConnection: close\r\n\r\n`],
-      ['80 KB header', (p) => `GET ${p} HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(80_000)}\r\nConnection: close\r\n\r\n`],
-      ['two Authorization headers', (p) => `GET ${p} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nAuthorization: Bearer kwp_forged\r\nConnection: close\r\n\r\n`],
+      [
+        '80 KB header',
+        (p) => `GET ${p} HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(80_000)}\r\nConnection: close\r\n\r\n`,
+      ],
+      [
+        'two Authorization headers',
+        (p) =>
+          `GET ${p} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nAuthorization: Bearer kwp_forged\r\nConnection: close\r\n\r\n`,
+      ],
       ['invalid request line', () => `GET /api/version HTTP/9.9 extra\r\nHost: x\r\nConnection: close\r\n\r\n`],
     ];
     const problems: string[] = [];
@@ -305,7 +398,8 @@ describe('OpenAPI-driven fuzz suite', () => {
             : !answer.headers['x-request-id']
               ? 'no x-request-id'
               : shapeProblem(op.path, answer.status, answer.text);
-        if (problem) problems.push(`${label} on GET ${op.path}: ${problem} -> ${answer.status} ${answer.text.slice(0, 200)}`);
+        if (problem)
+          problems.push(`${label} on GET ${op.path}: ${problem} -> ${answer.status} ${answer.text.slice(0, 200)}`);
       }
     }
     expect(problems).toEqual([]);

@@ -32,7 +32,10 @@ export interface Operation {
 }
 
 export interface OpenApiDocument {
-  paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content?: Record<string, { schema?: Schema }> } }>>;
+  paths: Record<
+    string,
+    Record<string, { parameters?: Parameter[]; requestBody?: { content?: Record<string, { schema?: Schema }> } }>
+  >;
   components?: { schemas?: Record<string, Schema> };
 }
 
@@ -57,10 +60,16 @@ export function resolve(doc: OpenApiDocument, schema: Schema | undefined): Schem
     const name = current.$ref.split('/').pop()!;
     current = doc.components?.schemas?.[name] ?? {};
   }
-  if (current.allOf?.length) return current.allOf.reduce<Schema>((merged, part) => {
-    const r = resolve(doc, part);
-    return { ...merged, ...r, properties: { ...merged.properties, ...r.properties }, required: [...(merged.required ?? []), ...(r.required ?? [])] };
-  }, {});
+  if (current.allOf?.length)
+    return current.allOf.reduce<Schema>((merged, part) => {
+      const r = resolve(doc, part);
+      return {
+        ...merged,
+        ...r,
+        properties: { ...merged.properties, ...r.properties },
+        required: [...(merged.required ?? []), ...(r.required ?? [])],
+      };
+    }, {});
   return current;
 }
 
@@ -76,7 +85,12 @@ const typeOf = (schema: Schema): string | undefined => {
  * A plausible value for a schema (what a well-behaved client would send), so that hostile
  * variations of one field reach validation and handlers instead of failing on another field.
  */
-export function plausible(doc: OpenApiDocument, raw: Schema | undefined, ids: { uuid: () => string }, depth = 0): unknown {
+export function plausible(
+  doc: OpenApiDocument,
+  raw: Schema | undefined,
+  ids: { uuid: () => string },
+  depth = 0,
+): unknown {
   const schema = resolve(doc, raw);
   const variant = schema.oneOf?.[0] ?? schema.anyOf?.[0];
   if (variant) return plausible(doc, variant, ids, depth);
@@ -98,7 +112,8 @@ export function plausible(doc: OpenApiDocument, raw: Schema | undefined, ids: { 
     case 'object': {
       if (depth > 3) return {};
       const value: Record<string, unknown> = {};
-      for (const [name, prop] of Object.entries(schema.properties ?? {})) value[name] = plausible(doc, prop, ids, depth + 1);
+      for (const [name, prop] of Object.entries(schema.properties ?? {}))
+        value[name] = plausible(doc, prop, ids, depth + 1);
       return value;
     }
     default:

@@ -21,7 +21,11 @@ const CLOUD_KEY = 'b'.repeat(64);
 const LEAF_KEY = 'c'.repeat(64);
 const TTL_SECONDS = 8;
 const MARKER = `leaf-only-marker-${randomUUID()}`;
-const UNLIMITED = { RATE_LIMIT_PER_CREDENTIAL: '1000000', RATE_LIMIT_PER_WORKSPACE: '1000000', RATE_LIMIT_PER_ADDRESS: '1000000' };
+const UNLIMITED = {
+  RATE_LIMIT_PER_CREDENTIAL: '1000000',
+  RATE_LIMIT_PER_WORKSPACE: '1000000',
+  RATE_LIMIT_PER_ADDRESS: '1000000',
+};
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -93,7 +97,13 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
   }, 60_000);
 
   it('creates a zone, enrolls a Leaf, places a workspace through the Cloud and sees it become active', async () => {
-    const created = await api().ok(owner.token, 'POST', '/api/hosted-zones', { name: 'Acme on-prem', region: 'eu-west' }, 201);
+    const created = await api().ok(
+      owner.token,
+      'POST',
+      '/api/hosted-zones',
+      { name: 'Acme on-prem', region: 'eu-west' },
+      201,
+    );
     zoneId = created.hostedZone.id;
     expect(created.hostedZone.status).toBe('pending');
     expect(created.enrollmentToken).toMatch(/^kwe_/);
@@ -117,7 +127,13 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
     });
     expect(online.endpointUrl).toBe(leafUrl);
 
-    const { workspace } = await api().ok(owner.token, 'POST', '/api/workspaces', { name: 'On the Leaf', hostedZoneId: zoneId }, 201);
+    const { workspace } = await api().ok(
+      owner.token,
+      'POST',
+      '/api/workspaces',
+      { name: 'On the Leaf', hostedZoneId: zoneId },
+      201,
+    );
     workspaceId = workspace.id;
     expect(workspace).toMatchObject({ status: 'processing', hostedZoneId: zoneId, endpointUrl: leafUrl });
     const active = await poll('workspace active', async () => {
@@ -125,15 +141,29 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
       return w.status === 'active' && w;
     });
     expect(active.hostedZoneId).toBe(zoneId);
-    await api().addMember(owner.token, workspaceId, { auth: viewer.token, email: viewer.email, id: viewer.id }, 'viewer');
+    await api().addMember(
+      owner.token,
+      workspaceId,
+      { auth: viewer.token, email: viewer.email, id: viewer.id },
+      'viewer',
+    );
   }, 90_000);
 
   it('answers every Cloud data-plane route for that workspace with 409 HOSTED_ZONE_REQUIRED, before touching the payload', async () => {
-    const expected = { code: 'HOSTED_ZONE_REQUIRED', error: 'HOSTED_ZONE_REQUIRED', hostedZoneId: zoneId, endpointUrl: leafUrl };
+    const expected = {
+      code: 'HOSTED_ZONE_REQUIRED',
+      error: 'HOSTED_ZONE_REQUIRED',
+      hostedZoneId: zoneId,
+      endpointUrl: leafUrl,
+    };
     const ws = workspaceId;
     const routes: Array<[string, string, unknown?]> = [
       ['GET', `/api/memory-fragments?workspaceId=${ws}`],
-      ['POST', '/api/memory-fragments', { workspaceId: ws, fragmentTypeId: randomUUID(), title: MARKER, content: MARKER }],
+      [
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: ws, fragmentTypeId: randomUUID(), title: MARKER, content: MARKER },
+      ],
       ['POST', '/api/memory-fragments/check-limits', { workspaceId: ws }],
       ['GET', `/api/workspaces/${ws}/fragment-types`],
       ['POST', `/api/workspaces/${ws}/fragment-types`, { key: 'hz', name: 'HZ' }],
@@ -150,7 +180,11 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
       ['GET', `/api/graph/entities?workspaceId=${ws}&q=a`],
       ['POST', '/api/graph/retrieve', { workspaceId: ws, query: 'anything' }],
       ['GET', `/api/workspaces/${ws}/webhooks`],
-      ['POST', `/api/workspaces/${ws}/webhooks`, { name: 'w', url: 'https://93.184.216.34/in', events: ['fragment.created'] }],
+      [
+        'POST',
+        `/api/workspaces/${ws}/webhooks`,
+        { name: 'w', url: 'https://93.184.216.34/in', events: ['fragment.created'] },
+      ],
       ['POST', `/api/workspaces/${ws}/webhooks/trigger`, { eventType: 'fragment.created' }],
     ];
     for (const [method, path, body] of routes) {
@@ -164,7 +198,12 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
     const client = new KnowledgeClient({ baseUrl: cloud.url, token: owner.token });
     const ws = client.workspace(workspaceId);
     const note = (await ws.fragments.types()).find((t) => t.key === 'note')!;
-    const created = await ws.fragments.create({ fragmentTypeId: note.id, title: 'Leaf runbook', content: `Restart the leaf ingest worker. ${MARKER}`, tags: ['ops'] });
+    const created = await ws.fragments.create({
+      fragmentTypeId: note.id,
+      title: 'Leaf runbook',
+      content: `Restart the leaf ingest worker. ${MARKER}`,
+      tags: ['ops'],
+    });
     fragmentId = created.id;
     expect(created.status).toBe('processing');
     const published = await poll('enrichment on the Leaf', async () => {
@@ -186,15 +225,22 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
     expect(archived.archivedAt).not.toBeNull();
 
     // The content is on the Leaf's database.
-    const { rows } = await leafSql.query('SELECT count(*)::int AS n FROM data.fragments WHERE content LIKE $1', [`%${MARKER}%`]);
+    const { rows } = await leafSql.query('SELECT count(*)::int AS n FROM data.fragments WHERE content LIKE $1', [
+      `%${MARKER}%`,
+    ]);
     expect(rows[0].n).toBe(1);
   }, 90_000);
 
   it('leaves no trace of the content in any Cloud table or Cloud log', async () => {
-    const tables = await cloudSql.query(`SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`);
+    const tables = await cloudSql.query(
+      `SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
+    );
     expect(tables.rows.length).toBeGreaterThan(10);
     for (const t of tables.rows) {
-      const { rows } = await cloudSql.query(`SELECT count(*)::int AS n FROM "${t.table_schema}"."${t.table_name}" AS r WHERE r::text LIKE $1`, [`%${MARKER}%`]);
+      const { rows } = await cloudSql.query(
+        `SELECT count(*)::int AS n FROM "${t.table_schema}"."${t.table_name}" AS r WHERE r::text LIKE $1`,
+        [`%${MARKER}%`],
+      );
       expect(rows[0].n, `${t.table_schema}.${t.table_name}`).toBe(0);
     }
     expect(JSON.stringify(cloud.logs)).not.toContain(MARKER);
@@ -204,24 +250,46 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
   it('refuses tokens for another zone, another workspace, expired, badly signed, or claiming more than the role allows', async () => {
     const { handoff, sign } = await handoffTools();
     const call = (token: string, method = 'GET', path = `/api/memory-fragments/${fragmentId}`, body?: unknown) =>
-      fetch(`${leafUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+      fetch(`${leafUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
 
     expect((await call(handoff.token)).status).toBe(200);
     const claims = { kw_ws: workspaceId, kw_role: 'owner', kw_actions: handoff.actions };
-    expect((await call(await sign({ ...claims }, { audience: 'urn:kw:hosted-zone:' + randomUUID() }))).status).toBe(401);
+    expect((await call(await sign({ ...claims }, { audience: 'urn:kw:hosted-zone:' + randomUUID() }))).status).toBe(
+      401,
+    );
     expect((await call(await sign({ ...claims, kw_ws: randomUUID() }))).status).toBe(401);
     expect((await call(await sign({ ...claims }, { expiresAt: Math.floor(Date.now() / 1000) - 60 }))).status).toBe(401);
     const tampered = handoff.token.slice(0, -4) + (handoff.token.endsWith('AAAA') ? 'BBBB' : 'AAAA');
     expect((await call(tampered)).status).toBe(401);
     // A viewer's token that claims write actions: the Leaf's policy still decides by the role.
-    const viewerOverreach = await sign({ kw_ws: workspaceId, kw_role: 'viewer', kw_actions: ['fragments:read', 'fragments:write', 'fragments:delete'] }, { subject: viewer.id });
-    const write = await call(viewerOverreach, 'PATCH', `/api/memory-fragments/${fragmentId}`, { title: 'viewer wrote this' });
+    const viewerOverreach = await sign(
+      { kw_ws: workspaceId, kw_role: 'viewer', kw_actions: ['fragments:read', 'fragments:write', 'fragments:delete'] },
+      { subject: viewer.id },
+    );
+    const write = await call(viewerOverreach, 'PATCH', `/api/memory-fragments/${fragmentId}`, {
+      title: 'viewer wrote this',
+    });
     expect(write.status).toBe(403);
 
     // And the Cloud never hands a viewer more than reading.
-    const viewerHandoff = await api().ok(viewer.token, 'POST', `/api/workspaces/${workspaceId}/handoff`, undefined, 200);
+    const viewerHandoff = await api().ok(
+      viewer.token,
+      'POST',
+      `/api/workspaces/${workspaceId}/handoff`,
+      undefined,
+      200,
+    );
     expect(viewerHandoff.actions).not.toContain('fragments:write');
-    expect((await call(viewerHandoff.token, 'PATCH', `/api/memory-fragments/${fragmentId}`, { title: 'nope' })).status).toBe(403);
+    expect(
+      (await call(viewerHandoff.token, 'PATCH', `/api/memory-fragments/${fragmentId}`, { title: 'nope' })).status,
+    ).toBe(403);
   });
 
   it('serves the MCP endpoint for its workspaces with handoff tokens', async () => {
@@ -248,7 +316,8 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
   it('keeps serving with a token issued before the Cloud stopped, and refuses it once expired', async () => {
     const handoff = await api().ok(owner.token, 'POST', `/api/workspaces/${workspaceId}/handoff`, undefined, 200);
     expect(await cloud.stop()).toBe(0);
-    const read = () => fetch(`${leafUrl}/api/memory-fragments/${fragmentId}`, { headers: { authorization: `Bearer ${handoff.token}` } });
+    const read = () =>
+      fetch(`${leafUrl}/api/memory-fragments/${fragmentId}`, { headers: { authorization: `Bearer ${handoff.token}` } });
     expect((await read()).status).toBe(200);
     const waitMs = Date.parse(handoff.expiresAt) - Date.now() + 6_000; // past exp and the 5 s clock tolerance
     await new Promise((r) => setTimeout(r, Math.max(0, waitMs)));
@@ -259,12 +328,17 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
   /** The Cloud's current signing key, opened with the Cloud's key (tests only), to sign tokens a real issuer could. */
   async function handoffTools() {
     const handoff = await api().ok(owner.token, 'POST', `/api/workspaces/${workspaceId}/handoff`, undefined, 200);
-    const { rows } = await cloudSql.query('SELECT kid, private_jwk_sealed FROM control.handoff_signing_keys ORDER BY created_at DESC LIMIT 1');
+    const { rows } = await cloudSql.query(
+      'SELECT kid, private_jwk_sealed FROM control.handoff_signing_keys ORDER BY created_at DESC LIMIT 1',
+    );
     const jwk = JSON.parse(new SecretBox([parseKey(CLOUD_KEY)]).open(rows[0].private_jwk_sealed)) as JWK;
     const key = await importJWK(jwk, 'ES256');
     const header = JSON.parse(Buffer.from(handoff.token.split('.')[0], 'base64url').toString());
     const payload = JSON.parse(Buffer.from(handoff.token.split('.')[1], 'base64url').toString());
-    const sign = (claims: Record<string, unknown>, o: { audience?: string; expiresAt?: number; subject?: string } = {}) =>
+    const sign = (
+      claims: Record<string, unknown>,
+      o: { audience?: string; expiresAt?: number; subject?: string } = {},
+    ) =>
       new SignJWT(claims)
         .setProtectedHeader({ alg: 'ES256', kid: rows[0].kid, typ: header.typ ?? 'JWT' })
         .setIssuer(payload.iss)

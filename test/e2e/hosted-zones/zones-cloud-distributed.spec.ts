@@ -32,23 +32,50 @@ describeWith(['postgres', 'nats'], 'hosted zones (Cloud, distributed)', () => {
     const { token } = await userWithToken(platform.url, admin.ADMIN_TOKEN);
     const created = await api.ok(token, 'POST', '/api/hosted-zones', { name: 'dist', region: 'here' }, 201);
     const post = (path: string, body: unknown, credential?: string) =>
-      fetch(`${platform.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(credential && { authorization: `Bearer ${credential}` }) }, body: JSON.stringify(body) });
-    const enrolled: any = await (await post('/api/hosted-zones/enroll', { enrollmentToken: created.enrollmentToken, endpointUrl, leafVersion: 'd1' })).json();
+      fetch(`${platform.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(credential && { authorization: `Bearer ${credential}` }) },
+        body: JSON.stringify(body),
+      });
+    const enrolled: any = await (
+      await post('/api/hosted-zones/enroll', {
+        enrollmentToken: created.enrollmentToken,
+        endpointUrl,
+        leafVersion: 'd1',
+      })
+    ).json();
     expect(enrolled.hostedZoneId).toBe(created.hostedZone.id);
     expect((await post('/api/hosted-zones/heartbeat', {}, enrolled.zoneCredential)).status).toBe(200);
 
-    const { workspace } = await api.ok(token, 'POST', '/api/workspaces', { name: 'leaf-backed', hostedZoneId: enrolled.hostedZoneId }, 201);
+    const { workspace } = await api.ok(
+      token,
+      'POST',
+      '/api/workspaces',
+      { name: 'leaf-backed', hostedZoneId: enrolled.hostedZoneId },
+      201,
+    );
     expect(workspace).toMatchObject({ status: 'processing', endpointUrl });
-    const ready: any = await (await post(`/api/hosted-zones/placements/${workspace.id}/ready`, {}, enrolled.zoneCredential)).json();
+    const ready: any = await (
+      await post(`/api/hosted-zones/placements/${workspace.id}/ready`, {}, enrolled.zoneCredential)
+    ).json();
     expect(ready.placement.status).toBe('active');
 
     const search = await api.call(token, 'GET', `/api/search?workspaceId=${workspace.id}&q=x`, undefined);
     expect(search.status).toBe(409);
-    expect(search.body).toEqual({ code: 'HOSTED_ZONE_REQUIRED', error: 'HOSTED_ZONE_REQUIRED', hostedZoneId: enrolled.hostedZoneId, endpointUrl });
+    expect(search.body).toEqual({
+      code: 'HOSTED_ZONE_REQUIRED',
+      error: 'HOSTED_ZONE_REQUIRED',
+      hostedZoneId: enrolled.hostedZoneId,
+      endpointUrl,
+    });
 
     const handoff = await api.ok(token, 'POST', `/api/workspaces/${workspace.id}/handoff`, undefined, 200);
     const jwks = (await (await fetch(`${platform.url}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
-    const { payload } = await jwtVerify(handoff.token, createLocalJWKSet(jwks), { issuer: enrolled.issuer, audience: enrolled.audience, algorithms: ['ES256'] });
+    const { payload } = await jwtVerify(handoff.token, createLocalJWKSet(jwks), {
+      issuer: enrolled.issuer,
+      audience: enrolled.audience,
+      algorithms: ['ES256'],
+    });
     expect(payload.kw_ws).toBe(workspace.id);
     expect(payload.kw_role).toBe('owner');
   });

@@ -16,7 +16,15 @@ import { UNKNOWN_ID, WORKSPACE_NOT_FOUND, workspacesApi } from '../workspaces/wo
  */
 const LEAF_ENDPOINT = 'http://127.0.0.1:9/leaf';
 const OFFLINE_AFTER_SECONDS = 5;
-const ALL_HANDOFF_ACTIONS = ['fragments:read', 'fragments:write', 'fragments:delete', 'collections:read', 'collections:write', 'search:read', 'webhooks:manage'];
+const ALL_HANDOFF_ACTIONS = [
+  'fragments:read',
+  'fragments:write',
+  'fragments:delete',
+  'collections:read',
+  'collections:write',
+  'search:read',
+  'webhooks:manage',
+];
 
 describe('hosted zones (Cloud)', () => {
   const dataDir = tempDir('kw-zones-cloud-');
@@ -41,13 +49,21 @@ describe('hosted zones (Cloud)', () => {
   }
 
   async function enroll(enrollmentToken: string) {
-    const res = await leaf('POST', '/api/hosted-zones/enroll', undefined, { enrollmentToken, endpointUrl: LEAF_ENDPOINT, leafVersion: 'leaf-test-1' });
+    const res = await leaf('POST', '/api/hosted-zones/enroll', undefined, {
+      enrollmentToken,
+      endpointUrl: LEAF_ENDPOINT,
+      leafVersion: 'leaf-test-1',
+    });
     if (res.status !== 200) throw new Error(`enroll: ${res.status} ${res.text}`);
     return res.body;
   }
 
   beforeAll(async () => {
-    platform = await startEmbedded(dataDir, { ...admin, HOSTED_ZONE_OFFLINE_AFTER_SECONDS: String(OFFLINE_AFTER_SECONDS), HANDOFF_TOKEN_TTL_SECONDS: '120' });
+    platform = await startEmbedded(dataDir, {
+      ...admin,
+      HOSTED_ZONE_OFFLINE_AFTER_SECONDS: String(OFFLINE_AFTER_SECONDS),
+      HANDOFF_TOKEN_TTL_SECONDS: '120',
+    });
     api = workspacesApi(platform.url);
     [owner, stranger, viewer] = await Promise.all([0, 1, 2].map(() => userWithToken(platform.url, admin.ADMIN_TOKEN)));
   }, 60_000);
@@ -102,7 +118,9 @@ describe('hosted zones (Cloud)', () => {
       const theirs = await api.ok(stranger.token, 'GET', '/api/hosted-zones', undefined, 200);
       expect(theirs.items.map((z: any) => z.id)).not.toContain(zone.id);
 
-      expect((await api.ok(owner.token, 'GET', `/api/hosted-zones/${zone.id}`, undefined, 200)).hostedZone).toEqual(zone);
+      expect((await api.ok(owner.token, 'GET', `/api/hosted-zones/${zone.id}`, undefined, 200)).hostedZone).toEqual(
+        zone,
+      );
       for (const [method, path, body] of [
         ['GET', `/api/hosted-zones/${zone.id}`, undefined],
         ['PATCH', `/api/hosted-zones/${zone.id}`, { name: 'stolen' }],
@@ -116,12 +134,25 @@ describe('hosted zones (Cloud)', () => {
       expect((await api.call(owner.token, 'GET', '/api/hosted-zones/not-a-uuid', undefined)).status).toBe(404);
       expect((await api.call(owner.token, 'GET', `/api/hosted-zones/${UNKNOWN_ID}`, undefined)).status).toBe(404);
 
-      const updated = await api.ok(owner.token, 'PATCH', `/api/hosted-zones/${zone.id}`, { name: 'Renamed', endpointUrl: 'https://leaf.example.test/' }, 200);
-      expect(updated.hostedZone).toMatchObject({ id: zone.id, name: 'Renamed', region: 'eu-test', endpointUrl: 'https://leaf.example.test' });
+      const updated = await api.ok(
+        owner.token,
+        'PATCH',
+        `/api/hosted-zones/${zone.id}`,
+        { name: 'Renamed', endpointUrl: 'https://leaf.example.test/' },
+        200,
+      );
+      expect(updated.hostedZone).toMatchObject({
+        id: zone.id,
+        name: 'Renamed',
+        region: 'eu-test',
+        endpointUrl: 'https://leaf.example.test',
+      });
       const cleared = await api.ok(owner.token, 'PATCH', `/api/hosted-zones/${zone.id}`, { endpointUrl: null }, 200);
       expect(cleared.hostedZone.endpointUrl).toBeNull();
 
-      expect(await api.ok(owner.token, 'DELETE', `/api/hosted-zones/${zone.id}`, undefined, 200)).toEqual({ success: true });
+      expect(await api.ok(owner.token, 'DELETE', `/api/hosted-zones/${zone.id}`, undefined, 200)).toEqual({
+        success: true,
+      });
       expect((await api.call(owner.token, 'GET', `/api/hosted-zones/${zone.id}`, undefined)).status).toBe(404);
     });
 
@@ -129,7 +160,13 @@ describe('hosted zones (Cloud)', () => {
       const { hostedZone: zone } = await newZone(owner.token, 'Watched');
       const all = await api.ok(admin.ADMIN_TOKEN, 'GET', '/api/hosted-zones', undefined, 200);
       expect(all.items.map((z: any) => z.id)).toContain(zone.id);
-      const renamed = await api.ok(admin.ADMIN_TOKEN, 'PATCH', `/api/hosted-zones/${zone.id}`, { region: 'moved' }, 200);
+      const renamed = await api.ok(
+        admin.ADMIN_TOKEN,
+        'PATCH',
+        `/api/hosted-zones/${zone.id}`,
+        { region: 'moved' },
+        200,
+      );
       expect(renamed.hostedZone).toMatchObject({ id: zone.id, ownerId: owner.user.id, region: 'moved' });
     });
 
@@ -153,12 +190,19 @@ describe('hosted zones (Cloud)', () => {
       zone = created.hostedZone;
       cloudWorkspace = await api.createWorkspace(owner.token);
       // A placement on a zone without an enrolled Leaf is refused before the Leaf exists.
-      const pending = await api.call(owner.token, 'POST', '/api/workspaces', { name: 'too early', hostedZoneId: zone.id });
+      const pending = await api.call(owner.token, 'POST', '/api/workspaces', {
+        name: 'too early',
+        hostedZoneId: zone.id,
+      });
       expect(pending.status).toBe(409);
       expect(pending.body).toEqual({ code: 'HOSTED_ZONE_OFFLINE', error: 'The hosted zone has no enrolled Leaf yet' });
       enrollment = await enroll(created.enrollmentToken);
       // The enrollment token was one-time.
-      const again = await leaf('POST', '/api/hosted-zones/enroll', undefined, { enrollmentToken: created.enrollmentToken, endpointUrl: LEAF_ENDPOINT, leafVersion: 'x' });
+      const again = await leaf('POST', '/api/hosted-zones/enroll', undefined, {
+        enrollmentToken: created.enrollmentToken,
+        endpointUrl: LEAF_ENDPOINT,
+        leafVersion: 'x',
+      });
       expect(again.status).toBe(401);
       expect(again.body.code).toBe('UNAUTHENTICATED');
     });
@@ -174,9 +218,18 @@ describe('hosted zones (Cloud)', () => {
     });
 
     it('refuses unknown enrollment tokens and zone credentials with 401', async () => {
-      const bogus = await leaf('POST', '/api/hosted-zones/enroll', undefined, { enrollmentToken: `kwe_${'A'.repeat(43)}`, endpointUrl: LEAF_ENDPOINT, leafVersion: 'x' });
+      const bogus = await leaf('POST', '/api/hosted-zones/enroll', undefined, {
+        enrollmentToken: `kwe_${'A'.repeat(43)}`,
+        endpointUrl: LEAF_ENDPOINT,
+        leafVersion: 'x',
+      });
       expect(bogus.status).toBe(401);
-      for (const credential of [undefined, 'kwz_nope', `kwz_${'B'.repeat(43)}`, enrollment.zoneCredential.replace(/^kwz_/, 'kwp_')]) {
+      for (const credential of [
+        undefined,
+        'kwz_nope',
+        `kwz_${'B'.repeat(43)}`,
+        enrollment.zoneCredential.replace(/^kwz_/, 'kwp_'),
+      ]) {
         const hb = await leaf('POST', '/api/hosted-zones/heartbeat', credential, {});
         expect(hb.status, String(credential)).toBe(401);
         expect(hb.body.code).toBe('UNAUTHENTICATED');
@@ -186,29 +239,51 @@ describe('hosted zones (Cloud)', () => {
     });
 
     it('shows the zone online after a heartbeat, with the endpoint and version the Leaf registered', async () => {
-      const hb = await leaf('POST', '/api/hosted-zones/heartbeat', enrollment.zoneCredential, { leafVersion: 'leaf-test-2' });
+      const hb = await leaf('POST', '/api/hosted-zones/heartbeat', enrollment.zoneCredential, {
+        leafVersion: 'leaf-test-2',
+      });
       expect(hb.status).toBe(200);
       expect(hb.body).toEqual({ hostedZoneId: zone.id, placements: [] });
       const { hostedZone } = await api.ok(owner.token, 'GET', `/api/hosted-zones/${zone.id}`, undefined, 200);
-      expect(hostedZone).toMatchObject({ status: 'online', endpointUrl: LEAF_ENDPOINT, leafVersion: 'leaf-test-2', enrolledAt: expect.any(String), lastHeartbeatAt: expect.any(String) });
+      expect(hostedZone).toMatchObject({
+        status: 'online',
+        endpointUrl: LEAF_ENDPOINT,
+        leafVersion: 'leaf-test-2',
+        enrolledAt: expect.any(String),
+        lastHeartbeatAt: expect.any(String),
+      });
     });
 
     it('places a workspace: 201 processing with the placement, listed in the next heartbeat', async () => {
       await leaf('POST', '/api/hosted-zones/heartbeat', enrollment.zoneCredential, {});
-      const res = await api.call(owner.token, 'POST', '/api/workspaces', { name: 'On the Leaf', hostedZoneId: zone.id });
+      const res = await api.call(owner.token, 'POST', '/api/workspaces', {
+        name: 'On the Leaf',
+        hostedZoneId: zone.id,
+      });
       expect(res.status).toBe(201);
       placed = res.body.workspace;
-      expect(placed).toMatchObject({ name: 'On the Leaf', status: 'processing', hostedZoneId: zone.id, endpointUrl: LEAF_ENDPOINT, role: 'owner' });
+      expect(placed).toMatchObject({
+        name: 'On the Leaf',
+        status: 'processing',
+        hostedZoneId: zone.id,
+        endpointUrl: LEAF_ENDPOINT,
+        role: 'owner',
+      });
       expect(cloudWorkspace).toMatchObject({ status: 'active', hostedZoneId: null, endpointUrl: null });
 
       const hb = await leaf('POST', '/api/hosted-zones/heartbeat', enrollment.zoneCredential, {});
       expect(hb.body.placements).toEqual([{ workspaceId: placed.id, name: 'On the Leaf', status: 'processing' }]);
-      expect((await api.ok(owner.token, 'GET', `/api/hosted-zones/${zone.id}`, undefined, 200)).hostedZone.workspaceCount).toBe(1);
+      expect(
+        (await api.ok(owner.token, 'GET', `/api/hosted-zones/${zone.id}`, undefined, 200)).hostedZone.workspaceCount,
+      ).toBe(1);
     });
 
-    it('refuses placements on an unknown zone and on another user\'s zone (404 HOSTED_ZONE_NOT_FOUND)', async () => {
+    it("refuses placements on an unknown zone and on another user's zone (404 HOSTED_ZONE_NOT_FOUND)", async () => {
       await leaf('POST', '/api/hosted-zones/heartbeat', enrollment.zoneCredential, {});
-      for (const [token, hostedZoneId] of [[owner.token, UNKNOWN_ID], [stranger.token, zone.id]]) {
+      for (const [token, hostedZoneId] of [
+        [owner.token, UNKNOWN_ID],
+        [stranger.token, zone.id],
+      ]) {
         const res = await api.call(token, 'POST', '/api/workspaces', { name: 'nowhere', hostedZoneId });
         expect(res.status).toBe(404);
         expect(res.body).toEqual({ error: 'Hosted zone not found', code: 'HOSTED_ZONE_NOT_FOUND' });
@@ -220,12 +295,31 @@ describe('hosted zones (Cloud)', () => {
         (r) => !r.account && (r.path.includes('{ws}') || JSON.stringify(r.body ?? {}).includes('{ws}')),
       );
       // fragments, fragment types, collections, listing, graph, search, webhooks: each is there.
-      for (const prefix of ['/api/memory-fragments', '/api/workspaces/{ws}/fragment-types', '/api/workspaces/{ws}/collections', '/api/fragments/list', '/api/graph/', '/api/search', '/api/workspaces/{ws}/webhooks']) {
-        expect(routes.some((r) => r.path.startsWith(prefix)), prefix).toBe(true);
+      for (const prefix of [
+        '/api/memory-fragments',
+        '/api/workspaces/{ws}/fragment-types',
+        '/api/workspaces/{ws}/collections',
+        '/api/fragments/list',
+        '/api/graph/',
+        '/api/search',
+        '/api/workspaces/{ws}/webhooks',
+      ]) {
+        expect(
+          routes.some((r) => r.path.startsWith(prefix)),
+          prefix,
+        ).toBe(true);
       }
       const fill = (text: string) =>
-        text.replaceAll('{ws}', placed.id).replaceAll('{n}', 'x').replace(/\{(fragment|collection|type|webhook|delivery|member|invitation)\}/g, UNKNOWN_ID);
-      const expected = { code: 'HOSTED_ZONE_REQUIRED', error: 'HOSTED_ZONE_REQUIRED', hostedZoneId: zone.id, endpointUrl: LEAF_ENDPOINT };
+        text
+          .replaceAll('{ws}', placed.id)
+          .replaceAll('{n}', 'x')
+          .replace(/\{(fragment|collection|type|webhook|delivery|member|invitation)\}/g, UNKNOWN_ID);
+      const expected = {
+        code: 'HOSTED_ZONE_REQUIRED',
+        error: 'HOSTED_ZONE_REQUIRED',
+        hostedZoneId: zone.id,
+        endpointUrl: LEAF_ENDPOINT,
+      };
       for (const route of routes) {
         const body = route.body === undefined ? undefined : JSON.parse(fill(JSON.stringify(route.body)));
         const res = await api.call(owner.token, route.method, fill(route.path), body);
@@ -237,11 +331,19 @@ describe('hosted zones (Cloud)', () => {
       expect(hidden.status).toBe(404);
     });
 
-    it('marks the placement ready: the workspace becomes active; other workspaces are not the zone\'s (404)', async () => {
-      const notMine = await leaf('POST', `/api/hosted-zones/placements/${cloudWorkspace.id}/ready`, enrollment.zoneCredential);
+    it("marks the placement ready: the workspace becomes active; other workspaces are not the zone's (404)", async () => {
+      const notMine = await leaf(
+        'POST',
+        `/api/hosted-zones/placements/${cloudWorkspace.id}/ready`,
+        enrollment.zoneCredential,
+      );
       expect(notMine.status).toBe(404);
-      expect((await leaf('POST', `/api/hosted-zones/placements/${UNKNOWN_ID}/ready`, enrollment.zoneCredential)).status).toBe(404);
-      expect((await leaf('POST', '/api/hosted-zones/placements/not-a-uuid/ready', enrollment.zoneCredential)).status).toBe(404);
+      expect(
+        (await leaf('POST', `/api/hosted-zones/placements/${UNKNOWN_ID}/ready`, enrollment.zoneCredential)).status,
+      ).toBe(404);
+      expect(
+        (await leaf('POST', '/api/hosted-zones/placements/not-a-uuid/ready', enrollment.zoneCredential)).status,
+      ).toBe(404);
 
       const ready = await leaf('POST', `/api/hosted-zones/placements/${placed.id}/ready`, enrollment.zoneCredential);
       expect(ready.status).toBe(200);
@@ -278,24 +380,53 @@ describe('hosted zones (Cloud)', () => {
       const header = decodeProtectedHeader(res.body.token);
       expect(header).toMatchObject({ alg: 'ES256', typ: 'JWT' });
       expect(jwks.keys.map((k) => k.kid)).toContain(header.kid);
-      const { payload } = await jwtVerify(res.body.token, createLocalJWKSet(jwks), { issuer: enrollment.issuer, audience: enrollment.audience, algorithms: ['ES256'] });
-      expect(payload).toMatchObject({ sub: owner.user.id, kw_ws: placed.id, kw_role: 'owner', kw_actions: ALL_HANDOFF_ACTIONS, jti: expect.any(String) });
+      const { payload } = await jwtVerify(res.body.token, createLocalJWKSet(jwks), {
+        issuer: enrollment.issuer,
+        audience: enrollment.audience,
+        algorithms: ['ES256'],
+      });
+      expect(payload).toMatchObject({
+        sub: owner.user.id,
+        kw_ws: placed.id,
+        kw_role: 'owner',
+        kw_actions: ALL_HANDOFF_ACTIONS,
+        jti: expect.any(String),
+      });
       expect(payload.exp! - payload.iat!).toBe(120);
       expect(new Date(payload.exp! * 1000).toISOString()).toBe(res.body.expiresAt);
     });
 
     it('never gives more than the caller has: a viewer reads, a narrow token gets the intersection, never files', async () => {
-      await api.addMember(owner.token, placed.id, { auth: viewer.token, email: viewer.user.email, id: viewer.user.id }, 'viewer');
+      await api.addMember(
+        owner.token,
+        placed.id,
+        { auth: viewer.token, email: viewer.user.email, id: viewer.user.id },
+        'viewer',
+      );
       const asViewer = await api.ok(viewer.token, 'POST', `/api/workspaces/${placed.id}/handoff`, undefined, 200);
       expect(asViewer.actions).toEqual(['fragments:read', 'collections:read', 'search:read']);
-      const viewerWrite = await createToken(platform.url, viewer.token, { scopes: ['workspaces:read', 'fragments:read', 'fragments:write', 'files:read', 'files:write'] });
-      expect((await api.ok(viewerWrite.token, 'POST', `/api/workspaces/${placed.id}/handoff`, undefined, 200)).actions).toEqual(['fragments:read']);
-      const narrow = await createToken(platform.url, owner.token, { scopes: ['workspaces:read', 'fragments:write', 'files:write'], workspaceIds: [placed.id] });
+      const viewerWrite = await createToken(platform.url, viewer.token, {
+        scopes: ['workspaces:read', 'fragments:read', 'fragments:write', 'files:read', 'files:write'],
+      });
+      expect(
+        (await api.ok(viewerWrite.token, 'POST', `/api/workspaces/${placed.id}/handoff`, undefined, 200)).actions,
+      ).toEqual(['fragments:read']);
+      const narrow = await createToken(platform.url, owner.token, {
+        scopes: ['workspaces:read', 'fragments:write', 'files:write'],
+        workspaceIds: [placed.id],
+      });
       const asNarrow = await api.ok(narrow.token, 'POST', `/api/workspaces/${placed.id}/handoff`, undefined, 200);
       expect(asNarrow.actions).toEqual(['fragments:write']);
       const jwks = (await (await fetch(`${platform.url}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
-      const { payload } = await jwtVerify(asViewer.token, createLocalJWKSet(jwks), { issuer: enrollment.issuer, audience: enrollment.audience });
-      expect(payload).toMatchObject({ sub: viewer.user.id, kw_role: 'viewer', kw_actions: ['fragments:read', 'collections:read', 'search:read'] });
+      const { payload } = await jwtVerify(asViewer.token, createLocalJWKSet(jwks), {
+        issuer: enrollment.issuer,
+        audience: enrollment.audience,
+      });
+      expect(payload).toMatchObject({
+        sub: viewer.user.id,
+        kw_role: 'viewer',
+        kw_actions: ['fragments:read', 'collections:read', 'search:read'],
+      });
     });
 
     it('refuses the handoff: 409 for a Cloud workspace, 404 for a stranger and an other-workspace token, 403 without workspaces:read, 401 without a credential', async () => {
@@ -305,9 +436,16 @@ describe('hosted zones (Cloud)', () => {
       const hidden = await api.call(stranger.token, 'POST', `/api/workspaces/${placed.id}/handoff`, undefined);
       expect(hidden.status).toBe(404);
       expect(hidden.text).toBe(WORKSPACE_NOT_FOUND);
-      expect((await api.call(owner.token, 'POST', `/api/workspaces/${UNKNOWN_ID}/handoff`, undefined)).text).toBe(WORKSPACE_NOT_FOUND);
-      const elsewhere = await createToken(platform.url, owner.token, { scopes: ['*'], workspaceIds: [cloudWorkspace.id] });
-      expect((await api.call(elsewhere.token, 'POST', `/api/workspaces/${placed.id}/handoff`, undefined)).text).toBe(WORKSPACE_NOT_FOUND);
+      expect((await api.call(owner.token, 'POST', `/api/workspaces/${UNKNOWN_ID}/handoff`, undefined)).text).toBe(
+        WORKSPACE_NOT_FOUND,
+      );
+      const elsewhere = await createToken(platform.url, owner.token, {
+        scopes: ['*'],
+        workspaceIds: [cloudWorkspace.id],
+      });
+      expect((await api.call(elsewhere.token, 'POST', `/api/workspaces/${placed.id}/handoff`, undefined)).text).toBe(
+        WORKSPACE_NOT_FOUND,
+      );
       const noRead = await createToken(platform.url, owner.token, { scopes: ['fragments:read'] });
       const denied = await api.call(noRead.token, 'POST', `/api/workspaces/${placed.id}/handoff`, undefined);
       expect(denied.status).toBe(403);
@@ -339,12 +477,19 @@ describe('hosted zones (Cloud)', () => {
       let status = 'online';
       for (let i = 0; i < 40 && status !== 'offline'; i++) {
         await new Promise((r) => setTimeout(r, 500));
-        status = (await api.ok(owner.token, 'GET', `/api/hosted-zones/${created.hostedZone.id}`, undefined, 200)).hostedZone.status;
+        status = (await api.ok(owner.token, 'GET', `/api/hosted-zones/${created.hostedZone.id}`, undefined, 200))
+          .hostedZone.status;
       }
       expect(status).toBe('offline');
-      const res = await api.call(owner.token, 'POST', '/api/workspaces', { name: 'offline', hostedZoneId: created.hostedZone.id });
+      const res = await api.call(owner.token, 'POST', '/api/workspaces', {
+        name: 'offline',
+        hostedZoneId: created.hostedZone.id,
+      });
       expect(res.status).toBe(409);
-      expect(res.body).toEqual({ code: 'HOSTED_ZONE_OFFLINE', error: 'The hosted zone is offline (no recent heartbeat from its Leaf)' });
+      expect(res.body).toEqual({
+        code: 'HOSTED_ZONE_OFFLINE',
+        error: 'The hosted zone is offline (no recent heartbeat from its Leaf)',
+      });
     }, 30_000);
   });
 });

@@ -15,7 +15,8 @@ describe('first administrator bootstrap', () => {
     for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  const profile = (base: string, token: string) => fetch(`${base}/api/profile`, { headers: { authorization: `Bearer ${token}` } });
+  const profile = (base: string, token: string) =>
+    fetch(`${base}/api/profile`, { headers: { authorization: `Bearer ${token}` } });
 
   it('creates the admin from ADMIN_* on a fresh folder, and ignores other values on the next start', async () => {
     const dataDir = tempDir('kw-bootstrap-');
@@ -24,8 +25,16 @@ describe('first administrator bootstrap', () => {
     platform = await startEmbedded(dataDir, first);
     const res = await profile(platform.url, first.ADMIN_TOKEN);
     expect(res.status).toBe(200);
-    expect((await readJson(res)).user).toMatchObject({ email: 'root@example.test', platformAdmin: true, status: 'active' });
-    const validated = await readJson(await fetch(`${platform.url}/api/auth/validate-token`, { headers: { authorization: `Bearer ${first.ADMIN_TOKEN}` } }));
+    expect((await readJson(res)).user).toMatchObject({
+      email: 'root@example.test',
+      platformAdmin: true,
+      status: 'active',
+    });
+    const validated = await readJson(
+      await fetch(`${platform.url}/api/auth/validate-token`, {
+        headers: { authorization: `Bearer ${first.ADMIN_TOKEN}` },
+      }),
+    );
     expect(validated.credential).toMatchObject({ kind: 'pat', scopes: ['*'], workspaces: 'all' });
     await signIn(platform.url, first.ADMIN_EMAIL, first.ADMIN_PASSWORD);
     // The operator's token is not printed back.
@@ -42,14 +51,21 @@ describe('first administrator bootstrap', () => {
       body: JSON.stringify({ email: second.ADMIN_EMAIL, password: second.ADMIN_PASSWORD }),
     });
     expect(signInOther.status).toBe(401);
-    expect(platform.logs.some((l) => typeof l.msg === 'string' && l.msg.includes('ADMIN_EMAIL, ADMIN_PASSWORD and ADMIN_TOKEN are ignored'))).toBe(true);
+    expect(
+      platform.logs.some(
+        (l) => typeof l.msg === 'string' && l.msg.includes('ADMIN_EMAIL, ADMIN_PASSWORD and ADMIN_TOKEN are ignored'),
+      ),
+    ).toBe(true);
   });
 
   it('without ADMIN_*, the embedded mode creates admin@localhost and prints a one-time token once', async () => {
     const dataDir = tempDir('kw-bootstrap-default-');
     folders.push(dataDir);
     platform = await startEmbedded(dataDir);
-    const printed = platform.logs.filter((l) => l.level === 'raw').map((l) => l.msg ?? '').join('\n');
+    const printed = platform.logs
+      .filter((l) => l.level === 'raw')
+      .map((l) => l.msg ?? '')
+      .join('\n');
     const token = /access token: (kwp_\w+)/.exec(printed)?.[1];
     const password = /password: +(\S+)/.exec(printed)?.[1];
     expect(token).toMatch(/^kwp_[0-9A-Za-z]{36}$/);
@@ -69,6 +85,8 @@ describe('first administrator bootstrap', () => {
     const dataDir = tempDir('kw-bootstrap-bad-');
     folders.push(dataDir);
     await expect(startEmbedded(dataDir, adminEnv({ ADMIN_TOKEN: 'too-short' }))).rejects.toThrow(/ADMIN_TOKEN/);
-    await expect(startEmbedded(dataDir, adminEnv({ ADMIN_TOKEN: `kwp_${'a'.repeat(36)}` }))).rejects.toThrow(/ADMIN_TOKEN/);
+    await expect(startEmbedded(dataDir, adminEnv({ ADMIN_TOKEN: `kwp_${'a'.repeat(36)}` }))).rejects.toThrow(
+      /ADMIN_TOKEN/,
+    );
   });
 });

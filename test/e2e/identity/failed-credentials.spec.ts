@@ -34,8 +34,13 @@ describe('failed-credential throttle', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const from = (address: string, headers: Record<string, string> = {}, path = '/api/workspaces', method = 'GET', body?: string) =>
-    nodeRequest(base, path, { localAddress: address, headers, method, body });
+  const from = (
+    address: string,
+    headers: Record<string, string> = {},
+    path = '/api/workspaces',
+    method = 'GET',
+    body?: string,
+  ) => nodeRequest(base, path, { localAddress: address, headers, method, body });
   const bearer = (value: string) => ({ authorization: `Bearer ${value}` });
   const statuses = async (n: number, send: (i: number) => Promise<RawAnswer>) => {
     const out: number[] = [];
@@ -51,7 +56,9 @@ describe('failed-credential throttle', () => {
   }
 
   it('guessed bearer tokens: 401 up to the limit, then 429, and the address is refused even with a valid token', async () => {
-    expect(await statuses(5, (i) => from('127.0.0.2', bearer(`guess-${i}-${'x'.repeat(20)}`)))).toEqual([401, 401, 401, 401, 401]);
+    expect(await statuses(5, (i) => from('127.0.0.2', bearer(`guess-${i}-${'x'.repeat(20)}`)))).toEqual([
+      401, 401, 401, 401, 401,
+    ]);
     expectThrottled(await from('127.0.0.2', bearer('guess-6-xxxxxxxxxxxxxxxxxxxx')));
     // A guess that happens to be right learns nothing while the address is blocked.
     expectThrottled(await from('127.0.0.2', bearer(token)));
@@ -93,11 +100,21 @@ describe('failed-credential throttle', () => {
 
   it('wrong passwords at sign-in are throttled per address and per email', async () => {
     const signInAs = (address: string, email: string) =>
-      from(address, { 'content-type': 'application/json' }, '/api/auth/sign-in', 'POST', JSON.stringify({ email, password: 'wrong password' }));
+      from(
+        address,
+        { 'content-type': 'application/json' },
+        '/api/auth/sign-in',
+        'POST',
+        JSON.stringify({ email, password: 'wrong password' }),
+      );
     // Per email: three addresses, one try each, then the email is blocked wherever it comes from.
     expect(await statuses(3, (i) => signInAs(`127.0.2.${i + 1}`, user.email.toUpperCase()))).toEqual([401, 401, 401]);
     expectThrottled(await signInAs('127.0.2.9', user.email));
-    const other = await fetch(`${base}/api/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: user.email, password: user.password }) });
+    const other = await fetch(`${base}/api/auth/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: user.email, password: user.password }),
+    });
     expect(other.status).toBe(429);
   });
 });

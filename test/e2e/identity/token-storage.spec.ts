@@ -52,20 +52,33 @@ describeWith(['postgres'], 'identity storage in PostgreSQL', () => {
     expect(users[0].password_hash).toMatch(/^scrypt\$32768\$8\$1\$/);
     expect(users[0].password_hash).not.toContain(user.password);
     const cookie = /kw_session=([^;]+)/.exec(session.cookie)![1];
-    const { rows: sessions } = await db.query('SELECT token_hash, csrf_token_hash FROM control.sessions WHERE user_id = $1', [user.id]);
-    expect(sessions).toContainEqual({ token_hash: sha256(decodeURIComponent(cookie)), csrf_token_hash: sha256(session.csrf) });
+    const { rows: sessions } = await db.query(
+      'SELECT token_hash, csrf_token_hash FROM control.sessions WHERE user_id = $1',
+      [user.id],
+    );
+    expect(sessions).toContainEqual({
+      token_hash: sha256(decodeURIComponent(cookie)),
+      csrf_token_hash: sha256(session.csrf),
+    });
     expect(JSON.stringify(sessions)).not.toContain(session.csrf);
   });
 
   it('counts token use per UTC day in token_usage_daily', async () => {
     const { token, tokenId } = await userWithToken(platform.url, admin.ADMIN_TOKEN);
-    await Promise.all(Array.from({ length: 5 }, () => fetch(`${platform.url}/api/profile`, { headers: { authorization: `Bearer ${token}` } })));
+    await Promise.all(
+      Array.from({ length: 5 }, () =>
+        fetch(`${platform.url}/api/profile`, { headers: { authorization: `Bearer ${token}` } }),
+      ),
+    );
     // Uses are written in batches, about a second after they happen (TokenUsageRecorder).
     const expected = [{ day: new Date().toISOString().slice(0, 10), requests: 5 }];
     let rows: unknown[] = [];
     for (let i = 0; i < 50 && JSON.stringify(rows) !== JSON.stringify(expected); i++) {
       await new Promise((r) => setTimeout(r, 100));
-      ({ rows } = await db.query("SELECT to_char(day, 'YYYY-MM-DD') AS day, requests FROM control.token_usage_daily WHERE token_id = $1", [tokenId]));
+      ({ rows } = await db.query(
+        "SELECT to_char(day, 'YYYY-MM-DD') AS day, requests FROM control.token_usage_daily WHERE token_id = $1",
+        [tokenId],
+      ));
     }
     expect(rows).toEqual(expected);
   });
@@ -78,7 +91,9 @@ describeWith(['postgres'], 'bootstrap concurrency', () => {
     const admin = adminEnv();
     const started: PlatformProcess[] = [];
     try {
-      started.push(...(await Promise.all(dirs.map((dir) => startEmbedded(dir, { DATABASE_URL: database.url, ...admin })))));
+      started.push(
+        ...(await Promise.all(dirs.map((dir) => startEmbedded(dir, { DATABASE_URL: database.url, ...admin })))),
+      );
       const db = new pg.Client({ connectionString: database.url });
       await db.connect();
       try {
@@ -87,7 +102,10 @@ describeWith(['postgres'], 'bootstrap concurrency', () => {
       } finally {
         await db.end();
       }
-      for (const p of started) expect((await fetch(`${p.url}/api/profile`, { headers: { authorization: `Bearer ${admin.ADMIN_TOKEN}` } })).status).toBe(200);
+      for (const p of started)
+        expect(
+          (await fetch(`${p.url}/api/profile`, { headers: { authorization: `Bearer ${admin.ADMIN_TOKEN}` } })).status,
+        ).toBe(200);
     } finally {
       await Promise.all(started.map((p) => p.stop()));
       await database.drop();

@@ -23,15 +23,25 @@ describe('personal access tokens', () => {
   const call = (method: string, path: string, auth?: TestAuth, body?: unknown) =>
     fetch(`${base}${path}`, {
       method,
-      headers: { ...(auth ? authHeaders(auth) : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...(auth ? authHeaders(auth) : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
 
   it('shows the secret once: create returns it, list and inspect never do', async () => {
-    const { user, token } = await userWithToken(base, admin.ADMIN_TOKEN, { scopes: ['tokens:manage', 'fragments:read'] });
+    const { user, token } = await userWithToken(base, admin.ADMIN_TOKEN, {
+      scopes: ['tokens:manage', 'fragments:read'],
+    });
     const created = await createToken(base, token, { name: 'ci', scopes: ['fragments:read'] });
     expect(created.token).toMatch(/^kwp_[0-9A-Za-z]{36}$/);
-    expect(created.body).toMatchObject({ name: 'ci', scopes: ['fragments:read'], allWorkspaces: true, displayPrefix: created.token.slice(0, 12) });
+    expect(created.body).toMatchObject({
+      name: 'ci',
+      scopes: ['fragments:read'],
+      allWorkspaces: true,
+      displayPrefix: created.token.slice(0, 12),
+    });
 
     const list = await readJson(await call('GET', '/api/tokens', token));
     expect(list.tokens.map((t: { id: string }) => t.id)).toContain(created.id);
@@ -51,7 +61,9 @@ describe('personal access tokens', () => {
   });
 
   it('rotation: create a new token, use it, revoke the old; the new keeps working, the old gets 401', async () => {
-    const { token: manager } = await userWithToken(base, admin.ADMIN_TOKEN, { scopes: ['tokens:manage', 'profile:read'] });
+    const { token: manager } = await userWithToken(base, admin.ADMIN_TOKEN, {
+      scopes: ['tokens:manage', 'profile:read'],
+    });
     const old = await createToken(base, manager, { name: 'old', scopes: ['profile:read'] });
     expect((await call('GET', '/api/profile', old.token)).status).toBe(200);
 
@@ -80,33 +92,67 @@ describe('personal access tokens', () => {
     expect((await call('GET', '/api/profile', 'short')).status).toBe(401);
 
     expect((await fetch(`${base}/api/profile?access_token=${token}`)).status).toBe(401);
-    const inBody = await fetch(`${base}/api/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ access_token: token, name: 'x', scopes: ['*'] }) });
+    const inBody = await fetch(`${base}/api/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ access_token: token, name: 'x', scopes: ['*'] }),
+    });
     expect(inBody.status).toBe(401);
-    expect((await fetch(`${base}/api/profile`, { headers: { authorization: `Basic ${Buffer.from(`x:${token}`).toString('base64')}` } })).status).toBe(401);
+    expect(
+      (
+        await fetch(`${base}/api/profile`, {
+          headers: { authorization: `Basic ${Buffer.from(`x:${token}`).toString('base64')}` },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('an expired token gets 401', async () => {
     const { token } = await userWithToken(base, admin.ADMIN_TOKEN);
-    const expiring = await createToken(base, token, { name: 'short-lived', scopes: ['profile:read'], expiresAt: new Date(Date.now() + 1500).toISOString() });
+    const expiring = await createToken(base, token, {
+      name: 'short-lived',
+      scopes: ['profile:read'],
+      expiresAt: new Date(Date.now() + 1500).toISOString(),
+    });
     expect((await call('GET', '/api/profile', expiring.token)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1700));
     expect((await call('GET', '/api/profile', expiring.token)).status).toBe(401);
 
-    const past = await call('POST', '/api/tokens', token, { name: 'past', scopes: ['*'], expiresAt: new Date(Date.now() - 1000).toISOString() });
+    const past = await call('POST', '/api/tokens', token, {
+      name: 'past',
+      scopes: ['*'],
+      expiresAt: new Date(Date.now() - 1000).toISOString(),
+    });
     expect(past.status).toBe(400);
     expect(await readJson(past)).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'expiresAt' }] });
   });
 
   it('narrows a new token to the creating credential: a token never mints a broader one', async () => {
     const ws = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002'];
-    const { token: narrow } = await userWithToken(base, admin.ADMIN_TOKEN, { scopes: ['tokens:manage', 'fragments:read'], workspaceIds: [ws[0]] });
+    const { token: narrow } = await userWithToken(base, admin.ADMIN_TOKEN, {
+      scopes: ['tokens:manage', 'fragments:read'],
+      workspaceIds: [ws[0]],
+    });
 
     const all = await createToken(base, narrow, { name: 'wants all', scopes: ['*'] });
-    expect(all.body).toMatchObject({ scopes: ['fragments:read', 'tokens:manage'], allWorkspaces: false, workspaceIds: [ws[0]] });
+    expect(all.body).toMatchObject({
+      scopes: ['fragments:read', 'tokens:manage'],
+      allWorkspaces: false,
+      workspaceIds: [ws[0]],
+    });
     expect(all.body.droppedScopes).toContain('fragments:write');
 
-    const more = await createToken(base, narrow, { name: 'more', scopes: ['fragments:read', 'fragments:write'], workspaceIds: ws });
-    expect(more.body).toMatchObject({ scopes: ['fragments:read'], workspaceIds: [ws[0]], droppedScopes: ['fragments:write'], droppedWorkspaceIds: [ws[1]] });
+    const more = await createToken(base, narrow, {
+      name: 'more',
+      scopes: ['fragments:read', 'fragments:write'],
+      workspaceIds: ws,
+    });
+    expect(more.body).toMatchObject({
+      scopes: ['fragments:read'],
+      workspaceIds: [ws[0]],
+      droppedScopes: ['fragments:write'],
+      droppedWorkspaceIds: [ws[1]],
+    });
 
     const none = await call('POST', '/api/tokens', narrow, { name: 'none', scopes: ['admin'] });
     expect(none.status).toBe(403);
@@ -117,24 +163,43 @@ describe('personal access tokens', () => {
     // A token without tokens:manage cannot manage tokens at all.
     const reader = await createToken(base, narrow, { name: 'reader', scopes: ['fragments:read'] });
     expect((await call('GET', '/api/tokens', reader.token)).status).toBe(403);
-    expect((await call('POST', '/api/tokens', reader.token, { name: 'x', scopes: ['fragments:read'] })).status).toBe(403);
+    expect((await call('POST', '/api/tokens', reader.token, { name: 'x', scopes: ['fragments:read'] })).status).toBe(
+      403,
+    );
   });
 
   it('updates narrow only; adding a scope or workspace is refused', async () => {
     const ws = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b'];
     const { token } = await userWithToken(base, admin.ADMIN_TOKEN);
-    const t = await createToken(base, token, { name: 'to narrow', scopes: ['fragments:read', 'fragments:write'], workspaceIds: ws });
+    const t = await createToken(base, token, {
+      name: 'to narrow',
+      scopes: ['fragments:read', 'fragments:write'],
+      workspaceIds: ws,
+    });
 
-    const narrowed = await call('PATCH', `/api/tokens/${t.id}`, token, { name: 'renamed', scopes: ['fragments:read'], workspaceIds: [ws[1]] });
+    const narrowed = await call('PATCH', `/api/tokens/${t.id}`, token, {
+      name: 'renamed',
+      scopes: ['fragments:read'],
+      workspaceIds: [ws[1]],
+    });
     expect(narrowed.status).toBe(200);
-    expect(await readJson(narrowed)).toMatchObject({ name: 'renamed', scopes: ['fragments:read'], allWorkspaces: false, workspaceIds: [ws[1]] });
+    expect(await readJson(narrowed)).toMatchObject({
+      name: 'renamed',
+      scopes: ['fragments:read'],
+      allWorkspaces: false,
+      workspaceIds: [ws[1]],
+    });
 
     const widen = await call('PATCH', `/api/tokens/${t.id}`, token, { scopes: ['fragments:read', 'fragments:write'] });
     expect(widen.status).toBe(400);
     expect(await readJson(widen)).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'scopes' }] });
     expect((await call('PATCH', `/api/tokens/${t.id}`, token, { scopes: ['*'] })).status).toBe(400);
     expect((await call('PATCH', `/api/tokens/${t.id}`, token, { workspaceIds: ws })).status).toBe(400);
-    expect(await readJson(await call('GET', `/api/tokens/${t.id}`, token))).toMatchObject({ name: 'renamed', scopes: ['fragments:read'], workspaceIds: [ws[1]] });
+    expect(await readJson(await call('GET', `/api/tokens/${t.id}`, token))).toMatchObject({
+      name: 'renamed',
+      scopes: ['fragments:read'],
+      workspaceIds: [ws[1]],
+    });
   });
 
   it('refuses mass assignment on PATCH /api/tokens/{id}: nothing changes', async () => {
@@ -142,7 +207,14 @@ describe('personal access tokens', () => {
     const other = await userWithToken(base, admin.ADMIN_TOKEN);
     const t = await createToken(base, token, { name: 'mine', scopes: ['profile:read'] });
     const before = await readJson(await call('GET', `/api/tokens/${t.id}`, token));
-    for (const body of [{ userId: other.user.id }, { id: '00000000-0000-4000-8000-000000000000' }, { role: 'owner' }, { tokenHash: 'x' }, { name: 'ok', revokedAt: null }, { allWorkspaces: true }]) {
+    for (const body of [
+      { userId: other.user.id },
+      { id: '00000000-0000-4000-8000-000000000000' },
+      { role: 'owner' },
+      { tokenHash: 'x' },
+      { name: 'ok', revokedAt: null },
+      { allWorkspaces: true },
+    ]) {
       const res = await call('PATCH', `/api/tokens/${t.id}`, token, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(await readJson(res)).toMatchObject({ code: 'VALIDATION_FAILED' });

@@ -45,7 +45,8 @@ export async function startFakeCloud(options: { enrollmentToken: string }) {
   const send = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   };
-  const refuse = (res: ServerResponse, status: number, code: string) => send(res, status, { error: code.toLowerCase(), code });
+  const refuse = (res: ServerResponse, status: number, code: string) =>
+    send(res, status, { error: code.toLowerCase(), code });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
@@ -58,17 +59,26 @@ export async function startFakeCloud(options: { enrollmentToken: string }) {
 
     if (req.method === 'GET' && path === '/.well-known/jwks.json') return send(res, 200, { keys: [jwk] });
     if (req.method === 'POST' && path === '/api/hosted-zones/enroll') {
-      if (enrollmentUsed || json.enrollmentToken !== options.enrollmentToken) return refuse(res, 401, 'UNAUTHENTICATED');
+      if (enrollmentUsed || json.enrollmentToken !== options.enrollmentToken)
+        return refuse(res, 401, 'UNAUTHENTICATED');
       enrollmentUsed = true;
       enrolled = { endpointUrl: json.endpointUrl, leafVersion: json.leafVersion };
       // The JWKS named by the Cloud's public URL, which a Leaf may not reach that way (Compose):
       // the Leaf fetches that path at CLOUD_URL.
-      return send(res, 200, { hostedZoneId: zoneId, zoneCredential: credential, issuer: url, audience, jwksUri: 'https://cloud.public.example/.well-known/jwks.json' });
+      return send(res, 200, {
+        hostedZoneId: zoneId,
+        zoneCredential: credential,
+        issuer: url,
+        audience,
+        jwksUri: 'https://cloud.public.example/.well-known/jwks.json',
+      });
     }
     if (req.method === 'POST' && path === '/api/hosted-zones/heartbeat') {
       if (!zoneAuthorized) return refuse(res, 401, 'UNAUTHENTICATED');
       heartbeats++;
-      const pending = [...placements].filter(([, p]) => p.status === 'processing').map(([workspaceId, p]) => ({ workspaceId, name: p.name, status: p.status }));
+      const pending = [...placements]
+        .filter(([, p]) => p.status === 'processing')
+        .map(([workspaceId, p]) => ({ workspaceId, name: p.name, status: p.status }));
       return send(res, 200, { hostedZoneId: zoneId, placements: pending });
     }
     const ready = /^\/api\/hosted-zones\/placements\/([^/]+)\/ready$/.exec(path);
@@ -99,7 +109,11 @@ export async function startFakeCloud(options: { enrollmentToken: string }) {
     /** A handoff token as the Cloud issues it (ES256, its key), with overridable claims. */
     handoff(request: HandoffRequest): Promise<string> {
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ kw_ws: request.workspaceId, kw_role: request.role ?? 'owner', kw_actions: request.actions ?? ['fragments:read', 'fragments:write', 'fragments:delete', 'search:read'] })
+      return new SignJWT({
+        kw_ws: request.workspaceId,
+        kw_role: request.role ?? 'owner',
+        kw_actions: request.actions ?? ['fragments:read', 'fragments:write', 'fragments:delete', 'search:read'],
+      })
         .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
         .setIssuer(request.issuer ?? url)
         .setAudience(request.audience ?? audience)

@@ -9,7 +9,11 @@ const ENROLLMENT_TOKEN = `kwe_${randomUUID().replaceAll('-', '')}`;
 const MARKER = `leaf-marker-${randomUUID()}`;
 
 /** Waits for a condition the Leaf reaches on its own (heartbeats, enrichment); no timing is asserted. */
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -23,7 +27,11 @@ async function call(leaf: PlatformProcess, token: string | undefined, method: st
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${leaf.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${leaf.url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: res.status === 204 ? undefined : await readJson(res) };
 }
 
@@ -45,7 +53,13 @@ describe('the Leaf', () => {
   beforeAll(async () => {
     cloud = await startFakeCloud({ enrollmentToken: ENROLLMENT_TOKEN });
     workspaceId = cloud.place('Customer research');
-    leaf = await startApp('leaf', { CLOUD_URL: cloud.url, ENROLLMENT_TOKEN, PORT: '0', DATA_DIR: dataDir, LEAF_HEARTBEAT_SECONDS: '1' });
+    leaf = await startApp('leaf', {
+      CLOUD_URL: cloud.url,
+      ENROLLMENT_TOKEN,
+      PORT: '0',
+      DATA_DIR: dataDir,
+      LEAF_HEARTBEAT_SECONDS: '1',
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -55,15 +69,24 @@ describe('the Leaf', () => {
   });
 
   it('enrolls, heartbeats, provisions the placement and reports it ready', async () => {
-    expect(cloud.enrolled()).toMatchObject({ leafVersion: expect.any(String), endpointUrl: expect.stringMatching(/^http/) });
+    expect(cloud.enrolled()).toMatchObject({
+      leafVersion: expect.any(String),
+      endpointUrl: expect.stringMatching(/^http/),
+    });
     await until('the placement to become active', () => cloud.placementStatus(workspaceId) === 'active');
     expect(cloud.heartbeats()).toBeGreaterThan(0);
     const heartbeat = cloud.requests.find((r) => r.path === '/api/hosted-zones/heartbeat')!;
     expect(heartbeat.authorization).toMatch(/^Bearer kwz_/);
     const health = await readJson(await fetch(`${leaf!.url}/api/health`));
-    expect(health.components.map((c: { component: string }) => c.component).sort()).toEqual(['fragments', 'search', 'webhooks']);
+    expect(health.components.map((c: { component: string }) => c.component).sort()).toEqual([
+      'fragments',
+      'search',
+      'webhooks',
+    ]);
     // Its own database holds the data plane only.
-    expect([...new Set(leaf!.logs.filter((l) => l.msg === 'migrations up to date').map((l) => l.plane))]).toEqual(['data']);
+    expect([...new Set(leaf!.logs.filter((l) => l.msg === 'migrations up to date').map((l) => l.plane))]).toEqual([
+      'data',
+    ]);
   });
 
   it('serves fragments created with a handoff token: readable, searchable, enriched', async () => {
@@ -72,7 +95,12 @@ describe('the Leaf', () => {
     expect(types.status).toBe(200);
     noteTypeId = types.body.items.find((t: { key: string }) => t.key === 'note').id;
 
-    const created = await call(leaf!, token, 'POST', '/api/memory-fragments', { workspaceId, fragmentTypeId: noteTypeId, title: `Interview ${MARKER}`, content: `The customer said ${MARKER} twice.` });
+    const created = await call(leaf!, token, 'POST', '/api/memory-fragments', {
+      workspaceId,
+      fragmentTypeId: noteTypeId,
+      title: `Interview ${MARKER}`,
+      content: `The customer said ${MARKER} twice.`,
+    });
     expect(created.status).toBe(201);
     expect(created.body.fragment.createdBy).toBe(userId);
     fragmentId = created.body.fragment.id;
@@ -87,7 +115,12 @@ describe('the Leaf', () => {
     });
     expect(published.summary).toEqual(expect.any(String));
 
-    const search = await call(leaf!, token, 'GET', `/api/search?workspaceId=${workspaceId}&q=${encodeURIComponent(MARKER)}&mode=keyword`);
+    const search = await call(
+      leaf!,
+      token,
+      'GET',
+      `/api/search?workspaceId=${workspaceId}&q=${encodeURIComponent(MARKER)}&mode=keyword`,
+    );
     expect(search.status).toBe(200);
     expect(search.body.results.map((r: { fragmentId: string }) => r.fragmentId)).toEqual([fragmentId]);
   });
@@ -95,12 +128,26 @@ describe('the Leaf', () => {
   it('limits a caller to the actions of the token, and refuses every other credential', async () => {
     const readOnly = await cloud.handoff({ workspaceId, userId, role: 'contributor', actions: ['fragments:read'] });
     expect((await call(leaf!, readOnly, 'GET', `/api/memory-fragments/${fragmentId}`)).status).toBe(200);
-    const write = await call(leaf!, readOnly, 'POST', '/api/memory-fragments', { workspaceId, fragmentTypeId: noteTypeId, title: 'x', content: 'y' });
+    const write = await call(leaf!, readOnly, 'POST', '/api/memory-fragments', {
+      workspaceId,
+      fragmentTypeId: noteTypeId,
+      title: 'x',
+      content: 'y',
+    });
     expect(write.status).toBe(403);
 
     // A viewer's token carrying write actions is still limited by the role.
     const viewer = await cloud.handoff({ workspaceId, role: 'viewer', actions: ['fragments:read', 'fragments:write'] });
-    expect((await call(leaf!, viewer, 'POST', '/api/memory-fragments', { workspaceId, fragmentTypeId: noteTypeId, title: 'x', content: 'y' })).status).toBe(403);
+    expect(
+      (
+        await call(leaf!, viewer, 'POST', '/api/memory-fragments', {
+          workspaceId,
+          fragmentTypeId: noteTypeId,
+          title: 'x',
+          content: 'y',
+        })
+      ).status,
+    ).toBe(403);
 
     const refusals = [
       ['no credential', undefined],
@@ -115,12 +162,20 @@ describe('the Leaf', () => {
       const res = await call(leaf!, bearer, 'GET', `/api/memory-fragments/${fragmentId}`);
       expect({ name, status: res.status, code: res.body.code }).toEqual({ name, status: 401, code: 'UNAUTHENTICATED' });
     }
-    const session = await fetch(`${leaf!.url}/api/memory-fragments/${fragmentId}`, { headers: { cookie: 'kw_session=abc' } });
+    const session = await fetch(`${leaf!.url}/api/memory-fragments/${fragmentId}`, {
+      headers: { cookie: 'kw_session=abc' },
+    });
     expect(session.status).toBe(401);
   });
 
   it('serves no Cloud-only routes and no files', async () => {
-    for (const path of ['/api/hosted-zones', '/api/tokens', '/api/profile', '/api/workspaces', `/api/workspaces/${workspaceId}/files`]) {
+    for (const path of [
+      '/api/hosted-zones',
+      '/api/tokens',
+      '/api/profile',
+      '/api/workspaces',
+      `/api/workspaces/${workspaceId}/files`,
+    ]) {
       const res = await call(leaf!, token, 'GET', path);
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
     }
@@ -134,7 +189,13 @@ describe('the Leaf', () => {
 
     // Restarted during the outage: the enrollment and the Cloud keys come from its database.
     expect(await leaf!.stop()).toBe(0);
-    leaf = await startApp('leaf', { CLOUD_URL: cloud.url, ENROLLMENT_TOKEN, PORT: '0', DATA_DIR: dataDir, LEAF_HEARTBEAT_SECONDS: '1' });
+    leaf = await startApp('leaf', {
+      CLOUD_URL: cloud.url,
+      ENROLLMENT_TOKEN,
+      PORT: '0',
+      DATA_DIR: dataDir,
+      LEAF_HEARTBEAT_SECONDS: '1',
+    });
     const read = await call(leaf, token, 'GET', `/api/memory-fragments/${fragmentId}`);
     expect(read.status).toBe(200);
     expect(read.body.fragment.id).toBe(fragmentId);
@@ -143,11 +204,15 @@ describe('the Leaf', () => {
   it('never sent fragment content to the Cloud', () => {
     expect(cloud.requests.length).toBeGreaterThan(0);
     for (const request of cloud.requests) expect(`${request.path} ${request.body}`).not.toContain(MARKER);
-    expect(cloud.requests.map((r) => r.path).every((p) => p.startsWith('/api/hosted-zones/') || p === '/.well-known/jwks.json')).toBe(true);
+    expect(
+      cloud.requests
+        .map((r) => r.path)
+        .every((p) => p.startsWith('/api/hosted-zones/') || p === '/.well-known/jwks.json'),
+    ).toBe(true);
   });
 });
 
-describe('the Leaf\'s start-up errors', () => {
+describe("the Leaf's start-up errors", () => {
   it('exits 2 with a clear message without CLOUD_URL, or on a first start without ENROLLMENT_TOKEN', async () => {
     const dataDir = tempDir('kw-leaf-config-');
     try {

@@ -23,13 +23,20 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     ws = await p.workspace(owner, { name: 'MCP workspace' });
     other = await p.workspace(owner, { name: 'Other workspace' });
     await p.api.addMember(owner.auth, ws.id, viewer, 'viewer');
-    const { fragment } = await p.api.ok(owner.auth, 'POST', '/api/memory-fragments', {
-      workspaceId: ws.id,
-      fragmentTypeId: ws.noteTypeId,
-      title: 'Restarting the billing queue',
-      content: 'When the billing queue stalls, Ada Lovelace restarts the PostgreSQL consumer and checks the dead letters.',
-      tags: ['ops', 'billing'],
-    }, 201);
+    const { fragment } = await p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments',
+      {
+        workspaceId: ws.id,
+        fragmentTypeId: ws.noteTypeId,
+        title: 'Restarting the billing queue',
+        content:
+          'When the billing queue stalls, Ada Lovelace restarts the PostgreSQL consumer and checks the dead letters.',
+        tags: ['ops', 'billing'],
+      },
+      201,
+    );
     fragmentId = fragment.id;
     // Enriched (embedding and graph) before the search and graph tools look for it.
     for (let i = 0; i < 300; i++) {
@@ -49,7 +56,21 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual(
-      ['add_to_collection', 'agentic_search', 'archive_fragment', 'create_fragment', 'get_fragment', 'list_collections', 'list_fragment_types', 'list_fragments', 'list_workspaces', 'related', 'search', 'update_fragment', 'whoami'].sort(),
+      [
+        'add_to_collection',
+        'agentic_search',
+        'archive_fragment',
+        'create_fragment',
+        'get_fragment',
+        'list_collections',
+        'list_fragment_types',
+        'list_fragments',
+        'list_workspaces',
+        'related',
+        'search',
+        'update_fragment',
+        'whoami',
+      ].sort(),
     );
     const ajv = new Ajv({ strict: false });
     for (const tool of tools) {
@@ -72,9 +93,20 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
   it('creates, reads, updates, lists and archives fragments like the REST routes', async () => {
     const types = await call(client, 'list_fragment_types', { workspaceId: ws.id });
     const note = types.data.fragmentTypes.find((t: any) => t.key === 'note');
-    const created = await call(client, 'create_fragment', { workspaceId: ws.id, fragmentTypeId: note.id, title: 'Written by an agent', content: 'Agents keep notes too.', tags: ['agent'] });
+    const created = await call(client, 'create_fragment', {
+      workspaceId: ws.id,
+      fragmentTypeId: note.id,
+      title: 'Written by an agent',
+      content: 'Agents keep notes too.',
+      tags: ['agent'],
+    });
     expect(created.isError, created.text).toBe(false);
-    expect(created.data.fragment).toMatchObject({ title: 'Written by an agent', createdVia: 'mcp', status: 'processing', version: 1 });
+    expect(created.data.fragment).toMatchObject({
+      title: 'Written by an agent',
+      createdVia: 'mcp',
+      status: 'processing',
+      version: 1,
+    });
     const id = created.data.fragment.id;
     // The REST API sees the same fragment.
     const rest = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments/${id}`, undefined, 200);
@@ -82,7 +114,11 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
 
     const got = await call(client, 'get_fragment', { fragmentId: id });
     expect(got.data.fragment.content).toBe('Agents keep notes too.');
-    const updated = await call(client, 'update_fragment', { fragmentId: id, append: 'And they append.', expectedVersion: 1 });
+    const updated = await call(client, 'update_fragment', {
+      fragmentId: id,
+      append: 'And they append.',
+      expectedVersion: 1,
+    });
     expect(updated.isError, updated.text).toBe(false);
     expect(updated.data.fragment.version).toBe(2);
     const stale = await call(client, 'update_fragment', { fragmentId: id, title: 'Stale write', expectedVersion: 1 });
@@ -117,8 +153,18 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
   });
 
   it('manages collections', async () => {
-    const { collection } = await p.api.ok(owner.auth, 'POST', `/api/workspaces/${ws.id}/collections`, { name: 'Runbooks' }, 201);
-    const added = await call(client, 'add_to_collection', { workspaceId: ws.id, collectionId: collection.id, fragmentIds: [fragmentId] });
+    const { collection } = await p.api.ok(
+      owner.auth,
+      'POST',
+      `/api/workspaces/${ws.id}/collections`,
+      { name: 'Runbooks' },
+      201,
+    );
+    const added = await call(client, 'add_to_collection', {
+      workspaceId: ws.id,
+      collectionId: collection.id,
+      fragmentIds: [fragmentId],
+    });
     expect(added.data.added).toBe(1);
     const listed = await call(client, 'list_collections', { workspaceId: ws.id });
     expect(listed.data.collections.find((c: any) => c.id === collection.id).fragmentCount).toBe(1);
@@ -139,8 +185,16 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
       ['get_fragment', { fragmentId: UNKNOWN }, /NOT_FOUND/],
       ['list_fragments', { workspaceId: UNKNOWN }, /NOT_FOUND/],
       ['list_fragments', { workspaceId: ws.id, limit: 10_000 }, /limit|too big|100/i],
-      ['create_fragment', { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: '', content: 'x' }, /title|too small|Invalid/i],
-      ['create_fragment', { workspaceId: ws.id, fragmentTypeId: other.noteTypeId, title: 'Wrong type', content: 'x' }, /INVALID_FRAGMENT_TYPE/],
+      [
+        'create_fragment',
+        { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: '', content: 'x' },
+        /title|too small|Invalid/i,
+      ],
+      [
+        'create_fragment',
+        { workspaceId: ws.id, fragmentTypeId: other.noteTypeId, title: 'Wrong type', content: 'x' },
+        /INVALID_FRAGMENT_TYPE/,
+      ],
       ['update_fragment', { fragmentId, content: 'x', append: 'y' }, /content cannot be combined/],
       ['search', { query: '' }, /query|too small|Invalid/i],
       ['related', { workspaceId: ws.id }, /exactly one of fragmentId or query/],
@@ -156,7 +210,12 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     }
     // The SDK answers an unknown tool as a result too; an unknown method is a JSON-RPC error.
     expect((await call(client, 'drop_database')).isError).toBe(true);
-    await expect(client.request({ method: 'fragments/drop', params: {} } as never, (await import('@modelcontextprotocol/sdk/types.js')).EmptyResultSchema)).rejects.toThrow(/Method not found/);
+    await expect(
+      client.request(
+        { method: 'fragments/drop', params: {} } as never,
+        (await import('@modelcontextprotocol/sdk/types.js')).EmptyResultSchema,
+      ),
+    ).rejects.toThrow(/Method not found/);
   });
 
   describe('authorization (the REST rules, through the tools)', () => {
@@ -164,7 +223,12 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
       const asViewer = await connectMcp(p.platform.url, viewer.auth);
       try {
         expect((await call(asViewer, 'get_fragment', { fragmentId })).isError).toBe(false);
-        const denied = await call(asViewer, 'create_fragment', { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'Nope', content: 'Not allowed' });
+        const denied = await call(asViewer, 'create_fragment', {
+          workspaceId: ws.id,
+          fragmentTypeId: ws.noteTypeId,
+          title: 'Nope',
+          content: 'Not allowed',
+        });
         expect(denied.isError).toBe(true);
         expect(denied.text).toMatch(/^FORBIDDEN/);
       } finally {
@@ -173,7 +237,11 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     });
 
     it('a token restricted to another workspace sees "not found", never "forbidden"', async () => {
-      const { token } = await createToken(p.platform.url, owner.auth, { name: 'other only', scopes: ['*'], workspaceIds: [other.id] });
+      const { token } = await createToken(p.platform.url, owner.auth, {
+        name: 'other only',
+        scopes: ['*'],
+        workspaceIds: [other.id],
+      });
       const restricted = await connectMcp(p.platform.url, token);
       try {
         for (const [name, args] of [
@@ -193,13 +261,42 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     });
 
     it('without a token: 401 with the protected resource metadata; a foreign Origin: 403', async () => {
-      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
-      const res = await fetch(`${p.platform.url}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(init) });
+      const init = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      };
+      const res = await fetch(`${p.platform.url}/api/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(init),
+      });
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toBe(`Bearer realm="kw", resource_metadata="${p.platform.url}/.well-known/oauth-protected-resource"`);
-      const bad = await fetch(`${p.platform.url}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${owner.auth}`, origin: 'https://evil.example' }, body: JSON.stringify(init) });
+      expect(res.headers.get('www-authenticate')).toBe(
+        `Bearer realm="kw", resource_metadata="${p.platform.url}/.well-known/oauth-protected-resource"`,
+      );
+      const bad = await fetch(`${p.platform.url}/api/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${owner.auth}`,
+          origin: 'https://evil.example',
+        },
+        body: JSON.stringify(init),
+      });
       expect(bad.status).toBe(403);
-      const own = await fetch(`${p.platform.url}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${owner.auth}`, origin: new URL(p.platform.url).origin }, body: JSON.stringify(init) });
+      const own = await fetch(`${p.platform.url}/api/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${owner.auth}`,
+          origin: new URL(p.platform.url).origin,
+        },
+        body: JSON.stringify(init),
+      });
       expect(own.status).toBe(200);
       expect(own.headers.get('mcp-session-id')).toBeTruthy();
     });
@@ -214,9 +311,21 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     });
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
 
-    it('answers a missing session 400, an unknown one 404, another credential\'s 404, and ends a session on DELETE', async () => {
-      expect((await fetch(`${p.platform.url}/api/mcp`, { method: 'POST', headers: headers(owner.auth), body: JSON.stringify(list) })).status).toBe(400);
-      const unknown = await fetch(`${p.platform.url}/api/mcp`, { method: 'POST', headers: headers(owner.auth, 'no-such-session'), body: JSON.stringify(list) });
+    it("answers a missing session 400, an unknown one 404, another credential's 404, and ends a session on DELETE", async () => {
+      expect(
+        (
+          await fetch(`${p.platform.url}/api/mcp`, {
+            method: 'POST',
+            headers: headers(owner.auth),
+            body: JSON.stringify(list),
+          })
+        ).status,
+      ).toBe(400);
+      const unknown = await fetch(`${p.platform.url}/api/mcp`, {
+        method: 'POST',
+        headers: headers(owner.auth, 'no-such-session'),
+        body: JSON.stringify(list),
+      });
       expect(unknown.status).toBe(404);
       expect(((await unknown.json()) as any).error.code).toBe(-32001);
 
@@ -224,25 +333,55 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
       const sessionId: string = transport.sessionId;
       expect(sessionId).toBeTruthy();
       // The session belongs to the credential that opened it.
-      expect((await fetch(`${p.platform.url}/api/mcp`, { method: 'POST', headers: headers(viewer.auth, sessionId), body: JSON.stringify(list) })).status).toBe(404);
+      expect(
+        (
+          await fetch(`${p.platform.url}/api/mcp`, {
+            method: 'POST',
+            headers: headers(viewer.auth, sessionId),
+            body: JSON.stringify(list),
+          })
+        ).status,
+      ).toBe(404);
 
       const second = await connectMcp(p.platform.url, owner.auth);
       const secondId: string = (second as any).transport.sessionId;
-      const ended = await fetch(`${p.platform.url}/api/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${owner.auth}`, 'mcp-session-id': secondId } });
+      const ended = await fetch(`${p.platform.url}/api/mcp`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${owner.auth}`, 'mcp-session-id': secondId },
+      });
       expect(ended.status).toBe(200);
-      expect((await fetch(`${p.platform.url}/api/mcp`, { method: 'POST', headers: headers(owner.auth, secondId), body: JSON.stringify(list) })).status).toBe(404);
+      expect(
+        (
+          await fetch(`${p.platform.url}/api/mcp`, {
+            method: 'POST',
+            headers: headers(owner.auth, secondId),
+            body: JSON.stringify(list),
+          })
+        ).status,
+      ).toBe(404);
     });
 
     it('describes the server at GET /api/mcp and publishes the well-known documents', async () => {
-      const described: any = await (await fetch(`${p.platform.url}/api/mcp`, { headers: { accept: 'application/json' } })).json();
-      expect(described).toMatchObject({ name: 'knowledge-workspace', transport: { type: 'streamable-http' }, authentication: { type: 'bearer' } });
+      const described: any = await (
+        await fetch(`${p.platform.url}/api/mcp`, { headers: { accept: 'application/json' } })
+      ).json();
+      expect(described).toMatchObject({
+        name: 'knowledge-workspace',
+        transport: { type: 'streamable-http' },
+        authentication: { type: 'bearer' },
+      });
       expect(described.protocolVersions).toContain('2025-06-18');
       expect(described.tools).toContain('search');
-      const sse = await fetch(`${p.platform.url}/api/mcp`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${owner.auth}` } });
+      const sse = await fetch(`${p.platform.url}/api/mcp`, {
+        headers: { accept: 'text/event-stream', authorization: `Bearer ${owner.auth}` },
+      });
       expect(sse.status).toBe(400);
 
       const resource: any = await (await fetch(`${p.platform.url}/.well-known/oauth-protected-resource`)).json();
-      expect(resource).toMatchObject({ resource: `${p.platform.url}/api/mcp`, authorization_servers: [p.platform.url] });
+      expect(resource).toMatchObject({
+        resource: `${p.platform.url}/api/mcp`,
+        authorization_servers: [p.platform.url],
+      });
       for (const doc of ['oauth-authorization-server', 'openid-configuration']) {
         const meta: any = await (await fetch(`${p.platform.url}/.well-known/${doc}`)).json();
         expect(meta.issuer, doc).toBe(p.platform.url);
@@ -254,12 +393,19 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
   it('keeps ten concurrent sessions of different users correct and apart', async () => {
     const people = await Promise.all(Array.from({ length: 10 }, () => p.person()));
     const spaces = await Promise.all(people.map((person, i) => p.workspace(person, { name: `Concurrent ${i}` })));
-    const clients = await Promise.all(people.map((person, i) => connectMcp(p.platform.url, person.auth, `client-${i}`)));
+    const clients = await Promise.all(
+      people.map((person, i) => connectMcp(p.platform.url, person.auth, `client-${i}`)),
+    );
     try {
       await Promise.all(
         clients.map(async (c, i) => {
           for (let round = 0; round < 3; round++) {
-            const created = await call(c, 'create_fragment', { workspaceId: spaces[i]!.id, fragmentTypeId: spaces[i]!.noteTypeId, title: `Session ${i} note ${round}`, content: `marker-${i}-${round}` });
+            const created = await call(c, 'create_fragment', {
+              workspaceId: spaces[i]!.id,
+              fragmentTypeId: spaces[i]!.noteTypeId,
+              title: `Session ${i} note ${round}`,
+              content: `marker-${i}-${round}`,
+            });
             expect(created.isError, created.text).toBe(false);
             const me = await call(c, 'whoami');
             expect(me.data.user.id).toBe(people[i]!.id);

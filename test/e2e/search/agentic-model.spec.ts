@@ -9,7 +9,8 @@ describe('agentic search with a model', () => {
   let owner: Person;
   let ws: Awaited<ReturnType<typeof p.workspace>>;
 
-  const search = (query: string) => p.api.call(owner.auth, 'POST', '/api/fragments/agentic-search', { workspaceId: ws.id, query });
+  const search = (query: string) =>
+    p.api.call(owner.auth, 'POST', '/api/fragments/agentic-search', { workspaceId: ws.id, query });
 
   beforeAll(async () => {
     ai = await flakyOpenAiServer();
@@ -17,7 +18,14 @@ describe('agentic search with a model', () => {
     p = await startFragmentsPlatform({ AI_PROVIDER: 'openai', AI_BASE_URL: ai.url, AI_API_KEY: 'k' });
     owner = await p.person();
     ws = await p.workspace(owner);
-    const res = await p.api.call(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'Work policy', content: 'Everyone may work remote on Fridays.', tags: ['policy'], summary: 'Policy.' });
+    const res = await p.api.call(owner.auth, 'POST', '/api/memory-fragments', {
+      workspaceId: ws.id,
+      fragmentTypeId: ws.noteTypeId,
+      title: 'Work policy',
+      content: 'Everyone may work remote on Fridays.',
+      tags: ['policy'],
+      summary: 'Policy.',
+    });
     expect(res.status, res.text).toBe(201);
   }, 120_000);
   afterAll(async () => {
@@ -29,7 +37,11 @@ describe('agentic search with a model', () => {
     // The stub model answers every tag request with ["remote"].
     const res = await search('home office on fridays?');
     expect(res.status, res.text).toBe(200);
-    expect(res.body.steps[0]).toMatchObject({ kind: 'expand', terms: ['home', 'office', 'fridays', 'remote'], detail: expect.stringContaining('openai model') });
+    expect(res.body.steps[0]).toMatchObject({
+      kind: 'expand',
+      terms: ['home', 'office', 'fridays', 'remote'],
+      detail: expect.stringContaining('openai model'),
+    });
     expect(res.body.leads[0]).toMatchObject({ title: 'Work policy', why: expect.stringContaining('remote') });
   });
 
@@ -37,7 +49,10 @@ describe('agentic search with a model', () => {
     ai.failing.on = true;
     const res = await search('home office on fridays?');
     expect(res.status, res.text).toBe(200);
-    expect(res.body.steps[0]).toMatchObject({ terms: ['home', 'office', 'fridays'], detail: expect.stringContaining('failed') });
+    expect(res.body.steps[0]).toMatchObject({
+      terms: ['home', 'office', 'fridays'],
+      detail: expect.stringContaining('failed'),
+    });
     expect(res.body.leads[0].title).toBe('Work policy');
   });
 });

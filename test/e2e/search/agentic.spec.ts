@@ -11,12 +11,14 @@ describe('agentic search', () => {
   let other: Awaited<ReturnType<typeof p.workspace>>;
   const ids: Record<string, string> = {};
 
-  const search = (body: Record<string, unknown>, auth = owner.auth) => p.api.call(auth, 'POST', '/api/fragments/agentic-search', { workspaceId: ws.id, ...body });
+  const search = (body: Record<string, unknown>, auth = owner.auth) =>
+    p.api.call(auth, 'POST', '/api/fragments/agentic-search', { workspaceId: ws.id, ...body });
 
   /** Waits for enrichment (the graph step) to finish; expect.poll is not available in beforeAll. */
   const published = async (id: string) => {
     for (let i = 0; i < 300; i++) {
-      if ((await p.api.call(owner.auth, 'GET', `/api/memory-fragments/${id}`)).body.fragment?.status === 'published') return;
+      if ((await p.api.call(owner.auth, 'GET', `/api/memory-fragments/${id}`)).body.fragment?.status === 'published')
+        return;
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error(`fragment ${id} not published in time`);
@@ -29,7 +31,13 @@ describe('agentic search', () => {
     ws = await p.workspace(owner);
     other = await p.workspace(owner);
     const make = async (workspace: typeof ws, title: string, content: string) => {
-      const res = await p.api.call(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: workspace.id, fragmentTypeId: workspace.noteTypeId, title, content, tags: ['corpus'] });
+      const res = await p.api.call(owner.auth, 'POST', '/api/memory-fragments', {
+        workspaceId: workspace.id,
+        fragmentTypeId: workspace.noteTypeId,
+        title,
+        content,
+        tags: ['corpus'],
+      });
       expect(res.status, res.text).toBe(201);
       ids[title] = res.body.fragment.id;
       await published(ids[title]);
@@ -40,7 +48,9 @@ describe('agentic search', () => {
     await make(ws, 'Lunch menu', 'Soup on Mondays.');
     await make(ws, 'Archived retention', 'Old retention notes about invoices.');
     await make(other, 'Foreign retention', 'Retention of invoices in another workspace, with Kafka.');
-    expect((await p.api.call(owner.auth, 'DELETE', `/api/memory-fragments/${ids['Archived retention']}`)).status).toBe(200);
+    expect((await p.api.call(owner.auth, 'DELETE', `/api/memory-fragments/${ids['Archived retention']}`)).status).toBe(
+      200,
+    );
   }, 180_000);
   afterAll(async () => {
     await p?.stop();
@@ -49,9 +59,20 @@ describe('agentic search', () => {
   it('finds keyword leads and reports its steps', async () => {
     const res = await search({ query: 'How long do we keep invoices?' });
     expect(res.status, res.text).toBe(200);
-    expect(res.body.steps.map((s: any) => s.kind)).toEqual(['expand', 'entities', 'neighbours', 'keyword', 'graph', 'merge']);
+    expect(res.body.steps.map((s: any) => s.kind)).toEqual([
+      'expand',
+      'entities',
+      'neighbours',
+      'keyword',
+      'graph',
+      'merge',
+    ]);
     expect(res.body.steps[0].terms).toEqual(['long', 'keep', 'invoices']);
-    expect(res.body.leads[0]).toMatchObject({ fragmentId: ids['Retention policy'], title: 'Retention policy', why: expect.stringContaining('keyword match') });
+    expect(res.body.leads[0]).toMatchObject({
+      fragmentId: ids['Retention policy'],
+      title: 'Retention policy',
+      why: expect.stringContaining('keyword match'),
+    });
     expect(res.body.leads.map((l: any) => l.title)).not.toContain('Lunch menu');
   });
 
@@ -99,7 +120,10 @@ describe('agentic search', () => {
     // Text the database cannot store is refused at the edge for every route (docs/errors.md).
     const nul = await search({ query: '\u0000' });
     expect(nul.status).toBe(400);
-    expect(JSON.parse(nul.text)).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'query', problems: ['must not contain the NUL character (U+0000)'] }] });
+    expect(JSON.parse(nul.text)).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      fields: [{ field: 'query', problems: ['must not contain the NUL character (U+0000)'] }],
+    });
     expect((await search({ query: '' })).status).toBe(400);
     expect((await search({ query: 'x', maxLeads: 51 })).status).toBe(400);
   });

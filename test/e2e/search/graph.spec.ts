@@ -18,12 +18,14 @@ describe('graph routes', () => {
   const ids: Record<string, string> = {};
 
   const get = (path: string, auth = owner.auth) => p.api.call(auth, 'GET', path);
-  const entity = async (q: string) => (await get(`/api/graph/entities?workspaceId=${ws.id}&q=${encodeURIComponent(q)}`)).body.items[0];
+  const entity = async (q: string) =>
+    (await get(`/api/graph/entities?workspaceId=${ws.id}&q=${encodeURIComponent(q)}`)).body.items[0];
 
   /** Waits for enrichment (the graph step) to finish; expect.poll is not available in beforeAll. */
   const published = async (id: string) => {
     for (let i = 0; i < 300; i++) {
-      if ((await p.api.call(owner.auth, 'GET', `/api/memory-fragments/${id}`)).body.fragment?.status === 'published') return;
+      if ((await p.api.call(owner.auth, 'GET', `/api/memory-fragments/${id}`)).body.fragment?.status === 'published')
+        return;
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error(`fragment ${id} not published in time`);
@@ -36,7 +38,13 @@ describe('graph routes', () => {
     ws = await p.workspace(owner);
     other = await p.workspace(owner);
     const make = async (workspace: typeof ws, title: string, content: string) => {
-      const res = await p.api.call(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: workspace.id, fragmentTypeId: workspace.noteTypeId, title, content, tags: ['graph'] });
+      const res = await p.api.call(owner.auth, 'POST', '/api/memory-fragments', {
+        workspaceId: workspace.id,
+        fragmentTypeId: workspace.noteTypeId,
+        title,
+        content,
+        tags: ['graph'],
+      });
       expect(res.status, res.text).toBe(201);
       ids[title] = res.body.fragment.id;
       await published(ids[title]);
@@ -55,7 +63,12 @@ describe('graph routes', () => {
   it('counts the live graph by kind', async () => {
     const res = await get(`/api/graph/stats?workspaceId=${ws.id}`);
     expect(res.status, res.text).toBe(200);
-    expect(res.body.entitiesByKind).toEqual(expect.arrayContaining([{ kind: 'technology', count: 4 }, { kind: 'name', count: 1 }]));
+    expect(res.body.entitiesByKind).toEqual(
+      expect.arrayContaining([
+        { kind: 'technology', count: 4 },
+        { kind: 'name', count: 1 },
+      ]),
+    );
     expect(res.body.entities).toBe(5);
     // Engine notes: 3 pairs; Streaming: 1; Operations: 1.
     expect(res.body.relations).toBe(5);
@@ -67,8 +80,13 @@ describe('graph routes', () => {
     expect(prefix.body.items.map((e: any) => [e.name, e.kind, e.mentionCount])).toEqual([['Rust', 'technology', 2]]);
     const sub = await get(`/api/graph/entities?workspaceId=${ws.id}&q=a&match=substring`);
     expect(sub.body.items.map((e: any) => e.name)).toEqual(['Kafka', 'Ada Lovelace']);
-    expect((await get(`/api/graph/entities?workspaceId=${ws.id}&q=a&match=substring&kind=name`)).body.items.map((e: any) => e.name)).toEqual(['Ada Lovelace']);
-    for (const hidden of ['redis', 'mongo']) expect((await get(`/api/graph/entities?workspaceId=${ws.id}&q=${hidden}`)).body.items).toEqual([]);
+    expect(
+      (await get(`/api/graph/entities?workspaceId=${ws.id}&q=a&match=substring&kind=name`)).body.items.map(
+        (e: any) => e.name,
+      ),
+    ).toEqual(['Ada Lovelace']);
+    for (const hidden of ['redis', 'mongo'])
+      expect((await get(`/api/graph/entities?workspaceId=${ws.id}&q=${hidden}`)).body.items).toEqual([]);
     expect((await get(`/api/graph/entities?workspaceId=${ws.id}&q=%25`)).body.items).toEqual([]);
   });
 
@@ -76,10 +94,24 @@ describe('graph routes', () => {
     const ada = await entity('ada');
     const one = await get(`/api/graph/entities/${ada.id}/neighbourhood?workspaceId=${ws.id}`);
     expect(one.status, one.text).toBe(200);
-    expect(one.body.root).toMatchObject({ name: 'Ada Lovelace', depth: 0, fragments: [{ id: ids['Engine notes'], title: 'Engine notes' }] });
-    expect(one.body.nodes.map((n: any) => [n.name, n.depth]).sort()).toEqual([['Ada Lovelace', 0], ['PostgreSQL', 1], ['Rust', 1]]);
+    expect(one.body.root).toMatchObject({
+      name: 'Ada Lovelace',
+      depth: 0,
+      fragments: [{ id: ids['Engine notes'], title: 'Engine notes' }],
+    });
+    expect(one.body.nodes.map((n: any) => [n.name, n.depth]).sort()).toEqual([
+      ['Ada Lovelace', 0],
+      ['PostgreSQL', 1],
+      ['Rust', 1],
+    ]);
     const three = await get(`/api/graph/entities/${ada.id}/neighbourhood?workspaceId=${ws.id}&depth=3`);
-    expect(three.body.nodes.map((n: any) => [n.name, n.depth]).sort()).toEqual([['Ada Lovelace', 0], ['Kafka', 2], ['Kubernetes', 3], ['PostgreSQL', 1], ['Rust', 1]]);
+    expect(three.body.nodes.map((n: any) => [n.name, n.depth]).sort()).toEqual([
+      ['Ada Lovelace', 0],
+      ['Kafka', 2],
+      ['Kubernetes', 3],
+      ['PostgreSQL', 1],
+      ['Rust', 1],
+    ]);
     const rust = three.body.nodes.find((n: any) => n.name === 'Rust');
     expect(rust.fragments.map((f: any) => f.title).sort()).toEqual(['Engine notes', 'Streaming']);
     expect(three.body.edges.length).toBeGreaterThanOrEqual(4);
@@ -88,13 +120,19 @@ describe('graph routes', () => {
   });
 
   it('retrieves the subgraph and fragments a query names', async () => {
-    const res = await p.api.call(owner.auth, 'POST', '/api/graph/retrieve', { workspaceId: ws.id, query: 'What do we know about Kafka?' });
+    const res = await p.api.call(owner.auth, 'POST', '/api/graph/retrieve', {
+      workspaceId: ws.id,
+      query: 'What do we know about Kafka?',
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.seeds.map((s: any) => s.name)).toEqual(['Kafka']);
     expect(res.body.nodes.map((n: any) => n.name).sort()).toEqual(['Kafka', 'Kubernetes', 'Rust']);
     expect(res.body.fragments.map((f: any) => f.title)).toEqual(['Operations', 'Streaming', 'Engine notes']);
     expect(res.body.fragments[0].score).toBeGreaterThan(res.body.fragments[2].score);
-    const none = await p.api.call(owner.auth, 'POST', '/api/graph/retrieve', { workspaceId: ws.id, query: 'MongoDB and Redis' });
+    const none = await p.api.call(owner.auth, 'POST', '/api/graph/retrieve', {
+      workspaceId: ws.id,
+      query: 'MongoDB and Redis',
+    });
     expect(none.body).toMatchObject({ seeds: [], nodes: [], edges: [], fragments: [] });
   });
 
@@ -118,11 +156,19 @@ describe('graph routes', () => {
   });
 
   it('answers hostile names and queries with 200 or 400, never 500', async () => {
-    const text = fc.oneof(fc.string({ maxLength: 60 }), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.constantFrom("'; drop table data.graph_entities; --", '%_\\', '\u0000', 'a & b | !c:*'));
+    const text = fc.oneof(
+      fc.string({ maxLength: 60 }),
+      fc.string({ unit: 'grapheme', maxLength: 30 }),
+      fc.constantFrom("'; drop table data.graph_entities; --", '%_\\', '\u0000', 'a & b | !c:*'),
+    );
     await fc.assert(
       fc.asyncProperty(text, fc.constantFrom('prefix', 'substring'), async (q, match) => {
         const search = await get(`/api/graph/entities?workspaceId=${ws.id}&q=${encodeURIComponent(q)}&match=${match}`);
-        const retrieve = await p.api.call(owner.auth, 'POST', '/api/graph/retrieve', { workspaceId: ws.id, query: q, depth: 3 });
+        const retrieve = await p.api.call(owner.auth, 'POST', '/api/graph/retrieve', {
+          workspaceId: ws.id,
+          query: q,
+          depth: 3,
+        });
         for (const res of [search, retrieve]) {
           expect([200, 400]).toContain(res.status);
           expect(res.text).not.toMatch(/syntax error|invalid byte|prisma|sqlstate/i);

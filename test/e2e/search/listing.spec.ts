@@ -12,7 +12,8 @@ describe('structured listing', () => {
   let other: Awaited<ReturnType<typeof p.workspace>>;
   const ids: Record<string, string> = {};
 
-  const list = (body: Record<string, unknown>, auth = owner.auth) => p.api.call(auth, 'POST', '/api/fragments/list', { workspaceId: ws.id, ...body });
+  const list = (body: Record<string, unknown>, auth = owner.auth) =>
+    p.api.call(auth, 'POST', '/api/fragments/list', { workspaceId: ws.id, ...body });
   const titles = async (filter: string, extra: Record<string, unknown> = {}) => {
     const res = await list({ filter, select: ['title'], orderBy: [{ field: 'title' }], limit: 500, ...extra });
     expect(res.status, res.text).toBe(200);
@@ -27,7 +28,14 @@ describe('structured listing', () => {
     other = await p.workspace(owner);
     const decision = ws.types.find((t: any) => t.key !== 'note')!;
     const make = async (workspace: typeof ws, title: string, fields: Record<string, unknown> = {}) => {
-      const res = await p.api.call(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: workspace.id, fragmentTypeId: workspace.noteTypeId, title, content: `Body of ${title}`, tags: [], ...fields });
+      const res = await p.api.call(owner.auth, 'POST', '/api/memory-fragments', {
+        workspaceId: workspace.id,
+        fragmentTypeId: workspace.noteTypeId,
+        title,
+        content: `Body of ${title}`,
+        tags: [],
+        ...fields,
+      });
       expect(res.status, res.text).toBe(201);
       ids[title] = res.body.fragment.id;
     };
@@ -45,12 +53,14 @@ describe('structured listing', () => {
   });
 
   it('filters by type, tags (case-insensitive), text match and negation', async () => {
-    expect(await titles("type = 'note' and tags has 'ai' and createdAt >= '2000-01-01' and not title ~ 'draft'")).toEqual(['Alpha']);
+    expect(
+      await titles("type = 'note' and tags has 'ai' and createdAt >= '2000-01-01' and not title ~ 'draft'"),
+    ).toEqual(['Alpha']);
     expect(await titles("tags has 'ai'")).toEqual(['Alpha', 'Beta draft', 'Delta']);
     expect(await titles("tags has 'ai' and (type != 'note' or title ~ 'DRAFT')")).toEqual(['Beta draft', 'Delta']);
     expect(await titles("text ~ 'models' or content ~ '100%'")).toEqual(['Alpha', 'Gamma']);
     expect(await titles("content ~ 'it''s'")).toEqual(['Gamma']);
-    expect(await titles("not key is null")).toEqual(['Delta']);
+    expect(await titles('not key is null')).toEqual(['Delta']);
     expect(await titles("summary = 'About models'")).toEqual(['Alpha']);
     expect(await titles(`id = '${ids.Gamma}' or version > 1`)).toEqual(['Gamma']);
   });
@@ -62,27 +72,52 @@ describe('structured listing', () => {
     expect(await titles(`createdAt = '${today}'`)).toEqual(all);
     expect(await titles(`createdAt > '${today}'`)).toEqual([]);
     expect(await titles(`createdAt >= '${today}' and updatedAt <= '${today}'`)).toEqual(all);
-    expect(await titles(`createdAt < '${new Date(Date.now() + 60_000).toISOString()}' and tags has 'db'`)).toEqual(['Gamma']);
+    expect(await titles(`createdAt < '${new Date(Date.now() + 60_000).toISOString()}' and tags has 'db'`)).toEqual([
+      'Gamma',
+    ]);
   });
 
   it('excludes archived fragments unless asked, and never shows another workspace', async () => {
     expect(await titles("title ~ 'ai'")).toEqual([]);
     expect(await titles("title ~ 'ai'", { includeArchived: true })).toEqual(['Archived ai']);
-    expect(await titles("archivedAt is not null", { includeArchived: true })).toEqual(['Archived ai']);
+    expect(await titles('archivedAt is not null', { includeArchived: true })).toEqual(['Archived ai']);
     const res = await list({ workspaceId: other.id, filter: "tags has 'ai'", select: ['title'] });
     expect(res.body.items).toEqual([{ title: 'Other workspace ai' }]);
   });
 
   it('answers with the selected fields only, and the default selection', async () => {
     const res = await list({ filter: "title = 'Delta'", select: ['id', 'key', 'tags', 'type'] });
-    expect(res.body).toEqual({ success: true, items: [{ id: ids.Delta, key: 'delta-key', tags: ['AI'], type: expect.any(String) }], count: 1, totalCount: 1, limit: 50, offset: 0 });
+    expect(res.body).toEqual({
+      success: true,
+      items: [{ id: ids.Delta, key: 'delta-key', tags: ['AI'], type: expect.any(String) }],
+      count: 1,
+      totalCount: 1,
+      limit: 50,
+      offset: 0,
+    });
     const plain = await list({ filter: "title = 'Alpha'" });
-    expect(Object.keys(plain.body.items[0]).sort()).toEqual(['createdAt', 'id', 'status', 'tags', 'title', 'type', 'updatedAt']);
+    expect(Object.keys(plain.body.items[0]).sort()).toEqual([
+      'createdAt',
+      'id',
+      'status',
+      'tags',
+      'title',
+      'type',
+      'updatedAt',
+    ]);
     expect(plain.body.items[0].createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
   });
 
   it('pages stably and completely, whatever the order', async () => {
-    for (const orderBy of [[], [{ field: 'title', direction: 'desc' }], [{ field: 'status' }], [{ field: 'key', direction: 'desc' }, { field: 'createdAt', direction: 'desc' }]]) {
+    for (const orderBy of [
+      [],
+      [{ field: 'title', direction: 'desc' }],
+      [{ field: 'status' }],
+      [
+        { field: 'key', direction: 'desc' },
+        { field: 'createdAt', direction: 'desc' },
+      ],
+    ]) {
       const seen: string[] = [];
       let offset = 0;
       let totalCount = Infinity;
@@ -114,13 +149,17 @@ describe('structured listing', () => {
     ["id = 'not-a-uuid'", 5, "'id' takes a UUID"],
     ['version = 1.5', 10, 'takes a whole number'],
     ["tags = 'ai'", 5, "operator '=' does not apply to 'tags'"],
-    ["title is null", 6, "'title' is never null"],
+    ['title is null', 6, "'title' is never null"],
     ["constructor = 'x'", 0, "unknown field 'constructor'"],
     ["text = 'x'", 5, "operator '=' does not apply to 'text'"],
   ])('refuses %j with 400 INVALID_FILTER at %i', async (filter, position, reason) => {
     const res = await list({ filter });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'INVALID_FILTER', position, error: expect.stringContaining('Invalid filter') });
+    expect(res.body).toMatchObject({
+      code: 'INVALID_FILTER',
+      position,
+      error: expect.stringContaining('Invalid filter'),
+    });
     expect(res.body.reason).toContain(reason);
   });
 
@@ -129,12 +168,25 @@ describe('structured listing', () => {
     expect(long.body).toMatchObject({ code: 'INVALID_FILTER', position: 2000 });
     const deep = (n: number) => `${'('.repeat(n)}title = 'a'${')'.repeat(n)}`;
     expect((await list({ filter: deep(16) })).status).toBe(200);
-    expect((await list({ filter: deep(17) })).body).toMatchObject({ code: 'INVALID_FILTER', position: 16, reason: 'nesting deeper than 16 levels' });
-    expect((await list({ filter: `${'not '.repeat(17)}title = 'a'` })).body).toMatchObject({ code: 'INVALID_FILTER', position: 64 });
+    expect((await list({ filter: deep(17) })).body).toMatchObject({
+      code: 'INVALID_FILTER',
+      position: 16,
+      reason: 'nesting deeper than 16 levels',
+    });
+    expect((await list({ filter: `${'not '.repeat(17)}title = 'a'` })).body).toMatchObject({
+      code: 'INVALID_FILTER',
+      position: 64,
+    });
   });
 
   it('refuses unknown select and order fields and unknown body fields with 400 VALIDATION_FAILED', async () => {
-    for (const body of [{ select: ['password'] }, { orderBy: [{ field: 'content' }] }, { orderBy: [{ field: 'title', direction: 'sideways' }] }, { sql: 'x' }, { limit: 501 }]) {
+    for (const body of [
+      { select: ['password'] },
+      { orderBy: [{ field: 'content' }] },
+      { orderBy: [{ field: 'title', direction: 'sideways' }] },
+      { sql: 'x' },
+      { limit: 501 },
+    ]) {
       const res = await list(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.code).toBe('VALIDATION_FAILED');
@@ -151,8 +203,22 @@ describe('structured listing', () => {
     const hostile = fc.oneof(
       fc.string({ maxLength: 80 }),
       fc.string({ unit: 'grapheme', maxLength: 40 }),
-      fc.constantFrom("'; DROP TABLE data.fragments; --", "title = 'x' OR 1=1 --", "title = ''' or ''1''=''1'", 'title ~ $$x$$', "title = E'\\x00'", 'title = \u0000', "tags has 'a\u0000b'"),
-      fc.tuple(fc.constantFrom('title', 'tags', 'createdAt', 'id', 'version', 'text', 'summary'), fc.constantFrom('=', '!=', '~', '<', 'has', 'is null'), fc.string({ maxLength: 20 })).map(([f, o, v]) => `${f} ${o} '${v.replace(/'/g, "''")}'`),
+      fc.constantFrom(
+        "'; DROP TABLE data.fragments; --",
+        "title = 'x' OR 1=1 --",
+        "title = ''' or ''1''=''1'",
+        'title ~ $$x$$',
+        "title = E'\\x00'",
+        'title = \u0000',
+        "tags has 'a\u0000b'",
+      ),
+      fc
+        .tuple(
+          fc.constantFrom('title', 'tags', 'createdAt', 'id', 'version', 'text', 'summary'),
+          fc.constantFrom('=', '!=', '~', '<', 'has', 'is null'),
+          fc.string({ maxLength: 20 }),
+        )
+        .map(([f, o, v]) => `${f} ${o} '${v.replace(/'/g, "''")}'`),
     );
     await fc.assert(
       fc.asyncProperty(hostile, async (filter) => {

@@ -11,7 +11,12 @@ import { searchScenario } from './search-scenario.js';
  */
 const VARIANTS: Array<{ name: string; database: string; env: Record<string, string>; indexes: string[] }> = [
   { name: 'in-process index', database: 'kw_search', env: {}, indexes: ['memory', 'pgvector'] },
-  { name: 'exact cosine in SQL', database: 'kw_search_exact', env: { VECTOR_MEMORY_MB: '0' }, indexes: ['exact', 'pgvector'] },
+  {
+    name: 'exact cosine in SQL',
+    database: 'kw_search_exact',
+    env: { VECTOR_MEMORY_MB: '0' },
+    indexes: ['exact', 'pgvector'],
+  },
 ];
 
 for (const variant of VARIANTS) {

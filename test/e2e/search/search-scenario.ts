@@ -8,11 +8,31 @@ type Workspace = Awaited<ReturnType<Platform['workspace']>>;
 
 /** The test corpus: each query below has one known best answer. */
 const CORPUS = [
-  { title: 'Postgres index tuning', tags: ['database', 'performance'], content: 'How we tuned B-tree and GIN indexes in PostgreSQL so that slow queries became fast.' },
-  { title: 'Kubernetes cluster upgrades', tags: ['ops'], content: 'Steps to upgrade Kubernetes clusters without downtime: drain nodes, then roll the control plane.' },
-  { title: 'Quarterly plan', tags: ['marketing'], content: 'Campaign budget, social media calendar and launch events for the next quarter.' },
-  { title: 'Coffee brewing guide', tags: ['kitchen'], content: 'Grind size, water temperature and pour-over technique for better coffee every morning.' },
-  { title: 'Team onboarding checklist', tags: ['hr'], content: 'Laptops, accounts and a buddy for every new hire; the wiki explains our postgres setup.' },
+  {
+    title: 'Postgres index tuning',
+    tags: ['database', 'performance'],
+    content: 'How we tuned B-tree and GIN indexes in PostgreSQL so that slow queries became fast.',
+  },
+  {
+    title: 'Kubernetes cluster upgrades',
+    tags: ['ops'],
+    content: 'Steps to upgrade Kubernetes clusters without downtime: drain nodes, then roll the control plane.',
+  },
+  {
+    title: 'Quarterly plan',
+    tags: ['marketing'],
+    content: 'Campaign budget, social media calendar and launch events for the next quarter.',
+  },
+  {
+    title: 'Coffee brewing guide',
+    tags: ['kitchen'],
+    content: 'Grind size, water temperature and pour-over technique for better coffee every morning.',
+  },
+  {
+    title: 'Team onboarding checklist',
+    tags: ['hr'],
+    content: 'Laptops, accounts and a buddy for every new hire; the wiki explains our postgres setup.',
+  },
 ];
 const PAGED = 12;
 
@@ -31,13 +51,23 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
 
   const get = (auth: Person['auth'], path: string) => p.api.call(auth, 'GET', path);
   const search = async (params: Record<string, string | number>, auth = owner.auth, path = '/api/search') => {
-    const qs = new URLSearchParams(Object.entries({ workspaceId: ws.id, ...params }).map(([k, v]): [string, string] => [k, String(v)]));
+    const qs = new URLSearchParams(
+      Object.entries({ workspaceId: ws.id, ...params }).map(([k, v]): [string, string] => [k, String(v)]),
+    );
     const res = await get(auth, `${path}?${qs}`);
     expect(res.status, res.text).toBe(200);
     return res.body;
   };
-  const make = async (workspace: Workspace, fields: { title: string; content: string; tags: string[] }, auth = owner.auth) => {
-    const res = await p.api.call(auth, 'POST', '/api/memory-fragments', { workspaceId: workspace.id, fragmentTypeId: workspace.noteTypeId, ...fields });
+  const make = async (
+    workspace: Workspace,
+    fields: { title: string; content: string; tags: string[] },
+    auth = owner.auth,
+  ) => {
+    const res = await p.api.call(auth, 'POST', '/api/memory-fragments', {
+      workspaceId: workspace.id,
+      fragmentTypeId: workspace.noteTypeId,
+      ...fields,
+    });
     expect(res.status, res.text).toBe(201);
     ids[`${workspace.id}:${fields.title}`] = res.body.fragment.id;
     return res.body.fragment.id as string;
@@ -59,14 +89,31 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
     for (const doc of CORPUS) await make(ws, doc);
     // Overlapping content elsewhere: another tenant's workspace and the owner's second one.
     for (const doc of CORPUS) await make(foreign, { ...doc, title: `${doc.title} (foreign)` }, stranger.auth);
-    await make(second, { title: 'Postgres replication notes', tags: ['database'], content: 'Streaming replication of postgres.' });
-    for (let i = 0; i < PAGED; i++) await make(ws, { title: `Paging item ${String(i).padStart(2, '0')}`, tags: ['paging'], content: `Pagination test number ${i}.` });
-    const archived = await make(ws, { title: 'Archived postgres memo', tags: ['database'], content: 'Old postgres index notes.' });
+    await make(second, {
+      title: 'Postgres replication notes',
+      tags: ['database'],
+      content: 'Streaming replication of postgres.',
+    });
+    for (let i = 0; i < PAGED; i++)
+      await make(ws, {
+        title: `Paging item ${String(i).padStart(2, '0')}`,
+        tags: ['paging'],
+        content: `Pagination test number ${i}.`,
+      });
+    const archived = await make(ws, {
+      title: 'Archived postgres memo',
+      tags: ['database'],
+      content: 'Old postgres index notes.',
+    });
     expect((await p.api.call(owner.auth, 'DELETE', `/api/memory-fragments/${archived}`)).status).toBe(200);
     // Semantic retrieval needs the embeddings: wait for enrichment.
     for (const id of Object.values(ids)) {
       if (id === archived) continue;
-      const owned = Object.entries(ids).find(([, v]) => v === id)![0].startsWith(foreign.id) ? stranger.auth : owner.auth;
+      const owned = Object.entries(ids)
+        .find(([, v]) => v === id)![0]
+        .startsWith(foreign.id)
+        ? stranger.auth
+        : owner.auth;
       await untilPublished(() => p.api.call(owned, 'GET', `/api/memory-fragments/${id}`), 60_000);
     }
   }, 240_000);
@@ -76,10 +123,19 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
     expect(body.results[0].fragmentId).toBe(idOf('Postgres index tuning'));
     expect(body.results.map((r: any) => r.title)).toEqual(['Postgres index tuning', 'Team onboarding checklist']);
     expect(body.results[1].snippet).toContain('<mark>postgres</mark>');
-    expect(body.results[0]).toMatchObject({ type: 'note', tags: ['database', 'performance'], matchedBy: ['keyword'], workspaceId: ws.id });
+    expect(body.results[0]).toMatchObject({
+      type: 'note',
+      tags: ['database', 'performance'],
+      matchedBy: ['keyword'],
+      workspaceId: ws.id,
+    });
     expect((await search({ q: 'marketing', mode: 'keyword' })).results[0].title).toBe('Quarterly plan');
-    expect((await search({ q: '"control plane" -coffee', mode: 'keyword' })).results.map((r: any) => r.title)).toEqual(['Kubernetes cluster upgrades']);
-    expect((await search({ q: 'postgres' }, owner.auth, '/api/search/simple')).results[0].title).toBe('Postgres index tuning');
+    expect((await search({ q: '"control plane" -coffee', mode: 'keyword' })).results.map((r: any) => r.title)).toEqual([
+      'Kubernetes cluster upgrades',
+    ]);
+    expect((await search({ q: 'postgres' }, owner.auth, '/api/search/simple')).results[0].title).toBe(
+      'Postgres index tuning',
+    );
   });
 
   it('semantic: finds by meaning where keywords fail (misspelt words)', async () => {
@@ -87,13 +143,21 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
     const body = await search({ q: 'kubernets clustr upgrade', mode: 'semantic' });
     expect(body.results[0].title).toBe('Kubernetes cluster upgrades');
     expect(body.results[0].matchedBy).toEqual(['semantic']);
-    expect((await search({ q: 'brewing cofee temperature', mode: 'semantic' })).results[0].title).toBe('Coffee brewing guide');
+    expect((await search({ q: 'brewing cofee temperature', mode: 'semantic' })).results[0].title).toBe(
+      'Coffee brewing guide',
+    );
   });
 
   it('semantic: an update that leaves the text alone (tags only) keeps the fragment findable by meaning', async () => {
     const id = idOf('Kubernetes cluster upgrades');
     const { fragment } = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments/${id}`, undefined, 200);
-    const updated = await p.api.ok(owner.auth, 'PATCH', `/api/memory-fragments/${id}`, { tags: [...fragment.tags, 'retagged'] }, 200);
+    const updated = await p.api.ok(
+      owner.auth,
+      'PATCH',
+      `/api/memory-fragments/${id}`,
+      { tags: [...fragment.tags, 'retagged'] },
+      200,
+    );
     expect(updated.fragment.version).toBe(fragment.version + 1);
     expect(updated.fragment.status).toBe('published');
     expect((await search({ q: 'kubernets clustr upgrade', mode: 'semantic' })).results[0]?.fragmentId).toBe(id);
@@ -107,16 +171,28 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
   });
 
   it('filters by tags, type and collection', async () => {
-    expect((await search({ q: 'postgres', tags: 'hr' })).results.map((r: any) => r.title)).toEqual(['Team onboarding checklist']);
+    expect((await search({ q: 'postgres', tags: 'hr' })).results.map((r: any) => r.title)).toEqual([
+      'Team onboarding checklist',
+    ]);
     expect((await search({ q: 'postgres', types: 'decision' })).results).toEqual([]);
     const collection = await p.api.ok(owner.auth, 'POST', `/api/workspaces/${ws.id}/collections`, { name: 'Ops' }, 201);
-    await p.api.ok(owner.auth, 'POST', `/api/workspaces/${ws.id}/collections/${collection.collection.id}/fragments`, { fragmentIds: [idOf('Kubernetes cluster upgrades')] }, 200);
+    await p.api.ok(
+      owner.auth,
+      'POST',
+      `/api/workspaces/${ws.id}/collections/${collection.collection.id}/fragments`,
+      { fragmentIds: [idOf('Kubernetes cluster upgrades')] },
+      200,
+    );
     const inCollection = await search({ q: 'kubernetes upgrade postgres', collectionId: collection.collection.id });
     expect(inCollection.results.map((r: any) => r.title)).toEqual(['Kubernetes cluster upgrades']);
   });
 
   it('never returns archived fragments or other workspaces, by any route', async () => {
-    const foreignIds = new Set(Object.entries(ids).filter(([k]) => !k.startsWith(ws.id)).map(([, v]) => v));
+    const foreignIds = new Set(
+      Object.entries(ids)
+        .filter(([k]) => !k.startsWith(ws.id))
+        .map(([, v]) => v),
+    );
     const archived = idOf('Archived postgres memo');
     for (const mode of ['keyword', 'semantic', 'hybrid']) {
       for (const q of ['postgres index', 'kubernetes', 'coffee', 'foreign', 'replication']) {
@@ -136,7 +212,13 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
     expect(theirs.results.length).toBeGreaterThan(0);
     for (const r of theirs.results) expect(r.workspaceId).toBe(foreign.id);
     // Non-members: the same 404 as a missing workspace, on every workspace route.
-    for (const path of [`/api/search?workspaceId=${ws.id}&q=postgres`, `/api/search/simple?workspaceId=${ws.id}&q=postgres`, `/api/search/suggestions?workspaceId=${ws.id}&prefix=po`, `/api/search/saved?workspaceId=${ws.id}`, `/api/search/analytics?workspaceId=${ws.id}`]) {
+    for (const path of [
+      `/api/search?workspaceId=${ws.id}&q=postgres`,
+      `/api/search/simple?workspaceId=${ws.id}&q=postgres`,
+      `/api/search/suggestions?workspaceId=${ws.id}&prefix=po`,
+      `/api/search/saved?workspaceId=${ws.id}`,
+      `/api/search/analytics?workspaceId=${ws.id}`,
+    ]) {
       const res = await get(stranger.auth, path);
       expect(res.status, path).toBe(404);
       expect(res.text).toBe(WORKSPACE_NOT_FOUND);
@@ -170,8 +252,20 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
   });
 
   it('saved searches: create, list, run, delete; private to their user', async () => {
-    const created = await p.api.ok(owner.auth, 'POST', '/api/search/saved', { workspaceId: ws.id, name: 'DB', q: 'postgres', mode: 'keyword', tags: ['database'] }, 201);
-    expect(created.savedSearch).toMatchObject({ name: 'DB', q: 'postgres', mode: 'keyword', tags: ['database'], types: [] });
+    const created = await p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/search/saved',
+      { workspaceId: ws.id, name: 'DB', q: 'postgres', mode: 'keyword', tags: ['database'] },
+      201,
+    );
+    expect(created.savedSearch).toMatchObject({
+      name: 'DB',
+      q: 'postgres',
+      mode: 'keyword',
+      tags: ['database'],
+      types: [],
+    });
     const id = created.savedSearch.id;
     const list = await p.api.ok(owner.auth, 'GET', `/api/search/saved?workspaceId=${ws.id}`, undefined, 200);
     expect(list.items.map((s: any) => s.id)).toEqual([id]);

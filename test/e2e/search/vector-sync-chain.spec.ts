@@ -6,7 +6,11 @@ import type { RequestContext } from '@kw/platform-context';
 import { loadConfig } from '@kw/platform-config';
 import { InProcessEventBus, OutboxRelay } from '@kw/platform-outbox';
 import { createPrismaClient, migrate, type DataPrismaClient } from '@kw/platform-persistence';
-import { ENRICHMENT_CONSUMER, ENRICHMENT_EVENTS, FRAGMENT_EMBEDDED_EVENT } from '../../../libs/fragments/src/enrichment/enrichment-state.js';
+import {
+  ENRICHMENT_CONSUMER,
+  ENRICHMENT_EVENTS,
+  FRAGMENT_EMBEDDED_EVENT,
+} from '../../../libs/fragments/src/enrichment/enrichment-state.js';
 import { FragmentEnricher } from '../../../libs/fragments/src/enrichment/fragment-enricher.js';
 import { ensureDefaultTypes } from '../../../libs/fragments/src/service/default-types.js';
 import { FragmentHandlers } from '../../../libs/fragments/src/service/fragments.handlers.js';
@@ -19,14 +23,21 @@ import { describeWith } from '../../support/services.js';
 const USER = randomUUID();
 const WS = randomUUID();
 const context = { requestId: 'req-vector-sync', auth: { userId: USER } } as unknown as RequestContext;
-const gate = { authorize: async (_c: RequestContext, workspaceId: string) => ({ workspaceId, userId: USER, relation: 'owner' }) } as unknown as WorkspaceGate;
+const gate = {
+  authorize: async (_c: RequestContext, workspaceId: string) => ({ workspaceId, userId: USER, relation: 'owner' }),
+} as unknown as WorkspaceGate;
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent } as never;
 
 /** What an external vector index would hold (the Qdrant adapter itself: search-qdrant.spec.ts). */
 class RecordingIndex implements VectorIndexSync {
   readonly external = true;
   readonly points = new Map<string, { workspaceId: string; version: number; chunks: IndexedChunk[] }>();
-  async upsertFragment(workspaceId: string, fragmentId: string, version: number, chunks: IndexedChunk[]): Promise<void> {
+  async upsertFragment(
+    workspaceId: string,
+    fragmentId: string,
+    version: number,
+    chunks: IndexedChunk[],
+  ): Promise<void> {
     this.points.set(fragmentId, { workspaceId, version, chunks });
   }
   async deleteFragment(fragmentId: string): Promise<void> {
@@ -62,12 +73,20 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
     await migrate(pool, 'data');
     db = createPrismaClient('data', pool);
     const config = loadConfig({ ENRICHMENT_RETRY_BASE_MS: '10' });
-    handlers = new FragmentHandlers(db, gate, config, { pool, connectionString: database.url, embedded: false, close: async () => undefined });
+    handlers = new FragmentHandlers(db, gate, config, {
+      pool,
+      connectionString: database.url,
+      embedded: false,
+      close: async () => undefined,
+    });
     await ensureDefaultTypes(db, WS);
     typeId = (await db.fragmentType.findFirstOrThrow({ where: { workspaceId: WS, key: 'note' } })).id;
     bus = new InProcessEventBus();
     const enricher = new FragmentEnricher(db, createAiProvider(config), config, silent);
-    const enrichment = await bus.subscribe({ consumer: ENRICHMENT_CONSUMER, eventTypes: ENRICHMENT_EVENTS }, async ({ event }) => enricher.handle(event));
+    const enrichment = await bus.subscribe(
+      { consumer: ENRICHMENT_CONSUMER, eventTypes: ENRICHMENT_EVENTS },
+      async ({ event }) => enricher.handle(event),
+    );
     stopEnrichment = () => enrichment.stop();
     worker = new VectorIndexSyncWorker(index, db, config, silent);
     // The in-process bus: removals come from the sweep (fragment.deleted is left to webhooks).
@@ -87,18 +106,50 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
   });
 
   const create = async (title: string, content: string) =>
-    (await handlers.create({ workspaceId: WS, fragmentTypeId: typeId, title, content, tagsSupplied: false, tags: [], enhanceTags: false, createdVia: 'api' } as never, context)).fragment!;
+    (
+      await handlers.create(
+        {
+          workspaceId: WS,
+          fragmentTypeId: typeId,
+          title,
+          content,
+          tagsSupplied: false,
+          tags: [],
+          enhanceTags: false,
+          createdVia: 'api',
+        } as never,
+        context,
+      )
+    ).fragment!;
 
   it('a created fragment reaches the index once embedded; an edit replaces its chunks; archiving removes it', async () => {
     const f = await create('Espresso', 'Brewing espresso at 93 degrees with a fine grind.');
     await expect.poll(() => index.points.get(f.id!)?.version, { timeout: 20_000 }).toBe(1);
     const chunks = await db.fragmentChunk.findMany({ where: { fragmentId: f.id! }, orderBy: { ordinal: 'asc' } });
-    expect(index.points.get(f.id!)).toEqual({ workspaceId: WS, version: 1, chunks: chunks.map((c) => ({ chunkIndex: c.ordinal, vector: c.embedding })) });
+    expect(index.points.get(f.id!)).toEqual({
+      workspaceId: WS,
+      version: 1,
+      chunks: chunks.map((c) => ({ chunkIndex: c.ordinal, vector: c.embedding })),
+    });
     // The event is internal, written with the chunks: one per embedding run.
-    const embedded = await db.outboxEvent.findMany({ where: { aggregateId: f.id!, eventType: FRAGMENT_EMBEDDED_EVENT } });
-    expect(embedded.map((e) => e.payload)).toEqual([{ fragmentId: f.id, workspaceId: WS, version: 1, chunks: chunks.length, occurredAt: expect.any(String) }]);
+    const embedded = await db.outboxEvent.findMany({
+      where: { aggregateId: f.id!, eventType: FRAGMENT_EMBEDDED_EVENT },
+    });
+    expect(embedded.map((e) => e.payload)).toEqual([
+      { fragmentId: f.id, workspaceId: WS, version: 1, chunks: chunks.length, occurredAt: expect.any(String) },
+    ]);
 
-    await handlers.update({ fragmentId: f.id, content: 'Cold brew steeps for twelve hours.', tagsSupplied: false, tags: [], operations: [], expectedVersion: 1 } as never, context);
+    await handlers.update(
+      {
+        fragmentId: f.id,
+        content: 'Cold brew steeps for twelve hours.',
+        tagsSupplied: false,
+        tags: [],
+        operations: [],
+        expectedVersion: 1,
+      } as never,
+      context,
+    );
     await expect.poll(() => index.points.get(f.id!)?.version, { timeout: 20_000 }).toBe(2);
     const [chunk] = await db.fragmentChunk.findMany({ where: { fragmentId: f.id! } });
     expect(index.points.get(f.id!)!.chunks[0]!.vector).toEqual(chunk!.embedding);
@@ -106,7 +157,8 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
     await handlers.delete({ fragmentId: f.id, permanent: false } as never, context);
     await expect.poll(() => index.points.has(f.id!), { timeout: 20_000 }).toBe(false);
     // The point goes inside the sync's transaction; its record goes when that commits.
-    const synced = async () => (await db.$queryRaw<unknown[]>`SELECT 1 FROM data.vector_index_sync WHERE fragment_id = ${f.id}::uuid`).length;
+    const synced = async () =>
+      (await db.$queryRaw<unknown[]>`SELECT 1 FROM data.vector_index_sync WHERE fragment_id = ${f.id}::uuid`).length;
     await expect.poll(synced, { timeout: 5_000 }).toBe(0);
   });
 });

@@ -27,15 +27,18 @@ export async function startReceiver() {
   let port = 0;
 
   const listen = async () => {
-    server = createServer({ key: readFileSync(path.join(TLS, 'server-key.pem')), cert: readFileSync(path.join(TLS, 'server.pem')) }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const entry = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-        received.push(entry);
-        respond(entry, res);
-      });
-    });
+    server = createServer(
+      { key: readFileSync(path.join(TLS, 'server-key.pem')), cert: readFileSync(path.join(TLS, 'server.pem')) },
+      (req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const entry = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+          received.push(entry);
+          respond(entry, res);
+        });
+      },
+    );
     await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
     port = (server!.address() as { port: number }).port;
   };
@@ -63,7 +66,11 @@ export async function startReceiver() {
   };
 }
 
-export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

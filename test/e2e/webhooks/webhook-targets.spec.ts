@@ -30,7 +30,9 @@ const REFUSED: Array<[string, string]> = [
 
 /** A name of this machine's hosts file that points at loopback or a private range (not "localhost"). */
 function hostsNameResolvingPrivately(): string | undefined {
-  const lines = readFileSync('/etc/hosts', 'utf8').split('\n').map((l) => l.replace(/#.*/, '').trim().split(/\s+/));
+  const lines = readFileSync('/etc/hosts', 'utf8')
+    .split('\n')
+    .map((l) => l.replace(/#.*/, '').trim().split(/\s+/));
   for (const [address, ...names] of lines) {
     if (!address || !/^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.)/.test(address)) continue;
     const name = names.find((n) => n && !n.includes('localhost') && /^[a-z0-9.-]+$/i.test(n));
@@ -44,7 +46,8 @@ describe('webhook targets (default settings)', () => {
   let owner: Person;
   let ws: string;
   const hooks = () => `/api/workspaces/${ws}/webhooks`;
-  const create = (url: string) => p.api.call(owner.auth, 'POST', hooks(), { name: 'target check', url, events: ['fragment.created'] });
+  const create = (url: string) =>
+    p.api.call(owner.auth, 'POST', hooks(), { name: 'target check', url, events: ['fragment.created'] });
 
   beforeAll(async () => {
     p = await startFragmentsPlatform();
@@ -91,7 +94,12 @@ describe('webhook targets (default settings)', () => {
   });
 
   it('accepts a public HTTPS address', async () => {
-    const res = await p.api.call(owner.auth, 'POST', hooks(), { name: 'public', url: 'https://93.184.216.34/in', events: ['fragment.created'], enabled: false });
+    const res = await p.api.call(owner.auth, 'POST', hooks(), {
+      name: 'public',
+      url: 'https://93.184.216.34/in',
+      events: ['fragment.created'],
+      enabled: false,
+    });
     expect(res.status, res.text).toBe(201);
   });
 });

@@ -8,7 +8,11 @@ import { describeWith, TEST_NATS_URL } from '../../support/services.js';
 import { workspacesApi } from '../workspaces/workspaces-api.js';
 import { startReceiver, TEST_CA_FILE } from './receiver.js';
 
-const UNLIMITED = { RATE_LIMIT_PER_CREDENTIAL: '1000000', RATE_LIMIT_PER_WORKSPACE: '1000000', RATE_LIMIT_PER_ADDRESS: '1000000' };
+const UNLIMITED = {
+  RATE_LIMIT_PER_CREDENTIAL: '1000000',
+  RATE_LIMIT_PER_WORKSPACE: '1000000',
+  RATE_LIMIT_PER_ADDRESS: '1000000',
+};
 const TOTAL = 1000;
 const PARALLEL = 16;
 const KILL_AFTER = 400;
@@ -51,16 +55,29 @@ describeWith(['postgres', 'nats'], 'webhooks (distributed: outbox -> JetStream -
     const ws = await api.createWorkspace(auth, {});
     const types = await api.ok(auth, 'GET', `/api/workspaces/${ws.id}/fragment-types`, undefined, 200);
     const noteTypeId = types.items.find((t: any) => t.key === 'note').id;
-    const { secret } = await api.ok(auth, 'POST', `/api/workspaces/${ws.id}/webhooks`, { name: 'burst', url: receiver.url('/burst'), events: ['fragment.created'] }, 201);
+    const { secret } = await api.ok(
+      auth,
+      'POST',
+      `/api/workspaces/${ws.id}/webhooks`,
+      { name: 'burst', url: receiver.url('/burst'), events: ['fragment.created'] },
+      201,
+    );
 
     let next = 0;
     let created = 0;
     let killed = false;
     const createOne = async (i: number) => {
       for (let attempt = 0; ; attempt++) {
-        const res = await api.call(auth, 'POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: noteTypeId, title: `Burst ${i}`, content: `Event ${i}`, key: `burst-${i}` });
+        const res = await api.call(auth, 'POST', '/api/memory-fragments', {
+          workspaceId: ws.id,
+          fragmentTypeId: noteTypeId,
+          title: `Burst ${i}`,
+          content: `Event ${i}`,
+          key: `burst-${i}`,
+        });
         if (res.status === 201 || res.status === 409) return;
-        if (![502, 503, 504].includes(res.status) || attempt > 200) throw new Error(`create ${i}: ${res.status} ${res.text}`);
+        if (![502, 503, 504].includes(res.status) || attempt > 200)
+          throw new Error(`create ${i}: ${res.status} ${res.text}`);
         await new Promise((r) => setTimeout(r, 100));
       }
     };
@@ -85,7 +102,8 @@ describeWith(['postgres', 'nats'], 'webhooks (distributed: outbox -> JetStream -
     const unique = new Set(ids);
     // One webhook-id per event: a receiver deduplicating by it applies each event once.
     expect(unique.size).toBe(TOTAL);
-    for (const r of receiver.at('/burst')) expect(() => new Webhook(secret).verify(r.body, r.headers as Record<string, string>)).not.toThrow();
+    for (const r of receiver.at('/burst'))
+      expect(() => new Webhook(secret).verify(r.body, r.headers as Record<string, string>)).not.toThrow();
     // The history agrees: one delivery per event, each succeeded (some after a second attempt).
     expect(await waitSucceeded(sql)).toBe(TOTAL);
     const { rows } = await sql.query(`SELECT count(*)::int AS n FROM data.webhook_deliveries WHERE test = false`);
@@ -96,7 +114,9 @@ describeWith(['postgres', 'nats'], 'webhooks (distributed: outbox -> JetStream -
 async function waitSucceeded(sql: pg.Client): Promise<number> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const { rows } = await sql.query(`SELECT count(*)::int AS n FROM data.webhook_deliveries WHERE test = false AND status = 'succeeded'`);
+    const { rows } = await sql.query(
+      `SELECT count(*)::int AS n FROM data.webhook_deliveries WHERE test = false AND status = 'succeeded'`,
+    );
     if (rows[0].n >= TOTAL || Date.now() > deadline) return rows[0].n;
     await new Promise((r) => setTimeout(r, 500));
   }

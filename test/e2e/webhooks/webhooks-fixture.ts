@@ -14,10 +14,33 @@ export async function startWebhooksPlatform(env: Record<string, string> = {}) {
   });
   const hooks = (ws: string) => `/api/workspaces/${ws}/webhooks`;
   const createWebhook = (owner: Person, ws: string, fields: Record<string, unknown>) =>
-    p.api.ok(owner.auth, 'POST', hooks(ws), { name: 'receiver', events: ['fragment.created', 'fragment.updated', 'fragment.deleted'], ...fields }, 201);
-  const createFragment = (owner: Person, ws: { id: string; noteTypeId: string }, fields: Record<string, unknown> = {}) =>
-    p.api.ok(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'Hooked', content: 'A fragment for the receiver', ...fields }, 201);
+    p.api.ok(
+      owner.auth,
+      'POST',
+      hooks(ws),
+      { name: 'receiver', events: ['fragment.created', 'fragment.updated', 'fragment.deleted'], ...fields },
+      201,
+    );
+  const createFragment = (
+    owner: Person,
+    ws: { id: string; noteTypeId: string },
+    fields: Record<string, unknown> = {},
+  ) =>
+    p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments',
+      {
+        workspaceId: ws.id,
+        fragmentTypeId: ws.noteTypeId,
+        title: 'Hooked',
+        content: 'A fragment for the receiver',
+        ...fields,
+      },
+      201,
+    );
   const deliveries = async (owner: Person, ws: string, webhookId: string) =>
-    (await p.api.ok(owner.auth, 'GET', `${hooks(ws)}/${webhookId}/deliveries?limit=200`, undefined, 200)).items as any[];
+    (await p.api.ok(owner.auth, 'GET', `${hooks(ws)}/${webhookId}/deliveries?limit=200`, undefined, 200))
+      .items as any[];
   return { ...p, hooks, createWebhook, createFragment, deliveries, startReceiver, waitFor };
 }

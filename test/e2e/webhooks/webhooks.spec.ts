@@ -27,9 +27,18 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
 
   describe('configuration', () => {
     it('creates an endpoint: the secret is answered once, header values are masked', async () => {
-      const created = await p.createWebhook(owner, ws.id, { url: receiver.url('/config'), headers: { Authorization: 'Bearer receiver-token' } });
+      const created = await p.createWebhook(owner, ws.id, {
+        url: receiver.url('/config'),
+        headers: { Authorization: 'Bearer receiver-token' },
+      });
       expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-      expect(created.webhook).toMatchObject({ name: 'receiver', url: receiver.url('/config'), enabled: true, disabledReason: null, headers: { Authorization: '********' } });
+      expect(created.webhook).toMatchObject({
+        name: 'receiver',
+        url: receiver.url('/config'),
+        enabled: true,
+        disabledReason: null,
+        headers: { Authorization: '********' },
+      });
       const read = await p.api.ok(owner.auth, 'GET', `${p.hooks(ws.id)}/${created.webhook.id}`, undefined, 200);
       expect(JSON.stringify(read)).not.toContain('whsec_');
       expect(JSON.stringify(read)).not.toContain('receiver-token');
@@ -57,13 +66,28 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
     });
 
     it('updates, re-checks a new URL, clears headers, and deletes', async () => {
-      const { webhook } = await p.createWebhook(owner, ws.id, { url: receiver.url('/update'), headers: { 'X-Token': 'abc' }, enabled: false });
+      const { webhook } = await p.createWebhook(owner, ws.id, {
+        url: receiver.url('/update'),
+        headers: { 'X-Token': 'abc' },
+        enabled: false,
+      });
       const path = `${p.hooks(ws.id)}/${webhook.id}`;
       expect((await p.api.call(owner.auth, 'PATCH', path, { url: 'https://10.0.0.1/hook' })).status).toBe(200); // private targets allowed by the test setting
       const refused = await p.api.call(owner.auth, 'PATCH', path, { url: 'http://example.com/hook' });
       expect(refused.status).toBe(400);
-      const changed = await p.api.ok(owner.auth, 'PATCH', path, { name: 'renamed', events: ['fragment.deleted'], headers: null }, 200);
-      expect(changed.webhook).toMatchObject({ name: 'renamed', events: ['fragment.deleted'], headers: {}, url: 'https://10.0.0.1/hook' });
+      const changed = await p.api.ok(
+        owner.auth,
+        'PATCH',
+        path,
+        { name: 'renamed', events: ['fragment.deleted'], headers: null },
+        200,
+      );
+      expect(changed.webhook).toMatchObject({
+        name: 'renamed',
+        events: ['fragment.deleted'],
+        headers: {},
+        url: 'https://10.0.0.1/hook',
+      });
       await p.api.ok(owner.auth, 'DELETE', path, undefined, 200);
       expect((await p.api.call(owner.auth, 'GET', path)).status).toBe(404);
     });
@@ -87,11 +111,20 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
 
   describe('delivery', () => {
     it('delivers fragment events signed per Standard Webhooks, with the configured headers', async () => {
-      const { webhook, secret } = await p.createWebhook(owner, ws.id, { url: receiver.url('/signed'), headers: { Authorization: 'Bearer receiver-token' } });
+      const { webhook, secret } = await p.createWebhook(owner, ws.id, {
+        url: receiver.url('/signed'),
+        headers: { Authorization: 'Bearer receiver-token' },
+      });
       const { fragment } = await p.createFragment(owner, ws, { title: 'Signed event', tags: ['hooks'] });
-      const [got] = await p.waitFor('fragment.created at the receiver', () => receiver.at('/signed').length > 0 && receiver.at('/signed'));
+      const [got] = await p.waitFor(
+        'fragment.created at the receiver',
+        () => receiver.at('/signed').length > 0 && receiver.at('/signed'),
+      );
       const payload = new Webhook(secret).verify(got!.body, got!.headers as Record<string, string>) as any;
-      expect(payload).toMatchObject({ type: 'fragment.created', data: { workspaceId: ws.id, fragment: { id: fragment.id, title: 'Signed event', version: 1 } } });
+      expect(payload).toMatchObject({
+        type: 'fragment.created',
+        data: { workspaceId: ws.id, fragment: { id: fragment.id, title: 'Signed event', version: 1 } },
+      });
       expect(payload.data.fragment.content).toBeUndefined();
       expect(Date.parse(payload.timestamp)).not.toBeNaN();
       expect(got!.headers['authorization']).toBe('Bearer receiver-token');
@@ -99,40 +132,75 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       expect(got!.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
 
       // What a receiver must refuse: a changed body, another secret, a replay long after.
-      expect(() => new Webhook(secret).verify(got!.body.replace('Signed event', 'Forged event'), got!.headers as Record<string, string>)).toThrow();
-      expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(got!.body, got!.headers as Record<string, string>)).toThrow();
-      const stale = { ...(got!.headers as Record<string, string>), 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3600) };
+      expect(() =>
+        new Webhook(secret).verify(
+          got!.body.replace('Signed event', 'Forged event'),
+          got!.headers as Record<string, string>,
+        ),
+      ).toThrow();
+      expect(() =>
+        new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(
+          got!.body,
+          got!.headers as Record<string, string>,
+        ),
+      ).toThrow();
+      const stale = {
+        ...(got!.headers as Record<string, string>),
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3600),
+      };
       expect(() => new Webhook(secret).verify(got!.body, stale)).toThrow();
 
       // The delivery history shows the success.
       const [delivery] = await p.deliveries(owner, ws.id, webhook.id);
-      expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1, messageId: got!.headers['webhook-id'], eventType: 'fragment.created', test: false });
+      expect(delivery).toMatchObject({
+        status: 'succeeded',
+        attempts: 1,
+        messageId: got!.headers['webhook-id'],
+        eventType: 'fragment.created',
+        test: false,
+      });
       expect(delivery.attemptHistory[0]).toMatchObject({ number: 1, statusCode: 204, failure: null });
     });
 
     it('sends only the selected kinds: updates and archives arrive, creates do not', async () => {
-      const { secret } = await p.createWebhook(owner, ws.id, { url: receiver.url('/selected'), events: ['fragment.updated', 'fragment.deleted'] });
+      const { secret } = await p.createWebhook(owner, ws.id, {
+        url: receiver.url('/selected'),
+        events: ['fragment.updated', 'fragment.deleted'],
+      });
       const { fragment } = await p.createFragment(owner, ws, { title: 'Selected' });
       await p.api.ok(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, { title: 'Selected, renamed' }, 200);
       await p.api.ok(owner.auth, 'DELETE', `/api/memory-fragments/${fragment.id}`, undefined, 200);
       const got = await p.waitFor('two events', () => receiver.at('/selected').length >= 2 && receiver.at('/selected'));
       const payloads = got.map((r) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as any);
       expect(payloads.map((x) => x.type).sort()).toEqual(['fragment.deleted', 'fragment.updated']);
-      expect(payloads.find((x) => x.type === 'fragment.deleted').data).toMatchObject({ deletion: 'archived', fragment: { id: fragment.id } });
+      expect(payloads.find((x) => x.type === 'fragment.deleted').data).toMatchObject({
+        deletion: 'archived',
+        fragment: { id: fragment.id },
+      });
       await new Promise((r) => setTimeout(r, 500));
       expect(receiver.at('/selected')).toHaveLength(2);
     });
 
     it('signs with the old and the new secret during a rotation overlap', async () => {
       const { webhook, secret: old } = await p.createWebhook(owner, ws.id, { url: receiver.url('/rotated') });
-      const rotated = await p.api.ok(owner.auth, 'POST', `${p.hooks(ws.id)}/${webhook.id}/rotate-secret`, { overlapSeconds: 600 }, 200);
+      const rotated = await p.api.ok(
+        owner.auth,
+        'POST',
+        `${p.hooks(ws.id)}/${webhook.id}/rotate-secret`,
+        { overlapSeconds: 600 },
+        200,
+      );
       expect(rotated.secret).not.toBe(old);
       expect(Date.parse(rotated.previousSecretExpiresAt) - Date.now()).toBeGreaterThan(500_000);
       expect(rotated.webhook.secretOverlapUntil).toBe(rotated.previousSecretExpiresAt);
       await p.createFragment(owner, ws, { title: 'After rotation' });
-      const [got] = await p.waitFor('a delivery after rotation', () => receiver.at('/rotated').length > 0 && receiver.at('/rotated'));
+      const [got] = await p.waitFor(
+        'a delivery after rotation',
+        () => receiver.at('/rotated').length > 0 && receiver.at('/rotated'),
+      );
       expect(got!.headers['webhook-signature']!.toString().split(' ')).toHaveLength(2);
-      for (const secret of [old, rotated.secret]) expect(new Webhook(secret).verify(got!.body, got!.headers as Record<string, string>)).toBeTruthy();
+      for (const secret of [old, rotated.secret])
+        expect(new Webhook(secret).verify(got!.body, got!.headers as Record<string, string>)).toBeTruthy();
     });
 
     it('retries while the receiver is down and delivers once it is up, with the same webhook-id', async () => {
@@ -148,9 +216,15 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       expect(failed.attemptHistory.every((a: any) => a.failure === 'connect')).toBe(true);
       expect(failed.nextAttemptAt).not.toBeNull();
       await flaky.up();
-      const [got] = await p.waitFor('the delivery after the receiver came back', () => flaky.at('/flaky').length > 0 && flaky.at('/flaky'), 30_000);
+      const [got] = await p.waitFor(
+        'the delivery after the receiver came back',
+        () => flaky.at('/flaky').length > 0 && flaky.at('/flaky'),
+        30_000,
+      );
       expect(got!.headers['webhook-id']).toBe(failed.messageId);
-      expect(new Webhook(secret).verify(got!.body, got!.headers as Record<string, string>)).toMatchObject({ type: 'fragment.created' });
+      expect(new Webhook(secret).verify(got!.body, got!.headers as Record<string, string>)).toMatchObject({
+        type: 'fragment.created',
+      });
       const done = await p.waitFor('succeeded', async () => {
         const [d] = await p.deliveries(owner, ws.id, webhook.id);
         return d?.status === 'succeeded' && d;
@@ -175,7 +249,9 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       });
       expect(waited.lastStatusCode).toBe(429);
       // The schedule says 300 ms; the receiver asked for 3 s.
-      expect(Date.parse(waited.nextAttemptAt) - Date.parse(waited.attemptHistory[0].startedAt)).toBeGreaterThanOrEqual(2900);
+      expect(Date.parse(waited.nextAttemptAt) - Date.parse(waited.attemptHistory[0].startedAt)).toBeGreaterThanOrEqual(
+        2900,
+      );
       const redirected = await p.waitFor('the redirect attempt', async () => {
         const [d] = await p.deliveries(owner, ws.id, moved.webhook.id);
         return d?.attempts >= 1 && d;
@@ -183,7 +259,8 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       expect(redirected.attemptHistory[0]).toMatchObject({ statusCode: 302, failure: 'redirect' });
       expect(receiver.at('/moved-target')).toHaveLength(0);
       receiver.setResponder((_req, res) => res.writeHead(204).end());
-      for (const id of [busy.webhook.id, moved.webhook.id]) await p.api.ok(owner.auth, 'DELETE', `${p.hooks(ws.id)}/${id}`, undefined, 200);
+      for (const id of [busy.webhook.id, moved.webhook.id])
+        await p.api.ok(owner.auth, 'DELETE', `${p.hooks(ws.id)}/${id}`, undefined, 200);
     });
 
     it('disables an endpoint that answers 410 Gone and tells the owners', async () => {
@@ -211,14 +288,41 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       await p.createFragment(owner, ws, { title: 'Twice' });
       await p.waitFor('first delivery', () => receiver.at('/again').length === 1);
       const [delivery] = await p.deliveries(owner, ws.id, webhook.id);
-      const queued = await p.api.ok(owner.auth, 'POST', `${p.hooks(ws.id)}/${webhook.id}/deliveries/${delivery.id}/redeliver`, undefined, 202);
+      const queued = await p.api.ok(
+        owner.auth,
+        'POST',
+        `${p.hooks(ws.id)}/${webhook.id}/deliveries/${delivery.id}/redeliver`,
+        undefined,
+        202,
+      );
       expect(queued.delivery.status).toMatch(/pending|delivering|succeeded/);
       const both = await p.waitFor('redelivery', () => receiver.at('/again').length === 2 && receiver.at('/again'));
       expect(both[1]!.headers['webhook-id']).toBe(both[0]!.headers['webhook-id']);
-      const one = await p.api.ok(owner.auth, 'GET', `${p.hooks(ws.id)}/${webhook.id}/deliveries/${delivery.id}`, undefined, 200);
-      await p.waitFor('two attempts recorded', async () => (await p.api.ok(owner.auth, 'GET', `${p.hooks(ws.id)}/${webhook.id}/deliveries/${delivery.id}`, undefined, 200)).delivery.attempts === 2);
+      const one = await p.api.ok(
+        owner.auth,
+        'GET',
+        `${p.hooks(ws.id)}/${webhook.id}/deliveries/${delivery.id}`,
+        undefined,
+        200,
+      );
+      await p.waitFor(
+        'two attempts recorded',
+        async () =>
+          (
+            await p.api.ok(
+              owner.auth,
+              'GET',
+              `${p.hooks(ws.id)}/${webhook.id}/deliveries/${delivery.id}`,
+              undefined,
+              200,
+            )
+          ).delivery.attempts === 2,
+      );
       expect(one.delivery.id).toBe(delivery.id);
-      expect((await p.api.call(owner.auth, 'POST', `${p.hooks(ws.id)}/${webhook.id}/deliveries/${UNKNOWN_ID}/redeliver`)).status).toBe(404);
+      expect(
+        (await p.api.call(owner.auth, 'POST', `${p.hooks(ws.id)}/${webhook.id}/deliveries/${UNKNOWN_ID}/redeliver`))
+          .status,
+      ).toBe(404);
     });
   });
 
@@ -231,24 +335,48 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       const bad = await p.createWebhook(own, w.id, { url: receiver.url('/trigger-fails') });
       await p.createWebhook(own, w.id, { url: receiver.url('/trigger-unselected'), events: ['fragment.created'] });
       await p.createWebhook(own, w.id, { url: receiver.url('/trigger-disabled'), enabled: false });
-      const result = await p.api.ok(own.auth, 'POST', `${p.hooks(w.id)}/trigger`, { eventType: 'fragment.deleted' }, 200);
+      const result = await p.api.ok(
+        own.auth,
+        'POST',
+        `${p.hooks(w.id)}/trigger`,
+        { eventType: 'fragment.deleted' },
+        200,
+      );
       expect(result.outcomes).toHaveLength(2);
       const byId = new Map(result.outcomes.map((o: any) => [o.webhookId, o]));
       expect(byId.get(good.webhook.id)).toMatchObject({ ok: true, statusCode: 200, failure: null });
       expect(byId.get(bad.webhook.id)).toMatchObject({ ok: false, statusCode: 500, failure: 'status' });
       const [sample] = receiver.at('/trigger-ok');
       const payload = new Webhook(good.secret).verify(sample!.body, sample!.headers as Record<string, string>) as any;
-      expect(payload).toMatchObject({ type: 'fragment.deleted', data: { workspaceId: w.id, test: true, deletion: 'archived' } });
+      expect(payload).toMatchObject({
+        type: 'fragment.deleted',
+        data: { workspaceId: w.id, test: true, deletion: 'archived' },
+      });
       expect(receiver.at('/trigger-unselected')).toHaveLength(0);
       expect(receiver.at('/trigger-disabled')).toHaveLength(0);
 
       // One endpoint by id, even a disabled one; a test delivery is recorded and not retried.
-      const one = await p.api.ok(own.auth, 'POST', `${p.hooks(w.id)}/trigger`, { eventType: 'fragment.created', webhookId: bad.webhook.id }, 200);
+      const one = await p.api.ok(
+        own.auth,
+        'POST',
+        `${p.hooks(w.id)}/trigger`,
+        { eventType: 'fragment.created', webhookId: bad.webhook.id },
+        200,
+      );
       expect(one.outcomes).toHaveLength(1);
       const history = await p.deliveries(own, w.id, bad.webhook.id);
       expect(history[0]).toMatchObject({ test: true, status: 'failed', attempts: 1 });
-      expect((await p.api.call(own.auth, 'POST', `${p.hooks(w.id)}/trigger`, { eventType: 'fragment.archived' })).status).toBe(400);
-      expect((await p.api.call(own.auth, 'POST', `${p.hooks(w.id)}/trigger`, { eventType: 'fragment.created', webhookId: UNKNOWN_ID })).status).toBe(404);
+      expect(
+        (await p.api.call(own.auth, 'POST', `${p.hooks(w.id)}/trigger`, { eventType: 'fragment.archived' })).status,
+      ).toBe(400);
+      expect(
+        (
+          await p.api.call(own.auth, 'POST', `${p.hooks(w.id)}/trigger`, {
+            eventType: 'fragment.created',
+            webhookId: UNKNOWN_ID,
+          })
+        ).status,
+      ).toBe(404);
       receiver.setResponder((_req, res) => res.writeHead(204).end());
     });
   });

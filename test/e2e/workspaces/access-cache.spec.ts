@@ -25,10 +25,21 @@ describeWith(['postgres', 'nats'], 'workspace access cache (distributed, real NA
 
   beforeAll(async () => {
     db = await createTestDatabase('kw_access_cache');
-    platform = await startDistributed({ DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL!, NATS_SUBJECT_PREFIX: prefix, ACCESS_CACHE_TTL_MS: '60000', ...admin }, 120_000);
+    platform = await startDistributed(
+      {
+        DATABASE_URL: db.url,
+        NATS_URL: TEST_NATS_URL!,
+        NATS_SUBJECT_PREFIX: prefix,
+        ACCESS_CACHE_TTL_MS: '60000',
+        ...admin,
+      },
+      120_000,
+    );
     api = workspacesApi(platform.url);
     nc = await connect({ servers: TEST_NATS_URL! });
-    nc.subscribe(`${prefix}.${subjectOf(WorkspacesService.method.resolveAccess)}`, { callback: () => void resolveCalls++ });
+    nc.subscribe(`${prefix}.${subjectOf(WorkspacesService.method.resolveAccess)}`, {
+      callback: () => void resolveCalls++,
+    });
     await nc.flush();
   }, 180_000);
 
@@ -48,7 +59,13 @@ describeWith(['postgres', 'nats'], 'workspace access cache (distributed, real NA
     const ws = await api.createWorkspace(owner.auth, fields);
     const types = await api.ok(owner.auth, 'GET', `/api/workspaces/${ws.id}/fragment-types`, undefined, 200);
     const noteTypeId = types.items.find((t: { key: string }) => t.key === 'note').id;
-    const { fragment } = await api.ok(owner.auth, 'POST', '/api/memory-fragments', { workspaceId: ws.id, fragmentTypeId: noteTypeId, title: 'T', content: 'Body' }, 201);
+    const { fragment } = await api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments',
+      { workspaceId: ws.id, fragmentTypeId: noteTypeId, title: 'T', content: 'Body' },
+      201,
+    );
     return { id: ws.id as string, fragmentId: fragment.id as string };
   };
 
@@ -58,7 +75,8 @@ describeWith(['postgres', 'nats'], 'workspace access cache (distributed, real NA
     expect((await api.call(owner.auth, 'GET', `/api/memory-fragments/${ws.fragmentId}`)).status).toBe(200);
     await nc.flush();
     const before = resolveCalls;
-    for (let i = 0; i < 5; i++) expect((await api.call(owner.auth, 'GET', `/api/memory-fragments/${ws.fragmentId}`)).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await api.call(owner.auth, 'GET', `/api/memory-fragments/${ws.fragmentId}`)).status).toBe(200);
     await nc.flush();
     expect(resolveCalls - before).toBe(0);
   });
@@ -84,7 +102,8 @@ describeWith(['postgres', 'nats'], 'workspace access cache (distributed, real NA
     const [owner, member] = [await person(), await person()];
     const ws = await workspaceWithFragment(owner);
     await api.addMember(owner.auth, ws.id, member, 'collaborator');
-    const patch = (title: string) => api.call(member.auth, 'PATCH', `/api/memory-fragments/${ws.fragmentId}`, { title });
+    const patch = (title: string) =>
+      api.call(member.auth, 'PATCH', `/api/memory-fragments/${ws.fragmentId}`, { title });
     expect((await patch('by the collaborator')).status).toBe(200);
     await api.ok(owner.auth, 'PATCH', `/api/workspaces/${ws.id}/members/${member.id}`, { role: 'viewer' }, 200);
     expect((await patch('by a viewer')).status).toBe(403);

@@ -30,8 +30,10 @@ describe('workspace members, invitations and notifications', () => {
   /** A private workspace with one member of every role, and a public one with a subscriber too. */
   const team = async (visibility: 'private' | 'public' = 'private') => {
     const ws = await api.createWorkspace(people.owner.auth, { visibility });
-    for (const role of ['collaborator', 'contributor', 'viewer'] as const) await api.addMember(people.owner.auth, ws.id, people[role], role);
-    if (visibility === 'public') await api.ok(people.subscriber.auth, 'POST', `/api/workspaces/${ws.id}/subscribe`, undefined, 200);
+    for (const role of ['collaborator', 'contributor', 'viewer'] as const)
+      await api.addMember(people.owner.auth, ws.id, people[role], role);
+    if (visibility === 'public')
+      await api.ok(people.subscriber.auth, 'POST', `/api/workspaces/${ws.id}/subscribe`, undefined, 200);
     return ws;
   };
 
@@ -50,7 +52,10 @@ describe('workspace members, invitations and notifications', () => {
       const ws = await api.createWorkspace(people.owner.auth, { name: 'Invite flow' });
       const invitee = await account();
 
-      const invited = await api.call(people.owner.auth, 'POST', `/api/workspaces/${ws.id}/members`, { email: invitee.email.toUpperCase(), role: 'contributor' });
+      const invited = await api.call(people.owner.auth, 'POST', `/api/workspaces/${ws.id}/members`, {
+        email: invitee.email.toUpperCase(),
+        role: 'contributor',
+      });
       expect(invited.status).toBe(201);
       expect(invited.body.invitation).toEqual({
         id: expect.any(String),
@@ -63,7 +68,8 @@ describe('workspace members, invitations and notifications', () => {
         createdAt: expect.any(String),
         expiresAt: expect.any(String),
       });
-      const days = (Date.parse(invited.body.invitation.expiresAt) - Date.parse(invited.body.invitation.createdAt)) / 86_400_000;
+      const days =
+        (Date.parse(invited.body.invitation.expiresAt) - Date.parse(invited.body.invitation.createdAt)) / 86_400_000;
       expect(days).toBeCloseTo(7, 5);
       const invitationId = invited.body.invitation.id;
 
@@ -75,13 +81,21 @@ describe('workspace members, invitations and notifications', () => {
       expect(notes.items[0]).toEqual({
         id: expect.any(String),
         kind: 'workspace.invitation',
-        payload: { invitationId, workspaceId: ws.id, workspaceName: 'Invite flow', role: 'contributor', invitedBy: people.owner.id },
+        payload: {
+          invitationId,
+          workspaceId: ws.id,
+          workspaceName: 'Invite flow',
+          role: 'contributor',
+          invitedBy: people.owner.id,
+        },
         createdAt: expect.any(String),
         readAt: null,
       });
 
       const mine = await api.ok(invitee.auth, 'GET', '/api/invitations', undefined, 200);
-      expect(mine.items.map((i: any) => [i.id, i.workspaceName, i.role])).toEqual([[invitationId, 'Invite flow', 'contributor']]);
+      expect(mine.items.map((i: any) => [i.id, i.workspaceName, i.role])).toEqual([
+        [invitationId, 'Invite flow', 'contributor'],
+      ]);
 
       // Before accepting, the private workspace is still hidden from the invitee.
       const before = await api.call(invitee.auth, 'GET', `/api/workspaces/${ws.id}`);
@@ -99,14 +113,24 @@ describe('workspace members, invitations and notifications', () => {
       expect(accepted.body.invitation).toMatchObject({ id: invitationId, status: 'accepted' });
 
       const members = await api.ok(people.owner.auth, 'GET', `/api/workspaces/${ws.id}/members`, undefined, 200);
-      expect(members.items).toContainEqual({ userId: invitee.id, email: invitee.email, displayName: invitee.user.displayName, role: 'contributor', joinedAt: expect.any(String) });
-      expect(members.items).toContainEqual(expect.objectContaining({ userId: people.owner.id, role: 'owner', email: people.owner.email }));
+      expect(members.items).toContainEqual({
+        userId: invitee.id,
+        email: invitee.email,
+        displayName: invitee.user.displayName,
+        role: 'contributor',
+        joinedAt: expect.any(String),
+      });
+      expect(members.items).toContainEqual(
+        expect.objectContaining({ userId: people.owner.id, role: 'owner', email: people.owner.email }),
+      );
       expect(members.count).toBe(2);
 
       const after = await api.ok(invitee.auth, 'GET', '/api/notifications?unreadOnly=true', undefined, 200);
       expect(after.totalCount).toBe(0);
       expect((await api.ok(invitee.auth, 'GET', '/api/invitations', undefined, 200)).count).toBe(0);
-      expect((await api.ok(people.owner.auth, 'GET', `/api/workspaces/${ws.id}/invitations`, undefined, 200)).count).toBe(0);
+      expect(
+        (await api.ok(people.owner.auth, 'GET', `/api/workspaces/${ws.id}/invitations`, undefined, 200)).count,
+      ).toBe(0);
       const again = await api.call(invitee.auth, 'POST', `/api/invitations/${invitationId}/accept`);
       expect(again.status).toBe(404);
     });
@@ -114,15 +138,31 @@ describe('workspace members, invitations and notifications', () => {
     it('invites an email without an account; owners revoke; a revoked invitation cannot be accepted', async () => {
       const ws = await api.createWorkspace(people.owner.auth);
       const email = `later-${Date.now()}@example.test`;
-      const { invitation } = await api.ok(people.owner.auth, 'POST', `/api/workspaces/${ws.id}/members`, { email, role: 'viewer' }, 201);
+      const { invitation } = await api.ok(
+        people.owner.auth,
+        'POST',
+        `/api/workspaces/${ws.id}/members`,
+        { email, role: 'viewer' },
+        201,
+      );
 
-      const notAllowed = await api.call(people.outsider.auth, 'DELETE', `/api/workspaces/${ws.id}/invitations/${invitation.id}`);
+      const notAllowed = await api.call(
+        people.outsider.auth,
+        'DELETE',
+        `/api/workspaces/${ws.id}/invitations/${invitation.id}`,
+      );
       expect([notAllowed.status, notAllowed.text]).toEqual([404, WORKSPACE_NOT_FOUND]);
 
-      const revoked = await api.call(people.owner.auth, 'DELETE', `/api/workspaces/${ws.id}/invitations/${invitation.id}`);
+      const revoked = await api.call(
+        people.owner.auth,
+        'DELETE',
+        `/api/workspaces/${ws.id}/invitations/${invitation.id}`,
+      );
       expect(revoked.status).toBe(200);
       expect(revoked.body.invitation).toMatchObject({ id: invitation.id, status: 'revoked' });
-      expect((await api.ok(people.owner.auth, 'GET', `/api/workspaces/${ws.id}/invitations`, undefined, 200)).count).toBe(0);
+      expect(
+        (await api.ok(people.owner.auth, 'GET', `/api/workspaces/${ws.id}/invitations`, undefined, 200)).count,
+      ).toBe(0);
       for (const id of [invitation.id, UNKNOWN_ID, 'nope']) {
         const res = await api.call(people.owner.auth, 'DELETE', `/api/workspaces/${ws.id}/invitations/${id}`);
         expect([res.status, res.body]).toEqual([404, { error: 'Invitation not found', code: 'NOT_FOUND' }]);
@@ -138,7 +178,13 @@ describe('workspace members, invitations and notifications', () => {
     it('an invitation made before the account existed can be accepted once it does', async () => {
       const ws = await api.createWorkspace(people.owner.auth);
       const email = `future-${Date.now()}@example.test`;
-      const { invitation } = await api.ok(people.owner.auth, 'POST', `/api/workspaces/${ws.id}/members`, { email, role: 'collaborator' }, 201);
+      const { invitation } = await api.ok(
+        people.owner.auth,
+        'POST',
+        `/api/workspaces/${ws.id}/members`,
+        { email, role: 'collaborator' },
+        201,
+      );
       const { token } = await userWithToken(platform.url, admin.ADMIN_TOKEN, { email });
       const mine = await api.ok(token, 'GET', '/api/invitations', undefined, 200);
       expect(mine.items.map((i: any) => i.id)).toEqual([invitation.id]);
@@ -154,19 +200,34 @@ describe('workspace members, invitations and notifications', () => {
       ['an unknown field', { workspaceId: UNKNOWN_ID }, 'VALIDATION_FAILED'],
     ])('refuses %s with 400 %s', async (_what, patch, code) => {
       const ws = await api.createWorkspace(people.owner.auth);
-      const res = await api.call(people.owner.auth, 'POST', `/api/workspaces/${ws.id}/members`, { email: people.outsider.email, role: 'viewer', ...patch });
+      const res = await api.call(people.owner.auth, 'POST', `/api/workspaces/${ws.id}/members`, {
+        email: people.outsider.email,
+        role: 'viewer',
+        ...patch,
+      });
       expect([res.status, res.body.code]).toEqual([400, code]);
-      expect((await api.ok(people.owner.auth, 'GET', `/api/workspaces/${ws.id}/invitations`, undefined, 200)).count).toBe(0);
+      expect(
+        (await api.ok(people.owner.auth, 'GET', `/api/workspaces/${ws.id}/invitations`, undefined, 200)).count,
+      ).toBe(0);
     });
 
     it('refuses a duplicate pending invitation and inviting a member (409)', async () => {
       const ws = await team();
-      const first = await api.call(people.owner.auth, 'POST', `/api/workspaces/${ws.id}/members`, { email: people.outsider.email, role: 'viewer' });
+      const first = await api.call(people.owner.auth, 'POST', `/api/workspaces/${ws.id}/members`, {
+        email: people.outsider.email,
+        role: 'viewer',
+      });
       expect(first.status).toBe(201);
-      const dup = await api.call(people.owner.auth, 'POST', `/api/workspaces/${ws.id}/members`, { email: people.outsider.email, role: 'collaborator' });
+      const dup = await api.call(people.owner.auth, 'POST', `/api/workspaces/${ws.id}/members`, {
+        email: people.outsider.email,
+        role: 'collaborator',
+      });
       expect([dup.status, dup.body.code]).toEqual([409, 'INVITATION_PENDING']);
       for (const member of [people.viewer, people.owner]) {
-        const res = await api.call(people.owner.auth, 'POST', `/api/workspaces/${ws.id}/members`, { email: member.email, role: 'viewer' });
+        const res = await api.call(people.owner.auth, 'POST', `/api/workspaces/${ws.id}/members`, {
+          email: member.email,
+          role: 'viewer',
+        });
         expect([member.email, res.status, res.body.code]).toEqual([member.email, 409, 'ALREADY_MEMBER']);
       }
     });
@@ -176,16 +237,48 @@ describe('workspace members, invitations and notifications', () => {
     const everyone: Who[] = ['owner', 'collaborator', 'contributor', 'viewer', 'subscriber', 'outsider'];
 
     /** Expected status per caller on a public workspace (a private one answers 404 to subscriber and outsider). */
-    const cases: { route: string; run: (ws: any, who: Who) => [string, string, unknown?]; expect: Record<Who, number> }[] = [
-      { route: 'GET workspace', run: (ws) => ['GET', `/api/workspaces/${ws.id}`], expect: { owner: 200, collaborator: 200, contributor: 200, viewer: 200, subscriber: 200, outsider: 200 } },
-      { route: 'PATCH workspace', run: (ws) => ['PATCH', `/api/workspaces/${ws.id}`, { description: 'changed' }], expect: { owner: 200, collaborator: 403, contributor: 403, viewer: 403, subscriber: 403, outsider: 403 } },
-      { route: 'GET settings', run: (ws) => ['GET', `/api/workspaces/${ws.id}/settings`], expect: { owner: 200, collaborator: 200, contributor: 200, viewer: 200, subscriber: 200, outsider: 200 } },
-      { route: 'PATCH settings', run: (ws) => ['PATCH', `/api/workspaces/${ws.id}/settings`, { enrichment: { tags: true } }], expect: { owner: 200, collaborator: 403, contributor: 403, viewer: 403, subscriber: 403, outsider: 403 } },
-      { route: 'GET members', run: (ws) => ['GET', `/api/workspaces/${ws.id}/members`], expect: { owner: 200, collaborator: 200, contributor: 200, viewer: 200, subscriber: 403, outsider: 403 } },
-      { route: 'GET invitations', run: (ws) => ['GET', `/api/workspaces/${ws.id}/invitations`], expect: { owner: 200, collaborator: 200, contributor: 200, viewer: 200, subscriber: 403, outsider: 403 } },
+    const cases: {
+      route: string;
+      run: (ws: any, who: Who) => [string, string, unknown?];
+      expect: Record<Who, number>;
+    }[] = [
+      {
+        route: 'GET workspace',
+        run: (ws) => ['GET', `/api/workspaces/${ws.id}`],
+        expect: { owner: 200, collaborator: 200, contributor: 200, viewer: 200, subscriber: 200, outsider: 200 },
+      },
+      {
+        route: 'PATCH workspace',
+        run: (ws) => ['PATCH', `/api/workspaces/${ws.id}`, { description: 'changed' }],
+        expect: { owner: 200, collaborator: 403, contributor: 403, viewer: 403, subscriber: 403, outsider: 403 },
+      },
+      {
+        route: 'GET settings',
+        run: (ws) => ['GET', `/api/workspaces/${ws.id}/settings`],
+        expect: { owner: 200, collaborator: 200, contributor: 200, viewer: 200, subscriber: 200, outsider: 200 },
+      },
+      {
+        route: 'PATCH settings',
+        run: (ws) => ['PATCH', `/api/workspaces/${ws.id}/settings`, { enrichment: { tags: true } }],
+        expect: { owner: 200, collaborator: 403, contributor: 403, viewer: 403, subscriber: 403, outsider: 403 },
+      },
+      {
+        route: 'GET members',
+        run: (ws) => ['GET', `/api/workspaces/${ws.id}/members`],
+        expect: { owner: 200, collaborator: 200, contributor: 200, viewer: 200, subscriber: 403, outsider: 403 },
+      },
+      {
+        route: 'GET invitations',
+        run: (ws) => ['GET', `/api/workspaces/${ws.id}/invitations`],
+        expect: { owner: 200, collaborator: 200, contributor: 200, viewer: 200, subscriber: 403, outsider: 403 },
+      },
       {
         route: 'POST members (invite)',
-        run: (ws, who) => ['POST', `/api/workspaces/${ws.id}/members`, { email: `m-${who}-${ws.id.slice(0, 8)}@example.test`, role: 'viewer' }],
+        run: (ws, who) => [
+          'POST',
+          `/api/workspaces/${ws.id}/members`,
+          { email: `m-${who}-${ws.id.slice(0, 8)}@example.test`, role: 'viewer' },
+        ],
         expect: { owner: 201, collaborator: 403, contributor: 403, viewer: 403, subscriber: 403, outsider: 403 },
       },
       {
@@ -195,7 +288,10 @@ describe('workspace members, invitations and notifications', () => {
       },
       {
         route: 'DELETE another member',
-        run: (ws, who) => ['DELETE', `/api/workspaces/${ws.id}/members/${who === 'contributor' ? people.collaborator.id : people.contributor.id}`],
+        run: (ws, who) => [
+          'DELETE',
+          `/api/workspaces/${ws.id}/members/${who === 'contributor' ? people.collaborator.id : people.contributor.id}`,
+        ],
         expect: { owner: 204, collaborator: 403, contributor: 403, viewer: 403, subscriber: 403, outsider: 403 },
       },
       {
@@ -204,7 +300,11 @@ describe('workspace members, invitations and notifications', () => {
         // the owner may revoke; this id does not exist
         expect: { owner: 404, collaborator: 403, contributor: 403, viewer: 403, subscriber: 403, outsider: 403 },
       },
-      { route: 'DELETE workspace (archive)', run: (ws) => ['DELETE', `/api/workspaces/${ws.id}`], expect: { owner: 200, collaborator: 403, contributor: 403, viewer: 403, subscriber: 403, outsider: 403 } },
+      {
+        route: 'DELETE workspace (archive)',
+        run: (ws) => ['DELETE', `/api/workspaces/${ws.id}`],
+        expect: { owner: 200, collaborator: 403, contributor: 403, viewer: 403, subscriber: 403, outsider: 403 },
+      },
     ];
 
     for (const visibility of ['public', 'private'] as const) {
@@ -240,28 +340,46 @@ describe('workspace members, invitations and notifications', () => {
   describe('roles and owners', () => {
     it('owners change roles, including to owner; unknown roles and mass assignment are refused', async () => {
       const ws = await team();
-      const promoted = await api.call(people.owner.auth, 'PATCH', `/api/workspaces/${ws.id}/members/${people.viewer.id}`, { role: 'collaborator' });
+      const promoted = await api.call(
+        people.owner.auth,
+        'PATCH',
+        `/api/workspaces/${ws.id}/members/${people.viewer.id}`,
+        { role: 'collaborator' },
+      );
       expect(promoted.status).toBe(200);
-      expect(promoted.body.member).toMatchObject({ userId: people.viewer.id, role: 'collaborator', email: people.viewer.email });
+      expect(promoted.body.member).toMatchObject({
+        userId: people.viewer.id,
+        role: 'collaborator',
+        email: people.viewer.email,
+      });
 
-      const bad = await api.call(people.owner.auth, 'PATCH', `/api/workspaces/${ws.id}/members/${people.viewer.id}`, { role: 'admin' });
+      const bad = await api.call(people.owner.auth, 'PATCH', `/api/workspaces/${ws.id}/members/${people.viewer.id}`, {
+        role: 'admin',
+      });
       expect([bad.status, bad.body.code]).toEqual([400, 'INVALID_ROLE']);
       for (const extra of [{ userId: people.owner.id }, { workspaceId: UNKNOWN_ID }, { email: 'x@example.test' }]) {
-        const res = await api.call(people.owner.auth, 'PATCH', `/api/workspaces/${ws.id}/members/${people.viewer.id}`, { role: 'owner', ...extra });
+        const res = await api.call(people.owner.auth, 'PATCH', `/api/workspaces/${ws.id}/members/${people.viewer.id}`, {
+          role: 'owner',
+          ...extra,
+        });
         expect([res.status, res.body.code]).toEqual([400, 'VALIDATION_FAILED']);
       }
       const members = await api.ok(people.owner.auth, 'GET', `/api/workspaces/${ws.id}/members`, undefined, 200);
       expect(members.items.find((m: any) => m.userId === people.viewer.id).role).toBe('collaborator');
 
       for (const id of [people.outsider.id, UNKNOWN_ID, 'not-a-uuid']) {
-        const res = await api.call(people.owner.auth, 'PATCH', `/api/workspaces/${ws.id}/members/${id}`, { role: 'viewer' });
+        const res = await api.call(people.owner.auth, 'PATCH', `/api/workspaces/${ws.id}/members/${id}`, {
+          role: 'viewer',
+        });
         expect([res.status, res.body]).toEqual([404, { error: 'Member not found', code: 'NOT_FOUND' }]);
       }
     });
 
     it('the last owner can be neither demoted nor removed, nor leave (409 LAST_OWNER)', async () => {
       const ws = await team();
-      const demote = await api.call(people.owner.auth, 'PATCH', `/api/workspaces/${ws.id}/members/${people.owner.id}`, { role: 'viewer' });
+      const demote = await api.call(people.owner.auth, 'PATCH', `/api/workspaces/${ws.id}/members/${people.owner.id}`, {
+        role: 'viewer',
+      });
       expect([demote.status, demote.body.code]).toEqual([409, 'LAST_OWNER']);
       const leave = await api.call(people.owner.auth, 'DELETE', `/api/workspaces/${ws.id}/members/${people.owner.id}`);
       expect([leave.status, leave.body.code]).toEqual([409, 'LAST_OWNER']);
@@ -269,11 +387,26 @@ describe('workspace members, invitations and notifications', () => {
       expect(members.items.find((m: any) => m.userId === people.owner.id).role).toBe('owner');
 
       // With a second owner, the first may step down and then leave.
-      await api.ok(people.owner.auth, 'PATCH', `/api/workspaces/${ws.id}/members/${people.collaborator.id}`, { role: 'owner' }, 200);
-      const stepDown = await api.call(people.owner.auth, 'PATCH', `/api/workspaces/${ws.id}/members/${people.owner.id}`, { role: 'contributor' });
+      await api.ok(
+        people.owner.auth,
+        'PATCH',
+        `/api/workspaces/${ws.id}/members/${people.collaborator.id}`,
+        { role: 'owner' },
+        200,
+      );
+      const stepDown = await api.call(
+        people.owner.auth,
+        'PATCH',
+        `/api/workspaces/${ws.id}/members/${people.owner.id}`,
+        { role: 'contributor' },
+      );
       expect(stepDown.status).toBe(200);
       // ...and the remaining owner is now the last one.
-      const last = await api.call(people.collaborator.auth, 'DELETE', `/api/workspaces/${ws.id}/members/${people.collaborator.id}`);
+      const last = await api.call(
+        people.collaborator.auth,
+        'DELETE',
+        `/api/workspaces/${ws.id}/members/${people.collaborator.id}`,
+      );
       expect([last.status, last.body.code]).toEqual([409, 'LAST_OWNER']);
       const gone = await api.call(people.owner.auth, 'DELETE', `/api/workspaces/${ws.id}/members/${people.owner.id}`);
       expect(gone.status).toBe(204);
@@ -295,7 +428,11 @@ describe('workspace members, invitations and notifications', () => {
 
     it('a subscriber is no member: leaving answers 404 Member not found', async () => {
       const ws = await team('public');
-      const res = await api.call(people.subscriber.auth, 'DELETE', `/api/workspaces/${ws.id}/members/${people.subscriber.id}`);
+      const res = await api.call(
+        people.subscriber.auth,
+        'DELETE',
+        `/api/workspaces/${ws.id}/members/${people.subscriber.id}`,
+      );
       expect([res.status, res.body]).toEqual([404, { error: 'Member not found', code: 'NOT_FOUND' }]);
     });
 
@@ -306,7 +443,10 @@ describe('workspace members, invitations and notifications', () => {
       const { token: membersRead } = await createToken(platform.url, session, { scopes: ['members:read'] });
       expect((await api.call(readOnly, 'GET', `/api/workspaces/${ws.id}/members`)).status).toBe(403);
       expect((await api.call(membersRead, 'GET', `/api/workspaces/${ws.id}/members`)).status).toBe(200);
-      const invite = await api.call(membersRead, 'POST', `/api/workspaces/${ws.id}/members`, { email: 'scope@example.test', role: 'viewer' });
+      const invite = await api.call(membersRead, 'POST', `/api/workspaces/${ws.id}/members`, {
+        email: 'scope@example.test',
+        role: 'viewer',
+      });
       expect([invite.status, invite.body.code]).toEqual([403, 'FORBIDDEN']);
     });
   });
@@ -318,7 +458,13 @@ describe('workspace members, invitations and notifications', () => {
       for (let i = 0; i < 3; i++) {
         const ws = await api.createWorkspace(people.owner.auth, { name: `notify ${i}` });
         names.push(ws.name);
-        await api.ok(people.owner.auth, 'POST', `/api/workspaces/${ws.id}/members`, { email: invitee.email, role: 'viewer' }, 201);
+        await api.ok(
+          people.owner.auth,
+          'POST',
+          `/api/workspaces/${ws.id}/members`,
+          { email: invitee.email, role: 'viewer' },
+          201,
+        );
       }
       const all = await api.ok(invitee.auth, 'GET', '/api/notifications', undefined, 200);
       expect(all.items.map((n: any) => n.payload.workspaceName)).toEqual([...names].reverse());
@@ -346,10 +492,13 @@ describe('workspace members, invitations and notifications', () => {
       expect(outsiders.items.map((n: any) => n.id)).not.toContain(first.id);
     });
 
-    it.each(['limit=0', 'limit=101', 'unreadOnly=maybe', 'offset=-1', 'kind=x'])('refuses %s with 400', async (query) => {
-      const res = await api.call(people.outsider.auth, 'GET', `/api/notifications?${query}`);
-      expect([res.status, res.body.code]).toEqual([400, 'VALIDATION_FAILED']);
-    });
+    it.each(['limit=0', 'limit=101', 'unreadOnly=maybe', 'offset=-1', 'kind=x'])(
+      'refuses %s with 400',
+      async (query) => {
+        const res = await api.call(people.outsider.auth, 'GET', `/api/notifications?${query}`);
+        expect([res.status, res.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+      },
+    );
 
     it('needs profile scopes', async () => {
       const session = await signIn(platform.url, people.outsider.user.email, people.outsider.user.password);

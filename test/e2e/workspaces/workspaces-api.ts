@@ -17,7 +17,11 @@ export function workspacesApi(base: string) {
   async function call(auth: TestAuth | undefined, method: string, path: string, body?: unknown): Promise<Answer> {
     const headers: Record<string, string> = auth ? authHeaders(auth) : {};
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     let parsed: unknown;
     try {
@@ -31,12 +35,19 @@ export function workspacesApi(base: string) {
   /** Like call, but fails with the body when the status is not the expected one. */
   async function ok(auth: TestAuth, method: string, path: string, body: unknown, expected: number): Promise<any> {
     const answer = await call(auth, method, path, body);
-    if (answer.status !== expected) throw new Error(`${method} ${path}: expected ${expected}, got ${answer.status}: ${answer.text}`);
+    if (answer.status !== expected)
+      throw new Error(`${method} ${path}: expected ${expected}, got ${answer.status}: ${answer.text}`);
     return answer.body;
   }
 
   async function createWorkspace(auth: TestAuth, fields: Record<string, unknown> = {}): Promise<any> {
-    const { workspace } = await ok(auth, 'POST', '/api/workspaces', { name: `ws ${Math.random().toString(36).slice(2)}`, ...fields }, 201);
+    const { workspace } = await ok(
+      auth,
+      'POST',
+      '/api/workspaces',
+      { name: `ws ${Math.random().toString(36).slice(2)}`, ...fields },
+      201,
+    );
     return workspace;
   }
 
@@ -44,11 +55,23 @@ export function workspacesApi(base: string) {
    * Makes `member` a member with `role` the way users do it: the owner invites the member's
    * email, the member accepts (`owner`: invited as collaborator, then promoted).
    */
-  async function addMember(ownerAuth: TestAuth, workspaceId: string, member: { auth: TestAuth; email: string; id: string }, role: string): Promise<void> {
+  async function addMember(
+    ownerAuth: TestAuth,
+    workspaceId: string,
+    member: { auth: TestAuth; email: string; id: string },
+    role: string,
+  ): Promise<void> {
     const invited = role === 'owner' ? 'collaborator' : role;
-    const { invitation } = await ok(ownerAuth, 'POST', `/api/workspaces/${workspaceId}/members`, { email: member.email, role: invited }, 201);
+    const { invitation } = await ok(
+      ownerAuth,
+      'POST',
+      `/api/workspaces/${workspaceId}/members`,
+      { email: member.email, role: invited },
+      201,
+    );
     await ok(member.auth, 'POST', `/api/invitations/${invitation.id}/accept`, undefined, 200);
-    if (role === 'owner') await ok(ownerAuth, 'PATCH', `/api/workspaces/${workspaceId}/members/${member.id}`, { role: 'owner' }, 200);
+    if (role === 'owner')
+      await ok(ownerAuth, 'PATCH', `/api/workspaces/${workspaceId}/members/${member.id}`, { role: 'owner' }, 200);
   }
 
   return { call, ok, createWorkspace, addMember };

@@ -16,7 +16,10 @@ describe('workspaces', () => {
   beforeAll(async () => {
     platform = await startEmbedded(dataDir, admin);
     api = workspacesApi(platform.url);
-    [owner, stranger] = await Promise.all([userWithToken(platform.url, admin.ADMIN_TOKEN), userWithToken(platform.url, admin.ADMIN_TOKEN)]);
+    [owner, stranger] = await Promise.all([
+      userWithToken(platform.url, admin.ADMIN_TOKEN),
+      userWithToken(platform.url, admin.ADMIN_TOKEN),
+    ]);
   });
   afterAll(async () => {
     await platform?.stop();
@@ -71,7 +74,10 @@ describe('workspaces', () => {
     });
 
     it('answers an unknown hosted zone with 404 HOSTED_ZONE_NOT_FOUND and creates nothing', async () => {
-      const res = await api.call(owner.token, 'POST', '/api/workspaces', { name: 'zoned-unique-name', hostedZoneId: UNKNOWN_ID });
+      const res = await api.call(owner.token, 'POST', '/api/workspaces', {
+        name: 'zoned-unique-name',
+        hostedZoneId: UNKNOWN_ID,
+      });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: 'Hosted zone not found', code: 'HOSTED_ZONE_NOT_FOUND' });
       const mine = await api.ok(owner.token, 'GET', '/api/workspaces', undefined, 200);
@@ -88,26 +94,32 @@ describe('workspaces', () => {
   describe('access boundary', () => {
     it("answers another tenant's private workspace exactly like an unknown or malformed id", async () => {
       const ws = await api.createWorkspace(owner.token);
-      const paths = (id: string) => [
-        ['GET', `/api/workspaces/${id}`],
-        ['PATCH', `/api/workspaces/${id}`, { name: 'stolen' }],
-        ['DELETE', `/api/workspaces/${id}`],
-        ['POST', `/api/workspaces/${id}/restore`],
-        ['GET', `/api/workspaces/${id}/settings`],
-        ['PATCH', `/api/workspaces/${id}/settings`, { allowPublicSubscriptions: false }],
-        ['POST', `/api/workspaces/${id}/subscribe`],
-        ['POST', `/api/workspaces/${id}/unsubscribe`],
-        ['GET', `/api/workspaces/${id}/members`],
-        ['POST', `/api/workspaces/${id}/members`, { email: 'x@example.test', role: 'viewer' }],
-        ['PATCH', `/api/workspaces/${id}/members/${stranger.user.id}`, { role: 'viewer' }],
-        ['DELETE', `/api/workspaces/${id}/members/${owner.user.id}`],
-        ['GET', `/api/workspaces/${id}/invitations`],
-        ['DELETE', `/api/workspaces/${id}/invitations/${UNKNOWN_ID}`],
-      ] as const;
+      const paths = (id: string) =>
+        [
+          ['GET', `/api/workspaces/${id}`],
+          ['PATCH', `/api/workspaces/${id}`, { name: 'stolen' }],
+          ['DELETE', `/api/workspaces/${id}`],
+          ['POST', `/api/workspaces/${id}/restore`],
+          ['GET', `/api/workspaces/${id}/settings`],
+          ['PATCH', `/api/workspaces/${id}/settings`, { allowPublicSubscriptions: false }],
+          ['POST', `/api/workspaces/${id}/subscribe`],
+          ['POST', `/api/workspaces/${id}/unsubscribe`],
+          ['GET', `/api/workspaces/${id}/members`],
+          ['POST', `/api/workspaces/${id}/members`, { email: 'x@example.test', role: 'viewer' }],
+          ['PATCH', `/api/workspaces/${id}/members/${stranger.user.id}`, { role: 'viewer' }],
+          ['DELETE', `/api/workspaces/${id}/members/${owner.user.id}`],
+          ['GET', `/api/workspaces/${id}/invitations`],
+          ['DELETE', `/api/workspaces/${id}/invitations/${UNKNOWN_ID}`],
+        ] as const;
       for (const id of [ws.id, UNKNOWN_ID, 'not-a-uuid']) {
         for (const [method, path, body] of paths(id)) {
           const res = await api.call(stranger.token, method, path, body);
-          expect({ method, path, status: res.status, text: res.text }).toEqual({ method, path, status: 404, text: WORKSPACE_NOT_FOUND });
+          expect({ method, path, status: res.status, text: res.text }).toEqual({
+            method,
+            path,
+            status: 404,
+            text: WORKSPACE_NOT_FOUND,
+          });
         }
       }
       const still = await api.ok(owner.token, 'GET', `/api/workspaces/${ws.id}`, undefined, 200);
@@ -140,7 +152,12 @@ describe('workspaces', () => {
         ['POST', '/api/workspaces', { name: 'x' }],
       ] as const) {
         const res = await api.call(token, method, path, body);
-        expect({ path, method, status: res.status, code: res.body.code }).toEqual({ path, method, status: 403, code: 'FORBIDDEN' });
+        expect({ path, method, status: res.status, code: res.body.code }).toEqual({
+          path,
+          method,
+          status: 403,
+          code: 'FORBIDDEN',
+        });
       }
     });
   });
@@ -148,9 +165,19 @@ describe('workspaces', () => {
   describe('update', () => {
     it('lets the owner change name, description and visibility', async () => {
       const ws = await api.createWorkspace(owner.token);
-      const res = await api.call(owner.token, 'PATCH', `/api/workspaces/${ws.id}`, { name: 'Renamed', description: 'New', visibility: 'public' });
+      const res = await api.call(owner.token, 'PATCH', `/api/workspaces/${ws.id}`, {
+        name: 'Renamed',
+        description: 'New',
+        visibility: 'public',
+      });
       expect(res.status).toBe(200);
-      expect(res.body.workspace).toMatchObject({ id: ws.id, name: 'Renamed', description: 'New', visibility: 'public', role: 'owner' });
+      expect(res.body.workspace).toMatchObject({
+        id: ws.id,
+        name: 'Renamed',
+        description: 'New',
+        visibility: 'public',
+        role: 'owner',
+      });
       const again = await api.ok(owner.token, 'GET', `/api/workspaces/${ws.id}`, undefined, 200);
       expect(again.workspace).toMatchObject({ name: 'Renamed', description: 'New', visibility: 'public' });
     });
@@ -204,7 +231,13 @@ describe('workspaces', () => {
       const ws = await api.createWorkspace(owner.token);
       const res = await api.call(owner.token, 'GET', `/api/workspaces/${ws.id}/settings`);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ settings: { defaultFragmentTypeId: null, enrichment: { summaries: true, tags: true }, allowPublicSubscriptions: true } });
+      expect(res.body).toEqual({
+        settings: {
+          defaultFragmentTypeId: null,
+          enrichment: { summaries: true, tags: true },
+          allowPublicSubscriptions: true,
+        },
+      });
     });
 
     it('applies partial updates and clears with null', async () => {
@@ -212,11 +245,25 @@ describe('workspaces', () => {
       // The default type must be one of the workspace's own (another's is refused: test/e2e/hostile-input.spec.ts).
       const types = await api.ok(owner.token, 'GET', `/api/workspaces/${ws.id}/fragment-types`, undefined, 200);
       const typeId: string = types.items.find((t: { key: string }) => t.key === 'note').id;
-      let res = await api.call(owner.token, 'PATCH', `/api/workspaces/${ws.id}/settings`, { defaultFragmentTypeId: typeId, enrichment: { tags: false } });
+      let res = await api.call(owner.token, 'PATCH', `/api/workspaces/${ws.id}/settings`, {
+        defaultFragmentTypeId: typeId,
+        enrichment: { tags: false },
+      });
       expect(res.status).toBe(200);
-      expect(res.body.settings).toEqual({ defaultFragmentTypeId: typeId, enrichment: { summaries: true, tags: false }, allowPublicSubscriptions: true });
-      res = await api.call(owner.token, 'PATCH', `/api/workspaces/${ws.id}/settings`, { defaultFragmentTypeId: null, allowPublicSubscriptions: false });
-      expect(res.body.settings).toEqual({ defaultFragmentTypeId: null, enrichment: { summaries: true, tags: false }, allowPublicSubscriptions: false });
+      expect(res.body.settings).toEqual({
+        defaultFragmentTypeId: typeId,
+        enrichment: { summaries: true, tags: false },
+        allowPublicSubscriptions: true,
+      });
+      res = await api.call(owner.token, 'PATCH', `/api/workspaces/${ws.id}/settings`, {
+        defaultFragmentTypeId: null,
+        allowPublicSubscriptions: false,
+      });
+      expect(res.body.settings).toEqual({
+        defaultFragmentTypeId: null,
+        enrichment: { summaries: true, tags: false },
+        allowPublicSubscriptions: false,
+      });
       const read = await api.ok(owner.token, 'GET', `/api/workspaces/${ws.id}/settings`, undefined, 200);
       expect(read.settings).toEqual(res.body.settings);
     });
@@ -233,7 +280,11 @@ describe('workspaces', () => {
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION_FAILED');
       const read = await api.ok(owner.token, 'GET', `/api/workspaces/${ws.id}/settings`, undefined, 200);
-      expect(read.settings).toEqual({ defaultFragmentTypeId: null, enrichment: { summaries: true, tags: true }, allowPublicSubscriptions: true });
+      expect(read.settings).toEqual({
+        defaultFragmentTypeId: null,
+        enrichment: { summaries: true, tags: true },
+        allowPublicSubscriptions: true,
+      });
     });
   });
 
@@ -253,11 +304,22 @@ describe('workspaces', () => {
         ['POST', `/api/workspaces/${ws.id}/subscribe`],
       ] as const) {
         const res = await api.call(owner.token, method, path, method === 'PATCH' ? { name: 'x' } : undefined);
-        expect({ path, method, status: res.status, text: res.text }).toEqual({ path, method, status: 404, text: WORKSPACE_NOT_FOUND });
+        expect({ path, method, status: res.status, text: res.text }).toEqual({
+          path,
+          method,
+          status: 404,
+          text: WORKSPACE_NOT_FOUND,
+        });
       }
       const mine = await api.ok(owner.token, 'GET', '/api/workspaces', undefined, 200);
       expect(mine.items.map((w: any) => w.id)).not.toContain(ws.id);
-      const discover = await api.ok(owner.token, 'GET', `/api/workspaces/discover?q=${encodeURIComponent(ws.name)}`, undefined, 200);
+      const discover = await api.ok(
+        owner.token,
+        'GET',
+        `/api/workspaces/discover?q=${encodeURIComponent(ws.name)}`,
+        undefined,
+        200,
+      );
       expect(discover.totalCount).toBe(0);
 
       const list = await api.ok(owner.token, 'GET', '/api/workspaces/archived', undefined, 200);
@@ -288,9 +350,14 @@ describe('workspaces', () => {
   describe('discover', () => {
     const tag = `disc${Date.now().toString(36)}`;
     beforeAll(async () => {
-      for (let i = 0; i < 5; i++) await api.createWorkspace(owner.token, { name: `${tag} public ${i}`, visibility: 'public' });
+      for (let i = 0; i < 5; i++)
+        await api.createWorkspace(owner.token, { name: `${tag} public ${i}`, visibility: 'public' });
       await api.createWorkspace(owner.token, { name: `${tag} private`, visibility: 'private' });
-      await api.createWorkspace(owner.token, { name: `other 100% done`, description: `${tag} in the description`, visibility: 'public' });
+      await api.createWorkspace(owner.token, {
+        name: `other 100% done`,
+        description: `${tag} in the description`,
+        visibility: 'public',
+      });
     });
 
     it('finds public workspaces by name or description, case-insensitively, never private ones', async () => {
@@ -302,10 +369,34 @@ describe('workspaces', () => {
     });
 
     it('paginates with limit and offset', async () => {
-      const first = await api.ok(stranger.token, 'GET', `/api/workspaces/discover?q=${tag}%20public&limit=2`, undefined, 200);
-      const second = await api.ok(stranger.token, 'GET', `/api/workspaces/discover?q=${tag}%20public&limit=2&offset=2`, undefined, 200);
-      const last = await api.ok(stranger.token, 'GET', `/api/workspaces/discover?q=${tag}%20public&limit=2&offset=4`, undefined, 200);
-      const past = await api.ok(stranger.token, 'GET', `/api/workspaces/discover?q=${tag}%20public&limit=2&offset=10`, undefined, 200);
+      const first = await api.ok(
+        stranger.token,
+        'GET',
+        `/api/workspaces/discover?q=${tag}%20public&limit=2`,
+        undefined,
+        200,
+      );
+      const second = await api.ok(
+        stranger.token,
+        'GET',
+        `/api/workspaces/discover?q=${tag}%20public&limit=2&offset=2`,
+        undefined,
+        200,
+      );
+      const last = await api.ok(
+        stranger.token,
+        'GET',
+        `/api/workspaces/discover?q=${tag}%20public&limit=2&offset=4`,
+        undefined,
+        200,
+      );
+      const past = await api.ok(
+        stranger.token,
+        'GET',
+        `/api/workspaces/discover?q=${tag}%20public&limit=2&offset=10`,
+        undefined,
+        200,
+      );
       expect([first.count, second.count, last.count, past.count]).toEqual([2, 2, 1, 0]);
       expect([first.totalCount, past.totalCount]).toEqual([5, 5]);
       const names = [...first.items, ...second.items, ...last.items].map((w: any) => w.name);
@@ -313,9 +404,21 @@ describe('workspaces', () => {
     });
 
     it('treats % and _ as literal characters', async () => {
-      const percent = await api.ok(stranger.token, 'GET', `/api/workspaces/discover?q=${encodeURIComponent('100%')}`, undefined, 200);
+      const percent = await api.ok(
+        stranger.token,
+        'GET',
+        `/api/workspaces/discover?q=${encodeURIComponent('100%')}`,
+        undefined,
+        200,
+      );
       expect(percent.items.map((w: any) => w.name)).toEqual(['other 100% done']);
-      const underscore = await api.ok(stranger.token, 'GET', `/api/workspaces/discover?q=${encodeURIComponent(`${tag}_public`)}`, undefined, 200);
+      const underscore = await api.ok(
+        stranger.token,
+        'GET',
+        `/api/workspaces/discover?q=${encodeURIComponent(`${tag}_public`)}`,
+        undefined,
+        200,
+      );
       expect(underscore.totalCount).toBe(0);
     });
 
@@ -339,7 +442,10 @@ describe('workspaces', () => {
       const mine = await api.ok(stranger.token, 'GET', '/api/workspaces', undefined, 200);
       expect(mine.items.map((w: any) => w.id)).not.toContain(ws.id);
       const ownerAccessible = await api.ok(owner.token, 'GET', '/api/workspaces/accessible', undefined, 200);
-      expect(ownerAccessible.items.find((w: any) => w.id === ws.id)).toMatchObject({ relation: 'owner', role: 'owner' });
+      expect(ownerAccessible.items.find((w: any) => w.id === ws.id)).toMatchObject({
+        relation: 'owner',
+        role: 'owner',
+      });
 
       const unsub = await api.call(stranger.token, 'POST', `/api/workspaces/${ws.id}/unsubscribe`);
       expect(unsub.status).toBe(200);

@@ -43,64 +43,182 @@ export const WORKSPACE_ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/api/notifications', action: 'profile:read', account: true },
   { method: 'POST', path: '/api/notifications/read-all', action: 'profile:write', account: true },
   { method: 'GET', path: '/api/workspaces/{ws}', action: 'workspaces:read' },
-  { method: 'PATCH', path: '/api/workspaces/{ws}', action: 'workspaces:write', body: { description: 'changed by the matrix' } },
+  {
+    method: 'PATCH',
+    path: '/api/workspaces/{ws}',
+    action: 'workspaces:write',
+    body: { description: 'changed by the matrix' },
+  },
   { method: 'GET', path: '/api/workspaces/{ws}/settings', action: 'workspaces:read' },
-  { method: 'PATCH', path: '/api/workspaces/{ws}/settings', action: 'workspaces:write', body: { enrichment: { summaries: true } } },
+  {
+    method: 'PATCH',
+    path: '/api/workspaces/{ws}/settings',
+    action: 'workspaces:write',
+    body: { enrichment: { summaries: true } },
+  },
   { method: 'GET', path: '/api/workspaces/{ws}/members', action: 'members:read' },
-  { method: 'POST', path: '/api/workspaces/{ws}/members', action: 'members:manage', body: { email: 'invitee-{n}@example.test', role: 'viewer' } },
-  { method: 'PATCH', path: '/api/workspaces/{ws}/members/{member}', action: 'members:manage', body: { role: 'contributor' }, destructive: true },
+  {
+    method: 'POST',
+    path: '/api/workspaces/{ws}/members',
+    action: 'members:manage',
+    body: { email: 'invitee-{n}@example.test', role: 'viewer' },
+  },
+  {
+    method: 'PATCH',
+    path: '/api/workspaces/{ws}/members/{member}',
+    action: 'members:manage',
+    body: { role: 'contributor' },
+    destructive: true,
+  },
   { method: 'DELETE', path: '/api/workspaces/{ws}/members/{member}', action: 'members:manage', destructive: true },
   { method: 'GET', path: '/api/workspaces/{ws}/invitations', action: 'members:read' },
-  { method: 'DELETE', path: '/api/workspaces/{ws}/invitations/{invitation}', action: 'members:manage', destructive: true },
+  {
+    method: 'DELETE',
+    path: '/api/workspaces/{ws}/invitations/{invitation}',
+    action: 'members:manage',
+    destructive: true,
+  },
   { method: 'DELETE', path: '/api/workspaces/{ws}', action: 'workspaces:delete', destructive: true },
-  { method: 'POST', path: '/api/workspaces/{ws}/restore', action: 'workspaces:delete', destructive: true, needsArchived: true },
+  {
+    method: 'POST',
+    path: '/api/workspaces/{ws}/restore',
+    action: 'workspaces:delete',
+    destructive: true,
+    needsArchived: true,
+  },
 ];
 
 export const IDENTITY_ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/api/auth/validate-token', action: 'profile:read', account: true, anyScope: true },
   { method: 'GET', path: '/api/profile', action: 'profile:read', account: true },
-  { method: 'PATCH', path: '/api/profile', action: 'profile:write', account: true, body: { displayName: 'Matrix Person' } },
+  {
+    method: 'PATCH',
+    path: '/api/profile',
+    action: 'profile:write',
+    account: true,
+    body: { displayName: 'Matrix Person' },
+  },
   { method: 'GET', path: '/api/user/beta-features', action: 'profile:read', account: true },
   { method: 'GET', path: '/api/tokens', action: 'tokens:manage', account: true },
-  { method: 'POST', path: '/api/tokens', action: 'tokens:manage', account: true, body: { name: 'matrix', scopes: ['profile:read'] } },
+  {
+    method: 'POST',
+    path: '/api/tokens',
+    action: 'tokens:manage',
+    account: true,
+    body: { name: 'matrix', scopes: ['profile:read'] },
+  },
   { method: 'GET', path: '/api/tokens/{token}', action: 'tokens:manage', account: true },
   { method: 'GET', path: '/api/tokens/{token}/analytics', action: 'tokens:manage', account: true },
-  { method: 'POST', path: '/api/admin/users', action: 'admin', account: true, platformAdmin: true, body: { email: 'made-{n}@example.test', displayName: 'Made', password: 'a-long-enough-password-1' } },
+  {
+    method: 'POST',
+    path: '/api/admin/users',
+    action: 'admin',
+    account: true,
+    platformAdmin: true,
+    body: { email: 'made-{n}@example.test', displayName: 'Made', password: 'a-long-enough-password-1' },
+  },
 ];
 
 const FRAGMENT_BODY = { workspaceId: '{ws}', fragmentTypeId: '{type}', title: 'matrix {n}', content: '# Matrix' };
 
 export const FRAGMENT_ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/api/workspaces/{ws}/fragment-types', action: 'fragments:read' },
-  { method: 'POST', path: '/api/workspaces/{ws}/fragment-types', action: 'fragments:write', creates: true, body: { key: 'matrix-{n}', name: 'Matrix' } },
+  {
+    method: 'POST',
+    path: '/api/workspaces/{ws}/fragment-types',
+    action: 'fragments:write',
+    creates: true,
+    body: { key: 'matrix-{n}', name: 'Matrix' },
+  },
   { method: 'GET', path: '/api/workspaces/{ws}/fragment-types/{type}', action: 'fragments:read' },
-  { method: 'PATCH', path: '/api/workspaces/{ws}/fragment-types/{type}', action: 'fragments:write', body: { description: 'changed by the matrix' } },
-  { method: 'DELETE', path: '/api/workspaces/{ws}/fragment-types/{type}', action: 'fragments:delete', destructive: true },
+  {
+    method: 'PATCH',
+    path: '/api/workspaces/{ws}/fragment-types/{type}',
+    action: 'fragments:write',
+    body: { description: 'changed by the matrix' },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/workspaces/{ws}/fragment-types/{type}',
+    action: 'fragments:delete',
+    destructive: true,
+  },
   { method: 'GET', path: '/api/memory-fragments?workspaceId={ws}', action: 'fragments:read' },
   { method: 'POST', path: '/api/memory-fragments', action: 'fragments:write', creates: true, body: FRAGMENT_BODY },
-  { method: 'POST', path: '/api/memory-fragments/check-limits', action: 'fragments:read', body: { workspaceId: '{ws}' } },
+  {
+    method: 'POST',
+    path: '/api/memory-fragments/check-limits',
+    action: 'fragments:read',
+    body: { workspaceId: '{ws}' },
+  },
   { method: 'GET', path: '/api/memory-fragments/{fragment}', action: 'fragments:read' },
   { method: 'PATCH', path: '/api/memory-fragments/{fragment}', action: 'fragments:write', body: { tags: ['matrix'] } },
   { method: 'POST', path: '/api/memory-fragments/{fragment}/enrich', action: 'fragments:write' },
   { method: 'DELETE', path: '/api/memory-fragments/{fragment}', action: 'fragments:delete', destructive: true },
   { method: 'GET', path: '/api/workspaces/{ws}/collections', action: 'collections:read' },
-  { method: 'POST', path: '/api/workspaces/{ws}/collections', action: 'collections:write', creates: true, body: { name: 'matrix {n}' } },
+  {
+    method: 'POST',
+    path: '/api/workspaces/{ws}/collections',
+    action: 'collections:write',
+    creates: true,
+    body: { name: 'matrix {n}' },
+  },
   { method: 'GET', path: '/api/workspaces/{ws}/collections/{collection}', action: 'collections:read' },
-  { method: 'PATCH', path: '/api/workspaces/{ws}/collections/{collection}', action: 'collections:write', body: { description: 'changed by the matrix' } },
-  { method: 'DELETE', path: '/api/workspaces/{ws}/collections/{collection}', action: 'collections:write', destructive: true },
+  {
+    method: 'PATCH',
+    path: '/api/workspaces/{ws}/collections/{collection}',
+    action: 'collections:write',
+    body: { description: 'changed by the matrix' },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/workspaces/{ws}/collections/{collection}',
+    action: 'collections:write',
+    destructive: true,
+  },
   { method: 'GET', path: '/api/workspaces/{ws}/collections/{collection}/fragments', action: 'collections:read' },
-  { method: 'POST', path: '/api/workspaces/{ws}/collections/{collection}/fragments', action: 'collections:write', body: { fragmentIds: ['{fragment}'] } },
-  { method: 'DELETE', path: '/api/workspaces/{ws}/collections/{collection}/fragments', action: 'collections:write', body: { fragmentIds: ['{fragment}'] } },
-  { method: 'POST', path: '/api/workspaces/{ws}/fragment-collections', action: 'collections:read', body: { fragmentIds: ['{fragment}'] } },
+  {
+    method: 'POST',
+    path: '/api/workspaces/{ws}/collections/{collection}/fragments',
+    action: 'collections:write',
+    body: { fragmentIds: ['{fragment}'] },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/workspaces/{ws}/collections/{collection}/fragments',
+    action: 'collections:write',
+    body: { fragmentIds: ['{fragment}'] },
+  },
+  {
+    method: 'POST',
+    path: '/api/workspaces/{ws}/fragment-collections',
+    action: 'collections:read',
+    body: { fragmentIds: ['{fragment}'] },
+  },
 ];
 
 /** Structured listing, agentic search and the graph (search component). Entity neighbourhoods need an entity: test/e2e/search/graph.spec.ts. */
 export const LISTING_ROUTES: MatrixRoute[] = [
-  { method: 'POST', path: '/api/fragments/list', action: 'fragments:read', body: { workspaceId: '{ws}', filter: "title ~ 'matrix'" } },
-  { method: 'POST', path: '/api/fragments/agentic-search', action: 'search:read', body: { workspaceId: '{ws}', query: 'matrix' } },
+  {
+    method: 'POST',
+    path: '/api/fragments/list',
+    action: 'fragments:read',
+    body: { workspaceId: '{ws}', filter: "title ~ 'matrix'" },
+  },
+  {
+    method: 'POST',
+    path: '/api/fragments/agentic-search',
+    action: 'search:read',
+    body: { workspaceId: '{ws}', query: 'matrix' },
+  },
   { method: 'GET', path: '/api/graph/stats?workspaceId={ws}', action: 'search:read' },
   { method: 'GET', path: '/api/graph/entities?workspaceId={ws}&q=ma', action: 'search:read' },
-  { method: 'POST', path: '/api/graph/retrieve', action: 'search:read', body: { workspaceId: '{ws}', query: 'matrix' } },
+  {
+    method: 'POST',
+    path: '/api/graph/retrieve',
+    action: 'search:read',
+    body: { workspaceId: '{ws}', query: 'matrix' },
+  },
 ];
 
 /**
@@ -114,7 +232,12 @@ export const SEARCH_ROUTES: MatrixRoute[] = [
   // Needs search:read and workspaces:read (it lists the caller's workspaces); the matrix's
   // scope-lacking token holds search:read only, so the listing's scope is the one to check.
   { method: 'GET', path: '/api/search/global?q=matrix', action: 'workspaces:read', account: true },
-  { method: 'POST', path: '/api/search/saved', action: 'search:read', body: { workspaceId: '{ws}', name: 'matrix {n}', q: 'matrix' } },
+  {
+    method: 'POST',
+    path: '/api/search/saved',
+    action: 'search:read',
+    body: { workspaceId: '{ws}', name: 'matrix {n}', q: 'matrix' },
+  },
   { method: 'GET', path: '/api/search/saved?workspaceId={ws}', action: 'search:read' },
   { method: 'GET', path: '/api/search/analytics?workspaceId={ws}', action: 'workspaces:write' },
 ];
@@ -126,15 +249,39 @@ export const SEARCH_ROUTES: MatrixRoute[] = [
  */
 export const WEBHOOK_ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/api/workspaces/{ws}/webhooks', action: 'webhooks:manage' },
-  { method: 'POST', path: '/api/workspaces/{ws}/webhooks', action: 'webhooks:manage', body: { name: 'matrix {n}', url: 'https://127.0.0.1:1/hooks/{n}', events: ['fragment.created'], enabled: false } },
+  {
+    method: 'POST',
+    path: '/api/workspaces/{ws}/webhooks',
+    action: 'webhooks:manage',
+    body: { name: 'matrix {n}', url: 'https://127.0.0.1:1/hooks/{n}', events: ['fragment.created'], enabled: false },
+  },
   { method: 'GET', path: '/api/workspaces/{ws}/webhooks/{webhook}', action: 'webhooks:manage' },
-  { method: 'PATCH', path: '/api/workspaces/{ws}/webhooks/{webhook}', action: 'webhooks:manage', body: { name: 'changed by the matrix' } },
+  {
+    method: 'PATCH',
+    path: '/api/workspaces/{ws}/webhooks/{webhook}',
+    action: 'webhooks:manage',
+    body: { name: 'changed by the matrix' },
+  },
   { method: 'DELETE', path: '/api/workspaces/{ws}/webhooks/{webhook}', action: 'webhooks:manage', destructive: true },
-  { method: 'POST', path: '/api/workspaces/{ws}/webhooks/trigger', action: 'webhooks:manage', body: { eventType: 'fragment.updated' } },
-  { method: 'POST', path: '/api/workspaces/{ws}/webhooks/{webhook}/rotate-secret', action: 'webhooks:manage', body: {} },
+  {
+    method: 'POST',
+    path: '/api/workspaces/{ws}/webhooks/trigger',
+    action: 'webhooks:manage',
+    body: { eventType: 'fragment.updated' },
+  },
+  {
+    method: 'POST',
+    path: '/api/workspaces/{ws}/webhooks/{webhook}/rotate-secret',
+    action: 'webhooks:manage',
+    body: {},
+  },
   { method: 'GET', path: '/api/workspaces/{ws}/webhooks/{webhook}/deliveries', action: 'webhooks:manage' },
   { method: 'GET', path: '/api/workspaces/{ws}/webhooks/{webhook}/deliveries/{delivery}', action: 'webhooks:manage' },
-  { method: 'POST', path: '/api/workspaces/{ws}/webhooks/{webhook}/deliveries/{delivery}/redeliver', action: 'webhooks:manage' },
+  {
+    method: 'POST',
+    path: '/api/workspaces/{ws}/webhooks/{webhook}/deliveries/{delivery}/redeliver',
+    action: 'webhooks:manage',
+  },
 ];
 
 /**
@@ -144,7 +291,21 @@ export const WEBHOOK_ROUTES: MatrixRoute[] = [
  */
 export const HOSTED_ZONE_ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/api/hosted-zones', action: 'hosted-zones:manage', account: true },
-  { method: 'POST', path: '/api/hosted-zones', action: 'hosted-zones:manage', account: true, body: { name: 'matrix {n}', region: 'test' } },
+  {
+    method: 'POST',
+    path: '/api/hosted-zones',
+    action: 'hosted-zones:manage',
+    account: true,
+    body: { name: 'matrix {n}', region: 'test' },
+  },
 ];
 
-export const MATRIX_ROUTES: MatrixRoute[] = [...IDENTITY_ROUTES, ...WORKSPACE_ROUTES, ...FRAGMENT_ROUTES, ...LISTING_ROUTES, ...SEARCH_ROUTES, ...WEBHOOK_ROUTES, ...HOSTED_ZONE_ROUTES];
+export const MATRIX_ROUTES: MatrixRoute[] = [
+  ...IDENTITY_ROUTES,
+  ...WORKSPACE_ROUTES,
+  ...FRAGMENT_ROUTES,
+  ...LISTING_ROUTES,
+  ...SEARCH_ROUTES,
+  ...WEBHOOK_ROUTES,
+  ...HOSTED_ZONE_ROUTES,
+];

@@ -15,7 +15,10 @@ export function chunkText(text: string, target = CHUNK_TARGET_CHARS, overlap = C
   if (trimmed.length <= target) return [trimmed];
   const chunks: string[] = [];
   for (const section of splitSections(trimmed)) {
-    const pieces = section.split(/\n\s*\n/).flatMap((p) => splitLong(p.trim(), target)).filter(Boolean);
+    const pieces = section
+      .split(/\n\s*\n/)
+      .flatMap((p) => splitLong(p.trim(), target))
+      .filter(Boolean);
     let current = '';
     for (const piece of pieces) {
       if (current && current.length + piece.length + 2 > target) {
@@ -31,7 +34,10 @@ export function chunkText(text: string, target = CHUNK_TARGET_CHARS, overlap = C
 }
 
 function splitSections(text: string): string[] {
-  return text.split(/\n(?=#{1,6}\s)/).map((s) => s.trim()).filter(Boolean);
+  return text
+    .split(/\n(?=#{1,6}\s)/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** A paragraph longer than the target, cut at sentence ends, else at spaces, else hard. */

@@ -7,7 +7,13 @@ import { fragmentNotFound } from '../service/fragment-errors.js';
 import { FRAGMENTS_DB, type DataDb } from '../service/fragments-db.js';
 import { isUuid } from '@kw/platform-ids';
 import { WorkspaceGate } from '../service/workspace-gate.js';
-import { ENRICHMENT_REQUESTED_EVENT, ENRICHMENT_STEPS, readEnrichment, type EnrichmentState, type EnrichmentStep } from './enrichment-state.js';
+import {
+  ENRICHMENT_REQUESTED_EVENT,
+  ENRICHMENT_STEPS,
+  readEnrichment,
+  type EnrichmentState,
+  type EnrichmentStep,
+} from './enrichment-state.js';
 
 type In = MessageShape<typeof EnrichmentService.method.enrichFragment.input>;
 
@@ -32,10 +38,16 @@ export class EnrichFragmentHandler {
   @Handles(EnrichmentService.method.enrichFragment)
   async enrich(input: In, context: RequestContext) {
     if (!isUuid(input.fragmentId)) throw fragmentNotFound();
-    const found = await this.db.fragment.findUnique({ where: { id: input.fragmentId }, select: { workspaceId: true, createdBy: true } });
+    const found = await this.db.fragment.findUnique({
+      where: { id: input.fragmentId },
+      select: { workspaceId: true, createdBy: true },
+    });
     if (!found) throw fragmentNotFound();
     // Outside the transaction: in embedded mode the workspaces component needs the one connection.
-    await this.gate.authorize(context, found.workspaceId, 'fragments:write', { resourceOwnerId: found.createdBy, hiddenAs: fragmentNotFound });
+    await this.gate.authorize(context, found.workspaceId, 'fragments:write', {
+      resourceOwnerId: found.createdBy,
+      hiddenAs: fragmentNotFound,
+    });
     return this.db.$transaction(async (tx) => {
       const rows = await tx.$queryRaw<Array<{ version: number; enrichment: unknown; workspace_id: string }>>`
         SELECT version, enrichment, workspace_id::text FROM data.fragments WHERE id = ${input.fragmentId}::uuid FOR UPDATE`;
@@ -46,17 +58,32 @@ export class EnrichFragmentHandler {
       const at = new Date().toISOString();
       const next: EnrichmentState = { ...state };
       for (const step of steps) next[step] = { state: 'pending', attempts: 0, at };
-      await tx.fragment.update({ where: { id: input.fragmentId }, data: { status: 'processing', enrichment: next as object } });
+      await tx.fragment.update({
+        where: { id: input.fragmentId },
+        data: { status: 'processing', enrichment: next as object },
+      });
       await tx.outboxEvent.create({
         data: {
           aggregateType: 'fragment',
           aggregateId: input.fragmentId,
           eventType: ENRICHMENT_REQUESTED_EVENT,
-          payload: { fragmentId: input.fragmentId, workspaceId: row.workspace_id, version: row.version, needs: steps, occurredAt: at },
+          payload: {
+            fragmentId: input.fragmentId,
+            workspaceId: row.workspace_id,
+            version: row.version,
+            needs: steps,
+            occurredAt: at,
+          },
           headers: { requestId: context.requestId },
         },
       });
-      return { fragmentId: input.fragmentId, status: 'processing', steps, version: row.version, enrichmentJson: JSON.stringify(next) };
+      return {
+        fragmentId: input.fragmentId,
+        status: 'processing',
+        steps,
+        version: row.version,
+        enrichmentJson: JSON.stringify(next),
+      };
     });
   }
 }

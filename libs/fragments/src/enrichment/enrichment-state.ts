@@ -37,7 +37,8 @@ export interface FragmentEventPayload {
 
 export function readFragmentEventPayload(payload: Record<string, unknown>): FragmentEventPayload | undefined {
   const { fragmentId, workspaceId, version, needs } = payload;
-  if (typeof fragmentId !== 'string' || typeof workspaceId !== 'string' || typeof version !== 'number') return undefined;
+  if (typeof fragmentId !== 'string' || typeof workspaceId !== 'string' || typeof version !== 'number')
+    return undefined;
   return { fragmentId, workspaceId, version, needs: Array.isArray(needs) ? needs.filter(isStep) : [] };
 }
 
@@ -57,7 +58,8 @@ export const ENRICHMENT_CONSUMER = 'fragments-enrichment';
 export function stepsToRun(payload: FragmentEventPayload, state: EnrichmentState): EnrichmentStep[] {
   return ENRICHMENT_STEPS.filter((step) => {
     const current = state[step];
-    if (current && current.version === payload.version && (current.state === 'done' || current.state === 'failed')) return false;
+    if (current && current.version === payload.version && (current.state === 'done' || current.state === 'failed'))
+      return false;
     return payload.needs.includes(step) || current?.state === 'pending';
   });
 }

@@ -49,7 +49,12 @@ export async function computeStep(step: EnrichmentStep, fragment: FragmentText, 
  * Writes a step's result. Every write replaces what an earlier run of the same step wrote, so
  * running a step twice (a redelivery after a crash) leaves the same rows: no duplicates.
  */
-export async function applyStep(tx: EnrichmentTx, fragment: FragmentText, current: { tags: string[]; summarySource: string | null }, result: StepResult): Promise<void> {
+export async function applyStep(
+  tx: EnrichmentTx,
+  fragment: FragmentText,
+  current: { tags: string[]; summarySource: string | null },
+  result: StepResult,
+): Promise<void> {
   switch (result.step) {
     // Raw statements for the hot writes: through Prisma's query builder, a chunk's vector
     // alone cost more CPU than the rest of the step (enrichment is bound by this process's CPU).
@@ -102,8 +107,15 @@ async function writeGraph(tx: EnrichmentTx, fragment: FragmentText, graph: Graph
      WHERE workspace_id = ${fragment.workspaceId}::uuid AND (kind, normalized_name) IN (SELECT * FROM unnest(${kinds}::text[], ${normalized}::text[]))`;
   const ids = new Map(rows.map((r) => [key(r.kind, r.normalized_name), r.id]));
   const relations = graph.relations
-    .map((r) => ({ sourceId: ids.get(key(r.source.kind, normalizeEntityName(r.source.name))), targetId: ids.get(key(r.target.kind, normalizeEntityName(r.target.name))), kind: r.kind }))
-    .filter((r): r is { sourceId: string; targetId: string; kind: string } => !!r.sourceId && !!r.targetId && r.sourceId !== r.targetId);
+    .map((r) => ({
+      sourceId: ids.get(key(r.source.kind, normalizeEntityName(r.source.name))),
+      targetId: ids.get(key(r.target.kind, normalizeEntityName(r.target.name))),
+      kind: r.kind,
+    }))
+    .filter(
+      (r): r is { sourceId: string; targetId: string; kind: string } =>
+        !!r.sourceId && !!r.targetId && r.sourceId !== r.targetId,
+    );
   const entityIds = [...new Set(rows.map((r) => r.id))];
   await tx.$executeRaw`WITH relations AS (
       INSERT INTO data.graph_relations (workspace_id, source_id, target_id, kind, fragment_id)

@@ -18,10 +18,19 @@ export class EnrichmentWorker implements OnApplicationBootstrap, OnModuleDestroy
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.subscription = await this.bus.subscribe({ consumer: ENRICHMENT_CONSUMER, eventTypes: ENRICHMENT_EVENTS, concurrency: 4, ackWaitMs: 30_000, retryDelayMs: 1_000 }, async ({ event, deliveryCount }) => {
-      if (deliveryCount > 1) this.logger.info({ eventId: event.id, deliveryCount }, 'fragment event redelivered');
-      await this.enricher.handle(event);
-    });
+    this.subscription = await this.bus.subscribe(
+      {
+        consumer: ENRICHMENT_CONSUMER,
+        eventTypes: ENRICHMENT_EVENTS,
+        concurrency: 4,
+        ackWaitMs: 30_000,
+        retryDelayMs: 1_000,
+      },
+      async ({ event, deliveryCount }) => {
+        if (deliveryCount > 1) this.logger.info({ eventId: event.id, deliveryCount }, 'fragment event redelivered');
+        await this.enricher.handle(event);
+      },
+    );
     this.logger.info({ bus: this.bus.kind, consumer: ENRICHMENT_CONSUMER }, 'enrichment worker started');
   }
 

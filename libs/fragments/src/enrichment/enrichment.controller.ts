@@ -10,13 +10,21 @@ export class EnrichFragmentResponseDto {
   @ApiProperty({ enum: ['processing'] })
   status!: string;
 
-  @ApiProperty({ type: [String], description: 'Steps queued: the failed ones, or every step not skipped when none failed.', example: ['embedding'] })
+  @ApiProperty({
+    type: [String],
+    description: 'Steps queued: the failed ones, or every step not skipped when none failed.',
+    example: ['embedding'],
+  })
   steps!: string[];
 
   @ApiProperty({ description: 'The fragment version the steps run on.' })
   version!: number;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Per-step state: {summary|tags|embedding|graph: {state, attempts, version?, error?, at}}.' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Per-step state: {summary|tags|embedding|graph: {state, attempts, version?, error?, at}}.',
+  })
   enrichment!: Record<string, unknown>;
 }
 
@@ -31,11 +39,19 @@ export class EnrichmentController {
   @ApiOperation({
     summary: 'Re-enrich a fragment',
     description:
-      'Queues the failed enrichment steps again (every step when none failed); the fragment is `processing` until the worker is done, then `published`. Scope `fragments:write`; contributors only on their own fragments.',
+      'Queues the failed enrichment steps again (every step when none failed); the fragment is ' +
+      '`processing` until the worker is done, then `published`. Scope `fragments:write`; contributors only ' +
+      'on their own fragments.',
   })
   @ApiAcceptedResponse({ type: EnrichFragmentResponseDto })
   async enrich(@Param('id') id: string): Promise<EnrichFragmentResponseDto> {
     const res = await this.client.call(EnrichmentService.method.enrichFragment, { fragmentId: id });
-    return { id: res.fragmentId, status: res.status, steps: res.steps, version: res.version, enrichment: JSON.parse(res.enrichmentJson || '{}') as Record<string, unknown> };
+    return {
+      id: res.fragmentId,
+      status: res.status,
+      steps: res.steps,
+      version: res.version,
+      enrichment: JSON.parse(res.enrichmentJson || '{}') as Record<string, unknown>,
+    };
   }
 }

@@ -40,7 +40,9 @@ export class InProcessEnrichmentRecovery implements OnApplicationBootstrap {
       await this.db.outboxEvent.createMany({
         data: stuck.map((f) => {
           const state = readEnrichment(f.enrichment);
-          const needs = ENRICHMENT_STEPS.filter((s) => state[s]?.state !== 'skipped' && !(state[s]?.state === 'done' && state[s]?.version === f.version));
+          const needs = ENRICHMENT_STEPS.filter(
+            (s) => state[s]?.state !== 'skipped' && !(state[s]?.state === 'done' && state[s]?.version === f.version),
+          );
           return {
             aggregateType: 'fragment',
             aggregateId: f.id,

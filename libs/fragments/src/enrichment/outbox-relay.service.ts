@@ -1,4 +1,10 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
@@ -17,7 +23,9 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnModuleDestr
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) logger: Logger,
   ) {
-    this.relay = new OutboxRelay(db, bus, logger.child({ worker: 'outbox-relay' }), { pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS });
+    this.relay = new OutboxRelay(db, bus, logger.child({ worker: 'outbox-relay' }), {
+      pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
+    });
   }
 
   onApplicationBootstrap(): void {

@@ -12,7 +12,11 @@ export function backoffDelay(attempt: number, baseDelayMs: number, random = Math
 }
 
 /** Runs `fn` up to maxAttempts times; never throws, reports the last error instead. */
-export async function withRetry<T>(fn: () => Promise<T>, policy: RetryPolicy, onRetry?: (attempt: number, err: unknown) => void): Promise<Attempted<T>> {
+export async function withRetry<T>(
+  fn: () => Promise<T>,
+  policy: RetryPolicy,
+  onRetry?: (attempt: number, err: unknown) => void,
+): Promise<Attempted<T>> {
   let lastError: unknown;
   for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
     try {
@@ -25,5 +29,9 @@ export async function withRetry<T>(fn: () => Promise<T>, policy: RetryPolicy, on
       }
     }
   }
-  return { ok: false, error: lastError instanceof Error ? lastError.message : String(lastError), attempts: policy.maxAttempts };
+  return {
+    ok: false,
+    error: lastError instanceof Error ? lastError.message : String(lastError),
+    attempts: policy.maxAttempts,
+  };
 }

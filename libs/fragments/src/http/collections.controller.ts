@@ -37,7 +37,11 @@ export class CollectionsController {
   @ApiOperation({ summary: 'Create a collection', description: 'Scope `collections:write`.' })
   @ApiCreatedResponse({ type: CollectionResponseDto })
   async create(@Param('id') id: string, @Body() body: CreateCollectionDto): Promise<CollectionResponseDto> {
-    const { collection } = await this.client.call(M.createCollection, { workspaceId: id, name: body.name, description: body.description ?? '' });
+    const { collection } = await this.client.call(M.createCollection, {
+      workspaceId: id,
+      name: body.name,
+      description: body.description ?? '',
+    });
     return { success: true, collection: collectionJson(collection!) };
   }
 
@@ -50,10 +54,22 @@ export class CollectionsController {
   }
 
   @Patch('collections/:collectionId')
-  @ApiOperation({ summary: 'Update a collection', description: 'Contributors change only their own collections. Scope `collections:write`.' })
+  @ApiOperation({
+    summary: 'Update a collection',
+    description: 'Contributors change only their own collections. Scope `collections:write`.',
+  })
   @ApiOkResponse({ type: CollectionResponseDto })
-  async update(@Param('id') id: string, @Param('collectionId') collectionId: string, @Body() body: UpdateCollectionDto): Promise<CollectionResponseDto> {
-    const { collection } = await this.client.call(M.updateCollection, { workspaceId: id, collectionId, name: body.name, description: body.description });
+  async update(
+    @Param('id') id: string,
+    @Param('collectionId') collectionId: string,
+    @Body() body: UpdateCollectionDto,
+  ): Promise<CollectionResponseDto> {
+    const { collection } = await this.client.call(M.updateCollection, {
+      workspaceId: id,
+      collectionId,
+      name: body.name,
+      description: body.description,
+    });
     return { success: true, collection: collectionJson(collection!) };
   }
 
@@ -66,38 +82,82 @@ export class CollectionsController {
   }
 
   @Get('collections/:collectionId/fragments')
-  @ApiOperation({ summary: "List a collection's fragments", description: 'Non-archived fragments, createdAt asc then id. Scope `collections:read`.' })
+  @ApiOperation({
+    summary: "List a collection's fragments",
+    description: 'Non-archived fragments, createdAt asc then id. Scope `collections:read`.',
+  })
   @ApiOkResponse({ type: CollectionFragmentsDto })
-  async fragments(@Param('id') id: string, @Param('collectionId') collectionId: string, @Query() query: PageQueryDto): Promise<CollectionFragmentsDto> {
+  async fragments(
+    @Param('id') id: string,
+    @Param('collectionId') collectionId: string,
+    @Query() query: PageQueryDto,
+  ): Promise<CollectionFragmentsDto> {
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
-    const { items, totalCount } = await this.client.call(M.listCollectionFragments, { workspaceId: id, collectionId, limit, offset });
+    const { items, totalCount } = await this.client.call(M.listCollectionFragments, {
+      workspaceId: id,
+      collectionId,
+      limit,
+      offset,
+    });
     return { success: true, items: items.map(fragmentJson), count: items.length, totalCount, limit, offset };
   }
 
   @Post('collections/:collectionId/fragments')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Add fragments to a collection', description: 'Ids that are not fragments of the workspace: 404 listing them in `fragmentIds`. Scope `collections:write`.' })
+  @ApiOperation({
+    summary: 'Add fragments to a collection',
+    description:
+      'Ids that are not fragments of the workspace: 404 listing them in `fragmentIds`. Scope `collections:write`.',
+  })
   @ApiOkResponse({ type: CollectionChangeDto })
-  async add(@Param('id') id: string, @Param('collectionId') collectionId: string, @Body() body: CollectionFragmentIdsDto): Promise<CollectionChangeDto> {
-    const { added } = await this.client.call(M.addCollectionFragments, { workspaceId: id, collectionId, fragmentIds: body.fragmentIds });
+  async add(
+    @Param('id') id: string,
+    @Param('collectionId') collectionId: string,
+    @Body() body: CollectionFragmentIdsDto,
+  ): Promise<CollectionChangeDto> {
+    const { added } = await this.client.call(M.addCollectionFragments, {
+      workspaceId: id,
+      collectionId,
+      fragmentIds: body.fragmentIds,
+    });
     return { success: true, changed: added };
   }
 
   @Delete('collections/:collectionId/fragments')
   @ApiOperation({ summary: 'Remove fragments from a collection', description: 'Scope `collections:write`.' })
   @ApiOkResponse({ type: CollectionChangeDto })
-  async remove(@Param('id') id: string, @Param('collectionId') collectionId: string, @Body() body: CollectionFragmentIdsDto): Promise<CollectionChangeDto> {
-    const { removed } = await this.client.call(M.removeCollectionFragments, { workspaceId: id, collectionId, fragmentIds: body.fragmentIds });
+  async remove(
+    @Param('id') id: string,
+    @Param('collectionId') collectionId: string,
+    @Body() body: CollectionFragmentIdsDto,
+  ): Promise<CollectionChangeDto> {
+    const { removed } = await this.client.call(M.removeCollectionFragments, {
+      workspaceId: id,
+      collectionId,
+      fragmentIds: body.fragmentIds,
+    });
     return { success: true, changed: removed };
   }
 
   @Post('fragment-collections')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Collections of many fragments', description: 'Up to 500 fragment ids of the workspace (others: 404). Scope `collections:read`.' })
+  @ApiOperation({
+    summary: 'Collections of many fragments',
+    description: 'Up to 500 fragment ids of the workspace (others: 404). Scope `collections:read`.',
+  })
   @ApiOkResponse({ type: LookupCollectionsResponseDto })
   async lookup(@Param('id') id: string, @Body() body: LookupCollectionsDto): Promise<LookupCollectionsResponseDto> {
-    const { items } = await this.client.call(M.lookupFragmentCollections, { workspaceId: id, fragmentIds: body.fragmentIds });
-    return { success: true, items: items.map((i) => ({ fragmentId: i.fragmentId, collections: i.collections.map((c) => ({ id: c.id, name: c.name })) })) };
+    const { items } = await this.client.call(M.lookupFragmentCollections, {
+      workspaceId: id,
+      fragmentIds: body.fragmentIds,
+    });
+    return {
+      success: true,
+      items: items.map((i) => ({
+        fragmentId: i.fragmentId,
+        collections: i.collections.map((c) => ({ id: c.id, name: c.name })),
+      })),
+    };
   }
 }

@@ -4,7 +4,16 @@ import { FragmentsService } from '@kw/contracts';
 import { badRequest } from '@kw/platform-errors';
 import { ServiceClient } from '@kw/platform-transport';
 import { FRAGMENT_LIST_LIMIT_DEFAULT } from '../fragment-limits.js';
-import { CheckLimitsDto, CreateFragmentDto, DeleteFragmentQueryDto, FragmentLimitsDto, FragmentListDto, FragmentResponseDto, ListFragmentsQueryDto, UpdateFragmentDto } from './dto/fragment.dto.js';
+import {
+  CheckLimitsDto,
+  CreateFragmentDto,
+  DeleteFragmentQueryDto,
+  FragmentLimitsDto,
+  FragmentListDto,
+  FragmentResponseDto,
+  ListFragmentsQueryDto,
+  UpdateFragmentDto,
+} from './dto/fragment.dto.js';
 import { fragmentJson } from './presenters.js';
 
 const M = FragmentsService.method;
@@ -27,13 +36,19 @@ export class FragmentsController {
   @ApiOperation({
     summary: 'List fragments',
     description:
-      'Filters combine (AND); `tags` is a comma list and every tag must match. Default order createdAt asc then id: records added while paging appear at the end, so advancing `offset` by `count` until `offset + count >= totalCount` visits every record once. `limit` 5..500 (default 50). Archived fragments only with `includeArchived=true`. Scope `fragments:read`.',
+      'Filters combine (AND); `tags` is a comma list and every tag must match. Default order createdAt asc ' +
+      'then id: records added while paging appear at the end, so advancing `offset` by `count` until ' +
+      '`offset + count >= totalCount` visits every record once. `limit` 5..500 (default 50). Archived ' +
+      'fragments only with `includeArchived=true`. Scope `fragments:read`.',
   })
   @ApiOkResponse({ type: FragmentListDto })
   async list(@Query() query: ListFragmentsQueryDto): Promise<FragmentListDto> {
     const limit = query.limit ?? FRAGMENT_LIST_LIMIT_DEFAULT;
     const offset = query.offset ?? 0;
-    const tags = (query.tags ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '');
+    const tags = (query.tags ?? '')
+      .split(',')
+      .map((t) => t.trim())
+      .filter((t) => t !== '');
     const { items, totalCount } = await this.client.call(M.listFragments, {
       workspaceId: query.workspaceId,
       id: query.id,
@@ -54,7 +69,9 @@ export class FragmentsController {
   @ApiOperation({
     summary: 'Create a fragment',
     description:
-      'Answers 201 with status `processing`: enrichment (summary, tags, embedding, graph) runs afterwards. 400 `INVALID_FRAGMENT_TYPE` for a type of another workspace; 409 `KEY_EXISTS` with `existingId` when the key is taken. Scope `fragments:write`.',
+      'Answers 201 with status `processing`: enrichment (summary, tags, embedding, graph) runs afterwards. ' +
+      '400 `INVALID_FRAGMENT_TYPE` for a type of another workspace; 409 `KEY_EXISTS` with `existingId` ' +
+      'when the key is taken. Scope `fragments:write`.',
   })
   @ApiCreatedResponse({ type: FragmentResponseDto })
   async create(@Body() body: CreateFragmentDto): Promise<FragmentResponseDto> {
@@ -75,7 +92,10 @@ export class FragmentsController {
 
   @Post('check-limits')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Check creation limits', description: 'The limits in force for the workspace and what is used. Scope `fragments:read`.' })
+  @ApiOperation({
+    summary: 'Check creation limits',
+    description: 'The limits in force for the workspace and what is used. Scope `fragments:read`.',
+  })
   @ApiOkResponse({ type: FragmentLimitsDto })
   async checkLimits(@Body() body: CheckLimitsDto): Promise<FragmentLimitsDto> {
     const limits = await this.client.call(M.checkFragmentLimits, { workspaceId: body.workspaceId });
@@ -90,7 +110,10 @@ export class FragmentsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get a fragment', description: 'Archived fragments are returned too, with `archivedAt`. Scope `fragments:read`.' })
+  @ApiOperation({
+    summary: 'Get a fragment',
+    description: 'Archived fragments are returned too, with `archivedAt`. Scope `fragments:read`.',
+  })
   @ApiOkResponse({ type: FragmentResponseDto })
   async get(@Param('id') id: string): Promise<FragmentResponseDto> {
     const { fragment } = await this.client.call(M.getFragment, { fragmentId: id });
@@ -101,17 +124,28 @@ export class FragmentsController {
   @ApiOperation({
     summary: 'Update a fragment',
     description:
-      'Fields, or patch `operations` applied in order (`append`, `prepend` (after any frontmatter), `replaceSection` (the body under the heading up to the next heading of the same or higher level; unknown heading: 400 `SECTION_NOT_FOUND`)); `content` with `operations`: 400. Optimistic concurrency with body `version` or `If-Match: "<version>"`: stale answers 409 `VERSION_CONFLICT` with `currentVersion`. A title or content change re-runs enrichment (status `processing`). Contributors update only their own fragments. Scope `fragments:write`.',
+      'Fields, or patch `operations` applied in order (`append`, `prepend` (after any frontmatter), ' +
+      '`replaceSection` (the body under the heading up to the next heading of the same or higher level; ' +
+      'unknown heading: 400 `SECTION_NOT_FOUND`)); `content` with `operations`: 400. Optimistic ' +
+      'concurrency with body `version` or `If-Match: "<version>"`: stale answers 409 `VERSION_CONFLICT` ' +
+      'with `currentVersion`. A title or content change re-runs enrichment (status `processing`). ' +
+      'Contributors update only their own fragments. Scope `fragments:write`.',
   })
   @ApiHeader({ name: 'If-Match', required: false, description: 'The version last read, e.g. "3"' })
   @ApiOkResponse({ type: FragmentResponseDto })
-  async update(@Param('id') id: string, @Body() body: UpdateFragmentDto, @Headers('if-match') ifMatch?: string): Promise<FragmentResponseDto> {
-    if (body.content !== undefined && body.operations !== undefined) throw badRequest('content and operations cannot be sent together');
+  async update(
+    @Param('id') id: string,
+    @Body() body: UpdateFragmentDto,
+    @Headers('if-match') ifMatch?: string,
+  ): Promise<FragmentResponseDto> {
+    if (body.content !== undefined && body.operations !== undefined)
+      throw badRequest('content and operations cannot be sent together');
     for (const op of body.operations ?? []) {
       if (op.op === 'replaceSection' && op.heading === undefined) throw badRequest('replaceSection needs a heading');
     }
     const headerVersion = versionFromIfMatch(ifMatch);
-    if (headerVersion !== undefined && body.version !== undefined && headerVersion !== body.version) throw badRequest('version and If-Match disagree');
+    if (headerVersion !== undefined && body.version !== undefined && headerVersion !== body.version)
+      throw badRequest('version and If-Match disagree');
     const { fragment } = await this.client.call(M.updateFragment, {
       fragmentId: id,
       title: body.title,
@@ -132,11 +166,16 @@ export class FragmentsController {
   @ApiOperation({
     summary: 'Archive or delete a fragment',
     description:
-      'Archives (sets `archivedAt`; GET still returns it, listings hide it unless `includeArchived=true`). `permanent=true`: owners delete it for good. Both emit `fragment.deleted`. Contributors archive only their own. Scope `fragments:delete`.',
+      'Archives (sets `archivedAt`; GET still returns it, listings hide it unless `includeArchived=true`). ' +
+      '`permanent=true`: owners delete it for good. Both emit `fragment.deleted`. Contributors archive ' +
+      'only their own. Scope `fragments:delete`.',
   })
   @ApiOkResponse({ type: FragmentResponseDto })
   async delete(@Param('id') id: string, @Query() query: DeleteFragmentQueryDto): Promise<FragmentResponseDto> {
-    const { fragment } = await this.client.call(M.deleteFragment, { fragmentId: id, permanent: query.permanent ?? false });
+    const { fragment } = await this.client.call(M.deleteFragment, {
+      fragmentId: id,
+      permanent: query.permanent ?? false,
+    });
     return { success: true, fragment: fragmentJson(fragment!) };
   }
 }

@@ -28,9 +28,27 @@ export function fragmentJson(f: Fragment): FragmentDto {
 }
 
 export function fragmentTypeJson(t: FragmentType): FragmentTypeDto {
-  return { id: t.id, workspaceId: t.workspaceId, key: t.key, name: t.name, description: t.description, isDefault: t.isDefault, createdAt: t.createdAt, updatedAt: t.updatedAt };
+  return {
+    id: t.id,
+    workspaceId: t.workspaceId,
+    key: t.key,
+    name: t.name,
+    description: t.description,
+    isDefault: t.isDefault,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+  };
 }
 
 export function collectionJson(c: Collection): CollectionDto {
-  return { id: c.id, workspaceId: c.workspaceId, name: c.name, description: c.description, createdBy: c.createdBy, createdAt: c.createdAt, updatedAt: c.updatedAt, fragmentCount: c.fragmentCount };
+  return {
+    id: c.id,
+    workspaceId: c.workspaceId,
+    name: c.name,
+    description: c.description,
+    createdBy: c.createdBy,
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+    fragmentCount: c.fragmentCount,
+  };
 }

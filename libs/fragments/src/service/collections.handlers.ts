@@ -25,14 +25,20 @@ export class CollectionHandlers {
   @Handles(FragmentsService.method.listCollections)
   async list(input: In<'listCollections'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'collections:read');
-    const rows = await this.db.collection.findMany({ where: { workspaceId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], include: { _count: { select: { fragments: true } } } });
+    const rows = await this.db.collection.findMany({
+      where: { workspaceId },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      include: { _count: { select: { fragments: true } } },
+    });
     return { collections: rows.map((r) => collectionView(r, r._count.fragments)) };
   }
 
   @Handles(FragmentsService.method.createCollection)
   async create(input: In<'createCollection'>, context: RequestContext) {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'collections:write');
-    const row = await this.db.collection.create({ data: { workspaceId, name: input.name, description: input.description, createdBy: userId } });
+    const row = await this.db.collection.create({
+      data: { workspaceId, name: input.name, description: input.description, createdBy: userId },
+    });
     return { collection: collectionView(row, 0) };
   }
 
@@ -46,7 +52,10 @@ export class CollectionHandlers {
   @Handles(FragmentsService.method.updateCollection)
   async update(input: In<'updateCollection'>, context: RequestContext) {
     const row = await this.authorizeWrite(context, input.workspaceId, input.collectionId);
-    const updated = await this.db.collection.update({ where: { id: row.id }, data: { name: input.name, description: input.description } });
+    const updated = await this.db.collection.update({
+      where: { id: row.id },
+      data: { name: input.name, description: input.description },
+    });
     return { collection: collectionView(updated, await this.countOf(row.id)) };
   }
 
@@ -62,7 +71,10 @@ export class CollectionHandlers {
   async add(input: In<'addCollectionFragments'>, context: RequestContext) {
     const row = await this.authorizeWrite(context, input.workspaceId, input.collectionId);
     const ids = await this.fragmentsOf(row.workspaceId, input.fragmentIds);
-    const { count } = await this.db.collectionFragment.createMany({ data: ids.map((fragmentId) => ({ collectionId: row.id, fragmentId })), skipDuplicates: true });
+    const { count } = await this.db.collectionFragment.createMany({
+      data: ids.map((fragmentId) => ({ collectionId: row.id, fragmentId })),
+      skipDuplicates: true,
+    });
     return { added: count };
   }
 
@@ -70,7 +82,9 @@ export class CollectionHandlers {
   async remove(input: In<'removeCollectionFragments'>, context: RequestContext) {
     const row = await this.authorizeWrite(context, input.workspaceId, input.collectionId);
     const ids = await this.fragmentsOf(row.workspaceId, input.fragmentIds);
-    const { count } = await this.db.collectionFragment.deleteMany({ where: { collectionId: row.id, fragmentId: { in: ids } } });
+    const { count } = await this.db.collectionFragment.deleteMany({
+      where: { collectionId: row.id, fragmentId: { in: ids } },
+    });
     return { removed: count };
   }
 
@@ -81,7 +95,12 @@ export class CollectionHandlers {
     const where = { collections: { some: { collectionId: row.id } }, archivedAt: null };
     const [totalCount, items] = await Promise.all([
       this.db.fragment.count({ where }),
-      this.db.fragment.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: input.limit || FRAGMENT_LIST_LIMIT_DEFAULT, skip: input.offset }),
+      this.db.fragment.findMany({
+        where,
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        take: input.limit || FRAGMENT_LIST_LIMIT_DEFAULT,
+        skip: input.offset,
+      }),
     ]);
     return { items: items.map(fragmentView), totalCount };
   }
@@ -95,11 +114,20 @@ export class CollectionHandlers {
       include: { collection: { select: { id: true, name: true } } },
       orderBy: [{ addedAt: 'asc' }, { collectionId: 'asc' }],
     });
-    return { items: ids.map((fragmentId) => ({ fragmentId, collections: links.filter((l) => l.fragmentId === fragmentId).map((l) => l.collection) })) };
+    return {
+      items: ids.map((fragmentId) => ({
+        fragmentId,
+        collections: links.filter((l) => l.fragmentId === fragmentId).map((l) => l.collection),
+      })),
+    };
   }
 
   /** Contributors change only the collections they created (resourceOwnerId). */
-  private async authorizeWrite(context: RequestContext, workspaceId: string, collectionId: string): Promise<CollectionRow> {
+  private async authorizeWrite(
+    context: RequestContext,
+    workspaceId: string,
+    collectionId: string,
+  ): Promise<CollectionRow> {
     await this.gate.authorize(context, workspaceId, 'collections:read');
     const row = await this.find(workspaceId, collectionId);
     await this.gate.authorize(context, workspaceId, 'collections:write', { resourceOwnerId: row.createdBy });
@@ -119,10 +147,19 @@ export class CollectionHandlers {
   /** The ids (deduplicated, in order) when all are fragments of the workspace; else 404 naming the others. */
   private async fragmentsOf(workspaceId: string, fragmentIds: readonly string[]): Promise<string[]> {
     const ids = [...new Set(fragmentIds)];
-    const found = await this.db.fragment.findMany({ where: { workspaceId, id: { in: ids.filter(isUuid) } }, select: { id: true } });
+    const found = await this.db.fragment.findMany({
+      where: { workspaceId, id: { in: ids.filter(isUuid) } },
+      select: { id: true },
+    });
     const known = new Set(found.map((f) => f.id));
     const missing = ids.filter((id) => !known.has(id));
-    if (missing.length > 0) throw new AppError({ status: 404, code: ErrorCode.NOT_FOUND, message: 'Fragment not found', details: { fragmentIds: missing } });
+    if (missing.length > 0)
+      throw new AppError({
+        status: 404,
+        code: ErrorCode.NOT_FOUND,
+        message: 'Fragment not found',
+        details: { fragmentIds: missing },
+      });
     return ids;
   }
 }

@@ -17,5 +17,8 @@ export const DEFAULT_FRAGMENT_TYPES = [
  */
 export async function ensureDefaultTypes(db: DataDb, workspaceId: string): Promise<void> {
   if ((await db.fragmentType.count({ where: { workspaceId } })) > 0) return;
-  await db.fragmentType.createMany({ data: DEFAULT_FRAGMENT_TYPES.map((t) => ({ ...t, workspaceId, isDefault: true })), skipDuplicates: true });
+  await db.fragmentType.createMany({
+    data: DEFAULT_FRAGMENT_TYPES.map((t) => ({ ...t, workspaceId, isDefault: true })),
+    skipDuplicates: true,
+  });
 }

@@ -14,8 +14,15 @@ export function enrichmentNeeds(hasUserSummary: boolean, hasUserTags: boolean, e
 }
 
 /** The initial per-step state the enrichment pipeline then advances. */
-export function pendingEnrichment(needs: readonly EnrichmentStep[], at: Date): Record<EnrichmentStep, { state: string; attempts: number; at: string }> {
-  const state = (step: EnrichmentStep) => ({ state: needs.includes(step) ? 'pending' : 'skipped', attempts: 0, at: at.toISOString() });
+export function pendingEnrichment(
+  needs: readonly EnrichmentStep[],
+  at: Date,
+): Record<EnrichmentStep, { state: string; attempts: number; at: string }> {
+  const state = (step: EnrichmentStep) => ({
+    state: needs.includes(step) ? 'pending' : 'skipped',
+    attempts: 0,
+    at: at.toISOString(),
+  });
   return { summary: state('summary'), tags: state('tags'), embedding: state('embedding'), graph: state('graph') };
 }
 
@@ -43,7 +50,13 @@ export function fragmentSnapshot(fragment: FragmentRow) {
 }
 
 /** The outbox row announcing a fragment change (see recordFragmentEvent). */
-export function fragmentEvent(context: RequestContext, eventType: FragmentEventType, fragment: FragmentRow, needs: readonly EnrichmentStep[], options: { permanent?: boolean } = {}) {
+export function fragmentEvent(
+  context: RequestContext,
+  eventType: FragmentEventType,
+  fragment: FragmentRow,
+  needs: readonly EnrichmentStep[],
+  options: { permanent?: boolean } = {},
+) {
   return {
     aggregateType: 'fragment',
     aggregateId: fragment.id,
@@ -66,6 +79,13 @@ export function fragmentEvent(context: RequestContext, eventType: FragmentEventT
  * event exists exactly when the change does. The relay publishes it to enrichment, webhooks
  * and search. `permanent` marks a deletion that removed the row (not an archive).
  */
-export async function recordFragmentEvent(tx: DataTx, context: RequestContext, eventType: FragmentEventType, fragment: FragmentRow, needs: readonly EnrichmentStep[], options: { permanent?: boolean } = {}): Promise<void> {
+export async function recordFragmentEvent(
+  tx: DataTx,
+  context: RequestContext,
+  eventType: FragmentEventType,
+  fragment: FragmentRow,
+  needs: readonly EnrichmentStep[],
+  options: { permanent?: boolean } = {},
+): Promise<void> {
   await tx.outboxEvent.create({ data: fragmentEvent(context, eventType, fragment, needs, options) });
 }

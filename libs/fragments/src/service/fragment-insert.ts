@@ -7,7 +7,19 @@ import type { FragmentRow } from './fragments-db.js';
 /** What a create decides; the rest of the row (id, status, version, times) is a new fragment's. */
 export type NewFragment = Pick<
   FragmentRow,
-  'workspaceId' | 'fragmentTypeId' | 'title' | 'content' | 'summary' | 'summarySource' | 'tags' | 'enhanceTags' | 'key' | 'createdVia' | 'enrichment' | 'createdBy' | 'updatedBy'
+  | 'workspaceId'
+  | 'fragmentTypeId'
+  | 'title'
+  | 'content'
+  | 'summary'
+  | 'summarySource'
+  | 'tags'
+  | 'enhanceTags'
+  | 'key'
+  | 'createdVia'
+  | 'enrichment'
+  | 'createdBy'
+  | 'updatedBy'
 >;
 
 // Unnamed, like fragment-by-id.ts: a named statement outlives its pool client in the embedded
@@ -33,9 +45,22 @@ const INSERT_FRAGMENT: Pick<pg.QueryConfig, 'text'> = {
  * A duplicate (workspace, key) fails with the unique violation (SQLSTATE 23505), and nothing is
  * written. Never call inside a Prisma transaction: in embedded mode the pool has one connection.
  */
-export async function insertFragment(pool: pg.Pool, context: RequestContext, fields: NewFragment, needs: readonly EnrichmentStep[]): Promise<FragmentRow> {
+export async function insertFragment(
+  pool: pg.Pool,
+  context: RequestContext,
+  fields: NewFragment,
+  needs: readonly EnrichmentStep[],
+): Promise<FragmentRow> {
   const now = new Date();
-  const row: FragmentRow = { id: randomUUID(), ...fields, status: 'processing', version: 1, createdAt: now, updatedAt: now, archivedAt: null };
+  const row: FragmentRow = {
+    id: randomUUID(),
+    ...fields,
+    status: 'processing',
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+    archivedAt: null,
+  };
   const event = fragmentEvent(context, 'fragment.created', row, needs);
   await pool.query({
     ...INSERT_FRAGMENT,

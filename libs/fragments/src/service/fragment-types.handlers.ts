@@ -27,7 +27,10 @@ export class FragmentTypeHandlers {
   async list(input: In<'listFragmentTypes'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
     await ensureDefaultTypes(this.db, workspaceId);
-    const rows = await this.db.fragmentType.findMany({ where: { workspaceId }, orderBy: [{ createdAt: 'asc' }, { key: 'asc' }] });
+    const rows = await this.db.fragmentType.findMany({
+      where: { workspaceId },
+      orderBy: [{ createdAt: 'asc' }, { key: 'asc' }],
+    });
     return { fragmentTypes: rows.map(fragmentTypeView) };
   }
 
@@ -37,7 +40,9 @@ export class FragmentTypeHandlers {
     if (!TYPE_KEY.test(input.key)) throw invalidInput('key', 'must be lower-case letters, digits, - or _');
     await ensureDefaultTypes(this.db, workspaceId);
     try {
-      const row = await this.db.fragmentType.create({ data: { workspaceId, key: input.key, name: input.name, description: input.description } });
+      const row = await this.db.fragmentType.create({
+        data: { workspaceId, key: input.key, name: input.name, description: input.description },
+      });
       return { fragmentType: fragmentTypeView(row) };
     } catch (error) {
       if (isUniqueViolation(error)) throw typeKeyExists();
@@ -53,15 +58,22 @@ export class FragmentTypeHandlers {
 
   @Handles(FragmentsService.method.updateFragmentType)
   async update(input: In<'updateFragmentType'>, context: RequestContext) {
-    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:write', { resourceOwnerId: NO_MEMBER });
+    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:write', {
+      resourceOwnerId: NO_MEMBER,
+    });
     const type = await this.find(workspaceId, input.fragmentTypeId);
-    const row = await this.db.fragmentType.update({ where: { id: type.id }, data: { name: input.name, description: input.description } });
+    const row = await this.db.fragmentType.update({
+      where: { id: type.id },
+      data: { name: input.name, description: input.description },
+    });
     return { fragmentType: fragmentTypeView(row) };
   }
 
   @Handles(FragmentsService.method.deleteFragmentType)
   async delete(input: In<'deleteFragmentType'>, context: RequestContext) {
-    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:delete', { resourceOwnerId: NO_MEMBER });
+    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:delete', {
+      resourceOwnerId: NO_MEMBER,
+    });
     const type = await this.find(workspaceId, input.fragmentTypeId);
     await this.db.$transaction(async (tx) => {
       // Archived fragments count too: they still reference the type (restrict FK).

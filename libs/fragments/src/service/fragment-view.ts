@@ -29,9 +29,27 @@ export function fragmentView(row: FragmentRow): MessageInitShape<typeof Fragment
 }
 
 export function fragmentTypeView(row: FragmentTypeRow): MessageInitShape<typeof FragmentTypeSchema> {
-  return { id: row.id, workspaceId: row.workspaceId, key: row.key, name: row.name, description: row.description, isDefault: row.isDefault, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
+  return {
+    id: row.id,
+    workspaceId: row.workspaceId,
+    key: row.key,
+    name: row.name,
+    description: row.description,
+    isDefault: row.isDefault,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
 }
 
 export function collectionView(row: CollectionRow, fragmentCount: number): MessageInitShape<typeof CollectionSchema> {
-  return { id: row.id, workspaceId: row.workspaceId, name: row.name, description: row.description, createdBy: row.createdBy, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt), fragmentCount };
+  return {
+    id: row.id,
+    workspaceId: row.workspaceId,
+    name: row.name,
+    description: row.description,
+    createdBy: row.createdBy,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    fragmentCount,
+  };
 }

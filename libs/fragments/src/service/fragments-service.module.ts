@@ -17,7 +17,14 @@ const ENRICHMENT_PROVIDERS: NonNullable<ModuleMetadata['providers']> = [...ENRIC
 /** The service side of the fragments component: the handlers of kw.fragments.v1.FragmentsService. */
 @Module({
   imports: [...ENRICHMENT_IMPORTS],
-  providers: [...fragmentsDbProviders, WorkspaceGate, FragmentTypeHandlers, FragmentHandlers, CollectionHandlers, ...ENRICHMENT_PROVIDERS],
+  providers: [
+    ...fragmentsDbProviders,
+    WorkspaceGate,
+    FragmentTypeHandlers,
+    FragmentHandlers,
+    CollectionHandlers,
+    ...ENRICHMENT_PROVIDERS,
+  ],
   exports: [FRAGMENTS_DB],
 })
 export class FragmentsServiceModule {}

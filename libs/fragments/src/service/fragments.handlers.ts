@@ -3,11 +3,23 @@ import type { MessageShape } from '@bufbuild/protobuf';
 import { FragmentsService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles } from '@kw/platform-transport';
-import { CREATED_VIA, FRAGMENT_CONTENT_MAX_BYTES, FRAGMENT_LIST_BATCH, FRAGMENT_LIST_LIMIT_DEFAULT } from '../fragment-limits.js';
+import {
+  CREATED_VIA,
+  FRAGMENT_CONTENT_MAX_BYTES,
+  FRAGMENT_LIST_BATCH,
+  FRAGMENT_LIST_LIMIT_DEFAULT,
+} from '../fragment-limits.js';
 import type { AppConfig } from '@kw/platform-config';
 import type { Database } from '@kw/platform-persistence';
 import { APP_CONFIG, DATABASE } from '@kw/platform-runtime';
-import { ownersOnly, fragmentNotFound, invalidFragmentType, invalidInput, keyExists, versionConflict } from './fragment-errors.js';
+import {
+  ownersOnly,
+  fragmentNotFound,
+  invalidFragmentType,
+  invalidInput,
+  keyExists,
+  versionConflict,
+} from './fragment-errors.js';
 import { fragmentById } from './fragment-by-id.js';
 import { insertFragment } from './fragment-insert.js';
 import { enrichmentNeeds, pendingEnrichment, recordFragmentEvent, type EnrichmentStep } from './fragment-events.js';
@@ -41,7 +53,8 @@ export class FragmentHandlers {
   async create(input: In<'createFragment'>, context: RequestContext) {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'fragments:write');
     const createdVia = input.createdVia || 'api';
-    if (!(CREATED_VIA as readonly string[]).includes(createdVia)) throw invalidInput('createdVia', `must be one of ${CREATED_VIA.join(', ')}`);
+    if (!(CREATED_VIA as readonly string[]).includes(createdVia))
+      throw invalidInput('createdVia', `must be one of ${CREATED_VIA.join(', ')}`);
     assertContentSize(input.content);
     await this.assertTypeOf(workspaceId, input.fragmentTypeId);
     await this.quota.reserve(workspaceId, this.config.MAX_FRAGMENTS_PER_WORKSPACE);
@@ -95,7 +108,10 @@ export class FragmentHandlers {
     // new records land at the end and a walk by offset sees every record once.
     const orderBy = [{ [field]: order }, { id: order }];
     const limit = input.limit || FRAGMENT_LIST_LIMIT_DEFAULT;
-    const [totalCount, rows] = await Promise.all([this.db.fragment.count({ where }), this.pageWithinBytes(where, orderBy, limit, input.offset)]);
+    const [totalCount, rows] = await Promise.all([
+      this.db.fragment.count({ where }),
+      this.pageWithinBytes(where, orderBy, limit, input.offset),
+    ]);
     return { items: rows.map(fragmentView), totalCount };
   }
 
@@ -106,14 +122,20 @@ export class FragmentHandlers {
    * carries (64 MiB), and memory stays bounded. A short page is read like any other: clients
    * page on by its `count`.
    */
-  private async pageWithinBytes(where: object, orderBy: object[], limit: number, offset: number): Promise<FragmentRow[]> {
+  private async pageWithinBytes(
+    where: object,
+    orderBy: object[],
+    limit: number,
+    offset: number,
+  ): Promise<FragmentRow[]> {
     const page: FragmentRow[] = [];
     let bytes = 0;
     while (page.length < limit) {
       const take = Math.min(FRAGMENT_LIST_BATCH, limit - page.length);
       const batch = await this.db.fragment.findMany({ where, orderBy, take, skip: offset + page.length });
       for (const row of batch) {
-        const size = Buffer.byteLength(row.content) + Buffer.byteLength(row.title) + Buffer.byteLength(row.summary ?? '');
+        const size =
+          Buffer.byteLength(row.content) + Buffer.byteLength(row.title) + Buffer.byteLength(row.summary ?? '');
         if (page.length > 0 && bytes + size > this.config.LIST_PAGE_MAX_BYTES) return page;
         page.push(row);
         bytes += size;
@@ -133,11 +155,18 @@ export class FragmentHandlers {
   @Handles(FragmentsService.method.updateFragment)
   async update(input: In<'updateFragment'>, context: RequestContext) {
     const current = await this.load(input.fragmentId);
-    const { userId, workspaceId } = await this.gate.authorize(context, current.workspaceId, 'fragments:write', { resourceOwnerId: current.createdBy, hiddenAs: fragmentNotFound });
+    const { userId, workspaceId } = await this.gate.authorize(context, current.workspaceId, 'fragments:write', {
+      resourceOwnerId: current.createdBy,
+      hiddenAs: fragmentNotFound,
+    });
     if (input.expectedVersion > 0 && input.expectedVersion !== current.version) throw versionConflict(current.version);
-    if (input.fragmentTypeId !== undefined && input.fragmentTypeId !== current.fragmentTypeId) await this.assertTypeOf(workspaceId, input.fragmentTypeId);
+    if (input.fragmentTypeId !== undefined && input.fragmentTypeId !== current.fragmentTypeId)
+      await this.assertTypeOf(workspaceId, input.fragmentTypeId);
 
-    const content = input.operations.length > 0 ? applyOperations(current.content, input.operations as PatchOperation[]) : (input.content ?? current.content);
+    const content =
+      input.operations.length > 0
+        ? applyOperations(current.content, input.operations as PatchOperation[])
+        : (input.content ?? current.content);
     assertContentSize(content);
     const title = input.title ?? current.title;
     const textChanged = content !== current.content || title !== current.title;
@@ -155,7 +184,10 @@ export class FragmentHandlers {
           data: {
             title,
             content,
-            ...(summarySupplied && { summary: hasUserSummary ? input.summary : null, summarySource: hasUserSummary ? 'user' : null }),
+            ...(summarySupplied && {
+              summary: hasUserSummary ? input.summary : null,
+              summarySource: hasUserSummary ? 'user' : null,
+            }),
             tags,
             enhanceTags,
             ...(input.fragmentTypeId !== undefined && { fragmentTypeId: input.fragmentTypeId }),
@@ -170,7 +202,11 @@ export class FragmentHandlers {
         if (count === 0) throw versionConflict(updated.version);
         // The text is unchanged, so its embeddings still hold: they follow the new version
         // (search counts only chunks of the fragment's current version).
-        if (!textChanged) await tx.fragmentChunk.updateMany({ where: { fragmentId: current.id, version: current.version }, data: { version: updated.version } });
+        if (!textChanged)
+          await tx.fragmentChunk.updateMany({
+            where: { fragmentId: current.id, version: current.version },
+            data: { version: updated.version },
+          });
         await recordFragmentEvent(tx, context, 'fragment.updated', updated, needs);
         return updated;
       });
@@ -184,7 +220,10 @@ export class FragmentHandlers {
   @Handles(FragmentsService.method.deleteFragment)
   async delete(input: In<'deleteFragment'>, context: RequestContext) {
     const current = await this.load(input.fragmentId);
-    const { relation } = await this.gate.authorize(context, current.workspaceId, 'fragments:delete', { resourceOwnerId: current.createdBy, hiddenAs: fragmentNotFound });
+    const { relation } = await this.gate.authorize(context, current.workspaceId, 'fragments:delete', {
+      resourceOwnerId: current.createdBy,
+      hiddenAs: fragmentNotFound,
+    });
     if (input.permanent && relation !== 'owner') throw ownersOnly();
     const row = await this.db.$transaction(async (tx) => {
       if (input.permanent) {
@@ -193,7 +232,10 @@ export class FragmentHandlers {
         return current;
       }
       if (current.archivedAt) return current;
-      const archived = await tx.fragment.update({ where: { id: current.id }, data: { archivedAt: new Date(), version: { increment: 1 } } });
+      const archived = await tx.fragment.update({
+        where: { id: current.id },
+        data: { archivedAt: new Date(), version: { increment: 1 } },
+      });
       await recordFragmentEvent(tx, context, 'fragment.deleted', archived, []);
       return archived;
     });
@@ -205,7 +247,13 @@ export class FragmentHandlers {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
     const max = this.config.MAX_FRAGMENTS_PER_WORKSPACE;
     const currentCount = await this.db.fragment.count({ where: { workspaceId } });
-    return { maxFragmentsPerWorkspace: max, maxContentBytes: FRAGMENT_CONTENT_MAX_BYTES, currentCount, remaining: Math.max(0, max - currentCount), canCreate: currentCount < max };
+    return {
+      maxFragmentsPerWorkspace: max,
+      maxContentBytes: FRAGMENT_CONTENT_MAX_BYTES,
+      currentCount,
+      remaining: Math.max(0, max - currentCount),
+      canCreate: currentCount < max,
+    };
   }
 
   private async load(id: string): Promise<FragmentRow> {
@@ -221,13 +269,21 @@ export class FragmentHandlers {
   private async assertTypeOf(workspaceId: string, fragmentTypeId: string): Promise<void> {
     // A plain pg statement: it runs on every create (see fragment-insert.ts).
     const found = isUuid(fragmentTypeId)
-      ? (await this.database.pool.query('SELECT 1 FROM data.fragment_types WHERE id = $1 AND workspace_id = $2', [fragmentTypeId, workspaceId])).rowCount
+      ? (
+          await this.database.pool.query('SELECT 1 FROM data.fragment_types WHERE id = $1 AND workspace_id = $2', [
+            fragmentTypeId,
+            workspaceId,
+          ])
+        ).rowCount
       : 0;
     if (!found) throw invalidFragmentType();
   }
 
   private async keyConflict(workspaceId: string, key: string) {
-    const existing = await this.db.fragment.findUnique({ where: { workspaceId_key: { workspaceId, key } }, select: { id: true } });
+    const existing = await this.db.fragment.findUnique({
+      where: { workspaceId_key: { workspaceId, key } },
+      select: { id: true },
+    });
     return keyExists(existing?.id ?? '');
   }
 }
@@ -237,5 +293,6 @@ function normalizeTags(tags: readonly string[]): string[] {
 }
 
 function assertContentSize(content: string): void {
-  if (Buffer.byteLength(content, 'utf8') > FRAGMENT_CONTENT_MAX_BYTES) throw invalidInput('content', `must be at most ${FRAGMENT_CONTENT_MAX_BYTES} bytes`);
+  if (Buffer.byteLength(content, 'utf8') > FRAGMENT_CONTENT_MAX_BYTES)
+    throw invalidInput('content', `must be at most ${FRAGMENT_CONTENT_MAX_BYTES} bytes`);
 }

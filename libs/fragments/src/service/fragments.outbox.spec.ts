@@ -15,7 +15,9 @@ const USER = '22222222-2222-4222-8222-222222222222';
 const context = { requestId: 'req-1', auth: { userId: USER } } as unknown as RequestContext;
 
 /** An owner of every workspace: authorization itself is covered by the e2e suites. */
-const gate = { authorize: async (_c: RequestContext, workspaceId: string) => ({ workspaceId, userId: USER, relation: 'owner' }) } as unknown as WorkspaceGate;
+const gate = {
+  authorize: async (_c: RequestContext, workspaceId: string) => ({ workspaceId, userId: USER, relation: 'owner' }),
+} as unknown as WorkspaceGate;
 
 /** The outbox rows are written in the same transaction as the fragment change (real embedded Postgres). */
 describe('fragment outbox events', () => {
@@ -25,9 +27,23 @@ describe('fragment outbox events', () => {
   let handlers: FragmentHandlers;
   let typeId: string;
 
-  const events = (fragmentId: string) => db.outboxEvent.findMany({ where: { aggregateId: fragmentId }, orderBy: { createdAt: 'asc' } });
+  const events = (fragmentId: string) =>
+    db.outboxEvent.findMany({ where: { aggregateId: fragmentId }, orderBy: { createdAt: 'asc' } });
   const create = (fields: Record<string, unknown> = {}) =>
-    handlers.create({ workspaceId: WS, fragmentTypeId: typeId, title: 't', content: 'c', tagsSupplied: false, tags: [], enhanceTags: false, createdVia: 'api', ...fields } as never, context);
+    handlers.create(
+      {
+        workspaceId: WS,
+        fragmentTypeId: typeId,
+        title: 't',
+        content: 'c',
+        tagsSupplied: false,
+        tags: [],
+        enhanceTags: false,
+        createdVia: 'api',
+        ...fields,
+      } as never,
+      context,
+    );
 
   beforeAll(async () => {
     database = await openDatabase({ dataDir: dir });
@@ -46,7 +62,13 @@ describe('fragment outbox events', () => {
   it('records fragment.created with the steps enrichment must run', async () => {
     const plain = (await create()).fragment!;
     const [event] = await events(plain.id!);
-    expect(event).toMatchObject({ aggregateType: 'fragment', aggregateId: plain.id, eventType: 'fragment.created', headers: { requestId: 'req-1' }, publishedAt: null });
+    expect(event).toMatchObject({
+      aggregateType: 'fragment',
+      aggregateId: plain.id,
+      eventType: 'fragment.created',
+      headers: { requestId: 'req-1' },
+      publishedAt: null,
+    });
     expect(event!.payload).toEqual({
       fragmentId: plain.id,
       workspaceId: WS,
@@ -54,7 +76,13 @@ describe('fragment outbox events', () => {
       needs: ['summary', 'tags', 'embedding', 'graph'],
       occurredAt: expect.any(String),
       // The metadata snapshot webhook payloads carry: never the content.
-      fragment: expect.objectContaining({ id: plain.id, title: plain.title, version: 1, status: 'processing', archivedAt: null }),
+      fragment: expect.objectContaining({
+        id: plain.id,
+        title: plain.title,
+        version: 1,
+        status: 'processing',
+        archivedAt: null,
+      }),
     });
     expect((event!.payload as any).fragment.content).toBeUndefined();
 
@@ -67,16 +95,38 @@ describe('fragment outbox events', () => {
   it('writes neither fragment nor event when the key is taken', async () => {
     const first = (await create({ key: 'k1' })).fragment!;
     const before = await db.outboxEvent.count();
-    await expect(create({ key: 'k1' })).rejects.toMatchObject({ status: 409, code: 'KEY_EXISTS', details: { existingId: first.id } });
+    await expect(create({ key: 'k1' })).rejects.toMatchObject({
+      status: 409,
+      code: 'KEY_EXISTS',
+      details: { existingId: first.id },
+    });
     expect(await db.outboxEvent.count()).toBe(before);
     expect(await db.fragment.count({ where: { key: 'k1' } })).toBe(1);
   });
 
   it('records fragment.updated (with steps only when the text changed) and fragment.deleted on archive and deletion', async () => {
     const f = (await create()).fragment!;
-    await handlers.update({ fragmentId: f.id, content: 'new', tagsSupplied: false, tags: [], operations: [], expectedVersion: 1 } as never, context);
-    await handlers.update({ fragmentId: f.id, tagsSupplied: true, tags: ['x'], operations: [], expectedVersion: 0 } as never, context);
-    await expect(handlers.update({ fragmentId: f.id, title: 'stale', tagsSupplied: false, tags: [], operations: [], expectedVersion: 1 } as never, context)).rejects.toMatchObject({
+    await handlers.update(
+      { fragmentId: f.id, content: 'new', tagsSupplied: false, tags: [], operations: [], expectedVersion: 1 } as never,
+      context,
+    );
+    await handlers.update(
+      { fragmentId: f.id, tagsSupplied: true, tags: ['x'], operations: [], expectedVersion: 0 } as never,
+      context,
+    );
+    await expect(
+      handlers.update(
+        {
+          fragmentId: f.id,
+          title: 'stale',
+          tagsSupplied: false,
+          tags: [],
+          operations: [],
+          expectedVersion: 1,
+        } as never,
+        context,
+      ),
+    ).rejects.toMatchObject({
       code: 'VERSION_CONFLICT',
       details: { currentVersion: 3 },
     });

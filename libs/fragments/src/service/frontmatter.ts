@@ -16,7 +16,9 @@ export function parseFrontmatter(content: string): Record<string, unknown> | nul
   if (!match) return null;
   try {
     const value: unknown = parse(match[1]!, { schema: 'core', maxAliasCount: 10 });
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (JSON.parse(JSON.stringify(value)) as Record<string, unknown>) : null;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (JSON.parse(JSON.stringify(value)) as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }

@@ -18,7 +18,9 @@ describe('patch operations', () => {
 
   it('ignores headings in code fences and refuses unknown headings', () => {
     const doc = '## Real\n```\n## Fake\n```\n## Next\n';
-    expect(() => replaceSection(doc, 'Fake', 'x')).toThrow(expect.objectContaining({ status: 400, code: 'SECTION_NOT_FOUND' }));
+    expect(() => replaceSection(doc, 'Fake', 'x')).toThrow(
+      expect.objectContaining({ status: 400, code: 'SECTION_NOT_FOUND' }),
+    );
     expect(replaceSection(doc, 'Real', 'x')).toBe('## Real\nx\n\n## Next\n');
   });
 });

@@ -1,7 +1,8 @@
 import { sectionNotFound } from './fragment-errors.js';
 import { frontmatterLength } from './frontmatter.js';
 
-export type PatchOperation = { op: 'append' | 'prepend'; text: string } | { op: 'replaceSection'; heading: string; text: string };
+export type PatchOperation =
+  { op: 'append' | 'prepend'; text: string } | { op: 'replaceSection'; heading: string; text: string };
 
 /** Applies the operations in order to Markdown content. */
 export function applyOperations(content: string, operations: readonly PatchOperation[]): string {

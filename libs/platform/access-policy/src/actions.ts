@@ -68,12 +68,21 @@ export const ACTION_DEFINITIONS: Readonly<Record<Action, ActionDefinition>> = {
   'search:read': { needs: 'read', description: 'Search and graph retrieval over readable workspaces' },
   'webhooks:manage': { needs: 'manageWebhooks', description: 'Configure, inspect and test workspace webhooks' },
   'tokens:manage': { needs: 'account', description: "Create, inspect, update and revoke the user's access tokens" },
-  'hosted-zones:manage': { needs: 'account', description: "Create, inspect, update and delete the user's hosted zones and their enrollment tokens" },
+  'hosted-zones:manage': {
+    needs: 'account',
+    description: "Create, inspect, update and delete the user's hosted zones and their enrollment tokens",
+  },
   'profile:read': { needs: 'account', description: "Read the user's profile, notifications and subscription" },
   'profile:write': { needs: 'account', description: "Update the user's profile and notification settings" },
-  'chat:use': { needs: 'read', description: 'Use chat, AI helpers and the OpenAI-compatible API (over readable workspaces)' },
+  'chat:use': {
+    needs: 'read',
+    description: 'Use chat, AI helpers and the OpenAI-compatible API (over readable workspaces)',
+  },
   'vault:manage': { needs: 'account', description: "Create, list, update and delete the user's vault secrets" },
-  'applications:manage': { needs: 'account', description: "Manage the user's applications, embed configurations, keys and experts" },
+  'applications:manage': {
+    needs: 'account',
+    description: "Manage the user's applications, embed configurations, keys and experts",
+  },
   admin: { needs: 'platformAdmin', description: 'Platform administration (requires a platform administrator account)' },
 };
 

@@ -28,9 +28,16 @@ const arbInput: fc.Arbitrary<AccessInput> = fc
       { nil: undefined, freq: 10 },
     ),
     // Biased towards valid callers so that the 404/403/allowed branches are well covered.
-    account: fc.option(fc.record({ active: fc.constantFrom(true, true, true, false), platformAdmin: fc.boolean() }), { nil: undefined, freq: 10 }),
+    account: fc.option(fc.record({ active: fc.constantFrom(true, true, true, false), platformAdmin: fc.boolean() }), {
+      nil: undefined,
+      freq: 10,
+    }),
     workspace: fc.option(
-      fc.record({ id: fc.constantFrom(...WORKSPACES), visibility: fc.constantFrom('private' as const, 'public' as const), archived: fc.boolean() }),
+      fc.record({
+        id: fc.constantFrom(...WORKSPACES),
+        visibility: fc.constantFrom('private' as const, 'public' as const),
+        archived: fc.boolean(),
+      }),
       { nil: undefined },
     ),
     relation: arbRelation,
@@ -61,18 +68,24 @@ describe('decide (properties)', () => {
 
   it('allows exactly scope ∩ role once the caller and the workspace are established', () => {
     fc.assert(
-      fc.property(arbScopes, arbRelation, arbAction.filter(isWorkspaceAction), fc.boolean(), (scopes, relation, action, own) => {
-        const i: AccessInput = {
-          auth: { userId: USER, scopes, workspaceIds: [], allWorkspaces: true },
-          account: { active: true },
-          workspace: { id: 'ws-1', visibility: relation === 'subscriber' ? 'public' : 'private', archived: false },
-          relation,
-          action,
-          resourceOwnerId: own ? USER : OTHER,
-        };
-        expect(decide(i).allowed).toBe(scopeAllows(scopes, action) && roleAllows(relation, action, own));
-        expect(effectiveActions(relation, scopes, own).includes(action)).toBe(decide(i).allowed);
-      }),
+      fc.property(
+        arbScopes,
+        arbRelation,
+        arbAction.filter(isWorkspaceAction),
+        fc.boolean(),
+        (scopes, relation, action, own) => {
+          const i: AccessInput = {
+            auth: { userId: USER, scopes, workspaceIds: [], allWorkspaces: true },
+            account: { active: true },
+            workspace: { id: 'ws-1', visibility: relation === 'subscriber' ? 'public' : 'private', archived: false },
+            relation,
+            action,
+            resourceOwnerId: own ? USER : OTHER,
+          };
+          expect(decide(i).allowed).toBe(scopeAllows(scopes, action) && roleAllows(relation, action, own));
+          expect(effectiveActions(relation, scopes, own).includes(action)).toBe(decide(i).allowed);
+        },
+      ),
       RUNS,
     );
   });

@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { AuthContextSchema } from '@kw/contracts';
 import { AppError, notFound } from '@kw/platform-errors';
 import { assertAccountAllowed, assertAllowed, denialError } from './assert-allowed.js';
-import { decide, decideAccount, WORKSPACE_NOT_FOUND_MESSAGE, type AccessInput, type CallerAuth, type Decision } from './decide.js';
+import {
+  decide,
+  decideAccount,
+  WORKSPACE_NOT_FOUND_MESSAGE,
+  type AccessInput,
+  type CallerAuth,
+  type Decision,
+} from './decide.js';
 
 const USER = 'user-1';
 const WS = 'ws-1';
@@ -19,12 +26,23 @@ function input(overrides: Partial<AccessInput> = {}): AccessInput {
     ...overrides,
   };
 }
-const auth = (over: Partial<CallerAuth>): CallerAuth => ({ userId: USER, scopes: ['*'], workspaceIds: [], allWorkspaces: true, ...over });
+const auth = (over: Partial<CallerAuth>): CallerAuth => ({
+  userId: USER,
+  scopes: ['*'],
+  workspaceIds: [],
+  allWorkspaces: true,
+  ...over,
+});
 const reason = (d: Decision) => (d.allowed ? 'allowed' : `${d.status} ${d.reason}`);
 
 describe('decide: authentication (401)', () => {
   it('refuses a call without auth context, or an anonymous one', () => {
-    expect(decide(input({ auth: undefined }))).toMatchObject({ allowed: false, status: 401, code: 'UNAUTHENTICATED', reason: 'unauthenticated' });
+    expect(decide(input({ auth: undefined }))).toMatchObject({
+      allowed: false,
+      status: 401,
+      code: 'UNAUTHENTICATED',
+      reason: 'unauthenticated',
+    });
     expect(reason(decide(input({ auth: auth({ userId: '' }) })))).toBe('401 unauthenticated');
   });
 
@@ -43,18 +61,26 @@ describe('decide: authentication (401)', () => {
 describe('decide: visibility (404)', () => {
   it('hides missing and archived workspaces', () => {
     expect(reason(decide(input({ workspace: undefined })))).toBe('404 workspace_not_found');
-    expect(reason(decide(input({ workspace: { id: WS, visibility: 'private', archived: true } })))).toBe('404 workspace_archived');
-    expect(reason(decide(input({ workspace: { id: WS, visibility: 'public', archived: true } })))).toBe('404 workspace_archived');
+    expect(reason(decide(input({ workspace: { id: WS, visibility: 'private', archived: true } })))).toBe(
+      '404 workspace_archived',
+    );
+    expect(reason(decide(input({ workspace: { id: WS, visibility: 'public', archived: true } })))).toBe(
+      '404 workspace_archived',
+    );
   });
 
   it('hides workspaces outside the token, even from their owner', () => {
     const restricted = auth({ allWorkspaces: false, workspaceIds: ['ws-other'] });
     expect(reason(decide(input({ auth: restricted })))).toBe('404 workspace_outside_token');
-    expect(decide(input({ auth: auth({ allWorkspaces: false, workspaceIds: ['ws-other', WS] }) }))).toEqual({ allowed: true });
+    expect(decide(input({ auth: auth({ allWorkspaces: false, workspaceIds: ['ws-other', WS] }) }))).toEqual({
+      allowed: true,
+    });
   });
 
   it('treats an empty workspace list as "no workspace", never as "all"', () => {
-    expect(reason(decide(input({ auth: auth({ allWorkspaces: false, workspaceIds: [] }) })))).toBe('404 workspace_outside_token');
+    expect(reason(decide(input({ auth: auth({ allWorkspaces: false, workspaceIds: [] }) })))).toBe(
+      '404 workspace_outside_token',
+    );
   });
 
   it('hides a private workspace from strangers and from stale subscribers', () => {
@@ -64,9 +90,13 @@ describe('decide: visibility (404)', () => {
 
   it('answers 404 before any 403, so a stranger learns nothing', () => {
     const noScope = auth({ scopes: ['profile:read'] });
-    expect(reason(decide(input({ relation: 'none', auth: noScope, action: 'fragments:delete' })))).toBe('404 not_a_member');
+    expect(reason(decide(input({ relation: 'none', auth: noScope, action: 'fragments:delete' })))).toBe(
+      '404 not_a_member',
+    );
     expect(reason(decide(input({ workspace: undefined, auth: noScope })))).toBe('404 workspace_not_found');
-    expect(reason(decide(input({ auth: auth({ scopes: [], allWorkspaces: false, workspaceIds: ['x'] }) })))).toBe('404 workspace_outside_token');
+    expect(reason(decide(input({ auth: auth({ scopes: [], allWorkspaces: false, workspaceIds: ['x'] }) })))).toBe(
+      '404 workspace_outside_token',
+    );
   });
 
   it('gives every 404 the same message, whatever the reason', () => {
@@ -76,7 +106,8 @@ describe('decide: visibility (404)', () => {
       decide(input({ auth: auth({ allWorkspaces: false, workspaceIds: [] }) })),
       decide(input({ relation: 'none' })),
     ];
-    for (const d of denials) expect(d).toMatchObject({ status: 404, code: 'NOT_FOUND', message: WORKSPACE_NOT_FOUND_MESSAGE });
+    for (const d of denials)
+      expect(d).toMatchObject({ status: 404, code: 'NOT_FOUND', message: WORKSPACE_NOT_FOUND_MESSAGE });
   });
 });
 
@@ -85,7 +116,14 @@ describe('decide: public workspaces', () => {
 
   it('lets any signed-in user read, subscribed or not', () => {
     for (const relation of ['none', 'subscriber'] as const) {
-      for (const action of ['workspaces:read', 'fragments:read', 'collections:read', 'files:read', 'search:read', 'chat:use'] as const) {
+      for (const action of [
+        'workspaces:read',
+        'fragments:read',
+        'collections:read',
+        'files:read',
+        'search:read',
+        'chat:use',
+      ] as const) {
         expect(decide(input({ workspace: publicWs, relation, action }))).toEqual({ allowed: true });
       }
     }
@@ -93,54 +131,93 @@ describe('decide: public workspaces', () => {
 
   it('refuses writes and the member list to non-members with 403 (the workspace is not secret)', () => {
     for (const relation of ['none', 'subscriber'] as const) {
-      expect(reason(decide(input({ workspace: publicWs, relation, action: 'fragments:write' })))).toBe('403 role_insufficient');
-      expect(reason(decide(input({ workspace: publicWs, relation, action: 'members:read' })))).toBe('403 role_insufficient');
-      expect(reason(decide(input({ workspace: publicWs, relation, action: 'webhooks:manage' })))).toBe('403 role_insufficient');
+      expect(reason(decide(input({ workspace: publicWs, relation, action: 'fragments:write' })))).toBe(
+        '403 role_insufficient',
+      );
+      expect(reason(decide(input({ workspace: publicWs, relation, action: 'members:read' })))).toBe(
+        '403 role_insufficient',
+      );
+      expect(reason(decide(input({ workspace: publicWs, relation, action: 'webhooks:manage' })))).toBe(
+        '403 role_insufficient',
+      );
     }
   });
 
   it('still applies the token scope and the token workspace restriction', () => {
-    expect(reason(decide(input({ workspace: publicWs, relation: 'none', auth: auth({ scopes: ['profile:read'] }) })))).toBe('403 scope_missing');
-    expect(reason(decide(input({ workspace: publicWs, relation: 'none', auth: auth({ allWorkspaces: false, workspaceIds: ['x'] }) })))).toBe(
-      '404 workspace_outside_token',
-    );
+    expect(
+      reason(decide(input({ workspace: publicWs, relation: 'none', auth: auth({ scopes: ['profile:read'] }) }))),
+    ).toBe('403 scope_missing');
+    expect(
+      reason(
+        decide(
+          input({ workspace: publicWs, relation: 'none', auth: auth({ allWorkspaces: false, workspaceIds: ['x'] }) }),
+        ),
+      ),
+    ).toBe('404 workspace_outside_token');
   });
 
   it('gives members of a public workspace their role, not just read', () => {
-    expect(decide(input({ workspace: publicWs, relation: 'collaborator', action: 'fragments:delete', resourceOwnerId: 'someone' }))).toEqual({ allowed: true });
+    expect(
+      decide(
+        input({
+          workspace: publicWs,
+          relation: 'collaborator',
+          action: 'fragments:delete',
+          resourceOwnerId: 'someone',
+        }),
+      ),
+    ).toEqual({ allowed: true });
   });
 });
 
 describe('decide: scope and role (403)', () => {
   it('checks the token scope before the role', () => {
     const readOnly = auth({ scopes: ['fragments:read'] });
-    expect(reason(decide(input({ auth: readOnly, relation: 'viewer', action: 'fragments:write' })))).toBe('403 scope_missing');
+    expect(reason(decide(input({ auth: readOnly, relation: 'viewer', action: 'fragments:write' })))).toBe(
+      '403 scope_missing',
+    );
     expect(reason(decide(input({ relation: 'viewer', action: 'fragments:write' })))).toBe('403 role_insufficient');
   });
 
   it('intersects scope and role: a viewer with a write token cannot write, an owner with a read token cannot either', () => {
     const writer = auth({ scopes: ['fragments:write', 'fragments:read'] });
-    expect(reason(decide(input({ auth: writer, relation: 'viewer', action: 'fragments:write' })))).toBe('403 role_insufficient');
+    expect(reason(decide(input({ auth: writer, relation: 'viewer', action: 'fragments:write' })))).toBe(
+      '403 role_insufficient',
+    );
     expect(decide(input({ auth: writer, relation: 'viewer', action: 'fragments:read' }))).toEqual({ allowed: true });
     const reader = auth({ scopes: ['fragments:read'] });
-    expect(reason(decide(input({ auth: reader, relation: 'owner', action: 'fragments:write' })))).toBe('403 scope_missing');
+    expect(reason(decide(input({ auth: reader, relation: 'owner', action: 'fragments:write' })))).toBe(
+      '403 scope_missing',
+    );
   });
 
   it('ignores unknown scopes', () => {
-    expect(reason(decide(input({ auth: auth({ scopes: ['fragments:*', 'all', 'FRAGMENTS:READ'] }) })))).toBe('403 scope_missing');
+    expect(reason(decide(input({ auth: auth({ scopes: ['fragments:*', 'all', 'FRAGMENTS:READ'] }) })))).toBe(
+      '403 scope_missing',
+    );
   });
 
   it("lets a contributor create content and change its own, never someone else's", () => {
     const contributor = { relation: 'contributor' as const };
     expect(decide(input({ ...contributor, action: 'fragments:write' }))).toEqual({ allowed: true });
-    expect(decide(input({ ...contributor, action: 'fragments:write', resourceOwnerId: USER }))).toEqual({ allowed: true });
-    expect(decide(input({ ...contributor, action: 'fragments:delete', resourceOwnerId: USER }))).toEqual({ allowed: true });
-    expect(reason(decide(input({ ...contributor, action: 'fragments:write', resourceOwnerId: 'user-2' })))).toBe('403 not_content_owner');
-    expect(reason(decide(input({ ...contributor, action: 'files:write', resourceOwnerId: 'user-2' })))).toBe('403 not_content_owner');
+    expect(decide(input({ ...contributor, action: 'fragments:write', resourceOwnerId: USER }))).toEqual({
+      allowed: true,
+    });
+    expect(decide(input({ ...contributor, action: 'fragments:delete', resourceOwnerId: USER }))).toEqual({
+      allowed: true,
+    });
+    expect(reason(decide(input({ ...contributor, action: 'fragments:write', resourceOwnerId: 'user-2' })))).toBe(
+      '403 not_content_owner',
+    );
+    expect(reason(decide(input({ ...contributor, action: 'files:write', resourceOwnerId: 'user-2' })))).toBe(
+      '403 not_content_owner',
+    );
   });
 
   it('does not call a viewer\'s refusal "not yours": the role cannot write at all', () => {
-    expect(reason(decide(input({ relation: 'viewer', action: 'fragments:write', resourceOwnerId: 'user-2' })))).toBe('403 role_insufficient');
+    expect(reason(decide(input({ relation: 'viewer', action: 'fragments:write', resourceOwnerId: 'user-2' })))).toBe(
+      '403 role_insufficient',
+    );
   });
 });
 
@@ -148,14 +225,29 @@ describe('decide: archive and restore', () => {
   const archived = { id: WS, visibility: 'private' as const, archived: true };
 
   it('lets only the owner restore an archived workspace', () => {
-    expect(decide(input({ workspace: archived, action: 'workspaces:delete', restoring: true }))).toEqual({ allowed: true });
-    expect(reason(decide(input({ workspace: archived, relation: 'collaborator', action: 'workspaces:delete', restoring: true })))).toBe(
-      '403 role_insufficient',
-    );
-    expect(reason(decide(input({ workspace: archived, relation: 'none', action: 'workspaces:delete', restoring: true })))).toBe('404 not_a_member');
-    expect(reason(decide(input({ workspace: archived, action: 'workspaces:delete', restoring: true, auth: auth({ scopes: ['workspaces:read'] }) })))).toBe(
-      '403 scope_missing',
-    );
+    expect(decide(input({ workspace: archived, action: 'workspaces:delete', restoring: true }))).toEqual({
+      allowed: true,
+    });
+    expect(
+      reason(
+        decide(input({ workspace: archived, relation: 'collaborator', action: 'workspaces:delete', restoring: true })),
+      ),
+    ).toBe('403 role_insufficient');
+    expect(
+      reason(decide(input({ workspace: archived, relation: 'none', action: 'workspaces:delete', restoring: true }))),
+    ).toBe('404 not_a_member');
+    expect(
+      reason(
+        decide(
+          input({
+            workspace: archived,
+            action: 'workspaces:delete',
+            restoring: true,
+            auth: auth({ scopes: ['workspaces:read'] }),
+          }),
+        ),
+      ),
+    ).toBe('403 scope_missing');
   });
 
   it('allows nothing else on an archived workspace, not even the owner reading it', () => {
@@ -164,7 +256,9 @@ describe('decide: archive and restore', () => {
   });
 
   it('refuses "restoring" with any other action as a programming error', () => {
-    expect(() => decide(input({ workspace: archived, action: 'fragments:read', restoring: true }))).toThrow(/workspaces:delete/);
+    expect(() => decide(input({ workspace: archived, action: 'fragments:read', restoring: true }))).toThrow(
+      /workspaces:delete/,
+    );
   });
 });
 
@@ -174,25 +268,43 @@ describe('decideAccount', () => {
   it('checks caller, then scope', () => {
     expect(decideAccount({ ...base, action: 'tokens:manage' })).toEqual({ allowed: true });
     expect(reason(decideAccount({ ...base, auth: undefined, action: 'tokens:manage' }))).toBe('401 unauthenticated');
-    expect(reason(decideAccount({ ...base, account: { active: false }, action: 'tokens:manage' }))).toBe('401 account_inactive');
-    expect(reason(decideAccount({ ...base, auth: auth({ scopes: ['profile:read'] }), action: 'profile:write' }))).toBe('403 scope_missing');
-  });
-
-  it('serves the account-wide form of workspace actions (create or list workspaces) with the scope alone', () => {
-    expect(decideAccount({ ...base, auth: auth({ scopes: ['workspaces:write'] }), action: 'workspaces:write' })).toEqual({ allowed: true });
-    expect(reason(decideAccount({ ...base, auth: auth({ scopes: ['workspaces:read'] }), action: 'workspaces:write' }))).toBe('403 scope_missing');
-  });
-
-  it('requires a platform administrator account for admin, whatever the token says', () => {
-    expect(reason(decideAccount({ ...base, action: 'admin' }))).toBe('403 platform_admin_required');
-    expect(decideAccount({ ...base, account: { active: true, platformAdmin: true }, action: 'admin' })).toEqual({ allowed: true });
-    expect(reason(decideAccount({ auth: auth({ scopes: ['profile:read'] }), account: { active: true, platformAdmin: true }, action: 'admin' }))).toBe(
+    expect(reason(decideAccount({ ...base, account: { active: false }, action: 'tokens:manage' }))).toBe(
+      '401 account_inactive',
+    );
+    expect(reason(decideAccount({ ...base, auth: auth({ scopes: ['profile:read'] }), action: 'profile:write' }))).toBe(
       '403 scope_missing',
     );
   });
 
+  it('serves the account-wide form of workspace actions (create or list workspaces) with the scope alone', () => {
+    expect(
+      decideAccount({ ...base, auth: auth({ scopes: ['workspaces:write'] }), action: 'workspaces:write' }),
+    ).toEqual({ allowed: true });
+    expect(
+      reason(decideAccount({ ...base, auth: auth({ scopes: ['workspaces:read'] }), action: 'workspaces:write' })),
+    ).toBe('403 scope_missing');
+  });
+
+  it('requires a platform administrator account for admin, whatever the token says', () => {
+    expect(reason(decideAccount({ ...base, action: 'admin' }))).toBe('403 platform_admin_required');
+    expect(decideAccount({ ...base, account: { active: true, platformAdmin: true }, action: 'admin' })).toEqual({
+      allowed: true,
+    });
+    expect(
+      reason(
+        decideAccount({
+          auth: auth({ scopes: ['profile:read'] }),
+          account: { active: true, platformAdmin: true },
+          action: 'admin',
+        }),
+      ),
+    ).toBe('403 scope_missing');
+  });
+
   it('is what decide applies to account-level actions, ignoring the workspace', () => {
-    expect(decide(input({ workspace: undefined, relation: 'none', action: 'vault:manage' }))).toEqual({ allowed: true });
+    expect(decide(input({ workspace: undefined, relation: 'none', action: 'vault:manage' }))).toEqual({
+      allowed: true,
+    });
     expect(reason(decide(input({ workspace: undefined, action: 'admin' })))).toBe('403 platform_admin_required');
   });
 });
@@ -200,7 +312,9 @@ describe('decideAccount', () => {
 describe('assertAllowed', () => {
   it('returns quietly when allowed', () => {
     expect(() => assertAllowed(input())).not.toThrow();
-    expect(() => assertAccountAllowed({ auth: auth({}), account: { active: true }, action: 'profile:read' })).not.toThrow();
+    expect(() =>
+      assertAccountAllowed({ auth: auth({}), account: { active: true }, action: 'profile:read' }),
+    ).not.toThrow();
   });
 
   function thrown(fn: () => void): AppError {
@@ -226,13 +340,21 @@ describe('assertAllowed', () => {
   });
 
   it('throws 401 and 403 with stable codes and a message', () => {
-    expect(thrown(() => assertAllowed(input({ auth: undefined })))).toMatchObject({ status: 401, code: 'UNAUTHENTICATED', message: 'Authentication required' });
+    expect(thrown(() => assertAllowed(input({ auth: undefined })))).toMatchObject({
+      status: 401,
+      code: 'UNAUTHENTICATED',
+      message: 'Authentication required',
+    });
     expect(thrown(() => assertAllowed(input({ relation: 'viewer', action: 'members:manage' })))).toMatchObject({
       status: 403,
       code: 'FORBIDDEN',
       message: "Your role in this workspace does not allow 'members:manage'",
     });
-    expect(thrown(() => assertAccountAllowed({ auth: auth({ scopes: [] }), account: { active: true }, action: 'tokens:manage' }))).toMatchObject({
+    expect(
+      thrown(() =>
+        assertAccountAllowed({ auth: auth({ scopes: [] }), account: { active: true }, action: 'tokens:manage' }),
+      ),
+    ).toMatchObject({
       status: 403,
       code: 'FORBIDDEN',
       message: "The credential lacks the 'tokens:manage' scope",
@@ -248,10 +370,18 @@ describe('assertAllowed', () => {
 
 describe('the generated AuthContext', () => {
   it('is accepted as the caller', () => {
-    const ctx = create(AuthContextSchema, { userId: USER, credentialId: 'pat-1', credentialKind: 'pat', scopes: ['fragments:read'], workspaceIds: [WS] });
+    const ctx = create(AuthContextSchema, {
+      userId: USER,
+      credentialId: 'pat-1',
+      credentialKind: 'pat',
+      scopes: ['fragments:read'],
+      workspaceIds: [WS],
+    });
     expect(decide(input({ auth: ctx }))).toEqual({ allowed: true });
     expect(reason(decide(input({ auth: ctx, action: 'fragments:write' })))).toBe('403 scope_missing');
     // Proto default for all_workspaces is false: an unset restriction means "only the listed ones".
-    expect(reason(decide(input({ auth: create(AuthContextSchema, { userId: USER, scopes: ['*'] }) })))).toBe('404 workspace_outside_token');
+    expect(reason(decide(input({ auth: create(AuthContextSchema, { userId: USER, scopes: ['*'] }) })))).toBe(
+      '404 workspace_outside_token',
+    );
   });
 });

@@ -80,9 +80,27 @@ export const WORKSPACE_NOT_FOUND_MESSAGE = 'Workspace not found';
 
 const ALLOWED: Decision = Object.freeze({ allowed: true });
 
-const unauthenticated = (reason: DenialReason, message: string): Denial => ({ allowed: false, status: 401, code: ErrorCode.UNAUTHENTICATED, reason, message });
-const forbidden = (reason: DenialReason, message: string): Denial => ({ allowed: false, status: 403, code: ErrorCode.FORBIDDEN, reason, message });
-const hidden = (reason: DenialReason): Denial => ({ allowed: false, status: 404, code: ErrorCode.NOT_FOUND, reason, message: WORKSPACE_NOT_FOUND_MESSAGE });
+const unauthenticated = (reason: DenialReason, message: string): Denial => ({
+  allowed: false,
+  status: 401,
+  code: ErrorCode.UNAUTHENTICATED,
+  reason,
+  message,
+});
+const forbidden = (reason: DenialReason, message: string): Denial => ({
+  allowed: false,
+  status: 403,
+  code: ErrorCode.FORBIDDEN,
+  reason,
+  message,
+});
+const hidden = (reason: DenialReason): Denial => ({
+  allowed: false,
+  status: 404,
+  code: ErrorCode.NOT_FOUND,
+  reason,
+  message: WORKSPACE_NOT_FOUND_MESSAGE,
+});
 
 /** 401 checks, shared by every decision: who is calling, and may that account act at all. */
 function checkCaller(auth: CallerAuth | undefined, account: AccountState | undefined): Denial | undefined {
@@ -103,7 +121,8 @@ export function decideAccount(input: AccountAccessInput): Decision {
   const { auth, account, action } = input;
   const callerDenial = checkCaller(auth, account);
   if (callerDenial) return callerDenial;
-  if (!scopeAllows(auth!.scopes, action)) return forbidden('scope_missing', `The credential lacks the '${action}' scope`);
+  if (!scopeAllows(auth!.scopes, action))
+    return forbidden('scope_missing', `The credential lacks the '${action}' scope`);
   if (ACTION_DEFINITIONS[action].needs === 'platformAdmin' && !account!.platformAdmin) {
     return forbidden('platform_admin_required', 'Platform administrator access is required');
   }
@@ -123,7 +142,8 @@ export function decide(input: AccessInput): Decision {
 
   const { auth, account, workspace, action } = input;
   // A programming error, not a denial: restoring is the archive action run backwards.
-  if (input.restoring && action !== 'workspaces:delete') throw new Error(`restoring needs action 'workspaces:delete', not '${action}'`);
+  if (input.restoring && action !== 'workspaces:delete')
+    throw new Error(`restoring needs action 'workspaces:delete', not '${action}'`);
   const callerDenial = checkCaller(auth, account);
   if (callerDenial) return callerDenial;
   const caller = auth!;
@@ -134,7 +154,8 @@ export function decide(input: AccessInput): Decision {
   const relation = effectiveRelation(input.relation, workspace.visibility);
   if (relation === 'none') return hidden('not_a_member');
 
-  if (!scopeAllows(caller.scopes, action)) return forbidden('scope_missing', `The credential lacks the '${action}' scope`);
+  if (!scopeAllows(caller.scopes, action))
+    return forbidden('scope_missing', `The credential lacks the '${action}' scope`);
 
   const ownContent = input.resourceOwnerId === undefined || input.resourceOwnerId === caller.userId;
   const capability: Capability = input.restoring ? 'restoreWorkspace' : capabilityFor(action, ownContent)!;

@@ -3,7 +3,14 @@ import { ACTIONS, isWorkspaceAction, type Action } from './actions.js';
 import { decide, decideAccount, type AccessInput } from './decide.js';
 import { effectiveActions, roleAllows } from './effective-permissions.js';
 import { PERMISSION_MATRIX } from './permission-matrix.js';
-import { INVITATION_ROLES, RELATIONS, WORKSPACE_ROLES, effectiveRelation, isInvitationRole, type Relation } from './roles.js';
+import {
+  INVITATION_ROLES,
+  RELATIONS,
+  WORKSPACE_ROLES,
+  effectiveRelation,
+  isInvitationRole,
+  type Relation,
+} from './roles.js';
 
 /**
  * The intended matrix, written out by hand (not derived from PERMISSION_MATRIX) so that a
@@ -13,23 +20,31 @@ import { INVITATION_ROLES, RELATIONS, WORKSPACE_ROLES, effectiveRelation, isInvi
 type Cell = 'y' | 'o' | 'n';
 //                                  owner collab contrib viewer subscr none
 const EXPECTED: Record<string, [Cell, Cell, Cell, Cell, Cell, Cell]> = {
-  'workspaces:read':   ['y', 'y', 'y', 'y', 'y', 'n'],
-  'workspaces:write':  ['y', 'n', 'n', 'n', 'n', 'n'],
+  'workspaces:read': ['y', 'y', 'y', 'y', 'y', 'n'],
+  'workspaces:write': ['y', 'n', 'n', 'n', 'n', 'n'],
   'workspaces:delete': ['y', 'n', 'n', 'n', 'n', 'n'],
-  'members:read':      ['y', 'y', 'y', 'y', 'n', 'n'],
-  'members:manage':    ['y', 'n', 'n', 'n', 'n', 'n'],
-  'fragments:read':    ['y', 'y', 'y', 'y', 'y', 'n'],
-  'fragments:write':   ['y', 'y', 'o', 'n', 'n', 'n'],
-  'fragments:delete':  ['y', 'y', 'o', 'n', 'n', 'n'],
-  'collections:read':  ['y', 'y', 'y', 'y', 'y', 'n'],
+  'members:read': ['y', 'y', 'y', 'y', 'n', 'n'],
+  'members:manage': ['y', 'n', 'n', 'n', 'n', 'n'],
+  'fragments:read': ['y', 'y', 'y', 'y', 'y', 'n'],
+  'fragments:write': ['y', 'y', 'o', 'n', 'n', 'n'],
+  'fragments:delete': ['y', 'y', 'o', 'n', 'n', 'n'],
+  'collections:read': ['y', 'y', 'y', 'y', 'y', 'n'],
   'collections:write': ['y', 'y', 'o', 'n', 'n', 'n'],
-  'files:read':        ['y', 'y', 'y', 'y', 'y', 'n'],
-  'files:write':       ['y', 'y', 'o', 'n', 'n', 'n'],
-  'search:read':       ['y', 'y', 'y', 'y', 'y', 'n'],
-  'webhooks:manage':   ['y', 'y', 'n', 'n', 'n', 'n'],
-  'chat:use':          ['y', 'y', 'y', 'y', 'y', 'n'],
+  'files:read': ['y', 'y', 'y', 'y', 'y', 'n'],
+  'files:write': ['y', 'y', 'o', 'n', 'n', 'n'],
+  'search:read': ['y', 'y', 'y', 'y', 'y', 'n'],
+  'webhooks:manage': ['y', 'y', 'n', 'n', 'n', 'n'],
+  'chat:use': ['y', 'y', 'y', 'y', 'y', 'n'],
 };
-const ACCOUNT_ACTIONS: Action[] = ['tokens:manage', 'hosted-zones:manage', 'profile:read', 'profile:write', 'vault:manage', 'applications:manage', 'admin'];
+const ACCOUNT_ACTIONS: Action[] = [
+  'tokens:manage',
+  'hosted-zones:manage',
+  'profile:read',
+  'profile:write',
+  'vault:manage',
+  'applications:manage',
+  'admin',
+];
 
 const USER = 'user-1';
 const OTHER = 'user-2';
@@ -54,7 +69,12 @@ describe('permission matrix', () => {
 
   const cases = Object.entries(EXPECTED).flatMap(([action, cells]) =>
     RELATIONS.flatMap((relation, i) =>
-      (['own', 'other', 'new'] as const).map((content) => ({ action: action as Action, relation, content, cell: cells[i] })),
+      (['own', 'other', 'new'] as const).map((content) => ({
+        action: action as Action,
+        relation,
+        content,
+        cell: cells[i],
+      })),
     ),
   );
 
@@ -68,18 +88,31 @@ describe('permission matrix', () => {
       // A stranger to a private workspace is told it does not exist.
       expect(decision).toMatchObject({ status: 404, reason: 'not_a_member' });
     } else {
-      expect(decision).toMatchObject({ status: 403, code: 'FORBIDDEN', reason: cell === 'o' ? 'not_content_owner' : 'role_insufficient' });
+      expect(decision).toMatchObject({
+        status: 403,
+        code: 'FORBIDDEN',
+        reason: cell === 'o' ? 'not_content_owner' : 'role_insufficient',
+      });
     }
     expect(roleAllows(relation, action, content !== 'other')).toBe(expected);
   });
 
   it.each(ACCOUNT_ACTIONS)('%s does not depend on any workspace relation', (action) => {
     for (const relation of RELATIONS) {
-      const viaWorkspace = decide({ ...input(relation, action, undefined), account: { active: true, platformAdmin: true } });
+      const viaWorkspace = decide({
+        ...input(relation, action, undefined),
+        account: { active: true, platformAdmin: true },
+      });
       expect(viaWorkspace).toEqual({ allowed: true });
       expect(roleAllows(relation, action, true)).toBe(false);
     }
-    expect(decideAccount({ auth: input('none', action, undefined).auth, account: { active: true, platformAdmin: true }, action })).toEqual({ allowed: true });
+    expect(
+      decideAccount({
+        auth: input('none', action, undefined).auth,
+        account: { active: true, platformAdmin: true },
+        action,
+      }),
+    ).toEqual({ allowed: true });
   });
 
   it('ranks roles: each role can do at least what the next one down can', () => {

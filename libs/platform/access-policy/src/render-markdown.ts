@@ -15,11 +15,18 @@ export function renderScopeTable(): string {
     const kind = need === 'account' ? 'account' : need === 'platformAdmin' ? 'platform admin' : 'workspace';
     return [`\`${a}\``, kind, ACTION_DEFINITIONS[a].description];
   });
-  return table(['scope', 'applies to', 'allows'], [[`\`${ALL_SCOPES}\``, 'all', 'Every action, including ones added later'], ...rows]);
+  return table(
+    ['scope', 'applies to', 'allows'],
+    [[`\`${ALL_SCOPES}\``, 'all', 'Every action, including ones added later'], ...rows],
+  );
 }
 
 export function renderCapabilityMatrix(): string {
-  const rows = CAPABILITY_NAMES.map((c) => [c, CAPABILITIES[c], ...RELATIONS.map((r) => (relationHas(r, c) ? 'yes' : '-'))]);
+  const rows = CAPABILITY_NAMES.map((c) => [
+    c,
+    CAPABILITIES[c],
+    ...RELATIONS.map((r) => (relationHas(r, c) ? 'yes' : '-')),
+  ]);
   return table(['capability', 'meaning', ...RELATIONS], rows);
 }
 

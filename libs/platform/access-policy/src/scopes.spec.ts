@@ -7,10 +7,28 @@ import { VALID_SCOPES, narrowScopes, narrowWorkspaces, scopeAllows, validateScop
 describe('scope vocabulary', () => {
   it('is the documented list, each with a description', () => {
     expect(ACTIONS).toEqual([
-      'workspaces:read', 'workspaces:write', 'workspaces:delete', 'members:read', 'members:manage',
-      'fragments:read', 'fragments:write', 'fragments:delete', 'collections:read', 'collections:write',
-      'files:read', 'files:write', 'search:read', 'webhooks:manage', 'tokens:manage', 'hosted-zones:manage', 'profile:read',
-      'profile:write', 'chat:use', 'vault:manage', 'applications:manage', 'admin',
+      'workspaces:read',
+      'workspaces:write',
+      'workspaces:delete',
+      'members:read',
+      'members:manage',
+      'fragments:read',
+      'fragments:write',
+      'fragments:delete',
+      'collections:read',
+      'collections:write',
+      'files:read',
+      'files:write',
+      'search:read',
+      'webhooks:manage',
+      'tokens:manage',
+      'hosted-zones:manage',
+      'profile:read',
+      'profile:write',
+      'chat:use',
+      'vault:manage',
+      'applications:manage',
+      'admin',
     ]);
     for (const a of ACTIONS) expect(ACTION_DEFINITIONS[a].description.length).toBeGreaterThan(10);
     expect(VALID_SCOPES).toEqual(['*', ...ACTIONS]);
@@ -65,7 +83,10 @@ describe('narrowScopes', () => {
   });
 
   it('turns explicit scopes of a `*` creator into the same explicit list, in vocabulary order', () => {
-    expect(narrowScopes(['search:read', 'admin', 'fragments:read'], ['*'])).toEqual({ scopes: ['fragments:read', 'search:read', 'admin'], dropped: [] });
+    expect(narrowScopes(['search:read', 'admin', 'fragments:read'], ['*'])).toEqual({
+      scopes: ['fragments:read', 'search:read', 'admin'],
+      dropped: [],
+    });
   });
 
   it('never gives a token a scope its creator lacks, nor one that was not asked for', () => {
@@ -84,7 +105,8 @@ describe('narrowScopes', () => {
         }
         // Nothing requested and held is lost.
         for (const action of ACTIONS) {
-          if (scopeAllows(requested, action) && scopeAllows(granted, action)) expect(scopeAllows(scopes, action)).toBe(true);
+          if (scopeAllows(requested, action) && scopeAllows(granted, action))
+            expect(scopeAllows(scopes, action)).toBe(true);
         }
       }),
       { numRuns: 2000 },
@@ -97,19 +119,26 @@ describe('narrowWorkspaces', () => {
 
   it('lets an unrestricted creator grant anything', () => {
     expect(narrowWorkspaces(all, all)).toEqual(all);
-    expect(narrowWorkspaces({ workspaceIds: ['a', 'a', 'b'], allWorkspaces: false }, all)).toEqual({ workspaceIds: ['a', 'b'], allWorkspaces: false });
+    expect(narrowWorkspaces({ workspaceIds: ['a', 'a', 'b'], allWorkspaces: false }, all)).toEqual({
+      workspaceIds: ['a', 'b'],
+      allWorkspaces: false,
+    });
   });
 
   it('keeps a restricted creator restricted', () => {
     const creator = { workspaceIds: ['a', 'b'], allWorkspaces: false };
     expect(narrowWorkspaces(all, creator)).toEqual({ workspaceIds: ['a', 'b'], allWorkspaces: false });
-    expect(narrowWorkspaces({ workspaceIds: ['b', 'c'], allWorkspaces: false }, creator)).toEqual({ workspaceIds: ['b'], allWorkspaces: false });
+    expect(narrowWorkspaces({ workspaceIds: ['b', 'c'], allWorkspaces: false }, creator)).toEqual({
+      workspaceIds: ['b'],
+      allWorkspaces: false,
+    });
   });
 
   it('never reaches a workspace the creator cannot', () => {
     const ids = fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd'));
     const grant = fc.record({ workspaceIds: ids, allWorkspaces: fc.boolean() });
-    const reaches = (g: { workspaceIds: readonly string[]; allWorkspaces: boolean }, id: string) => g.allWorkspaces || g.workspaceIds.includes(id);
+    const reaches = (g: { workspaceIds: readonly string[]; allWorkspaces: boolean }, id: string) =>
+      g.allWorkspaces || g.workspaceIds.includes(id);
     fc.assert(
       fc.property(grant, grant, (requested, granted) => {
         const result = narrowWorkspaces(requested, granted);

@@ -73,10 +73,17 @@ export interface WorkspaceGrant {
  * credential reaches. An unrestricted request from a restricted creator inherits the
  * creator's list, never "all workspaces".
  */
-export function narrowWorkspaces(requested: WorkspaceGrant, granted: WorkspaceGrant): { workspaceIds: string[]; allWorkspaces: boolean } {
+export function narrowWorkspaces(
+  requested: WorkspaceGrant,
+  granted: WorkspaceGrant,
+): { workspaceIds: string[]; allWorkspaces: boolean } {
   if (granted.allWorkspaces) {
-    return requested.allWorkspaces ? { workspaceIds: [], allWorkspaces: true } : { workspaceIds: [...new Set(requested.workspaceIds)], allWorkspaces: false };
+    return requested.allWorkspaces
+      ? { workspaceIds: [], allWorkspaces: true }
+      : { workspaceIds: [...new Set(requested.workspaceIds)], allWorkspaces: false };
   }
-  const ids = requested.allWorkspaces ? granted.workspaceIds : requested.workspaceIds.filter((id) => granted.workspaceIds.includes(id));
+  const ids = requested.allWorkspaces
+    ? granted.workspaceIds
+    : requested.workspaceIds.filter((id) => granted.workspaceIds.includes(id));
   return { workspaceIds: [...new Set(ids)], allWorkspaces: false };
 }

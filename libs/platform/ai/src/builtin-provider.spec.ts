@@ -36,20 +36,34 @@ describe('built-in AI provider', () => {
   });
 
   it('tags with hashtags first, then the most frequent content words, without stop words', async () => {
-    const tags = await ai.generateTags('#release notes: the deployment of the deployment pipeline. Pipeline runs deployment checks.', 3);
+    const tags = await ai.generateTags(
+      '#release notes: the deployment of the deployment pipeline. Pipeline runs deployment checks.',
+      3,
+    );
     expect(tags).toEqual(['release', 'deployment', 'pipeline']);
   });
 
   it('extracts entities by pattern and links those of one paragraph', () => {
     const graph = extractGraphByPatterns(
-      'Ada Lovelace wrote to @babbage about the Analytical Engine, see https://example.org/notes and mail ada@example.org. #history\n\nWe use TypeScript and PostgreSQL.',
+      'Ada Lovelace wrote to @babbage about the Analytical Engine, see https://example.org/notes and mail ' +
+        'ada@example.org. #history\n\nWe use TypeScript and PostgreSQL.',
     );
     const names = graph.entities.map((e) => `${e.kind}:${e.name}`);
     expect(names).toEqual(
-      expect.arrayContaining(['name:Ada Lovelace', 'handle:@babbage', 'name:Analytical Engine', 'url:https://example.org/notes', 'email:ada@example.org', 'hashtag:#history', 'technology:TypeScript', 'technology:PostgreSQL']),
+      expect.arrayContaining([
+        'name:Ada Lovelace',
+        'handle:@babbage',
+        'name:Analytical Engine',
+        'url:https://example.org/notes',
+        'email:ada@example.org',
+        'hashtag:#history',
+        'technology:TypeScript',
+        'technology:PostgreSQL',
+      ]),
     );
     expect(names.filter((n) => n.startsWith('handle:'))).toEqual(['handle:@babbage']);
-    const rel = (a: string, b: string) => graph.relations.some((r) => [r.source.name, r.target.name].sort().join('|') === [a, b].sort().join('|'));
+    const rel = (a: string, b: string) =>
+      graph.relations.some((r) => [r.source.name, r.target.name].sort().join('|') === [a, b].sort().join('|'));
     expect(rel('Ada Lovelace', '@babbage')).toBe(true);
     expect(rel('TypeScript', 'PostgreSQL')).toBe(true);
     expect(rel('Ada Lovelace', 'TypeScript')).toBe(false);

@@ -24,7 +24,13 @@ export class BuiltinAiProvider implements AiProvider {
       return { sentence, index, score: score + (index === 0 ? 0.5 : 0) };
     });
     const chosen = [...scored].sort((a, b) => b.score - a.score || a.index - b.index).slice(0, SUMMARY_SENTENCES);
-    return clip(chosen.sort((a, b) => a.index - b.index).map((s) => s.sentence).join(' '), SUMMARY_MAX_CHARS);
+    return clip(
+      chosen
+        .sort((a, b) => a.index - b.index)
+        .map((s) => s.sentence)
+        .join(' '),
+      SUMMARY_MAX_CHARS,
+    );
   }
 
   async generateTags(text: string, max: number): Promise<string[]> {

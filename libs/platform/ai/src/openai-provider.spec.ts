@@ -24,14 +24,27 @@ function openAiServer(seen: Seen[], failing: { on: boolean }): Server {
     }
     if (req.url === '/v1/chat/completions') {
       const system: string = body.messages[0].content;
-      const content = system.includes('JSON array') ? 'Here you go: ["Databases", "postgres", "databases"]' : '  A short summary.  ';
-      res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', model: body.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] }));
+      const content = system.includes('JSON array')
+        ? 'Here you go: ["Databases", "postgres", "databases"]'
+        : '  A short summary.  ';
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          model: body.model,
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+        }),
+      );
       return;
     }
     if (req.url === '/v1/embeddings') {
       // Out of order on purpose: the adapter must sort by index.
-      const data = (body.input as string[]).map((text, index) => ({ object: 'embedding', index, embedding: [text.length, 0, 0] })).reverse();
-      res.end(JSON.stringify({ object: 'list', model: body.model, data, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+      const data = (body.input as string[])
+        .map((text, index) => ({ object: 'embedding', index, embedding: [text.length, 0, 0] }))
+        .reverse();
+      res.end(
+        JSON.stringify({ object: 'list', model: body.model, data, usage: { prompt_tokens: 1, total_tokens: 1 } }),
+      );
       return;
     }
     res.statusCode = 404;
@@ -49,7 +62,12 @@ describe('OpenAI-compatible provider', () => {
     server = openAiServer(seen, failing);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as AddressInfo;
-    provider = new OpenAiCompatibleProvider({ baseUrl: `http://127.0.0.1:${port}/v1/`, apiKey: 'sk-test', chatModel: 'chat-m', embeddingModel: 'embed-m' });
+    provider = new OpenAiCompatibleProvider({
+      baseUrl: `http://127.0.0.1:${port}/v1/`,
+      apiKey: 'sk-test',
+      chatModel: 'chat-m',
+      embeddingModel: 'embed-m',
+    });
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 

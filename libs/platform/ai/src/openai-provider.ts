@@ -12,13 +12,17 @@ export interface OpenAiProviderOptions {
 
 /** An OpenAI-compatible endpoint answered with an error (status kept for the failure record). */
 export class AiProviderError extends Error {
-  constructor(message: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
     this.name = 'AiProviderError';
   }
 }
 
-const SUMMARY_PROMPT = 'Summarise the following note in at most three sentences, in its own language. Answer with the summary only.';
+const SUMMARY_PROMPT =
+  'Summarise the following note in at most three sentences, in its own language. Answer with the summary only.';
 const TAGS_PROMPT = (max: number) =>
   `Give at most ${max} short lower-case tags (one or two words) for the following note, as a JSON array of strings and nothing else.`;
 
@@ -48,7 +52,8 @@ export class OpenAiCompatibleProvider implements AiProvider {
       input: texts,
     });
     const data = body.data;
-    if (!Array.isArray(data) || data.length !== texts.length) throw new AiProviderError('embeddings: unexpected response shape');
+    if (!Array.isArray(data) || data.length !== texts.length)
+      throw new AiProviderError('embeddings: unexpected response shape');
     return [...data].sort((a, b) => a.index - b.index).map((d) => normalise(d.embedding));
   }
 
@@ -74,7 +79,12 @@ export class OpenAiCompatibleProvider implements AiProvider {
     const url = `${this.options.baseUrl.replace(/\/$/, '')}${path}`;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.options.apiKey) headers['authorization'] = `Bearer ${this.options.apiKey}`;
-    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(payload), signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(payload),
+      signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000),
+    });
     if (!res.ok) {
       const detail = (await res.text().catch(() => '')).slice(0, 200);
       throw new AiProviderError(`${path}: HTTP ${res.status}${detail ? ` ${detail}` : ''}`, res.status);

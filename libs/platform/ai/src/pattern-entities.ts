@@ -2,12 +2,61 @@ import type { ExtractedEntity, ExtractedRelation, GraphExtraction } from './ai-p
 import { paragraphs } from './text-analysis.js';
 
 const TECHNOLOGIES = [
-  'TypeScript', 'JavaScript', 'Node.js', 'Python', 'Rust', 'Go', 'Java', 'Kotlin', 'Swift', 'Ruby', 'PHP', 'C#', 'C++',
-  'React', 'Vue', 'Angular', 'Svelte', 'Next.js', 'NestJS', 'Express', 'Django', 'Flask', 'Rails', 'Spring',
-  'PostgreSQL', 'Postgres', 'MySQL', 'SQLite', 'MongoDB', 'Redis', 'Elasticsearch', 'Qdrant', 'pgvector', 'Kafka', 'NATS', 'RabbitMQ',
-  'Docker', 'Kubernetes', 'Terraform', 'AWS', 'Azure', 'GCP', 'Linux', 'GraphQL', 'gRPC', 'Protobuf', 'OpenAI', 'Prisma', 'Git', 'GitHub',
+  'TypeScript',
+  'JavaScript',
+  'Node.js',
+  'Python',
+  'Rust',
+  'Go',
+  'Java',
+  'Kotlin',
+  'Swift',
+  'Ruby',
+  'PHP',
+  'C#',
+  'C++',
+  'React',
+  'Vue',
+  'Angular',
+  'Svelte',
+  'Next.js',
+  'NestJS',
+  'Express',
+  'Django',
+  'Flask',
+  'Rails',
+  'Spring',
+  'PostgreSQL',
+  'Postgres',
+  'MySQL',
+  'SQLite',
+  'MongoDB',
+  'Redis',
+  'Elasticsearch',
+  'Qdrant',
+  'pgvector',
+  'Kafka',
+  'NATS',
+  'RabbitMQ',
+  'Docker',
+  'Kubernetes',
+  'Terraform',
+  'AWS',
+  'Azure',
+  'GCP',
+  'Linux',
+  'GraphQL',
+  'gRPC',
+  'Protobuf',
+  'OpenAI',
+  'Prisma',
+  'Git',
+  'GitHub',
 ];
-const TECH_PATTERN = new RegExp(`(?<![\\w.#+-])(${TECHNOLOGIES.map((t) => t.replace(/[.+#]/g, (c) => `\\${c}`)).join('|')})(?![\\w#+-])`, 'g');
+const TECH_PATTERN = new RegExp(
+  `(?<![\\w.#+-])(${TECHNOLOGIES.map((t) => t.replace(/[.+#]/g, (c) => `\\${c}`)).join('|')})(?![\\w#+-])`,
+  'g',
+);
 
 const PATTERNS: Array<{ kind: ExtractedEntity['kind']; pattern: RegExp }> = [
   { kind: 'email', pattern: /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g },
@@ -50,10 +99,16 @@ export function extractGraphByPatterns(text: string): GraphExtraction {
   const relations = new Map<string, ExtractedRelation>();
   for (const paragraph of paragraphs(text)) {
     const entities = entitiesIn(paragraph).slice(0, MAX_ENTITIES_PER_PARAGRAPH);
-    for (const e of entities) all.set(`${e.kind}\u0000${normalizeEntityName(e.name)}`, all.get(`${e.kind}\u0000${normalizeEntityName(e.name)}`) ?? e);
+    for (const e of entities)
+      all.set(
+        `${e.kind}\u0000${normalizeEntityName(e.name)}`,
+        all.get(`${e.kind}\u0000${normalizeEntityName(e.name)}`) ?? e,
+      );
     for (let i = 0; i < entities.length; i++) {
       for (let j = i + 1; j < entities.length; j++) {
-        const [source, target] = [entities[i], entities[j]].sort((a, b) => `${a.kind}:${normalizeEntityName(a.name)}`.localeCompare(`${b.kind}:${normalizeEntityName(b.name)}`));
+        const [source, target] = [entities[i], entities[j]].sort((a, b) =>
+          `${a.kind}:${normalizeEntityName(a.name)}`.localeCompare(`${b.kind}:${normalizeEntityName(b.name)}`),
+        );
         const key = `${source.kind}:${normalizeEntityName(source.name)}|${target.kind}:${normalizeEntityName(target.name)}`;
         if (!relations.has(key)) relations.set(key, { source, target, kind: 'co_occurs' });
       }

@@ -34,5 +34,8 @@ export function sentences(text: string): string[] {
 
 /** Paragraphs (blank-line separated). */
 export function paragraphs(text: string): string[] {
-  return text.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
+  return text
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean);
 }

@@ -5,7 +5,13 @@ import { ConfigError, KNOWN_ENV_KEYS, loadConfig } from './app-config.js';
 describe('loadConfig', () => {
   it('gives the embedded defaults on an empty environment', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ RUN_MODE: 'embedded', PORT: 3000, DATA_DIR: './.data', LOG_LEVEL: 'info', SERVICE_TIMEOUT_MS: 10_000 });
+    expect(config).toMatchObject({
+      RUN_MODE: 'embedded',
+      PORT: 3000,
+      DATA_DIR: './.data',
+      LOG_LEVEL: 'info',
+      SERVICE_TIMEOUT_MS: 10_000,
+    });
     expect(config.publicUrl).toBe('http://localhost:3000');
   });
 
@@ -29,7 +35,9 @@ describe('loadConfig', () => {
 
   it('requires DATABASE_URL and NATS_URL in distributed mode', () => {
     expect(() => loadConfig({ RUN_MODE: 'distributed' })).toThrow(/DATABASE_URL: required[\s\S]*NATS_URL: required/);
-    expect(loadConfig({ RUN_MODE: 'distributed', DATABASE_URL: 'postgres://h/db', NATS_URL: 'nats://h:4222' }).RUN_MODE).toBe('distributed');
+    expect(
+      loadConfig({ RUN_MODE: 'distributed', DATABASE_URL: 'postgres://h/db', NATS_URL: 'nats://h:4222' }).RUN_MODE,
+    ).toBe('distributed');
   });
 
   it('ignores variables it does not know', () => {

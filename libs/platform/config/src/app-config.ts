@@ -1,11 +1,35 @@
 import 'reflect-metadata';
 import { plainToInstance, Transform } from 'class-transformer';
-import { getMetadataStorage, IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, MinLength, validateSync } from 'class-validator';
+import {
+  getMetadataStorage,
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
 
 export const RUN_MODES = ['embedded', 'distributed'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
 
-export const COMPONENTS = ['gateway', 'workspaces', 'fragments', 'files', 'search', 'chat', 'agent-auth', 'webhooks'] as const;
+export const COMPONENTS = [
+  'gateway',
+  'workspaces',
+  'fragments',
+  'files',
+  'search',
+  'chat',
+  'agent-auth',
+  'webhooks',
+] as const;
 export type ComponentName = (typeof COMPONENTS)[number];
 
 export const AI_PROVIDERS = ['builtin', 'openai'] as const;
@@ -16,7 +40,12 @@ const toInt = ({ value }: { value: unknown }) => (value === undefined || value =
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
 const toList = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : String(value).split(',').map((s) => s.trim()).filter(Boolean);
+  value === undefined || value === ''
+    ? undefined
+    : String(value)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 
 /**
  * Every environment variable the platform reads, validated once at start-up.
@@ -60,12 +89,16 @@ export class AppConfig {
 
   /** NATS server(s), comma separated. Required in distributed mode. */
   @IsOptional()
-  @Matches(/^(nats|tls|ws|wss):\/\/[^,\s]+(,(nats|tls|ws|wss):\/\/[^,\s]+)*$/, { message: 'NATS_URL must be nats://host:port (comma separated for several)' })
+  @Matches(/^(nats|tls|ws|wss):\/\/[^,\s]+(,(nats|tls|ws|wss):\/\/[^,\s]+)*$/, {
+    message: 'NATS_URL must be nats://host:port (comma separated for several)',
+  })
   NATS_URL?: string;
 
   /** Prepended to every NATS subject, so several installations (or test runs) can share one NATS. */
   @IsOptional()
-  @Matches(/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/, { message: 'NATS_SUBJECT_PREFIX must be dot-separated tokens of a-z, 0-9, _ and -' })
+  @Matches(/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/, {
+    message: 'NATS_SUBJECT_PREFIX must be dot-separated tokens of a-z, 0-9, _ and -',
+  })
   NATS_SUBJECT_PREFIX?: string;
 
   @IsIn(LOG_LEVELS)
@@ -168,11 +201,15 @@ export class AppConfig {
    * still opens values sealed before a key change.
    */
   @IsOptional()
-  @Matches(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, { message: 'SECRETS_ENCRYPTION_KEY must be 32 bytes: 64 hex characters or base64' })
+  @Matches(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, {
+    message: 'SECRETS_ENCRYPTION_KEY must be 32 bytes: 64 hex characters or base64',
+  })
   SECRETS_ENCRYPTION_KEY?: string;
 
   @IsOptional()
-  @Matches(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, { message: 'SECRETS_ENCRYPTION_KEY_PREVIOUS must be 32 bytes: 64 hex characters or base64' })
+  @Matches(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, {
+    message: 'SECRETS_ENCRYPTION_KEY_PREVIOUS must be 32 bytes: 64 hex characters or base64',
+  })
   SECRETS_ENCRYPTION_KEY_PREVIOUS?: string;
 
   /**
@@ -180,7 +217,9 @@ export class AppConfig {
    * `5m`, `2h`). The default follows the Standard Webhooks schedule, about a day in all.
    */
   @IsOptional()
-  @Matches(/^\s*\d+(?:ms|s|m|h)\s*(?:,\s*\d+(?:ms|s|m|h)\s*)*$/, { message: 'WEBHOOKS_RETRY_SCHEDULE must be comma-separated durations such as 5s,5m,30m,2h' })
+  @Matches(/^\s*\d+(?:ms|s|m|h)\s*(?:,\s*\d+(?:ms|s|m|h)\s*)*$/, {
+    message: 'WEBHOOKS_RETRY_SCHEDULE must be comma-separated durations such as 5s,5m,30m,2h',
+  })
   WEBHOOKS_RETRY_SCHEDULE?: string;
 
   /** An endpoint whose deliveries have failed for this long is disabled and its owners told. */

@@ -16,8 +16,14 @@ function sqlStateOf(err: unknown): string | undefined {
   // pg: err.code; Prisma's adapter: err.cause.originalCode or err.meta.driverAdapterError.cause.originalCode.
   while (current && typeof current === 'object' && !seen.has(current)) {
     seen.add(current);
-    const e = current as { code?: unknown; originalCode?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
-    for (const candidate of [e.originalCode, e.code]) if (typeof candidate === 'string' && /^[0-9A-Z]{5}$/.test(candidate)) return candidate;
+    const e = current as {
+      code?: unknown;
+      originalCode?: unknown;
+      cause?: unknown;
+      meta?: { driverAdapterError?: unknown };
+    };
+    for (const candidate of [e.originalCode, e.code])
+      if (typeof candidate === 'string' && /^[0-9A-Z]{5}$/.test(candidate)) return candidate;
     current = e.cause ?? e.meta?.driverAdapterError;
   }
   return undefined;
@@ -27,5 +33,9 @@ function sqlStateOf(err: unknown): string | undefined {
 export function unstorableInputError(err: unknown): AppError | undefined {
   const state = sqlStateOf(err);
   if (!state || !UNSTORABLE_TEXT.has(state)) return undefined;
-  return new AppError({ status: 400, code: ErrorCode.BAD_REQUEST, message: 'A text value contains a character that cannot be stored (such as U+0000)' });
+  return new AppError({
+    status: 400,
+    code: ErrorCode.BAD_REQUEST,
+    message: 'A text value contains a character that cannot be stored (such as U+0000)',
+  });
 }

@@ -33,8 +33,17 @@ export const serviceUnavailable = (service: string): AppError =>
   new AppError({ status: 503, code: ErrorCode.SERVICE_UNAVAILABLE, message: `The ${service} service is unavailable` });
 
 export const serviceTimeout = (service: string): AppError =>
-  new AppError({ status: 504, code: ErrorCode.SERVICE_TIMEOUT, message: `The ${service} service did not answer in time` });
+  new AppError({
+    status: 504,
+    code: ErrorCode.SERVICE_TIMEOUT,
+    message: `The ${service} service did not answer in time`,
+  });
 
 /** Spec (Errors, Hosted Zone boundary): `error` repeats the code, and the Leaf to call is named. */
 export const hostedZoneRequired = (hostedZoneId: string, endpointUrl: string): AppError =>
-  new AppError({ status: 409, code: ErrorCode.HOSTED_ZONE_REQUIRED, message: ErrorCode.HOSTED_ZONE_REQUIRED, details: { hostedZoneId, endpointUrl } });
+  new AppError({
+    status: 409,
+    code: ErrorCode.HOSTED_ZONE_REQUIRED,
+    message: ErrorCode.HOSTED_ZONE_REQUIRED,
+    details: { hostedZoneId, endpointUrl },
+  });

@@ -25,17 +25,31 @@ export class ErrorResponder {
         details: { allow },
       });
     }
-    return new AppError({ status: 404, code: ErrorCode.NOT_FOUND, message: `No route ${request.method} ${request.url.split('?')[0]}` });
+    return new AppError({
+      status: 404,
+      code: ErrorCode.NOT_FOUND,
+      message: `No route ${request.method} ${request.url.split('?')[0]}`,
+    });
   }
 
   send(request: FastifyRequest, reply: FastifyReply, err: unknown): void {
     const response = buildErrorResponse(err, request.url);
     if (response.errorId) {
-      this.logger.error({ err: response.cause, errorId: response.errorId, method: request.method, url: request.url }, 'unexpected failure');
+      this.logger.error(
+        { err: response.cause, errorId: response.errorId, method: request.method, url: request.url },
+        'unexpected failure',
+      );
     } else if (response.status >= 500) {
-      this.logger.warn({ status: response.status, code: response.body.code ?? response.body.error, url: request.url }, 'request failed');
+      this.logger.warn(
+        { status: response.status, code: response.body.code ?? response.body.error, url: request.url },
+        'request failed',
+      );
     }
     if (reply.sent) return;
-    void reply.status(response.status).headers(response.headers).type('application/json; charset=utf-8').send(response.body);
+    void reply
+      .status(response.status)
+      .headers(response.headers)
+      .type('application/json; charset=utf-8')
+      .send(response.body);
   }
 }

@@ -20,11 +20,31 @@ const OPENAI_PREFIX = '/api/v1/';
 
 /** Fastify's own error codes for malformed requests, mapped to ours. */
 const FASTIFY_CODES: Record<string, { status: number; code: ErrorCode; message?: string }> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: ErrorCode.INVALID_JSON, message: 'The request body is not valid JSON' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: ErrorCode.INVALID_JSON, message: 'The request body is empty but Content-Type is application/json' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: ErrorCode.PAYLOAD_TOO_LARGE, message: 'The request body is too large' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, message: 'Unsupported Content-Type' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: ErrorCode.BAD_REQUEST, message: 'Content-Length does not match the body' },
+  FST_ERR_CTP_INVALID_JSON_BODY: {
+    status: 400,
+    code: ErrorCode.INVALID_JSON,
+    message: 'The request body is not valid JSON',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    status: 400,
+    code: ErrorCode.INVALID_JSON,
+    message: 'The request body is empty but Content-Type is application/json',
+  },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    status: 413,
+    code: ErrorCode.PAYLOAD_TOO_LARGE,
+    message: 'The request body is too large',
+  },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+    message: 'Unsupported Content-Type',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    code: ErrorCode.BAD_REQUEST,
+    message: 'Content-Length does not match the body',
+  },
 };
 
 const STATUS_CODES: Record<number, ErrorCode> = {
@@ -52,20 +72,38 @@ export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof HttpException) {
     const status = err.getStatus();
     const response = err.getResponse();
-    const message = typeof response === 'string' ? response : String((response as { message?: unknown }).message ?? err.message);
-    return new AppError({ status, code: STATUS_CODES[status] ?? (status >= 500 ? ErrorCode.INTERNAL_ERROR : ErrorCode.BAD_REQUEST), message });
+    const message =
+      typeof response === 'string' ? response : String((response as { message?: unknown }).message ?? err.message);
+    return new AppError({
+      status,
+      code: STATUS_CODES[status] ?? (status >= 500 ? ErrorCode.INTERNAL_ERROR : ErrorCode.BAD_REQUEST),
+      message,
+    });
   }
   const fastifyError = err as { code?: string; statusCode?: number; message?: string } | null;
   if (fastifyError && typeof fastifyError.code === 'string' && FASTIFY_CODES[fastifyError.code]) {
     const known = FASTIFY_CODES[fastifyError.code];
-    return new AppError({ status: known.status, code: known.code, message: known.message ?? fastifyError.message ?? known.code });
+    return new AppError({
+      status: known.status,
+      code: known.code,
+      message: known.message ?? fastifyError.message ?? known.code,
+    });
   }
   // JSON.parse failures surface as SyntaxError with statusCode 400 from Fastify's parser.
   if (err instanceof SyntaxError && fastifyError?.statusCode === 400) {
     return new AppError({ status: 400, code: ErrorCode.INVALID_JSON, message: 'The request body is not valid JSON' });
   }
-  if (fastifyError && typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return new AppError({ status: fastifyError.statusCode, code: STATUS_CODES[fastifyError.statusCode] ?? ErrorCode.BAD_REQUEST, message: fastifyError.message ?? 'Bad request' });
+  if (
+    fastifyError &&
+    typeof fastifyError.statusCode === 'number' &&
+    fastifyError.statusCode >= 400 &&
+    fastifyError.statusCode < 500
+  ) {
+    return new AppError({
+      status: fastifyError.statusCode,
+      code: STATUS_CODES[fastifyError.statusCode] ?? ErrorCode.BAD_REQUEST,
+      message: fastifyError.message ?? 'Bad request',
+    });
   }
   return undefined;
 }

@@ -43,7 +43,13 @@ export function installHttpEdge(app: NestFastifyApplication, deps: { logger: Log
     // The line is only built when it is written (LOG_LEVEL above info skips access logs).
     if (deps.logger.isLevelEnabled('info')) {
       deps.logger.info(
-        { method: request.method, route, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(seconds * 1e6) / 1e3 },
+        {
+          method: request.method,
+          route,
+          url: request.url.split('?')[0],
+          status: reply.statusCode,
+          ms: Math.round(seconds * 1e6) / 1e3,
+        },
         'request',
       );
     }

@@ -36,7 +36,11 @@ function invalidText(field: string, problem: string): AppError {
 }
 
 function tooDeep(): AppError {
-  return new AppError({ status: 400, code: ErrorCode.INVALID_JSON, message: `The request body is nested deeper than ${MAX_JSON_DEPTH} levels` });
+  return new AppError({
+    status: 400,
+    code: ErrorCode.INVALID_JSON,
+    message: `The request body is nested deeper than ${MAX_JSON_DEPTH} levels`,
+  });
 }
 
 const fieldPath = (parent: string, key: string | number): string =>

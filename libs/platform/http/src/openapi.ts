@@ -20,13 +20,28 @@ export function buildOpenApiDocument(app: NestFastifyApplication, settings: Open
     .setDescription(settings.description)
     .setVersion(settings.version)
     .addServer(settings.serverUrl)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Personal access token or OAuth access token' }, 'bearer')
-    .addCookieAuth('kw_session', { type: 'apiKey', in: 'cookie', name: 'kw_session', description: 'Browser session from POST /api/auth/sign-in; state-changing requests also need the x-csrf-token header (double submit of the kw_csrf cookie)' }, 'session')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'Personal access token or OAuth access token' },
+      'bearer',
+    )
+    .addCookieAuth(
+      'kw_session',
+      {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'kw_session',
+        description:
+          'Browser session from POST /api/auth/sign-in; state-changing requests also need the x-csrf-token header (double submit of the kw_csrf cookie)',
+      },
+      'session',
+    )
     // Every route needs one of the two unless it says otherwise (public routes: `security: []`).
     .addSecurityRequirements('bearer')
     .addSecurityRequirements('session')
     .build();
-  const document = SwaggerModule.createDocument(app, config, { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` });
+  const document = SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
+  });
   return markPublicOperations(document);
 }
 

@@ -21,8 +21,16 @@ function frameworkError(logger: Logger) {
   return (error: { code?: string }, request: FastifyRequest, reply: FastifyReply): void => {
     const appError =
       error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-        ? new AppError({ status: 414, code: ErrorCode.URI_TOO_LONG, message: `A path segment is longer than ${MAX_PATH_PARAMETER_LENGTH} characters` })
-        : new AppError({ status: 400, code: ErrorCode.BAD_REQUEST, message: 'The path is not a valid URL (it does not decode as UTF-8)' });
+        ? new AppError({
+            status: 414,
+            code: ErrorCode.URI_TOO_LONG,
+            message: `A path segment is longer than ${MAX_PATH_PARAMETER_LENGTH} characters`,
+          })
+        : new AppError({
+            status: 400,
+            code: ErrorCode.BAD_REQUEST,
+            message: 'The path is not a valid URL (it does not decode as UTF-8)',
+          });
     const response = buildErrorResponse(appError, request.url);
     logger.debug({ code: error.code, status: response.status }, 'request refused by the router');
     void reply
@@ -42,12 +50,24 @@ function pathOf(rawPacket: unknown): string {
 
 function clientAppError(code: string | undefined): AppError {
   if (code === 'HPE_HEADER_OVERFLOW') {
-    return new AppError({ status: 431, code: ErrorCode.HEADERS_TOO_LARGE, message: 'The request line and headers are larger than 16 KiB' });
+    return new AppError({
+      status: 431,
+      code: ErrorCode.HEADERS_TOO_LARGE,
+      message: 'The request line and headers are larger than 16 KiB',
+    });
   }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return new AppError({ status: 408, code: ErrorCode.REQUEST_TIMEOUT, message: 'The request was not received in time' });
+    return new AppError({
+      status: 408,
+      code: ErrorCode.REQUEST_TIMEOUT,
+      message: 'The request was not received in time',
+    });
   }
-  return new AppError({ status: 400, code: ErrorCode.BAD_REQUEST, message: 'The request is not valid HTTP (malformed request line or header)' });
+  return new AppError({
+    status: 400,
+    code: ErrorCode.BAD_REQUEST,
+    message: 'The request is not valid HTTP (malformed request line or header)',
+  });
 }
 
 /**
@@ -74,7 +94,9 @@ function clientError(logger: Logger) {
 }
 
 /** Fastify server options that keep errors raised outside Nest's pipeline in the error model. */
-export function edgeServerOptions(logger: Logger): Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler' | 'routerOptions'> {
+export function edgeServerOptions(
+  logger: Logger,
+): Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler' | 'routerOptions'> {
   return {
     frameworkErrors: frameworkError(logger),
     clientErrorHandler: clientError(logger),

@@ -1,4 +1,13 @@
-import { DEFAULT_ACK_WAIT_MS, DEFAULT_RETRY_DELAY_MS, type DomainEvent, type EventBus, type EventHandler, type EventLogger, type EventSubscription, type SubscribeOptions } from './event-bus.js';
+import {
+  DEFAULT_ACK_WAIT_MS,
+  DEFAULT_RETRY_DELAY_MS,
+  type DomainEvent,
+  type EventBus,
+  type EventHandler,
+  type EventLogger,
+  type EventSubscription,
+  type SubscribeOptions,
+} from './event-bus.js';
 
 interface Pending {
   event: DomainEvent;
@@ -66,7 +75,8 @@ export class InProcessEventBus implements EventBus {
       };
       this.consumers.set(options.consumer, consumer);
       this.prune();
-      for (const { event } of this.retained) if (options.eventTypes.includes(event.eventType)) consumer.queue.push({ event, deliveryCount: 0 });
+      for (const { event } of this.retained)
+        if (options.eventTypes.includes(event.eventType)) consumer.queue.push({ event, deliveryCount: 0 });
     }
     consumer.handlers.push(handler);
     this.pump(consumer);
@@ -113,7 +123,12 @@ export class InProcessEventBus implements EventBus {
   }
 
   private pump(consumer: Consumer): void {
-    while (!this.closed && consumer.handlers.length > 0 && consumer.inFlight < consumer.options.concurrency && consumer.queue.length > 0) {
+    while (
+      !this.closed &&
+      consumer.handlers.length > 0 &&
+      consumer.inFlight < consumer.options.concurrency &&
+      consumer.queue.length > 0
+    ) {
       const pending = consumer.queue.shift()!;
       const handler = consumer.handlers[consumer.next++ % consumer.handlers.length];
       pending.deliveryCount++;
@@ -128,7 +143,10 @@ export class InProcessEventBus implements EventBus {
     const ackWait = setTimeout(() => {
       if (settled) return;
       settled = true;
-      this.logger?.warn({ eventId: pending.event.id, consumer: consumer.options.consumer }, 'event not acknowledged in time; redelivering');
+      this.logger?.warn(
+        { eventId: pending.event.id, consumer: consumer.options.consumer },
+        'event not acknowledged in time; redelivering',
+      );
       consumer.inFlight--;
       this.enqueue(consumer, { event: pending.event, deliveryCount: pending.deliveryCount });
     }, consumer.options.ackWaitMs);
@@ -144,8 +162,14 @@ export class InProcessEventBus implements EventBus {
       settled = true;
       clearTimeout(ackWait);
       consumer.inFlight--;
-      this.logger?.warn({ err, eventId: pending.event.id, consumer: consumer.options.consumer, deliveryCount: pending.deliveryCount }, 'event handler failed; redelivering');
-      this.later(() => this.enqueue(consumer, { event: pending.event, deliveryCount: pending.deliveryCount }), consumer.options.retryDelayMs);
+      this.logger?.warn(
+        { err, eventId: pending.event.id, consumer: consumer.options.consumer, deliveryCount: pending.deliveryCount },
+        'event handler failed; redelivering',
+      );
+      this.later(
+        () => this.enqueue(consumer, { event: pending.event, deliveryCount: pending.deliveryCount }),
+        consumer.options.retryDelayMs,
+      );
     }
     if (consumer.inFlight === 0) for (const resolve of consumer.idle.splice(0)) resolve();
     this.pump(consumer);

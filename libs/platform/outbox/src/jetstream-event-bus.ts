@@ -1,6 +1,25 @@
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type ConsumerMessages } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type ConsumerMessages,
+} from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { DEFAULT_ACK_WAIT_MS, DEFAULT_RETRY_DELAY_MS, eventSubject, type DomainEvent, type EventBus, type EventHandler, type EventLogger, type EventSubscription, type SubscribeOptions } from './event-bus.js';
+import {
+  DEFAULT_ACK_WAIT_MS,
+  DEFAULT_RETRY_DELAY_MS,
+  eventSubject,
+  type DomainEvent,
+  type EventBus,
+  type EventHandler,
+  type EventLogger,
+  type EventSubscription,
+  type SubscribeOptions,
+} from './event-bus.js';
 
 export interface JetStreamEventBusOptions {
   /** NATS_SUBJECT_PREFIX: subjects become `<prefix>.events.>` and the stream `KW_EVENTS_<PREFIX>`. */
@@ -17,7 +36,8 @@ const ms = (millis: number) => millis * 1_000_000;
 const token = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, '_');
 
 /** The stream that holds the events of one subject prefix (tests delete theirs by this name). */
-export const eventStreamName = (subjectPrefix?: string): string => (subjectPrefix ? `KW_EVENTS_${token(subjectPrefix).toUpperCase()}` : 'KW_EVENTS');
+export const eventStreamName = (subjectPrefix?: string): string =>
+  subjectPrefix ? `KW_EVENTS_${token(subjectPrefix).toUpperCase()}` : 'KW_EVENTS';
 
 /**
  * The distributed adapter: a `KW_EVENTS` stream on `events.>`, durable pull consumers with
@@ -43,7 +63,9 @@ export class JetStreamEventBus implements EventBus {
 
   async publish(event: DomainEvent): Promise<void> {
     await this.ensureStream();
-    await this.js.publish(eventSubject(event.eventType, this.options.subjectPrefix), JSON.stringify(event), { msgID: event.id });
+    await this.js.publish(eventSubject(event.eventType, this.options.subjectPrefix), JSON.stringify(event), {
+      msgID: event.id,
+    });
   }
 
   async subscribe(options: SubscribeOptions, handler: EventHandler): Promise<EventSubscription> {
@@ -65,7 +87,10 @@ export class JetStreamEventBus implements EventBus {
         });
         const consumer = await this.js.consumers.get(this.stream, durable);
         const messages = await consumer.consume({ max_messages: concurrency });
-        return { messages, done: this.run(messages, handler, { concurrency, ackWaitMs, retryDelayMs, consumer: durable }) };
+        return {
+          messages,
+          done: this.run(messages, handler, { concurrency, ackWaitMs, retryDelayMs, consumer: durable }),
+        };
       }),
     );
     return {
@@ -87,12 +112,19 @@ export class JetStreamEventBus implements EventBus {
       try {
         await this.jsm.streams.info(this.stream);
       } catch {
-        await this.jsm.streams.add({ name: this.stream, subjects, duplicate_window: ms(this.options.duplicateWindowMs ?? 120_000), max_age: ms(this.options.maxAgeMs ?? 7 * 24 * 3_600_000) }).catch(async (err: unknown) => {
-          // Another replica created it meanwhile.
-          await this.jsm!.streams.info(this.stream).catch(() => {
-            throw err;
+        await this.jsm.streams
+          .add({
+            name: this.stream,
+            subjects,
+            duplicate_window: ms(this.options.duplicateWindowMs ?? 120_000),
+            max_age: ms(this.options.maxAgeMs ?? 7 * 24 * 3_600_000),
+          })
+          .catch(async (err: unknown) => {
+            // Another replica created it meanwhile.
+            await this.jsm!.streams.info(this.stream).catch(() => {
+              throw err;
+            });
           });
-        });
       }
     })().catch((err: unknown) => {
       this.ready = undefined;
@@ -101,7 +133,11 @@ export class JetStreamEventBus implements EventBus {
     return this.ready;
   }
 
-  private async run(messages: ConsumerMessages, handler: EventHandler, o: { concurrency: number; ackWaitMs: number; retryDelayMs: number; consumer: string }): Promise<void> {
+  private async run(
+    messages: ConsumerMessages,
+    handler: EventHandler,
+    o: { concurrency: number; ackWaitMs: number; retryDelayMs: number; consumer: string },
+  ): Promise<void> {
     const inFlight = new Set<Promise<void>>();
     for await (const m of messages) {
       const p = this.handle(m, handler, o).finally(() => inFlight.delete(p));
@@ -111,7 +147,11 @@ export class JetStreamEventBus implements EventBus {
     await Promise.all(inFlight);
   }
 
-  private async handle(m: JsMsg, handler: EventHandler, o: { ackWaitMs: number; retryDelayMs: number; consumer: string }): Promise<void> {
+  private async handle(
+    m: JsMsg,
+    handler: EventHandler,
+    o: { ackWaitMs: number; retryDelayMs: number; consumer: string },
+  ): Promise<void> {
     let event: DomainEvent;
     try {
       event = m.json<DomainEvent>();
@@ -126,7 +166,10 @@ export class JetStreamEventBus implements EventBus {
       await handler({ event, deliveryCount: m.info.deliveryCount });
       m.ack();
     } catch (err) {
-      this.logger.warn({ err, eventId: event.id, consumer: o.consumer, deliveryCount: m.info.deliveryCount }, 'event handler failed; redelivering');
+      this.logger.warn(
+        { err, eventId: event.id, consumer: o.consumer, deliveryCount: m.info.deliveryCount },
+        'event handler failed; redelivering',
+      );
       m.nak(o.retryDelayMs);
     } finally {
       clearInterval(heartbeat);

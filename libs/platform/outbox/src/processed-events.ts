@@ -7,11 +7,14 @@ type Tx = Pick<DataPrismaClient, '$executeRaw' | '$queryRaw'>;
  * it had already been recorded: the caller rolls back (or skips) so the effect happens once.
  */
 export async function recordProcessedEvent(tx: Tx, consumer: string, eventId: string): Promise<boolean> {
-  const inserted = await tx.$executeRaw`INSERT INTO data.processed_events (consumer, event_id) VALUES (${consumer}, ${eventId}::uuid) ON CONFLICT DO NOTHING`;
+  const inserted =
+    await tx.$executeRaw`INSERT INTO data.processed_events (consumer, event_id) VALUES (${consumer}, ${eventId}::uuid) ON CONFLICT DO NOTHING`;
   return inserted === 1;
 }
 
 export async function wasEventProcessed(tx: Tx, consumer: string, eventId: string): Promise<boolean> {
-  const rows = await tx.$queryRaw<unknown[]>`SELECT 1 FROM data.processed_events WHERE consumer = ${consumer} AND event_id = ${eventId}::uuid`;
+  const rows = await tx.$queryRaw<
+    unknown[]
+  >`SELECT 1 FROM data.processed_events WHERE consumer = ${consumer} AND event_id = ${eventId}::uuid`;
   return rows.length > 0;
 }

@@ -1,11 +1,20 @@
 export { PLANES, PLANE_SCHEMAS, isPlane, type Plane } from './planes.js';
 export type { PersistenceLogger } from './logger.js';
 export { openDatabase, redactUrl, EMBEDDED_POOL, type Database, type OpenDatabaseOptions } from './open-database.js';
-export { startEmbeddedPostgres, EMBEDDED_MAX_CONNECTIONS, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded/embedded-postgres.js';
+export {
+  startEmbeddedPostgres,
+  EMBEDDED_MAX_CONNECTIONS,
+  type EmbeddedPostgres,
+  type EmbeddedPostgresOptions,
+} from './embedded/embedded-postgres.js';
 export { migrate, type MigrateOptions, type MigrationReport } from './migrations/migrate.js';
 export { readMigrationFiles, checksumOf, type MigrationFile } from './migrations/migration-files.js';
 export { findPrismaDir } from './migrations/prisma-dir.js';
-export { MigrationApplyError, MigrationChecksumError, MigrationFailedStateError } from './migrations/migration-errors.js';
+export {
+  MigrationApplyError,
+  MigrationChecksumError,
+  MigrationFailedStateError,
+} from './migrations/migration-errors.js';
 export { createPrismaClient, ControlPrismaClient, DataPrismaClient } from './prisma/create-prisma-client.js';
 export { Prisma as ControlPrisma, type Installation } from './generated/control/client.js';
 export { Prisma as DataPrisma, type OutboxEvent } from './generated/data/client.js';

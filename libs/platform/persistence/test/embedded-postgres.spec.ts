@@ -20,8 +20,18 @@ describe('embedded Postgres (PGlite over pglite-socket)', () => {
 
   beforeAll(async () => {
     // Extra migrations that take a moment, so concurrent runners really overlap.
-    addMigration(fixture.prismaDir, 'data', '29990101000000_slow_a', 'SELECT pg_sleep(0.1); CREATE TABLE slow_a (id int);');
-    addMigration(fixture.prismaDir, 'data', '29990101000001_slow_b', 'SELECT pg_sleep(0.1); CREATE TABLE slow_b (id int);');
+    addMigration(
+      fixture.prismaDir,
+      'data',
+      '29990101000000_slow_a',
+      'SELECT pg_sleep(0.1); CREATE TABLE slow_a (id int);',
+    );
+    addMigration(
+      fixture.prismaDir,
+      'data',
+      '29990101000001_slow_b',
+      'SELECT pg_sleep(0.1); CREATE TABLE slow_b (id int);',
+    );
     db = await openDatabase({ dataDir: dir.path });
   });
   afterAll(async () => {
@@ -40,7 +50,10 @@ describe('embedded Postgres (PGlite over pglite-socket)', () => {
   });
 
   it('applies both planes into their own schemas, then nothing on a second run', async () => {
-    const [control, data] = [await migrate(db.pool, 'control', { prismaDir: fixture.prismaDir }), await migrate(db.pool, 'data', { prismaDir: fixture.prismaDir })];
+    const [control, data] = [
+      await migrate(db.pool, 'control', { prismaDir: fixture.prismaDir }),
+      await migrate(db.pool, 'data', { prismaDir: fixture.prismaDir }),
+    ];
     expect(control.applied).toEqual(readMigrationFiles('control', fixture.prismaDir).map((m) => m.name));
     expect(data.applied).toEqual(readMigrationFiles('data', fixture.prismaDir).map((m) => m.name));
     const tables = await tablesBySchema(db);
@@ -54,18 +67,33 @@ describe('embedded Postgres (PGlite over pglite-socket)', () => {
   });
 
   it('applies each migration once when two pools migrate at the same time', async () => {
-    addMigration(fixture.prismaDir, 'data', '29990101000002_slow_c', 'SELECT pg_sleep(0.2); CREATE TABLE slow_c (id int);');
-    addMigration(fixture.prismaDir, 'data', '29990101000003_slow_d', 'SELECT pg_sleep(0.2); CREATE TABLE slow_d (id int);');
+    addMigration(
+      fixture.prismaDir,
+      'data',
+      '29990101000002_slow_c',
+      'SELECT pg_sleep(0.2); CREATE TABLE slow_c (id int);',
+    );
+    addMigration(
+      fixture.prismaDir,
+      'data',
+      '29990101000003_slow_d',
+      'SELECT pg_sleep(0.2); CREATE TABLE slow_d (id int);',
+    );
     // All connections share PGlite's one session: the advisory lock excludes nobody here,
     // the re-check inside each migration's transaction does.
     const pools = [0, 1].map(() => new pg.Pool({ connectionString: db.connectionString, ...EMBEDDED_POOL }));
     try {
       const reports = await Promise.all(pools.map((pool) => migrate(pool, 'data', { prismaDir: fixture.prismaDir })));
-      expect([...reports[0]!.applied, ...reports[1]!.applied].sort()).toEqual(['29990101000002_slow_c', '29990101000003_slow_d']);
+      expect([...reports[0]!.applied, ...reports[1]!.applied].sort()).toEqual([
+        '29990101000002_slow_c',
+        '29990101000003_slow_d',
+      ]);
     } finally {
       await Promise.all(pools.map((p) => p.end()));
     }
-    const { rows } = await db.pool.query(`SELECT migration_name, count(*)::int AS n FROM data._prisma_migrations GROUP BY 1 HAVING count(*) <> 1`);
+    const { rows } = await db.pool.query(
+      `SELECT migration_name, count(*)::int AS n FROM data._prisma_migrations GROUP BY 1 HAVING count(*) <> 1`,
+    );
     expect(rows).toEqual([]);
   });
 

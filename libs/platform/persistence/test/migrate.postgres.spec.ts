@@ -18,8 +18,18 @@ describeWith(['postgres'], 'migration runner on PostgreSQL', () => {
 
   beforeAll(() => {
     fixture = copyPrismaDir();
-    addMigration(fixture.prismaDir, 'data', '29990101000000_slow_a', 'SELECT pg_sleep(0.2); CREATE TABLE slow_a (id int);');
-    addMigration(fixture.prismaDir, 'data', '29990101000001_slow_b', 'SELECT pg_sleep(0.2); CREATE TABLE slow_b (id int);');
+    addMigration(
+      fixture.prismaDir,
+      'data',
+      '29990101000000_slow_a',
+      'SELECT pg_sleep(0.2); CREATE TABLE slow_a (id int);',
+    );
+    addMigration(
+      fixture.prismaDir,
+      'data',
+      '29990101000001_slow_b',
+      'SELECT pg_sleep(0.2); CREATE TABLE slow_b (id int);',
+    );
   });
   afterAll(() => fixture.remove());
   beforeEach(async () => {
@@ -51,19 +61,31 @@ describeWith(['postgres'], 'migration runner on PostgreSQL', () => {
     expect(tables.data).not.toContain('installation');
     for (const plane of ['control', 'data'] as const) {
       const { rows: recorded } = await pool.query(`SELECT migration_name FROM ${plane}._prisma_migrations ORDER BY 1`);
-      expect(recorded.map((r) => r.migration_name)).toEqual(readMigrationFiles(plane, fixture.prismaDir).map((m) => m.name));
+      expect(recorded.map((r) => r.migration_name)).toEqual(
+        readMigrationFiles(plane, fixture.prismaDir).map((m) => m.name),
+      );
     }
-    const { rows: indexes } = await pool.query(`SELECT indexdef FROM pg_indexes WHERE schemaname = 'data' AND indexname = 'outbox_unpublished_idx'`);
+    const { rows: indexes } = await pool.query(
+      `SELECT indexdef FROM pg_indexes WHERE schemaname = 'data' AND indexname = 'outbox_unpublished_idx'`,
+    );
     expect(indexes[0].indexdef).toMatch(/WHERE \(published_at IS NULL\)/);
   });
 
   it('writes _prisma_migrations rows as Prisma does', async () => {
     await migrate(pool, 'control', { prismaDir: fixture.prismaDir });
     const [file] = readMigrationFiles('control', fixture.prismaDir);
-    const { rows } = await pool.query('SELECT * FROM control._prisma_migrations WHERE migration_name = $1', [file!.name]);
+    const { rows } = await pool.query('SELECT * FROM control._prisma_migrations WHERE migration_name = $1', [
+      file!.name,
+    ]);
     expect(rows).toHaveLength(1);
     const row = rows[0];
-    expect(row).toMatchObject({ migration_name: file!.name, checksum: file!.checksum, logs: null, rolled_back_at: null, applied_steps_count: 1 });
+    expect(row).toMatchObject({
+      migration_name: file!.name,
+      checksum: file!.checksum,
+      logs: null,
+      rolled_back_at: null,
+      applied_steps_count: 1,
+    });
     expect(row.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(row.finished_at.getTime()).toBeGreaterThanOrEqual(row.started_at.getTime());
     expect(row.checksum).toBe(checksumOf(file!.sql));
@@ -104,7 +126,9 @@ describeWith(['postgres'], 'migration runner on PostgreSQL', () => {
     } finally {
       await Promise.all(pools.map((p) => p.end()));
     }
-    const { rows } = await pool.query('SELECT migration_name, count(*)::int AS n FROM data._prisma_migrations GROUP BY 1 ORDER BY 1');
+    const { rows } = await pool.query(
+      'SELECT migration_name, count(*)::int AS n FROM data._prisma_migrations GROUP BY 1 ORDER BY 1',
+    );
     expect(rows).toEqual(dataNames().map((migration_name) => ({ migration_name, n: 1 })));
   });
 
@@ -113,11 +137,18 @@ describeWith(['postgres'], 'migration runner on PostgreSQL', () => {
     try {
       await migrate(pool, 'control', { prismaDir: copy.prismaDir });
       const [first] = readMigrationFiles('control', copy.prismaDir);
-      appendFileSync(path.join(copy.prismaDir, 'control', 'migrations', first!.name, 'migration.sql'), '\nALTER TABLE installation ADD COLUMN sneaky int;\n');
+      appendFileSync(
+        path.join(copy.prismaDir, 'control', 'migrations', first!.name, 'migration.sql'),
+        '\nALTER TABLE installation ADD COLUMN sneaky int;\n',
+      );
       const error = await migrate(pool, 'control', { prismaDir: copy.prismaDir }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MigrationChecksumError);
-      expect((error as Error).message).toContain(`Migration ${first!.name} of the control plane was modified after it was applied`);
-      const { rows } = await pool.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'installation' AND column_name = 'sneaky'`);
+      expect((error as Error).message).toContain(
+        `Migration ${first!.name} of the control plane was modified after it was applied`,
+      );
+      const { rows } = await pool.query(
+        `SELECT column_name FROM information_schema.columns WHERE table_name = 'installation' AND column_name = 'sneaky'`,
+      );
       expect(rows).toEqual([]);
     } finally {
       copy.remove();
@@ -140,12 +171,23 @@ describeWith(['postgres'], 'migration runner on PostgreSQL', () => {
   it('rolls back a failing migration and records nothing for it', async () => {
     const copy = copyPrismaDir();
     try {
-      addMigration(copy.prismaDir, 'control', '29990101000000_broken', 'CREATE TABLE half_done (id int);\nSELECT no_such_function();\n');
+      addMigration(
+        copy.prismaDir,
+        'control',
+        '29990101000000_broken',
+        'CREATE TABLE half_done (id int);\nSELECT no_such_function();\n',
+      );
       const error = await migrate(pool, 'control', { prismaDir: copy.prismaDir }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MigrationApplyError);
-      expect((error as Error).message).toMatch(/29990101000000_broken of the control plane failed and was rolled back: function no_such_function\(\) does not exist/);
+      expect((error as Error).message).toMatch(
+        /29990101000000_broken of the control plane failed and was rolled back: function no_such_function\(\) does not exist/,
+      );
       const { rows } = await pool.query(`SELECT migration_name FROM control._prisma_migrations ORDER BY 1`);
-      expect(rows.map((r) => r.migration_name)).toEqual(readMigrationFiles('control', copy.prismaDir).map((m) => m.name).filter((n) => !n.endsWith('_broken')));
+      expect(rows.map((r) => r.migration_name)).toEqual(
+        readMigrationFiles('control', copy.prismaDir)
+          .map((m) => m.name)
+          .filter((n) => !n.endsWith('_broken')),
+      );
       expect((await pool.query(`SELECT to_regclass('control.half_done') AS t`)).rows[0].t).toBeNull();
     } finally {
       copy.remove();

@@ -47,10 +47,25 @@ function prismaClientSuite(open: () => Promise<{ db: Database; cleanup: () => Pr
     const prisma = createPrismaClient('data', db.pool);
     try {
       const event = await prisma.$transaction(async (tx) =>
-        tx.outboxEvent.create({ data: { aggregateType: 'fragment', aggregateId: 'f1', eventType: 'fragments.v1.created', payload: { title: 'Hello', tags: ['a'] } } }),
+        tx.outboxEvent.create({
+          data: {
+            aggregateType: 'fragment',
+            aggregateId: 'f1',
+            eventType: 'fragments.v1.created',
+            payload: { title: 'Hello', tags: ['a'] },
+          },
+        }),
       );
-      expect(event).toMatchObject({ attempts: 0, publishedAt: null, headers: {}, payload: { title: 'Hello', tags: ['a'] } });
-      const pending = await prisma.outboxEvent.findMany({ where: { publishedAt: null }, orderBy: { createdAt: 'asc' } });
+      expect(event).toMatchObject({
+        attempts: 0,
+        publishedAt: null,
+        headers: {},
+        payload: { title: 'Hello', tags: ['a'] },
+      });
+      const pending = await prisma.outboxEvent.findMany({
+        where: { publishedAt: null },
+        orderBy: { createdAt: 'asc' },
+      });
       expect(pending.map((e) => e.id)).toEqual([event.id]);
       const { rows } = await db.pool.query('SELECT payload FROM data.outbox WHERE id = $1', [event.id]);
       expect(rows[0].payload).toEqual({ title: 'Hello', tags: ['a'] });

@@ -9,11 +9,18 @@ import { migrate } from '../src/migrations/migrate.js';
 import { findPrismaDir } from '../src/migrations/prisma-dir.js';
 
 const root = path.dirname(findPrismaDir());
-const prismaCli = path.join(path.dirname(createRequire(import.meta.url).resolve('prisma/package.json')), 'build', 'index.js');
+const prismaCli = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('prisma/package.json')),
+  'build',
+  'index.js',
+);
 
 function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, CHECKPOINT_DISABLE: '1', ...env } });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, CHECKPOINT_DISABLE: '1', ...env },
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -24,19 +31,23 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 
 describe('Prisma tooling, offline', () => {
   it('has committed migrations that match both schema.prisma files', { timeout: 180_000 }, async () => {
-    const results = await Promise.all(['control', 'data'].map((plane) => run(['scripts/new-migration.mjs', plane, '--check'])));
+    const results = await Promise.all(
+      ['control', 'data'].map((plane) => run(['scripts/new-migration.mjs', plane, '--check'])),
+    );
     for (const r of results) expect(r.code, r.output).toBe(0);
   });
 });
 
-describeWith(['postgres'], 'Prisma CLI and the runner read each other\'s _prisma_migrations', () => {
+describeWith(['postgres'], "Prisma CLI and the runner read each other's _prisma_migrations", () => {
   it('`prisma migrate status` finds every migration applied', { timeout: 120_000 }, async () => {
     const testDb = await createTestDatabase('kw_status');
     const pool = new pg.Pool({ connectionString: testDb.url });
     try {
       for (const plane of ['control', 'data'] as const) {
         await migrate(pool, plane);
-        const status = await run([prismaCli, 'migrate', 'status', '--config', `prisma/${plane}/prisma.config.ts`], { KW_PRISMA_CLI_URL: testDb.url });
+        const status = await run([prismaCli, 'migrate', 'status', '--config', `prisma/${plane}/prisma.config.ts`], {
+          KW_PRISMA_CLI_URL: testDb.url,
+        });
         expect(status.output).toContain('Database schema is up to date!');
         expect(status.code).toBe(0);
       }
@@ -50,7 +61,9 @@ describeWith(['postgres'], 'Prisma CLI and the runner read each other\'s _prisma
     const testDb = await createTestDatabase('kw_deploy');
     const pool = new pg.Pool({ connectionString: testDb.url });
     try {
-      const deploy = await run([prismaCli, 'migrate', 'deploy', '--config', 'prisma/data/prisma.config.ts'], { KW_PRISMA_CLI_URL: testDb.url });
+      const deploy = await run([prismaCli, 'migrate', 'deploy', '--config', 'prisma/data/prisma.config.ts'], {
+        KW_PRISMA_CLI_URL: testDb.url,
+      });
       expect(deploy.output).toContain('All migrations have been successfully applied.');
       const report = await migrate(pool, 'data');
       expect(report.applied).toEqual([]);

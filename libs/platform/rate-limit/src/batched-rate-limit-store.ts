@@ -89,7 +89,10 @@ export class BatchedRateLimitStore implements RateLimitStore {
     const nowMs = Math.max(...batch.map((b) => b.state.lastSeenMs));
     let answers: WindowCount[];
     try {
-      answers = await this.shared.hitMany(batch.map(({ key, state, count }) => ({ key, count, windowMs: state.windowMs })), nowMs);
+      answers = await this.shared.hitMany(
+        batch.map(({ key, state, count }) => ({ key, count, windowMs: state.windowMs })),
+        nowMs,
+      );
     } catch (err) {
       for (const { state, count } of batch) {
         state.sending -= count;

@@ -7,7 +7,8 @@ const MAX_BACKOFF_WINDOWS = 16;
 const MAX_BLOCKED_KEYS = 100_000;
 
 /** Credentials are counted by digest: a presented secret is never kept, in memory or in a store. */
-const credentialKey = (credential: string): string => `cred:${createHash('sha256').update(credential).digest('base64url').slice(0, 32)}`;
+const credentialKey = (credential: string): string =>
+  `cred:${createHash('sha256').update(credential).digest('base64url').slice(0, 32)}`;
 
 interface Block {
   untilMs: number;
@@ -47,7 +48,13 @@ export class FailedAuthThrottle {
     }
     if (longest === 0) return undefined;
     const seconds = Math.max(1, Math.ceil(longest / 1000));
-    return { allowed: false, limit: this.perAddress.policy.limit, remaining: 0, resetSeconds: seconds, retryAfterSeconds: seconds };
+    return {
+      allowed: false,
+      limit: this.perAddress.policy.limit,
+      remaining: 0,
+      resetSeconds: seconds,
+      retryAfterSeconds: seconds,
+    };
   }
 
   /** Counts one failure; returns the refusal when it passed a limit (the caller answers 429, not 401). */
@@ -75,7 +82,8 @@ export class FailedAuthThrottle {
     if (previous && previous.untilMs > now) return this.refusal(result, previous.untilMs - now);
     const strikes = previous && previous.forgetAtMs > now ? previous.strikes + 1 : 0;
     // The first block lasts the rest of the limiter's window; each repeat doubles it.
-    const durationMs = strikes === 0 ? result.retryAfterSeconds * 1000 : windowMs * Math.min(2 ** strikes, MAX_BACKOFF_WINDOWS);
+    const durationMs =
+      strikes === 0 ? result.retryAfterSeconds * 1000 : windowMs * Math.min(2 ** strikes, MAX_BACKOFF_WINDOWS);
     const untilMs = now + durationMs;
     this.blocks.delete(key); // re-inserted last, so the size cap forgets the oldest block first
     this.blocks.set(key, { untilMs, strikes, forgetAtMs: untilMs + windowMs * MAX_BACKOFF_WINDOWS });

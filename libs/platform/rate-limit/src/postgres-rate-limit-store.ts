@@ -81,10 +81,20 @@ RETURNING key, hits, window_ends_ms`;
     return { hits: Number(row.hits), windowEndsAtMs: Number(row.window_ends_ms) };
   }
 
-  async hitMany(hits: readonly { key: string; count: number; windowMs: number }[], nowMs: number): Promise<WindowCount[]> {
+  async hitMany(
+    hits: readonly { key: string; count: number; windowMs: number }[],
+    nowMs: number,
+  ): Promise<WindowCount[]> {
     if (hits.length === 0) return [];
-    const { rows } = await this.db.query(this.hitManySql, [hits.map((h) => h.key), hits.map((h) => h.count), Math.floor(nowMs), hits.map((h) => Math.floor(h.windowMs))]);
-    const byKey = new Map(rows.map((r) => [String(r.key), { hits: Number(r.hits), windowEndsAtMs: Number(r.window_ends_ms) }]));
+    const { rows } = await this.db.query(this.hitManySql, [
+      hits.map((h) => h.key),
+      hits.map((h) => h.count),
+      Math.floor(nowMs),
+      hits.map((h) => Math.floor(h.windowMs)),
+    ]);
+    const byKey = new Map(
+      rows.map((r) => [String(r.key), { hits: Number(r.hits), windowEndsAtMs: Number(r.window_ends_ms) }]),
+    );
     return hits.map((h) => byKey.get(h.key)!);
   }
 

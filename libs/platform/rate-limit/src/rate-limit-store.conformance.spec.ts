@@ -21,7 +21,8 @@ function storeConformance(newStore: () => RateLimitStore): void {
   let seq = 0;
   // Each test uses its own keys, so tests on a shared Postgres table never meet.
   const freshKey = () => `key-${++seq}-${Math.random().toString(36).slice(2)}`;
-  const limiter = (store: RateLimitStore, limit = 3, windowSeconds = 60, name = 'test') => new RateLimiter(store, { name, limit, windowSeconds }, clock);
+  const limiter = (store: RateLimitStore, limit = 3, windowSeconds = 60, name = 'test') =>
+    new RateLimiter(store, { name, limit, windowSeconds }, clock);
 
   it('allows exactly N hits, refuses hit N+1, and counts remaining down by one', async () => {
     now = T0;
@@ -149,8 +150,16 @@ describeWith(['postgres'], 'PostgresRateLimitStore', () => {
   storeConformance(() => new PostgresRateLimitStore(newPool(), { table: TABLE }));
 
   it('shares counts between replicas', async () => {
-    const replicaA = new RateLimiter(new PostgresRateLimitStore(newPool(), { table: TABLE }), { name: 'shared', limit: 10, windowSeconds: 60 });
-    const replicaB = new RateLimiter(new PostgresRateLimitStore(newPool(), { table: TABLE }), { name: 'shared', limit: 10, windowSeconds: 60 });
+    const replicaA = new RateLimiter(new PostgresRateLimitStore(newPool(), { table: TABLE }), {
+      name: 'shared',
+      limit: 10,
+      windowSeconds: 60,
+    });
+    const replicaB = new RateLimiter(new PostgresRateLimitStore(newPool(), { table: TABLE }), {
+      name: 'shared',
+      limit: 10,
+      windowSeconds: 60,
+    });
     const key = `replicas-${Date.now()}`;
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? replicaA : replicaB).hit(key)));
     expect(results.filter((r) => r.allowed)).toHaveLength(10);
@@ -159,12 +168,28 @@ describeWith(['postgres'], 'PostgresRateLimitStore', () => {
   it('counts several keys with their own counts in one statement (hitMany)', async () => {
     const store = new PostgresRateLimitStore(newPool(), { table: TABLE });
     const [a, b] = [`many-a-${Date.now()}`, `many-b-${Date.now()}`];
-    expect(await store.hitMany([{ key: a, count: 3, windowMs: 60_000 }, { key: b, count: 1, windowMs: 1_000 }], T0)).toEqual([
+    expect(
+      await store.hitMany(
+        [
+          { key: a, count: 3, windowMs: 60_000 },
+          { key: b, count: 1, windowMs: 1_000 },
+        ],
+        T0,
+      ),
+    ).toEqual([
       { hits: 3, windowEndsAtMs: T0 + 60_000 },
       { hits: 1, windowEndsAtMs: T0 + 1_000 },
     ]);
     // b's window has ended: its next count opens a new one; a's adds up.
-    expect(await store.hitMany([{ key: b, count: 2, windowMs: 1_000 }, { key: a, count: 4, windowMs: 60_000 }], T0 + 1_000)).toEqual([
+    expect(
+      await store.hitMany(
+        [
+          { key: b, count: 2, windowMs: 1_000 },
+          { key: a, count: 4, windowMs: 60_000 },
+        ],
+        T0 + 1_000,
+      ),
+    ).toEqual([
       { hits: 2, windowEndsAtMs: T0 + 2_000 },
       { hits: 7, windowEndsAtMs: T0 + 60_000 },
     ]);
@@ -174,13 +199,22 @@ describeWith(['postgres'], 'PostgresRateLimitStore', () => {
     // Syncs only when a test asks (a long interval), so the conformance cases see local counts and synced ones alike.
     // One pool for all of them: a batched store holds a connection only while it syncs.
     let pool: pg.Pool | undefined;
-    storeConformance(() => new BatchedRateLimitStore(new PostgresRateLimitStore((pool ??= newPool()), { table: TABLE }), { syncEveryMs: 60_000 }));
+    storeConformance(
+      () =>
+        new BatchedRateLimitStore(new PostgresRateLimitStore((pool ??= newPool()), { table: TABLE }), {
+          syncEveryMs: 60_000,
+        }),
+    );
   });
 
-  it('batched replicas converge: each sync teaches a replica the others\' hits', async () => {
+  it("batched replicas converge: each sync teaches a replica the others' hits", async () => {
     const pool = newPool();
     const failed: unknown[] = [];
-    const replica = () => new BatchedRateLimitStore(new PostgresRateLimitStore(pool, { table: TABLE }), { syncEveryMs: 60_000, onSyncError: (err) => failed.push(err) });
+    const replica = () =>
+      new BatchedRateLimitStore(new PostgresRateLimitStore(pool, { table: TABLE }), {
+        syncEveryMs: 60_000,
+        onSyncError: (err) => failed.push(err),
+      });
     const [a, b] = [replica(), replica()];
     const limiterA = new RateLimiter(a, { name: 'batched', limit: 10, windowSeconds: 60 });
     const limiterB = new RateLimiter(b, { name: 'batched', limit: 10, windowSeconds: 60 });
@@ -204,7 +238,10 @@ describeWith(['postgres'], 'PostgresRateLimitStore', () => {
   it('a batched replica keeps its counts through a failed sync and sends them with the next', async () => {
     const errors: unknown[] = [];
     const pool = newPool();
-    const store = new BatchedRateLimitStore(new PostgresRateLimitStore(pool, { table: 'rl_test.missing_table' }), { syncEveryMs: 60_000, onSyncError: (err) => errors.push(err) });
+    const store = new BatchedRateLimitStore(new PostgresRateLimitStore(pool, { table: 'rl_test.missing_table' }), {
+      syncEveryMs: 60_000,
+      onSyncError: (err) => errors.push(err),
+    });
     await store.hit('k', 60_000, T0);
     await store.sync();
     expect(errors).toHaveLength(1);
@@ -219,7 +256,9 @@ describeWith(['postgres'], 'PostgresRateLimitStore', () => {
   });
 
   it('refuses a table name it would have to trust', () => {
-    expect(() => new PostgresRateLimitStore(newPool(), { table: 'x; DROP TABLE y' })).toThrow(/Invalid rate limit table/);
+    expect(() => new PostgresRateLimitStore(newPool(), { table: 'x; DROP TABLE y' })).toThrow(
+      /Invalid rate limit table/,
+    );
     expect(() => rateLimitTableSql('"quoted"')).toThrow(/Invalid rate limit table/);
   });
 });

@@ -6,7 +6,14 @@ import { rateLimitTableSql } from './postgres-rate-limit-store.js';
 import { rateLimitedError, rateLimitHeaders } from './rate-limit-response.js';
 import { mostRestrictive, RateLimiter, type RateLimitResult } from './rate-limiter.js';
 
-const result = (over: Partial<RateLimitResult>): RateLimitResult => ({ allowed: true, limit: 10, remaining: 5, resetSeconds: 30, retryAfterSeconds: 0, ...over });
+const result = (over: Partial<RateLimitResult>): RateLimitResult => ({
+  allowed: true,
+  limit: 10,
+  remaining: 5,
+  resetSeconds: 30,
+  retryAfterSeconds: 0,
+  ...over,
+});
 
 describe('RateLimiter', () => {
   it('refuses policies that cannot work', () => {
@@ -32,7 +39,13 @@ describe('RateLimiter', () => {
 
   it('uses the wall clock by default', async () => {
     const rl = new RateLimiter(new MemoryRateLimitStore(), { name: 'x', limit: 1, windowSeconds: 60 });
-    expect(await rl.hit('k')).toEqual({ allowed: true, limit: 1, remaining: 0, resetSeconds: 60, retryAfterSeconds: 0 });
+    expect(await rl.hit('k')).toEqual({
+      allowed: true,
+      limit: 1,
+      remaining: 0,
+      resetSeconds: 60,
+      retryAfterSeconds: 0,
+    });
   });
 });
 
@@ -58,7 +71,11 @@ describe('mostRestrictive', () => {
 
 describe('rateLimitHeaders', () => {
   it('reports limit, remaining and reset on every answer', () => {
-    expect(rateLimitHeaders(result({}))).toEqual({ 'RateLimit-Limit': '10', 'RateLimit-Remaining': '5', 'RateLimit-Reset': '30' });
+    expect(rateLimitHeaders(result({}))).toEqual({
+      'RateLimit-Limit': '10',
+      'RateLimit-Remaining': '5',
+      'RateLimit-Reset': '30',
+    });
   });
 
   it('adds Retry-After on a refusal', () => {
@@ -82,7 +99,9 @@ describe('rateLimitedError', () => {
       details: { retryAfterSeconds: 12 },
       param: undefined,
     });
-    expect(rateLimitedError(result({ allowed: false, retryAfterSeconds: 1 })).message).toBe('Rate limit exceeded; retry in 1 second');
+    expect(rateLimitedError(result({ allowed: false, retryAfterSeconds: 1 })).message).toBe(
+      'Rate limit exceeded; retry in 1 second',
+    );
   });
 });
 

@@ -25,8 +25,10 @@ export type Clock = () => number;
 const POLICY_NAME = /^[a-z0-9_.-]{1,64}$/i;
 
 function checkPolicy(policy: RateLimitPolicy): void {
-  if (!POLICY_NAME.test(policy.name)) throw new Error(`Invalid rate limit name '${policy.name}' (letters, digits, '_', '.', '-')`);
-  if (!Number.isInteger(policy.limit) || policy.limit < 1) throw new Error(`Rate limit ${policy.name}: limit must be a positive integer`);
+  if (!POLICY_NAME.test(policy.name))
+    throw new Error(`Invalid rate limit name '${policy.name}' (letters, digits, '_', '.', '-')`);
+  if (!Number.isInteger(policy.limit) || policy.limit < 1)
+    throw new Error(`Rate limit ${policy.name}: limit must be a positive integer`);
   if (!Number.isInteger(policy.windowSeconds) || policy.windowSeconds < 1) {
     throw new Error(`Rate limit ${policy.name}: windowSeconds must be a positive integer`);
   }
@@ -53,7 +55,13 @@ export class RateLimiter {
     const { hits, windowEndsAtMs } = await this.store.hit(`${name}:${key}`, windowSeconds * 1000, now);
     const allowed = hits <= limit;
     const resetSeconds = Math.max(1, Math.ceil((windowEndsAtMs - now) / 1000));
-    return { allowed, limit, remaining: Math.max(0, limit - hits), resetSeconds, retryAfterSeconds: allowed ? 0 : resetSeconds };
+    return {
+      allowed,
+      limit,
+      remaining: Math.max(0, limit - hits),
+      resetSeconds,
+      retryAfterSeconds: allowed ? 0 : resetSeconds,
+    };
   }
 }
 

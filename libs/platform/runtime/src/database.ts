@@ -11,13 +11,20 @@ export type PlatformDatabase = Database;
  * the migrations of the planes its components need. Migrations run under an advisory lock,
  * so components starting together apply each migration once.
  */
-export async function openPlatformDatabase(config: AppConfig, planes: DatabasePlane[], logger: Logger): Promise<PlatformDatabase> {
+export async function openPlatformDatabase(
+  config: AppConfig,
+  planes: DatabasePlane[],
+  logger: Logger,
+): Promise<PlatformDatabase> {
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
   try {
     for (const plane of planes) {
       const report = await migrate(database.pool, plane, { logger });
       for (const name of report.applied) logger.info({ plane, migration: name }, 'migration applied');
-      logger.info({ plane, applied: report.applied.length, alreadyApplied: report.alreadyApplied.length }, 'migrations up to date');
+      logger.info(
+        { plane, applied: report.applied.length, alreadyApplied: report.alreadyApplied.length },
+        'migrations up to date',
+      );
     }
     if (planes.includes('control')) {
       const installation = await ensureInstallation(database);
@@ -41,7 +48,9 @@ async function ensureInstallation(database: Database): Promise<{ id: string; cre
       'INSERT INTO control.installation (platform_version) SELECT $1 WHERE NOT EXISTS (SELECT 1 FROM control.installation)',
       [buildInfo().version],
     );
-    const { rows } = await client.query<{ id: string; created_at: Date }>('SELECT id, created_at FROM control.installation ORDER BY created_at LIMIT 1');
+    const { rows } = await client.query<{ id: string; created_at: Date }>(
+      'SELECT id, created_at FROM control.installation ORDER BY created_at LIMIT 1',
+    );
     await client.query('COMMIT');
     return { id: rows[0].id, createdAt: rows[0].created_at.toISOString() };
   } catch (err) {

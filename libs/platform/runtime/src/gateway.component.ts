@@ -21,7 +21,8 @@ export const GATEWAY = 'gateway';
     HealthAggregator,
     {
       provide: RATE_LIMITERS,
-      useFactory: (config: AppConfig, database: PlatformDatabase | null, logger: Logger) => createRateLimiters(config, database ?? undefined, logger),
+      useFactory: (config: AppConfig, database: PlatformDatabase | null, logger: Logger) =>
+        createRateLimiters(config, database ?? undefined, logger),
       inject: [APP_CONFIG, DATABASE, LOGGER],
     },
     RateLimitPruner,

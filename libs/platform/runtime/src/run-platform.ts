@@ -81,10 +81,25 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
   try {
     database = planes.length > 0 ? await openPlatformDatabase(config, planes, logger) : undefined;
     transport = await createTransport(config, processName, logger);
-    const app = await createApplication({ config, logger, metrics, database, transport, targets, serveApi, known: options.components, edgeModules: options.edgeModules ?? [] });
+    const app = await createApplication({
+      config,
+      logger,
+      metrics,
+      database,
+      transport,
+      targets,
+      serveApi,
+      known: options.components,
+      edgeModules: options.edgeModules ?? [],
+    });
 
     for (const name of names) {
-      serveComponentHealth(transport, name, targets.find((t) => t.name === name)?.planes.length ? database : undefined, (msg) => logger.debug(msg));
+      serveComponentHealth(
+        transport,
+        name,
+        targets.find((t) => t.name === name)?.planes.length ? database : undefined,
+        (msg) => logger.debug(msg),
+      );
       if (config.DIAGNOSTICS_ENABLED) serveEcho(transport, { target: name, servedBy: name });
     }
     await app.init();
@@ -94,7 +109,10 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
     const boundPort = typeof address === 'object' && address ? address.port : port;
     const url = serveApi && config.PORT !== 0 ? config.publicUrl : `http://127.0.0.1:${boundPort}`;
     app.get(Lifecycle).markReady();
-    logger.info({ url, runMode: config.RUN_MODE, components: names, version: buildInfo().version }, `${options.binary} ready`);
+    logger.info(
+      { url, runMode: config.RUN_MODE, components: names, version: buildInfo().version },
+      `${options.binary} ready`,
+    );
 
     const running = createRunning({ app, config, logger, transport, url, names, database });
     if (ownProcess) handleSignals(running, config, logger);
@@ -147,7 +165,9 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
       ...targets.filter((t) => t.name !== GATEWAY && t.module).map((t) => t.module as Type<unknown> | DynamicModule),
       ...(gatewayModule ? [gatewayModule] : []),
       // The API process serves every component's routes, wherever the component itself runs.
-      ...(serveApi ? parts.known.filter((c) => c.httpModule).map((c) => c.httpModule as Type<unknown> | DynamicModule) : []),
+      ...(serveApi
+        ? parts.known.filter((c) => c.httpModule).map((c) => c.httpModule as Type<unknown> | DynamicModule)
+        : []),
       ...(serveApi ? parts.edgeModules : []),
     ],
     controllers: [ProbesController],

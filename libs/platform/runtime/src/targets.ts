@@ -15,7 +15,9 @@ export function resolveTargets(
   const chosen = known.filter((c) => wanted.includes(c.name));
   const unknown = wanted.filter((name) => !known.some((c) => c.name === name));
   if (unknown.length > 0) {
-    throw new Error(`TARGETS names components this binary does not have: ${unknown.join(', ')} (known: ${known.map((c) => c.name).join(', ')})`);
+    throw new Error(
+      `TARGETS names components this binary does not have: ${unknown.join(', ')} (known: ${known.map((c) => c.name).join(', ')})`,
+    );
   }
   return chosen;
 }

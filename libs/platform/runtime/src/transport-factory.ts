@@ -9,7 +9,11 @@ import { connectNats, InProcessBus, InProcessTransport, NatsTransport, type Tran
 export async function createTransport(config: AppConfig, component: string, logger: Logger): Promise<Transport> {
   if (config.RUN_MODE === 'distributed' && config.NATS_URL) {
     const nc = await connectNats(config.NATS_URL, `kw-${component}`, { logger });
-    return new NatsTransport(nc, { component, logger, subjectPrefix: config.NATS_SUBJECT_PREFIX ? `${config.NATS_SUBJECT_PREFIX}.` : undefined });
+    return new NatsTransport(nc, {
+      component,
+      logger,
+      subjectPrefix: config.NATS_SUBJECT_PREFIX ? `${config.NATS_SUBJECT_PREFIX}.` : undefined,
+    });
   }
   return new InProcessTransport({ component, bus: new InProcessBus(), logger });
 }

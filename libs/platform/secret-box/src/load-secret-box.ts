@@ -13,7 +13,11 @@ const KEY_FILE = 'secrets.key';
  * DATA_DIR/secrets.key (mode 0600) so `npm start` needs no setup; the distributed mode refuses
  * to start, since replicas would each invent a different key.
  */
-export function loadSecretBox(config: AppConfig, component: string, warn: (msg: string) => void = () => undefined): SecretBox {
+export function loadSecretBox(
+  config: AppConfig,
+  component: string,
+  warn: (msg: string) => void = () => undefined,
+): SecretBox {
   if (config.SECRETS_ENCRYPTION_KEY) {
     const keys = [parseKey(config.SECRETS_ENCRYPTION_KEY)];
     if (config.SECRETS_ENCRYPTION_KEY_PREVIOUS) keys.push(parseKey(config.SECRETS_ENCRYPTION_KEY_PREVIOUS));
@@ -21,10 +25,14 @@ export function loadSecretBox(config: AppConfig, component: string, warn: (msg: 
   }
   if (config.RUN_MODE === 'distributed') {
     // A configuration error (exit code 2): supervisors do not restart the process for it.
-    throw new ConfigError([`SECRETS_ENCRYPTION_KEY is required by the ${component} component when RUN_MODE=distributed (32 bytes: 64 hex characters or base64; e.g. \`openssl rand -hex 32\`)`]);
+    throw new ConfigError([
+      `SECRETS_ENCRYPTION_KEY is required by the ${component} component when RUN_MODE=distributed (32 bytes: 64 hex characters or base64; e.g. \`openssl rand -hex 32\`)`,
+    ]);
   }
   if (config.DATABASE_URL) {
-    warn(`${component}: SECRETS_ENCRYPTION_KEY is unset; secrets in the external database are sealed with a key kept in DATA_DIR/${KEY_FILE}: losing that folder makes them unreadable`);
+    warn(
+      `${component}: SECRETS_ENCRYPTION_KEY is unset; secrets in the external database are sealed with a key kept in DATA_DIR/${KEY_FILE}: losing that folder makes them unreadable`,
+    );
   }
   return new SecretBox([embeddedKey(config.DATA_DIR)]);
 }

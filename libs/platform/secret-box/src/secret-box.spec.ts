@@ -49,7 +49,13 @@ describe('SecretBox', () => {
   });
 
   it('refuses to start a distributed component without a configured key', () => {
-    const config = loadConfig({ RUN_MODE: 'distributed', DATABASE_URL: 'postgres://x@localhost/x', NATS_URL: 'nats://127.0.0.1:4222' });
-    expect(() => loadSecretBox(config, 'webhooks')).toThrow(/SECRETS_ENCRYPTION_KEY is required by the webhooks component/);
+    const config = loadConfig({
+      RUN_MODE: 'distributed',
+      DATABASE_URL: 'postgres://x@localhost/x',
+      NATS_URL: 'nats://127.0.0.1:4222',
+    });
+    expect(() => loadSecretBox(config, 'webhooks')).toThrow(
+      /SECRETS_ENCRYPTION_KEY is required by the webhooks component/,
+    );
   });
 });

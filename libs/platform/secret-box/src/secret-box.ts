@@ -36,12 +36,15 @@ export class SecretBox {
   open(sealed: string): string {
     const [version, keyId, ivText, bodyText] = sealed.split('.');
     const key = keyId ? this.keys.get(keyId) : undefined;
-    if (version !== VERSION || !key || !ivText || !bodyText) throw new Error('sealed value in an unknown format or key');
+    if (version !== VERSION || !key || !ivText || !bodyText)
+      throw new Error('sealed value in an unknown format or key');
     const body = Buffer.from(bodyText, 'base64url');
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(ivText, 'base64url'));
     decipher.setAAD(Buffer.from(`${version}.${keyId}`));
     decipher.setAuthTag(body.subarray(body.length - TAG_BYTES));
-    return Buffer.concat([decipher.update(body.subarray(0, body.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+    return Buffer.concat([decipher.update(body.subarray(0, body.length - TAG_BYTES)), decipher.final()]).toString(
+      'utf8',
+    );
   }
 }
 

@@ -1,4 +1,11 @@
-import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import {
+  create,
+  fromBinary,
+  toBinary,
+  type DescMessage,
+  type MessageInitShape,
+  type MessageShape,
+} from '@bufbuild/protobuf';
 import { snakeCase } from './subject.js';
 import type { Subscription, Transport } from './transport.js';
 
@@ -13,7 +20,8 @@ import type { Subscription, Transport } from './transport.js';
  */
 export function broadcastSubjectOf(message: DescMessage): string {
   const [root, ...rest] = message.file.proto.package.split('.');
-  if (root !== 'kw' || rest.length < 2) throw new Error(`Broadcast ${message.typeName} must live in a versioned kw.<domain>.<version> package`);
+  if (root !== 'kw' || rest.length < 2)
+    throw new Error(`Broadcast ${message.typeName} must live in a versioned kw.<domain>.<version> package`);
   return [...rest, 'broadcast', snakeCase(message.name)].join('.');
 }
 

@@ -61,7 +61,12 @@ export function openChunkServers(): number {
 
 /** Chunk size for a payload sent with `headers`; undefined when the headers leave less than half a message. */
 function chunkSize(maxPayload: number, headers: Headers, total: number): number | undefined {
-  const first = { ...headers, [CHUNKS_HEADER]: String(total), [CHUNK_BYTES_HEADER]: String(total), [CHUNK_SUBJECT_HEADER]: `_kw.chunks.${randomUUID()}` };
+  const first = {
+    ...headers,
+    [CHUNKS_HEADER]: String(total),
+    [CHUNK_BYTES_HEADER]: String(total),
+    [CHUNK_SUBJECT_HEADER]: `_kw.chunks.${randomUUID()}`,
+  };
   const size = maxPayload - messageSize(new Uint8Array(0), first) - SLACK_BYTES;
   return size >= maxPayload / 2 ? size : undefined;
 }
@@ -78,18 +83,31 @@ export function sendable(maxPayload: number, data: Uint8Array, headers: Headers 
  */
 export function outgoing(wire: Wire, data: Uint8Array, headers: Headers, idleMs: number): Outgoing | undefined {
   const maxPayload = wire.maxPayload;
-  if (messageSize(data, headers) <= maxPayload) return { message: { data, headers }, close: () => undefined, closed: Promise.resolve() };
+  if (messageSize(data, headers) <= maxPayload)
+    return { message: { data, headers }, close: () => undefined, closed: Promise.resolve() };
   if (data.byteLength > MAX_MESSAGE_BYTES) return undefined;
   const size = chunkSize(maxPayload, headers, data.byteLength);
   if (size === undefined) return undefined;
   const subject = `_kw.chunks.${randomUUID()}`;
   const count = Math.ceil(data.byteLength / size);
   const server = serveChunks(wire, subject, data, size, count, idleMs);
-  const first = { ...headers, [CHUNKS_HEADER]: String(count), [CHUNK_BYTES_HEADER]: String(data.byteLength), [CHUNK_SUBJECT_HEADER]: subject };
+  const first = {
+    ...headers,
+    [CHUNKS_HEADER]: String(count),
+    [CHUNK_BYTES_HEADER]: String(data.byteLength),
+    [CHUNK_SUBJECT_HEADER]: subject,
+  };
   return { message: { data: data.subarray(0, size), headers: first }, ...server };
 }
 
-function serveChunks(wire: Wire, subject: string, data: Uint8Array, size: number, count: number, idleMs: number): Pick<Outgoing, 'close' | 'closed'> {
+function serveChunks(
+  wire: Wire,
+  subject: string,
+  data: Uint8Array,
+  size: number,
+  count: number,
+  idleMs: number,
+): Pick<Outgoing, 'close' | 'closed'> {
   const fetched = new Set<number>();
   let timer: NodeJS.Timeout | undefined;
   let done = false;
@@ -109,7 +127,8 @@ function serveChunks(wire: Wire, subject: string, data: Uint8Array, size: number
   };
   const stop = wire.listen(subject, (message) => {
     const index = Number(Buffer.from(message.data).toString('latin1'));
-    if (!Number.isSafeInteger(index) || index < 1 || index >= count) return errorReply(badRequest(`No chunk ${index} on ${subject}`));
+    if (!Number.isSafeInteger(index) || index < 1 || index >= count)
+      return errorReply(badRequest(`No chunk ${index} on ${subject}`));
     fetched.add(index);
     // Stop before answering the last chunk: once the peer has it, the subject is gone.
     if (fetched.size === count - 1) close();
@@ -136,14 +155,29 @@ interface Origin {
  * fetch's AppError, or with a plain Error for a malformed chunked message.
  */
 export async function reassemble(wire: Wire, message: Message, origin: Origin): Promise<Message> {
-  const { [CHUNKS_HEADER]: countHeader, [CHUNK_BYTES_HEADER]: totalHeader, [CHUNK_SUBJECT_HEADER]: subject, ...headers } = message.headers;
+  const {
+    [CHUNKS_HEADER]: countHeader,
+    [CHUNK_BYTES_HEADER]: totalHeader,
+    [CHUNK_SUBJECT_HEADER]: subject,
+    ...headers
+  } = message.headers;
   if (countHeader === undefined) return message;
   const count = Number(countHeader);
   const total = Number(totalHeader);
   const size = message.data.byteLength;
-  if (Number.isSafeInteger(total) && total > MAX_MESSAGE_BYTES) throw payloadTooLarge(origin.subject, MAX_MESSAGE_BYTES);
-  if (!Number.isSafeInteger(count) || count < 2 || !Number.isSafeInteger(total) || size === 0 || Math.ceil(total / size) !== count || !CHUNK_SUBJECT.test(subject ?? '')) {
-    throw new Error(`malformed chunked message on ${origin.subject}: ${CHUNKS_HEADER}=${countHeader} ${CHUNK_BYTES_HEADER}=${totalHeader} first chunk ${size} bytes`);
+  if (Number.isSafeInteger(total) && total > MAX_MESSAGE_BYTES)
+    throw payloadTooLarge(origin.subject, MAX_MESSAGE_BYTES);
+  if (
+    !Number.isSafeInteger(count) ||
+    count < 2 ||
+    !Number.isSafeInteger(total) ||
+    size === 0 ||
+    Math.ceil(total / size) !== count ||
+    !CHUNK_SUBJECT.test(subject ?? '')
+  ) {
+    throw new Error(
+      `malformed chunked message on ${origin.subject}: ${CHUNKS_HEADER}=${countHeader} ${CHUNK_BYTES_HEADER}=${totalHeader} first chunk ${size} bytes`,
+    );
   }
   const data = new Uint8Array(total);
   data.set(message.data);
@@ -153,11 +187,19 @@ export async function reassemble(wire: Wire, message: Message, origin: Origin): 
     while (next < count && !failed) {
       const index = next++;
       try {
-        const part = await wire.send(subject, { data: Buffer.from(String(index), 'latin1'), headers: {} }, origin.timeoutMs, origin.service);
+        const part = await wire.send(
+          subject,
+          { data: Buffer.from(String(index), 'latin1'), headers: {} },
+          origin.timeoutMs,
+          origin.service,
+        );
         const error = errorOf(part.headers);
         if (error) throw error;
         const expected = Math.min(size, total - index * size);
-        if (part.data.byteLength !== expected) throw new Error(`chunk ${index} on ${origin.subject} has ${part.data.byteLength} bytes, expected ${expected}`);
+        if (part.data.byteLength !== expected)
+          throw new Error(
+            `chunk ${index} on ${origin.subject} has ${part.data.byteLength} bytes, expected ${expected}`,
+          );
         data.set(part.data, index * size);
       } catch (err) {
         failed = true;
@@ -174,7 +216,13 @@ export async function reassemble(wire: Wire, message: Message, origin: Origin): 
  * reassembles it if it came in chunks. Each step (the reply, each chunk) gets the request's
  * timeout; rejects only with AppErrors, as the port promises.
  */
-export async function requestOverWire(wire: Wire, subject: string, data: Uint8Array, options: RequestOptions, logger: Logger): Promise<Message> {
+export async function requestOverWire(
+  wire: Wire,
+  subject: string,
+  data: Uint8Array,
+  options: RequestOptions,
+  logger: Logger,
+): Promise<Message> {
   const service = options.service ?? subject;
   if (data.byteLength > MAX_MESSAGE_BYTES) throw payloadTooLarge(subject, MAX_MESSAGE_BYTES);
   const out = outgoing(wire, data, options.headers ?? {}, options.timeoutMs);
@@ -193,7 +241,12 @@ export async function requestOverWire(wire: Wire, subject: string, data: Uint8Ar
     if (AppError.isAppError(err)) throw err;
     const errorId = randomUUID();
     logger.error({ subject, errorId, err }, 'chunked reply unreadable');
-    throw new AppError({ status: 500, code: ErrorCode.INTERNAL_ERROR, message: 'Internal error', details: { errorId } });
+    throw new AppError({
+      status: 500,
+      code: ErrorCode.INTERNAL_ERROR,
+      message: 'Internal error',
+      details: { errorId },
+    });
   }
   const error = errorOf(reply.headers);
   if (error) throw error;

@@ -19,10 +19,17 @@ export interface ConnectNatsOptions {
  * async stack traces.
  * `url` may list several servers separated by commas.
  */
-export async function connectNats(url: string, name: string, options: ConnectNatsOptions = {}): Promise<NatsConnection> {
+export async function connectNats(
+  url: string,
+  name: string,
+  options: ConnectNatsOptions = {},
+): Promise<NatsConnection> {
   const logger = options.logger ?? consoleLogger;
   const nc = await connect({
-    servers: url.split(',').map((s) => s.trim()).filter(Boolean),
+    servers: url
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1_000,
@@ -45,7 +52,8 @@ async function logStatus(nc: NatsConnection, name: string, logger: Logger): Prom
       if (s.type === 'disconnect') logger.warn({ nats: name, server: s.server }, 'NATS disconnected; reconnecting');
       else if (s.type === 'reconnect') logger.info({ nats: name, server: s.server }, 'NATS reconnected');
       else if (s.type === 'error') logger.error({ nats: name, err: s.error }, 'NATS error');
-      else if (s.type === 'slowConsumer') logger.warn({ nats: name, subject: s.sub.getSubject(), pending: s.pending }, 'NATS slow consumer');
+      else if (s.type === 'slowConsumer')
+        logger.warn({ nats: name, subject: s.sub.getSubject(), pending: s.pending }, 'NATS slow consumer');
     }
   } catch {
     // the status iterator ends with the connection

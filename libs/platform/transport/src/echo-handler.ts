@@ -17,10 +17,15 @@ export const ECHO_UNEXPECTED = 'UNEXPECTED';
  */
 export function echoHandler(servedBy: string): MethodHandler<Echo['input'], Echo['output']> {
   return async (input, context) => {
-    if (input.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(input.delayMs, MAX_ECHO_DELAY_MS)));
+    if (input.delayMs > 0)
+      await new Promise((resolve) => setTimeout(resolve, Math.min(input.delayMs, MAX_ECHO_DELAY_MS)));
     if (input.failWithCode === ECHO_UNEXPECTED) throw new Error(`echo failure asked for: ${input.text}`);
     if (input.failWithCode) {
-      throw new AppError({ status: input.failWithStatus || 400, code: input.failWithCode, message: `Echo failed as asked: ${input.text}` });
+      throw new AppError({
+        status: input.failWithStatus || 400,
+        code: input.failWithCode,
+        message: `Echo failed as asked: ${input.text}`,
+      });
     }
     return { text: input.text, requestId: context.requestId, auth: context.auth, servedBy };
   };

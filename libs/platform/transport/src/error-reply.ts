@@ -33,10 +33,12 @@ export function errorReply(error: AppError): Reply {
   let json = JSON.stringify(error.toJSON());
   if (json.length > MAX_ERROR_BYTES) {
     const init = error.toJSON();
-    const message = init.message.length > MAX_ERROR_MESSAGE ? `${init.message.slice(0, MAX_ERROR_MESSAGE)}…` : init.message;
+    const message =
+      init.message.length > MAX_ERROR_MESSAGE ? `${init.message.slice(0, MAX_ERROR_MESSAGE)}…` : init.message;
     json = JSON.stringify({ ...init, message });
     // Details too big to carry are dropped: status, code and message still say what went wrong.
-    if (json.length > MAX_ERROR_BYTES) json = JSON.stringify({ ...init, message, details: undefined, param: init.param?.slice(0, 200) });
+    if (json.length > MAX_ERROR_BYTES)
+      json = JSON.stringify({ ...init, message, details: undefined, param: init.param?.slice(0, 200) });
   }
   return { data: new Uint8Array(0), headers: { [ERROR_HEADER]: json } };
 }
@@ -47,7 +49,8 @@ export function errorOf(headers: Headers): AppError | undefined {
   if (raw === undefined) return undefined;
   try {
     const init = JSON.parse(raw) as AppErrorInit;
-    if (typeof init.status === 'number' && typeof init.code === 'string' && typeof init.message === 'string') return AppError.fromJSON(init);
+    if (typeof init.status === 'number' && typeof init.code === 'string' && typeof init.message === 'string')
+      return AppError.fromJSON(init);
   } catch {
     // fall through: a reply we cannot read is the remote side's failure
   }

@@ -53,7 +53,8 @@ export class InProcessTransport implements Transport {
     this.wire = {
       maxPayload: this.maxPayload,
       send: (subject, message, timeoutMs, service) => this.sendOne(subject, message, timeoutMs, service),
-      listen: (subject, respond) => this.bus.add(this.prefix + subject, { deliver: (message, reply) => reply?.(respond(message)) }),
+      listen: (subject, respond) =>
+        this.bus.add(this.prefix + subject, { deliver: (message, reply) => reply?.(respond(message)) }),
     };
   }
 
@@ -119,7 +120,11 @@ export class InProcessTransport implements Transport {
     this.closed = true;
   }
 
-  private register(subject: string, queue: string | undefined, deliver: (message: Message, reply?: (answer: Reply) => void) => void): Subscription {
+  private register(
+    subject: string,
+    queue: string | undefined,
+    deliver: (message: Message, reply?: (answer: Reply) => void) => void,
+  ): Subscription {
     if (this.closed) throw serviceUnavailable(this.component);
     const remove = this.bus.add(this.prefix + subject, { queue, deliver });
     this.removals.add(remove);

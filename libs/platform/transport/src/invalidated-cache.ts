@@ -51,7 +51,14 @@ export class InvalidatedCache<V> {
   }
 
   /** Stores an answer fetched since `startedAt` (from `begin()`), until `notAfter` at the latest. */
-  store(key: string, value: V, tags: readonly string[], startedAt: number, notAfter = Infinity, now = Date.now()): void {
+  store(
+    key: string,
+    value: V,
+    tags: readonly string[],
+    startedAt: number,
+    notAfter = Infinity,
+    now = Date.now(),
+  ): void {
     if (!this.enabled || startedAt !== this.generation) return;
     const until = Math.min(now + this.ttlMs, notAfter);
     if (until <= now) return;

@@ -72,7 +72,9 @@ describeWith(['nats'], 'NatsTransport across a NATS restart', () => {
     expect((await client.call(EchoService.method.echo, { text: 'before' }, { target: 'search' })).text).toBe('before');
 
     await stop();
-    const down = await client.call(EchoService.method.echo, { text: 'down' }, { target: 'search' }).catch((e: unknown) => e);
+    const down = await client
+      .call(EchoService.method.echo, { text: 'down' }, { target: 'search' })
+      .catch((e: unknown) => e);
     expect(down).toBeInstanceOf(AppError);
     expect([503, 504]).toContain((down as AppError).status);
 
@@ -80,7 +82,9 @@ describeWith(['nats'], 'NatsTransport across a NATS restart', () => {
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
-        expect((await client.call(EchoService.method.echo, { text: 'after' }, { target: 'search' })).text).toBe('after');
+        expect((await client.call(EchoService.method.echo, { text: 'after' }, { target: 'search' })).text).toBe(
+          'after',
+        );
         break;
       } catch (err) {
         if (Date.now() > deadline) throw err;

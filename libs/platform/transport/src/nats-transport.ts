@@ -135,7 +135,12 @@ export class NatsTransport implements Transport {
 
   private async sendOne(subject: string, message: Message, timeoutMs: number, service: string): Promise<Message> {
     try {
-      return toMessage(await this.nc.request(this.prefix + subject, message.data, { timeout: timeoutMs, headers: toNats(message.headers) }));
+      return toMessage(
+        await this.nc.request(this.prefix + subject, message.data, {
+          timeout: timeoutMs,
+          headers: toNats(message.headers),
+        }),
+      );
     } catch (err) {
       throw this.failure(err, subject, service);
     }
@@ -191,7 +196,9 @@ export class NatsTransport implements Transport {
   private failure(err: unknown, subject: string, service: string): AppError {
     if (err instanceof TimeoutError) return serviceTimeout(service);
     const expected =
-      (err instanceof RequestError && err.isNoResponders()) || err instanceof ClosedConnectionError || err instanceof DrainingConnectionError;
+      (err instanceof RequestError && err.isNoResponders()) ||
+      err instanceof ClosedConnectionError ||
+      err instanceof DrainingConnectionError;
     if (!expected) this.logger.warn({ subject, err }, 'NATS request failed');
     return serviceUnavailable(service);
   }

@@ -29,7 +29,9 @@ export async function replyOf(handler: RequestHandler, message: Message, scope: 
   }
   if (sendable(scope.maxPayload, answer.data, answer.headers)) return answer;
   const size = messageSize(answer.data, answer.headers);
-  const tooBig = new Error(`reply of ${size} bytes exceeds the ${MAX_MESSAGE_BYTES} byte limit (or its headers the ${scope.maxPayload} byte message)`);
+  const tooBig = new Error(
+    `reply of ${size} bytes exceeds the ${MAX_MESSAGE_BYTES} byte limit (or its headers the ${scope.maxPayload} byte message)`,
+  );
   return errorReply(exposableError(tooBig, scope.logger, fields));
 }
 
@@ -38,11 +40,20 @@ export async function replyOf(handler: RequestHandler, message: Message, scope: 
  * handler (replyOf), and returns the one message to reply with; the rest of a big reply is
  * served in chunks, tracked in `inFlight` so that drain() waits for the caller to fetch it.
  */
-export async function answerRequest(wire: Wire, handler: RequestHandler, message: Message, scope: HandlerScope & { inFlight: InFlight }): Promise<Reply> {
+export async function answerRequest(
+  wire: Wire,
+  handler: RequestHandler,
+  message: Message,
+  scope: HandlerScope & { inFlight: InFlight },
+): Promise<Reply> {
   const fields = { subject: scope.subject, requestId: message.headers[REQUEST_ID_HEADER] };
   let whole: Message;
   try {
-    whole = await reassemble(wire, message, { subject: scope.subject, service: 'calling', timeoutMs: CHUNK_IDLE_TIMEOUT_MS });
+    whole = await reassemble(wire, message, {
+      subject: scope.subject,
+      service: 'calling',
+      timeoutMs: CHUNK_IDLE_TIMEOUT_MS,
+    });
   } catch (err) {
     return errorReply(exposableError(err, scope.logger, fields));
   }
@@ -55,10 +66,17 @@ export async function answerRequest(wire: Wire, handler: RequestHandler, message
 }
 
 /** Runs an event handler; a failure is logged, as there is nobody to answer. */
-export async function runEventHandler(handler: EventHandler, message: Message, scope: Pick<HandlerScope, 'subject' | 'logger'>): Promise<void> {
+export async function runEventHandler(
+  handler: EventHandler,
+  message: Message,
+  scope: Pick<HandlerScope, 'subject' | 'logger'>,
+): Promise<void> {
   try {
     await handler(message);
   } catch (err) {
-    scope.logger.error({ subject: scope.subject, requestId: message.headers[REQUEST_ID_HEADER], err }, 'event handler failed');
+    scope.logger.error(
+      { subject: scope.subject, requestId: message.headers[REQUEST_ID_HEADER], err },
+      'event handler failed',
+    );
   }
 }

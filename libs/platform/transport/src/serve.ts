@@ -1,4 +1,12 @@
-import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import {
+  create,
+  fromBinary,
+  toBinary,
+  type DescMessage,
+  type DescMethodUnary,
+  type MessageInitShape,
+  type MessageShape,
+} from '@bufbuild/protobuf';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { requestContext, type RequestContext } from '@kw/platform-context';
 import { contextFromHeaders } from './context-headers.js';

@@ -1,4 +1,12 @@
-import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import {
+  create,
+  fromBinary,
+  toBinary,
+  type DescMessage,
+  type DescMethodUnary,
+  type MessageInitShape,
+  type MessageShape,
+} from '@bufbuild/protobuf';
 import { requestContext } from '@kw/platform-context';
 import { contextToHeaders } from './context-headers.js';
 import { subjectOf } from './subject.js';

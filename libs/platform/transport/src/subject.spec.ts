@@ -20,12 +20,16 @@ function methodOf(pkg: string, service: string, method: string): DescMethod {
 
 describe('subjectOf', () => {
   it('drops kw. and a service name that repeats the domain', () => {
-    expect(subjectOf(methodOf('kw.fragments.v1', 'FragmentsService', 'CreateFragment'))).toBe('fragments.v1.create_fragment');
+    expect(subjectOf(methodOf('kw.fragments.v1', 'FragmentsService', 'CreateFragment'))).toBe(
+      'fragments.v1.create_fragment',
+    );
     expect(subjectOf(methodOf('kw.agent_auth.v1', 'AgentAuthService', 'IssueToken'))).toBe('agent_auth.v1.issue_token');
   });
 
   it('keeps a service name that differs from the domain', () => {
-    expect(subjectOf(methodOf('kw.fragments.v1', 'CollectionsService', 'ListCollections'))).toBe('fragments.v1.collections.list_collections');
+    expect(subjectOf(methodOf('kw.fragments.v1', 'CollectionsService', 'ListCollections'))).toBe(
+      'fragments.v1.collections.list_collections',
+    );
     expect(subjectOf(methodOf('kw.search.v2beta1', 'SearchService', 'Query'))).toBe('search.v2beta1.query');
   });
 
@@ -38,7 +42,9 @@ describe('subjectOf', () => {
   });
 
   it('refuses a target for single-component contracts and unversioned packages', () => {
-    expect(() => subjectOf(methodOf('kw.fragments.v1', 'FragmentsService', 'CreateFragment'), 'fragments')).toThrow(/takes no target/);
+    expect(() => subjectOf(methodOf('kw.fragments.v1', 'FragmentsService', 'CreateFragment'), 'fragments')).toThrow(
+      /takes no target/,
+    );
     expect(() => subjectOf(methodOf('kw.fragments', 'FragmentsService', 'CreateFragment'))).toThrow(/versioned/);
     expect(() => subjectOf(methodOf('acme.fragments.v1', 'FragmentsService', 'CreateFragment'))).toThrow(/versioned/);
   });

@@ -19,7 +19,10 @@ import type { DescMethod } from '@bufbuild/protobuf';
  */
 
 /** Contracts served by every component; their subjects end with the component name. */
-export const PER_COMPONENT_SERVICES: ReadonlySet<string> = new Set(['kw.platform.v1.HealthService', 'kw.platform.v1.EchoService']);
+export const PER_COMPONENT_SERVICES: ReadonlySet<string> = new Set([
+  'kw.platform.v1.HealthService',
+  'kw.platform.v1.EchoService',
+]);
 
 const VERSION = /^v\d+((alpha|beta)\d*)?$/;
 const TARGET = /^[a-z0-9][a-z0-9_-]*$/;
@@ -64,7 +67,8 @@ function computeSubject(method: DescMethod, target?: string): string {
   tokens.push(snakeCase(method.name));
 
   if (isPerComponent(method)) {
-    if (!target) throw new Error(`${service.typeName}/${method.name} is served by every component: name the target component`);
+    if (!target)
+      throw new Error(`${service.typeName}/${method.name} is served by every component: name the target component`);
     if (!TARGET.test(target)) throw new Error(`Invalid target component name: ${JSON.stringify(target)}`);
     tokens.push(target);
   } else if (target !== undefined) {

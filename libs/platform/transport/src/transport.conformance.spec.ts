@@ -5,7 +5,13 @@ import { AuthContextSchema, EchoRequestSchema, EchoService, HealthService } from
 import { AppError } from '@kw/platform-errors';
 import { requestContext } from '@kw/platform-context';
 import { TEST_NATS_URL, describeWith } from '../../../../test/support/services.js';
-import { CHUNK_BYTES_HEADER, CHUNK_SUBJECT_HEADER, CHUNKS_HEADER, MAX_MESSAGE_BYTES, openChunkServers } from './chunks.js';
+import {
+  CHUNK_BYTES_HEADER,
+  CHUNK_SUBJECT_HEADER,
+  CHUNKS_HEADER,
+  MAX_MESSAGE_BYTES,
+  openChunkServers,
+} from './chunks.js';
 import { AUTH_HEADER, REQUEST_ID_HEADER } from './context-headers.js';
 import { ECHO_UNEXPECTED, serveEcho } from './echo-handler.js';
 import { connectNats } from './connect-nats.js';
@@ -107,7 +113,9 @@ function transportConformance(connect: Connect): void {
       scopes: ['fragments:read', 'fragments:write'],
       workspaceIds: ['w1', 'w2'],
     });
-    const reply = await requestContext.run({ requestId: 'req-123', auth }, () => client.call(echo, { text: 'x' }, { target: 'search' }));
+    const reply = await requestContext.run({ requestId: 'req-123', auth }, () =>
+      client.call(echo, { text: 'x' }, { target: 'search' }),
+    );
     expect(reply.requestId).toBe('req-123');
     expect(reply.auth).toEqual(auth);
 
@@ -126,7 +134,9 @@ function transportConformance(connect: Connect): void {
     });
     await server.flush();
     const auth = create(AuthContextSchema, { userId: 'u2', allWorkspaces: true });
-    await requestContext.run({ requestId: 'req-456', auth }, () => new ServiceClient(caller).call(echo, { text: 'payload' }, { target: 'search' }));
+    await requestContext.run({ requestId: 'req-456', auth }, () =>
+      new ServiceClient(caller).call(echo, { text: 'payload' }, { target: 'search' }),
+    );
 
     const [message] = seen;
     expect(message.headers[REQUEST_ID_HEADER]).toBe('req-456');
@@ -144,9 +154,14 @@ function transportConformance(connect: Connect): void {
       details: { hostedZoneId: 'hz_1', endpointUrl: 'https://leaf.example', nested: { list: [1, 'two'] } },
       param: 'workspace',
     });
-    serve(server, echo, () => {
-      throw thrown;
-    }, { target: 'workspaces' });
+    serve(
+      server,
+      echo,
+      () => {
+        throw thrown;
+      },
+      { target: 'workspaces' },
+    );
     await server.flush();
 
     const err = await rejection(new ServiceClient(caller).call(echo, {}, { target: 'workspaces' }));
@@ -157,7 +172,9 @@ function transportConformance(connect: Connect): void {
 
   it('reports any other error as 500 INTERNAL_ERROR, logging but not leaking its message', async () => {
     const { client } = await pair();
-    const err = await rejection(client.call(echo, { text: 'secret-password', failWithCode: ECHO_UNEXPECTED }, { target: 'search' }));
+    const err = await rejection(
+      client.call(echo, { text: 'secret-password', failWithCode: ECHO_UNEXPECTED }, { target: 'search' }),
+    );
     expect(err.status).toBe(500);
     expect(err.code).toBe('INTERNAL_ERROR');
     expect(JSON.stringify(err.toJSON())).not.toContain('secret-password');
@@ -172,7 +189,9 @@ function transportConformance(connect: Connect): void {
   it('fails with 503 SERVICE_UNAVAILABLE at once when nobody handles the subject', async () => {
     const caller = await open('caller');
     const started = Date.now();
-    const err = await rejection(new ServiceClient(caller).call(echo, { text: 'x' }, { target: 'nobody', timeoutMs: 5_000 }));
+    const err = await rejection(
+      new ServiceClient(caller).call(echo, { text: 'x' }, { target: 'nobody', timeoutMs: 5_000 }),
+    );
     expect(err.status).toBe(503);
     expect(err.code).toBe('SERVICE_UNAVAILABLE');
     expect(err.message).toContain('nobody');
@@ -194,11 +213,19 @@ function transportConformance(connect: Connect): void {
     const caller = await open('caller');
     const [a, b] = await Promise.all([open('search'), open('search')]);
     const handled = { a: 0, b: 0 };
-    for (const [transport, name] of [[a, 'a'], [b, 'b']] as const) {
-      serve(transport, echo, () => {
-        handled[name]++;
-        return { servedBy: name };
-      }, { target: 'search' });
+    for (const [transport, name] of [
+      [a, 'a'],
+      [b, 'b'],
+    ] as const) {
+      serve(
+        transport,
+        echo,
+        () => {
+          handled[name]++;
+          return { servedBy: name };
+        },
+        { target: 'search' },
+      );
     }
     await Promise.all([a.flush(), b.flush()]);
     const client = new ServiceClient(caller);
@@ -215,7 +242,9 @@ function transportConformance(connect: Connect): void {
     const { client } = await pair();
     const replies = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        requestContext.run({ requestId: `req-${i}` }, () => client.call(echo, { text: `n${i}`, delayMs: i % 7 }, { target: 'search' })),
+        requestContext.run({ requestId: `req-${i}` }, () =>
+          client.call(echo, { text: `n${i}`, delayMs: i % 7 }, { target: 'search' }),
+        ),
       ),
     );
     replies.forEach((reply, i) => {
@@ -225,7 +254,9 @@ function transportConformance(connect: Connect): void {
   });
 
   it('delivers events to every subscriber, and once per queue group', async () => {
-    const [publisher, s1, s2, g1, g2] = await Promise.all(['webhooks', 'search', 'files', 'fragments', 'fragments'].map(open));
+    const [publisher, s1, s2, g1, g2] = await Promise.all(
+      ['webhooks', 'search', 'files', 'fragments', 'fragments'].map(open),
+    );
     const got: Record<string, Message[]> = { s1: [], s2: [], g1: [], g2: [] };
     s1.subscribe('fragments.v1.events.created', (m) => void got.s1.push(m));
     s2.subscribe('fragments.v1.events.created', (m) => void got.s2.push(m));
@@ -233,7 +264,10 @@ function transportConformance(connect: Connect): void {
     g2.subscribe('fragments.v1.events.created', (m) => void got.g2.push(m), { queue: 'fragments' });
     await Promise.all([s1, s2, g1, g2].map((t) => t.flush()));
 
-    for (let i = 0; i < 10; i++) publisher.publish('fragments.v1.events.created', new Uint8Array([i]), { headers: { [REQUEST_ID_HEADER]: `e${i}` } });
+    for (let i = 0; i < 10; i++)
+      publisher.publish('fragments.v1.events.created', new Uint8Array([i]), {
+        headers: { [REQUEST_ID_HEADER]: `e${i}` },
+      });
     await eventually(() => {
       expect(got.s1).toHaveLength(10);
       expect(got.s2).toHaveLength(10);
@@ -262,11 +296,16 @@ function transportConformance(connect: Connect): void {
     const caller = await open('caller');
     const server = await open('search');
     let started = 0;
-    serve(server, echo, async (input) => {
-      started++;
-      await sleep(300);
-      return { text: input.text };
-    }, { target: 'search' });
+    serve(
+      server,
+      echo,
+      async (input) => {
+        started++;
+        await sleep(300);
+        return { text: input.text };
+      },
+      { target: 'search' },
+    );
     await server.flush();
     const client = new ServiceClient(caller);
 
@@ -284,7 +323,12 @@ function transportConformance(connect: Connect): void {
     const subject = subjectOf(echo, 'search');
     const garbage = await rejection(caller.request(subject, new Uint8Array([0xff, 0xff, 0xff]), { timeoutMs: 2_000 }));
     expect([garbage.status, garbage.code]).toEqual([400, 'BAD_REQUEST']);
-    const badAuth = await rejection(caller.request(subject, new Uint8Array(), { timeoutMs: 2_000, headers: { [AUTH_HEADER]: 'bm90IGEgcHJvdG9idWY/' } }));
+    const badAuth = await rejection(
+      caller.request(subject, new Uint8Array(), {
+        timeoutMs: 2_000,
+        headers: { [AUTH_HEADER]: 'bm90IGEgcHJvdG9idWY/' },
+      }),
+    );
     expect([badAuth.status, badAuth.code]).toEqual([400, 'BAD_REQUEST']);
   });
 
@@ -298,7 +342,9 @@ function transportConformance(connect: Connect): void {
     });
     await server.flush();
 
-    const tooBig = await rejection(caller.request('search.v1.huge', new Uint8Array(MAX_MESSAGE_BYTES + 1), { timeoutMs: 5_000 }));
+    const tooBig = await rejection(
+      caller.request('search.v1.huge', new Uint8Array(MAX_MESSAGE_BYTES + 1), { timeoutMs: 5_000 }),
+    );
     expect([tooBig.status, tooBig.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
     expect(handled).toBe(0);
     const bigReply = await rejection(caller.request('search.v1.huge', new Uint8Array(1), { timeoutMs: 5_000 }));
@@ -320,7 +366,9 @@ function transportConformance(connect: Connect): void {
       [CHUNK_BYTES_HEADER]: String(MAX_MESSAGE_BYTES + 1),
       [CHUNK_SUBJECT_HEADER]: `_kw.chunks.${randomUUID()}`,
     };
-    const err = await rejection(caller.request('search.v1.huge', new Uint8Array(1024 * 1024 - 4096), { timeoutMs: 5_000, headers: announced }));
+    const err = await rejection(
+      caller.request('search.v1.huge', new Uint8Array(1024 * 1024 - 4096), { timeoutMs: 5_000, headers: announced }),
+    );
     expect([err.status, err.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
     expect(handled).toBe(0);
   });
@@ -366,20 +414,37 @@ function transportConformance(connect: Connect): void {
 
   it('carries big typed calls with the request context, and errors still cross', async () => {
     const { client } = await pair();
-    const auth = create(AuthContextSchema, { userId: 'u3', credentialId: 'pat_3', scopes: ['fragments:read'], workspaceIds: ['w1'] });
+    const auth = create(AuthContextSchema, {
+      userId: 'u3',
+      credentialId: 'pat_3',
+      scopes: ['fragments:read'],
+      workspaceIds: ['w1'],
+    });
     const text = 'é'.repeat(1_500_000); // 3 MB of UTF-8 each way
-    const reply = await requestContext.run({ requestId: 'req-typed-big', auth }, () => client.call(echo, { text }, { target: 'search' }));
+    const reply = await requestContext.run({ requestId: 'req-typed-big', auth }, () =>
+      client.call(echo, { text }, { target: 'search' }),
+    );
     expect(reply.text).toBe(text);
     expect(reply.requestId).toBe('req-typed-big');
     expect(reply.auth).toEqual(auth);
 
     const caller = await open('caller');
     const server = await open('workspaces');
-    const thrown = new AppError({ status: 409, code: 'KEY_EXISTS', message: 'Key taken', details: { existingId: 'f1' } });
-    serve(server, echo, (input) => {
-      if (input.text.length === text.length) throw thrown;
-      return {};
-    }, { target: 'workspaces' });
+    const thrown = new AppError({
+      status: 409,
+      code: 'KEY_EXISTS',
+      message: 'Key taken',
+      details: { existingId: 'f1' },
+    });
+    serve(
+      server,
+      echo,
+      (input) => {
+        if (input.text.length === text.length) throw thrown;
+        return {};
+      },
+      { target: 'workspaces' },
+    );
     await server.flush();
     const err = await rejection(new ServiceClient(caller).call(echo, { text }, { target: 'workspaces' }));
     expect(err.toJSON()).toEqual(thrown.toJSON());
@@ -389,9 +454,19 @@ function transportConformance(connect: Connect): void {
   it('routes per-component contracts to the named component only', async () => {
     const caller = await open('caller');
     const search = await open('search');
-    serve(search, HealthService.method.check, () => ({ component: 'search', status: 'ok', version: '1.0.0', dependencies: [{ name: 'db', ok: true, latencyMs: 3 }] }), {
-      target: 'search',
-    });
+    serve(
+      search,
+      HealthService.method.check,
+      () => ({
+        component: 'search',
+        status: 'ok',
+        version: '1.0.0',
+        dependencies: [{ name: 'db', ok: true, latencyMs: 3 }],
+      }),
+      {
+        target: 'search',
+      },
+    );
     await search.flush();
     const client = new ServiceClient(caller);
 
@@ -410,7 +485,13 @@ describe('InProcessTransport conformance', () => {
 describeWith(['nats'], 'NatsTransport conformance', () => {
   transportConformance(
     async (options) =>
-      new NatsTransport(await connectNats(TEST_NATS_URL!, `conformance-${options.component}`, { logger: options.logger, waitOnFirstConnect: false }), options),
+      new NatsTransport(
+        await connectNats(TEST_NATS_URL!, `conformance-${options.component}`, {
+          logger: options.logger,
+          waitOnFirstConnect: false,
+        }),
+        options,
+      ),
   );
 });
 
@@ -418,7 +499,13 @@ describeWith(['nats'], 'NatsTransport chunks', () => {
   it('keeps chunk subjects under the subject prefix, so runs sharing a server never see each other', async () => {
     const prefix = `test.${randomUUID().slice(0, 8)}.`;
     const transports = await Promise.all(
-      ['caller', 'search'].map(async (component) => new NatsTransport(await connectNats(TEST_NATS_URL!, `chunks-${component}`, { waitOnFirstConnect: false }), { component, subjectPrefix: prefix })),
+      ['caller', 'search'].map(
+        async (component) =>
+          new NatsTransport(await connectNats(TEST_NATS_URL!, `chunks-${component}`, { waitOnFirstConnect: false }), {
+            component,
+            subjectPrefix: prefix,
+          }),
+      ),
     );
     const tap = await connectNats(TEST_NATS_URL!, 'chunks-tap', { waitOnFirstConnect: false });
     try {

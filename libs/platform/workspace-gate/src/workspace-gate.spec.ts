@@ -14,7 +14,14 @@ import { WorkspaceGate } from './workspace-gate.js';
 const WS = '0b7e5b1e-7a8c-4d6f-9a0b-1c2d3e4f5a6b';
 const USER = '5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d';
 
-type Answer = { found: boolean; relation?: string; visibility?: string; archived?: boolean; hostedZoneId?: string; endpointUrl?: string };
+type Answer = {
+  found: boolean;
+  relation?: string;
+  visibility?: string;
+  archived?: boolean;
+  hostedZoneId?: string;
+  endpointUrl?: string;
+};
 
 function setUp(answer: () => Answer, ttlMs = 60_000) {
   const bus = new InProcessBus();
@@ -23,7 +30,15 @@ function setUp(answer: () => Answer, ttlMs = 60_000) {
   let calls = 0;
   serve(workspaces, WorkspacesService.method.resolveAccess, async () => {
     calls++;
-    return { relation: 'none', visibility: 'private', archived: false, hostedZoneId: '', endpointUrl: '', status: 'active', ...answer() };
+    return {
+      relation: 'none',
+      visibility: 'private',
+      archived: false,
+      hostedZoneId: '',
+      endpointUrl: '',
+      status: 'active',
+      ...answer(),
+    };
   });
   const gate = new WorkspaceGate(new ServiceClient(fragments), fragments, { ACCESS_CACHE_TTL_MS: ttlMs });
   gate.onModuleInit();
@@ -39,7 +54,14 @@ function setUp(answer: () => Answer, ttlMs = 60_000) {
 }
 
 const auth = (overrides: { credentialId?: string; scopes?: string[] } = {}): AuthContext =>
-  create(AuthContextSchema, { userId: USER, credentialId: 'tok-1', credentialKind: 'pat', scopes: ['*'], allWorkspaces: true, ...overrides });
+  create(AuthContextSchema, {
+    userId: USER,
+    credentialId: 'tok-1',
+    credentialKind: 'pat',
+    scopes: ['*'],
+    allWorkspaces: true,
+    ...overrides,
+  });
 const as = (a?: AuthContext): RequestContext => ({ requestId: 'gate-spec', auth: a });
 
 async function refusal(p: Promise<unknown>): Promise<AppError> {
@@ -77,7 +99,9 @@ describe('WorkspaceGate', () => {
   it('hides a workspace behind the resource the caller named (hiddenAs)', async () => {
     ctx = setUp(() => ({ found: false }));
     const hidden = await refusal(
-      ctx.gate.authorize(as(auth()), WS, 'fragments:read', { hiddenAs: () => new AppError({ status: 404, code: 'NOT_FOUND', message: 'Fragment not found' }) }),
+      ctx.gate.authorize(as(auth()), WS, 'fragments:read', {
+        hiddenAs: () => new AppError({ status: 404, code: 'NOT_FOUND', message: 'Fragment not found' }),
+      }),
     );
     expect(hidden.message).toBe('Fragment not found');
   });
@@ -85,8 +109,13 @@ describe('WorkspaceGate', () => {
   it('answers 401 without a caller and 403 for a viewer that writes or a token without the scope', async () => {
     ctx = setUp(() => ({ found: true, relation: 'viewer' }));
     expect(await refusal(ctx.gate.authorize(as(undefined), WS, 'fragments:read'))).toMatchObject({ status: 401 });
-    expect(await refusal(ctx.gate.authorize(as(auth()), WS, 'fragments:write'))).toMatchObject({ status: 403, code: 'FORBIDDEN' });
-    expect(await refusal(ctx.gate.authorize(as(auth({ scopes: ['search:read'] })), WS, 'fragments:read'))).toMatchObject({ status: 403 });
+    expect(await refusal(ctx.gate.authorize(as(auth()), WS, 'fragments:write'))).toMatchObject({
+      status: 403,
+      code: 'FORBIDDEN',
+    });
+    expect(
+      await refusal(ctx.gate.authorize(as(auth({ scopes: ['search:read'] })), WS, 'fragments:read')),
+    ).toMatchObject({ status: 403 });
   });
 
   it('sends a Leaf-backed workspace to its Leaf: 409 HOSTED_ZONE_REQUIRED, only once access is granted', async () => {

@@ -6,7 +6,14 @@ import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
 import { hostedZoneRequired, type AppError } from '@kw/platform-errors';
 import { APP_CONFIG } from '@kw/platform-runtime';
-import { InvalidatedCache, onBroadcast, ServiceClient, TRANSPORT, type Subscription, type Transport } from '@kw/platform-transport';
+import {
+  InvalidatedCache,
+  onBroadcast,
+  ServiceClient,
+  TRANSPORT,
+  type Subscription,
+  type Transport,
+} from '@kw/platform-transport';
 import { isUuid } from '@kw/platform-ids';
 
 /** A workspace the caller may act on (never the client's word: ResolveAccess found it). */
@@ -72,13 +79,28 @@ export class WorkspaceGate implements OnModuleInit, OnModuleDestroy {
     this.cache.clear();
   }
 
-  async authorize(context: RequestContext, workspaceId: string, action: Action, options: GateOptions = {}): Promise<Gate> {
+  async authorize(
+    context: RequestContext,
+    workspaceId: string,
+    action: Action,
+    options: GateOptions = {},
+  ): Promise<Gate> {
     const auth = context.auth;
     const account = auth?.userId ? { active: true } : undefined;
     const access = auth?.userId && isUuid(workspaceId) ? await this.resolve(auth, workspaceId) : undefined;
-    const workspace = access?.found ? { id: workspaceId, visibility: access.visibility as Visibility, archived: access.archived } : undefined;
-    const decision = decide({ auth, account, workspace, relation: (access?.found ? access.relation : 'none') as never, action, resourceOwnerId: options.resourceOwnerId });
-    if (!decision.allowed) throw decision.status === 404 && options.hiddenAs ? options.hiddenAs() : denialError(decision);
+    const workspace = access?.found
+      ? { id: workspaceId, visibility: access.visibility as Visibility, archived: access.archived }
+      : undefined;
+    const decision = decide({
+      auth,
+      account,
+      workspace,
+      relation: (access?.found ? access.relation : 'none') as never,
+      action,
+      resourceOwnerId: options.resourceOwnerId,
+    });
+    if (!decision.allowed)
+      throw decision.status === 404 && options.hiddenAs ? options.hiddenAs() : denialError(decision);
     // A Leaf-backed workspace: its data lives in the zone's Leaf, never here (docs/hosted-zones.md).
     if (access!.hostedZoneId) throw hostedZoneRequired(access!.hostedZoneId, access!.endpointUrl);
     return { workspaceId, userId: auth!.userId, relation: access!.relation };

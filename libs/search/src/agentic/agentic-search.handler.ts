@@ -4,7 +4,13 @@ import { FragmentListingService } from '@kw/contracts';
 import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles } from '@kw/platform-transport';
-import { entitiesByIds, entitiesNamedIn, fragmentsMentioning, traverse, type EntityRow } from '../graph/graph-queries.js';
+import {
+  entitiesByIds,
+  entitiesNamedIn,
+  fragmentsMentioning,
+  traverse,
+  type EntityRow,
+} from '../graph/graph-queries.js';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { AGENTIC_CANDIDATES, AGENTIC_MAX_LEADS, AGENTIC_MAX_LEADS_DEFAULT } from './agentic-limits.js';
@@ -55,18 +61,41 @@ export class AgenticSearchHandler {
     steps.push({ kind: 'expand', detail, terms, found: terms.length });
 
     const seeds = await entitiesNamedIn(this.db, workspaceId, input.query, AGENTIC_CANDIDATES);
-    steps.push({ kind: 'entities', detail: 'graph entities named in the query', terms: seeds.map((e) => e.name), found: seeds.length });
+    steps.push({
+      kind: 'entities',
+      detail: 'graph entities named in the query',
+      terms: seeds.map((e) => e.name),
+      found: seeds.length,
+    });
 
-    const traversal = await traverse(this.db, workspaceId, seeds.map((e) => e.id), 1, AGENTIC_CANDIDATES);
+    const traversal = await traverse(
+      this.db,
+      workspaceId,
+      seeds.map((e) => e.id),
+      1,
+      AGENTIC_CANDIDATES,
+    );
     const neighbourIds = [...traversal.depths].filter(([, depth]) => depth === 1).map(([id]) => id);
     const names = await this.names(workspaceId, [...seeds.map((e) => e.id), ...neighbourIds], seeds);
-    steps.push({ kind: 'neighbours', detail: 'entities related to them (one hop)', terms: neighbourIds.map((id) => names.get(id) ?? id), found: neighbourIds.length });
+    steps.push({
+      kind: 'neighbours',
+      detail: 'entities related to them (one hop)',
+      terms: neighbourIds.map((id) => names.get(id) ?? id),
+      found: neighbourIds.length,
+    });
 
-    for (const hit of await keywordRetrieval(this.db, workspaceId, terms)) board.add(hit, WEIGHT.keyword * hit.rank, `keyword match (${terms.join(', ')})`);
+    for (const hit of await keywordRetrieval(this.db, workspaceId, terms))
+      board.add(hit, WEIGHT.keyword * hit.rank, `keyword match (${terms.join(', ')})`);
     const expanded = nameTerms(seeds.map((e) => e.name)).filter((t) => !terms.includes(t));
     const expandedHits = await keywordRetrieval(this.db, workspaceId, expanded);
-    for (const hit of expandedHits) board.add(hit, WEIGHT.expanded * hit.rank, `expanded keyword match (${expanded.join(', ')})`);
-    steps.push({ kind: 'keyword', detail: 'full-text over title, summary and content', terms: [...terms, ...expanded], found: board.size });
+    for (const hit of expandedHits)
+      board.add(hit, WEIGHT.expanded * hit.rank, `expanded keyword match (${expanded.join(', ')})`);
+    steps.push({
+      kind: 'keyword',
+      detail: 'full-text over title, summary and content',
+      terms: [...terms, ...expanded],
+      found: board.size,
+    });
 
     const mentions = await fragmentsMentioning(this.db, workspaceId, [...traversal.depths.keys()], AGENTIC_CANDIDATES);
     let graphFound = 0;
@@ -74,16 +103,40 @@ export class AgenticSearchHandler {
       const seed = traversal.depths.get(entityId) === 0;
       for (const ref of refs) {
         graphFound++;
-        board.add(ref, seed ? WEIGHT.seed : WEIGHT.neighbour, seed ? `mentions ${names.get(entityId)}` : `mentions ${names.get(entityId)}, related to the query's entities`);
+        board.add(
+          ref,
+          seed ? WEIGHT.seed : WEIGHT.neighbour,
+          seed ? `mentions ${names.get(entityId)}` : `mentions ${names.get(entityId)}, related to the query's entities`,
+        );
       }
     }
-    steps.push({ kind: 'graph', detail: 'fragments mentioning the entities and their neighbours', terms: [], found: graphFound });
+    steps.push({
+      kind: 'graph',
+      detail: 'fragments mentioning the entities and their neighbours',
+      terms: [],
+      found: graphFound,
+    });
 
     const top = board.top(maxLeads);
-    const snippets = await snippetsOf(this.db, workspaceId, top.map((l) => l.fragmentId));
-    const leads = top.filter((l) => snippets.has(l.fragmentId)).map((l) => ({ ...l, snippet: snippets.get(l.fragmentId)! }));
-    steps.push({ kind: 'merge', detail: `de-duplicated ${board.size} candidate(s) into ${leads.length} lead(s)`, terms: [], found: leads.length });
-    return { leads, steps, expandedTerms: [...terms, ...expanded, ...neighbourIds.map((id) => names.get(id) ?? '').filter(Boolean)] };
+    const snippets = await snippetsOf(
+      this.db,
+      workspaceId,
+      top.map((l) => l.fragmentId),
+    );
+    const leads = top
+      .filter((l) => snippets.has(l.fragmentId))
+      .map((l) => ({ ...l, snippet: snippets.get(l.fragmentId)! }));
+    steps.push({
+      kind: 'merge',
+      detail: `de-duplicated ${board.size} candidate(s) into ${leads.length} lead(s)`,
+      terms: [],
+      found: leads.length,
+    });
+    return {
+      leads,
+      steps,
+      expandedTerms: [...terms, ...expanded, ...neighbourIds.map((id) => names.get(id) ?? '').filter(Boolean)],
+    };
   }
 
   /** Names of the entities (seeds known already; neighbours read once). */

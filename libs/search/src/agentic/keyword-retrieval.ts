@@ -12,7 +12,11 @@ export interface KeywordHit {
  * the 'simple' configuration, prefix matching, any term). Terms are plain words (queryTerms),
  * joined into the tsquery here.
  */
-export async function keywordRetrieval(db: SearchDb, workspaceId: string, terms: readonly string[]): Promise<KeywordHit[]> {
+export async function keywordRetrieval(
+  db: SearchDb,
+  workspaceId: string,
+  terms: readonly string[],
+): Promise<KeywordHit[]> {
   if (terms.length === 0) return [];
   const tsquery = terms.map((t) => `${t}:*`).join(' | ');
   return db.$queryRaw<KeywordHit[]>`

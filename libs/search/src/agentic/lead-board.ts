@@ -23,7 +23,12 @@ export class LeadBoard {
   /** The best leads, by score then title and id (stable for equal scores). */
   top(limit: number): Lead[] {
     return [...this.leads]
-      .map(([fragmentId, l]) => ({ fragmentId, title: l.title, why: l.reasons.join('; '), score: Math.round(l.score * 1000) / 1000 }))
+      .map(([fragmentId, l]) => ({
+        fragmentId,
+        title: l.title,
+        why: l.reasons.join('; '),
+        score: Math.round(l.score * 1000) / 1000,
+      }))
       .sort((a, b) => b.score - a.score || a.title.localeCompare(b.title) || a.fragmentId.localeCompare(b.fragmentId))
       .slice(0, limit);
   }

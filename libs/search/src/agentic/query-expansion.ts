@@ -22,7 +22,10 @@ export async function expandQuery(query: string, ai: AiProvider): Promise<Expans
   try {
     const topics = queryTerms((await ai.generateTags(query, MODEL_TERMS_MAX)).join(' '));
     const added = topics.filter((t) => !own.includes(t));
-    return { terms: [...own, ...added].slice(0, AGENTIC_TERMS_MAX + MODEL_TERMS_MAX), detail: `keywords of the query, expanded by the ${ai.name} model (+${added.length})` };
+    return {
+      terms: [...own, ...added].slice(0, AGENTIC_TERMS_MAX + MODEL_TERMS_MAX),
+      detail: `keywords of the query, expanded by the ${ai.name} model (+${added.length})`,
+    };
   } catch {
     return { terms: own, detail: `keywords of the query (the ${ai.name} model failed: built-in expansion)` };
   }

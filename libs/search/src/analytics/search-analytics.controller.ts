@@ -7,8 +7,20 @@ import { ServiceClient } from '@kw/platform-transport';
 
 export class SearchAnalyticsQueryDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: 365, default: 30 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(365) days?: number;
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 10 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100) limit?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: 365, default: 30 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  days?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 10 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
 }
 
 export class QueryCountDto {
@@ -34,10 +46,24 @@ export class SearchAnalyticsController {
   constructor(private readonly client: ServiceClient) {}
 
   @Get()
-  @ApiOperation({ summary: 'Search analytics of a workspace', description: 'Workspace owners only. Scope `workspaces:write`.' })
+  @ApiOperation({
+    summary: 'Search analytics of a workspace',
+    description: 'Workspace owners only. Scope `workspaces:write`.',
+  })
   @ApiOkResponse({ type: SearchAnalyticsDto })
   async get(@Query() query: SearchAnalyticsQueryDto): Promise<SearchAnalyticsDto> {
-    const r = await this.client.call(SearchService.method.getSearchAnalytics, { workspaceId: query.workspaceId, days: query.days ?? 0, limit: query.limit ?? 0 });
-    return { success: true, days: r.days, totalQueries: r.totalQueries, zeroResultQueries: r.zeroResultQueries, topQueries: r.topQueries.map(countJson), topZeroResultQueries: r.topZeroResultQueries.map(countJson) };
+    const r = await this.client.call(SearchService.method.getSearchAnalytics, {
+      workspaceId: query.workspaceId,
+      days: query.days ?? 0,
+      limit: query.limit ?? 0,
+    });
+    return {
+      success: true,
+      days: r.days,
+      totalQueries: r.totalQueries,
+      zeroResultQueries: r.zeroResultQueries,
+      topQueries: r.topQueries.map(countJson),
+      topZeroResultQueries: r.topZeroResultQueries.map(countJson),
+    };
   }
 }

@@ -43,11 +43,24 @@ export async function graphStats(db: SearchDb, workspaceId: string) {
   const [{ mentions }] = await db.$queryRaw<Array<{ mentions: number }>>`
     SELECT count(*)::int AS mentions FROM data.graph_entities e ${liveMentions(workspaceId)} WHERE e.workspace_id = ${workspaceId}::uuid`;
   const sum = (rows: Array<{ count: number }>) => rows.reduce((n, r) => n + r.count, 0);
-  return { entities: sum(entities), relations: sum(relations), mentions, entitiesByKind: entities, relationsByKind: relations };
+  return {
+    entities: sum(entities),
+    relations: sum(relations),
+    mentions,
+    entitiesByKind: entities,
+    relationsByKind: relations,
+  };
 }
 
 /** Entities whose normalized name starts with (or contains) the text, most mentioned first. */
-export async function searchEntities(db: SearchDb, workspaceId: string, text: string, match: 'prefix' | 'substring', kind: string, limit: number): Promise<EntityRow[]> {
+export async function searchEntities(
+  db: SearchDb,
+  workspaceId: string,
+  text: string,
+  match: 'prefix' | 'substring',
+  kind: string,
+  limit: number,
+): Promise<EntityRow[]> {
   const escaped = normalizeName(text).replace(/[\\%_]/g, (c) => `\\${c}`);
   const pattern = match === 'prefix' ? `${escaped}%` : `%${escaped}%`;
   return db.$queryRaw<EntityRow[]>`
@@ -64,7 +77,12 @@ export async function entitiesByIds(db: SearchDb, workspaceId: string, ids: read
 }
 
 /** Entities whose whole name occurs in the text (words bounded by spaces or punctuation). */
-export async function entitiesNamedIn(db: SearchDb, workspaceId: string, text: string, limit: number): Promise<EntityRow[]> {
+export async function entitiesNamedIn(
+  db: SearchDb,
+  workspaceId: string,
+  text: string,
+  limit: number,
+): Promise<EntityRow[]> {
   const padded = ` ${normalizeName(text).replace(/[\s,;:!?()"'[\]{}]+|\.(?=\s|$)/g, ' ')} `;
   return db.$queryRaw<EntityRow[]>`
     SELECT ${entityColumns} FROM data.graph_entities e ${liveMentions(workspaceId)}
@@ -84,7 +102,12 @@ export async function edgesAround(db: SearchDb, workspaceId: string, ids: readon
 }
 
 /** The live fragments mentioning each entity (newest first, a few per entity). */
-export async function fragmentsMentioning(db: SearchDb, workspaceId: string, ids: readonly string[], perEntity = GRAPH_FRAGMENTS_PER_NODE): Promise<Map<string, FragmentRef[]>> {
+export async function fragmentsMentioning(
+  db: SearchDb,
+  workspaceId: string,
+  ids: readonly string[],
+  perEntity = GRAPH_FRAGMENTS_PER_NODE,
+): Promise<Map<string, FragmentRef[]>> {
   const byEntity = new Map<string, FragmentRef[]>();
   if (ids.length === 0) return byEntity;
   const rows = await db.$queryRaw<Array<{ entityId: string; id: string; title: string }>>`
@@ -93,7 +116,8 @@ export async function fragmentsMentioning(db: SearchDb, workspaceId: string, ids
       FROM data.graph_mentions m JOIN data.fragments f ON f.id = m.fragment_id AND f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL
       WHERE m.entity_id = ANY(${[...ids]}::uuid[])
     ) ranked WHERE n <= ${perEntity} ORDER BY "entityId", n`;
-  for (const row of rows) byEntity.set(row.entityId, [...(byEntity.get(row.entityId) ?? []), { id: row.id, title: row.title }]);
+  for (const row of rows)
+    byEntity.set(row.entityId, [...(byEntity.get(row.entityId) ?? []), { id: row.id, title: row.title }]);
   return byEntity;
 }
 
@@ -105,7 +129,13 @@ export interface Traversal {
 }
 
 /** Breadth-first from the start entities along live relations, up to `depth` hops and `maxNodes` nodes. */
-export async function traverse(db: SearchDb, workspaceId: string, start: readonly string[], depth: number, maxNodes = GRAPH_NODES_MAX): Promise<Traversal> {
+export async function traverse(
+  db: SearchDb,
+  workspaceId: string,
+  start: readonly string[],
+  depth: number,
+  maxNodes = GRAPH_NODES_MAX,
+): Promise<Traversal> {
   const depths = new Map(start.map((id) => [id, 0]));
   const edges = new Map<string, EdgeRow>();
   let frontier = [...start];
@@ -122,7 +152,8 @@ export async function traverse(db: SearchDb, workspaceId: string, start: readonl
         depths.set(id, level);
         next.push(id);
       }
-      if (depths.has(edge.sourceId) && depths.has(edge.targetId)) edges.set(`${edge.sourceId}|${edge.targetId}|${edge.kind}`, edge);
+      if (depths.has(edge.sourceId) && depths.has(edge.targetId))
+        edges.set(`${edge.sourceId}|${edge.targetId}|${edge.kind}`, edge);
     }
     frontier = next;
   }

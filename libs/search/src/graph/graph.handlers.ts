@@ -7,7 +7,16 @@ import { Handles } from '@kw/platform-transport';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { GRAPH_DEPTH_MAX, GRAPH_SEARCH_LIMIT_DEFAULT, GRAPH_SEARCH_LIMIT_MAX } from './graph-limits.js';
-import { entitiesByIds, entitiesNamedIn, fragmentsMentioning, graphStats, searchEntities, traverse, type EntityRow, type Traversal } from './graph-queries.js';
+import {
+  entitiesByIds,
+  entitiesNamedIn,
+  fragmentsMentioning,
+  graphStats,
+  searchEntities,
+  traverse,
+  type EntityRow,
+  type Traversal,
+} from './graph-queries.js';
 import { isUuid } from '@kw/platform-ids';
 
 type M = typeof GraphService.method;
@@ -33,7 +42,14 @@ export class GraphHandlers {
   async search(input: In<'searchGraphEntities'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const match = input.match === 'substring' ? 'substring' : 'prefix';
-    const entities = await searchEntities(this.db, workspaceId, input.query, match, input.kind, clamp(input.limit, GRAPH_SEARCH_LIMIT_DEFAULT, GRAPH_SEARCH_LIMIT_MAX));
+    const entities = await searchEntities(
+      this.db,
+      workspaceId,
+      input.query,
+      match,
+      input.kind,
+      clamp(input.limit, GRAPH_SEARCH_LIMIT_DEFAULT, GRAPH_SEARCH_LIMIT_MAX),
+    );
     return { entities: entities.map((e) => ({ ...e, depth: 0, fragments: [] })) };
   }
 
@@ -52,7 +68,12 @@ export class GraphHandlers {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const limit = clamp(input.limit, GRAPH_SEARCH_LIMIT_DEFAULT, GRAPH_SEARCH_LIMIT_MAX);
     const seeds = await entitiesNamedIn(this.db, workspaceId, input.query, GRAPH_SEARCH_LIMIT_MAX);
-    const traversal = await traverse(this.db, workspaceId, seeds.map((s) => s.id), clamp(input.depth, 1, GRAPH_DEPTH_MAX));
+    const traversal = await traverse(
+      this.db,
+      workspaceId,
+      seeds.map((s) => s.id),
+      clamp(input.depth, 1, GRAPH_DEPTH_MAX),
+    );
     const nodes = await this.nodesOf(workspaceId, traversal);
     // A fragment scores 1/(1+depth) for each node it mentions: seeds count most.
     const fragments = new Map<string, { id: string; title: string; score: number; entityIds: string[] }>();
@@ -64,8 +85,15 @@ export class GraphHandlers {
         fragments.set(ref.id, entry);
       }
     }
-    const ranked = [...fragments.values()].sort((a, b) => b.score - a.score || a.title.localeCompare(b.title) || a.id.localeCompare(b.id)).slice(0, limit);
-    return { seeds: nodes.filter((n) => n.depth === 0), nodes, edges: traversal.edges, fragments: ranked.map((f) => ({ ...f, score: Math.round(f.score * 1000) / 1000 })) };
+    const ranked = [...fragments.values()]
+      .sort((a, b) => b.score - a.score || a.title.localeCompare(b.title) || a.id.localeCompare(b.id))
+      .slice(0, limit);
+    return {
+      seeds: nodes.filter((n) => n.depth === 0),
+      nodes,
+      edges: traversal.edges,
+      fragments: ranked.map((f) => ({ ...f, score: Math.round(f.score * 1000) / 1000 })),
+    };
   }
 
   /** The traversed entities with their depth and the fragments mentioning each, nearest first. */

@@ -38,7 +38,12 @@ export class FragmentSearch {
     @Inject(AI_PROVIDER) private readonly ai: AiProvider,
   ) {}
 
-  async search(workspaceIds: string[], criteria: SearchCriteria, limit: number, offset: number): Promise<SearchPageView> {
+  async search(
+    workspaceIds: string[],
+    criteria: SearchCriteria,
+    limit: number,
+    offset: number,
+  ): Promise<SearchPageView> {
     const empty = { hits: [], totalCount: 0, limit, offset, mode: criteria.mode };
     if (workspaceIds.length === 0 || criteria.query.trim() === '') return empty;
     // The retrievers are independent: on a pooled database they run side by side.
@@ -49,23 +54,42 @@ export class FragmentSearch {
     const lists: Record<string, RankedId[]> = {};
     if (keyword) lists['keyword'] = keyword;
     if (semantic) lists['semantic'] = semantic;
-    const ranked = criteria.mode === 'hybrid' ? fuseByReciprocalRank(lists) : single(lists[criteria.mode === 'keyword' ? 'keyword' : 'semantic']!, criteria.mode);
+    const ranked =
+      criteria.mode === 'hybrid'
+        ? fuseByReciprocalRank(lists)
+        : single(lists[criteria.mode === 'keyword' ? 'keyword' : 'semantic']!, criteria.mode);
     const page = ranked.slice(offset, offset + limit);
-    return { hits: await this.load(workspaceIds, criteria.query, page), totalCount: ranked.length, limit, offset, mode: criteria.mode };
+    return {
+      hits: await this.load(workspaceIds, criteria.query, page),
+      totalCount: ranked.length,
+      limit,
+      offset,
+      mode: criteria.mode,
+    };
   }
 
   /** Query embedding from the same provider that embedded the chunks, then the vector index. */
   private async semanticCandidates(workspaceIds: string[], criteria: SearchCriteria): Promise<RankedId[]> {
     const [vector] = await this.ai.embed([criteria.query]);
     if (!vector || vector.every((x) => x === 0)) return [];
-    const hits = await this.vectors.nearest({ workspaceIds, vector, limit: RETRIEVAL_DEPTH, minSimilarity: MIN_SIMILARITY });
+    const hits = await this.vectors.nearest({
+      workspaceIds,
+      vector,
+      limit: RETRIEVAL_DEPTH,
+      minSimilarity: MIN_SIMILARITY,
+    });
     const ranked = hits.map((h) => ({ fragmentId: h.fragmentId, score: h.similarity }));
     return this.applyFilters(workspaceIds, criteria, ranked);
   }
 
   /** The vector index knows no types, tags or collections: keep the hits that pass them, in order. */
-  private async applyFilters(workspaceIds: string[], criteria: SearchCriteria, ranked: RankedId[]): Promise<RankedId[]> {
-    if (ranked.length === 0 || (criteria.types.length === 0 && criteria.tags.length === 0 && !criteria.collectionId)) return ranked;
+  private async applyFilters(
+    workspaceIds: string[],
+    criteria: SearchCriteria,
+    ranked: RankedId[],
+  ): Promise<RankedId[]> {
+    if (ranked.length === 0 || (criteria.types.length === 0 && criteria.tags.length === 0 && !criteria.collectionId))
+      return ranked;
     const ids = ranked.map((r) => r.fragmentId);
     const rows = await this.db.$queryRaw<{ id: string }[]>(DataPrisma.sql`
       SELECT f.id::text AS id FROM data.fragments f WHERE f.id = ANY(${ids}::uuid[]) AND ${fragmentConditions(workspaceIds, criteria)}`);
@@ -85,18 +109,20 @@ export class FragmentSearch {
     return page.flatMap((hit) => {
       const row = byId.get(hit.fragmentId);
       if (!row) return [];
-      return [{
-        fragmentId: row.id,
-        workspaceId: row.workspace_id,
-        title: row.title,
-        type: row.type,
-        tags: row.tags,
-        snippet: row.snippet,
-        score: hit.score,
-        matchedBy: hit.matchedBy,
-        createdAt: row.created_at.toISOString(),
-        updatedAt: row.updated_at.toISOString(),
-      }];
+      return [
+        {
+          fragmentId: row.id,
+          workspaceId: row.workspace_id,
+          title: row.title,
+          type: row.type,
+          tags: row.tags,
+          snippet: row.snippet,
+          score: hit.score,
+          matchedBy: hit.matchedBy,
+          createdAt: row.created_at.toISOString(),
+          updatedAt: row.updated_at.toISOString(),
+        },
+      ];
     });
   }
 }

@@ -23,5 +23,7 @@ export function fuseByReciprocalRank(lists: Record<string, { fragmentId: string 
       fused.set(fragmentId, hit);
     });
   }
-  return [...fused.values()].sort((a, b) => b.score - a.score || (a.fragmentId < b.fragmentId ? -1 : a.fragmentId > b.fragmentId ? 1 : 0));
+  return [...fused.values()].sort(
+    (a, b) => b.score - a.score || (a.fragmentId < b.fragmentId ? -1 : a.fragmentId > b.fragmentId ? 1 : 0),
+  );
 }

@@ -7,14 +7,21 @@ const sql = DataPrisma.sql;
  * The WHERE conditions every retrieval shares, over `data.fragments f`: the authorized
  * workspaces, never archived fragments, and the optional type, tag and collection filters.
  */
-export function fragmentConditions(workspaceIds: string[], criteria: Pick<SearchCriteria, 'types' | 'tags' | 'collectionId'>): DataPrisma.Sql {
+export function fragmentConditions(
+  workspaceIds: string[],
+  criteria: Pick<SearchCriteria, 'types' | 'tags' | 'collectionId'>,
+): DataPrisma.Sql {
   const parts: DataPrisma.Sql[] = [sql`f.workspace_id = ANY(${workspaceIds}::uuid[])`, sql`f.archived_at IS NULL`];
   if (criteria.types.length > 0) {
-    parts.push(sql`EXISTS (SELECT 1 FROM data.fragment_types t WHERE t.id = f.fragment_type_id AND t.key = ANY(${criteria.types}::text[]))`);
+    parts.push(
+      sql`EXISTS (SELECT 1 FROM data.fragment_types t WHERE t.id = f.fragment_type_id AND t.key = ANY(${criteria.types}::text[]))`,
+    );
   }
   if (criteria.tags.length > 0) parts.push(sql`f.tags @> ${criteria.tags}::text[]`);
   if (criteria.collectionId) {
-    parts.push(sql`EXISTS (SELECT 1 FROM data.collection_fragments cf WHERE cf.fragment_id = f.id AND cf.collection_id = ${criteria.collectionId}::uuid)`);
+    parts.push(
+      sql`EXISTS (SELECT 1 FROM data.collection_fragments cf WHERE cf.fragment_id = f.id AND cf.collection_id = ${criteria.collectionId}::uuid)`,
+    );
   }
   return DataPrisma.join(parts, ' AND ');
 }

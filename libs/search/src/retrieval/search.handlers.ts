@@ -39,7 +39,14 @@ export class SearchHandlers {
     const page = await this.fragments.search([workspaceId], criteria, limit, offset);
     // First pages only: paging through one query is one search for analytics.
     if (offset === 0 && criteria.query !== '') {
-      await this.queryLog.record({ workspaceId, userId, query: criteria.query, mode: criteria.mode, resultCount: page.totalCount, durationMs: Math.round(performance.now() - started) });
+      await this.queryLog.record({
+        workspaceId,
+        userId,
+        query: criteria.query,
+        mode: criteria.mode,
+        resultCount: page.totalCount,
+        durationMs: Math.round(performance.now() - started),
+      });
     }
     return { page };
   }
@@ -50,15 +57,22 @@ export class SearchHandlers {
    */
   @Handles(SearchService.method.globalSearch)
   async globalSearch(input: In<'globalSearch'>, context: RequestContext) {
-    assertAccountAllowed({ auth: context.auth, account: context.auth?.userId ? { active: true } : undefined, action: 'search:read' });
+    assertAccountAllowed({
+      auth: context.auth,
+      account: context.auth?.userId ? { active: true } : undefined,
+      action: 'search:read',
+    });
     const { workspaces } = await this.client.call(WorkspacesService.method.listAccessibleWorkspaces, {});
     const readable: string[] = [];
     for (const workspace of workspaces) {
       if (workspace.archivedAt || workspace.hostedZoneId) continue;
-      const allowed = await this.gate.authorize(context, workspace.id, 'search:read').then(() => true, (err: unknown) => {
-        if (err instanceof AppError && err.status < 500) return false;
-        throw err;
-      });
+      const allowed = await this.gate.authorize(context, workspace.id, 'search:read').then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof AppError && err.status < 500) return false;
+          throw err;
+        },
+      );
       if (allowed) readable.push(workspace.id);
     }
     const { limit, offset } = pageOf(input.limit, input.offset);

@@ -1,6 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
 import type { MessageShape } from '@bufbuild/protobuf';
 import type { SavedSearchSchema } from '@kw/contracts';
 import { QUERY_MAX, SearchResultsDto } from '../retrieval/search.dto.js';
@@ -11,8 +23,20 @@ export class CreateSavedSearchDto {
   @ApiProperty({ minLength: 1, maxLength: 200 }) @IsString() @MinLength(1) @MaxLength(200) name!: string;
   @ApiProperty({ minLength: 1, maxLength: QUERY_MAX }) @IsString() @MinLength(1) @MaxLength(QUERY_MAX) q!: string;
   @ApiPropertyOptional({ enum: SEARCH_MODES, default: 'hybrid' }) @IsOptional() @IsIn(SEARCH_MODES) mode?: string;
-  @ApiPropertyOptional({ type: [String] }) @IsOptional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(100, { each: true }) types?: string[];
-  @ApiPropertyOptional({ type: [String] }) @IsOptional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(100, { each: true }) tags?: string[];
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  types?: string[];
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  tags?: string[];
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUUID() collectionId?: string;
 }
 
@@ -21,8 +45,20 @@ export class ListSavedSearchesQueryDto {
 }
 
 export class RunSavedSearchQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: SEARCH_LIMIT_MAX }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(SEARCH_LIMIT_MAX) limit?: number;
-  @ApiPropertyOptional({ minimum: 0, maximum: RETRIEVAL_DEPTH }) @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(RETRIEVAL_DEPTH) offset?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: SEARCH_LIMIT_MAX })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(SEARCH_LIMIT_MAX)
+  limit?: number;
+  @ApiPropertyOptional({ minimum: 0, maximum: RETRIEVAL_DEPTH })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(RETRIEVAL_DEPTH)
+  offset?: number;
 }
 
 export class SavedSearchDto {
@@ -55,7 +91,14 @@ export class SavedSearchRunDto extends SearchResultsDto {
 export function savedJson(saved: MessageShape<typeof SavedSearchSchema>): SavedSearchDto {
   const s = saved.search;
   return {
-    id: saved.id, workspaceId: saved.workspaceId, name: saved.name, q: s?.query ?? '', mode: s?.mode ?? 'hybrid', types: s?.types ?? [], tags: s?.tags ?? [],
-    ...(s?.collectionId ? { collectionId: s.collectionId } : {}), createdAt: saved.createdAt,
+    id: saved.id,
+    workspaceId: saved.workspaceId,
+    name: saved.name,
+    q: s?.query ?? '',
+    mode: s?.mode ?? 'hybrid',
+    types: s?.types ?? [],
+    tags: s?.tags ?? [],
+    ...(s?.collectionId ? { collectionId: s.collectionId } : {}),
+    createdAt: saved.createdAt,
   };
 }

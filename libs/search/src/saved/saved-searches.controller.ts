@@ -3,7 +3,15 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import { SearchService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { resultsJson } from '../retrieval/search.dto.js';
-import { CreateSavedSearchDto, ListSavedSearchesQueryDto, RunSavedSearchQueryDto, SavedSearchListDto, SavedSearchResponseDto, SavedSearchRunDto, savedJson } from './saved-search.dto.js';
+import {
+  CreateSavedSearchDto,
+  ListSavedSearchesQueryDto,
+  RunSavedSearchQueryDto,
+  SavedSearchListDto,
+  SavedSearchResponseDto,
+  SavedSearchRunDto,
+  savedJson,
+} from './saved-search.dto.js';
 
 const M = SearchService.method;
 
@@ -14,11 +22,24 @@ export class SavedSearchesController {
   constructor(private readonly client: ServiceClient) {}
 
   @Post()
-  @ApiOperation({ summary: 'Save a search', description: 'Private to the caller, in one workspace. Scope `search:read`.' })
+  @ApiOperation({
+    summary: 'Save a search',
+    description: 'Private to the caller, in one workspace. Scope `search:read`.',
+  })
   @ApiCreatedResponse({ type: SavedSearchResponseDto })
   async create(@Body() body: CreateSavedSearchDto): Promise<SavedSearchResponseDto> {
-    const search = { query: body.q, mode: body.mode ?? 'hybrid', types: body.types ?? [], tags: body.tags ?? [], collectionId: body.collectionId ?? '' };
-    const { savedSearch } = await this.client.call(M.createSavedSearch, { workspaceId: body.workspaceId, name: body.name, search });
+    const search = {
+      query: body.q,
+      mode: body.mode ?? 'hybrid',
+      types: body.types ?? [],
+      tags: body.tags ?? [],
+      collectionId: body.collectionId ?? '',
+    };
+    const { savedSearch } = await this.client.call(M.createSavedSearch, {
+      workspaceId: body.workspaceId,
+      name: body.name,
+      search,
+    });
     return { success: true, savedSearch: savedJson(savedSearch!) };
   }
 
@@ -35,7 +56,11 @@ export class SavedSearchesController {
   @ApiOperation({ summary: 'Run a saved search', description: 'Scope `search:read`.' })
   @ApiOkResponse({ type: SavedSearchRunDto })
   async run(@Param('savedSearchId') id: string, @Query() query: RunSavedSearchQueryDto): Promise<SavedSearchRunDto> {
-    const { savedSearch, page } = await this.client.call(M.runSavedSearch, { id, limit: query.limit ?? 0, offset: query.offset ?? 0 });
+    const { savedSearch, page } = await this.client.call(M.runSavedSearch, {
+      id,
+      limit: query.limit ?? 0,
+      offset: query.offset ?? 0,
+    });
     return { ...resultsJson(page), savedSearch: savedJson(savedSearch!) };
   }
 

@@ -25,7 +25,13 @@ function savedView(row: SavedRow) {
     id: row.id,
     workspaceId: row.workspaceId,
     name: row.name,
-    search: { query: row.query, mode: row.mode, types: row.types, tags: row.tags, collectionId: row.collectionId ?? '' },
+    search: {
+      query: row.query,
+      mode: row.mode,
+      types: row.types,
+      tags: row.tags,
+      collectionId: row.collectionId ?? '',
+    },
     createdAt: row.createdAt.toISOString(),
   };
 }
@@ -49,9 +55,23 @@ export class SavedSearchHandlers {
     const criteria = criteriaOf(input.search);
     if (criteria.collectionId) await this.checkOwnCollection(workspaceId, criteria.collectionId);
     const count = await this.db.savedSearch.count({ where: { workspaceId, userId } });
-    if (count >= SAVED_SEARCHES_MAX) throw new AppError({ status: 409, code: ErrorCode.CONFLICT, message: `At most ${SAVED_SEARCHES_MAX} saved searches per workspace` });
+    if (count >= SAVED_SEARCHES_MAX)
+      throw new AppError({
+        status: 409,
+        code: ErrorCode.CONFLICT,
+        message: `At most ${SAVED_SEARCHES_MAX} saved searches per workspace`,
+      });
     const row = await this.db.savedSearch.create({
-      data: { workspaceId, userId, name: input.name, query: criteria.query, mode: criteria.mode, types: criteria.types, tags: criteria.tags, collectionId: criteria.collectionId ?? null },
+      data: {
+        workspaceId,
+        userId,
+        name: input.name,
+        query: criteria.query,
+        mode: criteria.mode,
+        types: criteria.types,
+        tags: criteria.tags,
+        collectionId: criteria.collectionId ?? null,
+      },
     });
     return { savedSearch: savedView(row) };
   }
@@ -59,7 +79,10 @@ export class SavedSearchHandlers {
   @Handles(SearchService.method.listSavedSearches)
   async list(input: In<'listSavedSearches'>, context: RequestContext) {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
-    const rows = await this.db.savedSearch.findMany({ where: { workspaceId, userId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    const rows = await this.db.savedSearch.findMany({
+      where: { workspaceId, userId },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
     return { savedSearches: rows.map(savedView) };
   }
 
@@ -81,7 +104,10 @@ export class SavedSearchHandlers {
 
   /** A saved search may only name a collection of its own workspace: another tenant's id is refused like a missing one. */
   private async checkOwnCollection(workspaceId: string, collectionId: string): Promise<void> {
-    const found = await this.db.collection.findFirst({ where: { id: collectionId, workspaceId }, select: { id: true } });
+    const found = await this.db.collection.findFirst({
+      where: { id: collectionId, workspaceId },
+      select: { id: true },
+    });
     if (found) return;
     const problem = 'must be a collection of this workspace';
     throw new AppError({

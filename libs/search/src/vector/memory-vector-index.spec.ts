@@ -40,7 +40,8 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
     pool = new pg.Pool({ connectionString: database.url, max: 4 });
     await migrate(pool, 'data');
     db = createPrismaClient('data', pool);
-    for (const w of [ws, other]) typeIds.set(w, (await db.fragmentType.create({ data: { workspaceId: w, key: 'note', name: 'Note' } })).id);
+    for (const w of [ws, other])
+      typeIds.set(w, (await db.fragmentType.create({ data: { workspaceId: w, key: 'note', name: 'Note' } })).id);
   });
   afterAll(async () => {
     await db?.$disconnect();
@@ -53,7 +54,16 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
 
   /** A fragment embedded into these chunk vectors, as the embedding step writes them. */
   async function fragment(vectors: number[][], workspaceId = ws): Promise<string> {
-    const f = await db.fragment.create({ data: { workspaceId, fragmentTypeId: typeIds.get(workspaceId)!, title: 't', content: 'c', createdBy: user, updatedBy: user } });
+    const f = await db.fragment.create({
+      data: {
+        workspaceId,
+        fragmentTypeId: typeIds.get(workspaceId)!,
+        title: 't',
+        content: 'c',
+        createdBy: user,
+        updatedBy: user,
+      },
+    });
     await embed(f.id, vectors, workspaceId);
     return f.id;
   }
@@ -61,12 +71,28 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
   async function embed(fragmentId: string, vectors: number[][], workspaceId = ws, version = 1): Promise<void> {
     await db.$transaction([
       db.fragmentChunk.deleteMany({ where: { fragmentId } }),
-      db.fragmentChunk.createMany({ data: vectors.map((embedding, ordinal) => ({ fragmentId, workspaceId, ordinal, text: `chunk ${ordinal}`, embedding, version })) }),
+      db.fragmentChunk.createMany({
+        data: vectors.map((embedding, ordinal) => ({
+          fragmentId,
+          workspaceId,
+          ordinal,
+          text: `chunk ${ordinal}`,
+          embedding,
+          version,
+        })),
+      }),
     ]);
   }
 
-  const query = (vector: number[], extra: Partial<VectorQuery> = {}): VectorQuery => ({ workspaceIds: [ws], vector, limit: 10, minSimilarity: 0, ...extra });
-  const index = (maxFloats = 1_000_000, fallback: VectorIndex = new RecordingFallback()) => new MemoryVectorIndex(pool, maxFloats, fallback);
+  const query = (vector: number[], extra: Partial<VectorQuery> = {}): VectorQuery => ({
+    workspaceIds: [ws],
+    vector,
+    limit: 10,
+    minSimilarity: 0,
+    ...extra,
+  });
+  const index = (maxFloats = 1_000_000, fallback: VectorIndex = new RecordingFallback()) =>
+    new MemoryVectorIndex(pool, maxFloats, fallback);
 
   it("decodes PostgreSQL's binary float4[] exactly", async () => {
     const values = [0, 1, -2.5, 3.4028234663852886e38, 1.1754943508222875e-38, 0.1];
@@ -79,7 +105,13 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
   it('ranks like exact cosine in SQL: best chunk per fragment, threshold, limit, ties by id', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.array(fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 12 }),
+        fc.array(
+          fc.array(fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }), {
+            minLength: 1,
+            maxLength: 3,
+          }),
+          { minLength: 1, maxLength: 12 },
+        ),
         fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }),
         fc.constantFrom(0, 0.3, 0.9),
         fc.integer({ min: 1, max: 8 }),
@@ -158,7 +190,10 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
     await fragment([[0, 1, 0]], other);
     await fragment([[0, 0, 1]], other);
     const logged: string[] = [];
-    const logger = { info: (_: unknown, msg: string) => logged.push(msg), warn: (_: unknown, msg: string) => logged.push(msg) } as never;
+    const logger = {
+      info: (_: unknown, msg: string) => logged.push(msg),
+      warn: (_: unknown, msg: string) => logged.push(msg),
+    } as never;
     const roomy = index();
     const warmup = new VectorIndexWarmup(roomy, { pool } as never, logger);
     warmup.onApplicationBootstrap();

@@ -108,7 +108,8 @@ export class MemoryVectorIndex implements VectorIndex {
 
   private heldBy(workspaceIds: string[]): number {
     let floats = 0;
-    for (const id of workspaceIds) for (const entry of this.workspaces.get(id)?.values() ?? []) floats += entry.vectors.length;
+    for (const id of workspaceIds)
+      for (const entry of this.workspaces.get(id)?.values() ?? []) floats += entry.vectors.length;
     return floats;
   }
 
@@ -129,7 +130,9 @@ export class MemoryVectorIndex implements VectorIndex {
       }
       if (best >= query.minSimilarity) hits.push({ fragmentId, similarity: best });
     }
-    hits.sort((a, b) => b.similarity - a.similarity || (a.fragmentId < b.fragmentId ? -1 : a.fragmentId > b.fragmentId ? 1 : 0));
+    hits.sort(
+      (a, b) => b.similarity - a.similarity || (a.fragmentId < b.fragmentId ? -1 : a.fragmentId > b.fragmentId ? 1 : 0),
+    );
     return hits.slice(0, query.limit);
   }
 
@@ -158,12 +161,18 @@ export class MemoryVectorIndex implements VectorIndex {
       for (const [fragmentId, chunks] of groupBy(rows, (r) => r.f)) {
         // A zero vector matches nothing (SQL's cosine is NULL for it); a run whose chunks disagree
         // on the dimension (never written so) is left out.
-        const vectors = chunks.map((c) => unit(decodeFloat4Array(c.e))).filter((v): v is Float32Array => v !== undefined);
+        const vectors = chunks
+          .map((c) => unit(decodeFloat4Array(c.e)))
+          .filter((v): v is Float32Array => v !== undefined);
         const dim = vectors[0]?.length ?? 0;
         if (dim === 0 || vectors.some((v) => v.length !== dim)) continue;
         const packed = new Float32Array(dim * vectors.length);
         vectors.forEach((v, n) => packed.set(v, n * dim));
-        this.hold(workspaceOf.get(fragmentId)!, fragmentId, { run: `${chunks[0]!.v}:${Number(chunks[0]!.t)}`, dim, vectors: packed });
+        this.hold(workspaceOf.get(fragmentId)!, fragmentId, {
+          run: `${chunks[0]!.v}:${Number(chunks[0]!.t)}`,
+          dim,
+          vectors: packed,
+        });
       }
     }
   }

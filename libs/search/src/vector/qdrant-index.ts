@@ -66,7 +66,12 @@ export class QdrantIndex implements VectorIndex, VectorIndexSync {
       with_payload: ['fragment_id', 'version'],
       filter: { must: [{ key: 'workspace_id', match: { any: query.workspaceIds } }] },
     };
-    const found = await this.request<{ result: QdrantScoredPoint[] }>('POST', `/collections/${collection}/points/search`, body, { missingOk: true });
+    const found = await this.request<{ result: QdrantScoredPoint[] }>(
+      'POST',
+      `/collections/${collection}/points/search`,
+      body,
+      { missingOk: true },
+    );
     // Nothing embedded in this dimension yet.
     if (!found) return [];
     const best = new Map<string, { similarity: number }>();
@@ -108,7 +113,10 @@ export class QdrantIndex implements VectorIndex, VectorIndexSync {
         ['fragment_id', 'keyword'],
         ['chunk_index', 'integer'],
       ] as const) {
-        await this.request('PUT', `/collections/${collection}/index?wait=true`, { field_name: field, field_schema: schema });
+        await this.request('PUT', `/collections/${collection}/index?wait=true`, {
+          field_name: field,
+          field_schema: schema,
+        });
       }
     }
     this.ready.add(collection);
@@ -120,7 +128,12 @@ export class QdrantIndex implements VectorIndex, VectorIndexSync {
    * the new chunk count and in the collections of other dimensions: at no moment is the
    * fragment missing from the index, and running it twice changes nothing.
    */
-  async upsertFragment(workspaceId: string, fragmentId: string, version: number, chunks: IndexedChunk[]): Promise<void> {
+  async upsertFragment(
+    workspaceId: string,
+    fragmentId: string,
+    version: number,
+    chunks: IndexedChunk[],
+  ): Promise<void> {
     const dimension = chunks[0]?.vector.length;
     const usable = chunks.filter((c) => c.vector.length === dimension);
     let target: string | undefined;
@@ -135,7 +148,10 @@ export class QdrantIndex implements VectorIndex, VectorIndexSync {
       });
       const kept = usable.map((c) => c.chunkIndex);
       await this.request('POST', `/collections/${target}/points/delete?wait=true`, {
-        filter: { must: [{ key: 'fragment_id', match: { value: fragmentId } }], must_not: [{ key: 'chunk_index', match: { any: kept } }] },
+        filter: {
+          must: [{ key: 'fragment_id', match: { value: fragmentId } }],
+          must_not: [{ key: 'chunk_index', match: { any: kept } }],
+        },
       });
     }
     for (const collection of await this.collections()) {
@@ -153,12 +169,23 @@ export class QdrantIndex implements VectorIndex, VectorIndexSync {
 
   /** The collections of this index (every dimension). */
   async collections(): Promise<string[]> {
-    const { result } = await this.request<{ result: { collections: Array<{ name: string }> } }>('GET', '/collections', undefined);
-    return result.collections.map((c) => c.name).filter((name) => name.startsWith(`${this.prefix}_`) && /^\d+$/.test(name.slice(this.prefix.length + 1)));
+    const { result } = await this.request<{ result: { collections: Array<{ name: string }> } }>(
+      'GET',
+      '/collections',
+      undefined,
+    );
+    return result.collections
+      .map((c) => c.name)
+      .filter((name) => name.startsWith(`${this.prefix}_`) && /^\d+$/.test(name.slice(this.prefix.length + 1)));
   }
 
   private async deleteIn(collection: string, fragmentId: string): Promise<void> {
-    await this.request('POST', `/collections/${collection}/points/delete?wait=true`, { filter: { must: [{ key: 'fragment_id', match: { value: fragmentId } }] } }, { missingOk: true });
+    await this.request(
+      'POST',
+      `/collections/${collection}/points/delete?wait=true`,
+      { filter: { must: [{ key: 'fragment_id', match: { value: fragmentId } }] } },
+      { missingOk: true },
+    );
   }
 
   private url(path: string): string {
@@ -167,8 +194,18 @@ export class QdrantIndex implements VectorIndex, VectorIndexSync {
 
   /** A JSON request; with `missingOk`, a 404 answers undefined instead of throwing. */
   private async request<T>(method: string, path: string, body: unknown): Promise<T>;
-  private async request<T>(method: string, path: string, body: unknown, options: { missingOk: true }): Promise<T | undefined>;
-  private async request<T>(method: string, path: string, body: unknown, options: { missingOk?: boolean } = {}): Promise<T | undefined> {
+  private async request<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    options: { missingOk: true },
+  ): Promise<T | undefined>;
+  private async request<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    options: { missingOk?: boolean } = {},
+  ): Promise<T | undefined> {
     const response = await fetch(this.url(path), {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -179,7 +216,8 @@ export class QdrantIndex implements VectorIndex, VectorIndexSync {
       await response.body?.cancel().catch(() => undefined);
       return undefined;
     }
-    if (!response.ok) throw new Error(`Qdrant ${method} ${path} failed: ${response.status} ${await response.text().catch(() => '')}`);
+    if (!response.ok)
+      throw new Error(`Qdrant ${method} ${path} failed: ${response.status} ${await response.text().catch(() => '')}`);
     return (await response.json()) as T;
   }
 }

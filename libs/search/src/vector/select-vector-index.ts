@@ -7,7 +7,13 @@ import { ExactCosineIndex } from './exact-cosine-index.js';
 import { MemoryVectorIndex } from './memory-vector-index.js';
 import { PgvectorIndex } from './pgvector-index.js';
 import { QdrantIndex } from './qdrant-index.js';
-import { IN_POSTGRES_SYNC, isVectorIndexSync, VECTOR_INDEX, VECTOR_INDEX_SYNC, type VectorIndex } from './vector-index.js';
+import {
+  IN_POSTGRES_SYNC,
+  isVectorIndexSync,
+  VECTOR_INDEX,
+  VECTOR_INDEX_SYNC,
+  type VectorIndex,
+} from './vector-index.js';
 
 /**
  * Picks the vector index at start-up: Qdrant when QDRANT_URL is set (fed from the
@@ -18,7 +24,12 @@ import { IN_POSTGRES_SYNC, isVectorIndexSync, VECTOR_INDEX, VECTOR_INDEX_SYNC, t
  * a warning. pgvector, memory and exact read data.fragment_chunks: nothing to sync.
  */
 /** `database`: the process's (never null here: SEARCH_DB refuses to start without one). */
-export async function selectVectorIndex(config: AppConfig, db: SearchDb, logger: Logger, database: Database): Promise<VectorIndex> {
+export async function selectVectorIndex(
+  config: AppConfig,
+  db: SearchDb,
+  logger: Logger,
+  database: Database,
+): Promise<VectorIndex> {
   const index = await chooseIndex(config, db, logger, database);
   logger.info({ vectorIndex: index.name }, 'search vector index selected');
   return index;
@@ -30,19 +41,28 @@ async function chooseIndex(config: AppConfig, db: SearchDb, logger: Logger, data
   if (schema) return new PgvectorIndex(db, schema);
   const exact = new ExactCosineIndex(db);
   if (config.VECTOR_MEMORY_MB === 0) {
-    logger.warn('search: the pgvector extension is not available, QDRANT_URL is unset and VECTOR_MEMORY_MB=0; semantic search uses exact cosine similarity in Postgres (slow on large workspaces)');
+    logger.warn(
+      'search: the pgvector extension is not available, QDRANT_URL is unset and VECTOR_MEMORY_MB=0; ' +
+        'semantic search uses exact cosine similarity in Postgres (slow on large workspaces)',
+    );
     return exact;
   }
   logger.warn(
     { vectorMemoryMb: config.VECTOR_MEMORY_MB },
-    'search: the pgvector extension is not available and QDRANT_URL is unset; semantic search keeps vectors in this process (each replica its own copy, read from Postgres)',
+    'search: the pgvector extension is not available and QDRANT_URL is unset; semantic search keeps ' +
+      'vectors in this process (each replica its own copy, read from Postgres)',
   );
   return new MemoryVectorIndex(database.pool, Math.floor((config.VECTOR_MEMORY_MB * 1024 * 1024) / 4), exact);
 }
 
 /** The schema of the installed `vector` extension, installing it when available; null if neither. */
 async function pgvectorSchema(db: SearchDb): Promise<string | null> {
-  const installed = async () => (await db.$queryRawUnsafe<{ schema: string }[]>(`SELECT n.nspname::text AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`))[0]?.schema ?? null;
+  const installed = async () =>
+    (
+      await db.$queryRawUnsafe<{ schema: string }[]>(
+        `SELECT n.nspname::text AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`,
+      )
+    )[0]?.schema ?? null;
   const existing = await installed();
   if (existing) return existing;
   const available = await db.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);

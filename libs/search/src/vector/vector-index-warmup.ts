@@ -31,7 +31,9 @@ export class VectorIndexWarmup implements OnApplicationBootstrap, OnModuleDestro
     if (!(this.index instanceof MemoryVectorIndex) || !this.database) return;
     const index = this.index;
     const pool = this.database.pool;
-    this.run = this.warmAll(index, pool).catch((err: unknown) => this.logger.warn({ err }, 'vector index warm-up failed; workspaces load at their first search'));
+    this.run = this.warmAll(index, pool).catch((err: unknown) =>
+      this.logger.warn({ err }, 'vector index warm-up failed; workspaces load at their first search'),
+    );
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -60,11 +62,19 @@ export class VectorIndexWarmup implements OnApplicationBootstrap, OnModuleDestro
       loaded++;
       if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
         lastReport = Date.now();
-        this.logger.info({ loaded, workspaces: rows.length, heldMb: Math.round((index.heldFloats * 4) / 1048576) }, 'vector index warm-up progress');
+        this.logger.info(
+          { loaded, workspaces: rows.length, heldMb: Math.round((index.heldFloats * 4) / 1048576) },
+          'vector index warm-up progress',
+        );
       }
     }
     this.logger.info(
-      { loaded, workspaces: rows.length, heldMb: Math.round((index.heldFloats * 4) / 1048576), elapsedMs: Date.now() - started },
+      {
+        loaded,
+        workspaces: rows.length,
+        heldMb: Math.round((index.heldFloats * 4) / 1048576),
+        elapsedMs: Date.now() - started,
+      },
       this.stopping ? 'vector index warm-up stopped' : 'vector index warm-up done',
     );
   }

@@ -59,7 +59,13 @@ export const IN_POSTGRES_SYNC: VectorIndexSync = {
 };
 
 export function isVectorIndexSync(value: unknown): value is VectorIndexSync {
-  return !!value && typeof value === 'object' && 'external' in value && 'upsertFragment' in value && 'deleteFragment' in value;
+  return (
+    !!value &&
+    typeof value === 'object' &&
+    'external' in value &&
+    'upsertFragment' in value &&
+    'deleteFragment' in value
+  );
 }
 
 /** A query vector as a pgvector / float4[] literal. */

@@ -21,7 +21,12 @@ class RecordingIndex implements VectorIndexSync {
   /** Writes refused while down. */
   refused: string[] = [];
 
-  async upsertFragment(workspaceId: string, fragmentId: string, version: number, chunks: IndexedChunk[]): Promise<void> {
+  async upsertFragment(
+    workspaceId: string,
+    fragmentId: string,
+    version: number,
+    chunks: IndexedChunk[],
+  ): Promise<void> {
     if (this.down) {
       this.refused.push(fragmentId);
       throw new Error('index unreachable');
@@ -79,7 +84,17 @@ describeWith(['postgres'], 'vector index sync (real Postgres, recording index)',
 
   /** A fragment at `version`, embedded into `chunks` chunks of that version (as enrichment writes them). */
   async function fragment(chunks: number, version = 1): Promise<string> {
-    const f = await db.fragment.create({ data: { workspaceId: ws, fragmentTypeId: typeId, title: 't', content: 'c', createdBy: user, updatedBy: user, version } });
+    const f = await db.fragment.create({
+      data: {
+        workspaceId: ws,
+        fragmentTypeId: typeId,
+        title: 't',
+        content: 'c',
+        createdBy: user,
+        updatedBy: user,
+        version,
+      },
+    });
     await embed(f.id, chunks, version);
     return f.id;
   }
@@ -88,19 +103,38 @@ describeWith(['postgres'], 'vector index sync (real Postgres, recording index)',
   async function embed(fragmentId: string, chunks: number, version: number): Promise<void> {
     await db.$transaction([
       db.fragmentChunk.deleteMany({ where: { fragmentId } }),
-      db.fragmentChunk.createMany({ data: Array.from({ length: chunks }, (_, ordinal) => ({ fragmentId, workspaceId: ws, ordinal, text: `chunk ${ordinal}`, embedding: [ordinal + 1, version, 0.5], version })) }),
+      db.fragmentChunk.createMany({
+        data: Array.from({ length: chunks }, (_, ordinal) => ({
+          fragmentId,
+          workspaceId: ws,
+          ordinal,
+          text: `chunk ${ordinal}`,
+          embedding: [ordinal + 1, version, 0.5],
+          version,
+        })),
+      }),
     ]);
   }
 
-  const archive = (id: string) => db.fragment.update({ where: { id }, data: { archivedAt: new Date(), version: { increment: 1 } } });
+  const archive = (id: string) =>
+    db.fragment.update({ where: { id }, data: { archivedAt: new Date(), version: { increment: 1 } } });
 
   it('writes the chunks of the fragment as Postgres has them, once: a redelivery changes nothing', async () => {
     const id = await fragment(2);
     expect(await syncer.syncFragment(id)).toBe('upserted');
-    expect(index.points.get(id)).toEqual({ workspaceId: ws, version: 1, chunks: [{ chunkIndex: 0, vector: [1, 1, 0.5] }, { chunkIndex: 1, vector: [2, 1, 0.5] }] });
+    expect(index.points.get(id)).toEqual({
+      workspaceId: ws,
+      version: 1,
+      chunks: [
+        { chunkIndex: 0, vector: [1, 1, 0.5] },
+        { chunkIndex: 1, vector: [2, 1, 0.5] },
+      ],
+    });
     expect(await syncer.syncFragment(id)).toBe('unchanged');
     expect(index.calls).toEqual([`upsert ${id}`]);
-    const [row] = await db.$queryRaw<Array<{ version: number }>>`SELECT version FROM data.vector_index_sync WHERE fragment_id = ${id}::uuid`;
+    const [row] = await db.$queryRaw<
+      Array<{ version: number }>
+    >`SELECT version FROM data.vector_index_sync WHERE fragment_id = ${id}::uuid`;
     expect(row?.version).toBe(1);
   });
 
@@ -112,7 +146,11 @@ describeWith(['postgres'], 'vector index sync (real Postgres, recording index)',
     // Two events (the old one redelivered late, the new one): both read the current chunks.
     expect(await syncer.syncFragment(id)).toBe('upserted');
     expect(await syncer.syncFragment(id)).toBe('unchanged');
-    expect(index.points.get(id)).toEqual({ workspaceId: ws, version: 2, chunks: [{ chunkIndex: 0, vector: [1, 2, 0.5] }] });
+    expect(index.points.get(id)).toEqual({
+      workspaceId: ws,
+      version: 2,
+      chunks: [{ chunkIndex: 0, vector: [1, 2, 0.5] }],
+    });
   });
 
   it('deletes the points of archived, deleted and chunkless fragments, and is idempotent about it', async () => {
@@ -163,9 +201,18 @@ describeWith(['postgres'], 'vector index sync (real Postgres, recording index)',
     index.calls.length = 0;
 
     const reports: Array<[BackfillProgress, boolean]> = [];
-    const result = await syncer.backfill({ batchSize: 2, progressEvery: 3, onProgress: (p, done) => reports.push([p, done]) });
+    const result = await syncer.backfill({
+      batchSize: 2,
+      progressEvery: 3,
+      onProgress: (p, done) => reports.push([p, done]),
+    });
     expect(result).toMatchObject({ upserted: 6, deleted: 1, unchanged: 0, pending: 7 });
-    expect(index.calls.sort()).toEqual([...before, reembedded].map((id) => `upsert ${id}`).concat(`delete ${gone}`).sort());
+    expect(index.calls.sort()).toEqual(
+      [...before, reembedded]
+        .map((id) => `upsert ${id}`)
+        .concat(`delete ${gone}`)
+        .sort(),
+    );
     expect([...index.points.keys()].sort()).toEqual([...before, synced, reembedded].sort());
     expect(index.points.has(notEmbedded)).toBe(false);
     // Progress every 3 fragments, then the final report.
@@ -200,7 +247,15 @@ describeWith(['postgres'], 'vector index sync (real Postgres, recording index)',
     expect([...wiped.points.keys()].sort()).toEqual([...ids].sort());
   });
 
-  const event = (eventType: string, fragmentId: string): DomainEvent => ({ id: randomUUID(), aggregateType: 'fragment', aggregateId: fragmentId, eventType, payload: { fragmentId, workspaceId: ws, version: 1 }, headers: {}, occurredAt: new Date().toISOString() });
+  const event = (eventType: string, fragmentId: string): DomainEvent => ({
+    id: randomUUID(),
+    aggregateType: 'fragment',
+    aggregateId: fragmentId,
+    eventType,
+    payload: { fragmentId, workspaceId: ws, version: 1 },
+    headers: {},
+    occurredAt: new Date().toISOString(),
+  });
 
   /** The in-process bus's semantics under JetStream's name (durable consumers are per name there). */
   class JetStreamLikeBus extends InProcessEventBus {
@@ -216,7 +271,9 @@ describeWith(['postgres'], 'vector index sync (real Postgres, recording index)',
     const later = await fragment(2);
     await bus.publish(event('fragment.embedded', later));
     // Both the backfill and the event handler failed at least once.
-    await expect.poll(() => index.refused.includes(early) && index.refused.includes(later), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => index.refused.includes(early) && index.refused.includes(later), { timeout: 10_000 })
+      .toBe(true);
     expect(index.points.size).toBe(0);
     index.down = false;
     // The backfill retries (after 1 s) and the event is redelivered (after 2 s).
@@ -245,7 +302,10 @@ describeWith(['postgres'], 'vector index sync (real Postgres, recording index)',
     await bus.publish(event('fragment.deleted', archived));
     // fragment.deleted is still there for the next consumer of its type (webhooks, for instance).
     const later: string[] = [];
-    await bus.subscribe({ consumer: 'webhooks-like', eventTypes: ['fragment.deleted'] }, async ({ event: e }) => void later.push(e.aggregateId));
+    await bus.subscribe(
+      { consumer: 'webhooks-like', eventTypes: ['fragment.deleted'] },
+      async ({ event: e }) => void later.push(e.aggregateId),
+    );
     await expect.poll(() => later).toEqual([archived]);
     await expect.poll(() => index.points.has(archived), { timeout: 10_000 }).toBe(false);
     expect(index.points.has(kept)).toBe(true);
@@ -260,7 +320,15 @@ describeWith(['postgres'], 'vector index sync (real Postgres, recording index)',
     const bus = new InProcessEventBus();
     const id = await fragment(1);
     await worker.start(bus);
-    await bus.publish({ id: randomUUID(), aggregateType: 'fragment', aggregateId: id, eventType: 'fragment.embedded', payload: { fragmentId: id }, headers: {}, occurredAt: new Date().toISOString() });
+    await bus.publish({
+      id: randomUUID(),
+      aggregateType: 'fragment',
+      aggregateId: id,
+      eventType: 'fragment.embedded',
+      payload: { fragmentId: id },
+      headers: {},
+      occurredAt: new Date().toISOString(),
+    });
     await worker.backfillDone();
     await worker.onModuleDestroy();
     expect(inPostgres.calls).toEqual([]);

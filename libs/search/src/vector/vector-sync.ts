@@ -81,7 +81,8 @@ export class VectorIndexSyncer {
       const embeddedAt = new Date(Math.max(...chunks.map((c) => new Date(c.created_at).getTime())));
       const [synced] = await tx.$queryRaw<Array<{ version: number; embedded_at: Date }>>`
         SELECT version, embedded_at FROM data.vector_index_sync WHERE fragment_id = ${fragmentId}::uuid`;
-      if (synced && synced.version === version && new Date(synced.embedded_at).getTime() === embeddedAt.getTime()) return 'unchanged';
+      if (synced && synced.version === version && new Date(synced.embedded_at).getTime() === embeddedAt.getTime())
+        return 'unchanged';
       const indexed: IndexedChunk[] = chunks.map((c) => ({ chunkIndex: c.ordinal, vector: c.embedding.map(Number) }));
       await this.index.upsertFragment(fragment.workspace_id, fragmentId, version, indexed);
       await tx.$executeRaw`
@@ -105,8 +106,15 @@ export class VectorIndexSyncer {
     const progressEvery = options.progressEvery ?? 1_000;
     const progressIntervalMs = options.progressIntervalMs ?? 10_000;
     const started = Date.now();
-    if (!options.onlyGone && (await this.index.isEmpty())) await this.db.$executeRaw`DELETE FROM data.vector_index_sync`;
-    const progress: BackfillProgress = { upserted: 0, deleted: 0, unchanged: 0, pending: options.onlyGone ? 0 : await this.countPending(), elapsedMs: 0 };
+    if (!options.onlyGone && (await this.index.isEmpty()))
+      await this.db.$executeRaw`DELETE FROM data.vector_index_sync`;
+    const progress: BackfillProgress = {
+      upserted: 0,
+      deleted: 0,
+      unchanged: 0,
+      pending: options.onlyGone ? 0 : await this.countPending(),
+      elapsedMs: 0,
+    };
     let lastReport = started;
     let sinceReport = 0;
     const step = (outcome: SyncOutcome) => {

@@ -58,11 +58,14 @@ export class VectorIndexSyncWorker implements OnApplicationBootstrap, OnModuleDe
     // start-up events from them. Removals then come from a periodic sweep (below).
     const takesDeletes = bus.kind === 'jetstream';
     const eventTypes = this.index.external && takesDeletes ? VECTOR_SYNC_EVENTS : [FRAGMENT_EMBEDDED_EVENT];
-    this.subscription = await bus.subscribe({ consumer: VECTOR_SYNC_CONSUMER, eventTypes, concurrency: 4, ackWaitMs: 60_000, retryDelayMs: 2_000 }, async ({ event }) => {
-      if (!this.index.external) return;
-      const fragmentId = typeof event.payload.fragmentId === 'string' ? event.payload.fragmentId : event.aggregateId;
-      await this.syncer.syncFragment(fragmentId);
-    });
+    this.subscription = await bus.subscribe(
+      { consumer: VECTOR_SYNC_CONSUMER, eventTypes, concurrency: 4, ackWaitMs: 60_000, retryDelayMs: 2_000 },
+      async ({ event }) => {
+        if (!this.index.external) return;
+        const fragmentId = typeof event.payload.fragmentId === 'string' ? event.payload.fragmentId : event.aggregateId;
+        await this.syncer.syncFragment(fragmentId);
+      },
+    );
     if (!this.index.external) return;
     this.logger.info({ bus: bus.kind, consumer: VECTOR_SYNC_CONSUMER }, 'vector index sync started');
     this.backfillRun = this.runBackfill();
@@ -90,7 +93,15 @@ export class VectorIndexSyncWorker implements OnApplicationBootstrap, OnModuleDe
         this.logger.info('vector index backfill started');
         await this.syncer.backfill({
           shouldStop: () => this.stopping,
-          onProgress: (p, done) => this.logger.info({ ...p }, done ? (this.stopping ? 'vector index backfill stopped' : 'vector index backfill done') : 'vector index backfill progress'),
+          onProgress: (p, done) =>
+            this.logger.info(
+              { ...p },
+              done
+                ? this.stopping
+                  ? 'vector index backfill stopped'
+                  : 'vector index backfill done'
+                : 'vector index backfill progress',
+            ),
         });
         return;
       } catch (err) {

@@ -39,12 +39,27 @@ export class DeliveryAttempter {
     const messageId = messageIdOf(delivery.id);
     const result = await this.send(delivery, webhook, messageId);
     const number = delivery.attempts + 1;
-    const retryIn = result.ok || result.status === 410 || delivery.test ? null : nextAttemptDelay(this.settings.schedule, number, result.retryAfterMs);
+    const retryIn =
+      result.ok || result.status === 410 || delivery.test
+        ? null
+        : nextAttemptDelay(this.settings.schedule, number, result.retryAfterMs);
     const status = result.ok ? 'succeeded' : retryIn === null ? 'failed' : 'pending';
-    const failure = result.ok ? null : result.failure === 'status' ? `HTTP ${result.status}` : (result.failure ?? 'failed');
+    const failure = result.ok
+      ? null
+      : result.failure === 'status'
+        ? `HTTP ${result.status}`
+        : (result.failure ?? 'failed');
     await this.db.$transaction([
       this.db.webhookDeliveryAttempt.create({
-        data: { deliveryId: delivery.id, number, startedAt, durationMs: Math.round(result.durationMs), status: result.status ?? null, failure: result.ok ? null : (result.failure ?? null), message: result.message?.slice(0, 500) ?? null },
+        data: {
+          deliveryId: delivery.id,
+          number,
+          startedAt,
+          durationMs: Math.round(result.durationMs),
+          status: result.status ?? null,
+          failure: result.ok ? null : (result.failure ?? null),
+          message: result.message?.slice(0, 500) ?? null,
+        },
       }),
       this.db.webhookDelivery.update({
         where: { id: delivery.id },
@@ -60,7 +75,17 @@ export class DeliveryAttempter {
       }),
     ]);
     const level = result.ok ? 'debug' : 'info';
-    this.logger[level]({ webhookId: webhook.id, deliveryId: delivery.id, attempt: number, status: result.status, failure: result.failure, next: status }, 'webhook delivery attempted');
+    this.logger[level](
+      {
+        webhookId: webhook.id,
+        deliveryId: delivery.id,
+        attempt: number,
+        status: result.status,
+        failure: result.failure,
+        next: status,
+      },
+      'webhook delivery attempted',
+    );
     if (!delivery.test) await this.health.record(webhook, result);
     return { ...result, deliveryId: delivery.id, messageId, deliveryStatus: status };
   }
@@ -71,12 +96,27 @@ export class DeliveryAttempter {
     try {
       target = await checkTarget(webhook.url, this.settings.policy);
     } catch (err) {
-      return { ok: false, durationMs: performance.now() - started, failure: 'refused', message: (err as Error).message };
+      return {
+        ok: false,
+        durationMs: performance.now() - started,
+        failure: 'refused',
+        message: (err as Error).message,
+      };
     }
     const secrets = await signingSecrets(this.db, this.box, webhook.id);
     const headers: Record<string, string> = {};
     for (const { name, value } of openHeaders(this.box, webhook.headersSealed)) headers[name] = value;
-    Object.assign(headers, { 'content-type': 'application/json', 'user-agent': USER_AGENT }, signedHeaders(messageId, delivery.body, secrets));
-    return sendToTarget({ target, headers, body: delivery.body, timeoutMs: this.settings.timeoutMs, ca: this.settings.ca });
+    Object.assign(
+      headers,
+      { 'content-type': 'application/json', 'user-agent': USER_AGENT },
+      signedHeaders(messageId, delivery.body, secrets),
+    );
+    return sendToTarget({
+      target,
+      headers,
+      body: delivery.body,
+      timeoutMs: this.settings.timeoutMs,
+      ca: this.settings.ca,
+    });
   }
 }

@@ -22,7 +22,9 @@ export const DELIVERY_SETTINGS = Symbol('DELIVERY_SETTINGS');
 export function deliverySettings(config: AppConfig, logger: Logger): DeliverySettings {
   const allowPrivateTargets = config.WEBHOOKS_ALLOW_PRIVATE_TARGETS === true;
   if (allowPrivateTargets) {
-    logger.warn('webhooks: WEBHOOKS_ALLOW_PRIVATE_TARGETS is on: loopback and private targets are accepted (a test setting; never in production)');
+    logger.warn(
+      'webhooks: WEBHOOKS_ALLOW_PRIVATE_TARGETS is on: loopback and private targets are accepted (a test setting; never in production)',
+    );
   }
   return {
     policy: { allowPrivateTargets },
@@ -33,4 +35,8 @@ export function deliverySettings(config: AppConfig, logger: Logger): DeliverySet
   };
 }
 
-export const deliverySettingsProvider = { provide: DELIVERY_SETTINGS, useFactory: deliverySettings, inject: [APP_CONFIG, LOGGER] };
+export const deliverySettingsProvider = {
+  provide: DELIVERY_SETTINGS,
+  useFactory: deliverySettings,
+  inject: [APP_CONFIG, LOGGER],
+};

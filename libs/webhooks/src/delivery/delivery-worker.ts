@@ -55,11 +55,17 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         FOR UPDATE SKIP LOCKED)
       RETURNING id::text`;
     if (claimed.length === 0) return 0;
-    const deliveries = await this.db.webhookDelivery.findMany({ where: { id: { in: claimed.map((c) => c.id) } }, include: { webhook: true } });
+    const deliveries = await this.db.webhookDelivery.findMany({
+      where: { id: { in: claimed.map((c) => c.id) } },
+      include: { webhook: true },
+    });
     await Promise.all(
       deliveries.map(async ({ webhook, ...delivery }) => {
         if (!webhook.enabled) {
-          await this.db.webhookDelivery.update({ where: { id: delivery.id }, data: { status: 'cancelled', leaseUntil: null, completedAt: new Date(), lastFailure: 'endpoint disabled' } });
+          await this.db.webhookDelivery.update({
+            where: { id: delivery.id },
+            data: { status: 'cancelled', leaseUntil: null, completedAt: new Date(), lastFailure: 'endpoint disabled' },
+          });
           return;
         }
         await this.attempter.attempt(delivery, webhook).catch((err: unknown) => {

@@ -41,7 +41,16 @@ describeWith(['postgres'], 'webhook endpoint health', () => {
   });
 
   const webhook = (fields: Record<string, unknown> = {}) =>
-    db.webhook.create({ data: { workspaceId: randomUUID(), name: 'h', url: 'https://93.184.216.34/in', events: ['fragment.created'], createdBy: randomUUID(), ...fields } });
+    db.webhook.create({
+      data: {
+        workspaceId: randomUUID(),
+        name: 'h',
+        url: 'https://93.184.216.34/in',
+        events: ['fragment.created'],
+        createdBy: randomUUID(),
+        ...fields,
+      },
+    });
 
   it('starts the failure clock at the first failure and clears it on a success', async () => {
     const health = new EndpointHealth(db, settings, silent, client);
@@ -60,13 +69,24 @@ describeWith(['postgres'], 'webhook endpoint health', () => {
   it('disables an endpoint failing for longer than the limit, cancels its pending deliveries and notifies the owners once', async () => {
     const health = new EndpointHealth(db, settings, silent, client);
     const hook = await webhook({ failingSince: new Date(Date.now() - 121 * HOUR) });
-    const pending = await db.webhookDelivery.create({ data: { webhookId: hook.id, workspaceId: hook.workspaceId, eventType: 'fragment.created', body: '{}' } });
+    const pending = await db.webhookDelivery.create({
+      data: { webhookId: hook.id, workspaceId: hook.workspaceId, eventType: 'fragment.created', body: '{}' },
+    });
     await health.record(hook, { ok: false, durationMs: 1, failure: 'connect' });
     await health.record(hook, { ok: false, durationMs: 1, failure: 'connect' });
-    expect(await db.webhook.findUniqueOrThrow({ where: { id: hook.id } })).toMatchObject({ enabled: false, disabledReason: 'failing' });
+    expect(await db.webhook.findUniqueOrThrow({ where: { id: hook.id } })).toMatchObject({
+      enabled: false,
+      disabledReason: 'failing',
+    });
     expect((await db.webhookDelivery.findUniqueOrThrow({ where: { id: pending.id } })).status).toBe('cancelled');
     const mine = notified.filter((n) => n.payload.webhookId === hook.id);
-    expect(mine).toEqual([{ workspaceId: hook.workspaceId, kind: 'webhook.disabled', payload: expect.objectContaining({ reason: 'failing', webhookName: 'h' }) }]);
+    expect(mine).toEqual([
+      {
+        workspaceId: hook.workspaceId,
+        kind: 'webhook.disabled',
+        payload: expect.objectContaining({ reason: 'failing', webhookName: 'h' }),
+      },
+    ]);
   });
 
   it('keeps an endpoint failing for less than the limit enabled', async () => {

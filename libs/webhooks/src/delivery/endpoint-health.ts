@@ -39,8 +39,14 @@ export class EndpointHealth {
   private async disable(webhook: WebhookRow, reason: DisabledReason): Promise<void> {
     const now = new Date();
     const [changed] = await this.db.$transaction([
-      this.db.webhook.updateMany({ where: { id: webhook.id, enabled: true }, data: { enabled: false, disabledReason: reason, disabledAt: now } }),
-      this.db.webhookDelivery.updateMany({ where: { webhookId: webhook.id, status: 'pending' }, data: { status: 'cancelled', completedAt: now, lastFailure: `endpoint disabled (${reason})` } }),
+      this.db.webhook.updateMany({
+        where: { id: webhook.id, enabled: true },
+        data: { enabled: false, disabledReason: reason, disabledAt: now },
+      }),
+      this.db.webhookDelivery.updateMany({
+        where: { webhookId: webhook.id, status: 'pending' },
+        data: { status: 'cancelled', completedAt: now, lastFailure: `endpoint disabled (${reason})` },
+      }),
     ]);
     if (changed.count === 0) return;
     this.logger.warn({ webhookId: webhook.id, workspaceId: webhook.workspaceId, reason }, 'webhook endpoint disabled');
@@ -49,8 +55,15 @@ export class EndpointHealth {
       .call(WorkspacesService.method.notifyWorkspaceOwners, {
         workspaceId: webhook.workspaceId,
         kind: 'webhook.disabled',
-        payloadJson: JSON.stringify({ webhookId: webhook.id, webhookName: webhook.name, reason, disabledAt: now.toISOString() }),
+        payloadJson: JSON.stringify({
+          webhookId: webhook.id,
+          webhookName: webhook.name,
+          reason,
+          disabledAt: now.toISOString(),
+        }),
       })
-      .catch((err: unknown) => this.logger.warn({ err, webhookId: webhook.id }, 'could not notify the workspace owners of a disabled webhook'));
+      .catch((err: unknown) =>
+        this.logger.warn({ err, webhookId: webhook.id }, 'could not notify the workspace owners of a disabled webhook'),
+      );
   }
 }

@@ -20,7 +20,12 @@ export interface WebhookPayload {
 }
 
 export function payloadOfEvent(event: DomainEvent): WebhookPayload {
-  const p = event.payload as { workspaceId?: string; fragmentId?: string; fragment?: Record<string, unknown>; deletion?: 'archived' | 'permanent' };
+  const p = event.payload as {
+    workspaceId?: string;
+    fragmentId?: string;
+    fragment?: Record<string, unknown>;
+    deletion?: 'archived' | 'permanent';
+  };
   return {
     type: event.eventType as WebhookEventType,
     timestamp: event.occurredAt,

@@ -16,7 +16,12 @@ export function parseRetrySchedule(text: string = DEFAULT_RETRY_SCHEDULE): numbe
  * ±20% spreads the retries of many deliveries that failed together (a receiver's outage).
  * A Retry-After from a 429/503 is honoured when it asks for longer than the schedule.
  */
-export function nextAttemptDelay(schedule: readonly number[], attemptsMade: number, retryAfterMs?: number, random: () => number = Math.random): number | null {
+export function nextAttemptDelay(
+  schedule: readonly number[],
+  attemptsMade: number,
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number | null {
   const base = schedule[attemptsMade - 1];
   if (base === undefined) return null;
   const jittered = Math.round(base * (0.8 + 0.4 * random()));

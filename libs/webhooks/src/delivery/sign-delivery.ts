@@ -18,7 +18,12 @@ export function messageIdOf(deliveryId: string): string {
  * signature (space-separated), so a receiver holding either the old or the new secret
  * verifies during a rotation's overlap.
  */
-export function signedHeaders(messageId: string, body: string, secrets: readonly string[], at: Date = new Date()): Record<string, string> {
+export function signedHeaders(
+  messageId: string,
+  body: string,
+  secrets: readonly string[],
+  at: Date = new Date(),
+): Record<string, string> {
   const signatures = secrets.map((secret) => new Webhook(secret).sign(messageId, at, body));
   return {
     'webhook-id': messageId,

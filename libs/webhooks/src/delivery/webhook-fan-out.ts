@@ -27,9 +27,18 @@ export class WebhookFanOut implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.subscription = await this.bus.subscribe({ consumer: FAN_OUT_CONSUMER, eventTypes: [...WEBHOOK_EVENT_TYPES], concurrency: 4, ackWaitMs: 30_000, retryDelayMs: 1_000 }, async ({ event }) => {
-      await this.fanOut(event);
-    });
+    this.subscription = await this.bus.subscribe(
+      {
+        consumer: FAN_OUT_CONSUMER,
+        eventTypes: [...WEBHOOK_EVENT_TYPES],
+        concurrency: 4,
+        ackWaitMs: 30_000,
+        retryDelayMs: 1_000,
+      },
+      async ({ event }) => {
+        await this.fanOut(event);
+      },
+    );
     this.logger.info({ bus: this.bus.kind, consumer: FAN_OUT_CONSUMER }, 'webhook fan-out started');
   }
 
@@ -43,11 +52,20 @@ export class WebhookFanOut implements OnApplicationBootstrap, OnModuleDestroy {
   async fanOut(event: DomainEvent): Promise<number> {
     const workspaceId = typeof event.payload.workspaceId === 'string' ? event.payload.workspaceId : '';
     if (!workspaceId) return 0;
-    const hooks = await this.db.webhook.findMany({ where: { workspaceId, enabled: true, events: { has: event.eventType } }, select: { id: true } });
+    const hooks = await this.db.webhook.findMany({
+      where: { workspaceId, enabled: true, events: { has: event.eventType } },
+      select: { id: true },
+    });
     if (hooks.length === 0) return 0;
     const body = JSON.stringify(payloadOfEvent(event));
     const { count } = await this.db.webhookDelivery.createMany({
-      data: hooks.map((hook) => ({ webhookId: hook.id, workspaceId, eventId: event.id, eventType: event.eventType, body })),
+      data: hooks.map((hook) => ({
+        webhookId: hook.id,
+        workspaceId,
+        eventId: event.id,
+        eventType: event.eventType,
+        body,
+      })),
       skipDuplicates: true,
     });
     if (count > 0) this.worker.poke();

@@ -39,12 +39,28 @@ export function deliveryJson(d: WebhookDelivery): DeliveryDto {
     test: d.test,
     createdAt: d.createdAt,
     completedAt: orNull(d.completedAt),
-    attemptHistory: d.attemptHistory.map((a) => ({ number: a.number, startedAt: a.startedAt, durationMs: a.durationMs, statusCode: codeOrNull(a.statusCode), failure: orNull(a.failure), message: orNull(a.message) })),
+    attemptHistory: d.attemptHistory.map((a) => ({
+      number: a.number,
+      startedAt: a.startedAt,
+      durationMs: a.durationMs,
+      statusCode: codeOrNull(a.statusCode),
+      failure: orNull(a.failure),
+      message: orNull(a.message),
+    })),
   };
 }
 
 export function outcomeJson(o: DeliveryOutcome): DeliveryOutcomeDto {
-  return { webhookId: o.webhookId, deliveryId: o.deliveryId, messageId: o.messageId, ok: o.ok, statusCode: codeOrNull(o.statusCode), durationMs: o.durationMs, failure: orNull(o.failure), message: orNull(o.message) };
+  return {
+    webhookId: o.webhookId,
+    deliveryId: o.deliveryId,
+    messageId: o.messageId,
+    ok: o.ok,
+    statusCode: codeOrNull(o.statusCode),
+    durationMs: o.durationMs,
+    failure: orNull(o.failure),
+    message: orNull(o.message),
+  };
 }
 
 export function headerList(headers: Record<string, string> | null | undefined): { name: string; value: string }[] {

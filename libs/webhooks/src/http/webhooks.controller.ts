@@ -37,20 +37,37 @@ export class WebhooksController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create a webhook', description: `Answers the signing secret once. The target is checked against the SSRF rules (400 otherwise). ${MANAGE}` })
+  @ApiOperation({
+    summary: 'Create a webhook',
+    description: `Answers the signing secret once. The target is checked against the SSRF rules (400 otherwise). ${MANAGE}`,
+  })
   @ApiCreatedResponse({ type: WebhookCreatedDto })
   async create(@Param('id') id: string, @Body() body: CreateWebhookDto): Promise<WebhookCreatedDto> {
-    const { webhook, secret } = await this.client.call(M.createWebhook, { workspaceId: id, name: body.name, url: body.url, events: body.events, headers: headerList(body.headers), enabled: body.enabled ?? true });
+    const { webhook, secret } = await this.client.call(M.createWebhook, {
+      workspaceId: id,
+      name: body.name,
+      url: body.url,
+      events: body.events,
+      headers: headerList(body.headers),
+      enabled: body.enabled ?? true,
+    });
     return { success: true, webhook: webhookJson(webhook!), secret };
   }
 
   // Before ':webhookId' so "trigger" is never read as an id.
   @Post('trigger')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Send a signed sample event now', description: `One attempt per endpoint, recorded as a test delivery; answers each outcome. ${MANAGE}` })
+  @ApiOperation({
+    summary: 'Send a signed sample event now',
+    description: `One attempt per endpoint, recorded as a test delivery; answers each outcome. ${MANAGE}`,
+  })
   @ApiOkResponse({ type: TriggerResultDto })
   async trigger(@Param('id') id: string, @Body() body: TriggerWebhooksDto): Promise<TriggerResultDto> {
-    const { outcomes } = await this.client.call(M.triggerWebhooks, { workspaceId: id, eventType: body.eventType, webhookId: body.webhookId ?? '' }, { timeoutMs: 60_000 });
+    const { outcomes } = await this.client.call(
+      M.triggerWebhooks,
+      { workspaceId: id, eventType: body.eventType, webhookId: body.webhookId ?? '' },
+      { timeoutMs: 60_000 },
+    );
     return { success: true, eventType: body.eventType, outcomes: outcomes.map(outcomeJson) };
   }
 
@@ -63,9 +80,16 @@ export class WebhooksController {
   }
 
   @Patch(':webhookId')
-  @ApiOperation({ summary: 'Update a webhook', description: `Fields left out stay. A new URL is checked like on create. ${MANAGE}` })
+  @ApiOperation({
+    summary: 'Update a webhook',
+    description: `Fields left out stay. A new URL is checked like on create. ${MANAGE}`,
+  })
   @ApiOkResponse({ type: WebhookResponseDto })
-  async update(@Param('id') id: string, @Param('webhookId') webhookId: string, @Body() body: UpdateWebhookDto): Promise<WebhookResponseDto> {
+  async update(
+    @Param('id') id: string,
+    @Param('webhookId') webhookId: string,
+    @Body() body: UpdateWebhookDto,
+  ): Promise<WebhookResponseDto> {
     const { webhook } = await this.client.call(M.updateWebhook, {
       workspaceId: id,
       webhookId,
@@ -90,36 +114,71 @@ export class WebhooksController {
 
   @Post(':webhookId/rotate-secret')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Rotate the signing secret', description: `Answers the new secret once; the previous one keeps signing (both signatures are sent) until \`previousSecretExpiresAt\`. ${MANAGE}` })
+  @ApiOperation({
+    summary: 'Rotate the signing secret',
+    description: `Answers the new secret once; the previous one keeps signing (both signatures are sent) until \`previousSecretExpiresAt\`. ${MANAGE}`,
+  })
   @ApiOkResponse({ type: SecretRotatedDto })
-  async rotate(@Param('id') id: string, @Param('webhookId') webhookId: string, @Body() body: RotateSecretDto): Promise<SecretRotatedDto> {
-    const { webhook, secret, previousSecretExpiresAt } = await this.client.call(M.rotateWebhookSecret, { workspaceId: id, webhookId, overlapSeconds: body?.overlapSeconds ?? 0 });
+  async rotate(
+    @Param('id') id: string,
+    @Param('webhookId') webhookId: string,
+    @Body() body: RotateSecretDto,
+  ): Promise<SecretRotatedDto> {
+    const { webhook, secret, previousSecretExpiresAt } = await this.client.call(M.rotateWebhookSecret, {
+      workspaceId: id,
+      webhookId,
+      overlapSeconds: body?.overlapSeconds ?? 0,
+    });
     return { success: true, webhook: webhookJson(webhook!), secret, previousSecretExpiresAt };
   }
 
   @Get(':webhookId/deliveries')
-  @ApiOperation({ summary: 'Delivery history', description: `Newest first, each with its attempts (status codes, timings) and next retry. ${MANAGE}` })
+  @ApiOperation({
+    summary: 'Delivery history',
+    description: `Newest first, each with its attempts (status codes, timings) and next retry. ${MANAGE}`,
+  })
   @ApiOkResponse({ type: DeliveryListDto })
-  async deliveries(@Param('id') id: string, @Param('webhookId') webhookId: string, @Query() query: DeliveriesQueryDto): Promise<DeliveryListDto> {
+  async deliveries(
+    @Param('id') id: string,
+    @Param('webhookId') webhookId: string,
+    @Query() query: DeliveriesQueryDto,
+  ): Promise<DeliveryListDto> {
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
-    const { deliveries, totalCount } = await this.client.call(M.listWebhookDeliveries, { workspaceId: id, webhookId, status: query.status ?? '', limit, offset });
+    const { deliveries, totalCount } = await this.client.call(M.listWebhookDeliveries, {
+      workspaceId: id,
+      webhookId,
+      status: query.status ?? '',
+      limit,
+      offset,
+    });
     return { success: true, items: deliveries.map(deliveryJson), count: deliveries.length, totalCount, limit, offset };
   }
 
   @Get(':webhookId/deliveries/:deliveryId')
   @ApiOperation({ summary: 'One delivery with its attempts', description: MANAGE })
   @ApiOkResponse({ type: DeliveryResponseDto })
-  async delivery(@Param('id') id: string, @Param('webhookId') webhookId: string, @Param('deliveryId') deliveryId: string): Promise<DeliveryResponseDto> {
+  async delivery(
+    @Param('id') id: string,
+    @Param('webhookId') webhookId: string,
+    @Param('deliveryId') deliveryId: string,
+  ): Promise<DeliveryResponseDto> {
     const { delivery } = await this.client.call(M.getWebhookDelivery, { workspaceId: id, webhookId, deliveryId });
     return { success: true, delivery: deliveryJson(delivery!) };
   }
 
   @Post(':webhookId/deliveries/:deliveryId/redeliver')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Redeliver', description: `Queues one more attempt now with the same \`webhook-id\` (409 while an attempt is running). ${MANAGE}` })
+  @ApiOperation({
+    summary: 'Redeliver',
+    description: `Queues one more attempt now with the same \`webhook-id\` (409 while an attempt is running). ${MANAGE}`,
+  })
   @ApiOkResponse({ type: DeliveryResponseDto })
-  async redeliver(@Param('id') id: string, @Param('webhookId') webhookId: string, @Param('deliveryId') deliveryId: string): Promise<DeliveryResponseDto> {
+  async redeliver(
+    @Param('id') id: string,
+    @Param('webhookId') webhookId: string,
+    @Param('deliveryId') deliveryId: string,
+  ): Promise<DeliveryResponseDto> {
     const { delivery } = await this.client.call(M.redeliverWebhookDelivery, { workspaceId: id, webhookId, deliveryId });
     return { success: true, delivery: deliveryJson(delivery!) };
   }

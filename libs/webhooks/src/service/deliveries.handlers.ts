@@ -35,12 +35,23 @@ export class DeliveryHandlers {
   async list(input: In<'listWebhookDeliveries'>, context: RequestContext) {
     const webhook = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
     if (input.status && !DELIVERY_STATUSES.has(input.status)) {
-      throw new AppError({ status: 400, code: ErrorCode.VALIDATION_FAILED, message: `status must be one of: ${[...DELIVERY_STATUSES].join(', ')}`, details: { field: 'status' } });
+      throw new AppError({
+        status: 400,
+        code: ErrorCode.VALIDATION_FAILED,
+        message: `status must be one of: ${[...DELIVERY_STATUSES].join(', ')}`,
+        details: { field: 'status' },
+      });
     }
     const where = { webhookId: webhook.id, ...(input.status && { status: input.status }) };
     const take = Math.min(Math.max(input.limit || DELIVERIES_LIMIT_DEFAULT, 1), DELIVERIES_LIMIT_MAX);
     const [rows, totalCount] = await Promise.all([
-      this.db.webhookDelivery.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take, skip: Math.max(input.offset, 0), include: { attemptLog: { orderBy: { number: 'asc' } } } }),
+      this.db.webhookDelivery.findMany({
+        where,
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take,
+        skip: Math.max(input.offset, 0),
+        include: { attemptLog: { orderBy: { number: 'asc' } } },
+      }),
       this.db.webhookDelivery.count({ where }),
     ]);
     return { deliveries: rows.map(({ attemptLog, ...row }) => deliveryView(row, attemptLog)), totalCount };
@@ -60,9 +71,17 @@ export class DeliveryHandlers {
       where: { id: current.id, status: { not: 'delivering' } },
       data: { status: 'pending', nextAttemptAt: new Date(), completedAt: null },
     });
-    if (count === 0) throw new AppError({ status: 409, code: ErrorCode.CONFLICT, message: 'The delivery is being attempted right now; try again when it finishes' });
+    if (count === 0)
+      throw new AppError({
+        status: 409,
+        code: ErrorCode.CONFLICT,
+        message: 'The delivery is being attempted right now; try again when it finishes',
+      });
     this.worker.poke();
-    const { attemptLog, ...row } = await this.db.webhookDelivery.findUniqueOrThrow({ where: { id: current.id }, include: { attemptLog: { orderBy: { number: 'asc' } } } });
+    const { attemptLog, ...row } = await this.db.webhookDelivery.findUniqueOrThrow({
+      where: { id: current.id },
+      include: { attemptLog: { orderBy: { number: 'asc' } } },
+    });
     return { delivery: deliveryView(row, attemptLog) };
   }
 
@@ -77,14 +96,25 @@ export class DeliveryHandlers {
     if (input.webhookId && !isUuid(input.webhookId)) throw webhookNotFound();
     const hooks = input.webhookId
       ? await this.db.webhook.findMany({ where: { id: input.webhookId, workspaceId } })
-      : await this.db.webhook.findMany({ where: { workspaceId, enabled: true, events: { has: eventType } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+      : await this.db.webhook.findMany({
+          where: { workspaceId, enabled: true, events: { has: eventType } },
+          orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        });
     if (input.webhookId && hooks.length === 0) throw webhookNotFound();
     const body = JSON.stringify(samplePayload(eventType!, workspaceId));
     const outcomes = await Promise.all(
       hooks.map(async (webhook) => {
         // Claimed from the start (delivering + lease) so the worker leaves it to this request.
         const delivery = await this.db.webhookDelivery.create({
-          data: { webhookId: webhook.id, workspaceId, eventType: eventType!, body, test: true, status: 'delivering', leaseUntil: new Date(Date.now() + 60_000) },
+          data: {
+            webhookId: webhook.id,
+            workspaceId,
+            eventType: eventType!,
+            body,
+            test: true,
+            status: 'delivering',
+            leaseUntil: new Date(Date.now() + 60_000),
+          },
         });
         const outcome = await this.attempter.attempt(delivery, webhook);
         return {
@@ -102,10 +132,16 @@ export class DeliveryHandlers {
     return { outcomes };
   }
 
-  private async delivery(context: RequestContext, input: { workspaceId: string; webhookId: string; deliveryId: string }) {
+  private async delivery(
+    context: RequestContext,
+    input: { workspaceId: string; webhookId: string; deliveryId: string },
+  ) {
     const webhook = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
     const row = isUuid(input.deliveryId)
-      ? await this.db.webhookDelivery.findFirst({ where: { id: input.deliveryId, webhookId: webhook.id }, include: { attemptLog: { orderBy: { number: 'asc' } } } })
+      ? await this.db.webhookDelivery.findFirst({
+          where: { id: input.deliveryId, webhookId: webhook.id },
+          include: { attemptLog: { orderBy: { number: 'asc' } } },
+        })
       : null;
     if (!row) throw deliveryNotFound();
     return row;

@@ -1,27 +1,57 @@
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_HEADER_NAME_MAX, WEBHOOK_HEADER_VALUE_MAX, WEBHOOK_HEADERS_MAX, WEBHOOK_NAME_MAX, type WebhookEventType } from '../webhook-limits.js';
+import {
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_HEADER_NAME_MAX,
+  WEBHOOK_HEADER_VALUE_MAX,
+  WEBHOOK_HEADERS_MAX,
+  WEBHOOK_NAME_MAX,
+  type WebhookEventType,
+} from '../webhook-limits.js';
 import type { HeaderPair } from './webhook-secrets.js';
 
-const invalid = (field: string, message: string) => new AppError({ status: 400, code: ErrorCode.VALIDATION_FAILED, message, details: { field } });
+const invalid = (field: string, message: string) =>
+  new AppError({ status: 400, code: ErrorCode.VALIDATION_FAILED, message, details: { field } });
 
 /** RFC 9110 token characters. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Visible ASCII and spaces/tabs: no CR/LF (header injection) and no control characters. */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 /** Set by the platform on every delivery, or by the HTTP client: not the configuration's to choose. */
-const RESERVED_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type', 'content-length', 'host', 'user-agent', 'connection', 'transfer-encoding', 'te', 'upgrade', 'expect', 'keep-alive', 'proxy-authorization', 'trailer']);
+const RESERVED_HEADERS = new Set([
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+  'content-type',
+  'content-length',
+  'host',
+  'user-agent',
+  'connection',
+  'transfer-encoding',
+  'te',
+  'upgrade',
+  'expect',
+  'keep-alive',
+  'proxy-authorization',
+  'trailer',
+]);
 
 export function validName(name: string): string {
   const trimmed = name.trim();
-  if (!trimmed || trimmed.length > WEBHOOK_NAME_MAX) throw invalid('name', `name must be 1 to ${WEBHOOK_NAME_MAX} characters`);
+  if (!trimmed || trimmed.length > WEBHOOK_NAME_MAX)
+    throw invalid('name', `name must be 1 to ${WEBHOOK_NAME_MAX} characters`);
   return trimmed;
 }
 
 /** A non-empty selection of released event kinds, deduplicated; anything else is 400. */
 export function validEvents(events: readonly string[]): WebhookEventType[] {
-  if (events.length === 0) throw invalid('events', `events must select at least one of: ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+  if (events.length === 0)
+    throw invalid('events', `events must select at least one of: ${WEBHOOK_EVENT_TYPES.join(', ')}`);
   const unknown = events.filter((e) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(e));
-  if (unknown.length > 0) throw invalid('events', `unknown event kind(s): ${unknown.join(', ')}; released kinds: ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+  if (unknown.length > 0)
+    throw invalid(
+      'events',
+      `unknown event kind(s): ${unknown.join(', ')}; released kinds: ${WEBHOOK_EVENT_TYPES.join(', ')}`,
+    );
   return [...new Set(events)] as WebhookEventType[];
 }
 
@@ -30,11 +60,17 @@ export function validHeaders(headers: readonly HeaderPair[]): HeaderPair[] {
   const seen = new Set<string>();
   return headers.map(({ name, value }) => {
     const lower = name.toLowerCase();
-    if (!HEADER_NAME.test(name) || name.length > WEBHOOK_HEADER_NAME_MAX) throw invalid('headers', `header name "${name.slice(0, 80)}" is not a valid HTTP header name`);
-    if (RESERVED_HEADERS.has(lower)) throw invalid('headers', `header "${name}" is set by the platform and cannot be configured`);
+    if (!HEADER_NAME.test(name) || name.length > WEBHOOK_HEADER_NAME_MAX)
+      throw invalid('headers', `header name "${name.slice(0, 80)}" is not a valid HTTP header name`);
+    if (RESERVED_HEADERS.has(lower))
+      throw invalid('headers', `header "${name}" is set by the platform and cannot be configured`);
     if (seen.has(lower)) throw invalid('headers', `header "${name}" is given twice`);
     seen.add(lower);
-    if (!HEADER_VALUE.test(value) || value.length > WEBHOOK_HEADER_VALUE_MAX) throw invalid('headers', `the value of header "${name}" must be printable ASCII of at most ${WEBHOOK_HEADER_VALUE_MAX} characters`);
+    if (!HEADER_VALUE.test(value) || value.length > WEBHOOK_HEADER_VALUE_MAX)
+      throw invalid(
+        'headers',
+        `the value of header "${name}" must be printable ASCII of at most ${WEBHOOK_HEADER_VALUE_MAX} characters`,
+      );
     return { name, value };
   });
 }

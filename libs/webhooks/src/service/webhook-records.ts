@@ -18,7 +18,9 @@ export class WebhookRecords {
 
   async authorizedWebhook(context: RequestContext, workspaceId: string, webhookId: string): Promise<WebhookRow> {
     const { workspaceId: id } = await this.gate.authorize(context, workspaceId, 'webhooks:manage');
-    const row = isUuid(webhookId) ? await this.db.webhook.findFirst({ where: { id: webhookId, workspaceId: id } }) : null;
+    const row = isUuid(webhookId)
+      ? await this.db.webhook.findFirst({ where: { id: webhookId, workspaceId: id } })
+      : null;
     if (!row) throw webhookNotFound();
     return row;
   }
@@ -26,7 +28,11 @@ export class WebhookRecords {
   /** When each webhook's previous secrets stop signing (only webhooks inside an overlap). */
   async overlapEnds(webhookIds: string[]): Promise<Map<string, Date>> {
     if (webhookIds.length === 0) return new Map();
-    const rows = await this.db.webhookSecret.groupBy({ by: ['webhookId'], where: { webhookId: { in: webhookIds }, expiresAt: { gt: new Date() } }, _max: { expiresAt: true } });
+    const rows = await this.db.webhookSecret.groupBy({
+      by: ['webhookId'],
+      where: { webhookId: { in: webhookIds }, expiresAt: { gt: new Date() } },
+      _max: { expiresAt: true },
+    });
     return new Map(rows.filter((r) => r._max.expiresAt).map((r) => [r.webhookId, r._max.expiresAt!]));
   }
 }

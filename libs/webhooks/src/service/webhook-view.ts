@@ -8,7 +8,10 @@ export const MASKED_VALUE = '********';
 
 export const iso = (d: Date | null | undefined): string => d?.toISOString() ?? '';
 
-export function webhookView(row: WebhookRow, secretOverlapUntil: Date | null = null): MessageInitShape<typeof WebhookSchema> {
+export function webhookView(
+  row: WebhookRow,
+  secretOverlapUntil: Date | null = null,
+): MessageInitShape<typeof WebhookSchema> {
   return {
     id: row.id,
     workspaceId: row.workspaceId,
@@ -28,7 +31,10 @@ export function webhookView(row: WebhookRow, secretOverlapUntil: Date | null = n
   };
 }
 
-export function deliveryView(row: DeliveryRow, attempts: AttemptRow[] = []): MessageInitShape<typeof WebhookDeliverySchema> {
+export function deliveryView(
+  row: DeliveryRow,
+  attempts: AttemptRow[] = [],
+): MessageInitShape<typeof WebhookDeliverySchema> {
   return {
     id: row.id,
     webhookId: row.webhookId,
@@ -48,5 +54,12 @@ export function deliveryView(row: DeliveryRow, attempts: AttemptRow[] = []): Mes
 }
 
 function attemptView(row: AttemptRow): MessageInitShape<typeof DeliveryAttemptSchema> {
-  return { number: row.number, startedAt: iso(row.startedAt), durationMs: row.durationMs, statusCode: row.status ?? 0, failure: row.failure ?? '', message: row.message ?? '' };
+  return {
+    number: row.number,
+    startedAt: iso(row.startedAt),
+    durationMs: row.durationMs,
+    statusCode: row.status ?? 0,
+    failure: row.failure ?? '',
+    message: row.message ?? '',
+  };
 }

@@ -20,7 +20,11 @@ import { webhooksDbProviders } from './webhooks-db.js';
   providers: [
     ...webhooksDbProviders,
     eventBusProvider('webhooks'),
-    { provide: SECRET_BOX, useFactory: (config: AppConfig, logger: Logger) => loadSecretBox(config, 'webhooks', (msg) => logger.warn(msg)), inject: [APP_CONFIG, LOGGER] },
+    {
+      provide: SECRET_BOX,
+      useFactory: (config: AppConfig, logger: Logger) => loadSecretBox(config, 'webhooks', (msg) => logger.warn(msg)),
+      inject: [APP_CONFIG, LOGGER],
+    },
     deliverySettingsProvider,
     WorkspaceGate,
     WebhookRecords,

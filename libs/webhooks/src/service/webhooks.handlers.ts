@@ -9,7 +9,11 @@ import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { DELIVERY_SETTINGS, type DeliverySettings } from '../delivery/delivery-settings.js';
 import { newSigningSecret } from '../delivery/sign-delivery.js';
 import { checkTarget } from '../targets/index.js';
-import { SECRET_OVERLAP_DEFAULT_SECONDS, SECRET_OVERLAP_MAX_SECONDS, WEBHOOKS_PER_WORKSPACE_MAX } from '../webhook-limits.js';
+import {
+  SECRET_OVERLAP_DEFAULT_SECONDS,
+  SECRET_OVERLAP_MAX_SECONDS,
+  WEBHOOKS_PER_WORKSPACE_MAX,
+} from '../webhook-limits.js';
 import { validEvents, validHeaders, validName } from './webhook-input.js';
 import { sealHeaders } from './webhook-secrets.js';
 import { webhookView } from './webhook-view.js';
@@ -37,7 +41,10 @@ export class WebhookHandlers {
   @Handles(WebhooksService.method.listWebhooks)
   async list(input: In<'listWebhooks'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'webhooks:manage');
-    const rows = await this.db.webhook.findMany({ where: { workspaceId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    const rows = await this.db.webhook.findMany({
+      where: { workspaceId },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
     const overlaps = await this.records.overlapEnds(rows.map((r) => r.id));
     return { webhooks: rows.map((row) => webhookView(row, overlaps.get(row.id) ?? null)) };
   }
@@ -54,10 +61,22 @@ export class WebhookHandlers {
       // Serialises creates per workspace so the cap holds under concurrency.
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${workspaceId}`}))`;
       if ((await tx.webhook.count({ where: { workspaceId } })) >= WEBHOOKS_PER_WORKSPACE_MAX) {
-        throw new AppError({ status: 409, code: ErrorCode.CONFLICT, message: `At most ${WEBHOOKS_PER_WORKSPACE_MAX} webhooks per workspace` });
+        throw new AppError({
+          status: 409,
+          code: ErrorCode.CONFLICT,
+          message: `At most ${WEBHOOKS_PER_WORKSPACE_MAX} webhooks per workspace`,
+        });
       }
       const created = await tx.webhook.create({
-        data: { workspaceId, name, url: input.url, events, enabled: input.enabled, createdBy: userId, ...sealHeaders(this.box, headers) },
+        data: {
+          workspaceId,
+          name,
+          url: input.url,
+          events,
+          enabled: input.enabled,
+          createdBy: userId,
+          ...sealHeaders(this.box, headers),
+        },
       });
       await tx.webhookSecret.create({ data: { webhookId: created.id, secretSealed: this.box.seal(secret) } });
       return created;
@@ -104,13 +123,21 @@ export class WebhookHandlers {
     const current = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
     const overlap = input.overlapSeconds || SECRET_OVERLAP_DEFAULT_SECONDS;
     if (overlap < 0 || overlap > SECRET_OVERLAP_MAX_SECONDS) {
-      throw new AppError({ status: 400, code: ErrorCode.VALIDATION_FAILED, message: `overlapSeconds must be between 1 and ${SECRET_OVERLAP_MAX_SECONDS}`, details: { field: 'overlapSeconds' } });
+      throw new AppError({
+        status: 400,
+        code: ErrorCode.VALIDATION_FAILED,
+        message: `overlapSeconds must be between 1 and ${SECRET_OVERLAP_MAX_SECONDS}`,
+        details: { field: 'overlapSeconds' },
+      });
     }
     const secret = newSigningSecret();
     const expiresAt = new Date(Date.now() + overlap * 1000);
     await this.db.$transaction(async (tx) => {
       // Older secrets still in an overlap end no later than this one's.
-      await tx.webhookSecret.updateMany({ where: { webhookId: current.id, OR: [{ expiresAt: null }, { expiresAt: { gt: expiresAt } }] }, data: { expiresAt } });
+      await tx.webhookSecret.updateMany({
+        where: { webhookId: current.id, OR: [{ expiresAt: null }, { expiresAt: { gt: expiresAt } }] },
+        data: { expiresAt },
+      });
       await tx.webhookSecret.deleteMany({ where: { webhookId: current.id, expiresAt: { lte: new Date() } } });
       await tx.webhookSecret.create({ data: { webhookId: current.id, secretSealed: this.box.seal(secret) } });
     });

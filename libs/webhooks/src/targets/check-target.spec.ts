@@ -83,7 +83,8 @@ describe('checkTarget: refused with the default policy', () => {
   });
 
   it('lets WHATWG parsing normalise numeric IPv4 forms to 127.0.0.1 (the check sees the canonical form)', () => {
-    for (const host of ['0177.0.0.1', '0x7f.0.0.1', '2130706433', '127.1']) expect(new URL(`https://${host}/`).hostname).toBe('127.0.0.1');
+    for (const host of ['0177.0.0.1', '0x7f.0.0.1', '2130706433', '127.1'])
+      expect(new URL(`https://${host}/`).hostname).toBe('127.0.0.1');
   });
 
   it('never sends a literal address to DNS', async () => {
@@ -107,7 +108,9 @@ describe('checkTarget: refused with the default policy', () => {
 
   it('refuses when resolution takes longer than the DNS timeout', async () => {
     const hanging: LookupAll = () => new Promise(() => {});
-    const error = await refusal(checkTarget('https://slow.example.com/', { ...DEFAULT_POLICY, dnsTimeoutMs: 20 }, hanging));
+    const error = await refusal(
+      checkTarget('https://slow.example.com/', { ...DEFAULT_POLICY, dnsTimeoutMs: 20 }, hanging),
+    );
     expect(error.details).toEqual({ field: 'url', reason: 'dns' });
   });
 
@@ -149,20 +152,29 @@ describe('checkTarget: accepted', () => {
 
 describe('checkTarget: the test setting (WEBHOOKS_ALLOW_PRIVATE_TARGETS)', () => {
   it('is off by default, and the default configuration refuses a loopback target', async () => {
-    const policyFrom = (env: Record<string, string>) => ({ allowPrivateTargets: loadConfig(env).WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false });
+    const policyFrom = (env: Record<string, string>) => ({
+      allowPrivateTargets: loadConfig(env).WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false,
+    });
     expect(policyFrom({})).toEqual({ allowPrivateTargets: false });
     await refusal(checkTarget('https://127.0.0.1:8443/hook', policyFrom({})));
     expect(policyFrom({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' })).toEqual({ allowPrivateTargets: true });
     await checkTarget('https://127.0.0.1:8443/hook', policyFrom({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' }));
   });
 
-  it.each(['https://127.0.0.1:8443/hook', 'https://[::1]/hook', 'https://10.0.0.1/hook', 'https://[fd00::1]/hook'])('allows %s', async (url) => {
-    const target = await checkTarget(url, TEST_SETTING);
-    expect(target.addresses).toHaveLength(1);
-  });
+  it.each(['https://127.0.0.1:8443/hook', 'https://[::1]/hook', 'https://10.0.0.1/hook', 'https://[fd00::1]/hook'])(
+    'allows %s',
+    async (url) => {
+      const target = await checkTarget(url, TEST_SETTING);
+      expect(target.addresses).toHaveLength(1);
+    },
+  );
 
   it('allows localhost, checking what it resolves to', async () => {
-    const target = await checkTarget('https://localhost:9443/', TEST_SETTING, fakeDns({ localhost: ['127.0.0.1', '::1'] }));
+    const target = await checkTarget(
+      'https://localhost:9443/',
+      TEST_SETTING,
+      fakeDns({ localhost: ['127.0.0.1', '::1'] }),
+    );
     expect(target.addresses.map((a) => a.address)).toEqual(['127.0.0.1', '::1']);
   });
 

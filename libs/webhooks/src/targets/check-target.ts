@@ -41,7 +41,19 @@ const TEST_SETTING_RANGES = new Set(['loopback', 'private', 'uniqueLocal']);
 // authenticate deliveries by their signature instead. Parameter names that look like a
 // credential are therefore refused (compared lower-case with - and _ removed). Other query
 // parameters are kept and sent.
-const CREDENTIAL_PARAM_EXACT = new Set(['key', 'sig', 'auth', 'pwd', 'passwd', 'credential', 'credentials', 'authorization', 'bearer', 'session', 'sessionid']);
+const CREDENTIAL_PARAM_EXACT = new Set([
+  'key',
+  'sig',
+  'auth',
+  'pwd',
+  'passwd',
+  'credential',
+  'credentials',
+  'authorization',
+  'bearer',
+  'session',
+  'sessionid',
+]);
 const CREDENTIAL_PARAM_SUFFIXES = ['token', 'secret', 'password', 'apikey', 'accesskey', 'signature'];
 
 export const defaultLookupAll: LookupAll = async (hostname) => {
@@ -54,7 +66,11 @@ export const defaultLookupAll: LookupAll = async (hostname) => {
  * Run it when a webhook is configured and again before every delivery (DNS may have changed),
  * then deliver with sendToTarget, which connects only to the addresses checked here.
  */
-export async function checkTarget(rawUrl: string, policy: TargetPolicy, lookup: LookupAll = defaultLookupAll): Promise<CheckedTarget> {
+export async function checkTarget(
+  rawUrl: string,
+  policy: TargetPolicy,
+  lookup: LookupAll = defaultLookupAll,
+): Promise<CheckedTarget> {
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -62,10 +78,14 @@ export async function checkTarget(rawUrl: string, policy: TargetPolicy, lookup: 
     throw new TargetRefusedError('invalid-url', 'not a valid absolute URL');
   }
   if (url.protocol !== 'https:') throw new TargetRefusedError('scheme', 'only https:// URLs are accepted');
-  if (url.username !== '' || url.password !== '') throw new TargetRefusedError('credentials', 'the URL must not contain a user name or password');
+  if (url.username !== '' || url.password !== '')
+    throw new TargetRefusedError('credentials', 'the URL must not contain a user name or password');
   for (const name of url.searchParams.keys()) {
     if (looksLikeCredential(name)) {
-      throw new TargetRefusedError('query-credentials', `query parameter "${name}" looks like a credential; receivers authenticate deliveries by their signature`);
+      throw new TargetRefusedError(
+        'query-credentials',
+        `query parameter "${name}" looks like a credential; receivers authenticate deliveries by their signature`,
+      );
     }
   }
   // WHATWG parsing already turned 0177.0.0.1, 0x7f.1 and 2130706433 into 127.0.0.1 and
@@ -82,12 +102,19 @@ export async function checkTarget(rawUrl: string, policy: TargetPolicy, lookup: 
 
   const literal = isIP(hostname);
   // A literal address is the destination itself: never sent to DNS.
-  const addresses = literal !== 0 ? [{ address: hostname, family: literal as 4 | 6 }] : await resolve(name, lookup, policy.dnsTimeoutMs ?? DEFAULT_DNS_TIMEOUT_MS);
+  const addresses =
+    literal !== 0
+      ? [{ address: hostname, family: literal as 4 | 6 }]
+      : await resolve(name, lookup, policy.dnsTimeoutMs ?? DEFAULT_DNS_TIMEOUT_MS);
 
   for (const { address } of addresses) {
     const range = isForbiddenAddress(address);
     if (range !== null && !(policy.allowPrivateTargets && TEST_SETTING_RANGES.has(range))) {
-      throw new TargetRefusedError('address', literal !== 0 ? `${range} addresses are not externally reachable` : `the host resolves to a ${range} address`, range);
+      throw new TargetRefusedError(
+        'address',
+        literal !== 0 ? `${range} addresses are not externally reachable` : `the host resolves to a ${range} address`,
+        range,
+      );
     }
   }
   return { url, hostname, port: url.port === '' ? 443 : Number(url.port), addresses };

@@ -1,4 +1,11 @@
-export { checkTarget, defaultLookupAll, type CheckedTarget, type LookupAll, type ResolvedAddress, type TargetPolicy } from './check-target.js';
+export {
+  checkTarget,
+  defaultLookupAll,
+  type CheckedTarget,
+  type LookupAll,
+  type ResolvedAddress,
+  type TargetPolicy,
+} from './check-target.js';
 export { isForbiddenAddress } from './forbidden-address.js';
 export { parseRetryAfter } from './retry-after.js';
 export { sendToTarget, type SendFailure, type SendRequest, type SendResult } from './send-to-target.js';

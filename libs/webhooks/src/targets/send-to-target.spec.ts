@@ -18,7 +18,9 @@ interface Seen {
 }
 
 /** An HTTPS receiver on 127.0.0.1 recording every request; `routes` answer by path. */
-async function receiver(routes: Record<string, (res: ServerResponse) => void> = {}): Promise<{ server: Server; port: number; seen: Seen[] }> {
+async function receiver(
+  routes: Record<string, (res: ServerResponse) => void> = {},
+): Promise<{ server: Server; port: number; seen: Seen[] }> {
   const seen: Seen[] = [];
   const server = createServer(TLS, async (req, res) => {
     let body = '';
@@ -88,15 +90,28 @@ describe('sendToTarget against a local HTTPS receiver', () => {
     expect(typeof result.durationMs).toBe('number');
     expect(main.seen).toHaveLength(1);
     expect(main.seen[0]).toMatchObject({ path: '/ok?topic=a', body: '{"type":"fragment.created"}' });
-    expect(main.seen[0].headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': 'msg_1', 'content-length': '27' });
+    expect(main.seen[0].headers).toMatchObject({
+      'content-type': 'application/json',
+      'webhook-id': 'msg_1',
+      'content-length': '27',
+    });
   });
 
   it('sets Host and Content-Length itself, ignoring caller values for them', async () => {
     const target = await checkTarget(`https://127.0.0.1:${main.port}/ok`, { allowPrivateTargets: true });
-    const headers = { host: 'internal.example', 'Content-Length': '1', 'transfer-encoding': 'chunked', 'x-extra': 'kept' };
+    const headers = {
+      host: 'internal.example',
+      'Content-Length': '1',
+      'transfer-encoding': 'chunked',
+      'x-extra': 'kept',
+    };
     expect(await sendToTarget({ target, headers, body: 'hello', ca: CA })).toMatchObject({ ok: true, status: 200 });
     expect(main.seen[0].body).toBe('hello');
-    expect(main.seen[0].headers).toMatchObject({ host: `127.0.0.1:${main.port}`, 'content-length': '5', 'x-extra': 'kept' });
+    expect(main.seen[0].headers).toMatchObject({
+      host: `127.0.0.1:${main.port}`,
+      'content-length': '5',
+      'x-extra': 'kept',
+    });
     expect(main.seen[0].headers['transfer-encoding']).toBeUndefined();
   });
 
@@ -148,20 +163,36 @@ describe('sendToTarget against a local HTTPS receiver', () => {
 
   it('connects to the checked address even when the name does not resolve (DNS rebinding)', async () => {
     await expect(dns.lookup('rebind.test')).rejects.toThrow();
-    const result = await sendToTarget({ target: pinned('rebind.test', main.port, '/ok'), headers: {}, body: '{}', ca: CA });
+    const result = await sendToTarget({
+      target: pinned('rebind.test', main.port, '/ok'),
+      headers: {},
+      body: '{}',
+      ca: CA,
+    });
     expect(result).toMatchObject({ ok: true, status: 200 });
     expect(main.seen.at(-1)?.headers.host).toBe(`rebind.test:${main.port}`);
   });
 
   it('connects only to the checked address even when the name resolves elsewhere', async () => {
     // localhost resolves to where the receiver listens, but the checked address is 127.0.0.2, where nothing does.
-    const result = await sendToTarget({ target: pinned('localhost', main.port, '/ok', '127.0.0.2'), headers: {}, body: '{}', ca: CA });
+    const result = await sendToTarget({
+      target: pinned('localhost', main.port, '/ok', '127.0.0.2'),
+      headers: {},
+      body: '{}',
+      ca: CA,
+    });
     expect(result).toMatchObject({ ok: false, failure: 'connect' });
     expect(main.seen).toEqual([]);
   });
 
   it('tries the next checked address when one refuses the connection', async () => {
-    const target = { ...pinned('localhost', main.port, '/ok', '127.0.0.2'), addresses: [{ address: '127.0.0.2', family: 4 as const }, { address: '127.0.0.1', family: 4 as const }] };
+    const target = {
+      ...pinned('localhost', main.port, '/ok', '127.0.0.2'),
+      addresses: [
+        { address: '127.0.0.2', family: 4 as const },
+        { address: '127.0.0.1', family: 4 as const },
+      ],
+    };
     expect(await sendToTarget({ target, headers: {}, body: '{}', ca: CA })).toMatchObject({ ok: true, status: 200 });
   });
 
@@ -172,20 +203,33 @@ describe('sendToTarget against a local HTTPS receiver', () => {
   });
 
   it('fails with tls when the certificate does not name the host, though the address is right', async () => {
-    const result = await sendToTarget({ target: pinned('other.test', main.port, '/ok'), headers: {}, body: '{}', ca: CA });
+    const result = await sendToTarget({
+      target: pinned('other.test', main.port, '/ok'),
+      headers: {},
+      body: '{}',
+      ca: CA,
+    });
     expect(result).toMatchObject({ ok: false, failure: 'tls' });
     expect(main.seen).toEqual([]);
   });
 
   it('answers a header Node cannot send with a refusal instead of throwing', async () => {
-    const result = await sendToTarget({ target: pinned('localhost', main.port, '/ok'), headers: { 'x-auth': 'a\r\nx-injected: 1' }, body: '{}', ca: CA });
+    const result = await sendToTarget({
+      target: pinned('localhost', main.port, '/ok'),
+      headers: { 'x-auth': 'a\r\nx-injected: 1' },
+      body: '{}',
+      ca: CA,
+    });
     expect(result).toMatchObject({ ok: false, failure: 'refused' });
     expect(main.seen).toEqual([]);
   });
 
   it('refuses a target without checked addresses', async () => {
     const target = { ...pinned('localhost', main.port, '/ok'), addresses: [] };
-    expect(await sendToTarget({ target, headers: {}, body: '{}', ca: CA })).toMatchObject({ ok: false, failure: 'refused' });
+    expect(await sendToTarget({ target, headers: {}, body: '{}', ca: CA })).toMatchObject({
+      ok: false,
+      failure: 'refused',
+    });
     expect(main.seen).toEqual([]);
   });
 });

@@ -34,7 +34,17 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 const SNIPPET_CHARS = 512;
 // Bytes of the response read before it is dropped: a receiver must not make us buffer much.
 const BODY_READ_CAP = 4 * 1024;
-const SENDER_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
+const SENDER_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+]);
 
 /**
  * Delivers one request to a checked target, connecting only to the addresses checkTarget
@@ -65,7 +75,8 @@ export async function sendToTarget(req: SendRequest): Promise<SendResult> {
     // Framing and routing headers are the sender's, whatever the caller (or a configured
     // authentication header) says: Host follows the checked URL, the length follows the body.
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (!SENDER_HEADERS.has(name.toLowerCase())) headers[name] = value;
+    for (const [name, value] of Object.entries(req.headers))
+      if (!SENDER_HEADERS.has(name.toLowerCase())) headers[name] = value;
     headers['content-length'] = String(Buffer.byteLength(req.body));
     const literal = isIP(target.hostname) !== 0;
     let request: ClientRequest;
@@ -87,7 +98,10 @@ export async function sendToTarget(req: SendRequest): Promise<SendResult> {
       return;
     }
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const timer = setTimeout(() => finish({ ok: false, failure: 'timeout', message: `no complete response within ${timeoutMs} ms` }), timeoutMs);
+    const timer = setTimeout(
+      () => finish({ ok: false, failure: 'timeout', message: `no complete response within ${timeoutMs} ms` }),
+      timeoutMs,
+    );
 
     request.on('socket', (socket) => {
       socket.once('connect', () => (phase = 'tls'));
@@ -108,7 +122,8 @@ export async function sendToTarget(req: SendRequest): Promise<SendResult> {
           ...optional('retryAfterMs', parseRetryAfter(header(res.headers['retry-after']))),
         };
         if (status >= 200 && status < 300) finish({ ok: true, ...common });
-        else if (status >= 300 && status < 400) finish({ ok: false, failure: 'redirect', message: `redirect (${status}) not followed`, ...common });
+        else if (status >= 300 && status < 400)
+          finish({ ok: false, failure: 'redirect', message: `redirect (${status}) not followed`, ...common });
         else finish({ ok: false, failure: 'status', message: `receiver answered ${status}`, ...common });
       };
       res.on('data', (chunk: Buffer) => {
@@ -131,7 +146,8 @@ export async function sendToTarget(req: SendRequest): Promise<SendResult> {
  */
 function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
-    const candidates = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+    const candidates =
+      options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
     if (candidates.length === 0) {
       const err: NodeJS.ErrnoException = new Error('no checked address of the requested family');
       err.code = 'ENOTFOUND';

@@ -5,14 +5,7 @@ import { AppError, ErrorCode } from '@kw/platform-errors';
  * can branch on it. 'address' comes with `details.range` (the forbidden range's name).
  */
 export type TargetRefusalReason =
-  | 'invalid-url'
-  | 'scheme'
-  | 'credentials'
-  | 'query-credentials'
-  | 'port'
-  | 'localhost'
-  | 'address'
-  | 'dns';
+  'invalid-url' | 'scheme' | 'credentials' | 'query-credentials' | 'port' | 'localhost' | 'address' | 'dns';
 
 /** A 400 VALIDATION_FAILED on the `url` field; never names the resolved address (no internal DNS leaks). */
 export class TargetRefusedError extends AppError {

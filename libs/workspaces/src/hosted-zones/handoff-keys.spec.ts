@@ -7,7 +7,12 @@ import { signHandoff, type HandoffClaims } from './handoff-tokens.js';
 import type { HostedZoneSettings } from './hosted-zone-settings.js';
 
 const DAY = 24 * 60 * 60 * 1000;
-const settings: HostedZoneSettings = { issuer: 'https://cloud.example.test', handoffTtlSeconds: 300, keyRotationMs: 30 * DAY, offlineAfterMs: 60_000 };
+const settings: HostedZoneSettings = {
+  issuer: 'https://cloud.example.test',
+  handoffTtlSeconds: 300,
+  keyRotationMs: 30 * DAY,
+  offlineAfterMs: 60_000,
+};
 
 class MemoryStore implements HandoffKeyStore {
   readonly keys: StoredHandoffKey[] = [];
@@ -45,7 +50,17 @@ describe('handoff keys and tokens', () => {
     const { store, box, keys, now } = setup();
     const jwks = await keys.jwks();
     expect(store.keys).toHaveLength(1);
-    expect(jwks.keys).toEqual([{ kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), kid: store.keys[0]!.kid, alg: 'ES256', use: 'sig' }]);
+    expect(jwks.keys).toEqual([
+      {
+        kty: 'EC',
+        crv: 'P-256',
+        x: expect.any(String),
+        y: expect.any(String),
+        kid: store.keys[0]!.kid,
+        alg: 'ES256',
+        use: 'sig',
+      },
+    ]);
     expect(JSON.stringify(jwks)).not.toContain('"d"');
     // The private JWK is only in the sealed column, and opens with the box.
     expect(store.keys[0]!.privateJwkSealed).not.toContain('"d"');
@@ -79,11 +94,21 @@ describe('handoff keys and tokens', () => {
     const jwks = createLocalJWKSet(await keys.jwks());
     const signed = await signHandoff(await keys.signingKey(), claims(now()));
     const options = { issuer: settings.issuer, algorithms: ['ES256'] };
-    await expect(jwtVerify(signed.token, jwks, { ...options, audience: 'urn:kw:hosted-zone:other', currentDate: now() })).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED' });
-    await expect(jwtVerify(signed.token, jwks, { ...options, audience: 'urn:kw:hosted-zone:z1', currentDate: new Date(now().getTime() + 301_000) })).rejects.toMatchObject({ code: 'ERR_JWT_EXPIRED' });
+    await expect(
+      jwtVerify(signed.token, jwks, { ...options, audience: 'urn:kw:hosted-zone:other', currentDate: now() }),
+    ).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED' });
+    await expect(
+      jwtVerify(signed.token, jwks, {
+        ...options,
+        audience: 'urn:kw:hosted-zone:z1',
+        currentDate: new Date(now().getTime() + 301_000),
+      }),
+    ).rejects.toMatchObject({ code: 'ERR_JWT_EXPIRED' });
     const stranger = setup();
     const foreign = await signHandoff(await stranger.keys.signingKey(), claims(now()));
-    await expect(jwtVerify(foreign.token, jwks, { ...options, audience: 'urn:kw:hosted-zone:z1', currentDate: now() })).rejects.toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY' });
+    await expect(
+      jwtVerify(foreign.token, jwks, { ...options, audience: 'urn:kw:hosted-zone:z1', currentDate: now() }),
+    ).rejects.toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY' });
   });
 
   it('reuses the key until it is older than the rotation period', async () => {
@@ -110,7 +135,11 @@ describe('handoff keys and tokens', () => {
     expect(jwks.keys.map((k) => k.kid)).toEqual([fresh.kid, old.kid]);
     // A token the old key signed just before rotation still verifies against the published set.
     await expect(
-      jwtVerify(oldToken.token, createLocalJWKSet(jwks), { issuer: settings.issuer, audience: 'urn:kw:hosted-zone:z1', currentDate: new Date(oldToken.expiresAt.getTime() - 1000) }),
+      jwtVerify(oldToken.token, createLocalJWKSet(jwks), {
+        issuer: settings.issuer,
+        audience: 'urn:kw:hosted-zone:z1',
+        currentDate: new Date(oldToken.expiresAt.getTime() - 1000),
+      }),
     ).resolves.toBeDefined();
 
     advance(DAY + 300_000 - 1000);

@@ -33,15 +33,31 @@ export class DbHandoffKeyStore implements HandoffKeyStore {
 
   async all(): Promise<StoredHandoffKey[]> {
     const rows = await this.db.handoffSigningKey.findMany({ orderBy: [{ createdAt: 'desc' }, { kid: 'asc' }] });
-    return rows.map((r) => ({ kid: r.kid, publicJwk: r.publicJwk as JWK, privateJwkSealed: r.privateJwkSealed, createdAt: r.createdAt }));
+    return rows.map((r) => ({
+      kid: r.kid,
+      publicJwk: r.publicJwk as JWK,
+      privateJwkSealed: r.privateJwkSealed,
+      createdAt: r.createdAt,
+    }));
   }
 
   async insert(key: StoredHandoffKey): Promise<void> {
-    await this.db.handoffSigningKey.create({ data: { kid: key.kid, publicJwk: key.publicJwk as object, privateJwkSealed: key.privateJwkSealed, createdAt: key.createdAt } });
+    await this.db.handoffSigningKey.create({
+      data: {
+        kid: key.kid,
+        publicJwk: key.publicJwk as object,
+        privateJwkSealed: key.privateJwkSealed,
+        createdAt: key.createdAt,
+      },
+    });
   }
 }
 
-export const handoffKeyStoreProvider = { provide: HANDOFF_KEY_STORE, useFactory: (db: ControlDb) => new DbHandoffKeyStore(db), inject: [WORKSPACES_DB] };
+export const handoffKeyStoreProvider = {
+  provide: HANDOFF_KEY_STORE,
+  useFactory: (db: ControlDb) => new DbHandoffKeyStore(db),
+  inject: [WORKSPACES_DB],
+};
 export const handoffClockProvider = { provide: HANDOFF_CLOCK, useValue: (() => new Date()) satisfies Clock };
 
 export interface SigningKey {

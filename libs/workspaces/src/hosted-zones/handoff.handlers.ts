@@ -29,9 +29,18 @@ export class HandoffHandlers {
   @Handles(HostedZonesService.method.issueHandoff)
   async issue(input: In<'issueHandoff'>, context: RequestContext) {
     // The same 401/403/404 as reading the workspace.
-    const { workspace, relation, userId, auth } = await this.access.authorize(context, input.workspaceId, 'workspaces:read');
+    const { workspace, relation, userId, auth } = await this.access.authorize(
+      context,
+      input.workspaceId,
+      'workspaces:read',
+    );
     if (!workspace.hostedZoneId) throw notAHostedZoneWorkspace();
-    const actions = handoffActions({ auth, account: callerOf(context).account, workspace: stateOf(workspace), relation });
+    const actions = handoffActions({
+      auth,
+      account: callerOf(context).account,
+      workspace: stateOf(workspace),
+      relation,
+    });
     const audience = zoneAudience(workspace.hostedZoneId);
     const now = new Date();
     const signed = await signHandoff(await this.keys.signingKey(), {

@@ -21,12 +21,19 @@ export const hostedZoneOffline = (status: string): AppError =>
   new AppError({
     status: 409,
     code: HostedZoneErrorCode.HOSTED_ZONE_OFFLINE,
-    message: status === 'pending' ? 'The hosted zone has no enrolled Leaf yet' : 'The hosted zone is offline (no recent heartbeat from its Leaf)',
+    message:
+      status === 'pending'
+        ? 'The hosted zone has no enrolled Leaf yet'
+        : 'The hosted zone is offline (no recent heartbeat from its Leaf)',
     param: 'hostedZoneId',
   });
 
 export const notAHostedZoneWorkspace = (): AppError =>
-  new AppError({ status: 409, code: HostedZoneErrorCode.NOT_A_HOSTED_ZONE_WORKSPACE, message: 'The workspace is Cloud-backed: call the Cloud directly, no handoff is needed' });
+  new AppError({
+    status: 409,
+    code: HostedZoneErrorCode.NOT_A_HOSTED_ZONE_WORKSPACE,
+    message: 'The workspace is Cloud-backed: call the Cloud directly, no handoff is needed',
+  });
 
 /** A Leaf-facing credential (enrollment token, zone credential) that is missing, unknown, used or expired. */
 export const leafUnauthenticated = (what: 'enrollment token' | 'zone credential'): AppError =>

@@ -21,7 +21,11 @@ export function hostedZoneSettings(config: AppConfig): HostedZoneSettings {
   };
 }
 
-export const hostedZoneSettingsProvider = { provide: HOSTED_ZONE_SETTINGS, useFactory: hostedZoneSettings, inject: [APP_CONFIG] };
+export const hostedZoneSettingsProvider = {
+  provide: HOSTED_ZONE_SETTINGS,
+  useFactory: hostedZoneSettings,
+  inject: [APP_CONFIG],
+};
 
 /** The audience of handoff tokens for one zone: a Leaf accepts only its own. */
 export const zoneAudience = (zoneId: string): string => `urn:kw:hosted-zone:${zoneId}`;

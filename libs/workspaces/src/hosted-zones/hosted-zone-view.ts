@@ -8,7 +8,11 @@ export type HostedZoneMessage = MessageInitShape<typeof HostedZoneSchema>;
 export type ZoneStatus = 'pending' | 'online' | 'offline';
 
 /** pending until a Leaf enrolled; then online while heartbeats are recent, else offline. */
-export function zoneStatus(zone: Pick<HostedZoneRow, 'enrolledAt' | 'lastHeartbeatAt'>, now: Date, offlineAfterMs: number): ZoneStatus {
+export function zoneStatus(
+  zone: Pick<HostedZoneRow, 'enrolledAt' | 'lastHeartbeatAt'>,
+  now: Date,
+  offlineAfterMs: number,
+): ZoneStatus {
   if (!zone.enrolledAt) return 'pending';
   const last = zone.lastHeartbeatAt ?? zone.enrolledAt;
   return now.getTime() - last.getTime() <= offlineAfterMs ? 'online' : 'offline';

@@ -39,7 +39,11 @@ export class HostedZoneHandlers {
         enrollmentTokenExpiresAt: expiresAt,
       },
     });
-    return { hostedZone: this.view(zone, 0), enrollmentToken: token, enrollmentTokenExpiresAt: expiresAt.toISOString() };
+    return {
+      hostedZone: this.view(zone, 0),
+      enrollmentToken: token,
+      enrollmentTokenExpiresAt: expiresAt.toISOString(),
+    };
   }
 
   @Handles(HostedZonesService.method.listHostedZones)
@@ -66,9 +70,12 @@ export class HostedZoneHandlers {
       ...(input.name !== undefined && { name: checkZoneName(input.name) }),
       ...(input.region !== undefined && { region: checkRegion(input.region) }),
       // An empty endpoint clears it (the Leaf registers its own at the next enrollment or heartbeat).
-      ...(input.endpointUrl !== undefined && { endpointUrl: input.endpointUrl ? checkEndpointUrl(input.endpointUrl) : null }),
+      ...(input.endpointUrl !== undefined && {
+        endpointUrl: input.endpointUrl ? checkEndpointUrl(input.endpointUrl) : null,
+      }),
     };
-    const row = Object.keys(data).length === 0 ? zone : await this.db.hostedZone.update({ where: { id: zone.id }, data });
+    const row =
+      Object.keys(data).length === 0 ? zone : await this.db.hostedZone.update({ where: { id: zone.id }, data });
     // The zone's endpoint is in every HOSTED_ZONE_REQUIRED answer of its workspaces.
     if (row.endpointUrl !== zone.endpointUrl) this.changes.everything();
     return { hostedZone: this.view(row, await this.workspaceCount(zone.id)) };
@@ -93,8 +100,15 @@ export class HostedZoneHandlers {
   async resetEnrollment(input: In<'resetEnrollment'>, context: RequestContext) {
     const zone = await this.access.zone(await this.access.manager(context), input.hostedZoneId);
     const { token, hash, expiresAt } = enrollment();
-    const row = await this.db.hostedZone.update({ where: { id: zone.id }, data: { enrollmentTokenHash: hash, enrollmentTokenExpiresAt: expiresAt } });
-    return { hostedZone: this.view(row, await this.workspaceCount(zone.id)), enrollmentToken: token, enrollmentTokenExpiresAt: expiresAt.toISOString() };
+    const row = await this.db.hostedZone.update({
+      where: { id: zone.id },
+      data: { enrollmentTokenHash: hash, enrollmentTokenExpiresAt: expiresAt },
+    });
+    return {
+      hostedZone: this.view(row, await this.workspaceCount(zone.id)),
+      enrollmentToken: token,
+      enrollmentTokenExpiresAt: expiresAt.toISOString(),
+    };
   }
 
   private workspaceCount(zoneId: string): Promise<number> {

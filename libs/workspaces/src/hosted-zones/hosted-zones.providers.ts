@@ -14,7 +14,11 @@ import { ZonePlacement } from './zone-placement.js';
 /** Hosted zones in the workspaces component (kw.workspaces.v1.HostedZonesService and placement). */
 export const hostedZoneProviders: Provider[] = [
   // Seals the handoff signing keys (required in the distributed mode, like the webhooks component).
-  { provide: SECRET_BOX, useFactory: (config: AppConfig, logger: Logger) => loadSecretBox(config, 'workspaces', (msg) => logger.warn(msg)), inject: [APP_CONFIG, LOGGER] },
+  {
+    provide: SECRET_BOX,
+    useFactory: (config: AppConfig, logger: Logger) => loadSecretBox(config, 'workspaces', (msg) => logger.warn(msg)),
+    inject: [APP_CONFIG, LOGGER],
+  },
   hostedZoneSettingsProvider,
   handoffKeyStoreProvider,
   handoffClockProvider,

@@ -9,7 +9,13 @@ import { leafUnauthenticated, placementNotFound } from './hosted-zone-errors.js'
 import { HOSTED_ZONE_SETTINGS, jwksPath, zoneAudience, type HostedZoneSettings } from './hosted-zone-settings.js';
 import type { HostedZoneRow } from './hosted-zone-view.js';
 import { checkEndpointUrl, checkLeafVersion } from './zone-fields.js';
-import { ENROLLMENT_TOKEN_PREFIX, ZONE_CREDENTIAL_PREFIX, hashSecret, looksLike, newZoneCredential } from './zone-secrets.js';
+import {
+  ENROLLMENT_TOKEN_PREFIX,
+  ZONE_CREDENTIAL_PREFIX,
+  hashSecret,
+  looksLike,
+  newZoneCredential,
+} from './zone-secrets.js';
 
 type M = typeof HostedZonesService.method;
 type In<K extends keyof M> = MessageShape<M[K]['input']>;
@@ -35,7 +41,8 @@ export class LeafLinkHandlers {
     const hash = hashSecret(input.enrollmentToken);
     const zone = await this.db.hostedZone.findUnique({ where: { enrollmentTokenHash: hash } });
     const now = new Date();
-    if (!zone || !zone.enrollmentTokenExpiresAt || zone.enrollmentTokenExpiresAt <= now) throw leafUnauthenticated('enrollment token');
+    if (!zone || !zone.enrollmentTokenExpiresAt || zone.enrollmentTokenExpiresAt <= now)
+      throw leafUnauthenticated('enrollment token');
     const credential = newZoneCredential();
     // Conditional on the hash still being there: of two concurrent uses, exactly one wins.
     const { count } = await this.db.hostedZone.updateMany({
@@ -77,7 +84,10 @@ export class LeafLinkHandlers {
       select: { id: true, name: true, status: true },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });
-    return { hostedZoneId: zone.id, placements: pending.map((w) => ({ workspaceId: w.id, name: w.name, status: w.status })) };
+    return {
+      hostedZoneId: zone.id,
+      placements: pending.map((w) => ({ workspaceId: w.id, name: w.name, status: w.status })),
+    };
   }
 
   @Handles(HostedZonesService.method.markPlacementReady)
@@ -85,11 +95,17 @@ export class LeafLinkHandlers {
     const zone = await this.zoneOf(input.zoneCredential);
     if (!isUuid(input.workspaceId)) throw placementNotFound();
     // Idempotent: a Leaf that reports again after a lost answer gets the same result.
-    const { count } = await this.db.workspace.updateMany({ where: { id: input.workspaceId, hostedZoneId: zone.id }, data: { status: 'active' } });
+    const { count } = await this.db.workspace.updateMany({
+      where: { id: input.workspaceId, hostedZoneId: zone.id },
+      data: { status: 'active' },
+    });
     if (count !== 1) throw placementNotFound();
     this.changes.workspace(input.workspaceId);
     await this.db.hostedZone.update({ where: { id: zone.id }, data: { lastHeartbeatAt: new Date() } });
-    const workspace = await this.db.workspace.findUniqueOrThrow({ where: { id: input.workspaceId }, select: { id: true, name: true, status: true } });
+    const workspace = await this.db.workspace.findUniqueOrThrow({
+      where: { id: input.workspaceId },
+      select: { id: true, name: true, status: true },
+    });
     return { placement: { workspaceId: workspace.id, name: workspace.name, status: workspace.status } };
   }
 

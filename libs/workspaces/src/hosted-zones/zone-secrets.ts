@@ -18,4 +18,5 @@ export const newZoneCredential = (): string => secret(ZONE_CREDENTIAL_PREFIX);
 export const hashSecret = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
 
 /** Whether a value presented as a secret has the expected shape (cheap refusal before any lookup). */
-export const looksLike = (value: string, prefix: string): boolean => value.startsWith(prefix) && value.length > prefix.length + 20 && value.length < 200;
+export const looksLike = (value: string, prefix: string): boolean =>
+  value.startsWith(prefix) && value.length > prefix.length + 20 && value.length < 200;

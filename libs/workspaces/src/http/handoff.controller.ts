@@ -18,7 +18,9 @@ export class HandoffController {
   @ApiOperation({
     summary: 'Get a handoff token for a Leaf-backed workspace',
     description:
-      'A short-lived JWT for the workspace at its Leaf, carrying the data-plane actions the caller may perform now. Needs `workspaces:read` on the workspace. A Cloud workspace answers 409 `NOT_A_HOSTED_ZONE_WORKSPACE`.',
+      'A short-lived JWT for the workspace at its Leaf, carrying the data-plane actions the caller may ' +
+      'perform now. Needs `workspaces:read` on the workspace. A Cloud workspace answers 409 ' +
+      '`NOT_A_HOSTED_ZONE_WORKSPACE`.',
   })
   @ApiOkResponse({ type: HandoffResponseDto })
   async issue(@Param('id') id: string): Promise<HandoffResponseDto> {
@@ -40,7 +42,11 @@ export class HandoffController {
   @Get('.well-known/jwks.json')
   @Public()
   @Header('cache-control', 'public, max-age=300')
-  @ApiOperation({ summary: 'Handoff token keys (JWKS)', description: 'The ES256 public keys that verify handoff tokens: the current key and previous ones whose tokens may still be valid.' })
+  @ApiOperation({
+    summary: 'Handoff token keys (JWKS)',
+    description:
+      'The ES256 public keys that verify handoff tokens: the current key and previous ones whose tokens may still be valid.',
+  })
   @ApiOkResponse({ type: JwksDto })
   async jwks(): Promise<JwksDto> {
     const { jwksJson } = await this.client.call(M.getHandoffKeys, {});

@@ -2,7 +2,14 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@ne
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HostedZonesService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
-import { CreateHostedZoneDto, HostedZoneEnrollmentDto, HostedZoneListDto, HostedZoneResponseDto, HostedZoneDeletedDto, UpdateHostedZoneDto } from './dto/hosted-zones.dto.js';
+import {
+  CreateHostedZoneDto,
+  HostedZoneEnrollmentDto,
+  HostedZoneListDto,
+  HostedZoneResponseDto,
+  HostedZoneDeletedDto,
+  UpdateHostedZoneDto,
+} from './dto/hosted-zones.dto.js';
 import { hostedZoneJson } from './presenters.js';
 
 const M = HostedZonesService.method;
@@ -17,11 +24,24 @@ export class HostedZonesController {
   constructor(private readonly client: ServiceClient) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create a hosted zone', description: 'Answers the one-time enrollment token a Leaf starts with (`ENROLLMENT_TOKEN`), valid 24 hours. Scope `hosted-zones:manage`.' })
+  @ApiOperation({
+    summary: 'Create a hosted zone',
+    description:
+      'Answers the one-time enrollment token a Leaf starts with (`ENROLLMENT_TOKEN`), valid 24 hours. Scope `hosted-zones:manage`.',
+  })
   @ApiCreatedResponse({ type: HostedZoneEnrollmentDto })
   async create(@Body() body: CreateHostedZoneDto): Promise<HostedZoneEnrollmentDto> {
-    const answer = await this.client.call(M.createHostedZone, { name: body.name, region: body.region, endpointUrl: body.endpointUrl ?? '' });
-    return { success: true, hostedZone: hostedZoneJson(answer.hostedZone), enrollmentToken: answer.enrollmentToken, enrollmentTokenExpiresAt: answer.enrollmentTokenExpiresAt };
+    const answer = await this.client.call(M.createHostedZone, {
+      name: body.name,
+      region: body.region,
+      endpointUrl: body.endpointUrl ?? '',
+    });
+    return {
+      success: true,
+      hostedZone: hostedZoneJson(answer.hostedZone),
+      enrollmentToken: answer.enrollmentToken,
+      enrollmentTokenExpiresAt: answer.enrollmentTokenExpiresAt,
+    };
   }
 
   @Get()
@@ -34,7 +54,10 @@ export class HostedZonesController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Read a hosted zone', description: 'Status, endpoint, last heartbeat, Leaf version and placed workspaces. Scope `hosted-zones:manage`.' })
+  @ApiOperation({
+    summary: 'Read a hosted zone',
+    description: 'Status, endpoint, last heartbeat, Leaf version and placed workspaces. Scope `hosted-zones:manage`.',
+  })
   @ApiOkResponse({ type: HostedZoneResponseDto })
   async get(@Param('id') id: string): Promise<HostedZoneResponseDto> {
     const { hostedZone } = await this.client.call(M.getHostedZone, { hostedZoneId: id });
@@ -42,17 +65,28 @@ export class HostedZonesController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Update a hosted zone', description: 'name, region, endpointUrl (`null` clears it). Scope `hosted-zones:manage`.' })
+  @ApiOperation({
+    summary: 'Update a hosted zone',
+    description: 'name, region, endpointUrl (`null` clears it). Scope `hosted-zones:manage`.',
+  })
   @ApiOkResponse({ type: HostedZoneResponseDto })
   async update(@Param('id') id: string, @Body() body: UpdateHostedZoneDto): Promise<HostedZoneResponseDto> {
     const endpointUrl = body.endpointUrl === null ? '' : body.endpointUrl;
-    const { hostedZone } = await this.client.call(M.updateHostedZone, { hostedZoneId: id, name: body.name, region: body.region, endpointUrl });
+    const { hostedZone } = await this.client.call(M.updateHostedZone, {
+      hostedZoneId: id,
+      name: body.name,
+      region: body.region,
+      endpointUrl,
+    });
     return { success: true, hostedZone: hostedZoneJson(hostedZone) };
   }
 
   @Delete(':id')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Delete a hosted zone', description: '409 `CONFLICT` while workspaces are placed on it. Scope `hosted-zones:manage`.' })
+  @ApiOperation({
+    summary: 'Delete a hosted zone',
+    description: '409 `CONFLICT` while workspaces are placed on it. Scope `hosted-zones:manage`.',
+  })
   @ApiOkResponse({ type: HostedZoneDeletedDto })
   async delete(@Param('id') id: string): Promise<HostedZoneDeletedDto> {
     await this.client.call(M.deleteHostedZone, { hostedZoneId: id });
@@ -63,11 +97,18 @@ export class HostedZonesController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Issue a new enrollment token',
-    description: 'For a Leaf that lost its state: enrolling with the new token replaces the zone credential (the old Leaf stops being accepted). Scope `hosted-zones:manage`.',
+    description:
+      'For a Leaf that lost its state: enrolling with the new token replaces the zone credential (the old ' +
+      'Leaf stops being accepted). Scope `hosted-zones:manage`.',
   })
   @ApiOkResponse({ type: HostedZoneEnrollmentDto })
   async resetEnrollment(@Param('id') id: string): Promise<HostedZoneEnrollmentDto> {
     const answer = await this.client.call(M.resetEnrollment, { hostedZoneId: id });
-    return { success: true, hostedZone: hostedZoneJson(answer.hostedZone), enrollmentToken: answer.enrollmentToken, enrollmentTokenExpiresAt: answer.enrollmentTokenExpiresAt };
+    return {
+      success: true,
+      hostedZone: hostedZoneJson(answer.hostedZone),
+      enrollmentToken: answer.enrollmentToken,
+      enrollmentTokenExpiresAt: answer.enrollmentTokenExpiresAt,
+    };
   }
 }

@@ -15,7 +15,10 @@ export class InvitationsController {
   constructor(private readonly client: ServiceClient) {}
 
   @Get()
-  @ApiOperation({ summary: 'My pending invitations', description: "Pending, unexpired invitations to the caller's email. Scope `workspaces:read`." })
+  @ApiOperation({
+    summary: 'My pending invitations',
+    description: "Pending, unexpired invitations to the caller's email. Scope `workspaces:read`.",
+  })
   @ApiOkResponse({ type: InvitationListDto })
   async listMine(): Promise<InvitationListDto> {
     const { invitations } = await this.client.call(M.listMyInvitations, {});
@@ -26,7 +29,8 @@ export class InvitationsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Accept an invitation',
-    description: 'Only the account whose email was invited (anybody else: 404). Expired: 409 `INVITATION_EXPIRED`. Scope `workspaces:write`.',
+    description:
+      'Only the account whose email was invited (anybody else: 404). Expired: 409 `INVITATION_EXPIRED`. Scope `workspaces:write`.',
   })
   @ApiOkResponse({ type: AcceptInvitationResponseDto })
   async accept(@Param('invitationId') invitationId: string): Promise<AcceptInvitationResponseDto> {

@@ -7,7 +7,13 @@ import { Public, publicBase } from '@kw/platform-http';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { jwksPath } from '../hosted-zones/hosted-zone-settings.js';
-import { EnrollLeafDto, EnrollLeafResponseDto, LeafHeartbeatDto, LeafHeartbeatResponseDto, PlacementResponseDto } from './dto/hosted-zones.dto.js';
+import {
+  EnrollLeafDto,
+  EnrollLeafResponseDto,
+  LeafHeartbeatDto,
+  LeafHeartbeatResponseDto,
+  PlacementResponseDto,
+} from './dto/hosted-zones.dto.js';
 import { placementJson } from './presenters.js';
 
 const M = HostedZonesService.method;
@@ -34,32 +40,66 @@ export class LeafLinkController {
 
   @Post('enroll')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Enroll a Leaf', description: 'Uses up the enrollment token (401 `UNAUTHENTICATED` when unknown, used or expired) and answers the zone credential.' })
+  @ApiOperation({
+    summary: 'Enroll a Leaf',
+    description:
+      'Uses up the enrollment token (401 `UNAUTHENTICATED` when unknown, used or expired) and answers the zone credential.',
+  })
   @ApiOkResponse({ type: EnrollLeafResponseDto })
   async enroll(@Body() body: EnrollLeafDto, @Req() request: FastifyRequest): Promise<EnrollLeafResponseDto> {
-    const answer = await this.client.call(M.enrollLeaf, { enrollmentToken: body.enrollmentToken, endpointUrl: body.endpointUrl, leafVersion: body.leafVersion });
+    const answer = await this.client.call(M.enrollLeaf, {
+      enrollmentToken: body.enrollmentToken,
+      endpointUrl: body.endpointUrl,
+      leafVersion: body.leafVersion,
+    });
     // The keys URL as this request reached the Cloud (PUBLIC_URL when set).
     const jwksUri = `${publicBase(this.config, request)}${jwksPath}`;
-    return { hostedZoneId: answer.hostedZoneId, zoneCredential: answer.zoneCredential, issuer: answer.issuer, audience: answer.audience, jwksUri };
+    return {
+      hostedZoneId: answer.hostedZoneId,
+      zoneCredential: answer.zoneCredential,
+      issuer: answer.issuer,
+      audience: answer.audience,
+      jwksUri,
+    };
   }
 
   @Post('heartbeat')
   @HttpCode(200)
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'Leaf heartbeat', description: '`Authorization: Bearer kwz_...`. Marks the zone online; answers the placements to provision.' })
+  @ApiOperation({
+    summary: 'Leaf heartbeat',
+    description: '`Authorization: Bearer kwz_...`. Marks the zone online; answers the placements to provision.',
+  })
   @ApiOkResponse({ type: LeafHeartbeatResponseDto })
-  async heartbeat(@Headers('authorization') authorization: string | undefined, @Body() body: LeafHeartbeatDto): Promise<LeafHeartbeatResponseDto> {
-    const answer = await this.client.call(M.leafHeartbeat, { zoneCredential: zoneCredential(authorization), endpointUrl: body.endpointUrl ?? '', leafVersion: body.leafVersion ?? '' });
+  async heartbeat(
+    @Headers('authorization') authorization: string | undefined,
+    @Body() body: LeafHeartbeatDto,
+  ): Promise<LeafHeartbeatResponseDto> {
+    const answer = await this.client.call(M.leafHeartbeat, {
+      zoneCredential: zoneCredential(authorization),
+      endpointUrl: body.endpointUrl ?? '',
+      leafVersion: body.leafVersion ?? '',
+    });
     return { hostedZoneId: answer.hostedZoneId, placements: answer.placements.map(placementJson) };
   }
 
   @Post('placements/:workspaceId/ready')
   @HttpCode(200)
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'Report a placement provisioned', description: '`Authorization: Bearer kwz_...`. The workspace becomes active; a workspace not placed on this zone answers 404.' })
+  @ApiOperation({
+    summary: 'Report a placement provisioned',
+    description:
+      '`Authorization: Bearer kwz_...`. The workspace becomes active; a workspace not placed on this zone answers 404.',
+  })
   @ApiOkResponse({ type: PlacementResponseDto })
-  async ready(@Headers('authorization') authorization: string | undefined, @Param('workspaceId') workspaceId: string): Promise<PlacementResponseDto> {
-    const { placement } = await this.client.call(M.markPlacementReady, { zoneCredential: zoneCredential(authorization), workspaceId });
+  async ready(
+    @Headers('authorization') authorization: string | undefined,
+    @Param('workspaceId') workspaceId: string,
+  ): Promise<PlacementResponseDto> {
+    const { placement } = await this.client.call(M.markPlacementReady, {
+      zoneCredential: zoneCredential(authorization),
+      workspaceId,
+    });
     return { placement: placementJson(placement) };
   }
 }

@@ -2,7 +2,14 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@ne
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WorkspacesService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
-import { InvitationListDto, InvitationResponseDto, InviteMemberDto, MemberListDto, MemberResponseDto, UpdateMemberRoleDto } from './dto/members.dto.js';
+import {
+  InvitationListDto,
+  InvitationResponseDto,
+  InviteMemberDto,
+  MemberListDto,
+  MemberResponseDto,
+  UpdateMemberRoleDto,
+} from './dto/members.dto.js';
 import { invitationJson, list, memberJson } from './presenters.js';
 
 const M = WorkspacesService.method;
@@ -25,19 +32,37 @@ export class MembersController {
   @ApiOperation({
     summary: 'Invite a member',
     description:
-      'Creates a pending invitation (valid 7 days) and notifies the invitee when an account has that email. Roles: collaborator, contributor, viewer (`owner`: 400 `INVALID_ROLE`). 409 `ALREADY_MEMBER`, 409 `INVITATION_PENDING`. Owners only; scope `members:manage`.',
+      'Creates a pending invitation (valid 7 days) and notifies the invitee when an account has that ' +
+      'email. Roles: collaborator, contributor, viewer (`owner`: 400 `INVALID_ROLE`). 409 ' +
+      '`ALREADY_MEMBER`, 409 `INVITATION_PENDING`. Owners only; scope `members:manage`.',
   })
   @ApiCreatedResponse({ type: InvitationResponseDto })
   async invite(@Param('id') id: string, @Body() body: InviteMemberDto): Promise<InvitationResponseDto> {
-    const { invitation } = await this.client.call(M.inviteMember, { workspaceId: id, email: body.email, role: body.role });
+    const { invitation } = await this.client.call(M.inviteMember, {
+      workspaceId: id,
+      email: body.email,
+      role: body.role,
+    });
     return { invitation: invitationJson(invitation) };
   }
 
   @Patch('members/:memberId')
-  @ApiOperation({ summary: "Change a member's role", description: 'Owners only (any role, owner included); demoting the last owner: 409 `LAST_OWNER`. Scope `members:manage`.' })
+  @ApiOperation({
+    summary: "Change a member's role",
+    description:
+      'Owners only (any role, owner included); demoting the last owner: 409 `LAST_OWNER`. Scope `members:manage`.',
+  })
   @ApiOkResponse({ type: MemberResponseDto })
-  async updateRole(@Param('id') id: string, @Param('memberId') memberId: string, @Body() body: UpdateMemberRoleDto): Promise<MemberResponseDto> {
-    const { member } = await this.client.call(M.updateMemberRole, { workspaceId: id, userId: memberId, role: body.role });
+  async updateRole(
+    @Param('id') id: string,
+    @Param('memberId') memberId: string,
+    @Body() body: UpdateMemberRoleDto,
+  ): Promise<MemberResponseDto> {
+    const { member } = await this.client.call(M.updateMemberRole, {
+      workspaceId: id,
+      userId: memberId,
+      role: body.role,
+    });
     return { member: memberJson(member) };
   }
 
@@ -45,7 +70,8 @@ export class MembersController {
   @HttpCode(204)
   @ApiOperation({
     summary: 'Remove a member (or leave)',
-    description: 'Owners remove anyone; any member may remove themself. The last owner cannot leave: 409 `LAST_OWNER`. Scope `members:manage`.',
+    description:
+      'Owners remove anyone; any member may remove themself. The last owner cannot leave: 409 `LAST_OWNER`. Scope `members:manage`.',
   })
   @ApiNoContentResponse()
   async remove(@Param('id') id: string, @Param('memberId') memberId: string): Promise<void> {

@@ -21,8 +21,18 @@ export class NotificationsController {
   async list(@Query() query: NotificationsQueryDto): Promise<NotificationPageDto> {
     const limit = query.limit ?? NOTIFICATIONS_LIMIT_DEFAULT;
     const offset = query.offset ?? 0;
-    const answer = await this.client.call(M.listNotifications, { unreadOnly: query.unreadOnly ?? false, limit, offset });
-    return { ...list(answer.notifications.map(notificationJson)), totalCount: answer.totalCount, unreadCount: answer.unreadCount, limit, offset };
+    const answer = await this.client.call(M.listNotifications, {
+      unreadOnly: query.unreadOnly ?? false,
+      limit,
+      offset,
+    });
+    return {
+      ...list(answer.notifications.map(notificationJson)),
+      totalCount: answer.totalCount,
+      unreadCount: answer.unreadCount,
+      limit,
+      offset,
+    };
   }
 
   @Post('read-all')
@@ -36,7 +46,10 @@ export class NotificationsController {
 
   @Post(':notificationId/read')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Mark a notification read', description: "Idempotent. Another user's notification: 404. Scope `profile:write`." })
+  @ApiOperation({
+    summary: 'Mark a notification read',
+    description: "Idempotent. Another user's notification: 404. Scope `profile:write`.",
+  })
   @ApiOkResponse({ type: NotificationResponseDto })
   async markRead(@Param('notificationId') notificationId: string): Promise<NotificationResponseDto> {
     const { notification } = await this.client.call(M.markNotificationRead, { notificationId });

@@ -1,4 +1,12 @@
-import type { HostedZone, Invitation, Member, Notification, Placement, Workspace, WorkspaceSettings } from '@kw/contracts';
+import type {
+  HostedZone,
+  Invitation,
+  Member,
+  Notification,
+  Placement,
+  Workspace,
+  WorkspaceSettings,
+} from '@kw/contracts';
 import { isWorkspaceRole } from '@kw/platform-access-policy';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import type { HostedZoneDto, PlacementDto } from './dto/hosted-zones.dto.js';
@@ -12,7 +20,12 @@ const orNull = (value: string): string | null => value || null;
 
 /** A field every answer of the service carries; its absence is a broken contract, not a client error. */
 function required<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new AppError({ status: 500, code: ErrorCode.INTERNAL_ERROR, message: `The workspaces service answered without ${what}` });
+  if (value === undefined)
+    throw new AppError({
+      status: 500,
+      code: ErrorCode.INTERNAL_ERROR,
+      message: `The workspaces service answered without ${what}`,
+    });
   return value;
 }
 
@@ -66,7 +79,13 @@ export function invitationJson(message: Invitation | undefined): InvitationDto {
 
 export function notificationJson(message: Notification | undefined): NotificationDto {
   const n = required(message, 'a notification');
-  return { id: n.id, kind: n.kind, payload: JSON.parse(n.payloadJson || '{}') as Record<string, unknown>, createdAt: n.createdAt, readAt: orNull(n.readAt) };
+  return {
+    id: n.id,
+    kind: n.kind,
+    payload: JSON.parse(n.payloadJson || '{}') as Record<string, unknown>,
+    createdAt: n.createdAt,
+    readAt: orNull(n.readAt),
+  };
 }
 
 export function hostedZoneJson(message: HostedZone | undefined): HostedZoneDto {

@@ -9,6 +9,14 @@ import { WorkspacesController } from './workspaces.controller.js';
 
 /** The HTTP side of the workspaces component, composed into the gateway. */
 @Module({
-  controllers: [WorkspacesController, MembersController, InvitationsController, NotificationsController, HostedZonesController, LeafLinkController, HandoffController],
+  controllers: [
+    WorkspacesController,
+    MembersController,
+    InvitationsController,
+    NotificationsController,
+    HostedZonesController,
+    LeafLinkController,
+    HandoffController,
+  ],
 })
 export class WorkspacesHttpModule {}

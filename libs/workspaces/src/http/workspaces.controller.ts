@@ -5,7 +5,13 @@ import { ServiceClient } from '@kw/platform-transport';
 import { DISCOVER_LIMIT_DEFAULT } from '../workspace-limits.js';
 import { DiscoverQueryDto } from './dto/query.dto.js';
 import { UpdateWorkspaceSettingsDto, WorkspaceSettingsResponseDto } from './dto/settings.dto.js';
-import { CreateWorkspaceDto, DiscoverPageDto, UpdateWorkspaceDto, WorkspaceListDto, WorkspaceResponseDto } from './dto/workspace.dto.js';
+import {
+  CreateWorkspaceDto,
+  DiscoverPageDto,
+  UpdateWorkspaceDto,
+  WorkspaceListDto,
+  WorkspaceResponseDto,
+} from './dto/workspace.dto.js';
 import { list, settingsJson, workspaceJson } from './presenters.js';
 
 const M = WorkspacesService.method;
@@ -20,7 +26,10 @@ export class WorkspacesController {
   constructor(private readonly client: ServiceClient) {}
 
   @Get()
-  @ApiOperation({ summary: "List the caller's workspaces", description: 'Workspaces the caller is a member of, with the role. Scope `workspaces:read`.' })
+  @ApiOperation({
+    summary: "List the caller's workspaces",
+    description: 'Workspaces the caller is a member of, with the role. Scope `workspaces:read`.',
+  })
   @ApiOkResponse({ type: WorkspaceListDto })
   async listMine(): Promise<WorkspaceListDto> {
     const { workspaces } = await this.client.call(M.listMyWorkspaces, {});
@@ -28,7 +37,12 @@ export class WorkspacesController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create a workspace', description: 'The caller becomes its owner. Scope `workspaces:write`. With `hostedZoneId` the workspace is placed on that hosted zone (`status: processing` until its Leaf is ready; see docs/hosted-zones.md).' })
+  @ApiOperation({
+    summary: 'Create a workspace',
+    description:
+      'The caller becomes its owner. Scope `workspaces:write`. With `hostedZoneId` the workspace is placed ' +
+      'on that hosted zone (`status: processing` until its Leaf is ready; see docs/hosted-zones.md).',
+  })
   @ApiCreatedResponse({ type: WorkspaceResponseDto })
   async create(@Body() body: CreateWorkspaceDto): Promise<WorkspaceResponseDto> {
     const { workspace } = await this.client.call(M.createWorkspace, {
@@ -41,7 +55,10 @@ export class WorkspacesController {
   }
 
   @Get('accessible')
-  @ApiOperation({ summary: 'List accessible workspaces', description: "Member workspaces and subscribed public ones, with the caller's relation. Scope `workspaces:read`." })
+  @ApiOperation({
+    summary: 'List accessible workspaces',
+    description: "Member workspaces and subscribed public ones, with the caller's relation. Scope `workspaces:read`.",
+  })
   @ApiOkResponse({ type: WorkspaceListDto })
   async listAccessible(): Promise<WorkspaceListDto> {
     const { workspaces } = await this.client.call(M.listAccessibleWorkspaces, {});
@@ -49,17 +66,27 @@ export class WorkspacesController {
   }
 
   @Get('discover')
-  @ApiOperation({ summary: 'Discover public workspaces', description: 'Public, non-archived workspaces by name. Scope `workspaces:read`.' })
+  @ApiOperation({
+    summary: 'Discover public workspaces',
+    description: 'Public, non-archived workspaces by name. Scope `workspaces:read`.',
+  })
   @ApiOkResponse({ type: DiscoverPageDto })
   async discover(@Query() query: DiscoverQueryDto): Promise<DiscoverPageDto> {
     const limit = query.limit ?? DISCOVER_LIMIT_DEFAULT;
     const offset = query.offset ?? 0;
-    const { workspaces, totalCount } = await this.client.call(M.discoverWorkspaces, { query: query.q ?? '', limit, offset });
+    const { workspaces, totalCount } = await this.client.call(M.discoverWorkspaces, {
+      query: query.q ?? '',
+      limit,
+      offset,
+    });
     return { ...list(workspaces.map(workspaceJson)), totalCount, limit, offset };
   }
 
   @Get('archived')
-  @ApiOperation({ summary: 'List archived workspaces', description: 'Archived workspaces the caller owns (to restore them). Scope `workspaces:read`.' })
+  @ApiOperation({
+    summary: 'List archived workspaces',
+    description: 'Archived workspaces the caller owns (to restore them). Scope `workspaces:read`.',
+  })
   @ApiOkResponse({ type: WorkspaceListDto })
   async listArchived(): Promise<WorkspaceListDto> {
     const { workspaces } = await this.client.call(M.listArchivedWorkspaces, {});
@@ -67,7 +94,10 @@ export class WorkspacesController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Read a workspace', description: 'Scope `workspaces:read`; members, and anyone for a public workspace.' })
+  @ApiOperation({
+    summary: 'Read a workspace',
+    description: 'Scope `workspaces:read`; members, and anyone for a public workspace.',
+  })
   @ApiOkResponse({ type: WorkspaceResponseDto })
   async get(@Param('id') id: string): Promise<WorkspaceResponseDto> {
     const { workspace } = await this.client.call(M.getWorkspace, { workspaceId: id });
@@ -75,16 +105,27 @@ export class WorkspacesController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Update a workspace', description: 'name, description, visibility; owners only. Scope `workspaces:write`.' })
+  @ApiOperation({
+    summary: 'Update a workspace',
+    description: 'name, description, visibility; owners only. Scope `workspaces:write`.',
+  })
   @ApiOkResponse({ type: WorkspaceResponseDto })
   async update(@Param('id') id: string, @Body() body: UpdateWorkspaceDto): Promise<WorkspaceResponseDto> {
-    const { workspace } = await this.client.call(M.updateWorkspace, { workspaceId: id, name: body.name, description: body.description, visibility: body.visibility });
+    const { workspace } = await this.client.call(M.updateWorkspace, {
+      workspaceId: id,
+      name: body.name,
+      description: body.description,
+      visibility: body.visibility,
+    });
     return { workspace: workspaceJson(workspace) };
   }
 
   @Delete(':id')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Archive a workspace', description: 'Owners only; scope `workspaces:delete`. The workspace then answers 404 everywhere until restored.' })
+  @ApiOperation({
+    summary: 'Archive a workspace',
+    description: 'Owners only; scope `workspaces:delete`. The workspace then answers 404 everywhere until restored.',
+  })
   @ApiOkResponse({ type: WorkspaceResponseDto })
   async archive(@Param('id') id: string): Promise<WorkspaceResponseDto> {
     const { workspace } = await this.client.call(M.archiveWorkspace, { workspaceId: id });
@@ -109,9 +150,15 @@ export class WorkspacesController {
   }
 
   @Patch(':id/settings')
-  @ApiOperation({ summary: 'Update workspace settings', description: 'Partial: keys left out keep their value. Owners only; scope `workspaces:write`.' })
+  @ApiOperation({
+    summary: 'Update workspace settings',
+    description: 'Partial: keys left out keep their value. Owners only; scope `workspaces:write`.',
+  })
   @ApiOkResponse({ type: WorkspaceSettingsResponseDto })
-  async updateSettings(@Param('id') id: string, @Body() body: UpdateWorkspaceSettingsDto): Promise<WorkspaceSettingsResponseDto> {
+  async updateSettings(
+    @Param('id') id: string,
+    @Body() body: UpdateWorkspaceSettingsDto,
+  ): Promise<WorkspaceSettingsResponseDto> {
     const typeId = body.defaultFragmentTypeId;
     const { settings } = await this.client.call(M.updateWorkspaceSettings, {
       workspaceId: id,
@@ -125,7 +172,10 @@ export class WorkspacesController {
 
   @Post(':id/subscribe')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Subscribe to a public workspace', description: 'Read-style access only. Private workspaces answer 404. Scope `workspaces:read`.' })
+  @ApiOperation({
+    summary: 'Subscribe to a public workspace',
+    description: 'Read-style access only. Private workspaces answer 404. Scope `workspaces:read`.',
+  })
   @ApiOkResponse({ type: WorkspaceResponseDto })
   async subscribe(@Param('id') id: string): Promise<WorkspaceResponseDto> {
     const { workspace } = await this.client.call(M.subscribeWorkspace, { workspaceId: id });

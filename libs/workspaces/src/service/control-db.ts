@@ -1,4 +1,9 @@
-import { ControlPrisma, prismaClientProviders, PLANE_SCHEMAS, type ControlPrismaClient } from '@kw/platform-persistence';
+import {
+  ControlPrisma,
+  prismaClientProviders,
+  PLANE_SCHEMAS,
+  type ControlPrismaClient,
+} from '@kw/platform-persistence';
 
 /** The component's one Prisma client of the control plane (one per module: PGlite has one connection). */
 export const WORKSPACES_DB = Symbol('WORKSPACES_DB');

@@ -12,7 +12,13 @@ import { lockWorkspace, WORKSPACES_DB, type ControlDb, type InvitationRow } from
 import { IdentityDirectory } from './identity-directory.js';
 import { isUuid } from '@kw/platform-ids';
 import { NotificationKind } from './notifications.js';
-import { alreadyMember, invalidRole, invitationExpired, invitationNotFound, invitationPending } from './workspace-errors.js';
+import {
+  alreadyMember,
+  invalidRole,
+  invitationExpired,
+  invitationNotFound,
+  invitationPending,
+} from './workspace-errors.js';
 import { relationFrom, WorkspaceAccess } from './workspace-access.js';
 import { iso, workspaceView, ZONE_ENDPOINT } from './workspace-view.js';
 
@@ -63,20 +69,41 @@ export class InvitationHandlers {
     const now = new Date();
     const invitation = await this.db.$transaction(async (tx) => {
       await lockWorkspace(tx, workspace.id);
-      if (invitee && (await tx.workspaceMember.findUnique({ where: { workspaceId_userId: { workspaceId: workspace.id, userId: invitee.id } } }))) {
+      if (
+        invitee &&
+        (await tx.workspaceMember.findUnique({
+          where: { workspaceId_userId: { workspaceId: workspace.id, userId: invitee.id } },
+        }))
+      ) {
         throw alreadyMember();
       }
-      await tx.workspaceInvitation.updateMany({ where: { workspaceId: workspace.id, status: 'pending', expiresAt: { lte: now } }, data: { status: 'expired' } });
-      if (await tx.workspaceInvitation.findFirst({ where: { workspaceId: workspace.id, email, ...live(now) } })) throw invitationPending();
+      await tx.workspaceInvitation.updateMany({
+        where: { workspaceId: workspace.id, status: 'pending', expiresAt: { lte: now } },
+        data: { status: 'expired' },
+      });
+      if (await tx.workspaceInvitation.findFirst({ where: { workspaceId: workspace.id, email, ...live(now) } }))
+        throw invitationPending();
       const created = await tx.workspaceInvitation.create({
-        data: { workspaceId: workspace.id, email, role: input.role, invitedBy: userId, expiresAt: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS) },
+        data: {
+          workspaceId: workspace.id,
+          email,
+          role: input.role,
+          invitedBy: userId,
+          expiresAt: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS),
+        },
       });
       if (invitee) {
         await tx.notification.create({
           data: {
             userId: invitee.id,
             kind: NotificationKind.WORKSPACE_INVITATION,
-            payload: { invitationId: created.id, workspaceId: workspace.id, workspaceName: workspace.name, role: created.role, invitedBy: userId },
+            payload: {
+              invitationId: created.id,
+              workspaceId: workspace.id,
+              workspaceName: workspace.name,
+              role: created.role,
+              invitedBy: userId,
+            },
           },
         });
       }
@@ -88,7 +115,10 @@ export class InvitationHandlers {
   @Handles(WorkspacesService.method.listWorkspaceInvitations)
   async listForWorkspace(input: In<'listWorkspaceInvitations'>, context: RequestContext) {
     const { workspace } = await this.access.authorize(context, input.workspaceId, 'members:read');
-    const rows = await this.db.workspaceInvitation.findMany({ where: { workspaceId: workspace.id, ...live(new Date()) }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
+    const rows = await this.db.workspaceInvitation.findMany({
+      where: { workspaceId: workspace.id, ...live(new Date()) },
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+    });
     return { invitations: rows.map((r) => invitationView(r, workspace.name)) };
   }
 
@@ -96,7 +126,9 @@ export class InvitationHandlers {
   async revoke(input: In<'revokeInvitation'>, context: RequestContext) {
     const { workspace } = await this.access.authorize(context, input.workspaceId, 'members:manage');
     if (!isUuid(input.invitationId)) throw invitationNotFound();
-    const found = await this.db.workspaceInvitation.findFirst({ where: { id: input.invitationId, workspaceId: workspace.id, status: 'pending' } });
+    const found = await this.db.workspaceInvitation.findFirst({
+      where: { id: input.invitationId, workspaceId: workspace.id, status: 'pending' },
+    });
     if (!found) throw invitationNotFound();
     const revoked = await this.db.workspaceInvitation.update({ where: { id: found.id }, data: { status: 'revoked' } });
     return { invitation: invitationView(revoked, workspace.name) };
@@ -112,7 +144,11 @@ export class InvitationHandlers {
       include: { workspace: { select: { name: true } } },
       orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
     });
-    return { invitations: rows.filter((r) => tokenReaches(auth, r.workspaceId)).map(({ workspace, ...r }) => invitationView(r, workspace.name)) };
+    return {
+      invitations: rows
+        .filter((r) => tokenReaches(auth, r.workspaceId))
+        .map(({ workspace, ...r }) => invitationView(r, workspace.name)),
+    };
   }
 
   /**
@@ -125,8 +161,18 @@ export class InvitationHandlers {
     const { userId, auth } = assertAccount(context, 'workspaces:write');
     if (!isUuid(input.invitationId)) throw invitationNotFound();
     const email = await this.identity.emailOf(userId);
-    const found = await this.db.workspaceInvitation.findUnique({ where: { id: input.invitationId }, include: { workspace: { include: ZONE_ENDPOINT } } });
-    if (!found || !email || found.email !== email || found.status !== 'pending' || found.workspace.archivedAt !== null || !tokenReaches(auth, found.workspaceId)) {
+    const found = await this.db.workspaceInvitation.findUnique({
+      where: { id: input.invitationId },
+      include: { workspace: { include: ZONE_ENDPOINT } },
+    });
+    if (
+      !found ||
+      !email ||
+      found.email !== email ||
+      found.status !== 'pending' ||
+      found.workspace.archivedAt !== null ||
+      !tokenReaches(auth, found.workspaceId)
+    ) {
       throw invitationNotFound();
     }
     const { workspace, ...invitation } = found;
@@ -137,17 +183,29 @@ export class InvitationHandlers {
     }
     const accepted = await this.db.$transaction(async (tx) => {
       await lockWorkspace(tx, workspace.id);
-      if (await tx.workspaceMember.findUnique({ where: { workspaceId_userId: { workspaceId: workspace.id, userId } } })) throw alreadyMember();
+      if (await tx.workspaceMember.findUnique({ where: { workspaceId_userId: { workspaceId: workspace.id, userId } } }))
+        throw alreadyMember();
       await tx.workspaceMember.create({ data: { workspaceId: workspace.id, userId, role: invitation.role } });
       // A member no longer needs the subscription; keeping it would outlive a later removal.
       await tx.workspaceSubscription.deleteMany({ where: { workspaceId: workspace.id, userId } });
       await tx.notification.updateMany({
-        where: { userId, kind: NotificationKind.WORKSPACE_INVITATION, readAt: null, payload: { path: ['invitationId'], equals: invitation.id } },
+        where: {
+          userId,
+          kind: NotificationKind.WORKSPACE_INVITATION,
+          readAt: null,
+          payload: { path: ['invitationId'], equals: invitation.id },
+        },
         data: { readAt: now },
       });
-      return tx.workspaceInvitation.update({ where: { id: invitation.id }, data: { status: 'accepted', acceptedAt: now } });
+      return tx.workspaceInvitation.update({
+        where: { id: invitation.id },
+        data: { status: 'accepted', acceptedAt: now },
+      });
     });
     this.changes.workspace(workspace.id);
-    return { workspace: workspaceView(workspace, relationFrom(accepted.role, false)), invitation: invitationView(accepted, workspace.name) };
+    return {
+      workspace: workspaceView(workspace, relationFrom(accepted.role, false)),
+      invitation: invitationView(accepted, workspace.name),
+    };
   }
 }

@@ -16,7 +16,13 @@ type M = typeof WorkspacesService.method;
 type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
 export function memberView(row: MemberRow, user: User | undefined): MessageInitShape<typeof MemberSchema> {
-  return { userId: row.userId, email: user?.email ?? '', displayName: user?.displayName ?? '', role: row.role, joinedAt: iso(row.createdAt) };
+  return {
+    userId: row.userId,
+    email: user?.email ?? '',
+    displayName: user?.displayName ?? '',
+    role: row.role,
+    joinedAt: iso(row.createdAt),
+  };
 }
 
 /** Members of a workspace: listed by members, re-roled and removed by owners; anyone may leave. */
@@ -32,7 +38,10 @@ export class MemberHandlers {
   @Handles(WorkspacesService.method.listMembers)
   async list(input: In<'listMembers'>, context: RequestContext) {
     const { workspace } = await this.access.authorize(context, input.workspaceId, 'members:read');
-    const rows = await this.db.workspaceMember.findMany({ where: { workspaceId: workspace.id }, orderBy: [{ createdAt: 'asc' }, { userId: 'asc' }] });
+    const rows = await this.db.workspaceMember.findMany({
+      where: { workspaceId: workspace.id },
+      orderBy: [{ createdAt: 'asc' }, { userId: 'asc' }],
+    });
     const users = await this.identity.usersById(rows.map((r) => r.userId));
     return { members: rows.map((r) => memberView(r, users.get(r.userId))) };
   }
@@ -46,7 +55,10 @@ export class MemberHandlers {
     const updated = await this.db.$transaction(async (tx) => {
       const member = await this.lockedMember(tx, workspace.id, input.userId);
       if (member.role === 'owner' && role !== 'owner') await assertAnotherOwner(tx, workspace.id);
-      return tx.workspaceMember.update({ where: { workspaceId_userId: { workspaceId: workspace.id, userId: member.userId } }, data: { role } });
+      return tx.workspaceMember.update({
+        where: { workspaceId_userId: { workspaceId: workspace.id, userId: member.userId } },
+        data: { role },
+      });
     });
     this.changes.workspace(workspace.id);
     const users = await this.identity.usersById([updated.userId]);
@@ -56,7 +68,9 @@ export class MemberHandlers {
   @Handles(WorkspacesService.method.removeMember)
   async remove(input: In<'removeMember'>, context: RequestContext) {
     const leaving = context.auth?.userId !== undefined && context.auth.userId === input.userId;
-    const workspaceId = leaving ? await this.authorizeLeave(context, input.workspaceId) : (await this.access.authorize(context, input.workspaceId, 'members:manage')).workspace.id;
+    const workspaceId = leaving
+      ? await this.authorizeLeave(context, input.workspaceId)
+      : (await this.access.authorize(context, input.workspaceId, 'members:manage')).workspace.id;
     if (!isUuid(input.userId)) throw memberNotFound();
     await this.db.$transaction(async (tx) => {
       const member = await this.lockedMember(tx, workspaceId, input.userId);

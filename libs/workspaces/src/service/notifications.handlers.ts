@@ -24,7 +24,12 @@ export class NotificationHandlers {
     const limit = Math.min(Math.max(input.limit || NOTIFICATIONS_LIMIT_DEFAULT, 1), NOTIFICATIONS_LIMIT_MAX);
     const where = { userId, ...(input.unreadOnly && { readAt: null }) };
     const [rows, totalCount, unreadCount] = await Promise.all([
-      this.db.notification.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit, skip: Math.max(input.offset, 0) }),
+      this.db.notification.findMany({
+        where,
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: limit,
+        skip: Math.max(input.offset, 0),
+      }),
       this.db.notification.count({ where }),
       this.db.notification.count({ where: { userId, readAt: null } }),
     ]);
@@ -37,14 +42,19 @@ export class NotificationHandlers {
     if (!isUuid(input.notificationId)) throw notificationNotFound();
     const found = await this.db.notification.findFirst({ where: { id: input.notificationId, userId } });
     if (!found) throw notificationNotFound();
-    const row = found.readAt ? found : await this.db.notification.update({ where: { id: found.id }, data: { readAt: new Date() } });
+    const row = found.readAt
+      ? found
+      : await this.db.notification.update({ where: { id: found.id }, data: { readAt: new Date() } });
     return { notification: notificationView(row) };
   }
 
   @Handles(WorkspacesService.method.markAllNotificationsRead)
   async markAllRead(_input: In<'markAllNotificationsRead'>, context: RequestContext) {
     const { userId } = assertAccount(context, 'profile:write');
-    const { count } = await this.db.notification.updateMany({ where: { userId, readAt: null }, data: { readAt: new Date() } });
+    const { count } = await this.db.notification.updateMany({
+      where: { userId, readAt: null },
+      data: { readAt: new Date() },
+    });
     return { updated: count };
   }
 }

@@ -11,5 +11,11 @@ export const NotificationKind = {
 } as const;
 
 export function notificationView(row: NotificationRow): MessageInitShape<typeof NotificationSchema> {
-  return { id: row.id, kind: row.kind, payloadJson: JSON.stringify(row.payload ?? {}), createdAt: iso(row.createdAt), readAt: iso(row.readAt) };
+  return {
+    id: row.id,
+    kind: row.kind,
+    payloadJson: JSON.stringify(row.payload ?? {}),
+    createdAt: iso(row.createdAt),
+    readAt: iso(row.readAt),
+  };
 }

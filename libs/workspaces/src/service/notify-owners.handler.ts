@@ -30,9 +30,18 @@ export class NotifyOwnersHandler {
       throw badRequest('payload_json is not JSON');
     }
     if (!isUuid(input.workspaceId)) return { notified: 0 };
-    const owners = await this.db.workspaceMember.findMany({ where: { workspaceId: input.workspaceId, role: 'owner' }, select: { userId: true } });
+    const owners = await this.db.workspaceMember.findMany({
+      where: { workspaceId: input.workspaceId, role: 'owner' },
+      select: { userId: true },
+    });
     if (owners.length === 0) return { notified: 0 };
-    await this.db.notification.createMany({ data: owners.map((o) => ({ userId: o.userId, kind: input.kind, payload: { ...payload, workspaceId: input.workspaceId } as object })) });
+    await this.db.notification.createMany({
+      data: owners.map((o) => ({
+        userId: o.userId,
+        kind: input.kind,
+        payload: { ...payload, workspaceId: input.workspaceId } as object,
+      })),
+    });
     return { notified: owners.length };
   }
 }

@@ -34,8 +34,18 @@ export class ResolveAccessHandler {
     };
   }
 
-  private ownerOfArchived(context: RequestContext, workspace: { id: string; archivedAt: Date | null } | undefined, relation: string): boolean {
+  private ownerOfArchived(
+    context: RequestContext,
+    workspace: { id: string; archivedAt: Date | null } | undefined,
+    relation: string,
+  ): boolean {
     const auth = context.auth;
-    return !!workspace && workspace.archivedAt !== null && relation === 'owner' && !!auth?.userId && tokenReaches(auth, workspace.id);
+    return (
+      !!workspace &&
+      workspace.archivedAt !== null &&
+      relation === 'owner' &&
+      !!auth?.userId &&
+      tokenReaches(auth, workspace.id)
+    );
   }
 }

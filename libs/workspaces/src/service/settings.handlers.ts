@@ -31,7 +31,8 @@ export class SettingsHandlers {
   async update(input: In<'updateWorkspaceSettings'>, context: RequestContext) {
     const { workspace } = await this.access.authorize(context, input.workspaceId, 'workspaces:write');
     const typeId = input.defaultFragmentTypeId;
-    if (typeId !== undefined && typeId !== '' && !isUuid(typeId)) throw badRequest('defaultFragmentTypeId must be a UUID or null');
+    if (typeId !== undefined && typeId !== '' && !isUuid(typeId))
+      throw badRequest('defaultFragmentTypeId must be a UUID or null');
     if (typeId && !workspace.hostedZone) await this.checkOwnType(workspace.id, typeId);
     const next = applySettingsPatch(readSettings(workspace.settings), {
       defaultFragmentTypeId: typeId === undefined ? undefined : typeId || null,

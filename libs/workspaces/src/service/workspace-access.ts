@@ -1,6 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RequestContext } from '@kw/platform-context';
-import { assertAllowed, decide, isWorkspaceRole, type Action, type CallerAuth, type Decision, type Relation, type Visibility } from '@kw/platform-access-policy';
+import {
+  assertAllowed,
+  decide,
+  isWorkspaceRole,
+  type Action,
+  type CallerAuth,
+  type Decision,
+  type Relation,
+  type Visibility,
+} from '@kw/platform-access-policy';
 import { callerOf } from './caller.js';
 import { WORKSPACES_DB, type ControlDb, type ControlTx, type WorkspaceRow } from './control-db.js';
 import { isUuid } from '@kw/platform-ids';
@@ -19,7 +28,12 @@ export interface Loaded {
 }
 
 /** One row of WorkspaceAccess.load's statement: the workspace's columns, its zone's endpoint, the user's role and subscription. */
-type LoadedRow = Omit<WorkspaceRow, 'hostedZone'> & { endpointUrl: string | null; hasZone: boolean; role: string | null; subscribed: boolean };
+type LoadedRow = Omit<WorkspaceRow, 'hostedZone'> & {
+  endpointUrl: string | null;
+  hasZone: boolean;
+  role: string | null;
+  subscribed: boolean;
+};
 
 export interface AuthorizeOptions {
   /** Restoring the archived workspace (action 'workspaces:delete'). */
@@ -55,22 +69,53 @@ export class WorkspaceAccess {
     const row = rows[0];
     if (!row) return { workspace: undefined, relation: 'none' };
     const { endpointUrl, hasZone, role, subscribed, ...workspace } = row;
-    return { workspace: { ...workspace, hostedZone: hasZone ? { endpointUrl } : null }, relation: relationFrom(role ?? undefined, subscribed) };
+    return {
+      workspace: { ...workspace, hostedZone: hasZone ? { endpointUrl } : null },
+      relation: relationFrom(role ?? undefined, subscribed),
+    };
   }
 
   /** The policy's decision for the caller on this workspace, without throwing. */
-  async decision(context: RequestContext, workspaceId: string, action: Action, options: AuthorizeOptions = {}): Promise<{ decision: Decision } & Loaded> {
+  async decision(
+    context: RequestContext,
+    workspaceId: string,
+    action: Action,
+    options: AuthorizeOptions = {},
+  ): Promise<{ decision: Decision } & Loaded> {
     const { auth, account } = callerOf(context);
-    const loaded = auth?.userId ? await this.load(workspaceId, auth.userId) : { workspace: undefined, relation: 'none' as const };
-    const decision = decide({ auth, account, workspace: stateOf(loaded.workspace), relation: loaded.relation, action, restoring: options.restoring });
+    const loaded = auth?.userId
+      ? await this.load(workspaceId, auth.userId)
+      : { workspace: undefined, relation: 'none' as const };
+    const decision = decide({
+      auth,
+      account,
+      workspace: stateOf(loaded.workspace),
+      relation: loaded.relation,
+      action,
+      restoring: options.restoring,
+    });
     return { decision, ...loaded };
   }
 
   /** Throws the policy's 401/403/404 unless the caller may perform `action` on the workspace. */
-  async authorize(context: RequestContext, workspaceId: string, action: Action, options: AuthorizeOptions = {}): Promise<AuthorizedWorkspace> {
+  async authorize(
+    context: RequestContext,
+    workspaceId: string,
+    action: Action,
+    options: AuthorizeOptions = {},
+  ): Promise<AuthorizedWorkspace> {
     const { auth, account } = callerOf(context);
-    const loaded = auth?.userId ? await this.load(workspaceId, auth.userId) : { workspace: undefined, relation: 'none' as const };
-    assertAllowed({ auth, account, workspace: stateOf(loaded.workspace), relation: loaded.relation, action, restoring: options.restoring });
+    const loaded = auth?.userId
+      ? await this.load(workspaceId, auth.userId)
+      : { workspace: undefined, relation: 'none' as const };
+    assertAllowed({
+      auth,
+      account,
+      workspace: stateOf(loaded.workspace),
+      relation: loaded.relation,
+      action,
+      restoring: options.restoring,
+    });
     return { workspace: loaded.workspace!, relation: loaded.relation, userId: auth!.userId, auth: auth! };
   }
 }
@@ -81,5 +126,11 @@ export function relationFrom(role: string | undefined, subscribed: boolean): Rel
 }
 
 export function stateOf(workspace: WorkspaceRow | undefined) {
-  return workspace && { id: workspace.id, visibility: workspace.visibility as Visibility, archived: workspace.archivedAt !== null };
+  return (
+    workspace && {
+      id: workspace.id,
+      visibility: workspace.visibility as Visibility,
+      archived: workspace.archivedAt !== null,
+    }
+  );
 }

@@ -37,7 +37,9 @@ export class WorkspaceListingHandlers {
       orderBy: byName,
     });
     return {
-      workspaces: rows.filter((w) => tokenReaches(auth, w.id)).map(({ members, ...w }) => workspaceView(w, relationFrom(members[0]?.role, false))),
+      workspaces: rows
+        .filter((w) => tokenReaches(auth, w.id))
+        .map(({ members, ...w }) => workspaceView(w, relationFrom(members[0]?.role, false))),
     };
   }
 
@@ -56,7 +58,9 @@ export class WorkspaceListingHandlers {
     return {
       workspaces: rows
         .filter((w) => tokenReaches(auth, w.id))
-        .map(({ members, subscriptions, ...w }) => workspaceView(w, relationFrom(members[0]?.role, subscriptions.length > 0))),
+        .map(({ members, subscriptions, ...w }) =>
+          workspaceView(w, relationFrom(members[0]?.role, subscriptions.length > 0)),
+        ),
     };
   }
 

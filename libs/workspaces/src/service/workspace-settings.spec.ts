@@ -6,12 +6,18 @@ describe('workspace settings', () => {
   it('reads missing or malformed stored values as the defaults', () => {
     expect(readSettings({})).toEqual(DEFAULT_SETTINGS);
     expect(readSettings(null)).toEqual(DEFAULT_SETTINGS);
-    expect(readSettings({ enrichment: 'x', allowPublicSubscriptions: 'no', defaultFragmentTypeId: 5 })).toEqual(DEFAULT_SETTINGS);
+    expect(readSettings({ enrichment: 'x', allowPublicSubscriptions: 'no', defaultFragmentTypeId: 5 })).toEqual(
+      DEFAULT_SETTINGS,
+    );
   });
 
   it('applies a partial patch; null clears the fragment type', () => {
     const set = applySettingsPatch(DEFAULT_SETTINGS, { defaultFragmentTypeId: 'a', enrichmentTags: false });
-    expect(set).toEqual({ defaultFragmentTypeId: 'a', enrichment: { summaries: true, tags: false }, allowPublicSubscriptions: true });
+    expect(set).toEqual({
+      defaultFragmentTypeId: 'a',
+      enrichment: { summaries: true, tags: false },
+      allowPublicSubscriptions: true,
+    });
     expect(applySettingsPatch(set, { defaultFragmentTypeId: null }).defaultFragmentTypeId).toBeNull();
     expect(applySettingsPatch(set, {})).toEqual(set);
   });

@@ -21,7 +21,8 @@ export interface SettingsPatch {
   allowPublicSubscriptions?: boolean;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const bool = (value: unknown, fallback: boolean): boolean => (typeof value === 'boolean' ? value : fallback);
 
 /** Reads stored settings defensively: missing or malformed keys take their defaults. */
@@ -40,7 +41,8 @@ export function readSettings(stored: unknown): SettingsValue {
 
 export function applySettingsPatch(current: SettingsValue, patch: SettingsPatch): SettingsValue {
   return {
-    defaultFragmentTypeId: patch.defaultFragmentTypeId !== undefined ? patch.defaultFragmentTypeId : current.defaultFragmentTypeId,
+    defaultFragmentTypeId:
+      patch.defaultFragmentTypeId !== undefined ? patch.defaultFragmentTypeId : current.defaultFragmentTypeId,
     enrichment: {
       summaries: patch.enrichmentSummaries ?? current.enrichment.summaries,
       tags: patch.enrichmentTags ?? current.enrichment.tags,
@@ -50,5 +52,9 @@ export function applySettingsPatch(current: SettingsValue, patch: SettingsPatch)
 }
 
 export function settingsMessage(value: SettingsValue): MessageInitShape<typeof WorkspaceSettingsSchema> {
-  return { defaultFragmentTypeId: value.defaultFragmentTypeId ?? '', enrichment: value.enrichment, allowPublicSubscriptions: value.allowPublicSubscriptions };
+  return {
+    defaultFragmentTypeId: value.defaultFragmentTypeId ?? '',
+    enrichment: value.enrichment,
+    allowPublicSubscriptions: value.allowPublicSubscriptions,
+  };
 }

@@ -33,7 +33,8 @@ export class WorkspaceLifecycleHandlers {
     const description = checkDescription(input.description);
     const visibility = checkVisibility(input.visibility || 'private');
     // Hosted Zone placement: the zone's Leaf provisions the workspace, which stays `processing` until it reports ready.
-    const zone = input.hostedZoneId !== undefined ? await this.placement.placeableZone(userId, input.hostedZoneId) : undefined;
+    const zone =
+      input.hostedZoneId !== undefined ? await this.placement.placeableZone(userId, input.hostedZoneId) : undefined;
     const row = await this.db.workspace.create({
       data: {
         name,
@@ -71,21 +72,34 @@ export class WorkspaceLifecycleHandlers {
   @Handles(WorkspacesService.method.archiveWorkspace)
   async archive(input: In<'archiveWorkspace'>, context: RequestContext) {
     const { workspace, relation } = await this.access.authorize(context, input.workspaceId, 'workspaces:delete');
-    const row = await this.db.workspace.update({ where: { id: workspace.id }, data: { archivedAt: new Date() }, include: ZONE_ENDPOINT });
+    const row = await this.db.workspace.update({
+      where: { id: workspace.id },
+      data: { archivedAt: new Date() },
+      include: ZONE_ENDPOINT,
+    });
     this.changes.workspace(workspace.id);
     return { workspace: workspaceView(row, relation) };
   }
 
   @Handles(WorkspacesService.method.restoreWorkspace)
   async restore(input: In<'restoreWorkspace'>, context: RequestContext) {
-    const { decision, workspace, relation } = await this.access.decision(context, input.workspaceId, 'workspaces:delete', { restoring: true });
+    const { decision, workspace, relation } = await this.access.decision(
+      context,
+      input.workspaceId,
+      'workspaces:delete',
+      { restoring: true },
+    );
     if (!decision.allowed) {
       // An archived workspace exists only for its owners: anybody else is told it does not.
       if (decision.status === 403 && workspace?.archivedAt && relation !== 'owner') throw workspaceNotFound();
       throw denialError(decision);
     }
     if (workspace!.archivedAt === null) return { workspace: workspaceView(workspace!, relation) };
-    const row = await this.db.workspace.update({ where: { id: workspace!.id }, data: { archivedAt: null }, include: ZONE_ENDPOINT });
+    const row = await this.db.workspace.update({
+      where: { id: workspace!.id },
+      data: { archivedAt: null },
+      include: ZONE_ENDPOINT,
+    });
     this.changes.workspace(workspace!.id);
     return { workspace: workspaceView(row, relation) };
   }

@@ -1,22 +1,67 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { COLLECTION_FRAGMENT_IDS_MAX, COLLECTION_NAME_MAX, DESCRIPTION_MAX, FRAGMENT_TYPE_KEY_MAX, FRAGMENT_TYPE_NAME_MAX, LOOKUP_FRAGMENT_IDS_MAX } from '../../fragment-limits.js';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
+import {
+  COLLECTION_FRAGMENT_IDS_MAX,
+  COLLECTION_NAME_MAX,
+  DESCRIPTION_MAX,
+  FRAGMENT_TYPE_KEY_MAX,
+  FRAGMENT_TYPE_NAME_MAX,
+  LOOKUP_FRAGMENT_IDS_MAX,
+} from '../../fragment-limits.js';
 import { FragmentDto } from './fragment.dto.js';
 
 const NOT_BLANK = /\S/;
 
 export class CreateFragmentTypeDto {
-  @ApiProperty({ maxLength: FRAGMENT_TYPE_KEY_MAX, example: 'runbook', description: 'Lower-case slug, unique per workspace (409 `TYPE_KEY_EXISTS`)' })
-  @IsString() @MinLength(1) @MaxLength(FRAGMENT_TYPE_KEY_MAX)
+  @ApiProperty({
+    maxLength: FRAGMENT_TYPE_KEY_MAX,
+    example: 'runbook',
+    description: 'Lower-case slug, unique per workspace (409 `TYPE_KEY_EXISTS`)',
+  })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(FRAGMENT_TYPE_KEY_MAX)
   key!: string;
-  @ApiProperty({ maxLength: FRAGMENT_TYPE_NAME_MAX }) @IsString() @MinLength(1) @MaxLength(FRAGMENT_TYPE_NAME_MAX) @Matches(NOT_BLANK, { message: 'name must not be blank' }) name!: string;
-  @ApiPropertyOptional({ maxLength: DESCRIPTION_MAX, default: '' }) @IsOptional() @IsString() @MaxLength(DESCRIPTION_MAX) description?: string;
+  @ApiProperty({ maxLength: FRAGMENT_TYPE_NAME_MAX })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(FRAGMENT_TYPE_NAME_MAX)
+  @Matches(NOT_BLANK, { message: 'name must not be blank' })
+  name!: string;
+  @ApiPropertyOptional({ maxLength: DESCRIPTION_MAX, default: '' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(DESCRIPTION_MAX)
+  description?: string;
 }
 
 export class UpdateFragmentTypeDto {
-  @ApiPropertyOptional({ maxLength: FRAGMENT_TYPE_NAME_MAX }) @IsOptional() @IsString() @MinLength(1) @MaxLength(FRAGMENT_TYPE_NAME_MAX) @Matches(NOT_BLANK, { message: 'name must not be blank' }) name?: string;
-  @ApiPropertyOptional({ maxLength: DESCRIPTION_MAX }) @IsOptional() @IsString() @MaxLength(DESCRIPTION_MAX) description?: string;
+  @ApiPropertyOptional({ maxLength: FRAGMENT_TYPE_NAME_MAX })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(FRAGMENT_TYPE_NAME_MAX)
+  @Matches(NOT_BLANK, { message: 'name must not be blank' })
+  name?: string;
+  @ApiPropertyOptional({ maxLength: DESCRIPTION_MAX })
+  @IsOptional()
+  @IsString()
+  @MaxLength(DESCRIPTION_MAX)
+  description?: string;
 }
 
 export class FragmentTypeDto {
@@ -42,30 +87,67 @@ export class FragmentTypeListDto {
 }
 
 export class CreateCollectionDto {
-  @ApiProperty({ maxLength: COLLECTION_NAME_MAX }) @IsString() @MinLength(1) @MaxLength(COLLECTION_NAME_MAX) @Matches(NOT_BLANK, { message: 'name must not be blank' }) name!: string;
-  @ApiPropertyOptional({ maxLength: DESCRIPTION_MAX, default: '' }) @IsOptional() @IsString() @MaxLength(DESCRIPTION_MAX) description?: string;
+  @ApiProperty({ maxLength: COLLECTION_NAME_MAX })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(COLLECTION_NAME_MAX)
+  @Matches(NOT_BLANK, { message: 'name must not be blank' })
+  name!: string;
+  @ApiPropertyOptional({ maxLength: DESCRIPTION_MAX, default: '' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(DESCRIPTION_MAX)
+  description?: string;
 }
 
 export class UpdateCollectionDto {
-  @ApiPropertyOptional({ maxLength: COLLECTION_NAME_MAX }) @IsOptional() @IsString() @MinLength(1) @MaxLength(COLLECTION_NAME_MAX) @Matches(NOT_BLANK, { message: 'name must not be blank' }) name?: string;
-  @ApiPropertyOptional({ maxLength: DESCRIPTION_MAX }) @IsOptional() @IsString() @MaxLength(DESCRIPTION_MAX) description?: string;
+  @ApiPropertyOptional({ maxLength: COLLECTION_NAME_MAX })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(COLLECTION_NAME_MAX)
+  @Matches(NOT_BLANK, { message: 'name must not be blank' })
+  name?: string;
+  @ApiPropertyOptional({ maxLength: DESCRIPTION_MAX })
+  @IsOptional()
+  @IsString()
+  @MaxLength(DESCRIPTION_MAX)
+  description?: string;
 }
 
 export class CollectionFragmentIdsDto {
   @ApiProperty({ type: [String], format: 'uuid', minItems: 1, maxItems: COLLECTION_FRAGMENT_IDS_MAX })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(COLLECTION_FRAGMENT_IDS_MAX) @IsUUID('all', { each: true })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(COLLECTION_FRAGMENT_IDS_MAX)
+  @IsUUID('all', { each: true })
   fragmentIds!: string[];
 }
 
 export class LookupCollectionsDto {
   @ApiProperty({ type: [String], format: 'uuid', minItems: 1, maxItems: LOOKUP_FRAGMENT_IDS_MAX })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(LOOKUP_FRAGMENT_IDS_MAX) @IsUUID('all', { each: true })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(LOOKUP_FRAGMENT_IDS_MAX)
+  @IsUUID('all', { each: true })
   fragmentIds!: string[];
 }
 
 export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) limit?: number;
-  @ApiPropertyOptional({ minimum: 0, default: 0 }) @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(10_000_000) offset?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  limit?: number;
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  offset?: number;
 }
 
 export class CollectionDto {

@@ -1,6 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import {
   CREATED_VIA,
   FRAGMENT_KEY_MAX,
@@ -23,41 +38,114 @@ const toBool = ({ value }: { value: unknown }) => (value === 'true' ? true : val
 
 export class CreateFragmentDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
-  @ApiProperty({ format: 'uuid', description: 'A fragment type of the same workspace (else 400 `INVALID_FRAGMENT_TYPE`)' }) @IsUUID() fragmentTypeId!: string;
-  @ApiProperty({ maxLength: FRAGMENT_TITLE_MAX }) @IsString() @MinLength(1) @MaxLength(FRAGMENT_TITLE_MAX) @Matches(NOT_BLANK, { message: 'title must not be blank' }) title!: string;
-  @ApiProperty({ description: 'Markdown; YAML frontmatter is kept verbatim and also returned parsed in `frontmatter`' }) @IsString() content!: string;
-  @ApiPropertyOptional({ maxLength: FRAGMENT_SUMMARY_MAX, description: 'Supplied: no AI summary is generated' }) @IsOptional() @IsString() @MaxLength(FRAGMENT_SUMMARY_MAX) summary?: string;
-  @ApiPropertyOptional({ type: [String], maxItems: FRAGMENT_TAGS_MAX, description: 'Supplied: no AI tags unless enhanceTags' })
-  @IsOptional() @IsArray() @ArrayMaxSize(FRAGMENT_TAGS_MAX) @IsString({ each: true }) @MaxLength(FRAGMENT_TAG_MAX, { each: true })
+  @ApiProperty({
+    format: 'uuid',
+    description: 'A fragment type of the same workspace (else 400 `INVALID_FRAGMENT_TYPE`)',
+  })
+  @IsUUID()
+  fragmentTypeId!: string;
+  @ApiProperty({ maxLength: FRAGMENT_TITLE_MAX })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(FRAGMENT_TITLE_MAX)
+  @Matches(NOT_BLANK, { message: 'title must not be blank' })
+  title!: string;
+  @ApiProperty({ description: 'Markdown; YAML frontmatter is kept verbatim and also returned parsed in `frontmatter`' })
+  @IsString()
+  content!: string;
+  @ApiPropertyOptional({ maxLength: FRAGMENT_SUMMARY_MAX, description: 'Supplied: no AI summary is generated' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(FRAGMENT_SUMMARY_MAX)
+  summary?: string;
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: FRAGMENT_TAGS_MAX,
+    description: 'Supplied: no AI tags unless enhanceTags',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(FRAGMENT_TAGS_MAX)
+  @IsString({ each: true })
+  @MaxLength(FRAGMENT_TAG_MAX, { each: true })
   tags?: string[];
-  @ApiPropertyOptional({ default: false, description: 'Let AI add tags to the supplied ones' }) @IsOptional() @IsBoolean() enhanceTags?: boolean;
+  @ApiPropertyOptional({ default: false, description: 'Let AI add tags to the supplied ones' })
+  @IsOptional()
+  @IsBoolean()
+  enhanceTags?: boolean;
   @ApiPropertyOptional({ enum: CREATED_VIA, default: 'api' }) @IsOptional() @IsIn(CREATED_VIA) createdVia?: string;
-  @ApiPropertyOptional({ maxLength: FRAGMENT_KEY_MAX, description: 'Unique per workspace; a taken key answers 409 `KEY_EXISTS` with `existingId`' })
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(FRAGMENT_KEY_MAX)
+  @ApiPropertyOptional({
+    maxLength: FRAGMENT_KEY_MAX,
+    description: 'Unique per workspace; a taken key answers 409 `KEY_EXISTS` with `existingId`',
+  })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(FRAGMENT_KEY_MAX)
   key?: string;
 }
 
 export class PatchOperationDto {
   @ApiProperty({ enum: PATCH_OPS }) @IsIn(PATCH_OPS) op!: 'append' | 'prepend' | 'replaceSection';
   @ApiProperty() @IsString() text!: string;
-  @ApiPropertyOptional({ description: 'replaceSection: the heading text (leading `#`s optional)' }) @IsOptional() @IsString() @MinLength(1) heading?: string;
+  @ApiPropertyOptional({ description: 'replaceSection: the heading text (leading `#`s optional)' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  heading?: string;
 }
 
 export class UpdateFragmentDto {
-  @ApiPropertyOptional({ maxLength: FRAGMENT_TITLE_MAX }) @IsOptional() @IsString() @MinLength(1) @MaxLength(FRAGMENT_TITLE_MAX) @Matches(NOT_BLANK, { message: 'title must not be blank' }) title?: string;
-  @ApiPropertyOptional({ description: 'Replaces the content; not together with `operations`' }) @IsOptional() @IsString() content?: string;
-  @ApiPropertyOptional({ maxLength: FRAGMENT_SUMMARY_MAX, description: 'Empty string: clear (AI summary again)' }) @IsOptional() @IsString() @MaxLength(FRAGMENT_SUMMARY_MAX) summary?: string;
+  @ApiPropertyOptional({ maxLength: FRAGMENT_TITLE_MAX })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(FRAGMENT_TITLE_MAX)
+  @Matches(NOT_BLANK, { message: 'title must not be blank' })
+  title?: string;
+  @ApiPropertyOptional({ description: 'Replaces the content; not together with `operations`' })
+  @IsOptional()
+  @IsString()
+  content?: string;
+  @ApiPropertyOptional({ maxLength: FRAGMENT_SUMMARY_MAX, description: 'Empty string: clear (AI summary again)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(FRAGMENT_SUMMARY_MAX)
+  summary?: string;
   @ApiPropertyOptional({ type: [String], maxItems: FRAGMENT_TAGS_MAX })
-  @IsOptional() @IsArray() @ArrayMaxSize(FRAGMENT_TAGS_MAX) @IsString({ each: true }) @MaxLength(FRAGMENT_TAG_MAX, { each: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(FRAGMENT_TAGS_MAX)
+  @IsString({ each: true })
+  @MaxLength(FRAGMENT_TAG_MAX, { each: true })
   tags?: string[];
   @ApiPropertyOptional() @IsOptional() @IsBoolean() enhanceTags?: boolean;
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUUID() fragmentTypeId?: string;
-  @ApiPropertyOptional({ maxLength: FRAGMENT_KEY_MAX, description: 'Empty string removes the key' }) @IsOptional() @IsString() @MaxLength(FRAGMENT_KEY_MAX) key?: string;
-  @ApiPropertyOptional({ type: [PatchOperationDto], maxItems: PATCH_OPERATIONS_MAX, description: 'Applied in order to the current content' })
-  @IsOptional() @IsArray() @ArrayMaxSize(PATCH_OPERATIONS_MAX) @ValidateNested({ each: true }) @Type(() => PatchOperationDto)
+  @ApiPropertyOptional({ maxLength: FRAGMENT_KEY_MAX, description: 'Empty string removes the key' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(FRAGMENT_KEY_MAX)
+  key?: string;
+  @ApiPropertyOptional({
+    type: [PatchOperationDto],
+    maxItems: PATCH_OPERATIONS_MAX,
+    description: 'Applied in order to the current content',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(PATCH_OPERATIONS_MAX)
+  @ValidateNested({ each: true })
+  @Type(() => PatchOperationDto)
   operations?: PatchOperationDto[];
-  @ApiPropertyOptional({ minimum: 1, maximum: 2_147_483_647, description: 'The version last read (or header `If-Match: "<version>"`); stale: 409 `VERSION_CONFLICT`' })
-  @IsOptional() @IsInt() @Min(1) @Max(2_147_483_647)
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 2_147_483_647,
+    description: 'The version last read (or header `If-Match: "<version>"`); stale: 409 `VERSION_CONFLICT`',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
   version?: number;
 }
 
@@ -66,19 +154,55 @@ export class ListFragmentsQueryDto {
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUUID() id?: string;
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUUID() fragmentTypeId?: string;
   @ApiPropertyOptional({ enum: FRAGMENT_STATUSES }) @IsOptional() @IsIn(FRAGMENT_STATUSES) status?: string;
-  @ApiPropertyOptional({ description: 'Comma-separated; every tag must match' }) @IsOptional() @IsString() @MaxLength(2000) tags?: string;
+  @ApiPropertyOptional({ description: 'Comma-separated; every tag must match' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  tags?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(FRAGMENT_KEY_MAX) key?: string;
-  @ApiPropertyOptional({ type: Boolean, default: false }) @IsOptional() @Transform(toBool) @IsBoolean() includeArchived?: boolean;
-  @ApiPropertyOptional({ minimum: FRAGMENT_LIST_LIMIT_MIN, maximum: FRAGMENT_LIST_LIMIT_MAX, default: FRAGMENT_LIST_LIMIT_DEFAULT })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(FRAGMENT_LIST_LIMIT_MIN) @Max(FRAGMENT_LIST_LIMIT_MAX)
+  @ApiPropertyOptional({ type: Boolean, default: false })
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  includeArchived?: boolean;
+  @ApiPropertyOptional({
+    minimum: FRAGMENT_LIST_LIMIT_MIN,
+    maximum: FRAGMENT_LIST_LIMIT_MAX,
+    default: FRAGMENT_LIST_LIMIT_DEFAULT,
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(FRAGMENT_LIST_LIMIT_MIN)
+  @Max(FRAGMENT_LIST_LIMIT_MAX)
   limit?: number;
-  @ApiPropertyOptional({ minimum: 0, default: 0 }) @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(10_000_000) offset?: number;
-  @ApiPropertyOptional({ enum: FRAGMENT_SORTS, default: 'createdAt' }) @IsOptional() @IsIn(FRAGMENT_SORTS) sort?: string;
-  @ApiPropertyOptional({ enum: SORT_ORDERS, default: 'asc', description: 'Default createdAt asc (then id): new records appear at the end' }) @IsOptional() @IsIn(SORT_ORDERS) order?: string;
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  offset?: number;
+  @ApiPropertyOptional({ enum: FRAGMENT_SORTS, default: 'createdAt' })
+  @IsOptional()
+  @IsIn(FRAGMENT_SORTS)
+  sort?: string;
+  @ApiPropertyOptional({
+    enum: SORT_ORDERS,
+    default: 'asc',
+    description: 'Default createdAt asc (then id): new records appear at the end',
+  })
+  @IsOptional()
+  @IsIn(SORT_ORDERS)
+  order?: string;
 }
 
 export class DeleteFragmentQueryDto {
-  @ApiPropertyOptional({ type: Boolean, default: false, description: 'Owners only: delete instead of archive' }) @IsOptional() @Transform(toBool) @IsBoolean() permanent?: boolean;
+  @ApiPropertyOptional({ type: Boolean, default: false, description: 'Owners only: delete instead of archive' })
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  permanent?: boolean;
 }
 
 export class CheckLimitsDto {
@@ -91,7 +215,8 @@ export class FragmentDto {
   @ApiProperty({ format: 'uuid' }) fragmentTypeId!: string;
   @ApiProperty() title!: string;
   @ApiProperty() content!: string;
-  @ApiProperty({ type: Object, nullable: true, description: 'Parsed YAML frontmatter; null when absent or invalid' }) frontmatter!: Record<string, unknown> | null;
+  @ApiProperty({ type: Object, nullable: true, description: 'Parsed YAML frontmatter; null when absent or invalid' })
+  frontmatter!: Record<string, unknown> | null;
   @ApiProperty({ type: String, nullable: true }) summary!: string | null;
   @ApiProperty({ type: [String] }) tags!: string[];
   @ApiProperty() enhanceTags!: boolean;
@@ -99,7 +224,11 @@ export class FragmentDto {
   @ApiProperty({ enum: FRAGMENT_STATUSES }) status!: string;
   @ApiProperty({ enum: CREATED_VIA }) createdVia!: string;
   @ApiProperty() version!: number;
-  @ApiProperty({ type: Object, description: 'Per step (summary, tags, embedding, graph): {state, attempts, error?, at}' }) enrichment!: Record<string, unknown>;
+  @ApiProperty({
+    type: Object,
+    description: 'Per step (summary, tags, embedding, graph): {state, attempts, error?, at}',
+  })
+  enrichment!: Record<string, unknown>;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
   @ApiProperty({ format: 'uuid' }) createdBy!: string;

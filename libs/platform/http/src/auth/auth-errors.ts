@@ -16,4 +16,8 @@ export const csrfFailed = (): AppError =>
   });
 
 export const sessionRequired = (): AppError =>
-  new AppError({ status: 403, code: ErrorCode.FORBIDDEN, message: 'This route accepts only a signed-in browser session, not an access token' });
+  new AppError({
+    status: 403,
+    code: ErrorCode.FORBIDDEN,
+    message: 'This route accepts only a signed-in browser session, not an access token',
+  });

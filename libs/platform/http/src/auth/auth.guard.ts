@@ -76,7 +76,9 @@ export class AuthGuard implements CanActivate, OnModuleInit {
     const credential = authorization ?? cookies[SESSION_COOKIE];
     let caller: AuthenticatedCaller;
     try {
-      caller = await admittedAuthentication(this.admission, request, reply, credential, () => this.authenticate(request, authorization, cookies));
+      caller = await admittedAuthentication(this.admission, request, reply, credential, () =>
+        this.authenticate(request, authorization, cookies),
+      );
     } catch (err) {
       if (AppError.isAppError(err) && err.status === 401) void reply.header('www-authenticate', WWW_AUTHENTICATE);
       throw err;
@@ -87,13 +89,18 @@ export class AuthGuard implements CanActivate, OnModuleInit {
     attachCaller(request, caller);
   }
 
-  private async authenticate(request: FastifyRequest, authorization: string | undefined, cookies: Record<string, string>): Promise<AuthenticatedCaller> {
+  private async authenticate(
+    request: FastifyRequest,
+    authorization: string | undefined,
+    cookies: Record<string, string>,
+  ): Promise<AuthenticatedCaller> {
     if (authorization !== undefined) return authenticateBearer({ headers: { authorization }, ip: request.ip });
 
     const sessionToken = cookies[SESSION_COOKIE];
     if (!sessionToken) throw unauthenticated();
     const session = await this.authenticator.authenticateSession(sessionToken, request.ip);
-    if (!SAFE_METHODS.has(request.method)) checkCsrf(request.headers[CSRF_HEADER], cookies[CSRF_COOKIE], session.csrfTokenHash);
+    if (!SAFE_METHODS.has(request.method))
+      checkCsrf(request.headers[CSRF_HEADER], cookies[CSRF_COOKIE], session.csrfTokenHash);
     return session;
   }
 }
@@ -102,7 +109,11 @@ export class AuthGuard implements CanActivate, OnModuleInit {
  * Double-submit check: the header must equal the kw_csrf cookie (which a cross-site page can
  * neither read nor set), and that value must be the one issued with this session.
  */
-export function checkCsrf(header: string | string[] | undefined, cookie: string | undefined, expectedHash: string): void {
+export function checkCsrf(
+  header: string | string[] | undefined,
+  cookie: string | undefined,
+  expectedHash: string,
+): void {
   if (typeof header !== 'string' || !header || !cookie || !expectedHash) throw csrfFailed();
   const a = Buffer.from(header);
   const b = Buffer.from(cookie);

@@ -13,7 +13,9 @@ describe('cookies', () => {
   });
 
   it('serializes Set-Cookie values', () => {
-    expect(serializeCookie('kw_session', 'v', { httpOnly: true, secure: true, sameSite: 'Lax', maxAge: 0 })).toBe('kw_session=v; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax');
+    expect(serializeCookie('kw_session', 'v', { httpOnly: true, secure: true, sameSite: 'Lax', maxAge: 0 })).toBe(
+      'kw_session=v; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax',
+    );
   });
 
   it('knows local hosts', () => {

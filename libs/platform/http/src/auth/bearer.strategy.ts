@@ -33,11 +33,15 @@ export class BearerStrategy extends PassportStrategy(Strategy<VerifyFunctionWith
 /** Runs the bearer strategy on the header-only view of a request; 401 AppError when refused. */
 export function authenticateBearer(view: BearerRequestView): Promise<AuthenticatedCaller> {
   return new Promise((resolve, reject) => {
-    const middleware = passport.authenticate(BEARER_STRATEGY, { session: false }, (err: unknown, caller: AuthenticatedCaller | false) => {
-      if (err) reject(err);
-      else if (!caller) reject(unauthenticated('The bearer credential is malformed or not accepted'));
-      else resolve(caller);
-    }) as (req: unknown, res: unknown, next: (err?: unknown) => void) => void;
+    const middleware = passport.authenticate(
+      BEARER_STRATEGY,
+      { session: false },
+      (err: unknown, caller: AuthenticatedCaller | false) => {
+        if (err) reject(err);
+        else if (!caller) reject(unauthenticated('The bearer credential is malformed or not accepted'));
+        else resolve(caller);
+      },
+    ) as (req: unknown, res: unknown, next: (err?: unknown) => void) => void;
     middleware(view, {}, (err) => reject(err ?? unauthenticated()));
   });
 }

@@ -51,6 +51,9 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
  * sign-in impossible.
  */
 export function isLocalHost(hostHeader: string | undefined): boolean {
-  const host = (hostHeader ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '').toLowerCase();
+  const host = (hostHeader ?? '')
+    .replace(/:\d+$/, '')
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase();
   return host === 'localhost' || host === '127.0.0.1' || host === '::1';
 }

@@ -11,7 +11,11 @@ function requireCaller(context: ExecutionContext) {
 }
 
 /** The caller's AuthContext (`@kw/contracts`): user id, credential, scopes, workspaces. */
-export const CurrentAuth = createParamDecorator((_data: unknown, context: ExecutionContext) => requireCaller(context).auth);
+export const CurrentAuth = createParamDecorator(
+  (_data: unknown, context: ExecutionContext) => requireCaller(context).auth,
+);
 
 /** The caller's account (`User` of the identity contract), as it was when the request was authenticated. */
-export const CurrentUser = createParamDecorator((_data: unknown, context: ExecutionContext) => requireCaller(context).user);
+export const CurrentUser = createParamDecorator(
+  (_data: unknown, context: ExecutionContext) => requireCaller(context).user,
+);

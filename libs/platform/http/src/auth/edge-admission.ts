@@ -16,7 +16,12 @@ export interface EdgeAdmission {
    * and answers 429 instead of its 401 once a limit is passed. `credential` is what the caller
    * presented (undefined when nothing was: then the request counts as an anonymous one).
    */
-  authenticate<T>(request: FastifyRequest, reply: FastifyReply, credential: string | undefined, attempt: () => Promise<T>): Promise<T>;
+  authenticate<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    credential: string | undefined,
+    attempt: () => Promise<T>,
+  ): Promise<T>;
 }
 
 /** Authenticates through the admission when the process has one (the gateway), directly otherwise. */

@@ -10,5 +10,9 @@ import { GatewayAuthenticator } from './gateway-authenticator.js';
  * Provided once per API process (by the component that issues credentials).
  */
 export function gatewayAuthProviders(authenticator: Type<GatewayAuthenticator>): Provider[] {
-  return [{ provide: GatewayAuthenticator, useClass: authenticator }, BearerStrategy, { provide: APP_GUARD, useClass: AuthGuard }];
+  return [
+    { provide: GatewayAuthenticator, useClass: authenticator },
+    BearerStrategy,
+    { provide: APP_GUARD, useClass: AuthGuard },
+  ];
 }

@@ -13,7 +13,9 @@ export function lockDataDir(lockFile: string): () => void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number(readFileSync(lockFile, 'utf8').trim());
       if (holder && isAlive(holder)) {
-        throw new Error(`The embedded database is in use by process ${holder} (${lockFile}). Stop it or use another DATA_DIR; if that process is not this platform, delete the file.`);
+        throw new Error(
+          `The embedded database is in use by process ${holder} (${lockFile}). Stop it or use another DATA_DIR; if that process is not this platform, delete the file.`,
+        );
       }
       rmSync(lockFile, { force: true }); // stale: its process ended without cleaning up
     }

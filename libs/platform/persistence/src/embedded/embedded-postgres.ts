@@ -51,7 +51,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   let server: PGLiteSocketServer;
   try {
     db = await PGlite.create({ dataDir: dataPath, extensions: { vector } });
-    server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: options.port ?? 0, maxConnections: EMBEDDED_MAX_CONNECTIONS });
+    server = new PGLiteSocketServer({
+      db,
+      host: '127.0.0.1',
+      port: options.port ?? 0,
+      maxConnections: EMBEDDED_MAX_CONNECTIONS,
+    });
     await server.start();
   } catch (err) {
     await db?.close().catch(() => undefined);

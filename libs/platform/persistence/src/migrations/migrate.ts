@@ -4,7 +4,13 @@ import { PLANE_SCHEMAS, type Plane, quoteIdent } from '../planes.js';
 import { MIGRATION_LOCK_KEY, withAdvisoryLock } from './advisory-lock.js';
 import { type MigrationFile, matchesChecksum, readMigrationFiles } from './migration-files.js';
 import { MigrationApplyError, MigrationChecksumError, MigrationFailedStateError } from './migration-errors.js';
-import { type AppliedMigration, ensureMigrationsTable, isApplied, listMigrationRows, recordApplied } from './migrations-table.js';
+import {
+  type AppliedMigration,
+  ensureMigrationsTable,
+  isApplied,
+  listMigrationRows,
+  recordApplied,
+} from './migrations-table.js';
 
 export interface MigrateOptions {
   logger?: PersistenceLogger;
@@ -45,14 +51,24 @@ export async function migrate(pool: pg.Pool, plane: Plane, options: MigrateOptio
       return { plane, schema, applied, alreadyApplied: files.map((f) => f.name).filter((n) => !applied.includes(n)) };
     });
     if (report.applied.length > 0) {
-      logger.info({ plane, schema, applied: report.applied }, `applied ${report.applied.length} ${plane} migration(s) to schema ${schema}`);
+      logger.info(
+        { plane, schema, applied: report.applied },
+        `applied ${report.applied.length} ${plane} migration(s) to schema ${schema}`,
+      );
     } else {
-      logger.info({ plane, schema, migrations: files.length }, `schema ${schema} is up to date: no ${plane} migration to apply`);
+      logger.info(
+        { plane, schema, migrations: files.length },
+        `schema ${schema} is up to date: no ${plane} migration to apply`,
+      );
     }
     return report;
   } catch (err) {
     // A failed unlock would leave the lock held by this session: drop the connection.
-    broken = !(err instanceof MigrationChecksumError || err instanceof MigrationFailedStateError || err instanceof MigrationApplyError);
+    broken = !(
+      err instanceof MigrationChecksumError ||
+      err instanceof MigrationFailedStateError ||
+      err instanceof MigrationApplyError
+    );
     throw err;
   } finally {
     client.release(broken);
@@ -60,7 +76,12 @@ export async function migrate(pool: pg.Pool, plane: Plane, options: MigrateOptio
 }
 
 /** Names recorded as applied, after checking that their files did not change since. */
-function appliedNames(plane: Plane, files: MigrationFile[], rows: AppliedMigration[], logger: PersistenceLogger): Set<string> {
+function appliedNames(
+  plane: Plane,
+  files: MigrationFile[],
+  rows: AppliedMigration[],
+  logger: PersistenceLogger,
+): Set<string> {
   const byName = new Map(files.map((f) => [f.name, f]));
   const done = new Set<string>();
   for (const row of rows) {
@@ -68,10 +89,14 @@ function appliedNames(plane: Plane, files: MigrationFile[], rows: AppliedMigrati
     if (!row.finishedAt) throw new MigrationFailedStateError(plane, row.name);
     const file = byName.get(row.name);
     if (!file) {
-      logger.warn({ plane, migration: row.name }, `migration ${row.name} is applied but not in this version's prisma/${plane}/migrations (database is newer than the code?)`);
+      logger.warn(
+        { plane, migration: row.name },
+        `migration ${row.name} is applied but not in this version's prisma/${plane}/migrations (database is newer than the code?)`,
+      );
       continue;
     }
-    if (!matchesChecksum(file, row.checksum)) throw new MigrationChecksumError(plane, row.name, row.checksum, file.checksum);
+    if (!matchesChecksum(file, row.checksum))
+      throw new MigrationChecksumError(plane, row.name, row.checksum, file.checksum);
     done.add(row.name);
   }
   return done;

@@ -39,6 +39,9 @@ export class MigrationApplyError extends Error {
     readonly migration: string,
     cause: unknown,
   ) {
-    super(`Migration ${migration} of the ${plane} plane failed and was rolled back: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      `Migration ${migration} of the ${plane} plane failed and was rolled back: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
   }
 }

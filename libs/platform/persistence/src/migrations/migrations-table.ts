@@ -26,10 +26,20 @@ export async function ensureMigrationsTable(client: pg.ClientBase, schema: strin
 }
 
 export async function listMigrationRows(client: pg.ClientBase, schema: string): Promise<AppliedMigration[]> {
-  const { rows } = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null }>(
+  const { rows } = await client.query<{
+    migration_name: string;
+    checksum: string;
+    finished_at: Date | null;
+    rolled_back_at: Date | null;
+  }>(
     `SELECT migration_name, checksum, finished_at, rolled_back_at FROM ${quoteIdent(schema)}."_prisma_migrations" ORDER BY started_at, migration_name`,
   );
-  return rows.map((r) => ({ name: r.migration_name, checksum: r.checksum, finishedAt: r.finished_at, rolledBackAt: r.rolled_back_at }));
+  return rows.map((r) => ({
+    name: r.migration_name,
+    checksum: r.checksum,
+    finishedAt: r.finished_at,
+    rolledBackAt: r.rolled_back_at,
+  }));
 }
 
 /** Whether the migration is recorded as applied (finished, not rolled back). */
@@ -45,7 +55,12 @@ export async function isApplied(client: pg.ClientBase, schema: string, name: str
  * Records a successful migration the way Prisma's deploy leaves it: one row, one applied
  * step, finished_at set, no logs. Runs inside the migration's transaction.
  */
-export async function recordApplied(client: pg.ClientBase, schema: string, file: MigrationFile, startedAt: Date): Promise<void> {
+export async function recordApplied(
+  client: pg.ClientBase,
+  schema: string,
+  file: MigrationFile,
+  startedAt: Date,
+): Promise<void> {
   await client.query(
     `INSERT INTO ${quoteIdent(schema)}."_prisma_migrations"
        (id, checksum, finished_at, migration_name, logs, rolled_back_at, started_at, applied_steps_count)

@@ -11,10 +11,13 @@ export function findPrismaDir(start: string = path.dirname(fileURLToPath(import.
   let dir = path.resolve(start);
   for (;;) {
     const candidate = path.join(dir, 'prisma');
-    if (existsSync(path.join(dir, 'package.json')) && existsSync(candidate) && statSync(candidate).isDirectory()) return candidate;
+    if (existsSync(path.join(dir, 'package.json')) && existsSync(candidate) && statSync(candidate).isDirectory())
+      return candidate;
     const parent = path.dirname(dir);
     if (parent === dir) {
-      throw new Error(`No prisma/ folder found: looked for a folder holding package.json and prisma/ from ${start} upwards. Ship prisma/ next to package.json or pass prismaDir.`);
+      throw new Error(
+        `No prisma/ folder found: looked for a folder holding package.json and prisma/ from ${start} upwards. Ship prisma/ next to package.json or pass prismaDir.`,
+      );
     }
     dir = parent;
   }

@@ -19,9 +19,13 @@ export function createPrismaClient(plane: 'control', connection: string | pg.Poo
 export function createPrismaClient(plane: 'data', connection: string | pg.Pool): DataPrismaClient;
 export function createPrismaClient(plane: Plane, connection: string | pg.Pool): ControlPrismaClient | DataPrismaClient;
 export function createPrismaClient(plane: Plane, connection: string | pg.Pool): ControlPrismaClient | DataPrismaClient {
-  const adapter = new PrismaPg(typeof connection === 'string' ? { connectionString: connection } : connection, { schema: PLANE_SCHEMAS[plane] });
+  const adapter = new PrismaPg(typeof connection === 'string' ? { connectionString: connection } : connection, {
+    schema: PLANE_SCHEMAS[plane],
+  });
   // Prisma's defaults (wait 2 s for a connection, 5 s per interactive transaction) fail under
   // load on the embedded database, where every transaction queues for its one connection.
   const transactionOptions = { maxWait: 30_000, timeout: 30_000 };
-  return plane === 'control' ? new ControlPrismaClient({ adapter, transactionOptions }) : new DataPrismaClient({ adapter, transactionOptions });
+  return plane === 'control'
+    ? new ControlPrismaClient({ adapter, transactionOptions })
+    : new DataPrismaClient({ adapter, transactionOptions });
 }

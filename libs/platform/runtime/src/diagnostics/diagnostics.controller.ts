@@ -26,16 +26,30 @@ export class DiagnosticsController {
 
   @Post('echo')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Echo through a component', description: 'Only when DIAGNOSTICS_ENABLED=true (404 otherwise). Errors of the component (or 503/504 when it is down or slow) are returned as they would be for any route.' })
+  @ApiOperation({
+    summary: 'Echo through a component',
+    description:
+      'Only when DIAGNOSTICS_ENABLED=true (404 otherwise). Errors of the component (or 503/504 when it is ' +
+      'down or slow) are returned as they would be for any route.',
+  })
   @ApiOkResponse({ type: EchoResponseDto })
   async echo(@Req() request: FastifyRequest, @Body() body: EchoRequestDto): Promise<EchoResponseDto> {
     if (!this.config.DIAGNOSTICS_ENABLED) {
-      throw new AppError({ status: 404, code: ErrorCode.NOT_FOUND, message: `No route ${request.method} ${request.url.split('?')[0]}` });
+      throw new AppError({
+        status: 404,
+        code: ErrorCode.NOT_FOUND,
+        message: `No route ${request.method} ${request.url.split('?')[0]}`,
+      });
     }
     if (!this.components.includes(body.component)) throw notFound('Component');
     const answer = await this.client.call(
       EchoService.method.echo,
-      { text: body.text, delayMs: body.delayMs ?? 0, failWithCode: body.failWithCode ?? '', failWithStatus: body.failWithStatus ?? 0 },
+      {
+        text: body.text,
+        delayMs: body.delayMs ?? 0,
+        failWithCode: body.failWithCode ?? '',
+        failWithStatus: body.failWithStatus ?? 0,
+      },
       { target: body.component },
     );
     return { text: answer.text, requestId: answer.requestId, servedBy: answer.servedBy };

@@ -19,7 +19,9 @@ export class EchoRequestDto {
   @Max(60_000)
   delayMs?: number;
 
-  @ApiPropertyOptional({ description: 'The component fails with this error code (`UNEXPECTED`: an unexpected failure)' })
+  @ApiPropertyOptional({
+    description: 'The component fails with this error code (`UNEXPECTED`: an unexpected failure)',
+  })
   @IsOptional()
   @IsString()
   @Matches(/^[A-Z][A-Z_]{0,63}$/)
@@ -35,6 +37,6 @@ export class EchoRequestDto {
 
 export class EchoResponseDto {
   @ApiProperty() text!: string;
-  @ApiProperty({ description: 'The request id the component saw (the gateway\'s x-request-id)' }) requestId!: string;
+  @ApiProperty({ description: "The request id the component saw (the gateway's x-request-id)" }) requestId!: string;
   @ApiProperty({ description: 'The component that answered' }) servedBy!: string;
 }

@@ -17,7 +17,12 @@ async function timed(name: string, check: () => Promise<unknown>): Promise<Depen
     return { name, ok: true, latencyMs: Math.round(performance.now() - started), detail: '' };
   } catch (err) {
     // The message of a driver error is safe to show operators; it carries no credentials.
-    return { name, ok: false, latencyMs: Math.round(performance.now() - started), detail: (err as Error).message.slice(0, 200) };
+    return {
+      name,
+      ok: false,
+      latencyMs: Math.round(performance.now() - started),
+      detail: (err as Error).message.slice(0, 200),
+    };
   }
 }
 

@@ -17,7 +17,9 @@ export class RateLimitPruner implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     this.timer = setInterval(() => {
-      this.limiters.store.prune(Date.now()).catch((err: unknown) => this.logger.warn({ err }, 'rate-limit prune failed'));
+      this.limiters.store
+        .prune(Date.now())
+        .catch((err: unknown) => this.logger.warn({ err }, 'rate-limit prune failed'));
     }, PRUNE_EVERY_MS);
     this.timer.unref();
   }

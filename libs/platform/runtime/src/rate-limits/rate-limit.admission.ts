@@ -32,9 +32,13 @@ export class RateLimitAdmission implements EdgeAdmission {
   async admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (UNLIMITED_ROUTES.has(request.routeOptions?.url ?? '')) return;
     const auth = requestContext.current()?.auth;
-    const credentialCheck = auth?.credentialId ? this.limiters.perCredential.hit(`cred:${auth.credentialId}`) : this.limiters.perAddress.hit(`ip:${request.ip}`);
+    const credentialCheck = auth?.credentialId
+      ? this.limiters.perCredential.hit(`cred:${auth.credentialId}`)
+      : this.limiters.perAddress.hit(`ip:${request.ip}`);
     const workspaceId = workspaceOf(request);
-    const result = workspaceId ? mostRestrictive(await Promise.all([credentialCheck, this.limiters.perWorkspace.hit(`ws:${workspaceId}`)])) : await credentialCheck;
+    const result = workspaceId
+      ? mostRestrictive(await Promise.all([credentialCheck, this.limiters.perWorkspace.hit(`ws:${workspaceId}`)]))
+      : await credentialCheck;
     void reply.headers(rateLimitHeaders(result));
     if (!result.allowed) throw rateLimitedError(result);
   }
@@ -44,7 +48,12 @@ export class RateLimitAdmission implements EdgeAdmission {
    * 401; a refused credential counts as one too, and as a failure of its address and of that
    * credential (FailedAuthThrottle), so guessing costs the guesser a 429, not us a lookup.
    */
-  async authenticate<T>(request: FastifyRequest, reply: FastifyReply, credential: string | undefined, attempt: () => Promise<T>): Promise<T> {
+  async authenticate<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    credential: string | undefined,
+    attempt: () => Promise<T>,
+  ): Promise<T> {
     const { failedAuth, perAddress } = this.limiters;
     if (credential === undefined) {
       this.refuseWhenLimited(reply, await perAddress.hit(`ip:${request.ip}`));
@@ -56,7 +65,10 @@ export class RateLimitAdmission implements EdgeAdmission {
       return await attempt();
     } catch (err) {
       if (!AppError.isAppError(err) || err.status !== 401) throw err;
-      const [throttled, anonymous] = await Promise.all([failedAuth.failed(request.ip, credential), perAddress.hit(`ip:${request.ip}`)]);
+      const [throttled, anonymous] = await Promise.all([
+        failedAuth.failed(request.ip, credential),
+        perAddress.hit(`ip:${request.ip}`),
+      ]);
       this.refuseWhenLimited(reply, throttled ?? anonymous);
       throw err;
     }

@@ -1,6 +1,13 @@
 import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
-import { BatchedRateLimitStore, FailedAuthThrottle, MemoryRateLimitStore, PostgresRateLimitStore, RateLimiter, type RateLimitStore } from '@kw/platform-rate-limit';
+import {
+  BatchedRateLimitStore,
+  FailedAuthThrottle,
+  MemoryRateLimitStore,
+  PostgresRateLimitStore,
+  RateLimiter,
+  type RateLimitStore,
+} from '@kw/platform-rate-limit';
 import type { PlatformDatabase } from '../database.js';
 
 export const RATE_LIMITERS = Symbol('RATE_LIMITERS');
@@ -18,7 +25,11 @@ export interface RateLimiters {
  * when several gateway replicas must share them (distributed), counted locally and sent in
  * batches (BatchedRateLimitStore: no row lock or round trip on a request's path).
  */
-export function createRateLimiters(config: AppConfig, database: PlatformDatabase | undefined, logger?: Logger): RateLimiters {
+export function createRateLimiters(
+  config: AppConfig,
+  database: PlatformDatabase | undefined,
+  logger?: Logger,
+): RateLimiters {
   const store: RateLimitStore =
     config.RUN_MODE === 'distributed' && database
       ? new BatchedRateLimitStore(new PostgresRateLimitStore(database.pool, { table: 'control.rate_limit_counters' }), {
@@ -28,12 +39,20 @@ export function createRateLimiters(config: AppConfig, database: PlatformDatabase
   const windowSeconds = config.RATE_LIMIT_WINDOW_SECONDS;
   return {
     store,
-    perCredential: new RateLimiter(store, { name: 'credential', limit: config.RATE_LIMIT_PER_CREDENTIAL, windowSeconds }),
+    perCredential: new RateLimiter(store, {
+      name: 'credential',
+      limit: config.RATE_LIMIT_PER_CREDENTIAL,
+      windowSeconds,
+    }),
     perWorkspace: new RateLimiter(store, { name: 'workspace', limit: config.RATE_LIMIT_PER_WORKSPACE, windowSeconds }),
     perAddress: new RateLimiter(store, { name: 'address', limit: config.RATE_LIMIT_PER_ADDRESS, windowSeconds }),
     failedAuth: new FailedAuthThrottle(
       new RateLimiter(store, { name: 'authfail-address', limit: config.AUTH_FAILURES_PER_ADDRESS, windowSeconds }),
-      new RateLimiter(store, { name: 'authfail-credential', limit: config.AUTH_FAILURES_PER_CREDENTIAL, windowSeconds }),
+      new RateLimiter(store, {
+        name: 'authfail-credential',
+        limit: config.AUTH_FAILURES_PER_CREDENTIAL,
+        windowSeconds,
+      }),
     ),
   };
 }

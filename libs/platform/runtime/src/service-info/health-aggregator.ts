@@ -48,15 +48,24 @@ export class HealthAggregator {
   /** Asks one component; transport errors (503 unavailable, 504 timeout) propagate. */
   async describe(component: string): Promise<ComponentHealthDto> {
     const started = performance.now();
-    const answer = await this.client.call(HealthService.method.check, {}, {
-      target: component,
-      timeoutMs: Math.min(MAX_CHECK_MS, this.config.SERVICE_TIMEOUT_MS),
-    });
+    const answer = await this.client.call(
+      HealthService.method.check,
+      {},
+      {
+        target: component,
+        timeoutMs: Math.min(MAX_CHECK_MS, this.config.SERVICE_TIMEOUT_MS),
+      },
+    );
     return {
       component,
       status: answer.status === 'ok' ? 'ok' : 'degraded',
       latencyMs: Math.round(performance.now() - started),
-      dependencies: answer.dependencies.map((d) => ({ name: d.name, ok: d.ok, latencyMs: d.latencyMs, ...(d.detail ? { detail: d.detail } : {}) })),
+      dependencies: answer.dependencies.map((d) => ({
+        name: d.name,
+        ok: d.ok,
+        latencyMs: d.latencyMs,
+        ...(d.detail ? { detail: d.detail } : {}),
+      })),
     };
   }
 }

@@ -22,7 +22,11 @@ export class ServiceInfoController {
 
   @Get('health')
   @Header('cache-control', 'no-store')
-  @ApiOperation({ summary: 'Health', description: 'Liveness of the gateway and readiness of every component and its dependencies. 200 when all are ready, 503 otherwise (the body says which).' })
+  @ApiOperation({
+    summary: 'Health',
+    description:
+      'Liveness of the gateway and readiness of every component and its dependencies. 200 when all are ready, 503 otherwise (the body says which).',
+  })
   @ApiOkResponse({ type: HealthDto })
   @ApiServiceUnavailableResponse({ type: HealthDto, description: 'At least one component or dependency is not ready' })
   async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthDto> {
@@ -33,7 +37,11 @@ export class ServiceInfoController {
 
   @Get('health/:component')
   @Header('cache-control', 'no-store')
-  @ApiOperation({ summary: 'Health of one component', description: 'Asks one component over the message bus. 503 SERVICE_UNAVAILABLE when it is not running, 504 SERVICE_TIMEOUT when it does not answer in time.' })
+  @ApiOperation({
+    summary: 'Health of one component',
+    description:
+      'Asks one component over the message bus. 503 SERVICE_UNAVAILABLE when it is not running, 504 SERVICE_TIMEOUT when it does not answer in time.',
+  })
   @ApiParam({ name: 'component', example: 'fragments' })
   @ApiOkResponse({ type: ComponentHealthDto })
   async checkComponent(@Param('component') component: string): Promise<ComponentHealthDto> {
@@ -46,6 +54,12 @@ export class ServiceInfoController {
   @ApiOkResponse({ type: VersionDto })
   version(): VersionDto {
     const info = buildInfo();
-    return { version: info.version, commit: info.commit, builtAt: info.builtAt, node: process.version, runMode: this.config.RUN_MODE };
+    return {
+      version: info.version,
+      commit: info.commit,
+      builtAt: info.builtAt,
+      node: process.version,
+      runMode: this.config.RUN_MODE,
+    };
   }
 }

@@ -10,13 +10,17 @@ export class DependencyCheckDto {
 export class ComponentHealthDto {
   @ApiProperty({ example: 'fragments' }) component!: string;
   @ApiProperty({ enum: ['ok', 'degraded', 'unavailable'] }) status!: 'ok' | 'degraded' | 'unavailable';
-  @ApiProperty({ description: 'Round trip from the gateway to the component and back, in milliseconds' }) latencyMs!: number;
+  @ApiProperty({ description: 'Round trip from the gateway to the component and back, in milliseconds' })
+  latencyMs!: number;
   @ApiProperty({ type: [DependencyCheckDto] }) dependencies!: DependencyCheckDto[];
   @ApiPropertyOptional() detail?: string;
 }
 
 export class HealthDto {
-  @ApiProperty({ enum: ['ok', 'degraded'], description: '`ok` when every component and dependency answered; the status code is then 200, otherwise 503' })
+  @ApiProperty({
+    enum: ['ok', 'degraded'],
+    description: '`ok` when every component and dependency answered; the status code is then 200, otherwise 503',
+  })
   status!: 'ok' | 'degraded';
   @ApiProperty({ description: 'The gateway process itself is alive (liveness)' }) live!: boolean;
   @ApiProperty({ enum: ['embedded', 'distributed'] }) runMode!: string;

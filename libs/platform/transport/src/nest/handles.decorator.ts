@@ -15,10 +15,17 @@ export interface HandlesMetadata {
  * against the contract: `(input: MessageShape<I>, context) => MessageInitShape<O>`.
  * For contracts every component serves, the target defaults to the transport's component.
  */
-export function Handles<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, options: ServeOptions = {}) {
+export function Handles<I extends DescMessage, O extends DescMessage>(
+  method: DescMethodUnary<I, O>,
+  options: ServeOptions = {},
+) {
   const metadata: HandlesMetadata = { method: method as unknown as DescMethodUnary, options };
   const decorate = SetMetadata(HANDLES_METADATA, metadata);
-  return <H extends MethodHandler<I, O>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<H>): void => {
+  return <H extends MethodHandler<I, O>>(
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<H>,
+  ): void => {
     decorate(target, key, descriptor);
   };
 }

@@ -36,7 +36,10 @@ export class TransportExplorer implements OnApplicationBootstrap, BeforeApplicat
         if (!handles) continue;
         const { method, options } = handles;
         const target = options.target ?? (isPerComponent(method) ? this.transport.component : undefined);
-        serve(this.transport, method, (fn as MethodHandler<typeof method.input, typeof method.output>).bind(instance), { ...options, target });
+        serve(this.transport, method, (fn as MethodHandler<typeof method.input, typeof method.output>).bind(instance), {
+          ...options,
+          target,
+        });
       }
     }
     await this.transport.flush();

@@ -63,7 +63,11 @@ describe('TransportModule', () => {
 
   async function start() {
     @Module({
-      imports: [TransportModule.forRoot({ useFactory: () => new InProcessTransport({ bus, component: 'search', logger: silentLogger }) })],
+      imports: [
+        TransportModule.forRoot({
+          useFactory: () => new InProcessTransport({ bus, component: 'search', logger: silentLogger }),
+        }),
+      ],
       providers: [Clock, SearchHandlers, Probe],
     })
     class AppModule {}
@@ -99,7 +103,9 @@ describe('TransportModule', () => {
     await app.close();
     expect((await inFlight).text).toBe('slow');
 
-    const err = await client.call(EchoService.method.echo, { text: 'late' }, { target: 'search' }).catch((e: unknown) => e);
+    const err = await client
+      .call(EchoService.method.echo, { text: 'late' }, { target: 'search' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).status).toBe(503);
   });

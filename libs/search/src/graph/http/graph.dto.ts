@@ -1,7 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { GRAPH_DEPTH_MAX, GRAPH_QUERY_MAX, GRAPH_SEARCH_LIMIT_DEFAULT, GRAPH_SEARCH_LIMIT_MAX } from '../graph-limits.js';
+import {
+  GRAPH_DEPTH_MAX,
+  GRAPH_QUERY_MAX,
+  GRAPH_SEARCH_LIMIT_DEFAULT,
+  GRAPH_SEARCH_LIMIT_MAX,
+} from '../graph-limits.js';
 
 export class GraphWorkspaceQueryDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
@@ -9,22 +14,55 @@ export class GraphWorkspaceQueryDto {
 
 export class GraphEntitySearchQueryDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
-  @ApiProperty({ maxLength: GRAPH_QUERY_MAX, description: 'Compared case-insensitively with entity names' }) @IsString() @MinLength(1) @MaxLength(GRAPH_QUERY_MAX) q!: string;
-  @ApiPropertyOptional({ enum: ['prefix', 'substring'], default: 'prefix' }) @IsOptional() @IsIn(['prefix', 'substring']) match?: 'prefix' | 'substring';
-  @ApiPropertyOptional({ description: 'Only entities of this kind (person, technology, url...)' }) @IsOptional() @IsString() @MaxLength(50) kind?: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: GRAPH_SEARCH_LIMIT_MAX, default: GRAPH_SEARCH_LIMIT_DEFAULT }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(GRAPH_SEARCH_LIMIT_MAX) limit?: number;
+  @ApiProperty({ maxLength: GRAPH_QUERY_MAX, description: 'Compared case-insensitively with entity names' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(GRAPH_QUERY_MAX)
+  q!: string;
+  @ApiPropertyOptional({ enum: ['prefix', 'substring'], default: 'prefix' })
+  @IsOptional()
+  @IsIn(['prefix', 'substring'])
+  match?: 'prefix' | 'substring';
+  @ApiPropertyOptional({ description: 'Only entities of this kind (person, technology, url...)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(50)
+  kind?: string;
+  @ApiPropertyOptional({ minimum: 1, maximum: GRAPH_SEARCH_LIMIT_MAX, default: GRAPH_SEARCH_LIMIT_DEFAULT })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(GRAPH_SEARCH_LIMIT_MAX)
+  limit?: number;
 }
 
 export class GraphNeighbourhoodQueryDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: GRAPH_DEPTH_MAX, default: 1 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(GRAPH_DEPTH_MAX) depth?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: GRAPH_DEPTH_MAX, default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(GRAPH_DEPTH_MAX)
+  depth?: number;
 }
 
 export class GraphRetrieveDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
   @ApiProperty({ maxLength: GRAPH_QUERY_MAX }) @IsString() @MinLength(1) @MaxLength(GRAPH_QUERY_MAX) query!: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: GRAPH_DEPTH_MAX, default: 1 }) @IsOptional() @IsInt() @Min(1) @Max(GRAPH_DEPTH_MAX) depth?: number;
-  @ApiPropertyOptional({ minimum: 1, maximum: GRAPH_SEARCH_LIMIT_MAX, default: GRAPH_SEARCH_LIMIT_DEFAULT }) @IsOptional() @IsInt() @Min(1) @Max(GRAPH_SEARCH_LIMIT_MAX) limit?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: GRAPH_DEPTH_MAX, default: 1 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(GRAPH_DEPTH_MAX)
+  depth?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: GRAPH_SEARCH_LIMIT_MAX, default: GRAPH_SEARCH_LIMIT_DEFAULT })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(GRAPH_SEARCH_LIMIT_MAX)
+  limit?: number;
 }
 
 export class GraphKindCountDto {
@@ -52,7 +90,11 @@ export class GraphEntityDto {
   @ApiProperty() name!: string;
   @ApiProperty({ description: 'Live fragments mentioning it' }) mentionCount!: number;
   @ApiProperty({ description: 'Hops from the root or seed entities' }) depth!: number;
-  @ApiProperty({ type: [GraphFragmentRefDto], description: 'Up to 10 mentioning fragments, newest first (empty in entity search)' }) fragments!: GraphFragmentRefDto[];
+  @ApiProperty({
+    type: [GraphFragmentRefDto],
+    description: 'Up to 10 mentioning fragments, newest first (empty in entity search)',
+  })
+  fragments!: GraphFragmentRefDto[];
 }
 
 export class GraphEdgeDto {

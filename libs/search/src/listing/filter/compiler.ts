@@ -6,7 +6,14 @@ import { isUuid } from '@kw/platform-ids';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})$/;
-const COMPARATORS: Record<string, Prisma.Sql> = { '=': Prisma.raw('='), '!=': Prisma.raw('<>'), '<': Prisma.raw('<'), '<=': Prisma.raw('<='), '>': Prisma.raw('>'), '>=': Prisma.raw('>=') };
+const COMPARATORS: Record<string, Prisma.Sql> = {
+  '=': Prisma.raw('='),
+  '!=': Prisma.raw('<>'),
+  '<': Prisma.raw('<'),
+  '<=': Prisma.raw('<='),
+  '>': Prisma.raw('>'),
+  '>=': Prisma.raw('>='),
+};
 
 /**
  * Compiles a parsed filter to a SQL condition. Columns and operators come from constants;
@@ -35,7 +42,10 @@ function compileComparison(node: Extract<FilterNode, { type: 'compare' }>): Pris
   }
   if (!OPERATORS_BY_KIND[spec.kind].includes(node.op) || (node.field === 'text' && node.op !== '~')) {
     const allowed = node.field === 'text' ? ['~'] : OPERATORS_BY_KIND[spec.kind];
-    throw new FilterError(node.opPosition, `operator '${node.op}' does not apply to '${node.field}' (use ${allowed.join(', ')})`);
+    throw new FilterError(
+      node.opPosition,
+      `operator '${node.op}' does not apply to '${node.field}' (use ${allowed.join(', ')})`,
+    );
   }
   const value = node.value!;
   switch (spec.kind) {
@@ -49,7 +59,8 @@ function compileComparison(node: Extract<FilterNode, { type: 'compare' }>): Pris
     case 'tags':
       return Prisma.sql`EXISTS (SELECT 1 FROM unnest(${spec.sql}) AS tag WHERE lower(tag) = lower(${stringOf(value, node.field)}))`;
     case 'number': {
-      if (value.kind !== 'number' || !/^-?\d{1,9}$/.test(value.value)) throw new FilterError(value.position, `'${node.field}' takes a whole number`);
+      if (value.kind !== 'number' || !/^-?\d{1,9}$/.test(value.value))
+        throw new FilterError(value.position, `'${node.field}' takes a whole number`);
       return Prisma.sql`(${spec.sql} ${COMPARATORS[node.op]} ${Number(value.value)})`;
     }
     case 'date':
@@ -67,7 +78,11 @@ function compileDate(spec: FieldSpec, op: string, value: Literal, field: string)
   const text = stringOf(value, field);
   const dateOnly = DATE_ONLY.test(text);
   const at = new Date(dateOnly ? `${text}T00:00:00Z` : text);
-  if ((!dateOnly && !DATE_TIME.test(text)) || Number.isNaN(at.getTime()) || (dateOnly && at.toISOString().slice(0, 10) !== text)) {
+  if (
+    (!dateOnly && !DATE_TIME.test(text)) ||
+    Number.isNaN(at.getTime()) ||
+    (dateOnly && at.toISOString().slice(0, 10) !== text)
+  ) {
     throw new FilterError(value.position, `'${field}' takes a date ('2026-01-31') or an ISO 8601 timestamp`);
   }
   const start = at.toISOString();

@@ -55,4 +55,5 @@ export const SORTABLE_FIELDS = Object.keys(FIELDS).filter((name) => FIELDS[name]
 export const DEFAULT_SELECT = ['id', 'title', 'type', 'tags', 'status', 'createdAt', 'updatedAt'];
 
 /** Own-property lookup: `constructor` or `__proto__` are not fields. */
-export const fieldSpec = (name: string): FieldSpec | undefined => (Object.hasOwn(FIELDS, name) ? FIELDS[name] : undefined);
+export const fieldSpec = (name: string): FieldSpec | undefined =>
+  Object.hasOwn(FIELDS, name) ? FIELDS[name] : undefined;

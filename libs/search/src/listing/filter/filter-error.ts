@@ -18,4 +18,10 @@ export class FilterError extends Error {
 
 /** The 400 answer for a bad filter: `{error, code: 'INVALID_FILTER', position, reason}`. */
 export const invalidFilter = (error: FilterError): AppError =>
-  new AppError({ status: 400, code: 'INVALID_FILTER', message: `Invalid filter: ${error.message}`, details: { position: error.position, reason: error.reason }, param: 'filter' });
+  new AppError({
+    status: 400,
+    code: 'INVALID_FILTER',
+    message: `Invalid filter: ${error.message}`,
+    details: { position: error.position, reason: error.reason },
+    param: 'filter',
+  });

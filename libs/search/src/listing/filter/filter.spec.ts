@@ -20,18 +20,64 @@ describe('filter language', () => {
   };
 
   it('keeps every value out of the SQL text', () => {
-    const sql = filterToSql("title = 'x'' or 1=1 --' and tags has 'ai' and createdAt >= '2026-01-01' and not text ~ '50%_\\'");
+    const sql = filterToSql(
+      "title = 'x'' or 1=1 --' and tags has 'ai' and createdAt >= '2026-01-01' and not text ~ '50%_\\'",
+    );
     expect(sql.sql).not.toMatch(/or 1=1|ai|2026|50%/);
     expect(sql.values).toEqual(["x' or 1=1 --", 'ai', '2026-01-01T00:00:00.000Z', '%50\\%\\_\\\\%']);
   });
 
   it('never throws anything but FilterError, on random and structured input', () => {
-    const token = fc.constantFrom('title', 'tags', 'createdAt', 'version', 'id', 'text', 'key', 'and', 'or', 'not', 'has', 'is', 'null', '(', ')', '=', '!=', '~', '<', '>=', "'a'", "'2026-01-01'", '3', "'", '--', ';', 'é', '🙂', "'\u0000'");
-    fc.assert(fc.property(fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 100 }), fc.array(token, { maxLength: 40 }).map((t) => t.join(' '))), (text) => void compileOrRefuse(text)), { numRuns: 5000 });
+    const token = fc.constantFrom(
+      'title',
+      'tags',
+      'createdAt',
+      'version',
+      'id',
+      'text',
+      'key',
+      'and',
+      'or',
+      'not',
+      'has',
+      'is',
+      'null',
+      '(',
+      ')',
+      '=',
+      '!=',
+      '~',
+      '<',
+      '>=',
+      "'a'",
+      "'2026-01-01'",
+      '3',
+      "'",
+      '--',
+      ';',
+      'é',
+      '🙂',
+      "'\u0000'",
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 200 }),
+          fc.string({ unit: 'binary', maxLength: 100 }),
+          fc.array(token, { maxLength: 40 }).map((t) => t.join(' ')),
+        ),
+        (text) => void compileOrRefuse(text),
+      ),
+      { numRuns: 5000 },
+    );
   });
 
   it('refuses deep nesting without exhausting the stack', () => {
-    for (const text of ['('.repeat(100_000), 'not '.repeat(1000) + "title = 'a'", `${'('.repeat(500)}title = 'a'${')'.repeat(500)}`]) {
+    for (const text of [
+      '('.repeat(100_000),
+      'not '.repeat(1000) + "title = 'a'",
+      `${'('.repeat(500)}title = 'a'${')'.repeat(500)}`,
+    ]) {
       expect(() => filterToSql(text)).toThrow(FilterError);
     }
   });

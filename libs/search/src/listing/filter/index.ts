@@ -1,4 +1,10 @@
-export { FilterError, invalidFilter, FILTER_MAX_DEPTH, FILTER_MAX_LENGTH, FILTER_MAX_COMPARISONS } from './filter-error.js';
+export {
+  FilterError,
+  invalidFilter,
+  FILTER_MAX_DEPTH,
+  FILTER_MAX_LENGTH,
+  FILTER_MAX_COMPARISONS,
+} from './filter-error.js';
 export { parseFilter, type FilterNode } from './parser.js';
 export { compileFilter } from './compiler.js';
 export { fieldSpec, DEFAULT_SELECT, SELECTABLE_FIELDS, SORTABLE_FIELDS } from './fields.js';

@@ -40,7 +40,11 @@ class Parser {
   parse(): FilterNode {
     const node = this.expr(0);
     const next = this.peek();
-    if (next.kind !== 'end') throw new FilterError(next.position, next.kind === 'rparen' ? "unbalanced ')'" : `expected 'and', 'or' or the end, found ${describe(next)}`);
+    if (next.kind !== 'end')
+      throw new FilterError(
+        next.position,
+        next.kind === 'rparen' ? "unbalanced ')'" : `expected 'and', 'or' or the end, found ${describe(next)}`,
+      );
     return node;
   }
 
@@ -75,24 +79,37 @@ class Parser {
 
   private compare(): FilterNode {
     const field = this.peek();
-    if (field.kind !== 'word' || KEYWORDS.has(field.value.toLowerCase())) throw new FilterError(field.position, `expected a field name, found ${describe(field)}`);
+    if (field.kind !== 'word' || KEYWORDS.has(field.value.toLowerCase()))
+      throw new FilterError(field.position, `expected a field name, found ${describe(field)}`);
     this.index++;
-    if (++this.comparisons > FILTER_MAX_COMPARISONS) throw new FilterError(field.position, `more than ${FILTER_MAX_COMPARISONS} comparisons`);
+    if (++this.comparisons > FILTER_MAX_COMPARISONS)
+      throw new FilterError(field.position, `more than ${FILTER_MAX_COMPARISONS} comparisons`);
     const opToken = this.peek();
-    const base = { type: 'compare' as const, field: field.value, fieldPosition: field.position, opPosition: opToken.position };
+    const base = {
+      type: 'compare' as const,
+      field: field.value,
+      fieldPosition: field.position,
+      opPosition: opToken.position,
+    };
     if (this.keyword('is')) {
       const negated = this.keyword('not');
       const nullToken = this.peek();
-      if (!this.keyword('null')) throw new FilterError(nullToken.position, `expected 'null', found ${describe(nullToken)}`);
+      if (!this.keyword('null'))
+        throw new FilterError(nullToken.position, `expected 'null', found ${describe(nullToken)}`);
       return { ...base, op: negated ? 'is not null' : 'is null' };
     }
     let op: Operator;
     if (opToken.kind === 'op') op = opToken.value as Operator;
     else if (isKeyword(opToken, 'has')) op = 'has';
-    else throw new FilterError(opToken.position, `expected an operator (=, !=, <, <=, >, >=, ~, has, is null), found ${describe(opToken)}`);
+    else
+      throw new FilterError(
+        opToken.position,
+        `expected an operator (=, !=, <, <=, >, >=, ~, has, is null), found ${describe(opToken)}`,
+      );
     this.index++;
     const value = this.peek();
-    if (value.kind !== 'string' && value.kind !== 'number') throw new FilterError(value.position, `expected a value ('text' or a number), found ${describe(value)}`);
+    if (value.kind !== 'string' && value.kind !== 'number')
+      throw new FilterError(value.position, `expected a value ('text' or a number), found ${describe(value)}`);
     this.index++;
     return { ...base, op, value: { kind: value.kind, value: value.value, position: value.position } };
   }

@@ -17,7 +17,8 @@ const OPERATORS = ['<=', '>=', '!=', '=', '<', '>', '~'];
  * with its position.
  */
 export function tokenize(text: string): Token[] {
-  if (text.length > FILTER_MAX_LENGTH) throw new FilterError(FILTER_MAX_LENGTH, `the filter is longer than ${FILTER_MAX_LENGTH} characters`);
+  if (text.length > FILTER_MAX_LENGTH)
+    throw new FilterError(FILTER_MAX_LENGTH, `the filter is longer than ${FILTER_MAX_LENGTH} characters`);
   // Postgres text cannot hold NUL: refuse it here rather than let the database fail.
   const nul = text.indexOf('\u0000');
   if (nul >= 0) throw new FilterError(nul, 'the NUL character is not allowed');

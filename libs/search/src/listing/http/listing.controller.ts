@@ -4,7 +4,12 @@ import { FragmentListingService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { plainJson } from '../../graph/http/plain-json.js';
 import { LISTING_LIMIT_DEFAULT } from '../listing-limits.js';
-import { AgenticSearchDto, AgenticSearchResponseDto, ListFragmentsStructuredDto, ListFragmentsStructuredResponseDto } from './listing.dto.js';
+import {
+  AgenticSearchDto,
+  AgenticSearchResponseDto,
+  ListFragmentsStructuredDto,
+  ListFragmentsStructuredResponseDto,
+} from './listing.dto.js';
 
 const M = FragmentListingService.method;
 
@@ -19,7 +24,10 @@ export class ListingController {
   @ApiOperation({
     summary: 'Structured listing',
     description:
-      'Selected fields of the fragments matching a filter expression, ordered and paged (order keys, then id: advancing `offset` by `count` visits every row once). Archived fragments only with `includeArchived`. 400 `INVALID_FILTER` with `position` and `reason` for a bad filter. Scope `fragments:read`.',
+      'Selected fields of the fragments matching a filter expression, ordered and paged (order keys, then ' +
+      'id: advancing `offset` by `count` visits every row once). Archived fragments only with ' +
+      '`includeArchived`. 400 `INVALID_FILTER` with `position` and `reason` for a bad filter. Scope ' +
+      '`fragments:read`.',
   })
   @ApiOkResponse({ type: ListFragmentsStructuredResponseDto })
   async list(@Body() body: ListFragmentsStructuredDto): Promise<ListFragmentsStructuredResponseDto> {
@@ -43,11 +51,23 @@ export class ListingController {
   @ApiOperation({
     summary: 'Agentic search',
     description:
-      'Multi-step discovery for AI clients: expands the query (keywords, graph entities), runs keyword and graph retrievals, follows graph links and merges the results into leads with the steps taken. Leads carry a snippet, never the content. Scope `search:read`.',
+      'Multi-step discovery for AI clients: expands the query (keywords, graph entities), runs keyword and ' +
+      'graph retrievals, follows graph links and merges the results into leads with the steps taken. Leads ' +
+      'carry a snippet, never the content. Scope `search:read`.',
   })
   @ApiOkResponse({ type: AgenticSearchResponseDto })
   async agenticSearch(@Body() body: AgenticSearchDto): Promise<AgenticSearchResponseDto> {
-    const result = await this.client.call(M.agenticSearch, { workspaceId: body.workspaceId, query: body.query, maxLeads: body.maxLeads ?? 0 });
-    return { success: true, query: body.query, expandedTerms: result.expandedTerms, leads: plainJson(result.leads), steps: plainJson(result.steps) };
+    const result = await this.client.call(M.agenticSearch, {
+      workspaceId: body.workspaceId,
+      query: body.query,
+      maxLeads: body.maxLeads ?? 0,
+    });
+    return {
+      success: true,
+      query: body.query,
+      expandedTerms: result.expandedTerms,
+      leads: plainJson(result.leads),
+      steps: plainJson(result.steps),
+    };
   }
 }

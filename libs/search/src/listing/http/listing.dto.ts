@@ -1,13 +1,28 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import { DEFAULT_SELECT, SELECTABLE_FIELDS, SORTABLE_FIELDS } from '../filter/index.js';
 import { LISTING_LIMIT_DEFAULT, LISTING_LIMIT_MAX, LISTING_OFFSET_MAX, LISTING_ORDER_MAX } from '../listing-limits.js';
 import { AGENTIC_MAX_LEADS, AGENTIC_MAX_LEADS_DEFAULT, AGENTIC_QUERY_MAX } from '../../agentic/agentic-limits.js';
 
 export class ListingOrderDto {
   @ApiProperty({ enum: SORTABLE_FIELDS }) @IsIn(SORTABLE_FIELDS) field!: string;
-  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'asc' }) @IsOptional() @IsIn(['asc', 'desc']) direction?: 'asc' | 'desc';
+  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'asc' }) @IsOptional() @IsIn(['asc', 'desc']) direction?:
+    'asc' | 'desc';
 }
 
 export class ListFragmentsStructuredDto {
@@ -19,18 +34,46 @@ export class ListFragmentsStructuredDto {
   @IsOptional()
   @IsString()
   filter?: string;
-  @ApiPropertyOptional({ type: [String], enum: SELECTABLE_FIELDS, default: DEFAULT_SELECT }) @IsOptional() @IsArray() @ArrayMaxSize(SELECTABLE_FIELDS.length) @IsIn(SELECTABLE_FIELDS, { each: true }) select?: string[];
-  @ApiPropertyOptional({ type: [ListingOrderDto], maxItems: LISTING_ORDER_MAX, description: 'Default createdAt asc; id always breaks ties' })
-  @IsOptional() @IsArray() @ArrayMaxSize(LISTING_ORDER_MAX) @ValidateNested({ each: true }) @Type(() => ListingOrderDto)
+  @ApiPropertyOptional({ type: [String], enum: SELECTABLE_FIELDS, default: DEFAULT_SELECT })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(SELECTABLE_FIELDS.length)
+  @IsIn(SELECTABLE_FIELDS, { each: true })
+  select?: string[];
+  @ApiPropertyOptional({
+    type: [ListingOrderDto],
+    maxItems: LISTING_ORDER_MAX,
+    description: 'Default createdAt asc; id always breaks ties',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(LISTING_ORDER_MAX)
+  @ValidateNested({ each: true })
+  @Type(() => ListingOrderDto)
   orderBy?: ListingOrderDto[];
-  @ApiPropertyOptional({ minimum: 1, maximum: LISTING_LIMIT_MAX, default: LISTING_LIMIT_DEFAULT }) @IsOptional() @IsInt() @Min(1) @Max(LISTING_LIMIT_MAX) limit?: number;
-  @ApiPropertyOptional({ minimum: 0, default: 0 }) @IsOptional() @IsInt() @Min(0) @Max(LISTING_OFFSET_MAX) offset?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: LISTING_LIMIT_MAX, default: LISTING_LIMIT_DEFAULT })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(LISTING_LIMIT_MAX)
+  limit?: number;
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(LISTING_OFFSET_MAX)
+  offset?: number;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() includeArchived?: boolean;
 }
 
 export class ListFragmentsStructuredResponseDto {
   @ApiProperty() success!: boolean;
-  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: 'The selected fields of each fragment' }) items!: Record<string, unknown>[];
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: 'The selected fields of each fragment',
+  })
+  items!: Record<string, unknown>[];
   @ApiProperty() count!: number;
   @ApiProperty() totalCount!: number;
   @ApiProperty() limit!: number;
@@ -40,7 +83,12 @@ export class ListFragmentsStructuredResponseDto {
 export class AgenticSearchDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
   @ApiProperty({ maxLength: AGENTIC_QUERY_MAX }) @IsString() @MinLength(1) @MaxLength(AGENTIC_QUERY_MAX) query!: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: AGENTIC_MAX_LEADS, default: AGENTIC_MAX_LEADS_DEFAULT }) @IsOptional() @IsInt() @Min(1) @Max(AGENTIC_MAX_LEADS) maxLeads?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: AGENTIC_MAX_LEADS, default: AGENTIC_MAX_LEADS_DEFAULT })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(AGENTIC_MAX_LEADS)
+  maxLeads?: number;
 }
 
 export class AgenticLeadDto {

@@ -15,14 +15,23 @@ export class CreateHostedZoneDto {
   @Matches(NOT_BLANK, { message: 'name must not be blank' })
   name!: string;
 
-  @ApiProperty({ minLength: 1, maxLength: ZONE_REGION_MAX, example: 'eu-central', description: 'Free text: where the Leaf runs' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: ZONE_REGION_MAX,
+    example: 'eu-central',
+    description: 'Free text: where the Leaf runs',
+  })
   @IsString()
   @MinLength(1)
   @MaxLength(ZONE_REGION_MAX)
   @Matches(NOT_BLANK, { message: 'region must not be blank' })
   region!: string;
 
-  @ApiPropertyOptional({ format: 'uri', maxLength: ZONE_ENDPOINT_MAX, description: 'Where clients reach the Leaf; the Leaf registers its own at enrollment (which replaces this)' })
+  @ApiPropertyOptional({
+    format: 'uri',
+    maxLength: ZONE_ENDPOINT_MAX,
+    description: 'Where clients reach the Leaf; the Leaf registers its own at enrollment (which replaces this)',
+  })
   @IsOptional()
   @IsUrl(URL_RULES)
   @MaxLength(ZONE_ENDPOINT_MAX)
@@ -46,7 +55,13 @@ export class UpdateHostedZoneDto {
   @Matches(NOT_BLANK, { message: 'region must not be blank' })
   region?: string;
 
-  @ApiPropertyOptional({ type: String, format: 'uri', nullable: true, maxLength: ZONE_ENDPOINT_MAX, description: '`null` clears it until the Leaf registers one again' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uri',
+    nullable: true,
+    maxLength: ZONE_ENDPOINT_MAX,
+    description: '`null` clears it until the Leaf registers one again',
+  })
   @ValidateIf((_o, value) => value !== undefined && value !== null)
   @IsUrl(URL_RULES)
   @MaxLength(ZONE_ENDPOINT_MAX)
@@ -57,8 +72,19 @@ export class HostedZoneDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty() region!: string;
-  @ApiProperty({ type: String, format: 'uri', nullable: true, description: "The Leaf's endpoint: where HOSTED_ZONE_REQUIRED sends clients" }) endpointUrl!: string | null;
-  @ApiProperty({ enum: ZONE_STATUSES, description: '`pending` until a Leaf enrolled; `online` while its heartbeats are recent (HOSTED_ZONE_OFFLINE_AFTER_SECONDS), else `offline`' }) status!: string;
+  @ApiProperty({
+    type: String,
+    format: 'uri',
+    nullable: true,
+    description: "The Leaf's endpoint: where HOSTED_ZONE_REQUIRED sends clients",
+  })
+  endpointUrl!: string | null;
+  @ApiProperty({
+    enum: ZONE_STATUSES,
+    description:
+      '`pending` until a Leaf enrolled; `online` while its heartbeats are recent (HOSTED_ZONE_OFFLINE_AFTER_SECONDS), else `offline`',
+  })
+  status!: string;
   @ApiProperty({ format: 'uuid' }) ownerId!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) enrolledAt!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastHeartbeatAt!: string | null;
@@ -74,7 +100,11 @@ export class HostedZoneResponseDto {
 }
 
 export class HostedZoneEnrollmentDto extends HostedZoneResponseDto {
-  @ApiProperty({ example: 'kwe_...', description: 'One-time enrollment token for the Leaf (`ENROLLMENT_TOKEN`); shown once, stored hashed' }) enrollmentToken!: string;
+  @ApiProperty({
+    example: 'kwe_...',
+    description: 'One-time enrollment token for the Leaf (`ENROLLMENT_TOKEN`); shown once, stored hashed',
+  })
+  enrollmentToken!: string;
   @ApiProperty({ format: 'date-time' }) enrollmentTokenExpiresAt!: string;
 }
 
@@ -97,12 +127,18 @@ export class HandoffResponseDto {
   @ApiProperty({ format: 'uuid' }) hostedZoneId!: string;
   @ApiProperty({ type: String, format: 'uri', nullable: true }) endpointUrl!: string | null;
   @ApiProperty({ example: 'urn:kw:hosted-zone:00000000-0000-4000-8000-000000000000' }) audience!: string;
-  @ApiProperty({ type: [String], description: 'Data-plane actions the caller may perform now (never files:*)' }) actions!: string[];
+  @ApiProperty({ type: [String], description: 'Data-plane actions the caller may perform now (never files:*)' })
+  actions!: string[];
   @ApiProperty({ format: 'uuid' }) workspaceId!: string;
 }
 
 export class JwksDto {
-  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Public JWKs (kty EC, crv P-256, kid, alg ES256, use sig)' }) keys!: Record<string, unknown>[];
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object' },
+    description: 'Public JWKs (kty EC, crv P-256, kid, alg ES256, use sig)',
+  })
+  keys!: Record<string, unknown>[];
 }
 
 // ---------------------------------------------------------------------------------------
@@ -127,7 +163,11 @@ export class EnrollLeafDto {
 
 export class EnrollLeafResponseDto {
   @ApiProperty({ format: 'uuid' }) hostedZoneId!: string;
-  @ApiProperty({ example: 'kwz_...', description: 'The Leaf credential for heartbeats and placement reports; shown once' }) zoneCredential!: string;
+  @ApiProperty({
+    example: 'kwz_...',
+    description: 'The Leaf credential for heartbeats and placement reports; shown once',
+  })
+  zoneCredential!: string;
   @ApiProperty({ description: '`iss` of handoff tokens' }) issuer!: string;
   @ApiProperty({ description: '`aud` of handoff tokens for this zone' }) audience!: string;
   @ApiProperty({ format: 'uri' }) jwksUri!: string;
@@ -155,7 +195,8 @@ export class PlacementDto {
 
 export class LeafHeartbeatResponseDto {
   @ApiProperty({ format: 'uuid' }) hostedZoneId!: string;
-  @ApiProperty({ type: [PlacementDto], description: 'Placements to provision (status processing)' }) placements!: PlacementDto[];
+  @ApiProperty({ type: [PlacementDto], description: 'Placements to provision (status processing)' })
+  placements!: PlacementDto[];
 }
 
 export class PlacementResponseDto {

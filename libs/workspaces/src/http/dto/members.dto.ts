@@ -15,7 +15,10 @@ export class InviteMemberDto {
 }
 
 export class UpdateMemberRoleDto {
-  @ApiProperty({ enum: WORKSPACE_ROLES, description: 'Any other value answers 400 `INVALID_ROLE`; demoting the last owner 409 `LAST_OWNER`' })
+  @ApiProperty({
+    enum: WORKSPACE_ROLES,
+    description: 'Any other value answers 400 `INVALID_ROLE`; demoting the last owner 409 `LAST_OWNER`',
+  })
   @IsString()
   role!: string;
 }

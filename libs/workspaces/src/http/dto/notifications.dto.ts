@@ -8,7 +8,8 @@ export class NotificationDto {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: 'Depends on the kind; `workspace.invitation`: invitationId, workspaceId, workspaceName, role, invitedBy',
+    description:
+      'Depends on the kind; `workspace.invitation`: invitationId, workspaceId, workspaceName, role, invitedBy',
   })
   payload!: Record<string, unknown>;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;

@@ -1,7 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { DISCOVER_LIMIT_DEFAULT, DISCOVER_LIMIT_MAX, NOTIFICATIONS_LIMIT_DEFAULT, NOTIFICATIONS_LIMIT_MAX } from '../../workspace-limits.js';
+import {
+  DISCOVER_LIMIT_DEFAULT,
+  DISCOVER_LIMIT_MAX,
+  NOTIFICATIONS_LIMIT_DEFAULT,
+  NOTIFICATIONS_LIMIT_MAX,
+} from '../../workspace-limits.js';
 
 /** Query strings arrive as text: numbers are converted here, then range-checked. */
 class OffsetQueryDto {
@@ -15,7 +20,10 @@ class OffsetQueryDto {
 }
 
 export class DiscoverQueryDto extends OffsetQueryDto {
-  @ApiPropertyOptional({ maxLength: 200, description: 'Case-insensitive substring of the name or description (`%` and `_` match themselves)' })
+  @ApiPropertyOptional({
+    maxLength: 200,
+    description: 'Case-insensitive substring of the name or description (`%` and `_` match themselves)',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(200)

@@ -8,10 +8,18 @@ export class EnrichmentSettingsDto {
 }
 
 export class WorkspaceSettingsDto {
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'Fragment type used when a fragment is created without one' })
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'Fragment type used when a fragment is created without one',
+  })
   defaultFragmentTypeId!: string | null;
   @ApiProperty({ type: EnrichmentSettingsDto }) enrichment!: EnrichmentSettingsDto;
-  @ApiProperty({ description: 'Whether users may subscribe while the workspace is public (existing subscriptions stay)' }) allowPublicSubscriptions!: boolean;
+  @ApiProperty({
+    description: 'Whether users may subscribe while the workspace is public (existing subscriptions stay)',
+  })
+  allowPublicSubscriptions!: boolean;
 }
 
 export class WorkspaceSettingsResponseDto {

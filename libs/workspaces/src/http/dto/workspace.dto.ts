@@ -6,7 +6,12 @@ import { VISIBILITIES, WORKSPACE_DESCRIPTION_MAX, WORKSPACE_NAME_MAX } from '../
 const NOT_BLANK = /\S/;
 
 export class CreateWorkspaceDto {
-  @ApiProperty({ minLength: 1, maxLength: WORKSPACE_NAME_MAX, example: 'Research notes', description: 'Display name; not a durable identifier (use the id)' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: WORKSPACE_NAME_MAX,
+    example: 'Research notes',
+    description: 'Display name; not a durable identifier (use the id)',
+  })
   @IsString()
   @MinLength(1)
   @MaxLength(WORKSPACE_NAME_MAX)
@@ -61,15 +66,42 @@ export class WorkspaceDto {
   @ApiProperty() name!: string;
   @ApiProperty() description!: string;
   @ApiProperty({ enum: VISIBILITIES }) visibility!: string;
-  @ApiProperty({ enum: ['active', 'processing'], description: '`processing` while a hosted-zone placement is provisioned' }) status!: string;
+  @ApiProperty({
+    enum: ['active', 'processing'],
+    description: '`processing` while a hosted-zone placement is provisioned',
+  })
+  status!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) hostedZoneId!: string | null;
-  @ApiProperty({ type: String, format: 'uri', nullable: true, description: "The hosted zone's Leaf endpoint (Leaf-backed workspaces); null for Cloud workspaces" }) endpointUrl!: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'uri',
+    nullable: true,
+    description: "The hosted zone's Leaf endpoint (Leaf-backed workspaces); null for Cloud workspaces",
+  })
+  endpointUrl!: string | null;
   @ApiProperty({ format: 'uuid' }) createdBy!: string;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Set while archived (only in the archived listing)' }) archivedAt!: string | null;
-  @ApiProperty({ enum: RELATIONS, description: "The caller's relation: a member role, `subscriber`, or `none` (a public workspace read by a non-member)" }) relation!: string;
-  @ApiProperty({ type: String, enum: WORKSPACE_ROLES, nullable: true, description: "The caller's member role, or null when not a member" }) role!: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Set while archived (only in the archived listing)',
+  })
+  archivedAt!: string | null;
+  @ApiProperty({
+    enum: RELATIONS,
+    description:
+      "The caller's relation: a member role, `subscriber`, or `none` (a public workspace read by a non-member)",
+  })
+  relation!: string;
+  @ApiProperty({
+    type: String,
+    enum: WORKSPACE_ROLES,
+    nullable: true,
+    description: "The caller's member role, or null when not a member",
+  })
+  role!: string | null;
 }
 
 export class WorkspaceResponseDto {
