@@ -14,7 +14,11 @@ describe('module boundaries', () => {
 
   beforeAll(() => {
     // The Nx rule reads the cached project graph; `npm run lint` builds it the same way.
-    execFileSync(path.join(ROOT, 'node_modules/.bin/nx'), ['show', 'projects'], { cwd: ROOT, env: { ...process.env, NX_DAEMON: 'false' }, stdio: 'ignore' });
+    execFileSync(path.join(ROOT, 'node_modules/.bin/nx'), ['show', 'projects'], {
+      cwd: ROOT,
+      env: { ...process.env, NX_DAEMON: 'false' },
+      stdio: 'ignore',
+    });
     eslint = new ESLint({ cwd: ROOT });
   }, 60_000);
 
@@ -24,22 +28,47 @@ describe('module boundaries', () => {
   }
 
   it('lets an app import domain and platform libraries', async () => {
-    expect(await violations('apps/fragments/src/extra.ts', "import { fragmentsComponent } from '@kw/fragments';\nimport { AppError } from '@kw/platform-errors';\nexport const x = [fragmentsComponent, AppError];\n")).toEqual([]);
+    expect(
+      await violations(
+        'apps/fragments/src/extra.ts',
+        "import { fragmentsComponent } from '@kw/fragments';\nimport { AppError } from '@kw/platform-errors';\nexport const x = [fragmentsComponent, AppError];\n",
+      ),
+    ).toEqual([]);
   });
 
   it('refuses a platform library importing a domain library', async () => {
-    expect(await violations('libs/platform/errors/src/extra.ts', "import { workspacesComponent } from '@kw/workspaces';\nexport const x = workspacesComponent;\n")).not.toEqual([]);
+    expect(
+      await violations(
+        'libs/platform/errors/src/extra.ts',
+        "import { workspacesComponent } from '@kw/workspaces';\nexport const x = workspacesComponent;\n",
+      ),
+    ).not.toEqual([]);
   });
 
   it('refuses a domain library importing another domain library', async () => {
-    expect(await violations('libs/search/src/extra.ts', "import { fragmentsComponent } from '@kw/fragments';\nexport const x = fragmentsComponent;\n")).not.toEqual([]);
+    expect(
+      await violations(
+        'libs/search/src/extra.ts',
+        "import { fragmentsComponent } from '@kw/fragments';\nexport const x = fragmentsComponent;\n",
+      ),
+    ).not.toEqual([]);
   });
 
   it('refuses data-plane code importing control-plane code', async () => {
-    expect(await violations('apps/fragments/src/extra.ts', "import { workspacesComponent } from '@kw/workspaces';\nexport const x = workspacesComponent;\n")).not.toEqual([]);
+    expect(
+      await violations(
+        'apps/fragments/src/extra.ts',
+        "import { workspacesComponent } from '@kw/workspaces';\nexport const x = workspacesComponent;\n",
+      ),
+    ).not.toEqual([]);
   });
 
   it('refuses contracts importing anything but contracts', async () => {
-    expect(await violations('libs/contracts/src/extra.ts', "import { AppError } from '@kw/platform-errors';\nexport const x = AppError;\n")).not.toEqual([]);
+    expect(
+      await violations(
+        'libs/contracts/src/extra.ts',
+        "import { AppError } from '@kw/platform-errors';\nexport const x = AppError;\n",
+      ),
+    ).not.toEqual([]);
   });
 });

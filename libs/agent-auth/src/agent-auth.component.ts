@@ -6,4 +6,9 @@ import { AgentAuthServiceModule } from './service/agent-auth-service.module.js';
  * The agent-auth component (control plane): accounts, sessions and personal access tokens.
  * Its HTTP module also provides the gateway's global AuthGuard.
  */
-export const agentAuthComponent = defineComponent({ name: 'agent-auth', planes: ['control'], module: AgentAuthServiceModule, httpModule: AgentAuthHttpModule });
+export const agentAuthComponent = defineComponent({
+  name: 'agent-auth',
+  planes: ['control'],
+  module: AgentAuthServiceModule,
+  httpModule: AgentAuthHttpModule,
+});

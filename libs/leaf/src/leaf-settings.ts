@@ -26,7 +26,9 @@ export interface LeafSettings {
 /** Throws ConfigError (exit 2) when the Leaf cannot know its Cloud. */
 export function leafSettingsFrom(config: AppConfig): LeafSettings {
   if (!config.CLOUD_URL) {
-    throw new ConfigError(['CLOUD_URL: required by the Leaf: the Cloud it enrolls with and whose handoff keys it trusts (e.g. CLOUD_URL=https://kw.example.com)']);
+    throw new ConfigError([
+      'CLOUD_URL: required by the Leaf: the Cloud it enrolls with and whose handoff keys it trusts (e.g. CLOUD_URL=https://kw.example.com)',
+    ]);
   }
   return {
     cloudUrl: config.CLOUD_URL.replace(/\/+$/, ''),

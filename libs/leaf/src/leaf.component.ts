@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { defineComponent, GatewayModule, leafGatewayComponent } from '@kw/platform-runtime';
-import { LeafHttpModule } from './leaf-http.module.js';
-import { LeafModule } from './leaf.module.js';
+import { LeafHttpModule } from './http/leaf-http.module.js';
+import { LeafServiceModule } from './service/leaf-service.module.js';
 
 /** The Leaf's edge: the gateway's own routes and rate limits, plus what makes it a hosted zone's Leaf. */
-@Module({ imports: [GatewayModule, LeafModule] })
+@Module({ imports: [GatewayModule, LeafServiceModule] })
 export class LeafEdgeModule {}
 
 /**
@@ -14,4 +14,9 @@ export class LeafEdgeModule {}
  * handoff token, and handoff-token authentication of every route. Not a component of its own:
  * the components (COMPONENTS, TARGETS, images) are the Cloud's; the Leaf is one process.
  */
-export const leafEdgeComponent = defineComponent({ ...leafGatewayComponent, planes: ['data'], module: LeafEdgeModule, httpModule: LeafHttpModule });
+export const leafEdgeComponent = defineComponent({
+  ...leafGatewayComponent,
+  planes: ['data'],
+  module: LeafEdgeModule,
+  httpModule: LeafHttpModule,
+});

@@ -1,1 +1,1 @@
-export * from './mcp-http.module.js';
+export * from './http/mcp-http.module.js';

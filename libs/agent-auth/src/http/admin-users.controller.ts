@@ -14,7 +14,8 @@ export class AdminUsersController {
   @HttpCode(201)
   @ApiOperation({
     summary: 'Create an account',
-    description: 'Platform administrators only (scope `admin`). There is no self-service sign-up. Emails are compared case-insensitively.',
+    description:
+      'Platform administrators only (scope `admin`). There is no self-service sign-up. Emails are compared case-insensitively.',
   })
   @ApiCreatedResponse({ type: UserEnvelopeDto })
   @ApiForbiddenResponse({ description: 'Not a platform administrator, or the credential lacks scope `admin`' })

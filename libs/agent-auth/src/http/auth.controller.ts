@@ -29,20 +29,32 @@ export class AuthController implements OnModuleInit {
   @ApiOperation({
     summary: 'Sign in (browser session)',
     description:
-      'Sets the `kw_session` cookie (HttpOnly) and the `kw_csrf` cookie. State-changing requests made with the session must send `x-csrf-token` equal to `kw_csrf`. Wrong email or password: 401 with one generic message; repeated failures from one address or for one email: 429 with `Retry-After` (docs/authentication.md).',
+      'Sets the `kw_session` cookie (HttpOnly) and the `kw_csrf` cookie. State-changing requests made with ' +
+      'the session must send `x-csrf-token` equal to `kw_csrf`. Wrong email or password: 401 with one ' +
+      'generic message; repeated failures from one address or for one email: 429 with `Retry-After` ' +
+      '(docs/authentication.md).',
   })
   @ApiOkResponse({ type: SignInResponseDto })
   @ApiUnauthorizedResponse({ description: 'The email or password is incorrect' })
-  async signIn(@Body() body: SignInDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignInResponseDto> {
+  async signIn(
+    @Body() body: SignInDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SignInResponseDto> {
     // Wrong passwords count as failed credentials of the address and of the account's email:
     // password guessing is throttled like token guessing, before the password hash is computed.
-    const session = await admittedAuthentication(this.admission, request, reply, `email:${body.email.toLowerCase()}`, () =>
-      this.client.call(IdentityService.method.signIn, {
-        email: body.email,
-        password: body.password,
-        ip: request.ip,
-        userAgent: String(request.headers['user-agent'] ?? ''),
-      }),
+    const session = await admittedAuthentication(
+      this.admission,
+      request,
+      reply,
+      `email:${body.email.toLowerCase()}`,
+      () =>
+        this.client.call(IdentityService.method.signIn, {
+          email: body.email,
+          password: body.password,
+          ip: request.ip,
+          userAgent: String(request.headers['user-agent'] ?? ''),
+        }),
     );
     setSessionCookies(request, reply, session);
     return { user: toUserDto(session.user), expiresAt: session.expiresAt };
@@ -51,7 +63,11 @@ export class AuthController implements OnModuleInit {
   @SessionOnly()
   @Post('sign-out')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Sign out', description: 'Session only (a bearer token gets 403). Revokes the session and clears its cookies. Needs `x-csrf-token`.' })
+  @ApiOperation({
+    summary: 'Sign out',
+    description:
+      'Session only (a bearer token gets 403). Revokes the session and clears its cookies. Needs `x-csrf-token`.',
+  })
   @ApiNoContentResponse()
   async signOut(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     await this.client.call(IdentityService.method.signOut, {});
@@ -61,7 +77,9 @@ export class AuthController implements OnModuleInit {
   @Get('validate-token')
   @ApiOperation({
     summary: 'Validate the credential',
-    description: 'Confirms the credential is accepted now and reports what it reaches. The target endpoint still performs its own checks. Invalid, expired or revoked: 401.',
+    description:
+      'Confirms the credential is accepted now and reports what it reaches. The target endpoint still ' +
+      'performs its own checks. Invalid, expired or revoked: 401.',
   })
   @ApiOkResponse({ type: ValidateTokenResponseDto })
   @ApiUnauthorizedResponse({ description: 'Missing, invalid, expired or revoked credential' })

@@ -28,7 +28,12 @@ export class DiscoveryController {
   @Public()
   @ApiOperation({ summary: 'OpenID Connect discovery document' })
   openidConfiguration(@Req() request: FastifyRequest): Record<string, unknown> {
-    return { ...this.metadata(publicBase(this.config, request)), subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['ES256'], claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat'] };
+    return {
+      ...this.metadata(publicBase(this.config, request)),
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['ES256'],
+      claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat'],
+    };
   }
 
   private metadata(base: string): Record<string, unknown> {

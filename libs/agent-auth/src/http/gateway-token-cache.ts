@@ -4,10 +4,17 @@ import type { AppConfig } from '@kw/platform-config';
 import type { AuthenticatedCaller } from '@kw/platform-http';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
-import { InvalidatedCache, onBroadcast, ServiceClient, TRANSPORT, type Subscription, type Transport } from '@kw/platform-transport';
-import { TokenUsageRecorder } from '../service/credentials/token-usage-recorder.js';
-import { hashToken } from '../tokens/token-format.js';
-import { toTokenUsesMessage, type TokenUse } from '../tokens/token-uses-message.js';
+import {
+  InvalidatedCache,
+  onBroadcast,
+  ServiceClient,
+  TRANSPORT,
+  type Subscription,
+  type Transport,
+} from '@kw/platform-transport';
+import { TokenUsageRecorder } from '../domain/tokens/token-usage-recorder.js';
+import { hashToken } from '../domain/tokens/token-format.js';
+import { toTokenUsesMessage, type TokenUse } from '../domain/tokens/token-uses-message.js';
 
 /** What agent-auth answered for a token: the caller, and the token's expiry if it has one. */
 export interface FetchedAuthentication {
@@ -63,7 +70,11 @@ export class GatewayTokenCache implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The cached caller of this token, or what `fetch` gets from agent-auth (then cached). */
-  async authenticate(token: string, ip: string, fetch: () => Promise<FetchedAuthentication>): Promise<AuthenticatedCaller> {
+  async authenticate(
+    token: string,
+    ip: string,
+    fetch: () => Promise<FetchedAuthentication>,
+  ): Promise<AuthenticatedCaller> {
     if (!this.cache.enabled) return (await fetch()).caller;
     const tokenHash = hashToken(token);
     const cached = this.cache.get(tokenHash);
@@ -73,7 +84,13 @@ export class GatewayTokenCache implements OnModuleInit, OnModuleDestroy {
     }
     const startedAt = this.cache.begin();
     const { caller, expiresAt } = await fetch();
-    this.cache.store(tokenHash, caller, [credentialTag(caller.auth.credentialId), userTag(caller.auth.userId)], startedAt, expiresAt?.getTime());
+    this.cache.store(
+      tokenHash,
+      caller,
+      [credentialTag(caller.auth.credentialId), userTag(caller.auth.userId)],
+      startedAt,
+      expiresAt?.getTime(),
+    );
     return caller;
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@kw/platform-errors';
 import type { ServiceClient } from '@kw/platform-transport';
-import { generateToken } from '../tokens/token-format.js';
+import { generateToken } from '../domain/tokens/token-format.js';
 import { IdentityGatewayAuthenticator } from './identity-gateway.authenticator.js';
 
 /** A ServiceClient that records the messages it would send. */
@@ -10,7 +10,19 @@ function recordingClient() {
   const client = {
     async call(method: { name: string }) {
       sent.push(method.name);
-      return { caller: { auth: { userId: 'u1', credentialId: 't1', credentialKind: 'pat', scopes: ['*'], allWorkspaces: true, workspaceIds: [] }, user: { id: 'u1' } } };
+      return {
+        caller: {
+          auth: {
+            userId: 'u1',
+            credentialId: 't1',
+            credentialKind: 'pat',
+            scopes: ['*'],
+            allWorkspaces: true,
+            workspaceIds: [],
+          },
+          user: { id: 'u1' },
+        },
+      };
     },
   } as unknown as ServiceClient;
   return { client, sent };

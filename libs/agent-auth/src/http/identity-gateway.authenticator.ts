@@ -1,8 +1,13 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { IdentityService, type Caller } from '@kw/contracts';
-import { GatewayAuthenticator, unauthenticated, type AuthenticatedCaller, type AuthenticatedSession } from '@kw/platform-http';
+import {
+  GatewayAuthenticator,
+  unauthenticated,
+  type AuthenticatedCaller,
+  type AuthenticatedSession,
+} from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
-import { classifyBearer } from '../tokens/token-format.js';
+import { classifyBearer } from '../domain/tokens/token-format.js';
 import { GatewayTokenCache, type FetchedAuthentication } from './gateway-token-cache.js';
 
 function toCaller(caller: Caller | undefined): AuthenticatedCaller {
@@ -32,7 +37,10 @@ export class IdentityGatewayAuthenticator extends GatewayAuthenticator {
   }
 
   async authenticateSession(sessionToken: string, ip: string): Promise<AuthenticatedSession> {
-    const { caller, csrfTokenHash } = await this.client.call(IdentityService.method.authenticateSession, { sessionToken, ip });
+    const { caller, csrfTokenHash } = await this.client.call(IdentityService.method.authenticateSession, {
+      sessionToken,
+      ip,
+    });
     return { ...toCaller(caller), csrfTokenHash };
   }
 

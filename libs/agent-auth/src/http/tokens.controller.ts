@@ -1,9 +1,26 @@
 import { Body, Controller, Delete, Get, HttpCode, Optional, Param, Patch, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { IdentityService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { GatewayTokenCache } from './gateway-token-cache.js';
-import { CreatedTokenDto, CreateTokenDto, TokenAnalyticsDto, TokenDto, TokenListDto, toTokenDto, UpdateTokenDto } from './dto/token.dto.js';
+import {
+  CreatedTokenDto,
+  CreateTokenDto,
+  TokenAnalyticsDto,
+  TokenDto,
+  TokenListDto,
+  toTokenDto,
+  UpdateTokenDto,
+} from './dto/token.dto.js';
 
 /** Personal access tokens of the caller. Every route needs scope `tokens:manage` (sessions have it). */
 @ApiTags('Tokens')
@@ -15,7 +32,10 @@ export class TokensController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'List your tokens', description: 'Metadata and display prefix only; the secret is never shown again. Revoked tokens are not listed.' })
+  @ApiOperation({
+    summary: 'List your tokens',
+    description: 'Metadata and display prefix only; the secret is never shown again. Revoked tokens are not listed.',
+  })
   @ApiOkResponse({ type: TokenListDto })
   async list(): Promise<TokenListDto> {
     const { tokens } = await this.client.call(IdentityService.method.listTokens, {});
@@ -27,7 +47,9 @@ export class TokensController {
   @ApiOperation({
     summary: 'Create a token',
     description:
-      'Returns the secret once (`token`). The token gets only the requested scopes and workspaces your own credential holds (the rest is reported in `droppedScopes` / `droppedWorkspaceIds`); a token created with an expiring token never outlives it.',
+      'Returns the secret once (`token`). The token gets only the requested scopes and workspaces your own ' +
+      'credential holds (the rest is reported in `droppedScopes` / `droppedWorkspaceIds`); a token created ' +
+      'with an expiring token never outlives it.',
   })
   @ApiCreatedResponse({ type: CreatedTokenDto })
   @ApiBadRequestResponse({ description: 'Unknown scope, empty scopes, or expiresAt not in the future' })
@@ -39,7 +61,12 @@ export class TokensController {
       workspaceIds: body.workspaceIds ?? [],
       expiresAt: body.expiresAt,
     });
-    return { ...toTokenDto(created.tokenInfo), token: created.token, droppedScopes: created.droppedScopes, droppedWorkspaceIds: created.droppedWorkspaceIds };
+    return {
+      ...toTokenDto(created.tokenInfo),
+      token: created.token,
+      droppedScopes: created.droppedScopes,
+      droppedWorkspaceIds: created.droppedWorkspaceIds,
+    };
   }
 
   @Get(':id')
@@ -53,7 +80,10 @@ export class TokensController {
 
   @Patch(':id')
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiOperation({ summary: 'Update a token', description: 'Rename, change the expiry, or narrow scopes and workspaces (adding either is refused with 400).' })
+  @ApiOperation({
+    summary: 'Update a token',
+    description: 'Rename, change the expiry, or narrow scopes and workspaces (adding either is refused with 400).',
+  })
   @ApiOkResponse({ type: TokenDto })
   @ApiNotFoundResponse({ description: 'No such token of yours' })
   async update(@Param('id') id: string, @Body() body: UpdateTokenDto): Promise<TokenDto> {
@@ -79,7 +109,10 @@ export class TokensController {
 
   @Get(':id/analytics')
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiOperation({ summary: 'Token usage', description: 'Requests per UTC day over the last 30 days, last use, and the total.' })
+  @ApiOperation({
+    summary: 'Token usage',
+    description: 'Requests per UTC day over the last 30 days, last use, and the total.',
+  })
   @ApiOkResponse({ type: TokenAnalyticsDto })
   @ApiNotFoundResponse({ description: 'No such token of yours' })
   async analytics(@Param('id') id: string): Promise<TokenAnalyticsDto> {

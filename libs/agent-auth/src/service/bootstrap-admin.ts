@@ -3,9 +3,9 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
-import { hashPassword } from '../passwords/password-hasher.js';
-import { classifyBearer, displayPrefixOf, generateToken, hashToken } from '../tokens/token-format.js';
-import { IDENTITY_DB, type IdentityDb } from './persistence/identity-database.js';
+import { hashPassword } from './credentials/password-hasher.js';
+import { classifyBearer, displayPrefixOf, generateToken, hashToken } from '../domain/tokens/token-format.js';
+import { UsersRepository } from '../persistence/users.repository.js';
 
 const DEFAULT_EMBEDDED_ADMIN = 'admin@localhost';
 
@@ -20,14 +20,14 @@ interface FirstAdmin {
 /**
  * Creates the first (platform administrator) account when the users table is empty:
  * from ADMIN_EMAIL / ADMIN_PASSWORD / ADMIN_TOKEN, or in embedded mode `admin@localhost`
- * with a random password and a fresh token, printed once. Components starting together
- * serialise on a table lock, so exactly one of them creates it; on a non-empty table the
+ * with a random password and a fresh token, printed once; exactly one of the processes
+ * starting together creates it (UsersRepository.createFirst). On a non-empty table the
  * variables are ignored.
  */
 @Injectable()
 export class BootstrapAdmin implements OnApplicationBootstrap {
   constructor(
-    @Inject(IDENTITY_DB) private readonly db: IdentityDb,
+    private readonly users: UsersRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -35,30 +35,32 @@ export class BootstrapAdmin implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const admin = this.firstAdmin();
     if (!admin) {
-      if ((await this.db.user.count()) === 0) {
-        this.logger.warn({}, 'no accounts exist and ADMIN_EMAIL is not set: set ADMIN_EMAIL with ADMIN_PASSWORD and/or ADMIN_TOKEN to create the first administrator');
+      if (await this.users.isEmpty()) {
+        this.logger.warn(
+          {},
+          'no accounts exist and ADMIN_EMAIL is not set: set ADMIN_EMAIL with ADMIN_PASSWORD and/or ADMIN_TOKEN to create the first administrator',
+        );
       }
       return;
     }
     // Hashing is slow; do it before taking the lock so the transaction stays short.
     const passwordHash = admin.password ? await hashPassword(admin.password) : null;
-    const token = admin.token ? { tokenHash: hashToken(admin.token), displayPrefix: displayPrefixOf(admin.token) } : undefined;
-    const created = await this.db.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe('LOCK TABLE control.users IN EXCLUSIVE MODE');
-      if ((await tx.user.count()) > 0) return false;
-      const user = await tx.user.create({ data: { email: admin.email, displayName: 'Administrator', passwordHash, platformAdmin: true } });
-      if (token) {
-        await tx.personalAccessToken.create({
-          data: { userId: user.id, name: 'bootstrap admin token', ...token, scopes: ['*'], allWorkspaces: true, workspaceIds: [] },
-        });
-      }
-      return true;
-    });
+    const token = admin.token
+      ? { tokenHash: hashToken(admin.token), displayPrefix: displayPrefixOf(admin.token) }
+      : undefined;
+    const created = await this.users.createFirst(
+      { email: admin.email, displayName: 'Administrator', passwordHash, platformAdmin: true },
+      token && { name: 'bootstrap admin token', ...token, scopes: ['*'] },
+    );
     if (!created) {
-      if (this.config.ADMIN_EMAIL) this.logger.info({}, 'accounts already exist: ADMIN_EMAIL, ADMIN_PASSWORD and ADMIN_TOKEN are ignored');
+      if (this.config.ADMIN_EMAIL)
+        this.logger.info({}, 'accounts already exist: ADMIN_EMAIL, ADMIN_PASSWORD and ADMIN_TOKEN are ignored');
       return;
     }
-    this.logger.info({ email: admin.email, withPassword: !!passwordHash, withToken: !!token }, 'first platform administrator created');
+    this.logger.info(
+      { email: admin.email, withPassword: !!passwordHash, withToken: !!token },
+      'first platform administrator created',
+    );
     if (admin.generated) this.announce(admin);
   }
 
@@ -66,7 +68,9 @@ export class BootstrapAdmin implements OnApplicationBootstrap {
     const { ADMIN_EMAIL, ADMIN_PASSWORD, ADMIN_TOKEN } = this.config;
     if (ADMIN_TOKEN && classifyBearer(ADMIN_TOKEN) === 'malformed') {
       // A kwp_ value with a wrong checksum would be refused at every request.
-      throw new Error('ADMIN_TOKEN starts with kwp_ but is not a valid kwp_ token; use another value of 32+ characters');
+      throw new Error(
+        'ADMIN_TOKEN starts with kwp_ but is not a valid kwp_ token; use another value of 32+ characters',
+      );
     }
     if (ADMIN_EMAIL) {
       const generated = !ADMIN_PASSWORD && !ADMIN_TOKEN;
@@ -78,7 +82,12 @@ export class BootstrapAdmin implements OnApplicationBootstrap {
       };
     }
     if (this.config.RUN_MODE !== 'embedded') return undefined;
-    return { email: DEFAULT_EMBEDDED_ADMIN, password: randomBytes(18).toString('base64url'), token: generateToken().token, generated: true };
+    return {
+      email: DEFAULT_EMBEDDED_ADMIN,
+      password: randomBytes(18).toString('base64url'),
+      token: generateToken().token,
+      generated: true,
+    };
   }
 
   /** One block on stdout, outside the JSON log stream, so an operator cannot miss it. */
@@ -102,7 +111,8 @@ export class BootstrapAdmin implements OnApplicationBootstrap {
 
   /** With PORT=0 the port is chosen after start-up; the "ready" log line then carries the URL. */
   private signInUrl(): string {
-    const origin = this.config.PORT === 0 && !this.config.PUBLIC_URL ? '<url of the ready line>' : this.config.publicUrl;
+    const origin =
+      this.config.PORT === 0 && !this.config.PUBLIC_URL ? '<url of the ready line>' : this.config.publicUrl;
     return `${origin}/api/auth/sign-in`;
   }
 }

@@ -3,8 +3,8 @@ import { assertAccountAllowed, type Action } from '@kw/platform-access-policy';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import type { AuthContext } from '@kw/contracts';
-import { UsersRepository } from './persistence/users.repository.js';
-import type { UserRow } from './persistence/rows.js';
+import { UsersRepository } from '../persistence/users.repository.js';
+import type { UserRow } from '../persistence/rows.js';
 
 export interface VerifiedCaller {
   auth: AuthContext;

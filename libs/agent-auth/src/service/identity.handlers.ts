@@ -28,7 +28,7 @@ import { AuthenticateToken } from './credentials/authenticate-token.js';
 import { RecordTokenUses } from './credentials/record-token-uses.js';
 import { SignIn, SignOut } from './credentials/sign-in.js';
 import { toUserMessage } from './mappers.js';
-import { UsersRepository } from './persistence/users.repository.js';
+import { UsersRepository } from '../persistence/users.repository.js';
 import { ManageTokens } from './tokens/manage-tokens.js';
 import { isUuid } from '@kw/platform-ids';
 
@@ -155,5 +155,6 @@ export class IdentityHandlers {
 }
 
 function requireCaller(context: RequestContext): void {
-  if (!context.auth?.userId) throw new AppError({ status: 401, code: ErrorCode.UNAUTHENTICATED, message: 'Authentication required' });
+  if (!context.auth?.userId)
+    throw new AppError({ status: 401, code: ErrorCode.UNAUTHENTICATED, message: 'Authentication required' });
 }

@@ -1,6 +1,6 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { PersonalAccessTokenSchema, UserSchema } from '@kw/contracts';
-import type { TokenRow, UserRow } from './persistence/rows.js';
+import type { TokenRow, UserRow } from '../persistence/rows.js';
 
 export function toUserMessage(user: UserRow): MessageInitShape<typeof UserSchema> {
   return {

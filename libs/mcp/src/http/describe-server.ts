@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { ServiceClient } from '@kw/platform-transport';
-import { FRAGMENT_URI_TEMPLATE } from '../server/fragment-resources.js';
-import { SERVER_NAME, toolNames } from '../server/create-mcp-server.js';
+import { FRAGMENT_URI_TEMPLATE } from '../service/fragment-resources.js';
+import { SERVER_NAME, toolNames } from '../service/create-mcp-server.js';
 
 export class McpDescriptionDto {
   @ApiProperty({ example: SERVER_NAME }) name!: string;

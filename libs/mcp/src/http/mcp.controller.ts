@@ -22,9 +22,9 @@ import {
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, buildInfo, LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
-import { createMcpServer } from '../server/create-mcp-server.js';
-import { McpSessions } from '../server/mcp-sessions.js';
-import type { McpAuthExtra } from '../server/tool-context.js';
+import { createMcpServer } from '../service/create-mcp-server.js';
+import { McpSessions } from '../service/mcp-sessions.js';
+import type { McpAuthExtra } from '../service/tool-context.js';
 import { describeServer, McpDescriptionDto } from './describe-server.js';
 import { allowedOrigins, checkOrigin } from './origin-policy.js';
 
@@ -66,7 +66,11 @@ export class McpController implements OnModuleInit {
   @Public()
   @ApiOperation({
     summary: 'MCP JSON-RPC (Streamable HTTP)',
-    description: 'JSON-RPC 2.0 messages of the Model Context Protocol. Bearer token required (401 with `WWW-Authenticate: Bearer resource_metadata=...`). Start with `initialize` (answers `Mcp-Session-Id`), then send that header. A tool failure is HTTP 200 with a result `isError: true`. docs/mcp.md.',
+    description:
+      'JSON-RPC 2.0 messages of the Model Context Protocol. Bearer token required (401 with ' +
+      '`WWW-Authenticate: Bearer resource_metadata=...`). Start with `initialize` (answers ' +
+      '`Mcp-Session-Id`), then send that header. A tool failure is HTTP 200 with a result `isError: true`. ' +
+      'docs/mcp.md.',
   })
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const caller = await this.admit(request, reply);
@@ -76,8 +80,10 @@ export class McpController implements OnModuleInit {
       if (!session) return rpcError(reply, 404, -32001, 'Session not found: start a new session with initialize');
       return this.handle(session.transport, request, reply, caller);
     }
-    if (!isInitializeRequest(request.body)) return rpcError(reply, 400, -32000, 'Bad Request: no valid Mcp-Session-Id; send initialize first');
-    if (!this.sessions.hasRoom(caller.auth.credentialId)) return rpcError(reply, 503, -32000, 'Too many open MCP sessions; close some (DELETE /api/mcp) and retry');
+    if (!isInitializeRequest(request.body))
+      return rpcError(reply, 400, -32000, 'Bad Request: no valid Mcp-Session-Id; send initialize first');
+    if (!this.sessions.hasRoom(caller.auth.credentialId))
+      return rpcError(reply, 503, -32000, 'Too many open MCP sessions; close some (DELETE /api/mcp) and retry');
 
     const server = createMcpServer(this.client, this.version);
     const credentialId = caller.auth.credentialId;
@@ -96,7 +102,10 @@ export class McpController implements OnModuleInit {
   @Public()
   @ApiOperation({
     summary: 'Describe the MCP server, or open its event stream',
-    description: '`Accept: application/json`: name, version, protocol versions, authentication and tool names (no credential needed). `Accept: text/event-stream` with a bearer token and `Mcp-Session-Id`: the server-to-client stream of the session.',
+    description:
+      '`Accept: application/json`: name, version, protocol versions, authentication and tool names (no ' +
+      'credential needed). `Accept: text/event-stream` with a bearer token and `Mcp-Session-Id`: the ' +
+      'server-to-client stream of the session.',
   })
   @ApiProduces('application/json', 'text/event-stream')
   @ApiOkResponse({ type: McpDescriptionDto })
@@ -136,7 +145,9 @@ export class McpController implements OnModuleInit {
       const authorization = request.headers.authorization;
       // Without a credential the request was already counted as anonymous by the AuthGuard (a public route).
       if (authorization === undefined) throw unauthenticated('A bearer token is required for the MCP endpoint');
-      const caller = await admittedAuthentication(this.admission, request, reply, authorization, () => authenticateBearer({ headers: { authorization }, ip: request.ip }));
+      const caller = await admittedAuthentication(this.admission, request, reply, authorization, () =>
+        authenticateBearer({ headers: { authorization }, ip: request.ip }),
+      );
       attachCaller(request, caller);
       return caller;
     } catch (err) {
@@ -146,16 +157,29 @@ export class McpController implements OnModuleInit {
   }
 
   /** Hands the raw request to the SDK transport, with the caller as its authInfo. */
-  private async handle(transport: StreamableHTTPServerTransport, request: FastifyRequest, reply: FastifyReply, caller: AuthenticatedCaller): Promise<void> {
+  private async handle(
+    transport: StreamableHTTPServerTransport,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    caller: AuthenticatedCaller,
+  ): Promise<void> {
     const extra: McpAuthExtra = { auth: caller.auth, requestId: requestContext.requestId() ?? randomUUID() };
-    const authInfo: AuthInfo = { token: 'redacted', clientId: caller.auth.credentialId, scopes: caller.auth.scopes, extra };
+    const authInfo: AuthInfo = {
+      token: 'redacted',
+      clientId: caller.auth.credentialId,
+      scopes: caller.auth.scopes,
+      extra,
+    };
     (request.raw as typeof request.raw & { auth?: AuthInfo }).auth = authInfo;
     reply.hijack();
     try {
       await transport.handleRequest(request.raw as never, reply.raw, request.body);
     } catch (err) {
       this.logger.error({ err }, 'MCP request failed');
-      if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+      if (!reply.raw.headersSent)
+        reply.raw
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
     }
   }
 }

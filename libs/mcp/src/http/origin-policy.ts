@@ -3,7 +3,10 @@ import { AppError, ErrorCode } from '@kw/platform-errors';
 
 /** The browser origins allowed to call the MCP endpoint: MCP_ALLOWED_ORIGINS (the deployment's own is added per request). */
 export function allowedOrigins(config: AppConfig): Set<string> {
-  const listed = (config.MCP_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  const listed = (config.MCP_ALLOWED_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   return new Set(listed.map((o) => new URL(o).origin));
 }
 
@@ -19,5 +22,10 @@ export function checkOrigin(origin: string | undefined, allowed: Set<string>, ow
   } catch {
     normalized = 'invalid';
   }
-  if (normalized !== new URL(own).origin && !allowed.has(normalized)) throw new AppError({ status: 403, code: ErrorCode.FORBIDDEN, message: `Origin ${origin.slice(0, 200)} is not allowed to call the MCP endpoint` });
+  if (normalized !== new URL(own).origin && !allowed.has(normalized))
+    throw new AppError({
+      status: 403,
+      code: ErrorCode.FORBIDDEN,
+      message: `Origin ${origin.slice(0, 200)} is not allowed to call the MCP endpoint`,
+    });
 }

@@ -28,7 +28,10 @@ export class CredentialDto {
   @ApiPropertyOptional({ format: 'date-time' }) expiresAt?: string;
   @ApiProperty({ type: [String], example: ['fragments:read'] }) scopes!: string[];
   @ApiProperty({
-    oneOf: [{ type: 'string', enum: ['all'] }, { type: 'array', items: { type: 'string', format: 'uuid' } }],
+    oneOf: [
+      { type: 'string', enum: ['all'] },
+      { type: 'array', items: { type: 'string', format: 'uuid' } },
+    ],
     description: '`all`, or the workspace ids the credential is restricted to',
   })
   workspaces!: 'all' | string[];

@@ -7,10 +7,14 @@ const SCOPES_DESCRIPTION = 'Scopes (actions, or `*`): see the scope vocabulary i
 export class TokenDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ example: 'CI importer' }) name!: string;
-  @ApiProperty({ example: 'kwp_AbCd1234', description: 'First characters of the token, to recognise it. The secret itself is never shown again.' })
+  @ApiProperty({
+    example: 'kwp_AbCd1234',
+    description: 'First characters of the token, to recognise it. The secret itself is never shown again.',
+  })
   displayPrefix!: string;
   @ApiProperty({ type: [String], example: ['fragments:read', 'fragments:write'] }) scopes!: string[];
-  @ApiProperty({ description: 'True: every workspace the user can reach; false: only workspaceIds' }) allWorkspaces!: boolean;
+  @ApiProperty({ description: 'True: every workspace the user can reach; false: only workspaceIds' })
+  allWorkspaces!: boolean;
   @ApiProperty({ type: [String], format: 'uuid' }) workspaceIds!: string[];
   @ApiPropertyOptional({ format: 'date-time' }) expiresAt?: string;
   @ApiPropertyOptional({ format: 'date-time' }) lastUsedAt?: string;
@@ -23,9 +27,12 @@ export class TokenListDto {
 }
 
 export class CreatedTokenDto extends TokenDto {
-  @ApiProperty({ example: 'kwp_…', description: 'The secret. Shown in this response only; store it now.' }) token!: string;
-  @ApiProperty({ type: [String], description: 'Requested scopes your credential does not hold: not granted' }) droppedScopes!: string[];
-  @ApiProperty({ type: [String], description: 'Requested workspaces your credential does not reach: not granted' }) droppedWorkspaceIds!: string[];
+  @ApiProperty({ example: 'kwp_…', description: 'The secret. Shown in this response only; store it now.' })
+  token!: string;
+  @ApiProperty({ type: [String], description: 'Requested scopes your credential does not hold: not granted' })
+  droppedScopes!: string[];
+  @ApiProperty({ type: [String], description: 'Requested workspaces your credential does not reach: not granted' })
+  droppedWorkspaceIds!: string[];
 }
 
 export class CreateTokenDto {
@@ -41,14 +48,21 @@ export class CreateTokenDto {
   @IsString({ each: true })
   scopes!: string[];
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Restrict the token to these workspaces. Absent: every workspace the user can reach' })
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    description: 'Restrict the token to these workspaces. Absent: every workspace the user can reach',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(200)
   @IsUUID('all', { each: true })
   workspaceIds?: string[];
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Expiry, in the future. Absent: no expiry (or the creating token\'s own)' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: "Expiry, in the future. Absent: no expiry (or the creating token's own)",
+  })
   @IsOptional()
   @IsISO8601({ strict: true })
   expiresAt?: string;
@@ -67,14 +81,21 @@ export class UpdateTokenDto {
   @IsISO8601({ strict: true })
   expiresAt?: string;
 
-  @ApiPropertyOptional({ type: [String], description: 'Narrowing only: a scope the token does not have is refused (400)' })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Narrowing only: a scope the token does not have is refused (400)',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
   scopes?: string[];
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Narrowing only: restrict the token to these workspaces (a subset of what it reaches)' })
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    description: 'Narrowing only: restrict the token to these workspaces (a subset of what it reaches)',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(200)
@@ -88,7 +109,8 @@ export class TokenUsageDayDto {
 }
 
 export class TokenAnalyticsDto {
-  @ApiProperty({ type: [TokenUsageDayDto], description: 'The last 30 UTC days, oldest first' }) requestsPerDay!: TokenUsageDayDto[];
+  @ApiProperty({ type: [TokenUsageDayDto], description: 'The last 30 UTC days, oldest first' })
+  requestsPerDay!: TokenUsageDayDto[];
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) lastUsedAt!: string | null;
   @ApiProperty({ nullable: true, type: String }) lastUsedIp!: string | null;
   @ApiProperty() totalRequests!: number;

@@ -16,5 +16,12 @@ export class UserEnvelopeDto {
 
 export function toUserDto(user: User | undefined): UserDto {
   if (!user) throw new Error('identity service answered without a user');
-  return { id: user.id, email: user.email, displayName: user.displayName, status: user.status, platformAdmin: user.platformAdmin, createdAt: user.createdAt };
+  return {
+    id: user.id,
+    email: user.email,
+    displayName: user.displayName,
+    status: user.status,
+    platformAdmin: user.platformAdmin,
+    createdAt: user.createdAt,
+  };
 }

@@ -4,13 +4,19 @@ import type { ListBetaFeaturesResponseSchema, UpdateBetaFeatureRequest } from '@
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { CallerAccounts } from '../caller-accounts.js';
-import { BetaFeaturesRepository } from '../persistence/beta-features.repository.js';
+import { BetaFeaturesRepository } from '../../persistence/beta-features.repository.js';
 
 /** The beta features a user can switch on; documented in docs/authentication.md. Off unless granted. */
 export const BETA_FEATURES: readonly { featureKey: string; description: string }[] = [
-  { featureKey: 'agentic-search', description: 'AI-oriented discovery over memory fragments (POST /api/fragments/agentic-search)' },
+  {
+    featureKey: 'agentic-search',
+    description: 'AI-oriented discovery over memory fragments (POST /api/fragments/agentic-search)',
+  },
   { featureKey: 'graph-explorer', description: 'Interactive exploration of the knowledge graph of a workspace' },
-  { featureKey: 'embed-host-events', description: 'Embedded chat delivers feedback and events to the host page with postMessage' },
+  {
+    featureKey: 'embed-host-events',
+    description: 'Embedded chat delivers feedback and events to the host page with postMessage',
+  },
 ];
 
 type FeatureList = Pick<MessageInitShape<typeof ListBetaFeaturesResponseSchema>, 'features'>;

@@ -3,15 +3,16 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { CreateUserRequest, CreateUserResponseSchema } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError } from '@kw/platform-errors';
-import { hashPassword } from '../../passwords/password-hasher.js';
+import { hashPassword } from '../credentials/password-hasher.js';
 import { CallerAccounts } from '../caller-accounts.js';
 import { toUserMessage } from '../mappers.js';
-import { isUniqueViolation } from '../persistence/rows.js';
-import { UsersRepository } from '../persistence/users.repository.js';
+import { isUniqueViolation } from '../../persistence/rows.js';
+import { UsersRepository } from '../../persistence/users.repository.js';
 
 export const EMAIL_TAKEN = 'EMAIL_TAKEN';
 
-const emailTaken = (): AppError => new AppError({ status: 409, code: EMAIL_TAKEN, message: 'An account with this email already exists' });
+const emailTaken = (): AppError =>
+  new AppError({ status: 409, code: EMAIL_TAKEN, message: 'An account with this email already exists' });
 
 /** CreateUser: platform administrators create accounts (there is no self-service sign-up). */
 @Injectable()
@@ -21,7 +22,10 @@ export class CreateUser {
     private readonly users: UsersRepository,
   ) {}
 
-  async execute(input: CreateUserRequest, context: RequestContext): Promise<MessageInitShape<typeof CreateUserResponseSchema>> {
+  async execute(
+    input: CreateUserRequest,
+    context: RequestContext,
+  ): Promise<MessageInitShape<typeof CreateUserResponseSchema>> {
     await this.callers.require(context, 'admin');
     const email = input.email.trim().toLowerCase();
     if (await this.users.findByEmail(email)) throw emailTaken();

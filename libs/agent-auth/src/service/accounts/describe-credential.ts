@@ -5,10 +5,15 @@ import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { CallerAccounts } from '../caller-accounts.js';
 import { toUserMessage } from '../mappers.js';
-import { SessionsRepository } from '../persistence/sessions.repository.js';
-import { TokensRepository } from '../persistence/tokens.repository.js';
+import { SessionsRepository } from '../../persistence/sessions.repository.js';
+import { TokensRepository } from '../../persistence/tokens.repository.js';
 
-const gone = (): AppError => new AppError({ status: 401, code: ErrorCode.UNAUTHENTICATED, message: 'The credential is invalid, expired or revoked' });
+const gone = (): AppError =>
+  new AppError({
+    status: 401,
+    code: ErrorCode.UNAUTHENTICATED,
+    message: 'The credential is invalid, expired or revoked',
+  });
 
 /**
  * DescribeCredential: what the caller's credential is and reaches, read now (spec:
@@ -23,12 +28,23 @@ export class DescribeCredential {
     private readonly sessions: SessionsRepository,
   ) {}
 
-  async execute(context: RequestContext, now = new Date()): Promise<MessageInitShape<typeof DescribeCredentialResponseSchema>> {
+  async execute(
+    context: RequestContext,
+    now = new Date(),
+  ): Promise<MessageInitShape<typeof DescribeCredentialResponseSchema>> {
     const { auth, user } = await this.callers.requireActive(context);
     if (auth.credentialKind === 'session') {
       const session = await this.sessions.findOwned(auth.credentialId, user.id);
       if (!session || session.expiresAt <= now) throw gone();
-      return { kind: 'session', id: session.id, expiresAt: session.expiresAt.toISOString(), scopes: ['*'], allWorkspaces: true, workspaceIds: [], user: toUserMessage(user) };
+      return {
+        kind: 'session',
+        id: session.id,
+        expiresAt: session.expiresAt.toISOString(),
+        scopes: ['*'],
+        allWorkspaces: true,
+        workspaceIds: [],
+        user: toUserMessage(user),
+      };
     }
     const token = await this.tokens.findOwned(auth.credentialId, user.id);
     if (!token || (token.expiresAt && token.expiresAt <= now)) throw gone();

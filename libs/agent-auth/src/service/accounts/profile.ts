@@ -5,7 +5,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { CallerAccounts } from '../caller-accounts.js';
 import { CredentialChanges } from '../credentials/credential-changes.js';
 import { toUserMessage } from '../mappers.js';
-import { UsersRepository } from '../persistence/users.repository.js';
+import { UsersRepository } from '../../persistence/users.repository.js';
 
 /** GetProfile / UpdateProfile: the caller's own account; only the display name is writable. */
 @Injectable()
@@ -21,7 +21,10 @@ export class Profile {
     return { user: toUserMessage(user) };
   }
 
-  async update(input: UpdateProfileRequest, context: RequestContext): Promise<MessageInitShape<typeof UpdateProfileResponseSchema>> {
+  async update(
+    input: UpdateProfileRequest,
+    context: RequestContext,
+  ): Promise<MessageInitShape<typeof UpdateProfileResponseSchema>> {
     const { user } = await this.callers.require(context, 'profile:write');
     if (input.displayName === undefined) return { user: toUserMessage(user) };
     const updated = await this.users.updateDisplayName(user.id, input.displayName.trim());

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { AuthenticateSessionResponseSchema } from '@kw/contracts';
 import { toUserMessage } from '../mappers.js';
-import { SessionsRepository } from '../persistence/sessions.repository.js';
+import { SessionsRepository } from '../../persistence/sessions.repository.js';
 import { invalidCredential } from './credential-errors.js';
 import { sha256Hex } from './session-secrets.js';
 
@@ -18,14 +18,25 @@ const SESSION_VALUE = /^[A-Za-z0-9_-]{43}$/;
 export class AuthenticateSession {
   constructor(private readonly sessions: SessionsRepository) {}
 
-  async execute(sessionToken: string, now = new Date()): Promise<MessageInitShape<typeof AuthenticateSessionResponseSchema>> {
+  async execute(
+    sessionToken: string,
+    now = new Date(),
+  ): Promise<MessageInitShape<typeof AuthenticateSessionResponseSchema>> {
     if (!SESSION_VALUE.test(sessionToken)) throw invalidCredential();
     const session = await this.sessions.findByHash(sha256Hex(sessionToken));
-    if (!session || session.revokedAt || session.expiresAt <= now || session.user.status !== 'active') throw invalidCredential();
+    if (!session || session.revokedAt || session.expiresAt <= now || session.user.status !== 'active')
+      throw invalidCredential();
     if (now.getTime() - session.lastSeenAt.getTime() > TOUCH_EVERY_MS) await this.sessions.touch(session.id, now);
     return {
       caller: {
-        auth: { userId: session.userId, credentialId: session.id, credentialKind: 'session', scopes: ['*'], allWorkspaces: true, workspaceIds: [] },
+        auth: {
+          userId: session.userId,
+          credentialId: session.id,
+          credentialKind: 'session',
+          scopes: ['*'],
+          allWorkspaces: true,
+          workspaceIds: [],
+        },
         user: toUserMessage(session.user),
       },
       csrfTokenHash: session.csrfTokenHash,

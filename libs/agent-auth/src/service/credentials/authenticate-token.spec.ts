@@ -1,18 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@kw/platform-errors';
-import { generateToken, hashToken } from '../../tokens/token-format.js';
-import type { TokenCredentialStore } from '../persistence/tokens.repository.js';
-import type { TokenRow, UserRow } from '../persistence/rows.js';
+import { generateToken, hashToken } from '../../domain/tokens/token-format.js';
+import type { TokenCredentialStore } from '../../persistence/tokens.repository.js';
+import type { TokenRow, UserRow } from '../../persistence/rows.js';
 import { AuthenticateToken } from './authenticate-token.js';
-import { TokenUsageRecorder } from './token-usage-recorder.js';
+import { TokenUsageRecorder } from '../../domain/tokens/token-usage-recorder.js';
 
 const now = new Date('2026-11-22T12:00:00Z');
 
 function user(overrides: Partial<UserRow> = {}): UserRow {
-  return { id: 'u1', email: 'a@x.test', displayName: 'A', passwordHash: null, status: 'active', platformAdmin: false, createdAt: now, updatedAt: now, ...overrides };
+  return {
+    id: 'u1',
+    email: 'a@x.test',
+    displayName: 'A',
+    passwordHash: null,
+    status: 'active',
+    platformAdmin: false,
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  };
 }
 
-function tokenRow(tokenHash: string, overrides: Partial<TokenRow & { user: UserRow }> = {}): TokenRow & { user: UserRow } {
+function tokenRow(
+  tokenHash: string,
+  overrides: Partial<TokenRow & { user: UserRow }> = {},
+): TokenRow & { user: UserRow } {
   return {
     id: 't1',
     userId: 'u1',
@@ -49,7 +62,10 @@ function recordingStore(rows: (TokenRow & { user: UserRow })[] = []) {
 }
 
 async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(AppError);
   expect((err as AppError).status).toBe(401);
   expect((err as AppError).code).toBe('UNAUTHENTICATED');
@@ -66,7 +82,14 @@ describe('AuthenticateToken', () => {
     // The use is written off the request's path, by the next flush.
     expect(calls).toEqual([`findByHash:${hashToken(token)}`]);
     await usage.flush();
-    expect(caller?.auth).toEqual({ userId: 'u1', credentialId: 't1', credentialKind: 'pat', scopes: ['fragments:read'], allWorkspaces: false, workspaceIds: ['w1'] });
+    expect(caller?.auth).toEqual({
+      userId: 'u1',
+      credentialId: 't1',
+      credentialKind: 'pat',
+      scopes: ['fragments:read'],
+      allWorkspaces: false,
+      workspaceIds: ['w1'],
+    });
     expect(caller?.user).toMatchObject({ id: 'u1', email: 'a@x.test' });
     expect(calls).toEqual([`findByHash:${hashToken(token)}`, 'recordUses:t1:10.0.0.1']);
   });
@@ -97,7 +120,8 @@ describe('AuthenticateToken', () => {
     ]);
     const messages = new Set<string>();
     const usage = new TokenUsageRecorder(store);
-    for (const t of tokens) messages.add((await refusal(new AuthenticateToken(store, usage).execute(t, '', now))).message);
+    for (const t of tokens)
+      messages.add((await refusal(new AuthenticateToken(store, usage).execute(t, '', now))).message);
     expect(messages.size).toBe(1);
     await usage.flush();
     expect(calls.filter((c) => c.startsWith('recordUse'))).toEqual([]);
@@ -105,7 +129,9 @@ describe('AuthenticateToken', () => {
 
   it('looks up operator secrets of 32+ characters by hash', async () => {
     const secret = 'operator-provided-admin-token-0123456789';
-    const { store, calls } = recordingStore([tokenRow(hashToken(secret), { scopes: ['*'], allWorkspaces: true, workspaceIds: [] })]);
+    const { store, calls } = recordingStore([
+      tokenRow(hashToken(secret), { scopes: ['*'], allWorkspaces: true, workspaceIds: [] }),
+    ]);
     const usage = new TokenUsageRecorder(store);
     const { caller } = await new AuthenticateToken(store, usage).execute(secret, '', now);
     expect(caller?.auth).toMatchObject({ scopes: ['*'], allWorkspaces: true, workspaceIds: [] });

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { AuthenticateTokenResponseSchema } from '@kw/contracts';
-import { classifyBearer, hashToken } from '../../tokens/token-format.js';
+import { classifyBearer, hashToken } from '../../domain/tokens/token-format.js';
 import { toUserMessage } from '../mappers.js';
-import { TokensRepository, type TokenCredentialStore } from '../persistence/tokens.repository.js';
+import { TokensRepository, type TokenCredentialStore } from '../../persistence/tokens.repository.js';
 import { invalidCredential } from './credential-errors.js';
-import { TOKEN_USAGE_STORE, TokenUsageRecorder } from './token-usage-recorder.js';
+import { TOKEN_USAGE_STORE, TokenUsageRecorder } from '../../domain/tokens/token-usage-recorder.js';
 
 export const TOKEN_CREDENTIAL_STORE = Symbol('agent-auth.TokenCredentialStore');
 
@@ -23,10 +23,15 @@ export class AuthenticateToken {
     private readonly usage: TokenUsageRecorder,
   ) {}
 
-  async execute(token: string, ip: string, now = new Date()): Promise<MessageInitShape<typeof AuthenticateTokenResponseSchema>> {
+  async execute(
+    token: string,
+    ip: string,
+    now = new Date(),
+  ): Promise<MessageInitShape<typeof AuthenticateTokenResponseSchema>> {
     if (classifyBearer(token) === 'malformed') throw invalidCredential();
     const found = await this.store.findByHash(hashToken(token));
-    if (!found || found.revokedAt || (found.expiresAt && found.expiresAt <= now) || found.user.status !== 'active') throw invalidCredential();
+    if (!found || found.revokedAt || (found.expiresAt && found.expiresAt <= now) || found.user.status !== 'active')
+      throw invalidCredential();
     this.usage.record(found.id, ip, now);
     return {
       caller: {

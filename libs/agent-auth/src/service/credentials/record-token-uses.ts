@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RecordTokenUsesRequest } from '@kw/contracts';
-import { fromTokenUsesMessage } from '../../tokens/token-uses-message.js';
-import type { TokenCredentialStore } from '../persistence/tokens.repository.js';
-import { TOKEN_USAGE_STORE } from './token-usage-recorder.js';
+import { fromTokenUsesMessage } from '../../domain/tokens/token-uses-message.js';
+import type { TokenCredentialStore } from '../../persistence/tokens.repository.js';
+import { TOKEN_USAGE_STORE } from '../../domain/tokens/token-usage-recorder.js';
 import { isUuid } from '@kw/platform-ids';
 
 /**

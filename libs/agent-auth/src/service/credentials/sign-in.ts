@@ -5,10 +5,10 @@ import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { APP_CONFIG } from '@kw/platform-runtime';
-import { UNMATCHABLE_HASH, verifyPassword } from '../../passwords/password-hasher.js';
+import { UNMATCHABLE_HASH, verifyPassword } from './password-hasher.js';
 import { toUserMessage } from '../mappers.js';
-import { SessionsRepository } from '../persistence/sessions.repository.js';
-import { UsersRepository } from '../persistence/users.repository.js';
+import { SessionsRepository } from '../../persistence/sessions.repository.js';
+import { UsersRepository } from '../../persistence/users.repository.js';
 import { newSecret, sha256Hex } from './session-secrets.js';
 
 const wrongCredentials = (): AppError =>
@@ -23,7 +23,10 @@ export class SignIn {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async execute(input: { email: string; password: string; ip: string; userAgent: string }, now = new Date()): Promise<MessageInitShape<typeof SignInResponseSchema>> {
+  async execute(
+    input: { email: string; password: string; ip: string; userAgent: string },
+    now = new Date(),
+  ): Promise<MessageInitShape<typeof SignInResponseSchema>> {
     const user = await this.users.findByEmail(input.email.trim().toLowerCase());
     // Verify against a dummy hash for unknown accounts so the response time does not reveal them.
     const matches = await verifyPassword(input.password, user?.passwordHash ?? UNMATCHABLE_HASH);
@@ -51,8 +54,10 @@ export class SignOut {
 
   async execute(context: RequestContext, now = new Date()): Promise<void> {
     const auth = context.auth;
-    if (!auth?.userId) throw new AppError({ status: 401, code: ErrorCode.UNAUTHENTICATED, message: 'Authentication required' });
-    if (auth.credentialKind !== 'session') throw new AppError({ status: 403, code: ErrorCode.FORBIDDEN, message: 'Only a browser session can sign out' });
+    if (!auth?.userId)
+      throw new AppError({ status: 401, code: ErrorCode.UNAUTHENTICATED, message: 'Authentication required' });
+    if (auth.credentialKind !== 'session')
+      throw new AppError({ status: 403, code: ErrorCode.FORBIDDEN, message: 'Only a browser session can sign out' });
     await this.sessions.revoke(auth.credentialId, auth.userId, now);
   }
 }

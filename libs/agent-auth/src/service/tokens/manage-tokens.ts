@@ -11,13 +11,13 @@ import type {
 } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { notFound } from '@kw/platform-errors';
-import { generateToken } from '../../tokens/token-format.js';
+import { generateToken } from '../../domain/tokens/token-format.js';
 import { CallerAccounts, type VerifiedCaller } from '../caller-accounts.js';
 import { toTokenMessage } from '../mappers.js';
-import type { TokenRow } from '../persistence/rows.js';
-import { TokensRepository, type TokenChanges } from '../persistence/tokens.repository.js';
+import type { TokenRow } from '../../persistence/rows.js';
+import { TokensRepository, type TokenChanges } from '../../persistence/tokens.repository.js';
 import { CredentialChanges } from '../credentials/credential-changes.js';
-import { TokenUsageRecorder } from '../credentials/token-usage-recorder.js';
+import { TokenUsageRecorder } from '../../domain/tokens/token-usage-recorder.js';
 import { capExpiry, grantForNewToken, narrowedScopes, narrowedWorkspaces, parseFutureExpiry } from './token-grants.js';
 import { isUuid } from '@kw/platform-ids';
 
@@ -42,9 +42,16 @@ export class ManageTokens {
     return { tokens: (await this.tokens.listOwned(user.id)).map(toTokenMessage) };
   }
 
-  async create(input: CreateTokenRequest, context: RequestContext, now = new Date()): Promise<MessageInitShape<typeof CreateTokenResponseSchema>> {
+  async create(
+    input: CreateTokenRequest,
+    context: RequestContext,
+    now = new Date(),
+  ): Promise<MessageInitShape<typeof CreateTokenResponseSchema>> {
     const caller = await this.callers.require(context, 'tokens:manage');
-    const grant = grantForNewToken({ scopes: input.scopes, allWorkspaces: input.allWorkspaces, workspaceIds: input.workspaceIds }, caller.auth);
+    const grant = grantForNewToken(
+      { scopes: input.scopes, allWorkspaces: input.allWorkspaces, workspaceIds: input.workspaceIds },
+      caller.auth,
+    );
     const requestedExpiry = input.expiresAt === undefined ? null : parseFutureExpiry(input.expiresAt, now);
     const expiresAt = capExpiry(requestedExpiry, await this.creatorExpiry(caller));
     const secret = generateToken();
@@ -58,7 +65,12 @@ export class ManageTokens {
       workspaceIds: grant.workspaceIds,
       expiresAt,
     });
-    return { tokenInfo: toTokenMessage(row), token: secret.token, droppedScopes: grant.droppedScopes, droppedWorkspaceIds: grant.droppedWorkspaceIds };
+    return {
+      tokenInfo: toTokenMessage(row),
+      token: secret.token,
+      droppedScopes: grant.droppedScopes,
+      droppedWorkspaceIds: grant.droppedWorkspaceIds,
+    };
   }
 
   async get(id: string, context: RequestContext): Promise<MessageInitShape<typeof GetTokenResponseSchema>> {
@@ -66,12 +78,17 @@ export class ManageTokens {
     return { tokenInfo: toTokenMessage(await this.owned(id, user.id)) };
   }
 
-  async update(input: UpdateTokenRequest, context: RequestContext, now = new Date()): Promise<MessageInitShape<typeof UpdateTokenResponseSchema>> {
+  async update(
+    input: UpdateTokenRequest,
+    context: RequestContext,
+    now = new Date(),
+  ): Promise<MessageInitShape<typeof UpdateTokenResponseSchema>> {
     const caller = await this.callers.require(context, 'tokens:manage');
     const token = await this.owned(input.id, caller.user.id);
     const changes: TokenChanges = {};
     if (input.name !== undefined) changes.name = input.name.trim();
-    if (input.expiresAt !== undefined) changes.expiresAt = capExpiry(parseFutureExpiry(input.expiresAt, now), await this.creatorExpiry(caller));
+    if (input.expiresAt !== undefined)
+      changes.expiresAt = capExpiry(parseFutureExpiry(input.expiresAt, now), await this.creatorExpiry(caller));
     if (input.scopes) changes.scopes = narrowedScopes(input.scopes.values, token.scopes);
     if (input.workspaceIds) {
       changes.workspaceIds = narrowedWorkspaces(input.workspaceIds.values, token);
@@ -89,7 +106,11 @@ export class ManageTokens {
     this.changes.tokensChanged(id);
   }
 
-  async analytics(id: string, context: RequestContext, now = new Date()): Promise<MessageInitShape<typeof GetTokenAnalyticsResponseSchema>> {
+  async analytics(
+    id: string,
+    context: RequestContext,
+    now = new Date(),
+  ): Promise<MessageInitShape<typeof GetTokenAnalyticsResponseSchema>> {
     const { user } = await this.callers.require(context, 'tokens:manage');
     // This replica's uses not yet written (this very request's among them) count too.
     await this.usage.flush();

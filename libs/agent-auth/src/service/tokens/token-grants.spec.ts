@@ -15,11 +15,31 @@ function status(fn: () => unknown): number | undefined {
 
 describe('token grants', () => {
   it('a new token gets what the creator holds, and reports the rest', () => {
-    expect(grantForNewToken({ scopes: ['*'], ...all }, { scopes: ['*'], ...all })).toMatchObject({ scopes: ['*'], allWorkspaces: true, droppedScopes: [] });
-    const narrowed = grantForNewToken({ scopes: ['fragments:read', 'fragments:write'], allWorkspaces: false, workspaceIds: ['a', 'b'] }, { scopes: ['fragments:read'], allWorkspaces: false, workspaceIds: ['a'] });
-    expect(narrowed).toEqual({ scopes: ['fragments:read'], allWorkspaces: false, workspaceIds: ['a'], droppedScopes: ['fragments:write'], droppedWorkspaceIds: ['b'] });
-    expect(grantForNewToken({ scopes: ['profile:read'], ...all }, { scopes: ['profile:read'], allWorkspaces: false, workspaceIds: ['a'] })).toMatchObject({ allWorkspaces: false, workspaceIds: ['a'] });
-    expect(status(() => grantForNewToken({ scopes: ['admin'], ...all }, { scopes: ['profile:read'], ...all }))).toBe(403);
+    expect(grantForNewToken({ scopes: ['*'], ...all }, { scopes: ['*'], ...all })).toMatchObject({
+      scopes: ['*'],
+      allWorkspaces: true,
+      droppedScopes: [],
+    });
+    const narrowed = grantForNewToken(
+      { scopes: ['fragments:read', 'fragments:write'], allWorkspaces: false, workspaceIds: ['a', 'b'] },
+      { scopes: ['fragments:read'], allWorkspaces: false, workspaceIds: ['a'] },
+    );
+    expect(narrowed).toEqual({
+      scopes: ['fragments:read'],
+      allWorkspaces: false,
+      workspaceIds: ['a'],
+      droppedScopes: ['fragments:write'],
+      droppedWorkspaceIds: ['b'],
+    });
+    expect(
+      grantForNewToken(
+        { scopes: ['profile:read'], ...all },
+        { scopes: ['profile:read'], allWorkspaces: false, workspaceIds: ['a'] },
+      ),
+    ).toMatchObject({ allWorkspaces: false, workspaceIds: ['a'] });
+    expect(status(() => grantForNewToken({ scopes: ['admin'], ...all }, { scopes: ['profile:read'], ...all }))).toBe(
+      403,
+    );
     expect(status(() => grantForNewToken({ scopes: ['nope'], ...all }, { scopes: ['*'], ...all }))).toBe(400);
     expect(status(() => grantForNewToken({ scopes: [], ...all }, { scopes: ['*'], ...all }))).toBe(400);
   });

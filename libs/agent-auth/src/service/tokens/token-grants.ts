@@ -1,4 +1,12 @@
-import { ALL_SCOPES, narrowScopes, narrowWorkspaces, scopeAllows, validateScopes, type Action, type WorkspaceGrant } from '@kw/platform-access-policy';
+import {
+  ALL_SCOPES,
+  narrowScopes,
+  narrowWorkspaces,
+  scopeAllows,
+  validateScopes,
+  type Action,
+  type WorkspaceGrant,
+} from '@kw/platform-access-policy';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 
 /** What a token reaches: its scopes and its workspace restriction. */
@@ -30,18 +38,30 @@ const invalidField = (field: string, problem: string): AppError =>
 export function grantForNewToken(requested: TokenGrant, creator: TokenGrant): NarrowedGrant {
   const scopes = narrowScopes(validateScopes(requested.scopes), creator.scopes);
   if (scopes.scopes.length === 0) {
-    throw new AppError({ status: 403, code: ErrorCode.FORBIDDEN, message: 'Your credential holds none of the requested scopes' });
+    throw new AppError({
+      status: 403,
+      code: ErrorCode.FORBIDDEN,
+      message: 'Your credential holds none of the requested scopes',
+    });
   }
   const workspaces = narrowWorkspaces(requested, creator);
-  const droppedWorkspaceIds = requested.allWorkspaces ? [] : [...new Set(requested.workspaceIds)].filter((id) => !workspaces.workspaceIds.includes(id));
+  const droppedWorkspaceIds = requested.allWorkspaces
+    ? []
+    : [...new Set(requested.workspaceIds)].filter((id) => !workspaces.workspaceIds.includes(id));
   return { scopes: scopes.scopes, ...workspaces, droppedScopes: scopes.dropped, droppedWorkspaceIds };
 }
 
 /** New scopes of an existing token: a subset of what it has. Adding one is refused (400). */
 export function narrowedScopes(requested: readonly string[], current: readonly string[]): string[] {
   const scopes = validateScopes(requested);
-  const added = scopes.filter((s) => (s === ALL_SCOPES ? !current.includes(ALL_SCOPES) : !scopeAllows(current, s as Action)));
-  if (added.length > 0) throw invalidField('scopes', `a token's scopes can only be narrowed; it does not have ${added.map((s) => `'${s}'`).join(', ')}`);
+  const added = scopes.filter((s) =>
+    s === ALL_SCOPES ? !current.includes(ALL_SCOPES) : !scopeAllows(current, s as Action),
+  );
+  if (added.length > 0)
+    throw invalidField(
+      'scopes',
+      `a token's scopes can only be narrowed; it does not have ${added.map((s) => `'${s}'`).join(', ')}`,
+    );
   return scopes;
 }
 
@@ -50,7 +70,11 @@ export function narrowedWorkspaces(requested: readonly string[], current: Worksp
   const ids = [...new Set(requested)];
   if (current.allWorkspaces) return ids;
   const added = ids.filter((id) => !current.workspaceIds.includes(id));
-  if (added.length > 0) throw invalidField('workspaceIds', `a token's workspaces can only be narrowed; it is not restricted to ${added.join(', ')}`);
+  if (added.length > 0)
+    throw invalidField(
+      'workspaceIds',
+      `a token's workspaces can only be narrowed; it is not restricted to ${added.join(', ')}`,
+    );
   return ids;
 }
 

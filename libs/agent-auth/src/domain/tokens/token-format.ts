@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import { encodeBase62, randomBase62 } from './base62.js';
+
+/**
+ * Personal access tokens look like GitHub's: `kwp_` + 30 random base62 characters + a
+ * 6-character base62 CRC32 of the random part. The prefix lets secret scanners find leaked
+ * tokens; the checksum lets the gateway refuse a mistyped or forged token without any I/O.
+ */
+export const TOKEN_PREFIX = 'kwp_';
+export const TOKEN_RANDOM_LENGTH = 30;
+export const TOKEN_CHECKSUM_LENGTH = 6;
+/** Characters of the random part shown in listings (`kwp_AbCd1234`). */
+export const DISPLAY_PREFIX_LENGTH = 8;
+/** Bearer strings outside the kwp_ format (the operator's ADMIN_TOKEN) must be at least this long. */
+export const OPAQUE_TOKEN_MIN_LENGTH = 32;
+export const OPAQUE_TOKEN_MAX_LENGTH = 256;
+
+const TOKEN_PATTERN = new RegExp(
+  `^${TOKEN_PREFIX}([0-9A-Za-z]{${TOKEN_RANDOM_LENGTH}})([0-9A-Za-z]{${TOKEN_CHECKSUM_LENGTH}})$`,
+);
+const OPAQUE_PATTERN = /^[\x21-\x7e]+$/;
+
+function checksumOf(random: string): string {
+  return encodeBase62(crc32(random), TOKEN_CHECKSUM_LENGTH);
+}
+
+/** A new token: the secret (shown once) and what is stored of it. */
+export function generateToken(): { token: string; tokenHash: string; displayPrefix: string } {
+  const random = randomBase62(TOKEN_RANDOM_LENGTH);
+  const token = `${TOKEN_PREFIX}${random}${checksumOf(random)}`;
+  return { token, tokenHash: hashToken(token), displayPrefix: displayPrefixOf(token) };
+}
+
+/** What is stored instead of the secret: SHA-256, hex, of the whole token. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** `kwp_` + the first random characters; for an opaque token its first characters. */
+export function displayPrefixOf(token: string): string {
+  return token.slice(0, TOKEN_PREFIX.length + DISPLAY_PREFIX_LENGTH);
+}
+
+export type BearerShape =
+  /** A well-formed kwp_ token with a valid checksum: look it up. */
+  | 'kwp'
+  /** Not kwp_, but long enough to be an operator-provided secret (ADMIN_TOKEN): look it up by hash. */
+  | 'opaque'
+  /** Anything else, including kwp_ with a bad checksum: refuse without a lookup. */
+  | 'malformed';
+
+/** Classifies a bearer string with no I/O: decides whether it is worth a database lookup. */
+export function classifyBearer(token: string): BearerShape {
+  if (token.startsWith(TOKEN_PREFIX)) {
+    const match = TOKEN_PATTERN.exec(token);
+    return match && checksumOf(match[1]) === match[2] ? 'kwp' : 'malformed';
+  }
+  if (token.length >= OPAQUE_TOKEN_MIN_LENGTH && token.length <= OPAQUE_TOKEN_MAX_LENGTH && OPAQUE_PATTERN.test(token))
+    return 'opaque';
+  return 'malformed';
+}
+
+/** True when a bearer string may be looked up (see classifyBearer). */
+export function isAcceptableBearer(token: string): boolean {
+  return classifyBearer(token) !== 'malformed';
+}

@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
+import type { UserRow } from './rows.js';
+
+export interface NewUser {
+  email: string;
+  displayName: string;
+  passwordHash: string | null;
+  platformAdmin?: boolean;
+}
+
+/** Accounts. Emails are stored lower-cased (callers normalise them). */
+@Injectable()
+export class UsersRepository {
+  constructor(@Inject(IDENTITY_DB) private readonly db: IdentityDb) {}
+
+  findById(id: string): Promise<UserRow | null> {
+    return this.db.user.findUnique({ where: { id } });
+  }
+
+  findByEmail(email: string): Promise<UserRow | null> {
+    return this.db.user.findUnique({ where: { email } });
+  }
+
+  findManyByIds(ids: string[]): Promise<UserRow[]> {
+    return this.db.user.findMany({ where: { id: { in: ids } } });
+  }
+
+  create(user: NewUser): Promise<UserRow> {
+    return this.db.user.create({ data: { ...user, platformAdmin: user.platformAdmin ?? false } });
+  }
+
+  updateDisplayName(id: string, displayName: string): Promise<UserRow> {
+    return this.db.user.update({ where: { id }, data: { displayName } });
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return (await this.db.user.count()) === 0;
+  }
+
+  /**
+   * Creates the first account (and its token) only if there is no account yet. Processes
+   * starting together serialise on a table lock, so exactly one of them creates it.
+   * Answers whether this call created it.
+   */
+  createFirst(user: NewUser, token?: FirstToken): Promise<boolean> {
+    return this.db.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe('LOCK TABLE control.users IN EXCLUSIVE MODE');
+      if ((await tx.user.count()) > 0) return false;
+      const created = await tx.user.create({ data: { ...user, platformAdmin: user.platformAdmin ?? false } });
+      if (token) {
+        await tx.personalAccessToken.create({
+          data: { userId: created.id, ...token, allWorkspaces: true, workspaceIds: [] },
+        });
+      }
+      return true;
+    });
+  }
+}
+
+/** The first account's token: every scope, every workspace. */
+export interface FirstToken {
+  name: string;
+  tokenHash: string;
+  displayPrefix: string;
+  scopes: string[];
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { Logger } from '@kw/platform-observability';
+import {
+  CloudRefusedError,
+  CloudUnavailableError,
+  type CloudClient,
+  type HeartbeatAnswer,
+} from '../service/cloud/cloud-client.js';
+import type { HandoffKeys } from '../service/keys/handoff-keys.js';
+import type { LeafSettings } from '../leaf-settings.js';
+import type { LeafStateRepository } from '../persistence/leaf-state.repository.js';
+import { HeartbeatLoop } from './heartbeat-loop.js';
+
+function setup(answers: Array<HeartbeatAnswer | Error>, readyFailures = 0) {
+  const provisioned = new Map<string, string>();
+  const reported: string[] = [];
+  const readyCalls: string[] = [];
+  const logs: Array<{ level: string; msg: string }> = [];
+  let refreshes = 0;
+  const store = {
+    current: () => ({ zoneCredential: 'kwz_x' }),
+    isProvisioned: (id: string) => provisioned.has(id),
+    provision: async (id: string, name: string) => void provisioned.set(id, name),
+    markReadyReported: async (id: string) => void reported.push(id),
+  } as unknown as LeafStateRepository;
+  const cloud = {
+    heartbeat: async (credential: string) => {
+      expect(credential).toBe('kwz_x');
+      const next = answers.shift() ?? { hostedZoneId: 'z', placements: [] };
+      if (next instanceof Error) throw next;
+      return next;
+    },
+    placementReady: async (_credential: string, workspaceId: string) => {
+      readyCalls.push(workspaceId);
+      if (readyFailures-- > 0) throw new CloudUnavailableError('down');
+    },
+  } as unknown as CloudClient;
+  const keys = { stale: () => true, refresh: async () => (refreshes++, true) } as unknown as HandoffKeys;
+  const log = (level: string) => (_obj: unknown, msg: string) => void logs.push({ level, msg });
+  const logger = {
+    info: log('info'),
+    warn: log('warn'),
+    error: log('error'),
+    debug: log('debug'),
+  } as unknown as Logger;
+  const loop = new HeartbeatLoop(store, cloud, keys, { cloudUrl: 'http://cloud' } as LeafSettings, logger);
+  return { loop, provisioned, reported, readyCalls, logs, refreshes: () => refreshes };
+}
+
+describe('HeartbeatLoop', () => {
+  it('provisions each placement and reports it ready; a failed report is repeated at the next heartbeat', async () => {
+    const ws = randomUUID();
+    const placement = { workspaceId: ws, name: 'Research', status: 'processing' };
+    const t = setup(
+      [
+        { hostedZoneId: 'z', placements: [placement] },
+        { hostedZoneId: 'z', placements: [placement] },
+      ],
+      1,
+    );
+    await t.loop.beat();
+    expect(t.provisioned.get(ws)).toBe('Research');
+    expect(t.reported).toEqual([]);
+    await t.loop.beat();
+    expect(t.readyCalls).toEqual([ws, ws]);
+    expect(t.reported).toEqual([ws]);
+    expect(t.refreshes()).toBe(2);
+  });
+
+  it('ignores a placement whose workspace id is not a UUID', async () => {
+    const t = setup([
+      { hostedZoneId: 'z', placements: [{ workspaceId: '../../etc', name: 'x', status: 'processing' }] },
+    ]);
+    await t.loop.beat();
+    expect(t.provisioned.size).toBe(0);
+    expect(t.readyCalls).toEqual([]);
+  });
+
+  it('survives an unreachable Cloud: one warning per outage, an info line when it answers again', async () => {
+    const t = setup([
+      new CloudUnavailableError('refused'),
+      new CloudUnavailableError('refused'),
+      { hostedZoneId: 'z', placements: [] },
+    ]);
+    await t.loop.beat();
+    await t.loop.beat();
+    await t.loop.beat();
+    expect(t.logs.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual([
+      'heartbeat failed; the Leaf keeps serving with its cached keys',
+    ]);
+    expect(t.logs.some((l) => l.level === 'info' && l.msg === 'the Cloud answers heartbeats again')).toBe(true);
+  });
+
+  it('says how to recover when the Cloud refuses the zone credential', async () => {
+    const t = setup([new CloudRefusedError(401, 'UNAUTHENTICATED', 'no')]);
+    await t.loop.beat();
+    expect(t.logs.find((l) => l.level === 'error')?.msg).toMatch(/new ENROLLMENT_TOKEN/);
+  });
+});

@@ -1,0 +1,108 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Logger } from '@kw/platform-observability';
+import { LOGGER } from '@kw/platform-runtime';
+import { CloudClient, CloudRefusedError, type Placement } from '../service/cloud/cloud-client.js';
+import { HandoffKeys } from '../service/keys/handoff-keys.js';
+import { LEAF_SETTINGS, type LeafSettings } from '../leaf-settings.js';
+import { LeafStateRepository } from '../persistence/leaf-state.repository.js';
+import { isUuid } from '@kw/platform-ids';
+
+/**
+ * Every LEAF_HEARTBEAT_SECONDS: tells the Cloud the Leaf is alive (endpoint and version only),
+ * provisions the placements it answers and reports each one ready, and refreshes the Cloud
+ * keys when due. A Cloud that cannot be reached is logged (once per outage) and the Leaf keeps
+ * serving with what it has.
+ */
+@Injectable()
+export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private cloudDown = false;
+
+  constructor(
+    private readonly state: LeafStateRepository,
+    private readonly cloud: CloudClient,
+    private readonly keys: HandoffKeys,
+    @Inject(LEAF_SETTINGS) private readonly settings: LeafSettings,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule(0);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One heartbeat, its placements and a due key refresh. Never throws. */
+  async beat(): Promise<void> {
+    const enrollment = this.state.current();
+    if (!enrollment) return;
+    const answer = await this.cloud
+      .heartbeat(enrollment.zoneCredential)
+      .catch((err: unknown) => this.reportFailure(err));
+    if (answer) {
+      if (this.cloudDown) this.logger.info({ cloudUrl: this.settings.cloudUrl }, 'the Cloud answers heartbeats again');
+      this.cloudDown = false;
+      for (const placement of answer.placements) {
+        await this.provision(enrollment.zoneCredential, placement).catch((err: unknown) =>
+          this.logger.error({ err, workspaceId: placement.workspaceId }, 'could not provision a placement'),
+        );
+      }
+    }
+    if (this.keys.stale()) await this.keys.refresh();
+  }
+
+  private async provision(zoneCredential: string, placement: Placement): Promise<void> {
+    if (!isUuid(placement.workspaceId)) {
+      this.logger.warn({ workspaceId: placement.workspaceId }, 'ignoring a placement whose workspace id is not a UUID');
+      return;
+    }
+    const fresh = !this.state.isProvisioned(placement.workspaceId);
+    await this.state.provision(placement.workspaceId, placement.name);
+    if (fresh) this.logger.info({ workspaceId: placement.workspaceId }, 'workspace provisioned');
+    try {
+      await this.cloud.placementReady(zoneCredential, placement.workspaceId);
+      await this.state.markReadyReported(placement.workspaceId);
+      this.logger.info({ workspaceId: placement.workspaceId }, 'placement reported ready');
+    } catch (err) {
+      // The next heartbeat lists the placement again; provisioning is idempotent.
+      this.logger.warn(
+        { workspaceId: placement.workspaceId, err: (err as Error).message },
+        'could not report a placement ready; retrying with the next heartbeat',
+      );
+    }
+  }
+
+  private reportFailure(err: unknown): void {
+    if (err instanceof CloudRefusedError && err.status === 401) {
+      this.logger.error(
+        { cloudUrl: this.settings.cloudUrl },
+        "the Cloud refused this Leaf's zone credential (zone deleted or enrollment reset): restart the Leaf with a new ENROLLMENT_TOKEN",
+      );
+      return;
+    }
+    if (!this.cloudDown)
+      this.logger.warn(
+        { cloudUrl: this.settings.cloudUrl, err: (err as Error).message },
+        'heartbeat failed; the Leaf keeps serving with its cached keys',
+      );
+    else this.logger.debug({ err: (err as Error).message }, 'heartbeat failed again');
+    this.cloudDown = true;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.beat().finally(() => {
+        this.running = undefined;
+        this.schedule(this.settings.heartbeatMs);
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+}

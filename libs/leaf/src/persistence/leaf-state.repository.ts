@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { WorkspaceAccessChangedSchema } from '@kw/contracts';
+import { DataPrisma } from '@kw/platform-persistence';
+import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
+import { broadcast, TRANSPORT, type Transport } from '@kw/platform-transport';
+import { LEAF_DB, type LeafDb } from './leaf-database.js';
+import type { Jwks } from '../service/keys/jwks.js';
+
+/** What the Leaf holds of its enrollment (the zone credential opened). */
+export interface Enrollment {
+  hostedZoneId: string;
+  zoneCredential: string;
+  /** SHA-256 (hex) of the enrollment token this enrollment came from. */
+  enrollmentTokenHash: string;
+  issuer: string;
+  audience: string;
+  jwksUri: string;
+  jwks: Jwks | null;
+  jwksFetchedAt: Date | null;
+}
+
+export interface NewEnrollment {
+  hostedZoneId: string;
+  zoneCredential: string;
+  issuer: string;
+  audience: string;
+  jwksUri: string;
+}
+
+export const hashEnrollmentToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+const STATE_ID = 1;
+
+/**
+ * The Leaf's persisted state: its enrollment (zone credential sealed with the SecretBox, the
+ * Cloud's last JWKS) and the workspaces provisioned here. The Leaf is normally one process, the only
+ * writer: the provisioned set is kept in memory and every change written through (a
+ * workspace missing from it is looked up once more, in case another replica provisioned it).
+ * The Leaf answers ResolveAccess from this state, so a change is announced like the Cloud's
+ * workspaces component does (WorkspaceAccessChanged): data-plane gates drop cached answers.
+ */
+@Injectable()
+export class LeafStateRepository {
+  private enrollment: Enrollment | undefined;
+  private readonly provisioned = new Map<string, string>();
+
+  constructor(
+    @Inject(LEAF_DB) private readonly db: LeafDb,
+    @Inject(SECRET_BOX) private readonly box: SecretBox,
+    @Optional() @Inject(TRANSPORT) private readonly transport?: Transport,
+  ) {}
+
+  /** Reads the state from the database; undefined before the first enrollment. */
+  async load(): Promise<Enrollment | undefined> {
+    const row = await this.db.leafState.findUnique({ where: { id: STATE_ID } });
+    const workspaces = await this.db.leafWorkspace.findMany({ select: { workspaceId: true, name: true } });
+    this.provisioned.clear();
+    for (const w of workspaces) this.provisioned.set(w.workspaceId, w.name);
+    if (!row) return (this.enrollment = undefined);
+    let zoneCredential: string;
+    try {
+      zoneCredential = this.box.open(row.zoneCredentialSealed);
+    } catch {
+      throw new Error(
+        'The stored zone credential cannot be opened: SECRETS_ENCRYPTION_KEY (or DATA_DIR/secrets.key) ' +
+          'changed since the Leaf enrolled. Restore the key, or enroll again with a new ENROLLMENT_TOKEN',
+      );
+    }
+    this.enrollment = {
+      hostedZoneId: row.hostedZoneId,
+      zoneCredential,
+      enrollmentTokenHash: row.enrollmentTokenHash,
+      issuer: row.issuer,
+      audience: row.audience,
+      jwksUri: row.jwksUri,
+      jwks: (row.jwks as Jwks | null) ?? null,
+      jwksFetchedAt: row.jwksFetchedAt,
+    };
+    return this.enrollment;
+  }
+
+  /** The current enrollment; undefined until enrolled. */
+  current(): Enrollment | undefined {
+    return this.enrollment;
+  }
+
+  /** Replaces the enrollment (a new one drops the previous zone's keys). */
+  async saveEnrollment(enrolled: NewEnrollment, enrollmentToken: string): Promise<Enrollment> {
+    const data = {
+      hostedZoneId: enrolled.hostedZoneId,
+      zoneCredentialSealed: this.box.seal(enrolled.zoneCredential),
+      enrollmentTokenHash: hashEnrollmentToken(enrollmentToken),
+      issuer: enrolled.issuer,
+      audience: enrolled.audience,
+      jwksUri: enrolled.jwksUri,
+      jwks: DataPrisma.DbNull,
+      jwksFetchedAt: null,
+      enrolledAt: new Date(),
+    };
+    await this.db.leafState.upsert({ where: { id: STATE_ID }, create: { id: STATE_ID, ...data }, update: data });
+    this.enrollment = { ...enrolled, enrollmentTokenHash: data.enrollmentTokenHash, jwks: null, jwksFetchedAt: null };
+    this.announce({ all: true });
+    return this.enrollment;
+  }
+
+  async saveJwks(jwks: Jwks, fetchedAt: Date): Promise<void> {
+    await this.db.leafState.update({
+      where: { id: STATE_ID },
+      data: { jwks: jwks as object, jwksFetchedAt: fetchedAt },
+    });
+    if (this.enrollment) this.enrollment = { ...this.enrollment, jwks, jwksFetchedAt: fetchedAt };
+  }
+
+  /** Known provisioned here (this process's view; see `provisionedNow`). */
+  isProvisioned(workspaceId: string): boolean {
+    return this.provisioned.has(workspaceId);
+  }
+
+  /** Provisioned here, asking the database when this process has not seen it (another replica provisioned it). */
+  async provisionedNow(workspaceId: string): Promise<boolean> {
+    if (this.provisioned.has(workspaceId)) return true;
+    const row = await this.db.leafWorkspace.findUnique({ where: { workspaceId }, select: { name: true } });
+    if (row) {
+      this.provisioned.set(workspaceId, row.name);
+      this.announce({ workspaceIds: [workspaceId] });
+    }
+    return !!row;
+  }
+
+  /** Provisioned workspaces (id and name). */
+  workspaces(): Array<{ id: string; name: string }> {
+    return [...this.provisioned].map(([id, name]) => ({ id, name }));
+  }
+
+  /**
+   * Provisions a placed workspace: the data plane's tables are shared by every workspace
+   * (keyed by workspace id), so the record is what makes this Leaf serve it. Idempotent.
+   */
+  async provision(workspaceId: string, name: string): Promise<void> {
+    await this.db.leafWorkspace.upsert({ where: { workspaceId }, create: { workspaceId, name }, update: { name } });
+    this.provisioned.set(workspaceId, name);
+    this.announce({ workspaceIds: [workspaceId] });
+  }
+
+  private announce(changed: { workspaceIds?: string[]; all?: boolean }): void {
+    if (this.transport) broadcast(this.transport, WorkspaceAccessChangedSchema, changed);
+  }
+
+  async markReadyReported(workspaceId: string): Promise<void> {
+    await this.db.leafWorkspace.update({ where: { workspaceId }, data: { readyReportedAt: new Date() } });
+  }
+}

@@ -1,0 +1,143 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { LEAF_SETTINGS, type LeafSettings } from '../../leaf-settings.js';
+import { asJwks, type Jwks } from '../keys/jwks.js';
+import type { NewEnrollment } from '../../persistence/leaf-state.repository.js';
+
+/** The Cloud answered, and said no (4xx): retrying the same request will not help. */
+export class CloudRefusedError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CloudRefusedError';
+  }
+}
+
+/** The Cloud could not be reached, timed out, failed (5xx) or answered something unreadable. */
+export class CloudUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CloudUnavailableError';
+  }
+}
+
+export interface Placement {
+  workspaceId: string;
+  name: string;
+  status: string;
+}
+
+export interface HeartbeatAnswer {
+  hostedZoneId: string;
+  placements: Placement[];
+}
+
+/**
+ * The Leaf's side of the Cloud's Leaf-facing routes (docs/hosted-zones-leaf.md): enroll,
+ * heartbeat, placement ready, JWKS. Only zone id, endpoint, version and workspace ids ever
+ * leave the Leaf; no fragment content does.
+ */
+@Injectable()
+export class CloudClient {
+  constructor(@Inject(LEAF_SETTINGS) private readonly settings: LeafSettings) {}
+
+  async enroll(enrollmentToken: string): Promise<NewEnrollment> {
+    const body = await this.post('/api/hosted-zones/enroll', undefined, {
+      enrollmentToken,
+      endpointUrl: this.settings.endpointUrl,
+      leafVersion: this.settings.leafVersion,
+    });
+    const fields = ['hostedZoneId', 'zoneCredential', 'issuer', 'audience', 'jwksUri'] as const;
+    for (const field of fields) {
+      if (typeof body[field] !== 'string' || body[field] === '')
+        throw new CloudUnavailableError(`The Cloud's enrollment answer lacks ${field}`);
+    }
+    return {
+      hostedZoneId: body.hostedZoneId as string,
+      zoneCredential: body.zoneCredential as string,
+      issuer: body.issuer as string,
+      audience: body.audience as string,
+      jwksUri: this.atCloud(body.jwksUri as string),
+    };
+  }
+
+  async heartbeat(zoneCredential: string): Promise<HeartbeatAnswer> {
+    const body = await this.post('/api/hosted-zones/heartbeat', zoneCredential, {
+      endpointUrl: this.settings.endpointUrl,
+      leafVersion: this.settings.leafVersion,
+    });
+    const placements = Array.isArray(body.placements) ? (body.placements as unknown[]) : [];
+    return {
+      hostedZoneId: String(body.hostedZoneId ?? ''),
+      placements: placements
+        .filter(
+          (p): p is Record<string, unknown> =>
+            !!p && typeof p === 'object' && typeof (p as Placement).workspaceId === 'string',
+        )
+        .map((p) => ({
+          workspaceId: p.workspaceId as string,
+          name: typeof p.name === 'string' ? p.name : '',
+          status: String(p.status ?? ''),
+        })),
+    };
+  }
+
+  async placementReady(zoneCredential: string, workspaceId: string): Promise<void> {
+    await this.post(`/api/hosted-zones/placements/${encodeURIComponent(workspaceId)}/ready`, zoneCredential, {});
+  }
+
+  async jwks(jwksUri: string): Promise<Jwks> {
+    const body = await this.request(jwksUri, { method: 'GET', headers: { accept: 'application/json' } });
+    const jwks = asJwks(body);
+    if (!jwks) throw new CloudUnavailableError(`${jwksUri} did not answer a JWKS document`);
+    return jwks;
+  }
+
+  /**
+   * The Cloud's path at CLOUD_URL's origin: the Leaf talks to the Cloud only there. The Cloud names its
+   * JWKS by its public URL, which the Leaf may not reach the same way (in Compose the Cloud is
+   * http://gateway:3000 to the Leaf but http://localhost:3000 in its links).
+   */
+  private atCloud(uri: string): string {
+    const { pathname, search } = new URL(uri, `${this.settings.cloudUrl}/`);
+    return `${new URL(this.settings.cloudUrl).origin}${pathname}${search}`;
+  }
+
+  private post(path: string, zoneCredential: string | undefined, payload: object): Promise<Record<string, unknown>> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    if (zoneCredential) headers.authorization = `Bearer ${zoneCredential}`;
+    return this.request(`${this.settings.cloudUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(payload) });
+  }
+
+  private async request(url: string, init: RequestInit): Promise<Record<string, unknown>> {
+    let res: Response;
+    try {
+      res = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(this.settings.cloudTimeoutMs) });
+    } catch (err) {
+      throw new CloudUnavailableError(`The Cloud is unreachable (${url}): ${(err as Error).message}`, { cause: err });
+    }
+    const text = await res.text().catch(() => '');
+    let body: Record<string, unknown> = {};
+    try {
+      const parsed: unknown = text ? JSON.parse(text) : {};
+      if (parsed && typeof parsed === 'object') body = parsed as Record<string, unknown>;
+    } catch {
+      if (res.ok) throw new CloudUnavailableError(`The Cloud answered ${url} with something other than JSON`);
+    }
+    if (res.status >= 400 && res.status < 500) {
+      const code = typeof body.code === 'string' ? body.code : `HTTP_${res.status}`;
+      const message =
+        typeof body.error === 'string' ? body.error : typeof body.message === 'string' ? body.message : res.statusText;
+      throw new CloudRefusedError(
+        res.status,
+        code,
+        `The Cloud refused ${init.method} ${new URL(url).pathname}: ${res.status} ${code}: ${message}`,
+      );
+    }
+    if (!res.ok)
+      throw new CloudUnavailableError(`The Cloud failed ${init.method} ${new URL(url).pathname}: ${res.status}`);
+    return body;
+  }
+}

@@ -1,0 +1,147 @@
+import { create } from '@bufbuild/protobuf';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AuthContextSchema } from '@kw/contracts';
+import { requestContext, type AuthContext } from '@kw/platform-context';
+import { AppError } from '@kw/platform-errors';
+import type { ServiceClient } from '@kw/platform-transport';
+import { createMcpServer, toolNames } from './create-mcp-server.js';
+
+// The server alone, over the SDK's in-memory transport, with the service client stood in:
+// what is tested is what the MCP layer adds (registration, the caller's context, error
+// results). The real services behind it are covered by test/e2e/mcp.
+
+interface Call {
+  method: string;
+  input: unknown;
+  auth?: AuthContext;
+  requestId?: string;
+}
+
+/** A service client answering by method name; records each call with the context it ran in. */
+function stubClient(answers: Record<string, (input: unknown) => unknown>) {
+  const calls: Call[] = [];
+  const client = {
+    call: async (method: { name: string }, input: unknown) => {
+      const ctx = requestContext.current();
+      calls.push({ method: method.name, input, auth: ctx?.auth, requestId: ctx?.requestId });
+      const answer = answers[method.name];
+      if (!answer) throw new Error(`unexpected call ${method.name}`);
+      return answer(input);
+    },
+  } as unknown as ServiceClient;
+  return { client, calls };
+}
+
+const auth = create(AuthContextSchema, {
+  userId: '8f7d1c52-7c39-4a53-9a55-1b1cf1f4a001',
+  credentialId: 'tok-1',
+  credentialKind: 'pat',
+  scopes: ['fragments:read'],
+  allWorkspaces: true,
+});
+
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+});
+
+/** Connects an SDK client; every message reaches the server with `authInfo` as the controller attaches it. */
+async function connect(client: ServiceClient, caller: AuthInfo | undefined) {
+  const server = createMcpServer(client, '1.2.3');
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const deliver = serverSide.onmessage!;
+  serverSide.onmessage = (message: JSONRPCMessage, extra?: { authInfo?: AuthInfo }) =>
+    deliver(message, { ...extra, authInfo: caller });
+  const mcp = new Client({ name: 'unit', version: '0' });
+  await mcp.connect(clientSide);
+  clients.push(mcp);
+  return mcp;
+}
+
+const callerInfo: AuthInfo = { token: 'x', clientId: 'tok-1', scopes: [], extra: { auth, requestId: 'req-mcp-1' } };
+
+describe('createMcpServer', () => {
+  it('announces itself and registers every tool of the groups, each with a schema and a read/write hint', async () => {
+    const { client } = stubClient({});
+    const mcp = await connect(client, callerInfo);
+    expect(mcp.getServerVersion()).toEqual({ name: 'knowledge-workspace', version: '1.2.3' });
+    expect(mcp.getInstructions()).toContain('list_workspaces');
+
+    const { tools } = await mcp.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(toolNames(client).sort());
+    expect(tools.length).toBeGreaterThanOrEqual(8);
+    for (const tool of tools) {
+      expect(tool.inputSchema.type, tool.name).toBe('object');
+      expect(typeof tool.annotations?.readOnlyHint, tool.name).toBe('boolean');
+      expect(tool.description, tool.name).toBeTruthy();
+    }
+    const readOnly = tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name);
+    expect(readOnly).toEqual(expect.arrayContaining(['whoami', 'list_workspaces', 'search', 'get_fragment']));
+    expect(readOnly).not.toContain('create_fragment');
+
+    const { resourceTemplates } = await mcp.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['kw://fragments/{fragmentId}']);
+  });
+
+  it("runs a tool's service calls as the HTTP request's caller, with its request id", async () => {
+    const { client, calls } = stubClient({
+      GetProfile: () => ({ user: { id: auth.userId, email: 'ada@example.com', displayName: 'Ada' } }),
+    });
+    const mcp = await connect(client, callerInfo);
+    const result = await mcp.callTool({ name: 'whoami', arguments: {} });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({
+      user: { id: auth.userId, email: 'ada@example.com', displayName: 'Ada' },
+      credential: { kind: 'pat', scopes: ['fragments:read'], workspaces: 'all' },
+    });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ method: 'GetProfile', requestId: 'req-mcp-1' });
+    expect(calls[0].auth).toEqual(auth);
+  });
+
+  it('answers a platform error as an isError result that says what to do, not as a protocol error', async () => {
+    const { client } = stubClient({
+      ListAccessibleWorkspaces: () => {
+        throw new AppError({
+          status: 409,
+          code: 'HOSTED_ZONE_REQUIRED',
+          message: 'served by a hosted zone',
+          details: { hostedZoneId: 'hz-1', endpointUrl: 'https://leaf.example.com' },
+        });
+      },
+    });
+    const mcp = await connect(client, callerInfo);
+    const result = await mcp.callTool({ name: 'list_workspaces', arguments: {} });
+    expect(result.isError).toBe(true);
+    const text = (result.content as Array<{ text: string }>)[0].text;
+    expect(text).toMatch(/^HOSTED_ZONE_REQUIRED: /);
+    expect(text).toContain('https://leaf.example.com/api/mcp');
+  });
+
+  it('never shows the text of an unexpected failure', async () => {
+    const { client } = stubClient({
+      ListAccessibleWorkspaces: () => {
+        throw new Error('connection to 10.0.0.7:5432 refused (password=hunter2)');
+      },
+    });
+    const mcp = await connect(client, callerInfo);
+    const result = await mcp.callTool({ name: 'list_workspaces', arguments: {} });
+    expect(result.isError).toBe(true);
+    const text = (result.content as Array<{ text: string }>)[0].text;
+    expect(text).toBe('The platform failed to run this tool (an internal error). Try again later.');
+  });
+
+  it('refuses a message that carries no caller without calling any service', async () => {
+    const { client, calls } = stubClient({});
+    const mcp = await connect(client, undefined);
+    const result = await mcp.callTool({ name: 'list_workspaces', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect((result.content as Array<{ text: string }>)[0].text).toMatch(/^UNAUTHENTICATED: /);
+    expect(calls).toEqual([]);
+  });
+});

@@ -1,0 +1,39 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AppError } from '@kw/platform-errors';
+
+/** A successful tool call: the result as JSON text an AI can read, and as structured content. */
+export function toolOk(result: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(result, null, 2) }], structuredContent: result };
+}
+
+/**
+ * A failed tool call is a result with isError (the MCP spec: the model sees it and can act),
+ * not a protocol error. The message says what went wrong and what to do next; internal
+ * failures say only that, with the error id the logs have.
+ */
+export function toolError(err: unknown): CallToolResult {
+  const text = messageFor(err);
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+function messageFor(err: unknown): string {
+  if (!AppError.isAppError(err)) return 'The platform failed to run this tool (an internal error). Try again later.';
+  const details = err.details ?? {};
+  switch (err.code) {
+    case 'HOSTED_ZONE_REQUIRED':
+      return `HOSTED_ZONE_REQUIRED: this workspace's content lives in hosted zone ${String(details.hostedZoneId)}. Ask the Cloud for a handoff token (POST /api/workspaces/{id}/handoff) and call the same tool on the zone's MCP endpoint at ${String(details.endpointUrl)}/api/mcp.`;
+    case 'NOT_FOUND':
+      return `NOT_FOUND: ${err.message}. Check the id (list_workspaces, list_fragments and search return valid ids); items you may not see also read as not found.`;
+    case 'FORBIDDEN':
+      return `FORBIDDEN: ${err.message}. Your role or your token's scopes do not allow this; a workspace owner can change your role, or use a token with the needed scope.`;
+    case 'UNAUTHENTICATED':
+      return 'UNAUTHENTICATED: the credential is no longer valid. Sign in again or use a new token.';
+    case 'RATE_LIMITED':
+      return `RATE_LIMITED: ${err.message}. Wait and retry.`;
+    default: {
+      const field =
+        typeof details.field === 'string' ? ` (field: ${details.field})` : err.param ? ` (field: ${err.param})` : '';
+      return `${err.code}: ${err.message}${field}.`;
+    }
+  }
+}

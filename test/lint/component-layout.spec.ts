@@ -1,0 +1,54 @@
+import path from 'node:path';
+import { ESLint } from 'eslint';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/processes.js';
+
+/**
+ * The component layout of docs/architecture.md, as far as lint enforces it: only persistence/
+ * reaches the database, and the HTTP edge never imports persistence/. Virtual files placed in
+ * a real component, so these fail if the rule stops applying to it.
+ */
+describe('component layout', () => {
+  let eslint: ESLint;
+  beforeAll(() => {
+    eslint = new ESLint({ cwd: ROOT });
+  });
+
+  async function layoutViolations(file: string, source: string): Promise<string[]> {
+    const [result] = await eslint.lintText(source, { filePath: path.join(ROOT, file) });
+    return result.messages
+      .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-syntax')
+      .map((m) => m.message);
+  }
+
+  const components = ['agent-auth', 'leaf', 'mcp'];
+
+  it.each(components)('%s: a handler may not import a database client or the pool', async (component) => {
+    for (const source of [
+      "import pg from 'pg';\nexport const x = pg;\n",
+      "import { DATABASE } from '@kw/platform-runtime';\nexport const x = DATABASE;\n",
+      "import { createPrismaClient } from '@kw/platform-persistence';\nexport const x = createPrismaClient;\n",
+    ]) {
+      expect(await layoutViolations(`libs/${component}/src/service/extra.ts`, source), source).not.toEqual([]);
+    }
+  });
+
+  it.each(components)('%s: SQL outside persistence/ is refused', async (component) => {
+    const source = 'export const run = (db: any) => db.$queryRaw`SELECT 1`;\n';
+    expect(await layoutViolations(`libs/${component}/src/events/extra.ts`, source)).toEqual([
+      'SQL lives in repository files under persistence/ (docs/architecture.md).',
+    ]);
+  });
+
+  it.each(components)('%s: the HTTP edge may not import persistence/', async (component) => {
+    const source = "import { x } from '../persistence/some.repository.js';\nexport const y = x;\n";
+    expect(await layoutViolations(`libs/${component}/src/http/extra.ts`, source)).not.toEqual([]);
+  });
+
+  it('persistence/ may do all of it', async () => {
+    const source =
+      "import pg from 'pg';\nimport { DATABASE } from '@kw/platform-runtime';\n" +
+      'export const run = (db: any) => db.$queryRaw`SELECT 1`;\nexport const x = [pg, DATABASE];\n';
+    expect(await layoutViolations('libs/agent-auth/src/persistence/extra.repository.ts', source)).toEqual([]);
+  });
+});
