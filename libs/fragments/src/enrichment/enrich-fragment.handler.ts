@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { EnrichmentService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { fragmentNotFound } from '../service/fragment-errors.js';
 import { FRAGMENTS_DB, type DataDb } from '../service/fragments-db.js';
 import { isUuid } from '@kw/platform-ids';
@@ -14,8 +13,6 @@ import {
   type EnrichmentState,
   type EnrichmentStep,
 } from './enrichment-state.js';
-
-type In = MessageShape<typeof EnrichmentService.method.enrichFragment.input>;
 
 /** The steps a re-enrich request queues: the failed ones, or every step that is not skipped. */
 export function stepsToRequeue(state: EnrichmentState): EnrichmentStep[] {
@@ -36,7 +33,7 @@ export class EnrichFragmentHandler {
   ) {}
 
   @Handles(EnrichmentService.method.enrichFragment)
-  async enrich(input: In, context: RequestContext) {
+  async enrich(input: RequestOf<typeof EnrichmentService, 'enrichFragment'>, context: RequestContext) {
     if (!isUuid(input.fragmentId)) throw fragmentNotFound();
     const found = await this.db.fragment.findUnique({
       where: { id: input.fragmentId },

@@ -1,18 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { FragmentsService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { FRAGMENT_LIST_LIMIT_DEFAULT } from '../fragment-limits.js';
 import { collectionNotFound } from './fragment-errors.js';
 import { collectionView, fragmentView } from './fragment-view.js';
 import { FRAGMENTS_DB, type CollectionRow, type DataDb } from './fragments-db.js';
 import { isUuid } from '@kw/platform-ids';
 import { WorkspaceGate } from './workspace-gate.js';
-
-type M = typeof FragmentsService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
 /** Collections of a workspace and their fragments (collections:read / collections:write). */
 @Injectable()
@@ -23,7 +19,7 @@ export class CollectionHandlers {
   ) {}
 
   @Handles(FragmentsService.method.listCollections)
-  async list(input: In<'listCollections'>, context: RequestContext) {
+  async list(input: RequestOf<typeof FragmentsService, 'listCollections'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'collections:read');
     const rows = await this.db.collection.findMany({
       where: { workspaceId },
@@ -34,7 +30,7 @@ export class CollectionHandlers {
   }
 
   @Handles(FragmentsService.method.createCollection)
-  async create(input: In<'createCollection'>, context: RequestContext) {
+  async create(input: RequestOf<typeof FragmentsService, 'createCollection'>, context: RequestContext) {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'collections:write');
     const row = await this.db.collection.create({
       data: { workspaceId, name: input.name, description: input.description, createdBy: userId },
@@ -43,14 +39,14 @@ export class CollectionHandlers {
   }
 
   @Handles(FragmentsService.method.getCollection)
-  async get(input: In<'getCollection'>, context: RequestContext) {
+  async get(input: RequestOf<typeof FragmentsService, 'getCollection'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'collections:read');
     const row = await this.find(workspaceId, input.collectionId);
     return { collection: collectionView(row, await this.countOf(row.id)) };
   }
 
   @Handles(FragmentsService.method.updateCollection)
-  async update(input: In<'updateCollection'>, context: RequestContext) {
+  async update(input: RequestOf<typeof FragmentsService, 'updateCollection'>, context: RequestContext) {
     const row = await this.authorizeWrite(context, input.workspaceId, input.collectionId);
     const updated = await this.db.collection.update({
       where: { id: row.id },
@@ -60,7 +56,7 @@ export class CollectionHandlers {
   }
 
   @Handles(FragmentsService.method.deleteCollection)
-  async delete(input: In<'deleteCollection'>, context: RequestContext) {
+  async delete(input: RequestOf<typeof FragmentsService, 'deleteCollection'>, context: RequestContext) {
     const row = await this.authorizeWrite(context, input.workspaceId, input.collectionId);
     // Membership rows cascade; the fragments themselves stay.
     await this.db.collection.delete({ where: { id: row.id } });
@@ -68,7 +64,7 @@ export class CollectionHandlers {
   }
 
   @Handles(FragmentsService.method.addCollectionFragments)
-  async add(input: In<'addCollectionFragments'>, context: RequestContext) {
+  async add(input: RequestOf<typeof FragmentsService, 'addCollectionFragments'>, context: RequestContext) {
     const row = await this.authorizeWrite(context, input.workspaceId, input.collectionId);
     const ids = await this.fragmentsOf(row.workspaceId, input.fragmentIds);
     const { count } = await this.db.collectionFragment.createMany({
@@ -79,7 +75,7 @@ export class CollectionHandlers {
   }
 
   @Handles(FragmentsService.method.removeCollectionFragments)
-  async remove(input: In<'removeCollectionFragments'>, context: RequestContext) {
+  async remove(input: RequestOf<typeof FragmentsService, 'removeCollectionFragments'>, context: RequestContext) {
     const row = await this.authorizeWrite(context, input.workspaceId, input.collectionId);
     const ids = await this.fragmentsOf(row.workspaceId, input.fragmentIds);
     const { count } = await this.db.collectionFragment.deleteMany({
@@ -89,7 +85,7 @@ export class CollectionHandlers {
   }
 
   @Handles(FragmentsService.method.listCollectionFragments)
-  async listFragments(input: In<'listCollectionFragments'>, context: RequestContext) {
+  async listFragments(input: RequestOf<typeof FragmentsService, 'listCollectionFragments'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'collections:read');
     const row = await this.find(workspaceId, input.collectionId);
     const where = { collections: { some: { collectionId: row.id } }, archivedAt: null };
@@ -106,7 +102,7 @@ export class CollectionHandlers {
   }
 
   @Handles(FragmentsService.method.lookupFragmentCollections)
-  async lookup(input: In<'lookupFragmentCollections'>, context: RequestContext) {
+  async lookup(input: RequestOf<typeof FragmentsService, 'lookupFragmentCollections'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'collections:read');
     const ids = await this.fragmentsOf(workspaceId, input.fragmentIds);
     const links = await this.db.collectionFragment.findMany({

@@ -1,17 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { FragmentsService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { ensureDefaultTypes } from './default-types.js';
 import { fragmentTypeNotFound, invalidInput, typeInUse, typeKeyExists } from './fragment-errors.js';
 import { fragmentTypeView } from './fragment-view.js';
 import { FRAGMENTS_DB, isUniqueViolation, type DataDb, type FragmentTypeRow } from './fragments-db.js';
 import { isUuid } from '@kw/platform-ids';
 import { NO_MEMBER, WorkspaceGate } from './workspace-gate.js';
-
-type M = typeof FragmentsService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
 const TYPE_KEY = /^[a-z0-9][a-z0-9_-]*$/;
 
@@ -24,7 +20,7 @@ export class FragmentTypeHandlers {
   ) {}
 
   @Handles(FragmentsService.method.listFragmentTypes)
-  async list(input: In<'listFragmentTypes'>, context: RequestContext) {
+  async list(input: RequestOf<typeof FragmentsService, 'listFragmentTypes'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
     await ensureDefaultTypes(this.db, workspaceId);
     const rows = await this.db.fragmentType.findMany({
@@ -35,7 +31,7 @@ export class FragmentTypeHandlers {
   }
 
   @Handles(FragmentsService.method.createFragmentType)
-  async create(input: In<'createFragmentType'>, context: RequestContext) {
+  async create(input: RequestOf<typeof FragmentsService, 'createFragmentType'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:write');
     if (!TYPE_KEY.test(input.key)) throw invalidInput('key', 'must be lower-case letters, digits, - or _');
     await ensureDefaultTypes(this.db, workspaceId);
@@ -51,13 +47,13 @@ export class FragmentTypeHandlers {
   }
 
   @Handles(FragmentsService.method.getFragmentType)
-  async get(input: In<'getFragmentType'>, context: RequestContext) {
+  async get(input: RequestOf<typeof FragmentsService, 'getFragmentType'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
     return { fragmentType: fragmentTypeView(await this.find(workspaceId, input.fragmentTypeId)) };
   }
 
   @Handles(FragmentsService.method.updateFragmentType)
-  async update(input: In<'updateFragmentType'>, context: RequestContext) {
+  async update(input: RequestOf<typeof FragmentsService, 'updateFragmentType'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:write', {
       resourceOwnerId: NO_MEMBER,
     });
@@ -70,7 +66,7 @@ export class FragmentTypeHandlers {
   }
 
   @Handles(FragmentsService.method.deleteFragmentType)
-  async delete(input: In<'deleteFragmentType'>, context: RequestContext) {
+  async delete(input: RequestOf<typeof FragmentsService, 'deleteFragmentType'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:delete', {
       resourceOwnerId: NO_MEMBER,
     });

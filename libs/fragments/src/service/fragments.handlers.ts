@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { FragmentsService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import {
   CREATED_VIA,
   FRAGMENT_CONTENT_MAX_BYTES,
@@ -30,9 +29,6 @@ import { applyOperations, type PatchOperation } from './patch-operations.js';
 import { WorkspaceGate } from './workspace-gate.js';
 import { FragmentQuota } from './fragment-quota.js';
 
-type M = typeof FragmentsService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
-
 const SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', title: 'title' } as const;
 
 /** Memory fragments: create, list, get, update (fields and patch operations), archive and delete. */
@@ -50,7 +46,7 @@ export class FragmentHandlers {
   }
 
   @Handles(FragmentsService.method.createFragment)
-  async create(input: In<'createFragment'>, context: RequestContext) {
+  async create(input: RequestOf<typeof FragmentsService, 'createFragment'>, context: RequestContext) {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'fragments:write');
     const createdVia = input.createdVia || 'api';
     if (!(CREATED_VIA as readonly string[]).includes(createdVia))
@@ -91,7 +87,7 @@ export class FragmentHandlers {
   }
 
   @Handles(FragmentsService.method.listFragments)
-  async list(input: In<'listFragments'>, context: RequestContext) {
+  async list(input: RequestOf<typeof FragmentsService, 'listFragments'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
     const where = {
       workspaceId,
@@ -146,14 +142,14 @@ export class FragmentHandlers {
   }
 
   @Handles(FragmentsService.method.getFragment)
-  async get(input: In<'getFragment'>, context: RequestContext) {
+  async get(input: RequestOf<typeof FragmentsService, 'getFragment'>, context: RequestContext) {
     const fragment = await this.load(input.fragmentId);
     await this.gate.authorize(context, fragment.workspaceId, 'fragments:read', { hiddenAs: fragmentNotFound });
     return { fragment: fragmentView(fragment) };
   }
 
   @Handles(FragmentsService.method.updateFragment)
-  async update(input: In<'updateFragment'>, context: RequestContext) {
+  async update(input: RequestOf<typeof FragmentsService, 'updateFragment'>, context: RequestContext) {
     const current = await this.load(input.fragmentId);
     const { userId, workspaceId } = await this.gate.authorize(context, current.workspaceId, 'fragments:write', {
       resourceOwnerId: current.createdBy,
@@ -218,7 +214,7 @@ export class FragmentHandlers {
   }
 
   @Handles(FragmentsService.method.deleteFragment)
-  async delete(input: In<'deleteFragment'>, context: RequestContext) {
+  async delete(input: RequestOf<typeof FragmentsService, 'deleteFragment'>, context: RequestContext) {
     const current = await this.load(input.fragmentId);
     const { relation } = await this.gate.authorize(context, current.workspaceId, 'fragments:delete', {
       resourceOwnerId: current.createdBy,
@@ -243,7 +239,7 @@ export class FragmentHandlers {
   }
 
   @Handles(FragmentsService.method.checkFragmentLimits)
-  async checkLimits(input: In<'checkFragmentLimits'>, context: RequestContext) {
+  async checkLimits(input: RequestOf<typeof FragmentsService, 'checkFragmentLimits'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
     const max = this.config.MAX_FRAGMENTS_PER_WORKSPACE;
     const currentCount = await this.db.fragment.count({ where: { workspaceId } });

@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { WorkspacesService, type AuthContext } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { HANDOFF_CREDENTIAL, HANDOFF_ROLES } from './credentials/handoff-authenticator.js';
 import { LeafStateRepository } from '../persistence/leaf-state.repository.js';
-
-type In<M extends keyof typeof WorkspacesService.method> = MessageShape<(typeof WorkspacesService.method)[M]['input']>;
 
 /**
  * The part of WorkspacesService a Leaf answers itself (it has no workspaces component): the
@@ -20,7 +17,7 @@ export class LeafAccessHandlers {
   constructor(private readonly state: LeafStateRepository) {}
 
   @Handles(WorkspacesService.method.resolveAccess)
-  resolveAccess(input: In<'resolveAccess'>, context: RequestContext) {
+  resolveAccess(input: RequestOf<typeof WorkspacesService, 'resolveAccess'>, context: RequestContext) {
     const role = this.roleIn(context.auth, input.workspaceId);
     if (!role) return { found: false, relation: 'none' };
     return {
@@ -36,7 +33,10 @@ export class LeafAccessHandlers {
 
   /** The workspaces of the caller's token that this Leaf serves (cross-workspace search). */
   @Handles(WorkspacesService.method.listAccessibleWorkspaces)
-  listAccessibleWorkspaces(_input: In<'listAccessibleWorkspaces'>, context: RequestContext) {
+  listAccessibleWorkspaces(
+    _input: RequestOf<typeof WorkspacesService, 'listAccessibleWorkspaces'>,
+    context: RequestContext,
+  ) {
     const workspaces = this.state
       .workspaces()
       .filter((w) => this.roleIn(context.auth, w.id))

@@ -18,3 +18,4 @@ export * from './nest/handles.decorator.js';
 export * from './nest/transport.explorer.js';
 export * from './nest/transport.module.js';
 export * from './echo-handler.js';
+export type { RequestOf } from './request-of.js';

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { FragmentListingService } from '@kw/contracts';
 import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
 import type { RequestContext } from '@kw/platform-context';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import {
   entitiesByIds,
   entitiesNamedIn,
@@ -19,8 +18,6 @@ import { LeadBoard } from './lead-board.js';
 import { expandQuery } from './query-expansion.js';
 import { nameTerms } from './query-terms.js';
 import { snippetsOf } from './snippets.js';
-
-type In = MessageShape<typeof FragmentListingService.method.agenticSearch.input>;
 
 interface Step {
   kind: string;
@@ -51,7 +48,7 @@ export class AgenticSearchHandler {
   ) {}
 
   @Handles(FragmentListingService.method.agenticSearch)
-  async search(input: In, context: RequestContext) {
+  async search(input: RequestOf<typeof FragmentListingService, 'agenticSearch'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const maxLeads = Math.min(Math.max(input.maxLeads || AGENTIC_MAX_LEADS_DEFAULT, 1), AGENTIC_MAX_LEADS);
     const steps: Step[] = [];

@@ -1,13 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { SearchService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { DataPrisma } from '@kw/platform-persistence';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
-
-type In = MessageShape<typeof SearchService.method.getSearchAnalytics.input>;
 
 const DAYS_DEFAULT = 30;
 const DAYS_MAX = 365;
@@ -27,7 +24,7 @@ export class SearchAnalyticsHandlers {
   ) {}
 
   @Handles(SearchService.method.getSearchAnalytics)
-  async get(input: In, context: RequestContext) {
+  async get(input: RequestOf<typeof SearchService, 'getSearchAnalytics'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'workspaces:write');
     const days = input.days > 0 ? Math.min(input.days, DAYS_MAX) : DAYS_DEFAULT;
     const top = input.limit > 0 ? Math.min(input.limit, TOP_MAX) : TOP_DEFAULT;

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { GraphService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { notFound } from '@kw/platform-errors';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { GRAPH_DEPTH_MAX, GRAPH_SEARCH_LIMIT_DEFAULT, GRAPH_SEARCH_LIMIT_MAX } from './graph-limits.js';
@@ -19,9 +18,6 @@ import {
 } from './graph-queries.js';
 import { isUuid } from '@kw/platform-ids';
 
-type M = typeof GraphService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
-
 const clamp = (value: number, fallback: number, max: number) => Math.min(Math.max(value || fallback, 1), max);
 
 /** The graph routes: statistics, entity search, neighbourhoods and graph-guided retrieval. */
@@ -33,13 +29,13 @@ export class GraphHandlers {
   ) {}
 
   @Handles(GraphService.method.getGraphStats)
-  async stats(input: In<'getGraphStats'>, context: RequestContext) {
+  async stats(input: RequestOf<typeof GraphService, 'getGraphStats'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     return graphStats(this.db, workspaceId);
   }
 
   @Handles(GraphService.method.searchGraphEntities)
-  async search(input: In<'searchGraphEntities'>, context: RequestContext) {
+  async search(input: RequestOf<typeof GraphService, 'searchGraphEntities'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const match = input.match === 'substring' ? 'substring' : 'prefix';
     const entities = await searchEntities(
@@ -54,7 +50,7 @@ export class GraphHandlers {
   }
 
   @Handles(GraphService.method.getEntityNeighbourhood)
-  async neighbourhood(input: In<'getEntityNeighbourhood'>, context: RequestContext) {
+  async neighbourhood(input: RequestOf<typeof GraphService, 'getEntityNeighbourhood'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const [root] = isUuid(input.entityId) ? await entitiesByIds(this.db, workspaceId, [input.entityId]) : [];
     if (!root) throw notFound('Entity');
@@ -64,7 +60,7 @@ export class GraphHandlers {
   }
 
   @Handles(GraphService.method.graphRetrieve)
-  async retrieve(input: In<'graphRetrieve'>, context: RequestContext) {
+  async retrieve(input: RequestOf<typeof GraphService, 'graphRetrieve'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const limit = clamp(input.limit, GRAPH_SEARCH_LIMIT_DEFAULT, GRAPH_SEARCH_LIMIT_MAX);
     const seeds = await entitiesNamedIn(this.db, workspaceId, input.query, GRAPH_SEARCH_LIMIT_MAX);

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { FragmentListingService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { DataPrisma as Prisma } from '@kw/platform-persistence';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import {
@@ -19,8 +18,6 @@ import { invalidListingInput } from './listing-errors.js';
 import { LISTING_LIMIT_DEFAULT, LISTING_LIMIT_MAX, LISTING_OFFSET_MAX, LISTING_ORDER_MAX } from './listing-limits.js';
 import { jsonRow } from './rows.js';
 
-type In = MessageShape<typeof FragmentListingService.method.listFragmentsStructured.input>;
-
 /**
  * Structured listing: the selected fields of the workspace's fragments matching a filter
  * expression, in a stable order (the requested keys, then id) so paging visits each row once.
@@ -33,7 +30,7 @@ export class ListFragmentsHandler {
   ) {}
 
   @Handles(FragmentListingService.method.listFragmentsStructured)
-  async list(input: In, context: RequestContext) {
+  async list(input: RequestOf<typeof FragmentListingService, 'listFragmentsStructured'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
     const select = selection(input.select);
     const orderBy = ordering(input.orderBy);

@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { SearchService, WorkspacesService } from '@kw/contracts';
 import { assertAccountAllowed } from '@kw/platform-access-policy';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError } from '@kw/platform-errors';
-import { Handles, ServiceClient } from '@kw/platform-transport';
+import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
 import { SearchQueryLog } from '../analytics/query-log.js';
 import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
@@ -12,9 +11,6 @@ import { criteriaOf } from './criteria.js';
 import { FragmentSearch } from './fragment-search.js';
 import { pageOf } from './search-paging.js';
 import { suggest } from './suggestions.js';
-
-type M = typeof SearchService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
 const SUGGESTION_LIMIT_DEFAULT = 10;
 const SUGGESTION_LIMIT_MAX = 50;
@@ -31,7 +27,7 @@ export class SearchHandlers {
   ) {}
 
   @Handles(SearchService.method.search)
-  async search(input: In<'search'>, context: RequestContext) {
+  async search(input: RequestOf<typeof SearchService, 'search'>, context: RequestContext) {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const criteria = criteriaOf(input.search);
     const { limit, offset } = pageOf(input.limit, input.offset);
@@ -56,7 +52,7 @@ export class SearchHandlers {
    * re-checked with ResolveAccess + the policy (archived, hosted-zone and denied ones are skipped).
    */
   @Handles(SearchService.method.globalSearch)
-  async globalSearch(input: In<'globalSearch'>, context: RequestContext) {
+  async globalSearch(input: RequestOf<typeof SearchService, 'globalSearch'>, context: RequestContext) {
     assertAccountAllowed({
       auth: context.auth,
       account: context.auth?.userId ? { active: true } : undefined,
@@ -81,7 +77,7 @@ export class SearchHandlers {
   }
 
   @Handles(SearchService.method.suggestSearch)
-  async suggest(input: In<'suggestSearch'>, context: RequestContext) {
+  async suggest(input: RequestOf<typeof SearchService, 'suggestSearch'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const limit = input.limit > 0 ? Math.min(input.limit, SUGGESTION_LIMIT_MAX) : SUGGESTION_LIMIT_DEFAULT;
     return { suggestions: await suggest(this.db, workspaceId, input.prefix, limit) };

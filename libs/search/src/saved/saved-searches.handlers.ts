@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { SearchService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode, notFound } from '@kw/platform-errors';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { criteriaOf } from '../retrieval/criteria.js';
 import { FragmentSearch } from '../retrieval/fragment-search.js';
 import { pageOf } from '../retrieval/search-paging.js';
@@ -11,8 +10,6 @@ import { SEARCH_DB, type SearchDb } from '../service/search-db.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { isUuid } from '@kw/platform-ids';
 
-type M = typeof SearchService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
 type SavedRow = Awaited<ReturnType<SearchDb['savedSearch']['findUniqueOrThrow']>>;
 
 /** A user's saved searches per workspace (keeps the table bounded). */
@@ -50,7 +47,7 @@ export class SavedSearchHandlers {
   ) {}
 
   @Handles(SearchService.method.createSavedSearch)
-  async create(input: In<'createSavedSearch'>, context: RequestContext) {
+  async create(input: RequestOf<typeof SearchService, 'createSavedSearch'>, context: RequestContext) {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const criteria = criteriaOf(input.search);
     if (criteria.collectionId) await this.checkOwnCollection(workspaceId, criteria.collectionId);
@@ -77,7 +74,7 @@ export class SavedSearchHandlers {
   }
 
   @Handles(SearchService.method.listSavedSearches)
-  async list(input: In<'listSavedSearches'>, context: RequestContext) {
+  async list(input: RequestOf<typeof SearchService, 'listSavedSearches'>, context: RequestContext) {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const rows = await this.db.savedSearch.findMany({
       where: { workspaceId, userId },
@@ -87,7 +84,7 @@ export class SavedSearchHandlers {
   }
 
   @Handles(SearchService.method.runSavedSearch)
-  async run(input: In<'runSavedSearch'>, context: RequestContext) {
+  async run(input: RequestOf<typeof SearchService, 'runSavedSearch'>, context: RequestContext) {
     const row = await this.authorizedRow(context, input.id);
     const { limit, offset } = pageOf(input.limit, input.offset);
     const saved = savedView(row);
@@ -96,7 +93,7 @@ export class SavedSearchHandlers {
   }
 
   @Handles(SearchService.method.deleteSavedSearch)
-  async delete(input: In<'deleteSavedSearch'>, context: RequestContext) {
+  async delete(input: RequestOf<typeof SearchService, 'deleteSavedSearch'>, context: RequestContext) {
     const row = await this.authorizedRow(context, input.id);
     await this.db.savedSearch.deleteMany({ where: { id: row.id, userId: row.userId } });
     return {};

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { WebhooksService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { DeliveryAttempter } from '../delivery/attempt-delivery.js';
 import { DeliveryWorker } from '../delivery/delivery-worker.js';
 import { samplePayload } from '../delivery/event-payload.js';
@@ -14,9 +13,6 @@ import { deliveryNotFound, webhookNotFound, WebhookRecords } from './webhook-rec
 import { deliveryView } from './webhook-view.js';
 import { WEBHOOKS_DB, type WebhooksDb } from './webhooks-db.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
-
-type M = typeof WebhooksService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
 const DELIVERY_STATUSES = new Set(['pending', 'delivering', 'succeeded', 'failed', 'cancelled']);
 
@@ -32,7 +28,7 @@ export class DeliveryHandlers {
   ) {}
 
   @Handles(WebhooksService.method.listWebhookDeliveries)
-  async list(input: In<'listWebhookDeliveries'>, context: RequestContext) {
+  async list(input: RequestOf<typeof WebhooksService, 'listWebhookDeliveries'>, context: RequestContext) {
     const webhook = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
     if (input.status && !DELIVERY_STATUSES.has(input.status)) {
       throw new AppError({
@@ -58,14 +54,14 @@ export class DeliveryHandlers {
   }
 
   @Handles(WebhooksService.method.getWebhookDelivery)
-  async get(input: In<'getWebhookDelivery'>, context: RequestContext) {
+  async get(input: RequestOf<typeof WebhooksService, 'getWebhookDelivery'>, context: RequestContext) {
     const { attemptLog, ...row } = await this.delivery(context, input);
     return { delivery: deliveryView(row, attemptLog) };
   }
 
   /** One more attempt now, with the same webhook-id; a failure then follows the remaining schedule. */
   @Handles(WebhooksService.method.redeliverWebhookDelivery)
-  async redeliver(input: In<'redeliverWebhookDelivery'>, context: RequestContext) {
+  async redeliver(input: RequestOf<typeof WebhooksService, 'redeliverWebhookDelivery'>, context: RequestContext) {
     const current = await this.delivery(context, input);
     const { count } = await this.db.webhookDelivery.updateMany({
       where: { id: current.id, status: { not: 'delivering' } },
@@ -90,7 +86,7 @@ export class DeliveryHandlers {
    * every enabled endpoint that selected the kind; one attempt each, recorded as test deliveries.
    */
   @Handles(WebhooksService.method.triggerWebhooks)
-  async trigger(input: In<'triggerWebhooks'>, context: RequestContext) {
+  async trigger(input: RequestOf<typeof WebhooksService, 'triggerWebhooks'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'webhooks:manage');
     const [eventType] = validEvents([input.eventType]);
     if (input.webhookId && !isUuid(input.webhookId)) throw webhookNotFound();

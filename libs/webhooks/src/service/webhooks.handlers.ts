@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { WebhooksService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { DELIVERY_SETTINGS, type DeliverySettings } from '../delivery/delivery-settings.js';
 import { newSigningSecret } from '../delivery/sign-delivery.js';
@@ -19,9 +18,6 @@ import { sealHeaders } from './webhook-secrets.js';
 import { webhookView } from './webhook-view.js';
 import { WebhookRecords } from './webhook-records.js';
 import { WEBHOOKS_DB, type WebhooksDb } from './webhooks-db.js';
-
-type M = typeof WebhooksService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
 /**
  * Webhook configuration: a workspace-management action (`webhooks:manage`), so readers get
@@ -39,7 +35,7 @@ export class WebhookHandlers {
   ) {}
 
   @Handles(WebhooksService.method.listWebhooks)
-  async list(input: In<'listWebhooks'>, context: RequestContext) {
+  async list(input: RequestOf<typeof WebhooksService, 'listWebhooks'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'webhooks:manage');
     const rows = await this.db.webhook.findMany({
       where: { workspaceId },
@@ -50,7 +46,7 @@ export class WebhookHandlers {
   }
 
   @Handles(WebhooksService.method.createWebhook)
-  async create(input: In<'createWebhook'>, context: RequestContext) {
+  async create(input: RequestOf<typeof WebhooksService, 'createWebhook'>, context: RequestContext) {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'webhooks:manage');
     const name = validName(input.name);
     const events = validEvents(input.events);
@@ -85,13 +81,13 @@ export class WebhookHandlers {
   }
 
   @Handles(WebhooksService.method.getWebhook)
-  async get(input: In<'getWebhook'>, context: RequestContext) {
+  async get(input: RequestOf<typeof WebhooksService, 'getWebhook'>, context: RequestContext) {
     const row = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
     return { webhook: webhookView(row, (await this.records.overlapEnds([row.id])).get(row.id) ?? null) };
   }
 
   @Handles(WebhooksService.method.updateWebhook)
-  async update(input: In<'updateWebhook'>, context: RequestContext) {
+  async update(input: RequestOf<typeof WebhooksService, 'updateWebhook'>, context: RequestContext) {
     const current = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
     const data: Parameters<WebhooksDb['webhook']['update']>[0]['data'] = {};
     if (input.name !== undefined) data.name = validName(input.name);
@@ -111,7 +107,7 @@ export class WebhookHandlers {
   }
 
   @Handles(WebhooksService.method.deleteWebhook)
-  async delete(input: In<'deleteWebhook'>, context: RequestContext) {
+  async delete(input: RequestOf<typeof WebhooksService, 'deleteWebhook'>, context: RequestContext) {
     const row = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
     // Deliveries and their history go with it (cascade): nothing is sent for it any more.
     await this.db.webhook.deleteMany({ where: { id: row.id } });
@@ -119,7 +115,7 @@ export class WebhookHandlers {
   }
 
   @Handles(WebhooksService.method.rotateWebhookSecret)
-  async rotate(input: In<'rotateWebhookSecret'>, context: RequestContext) {
+  async rotate(input: RequestOf<typeof WebhooksService, 'rotateWebhookSecret'>, context: RequestContext) {
     const current = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
     const overlap = input.overlapSeconds || SECRET_OVERLAP_DEFAULT_SECONDS;
     if (overlap < 0 || overlap > SECRET_OVERLAP_MAX_SECONDS) {

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { HostedZonesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { callerOf } from '../service/caller.js';
 import { WorkspaceAccess, stateOf } from '../service/workspace-access.js';
 import { handoffActions } from './handoff-actions.js';
@@ -10,9 +9,6 @@ import { HandoffKeys } from './handoff-keys.js';
 import { signHandoff } from './handoff-tokens.js';
 import { notAHostedZoneWorkspace } from './hosted-zone-errors.js';
 import { HOSTED_ZONE_SETTINGS, zoneAudience, type HostedZoneSettings } from './hosted-zone-settings.js';
-
-type M = typeof HostedZonesService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
 /**
  * Token handoff: a short-lived ES256 JWT that lets the caller act on a Leaf-backed workspace
@@ -27,7 +23,7 @@ export class HandoffHandlers {
   ) {}
 
   @Handles(HostedZonesService.method.issueHandoff)
-  async issue(input: In<'issueHandoff'>, context: RequestContext) {
+  async issue(input: RequestOf<typeof HostedZonesService, 'issueHandoff'>, context: RequestContext) {
     // The same 401/403/404 as reading the workspace.
     const { workspace, relation, userId, auth } = await this.access.authorize(
       context,
@@ -66,7 +62,7 @@ export class HandoffHandlers {
   }
 
   @Handles(HostedZonesService.method.getHandoffKeys)
-  async jwks(_input: In<'getHandoffKeys'>) {
+  async jwks(_input: RequestOf<typeof HostedZonesService, 'getHandoffKeys'>) {
     return { jwksJson: JSON.stringify(await this.keys.jwks()) };
   }
 }

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { HostedZonesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { AccessChanges } from '../service/access-changes.js';
 import { WORKSPACES_DB, type ControlDb } from '../service/control-db.js';
 import { zoneInUse } from './hosted-zone-errors.js';
@@ -11,9 +10,6 @@ import { hostedZoneView, zoneStatus, type HostedZoneRow } from './hosted-zone-vi
 import { ZoneAccess } from './zone-access.js';
 import { checkEndpointUrl, checkRegion, checkZoneName } from './zone-fields.js';
 import { ENROLLMENT_TOKEN_TTL_MS, hashSecret, newEnrollmentToken } from './zone-secrets.js';
-
-type M = typeof HostedZonesService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
 /** Hosted-zone management for users (scope `hosted-zones:manage`): a zone belongs to its creator. */
 @Injectable()
@@ -26,7 +22,7 @@ export class HostedZoneHandlers {
   ) {}
 
   @Handles(HostedZonesService.method.createHostedZone)
-  async create(input: In<'createHostedZone'>, context: RequestContext) {
+  async create(input: RequestOf<typeof HostedZonesService, 'createHostedZone'>, context: RequestContext) {
     const { userId } = await this.access.manager(context);
     const { token, hash, expiresAt } = enrollment();
     const zone = await this.db.hostedZone.create({
@@ -47,7 +43,7 @@ export class HostedZoneHandlers {
   }
 
   @Handles(HostedZonesService.method.listHostedZones)
-  async list(_input: In<'listHostedZones'>, context: RequestContext) {
+  async list(_input: RequestOf<typeof HostedZonesService, 'listHostedZones'>, context: RequestContext) {
     const manager = await this.access.manager(context);
     const zones = await this.db.hostedZone.findMany({
       where: manager.platformAdmin ? {} : { ownerId: manager.userId },
@@ -58,13 +54,13 @@ export class HostedZoneHandlers {
   }
 
   @Handles(HostedZonesService.method.getHostedZone)
-  async get(input: In<'getHostedZone'>, context: RequestContext) {
+  async get(input: RequestOf<typeof HostedZonesService, 'getHostedZone'>, context: RequestContext) {
     const zone = await this.access.zone(await this.access.manager(context), input.hostedZoneId);
     return { hostedZone: this.view(zone, await this.workspaceCount(zone.id)) };
   }
 
   @Handles(HostedZonesService.method.updateHostedZone)
-  async update(input: In<'updateHostedZone'>, context: RequestContext) {
+  async update(input: RequestOf<typeof HostedZonesService, 'updateHostedZone'>, context: RequestContext) {
     const zone = await this.access.zone(await this.access.manager(context), input.hostedZoneId);
     const data = {
       ...(input.name !== undefined && { name: checkZoneName(input.name) }),
@@ -82,7 +78,7 @@ export class HostedZoneHandlers {
   }
 
   @Handles(HostedZonesService.method.deleteHostedZone)
-  async delete(input: In<'deleteHostedZone'>, context: RequestContext) {
+  async delete(input: RequestOf<typeof HostedZonesService, 'deleteHostedZone'>, context: RequestContext) {
     const zone = await this.access.zone(await this.access.manager(context), input.hostedZoneId);
     const count = await this.workspaceCount(zone.id);
     if (count > 0) throw zoneInUse(count);
@@ -97,7 +93,7 @@ export class HostedZoneHandlers {
   }
 
   @Handles(HostedZonesService.method.resetEnrollment)
-  async resetEnrollment(input: In<'resetEnrollment'>, context: RequestContext) {
+  async resetEnrollment(input: RequestOf<typeof HostedZonesService, 'resetEnrollment'>, context: RequestContext) {
     const zone = await this.access.zone(await this.access.manager(context), input.hostedZoneId);
     const { token, hash, expiresAt } = enrollment();
     const row = await this.db.hostedZone.update({

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { HostedZonesService } from '@kw/contracts';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { AccessChanges } from '../service/access-changes.js';
 import { WORKSPACES_DB, type ControlDb } from '../service/control-db.js';
 import { isUuid } from '@kw/platform-ids';
@@ -17,9 +16,6 @@ import {
   newZoneCredential,
 } from './zone-secrets.js';
 
-type M = typeof HostedZonesService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
-
 /**
  * The Leaf-facing half: a Leaf is not a user, so these carry their own credential (the
  * one-time enrollment token, then the zone credential) and no auth context. Only zone id,
@@ -34,7 +30,7 @@ export class LeafLinkHandlers {
   ) {}
 
   @Handles(HostedZonesService.method.enrollLeaf)
-  async enroll(input: In<'enrollLeaf'>) {
+  async enroll(input: RequestOf<typeof HostedZonesService, 'enrollLeaf'>) {
     if (!looksLike(input.enrollmentToken, ENROLLMENT_TOKEN_PREFIX)) throw leafUnauthenticated('enrollment token');
     const endpointUrl = checkEndpointUrl(input.endpointUrl);
     const leafVersion = checkLeafVersion(input.leafVersion);
@@ -70,7 +66,7 @@ export class LeafLinkHandlers {
   }
 
   @Handles(HostedZonesService.method.leafHeartbeat)
-  async heartbeat(input: In<'leafHeartbeat'>) {
+  async heartbeat(input: RequestOf<typeof HostedZonesService, 'leafHeartbeat'>) {
     const zone = await this.zoneOf(input.zoneCredential);
     const endpointUrl = input.endpointUrl ? checkEndpointUrl(input.endpointUrl) : undefined;
     const leafVersion = input.leafVersion ? checkLeafVersion(input.leafVersion) : undefined;
@@ -91,7 +87,7 @@ export class LeafLinkHandlers {
   }
 
   @Handles(HostedZonesService.method.markPlacementReady)
-  async ready(input: In<'markPlacementReady'>) {
+  async ready(input: RequestOf<typeof HostedZonesService, 'markPlacementReady'>) {
     const zone = await this.zoneOf(input.zoneCredential);
     if (!isUuid(input.workspaceId)) throw placementNotFound();
     // Idempotent: a Leaf that reports again after a lost answer gets the same result.

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageInitShape, MessageShape } from '@bufbuild/protobuf';
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import { WorkspacesService, type InvitationSchema } from '@kw/contracts';
 import { INVITATION_ROLES, isInvitationRole } from '@kw/platform-access-policy';
 import type { RequestContext } from '@kw/platform-context';
 import { badRequest } from '@kw/platform-errors';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { EMAIL_MAX, INVITATION_TTL_DAYS } from '../workspace-limits.js';
 import { AccessChanges } from './access-changes.js';
 import { assertAccount, tokenReaches } from './caller.js';
@@ -21,9 +21,6 @@ import {
 } from './workspace-errors.js';
 import { relationFrom, WorkspaceAccess } from './workspace-access.js';
 import { iso, workspaceView, ZONE_ENDPOINT } from './workspace-view.js';
-
-type M = typeof WorkspacesService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -59,7 +56,7 @@ export class InvitationHandlers {
   ) {}
 
   @Handles(WorkspacesService.method.inviteMember)
-  async invite(input: In<'inviteMember'>, context: RequestContext) {
+  async invite(input: RequestOf<typeof WorkspacesService, 'inviteMember'>, context: RequestContext) {
     const { workspace, userId } = await this.access.authorize(context, input.workspaceId, 'members:manage');
     if (!isInvitationRole(input.role)) throw invalidRole(input.role, INVITATION_ROLES);
     const email = input.email.trim().toLowerCase();
@@ -113,7 +110,10 @@ export class InvitationHandlers {
   }
 
   @Handles(WorkspacesService.method.listWorkspaceInvitations)
-  async listForWorkspace(input: In<'listWorkspaceInvitations'>, context: RequestContext) {
+  async listForWorkspace(
+    input: RequestOf<typeof WorkspacesService, 'listWorkspaceInvitations'>,
+    context: RequestContext,
+  ) {
     const { workspace } = await this.access.authorize(context, input.workspaceId, 'members:read');
     const rows = await this.db.workspaceInvitation.findMany({
       where: { workspaceId: workspace.id, ...live(new Date()) },
@@ -123,7 +123,7 @@ export class InvitationHandlers {
   }
 
   @Handles(WorkspacesService.method.revokeInvitation)
-  async revoke(input: In<'revokeInvitation'>, context: RequestContext) {
+  async revoke(input: RequestOf<typeof WorkspacesService, 'revokeInvitation'>, context: RequestContext) {
     const { workspace } = await this.access.authorize(context, input.workspaceId, 'members:manage');
     if (!isUuid(input.invitationId)) throw invitationNotFound();
     const found = await this.db.workspaceInvitation.findFirst({
@@ -135,7 +135,7 @@ export class InvitationHandlers {
   }
 
   @Handles(WorkspacesService.method.listMyInvitations)
-  async listMine(_input: In<'listMyInvitations'>, context: RequestContext) {
+  async listMine(_input: RequestOf<typeof WorkspacesService, 'listMyInvitations'>, context: RequestContext) {
     const { userId, auth } = assertAccount(context, 'workspaces:read');
     const email = await this.identity.emailOf(userId);
     if (!email) return { invitations: [] };
@@ -157,7 +157,7 @@ export class InvitationHandlers {
    * needs `workspaces:write`.
    */
   @Handles(WorkspacesService.method.acceptInvitation)
-  async accept(input: In<'acceptInvitation'>, context: RequestContext) {
+  async accept(input: RequestOf<typeof WorkspacesService, 'acceptInvitation'>, context: RequestContext) {
     const { userId, auth } = assertAccount(context, 'workspaces:write');
     if (!isUuid(input.invitationId)) throw invitationNotFound();
     const email = await this.identity.emailOf(userId);

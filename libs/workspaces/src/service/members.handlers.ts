@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageInitShape, MessageShape } from '@bufbuild/protobuf';
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import { WorkspacesService, type MemberSchema, type User } from '@kw/contracts';
 import { denialError, isWorkspaceRole, WORKSPACE_ROLES } from '@kw/platform-access-policy';
 import type { RequestContext } from '@kw/platform-context';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { AccessChanges } from './access-changes.js';
 import { lockWorkspace, WORKSPACES_DB, type ControlDb, type ControlTx, type MemberRow } from './control-db.js';
 import { IdentityDirectory } from './identity-directory.js';
@@ -11,9 +11,6 @@ import { isUuid } from '@kw/platform-ids';
 import { invalidRole, lastOwner, memberNotFound } from './workspace-errors.js';
 import { WorkspaceAccess } from './workspace-access.js';
 import { iso } from './workspace-view.js';
-
-type M = typeof WorkspacesService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
 export function memberView(row: MemberRow, user: User | undefined): MessageInitShape<typeof MemberSchema> {
   return {
@@ -36,7 +33,7 @@ export class MemberHandlers {
   ) {}
 
   @Handles(WorkspacesService.method.listMembers)
-  async list(input: In<'listMembers'>, context: RequestContext) {
+  async list(input: RequestOf<typeof WorkspacesService, 'listMembers'>, context: RequestContext) {
     const { workspace } = await this.access.authorize(context, input.workspaceId, 'members:read');
     const rows = await this.db.workspaceMember.findMany({
       where: { workspaceId: workspace.id },
@@ -47,7 +44,7 @@ export class MemberHandlers {
   }
 
   @Handles(WorkspacesService.method.updateMemberRole)
-  async updateRole(input: In<'updateMemberRole'>, context: RequestContext) {
+  async updateRole(input: RequestOf<typeof WorkspacesService, 'updateMemberRole'>, context: RequestContext) {
     const { workspace } = await this.access.authorize(context, input.workspaceId, 'members:manage');
     if (!isWorkspaceRole(input.role)) throw invalidRole(input.role, WORKSPACE_ROLES);
     if (!isUuid(input.userId)) throw memberNotFound();
@@ -66,7 +63,7 @@ export class MemberHandlers {
   }
 
   @Handles(WorkspacesService.method.removeMember)
-  async remove(input: In<'removeMember'>, context: RequestContext) {
+  async remove(input: RequestOf<typeof WorkspacesService, 'removeMember'>, context: RequestContext) {
     const leaving = context.auth?.userId !== undefined && context.auth.userId === input.userId;
     const workspaceId = leaving
       ? await this.authorizeLeave(context, input.workspaceId)

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { WorkspacesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { NOTIFICATIONS_LIMIT_DEFAULT, NOTIFICATIONS_LIMIT_MAX } from '../workspace-limits.js';
 import { assertAccount } from './caller.js';
 import { WORKSPACES_DB, type ControlDb } from './control-db.js';
@@ -10,16 +9,13 @@ import { isUuid } from '@kw/platform-ids';
 import { notificationView } from './notifications.js';
 import { notificationNotFound } from './workspace-errors.js';
 
-type M = typeof WorkspacesService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
-
 /** The caller's own notifications (account-level: `profile:read` to list, `profile:write` to mark). */
 @Injectable()
 export class NotificationHandlers {
   constructor(@Inject(WORKSPACES_DB) private readonly db: ControlDb) {}
 
   @Handles(WorkspacesService.method.listNotifications)
-  async list(input: In<'listNotifications'>, context: RequestContext) {
+  async list(input: RequestOf<typeof WorkspacesService, 'listNotifications'>, context: RequestContext) {
     const { userId } = assertAccount(context, 'profile:read');
     const limit = Math.min(Math.max(input.limit || NOTIFICATIONS_LIMIT_DEFAULT, 1), NOTIFICATIONS_LIMIT_MAX);
     const where = { userId, ...(input.unreadOnly && { readAt: null }) };
@@ -37,7 +33,7 @@ export class NotificationHandlers {
   }
 
   @Handles(WorkspacesService.method.markNotificationRead)
-  async markRead(input: In<'markNotificationRead'>, context: RequestContext) {
+  async markRead(input: RequestOf<typeof WorkspacesService, 'markNotificationRead'>, context: RequestContext) {
     const { userId } = assertAccount(context, 'profile:write');
     if (!isUuid(input.notificationId)) throw notificationNotFound();
     const found = await this.db.notification.findFirst({ where: { id: input.notificationId, userId } });
@@ -49,7 +45,7 @@ export class NotificationHandlers {
   }
 
   @Handles(WorkspacesService.method.markAllNotificationsRead)
-  async markAllRead(_input: In<'markAllNotificationsRead'>, context: RequestContext) {
+  async markAllRead(_input: RequestOf<typeof WorkspacesService, 'markAllNotificationsRead'>, context: RequestContext) {
     const { userId } = assertAccount(context, 'profile:write');
     const { count } = await this.db.notification.updateMany({
       where: { userId, readAt: null },

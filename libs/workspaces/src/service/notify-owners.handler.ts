@@ -1,13 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { WorkspacesService } from '@kw/contracts';
 import { badRequest } from '@kw/platform-errors';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { WORKSPACES_DB, type ControlDb } from './control-db.js';
 import { isUuid } from '@kw/platform-ids';
 import { NotificationKind } from './notifications.js';
-
-type In = MessageShape<typeof WorkspacesService.method.notifyWorkspaceOwners.input>;
 
 /** Kinds other components may write, so a notification kind stays a known vocabulary. */
 const EXTERNAL_KINDS = new Set<string>([NotificationKind.WEBHOOK_DISABLED]);
@@ -21,7 +18,7 @@ export class NotifyOwnersHandler {
   constructor(@Inject(WORKSPACES_DB) private readonly db: ControlDb) {}
 
   @Handles(WorkspacesService.method.notifyWorkspaceOwners)
-  async notify(input: In) {
+  async notify(input: RequestOf<typeof WorkspacesService, 'notifyWorkspaceOwners'>) {
     if (!EXTERNAL_KINDS.has(input.kind)) throw badRequest(`Unknown notification kind: ${input.kind}`);
     let payload: Record<string, unknown>;
     try {

@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { WorkspacesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { tokenReaches } from './caller.js';
 import { WorkspaceAccess } from './workspace-access.js';
-
-type In = MessageShape<typeof WorkspacesService.method.resolveAccess.input>;
 
 /**
  * For other components' own access checks: how the caller in the auth context stands towards
@@ -19,7 +16,7 @@ export class ResolveAccessHandler {
   constructor(private readonly access: WorkspaceAccess) {}
 
   @Handles(WorkspacesService.method.resolveAccess)
-  async resolve(input: In, context: RequestContext) {
+  async resolve(input: RequestOf<typeof WorkspacesService, 'resolveAccess'>, context: RequestContext) {
     const { decision, workspace, relation } = await this.access.decision(context, input.workspaceId, 'workspaces:read');
     const visible = decision.allowed || decision.status === 403 || this.ownerOfArchived(context, workspace, relation);
     if (!workspace || !visible) return { found: false, relation: 'none' };

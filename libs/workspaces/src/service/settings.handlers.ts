@@ -1,16 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { FragmentsService, WorkspacesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, badRequest } from '@kw/platform-errors';
-import { Handles, ServiceClient } from '@kw/platform-transport';
+import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
 import { WORKSPACES_DB, type ControlDb } from './control-db.js';
 import { isUuid } from '@kw/platform-ids';
 import { WorkspaceAccess } from './workspace-access.js';
 import { applySettingsPatch, readSettings, settingsMessage } from './workspace-settings.js';
-
-type M = typeof WorkspacesService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
 /** Workspace settings: readable by whoever reads the workspace, changed by its owners. */
 @Injectable()
@@ -22,13 +18,13 @@ export class SettingsHandlers {
   ) {}
 
   @Handles(WorkspacesService.method.getWorkspaceSettings)
-  async get(input: In<'getWorkspaceSettings'>, context: RequestContext) {
+  async get(input: RequestOf<typeof WorkspacesService, 'getWorkspaceSettings'>, context: RequestContext) {
     const { workspace } = await this.access.authorize(context, input.workspaceId, 'workspaces:read');
     return { settings: settingsMessage(readSettings(workspace.settings)) };
   }
 
   @Handles(WorkspacesService.method.updateWorkspaceSettings)
-  async update(input: In<'updateWorkspaceSettings'>, context: RequestContext) {
+  async update(input: RequestOf<typeof WorkspacesService, 'updateWorkspaceSettings'>, context: RequestContext) {
     const { workspace } = await this.access.authorize(context, input.workspaceId, 'workspaces:write');
     const typeId = input.defaultFragmentTypeId;
     if (typeId !== undefined && typeId !== '' && !isUuid(typeId))

@@ -1,18 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { WorkspacesService } from '@kw/contracts';
 import { isWorkspaceRole } from '@kw/platform-access-policy';
 import type { RequestContext } from '@kw/platform-context';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { AccessChanges } from './access-changes.js';
 import { WORKSPACES_DB, type ControlDb } from './control-db.js';
 import { alreadyMember, subscriptionsClosed, workspaceNotFound } from './workspace-errors.js';
 import { WorkspaceAccess, type AuthorizedWorkspace } from './workspace-access.js';
 import { readSettings } from './workspace-settings.js';
 import { workspaceView } from './workspace-view.js';
-
-type M = typeof WorkspacesService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
 /** Public subscriptions: read-style access only, and only to public workspaces. */
 @Injectable()
@@ -24,7 +20,7 @@ export class SubscriptionHandlers {
   ) {}
 
   @Handles(WorkspacesService.method.subscribeWorkspace)
-  async subscribe(input: In<'subscribeWorkspace'>, context: RequestContext) {
+  async subscribe(input: RequestOf<typeof WorkspacesService, 'subscribeWorkspace'>, context: RequestContext) {
     const target = await this.publicWorkspace(context, input.workspaceId);
     const { workspace, relation, userId } = target;
     if (isWorkspaceRole(relation)) throw alreadyMember();
@@ -41,7 +37,7 @@ export class SubscriptionHandlers {
   }
 
   @Handles(WorkspacesService.method.unsubscribeWorkspace)
-  async unsubscribe(input: In<'unsubscribeWorkspace'>, context: RequestContext) {
+  async unsubscribe(input: RequestOf<typeof WorkspacesService, 'unsubscribeWorkspace'>, context: RequestContext) {
     const { workspace, relation, userId } = await this.publicWorkspace(context, input.workspaceId);
     await this.db.workspaceSubscription.deleteMany({ where: { workspaceId: workspace.id, userId } });
     this.changes.workspace(workspace.id);

@@ -1,17 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { MessageShape } from '@bufbuild/protobuf';
 import { WorkspacesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { ControlPrisma, PLANE_SCHEMAS } from '@kw/platform-persistence';
-import { Handles } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { DISCOVER_LIMIT_DEFAULT, DISCOVER_LIMIT_MAX } from '../workspace-limits.js';
 import { assertAccount, tokenReaches } from './caller.js';
 import { WORKSPACES_DB, type ControlDb } from './control-db.js';
 import { relationFrom } from './workspace-access.js';
 import { workspaceView, ZONE_ENDPOINT } from './workspace-view.js';
-
-type M = typeof WorkspacesService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
 const workspacesTable = ControlPrisma.raw(`"${PLANE_SCHEMAS.control}"."workspaces"`);
 
@@ -29,7 +25,7 @@ export class WorkspaceListingHandlers {
   constructor(@Inject(WORKSPACES_DB) private readonly db: ControlDb) {}
 
   @Handles(WorkspacesService.method.listMyWorkspaces)
-  async listMine(_input: In<'listMyWorkspaces'>, context: RequestContext) {
+  async listMine(_input: RequestOf<typeof WorkspacesService, 'listMyWorkspaces'>, context: RequestContext) {
     const { userId, auth } = assertAccount(context, 'workspaces:read');
     const rows = await this.db.workspace.findMany({
       where: { archivedAt: null, members: { some: { userId } } },
@@ -44,7 +40,10 @@ export class WorkspaceListingHandlers {
   }
 
   @Handles(WorkspacesService.method.listAccessibleWorkspaces)
-  async listAccessible(_input: In<'listAccessibleWorkspaces'>, context: RequestContext) {
+  async listAccessible(
+    _input: RequestOf<typeof WorkspacesService, 'listAccessibleWorkspaces'>,
+    context: RequestContext,
+  ) {
     const { userId, auth } = assertAccount(context, 'workspaces:read');
     const rows = await this.db.workspace.findMany({
       where: {
@@ -65,7 +64,7 @@ export class WorkspaceListingHandlers {
   }
 
   @Handles(WorkspacesService.method.listArchivedWorkspaces)
-  async listArchived(_input: In<'listArchivedWorkspaces'>, context: RequestContext) {
+  async listArchived(_input: RequestOf<typeof WorkspacesService, 'listArchivedWorkspaces'>, context: RequestContext) {
     const { userId, auth } = assertAccount(context, 'workspaces:read');
     const rows = await this.db.workspace.findMany({
       where: { archivedAt: { not: null }, members: { some: { userId, role: 'owner' } } },
@@ -76,7 +75,7 @@ export class WorkspaceListingHandlers {
   }
 
   @Handles(WorkspacesService.method.discoverWorkspaces)
-  async discover(input: In<'discoverWorkspaces'>, context: RequestContext) {
+  async discover(input: RequestOf<typeof WorkspacesService, 'discoverWorkspaces'>, context: RequestContext) {
     const { userId, auth } = assertAccount(context, 'workspaces:read');
     const limit = Math.min(Math.max(input.limit || DISCOVER_LIMIT_DEFAULT, 1), DISCOVER_LIMIT_MAX);
     const offset = Math.max(input.offset, 0);

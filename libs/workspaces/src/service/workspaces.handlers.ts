@@ -2,8 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { WorkspacesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { denialError } from '@kw/platform-access-policy';
-import { Handles } from '@kw/platform-transport';
-import type { MessageShape } from '@bufbuild/protobuf';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { AccessChanges } from './access-changes.js';
 import { assertAccount } from './caller.js';
 import { WORKSPACES_DB, type ControlDb } from './control-db.js';
@@ -12,9 +11,6 @@ import { workspaceNotFound } from './workspace-errors.js';
 import { checkDescription, checkName, checkVisibility } from './workspace-fields.js';
 import { WorkspaceAccess } from './workspace-access.js';
 import { workspaceView, ZONE_ENDPOINT } from './workspace-view.js';
-
-type M = typeof WorkspacesService.method;
-type In<K extends keyof M> = MessageShape<M[K]['input']>;
 
 /** One workspace's lifecycle: create, read, update, archive, restore. */
 @Injectable()
@@ -27,7 +23,7 @@ export class WorkspaceLifecycleHandlers {
   ) {}
 
   @Handles(WorkspacesService.method.createWorkspace)
-  async create(input: In<'createWorkspace'>, context: RequestContext) {
+  async create(input: RequestOf<typeof WorkspacesService, 'createWorkspace'>, context: RequestContext) {
     const { userId } = assertAccount(context, 'workspaces:write');
     const name = checkName(input.name);
     const description = checkDescription(input.description);
@@ -50,13 +46,13 @@ export class WorkspaceLifecycleHandlers {
   }
 
   @Handles(WorkspacesService.method.getWorkspace)
-  async get(input: In<'getWorkspace'>, context: RequestContext) {
+  async get(input: RequestOf<typeof WorkspacesService, 'getWorkspace'>, context: RequestContext) {
     const { workspace, relation } = await this.access.authorize(context, input.workspaceId, 'workspaces:read');
     return { workspace: workspaceView(workspace, relation) };
   }
 
   @Handles(WorkspacesService.method.updateWorkspace)
-  async update(input: In<'updateWorkspace'>, context: RequestContext) {
+  async update(input: RequestOf<typeof WorkspacesService, 'updateWorkspace'>, context: RequestContext) {
     const { workspace, relation } = await this.access.authorize(context, input.workspaceId, 'workspaces:write');
     const data = {
       ...(input.name !== undefined && { name: checkName(input.name) }),
@@ -70,7 +66,7 @@ export class WorkspaceLifecycleHandlers {
   }
 
   @Handles(WorkspacesService.method.archiveWorkspace)
-  async archive(input: In<'archiveWorkspace'>, context: RequestContext) {
+  async archive(input: RequestOf<typeof WorkspacesService, 'archiveWorkspace'>, context: RequestContext) {
     const { workspace, relation } = await this.access.authorize(context, input.workspaceId, 'workspaces:delete');
     const row = await this.db.workspace.update({
       where: { id: workspace.id },
@@ -82,7 +78,7 @@ export class WorkspaceLifecycleHandlers {
   }
 
   @Handles(WorkspacesService.method.restoreWorkspace)
-  async restore(input: In<'restoreWorkspace'>, context: RequestContext) {
+  async restore(input: RequestOf<typeof WorkspacesService, 'restoreWorkspace'>, context: RequestContext) {
     const { decision, workspace, relation } = await this.access.decision(
       context,
       input.workspaceId,
