@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { startEmbeddedPostgres } from './embedded/embedded-postgres.js';
+import { keepStatistics } from './embedded/statistics-keeper.js';
 import { type PersistenceLogger, silentLogger } from './logger.js';
 import { guardPool } from './transaction-rule.js';
 
@@ -46,11 +47,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     await server.stop();
     throw err;
   }
+  const statistics = keepStatistics(pool, { logger });
   return {
     pool,
     connectionString: server.connectionString,
     embedded: true,
     close: once(async () => {
+      await statistics.stop();
       await pool.end();
       await server.stop();
     }),
