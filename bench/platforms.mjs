@@ -30,7 +30,7 @@ function credentials() {
 }
 
 /** The platform's HTTP API as the admin. */
-class Api {
+export class Api {
   constructor(base, token) {
     this.base = base;
     this.token = token;

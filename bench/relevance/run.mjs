@@ -1,0 +1,185 @@
+#!/usr/bin/env node
+// Search relevance on a public BEIR-format collection, through the public API, against a plain
+// BM25 computed in the same run (issue 17). Loads the corpus into a fresh workspace of an
+// embedded platform (or of a running one: --url and --token), waits for enrichment, runs every
+// test query in each mode, and prints nDCG@10, recall@100, zero-result queries and p50/p95
+// latency per mode, with the BM25 baseline and the ratios to it; writes
+// bench/results/relevance-<collection>.json.
+//
+//   npm run bench:relevance -- --collection=../shared/data/ir/nfcorpus [--queries=100]
+//        [--modes=keyword,semantic,hybrid] [--concurrency=8] [--url=http://… --token=…]
+//
+// The platform's AI provider is whatever its environment says: AI_* variables of this process
+// are passed to the embedded platform, so `AI_PROVIDER=openai AI_BASE_URL=… AI_API_KEY=…
+// AI_EMBEDDING_MODEL=…` measures a real embedding model and the default measures the built-in one.
+// Collections are never committed to this repository.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { cleanupAll, root } from '../lib.mjs';
+import { startEmbedded } from '../platforms.mjs';
+import { loadCollection } from './beir.mjs';
+import { bm25Baseline } from './bm25.mjs';
+import { mean, ndcgAt, percentile, recallAt } from './metrics.mjs';
+
+const args = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .filter((a) => a.startsWith('--'))
+    .map((a) => {
+      const [k, ...v] = a.slice(2).split('=');
+      return [k, v.length ? v.join('=') : 'true'];
+    }),
+);
+const collectionDir = path.resolve(
+  root,
+  args.collection ?? process.env.KW_IR_COLLECTION ?? '../shared/data/ir/nfcorpus',
+);
+const MODES = (args.modes ?? 'keyword,semantic,hybrid').split(',');
+const CONCURRENCY = Number(args.concurrency ?? 8);
+const DEPTH = 100;
+
+const log = (msg) => console.error(`relevance: ${msg}`);
+
+async function platformApi() {
+  if (args.url) {
+    const { Api } = await import('../platforms.mjs'); // lazily: the embedded fixture is not needed
+    return { api: new Api(args.url.replace(/\/$/, ''), args.token ?? process.env.KW_TOKEN), stop: async () => {} };
+  }
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('AI_')));
+  return startEmbedded({
+    name: 'relevance',
+    env: { ...env, SERVICE_TIMEOUT_MS: '120000', MAX_FRAGMENTS_PER_WORKSPACE: '1000000' },
+  });
+}
+
+async function pool(items, concurrency, fn) {
+  let next = 0;
+  let done = 0;
+  const workers = Array.from({ length: concurrency }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      await fn(items[i], i);
+      if (++done % 500 === 0) log(`${done} of ${items.length}`);
+    }
+  });
+  await Promise.all(workers);
+}
+
+const titleOf = (doc) => (doc.title.trim() || doc.text.trim().slice(0, 120) || doc.id).slice(0, 500);
+
+async function main() {
+  const collection = loadCollection(collectionDir);
+  const queries = args.queries ? collection.queries.slice(0, Number(args.queries)) : collection.queries;
+  log(`${collection.name}: ${collection.docs.length} documents, ${queries.length} judged test queries`);
+
+  const baselineStarted = performance.now();
+  const baseline = await bm25Baseline(collection.docs, queries, { depth: DEPTH });
+  log(`BM25 baseline computed in ${((performance.now() - baselineStarted) / 1000).toFixed(1)} s`);
+
+  const platform = await platformApi();
+  try {
+    const { api } = platform;
+    const { workspaceId, typeId } = await api.workspace(`relevance ${collection.name}`);
+    const docOf = new Map();
+    const loadStarted = performance.now();
+    await pool(collection.docs, CONCURRENCY, async (doc) => {
+      const fragment = await api.createFragment(workspaceId, typeId, {
+        title: titleOf(doc),
+        content: doc.text || doc.title,
+      });
+      docOf.set(fragment.id, doc.id);
+    });
+    log(`loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s; waiting for enrichment`);
+    await api.waitEnriched(workspaceId, 60 * 60_000);
+    const loadSeconds = +((performance.now() - loadStarted) / 1000).toFixed(1);
+    log(`enriched after ${loadSeconds} s`);
+
+    const results = { bm25: score(queries, collection.qrels, (q) => baseline.get(q.id)) };
+    for (const mode of MODES) {
+      const times = [];
+      const ranked = new Map();
+      for (const q of queries) {
+        const url = `${api.base}/api/search?workspaceId=${workspaceId}&mode=${mode}&limit=${DEPTH}&q=${encodeURIComponent(q.text.slice(0, 1000))}`;
+        const started = performance.now();
+        const res = await fetch(url, { headers: api.auth });
+        const body = await res.json();
+        times.push(performance.now() - started);
+        if (!res.ok) throw new Error(`search (${mode}) answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+        ranked.set(
+          q.id,
+          body.results.map((r) => docOf.get(r.fragmentId)),
+        );
+      }
+      results[mode] = {
+        ...score(queries, collection.qrels, (q) => ranked.get(q.id)),
+        p50Ms: Math.round(percentile(times, 50)),
+        p95Ms: Math.round(percentile(times, 95)),
+      };
+      log(`${mode}: nDCG@10 ${results[mode].ndcg10.toFixed(3)}`);
+    }
+    report(collection, queries.length, loadSeconds, results);
+  } finally {
+    await platform.stop();
+  }
+}
+
+function score(queries, qrels, rankingOf) {
+  const ndcg = [];
+  const recall = [];
+  let zero = 0;
+  for (const q of queries) {
+    const ranked = rankingOf(q) ?? [];
+    if (ranked.length === 0) zero++;
+    ndcg.push(ndcgAt(10, ranked, qrels.get(q.id)));
+    recall.push(recallAt(DEPTH, ranked, qrels.get(q.id)));
+  }
+  return { ndcg10: mean(ndcg), recall100: mean(recall), zeroResults: zero };
+}
+
+function report(collection, queryCount, loadSeconds, results) {
+  const base = results.bm25;
+  const rows = Object.entries(results).map(([mode, r]) => ({
+    mode: mode === 'bm25' ? 'plain BM25 (baseline, same run)' : `mode=${mode}`,
+    'nDCG@10': r.ndcg10.toFixed(3),
+    'x BM25': mode === 'bm25' ? '1.00' : (r.ndcg10 / base.ndcg10).toFixed(2),
+    'recall@100': r.recall100.toFixed(3),
+    'recall x BM25': mode === 'bm25' ? '1.00' : (r.recall100 / base.recall100).toFixed(2),
+    'zero results': r.zeroResults,
+    'p50 ms': r.p50Ms ?? '',
+    'p95 ms': r.p95Ms ?? '',
+  }));
+  console.log(
+    `\n${collection.name}: ${collection.docs.length} documents, ${queryCount} queries, AI provider ${process.env.AI_PROVIDER ?? 'builtin'}`,
+  );
+  console.table(rows);
+  const out = path.join(root, 'bench/results', `relevance-${collection.name}.json`);
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(
+    out,
+    JSON.stringify(
+      {
+        collection: collection.name,
+        documents: collection.docs.length,
+        queries: queryCount,
+        aiProvider: process.env.AI_PROVIDER ?? 'builtin',
+        loadSeconds,
+        results,
+        at: new Date().toISOString(),
+      },
+      null,
+      2,
+    ),
+  );
+  log(`report written to ${path.relative(root, out)}`);
+}
+
+let failed = false;
+try {
+  await main();
+} catch (err) {
+  failed = true;
+  console.error(`relevance: ${err.stack ?? err}`);
+} finally {
+  await cleanupAll();
+}
+process.exit(failed ? 1 : 0);
