@@ -198,8 +198,8 @@ describe('deploy/docker/Dockerfile', () => {
   const stages = dockerfile.split(/^FROM /m).slice(1);
   const runtime = stages.at(-1)!;
 
-  it('builds on Node 20 slim with npm ci, npm run build and a dev-dependency prune', () => {
-    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20[\w.-]*-slim$/m);
+  it('builds on Node 24 (the current LTS) slim with npm ci, npm run build and a dev-dependency prune', () => {
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24[\w.-]*-slim$/m);
     expect(stages.length).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toMatch(/RUN .*npm ci\b/);
     expect(dockerfile).toMatch(/npm run build/);
