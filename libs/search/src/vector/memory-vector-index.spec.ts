@@ -130,7 +130,23 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
           });
         },
       ),
-      { numRuns: 25 },
+      // The example: a cosine of exactly 0 at threshold 0 (float32 made it -1e-9 here; SQL, 0).
+      {
+        numRuns: 25,
+        examples: [
+          [
+            [
+              [
+                [-5, -1, 5],
+                [0, 0, 0],
+              ],
+            ],
+            [3, -5, 2],
+            0,
+            1,
+          ],
+        ],
+      },
     );
   });
 

@@ -128,7 +128,8 @@ export class MemoryVectorIndex implements VectorIndex {
         for (let i = 0; i < dim; i++) dot += v[base + i]! * q[i]!;
         if (dot > best) best = dot;
       }
-      if (best >= query.minSimilarity) hits.push({ fragmentId, similarity: best });
+      // Float32 rounding: a cosine that SQL computes as exactly the threshold may land a hair under it here.
+      if (best >= query.minSimilarity - THRESHOLD_TOLERANCE) hits.push({ fragmentId, similarity: best });
     }
     hits.sort(
       (a, b) => b.similarity - a.similarity || (a.fragmentId < b.fragmentId ? -1 : a.fragmentId > b.fragmentId ? 1 : 0),
@@ -235,6 +236,9 @@ function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
   }
   return groups;
 }
+
+/** How far under the threshold a float32 similarity may fall and still count as reaching it. */
+const THRESHOLD_TOLERANCE = 1e-6;
 
 /** Scaled to unit length (cosine becomes a dot product); undefined for an empty or zero vector. */
 export function unit(vector: Float32Array | undefined): Float32Array | undefined {
