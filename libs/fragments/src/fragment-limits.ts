@@ -1,28 +1,27 @@
-/** Size limits of fragments and their collections (the per-workspace count is MAX_FRAGMENTS_PER_WORKSPACE in AppConfig). */
-export const FRAGMENT_LIST_LIMIT_MIN = 5;
-export const FRAGMENT_LIST_LIMIT_MAX = 500;
-export const FRAGMENT_LIST_LIMIT_DEFAULT = 50;
-/** Rows read per query while filling a page: bounds what one query loads beyond the byte budget. */
-export const FRAGMENT_LIST_BATCH = 50;
-export const FRAGMENT_TITLE_MAX = 500;
-export const FRAGMENT_CONTENT_MAX_BYTES = 1_000_000;
-export const FRAGMENT_SUMMARY_MAX = 10_000;
-export const FRAGMENT_TAGS_MAX = 50;
-export const FRAGMENT_TAG_MAX = 100;
-export const FRAGMENT_KEY_MAX = 500;
-export const FRAGMENT_TYPE_KEY_MAX = 64;
-export const FRAGMENT_TYPE_NAME_MAX = 100;
-export const DESCRIPTION_MAX = 2_000;
-export const COLLECTION_NAME_MAX = 200;
-export const LOOKUP_FRAGMENT_IDS_MAX = 500;
-export const COLLECTION_FRAGMENT_IDS_MAX = 500;
-export const PATCH_OPERATIONS_MAX = 50;
-
-/** Origins of a write, stored in `createdVia`; anything else is refused with 400. */
-export const CREATED_VIA = ['api', 'mcp', 'import', 'web', 'agent', 'chat', 'integration'] as const;
-export type CreatedVia = (typeof CREATED_VIA)[number];
-
-export const FRAGMENT_STATUSES = ['processing', 'published'] as const;
-export const FRAGMENT_SORTS = ['createdAt', 'updatedAt', 'title'] as const;
-export const SORT_ORDERS = ['asc', 'desc'] as const;
-export const PATCH_OPS = ['append', 'prepend', 'replaceSection'] as const;
+// The limits live in @kw/contracts (libs/contracts/src/limits/fragments.ts), where the service's
+// hop enforces them for every caller; this file keeps the names the component's files import.
+export {
+  FRAGMENT_LIST_LIMIT_MIN,
+  FRAGMENT_LIST_LIMIT_MAX,
+  FRAGMENT_LIST_LIMIT_DEFAULT,
+  FRAGMENT_LIST_BATCH,
+  FRAGMENT_TITLE_MAX,
+  FRAGMENT_CONTENT_MAX_BYTES,
+  FRAGMENT_SUMMARY_MAX,
+  FRAGMENT_TAGS_MAX,
+  FRAGMENT_TAG_MAX,
+  FRAGMENT_KEY_MAX,
+  FRAGMENT_TYPE_KEY_MAX,
+  FRAGMENT_TYPE_NAME_MAX,
+  DESCRIPTION_MAX,
+  COLLECTION_NAME_MAX,
+  LOOKUP_FRAGMENT_IDS_MAX,
+  COLLECTION_FRAGMENT_IDS_MAX,
+  PATCH_OPERATIONS_MAX,
+  CREATED_VIA,
+  type CreatedVia,
+  FRAGMENT_STATUSES,
+  FRAGMENT_SORTS,
+  SORT_ORDERS,
+  PATCH_OPS,
+} from '@kw/contracts';

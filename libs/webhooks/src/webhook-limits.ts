@@ -2,8 +2,8 @@
 export const WEBHOOK_EVENT_TYPES = ['fragment.created', 'fragment.updated', 'fragment.deleted'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-export const WEBHOOK_NAME_MAX = 120;
-export const WEBHOOK_URL_MAX = 2048;
+// The limits of the write messages' fields live in @kw/contracts, where the service's hop enforces them.
+export { WEBHOOK_NAME_MAX, WEBHOOK_URL_MAX } from '@kw/contracts';
 /** Endpoints per workspace: fan-out cost per event grows with it. */
 export const WEBHOOKS_PER_WORKSPACE_MAX = 25;
 export const WEBHOOK_HEADERS_MAX = 10;

@@ -1,7 +1,6 @@
 /** Field limits shared by the HTTP DTOs (edge validation) and the service (re-validation). */
-export const WORKSPACE_NAME_MAX = 200;
-export const WORKSPACE_DESCRIPTION_MAX = 2000;
-export const VISIBILITIES = ['private', 'public'] as const;
+// Those of the write messages live in @kw/contracts, where the service's hop enforces them.
+export { WORKSPACE_NAME_MAX, WORKSPACE_DESCRIPTION_MAX, VISIBILITIES } from '@kw/contracts';
 export const DISCOVER_LIMIT_DEFAULT = 20;
 export const DISCOVER_LIMIT_MAX = 100;
 export const NOTIFICATIONS_LIMIT_DEFAULT = 20;

@@ -13,6 +13,7 @@ export * from './nats-transport.js';
 export * from './connect-nats.js';
 export * from './service-client.js';
 export * from './serve.js';
+export { checkLimits } from './check-limits.js';
 export * from './nest/tokens.js';
 export * from './nest/handles.decorator.js';
 export * from './nest/transport.explorer.js';

@@ -9,6 +9,7 @@ import {
 } from '@bufbuild/protobuf';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { requestContext, type RequestContext } from '@kw/platform-context';
+import { checkLimits } from './check-limits.js';
 import { contextFromHeaders } from './context-headers.js';
 import { subjectOf } from './subject.js';
 import type { Subscription, Transport } from './transport.js';
@@ -26,7 +27,8 @@ export interface ServeOptions {
 }
 
 /**
- * Answers one contract method: decodes the input, restores the caller's request context
+ * Answers one contract method: decodes the input, refuses it when it breaks the field limits
+ * of its message (checkLimits: every caller meets the REST edge's limits), restores the caller's request context
  * around the handler (so requestContext.current() and the logs see the caller's request id
  * and auth), and encodes the output. Thrown errors are the transport's to report.
  */
@@ -46,6 +48,7 @@ export function serve<I extends DescMessage, O extends DescMessage>(
       } catch {
         throw new AppError({ status: 400, code: ErrorCode.BAD_REQUEST, message: `Malformed ${method.input.typeName}` });
       }
+      checkLimits(method.input, input);
       const output = await requestContext.run(context, () => handler(input, context));
       return { data: toBinary(method.output, create(method.output, output)) };
     },

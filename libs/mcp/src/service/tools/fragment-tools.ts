@@ -1,22 +1,22 @@
 import * as z from 'zod/v4';
-import { FragmentsService, type Fragment } from '@kw/contracts';
+import {
+  FRAGMENT_CONTENT_MAX_BYTES,
+  FRAGMENT_KEY_MAX,
+  FRAGMENT_SUMMARY_MAX,
+  FRAGMENT_TAG_MAX,
+  FRAGMENT_TAGS_MAX,
+  FRAGMENT_TITLE_MAX,
+  FragmentsService,
+  type Fragment,
+} from '@kw/contracts';
 import { badRequest } from '@kw/platform-errors';
 import { runTool } from '../tool-context.js';
-import {
-  CONTENT_MAX,
-  KEY_MAX,
-  LIST_LIMIT_MAX,
-  PREVIEW_CHARS,
-  SUMMARY_MAX,
-  TAG_MAX,
-  TAGS_MAX,
-  TITLE_MAX,
-} from './tool-limits.js';
+import { LIST_LIMIT_MAX, PREVIEW_CHARS } from './tool-limits.js';
 import { READ_ONLY, WRITES, type ToolGroup } from './tool-registry.js';
 
 const M = FragmentsService.method;
 const uuid = (what: string) => z.uuid().describe(what);
-const tags = z.array(z.string().min(1).max(TAG_MAX)).max(TAGS_MAX);
+const tags = z.array(z.string().min(1).max(FRAGMENT_TAG_MAX)).max(FRAGMENT_TAGS_MAX);
 
 /** A fragment as tools answer it: whole (get) or with a content preview (lists). */
 export function fragmentOut(f: Fragment, whole: boolean): Record<string, unknown> {
@@ -108,11 +108,16 @@ export const fragmentTools: ToolGroup = (server, client) => {
       inputSchema: {
         workspaceId: uuid('The workspace id'),
         fragmentTypeId: uuid('The fragment type id (list_fragment_types)'),
-        title: z.string().min(1).max(TITLE_MAX),
-        content: z.string().min(1).max(CONTENT_MAX).describe('Markdown'),
-        summary: z.string().max(SUMMARY_MAX).optional().describe('Leave out to have one generated'),
+        title: z.string().min(1).max(FRAGMENT_TITLE_MAX),
+        content: z.string().min(1).max(FRAGMENT_CONTENT_MAX_BYTES).describe('Markdown'),
+        summary: z.string().max(FRAGMENT_SUMMARY_MAX).optional().describe('Leave out to have one generated'),
         tags: tags.optional().describe('Leave out to have tags generated'),
-        key: z.string().min(1).max(KEY_MAX).optional().describe('Your own unique key in the workspace (for imports)'),
+        key: z
+          .string()
+          .min(1)
+          .max(FRAGMENT_KEY_MAX)
+          .optional()
+          .describe('Your own unique key in the workspace (for imports)'),
       },
       annotations: WRITES,
     },
@@ -142,11 +147,21 @@ export const fragmentTools: ToolGroup = (server, client) => {
         "Changes fields of a fragment, or appends/prepends text. Pass the version you read as expectedVersion to avoid overwriting someone else's change (a conflict is reported).",
       inputSchema: {
         fragmentId: uuid('The fragment id'),
-        title: z.string().min(1).max(TITLE_MAX).optional(),
-        content: z.string().min(1).max(CONTENT_MAX).optional().describe('Replaces the whole content'),
-        append: z.string().min(1).max(CONTENT_MAX).optional().describe('Text added at the end (instead of content)'),
-        prepend: z.string().min(1).max(CONTENT_MAX).optional().describe('Text added at the start (instead of content)'),
-        summary: z.string().max(SUMMARY_MAX).optional(),
+        title: z.string().min(1).max(FRAGMENT_TITLE_MAX).optional(),
+        content: z.string().min(1).max(FRAGMENT_CONTENT_MAX_BYTES).optional().describe('Replaces the whole content'),
+        append: z
+          .string()
+          .min(1)
+          .max(FRAGMENT_CONTENT_MAX_BYTES)
+          .optional()
+          .describe('Text added at the end (instead of content)'),
+        prepend: z
+          .string()
+          .min(1)
+          .max(FRAGMENT_CONTENT_MAX_BYTES)
+          .optional()
+          .describe('Text added at the start (instead of content)'),
+        summary: z.string().max(FRAGMENT_SUMMARY_MAX).optional(),
         tags: tags.optional().describe('Replaces the tags'),
         expectedVersion: z.number().int().min(1).optional(),
       },

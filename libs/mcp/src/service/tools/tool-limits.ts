@@ -1,11 +1,5 @@
-// The REST edge's limits for the same inputs (libs/fragments/src/fragment-limits.ts; a domain
-// lib cannot import another), so an MCP client meets the same bounds as a REST client.
-export const TITLE_MAX = 500;
-export const CONTENT_MAX = 1_000_000;
-export const SUMMARY_MAX = 10_000;
-export const TAGS_MAX = 50;
-export const TAG_MAX = 100;
-export const KEY_MAX = 500;
+// Limits only MCP tools have. The fields they share with REST (title, content, tags, key...) read
+// @kw/contracts, whose limits the fragments service also enforces for every caller.
 export const QUERY_MAX = 1_000;
 export const LIST_LIMIT_MAX = 100;
 export const IDS_MAX = 100;

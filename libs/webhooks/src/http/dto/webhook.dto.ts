@@ -17,13 +17,12 @@ import {
   MinLength,
   ValidateBy,
 } from 'class-validator';
+import { WEBHOOK_NAME_MAX, WEBHOOK_URL_MAX } from '@kw/contracts';
 import {
   DELIVERIES_LIMIT_MAX,
   SECRET_OVERLAP_MAX_SECONDS,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_HEADERS_MAX,
-  WEBHOOK_NAME_MAX,
-  WEBHOOK_URL_MAX,
 } from '../../webhook-limits.js';
 
 /** `{name: value}` with string values and at most WEBHOOK_HEADERS_MAX entries (names and values are checked by the service). */

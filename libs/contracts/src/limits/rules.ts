@@ -1,0 +1,138 @@
+import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
+import {
+  AddCollectionFragmentsRequestSchema,
+  CreateCollectionRequestSchema,
+  CreateFragmentRequestSchema,
+  CreateFragmentTypeRequestSchema,
+  LookupFragmentCollectionsRequestSchema,
+  RemoveCollectionFragmentsRequestSchema,
+  UpdateCollectionRequestSchema,
+  UpdateFragmentRequestSchema,
+  UpdateFragmentTypeRequestSchema,
+} from '../gen/kw/fragments/v1/fragments_pb.js';
+import { CreateWebhookRequestSchema, UpdateWebhookRequestSchema } from '../gen/kw/webhooks/v1/webhooks_pb.js';
+import { CreateWorkspaceRequestSchema, UpdateWorkspaceRequestSchema } from '../gen/kw/workspaces/v1/workspaces_pb.js';
+import {
+  COLLECTION_FRAGMENT_IDS_MAX,
+  COLLECTION_NAME_MAX,
+  CREATED_VIA,
+  DESCRIPTION_MAX,
+  FRAGMENT_CONTENT_MAX_BYTES,
+  FRAGMENT_KEY_MAX,
+  FRAGMENT_SUMMARY_MAX,
+  FRAGMENT_TAG_MAX,
+  FRAGMENT_TAGS_MAX,
+  FRAGMENT_TITLE_MAX,
+  FRAGMENT_TYPE_KEY_MAX,
+  FRAGMENT_TYPE_NAME_MAX,
+  LOOKUP_FRAGMENT_IDS_MAX,
+  PATCH_OPERATIONS_MAX,
+} from './fragments.js';
+import { WEBHOOK_NAME_MAX, WEBHOOK_URL_MAX } from './webhooks.js';
+import { VISIBILITIES, WORKSPACE_DESCRIPTION_MAX, WORKSPACE_NAME_MAX } from './workspaces.js';
+
+/**
+ * What one field of a contract message may hold. Every kind present applies; a field that is
+ * absent (an unset optional) passes. Characters are counted like the HTTP edge's class-validator
+ * (`MaxLength`: a surrogate pair, or a character with its presentation selector, is one).
+ */
+export interface FieldRule {
+  /** A string field: at most this many characters. */
+  maxChars?: number;
+  /** A string field: at most this many bytes of UTF-8. */
+  maxBytes?: number;
+  /** A repeated field: at most this many elements. */
+  maxItems?: number;
+  /** A repeated string field: each element at most this many characters. */
+  eachMaxChars?: number;
+  /** A string field: one of these values; empty is "not given" (proto3), which the handler defaults. */
+  oneOf?: readonly string[];
+}
+
+/** The rules of one message, by field (the message's localName, which is also the REST field name). */
+export interface MessageLimits {
+  readonly schema: DescMessage;
+  readonly fields: Readonly<Record<string, FieldRule>>;
+}
+
+type FieldsOf<S extends DescMessage> = Partial<
+  Record<Exclude<keyof MessageShape<S>, '$typeName' | '$unknown'>, FieldRule>
+>;
+
+/** Rules for a message; the field names are checked against the generated message type. */
+function limitsOf<S extends DescMessage>(schema: S, fields: FieldsOf<S>): MessageLimits {
+  return { schema, fields: fields as Record<string, FieldRule> };
+}
+
+const tags: FieldRule = { maxItems: FRAGMENT_TAGS_MAX, eachMaxChars: FRAGMENT_TAG_MAX };
+
+/**
+ * The field limits of every write message, enforced where data is written: `serve()` in
+ * @kw/platform-transport refuses a message that breaks one before its handler runs, so a NATS
+ * caller meets the same limits as a REST client (whose DTOs read the same constants and refuse
+ * first). Fields are listed in the order the REST DTOs declare them, so a refusal names the same
+ * first field. docs/limits.md is generated from this list.
+ */
+export const MESSAGE_LIMITS: readonly MessageLimits[] = [
+  limitsOf(CreateFragmentTypeRequestSchema, {
+    key: { maxChars: FRAGMENT_TYPE_KEY_MAX },
+    name: { maxChars: FRAGMENT_TYPE_NAME_MAX },
+    description: { maxChars: DESCRIPTION_MAX },
+  }),
+  limitsOf(UpdateFragmentTypeRequestSchema, {
+    name: { maxChars: FRAGMENT_TYPE_NAME_MAX },
+    description: { maxChars: DESCRIPTION_MAX },
+  }),
+  limitsOf(CreateFragmentRequestSchema, {
+    title: { maxChars: FRAGMENT_TITLE_MAX },
+    content: { maxBytes: FRAGMENT_CONTENT_MAX_BYTES },
+    summary: { maxChars: FRAGMENT_SUMMARY_MAX },
+    tags,
+    createdVia: { oneOf: CREATED_VIA },
+    key: { maxChars: FRAGMENT_KEY_MAX },
+  }),
+  limitsOf(UpdateFragmentRequestSchema, {
+    title: { maxChars: FRAGMENT_TITLE_MAX },
+    content: { maxBytes: FRAGMENT_CONTENT_MAX_BYTES },
+    summary: { maxChars: FRAGMENT_SUMMARY_MAX },
+    tags,
+    key: { maxChars: FRAGMENT_KEY_MAX },
+    operations: { maxItems: PATCH_OPERATIONS_MAX },
+  }),
+  limitsOf(CreateCollectionRequestSchema, {
+    name: { maxChars: COLLECTION_NAME_MAX },
+    description: { maxChars: DESCRIPTION_MAX },
+  }),
+  limitsOf(UpdateCollectionRequestSchema, {
+    name: { maxChars: COLLECTION_NAME_MAX },
+    description: { maxChars: DESCRIPTION_MAX },
+  }),
+  limitsOf(AddCollectionFragmentsRequestSchema, { fragmentIds: { maxItems: COLLECTION_FRAGMENT_IDS_MAX } }),
+  limitsOf(RemoveCollectionFragmentsRequestSchema, { fragmentIds: { maxItems: COLLECTION_FRAGMENT_IDS_MAX } }),
+  limitsOf(LookupFragmentCollectionsRequestSchema, { fragmentIds: { maxItems: LOOKUP_FRAGMENT_IDS_MAX } }),
+  limitsOf(CreateWorkspaceRequestSchema, {
+    name: { maxChars: WORKSPACE_NAME_MAX },
+    description: { maxChars: WORKSPACE_DESCRIPTION_MAX },
+    visibility: { oneOf: VISIBILITIES },
+  }),
+  limitsOf(UpdateWorkspaceRequestSchema, {
+    name: { maxChars: WORKSPACE_NAME_MAX },
+    description: { maxChars: WORKSPACE_DESCRIPTION_MAX },
+    visibility: { oneOf: VISIBILITIES },
+  }),
+  limitsOf(CreateWebhookRequestSchema, {
+    name: { maxChars: WEBHOOK_NAME_MAX },
+    url: { maxChars: WEBHOOK_URL_MAX },
+  }),
+  limitsOf(UpdateWebhookRequestSchema, {
+    name: { maxChars: WEBHOOK_NAME_MAX },
+    url: { maxChars: WEBHOOK_URL_MAX },
+  }),
+];
+
+const byTypeName = new Map(MESSAGE_LIMITS.map((limits) => [limits.schema.typeName, limits]));
+
+/** The rules of a message by its proto type name (`kw.fragments.v1.CreateFragmentRequest`), if it has any. */
+export function limitsFor(typeName: string): MessageLimits | undefined {
+  return byTypeName.get(typeName);
+}

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { create } from '@bufbuild/protobuf';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { AuthContextSchema, FragmentsService } from '@kw/contracts';
+import { requestContext } from '@kw/platform-context';
+import { AppError } from '@kw/platform-errors';
+import { connectNats, NatsTransport, ServiceClient } from '@kw/platform-transport';
+import { adminEnv, userWithToken } from '../../support/accounts.js';
+import { startDistributed, type DistributedPlatform } from '../../support/distributed.js';
+import { createTestDatabase } from '../../support/postgres.js';
+import { describeWith, TEST_NATS_URL } from '../../support/services.js';
+import { workspacesApi } from '../workspaces/workspaces-api.js';
+
+/**
+ * A caller on the bus (the MCP server, the Leaf, an importer) meets the field limits of the
+ * REST edge: FragmentsService.CreateFragment called over real NATS, past the gateway and its
+ * DTOs, is refused by the fragments service with the answer REST gives for the same body.
+ */
+describeWith(['postgres', 'nats'], 'field limits over NATS (the service enforces them, not only the REST edge)', () => {
+  const prefix = `t${randomBytes(4).toString('hex')}`;
+  const admin = adminEnv();
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let platform: DistributedPlatform;
+  let transport: NatsTransport;
+  let client: ServiceClient;
+  let token = '';
+  let userId = '';
+  let workspaceId = '';
+  let noteTypeId = '';
+
+  interface Fields {
+    title?: string;
+    content?: string;
+    tags?: string[];
+    createdVia?: string;
+    key?: string;
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase('kw_limits');
+    platform = await startDistributed({
+      DATABASE_URL: db.url,
+      NATS_URL: TEST_NATS_URL!,
+      NATS_SUBJECT_PREFIX: prefix,
+      ...admin,
+    });
+    const { user, token: pat } = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    token = pat;
+    userId = user.id;
+    const api = workspacesApi(platform.url);
+    const ws = await api.createWorkspace(token, { name: 'Limits' });
+    workspaceId = ws.id;
+    const types = await api.ok(token, 'GET', `/api/workspaces/${workspaceId}/fragment-types`, undefined, 200);
+    noteTypeId = types.items.find((t: any) => t.key === 'note').id;
+    transport = new NatsTransport(await connectNats(TEST_NATS_URL!, 'limits-test', { waitOnFirstConnect: false }), {
+      component: 'limits-test',
+      subjectPrefix: `${prefix}.`,
+    });
+    client = new ServiceClient(transport, { timeoutMs: 10_000 });
+  }, 180_000);
+
+  afterAll(async () => {
+    await transport?.drain();
+    if (platform) expect(await platform.stop()).toBe(0);
+    await db?.drop();
+  }, 60_000);
+
+  const input = (fields: Fields = {}) => ({
+    workspaceId,
+    fragmentTypeId: noteTypeId,
+    title: 'Within limits',
+    content: 'Some content',
+    tagsSupplied: true,
+    tags: ['a'],
+    createdVia: 'import',
+    ...fields,
+  });
+
+  /** CreateFragment over the bus, as the workspace's owner (the context the gateway would send). */
+  function createOverNats(fields: Fields) {
+    const auth = create(AuthContextSchema, {
+      userId,
+      credentialId: 'limits-test',
+      credentialKind: 'internal',
+      scopes: ['fragments:read', 'fragments:write'],
+      allWorkspaces: true,
+    });
+    return requestContext.run({ requestId: `limits-${Date.now()}`, auth }, () =>
+      client.call(FragmentsService.method.createFragment, input(fields)),
+    );
+  }
+
+  async function refusalOverNats(fields: Fields): Promise<AppError> {
+    try {
+      await createOverNats(fields);
+    } catch (err) {
+      if (AppError.isAppError(err)) return err;
+      throw err;
+    }
+    throw new Error('expected the fragments service to refuse');
+  }
+
+  async function overRest(fields: Fields) {
+    const { tagsSupplied: _, ...body } = input(fields);
+    const res = await fetch(`${platform.url}/api/memory-fragments`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+
+  it('creates a fragment within the limits over NATS (the caller is trusted as the gateway would send it)', async () => {
+    const created = await createOverNats({
+      title: 'x'.repeat(500),
+      tags: Array.from({ length: 50 }, (_, i) => `t${i}`),
+    });
+    expect(created.fragment?.title).toHaveLength(500);
+    expect(created.fragment?.createdVia).toBe('import');
+  });
+
+  it.each([
+    ['a 501-character title', { title: 'x'.repeat(501) }, 'title'],
+    ['51 tags', { tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }, 'tags'],
+    ['a 101-character tag', { tags: ['x'.repeat(101)] }, 'tags'],
+    ['an unknown createdVia', { createdVia: 'leaf' }, 'createdVia'],
+    ['a 501-character key', { key: 'k'.repeat(501) }, 'key'],
+  ])('refuses %s with the answer REST gives for the same body', async (_, fields, field) => {
+    const refusal = await refusalOverNats(fields);
+    expect(refusal.status).toBe(400);
+    expect(refusal.code).toBe('VALIDATION_FAILED');
+    expect(refusal.param).toBe(field);
+
+    const rest = await overRest(fields);
+    expect(rest.status).toBe(refusal.status);
+    expect(rest.body).toEqual({ error: refusal.message, code: refusal.code, ...refusal.details });
+  });
+
+  it('refuses content over 1,000,000 UTF-8 bytes although it has fewer characters', async () => {
+    const refusal = await refusalOverNats({ content: 'é'.repeat(500_001) });
+    expect(refusal.toJSON()).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      message: 'content: must be at most 1000000 bytes',
+      param: 'content',
+    });
+  });
+
+  it('stored nothing that was refused', async () => {
+    const api = workspacesApi(platform.url);
+    const list = await api.ok(token, 'GET', `/api/memory-fragments?workspaceId=${workspaceId}`, undefined, 200);
+    expect(list.totalCount).toBe(1);
+  });
+});
