@@ -24,6 +24,11 @@ const databaseImports = {
   ],
   patterns: [{ group: ['@prisma/*', '**/generated/**'], message: "Prisma is for the component's persistence/ only." }],
 };
+/** Outside persistence/ a component injects repositories; only its Nest modules register the client. */
+const databaseClientFile = {
+  group: ['**/persistence/*-database', '**/persistence/*-database.js'],
+  message: 'Inject a repository of persistence/, never the Prisma client itself (docs/architecture.md).',
+};
 const rawSql = [
   {
     selector: 'TaggedTemplateExpression[tag.property.name=/^\\$(queryRaw|executeRaw)$/]',
@@ -43,7 +48,19 @@ function layoutRules(components) {
     {
       files: under(['service', 'events', 'domain']),
       ignores: notSpecs,
-      rules: { 'no-restricted-imports': ['error', databaseImports], 'no-restricted-syntax': ['error', ...rawSql] },
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          { ...databaseImports, patterns: [...databaseImports.patterns, databaseClientFile] },
+        ],
+        'no-restricted-syntax': ['error', ...rawSql],
+      },
+    },
+    {
+      // The composition point: a component's Nest modules list persistence/'s client providers.
+      files: components.flatMap((c) => [`libs/${c}/src/service/**/*.module.ts`, `libs/${c}/src/events/**/*.module.ts`]),
+      ignores: notSpecs,
+      rules: { 'no-restricted-imports': ['error', databaseImports] },
     },
     {
       files: under(['http']),
@@ -55,6 +72,7 @@ function layoutRules(components) {
             ...databaseImports,
             patterns: [
               ...databaseImports.patterns,
+              databaseClientFile,
               {
                 group: ['**/persistence/**'],
                 message: 'The HTTP edge calls the service through its contract, never persistence/.',

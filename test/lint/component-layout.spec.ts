@@ -28,6 +28,7 @@ describe('component layout', () => {
       "import pg from 'pg';\nexport const x = pg;\n",
       "import { DATABASE } from '@kw/platform-runtime';\nexport const x = DATABASE;\n",
       "import { createPrismaClient } from '@kw/platform-persistence';\nexport const x = createPrismaClient;\n",
+      "import { DB } from '../persistence/some-database.js';\nexport const x = DB;\n",
     ]) {
       expect(await layoutViolations(`libs/${component}/src/service/extra.ts`, source), source).not.toEqual([]);
     }
@@ -43,6 +44,12 @@ describe('component layout', () => {
   it.each(components)('%s: the HTTP edge may not import persistence/', async (component) => {
     const source = "import { x } from '../persistence/some.repository.js';\nexport const y = x;\n";
     expect(await layoutViolations(`libs/${component}/src/http/extra.ts`, source)).not.toEqual([]);
+  });
+
+  it.each(components)('%s: only the service module registers the Prisma client of persistence/', async (component) => {
+    const source = "import { DB } from '../persistence/some-database.js';\nexport const x = DB;\n";
+    expect(await layoutViolations(`libs/${component}/src/service/${component}-service.module.ts`, source)).toEqual([]);
+    expect(await layoutViolations(`libs/${component}/src/http/${component}-http.module.ts`, source)).not.toEqual([]);
   });
 
   it('persistence/ may do all of it', async () => {
