@@ -21,7 +21,7 @@ import {
   FRAGMENT_TYPE_KEY_MAX,
   FRAGMENT_TYPE_NAME_MAX,
   LOOKUP_FRAGMENT_IDS_MAX,
-} from '../../fragment-limits.js';
+} from '../../fragments-limits.js';
 import { FragmentDto } from './fragment.dto.js';
 
 const NOT_BLANK = /\S/;

@@ -31,7 +31,7 @@ import {
   PATCH_OPERATIONS_MAX,
   PATCH_OPS,
   SORT_ORDERS,
-} from '../../fragment-limits.js';
+} from '../../fragments-limits.js';
 
 const NOT_BLANK = /\S/;
 const toBool = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);

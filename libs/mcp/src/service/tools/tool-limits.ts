@@ -1,4 +1,4 @@
-// The REST edge's limits for the same inputs (libs/fragments/src/fragment-limits.ts; a domain
+// The REST edge's limits for the same inputs (libs/fragments/src/fragments-limits.ts; a domain
 // lib cannot import another), so an MCP client meets the same bounds as a REST client.
 export const TITLE_MAX = 500;
 export const CONTENT_MAX = 1_000_000;
