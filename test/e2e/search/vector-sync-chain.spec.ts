@@ -6,13 +6,16 @@ import type { RequestContext } from '@kw/platform-context';
 import { loadConfig } from '@kw/platform-config';
 import { InProcessEventBus, OutboxRelay } from '@kw/platform-outbox';
 import { createPrismaClient, migrate, type DataPrismaClient } from '@kw/platform-persistence';
+import { FRAGMENT_EMBEDDED_EVENT } from '@kw/contracts';
+import { EnrichmentRepository } from '../../../libs/fragments/src/persistence/enrichment.repository.js';
+import { FragmentTypesRepository } from '../../../libs/fragments/src/persistence/fragment-types.repository.js';
+import { FragmentsRepository } from '../../../libs/fragments/src/persistence/fragments.repository.js';
+import { ensureDefaultTypes } from '../../../libs/fragments/src/service/default-types.js';
 import {
   ENRICHMENT_CONSUMER,
   ENRICHMENT_EVENTS,
-  FRAGMENT_EMBEDDED_EVENT,
-} from '../../../libs/fragments/src/enrichment/enrichment-state.js';
-import { FragmentEnricher } from '../../../libs/fragments/src/enrichment/fragment-enricher.js';
-import { ensureDefaultTypes } from '../../../libs/fragments/src/service/default-types.js';
+} from '../../../libs/fragments/src/service/enrichment/enrichment-state.js';
+import { FragmentEnricher } from '../../../libs/fragments/src/service/enrichment/fragment-enricher.js';
 import { FragmentHandlers } from '../../../libs/fragments/src/service/fragments.handlers.js';
 import type { WorkspaceGate } from '../../../libs/fragments/src/service/workspace-gate.js';
 import type { IndexedChunk, VectorIndexSync } from '../../../libs/search/src/vector/vector-index.js';
@@ -73,16 +76,13 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
     await migrate(pool, 'data');
     db = createPrismaClient('data', pool);
     const config = loadConfig({ ENRICHMENT_RETRY_BASE_MS: '10' });
-    handlers = new FragmentHandlers(db, gate, config, {
-      pool,
-      connectionString: database.url,
-      embedded: false,
-      close: async () => undefined,
-    });
-    await ensureDefaultTypes(db, WS);
+    const pgDatabase = { pool, connectionString: database.url, embedded: false, close: async () => undefined };
+    const types = new FragmentTypesRepository(db, pgDatabase);
+    handlers = new FragmentHandlers(new FragmentsRepository(db, pgDatabase), types, gate, config);
+    await ensureDefaultTypes(types, WS);
     typeId = (await db.fragmentType.findFirstOrThrow({ where: { workspaceId: WS, key: 'note' } })).id;
     bus = new InProcessEventBus();
-    const enricher = new FragmentEnricher(db, createAiProvider(config), config, silent);
+    const enricher = new FragmentEnricher(new EnrichmentRepository(db), createAiProvider(config), config, silent);
     const enrichment = await bus.subscribe(
       { consumer: ENRICHMENT_CONSUMER, eventTypes: ENRICHMENT_EVENTS },
       async ({ event }) => enricher.handle(event),

@@ -1,2 +1,2 @@
 // Payloads of the events components publish on the bus (JSON in the outbox), shared by writer and readers.
-export {};
+export * from './fragment-events.js';

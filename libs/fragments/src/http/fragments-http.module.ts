@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { EnrichmentController } from '../enrichment/enrichment.controller.js';
 import { CollectionsController } from './collections.controller.js';
+import { EnrichmentController } from './enrichment.controller.js';
 import { FragmentTypesController } from './fragment-types.controller.js';
 import { FragmentsController } from './fragments.controller.js';
 

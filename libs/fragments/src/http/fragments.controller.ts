@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperati
 import { FragmentsService } from '@kw/contracts';
 import { badRequest } from '@kw/platform-errors';
 import { ServiceClient } from '@kw/platform-transport';
-import { FRAGMENT_LIST_LIMIT_DEFAULT } from '../fragment-limits.js';
+import { FRAGMENT_LIST_LIMIT_DEFAULT } from '../fragments-limits.js';
 import {
   CheckLimitsDto,
   CreateFragmentDto,

@@ -1,5 +1,6 @@
-import type { Collection, Fragment, FragmentType } from '@kw/contracts';
+import type { Collection, EnrichFragmentResponse, Fragment, FragmentType } from '@kw/contracts';
 import type { CollectionDto, FragmentTypeDto } from './dto/collection.dto.js';
+import type { EnrichFragmentResponseDto } from './dto/enrichment.dto.js';
 import type { FragmentDto } from './dto/fragment.dto.js';
 
 const orNull = (value: string | undefined): string | null => (value === undefined || value === '' ? null : value);
@@ -50,5 +51,15 @@ export function collectionJson(c: Collection): CollectionDto {
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
     fragmentCount: c.fragmentCount,
+  };
+}
+
+export function enrichmentRequestJson(res: EnrichFragmentResponse): EnrichFragmentResponseDto {
+  return {
+    id: res.fragmentId,
+    status: res.status,
+    steps: res.steps,
+    version: res.version,
+    enrichment: JSON.parse(res.enrichmentJson || '{}') as Record<string, unknown>,
   };
 }

@@ -1,4 +1,4 @@
-import type { DataDb } from './fragments-db.js';
+import type { FragmentTypesRepository } from '../persistence/fragment-types.repository.js';
 
 /** The types every workspace starts with (docs/fragments.md lists them). */
 export const DEFAULT_FRAGMENT_TYPES = [
@@ -15,10 +15,6 @@ export const DEFAULT_FRAGMENT_TYPES = [
  * concurrency through the unique (workspace_id, key). A workspace left with no type at
  * all gets the defaults again.
  */
-export async function ensureDefaultTypes(db: DataDb, workspaceId: string): Promise<void> {
-  if ((await db.fragmentType.count({ where: { workspaceId } })) > 0) return;
-  await db.fragmentType.createMany({
-    data: DEFAULT_FRAGMENT_TYPES.map((t) => ({ ...t, workspaceId, isDefault: true })),
-    skipDuplicates: true,
-  });
+export async function ensureDefaultTypes(types: FragmentTypesRepository, workspaceId: string): Promise<void> {
+  await types.createDefaultsIfNone(workspaceId, DEFAULT_FRAGMENT_TYPES);
 }

@@ -5,7 +5,7 @@ import { EXACT_COUNT_WITHIN, RECOUNT_AFTER_MS, FragmentQuota } from './fragment-
 /** A fragments table that only counts, and says how often it was counted. */
 function table(initial: number) {
   const state = { rows: initial, counts: 0 };
-  const db = { fragment: { count: async () => (state.counts++, state.rows) } } as never;
+  const db = { countInWorkspace: async () => (state.counts++, state.rows) };
   return { state, quota: new FragmentQuota(db) };
 }
 

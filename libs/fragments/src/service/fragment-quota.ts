@@ -1,4 +1,3 @@
-import type { DataDb } from './fragments-db.js';
 import { fragmentLimitReached } from './fragment-errors.js';
 
 /** Closer to the limit than this, every create counts the workspace's fragments exactly. */
@@ -17,7 +16,7 @@ export const RECOUNT_AFTER_MS = 5_000;
 export class FragmentQuota {
   private readonly counts = new Map<string, { count: number; at: number }>();
 
-  constructor(private readonly db: Pick<DataDb, 'fragment'>) {}
+  constructor(private readonly fragments: { countInWorkspace(workspaceId: string): Promise<number> }) {}
 
   /** Throws FRAGMENT_LIMIT_REACHED when the workspace holds `max` fragments; counts the create otherwise. */
   async reserve(workspaceId: string, max: number, now = Date.now()): Promise<void> {
@@ -26,7 +25,7 @@ export class FragmentQuota {
       known.count++;
       return;
     }
-    const count = await this.db.fragment.count({ where: { workspaceId } });
+    const count = await this.fragments.countInWorkspace(workspaceId);
     if (count >= max) throw fragmentLimitReached(max);
     if (this.counts.size >= 10_000) this.counts.clear();
     this.counts.set(workspaceId, { count: count + 1, at: now });

@@ -1,12 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { FragmentsService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { ensureDefaultTypes } from './default-types.js';
 import { fragmentTypeNotFound, invalidInput, typeInUse, typeKeyExists } from './fragment-errors.js';
 import { fragmentTypeView } from './fragment-view.js';
-import { FRAGMENTS_DB, isUniqueViolation, type DataDb, type FragmentTypeRow } from './fragments-db.js';
 import { isUuid } from '@kw/platform-ids';
+import { isUniqueViolation } from '../persistence/unique-violation.js';
+import { FragmentTypesRepository } from '../persistence/fragment-types.repository.js';
+import type { FragmentTypeRow } from '../persistence/rows.js';
 import { NO_MEMBER, WorkspaceGate } from './workspace-gate.js';
 
 const TYPE_KEY = /^[a-z0-9][a-z0-9_-]*$/;
@@ -15,18 +17,15 @@ const TYPE_KEY = /^[a-z0-9][a-z0-9_-]*$/;
 @Injectable()
 export class FragmentTypeHandlers {
   constructor(
-    @Inject(FRAGMENTS_DB) private readonly db: DataDb,
+    private readonly types: FragmentTypesRepository,
     private readonly gate: WorkspaceGate,
   ) {}
 
   @Handles(FragmentsService.method.listFragmentTypes)
   async list(input: RequestOf<typeof FragmentsService, 'listFragmentTypes'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
-    await ensureDefaultTypes(this.db, workspaceId);
-    const rows = await this.db.fragmentType.findMany({
-      where: { workspaceId },
-      orderBy: [{ createdAt: 'asc' }, { key: 'asc' }],
-    });
+    await ensureDefaultTypes(this.types, workspaceId);
+    const rows = await this.types.listInWorkspace(workspaceId);
     return { fragmentTypes: rows.map(fragmentTypeView) };
   }
 
@@ -34,10 +33,12 @@ export class FragmentTypeHandlers {
   async create(input: RequestOf<typeof FragmentsService, 'createFragmentType'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:write');
     if (!TYPE_KEY.test(input.key)) throw invalidInput('key', 'must be lower-case letters, digits, - or _');
-    await ensureDefaultTypes(this.db, workspaceId);
+    await ensureDefaultTypes(this.types, workspaceId);
     try {
-      const row = await this.db.fragmentType.create({
-        data: { workspaceId, key: input.key, name: input.name, description: input.description },
+      const row = await this.types.create(workspaceId, {
+        key: input.key,
+        name: input.name,
+        description: input.description,
       });
       return { fragmentType: fragmentTypeView(row) };
     } catch (error) {
@@ -58,10 +59,7 @@ export class FragmentTypeHandlers {
       resourceOwnerId: NO_MEMBER,
     });
     const type = await this.find(workspaceId, input.fragmentTypeId);
-    const row = await this.db.fragmentType.update({
-      where: { id: type.id },
-      data: { name: input.name, description: input.description },
-    });
+    const row = await this.types.update(type.id, { name: input.name, description: input.description });
     return { fragmentType: fragmentTypeView(row) };
   }
 
@@ -71,17 +69,14 @@ export class FragmentTypeHandlers {
       resourceOwnerId: NO_MEMBER,
     });
     const type = await this.find(workspaceId, input.fragmentTypeId);
-    await this.db.$transaction(async (tx) => {
-      // Archived fragments count too: they still reference the type (restrict FK).
-      const fragmentCount = await tx.fragment.count({ where: { fragmentTypeId: type.id } });
-      if (fragmentCount > 0) throw typeInUse(fragmentCount);
-      await tx.fragmentType.delete({ where: { id: type.id } });
-    });
+    // Archived fragments count too: they still reference the type (restrict FK).
+    const fragmentCount = await this.types.deleteUnlessUsed(type.id);
+    if (fragmentCount > 0) throw typeInUse(fragmentCount);
     return {};
   }
 
   private async find(workspaceId: string, id: string): Promise<FragmentTypeRow> {
-    const row = isUuid(id) ? await this.db.fragmentType.findFirst({ where: { id, workspaceId } }) : null;
+    const row = isUuid(id) ? await this.types.findInWorkspace(workspaceId, id) : null;
     if (!row) throw fragmentTypeNotFound();
     return row;
   }

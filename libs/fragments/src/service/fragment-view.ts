@@ -1,6 +1,6 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { CollectionSchema, FragmentSchema, FragmentTypeSchema } from '@kw/contracts';
-import type { CollectionRow, FragmentRow, FragmentTypeRow } from './fragments-db.js';
+import type { CollectionRow, FragmentRow, FragmentTypeRow } from '../persistence/rows.js';
 import { parseFrontmatter } from './frontmatter.js';
 
 export const iso = (date: Date | null | undefined): string => (date ? date.toISOString() : '');

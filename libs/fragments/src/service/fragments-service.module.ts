@@ -1,30 +1,49 @@
-import { Module, type ModuleMetadata } from '@nestjs/common';
-import { EnrichmentModule, ENRICHMENT_SERVICE_PROVIDERS } from '../enrichment/index.js';
+import { Module } from '@nestjs/common';
+import type { AppConfig } from '@kw/platform-config';
+import { APP_CONFIG } from '@kw/platform-runtime';
+import { AI_PROVIDER, createAiProvider } from '@kw/platform-ai';
+import { EnrichmentWorker } from '../events/enrichment-worker.js';
+import { eventBusProvider } from '../events/event-bus.provider.js';
+import { InProcessEnrichmentRecovery } from '../events/in-process-recovery.js';
+import { OutboxRelayService } from '../events/outbox-relay.service.js';
+import { CollectionsRepository } from '../persistence/collections.repository.js';
+import { EnrichmentRepository } from '../persistence/enrichment.repository.js';
+import { fragmentsDbProviders } from '../persistence/fragments-database.js';
+import { FragmentTypesRepository } from '../persistence/fragment-types.repository.js';
+import { FragmentsRepository } from '../persistence/fragments.repository.js';
+import { OutboxRepository } from '../persistence/outbox.repository.js';
 import { CollectionHandlers } from './collections.handlers.js';
+import { EnrichmentHandlers } from './enrichment.handlers.js';
+import { FragmentEnricher } from './enrichment/fragment-enricher.js';
 import { FragmentTypeHandlers } from './fragment-types.handlers.js';
 import { FragmentHandlers } from './fragments.handlers.js';
-import { FRAGMENTS_DB, fragmentsDbProviders } from './fragments-db.js';
 import { WorkspaceGate } from './workspace-gate.js';
 
 /**
- * EXTENSION POINT for the enrichment pipeline (libs/fragments/src/enrichment): add its
- * modules to ENRICHMENT_IMPORTS and its providers to ENRICHMENT_PROVIDERS. They may inject
- * FRAGMENTS_DB (the module's one data-plane client, exported below).
+ * The service side of the fragments component: the handlers of kw.fragments.v1.FragmentsService
+ * and kw.enrichment.v1.EnrichmentService, and the asynchronous enrichment (the outbox relay, the
+ * event bus and the worker that summarises, tags, embeds and links fragments), over the
+ * component's one data-plane Prisma client.
  */
-const ENRICHMENT_IMPORTS: NonNullable<ModuleMetadata['imports']> = [EnrichmentModule];
-const ENRICHMENT_PROVIDERS: NonNullable<ModuleMetadata['providers']> = [...ENRICHMENT_SERVICE_PROVIDERS];
-
-/** The service side of the fragments component: the handlers of kw.fragments.v1.FragmentsService. */
 @Module({
-  imports: [...ENRICHMENT_IMPORTS],
   providers: [
     ...fragmentsDbProviders,
+    FragmentsRepository,
+    FragmentTypesRepository,
+    CollectionsRepository,
+    EnrichmentRepository,
+    OutboxRepository,
     WorkspaceGate,
     FragmentTypeHandlers,
     FragmentHandlers,
     CollectionHandlers,
-    ...ENRICHMENT_PROVIDERS,
+    EnrichmentHandlers,
+    eventBusProvider,
+    { provide: AI_PROVIDER, useFactory: (config: AppConfig) => createAiProvider(config), inject: [APP_CONFIG] },
+    FragmentEnricher,
+    EnrichmentWorker,
+    OutboxRelayService,
+    InProcessEnrichmentRecovery,
   ],
-  exports: [FRAGMENTS_DB],
 })
 export class FragmentsServiceModule {}

@@ -1,16 +1,23 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { FragmentsService } from '@kw/contracts';
+import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
+import { isUuid } from '@kw/platform-ids';
+import { APP_CONFIG } from '@kw/platform-runtime';
 import { Handles, type RequestOf } from '@kw/platform-transport';
+import { fragmentChangedEvent } from '../events/fragment-events.js';
 import {
   CREATED_VIA,
   FRAGMENT_CONTENT_MAX_BYTES,
   FRAGMENT_LIST_BATCH,
   FRAGMENT_LIST_LIMIT_DEFAULT,
-} from '../fragment-limits.js';
-import type { AppConfig } from '@kw/platform-config';
-import type { Database } from '@kw/platform-persistence';
-import { APP_CONFIG, DATABASE } from '@kw/platform-runtime';
+} from '../fragments-limits.js';
+import { isUniqueViolation } from '../persistence/unique-violation.js';
+import { FragmentTypesRepository } from '../persistence/fragment-types.repository.js';
+import { FragmentsRepository, type FragmentFilter, type FragmentOrder } from '../persistence/fragments.repository.js';
+import type { FragmentRow } from '../persistence/rows.js';
+import { enrichmentNeeds, pendingEnrichment, type EnrichmentStep } from './enrichment/enrichment-state.js';
 import {
   ownersOnly,
   fragmentNotFound,
@@ -19,15 +26,10 @@ import {
   keyExists,
   versionConflict,
 } from './fragment-errors.js';
-import { fragmentById } from './fragment-by-id.js';
-import { insertFragment } from './fragment-insert.js';
-import { enrichmentNeeds, pendingEnrichment, recordFragmentEvent, type EnrichmentStep } from './fragment-events.js';
+import { FragmentQuota } from './fragment-quota.js';
 import { fragmentView } from './fragment-view.js';
-import { FRAGMENTS_DB, isUniqueViolation, type DataDb, type FragmentRow } from './fragments-db.js';
-import { isUuid } from '@kw/platform-ids';
 import { applyOperations, type PatchOperation } from './patch-operations.js';
 import { WorkspaceGate } from './workspace-gate.js';
-import { FragmentQuota } from './fragment-quota.js';
 
 const SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', title: 'title' } as const;
 
@@ -37,12 +39,12 @@ export class FragmentHandlers {
   private readonly quota: FragmentQuota;
 
   constructor(
-    @Inject(FRAGMENTS_DB) private readonly db: DataDb,
+    private readonly fragments: FragmentsRepository,
+    private readonly types: FragmentTypesRepository,
     private readonly gate: WorkspaceGate,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(DATABASE) private readonly database: Database,
   ) {
-    this.quota = new FragmentQuota(db);
+    this.quota = new FragmentQuota(fragments);
   }
 
   @Handles(FragmentsService.method.createFragment)
@@ -57,27 +59,32 @@ export class FragmentHandlers {
 
     const hasSummary = input.summary !== undefined && input.summary.trim() !== '';
     const needs = enrichmentNeeds(hasSummary, input.tagsSupplied, input.enhanceTags);
+    // The row is built here (id and times from this process's clock, at millisecond precision
+    // like the column), so the event's snapshot is known before the one-statement write.
+    const now = new Date();
+    const row: FragmentRow = {
+      id: randomUUID(),
+      workspaceId,
+      fragmentTypeId: input.fragmentTypeId,
+      title: input.title,
+      content: input.content,
+      summary: hasSummary ? input.summary! : null,
+      summarySource: hasSummary ? 'user' : null,
+      tags: normalizeTags(input.tags),
+      enhanceTags: input.enhanceTags,
+      key: input.key ?? null,
+      createdVia,
+      enrichment: pendingEnrichment(needs, new Date()),
+      createdBy: userId,
+      updatedBy: userId,
+      status: 'processing',
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+      archivedAt: null,
+    };
     try {
-      const row = await insertFragment(
-        this.database.pool,
-        context,
-        {
-          workspaceId,
-          fragmentTypeId: input.fragmentTypeId,
-          title: input.title,
-          content: input.content,
-          summary: hasSummary ? input.summary! : null,
-          summarySource: hasSummary ? 'user' : null,
-          tags: normalizeTags(input.tags),
-          enhanceTags: input.enhanceTags,
-          key: input.key ?? null,
-          createdVia,
-          enrichment: pendingEnrichment(needs, new Date()),
-          createdBy: userId,
-          updatedBy: userId,
-        },
-        needs,
-      );
+      await this.fragments.insertWithEvent(row, fragmentChangedEvent(context, 'fragment.created', row, needs));
       return { fragment: fragmentView(row) };
     } catch (error) {
       // The unique (workspace_id, key) decides between concurrent creates: exactly one wins.
@@ -89,24 +96,25 @@ export class FragmentHandlers {
   @Handles(FragmentsService.method.listFragments)
   async list(input: RequestOf<typeof FragmentsService, 'listFragments'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
-    const where = {
+    const filter: FragmentFilter = {
       workspaceId,
-      ...(input.id !== undefined && { id: input.id }),
-      ...(input.fragmentTypeId !== undefined && { fragmentTypeId: input.fragmentTypeId }),
-      ...(input.status !== undefined && { status: input.status }),
-      ...(input.key !== undefined && { key: input.key }),
-      ...(input.tags.length > 0 && { tags: { hasEvery: normalizeTags(input.tags) } }),
-      ...(!input.includeArchived && { archivedAt: null }),
+      id: input.id,
+      fragmentTypeId: input.fragmentTypeId,
+      status: input.status,
+      key: input.key,
+      tags: input.tags.length > 0 ? normalizeTags(input.tags) : undefined,
+      includeArchived: input.includeArchived,
     };
-    const field = SORT_FIELDS[input.sort as keyof typeof SORT_FIELDS] ?? 'createdAt';
-    const order = input.order === 'desc' ? 'desc' : 'asc';
     // The id breaks ties so that offset paging is stable; with createdAt asc (the default)
     // new records land at the end and a walk by offset sees every record once.
-    const orderBy = [{ [field]: order }, { id: order }];
+    const order: FragmentOrder = {
+      field: SORT_FIELDS[input.sort as keyof typeof SORT_FIELDS] ?? 'createdAt',
+      order: input.order === 'desc' ? 'desc' : 'asc',
+    };
     const limit = input.limit || FRAGMENT_LIST_LIMIT_DEFAULT;
     const [totalCount, rows] = await Promise.all([
-      this.db.fragment.count({ where }),
-      this.pageWithinBytes(where, orderBy, limit, input.offset),
+      this.fragments.countMatching(filter),
+      this.pageWithinBytes(filter, order, limit, input.offset),
     ]);
     return { items: rows.map(fragmentView), totalCount };
   }
@@ -119,8 +127,8 @@ export class FragmentHandlers {
    * page on by its `count`.
    */
   private async pageWithinBytes(
-    where: object,
-    orderBy: object[],
+    filter: FragmentFilter,
+    order: FragmentOrder,
     limit: number,
     offset: number,
   ): Promise<FragmentRow[]> {
@@ -128,7 +136,7 @@ export class FragmentHandlers {
     let bytes = 0;
     while (page.length < limit) {
       const take = Math.min(FRAGMENT_LIST_BATCH, limit - page.length);
-      const batch = await this.db.fragment.findMany({ where, orderBy, take, skip: offset + page.length });
+      const batch = await this.fragments.findMatching(filter, order, take, offset + page.length);
       for (const row of batch) {
         const size =
           Buffer.byteLength(row.content) + Buffer.byteLength(row.title) + Buffer.byteLength(row.summary ?? '');
@@ -174,39 +182,29 @@ export class FragmentHandlers {
     const needs: EnrichmentStep[] = textChanged ? enrichmentNeeds(hasUserSummary, tags.length > 0, enhanceTags) : [];
     const now = new Date();
     try {
-      const row = await this.db.$transaction(async (tx) => {
-        const { count } = await tx.fragment.updateMany({
-          where: { id: current.id, version: current.version },
-          data: {
-            title,
-            content,
-            ...(summarySupplied && {
-              summary: hasUserSummary ? input.summary : null,
-              summarySource: hasUserSummary ? 'user' : null,
-            }),
-            tags,
-            enhanceTags,
-            ...(input.fragmentTypeId !== undefined && { fragmentTypeId: input.fragmentTypeId }),
-            ...(input.key !== undefined && { key: input.key === '' ? null : input.key }),
-            ...(textChanged && { status: 'processing', enrichment: pendingEnrichment(needs, now) }),
-            version: { increment: 1 },
-            updatedBy: userId,
-          },
-        });
-        const updated = await tx.fragment.findUniqueOrThrow({ where: { id: current.id } });
-        // Someone else's update landed between the read and this write: change nothing.
-        if (count === 0) throw versionConflict(updated.version);
-        // The text is unchanged, so its embeddings still hold: they follow the new version
-        // (search counts only chunks of the fragment's current version).
-        if (!textChanged)
-          await tx.fragmentChunk.updateMany({
-            where: { fragmentId: current.id, version: current.version },
-            data: { version: updated.version },
-          });
-        await recordFragmentEvent(tx, context, 'fragment.updated', updated, needs);
-        return updated;
-      });
-      return { fragment: fragmentView(row) };
+      const result = await this.fragments.updateWithEvent(
+        current,
+        {
+          title,
+          content,
+          ...(summarySupplied && {
+            summary: {
+              summary: hasUserSummary ? input.summary! : null,
+              summarySource: hasUserSummary ? ('user' as const) : null,
+            },
+          }),
+          tags,
+          enhanceTags,
+          ...(input.fragmentTypeId !== undefined && { fragmentTypeId: input.fragmentTypeId }),
+          ...(input.key !== undefined && { key: input.key === '' ? null : input.key }),
+          ...(textChanged && { enrichment: pendingEnrichment(needs, now) }),
+          updatedBy: userId,
+        },
+        (updated) => fragmentChangedEvent(context, 'fragment.updated', updated, needs),
+      );
+      // Someone else's update landed between the read and this write: nothing was changed.
+      if (!result.updated) throw versionConflict(result.currentVersion);
+      return { fragment: fragmentView(result.row) };
     } catch (error) {
       if (isUniqueViolation(error) && input.key) throw await this.keyConflict(workspaceId, input.key);
       throw error;
@@ -221,20 +219,16 @@ export class FragmentHandlers {
       hiddenAs: fragmentNotFound,
     });
     if (input.permanent && relation !== 'owner') throw ownersOnly();
-    const row = await this.db.$transaction(async (tx) => {
-      if (input.permanent) {
-        await tx.fragment.delete({ where: { id: current.id } });
-        await recordFragmentEvent(tx, context, 'fragment.deleted', current, [], { permanent: true });
-        return current;
-      }
-      if (current.archivedAt) return current;
-      const archived = await tx.fragment.update({
-        where: { id: current.id },
-        data: { archivedAt: new Date(), version: { increment: 1 } },
-      });
-      await recordFragmentEvent(tx, context, 'fragment.deleted', archived, []);
-      return archived;
-    });
+    let row = current;
+    if (input.permanent)
+      await this.fragments.deleteWithEvent(
+        current,
+        fragmentChangedEvent(context, 'fragment.deleted', current, [], { permanent: true }),
+      );
+    else if (!current.archivedAt)
+      row = await this.fragments.archiveWithEvent(current, (archived) =>
+        fragmentChangedEvent(context, 'fragment.deleted', archived, []),
+      );
     return { fragment: fragmentView(row) };
   }
 
@@ -242,7 +236,7 @@ export class FragmentHandlers {
   async checkLimits(input: RequestOf<typeof FragmentsService, 'checkFragmentLimits'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
     const max = this.config.MAX_FRAGMENTS_PER_WORKSPACE;
-    const currentCount = await this.db.fragment.count({ where: { workspaceId } });
+    const currentCount = await this.fragments.countInWorkspace(workspaceId);
     return {
       maxFragmentsPerWorkspace: max,
       maxContentBytes: FRAGMENT_CONTENT_MAX_BYTES,
@@ -253,7 +247,7 @@ export class FragmentHandlers {
   }
 
   private async load(id: string): Promise<FragmentRow> {
-    const row = isUuid(id) ? await fragmentById(this.database.pool, id) : null;
+    const row = isUuid(id) ? await this.fragments.findById(id) : null;
     if (!row) throw fragmentNotFound();
     return row;
   }
@@ -263,24 +257,12 @@ export class FragmentHandlers {
    * default types need not be ensured first: a workspace without types yet has no id to offer.
    */
   private async assertTypeOf(workspaceId: string, fragmentTypeId: string): Promise<void> {
-    // A plain pg statement: it runs on every create (see fragment-insert.ts).
-    const found = isUuid(fragmentTypeId)
-      ? (
-          await this.database.pool.query('SELECT 1 FROM data.fragment_types WHERE id = $1 AND workspace_id = $2', [
-            fragmentTypeId,
-            workspaceId,
-          ])
-        ).rowCount
-      : 0;
+    const found = isUuid(fragmentTypeId) && (await this.types.existsInWorkspace(workspaceId, fragmentTypeId));
     if (!found) throw invalidFragmentType();
   }
 
   private async keyConflict(workspaceId: string, key: string) {
-    const existing = await this.db.fragment.findUnique({
-      where: { workspaceId_key: { workspaceId, key } },
-      select: { id: true },
-    });
-    return keyExists(existing?.id ?? '');
+    return keyExists((await this.fragments.findIdByKey(workspaceId, key)) ?? '');
   }
 }
 

@@ -6,7 +6,9 @@ import type { RequestContext } from '@kw/platform-context';
 import { createPrismaClient, migrate, openDatabase, type Database } from '@kw/platform-persistence';
 import { ensureDefaultTypes } from './default-types.js';
 import { FragmentHandlers } from './fragments.handlers.js';
-import type { DataDb } from './fragments-db.js';
+import type { DataDb } from '../persistence/fragments-database.js';
+import { FragmentTypesRepository } from '../persistence/fragment-types.repository.js';
+import { FragmentsRepository } from '../persistence/fragments.repository.js';
 import type { WorkspaceGate } from './workspace-gate.js';
 import { loadConfig } from '@kw/platform-config';
 
@@ -49,8 +51,9 @@ describe('fragment outbox events', () => {
     database = await openDatabase({ dataDir: dir });
     await migrate(database.pool, 'data');
     db = createPrismaClient('data', database.pool);
-    handlers = new FragmentHandlers(db, gate, loadConfig({}), database);
-    await ensureDefaultTypes(db, WS);
+    const types = new FragmentTypesRepository(db, database);
+    handlers = new FragmentHandlers(new FragmentsRepository(db, database), types, gate, loadConfig({}));
+    await ensureDefaultTypes(types, WS);
     typeId = (await db.fragmentType.findFirstOrThrow({ where: { workspaceId: WS, key: 'note' } })).id;
   }, 60_000);
   afterAll(async () => {

@@ -6,3 +6,4 @@ export * from './processed-events.js';
 export * from './create-event-bus.js';
 export * from './event-bus.provider.js';
 export * from './polling-loop.js';
+export * from './outbox-insert.js';

@@ -1,9 +1,9 @@
+import { FRAGMENT_DELETED_EVENT, FRAGMENT_EMBEDDED_EVENT } from '@kw/contracts';
 import type { SearchDb } from '../service/search-db.js';
 import type { IndexedChunk, VectorIndexSync } from './vector-index.js';
 
-/** Internal outbox event written by enrichment with the chunks (libs/fragments enrichment-state.ts). */
-export const FRAGMENT_EMBEDDED_EVENT = 'fragment.embedded';
-export const FRAGMENT_DELETED_EVENT = 'fragment.deleted';
+/** Internal outbox event written by enrichment with the chunks (declared in @kw/contracts). */
+export { FRAGMENT_DELETED_EVENT, FRAGMENT_EMBEDDED_EVENT };
 export const VECTOR_SYNC_EVENTS = [FRAGMENT_EMBEDDED_EVENT, FRAGMENT_DELETED_EVENT];
 /** The durable consumer of the search component that feeds an external vector index. */
 export const VECTOR_SYNC_CONSUMER = 'search-vector-index';

@@ -1,3 +1,4 @@
+import type { FragmentChangedPayload } from '@kw/contracts';
 import type { DomainEvent } from '@kw/platform-outbox';
 import type { WebhookEventType } from '../webhook-limits.js';
 
@@ -20,12 +21,7 @@ export interface WebhookPayload {
 }
 
 export function payloadOfEvent(event: DomainEvent): WebhookPayload {
-  const p = event.payload as {
-    workspaceId?: string;
-    fragmentId?: string;
-    fragment?: Record<string, unknown>;
-    deletion?: 'archived' | 'permanent';
-  };
+  const p = event.payload as Partial<FragmentChangedPayload>;
   return {
     type: event.eventType as WebhookEventType,
     timestamp: event.occurredAt,

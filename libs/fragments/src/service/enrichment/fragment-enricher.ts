@@ -2,26 +2,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '@kw/platform-config';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import type { Logger } from '@kw/platform-observability';
-import { recordProcessedEvent, wasEventProcessed, type DomainEvent } from '@kw/platform-outbox';
+import type { DomainEvent } from '@kw/platform-outbox';
 import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
-import { ENRICHMENT_DB, TX_OPTIONS, type EnrichmentDb, type EnrichmentTx } from './enrichment-db.js';
+import { EnrichmentRepository, type StepWrite } from '../../persistence/enrichment.repository.js';
 import {
   ENRICHMENT_CONSUMER,
   readEnrichment,
   stepsToRun,
   readFragmentEventPayload,
   type EnrichmentStep,
-  type FragmentEventPayload,
   type StepState,
 } from './enrichment-state.js';
-import { applyStep, computeStep, type FragmentText, type StepResult } from './enrichment-steps.js';
+import { computeStep, stepWrite, type FragmentText, type StepResult } from './enrichment-steps.js';
 import { withRetry } from './retry.js';
-
-interface LockedRow {
-  version: number;
-  tags: string[];
-  summary_source: string | null;
-}
 
 /** A step's result and the state recorded for it. */
 interface StepOutcome {
@@ -42,7 +35,7 @@ interface StepOutcome {
 @Injectable()
 export class FragmentEnricher {
   constructor(
-    @Inject(ENRICHMENT_DB) private readonly db: EnrichmentDb,
+    private readonly enrichment: EnrichmentRepository,
     @Inject(AI_PROVIDER) private readonly ai: AiProvider,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -55,33 +48,35 @@ export class FragmentEnricher {
         { eventId: event.id, eventType: event.eventType },
         'fragment event without a usable payload; skipped',
       );
-      await this.markProcessed(event.id);
+      await this.enrichment.markProcessed(ENRICHMENT_CONSUMER, event.id);
       return;
     }
-    if (await wasEventProcessed(this.db, ENRICHMENT_CONSUMER, event.id)) return;
-    const [row] = await this.db.$queryRaw<Array<FragmentText & { enrichment: unknown }>>`
-      SELECT id::text AS id, workspace_id::text AS "workspaceId", title, content, version, summary_source AS "summarySource", enhance_tags AS "enhanceTags", enrichment
-        FROM data.fragments WHERE id = ${payload.fragmentId}::uuid`;
+    if (await this.enrichment.wasProcessed(ENRICHMENT_CONSUMER, event.id)) return;
+    const row = await this.enrichment.loadText(payload.fragmentId);
     if (!row || row.version > payload.version) {
-      await this.markProcessed(event.id);
+      await this.enrichment.markProcessed(ENRICHMENT_CONSUMER, event.id);
       return;
     }
-    const fragment: FragmentText = { ...row, version: payload.version };
+    const fragment: FragmentText = {
+      id: row.id,
+      workspaceId: row.workspaceId,
+      title: row.title,
+      content: row.content,
+      version: payload.version,
+      summarySource: row.summarySource,
+      enhanceTags: row.enhanceTags,
+    };
     // Steps done (or given up) for this version on an earlier delivery are not redone.
     const outcomes: StepOutcome[] = [];
     for (const step of stepsToRun(payload, readEnrichment(row.enrichment)))
       outcomes.push(await this.compute(step, fragment, payload.version));
-    await this.db.$transaction(async (tx) => {
-      const locked = await this.lock(tx, payload);
-      // Processed by another delivery meanwhile, or the fragment moved on: nothing to write.
-      if (!(await recordProcessedEvent(tx, ENRICHMENT_CONSUMER, event.id)) || !locked) return;
-      for (const { result } of outcomes)
-        if (result) await applyStep(tx, fragment, { tags: locked.tags, summarySource: locked.summary_source }, result);
-      const states = Object.fromEntries(outcomes.map((o) => [o.step, o.state]));
-      // Published even with a failed step: the fragment stays readable, the failure is in `enrichment`.
-      await tx.$executeRaw`UPDATE data.fragments SET enrichment = enrichment || ${JSON.stringify(states)}::jsonb, status = 'published'
-        WHERE id = ${fragment.id}::uuid AND version = ${payload.version}`;
-    }, TX_OPTIONS);
+    const states = Object.fromEntries(outcomes.map((o) => [o.step, o.state]));
+    // Processed by another delivery meanwhile, or the fragment moved on: the repository writes nothing.
+    await this.enrichment.writeResults(ENRICHMENT_CONSUMER, event.id, fragment, payload.version, states, (locked) =>
+      outcomes
+        .map(({ result }) => (result ? stepWrite(fragment, locked, result) : undefined))
+        .filter((write): write is StepWrite => write !== undefined),
+    );
   }
 
   private async compute(step: EnrichmentStep, fragment: FragmentText, version: number): Promise<StepOutcome> {
@@ -99,18 +94,5 @@ export class FragmentEnricher {
       'enrichment step failed for good; recorded on the fragment',
     );
     return { step, state: { state: 'failed', attempts: outcome.attempts, version, error: outcome.error, at } };
-  }
-
-  /** Locks the fragment row if it is still at the event's version. */
-  private async lock(tx: EnrichmentTx, payload: FragmentEventPayload): Promise<LockedRow | undefined> {
-    const rows = await tx.$queryRaw<
-      LockedRow[]
-    >`SELECT version, tags, summary_source FROM data.fragments WHERE id = ${payload.fragmentId}::uuid FOR UPDATE`;
-    const row = rows[0];
-    return row && row.version === payload.version ? row : undefined;
-  }
-
-  private async markProcessed(eventId: string): Promise<void> {
-    await recordProcessedEvent(this.db, ENRICHMENT_CONSUMER, eventId);
   }
 }

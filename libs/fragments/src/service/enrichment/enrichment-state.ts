@@ -1,6 +1,12 @@
-/** The enrichment steps, in the order the worker runs them. */
-export const ENRICHMENT_STEPS = ['summary', 'tags', 'embedding', 'graph'] as const;
-export type EnrichmentStep = (typeof ENRICHMENT_STEPS)[number];
+import {
+  ENRICHMENT_REQUESTED_EVENT,
+  ENRICHMENT_STEPS,
+  FRAGMENT_CREATED_EVENT,
+  FRAGMENT_UPDATED_EVENT,
+  type EnrichmentStep,
+} from '@kw/contracts';
+
+export { ENRICHMENT_STEPS, type EnrichmentStep };
 
 /**
  * One step's state in `fragments.enrichment` (jsonb): `pending` when queued, `skipped` when not
@@ -27,7 +33,7 @@ export function readEnrichment(value: unknown): EnrichmentState {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as EnrichmentState) : {};
 }
 
-/** The payload of fragment.created / fragment.updated / fragment.enrichment_requested. */
+/** What the worker reads of fragment.created / fragment.updated / fragment.enrichment_requested. */
 export interface FragmentEventPayload {
   fragmentId: string;
   workspaceId: string;
@@ -42,17 +48,31 @@ export function readFragmentEventPayload(payload: Record<string, unknown>): Frag
   return { fragmentId, workspaceId, version, needs: Array.isArray(needs) ? needs.filter(isStep) : [] };
 }
 
-/** The event the re-enrich route writes to the outbox (not a change of the fragment, so not `fragment.updated`). */
-export const ENRICHMENT_REQUESTED_EVENT = 'fragment.enrichment_requested';
-export const ENRICHMENT_EVENTS = ['fragment.created', 'fragment.updated', ENRICHMENT_REQUESTED_EVENT];
-/**
- * INTERNAL event (not a webhook event kind, never sent to subscribers): written with the chunks
- * whenever the embedding step replaces them, payload `{fragmentId, workspaceId, version, chunks}`.
- * The search component syncs an external vector index (Qdrant) from it.
- */
-export const FRAGMENT_EMBEDDED_EVENT = 'fragment.embedded';
+export const ENRICHMENT_EVENTS = [FRAGMENT_CREATED_EVENT, FRAGMENT_UPDATED_EVENT, ENRICHMENT_REQUESTED_EVENT];
 /** The durable consumer name, also the `consumer` of its processed_events rows. */
 export const ENRICHMENT_CONSUMER = 'fragments-enrichment';
+
+/** The steps enrichment must run: a user summary skips 'summary', user tags skip 'tags' unless enhanceTags. */
+export function enrichmentNeeds(hasUserSummary: boolean, hasUserTags: boolean, enhanceTags: boolean): EnrichmentStep[] {
+  const needs: EnrichmentStep[] = [];
+  if (!hasUserSummary) needs.push('summary');
+  if (!hasUserTags || enhanceTags) needs.push('tags');
+  needs.push('embedding', 'graph');
+  return needs;
+}
+
+/** The initial per-step state the enrichment pipeline then advances. */
+export function pendingEnrichment(
+  needs: readonly EnrichmentStep[],
+  at: Date,
+): Record<EnrichmentStep, { state: string; attempts: number; at: string }> {
+  const state = (step: EnrichmentStep) => ({
+    state: needs.includes(step) ? 'pending' : 'skipped',
+    attempts: 0,
+    at: at.toISOString(),
+  });
+  return { summary: state('summary'), tags: state('tags'), embedding: state('embedding'), graph: state('graph') };
+}
 
 /** The steps to run for an event: those it names, plus any still pending from an older version. */
 export function stepsToRun(payload: FragmentEventPayload, state: EnrichmentState): EnrichmentStep[] {
@@ -62,4 +82,17 @@ export function stepsToRun(payload: FragmentEventPayload, state: EnrichmentState
       return false;
     return payload.needs.includes(step) || current?.state === 'pending';
   });
+}
+
+/** The steps a re-enrich request queues: the failed ones, or every step that is not skipped. */
+export function stepsToRequeue(state: EnrichmentState): EnrichmentStep[] {
+  const failed = ENRICHMENT_STEPS.filter((s) => state[s]?.state === 'failed');
+  return failed.length > 0 ? failed : ENRICHMENT_STEPS.filter((s) => state[s]?.state !== 'skipped');
+}
+
+/** The steps a fragment left `processing` at a restart still needs: not skipped, not done for its version. */
+export function stepsToRecover(state: EnrichmentState, version: number): EnrichmentStep[] {
+  return ENRICHMENT_STEPS.filter(
+    (s) => state[s]?.state !== 'skipped' && !(state[s]?.state === 'done' && state[s]?.version === version),
+  );
 }

@@ -2,9 +2,10 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import type { EventBus } from '@kw/platform-outbox';
 import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
-import { ENRICHMENT_DB, type EnrichmentDb } from './enrichment-db.js';
-import { ENRICHMENT_REQUESTED_EVENT, ENRICHMENT_STEPS, readEnrichment } from './enrichment-state.js';
+import { EnrichmentRepository } from '../persistence/enrichment.repository.js';
+import { readEnrichment, stepsToRecover } from '../service/enrichment/enrichment-state.js';
 import { EVENT_BUS } from './event-bus.provider.js';
+import { enrichmentRequestedEvent } from './fragment-events.js';
 
 /** Fragments requeued per statement at start-up. */
 const BATCH = 500;
@@ -20,7 +21,7 @@ const BATCH = 500;
 export class InProcessEnrichmentRecovery implements OnApplicationBootstrap {
   constructor(
     @Inject(EVENT_BUS) private readonly bus: EventBus,
-    @Inject(ENRICHMENT_DB) private readonly db: EnrichmentDb,
+    private readonly enrichment: EnrichmentRepository,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -29,29 +30,14 @@ export class InProcessEnrichmentRecovery implements OnApplicationBootstrap {
     let requeued = 0;
     let cursor: string | undefined;
     for (;;) {
-      const stuck = await this.db.fragment.findMany({
-        where: { status: 'processing', archivedAt: null, ...(cursor ? { id: { gt: cursor } } : {}) },
-        select: { id: true, workspaceId: true, version: true, enrichment: true },
-        orderBy: { id: 'asc' },
-        take: BATCH,
-      });
+      const stuck = await this.enrichment.findProcessing(cursor, BATCH);
       if (stuck.length === 0) break;
       const occurredAt = new Date().toISOString();
-      await this.db.outboxEvent.createMany({
-        data: stuck.map((f) => {
-          const state = readEnrichment(f.enrichment);
-          const needs = ENRICHMENT_STEPS.filter(
-            (s) => state[s]?.state !== 'skipped' && !(state[s]?.state === 'done' && state[s]?.version === f.version),
-          );
-          return {
-            aggregateType: 'fragment',
-            aggregateId: f.id,
-            eventType: ENRICHMENT_REQUESTED_EVENT,
-            payload: { fragmentId: f.id, workspaceId: f.workspaceId, version: f.version, needs, occurredAt },
-            headers: {},
-          };
-        }),
-      });
+      await this.enrichment.appendEvents(
+        stuck.map((f) =>
+          enrichmentRequestedEvent(f, stepsToRecover(readEnrichment(f.enrichment), f.version), occurredAt),
+        ),
+      );
       requeued += stuck.length;
       cursor = stuck[stuck.length - 1].id;
     }

@@ -8,8 +8,8 @@ import {
 import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
-import { OutboxRelay, type EventBus } from '@kw/platform-outbox';
-import { ENRICHMENT_DB, type EnrichmentDb } from './enrichment-db.js';
+import type { EventBus, OutboxRelay } from '@kw/platform-outbox';
+import { OutboxRepository } from '../persistence/outbox.repository.js';
 import { EVENT_BUS } from './event-bus.provider.js';
 
 /** Runs the outbox relay where the fragments component runs (every replica: rows are claimed with SKIP LOCKED). */
@@ -18,12 +18,12 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnModuleDestr
   private readonly relay: OutboxRelay;
 
   constructor(
-    @Inject(ENRICHMENT_DB) db: EnrichmentDb,
+    outbox: OutboxRepository,
     @Inject(EVENT_BUS) private readonly bus: EventBus,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) logger: Logger,
   ) {
-    this.relay = new OutboxRelay(db, bus, logger.child({ worker: 'outbox-relay' }), {
+    this.relay = outbox.relayTo(bus, logger.child({ worker: 'outbox-relay' }), {
       pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
     });
   }

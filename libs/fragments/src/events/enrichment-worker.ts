@@ -2,9 +2,9 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
 import type { EventBus, EventSubscription } from '@kw/platform-outbox';
-import { ENRICHMENT_CONSUMER, ENRICHMENT_EVENTS } from './enrichment-state.js';
+import { ENRICHMENT_CONSUMER, ENRICHMENT_EVENTS } from '../service/enrichment/enrichment-state.js';
 import { EVENT_BUS } from './event-bus.provider.js';
-import { FragmentEnricher } from './fragment-enricher.js';
+import { FragmentEnricher } from '../service/enrichment/fragment-enricher.js';
 
 /** Consumes fragment events from the bus (durable consumer `fragments-enrichment`) and enriches. */
 @Injectable()
