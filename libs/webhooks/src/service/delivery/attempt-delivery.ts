@@ -3,8 +3,10 @@ import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
 import { checkTarget, sendToTarget, type SendResult } from '../targets/index.js';
-import { openHeaders, signingSecrets } from '../service/webhook-secrets.js';
-import { WEBHOOKS_DB, type DeliveryRow, type WebhookRow, type WebhooksDb } from '../service/webhooks-db.js';
+import { openHeaders, signingSecrets } from '../webhook-secrets.js';
+import { DeliveriesRepository } from '../../persistence/deliveries.repository.js';
+import type { DeliveryRow, WebhookRow } from '../../persistence/rows.js';
+import { WebhooksRepository } from '../../persistence/webhooks.repository.js';
 import { DELIVERY_SETTINGS, type DeliverySettings } from './delivery-settings.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { nextAttemptDelay } from './retry-schedule.js';
@@ -27,7 +29,8 @@ export interface AttemptOutcome extends SendResult {
 @Injectable()
 export class DeliveryAttempter {
   constructor(
-    @Inject(WEBHOOKS_DB) private readonly db: WebhooksDb,
+    private readonly webhooks: WebhooksRepository,
+    private readonly deliveries: DeliveriesRepository,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
     @Inject(DELIVERY_SETTINGS) private readonly settings: DeliverySettings,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -49,31 +52,25 @@ export class DeliveryAttempter {
       : result.failure === 'status'
         ? `HTTP ${result.status}`
         : (result.failure ?? 'failed');
-    await this.db.$transaction([
-      this.db.webhookDeliveryAttempt.create({
-        data: {
-          deliveryId: delivery.id,
-          number,
-          startedAt,
-          durationMs: Math.round(result.durationMs),
-          status: result.status ?? null,
-          failure: result.ok ? null : (result.failure ?? null),
-          message: result.message?.slice(0, 500) ?? null,
-        },
-      }),
-      this.db.webhookDelivery.update({
-        where: { id: delivery.id },
-        data: {
-          status,
-          attempts: number,
-          leaseUntil: null,
-          lastStatus: result.status ?? null,
-          lastFailure: failure,
-          nextAttemptAt: retryIn === null ? delivery.nextAttemptAt : new Date(Date.now() + retryIn),
-          completedAt: status === 'pending' ? null : new Date(),
-        },
-      }),
-    ]);
+    await this.deliveries.recordAttempt(
+      delivery.id,
+      {
+        number,
+        startedAt,
+        durationMs: Math.round(result.durationMs),
+        status: result.status ?? null,
+        failure: result.ok ? null : (result.failure ?? null),
+        message: result.message?.slice(0, 500) ?? null,
+      },
+      {
+        status,
+        attempts: number,
+        lastStatus: result.status ?? null,
+        lastFailure: failure,
+        nextAttemptAt: retryIn === null ? delivery.nextAttemptAt : new Date(Date.now() + retryIn),
+        completedAt: status === 'pending' ? null : new Date(),
+      },
+    );
     const level = result.ok ? 'debug' : 'info';
     this.logger[level](
       {
@@ -103,7 +100,7 @@ export class DeliveryAttempter {
         message: (err as Error).message,
       };
     }
-    const secrets = await signingSecrets(this.db, this.box, webhook.id);
+    const secrets = await signingSecrets(this.webhooks, this.box, webhook.id);
     const headers: Record<string, string> = {};
     for (const { name, value } of openHeaders(this.box, webhook.headersSealed)) headers[name] = value;
     Object.assign(

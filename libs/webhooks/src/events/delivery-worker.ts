@@ -2,8 +2,8 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import type { Logger } from '@kw/platform-observability';
 import { PollingLoop } from '@kw/platform-outbox';
 import { LOGGER } from '@kw/platform-runtime';
-import { WEBHOOKS_DB, type WebhooksDb } from '../service/webhooks-db.js';
-import { DeliveryAttempter } from './attempt-delivery.js';
+import { DeliveriesRepository } from '../persistence/deliveries.repository.js';
+import { DeliveryAttempter } from '../service/delivery/attempt-delivery.js';
 
 const BATCH = 16;
 const POLL_MS = 1_000;
@@ -20,7 +20,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly loop: PollingLoop;
 
   constructor(
-    @Inject(WEBHOOKS_DB) private readonly db: WebhooksDb,
+    private readonly deliveries: DeliveriesRepository,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly attempter: DeliveryAttempter,
   ) {
@@ -46,26 +46,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Claims and sends one batch; returns how many deliveries it attempted. */
   async deliverDue(): Promise<number> {
-    const claimed = await this.db.$queryRaw<{ id: string }[]>`
-      UPDATE data.webhook_deliveries SET status = 'delivering', lease_until = now() + make_interval(secs => ${LEASE_SECONDS}::int)
-      WHERE id IN (
-        SELECT id FROM data.webhook_deliveries
-        WHERE status IN ('pending', 'delivering') AND next_attempt_at <= now() AND (status = 'pending' OR lease_until < now())
-        ORDER BY next_attempt_at LIMIT ${BATCH}
-        FOR UPDATE SKIP LOCKED)
-      RETURNING id::text`;
+    const claimed = await this.deliveries.claimDue(BATCH, LEASE_SECONDS);
     if (claimed.length === 0) return 0;
-    const deliveries = await this.db.webhookDelivery.findMany({
-      where: { id: { in: claimed.map((c) => c.id) } },
-      include: { webhook: true },
-    });
+    const deliveries = await this.deliveries.findWithWebhooks(claimed);
     await Promise.all(
       deliveries.map(async ({ webhook, ...delivery }) => {
         if (!webhook.enabled) {
-          await this.db.webhookDelivery.update({
-            where: { id: delivery.id },
-            data: { status: 'cancelled', leaseUntil: null, completedAt: new Date(), lastFailure: 'endpoint disabled' },
-          });
+          await this.deliveries.cancelForDisabledEndpoint(delivery.id);
           return;
         }
         await this.attempter.attempt(delivery, webhook).catch((err: unknown) => {

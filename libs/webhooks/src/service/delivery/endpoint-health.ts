@@ -4,7 +4,8 @@ import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import type { SendResult } from '../targets/index.js';
-import { WEBHOOKS_DB, type WebhookRow, type WebhooksDb } from '../service/webhooks-db.js';
+import type { WebhookRow } from '../../persistence/rows.js';
+import { WebhooksRepository } from '../../persistence/webhooks.repository.js';
 import { DELIVERY_SETTINGS, type DeliverySettings } from './delivery-settings.js';
 
 export type DisabledReason = 'gone' | 'failing';
@@ -17,7 +18,7 @@ export type DisabledReason = 'gone' | 'failing';
 @Injectable()
 export class EndpointHealth {
   constructor(
-    @Inject(WEBHOOKS_DB) private readonly db: WebhooksDb,
+    private readonly webhooks: WebhooksRepository,
     @Inject(DELIVERY_SETTINGS) private readonly settings: DeliverySettings,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly client: ServiceClient,
@@ -26,29 +27,19 @@ export class EndpointHealth {
   async record(webhook: WebhookRow, result: SendResult): Promise<void> {
     const now = new Date();
     if (result.ok) {
-      await this.db.webhook.updateMany({ where: { id: webhook.id }, data: { lastSuccessAt: now, failingSince: null } });
+      await this.webhooks.recordSuccess(webhook.id, now);
       return;
     }
     if (result.status === 410) return this.disable(webhook, 'gone');
     // The clock starts at the first failure after a success (set once, by whichever attempt is first).
-    await this.db.webhook.updateMany({ where: { id: webhook.id, failingSince: null }, data: { failingSince: now } });
+    await this.webhooks.startFailureClock(webhook.id, now);
     const failingSince = webhook.failingSince ?? now;
     if (now.getTime() - failingSince.getTime() >= this.settings.disableAfterMs) await this.disable(webhook, 'failing');
   }
 
   private async disable(webhook: WebhookRow, reason: DisabledReason): Promise<void> {
     const now = new Date();
-    const [changed] = await this.db.$transaction([
-      this.db.webhook.updateMany({
-        where: { id: webhook.id, enabled: true },
-        data: { enabled: false, disabledReason: reason, disabledAt: now },
-      }),
-      this.db.webhookDelivery.updateMany({
-        where: { webhookId: webhook.id, status: 'pending' },
-        data: { status: 'cancelled', completedAt: now, lastFailure: `endpoint disabled (${reason})` },
-      }),
-    ]);
-    if (changed.count === 0) return;
+    if (!(await this.webhooks.disable(webhook.id, reason, now))) return;
     this.logger.warn({ webhookId: webhook.id, workspaceId: webhook.workspaceId, reason }, 'webhook endpoint disabled');
     // Best effort, outside any transaction: a Leaf has no workspaces component to tell.
     await this.client

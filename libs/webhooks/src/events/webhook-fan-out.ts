@@ -2,10 +2,11 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import type { Logger } from '@kw/platform-observability';
 import { EVENT_BUS, type DomainEvent, type EventBus, type EventSubscription } from '@kw/platform-outbox';
 import { LOGGER } from '@kw/platform-runtime';
-import { WEBHOOKS_DB, type WebhooksDb } from '../service/webhooks-db.js';
+import { DeliveriesRepository } from '../persistence/deliveries.repository.js';
+import { WebhooksRepository } from '../persistence/webhooks.repository.js';
+import { payloadOfEvent } from '../service/delivery/event-payload.js';
 import { WEBHOOK_EVENT_TYPES } from '../webhook-limits.js';
 import { DeliveryWorker } from './delivery-worker.js';
-import { payloadOfEvent } from './event-payload.js';
 
 /** The durable consumer (JetStream in the distributed mode) every webhooks replica shares. */
 export const FAN_OUT_CONSUMER = 'webhooks-fanout';
@@ -21,7 +22,8 @@ export class WebhookFanOut implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: EventBus,
-    @Inject(WEBHOOKS_DB) private readonly db: WebhooksDb,
+    private readonly webhooks: WebhooksRepository,
+    private readonly deliveries: DeliveriesRepository,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly worker: DeliveryWorker,
   ) {}
@@ -52,21 +54,14 @@ export class WebhookFanOut implements OnApplicationBootstrap, OnModuleDestroy {
   async fanOut(event: DomainEvent): Promise<number> {
     const workspaceId = typeof event.payload.workspaceId === 'string' ? event.payload.workspaceId : '';
     if (!workspaceId) return 0;
-    const hooks = await this.db.webhook.findMany({
-      where: { workspaceId, enabled: true, events: { has: event.eventType } },
-      select: { id: true },
-    });
-    if (hooks.length === 0) return 0;
+    const hookIds = await this.webhooks.subscribedIds(workspaceId, event.eventType);
+    if (hookIds.length === 0) return 0;
     const body = JSON.stringify(payloadOfEvent(event));
-    const { count } = await this.db.webhookDelivery.createMany({
-      data: hooks.map((hook) => ({
-        webhookId: hook.id,
-        workspaceId,
-        eventId: event.id,
-        eventType: event.eventType,
-        body,
-      })),
-      skipDuplicates: true,
+    const count = await this.deliveries.addForEvent(hookIds, {
+      workspaceId,
+      eventId: event.id,
+      eventType: event.eventType,
+      body,
     });
     if (count > 0) this.worker.poke();
     return count;
