@@ -21,7 +21,7 @@ describe('component layout', () => {
       .map((m) => m.message);
   }
 
-  const components = ['agent-auth', 'leaf', 'mcp', 'webhooks'];
+  const components = ['agent-auth', 'leaf', 'mcp', 'webhooks', 'workspaces'];
 
   it.each(components)('%s: a handler may not import a database client or the pool', async (component) => {
     for (const source of [

@@ -5,7 +5,7 @@ import { LOGGER } from '@kw/platform-runtime';
 import { DeliveriesRepository } from '../persistence/deliveries.repository.js';
 import { WebhooksRepository } from '../persistence/webhooks.repository.js';
 import { payloadOfEvent } from '../service/delivery/event-payload.js';
-import { WEBHOOK_EVENT_TYPES } from '../webhook-limits.js';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks-limits.js';
 import { DeliveryWorker } from './delivery-worker.js';
 
 /** The durable consumer (JetStream in the distributed mode) every webhooks replica shares. */

@@ -6,7 +6,7 @@ import { Handles, type RequestOf } from '@kw/platform-transport';
 import { DeliveryAttempter } from './delivery/attempt-delivery.js';
 import { DeliveryWorker } from '../events/delivery-worker.js';
 import { samplePayload } from './delivery/event-payload.js';
-import { DELIVERIES_LIMIT_DEFAULT, DELIVERIES_LIMIT_MAX } from '../webhook-limits.js';
+import { DELIVERIES_LIMIT_DEFAULT, DELIVERIES_LIMIT_MAX } from '../webhooks-limits.js';
 import { validEvents } from './webhook-input.js';
 import { isUuid } from '@kw/platform-ids';
 import { deliveryNotFound, webhookNotFound, WebhookRecords } from './webhook-records.js';

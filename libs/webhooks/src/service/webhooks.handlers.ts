@@ -12,7 +12,7 @@ import {
   SECRET_OVERLAP_DEFAULT_SECONDS,
   SECRET_OVERLAP_MAX_SECONDS,
   WEBHOOKS_PER_WORKSPACE_MAX,
-} from '../webhook-limits.js';
+} from '../webhooks-limits.js';
 import { validEvents, validHeaders, validName } from './webhook-input.js';
 import { sealHeaders } from './webhook-secrets.js';
 import { webhookView } from './webhook-view.js';

@@ -24,7 +24,7 @@ import {
   WEBHOOK_HEADERS_MAX,
   WEBHOOK_NAME_MAX,
   WEBHOOK_URL_MAX,
-} from '../../webhook-limits.js';
+} from '../../webhooks-limits.js';
 
 /** `{name: value}` with string values and at most WEBHOOK_HEADERS_MAX entries (names and values are checked by the service). */
 const IsHeaderMap = () =>

@@ -3,7 +3,7 @@ import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import type { TargetPolicy } from '../targets/index.js';
-import { DELIVERY_TIMEOUT_MS } from '../../webhook-limits.js';
+import { DELIVERY_TIMEOUT_MS } from '../../webhooks-limits.js';
 import { parseRetrySchedule } from './retry-schedule.js';
 
 export interface DeliverySettings {

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '@kw/platform-outbox';
-import type { WebhookEventType } from '../../webhook-limits.js';
+import type { WebhookEventType } from '../../webhooks-limits.js';
 
 /**
  * The body of a delivery (docs/webhooks.md): `{type, timestamp, data}` per Standard Webhooks.

@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_SCHEDULE, RETRY_AFTER_MAX_MS } from '../../webhook-limits.js';
+import { DEFAULT_RETRY_SCHEDULE, RETRY_AFTER_MAX_MS } from '../../webhooks-limits.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkTarget, type CheckedTarget } from './check-target.js';
 import { sendToTarget } from './send-to-target.js';
 
-const fixture = (name: string) => readFileSync(new URL(`../../../../test/fixtures/tls/${name}`, import.meta.url));
+const fixture = (name: string) => readFileSync(new URL(`../../../../../test/fixtures/tls/${name}`, import.meta.url));
 const CA = fixture('ca.pem');
 const TLS = { cert: fixture('server.pem'), key: fixture('server-key.pem') };
 

@@ -1,8 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '@kw/platform-context';
-import { assertAccount } from '../service/caller.js';
-import { WORKSPACES_DB, type ControlDb } from '../service/control-db.js';
-import { IdentityDirectory } from '../service/identity-directory.js';
+import { assertAccount } from '../caller.js';
+import { HostedZonesRepository } from '../../persistence/hosted-zones.repository.js';
+import { IdentityDirectory } from '../identity-directory.js';
 import { isUuid } from '@kw/platform-ids';
 import { zoneNotFound } from './hosted-zone-errors.js';
 import type { HostedZoneRow } from './hosted-zone-view.js';
@@ -18,7 +18,7 @@ export interface ZoneManager {
 @Injectable()
 export class ZoneAccess {
   constructor(
-    @Inject(WORKSPACES_DB) private readonly db: ControlDb,
+    private readonly zones: HostedZonesRepository,
     private readonly identity: IdentityDirectory,
   ) {}
 
@@ -30,7 +30,7 @@ export class ZoneAccess {
 
   /** The zone, or the one 404 for missing, malformed and other users' zones alike. */
   async zone(manager: ZoneManager, zoneId: string): Promise<HostedZoneRow> {
-    const zone = isUuid(zoneId) ? await this.db.hostedZone.findUnique({ where: { id: zoneId } }) : null;
+    const zone = isUuid(zoneId) ? await this.zones.findById(zoneId) : null;
     if (!zone || (zone.ownerId !== manager.userId && !manager.platformAdmin)) throw zoneNotFound();
     return zone;
   }

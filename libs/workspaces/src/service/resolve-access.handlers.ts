@@ -12,7 +12,7 @@ import { WorkspaceAccess } from './workspace-access.js';
  * an archived workspace is reported (archived=true) only to its owners.
  */
 @Injectable()
-export class ResolveAccessHandler {
+export class ResolveAccessHandlers {
   constructor(private readonly access: WorkspaceAccess) {}
 
   @Handles(WorkspacesService.method.resolveAccess)

@@ -1,5 +1,5 @@
 import { badRequest } from '@kw/platform-errors';
-import { LEAF_VERSION_MAX, ZONE_ENDPOINT_MAX, ZONE_NAME_MAX, ZONE_REGION_MAX } from '../workspace-limits.js';
+import { LEAF_VERSION_MAX, ZONE_ENDPOINT_MAX, ZONE_NAME_MAX, ZONE_REGION_MAX } from '../../workspaces-limits.js';
 
 /** Re-validation of zone fields in the service (the HTTP DTOs check them too). */
 export function checkZoneName(name: string): string {

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { HostedZonesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles, type RequestOf } from '@kw/platform-transport';
-import { AccessChanges } from '../service/access-changes.js';
-import { WORKSPACES_DB, type ControlDb } from '../service/control-db.js';
+import { AccessChanges } from '../access-changes.js';
+import { HostedZonesRepository } from '../../persistence/hosted-zones.repository.js';
 import { zoneInUse } from './hosted-zone-errors.js';
 import { HOSTED_ZONE_SETTINGS, type HostedZoneSettings } from './hosted-zone-settings.js';
 import { hostedZoneView, zoneStatus, type HostedZoneRow } from './hosted-zone-view.js';
@@ -15,7 +15,7 @@ import { ENROLLMENT_TOKEN_TTL_MS, hashSecret, newEnrollmentToken } from './zone-
 @Injectable()
 export class HostedZoneHandlers {
   constructor(
-    @Inject(WORKSPACES_DB) private readonly db: ControlDb,
+    private readonly zones: HostedZonesRepository,
     @Inject(HOSTED_ZONE_SETTINGS) private readonly settings: HostedZoneSettings,
     private readonly access: ZoneAccess,
     private readonly changes: AccessChanges,
@@ -25,15 +25,13 @@ export class HostedZoneHandlers {
   async create(input: RequestOf<typeof HostedZonesService, 'createHostedZone'>, context: RequestContext) {
     const { userId } = await this.access.manager(context);
     const { token, hash, expiresAt } = enrollment();
-    const zone = await this.db.hostedZone.create({
-      data: {
-        name: checkZoneName(input.name),
-        region: checkRegion(input.region),
-        endpointUrl: input.endpointUrl ? checkEndpointUrl(input.endpointUrl) : null,
-        ownerId: userId,
-        enrollmentTokenHash: hash,
-        enrollmentTokenExpiresAt: expiresAt,
-      },
+    const zone = await this.zones.create({
+      name: checkZoneName(input.name),
+      region: checkRegion(input.region),
+      endpointUrl: input.endpointUrl ? checkEndpointUrl(input.endpointUrl) : null,
+      ownerId: userId,
+      enrollmentTokenHash: hash,
+      enrollmentTokenExpiresAt: expiresAt,
     });
     return {
       hostedZone: this.view(zone, 0),
@@ -45,12 +43,8 @@ export class HostedZoneHandlers {
   @Handles(HostedZonesService.method.listHostedZones)
   async list(_input: RequestOf<typeof HostedZonesService, 'listHostedZones'>, context: RequestContext) {
     const manager = await this.access.manager(context);
-    const zones = await this.db.hostedZone.findMany({
-      where: manager.platformAdmin ? {} : { ownerId: manager.userId },
-      include: { _count: { select: { workspaces: true } } },
-      orderBy: [{ name: 'asc' }, { id: 'asc' }],
-    });
-    return { hostedZones: zones.map(({ _count, ...zone }) => this.view(zone, _count.workspaces)) };
+    const zones = await this.zones.listWithCounts(manager.platformAdmin ? undefined : manager.userId);
+    return { hostedZones: zones.map(({ zone, workspaceCount }) => this.view(zone, workspaceCount)) };
   }
 
   @Handles(HostedZonesService.method.getHostedZone)
@@ -70,8 +64,7 @@ export class HostedZoneHandlers {
         endpointUrl: input.endpointUrl ? checkEndpointUrl(input.endpointUrl) : null,
       }),
     };
-    const row =
-      Object.keys(data).length === 0 ? zone : await this.db.hostedZone.update({ where: { id: zone.id }, data });
+    const row = Object.keys(data).length === 0 ? zone : await this.zones.update(zone.id, data);
     // The zone's endpoint is in every HOSTED_ZONE_REQUIRED answer of its workspaces.
     if (row.endpointUrl !== zone.endpointUrl) this.changes.everything();
     return { hostedZone: this.view(row, await this.workspaceCount(zone.id)) };
@@ -82,13 +75,8 @@ export class HostedZoneHandlers {
     const zone = await this.access.zone(await this.access.manager(context), input.hostedZoneId);
     const count = await this.workspaceCount(zone.id);
     if (count > 0) throw zoneInUse(count);
-    try {
-      await this.db.hostedZone.delete({ where: { id: zone.id } });
-    } catch (err) {
-      // A placement made between the count and the delete: the foreign key refuses (P2003).
-      if ((err as { code?: string }).code === 'P2003') throw zoneInUse(await this.workspaceCount(zone.id));
-      throw err;
-    }
+    // A placement made between the count and the delete: the foreign key refuses.
+    if (!(await this.zones.delete(zone.id))) throw zoneInUse(await this.workspaceCount(zone.id));
     return {};
   }
 
@@ -96,10 +84,7 @@ export class HostedZoneHandlers {
   async resetEnrollment(input: RequestOf<typeof HostedZonesService, 'resetEnrollment'>, context: RequestContext) {
     const zone = await this.access.zone(await this.access.manager(context), input.hostedZoneId);
     const { token, hash, expiresAt } = enrollment();
-    const row = await this.db.hostedZone.update({
-      where: { id: zone.id },
-      data: { enrollmentTokenHash: hash, enrollmentTokenExpiresAt: expiresAt },
-    });
+    const row = await this.zones.setEnrollmentToken(zone.id, hash, expiresAt);
     return {
       hostedZone: this.view(row, await this.workspaceCount(zone.id)),
       enrollmentToken: token,
@@ -108,7 +93,7 @@ export class HostedZoneHandlers {
   }
 
   private workspaceCount(zoneId: string): Promise<number> {
-    return this.db.workspace.count({ where: { hostedZoneId: zoneId } });
+    return this.zones.workspaceCount(zoneId);
   }
 
   private view(zone: HostedZoneRow, workspaceCount: number) {

@@ -1,9 +1,9 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { HostedZoneSchema } from '@kw/contracts';
-import type { ControlPrismaClient } from '@kw/platform-persistence';
-import { iso } from '../service/workspace-view.js';
+import type { HostedZoneRow } from '../../persistence/rows.js';
+import { iso } from '../workspace-view.js';
 
-export type HostedZoneRow = Awaited<ReturnType<ControlPrismaClient['hostedZone']['findUniqueOrThrow']>>;
+export type { HostedZoneRow };
 export type HostedZoneMessage = MessageInitShape<typeof HostedZoneSchema>;
 export type ZoneStatus = 'pending' | 'online' | 'offline';
 

@@ -3,6 +3,8 @@ import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { SECRET_BOX, loadSecretBox } from '@kw/platform-secret-box';
+import { HandoffKeysRepository } from '../../persistence/handoff-keys.repository.js';
+import { HostedZonesRepository } from '../../persistence/hosted-zones.repository.js';
 import { HandoffHandlers } from './handoff.handlers.js';
 import { HandoffKeys, handoffClockProvider, handoffKeyStoreProvider } from './handoff-keys.js';
 import { hostedZoneSettingsProvider } from './hosted-zone-settings.js';
@@ -20,6 +22,8 @@ export const hostedZoneProviders: Provider[] = [
     inject: [APP_CONFIG, LOGGER],
   },
   hostedZoneSettingsProvider,
+  HostedZonesRepository,
+  HandoffKeysRepository,
   handoffKeyStoreProvider,
   handoffClockProvider,
   HandoffKeys,

@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { WorkspacesService } from '@kw/contracts';
 import { badRequest } from '@kw/platform-errors';
 import { Handles, type RequestOf } from '@kw/platform-transport';
-import { WORKSPACES_DB, type ControlDb } from './control-db.js';
+import { MembersRepository } from '../persistence/members.repository.js';
+import { NotificationsRepository } from '../persistence/notifications.repository.js';
 import { isUuid } from '@kw/platform-ids';
 import { NotificationKind } from './notifications.js';
 
@@ -14,8 +15,11 @@ const EXTERNAL_KINDS = new Set<string>([NotificationKind.WEBHOOK_DISABLED]);
  * it; the bus is the platform's own network). Unknown workspaces notify nobody.
  */
 @Injectable()
-export class NotifyOwnersHandler {
-  constructor(@Inject(WORKSPACES_DB) private readonly db: ControlDb) {}
+export class NotifyOwnersHandlers {
+  constructor(
+    private readonly members: MembersRepository,
+    private readonly notifications: NotificationsRepository,
+  ) {}
 
   @Handles(WorkspacesService.method.notifyWorkspaceOwners)
   async notify(input: RequestOf<typeof WorkspacesService, 'notifyWorkspaceOwners'>) {
@@ -27,18 +31,9 @@ export class NotifyOwnersHandler {
       throw badRequest('payload_json is not JSON');
     }
     if (!isUuid(input.workspaceId)) return { notified: 0 };
-    const owners = await this.db.workspaceMember.findMany({
-      where: { workspaceId: input.workspaceId, role: 'owner' },
-      select: { userId: true },
-    });
+    const owners = await this.members.ownerIds(input.workspaceId);
     if (owners.length === 0) return { notified: 0 };
-    await this.db.notification.createMany({
-      data: owners.map((o) => ({
-        userId: o.userId,
-        kind: input.kind,
-        payload: { ...payload, workspaceId: input.workspaceId } as object,
-      })),
-    });
+    await this.notifications.createForUsers(owners, input.kind, { ...payload, workspaceId: input.workspaceId });
     return { notified: owners.length };
   }
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestContext } from '@kw/platform-context';
-import type { ControlDb } from './control-db.js';
-import { ResolveAccessHandler } from './resolve-access.handler.js';
+import type { WorkspacesDb } from '../persistence/workspaces-database.js';
+import { WorkspacesRepository } from '../persistence/workspaces.repository.js';
+import { ResolveAccessHandlers } from './resolve-access.handlers.js';
 import { WorkspaceAccess } from './workspace-access.js';
 
 const WS = '11111111-1111-4111-8111-111111111111';
@@ -18,8 +19,8 @@ function handlerWith(row: ReturnType<typeof workspace> | null) {
       role: members[0]?.role ?? null,
       subscribed: subscriptions.length > 0,
     }))(row);
-  const db = { $queryRaw: async () => (joined ? [joined] : []) } as unknown as ControlDb;
-  return new ResolveAccessHandler(new WorkspaceAccess(db));
+  const db = { $queryRaw: async () => (joined ? [joined] : []) } as unknown as WorkspacesDb;
+  return new ResolveAccessHandlers(new WorkspaceAccess(new WorkspacesRepository(db)));
 }
 
 function workspace(

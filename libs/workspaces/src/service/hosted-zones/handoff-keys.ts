@@ -1,63 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
-import { WORKSPACES_DB, type ControlDb } from '../service/control-db.js';
+import {
+  HandoffKeysRepository,
+  type HandoffKeyStore,
+  type StoredHandoffKey,
+} from '../../persistence/handoff-keys.repository.js';
 import { HOSTED_ZONE_SETTINGS, type HostedZoneSettings } from './hosted-zone-settings.js';
 
 export const HANDOFF_ALG = 'ES256';
 /** A retired key stays published this long after its token lifetime, for clocks and caches that lag. */
 const RETIRED_KEY_GRACE_MS = 24 * 60 * 60 * 1000;
 
-/** One signing key as stored: the public JWK in clear, the private JWK sealed. */
-export interface StoredHandoffKey {
-  kid: string;
-  publicJwk: JWK;
-  privateJwkSealed: string;
-  createdAt: Date;
-}
-
-/** Where keys live (the control-plane table; an in-memory one in unit tests). */
-export interface HandoffKeyStore {
-  /** Every key, newest first. */
-  all(): Promise<StoredHandoffKey[]>;
-  insert(key: StoredHandoffKey): Promise<void>;
-}
+export type { HandoffKeyStore, StoredHandoffKey };
 
 export const HANDOFF_KEY_STORE = Symbol('HANDOFF_KEY_STORE');
 export const HANDOFF_CLOCK = Symbol('HANDOFF_CLOCK');
 export type Clock = () => Date;
 
-/** The table `control.handoff_signing_keys`. */
-export class DbHandoffKeyStore implements HandoffKeyStore {
-  constructor(private readonly db: ControlDb) {}
-
-  async all(): Promise<StoredHandoffKey[]> {
-    const rows = await this.db.handoffSigningKey.findMany({ orderBy: [{ createdAt: 'desc' }, { kid: 'asc' }] });
-    return rows.map((r) => ({
-      kid: r.kid,
-      publicJwk: r.publicJwk as JWK,
-      privateJwkSealed: r.privateJwkSealed,
-      createdAt: r.createdAt,
-    }));
-  }
-
-  async insert(key: StoredHandoffKey): Promise<void> {
-    await this.db.handoffSigningKey.create({
-      data: {
-        kid: key.kid,
-        publicJwk: key.publicJwk as object,
-        privateJwkSealed: key.privateJwkSealed,
-        createdAt: key.createdAt,
-      },
-    });
-  }
-}
-
-export const handoffKeyStoreProvider = {
-  provide: HANDOFF_KEY_STORE,
-  useFactory: (db: ControlDb) => new DbHandoffKeyStore(db),
-  inject: [WORKSPACES_DB],
-};
+/** The store of the running component: the control-plane table. */
+export const handoffKeyStoreProvider = { provide: HANDOFF_KEY_STORE, useExisting: HandoffKeysRepository };
 export const handoffClockProvider = { provide: HANDOFF_CLOCK, useValue: (() => new Date()) satisfies Clock };
 
 export interface SigningKey {
