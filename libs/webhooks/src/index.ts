@@ -1,3 +1,3 @@
 export * from './webhooks.component.js';
-export { WEBHOOK_EVENT_TYPES } from './webhook-limits.js';
-export type { WebhookPayload } from './delivery/event-payload.js';
+export { WEBHOOK_EVENT_TYPES } from './webhooks-limits.js';
+export type { WebhookPayload } from './service/delivery/event-payload.js';

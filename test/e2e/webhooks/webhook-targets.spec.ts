@@ -68,7 +68,7 @@ describe('webhook targets (default settings)', () => {
 
   it('refuses a name that resolves to a private address', async () => {
     const name = hostsNameResolvingPrivately();
-    // The same rule is unit-tested with an injected resolver (libs/webhooks/src/targets); here the real one.
+    // The same rule is unit-tested with an injected resolver (libs/webhooks/src/service/targets); here the real one.
     if (!name) return expect.soft(name, 'no private name in /etc/hosts on this machine').toBeUndefined();
     const res = await create(`https://${name}/in`);
     expect(res.status, res.text).toBe(400);

@@ -1,17 +1,18 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { WebhooksService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { Handles, type RequestOf } from '@kw/platform-transport';
-import { DeliveryAttempter } from '../delivery/attempt-delivery.js';
-import { DeliveryWorker } from '../delivery/delivery-worker.js';
-import { samplePayload } from '../delivery/event-payload.js';
-import { DELIVERIES_LIMIT_DEFAULT, DELIVERIES_LIMIT_MAX } from '../webhook-limits.js';
+import { DeliveryAttempter } from './delivery/attempt-delivery.js';
+import { DeliveryWorker } from '../events/delivery-worker.js';
+import { samplePayload } from './delivery/event-payload.js';
+import { DELIVERIES_LIMIT_DEFAULT, DELIVERIES_LIMIT_MAX } from '../webhooks-limits.js';
 import { validEvents } from './webhook-input.js';
 import { isUuid } from '@kw/platform-ids';
 import { deliveryNotFound, webhookNotFound, WebhookRecords } from './webhook-records.js';
 import { deliveryView } from './webhook-view.js';
-import { WEBHOOKS_DB, type WebhooksDb } from './webhooks-db.js';
+import { DeliveriesRepository } from '../persistence/deliveries.repository.js';
+import { WebhooksRepository } from '../persistence/webhooks.repository.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 
 const DELIVERY_STATUSES = new Set(['pending', 'delivering', 'succeeded', 'failed', 'cancelled']);
@@ -20,7 +21,8 @@ const DELIVERY_STATUSES = new Set(['pending', 'delivering', 'succeeded', 'failed
 @Injectable()
 export class DeliveryHandlers {
   constructor(
-    @Inject(WEBHOOKS_DB) private readonly db: WebhooksDb,
+    private readonly webhooks: WebhooksRepository,
+    private readonly deliveries: DeliveriesRepository,
     private readonly gate: WorkspaceGate,
     private readonly records: WebhookRecords,
     private readonly attempter: DeliveryAttempter,
@@ -38,18 +40,13 @@ export class DeliveryHandlers {
         details: { field: 'status' },
       });
     }
-    const where = { webhookId: webhook.id, ...(input.status && { status: input.status }) };
     const take = Math.min(Math.max(input.limit || DELIVERIES_LIMIT_DEFAULT, 1), DELIVERIES_LIMIT_MAX);
-    const [rows, totalCount] = await Promise.all([
-      this.db.webhookDelivery.findMany({
-        where,
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-        take,
-        skip: Math.max(input.offset, 0),
-        include: { attemptLog: { orderBy: { number: 'asc' } } },
-      }),
-      this.db.webhookDelivery.count({ where }),
-    ]);
+    const { rows, totalCount } = await this.deliveries.pageForWebhook(
+      webhook.id,
+      input.status || undefined,
+      take,
+      Math.max(input.offset, 0),
+    );
     return { deliveries: rows.map(({ attemptLog, ...row }) => deliveryView(row, attemptLog)), totalCount };
   }
 
@@ -63,21 +60,15 @@ export class DeliveryHandlers {
   @Handles(WebhooksService.method.redeliverWebhookDelivery)
   async redeliver(input: RequestOf<typeof WebhooksService, 'redeliverWebhookDelivery'>, context: RequestContext) {
     const current = await this.delivery(context, input);
-    const { count } = await this.db.webhookDelivery.updateMany({
-      where: { id: current.id, status: { not: 'delivering' } },
-      data: { status: 'pending', nextAttemptAt: new Date(), completedAt: null },
-    });
-    if (count === 0)
+    const requeued = await this.deliveries.requeue(current.id);
+    if (!requeued)
       throw new AppError({
         status: 409,
         code: ErrorCode.CONFLICT,
         message: 'The delivery is being attempted right now; try again when it finishes',
       });
     this.worker.poke();
-    const { attemptLog, ...row } = await this.db.webhookDelivery.findUniqueOrThrow({
-      where: { id: current.id },
-      include: { attemptLog: { orderBy: { number: 'asc' } } },
-    });
+    const { attemptLog, ...row } = await this.deliveries.getWithAttempts(current.id);
     return { delivery: deliveryView(row, attemptLog) };
   }
 
@@ -91,26 +82,19 @@ export class DeliveryHandlers {
     const [eventType] = validEvents([input.eventType]);
     if (input.webhookId && !isUuid(input.webhookId)) throw webhookNotFound();
     const hooks = input.webhookId
-      ? await this.db.webhook.findMany({ where: { id: input.webhookId, workspaceId } })
-      : await this.db.webhook.findMany({
-          where: { workspaceId, enabled: true, events: { has: eventType } },
-          orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        });
+      ? await this.webhooks.findInWorkspace(input.webhookId, workspaceId).then((row) => (row ? [row] : []))
+      : await this.webhooks.listSubscribed(workspaceId, eventType!);
     if (input.webhookId && hooks.length === 0) throw webhookNotFound();
     const body = JSON.stringify(samplePayload(eventType!, workspaceId));
     const outcomes = await Promise.all(
       hooks.map(async (webhook) => {
         // Claimed from the start (delivering + lease) so the worker leaves it to this request.
-        const delivery = await this.db.webhookDelivery.create({
-          data: {
-            webhookId: webhook.id,
-            workspaceId,
-            eventType: eventType!,
-            body,
-            test: true,
-            status: 'delivering',
-            leaseUntil: new Date(Date.now() + 60_000),
-          },
+        const delivery = await this.deliveries.createTest({
+          webhookId: webhook.id,
+          workspaceId,
+          eventType: eventType!,
+          body,
+          leaseUntil: new Date(Date.now() + 60_000),
         });
         const outcome = await this.attempter.attempt(delivery, webhook);
         return {
@@ -133,12 +117,7 @@ export class DeliveryHandlers {
     input: { workspaceId: string; webhookId: string; deliveryId: string },
   ) {
     const webhook = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
-    const row = isUuid(input.deliveryId)
-      ? await this.db.webhookDelivery.findFirst({
-          where: { id: input.deliveryId, webhookId: webhook.id },
-          include: { attemptLog: { orderBy: { number: 'asc' } } },
-        })
-      : null;
+    const row = isUuid(input.deliveryId) ? await this.deliveries.findOfWebhook(input.deliveryId, webhook.id) : null;
     if (!row) throw deliveryNotFound();
     return row;
   }

@@ -6,7 +6,7 @@ import {
   WEBHOOK_HEADERS_MAX,
   WEBHOOK_NAME_MAX,
   type WebhookEventType,
-} from '../webhook-limits.js';
+} from '../webhooks-limits.js';
 import type { HeaderPair } from './webhook-secrets.js';
 
 const invalid = (field: string, message: string) =>

@@ -1,18 +1,15 @@
 import type { SecretBox } from '@kw/platform-secret-box';
-import type { WebhooksDb } from './webhooks-db.js';
+import type { WebhooksRepository } from '../persistence/webhooks.repository.js';
 
 /** The secrets that sign a delivery now: the current one and any still in their overlap. */
 export async function signingSecrets(
-  db: Pick<WebhooksDb, 'webhookSecret'>,
+  webhooks: Pick<WebhooksRepository, 'signingSecretsSealed'>,
   box: SecretBox,
   webhookId: string,
   now = new Date(),
 ): Promise<string[]> {
-  const rows = await db.webhookSecret.findMany({
-    where: { webhookId, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
-    orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
-  });
-  return rows.map((row) => box.open(row.secretSealed));
+  const sealed = await webhooks.signingSecretsSealed(webhookId, now);
+  return sealed.map((secret) => box.open(secret));
 }
 
 export interface HeaderPair {

@@ -1,7 +1,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { DeliveryAttemptSchema, WebhookDeliverySchema, WebhookSchema } from '@kw/contracts';
-import { messageIdOf } from '../delivery/sign-delivery.js';
-import type { AttemptRow, DeliveryRow, WebhookRow } from './webhooks-db.js';
+import { messageIdOf } from './delivery/sign-delivery.js';
+import type { AttemptRow, DeliveryRow, WebhookRow } from '../persistence/rows.js';
 
 /** Header values are never shown again after they are set. */
 export const MASKED_VALUE = '********';

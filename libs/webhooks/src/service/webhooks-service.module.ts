@@ -5,15 +5,17 @@ import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { SECRET_BOX, loadSecretBox } from '@kw/platform-secret-box';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
-import { DeliveryAttempter } from '../delivery/attempt-delivery.js';
-import { deliverySettingsProvider } from '../delivery/delivery-settings.js';
-import { DeliveryWorker } from '../delivery/delivery-worker.js';
-import { EndpointHealth } from '../delivery/endpoint-health.js';
-import { WebhookFanOut } from '../delivery/webhook-fan-out.js';
+import { DeliveryAttempter } from './delivery/attempt-delivery.js';
+import { deliverySettingsProvider } from './delivery/delivery-settings.js';
+import { DeliveryWorker } from '../events/delivery-worker.js';
+import { EndpointHealth } from './delivery/endpoint-health.js';
+import { WebhookFanOut } from '../events/webhook-fan-out.js';
 import { DeliveryHandlers } from './deliveries.handlers.js';
 import { WebhookHandlers } from './webhooks.handlers.js';
 import { WebhookRecords } from './webhook-records.js';
-import { webhooksDbProviders } from './webhooks-db.js';
+import { DeliveriesRepository } from '../persistence/deliveries.repository.js';
+import { webhooksDbProviders } from '../persistence/webhooks-database.js';
+import { WebhooksRepository } from '../persistence/webhooks.repository.js';
 
 /** The service side of the webhooks component: kw.webhooks.v1 handlers, the fan-out consumer and the delivery worker. */
 @Module({
@@ -27,6 +29,8 @@ import { webhooksDbProviders } from './webhooks-db.js';
     },
     deliverySettingsProvider,
     WorkspaceGate,
+    WebhooksRepository,
+    DeliveriesRepository,
     WebhookRecords,
     EndpointHealth,
     DeliveryAttempter,

@@ -5,19 +5,19 @@ import { AppError, ErrorCode } from '@kw/platform-errors';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
-import { DELIVERY_SETTINGS, type DeliverySettings } from '../delivery/delivery-settings.js';
-import { newSigningSecret } from '../delivery/sign-delivery.js';
-import { checkTarget } from '../targets/index.js';
+import { DELIVERY_SETTINGS, type DeliverySettings } from './delivery/delivery-settings.js';
+import { newSigningSecret } from './delivery/sign-delivery.js';
+import { checkTarget } from './targets/index.js';
 import {
   SECRET_OVERLAP_DEFAULT_SECONDS,
   SECRET_OVERLAP_MAX_SECONDS,
   WEBHOOKS_PER_WORKSPACE_MAX,
-} from '../webhook-limits.js';
+} from '../webhooks-limits.js';
 import { validEvents, validHeaders, validName } from './webhook-input.js';
 import { sealHeaders } from './webhook-secrets.js';
 import { webhookView } from './webhook-view.js';
 import { WebhookRecords } from './webhook-records.js';
-import { WEBHOOKS_DB, type WebhooksDb } from './webhooks-db.js';
+import { WebhooksRepository, type WebhookChanges } from '../persistence/webhooks.repository.js';
 
 /**
  * Webhook configuration: a workspace-management action (`webhooks:manage`), so readers get
@@ -27,7 +27,7 @@ import { WEBHOOKS_DB, type WebhooksDb } from './webhooks-db.js';
 @Injectable()
 export class WebhookHandlers {
   constructor(
-    @Inject(WEBHOOKS_DB) private readonly db: WebhooksDb,
+    private readonly webhooks: WebhooksRepository,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
     @Inject(DELIVERY_SETTINGS) private readonly settings: DeliverySettings,
     private readonly gate: WorkspaceGate,
@@ -37,10 +37,7 @@ export class WebhookHandlers {
   @Handles(WebhooksService.method.listWebhooks)
   async list(input: RequestOf<typeof WebhooksService, 'listWebhooks'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'webhooks:manage');
-    const rows = await this.db.webhook.findMany({
-      where: { workspaceId },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
+    const rows = await this.webhooks.listForWorkspace(workspaceId);
     const overlaps = await this.records.overlapEnds(rows.map((r) => r.id));
     return { webhooks: rows.map((row) => webhookView(row, overlaps.get(row.id) ?? null)) };
   }
@@ -53,30 +50,26 @@ export class WebhookHandlers {
     const headers = validHeaders(input.headers);
     await checkTarget(input.url, this.settings.policy);
     const secret = newSigningSecret();
-    const row = await this.db.$transaction(async (tx) => {
-      // Serialises creates per workspace so the cap holds under concurrency.
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${workspaceId}`}))`;
-      if ((await tx.webhook.count({ where: { workspaceId } })) >= WEBHOOKS_PER_WORKSPACE_MAX) {
-        throw new AppError({
-          status: 409,
-          code: ErrorCode.CONFLICT,
-          message: `At most ${WEBHOOKS_PER_WORKSPACE_MAX} webhooks per workspace`,
-        });
-      }
-      const created = await tx.webhook.create({
-        data: {
-          workspaceId,
-          name,
-          url: input.url,
-          events,
-          enabled: input.enabled,
-          createdBy: userId,
-          ...sealHeaders(this.box, headers),
-        },
+    const row = await this.webhooks.createWithSecret(
+      {
+        workspaceId,
+        name,
+        url: input.url,
+        events,
+        enabled: input.enabled,
+        createdBy: userId,
+        ...sealHeaders(this.box, headers),
+      },
+      this.box.seal(secret),
+      WEBHOOKS_PER_WORKSPACE_MAX,
+    );
+    if (!row) {
+      throw new AppError({
+        status: 409,
+        code: ErrorCode.CONFLICT,
+        message: `At most ${WEBHOOKS_PER_WORKSPACE_MAX} webhooks per workspace`,
       });
-      await tx.webhookSecret.create({ data: { webhookId: created.id, secretSealed: this.box.seal(secret) } });
-      return created;
-    });
+    }
     return { webhook: webhookView(row), secret };
   }
 
@@ -89,7 +82,7 @@ export class WebhookHandlers {
   @Handles(WebhooksService.method.updateWebhook)
   async update(input: RequestOf<typeof WebhooksService, 'updateWebhook'>, context: RequestContext) {
     const current = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
-    const data: Parameters<WebhooksDb['webhook']['update']>[0]['data'] = {};
+    const data: WebhookChanges = {};
     if (input.name !== undefined) data.name = validName(input.name);
     if (input.setEvents) data.events = validEvents(input.events);
     if (input.setHeaders) Object.assign(data, sealHeaders(this.box, validHeaders(input.headers)));
@@ -102,7 +95,7 @@ export class WebhookHandlers {
       // Turning an endpoint the platform disabled back on starts its failure clock again.
       if (input.enabled) Object.assign(data, { disabledReason: null, disabledAt: null, failingSince: null });
     }
-    const row = await this.db.webhook.update({ where: { id: current.id }, data });
+    const row = await this.webhooks.update(current.id, data);
     return { webhook: webhookView(row, (await this.records.overlapEnds([row.id])).get(row.id) ?? null) };
   }
 
@@ -110,7 +103,7 @@ export class WebhookHandlers {
   async delete(input: RequestOf<typeof WebhooksService, 'deleteWebhook'>, context: RequestContext) {
     const row = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
     // Deliveries and their history go with it (cascade): nothing is sent for it any more.
-    await this.db.webhook.deleteMany({ where: { id: row.id } });
+    await this.webhooks.delete(row.id);
     return {};
   }
 
@@ -128,15 +121,8 @@ export class WebhookHandlers {
     }
     const secret = newSigningSecret();
     const expiresAt = new Date(Date.now() + overlap * 1000);
-    await this.db.$transaction(async (tx) => {
-      // Older secrets still in an overlap end no later than this one's.
-      await tx.webhookSecret.updateMany({
-        where: { webhookId: current.id, OR: [{ expiresAt: null }, { expiresAt: { gt: expiresAt } }] },
-        data: { expiresAt },
-      });
-      await tx.webhookSecret.deleteMany({ where: { webhookId: current.id, expiresAt: { lte: new Date() } } });
-      await tx.webhookSecret.create({ data: { webhookId: current.id, secretSealed: this.box.seal(secret) } });
-    });
+    // Older secrets still in an overlap end no later than this one's.
+    await this.webhooks.rotateSecret(current.id, this.box.seal(secret), expiresAt);
     return { webhook: webhookView(current, expiresAt), secret, previousSecretExpiresAt: expiresAt.toISOString() };
   }
 }

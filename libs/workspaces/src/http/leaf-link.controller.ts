@@ -6,7 +6,7 @@ import type { AppConfig } from '@kw/platform-config';
 import { Public, publicBase } from '@kw/platform-http';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
-import { jwksPath } from '../hosted-zones/hosted-zone-settings.js';
+import { jwksPath } from '../service/hosted-zones/hosted-zone-settings.js';
 import {
   EnrollLeafDto,
   EnrollLeafResponseDto,

@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WorkspacesService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
-import { NOTIFICATIONS_LIMIT_DEFAULT } from '../workspace-limits.js';
+import { NOTIFICATIONS_LIMIT_DEFAULT } from '../workspaces-limits.js';
 import { MarkAllReadResponseDto, NotificationPageDto, NotificationResponseDto } from './dto/notifications.dto.js';
 import { NotificationsQueryDto } from './dto/query.dto.js';
 import { list, notificationJson } from './presenters.js';

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WorkspacesService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
-import { DISCOVER_LIMIT_DEFAULT } from '../workspace-limits.js';
+import { DISCOVER_LIMIT_DEFAULT } from '../workspaces-limits.js';
 import { DiscoverQueryDto } from './dto/query.dto.js';
 import { UpdateWorkspaceSettingsDto, WorkspaceSettingsResponseDto } from './dto/settings.dto.js';
 import {

@@ -1,14 +1,15 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { WorkspacesService, type InvitationSchema } from '@kw/contracts';
 import { INVITATION_ROLES, isInvitationRole } from '@kw/platform-access-policy';
 import type { RequestContext } from '@kw/platform-context';
 import { badRequest } from '@kw/platform-errors';
 import { Handles, type RequestOf } from '@kw/platform-transport';
-import { EMAIL_MAX, INVITATION_TTL_DAYS } from '../workspace-limits.js';
+import { EMAIL_MAX, INVITATION_TTL_DAYS } from '../workspaces-limits.js';
 import { AccessChanges } from './access-changes.js';
 import { assertAccount, tokenReaches } from './caller.js';
-import { lockWorkspace, WORKSPACES_DB, type ControlDb, type InvitationRow } from './control-db.js';
+import { InvitationsRepository, type InvitationRefusal } from '../persistence/invitations.repository.js';
+import type { InvitationRow } from '../persistence/rows.js';
 import { IdentityDirectory } from './identity-directory.js';
 import { isUuid } from '@kw/platform-ids';
 import { NotificationKind } from './notifications.js';
@@ -20,7 +21,7 @@ import {
   invitationPending,
 } from './workspace-errors.js';
 import { relationFrom, WorkspaceAccess } from './workspace-access.js';
-import { iso, workspaceView, ZONE_ENDPOINT } from './workspace-view.js';
+import { iso, workspaceView } from './workspace-view.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -39,9 +40,6 @@ export function invitationView(row: InvitationRow, workspaceName: string): Messa
   };
 }
 
-/** A pending invitation that can still be accepted. */
-const live = (now: Date) => ({ status: 'pending', expiresAt: { gt: now } });
-
 /**
  * Invitations: owners invite by email with a non-owner role; the account with that email
  * sees the invitation (and a notification) and accepts it to become a member.
@@ -49,7 +47,7 @@ const live = (now: Date) => ({ status: 'pending', expiresAt: { gt: now } });
 @Injectable()
 export class InvitationHandlers {
   constructor(
-    @Inject(WORKSPACES_DB) private readonly db: ControlDb,
+    private readonly invitations: InvitationsRepository,
     private readonly access: WorkspaceAccess,
     private readonly identity: IdentityDirectory,
     private readonly changes: AccessChanges,
@@ -64,48 +62,28 @@ export class InvitationHandlers {
     // Looked up before the transaction: the identity service needs the (embedded) connection.
     const invitee = await this.identity.findByEmail(email);
     const now = new Date();
-    const invitation = await this.db.$transaction(async (tx) => {
-      await lockWorkspace(tx, workspace.id);
-      if (
-        invitee &&
-        (await tx.workspaceMember.findUnique({
-          where: { workspaceId_userId: { workspaceId: workspace.id, userId: invitee.id } },
-        }))
-      ) {
-        throw alreadyMember();
-      }
-      await tx.workspaceInvitation.updateMany({
-        where: { workspaceId: workspace.id, status: 'pending', expiresAt: { lte: now } },
-        data: { status: 'expired' },
-      });
-      if (await tx.workspaceInvitation.findFirst({ where: { workspaceId: workspace.id, email, ...live(now) } }))
-        throw invitationPending();
-      const created = await tx.workspaceInvitation.create({
-        data: {
+    const invitation = await this.invitations.invite(
+      {
+        workspaceId: workspace.id,
+        email,
+        role: input.role,
+        invitedBy: userId,
+        expiresAt: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS),
+      },
+      now,
+      invitee && {
+        userId: invitee.id,
+        kind: NotificationKind.WORKSPACE_INVITATION,
+        payload: (created) => ({
+          invitationId: created.id,
           workspaceId: workspace.id,
-          email,
-          role: input.role,
+          workspaceName: workspace.name,
+          role: created.role,
           invitedBy: userId,
-          expiresAt: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS),
-        },
-      });
-      if (invitee) {
-        await tx.notification.create({
-          data: {
-            userId: invitee.id,
-            kind: NotificationKind.WORKSPACE_INVITATION,
-            payload: {
-              invitationId: created.id,
-              workspaceId: workspace.id,
-              workspaceName: workspace.name,
-              role: created.role,
-              invitedBy: userId,
-            },
-          },
-        });
-      }
-      return created;
-    });
+        }),
+      },
+    );
+    if (typeof invitation === 'string') throw refusal(invitation);
     return { invitation: invitationView(invitation, workspace.name) };
   }
 
@@ -115,10 +93,7 @@ export class InvitationHandlers {
     context: RequestContext,
   ) {
     const { workspace } = await this.access.authorize(context, input.workspaceId, 'members:read');
-    const rows = await this.db.workspaceInvitation.findMany({
-      where: { workspaceId: workspace.id, ...live(new Date()) },
-      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
-    });
+    const rows = await this.invitations.listLive(workspace.id, new Date());
     return { invitations: rows.map((r) => invitationView(r, workspace.name)) };
   }
 
@@ -126,11 +101,9 @@ export class InvitationHandlers {
   async revoke(input: RequestOf<typeof WorkspacesService, 'revokeInvitation'>, context: RequestContext) {
     const { workspace } = await this.access.authorize(context, input.workspaceId, 'members:manage');
     if (!isUuid(input.invitationId)) throw invitationNotFound();
-    const found = await this.db.workspaceInvitation.findFirst({
-      where: { id: input.invitationId, workspaceId: workspace.id, status: 'pending' },
-    });
+    const found = await this.invitations.findPending(input.invitationId, workspace.id);
     if (!found) throw invitationNotFound();
-    const revoked = await this.db.workspaceInvitation.update({ where: { id: found.id }, data: { status: 'revoked' } });
+    const revoked = await this.invitations.setStatus(found.id, 'revoked');
     return { invitation: invitationView(revoked, workspace.name) };
   }
 
@@ -139,11 +112,7 @@ export class InvitationHandlers {
     const { userId, auth } = assertAccount(context, 'workspaces:read');
     const email = await this.identity.emailOf(userId);
     if (!email) return { invitations: [] };
-    const rows = await this.db.workspaceInvitation.findMany({
-      where: { email, ...live(new Date()), workspace: { archivedAt: null } },
-      include: { workspace: { select: { name: true } } },
-      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
-    });
+    const rows = await this.invitations.listLiveForEmail(email, new Date());
     return {
       invitations: rows
         .filter((r) => tokenReaches(auth, r.workspaceId))
@@ -161,10 +130,7 @@ export class InvitationHandlers {
     const { userId, auth } = assertAccount(context, 'workspaces:write');
     if (!isUuid(input.invitationId)) throw invitationNotFound();
     const email = await this.identity.emailOf(userId);
-    const found = await this.db.workspaceInvitation.findUnique({
-      where: { id: input.invitationId },
-      include: { workspace: { include: ZONE_ENDPOINT } },
-    });
+    const found = await this.invitations.findWithWorkspace(input.invitationId);
     if (
       !found ||
       !email ||
@@ -178,34 +144,20 @@ export class InvitationHandlers {
     const { workspace, ...invitation } = found;
     const now = new Date();
     if (invitation.expiresAt <= now) {
-      await this.db.workspaceInvitation.update({ where: { id: invitation.id }, data: { status: 'expired' } });
+      await this.invitations.setStatus(invitation.id, 'expired');
       throw invitationExpired();
     }
-    const accepted = await this.db.$transaction(async (tx) => {
-      await lockWorkspace(tx, workspace.id);
-      if (await tx.workspaceMember.findUnique({ where: { workspaceId_userId: { workspaceId: workspace.id, userId } } }))
-        throw alreadyMember();
-      await tx.workspaceMember.create({ data: { workspaceId: workspace.id, userId, role: invitation.role } });
-      // A member no longer needs the subscription; keeping it would outlive a later removal.
-      await tx.workspaceSubscription.deleteMany({ where: { workspaceId: workspace.id, userId } });
-      await tx.notification.updateMany({
-        where: {
-          userId,
-          kind: NotificationKind.WORKSPACE_INVITATION,
-          readAt: null,
-          payload: { path: ['invitationId'], equals: invitation.id },
-        },
-        data: { readAt: now },
-      });
-      return tx.workspaceInvitation.update({
-        where: { id: invitation.id },
-        data: { status: 'accepted', acceptedAt: now },
-      });
-    });
+    const accepted = await this.invitations.accept(invitation, userId, now, NotificationKind.WORKSPACE_INVITATION);
+    if (typeof accepted === 'string') throw refusal(accepted);
     this.changes.workspace(workspace.id);
     return {
       workspace: workspaceView(workspace, relationFrom(accepted.role, false)),
       invitation: invitationView(accepted, workspace.name),
     };
   }
+}
+
+/** Nothing was written: the invitee is a member already, or has a live invitation. */
+function refusal(reason: InvitationRefusal): Error {
+  return reason === 'pending' ? invitationPending() : alreadyMember();
 }

@@ -1,11 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { WorkspacesService, type MemberSchema, type User } from '@kw/contracts';
 import { denialError, isWorkspaceRole, WORKSPACE_ROLES } from '@kw/platform-access-policy';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { AccessChanges } from './access-changes.js';
-import { lockWorkspace, WORKSPACES_DB, type ControlDb, type ControlTx, type MemberRow } from './control-db.js';
+import { MembersRepository, type MembershipRefusal } from '../persistence/members.repository.js';
+import type { MemberRow } from '../persistence/rows.js';
 import { IdentityDirectory } from './identity-directory.js';
 import { isUuid } from '@kw/platform-ids';
 import { invalidRole, lastOwner, memberNotFound } from './workspace-errors.js';
@@ -26,7 +27,7 @@ export function memberView(row: MemberRow, user: User | undefined): MessageInitS
 @Injectable()
 export class MemberHandlers {
   constructor(
-    @Inject(WORKSPACES_DB) private readonly db: ControlDb,
+    private readonly members: MembersRepository,
     private readonly access: WorkspaceAccess,
     private readonly identity: IdentityDirectory,
     private readonly changes: AccessChanges,
@@ -35,10 +36,7 @@ export class MemberHandlers {
   @Handles(WorkspacesService.method.listMembers)
   async list(input: RequestOf<typeof WorkspacesService, 'listMembers'>, context: RequestContext) {
     const { workspace } = await this.access.authorize(context, input.workspaceId, 'members:read');
-    const rows = await this.db.workspaceMember.findMany({
-      where: { workspaceId: workspace.id },
-      orderBy: [{ createdAt: 'asc' }, { userId: 'asc' }],
-    });
+    const rows = await this.members.listForWorkspace(workspace.id);
     const users = await this.identity.usersById(rows.map((r) => r.userId));
     return { members: rows.map((r) => memberView(r, users.get(r.userId))) };
   }
@@ -49,14 +47,8 @@ export class MemberHandlers {
     if (!isWorkspaceRole(input.role)) throw invalidRole(input.role, WORKSPACE_ROLES);
     if (!isUuid(input.userId)) throw memberNotFound();
     const role = input.role;
-    const updated = await this.db.$transaction(async (tx) => {
-      const member = await this.lockedMember(tx, workspace.id, input.userId);
-      if (member.role === 'owner' && role !== 'owner') await assertAnotherOwner(tx, workspace.id);
-      return tx.workspaceMember.update({
-        where: { workspaceId_userId: { workspaceId: workspace.id, userId: member.userId } },
-        data: { role },
-      });
-    });
+    const updated = await this.members.changeRole(workspace.id, input.userId, role);
+    if (typeof updated === 'string') throw refusal(updated);
     this.changes.workspace(workspace.id);
     const users = await this.identity.usersById([updated.userId]);
     return { member: memberView(updated, users.get(updated.userId)) };
@@ -69,11 +61,8 @@ export class MemberHandlers {
       ? await this.authorizeLeave(context, input.workspaceId)
       : (await this.access.authorize(context, input.workspaceId, 'members:manage')).workspace.id;
     if (!isUuid(input.userId)) throw memberNotFound();
-    await this.db.$transaction(async (tx) => {
-      const member = await this.lockedMember(tx, workspaceId, input.userId);
-      if (member.role === 'owner') await assertAnotherOwner(tx, workspaceId);
-      await tx.workspaceMember.delete({ where: { workspaceId_userId: { workspaceId, userId: member.userId } } });
-    });
+    const refused = await this.members.remove(workspaceId, input.userId);
+    if (refused) throw refusal(refused);
     this.changes.workspace(workspaceId);
     return {};
   }
@@ -88,17 +77,9 @@ export class MemberHandlers {
     if (!isWorkspaceRole(relation)) throw memberNotFound();
     return workspace!.id;
   }
-
-  private async lockedMember(tx: ControlTx, workspaceId: string, userId: string): Promise<MemberRow> {
-    await lockWorkspace(tx, workspaceId);
-    const member = await tx.workspaceMember.findUnique({ where: { workspaceId_userId: { workspaceId, userId } } });
-    if (!member) throw memberNotFound();
-    return member;
-  }
 }
 
-/** Refuses to take away the last owner (the workspace row is locked by the caller). */
-async function assertAnotherOwner(tx: ControlTx, workspaceId: string): Promise<void> {
-  const owners = await tx.workspaceMember.count({ where: { workspaceId, role: 'owner' } });
-  if (owners <= 1) throw lastOwner();
+/** Nothing was changed: the user is not a member, or the last owner would go. */
+function refusal(reason: MembershipRefusal): Error {
+  return reason === 'last_owner' ? lastOwner() : memberNotFound();
 }

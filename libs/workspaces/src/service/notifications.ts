@@ -1,6 +1,6 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { NotificationSchema } from '@kw/contracts';
-import type { NotificationRow } from './control-db.js';
+import type { NotificationRow } from '../persistence/rows.js';
 import { iso } from './workspace-view.js';
 
 /** Kinds of notification this component writes. */

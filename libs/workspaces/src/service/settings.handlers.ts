@@ -1,9 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { FragmentsService, WorkspacesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, badRequest } from '@kw/platform-errors';
 import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
-import { WORKSPACES_DB, type ControlDb } from './control-db.js';
+import { WorkspacesRepository } from '../persistence/workspaces.repository.js';
 import { isUuid } from '@kw/platform-ids';
 import { WorkspaceAccess } from './workspace-access.js';
 import { applySettingsPatch, readSettings, settingsMessage } from './workspace-settings.js';
@@ -12,7 +12,7 @@ import { applySettingsPatch, readSettings, settingsMessage } from './workspace-s
 @Injectable()
 export class SettingsHandlers {
   constructor(
-    @Inject(WORKSPACES_DB) private readonly db: ControlDb,
+    private readonly workspaces: WorkspacesRepository,
     private readonly access: WorkspaceAccess,
     private readonly client: ServiceClient,
   ) {}
@@ -36,7 +36,7 @@ export class SettingsHandlers {
       enrichmentTags: input.enrichmentTags,
       allowPublicSubscriptions: input.allowPublicSubscriptions,
     });
-    await this.db.workspace.update({ where: { id: workspace.id }, data: { settings: { ...next } } });
+    await this.workspaces.updateSettings(workspace.id, next);
     return { settings: settingsMessage(next) };
   }
 

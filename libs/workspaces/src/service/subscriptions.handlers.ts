@@ -1,10 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { WorkspacesService } from '@kw/contracts';
 import { isWorkspaceRole } from '@kw/platform-access-policy';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { AccessChanges } from './access-changes.js';
-import { WORKSPACES_DB, type ControlDb } from './control-db.js';
+import { SubscriptionsRepository } from '../persistence/subscriptions.repository.js';
 import { alreadyMember, subscriptionsClosed, workspaceNotFound } from './workspace-errors.js';
 import { WorkspaceAccess, type AuthorizedWorkspace } from './workspace-access.js';
 import { readSettings } from './workspace-settings.js';
@@ -14,7 +14,7 @@ import { workspaceView } from './workspace-view.js';
 @Injectable()
 export class SubscriptionHandlers {
   constructor(
-    @Inject(WORKSPACES_DB) private readonly db: ControlDb,
+    private readonly subscriptions: SubscriptionsRepository,
     private readonly access: WorkspaceAccess,
     private readonly changes: AccessChanges,
   ) {}
@@ -26,11 +26,7 @@ export class SubscriptionHandlers {
     if (isWorkspaceRole(relation)) throw alreadyMember();
     if (relation !== 'subscriber') {
       if (!readSettings(workspace.settings).allowPublicSubscriptions) throw subscriptionsClosed();
-      await this.db.workspaceSubscription.upsert({
-        where: { workspaceId_userId: { workspaceId: workspace.id, userId } },
-        create: { workspaceId: workspace.id, userId },
-        update: {},
-      });
+      await this.subscriptions.subscribe(workspace.id, userId);
       this.changes.workspace(workspace.id);
     }
     return { workspace: workspaceView(workspace, 'subscriber') };
@@ -39,7 +35,7 @@ export class SubscriptionHandlers {
   @Handles(WorkspacesService.method.unsubscribeWorkspace)
   async unsubscribe(input: RequestOf<typeof WorkspacesService, 'unsubscribeWorkspace'>, context: RequestContext) {
     const { workspace, relation, userId } = await this.publicWorkspace(context, input.workspaceId);
-    await this.db.workspaceSubscription.deleteMany({ where: { workspaceId: workspace.id, userId } });
+    await this.subscriptions.unsubscribe(workspace.id, userId);
     this.changes.workspace(workspace.id);
     return { workspace: workspaceView(workspace, relation === 'subscriber' ? 'none' : relation) };
   }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '@kw/platform-context';
 import {
   assertAllowed,
@@ -11,7 +11,8 @@ import {
   type Visibility,
 } from '@kw/platform-access-policy';
 import { callerOf } from './caller.js';
-import { WORKSPACES_DB, type ControlDb, type ControlTx, type WorkspaceRow } from './control-db.js';
+import type { WorkspaceRow } from '../persistence/rows.js';
+import { WorkspacesRepository } from '../persistence/workspaces.repository.js';
 import { isUuid } from '@kw/platform-ids';
 
 /** A workspace the caller was allowed to act on, with how the caller stands towards it. */
@@ -27,14 +28,6 @@ export interface Loaded {
   relation: Relation;
 }
 
-/** One row of WorkspaceAccess.load's statement: the workspace's columns, its zone's endpoint, the user's role and subscription. */
-type LoadedRow = Omit<WorkspaceRow, 'hostedZone'> & {
-  endpointUrl: string | null;
-  hasZone: boolean;
-  role: string | null;
-  subscribed: boolean;
-};
-
 export interface AuthorizeOptions {
   /** Restoring the archived workspace (action 'workspaces:delete'). */
   restoring?: boolean;
@@ -47,32 +40,14 @@ export interface AuthorizeOptions {
  */
 @Injectable()
 export class WorkspaceAccess {
-  constructor(@Inject(WORKSPACES_DB) private readonly db: ControlDb) {}
+  constructor(private readonly workspaces: WorkspacesRepository) {}
 
-  /**
-   * The workspace (undefined when the id is malformed or unknown) and the user's relation, in
-   * one statement: every data-plane request asks this (ResolveAccess), and the relational
-   * include it replaces cost four queries and four query compilations per request.
-   */
-  async load(workspaceId: string, userId: string, db: ControlTx = this.db): Promise<Loaded> {
+  /** The workspace (undefined when the id is malformed or unknown) and the user's relation. */
+  async load(workspaceId: string, userId: string): Promise<Loaded> {
     if (!isUuid(workspaceId) || !isUuid(userId)) return { workspace: undefined, relation: 'none' };
-    const rows = await db.$queryRaw<LoadedRow[]>`
-      SELECT w.id::text AS id, w.name, w.description, w.visibility, w.status, w.hosted_zone_id::text AS "hostedZoneId",
-             w.settings, w.created_by::text AS "createdBy", w.created_at AS "createdAt", w.updated_at AS "updatedAt",
-             w.archived_at AS "archivedAt", z.endpoint_url AS "endpointUrl", (z.id IS NOT NULL) AS "hasZone",
-             m.role, (s.user_id IS NOT NULL) AS subscribed
-        FROM control.workspaces w
-        LEFT JOIN control.hosted_zones z ON z.id = w.hosted_zone_id
-        LEFT JOIN control.workspace_members m ON m.workspace_id = w.id AND m.user_id = ${userId}::uuid
-        LEFT JOIN control.workspace_subscriptions s ON s.workspace_id = w.id AND s.user_id = ${userId}::uuid
-       WHERE w.id = ${workspaceId}::uuid`;
-    const row = rows[0];
-    if (!row) return { workspace: undefined, relation: 'none' };
-    const { endpointUrl, hasZone, role, subscribed, ...workspace } = row;
-    return {
-      workspace: { ...workspace, hostedZone: hasZone ? { endpointUrl } : null },
-      relation: relationFrom(role ?? undefined, subscribed),
-    };
+    const found = await this.workspaces.findWithRelation(workspaceId, userId);
+    if (!found) return { workspace: undefined, relation: 'none' };
+    return { workspace: found.workspace, relation: relationFrom(found.role, found.subscribed) };
   }
 
   /** The policy's decision for the caller on this workspace, without throwing. */

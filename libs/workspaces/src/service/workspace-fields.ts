@@ -1,5 +1,5 @@
 import { badRequest } from '@kw/platform-errors';
-import { VISIBILITIES, WORKSPACE_DESCRIPTION_MAX, WORKSPACE_NAME_MAX } from '../workspace-limits.js';
+import { VISIBILITIES, WORKSPACE_DESCRIPTION_MAX, WORKSPACE_NAME_MAX } from '../workspaces-limits.js';
 
 /**
  * The service re-validates what the HTTP DTOs already checked: other components call the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { likePattern } from './workspace-listings.handlers.js';
+import { likePattern } from '../persistence/workspaces.repository.js';
 import { applySettingsPatch, DEFAULT_SETTINGS, readSettings } from './workspace-settings.js';
 
 describe('workspace settings', () => {

@@ -1,12 +1,9 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { WorkspaceSchema } from '@kw/contracts';
 import type { Relation } from '@kw/platform-access-policy';
-import type { WorkspaceRow } from './control-db.js';
+import type { WorkspaceRow } from '../persistence/rows.js';
 
 export type WorkspaceMessage = MessageInitShape<typeof WorkspaceSchema>;
-
-/** Include this in workspace queries whose rows become WorkspaceMessages: endpointUrl comes from the zone. */
-export const ZONE_ENDPOINT = { hostedZone: { select: { endpointUrl: true } } } as const;
 
 export const iso = (date: Date | null | undefined): string => (date ? date.toISOString() : '');
 

@@ -1,22 +1,22 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { WorkspacesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { denialError } from '@kw/platform-access-policy';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { AccessChanges } from './access-changes.js';
 import { assertAccount } from './caller.js';
-import { WORKSPACES_DB, type ControlDb } from './control-db.js';
-import { ZonePlacement } from '../hosted-zones/zone-placement.js';
+import { WorkspacesRepository } from '../persistence/workspaces.repository.js';
+import { ZonePlacement } from './hosted-zones/zone-placement.js';
 import { workspaceNotFound } from './workspace-errors.js';
 import { checkDescription, checkName, checkVisibility } from './workspace-fields.js';
 import { WorkspaceAccess } from './workspace-access.js';
-import { workspaceView, ZONE_ENDPOINT } from './workspace-view.js';
+import { workspaceView } from './workspace-view.js';
 
 /** One workspace's lifecycle: create, read, update, archive, restore. */
 @Injectable()
 export class WorkspaceLifecycleHandlers {
   constructor(
-    @Inject(WORKSPACES_DB) private readonly db: ControlDb,
+    private readonly workspaces: WorkspacesRepository,
     private readonly access: WorkspaceAccess,
     private readonly placement: ZonePlacement,
     private readonly changes: AccessChanges,
@@ -31,16 +31,12 @@ export class WorkspaceLifecycleHandlers {
     // Hosted Zone placement: the zone's Leaf provisions the workspace, which stays `processing` until it reports ready.
     const zone =
       input.hostedZoneId !== undefined ? await this.placement.placeableZone(userId, input.hostedZoneId) : undefined;
-    const row = await this.db.workspace.create({
-      data: {
-        name,
-        description,
-        visibility,
-        createdBy: userId,
-        members: { create: { userId, role: 'owner' } },
-        ...(zone && { hostedZoneId: zone.id, status: 'processing' }),
-      },
-      include: ZONE_ENDPOINT,
+    const row = await this.workspaces.create({
+      name,
+      description,
+      visibility,
+      createdBy: userId,
+      ...(zone && { hostedZoneId: zone.id }),
     });
     return { workspace: workspaceView(row, 'owner') };
   }
@@ -60,7 +56,7 @@ export class WorkspaceLifecycleHandlers {
       ...(input.visibility !== undefined && { visibility: checkVisibility(input.visibility) }),
     };
     if (Object.keys(data).length === 0) return { workspace: workspaceView(workspace, relation) };
-    const row = await this.db.workspace.update({ where: { id: workspace.id }, data, include: ZONE_ENDPOINT });
+    const row = await this.workspaces.update(workspace.id, data);
     this.changes.workspace(workspace.id);
     return { workspace: workspaceView(row, relation) };
   }
@@ -68,11 +64,7 @@ export class WorkspaceLifecycleHandlers {
   @Handles(WorkspacesService.method.archiveWorkspace)
   async archive(input: RequestOf<typeof WorkspacesService, 'archiveWorkspace'>, context: RequestContext) {
     const { workspace, relation } = await this.access.authorize(context, input.workspaceId, 'workspaces:delete');
-    const row = await this.db.workspace.update({
-      where: { id: workspace.id },
-      data: { archivedAt: new Date() },
-      include: ZONE_ENDPOINT,
-    });
+    const row = await this.workspaces.setArchivedAt(workspace.id, new Date());
     this.changes.workspace(workspace.id);
     return { workspace: workspaceView(row, relation) };
   }
@@ -91,11 +83,7 @@ export class WorkspaceLifecycleHandlers {
       throw denialError(decision);
     }
     if (workspace!.archivedAt === null) return { workspace: workspaceView(workspace!, relation) };
-    const row = await this.db.workspace.update({
-      where: { id: workspace!.id },
-      data: { archivedAt: null },
-      include: ZONE_ENDPOINT,
-    });
+    const row = await this.workspaces.setArchivedAt(workspace!.id, null);
     this.changes.workspace(workspace!.id);
     return { workspace: workspaceView(row, relation) };
   }

@@ -23,7 +23,7 @@ import {
   SECRET_OVERLAP_MAX_SECONDS,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_HEADERS_MAX,
-} from '../../webhook-limits.js';
+} from '../../webhooks-limits.js';
 
 /** `{name: value}` with string values and at most WEBHOOK_HEADERS_MAX entries (names and values are checked by the service). */
 const IsHeaderMap = () =>

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsString, MaxLength } from 'class-validator';
 import { INVITATION_ROLES, WORKSPACE_ROLES } from '@kw/platform-access-policy';
-import { EMAIL_MAX } from '../../workspace-limits.js';
+import { EMAIL_MAX } from '../../workspaces-limits.js';
 
 export class InviteMemberDto {
   @ApiProperty({ format: 'email', maxLength: EMAIL_MAX })

@@ -6,7 +6,7 @@ import {
   DISCOVER_LIMIT_MAX,
   NOTIFICATIONS_LIMIT_DEFAULT,
   NOTIFICATIONS_LIMIT_MAX,
-} from '../../workspace-limits.js';
+} from '../../workspaces-limits.js';
 
 /** Query strings arrive as text: numbers are converted here, then range-checked. */
 class OffsetQueryDto {

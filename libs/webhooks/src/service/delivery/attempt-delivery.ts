@@ -1,0 +1,119 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from '@kw/platform-observability';
+import { LOGGER } from '@kw/platform-runtime';
+import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
+import { checkTarget, sendToTarget, type SendResult } from '../targets/index.js';
+import { openHeaders, signingSecrets } from '../webhook-secrets.js';
+import { DeliveriesRepository } from '../../persistence/deliveries.repository.js';
+import type { DeliveryRow, WebhookRow } from '../../persistence/rows.js';
+import { WebhooksRepository } from '../../persistence/webhooks.repository.js';
+import { DELIVERY_SETTINGS, type DeliverySettings } from './delivery-settings.js';
+import { EndpointHealth } from './endpoint-health.js';
+import { nextAttemptDelay } from './retry-schedule.js';
+import { messageIdOf, signedHeaders } from './sign-delivery.js';
+
+const USER_AGENT = 'kw-webhooks/1 (+https://www.standardwebhooks.com)';
+
+export interface AttemptOutcome extends SendResult {
+  deliveryId: string;
+  messageId: string;
+  /** The delivery's state after this attempt. */
+  deliveryStatus: string;
+}
+
+/**
+ * One attempt of one delivery: re-checks the target (DNS may have changed since it was
+ * configured), signs with every secret still signing, sends to the checked address only,
+ * and records the attempt, the delivery's next state and the endpoint's health together.
+ */
+@Injectable()
+export class DeliveryAttempter {
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    private readonly deliveries: DeliveriesRepository,
+    @Inject(SECRET_BOX) private readonly box: SecretBox,
+    @Inject(DELIVERY_SETTINGS) private readonly settings: DeliverySettings,
+    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly health: EndpointHealth,
+  ) {}
+
+  async attempt(delivery: DeliveryRow, webhook: WebhookRow): Promise<AttemptOutcome> {
+    const startedAt = new Date();
+    const messageId = messageIdOf(delivery.id);
+    const result = await this.send(delivery, webhook, messageId);
+    const number = delivery.attempts + 1;
+    const retryIn =
+      result.ok || result.status === 410 || delivery.test
+        ? null
+        : nextAttemptDelay(this.settings.schedule, number, result.retryAfterMs);
+    const status = result.ok ? 'succeeded' : retryIn === null ? 'failed' : 'pending';
+    const failure = result.ok
+      ? null
+      : result.failure === 'status'
+        ? `HTTP ${result.status}`
+        : (result.failure ?? 'failed');
+    await this.deliveries.recordAttempt(
+      delivery.id,
+      {
+        number,
+        startedAt,
+        durationMs: Math.round(result.durationMs),
+        status: result.status ?? null,
+        failure: result.ok ? null : (result.failure ?? null),
+        message: result.message?.slice(0, 500) ?? null,
+      },
+      {
+        status,
+        attempts: number,
+        lastStatus: result.status ?? null,
+        lastFailure: failure,
+        nextAttemptAt: retryIn === null ? delivery.nextAttemptAt : new Date(Date.now() + retryIn),
+        completedAt: status === 'pending' ? null : new Date(),
+      },
+    );
+    const level = result.ok ? 'debug' : 'info';
+    this.logger[level](
+      {
+        webhookId: webhook.id,
+        deliveryId: delivery.id,
+        attempt: number,
+        status: result.status,
+        failure: result.failure,
+        next: status,
+      },
+      'webhook delivery attempted',
+    );
+    if (!delivery.test) await this.health.record(webhook, result);
+    return { ...result, deliveryId: delivery.id, messageId, deliveryStatus: status };
+  }
+
+  private async send(delivery: DeliveryRow, webhook: WebhookRow, messageId: string): Promise<SendResult> {
+    const started = performance.now();
+    let target;
+    try {
+      target = await checkTarget(webhook.url, this.settings.policy);
+    } catch (err) {
+      return {
+        ok: false,
+        durationMs: performance.now() - started,
+        failure: 'refused',
+        message: (err as Error).message,
+      };
+    }
+    const secrets = await signingSecrets(this.webhooks, this.box, webhook.id);
+    const headers: Record<string, string> = {};
+    for (const { name, value } of openHeaders(this.box, webhook.headersSealed)) headers[name] = value;
+    Object.assign(
+      headers,
+      { 'content-type': 'application/json', 'user-agent': USER_AGENT },
+      signedHeaders(messageId, delivery.body, secrets),
+    );
+    return sendToTarget({
+      target,
+      headers,
+      body: delivery.body,
+      timeoutMs: this.settings.timeoutMs,
+      ca: this.settings.ca,
+    });
+  }
+}

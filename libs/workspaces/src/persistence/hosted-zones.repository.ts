@@ -1,0 +1,151 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { HostedZoneRow } from './rows.js';
+import { WORKSPACES_DB, type WorkspacesDb } from './workspaces-database.js';
+
+export interface NewHostedZone {
+  name: string;
+  region: string;
+  endpointUrl: string | null;
+  ownerId: string;
+  enrollmentTokenHash: string;
+  enrollmentTokenExpiresAt: Date;
+}
+
+export interface HostedZoneChanges {
+  name?: string;
+  region?: string;
+  endpointUrl?: string | null;
+}
+
+/** What a Leaf's enrollment records on its zone. */
+export interface Enrollment {
+  credentialHash: string;
+  at: Date;
+  endpointUrl: string;
+  leafVersion: string | null;
+}
+
+/** A workspace placed in a zone, as the zone's Leaf sees it. */
+export interface Placement {
+  id: string;
+  name: string;
+  status: string;
+}
+
+const placementFields = { id: true, name: true, status: true } as const;
+
+/** Hosted zones, their Leaf's credentials and heartbeats, and the workspaces placed in them. */
+@Injectable()
+export class HostedZonesRepository {
+  constructor(@Inject(WORKSPACES_DB) private readonly db: WorkspacesDb) {}
+
+  create(zone: NewHostedZone): Promise<HostedZoneRow> {
+    return this.db.hostedZone.create({ data: zone });
+  }
+
+  findById(id: string): Promise<HostedZoneRow | null> {
+    return this.db.hostedZone.findUnique({ where: { id } });
+  }
+
+  /** Zones of one owner (every zone when ownerId is undefined), by name, with how many workspaces each holds. */
+  async listWithCounts(ownerId: string | undefined): Promise<Array<{ zone: HostedZoneRow; workspaceCount: number }>> {
+    const zones = await this.db.hostedZone.findMany({
+      where: ownerId === undefined ? {} : { ownerId },
+      include: { _count: { select: { workspaces: true } } },
+      orderBy: [{ name: 'asc' }, { id: 'asc' }],
+    });
+    return zones.map(({ _count, ...zone }) => ({ zone, workspaceCount: _count.workspaces }));
+  }
+
+  update(id: string, changes: HostedZoneChanges): Promise<HostedZoneRow> {
+    return this.db.hostedZone.update({ where: { id }, data: changes });
+  }
+
+  /**
+   * Deletes the zone; false when a workspace still references it (a placement made after
+   * the caller counted: the foreign key refuses, P2003).
+   */
+  async delete(id: string): Promise<boolean> {
+    try {
+      await this.db.hostedZone.delete({ where: { id } });
+      return true;
+    } catch (err) {
+      if ((err as { code?: string }).code === 'P2003') return false;
+      throw err;
+    }
+  }
+
+  /** A new one-time enrollment token (its hash) replaces the previous one. */
+  setEnrollmentToken(id: string, hash: string, expiresAt: Date): Promise<HostedZoneRow> {
+    return this.db.hostedZone.update({
+      where: { id },
+      data: { enrollmentTokenHash: hash, enrollmentTokenExpiresAt: expiresAt },
+    });
+  }
+
+  workspaceCount(zoneId: string): Promise<number> {
+    return this.db.workspace.count({ where: { hostedZoneId: zoneId } });
+  }
+
+  findByEnrollmentTokenHash(hash: string): Promise<HostedZoneRow | null> {
+    return this.db.hostedZone.findUnique({ where: { enrollmentTokenHash: hash } });
+  }
+
+  findByCredentialHash(hash: string): Promise<HostedZoneRow | null> {
+    return this.db.hostedZone.findUnique({ where: { credentialHash: hash } });
+  }
+
+  /**
+   * Uses the enrollment token: conditional on its hash still being there, so of two
+   * concurrent uses exactly one wins (true).
+   */
+  async enroll(id: string, enrollmentTokenHash: string, enrollment: Enrollment): Promise<boolean> {
+    const { count } = await this.db.hostedZone.updateMany({
+      where: { id, enrollmentTokenHash },
+      data: {
+        enrollmentTokenHash: null,
+        enrollmentTokenExpiresAt: null,
+        credentialHash: enrollment.credentialHash,
+        enrolledAt: enrollment.at,
+        lastHeartbeatAt: enrollment.at,
+        endpointUrl: enrollment.endpointUrl,
+        leafVersion: enrollment.leafVersion,
+      },
+    });
+    return count === 1;
+  }
+
+  /** A heartbeat now, with the endpoint and version the Leaf reported (when it did). */
+  async heartbeat(id: string, reported: { endpointUrl?: string; leafVersion?: string } = {}): Promise<void> {
+    await this.db.hostedZone.update({
+      where: { id },
+      data: {
+        lastHeartbeatAt: new Date(),
+        ...(reported.endpointUrl && { endpointUrl: reported.endpointUrl }),
+        ...(reported.leafVersion && { leafVersion: reported.leafVersion }),
+      },
+    });
+  }
+
+  /** The zone's workspaces waiting for its Leaf (processing, not archived), oldest first. */
+  pendingPlacements(zoneId: string): Promise<Placement[]> {
+    return this.db.workspace.findMany({
+      where: { hostedZoneId: zoneId, status: 'processing', archivedAt: null },
+      select: placementFields,
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+  }
+
+  /** Marks a workspace of the zone active; false when the zone holds no such workspace. Idempotent. */
+  async markPlacementReady(workspaceId: string, zoneId: string): Promise<boolean> {
+    const { count } = await this.db.workspace.updateMany({
+      where: { id: workspaceId, hostedZoneId: zoneId },
+      data: { status: 'active' },
+    });
+    return count === 1;
+  }
+
+  placement(workspaceId: string): Promise<Placement> {
+    return this.db.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: placementFields });
+  }
+}

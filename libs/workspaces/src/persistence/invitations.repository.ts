@@ -1,0 +1,135 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ZONE_ENDPOINT, type InvitationRow } from './rows.js';
+import { lockWorkspace, refusing, WORKSPACES_DB, type WorkspacesDb } from './workspaces-database.js';
+
+/** Why an invitation could not be created or accepted (nothing was written). */
+export type InvitationRefusal = 'already_member' | 'pending';
+
+export interface NewInvitation {
+  workspaceId: string;
+  email: string;
+  role: string;
+  invitedBy: string;
+  expiresAt: Date;
+}
+
+/** The notification that tells the invitee (when the email belongs to an account). */
+export interface InviteeNotification {
+  userId: string;
+  kind: string;
+  payload: (invitation: InvitationRow) => object;
+}
+
+/** A pending invitation that can still be accepted. */
+const live = (now: Date) => ({ status: 'pending', expiresAt: { gt: now } });
+
+/** Invitations to workspaces, addressed by email. */
+@Injectable()
+export class InvitationsRepository {
+  constructor(@Inject(WORKSPACES_DB) private readonly db: WorkspacesDb) {}
+
+  /**
+   * In one transaction with the workspace row locked: refuses an invitee who is already a
+   * member, marks the workspace's lapsed invitations expired, refuses a second live
+   * invitation for the email, creates the invitation and the invitee's notification.
+   */
+  invite(
+    invitation: NewInvitation,
+    now: Date,
+    notification: InviteeNotification | undefined,
+  ): Promise<InvitationRow | InvitationRefusal> {
+    const { workspaceId, email } = invitation;
+    return refusing<InvitationRow, InvitationRefusal>(this.db, async (tx, refuse) => {
+      await lockWorkspace(tx, workspaceId);
+      if (
+        notification &&
+        (await tx.workspaceMember.findUnique({
+          where: { workspaceId_userId: { workspaceId, userId: notification.userId } },
+        }))
+      ) {
+        return refuse('already_member');
+      }
+      await tx.workspaceInvitation.updateMany({
+        where: { workspaceId, status: 'pending', expiresAt: { lte: now } },
+        data: { status: 'expired' },
+      });
+      if (await tx.workspaceInvitation.findFirst({ where: { workspaceId, email, ...live(now) } }))
+        return refuse('pending');
+      const created = await tx.workspaceInvitation.create({ data: invitation });
+      if (notification) {
+        await tx.notification.create({
+          data: { userId: notification.userId, kind: notification.kind, payload: notification.payload(created) },
+        });
+      }
+      return created;
+    });
+  }
+
+  /** A workspace's live invitations, newest first. */
+  listLive(workspaceId: string, now: Date): Promise<InvitationRow[]> {
+    return this.db.workspaceInvitation.findMany({
+      where: { workspaceId, ...live(now) },
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+    });
+  }
+
+  /** Live invitations to an email in unarchived workspaces, newest first, with the workspace's name. */
+  listLiveForEmail(email: string, now: Date) {
+    return this.db.workspaceInvitation.findMany({
+      where: { email, ...live(now), workspace: { archivedAt: null } },
+      include: { workspace: { select: { name: true } } },
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+    });
+  }
+
+  findPending(id: string, workspaceId: string): Promise<InvitationRow | null> {
+    return this.db.workspaceInvitation.findFirst({ where: { id, workspaceId, status: 'pending' } });
+  }
+
+  /** The invitation with its workspace (and the zone's endpoint). */
+  findWithWorkspace(id: string) {
+    return this.db.workspaceInvitation.findUnique({
+      where: { id },
+      include: { workspace: { include: ZONE_ENDPOINT } },
+    });
+  }
+
+  setStatus(id: string, status: 'revoked' | 'expired'): Promise<InvitationRow> {
+    return this.db.workspaceInvitation.update({ where: { id }, data: { status } });
+  }
+
+  /**
+   * In one transaction with the workspace row locked: refuses a user who is already a
+   * member, adds the membership, drops the user's subscription (a member no longer needs it;
+   * keeping it would outlive a later removal), marks the invitation's notification read and
+   * the invitation accepted.
+   */
+  accept(
+    invitation: Pick<InvitationRow, 'id' | 'workspaceId' | 'role'>,
+    userId: string,
+    now: Date,
+    notificationKind: string,
+  ): Promise<InvitationRow | InvitationRefusal> {
+    const { workspaceId } = invitation;
+    return refusing<InvitationRow, InvitationRefusal>(this.db, async (tx, refuse) => {
+      await lockWorkspace(tx, workspaceId);
+      if (await tx.workspaceMember.findUnique({ where: { workspaceId_userId: { workspaceId, userId } } }))
+        return refuse('already_member');
+      await tx.workspaceMember.create({ data: { workspaceId, userId, role: invitation.role } });
+      await tx.workspaceSubscription.deleteMany({ where: { workspaceId, userId } });
+      await tx.notification.updateMany({
+        where: {
+          userId,
+          kind: notificationKind,
+          readAt: null,
+          payload: { path: ['invitationId'], equals: invitation.id },
+        },
+        data: { readAt: now },
+      });
+      return tx.workspaceInvitation.update({
+        where: { id: invitation.id },
+        data: { status: 'accepted', acceptedAt: now },
+      });
+    });
+  }
+}

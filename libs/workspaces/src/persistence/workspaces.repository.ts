@@ -1,0 +1,168 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ControlPrisma } from '@kw/platform-persistence';
+import { ZONE_ENDPOINT, type WorkspaceRow } from './rows.js';
+import { WORKSPACES_DB, workspacesTable, type WorkspacesDb } from './workspaces-database.js';
+
+export interface NewWorkspace {
+  name: string;
+  description: string;
+  visibility: string;
+  createdBy: string;
+  /** Placed in a hosted zone: its Leaf provisions it, so it stays `processing` until it reports ready. */
+  hostedZoneId?: string;
+}
+
+export interface WorkspaceChanges {
+  name?: string;
+  description?: string;
+  visibility?: string;
+}
+
+/** A workspace with the caller's membership role and subscription. */
+export interface WorkspaceWithRelation {
+  workspace: WorkspaceRow;
+  role: string | undefined;
+  subscribed: boolean;
+}
+
+/** One row of `findWithRelation`'s statement: the workspace's columns, its zone's endpoint, the user's role and subscription. */
+type JoinedRow = Omit<WorkspaceRow, 'hostedZone'> & {
+  endpointUrl: string | null;
+  hasZone: boolean;
+  role: string | null;
+  subscribed: boolean;
+};
+
+export interface DiscoverQuery {
+  /** Matched (ILIKE, escaped) against name and description; empty matches everything. */
+  query: string;
+  /** Only these ids (a token restricted to some workspaces); undefined for no restriction. */
+  onlyIds: string[] | undefined;
+  limit: number;
+  offset: number;
+}
+
+/** `%`, `_` and `\` typed by the user match themselves, not any character. */
+export const likePattern = (query: string): string => `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+const byName = [{ name: 'asc' as const }, { id: 'asc' as const }];
+const relationOf = (userId: string) => ({
+  members: { where: { userId } },
+  subscriptions: { where: { userId } },
+  ...ZONE_ENDPOINT,
+});
+
+/** Workspaces: their rows, settings and the account-wide listings. */
+@Injectable()
+export class WorkspacesRepository {
+  constructor(@Inject(WORKSPACES_DB) private readonly db: WorkspacesDb) {}
+
+  /**
+   * The workspace and the user's membership and subscription, in one statement: every
+   * data-plane request asks this (ResolveAccess), and the relational include it replaces
+   * cost four queries and four query compilations per request.
+   */
+  async findWithRelation(workspaceId: string, userId: string): Promise<WorkspaceWithRelation | undefined> {
+    const rows = await this.db.$queryRaw<JoinedRow[]>`
+      SELECT w.id::text AS id, w.name, w.description, w.visibility, w.status, w.hosted_zone_id::text AS "hostedZoneId",
+             w.settings, w.created_by::text AS "createdBy", w.created_at AS "createdAt", w.updated_at AS "updatedAt",
+             w.archived_at AS "archivedAt", z.endpoint_url AS "endpointUrl", (z.id IS NOT NULL) AS "hasZone",
+             m.role, (s.user_id IS NOT NULL) AS subscribed
+        FROM control.workspaces w
+        LEFT JOIN control.hosted_zones z ON z.id = w.hosted_zone_id
+        LEFT JOIN control.workspace_members m ON m.workspace_id = w.id AND m.user_id = ${userId}::uuid
+        LEFT JOIN control.workspace_subscriptions s ON s.workspace_id = w.id AND s.user_id = ${userId}::uuid
+       WHERE w.id = ${workspaceId}::uuid`;
+    const row = rows[0];
+    if (!row) return undefined;
+    const { endpointUrl, hasZone, role, subscribed, ...workspace } = row;
+    return {
+      workspace: { ...workspace, hostedZone: hasZone ? { endpointUrl } : null },
+      role: role ?? undefined,
+      subscribed,
+    };
+  }
+
+  /** A new workspace with its creator as owner. */
+  create(workspace: NewWorkspace): Promise<WorkspaceRow> {
+    const { hostedZoneId, ...fields } = workspace;
+    return this.db.workspace.create({
+      data: {
+        ...fields,
+        members: { create: { userId: workspace.createdBy, role: 'owner' } },
+        ...(hostedZoneId && { hostedZoneId, status: 'processing' }),
+      },
+      include: ZONE_ENDPOINT,
+    });
+  }
+
+  update(id: string, changes: WorkspaceChanges): Promise<WorkspaceRow> {
+    return this.db.workspace.update({ where: { id }, data: changes, include: ZONE_ENDPOINT });
+  }
+
+  /** Archives (a date) or restores (null). */
+  setArchivedAt(id: string, archivedAt: Date | null): Promise<WorkspaceRow> {
+    return this.db.workspace.update({ where: { id }, data: { archivedAt }, include: ZONE_ENDPOINT });
+  }
+
+  async updateSettings(id: string, settings: object): Promise<void> {
+    await this.db.workspace.update({ where: { id }, data: { settings: { ...settings } } });
+  }
+
+  /** Workspaces the user is a member of (not archived), by name, with the user's membership. */
+  listMembered(userId: string) {
+    return this.db.workspace.findMany({
+      where: { archivedAt: null, members: { some: { userId } } },
+      include: { members: { where: { userId } }, ...ZONE_ENDPOINT },
+      orderBy: byName,
+    });
+  }
+
+  /** Workspaces the user is a member of or subscribes to (public ones only), by name, with the user's relation. */
+  listAccessible(userId: string) {
+    return this.db.workspace.findMany({
+      where: {
+        archivedAt: null,
+        // A subscription to a workspace that became private grants nothing, so it is not listed.
+        OR: [{ members: { some: { userId } } }, { visibility: 'public', subscriptions: { some: { userId } } }],
+      },
+      include: relationOf(userId),
+      orderBy: byName,
+    });
+  }
+
+  /** Archived workspaces the user owns, most recently archived first. */
+  listArchivedOwned(userId: string): Promise<WorkspaceRow[]> {
+    return this.db.workspace.findMany({
+      where: { archivedAt: { not: null }, members: { some: { userId, role: 'owner' } } },
+      include: ZONE_ENDPOINT,
+      orderBy: [{ archivedAt: 'desc' }, { id: 'asc' }],
+    });
+  }
+
+  /** A page of public, unarchived workspaces (ids by name) and how many match in all. */
+  async discoverPublic(q: DiscoverQuery): Promise<{ ids: string[]; totalCount: number }> {
+    const search = q.query
+      ? ControlPrisma.sql`AND (name ILIKE ${likePattern(q.query)} ESCAPE '\\' OR description ILIKE ${likePattern(q.query)} ESCAPE '\\')`
+      : ControlPrisma.empty;
+    const restriction = q.onlyIds ? ControlPrisma.sql`AND id = ANY(${q.onlyIds}::uuid[])` : ControlPrisma.empty;
+    const page = await this.db.$queryRaw<{ id: string; total: bigint }[]>`
+      SELECT id, count(*) OVER () AS total FROM ${workspacesTable}
+      WHERE visibility = 'public' AND archived_at IS NULL ${search} ${restriction}
+      ORDER BY name ASC, id ASC LIMIT ${q.limit} OFFSET ${q.offset}`;
+    const totalCount = page.length > 0 ? Number(page[0]!.total) : await this.countPublic(search, restriction);
+    return { ids: page.map((p) => p.id), totalCount };
+  }
+
+  /** These workspaces (any order) with the user's relation. */
+  findManyWithRelation(ids: string[], userId: string) {
+    return this.db.workspace.findMany({ where: { id: { in: ids } }, include: relationOf(userId) });
+  }
+
+  /** The total when the page is empty (an offset past the end): the window count is not there. */
+  private async countPublic(search: ControlPrisma.Sql, restriction: ControlPrisma.Sql): Promise<number> {
+    const [{ total }] = await this.db.$queryRaw<{ total: bigint }[]>`
+      SELECT count(*) AS total FROM ${workspacesTable} WHERE visibility = 'public' AND archived_at IS NULL ${search} ${restriction}`;
+    return Number(total);
+  }
+}

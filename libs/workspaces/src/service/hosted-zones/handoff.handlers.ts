@@ -1,0 +1,68 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { HostedZonesService } from '@kw/contracts';
+import type { RequestContext } from '@kw/platform-context';
+import { Handles, type RequestOf } from '@kw/platform-transport';
+import { callerOf } from '../caller.js';
+import { WorkspaceAccess, stateOf } from '../workspace-access.js';
+import { handoffActions } from './handoff-actions.js';
+import { HandoffKeys } from './handoff-keys.js';
+import { signHandoff } from './handoff-tokens.js';
+import { notAHostedZoneWorkspace } from './hosted-zone-errors.js';
+import { HOSTED_ZONE_SETTINGS, zoneAudience, type HostedZoneSettings } from './hosted-zone-settings.js';
+
+/**
+ * Token handoff: a short-lived ES256 JWT that lets the caller act on a Leaf-backed workspace
+ * at its Leaf, carrying the actions the access policy allows the caller now (never more).
+ */
+@Injectable()
+export class HandoffHandlers {
+  constructor(
+    private readonly access: WorkspaceAccess,
+    private readonly keys: HandoffKeys,
+    @Inject(HOSTED_ZONE_SETTINGS) private readonly settings: HostedZoneSettings,
+  ) {}
+
+  @Handles(HostedZonesService.method.issueHandoff)
+  async issue(input: RequestOf<typeof HostedZonesService, 'issueHandoff'>, context: RequestContext) {
+    // The same 401/403/404 as reading the workspace.
+    const { workspace, relation, userId, auth } = await this.access.authorize(
+      context,
+      input.workspaceId,
+      'workspaces:read',
+    );
+    if (!workspace.hostedZoneId) throw notAHostedZoneWorkspace();
+    const actions = handoffActions({
+      auth,
+      account: callerOf(context).account,
+      workspace: stateOf(workspace),
+      relation,
+    });
+    const audience = zoneAudience(workspace.hostedZoneId);
+    const now = new Date();
+    const signed = await signHandoff(await this.keys.signingKey(), {
+      issuer: this.settings.issuer,
+      audience,
+      userId,
+      workspaceId: workspace.id,
+      role: relation,
+      actions,
+      ttlSeconds: this.settings.handoffTtlSeconds,
+      now,
+    });
+    return {
+      token: signed.token,
+      expiresAt: signed.expiresAt.toISOString(),
+      expiresIn: this.settings.handoffTtlSeconds,
+      hostedZoneId: workspace.hostedZoneId,
+      endpointUrl: workspace.hostedZone?.endpointUrl ?? '',
+      audience,
+      actions,
+      workspaceId: workspace.id,
+    };
+  }
+
+  @Handles(HostedZonesService.method.getHandoffKeys)
+  async jwks(_input: RequestOf<typeof HostedZonesService, 'getHandoffKeys'>) {
+    return { jwksJson: JSON.stringify(await this.keys.jwks()) };
+  }
+}

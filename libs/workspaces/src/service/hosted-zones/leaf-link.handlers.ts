@@ -1,0 +1,94 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { HostedZonesService } from '@kw/contracts';
+import { Handles, type RequestOf } from '@kw/platform-transport';
+import { AccessChanges } from '../access-changes.js';
+import { HostedZonesRepository } from '../../persistence/hosted-zones.repository.js';
+import { isUuid } from '@kw/platform-ids';
+import { leafUnauthenticated, placementNotFound } from './hosted-zone-errors.js';
+import { HOSTED_ZONE_SETTINGS, jwksPath, zoneAudience, type HostedZoneSettings } from './hosted-zone-settings.js';
+import type { HostedZoneRow } from './hosted-zone-view.js';
+import { checkEndpointUrl, checkLeafVersion } from './zone-fields.js';
+import {
+  ENROLLMENT_TOKEN_PREFIX,
+  ZONE_CREDENTIAL_PREFIX,
+  hashSecret,
+  looksLike,
+  newZoneCredential,
+} from './zone-secrets.js';
+
+/**
+ * The Leaf-facing half: a Leaf is not a user, so these carry their own credential (the
+ * one-time enrollment token, then the zone credential) and no auth context. Only zone id,
+ * endpoint, version and workspace ids cross here: never workspace content.
+ */
+@Injectable()
+export class LeafLinkHandlers {
+  constructor(
+    private readonly zones: HostedZonesRepository,
+    @Inject(HOSTED_ZONE_SETTINGS) private readonly settings: HostedZoneSettings,
+    private readonly changes: AccessChanges,
+  ) {}
+
+  @Handles(HostedZonesService.method.enrollLeaf)
+  async enroll(input: RequestOf<typeof HostedZonesService, 'enrollLeaf'>) {
+    if (!looksLike(input.enrollmentToken, ENROLLMENT_TOKEN_PREFIX)) throw leafUnauthenticated('enrollment token');
+    const endpointUrl = checkEndpointUrl(input.endpointUrl);
+    const leafVersion = checkLeafVersion(input.leafVersion);
+    const hash = hashSecret(input.enrollmentToken);
+    const zone = await this.zones.findByEnrollmentTokenHash(hash);
+    const now = new Date();
+    if (!zone || !zone.enrollmentTokenExpiresAt || zone.enrollmentTokenExpiresAt <= now)
+      throw leafUnauthenticated('enrollment token');
+    const credential = newZoneCredential();
+    // Conditional on the hash still being there: of two concurrent uses, exactly one wins.
+    const enrolled = await this.zones.enroll(zone.id, hash, {
+      credentialHash: hashSecret(credential),
+      at: now,
+      endpointUrl,
+      leafVersion: leafVersion || null,
+    });
+    if (!enrolled) throw leafUnauthenticated('enrollment token');
+    // The zone's endpoint is in every HOSTED_ZONE_REQUIRED answer of its workspaces.
+    if (endpointUrl !== zone.endpointUrl) this.changes.everything();
+    return {
+      hostedZoneId: zone.id,
+      zoneCredential: credential,
+      issuer: this.settings.issuer,
+      audience: zoneAudience(zone.id),
+      jwksUri: `${this.settings.issuer}${jwksPath}`,
+    };
+  }
+
+  @Handles(HostedZonesService.method.leafHeartbeat)
+  async heartbeat(input: RequestOf<typeof HostedZonesService, 'leafHeartbeat'>) {
+    const zone = await this.zoneOf(input.zoneCredential);
+    const endpointUrl = input.endpointUrl ? checkEndpointUrl(input.endpointUrl) : undefined;
+    const leafVersion = input.leafVersion ? checkLeafVersion(input.leafVersion) : undefined;
+    await this.zones.heartbeat(zone.id, { endpointUrl, leafVersion });
+    if (endpointUrl && endpointUrl !== zone.endpointUrl) this.changes.everything();
+    const pending = await this.zones.pendingPlacements(zone.id);
+    return {
+      hostedZoneId: zone.id,
+      placements: pending.map((w) => ({ workspaceId: w.id, name: w.name, status: w.status })),
+    };
+  }
+
+  @Handles(HostedZonesService.method.markPlacementReady)
+  async ready(input: RequestOf<typeof HostedZonesService, 'markPlacementReady'>) {
+    const zone = await this.zoneOf(input.zoneCredential);
+    if (!isUuid(input.workspaceId)) throw placementNotFound();
+    // Idempotent: a Leaf that reports again after a lost answer gets the same result.
+    if (!(await this.zones.markPlacementReady(input.workspaceId, zone.id))) throw placementNotFound();
+    this.changes.workspace(input.workspaceId);
+    await this.zones.heartbeat(zone.id);
+    const workspace = await this.zones.placement(input.workspaceId);
+    return { placement: { workspaceId: workspace.id, name: workspace.name, status: workspace.status } };
+  }
+
+  private async zoneOf(credential: string): Promise<HostedZoneRow> {
+    if (!looksLike(credential, ZONE_CREDENTIAL_PREFIX)) throw leafUnauthenticated('zone credential');
+    const zone = await this.zones.findByCredentialHash(hashSecret(credential));
+    if (!zone) throw leafUnauthenticated('zone credential');
+    return zone;
+  }
+}

@@ -1,0 +1,48 @@
+import { badRequest } from '@kw/platform-errors';
+import { LEAF_VERSION_MAX, ZONE_ENDPOINT_MAX, ZONE_NAME_MAX, ZONE_REGION_MAX } from '../../workspaces-limits.js';
+
+/** Re-validation of zone fields in the service (the HTTP DTOs check them too). */
+export function checkZoneName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > ZONE_NAME_MAX)
+    throw badRequest(`name must be 1 to ${ZONE_NAME_MAX} characters`);
+  return trimmed;
+}
+
+export function checkRegion(region: string): string {
+  const trimmed = region.trim();
+  if (trimmed.length < 1 || trimmed.length > ZONE_REGION_MAX)
+    throw badRequest(`region must be 1 to ${ZONE_REGION_MAX} characters`);
+  return trimmed;
+}
+
+/** An http(s) URL without credentials, query or fragment; stored without a trailing slash. */
+export function checkEndpointUrl(value: string, field = 'endpointUrl'): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw badRequest(`${field} must be an http or https URL`);
+  }
+  if (
+    !['http:', 'https:'].includes(url.protocol) ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    value.length > ZONE_ENDPOINT_MAX
+  ) {
+    throw badRequest(
+      `${field} must be an http or https URL of at most ${ZONE_ENDPOINT_MAX} characters, without credentials, query or fragment`,
+    );
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** What a Leaf reports as its version: printable, short; empty keeps the stored one. */
+export function checkLeafVersion(value: string): string {
+  const trimmed = value.trim();
+  if (trimmed.length > LEAF_VERSION_MAX || /[^\x20-\x7e]/.test(trimmed))
+    throw badRequest(`leafVersion must be at most ${LEAF_VERSION_MAX} printable characters`);
+  return trimmed;
+}
