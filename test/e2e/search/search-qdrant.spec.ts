@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashEmbedding } from '../../../libs/platform/ai/src/feature-hashing.js';
-import type { SearchDb } from '../../../libs/search/src/service/search-db.js';
-import { QDRANT_COLLECTION_PREFIX, QdrantIndex } from '../../../libs/search/src/vector/qdrant-index.js';
+import type { SearchDb } from '../../../libs/search/src/persistence/search-database.js';
+import { QDRANT_COLLECTION_PREFIX, QdrantIndex } from '../../../libs/search/src/service/vector/qdrant-index.js';
 import { startFragmentsPlatform, type Person } from '../fragments/fragments-fixture.js';
 
 const QDRANT_URL = process.env.QDRANT_URL;

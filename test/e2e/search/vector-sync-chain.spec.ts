@@ -15,8 +15,8 @@ import { FragmentEnricher } from '../../../libs/fragments/src/enrichment/fragmen
 import { ensureDefaultTypes } from '../../../libs/fragments/src/service/default-types.js';
 import { FragmentHandlers } from '../../../libs/fragments/src/service/fragments.handlers.js';
 import type { WorkspaceGate } from '../../../libs/fragments/src/service/workspace-gate.js';
-import type { IndexedChunk, VectorIndexSync } from '../../../libs/search/src/vector/vector-index.js';
-import { VectorIndexSyncWorker } from '../../../libs/search/src/vector/vector-sync.worker.js';
+import type { IndexedChunk, VectorIndexSync } from '../../../libs/search/src/service/vector/vector-index.js';
+import { VectorIndexSyncWorker } from '../../../libs/search/src/events/vector-sync.worker.js';
 import { createTestDatabase } from '../../support/postgres.js';
 import { describeWith } from '../../support/services.js';
 

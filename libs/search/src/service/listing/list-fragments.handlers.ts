@@ -1,0 +1,83 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { FragmentListingService } from '@kw/contracts';
+import type { RequestContext } from '@kw/platform-context';
+import { DataPrisma as Prisma } from '@kw/platform-persistence';
+import { Handles, type RequestOf } from '@kw/platform-transport';
+import { SEARCH_DB, type SearchDb } from '../../persistence/search-database.js';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
+import {
+  DEFAULT_SELECT,
+  fieldSpec,
+  FilterError,
+  filterToSql,
+  invalidFilter,
+  SELECTABLE_FIELDS,
+  SORTABLE_FIELDS,
+} from './filter/index.js';
+import { invalidListingInput } from './listing-errors.js';
+import { LISTING_LIMIT_DEFAULT, LISTING_LIMIT_MAX, LISTING_OFFSET_MAX, LISTING_ORDER_MAX } from './listing-limits.js';
+import { jsonRow } from './rows.js';
+
+/**
+ * Structured listing: the selected fields of the workspace's fragments matching a filter
+ * expression, in a stable order (the requested keys, then id) so paging visits each row once.
+ */
+@Injectable()
+export class ListFragmentsHandler {
+  constructor(
+    @Inject(SEARCH_DB) private readonly db: SearchDb,
+    private readonly gate: WorkspaceGate,
+  ) {}
+
+  @Handles(FragmentListingService.method.listFragmentsStructured)
+  async list(input: RequestOf<typeof FragmentListingService, 'listFragmentsStructured'>, context: RequestContext) {
+    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
+    const select = selection(input.select);
+    const orderBy = ordering(input.orderBy);
+    const limit = input.limit || LISTING_LIMIT_DEFAULT;
+    if (limit < 1 || limit > LISTING_LIMIT_MAX)
+      throw invalidListingInput('limit', `must be between 1 and ${LISTING_LIMIT_MAX}`);
+    if (input.offset < 0 || input.offset > LISTING_OFFSET_MAX)
+      throw invalidListingInput('offset', `must be between 0 and ${LISTING_OFFSET_MAX}`);
+    let condition: Prisma.Sql;
+    try {
+      condition = filterToSql(input.filter);
+    } catch (error) {
+      if (error instanceof FilterError) throw invalidFilter(error);
+      throw error;
+    }
+
+    const from = Prisma.sql`FROM data.fragments f JOIN data.fragment_types ft ON ft.id = f.fragment_type_id
+      WHERE f.workspace_id = ${workspaceId}::uuid ${input.includeArchived ? Prisma.empty : Prisma.sql`AND f.archived_at IS NULL`} AND ${condition}`;
+    const columns = Prisma.join(
+      select.map((name) => Prisma.sql`${fieldSpec(name)!.sql} AS ${Prisma.raw(`"${name}"`)}`),
+    );
+    const rows = await this.db.$queryRaw<
+      Record<string, unknown>[]
+    >`SELECT ${columns} ${from} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${input.offset}`;
+    const [{ total }] = await this.db.$queryRaw<Array<{ total: bigint | number }>>`SELECT count(*) AS total ${from}`;
+    return { itemsJson: JSON.stringify(rows.map(jsonRow)), totalCount: Number(total) };
+  }
+}
+
+function selection(requested: readonly string[]): string[] {
+  if (requested.length === 0) return DEFAULT_SELECT;
+  for (const name of requested) {
+    if (!SELECTABLE_FIELDS.includes(name))
+      throw invalidListingInput('select', `unknown field '${name}' (fields: ${SELECTABLE_FIELDS.join(', ')})`);
+  }
+  return [...new Set(requested)];
+}
+
+function ordering(requested: ReadonlyArray<{ field: string; direction: string }>): Prisma.Sql {
+  if (requested.length > LISTING_ORDER_MAX) throw invalidListingInput('orderBy', `at most ${LISTING_ORDER_MAX} keys`);
+  const keys = requested.map(({ field, direction }) => {
+    if (!SORTABLE_FIELDS.includes(field))
+      throw invalidListingInput('orderBy', `cannot order by '${field}' (fields: ${SORTABLE_FIELDS.join(', ')})`);
+    const dir = (direction || 'asc').toLowerCase();
+    if (dir !== 'asc' && dir !== 'desc') throw invalidListingInput('orderBy', "direction must be 'asc' or 'desc'");
+    return Prisma.sql`${fieldSpec(field)!.sql} ${Prisma.raw(dir === 'asc' ? 'ASC NULLS LAST' : 'DESC NULLS FIRST')}`;
+  });
+  if (requested.length === 0) keys.push(Prisma.sql`f.created_at ASC`);
+  return Prisma.join([...keys, Prisma.sql`f.id ASC`]);
+}
