@@ -21,7 +21,7 @@ describe('component layout', () => {
       .map((m) => m.message);
   }
 
-  const components = ['agent-auth', 'leaf', 'mcp'];
+  const components = ['agent-auth', 'leaf', 'mcp', 'search'];
 
   it.each(components)('%s: a handler may not import a database client or the pool', async (component) => {
     for (const source of [

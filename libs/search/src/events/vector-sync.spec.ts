@@ -8,6 +8,7 @@ import { createTestDatabase } from '../../../../test/support/postgres.js';
 import { describeWith } from '../../../../test/support/services.js';
 import type { SearchDb } from '../persistence/search-database.js';
 import { type IndexedChunk, type VectorIndexSync } from '../service/vector/vector-index.js';
+import { VectorSyncRepository } from '../persistence/vector-sync.repository.js';
 import { VectorIndexSyncer, type BackfillProgress } from './vector-sync.js';
 import { VectorIndexSyncWorker } from './vector-sync.worker.js';
 
@@ -79,7 +80,7 @@ describeWith(['postgres'], 'vector index sync (real Postgres, recording index)',
   beforeEach(async () => {
     await db.$executeRaw`TRUNCATE data.fragments, data.fragment_chunks, data.vector_index_sync CASCADE`;
     index = new RecordingIndex();
-    syncer = new VectorIndexSyncer(db, index);
+    syncer = new VectorIndexSyncer(new VectorSyncRepository(db), index);
   });
 
   /** A fragment at `version`, embedded into `chunks` chunks of that version (as enrichment writes them). */
@@ -242,7 +243,7 @@ describeWith(['postgres'], 'vector index sync (real Postgres, recording index)',
     const ids = await Promise.all([fragment(1), fragment(2)]);
     await syncer.backfill();
     const wiped = new RecordingIndex();
-    const result = await new VectorIndexSyncer(db, wiped).backfill();
+    const result = await new VectorIndexSyncer(new VectorSyncRepository(db), wiped).backfill();
     expect(result.upserted).toBe(2);
     expect([...wiped.points.keys()].sort()).toEqual([...ids].sort());
   });
@@ -265,7 +266,7 @@ describeWith(['postgres'], 'vector index sync (real Postgres, recording index)',
   it('the worker (JetStream) consumes fragment.embedded and fragment.deleted, and backfills at start, retrying while the index is down', async () => {
     const early = await fragment(1);
     index.down = true;
-    const worker = new VectorIndexSyncWorker(index, db, loadConfig({}), silent);
+    const worker = new VectorIndexSyncWorker(index, new VectorSyncRepository(db), loadConfig({}), silent);
     const bus = new JetStreamLikeBus();
     await worker.start(bus);
     const later = await fragment(2);
@@ -292,7 +293,7 @@ describeWith(['postgres'], 'vector index sync (real Postgres, recording index)',
   it('the worker (in-process bus) leaves fragment.deleted to other consumers and removes archived fragments by a periodic sweep', async () => {
     const kept = await fragment(1);
     const archived = await fragment(1);
-    const worker = new VectorIndexSyncWorker(index, db, loadConfig({}), silent);
+    const worker = new VectorIndexSyncWorker(index, new VectorSyncRepository(db), loadConfig({}), silent);
     worker.sweepIntervalMs = 50;
     const bus = new InProcessEventBus();
     await worker.start(bus);
@@ -316,7 +317,7 @@ describeWith(['postgres'], 'vector index sync (real Postgres, recording index)',
   it('with pgvector or exact cosine (nothing to write) the worker writes nothing and starts no backfill', async () => {
     const inPostgres = new RecordingIndex();
     Object.defineProperty(inPostgres, 'external', { value: false });
-    const worker = new VectorIndexSyncWorker(inPostgres, db, loadConfig({}), silent);
+    const worker = new VectorIndexSyncWorker(inPostgres, new VectorSyncRepository(db), loadConfig({}), silent);
     const bus = new InProcessEventBus();
     const id = await fragment(1);
     await worker.start(bus);

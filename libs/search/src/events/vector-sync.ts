@@ -1,4 +1,4 @@
-import type { SearchDb } from '../persistence/search-database.js';
+import type { VectorSyncRepository } from '../persistence/vector-sync.repository.js';
 import type { IndexedChunk, VectorIndexSync } from '../service/vector/vector-index.js';
 
 /** Internal outbox event written by enrichment with the chunks (libs/fragments enrichment-state.ts). */
@@ -33,20 +33,7 @@ export interface BackfillOptions {
   onlyGone?: boolean;
 }
 
-const TX_OPTIONS = { maxWait: 60_000, timeout: 120_000 };
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
-/** First key of the per-fragment advisory lock (the second is a hash of the fragment id). */
-const LOCK_CLASS = 0x6b775653; // "kwVS"
-
-type Tx = Pick<SearchDb, '$queryRaw' | '$executeRaw'>;
-
-interface ChunkRow {
-  ordinal: number;
-  embedding: number[];
-  version: number;
-  created_at: Date;
-}
-
 /**
  * Keeps an external vector index (Qdrant) equal to data.fragment_chunks, one fragment at a
  * time: it reads the fragment and its chunks from Postgres (never trusting an event's payload,
@@ -58,39 +45,33 @@ interface ChunkRow {
  */
 export class VectorIndexSyncer {
   constructor(
-    private readonly db: SearchDb,
+    private readonly store: VectorSyncRepository,
     private readonly index: VectorIndexSync,
   ) {}
 
   /** Brings the index in line with the fragment as it is in Postgres now. */
   async syncFragment(fragmentId: string): Promise<SyncOutcome> {
-    return this.db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_CLASS}::int, hashtext(${fragmentId}))`;
-      const [fragment] = await tx.$queryRaw<Array<{ workspace_id: string; archived: boolean }>>`
-        SELECT workspace_id::text AS workspace_id, archived_at IS NOT NULL AS archived FROM data.fragments WHERE id = ${fragmentId}::uuid`;
-      const chunks = fragment && !fragment.archived ? await this.chunks(tx, fragmentId) : [];
+    return this.store.withFragmentLock(fragmentId, async (tx) => {
+      const fragment = await tx.fragment();
+      const chunks = fragment && !fragment.archived ? await tx.chunks() : [];
       if (!fragment || fragment.archived || chunks.length === 0) {
         // Archived, deleted for good, or nothing embedded (empty text): nothing may be found.
         await this.index.deleteFragment(fragmentId);
-        await tx.$executeRaw`DELETE FROM data.vector_index_sync WHERE fragment_id = ${fragmentId}::uuid`;
+        await tx.forget();
         return 'deleted';
       }
       // One embedding run writes all of a fragment's chunks in one transaction: one version and
       // one created_at identify it.
       const version = chunks[0]!.version;
       const embeddedAt = new Date(Math.max(...chunks.map((c) => new Date(c.created_at).getTime())));
-      const [synced] = await tx.$queryRaw<Array<{ version: number; embedded_at: Date }>>`
-        SELECT version, embedded_at FROM data.vector_index_sync WHERE fragment_id = ${fragmentId}::uuid`;
+      const synced = await tx.synced();
       if (synced && synced.version === version && new Date(synced.embedded_at).getTime() === embeddedAt.getTime())
         return 'unchanged';
       const indexed: IndexedChunk[] = chunks.map((c) => ({ chunkIndex: c.ordinal, vector: c.embedding.map(Number) }));
       await this.index.upsertFragment(fragment.workspace_id, fragmentId, version, indexed);
-      await tx.$executeRaw`
-        INSERT INTO data.vector_index_sync (fragment_id, workspace_id, version, embedded_at, synced_at)
-        VALUES (${fragmentId}::uuid, ${fragment.workspace_id}::uuid, ${version}, ${embeddedAt}, now())
-        ON CONFLICT (fragment_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, version = EXCLUDED.version, embedded_at = EXCLUDED.embedded_at, synced_at = now()`;
+      await tx.record(fragment.workspace_id, version, embeddedAt);
       return 'upserted';
-    }, TX_OPTIONS);
+    });
   }
 
   /**
@@ -106,13 +87,12 @@ export class VectorIndexSyncer {
     const progressEvery = options.progressEvery ?? 1_000;
     const progressIntervalMs = options.progressIntervalMs ?? 10_000;
     const started = Date.now();
-    if (!options.onlyGone && (await this.index.isEmpty()))
-      await this.db.$executeRaw`DELETE FROM data.vector_index_sync`;
+    if (!options.onlyGone && (await this.index.isEmpty())) await this.store.forgetAll();
     const progress: BackfillProgress = {
       upserted: 0,
       deleted: 0,
       unchanged: 0,
-      pending: options.onlyGone ? 0 : await this.countPending(),
+      pending: options.onlyGone ? 0 : await this.store.countPending(),
       elapsedMs: 0,
     };
     let lastReport = started;
@@ -128,9 +108,9 @@ export class VectorIndexSyncer {
         lastReport = now;
       }
     };
-    const passes = options.onlyGone ? [this.goneAfter] : [this.unsyncedAfter, this.goneAfter];
+    const passes = options.onlyGone ? ['goneAfter' as const] : ['unsyncedAfter' as const, 'goneAfter' as const];
     for (const pass of passes) {
-      const next = (cursor: string) => pass.call(this, cursor, batchSize);
+      const next = (cursor: string) => this.store[pass](cursor, batchSize);
       let cursor = NIL_UUID;
       for (;;) {
         if (options.shouldStop?.()) return this.finish(progress, started, options);
@@ -150,51 +130,5 @@ export class VectorIndexSyncer {
     progress.elapsedMs = Date.now() - started;
     options.onProgress?.({ ...progress }, true);
     return progress;
-  }
-
-  private async chunks(tx: Tx, fragmentId: string): Promise<ChunkRow[]> {
-    return tx.$queryRaw<ChunkRow[]>`
-      SELECT ordinal, embedding, version, created_at
-        FROM data.fragment_chunks WHERE fragment_id = ${fragmentId}::uuid ORDER BY ordinal`;
-  }
-
-  /** Live fragments with chunks the index does not hold (no record, or an older embedding run). */
-  private async unsyncedAfter(cursor: string, limit: number): Promise<string[]> {
-    const rows = await this.db.$queryRaw<Array<{ id: string }>>`
-      SELECT f.id::text AS id
-        FROM data.fragments f
-        JOIN LATERAL (SELECT max(c.created_at) AS embedded_at, max(c.version) AS version FROM data.fragment_chunks c WHERE c.fragment_id = f.id) e ON e.embedded_at IS NOT NULL
-        LEFT JOIN data.vector_index_sync s ON s.fragment_id = f.id
-       WHERE f.archived_at IS NULL AND f.id > ${cursor}::uuid
-         AND (s.fragment_id IS NULL OR s.embedded_at <> e.embedded_at OR s.version <> e.version)
-       ORDER BY f.id
-       LIMIT ${limit}`;
-    return rows.map((r) => r.id);
-  }
-
-  /** Fragments the index holds that must not be found any more: archived, deleted, or without chunks. */
-  private async goneAfter(cursor: string, limit: number): Promise<string[]> {
-    const rows = await this.db.$queryRaw<Array<{ id: string }>>`
-      SELECT s.fragment_id::text AS id
-        FROM data.vector_index_sync s
-        LEFT JOIN data.fragments f ON f.id = s.fragment_id
-       WHERE s.fragment_id > ${cursor}::uuid
-         AND (f.id IS NULL OR f.archived_at IS NOT NULL OR NOT EXISTS (SELECT 1 FROM data.fragment_chunks c WHERE c.fragment_id = s.fragment_id))
-       ORDER BY s.fragment_id
-       LIMIT ${limit}`;
-    return rows.map((r) => r.id);
-  }
-
-  private async countPending(): Promise<number> {
-    const [row] = await this.db.$queryRaw<Array<{ count: bigint | number }>>`
-      SELECT (
-        (SELECT count(*) FROM data.fragments f
-           JOIN LATERAL (SELECT max(c.created_at) AS embedded_at, max(c.version) AS version FROM data.fragment_chunks c WHERE c.fragment_id = f.id) e ON e.embedded_at IS NOT NULL
-           LEFT JOIN data.vector_index_sync s ON s.fragment_id = f.id
-          WHERE f.archived_at IS NULL AND (s.fragment_id IS NULL OR s.embedded_at <> e.embedded_at OR s.version <> e.version))
-        + (SELECT count(*) FROM data.vector_index_sync s LEFT JOIN data.fragments f ON f.id = s.fragment_id
-            WHERE f.id IS NULL OR f.archived_at IS NOT NULL OR NOT EXISTS (SELECT 1 FROM data.fragment_chunks c WHERE c.fragment_id = s.fragment_id))
-      ) AS count`;
-    return Number(row?.count ?? 0);
   }
 }

@@ -3,7 +3,7 @@ import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { createEventBus, type EventBus, type EventSubscription } from '@kw/platform-outbox';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
-import { SEARCH_DB, type SearchDb } from '../persistence/search-database.js';
+import { VectorSyncRepository } from '../persistence/vector-sync.repository.js';
 import { VECTOR_INDEX_SYNC, type VectorIndexSync } from '../service/vector/vector-index.js';
 import { FRAGMENT_EMBEDDED_EVENT, VECTOR_SYNC_CONSUMER, VECTOR_SYNC_EVENTS, VectorIndexSyncer } from './vector-sync.js';
 
@@ -33,11 +33,11 @@ export class VectorIndexSyncWorker implements OnApplicationBootstrap, OnModuleDe
 
   constructor(
     @Inject(VECTOR_INDEX_SYNC) private readonly index: VectorIndexSync,
-    @Inject(SEARCH_DB) db: SearchDb,
+    store: VectorSyncRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.syncer = new VectorIndexSyncer(db, index);
+    this.syncer = new VectorIndexSyncer(store, index);
   }
 
   async onApplicationBootstrap(): Promise<void> {

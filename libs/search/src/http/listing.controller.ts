@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import { FragmentListingService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { plainJson } from './plain-json.js';
-import { LISTING_LIMIT_DEFAULT } from '../service/listing/listing-limits.js';
+import { LISTING_LIMIT_DEFAULT } from '../search-limits.js';
 import {
   AgenticSearchDto,
   AgenticSearchResponseDto,

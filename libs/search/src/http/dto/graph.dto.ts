@@ -6,7 +6,7 @@ import {
   GRAPH_QUERY_MAX,
   GRAPH_SEARCH_LIMIT_DEFAULT,
   GRAPH_SEARCH_LIMIT_MAX,
-} from '../../service/graph/graph-limits.js';
+} from '../../search-limits.js';
 
 export class GraphWorkspaceQueryDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;

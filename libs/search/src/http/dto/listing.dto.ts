@@ -16,8 +16,13 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { DEFAULT_SELECT, SELECTABLE_FIELDS, SORTABLE_FIELDS } from '../../service/listing/filter/index.js';
-import { LISTING_LIMIT_DEFAULT, LISTING_LIMIT_MAX, LISTING_OFFSET_MAX, LISTING_ORDER_MAX } from '../../service/listing/listing-limits.js';
-import { AGENTIC_MAX_LEADS, AGENTIC_MAX_LEADS_DEFAULT, AGENTIC_QUERY_MAX } from '../../service/agentic/agentic-limits.js';
+import {
+  LISTING_LIMIT_DEFAULT,
+  LISTING_LIMIT_MAX,
+  LISTING_OFFSET_MAX,
+  LISTING_ORDER_MAX,
+} from '../../search-limits.js';
+import { AGENTIC_MAX_LEADS, AGENTIC_MAX_LEADS_DEFAULT, AGENTIC_QUERY_MAX } from '../../search-limits.js';
 
 export class ListingOrderDto {
   @ApiProperty({ enum: SORTABLE_FIELDS }) @IsIn(SORTABLE_FIELDS) field!: string;

@@ -3,21 +3,20 @@ import { FragmentListingService } from '@kw/contracts';
 import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles, type RequestOf } from '@kw/platform-transport';
-import {
-  entitiesByIds,
-  entitiesNamedIn,
-  fragmentsMentioning,
-  traverse,
-  type EntityRow,
-} from '../graph/graph-queries.js';
-import { SEARCH_DB, type SearchDb } from '../../persistence/search-database.js';
+import { GraphRepository, type EntityRow } from '../../persistence/graph.repository.js';
+import { traverse } from '../graph/graph-traversal.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
-import { AGENTIC_CANDIDATES, AGENTIC_MAX_LEADS, AGENTIC_MAX_LEADS_DEFAULT } from './agentic-limits.js';
-import { keywordRetrieval } from './keyword-retrieval.js';
+import {
+  AGENTIC_CANDIDATES,
+  AGENTIC_MAX_LEADS,
+  AGENTIC_MAX_LEADS_DEFAULT,
+  AGENTIC_SNIPPET_CHARS,
+} from '../../search-limits.js';
+import { AgenticRepository } from '../../persistence/agentic.repository.js';
 import { LeadBoard } from './lead-board.js';
 import { expandQuery } from './query-expansion.js';
 import { nameTerms } from './query-terms.js';
-import { snippetsOf } from './snippets.js';
+import { shortSnippet } from './snippets.js';
 
 interface Step {
   kind: string;
@@ -40,9 +39,10 @@ const WEIGHT = { keyword: 1, expanded: 0.4, seed: 1, neighbour: 0.5 };
  *   6. merge: de-duplicated leads ranked by the sum of their weighted scores
  */
 @Injectable()
-export class AgenticSearchHandler {
+export class AgenticSearchHandlers {
   constructor(
-    @Inject(SEARCH_DB) private readonly db: SearchDb,
+    private readonly graph: GraphRepository,
+    private readonly leads: AgenticRepository,
     private readonly gate: WorkspaceGate,
     @Inject(AI_PROVIDER) private readonly ai: AiProvider,
   ) {}
@@ -57,7 +57,7 @@ export class AgenticSearchHandler {
     const { terms, detail } = await expandQuery(input.query, this.ai);
     steps.push({ kind: 'expand', detail, terms, found: terms.length });
 
-    const seeds = await entitiesNamedIn(this.db, workspaceId, input.query, AGENTIC_CANDIDATES);
+    const seeds = await this.graph.entitiesNamedIn(workspaceId, input.query, AGENTIC_CANDIDATES);
     steps.push({
       kind: 'entities',
       detail: 'graph entities named in the query',
@@ -66,7 +66,7 @@ export class AgenticSearchHandler {
     });
 
     const traversal = await traverse(
-      this.db,
+      this.graph,
       workspaceId,
       seeds.map((e) => e.id),
       1,
@@ -81,10 +81,10 @@ export class AgenticSearchHandler {
       found: neighbourIds.length,
     });
 
-    for (const hit of await keywordRetrieval(this.db, workspaceId, terms))
+    for (const hit of await this.leads.keywordHits(workspaceId, terms))
       board.add(hit, WEIGHT.keyword * hit.rank, `keyword match (${terms.join(', ')})`);
     const expanded = nameTerms(seeds.map((e) => e.name)).filter((t) => !terms.includes(t));
-    const expandedHits = await keywordRetrieval(this.db, workspaceId, expanded);
+    const expandedHits = await this.leads.keywordHits(workspaceId, expanded);
     for (const hit of expandedHits)
       board.add(hit, WEIGHT.expanded * hit.rank, `expanded keyword match (${expanded.join(', ')})`);
     steps.push({
@@ -94,7 +94,11 @@ export class AgenticSearchHandler {
       found: board.size,
     });
 
-    const mentions = await fragmentsMentioning(this.db, workspaceId, [...traversal.depths.keys()], AGENTIC_CANDIDATES);
+    const mentions = await this.graph.fragmentsMentioning(
+      workspaceId,
+      [...traversal.depths.keys()],
+      AGENTIC_CANDIDATES,
+    );
     let graphFound = 0;
     for (const [entityId, refs] of mentions) {
       const seed = traversal.depths.get(entityId) === 0;
@@ -115,10 +119,14 @@ export class AgenticSearchHandler {
     });
 
     const top = board.top(maxLeads);
-    const snippets = await snippetsOf(
-      this.db,
-      workspaceId,
-      top.map((l) => l.fragmentId),
+    const snippets = new Map(
+      [
+        ...(await this.leads.snippets(
+          workspaceId,
+          top.map((l) => l.fragmentId),
+          AGENTIC_SNIPPET_CHARS + 1,
+        )),
+      ].map(([id, text]) => [id, shortSnippet(text)]),
     );
     const leads = top
       .filter((l) => snippets.has(l.fragmentId))
@@ -141,7 +149,7 @@ export class AgenticSearchHandler {
     const names = new Map(known.map((e) => [e.id, e.name]));
     const missing = ids.filter((id) => !names.has(id));
     if (missing.length > 0) {
-      for (const e of await entitiesByIds(this.db, workspaceId, missing)) names.set(e.id, e.name);
+      for (const e of await this.graph.entitiesByIds(workspaceId, missing)) names.set(e.id, e.name);
     }
     return names;
   }

@@ -1,5 +1,5 @@
 import type { AiProvider } from '@kw/platform-ai';
-import { AGENTIC_TERMS_MAX } from './agentic-limits.js';
+import { AGENTIC_TERMS_MAX } from '../../search-limits.js';
 import { queryTerms } from './query-terms.js';
 
 export interface Expansion {

@@ -1,4 +1,4 @@
-import { AGENTIC_TERMS_MAX } from './agentic-limits.js';
+import { AGENTIC_TERMS_MAX } from '../../search-limits.js';
 
 const STOPWORDS = new Set(
   'a an and are as at be but by can did do does for from how i in into is it its me my not of on or our should so that the their then there these this to was we were what when where which who why will with you your about find show tell any all'.split(

@@ -1,21 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { GraphService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { notFound } from '@kw/platform-errors';
 import { Handles, type RequestOf } from '@kw/platform-transport';
-import { SEARCH_DB, type SearchDb } from '../../persistence/search-database.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
-import { GRAPH_DEPTH_MAX, GRAPH_SEARCH_LIMIT_DEFAULT, GRAPH_SEARCH_LIMIT_MAX } from './graph-limits.js';
-import {
-  entitiesByIds,
-  entitiesNamedIn,
-  fragmentsMentioning,
-  graphStats,
-  searchEntities,
-  traverse,
-  type EntityRow,
-  type Traversal,
-} from './graph-queries.js';
+import { GRAPH_DEPTH_MAX, GRAPH_SEARCH_LIMIT_DEFAULT, GRAPH_SEARCH_LIMIT_MAX } from '../../search-limits.js';
+import { GraphRepository, type EntityRow } from '../../persistence/graph.repository.js';
+import { traverse, type Traversal } from './graph-traversal.js';
 import { isUuid } from '@kw/platform-ids';
 
 const clamp = (value: number, fallback: number, max: number) => Math.min(Math.max(value || fallback, 1), max);
@@ -24,22 +15,21 @@ const clamp = (value: number, fallback: number, max: number) => Math.min(Math.ma
 @Injectable()
 export class GraphHandlers {
   constructor(
-    @Inject(SEARCH_DB) private readonly db: SearchDb,
+    private readonly graph: GraphRepository,
     private readonly gate: WorkspaceGate,
   ) {}
 
   @Handles(GraphService.method.getGraphStats)
   async stats(input: RequestOf<typeof GraphService, 'getGraphStats'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
-    return graphStats(this.db, workspaceId);
+    return this.graph.graphStats(workspaceId);
   }
 
   @Handles(GraphService.method.searchGraphEntities)
   async search(input: RequestOf<typeof GraphService, 'searchGraphEntities'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const match = input.match === 'substring' ? 'substring' : 'prefix';
-    const entities = await searchEntities(
-      this.db,
+    const entities = await this.graph.searchEntities(
       workspaceId,
       input.query,
       match,
@@ -52,9 +42,9 @@ export class GraphHandlers {
   @Handles(GraphService.method.getEntityNeighbourhood)
   async neighbourhood(input: RequestOf<typeof GraphService, 'getEntityNeighbourhood'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
-    const [root] = isUuid(input.entityId) ? await entitiesByIds(this.db, workspaceId, [input.entityId]) : [];
+    const [root] = isUuid(input.entityId) ? await this.graph.entitiesByIds(workspaceId, [input.entityId]) : [];
     if (!root) throw notFound('Entity');
-    const traversal = await traverse(this.db, workspaceId, [root.id], clamp(input.depth, 1, GRAPH_DEPTH_MAX));
+    const traversal = await traverse(this.graph, workspaceId, [root.id], clamp(input.depth, 1, GRAPH_DEPTH_MAX));
     const nodes = await this.nodesOf(workspaceId, traversal);
     return { root: nodes.find((n) => n.id === root.id), nodes, edges: traversal.edges, truncated: traversal.truncated };
   }
@@ -63,9 +53,9 @@ export class GraphHandlers {
   async retrieve(input: RequestOf<typeof GraphService, 'graphRetrieve'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const limit = clamp(input.limit, GRAPH_SEARCH_LIMIT_DEFAULT, GRAPH_SEARCH_LIMIT_MAX);
-    const seeds = await entitiesNamedIn(this.db, workspaceId, input.query, GRAPH_SEARCH_LIMIT_MAX);
+    const seeds = await this.graph.entitiesNamedIn(workspaceId, input.query, GRAPH_SEARCH_LIMIT_MAX);
     const traversal = await traverse(
-      this.db,
+      this.graph,
       workspaceId,
       seeds.map((s) => s.id),
       clamp(input.depth, 1, GRAPH_DEPTH_MAX),
@@ -95,8 +85,8 @@ export class GraphHandlers {
   /** The traversed entities with their depth and the fragments mentioning each, nearest first. */
   private async nodesOf(workspaceId: string, traversal: Traversal) {
     const ids = [...traversal.depths.keys()];
-    const entities = await entitiesByIds(this.db, workspaceId, ids);
-    const mentions = await fragmentsMentioning(this.db, workspaceId, ids);
+    const entities = await this.graph.entitiesByIds(workspaceId, ids);
+    const mentions = await this.graph.fragmentsMentioning(workspaceId, ids);
     return entities
       .map((e: EntityRow) => ({ ...e, depth: traversal.depths.get(e.id)!, fragments: mentions.get(e.id) ?? [] }))
       .sort((a, b) => a.depth - b.depth || b.mentionCount - a.mentionCount || a.name.localeCompare(b.name));

@@ -1,9 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { FragmentListingService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { DataPrisma as Prisma } from '@kw/platform-persistence';
 import { Handles, type RequestOf } from '@kw/platform-transport';
-import { SEARCH_DB, type SearchDb } from '../../persistence/search-database.js';
+import { ListingRepository, type ListingQuery } from '../../persistence/listing.repository.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import {
   DEFAULT_SELECT,
@@ -13,9 +12,15 @@ import {
   invalidFilter,
   SELECTABLE_FIELDS,
   SORTABLE_FIELDS,
+  type SqlFragment,
 } from './filter/index.js';
 import { invalidListingInput } from './listing-errors.js';
-import { LISTING_LIMIT_DEFAULT, LISTING_LIMIT_MAX, LISTING_OFFSET_MAX, LISTING_ORDER_MAX } from './listing-limits.js';
+import {
+  LISTING_LIMIT_DEFAULT,
+  LISTING_LIMIT_MAX,
+  LISTING_OFFSET_MAX,
+  LISTING_ORDER_MAX,
+} from '../../search-limits.js';
 import { jsonRow } from './rows.js';
 
 /**
@@ -23,9 +28,9 @@ import { jsonRow } from './rows.js';
  * expression, in a stable order (the requested keys, then id) so paging visits each row once.
  */
 @Injectable()
-export class ListFragmentsHandler {
+export class ListFragmentsHandlers {
   constructor(
-    @Inject(SEARCH_DB) private readonly db: SearchDb,
+    private readonly listing: ListingRepository,
     private readonly gate: WorkspaceGate,
   ) {}
 
@@ -39,7 +44,7 @@ export class ListFragmentsHandler {
       throw invalidListingInput('limit', `must be between 1 and ${LISTING_LIMIT_MAX}`);
     if (input.offset < 0 || input.offset > LISTING_OFFSET_MAX)
       throw invalidListingInput('offset', `must be between 0 and ${LISTING_OFFSET_MAX}`);
-    let condition: Prisma.Sql;
+    let condition: SqlFragment;
     try {
       condition = filterToSql(input.filter);
     } catch (error) {
@@ -47,16 +52,16 @@ export class ListFragmentsHandler {
       throw error;
     }
 
-    const from = Prisma.sql`FROM data.fragments f JOIN data.fragment_types ft ON ft.id = f.fragment_type_id
-      WHERE f.workspace_id = ${workspaceId}::uuid ${input.includeArchived ? Prisma.empty : Prisma.sql`AND f.archived_at IS NULL`} AND ${condition}`;
-    const columns = Prisma.join(
-      select.map((name) => Prisma.sql`${fieldSpec(name)!.sql} AS ${Prisma.raw(`"${name}"`)}`),
-    );
-    const rows = await this.db.$queryRaw<
-      Record<string, unknown>[]
-    >`SELECT ${columns} ${from} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${input.offset}`;
-    const [{ total }] = await this.db.$queryRaw<Array<{ total: bigint | number }>>`SELECT count(*) AS total ${from}`;
-    return { itemsJson: JSON.stringify(rows.map(jsonRow)), totalCount: Number(total) };
+    const { rows, total } = await this.listing.list({
+      workspaceId,
+      columns: select.map((name) => ({ name, sql: fieldSpec(name)!.sql })),
+      condition,
+      orderBy,
+      includeArchived: input.includeArchived,
+      limit,
+      offset: input.offset,
+    });
+    return { itemsJson: JSON.stringify(rows.map(jsonRow)), totalCount: total };
   }
 }
 
@@ -69,15 +74,13 @@ function selection(requested: readonly string[]): string[] {
   return [...new Set(requested)];
 }
 
-function ordering(requested: ReadonlyArray<{ field: string; direction: string }>): Prisma.Sql {
+function ordering(requested: ReadonlyArray<{ field: string; direction: string }>): ListingQuery['orderBy'] {
   if (requested.length > LISTING_ORDER_MAX) throw invalidListingInput('orderBy', `at most ${LISTING_ORDER_MAX} keys`);
-  const keys = requested.map(({ field, direction }) => {
+  return requested.map(({ field, direction }) => {
     if (!SORTABLE_FIELDS.includes(field))
       throw invalidListingInput('orderBy', `cannot order by '${field}' (fields: ${SORTABLE_FIELDS.join(', ')})`);
     const dir = (direction || 'asc').toLowerCase();
     if (dir !== 'asc' && dir !== 'desc') throw invalidListingInput('orderBy', "direction must be 'asc' or 'desc'");
-    return Prisma.sql`${fieldSpec(field)!.sql} ${Prisma.raw(dir === 'asc' ? 'ASC NULLS LAST' : 'DESC NULLS FIRST')}`;
+    return { sql: fieldSpec(field)!.sql, direction: dir };
   });
-  if (requested.length === 0) keys.push(Prisma.sql`f.created_at ASC`);
-  return Prisma.join([...keys, Prisma.sql`f.id ASC`]);
 }

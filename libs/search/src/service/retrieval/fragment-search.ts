@@ -1,28 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { SearchHit, SearchPage } from '@kw/contracts';
 import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
-import { DataPrisma } from '@kw/platform-persistence';
-import { SEARCH_DB, type SearchDb } from '../../persistence/search-database.js';
+import { SearchRepository, type RankedId } from '../../persistence/search.repository.js';
 import { VECTOR_INDEX, type VectorIndex } from '../vector/vector-index.js';
-import { keywordCandidates, type RankedId } from './keyword-retriever.js';
 import { fuseByReciprocalRank, type FusedHit } from './rank-fusion.js';
-import { fragmentConditions } from './search-filters.js';
 import { MIN_SIMILARITY, RETRIEVAL_DEPTH, type SearchCriteria } from './search-query.js';
 
 /** A hit and a page as the search contract carries them (plain objects, derived from proto/). */
 export type SearchHitView = Omit<SearchHit, '$typeName' | '$unknown'>;
 export type SearchPageView = Omit<SearchPage, '$typeName' | '$unknown' | 'hits'> & { hits: SearchHitView[] };
-
-interface HitRow {
-  id: string;
-  workspace_id: string;
-  title: string;
-  type: string;
-  tags: string[];
-  snippet: string;
-  created_at: Date;
-  updated_at: Date;
-}
 
 /**
  * The search use case over already-authorized workspaces: runs the keyword and/or vector
@@ -33,7 +19,7 @@ interface HitRow {
 @Injectable()
 export class FragmentSearch {
   constructor(
-    @Inject(SEARCH_DB) private readonly db: SearchDb,
+    private readonly repository: SearchRepository,
     @Inject(VECTOR_INDEX) private readonly vectors: VectorIndex,
     @Inject(AI_PROVIDER) private readonly ai: AiProvider,
   ) {}
@@ -48,7 +34,9 @@ export class FragmentSearch {
     if (workspaceIds.length === 0 || criteria.query.trim() === '') return empty;
     // The retrievers are independent: on a pooled database they run side by side.
     const [keyword, semantic] = await Promise.all([
-      criteria.mode !== 'semantic' ? keywordCandidates(this.db, workspaceIds, criteria, RETRIEVAL_DEPTH) : undefined,
+      criteria.mode !== 'semantic'
+        ? this.repository.keywordCandidates(workspaceIds, criteria.query, criteria, RETRIEVAL_DEPTH)
+        : undefined,
       criteria.mode !== 'keyword' ? this.semanticCandidates(workspaceIds, criteria) : undefined,
     ]);
     const lists: Record<string, RankedId[]> = {};
@@ -90,21 +78,21 @@ export class FragmentSearch {
   ): Promise<RankedId[]> {
     if (ranked.length === 0 || (criteria.types.length === 0 && criteria.tags.length === 0 && !criteria.collectionId))
       return ranked;
-    const ids = ranked.map((r) => r.fragmentId);
-    const rows = await this.db.$queryRaw<{ id: string }[]>(DataPrisma.sql`
-      SELECT f.id::text AS id FROM data.fragments f WHERE f.id = ANY(${ids}::uuid[]) AND ${fragmentConditions(workspaceIds, criteria)}`);
-    const kept = new Set(rows.map((r) => r.id));
+    const kept = await this.repository.matching(
+      workspaceIds,
+      ranked.map((r) => r.fragmentId),
+      criteria,
+    );
     return ranked.filter((r) => kept.has(r.fragmentId));
   }
 
   private async load(workspaceIds: string[], query: string, page: FusedHit[]): Promise<SearchHitView[]> {
     if (page.length === 0) return [];
-    const rows = await this.db.$queryRaw<HitRow[]>(DataPrisma.sql`
-      SELECT f.id::text AS id, f.workspace_id::text AS workspace_id, f.title, t.key AS type, f.tags, f.created_at, f.updated_at,
-             ts_headline('english', concat_ws(' ', f.summary, f.content), websearch_to_tsquery('english', ${query}),
-                         'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=15, MaxFragments=2') AS snippet
-        FROM data.fragments f JOIN data.fragment_types t ON t.id = f.fragment_type_id
-       WHERE f.id = ANY(${page.map((h) => h.fragmentId)}::uuid[]) AND f.workspace_id = ANY(${workspaceIds}::uuid[]) AND f.archived_at IS NULL`);
+    const rows = await this.repository.hits(
+      workspaceIds,
+      query,
+      page.map((h) => h.fragmentId),
+    );
     const byId = new Map(rows.map((r) => [r.id, r]));
     return page.flatMap((hit) => {
       const row = byId.get(hit.fragmentId);

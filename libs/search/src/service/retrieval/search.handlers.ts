@@ -1,16 +1,15 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { SearchService, WorkspacesService } from '@kw/contracts';
 import { assertAccountAllowed } from '@kw/platform-access-policy';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError } from '@kw/platform-errors';
 import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
-import { SearchQueryLog } from '../analytics/query-log.js';
-import { SEARCH_DB, type SearchDb } from '../../persistence/search-database.js';
+import { SearchQueryLog } from '../analytics/search-query-log.js';
+import { SearchRepository } from '../../persistence/search.repository.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { criteriaOf } from './criteria.js';
 import { FragmentSearch } from './fragment-search.js';
 import { pageOf } from './search-paging.js';
-import { suggest } from './suggestions.js';
 
 const SUGGESTION_LIMIT_DEFAULT = 10;
 const SUGGESTION_LIMIT_MAX = 50;
@@ -19,7 +18,7 @@ const SUGGESTION_LIMIT_MAX = 50;
 @Injectable()
 export class SearchHandlers {
   constructor(
-    @Inject(SEARCH_DB) private readonly db: SearchDb,
+    private readonly repository: SearchRepository,
     private readonly gate: WorkspaceGate,
     private readonly client: ServiceClient,
     private readonly fragments: FragmentSearch,
@@ -80,6 +79,6 @@ export class SearchHandlers {
   async suggest(input: RequestOf<typeof SearchService, 'suggestSearch'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const limit = input.limit > 0 ? Math.min(input.limit, SUGGESTION_LIMIT_MAX) : SUGGESTION_LIMIT_DEFAULT;
-    return { suggestions: await suggest(this.db, workspaceId, input.prefix, limit) };
+    return { suggestions: await this.repository.suggestions(workspaceId, input.prefix, limit) };
   }
 }

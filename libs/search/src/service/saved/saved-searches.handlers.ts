@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { SearchService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode, notFound } from '@kw/platform-errors';
@@ -6,11 +6,11 @@ import { Handles, type RequestOf } from '@kw/platform-transport';
 import { criteriaOf } from '../retrieval/criteria.js';
 import { FragmentSearch } from '../retrieval/fragment-search.js';
 import { pageOf } from '../retrieval/search-paging.js';
-import { SEARCH_DB, type SearchDb } from '../../persistence/search-database.js';
+import { SavedSearchesRepository, type SavedSearchRow } from '../../persistence/saved-searches.repository.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { isUuid } from '@kw/platform-ids';
 
-type SavedRow = Awaited<ReturnType<SearchDb['savedSearch']['findUniqueOrThrow']>>;
+type SavedRow = SavedSearchRow;
 
 /** A user's saved searches per workspace (keeps the table bounded). */
 export const SAVED_SEARCHES_MAX = 100;
@@ -41,7 +41,7 @@ function savedView(row: SavedRow) {
 @Injectable()
 export class SavedSearchHandlers {
   constructor(
-    @Inject(SEARCH_DB) private readonly db: SearchDb,
+    private readonly saved: SavedSearchesRepository,
     private readonly gate: WorkspaceGate,
     private readonly fragments: FragmentSearch,
   ) {}
@@ -51,24 +51,22 @@ export class SavedSearchHandlers {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const criteria = criteriaOf(input.search);
     if (criteria.collectionId) await this.checkOwnCollection(workspaceId, criteria.collectionId);
-    const count = await this.db.savedSearch.count({ where: { workspaceId, userId } });
+    const count = await this.saved.countOf(workspaceId, userId);
     if (count >= SAVED_SEARCHES_MAX)
       throw new AppError({
         status: 409,
         code: ErrorCode.CONFLICT,
         message: `At most ${SAVED_SEARCHES_MAX} saved searches per workspace`,
       });
-    const row = await this.db.savedSearch.create({
-      data: {
-        workspaceId,
-        userId,
-        name: input.name,
-        query: criteria.query,
-        mode: criteria.mode,
-        types: criteria.types,
-        tags: criteria.tags,
-        collectionId: criteria.collectionId ?? null,
-      },
+    const row = await this.saved.insert({
+      workspaceId,
+      userId,
+      name: input.name,
+      query: criteria.query,
+      mode: criteria.mode,
+      types: criteria.types,
+      tags: criteria.tags,
+      collectionId: criteria.collectionId ?? null,
     });
     return { savedSearch: savedView(row) };
   }
@@ -76,10 +74,7 @@ export class SavedSearchHandlers {
   @Handles(SearchService.method.listSavedSearches)
   async list(input: RequestOf<typeof SearchService, 'listSavedSearches'>, context: RequestContext) {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
-    const rows = await this.db.savedSearch.findMany({
-      where: { workspaceId, userId },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
+    const rows = await this.saved.listOf(workspaceId, userId);
     return { savedSearches: rows.map(savedView) };
   }
 
@@ -95,17 +90,13 @@ export class SavedSearchHandlers {
   @Handles(SearchService.method.deleteSavedSearch)
   async delete(input: RequestOf<typeof SearchService, 'deleteSavedSearch'>, context: RequestContext) {
     const row = await this.authorizedRow(context, input.id);
-    await this.db.savedSearch.deleteMany({ where: { id: row.id, userId: row.userId } });
+    await this.saved.delete(row.id, row.userId);
     return {};
   }
 
   /** A saved search may only name a collection of its own workspace: another tenant's id is refused like a missing one. */
   private async checkOwnCollection(workspaceId: string, collectionId: string): Promise<void> {
-    const found = await this.db.collection.findFirst({
-      where: { id: collectionId, workspaceId },
-      select: { id: true },
-    });
-    if (found) return;
+    if (await this.saved.collectionExists(workspaceId, collectionId)) return;
     const problem = 'must be a collection of this workspace';
     throw new AppError({
       status: 400,
@@ -119,7 +110,7 @@ export class SavedSearchHandlers {
   /** The caller's own saved search, in a workspace they may still search. */
   private async authorizedRow(context: RequestContext, id: string): Promise<SavedRow> {
     const userId = context.auth?.userId;
-    const row = userId && isUuid(id) ? await this.db.savedSearch.findUnique({ where: { id } }) : null;
+    const row = userId && isUuid(id) ? await this.saved.findById(id) : null;
     if (!row || row.userId !== userId) {
       // Unauthenticated callers still get 401 first.
       if (!userId) await this.gate.authorize(context, '', 'search:read');

@@ -6,6 +6,7 @@ import { createPrismaClient, migrate } from '@kw/platform-persistence';
 import { createTestDatabase } from '../../../../../test/support/postgres.js';
 import { describeWith } from '../../../../../test/support/services.js';
 import type { SearchDb } from '../../persistence/search-database.js';
+import { ChunkVectorsRepository } from '../../persistence/vectors/chunk-vectors.repository.js';
 import { ExactCosineIndex } from '../../persistence/vectors/exact-cosine-index.js';
 import { decodeFloat4Array, MemoryVectorIndex } from './memory-vector-index.js';
 import { VectorIndexWarmup } from './vector-index-warmup.js';
@@ -92,7 +93,7 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
     ...extra,
   });
   const index = (maxFloats = 1_000_000, fallback: VectorIndex = new RecordingFallback()) =>
-    new MemoryVectorIndex(pool, maxFloats, fallback);
+    new MemoryVectorIndex(new ChunkVectorsRepository(db, { pool }), maxFloats, fallback);
 
   it("decodes PostgreSQL's binary float4[] exactly", async () => {
     const values = [0, 1, -2.5, 3.4028234663852886e38, 1.1754943508222875e-38, 0.1];
@@ -195,7 +196,7 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
       warn: (_: unknown, msg: string) => logged.push(msg),
     } as never;
     const roomy = index();
-    const warmup = new VectorIndexWarmup(roomy, { pool } as never, logger);
+    const warmup = new VectorIndexWarmup(roomy, new ChunkVectorsRepository(db, { pool }), logger);
     warmup.onApplicationBootstrap();
     await warmup.done();
     expect(roomy.heldFloats).toBe(9);
@@ -203,7 +204,7 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
 
     // Room for `other` (6 floats, the larger) only: it is loaded, `ws` is left for its first query.
     const tight = index(6);
-    const partial = new VectorIndexWarmup(tight, { pool } as never, logger);
+    const partial = new VectorIndexWarmup(tight, new ChunkVectorsRepository(db, { pool }), logger);
     partial.onApplicationBootstrap();
     await partial.done();
     expect(tight.heldFloats).toBe(6);

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { ChunkVectorSource } from '../../persistence/vectors/chunk-vectors.repository.js';
 import type { VectorHit, VectorIndex, VectorQuery } from './vector-index.js';
 
 /** One fragment's current embedding run, held in memory: unit-length chunk vectors back to back. */
@@ -43,9 +43,9 @@ export class MemoryVectorIndex implements VectorIndex {
   private readonly loading = new Map<string, Promise<void>>();
   private floats = 0;
 
-  /** `pool`: plain `pg` (Prisma's raw queries cost ~10x more per row for the vectors of a large workspace). */
+  /** `chunks`: the reads of persistence/vectors/chunk-vectors.repository.ts (plain `pg`). */
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly chunks: ChunkVectorSource,
     private readonly maxFloats: number,
     private readonly fallback: VectorIndex,
   ) {}
@@ -138,13 +138,7 @@ export class MemoryVectorIndex implements VectorIndex {
 
   /** The current embedding run of every live fragment with chunks in these workspaces. */
   private async liveRuns(workspaceIds: string[]): Promise<LiveRun[]> {
-    const { rows } = await this.pool.query<{ w: string; f: string; v: number; t: number }>(
-      `SELECT c.workspace_id::text AS w, c.fragment_id::text AS f, c.version AS v, (extract(epoch FROM c.created_at) * 1000)::float8 AS t
-         FROM data.fragment_chunks c
-         JOIN data.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
-        WHERE c.workspace_id = ANY($1::uuid[]) AND c.ordinal = 0`,
-      [workspaceIds],
-    );
+    const rows = await this.chunks.liveRuns(workspaceIds);
     return rows.map((r) => ({ workspaceId: r.w, fragmentId: r.f, run: `${r.v}:${Number(r.t)}` }));
   }
 
@@ -153,11 +147,7 @@ export class MemoryVectorIndex implements VectorIndex {
     const workspaceOf = new Map(missing.map((r) => [r.fragmentId, r.workspaceId]));
     for (let i = 0; i < missing.length; i += LOAD_BATCH) {
       const ids = missing.slice(i, i + LOAD_BATCH).map((r) => r.fragmentId);
-      const { rows } = await this.pool.query<{ f: string; v: number; t: number; e: Uint8Array }>(
-        `SELECT fragment_id::text AS f, version AS v, (extract(epoch FROM created_at) * 1000)::float8 AS t, array_send(embedding) AS e
-           FROM data.fragment_chunks WHERE fragment_id = ANY($1::uuid[]) ORDER BY fragment_id, ordinal`,
-        [ids],
-      );
+      const rows = await this.chunks.chunkVectors(ids);
       for (const [fragmentId, chunks] of groupBy(rows, (r) => r.f)) {
         // A zero vector matches nothing (SQL's cosine is NULL for it); a run whose chunks disagree
         // on the dimension (never written so) is left out.

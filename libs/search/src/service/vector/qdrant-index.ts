@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SearchDb } from '../../persistence/search-database.js';
+import type { LiveFragmentCheck } from '../../persistence/vectors/chunk-vectors.repository.js';
 import type { IndexedChunk, VectorHit, VectorIndex, VectorIndexSync, VectorQuery } from './vector-index.js';
 
 /**
@@ -48,7 +48,7 @@ export class QdrantIndex implements VectorIndex, VectorIndexSync {
 
   constructor(
     private readonly baseUrl: string,
-    private readonly db: SearchDb,
+    private readonly live: LiveFragmentCheck,
     private readonly prefix = QDRANT_COLLECTION_PREFIX,
   ) {}
 
@@ -82,14 +82,7 @@ export class QdrantIndex implements VectorIndex, VectorIndexSync {
     if (best.size === 0) return [];
     // Live: not archived, and its chunks in Postgres are of its current version (a text change
     // not re-embedded yet leaves stale points here until the sync replaces them).
-    const live = await this.db.$queryRawUnsafe<{ id: string }[]>(
-      `SELECT f.id::text AS id FROM data.fragments f
-        WHERE f.id = ANY($1::uuid[]) AND f.workspace_id = ANY($2::uuid[]) AND f.archived_at IS NULL
-          AND EXISTS (SELECT 1 FROM data.fragment_chunks c WHERE c.fragment_id = f.id AND c.version = f.version)`,
-      [...best.keys()],
-      query.workspaceIds,
-    );
-    const current = new Set(live.map((r) => r.id));
+    const current = new Set(await this.live.liveFragmentIds([...best.keys()], query.workspaceIds));
     return [...best]
       .filter(([id]) => current.has(id))
       .slice(0, query.limit)

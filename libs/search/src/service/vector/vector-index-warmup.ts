@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Logger } from '@kw/platform-observability';
-import type { Database } from '@kw/platform-persistence';
-import { DATABASE, LOGGER } from '@kw/platform-runtime';
+import { LOGGER } from '@kw/platform-runtime';
+import { ChunkVectorsRepository } from '../../persistence/vectors/chunk-vectors.repository.js';
 import { MemoryVectorIndex } from './memory-vector-index.js';
 import { VECTOR_INDEX, type VectorIndex } from './vector-index.js';
 
@@ -23,15 +23,14 @@ export class VectorIndexWarmup implements OnApplicationBootstrap, OnModuleDestro
 
   constructor(
     @Inject(VECTOR_INDEX) private readonly index: VectorIndex,
-    @Inject(DATABASE) private readonly database: Database | null,
+    private readonly chunks: ChunkVectorsRepository,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!(this.index instanceof MemoryVectorIndex) || !this.database) return;
+    if (!(this.index instanceof MemoryVectorIndex)) return;
     const index = this.index;
-    const pool = this.database.pool;
-    this.run = this.warmAll(index, pool).catch((err: unknown) =>
+    this.run = this.warmAll(index).catch((err: unknown) =>
       this.logger.warn({ err }, 'vector index warm-up failed; workspaces load at their first search'),
     );
   }
@@ -46,11 +45,9 @@ export class VectorIndexWarmup implements OnApplicationBootstrap, OnModuleDestro
     await this.run;
   }
 
-  private async warmAll(index: MemoryVectorIndex, pool: Database['pool']): Promise<void> {
+  private async warmAll(index: MemoryVectorIndex): Promise<void> {
     const started = Date.now();
-    const { rows } = await pool.query<{ id: string; fragments: number }>(
-      `SELECT workspace_id::text AS id, count(*)::int AS fragments FROM data.fragment_chunks WHERE ordinal = 0 GROUP BY workspace_id ORDER BY count(*) DESC, workspace_id`,
-    );
+    const rows = await this.chunks.workspacesBySize();
     if (rows.length === 0) return;
     this.logger.info({ workspaces: rows.length }, 'vector index warm-up started');
     let loaded = 0;

@@ -1,4 +1,4 @@
-import { DataPrisma as Prisma } from '@kw/platform-persistence';
+import { raw, sql, type SqlFragment } from './sql-fragment.js';
 import { FilterError } from './filter-error.js';
 import { fieldSpec, OPERATORS_BY_KIND, type FieldSpec } from './fields.js';
 import type { FilterNode, Literal } from './parser.js';
@@ -6,13 +6,13 @@ import { isUuid } from '@kw/platform-ids';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})$/;
-const COMPARATORS: Record<string, Prisma.Sql> = {
-  '=': Prisma.raw('='),
-  '!=': Prisma.raw('<>'),
-  '<': Prisma.raw('<'),
-  '<=': Prisma.raw('<='),
-  '>': Prisma.raw('>'),
-  '>=': Prisma.raw('>='),
+const COMPARATORS: Record<string, SqlFragment> = {
+  '=': raw('='),
+  '!=': raw('<>'),
+  '<': raw('<'),
+  '<=': raw('<='),
+  '>': raw('>'),
+  '>=': raw('>='),
 };
 
 /**
@@ -20,25 +20,25 @@ const COMPARATORS: Record<string, Prisma.Sql> = {
  * every value is a bound parameter. Each comparison is wrapped in COALESCE(.., false) so
  * `not` over a NULL column behaves like two-valued logic.
  */
-export function compileFilter(node: FilterNode): Prisma.Sql {
+export function compileFilter(node: FilterNode): SqlFragment {
   switch (node.type) {
     case 'and':
-      return Prisma.sql`(${compileFilter(node.left)} AND ${compileFilter(node.right)})`;
+      return sql`(${compileFilter(node.left)} AND ${compileFilter(node.right)})`;
     case 'or':
-      return Prisma.sql`(${compileFilter(node.left)} OR ${compileFilter(node.right)})`;
+      return sql`(${compileFilter(node.left)} OR ${compileFilter(node.right)})`;
     case 'not':
-      return Prisma.sql`(NOT ${compileFilter(node.operand)})`;
+      return sql`(NOT ${compileFilter(node.operand)})`;
     case 'compare':
-      return Prisma.sql`COALESCE(${compileComparison(node)}, false)`;
+      return sql`COALESCE(${compileComparison(node)}, false)`;
   }
 }
 
-function compileComparison(node: Extract<FilterNode, { type: 'compare' }>): Prisma.Sql {
+function compileComparison(node: Extract<FilterNode, { type: 'compare' }>): SqlFragment {
   const spec = fieldSpec(node.field);
   if (!spec) throw new FilterError(node.fieldPosition, `unknown field '${node.field}'`);
   if (node.op === 'is null' || node.op === 'is not null') {
     if (!spec.nullable) throw new FilterError(node.opPosition, `'${node.field}' is never null`);
-    return node.op === 'is null' ? Prisma.sql`(${spec.sql} IS NULL)` : Prisma.sql`(${spec.sql} IS NOT NULL)`;
+    return node.op === 'is null' ? sql`(${spec.sql} IS NULL)` : sql`(${spec.sql} IS NOT NULL)`;
   }
   if (!OPERATORS_BY_KIND[spec.kind].includes(node.op) || (node.field === 'text' && node.op !== '~')) {
     const allowed = node.field === 'text' ? ['~'] : OPERATORS_BY_KIND[spec.kind];
@@ -54,27 +54,27 @@ function compileComparison(node: Extract<FilterNode, { type: 'compare' }>): Pris
     case 'uuid': {
       const id = stringOf(value, node.field);
       if (!isUuid(id)) throw new FilterError(value.position, `'${node.field}' takes a UUID`);
-      return Prisma.sql`(${spec.sql} ${COMPARATORS[node.op]} ${id}::uuid)`;
+      return sql`(${spec.sql} ${COMPARATORS[node.op]} ${id}::uuid)`;
     }
     case 'tags':
-      return Prisma.sql`EXISTS (SELECT 1 FROM unnest(${spec.sql}) AS tag WHERE lower(tag) = lower(${stringOf(value, node.field)}))`;
+      return sql`EXISTS (SELECT 1 FROM unnest(${spec.sql}) AS tag WHERE lower(tag) = lower(${stringOf(value, node.field)}))`;
     case 'number': {
       if (value.kind !== 'number' || !/^-?\d{1,9}$/.test(value.value))
         throw new FilterError(value.position, `'${node.field}' takes a whole number`);
-      return Prisma.sql`(${spec.sql} ${COMPARATORS[node.op]} ${Number(value.value)})`;
+      return sql`(${spec.sql} ${COMPARATORS[node.op]} ${Number(value.value)})`;
     }
     case 'date':
       return compileDate(spec, node.op, value, node.field);
   }
 }
 
-function compileText(spec: FieldSpec, op: string, text: string): Prisma.Sql {
-  if (op === '~') return Prisma.sql`(${spec.sql} ILIKE ${`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`})`;
-  return Prisma.sql`(${spec.sql} ${COMPARATORS[op]} ${text})`;
+function compileText(spec: FieldSpec, op: string, text: string): SqlFragment {
+  if (op === '~') return sql`(${spec.sql} ILIKE ${`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`})`;
+  return sql`(${spec.sql} ${COMPARATORS[op]} ${text})`;
 }
 
 /** A date alone means the whole UTC day: `createdAt = '2026-01-02'` is that day, `> '2026-01-02'` after it. */
-function compileDate(spec: FieldSpec, op: string, value: Literal, field: string): Prisma.Sql {
+function compileDate(spec: FieldSpec, op: string, value: Literal, field: string): SqlFragment {
   const text = stringOf(value, field);
   const dateOnly = DATE_ONLY.test(text);
   const at = new Date(dateOnly ? `${text}T00:00:00Z` : text);
@@ -86,18 +86,18 @@ function compileDate(spec: FieldSpec, op: string, value: Literal, field: string)
     throw new FilterError(value.position, `'${field}' takes a date ('2026-01-31') or an ISO 8601 timestamp`);
   }
   const start = at.toISOString();
-  if (!dateOnly) return Prisma.sql`(${spec.sql} ${COMPARATORS[op]} ${start}::timestamptz)`;
+  if (!dateOnly) return sql`(${spec.sql} ${COMPARATORS[op]} ${start}::timestamptz)`;
   const end = new Date(at.getTime() + 86_400_000).toISOString();
   switch (op) {
     case '=':
-      return Prisma.sql`(${spec.sql} >= ${start}::timestamptz AND ${spec.sql} < ${end}::timestamptz)`;
+      return sql`(${spec.sql} >= ${start}::timestamptz AND ${spec.sql} < ${end}::timestamptz)`;
     case '!=':
-      return Prisma.sql`(${spec.sql} < ${start}::timestamptz OR ${spec.sql} >= ${end}::timestamptz)`;
+      return sql`(${spec.sql} < ${start}::timestamptz OR ${spec.sql} >= ${end}::timestamptz)`;
     case '<':
     case '>=':
-      return Prisma.sql`(${spec.sql} ${COMPARATORS[op]} ${start}::timestamptz)`;
+      return sql`(${spec.sql} ${COMPARATORS[op]} ${start}::timestamptz)`;
     default: // '<=' and '>' take in or skip the whole day
-      return Prisma.sql`(${spec.sql} ${op === '<=' ? COMPARATORS['<'] : COMPARATORS['>=']} ${end}::timestamptz)`;
+      return sql`(${spec.sql} ${op === '<=' ? COMPARATORS['<'] : COMPARATORS['>=']} ${end}::timestamptz)`;
   }
 }
 

@@ -1,4 +1,4 @@
-import { DataPrisma as Prisma } from '@kw/platform-persistence';
+import { raw, type SqlFragment } from './sql-fragment.js';
 
 /** How a field compares: which operators it takes and how its values are read. */
 export type FieldKind = 'text' | 'uuid' | 'date' | 'tags' | 'number';
@@ -6,7 +6,7 @@ export type FieldKind = 'text' | 'uuid' | 'date' | 'tags' | 'number';
 export interface FieldSpec {
   kind: FieldKind;
   /** The SQL for the column: a constant of this file, never text from the request. */
-  sql: Prisma.Sql;
+  sql: SqlFragment;
   nullable?: boolean;
   /** Can be named in `select` (the pseudo-field `text` cannot). */
   selectable?: boolean;
@@ -14,7 +14,7 @@ export interface FieldSpec {
   sortable?: boolean;
 }
 
-const col = (sql: string) => Prisma.raw(sql);
+const col = (sql: string) => raw(sql);
 
 /**
  * The whitelist of the listing: filter fields, selectable fields and sort keys. The query reads

@@ -8,13 +8,14 @@ export {
 export { parseFilter, type FilterNode } from './parser.js';
 export { compileFilter } from './compiler.js';
 export { fieldSpec, DEFAULT_SELECT, SELECTABLE_FIELDS, SORTABLE_FIELDS } from './fields.js';
+export { SqlFragment, join, raw, sql } from './sql-fragment.js';
 
-import { DataPrisma as Prisma } from '@kw/platform-persistence';
 import { compileFilter } from './compiler.js';
+import { sql, type SqlFragment } from './sql-fragment.js';
 import { parseFilter } from './parser.js';
 
 /** Parses and compiles an untrusted filter; an empty filter matches everything. Throws FilterError. */
-export function filterToSql(text: string): Prisma.Sql {
+export function filterToSql(text: string): SqlFragment {
   const node = parseFilter(text);
-  return node ? compileFilter(node) : Prisma.sql`true`;
+  return node ? compileFilter(node) : sql`true`;
 }

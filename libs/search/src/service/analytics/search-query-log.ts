@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
-import { SEARCH_DB, type SearchDb } from '../../persistence/search-database.js';
+import { SearchQueriesRepository } from '../../persistence/search-queries.repository.js';
 
 export interface LoggedQuery {
   workspaceId: string;
@@ -21,13 +21,13 @@ export function normalizeQuery(query: string): string {
 @Injectable()
 export class SearchQueryLog {
   constructor(
-    @Inject(SEARCH_DB) private readonly db: SearchDb,
+    private readonly queries: SearchQueriesRepository,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async record(entry: LoggedQuery): Promise<void> {
-    await this.db.searchQueryLog
-      .create({ data: { ...entry, query: normalizeQuery(entry.query) } })
+    await this.queries
+      .insert({ ...entry, query: normalizeQuery(entry.query) })
       .catch((err: unknown) => this.logger.warn({ err, workspaceId: entry.workspaceId }, 'search query not recorded'));
   }
 }

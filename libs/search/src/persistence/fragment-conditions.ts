@@ -1,16 +1,19 @@
 import { DataPrisma } from '@kw/platform-persistence';
-import type { SearchCriteria } from './search-query.js';
 
 const sql = DataPrisma.sql;
+
+/** The optional filters of a search (a saved search's too). */
+export interface FragmentFilters {
+  types: string[];
+  tags: string[];
+  collectionId?: string;
+}
 
 /**
  * The WHERE conditions every retrieval shares, over `data.fragments f`: the authorized
  * workspaces, never archived fragments, and the optional type, tag and collection filters.
  */
-export function fragmentConditions(
-  workspaceIds: string[],
-  criteria: Pick<SearchCriteria, 'types' | 'tags' | 'collectionId'>,
-): DataPrisma.Sql {
+export function fragmentConditions(workspaceIds: string[], criteria: FragmentFilters): DataPrisma.Sql {
   const parts: DataPrisma.Sql[] = [sql`f.workspace_id = ANY(${workspaceIds}::uuid[])`, sql`f.archived_at IS NULL`];
   if (criteria.types.length > 0) {
     parts.push(
