@@ -25,7 +25,7 @@ export class AgenticRepository {
       SELECT id::text AS id, title, rank FROM (
         SELECT f.id, f.title, f.created_at,
                ts_rank(to_tsvector('simple', f.title || ' ' || coalesce(f.summary, '') || ' ' || f.content), to_tsquery('simple', ${tsquery}))::float8 AS rank
-        FROM data.fragments f
+        FROM search_read.fragments f
         WHERE f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL
           AND to_tsvector('simple', f.title || ' ' || coalesce(f.summary, '') || ' ' || f.content) @@ to_tsquery('simple', ${tsquery})
       ) hits ORDER BY rank DESC, created_at DESC, id LIMIT ${AGENTIC_CANDIDATES}`;
@@ -36,7 +36,7 @@ export class AgenticRepository {
     if (ids.length === 0) return new Map();
     const rows = await this.db.$queryRaw<Array<{ id: string; snippet: string }>>`
       SELECT id::text AS id, left(regexp_replace(coalesce(nullif(summary, ''), content), '\\s+', ' ', 'g'), ${chars}) AS snippet
-      FROM data.fragments WHERE workspace_id = ${workspaceId}::uuid AND archived_at IS NULL AND id = ANY(${[...ids]}::uuid[])`;
+      FROM search_read.fragments WHERE workspace_id = ${workspaceId}::uuid AND archived_at IS NULL AND id = ANY(${[...ids]}::uuid[])`;
     return new Map(rows.map((r) => [r.id, r.snippet]));
   }
 }

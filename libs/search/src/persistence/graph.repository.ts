@@ -23,8 +23,8 @@ export interface FragmentRef {
 }
 
 const liveMentions = (workspaceId: string) => Prisma.sql`
-  JOIN data.graph_mentions m ON m.entity_id = e.id
-  JOIN data.fragments f ON f.id = m.fragment_id AND f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL`;
+  JOIN search_read.graph_mentions m ON m.entity_id = e.id
+  JOIN search_read.fragments f ON f.id = m.fragment_id AND f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL`;
 
 const entityColumns = Prisma.sql`e.id::text AS id, e.kind, e.name, count(DISTINCT m.fragment_id)::int AS "mentionCount"`;
 
@@ -39,14 +39,14 @@ export class GraphRepository {
 
   async graphStats(workspaceId: string) {
     const entities = await this.db.$queryRaw<Array<{ kind: string; count: number }>>`
-      SELECT e.kind, count(DISTINCT e.id)::int AS count FROM data.graph_entities e ${liveMentions(workspaceId)}
+      SELECT e.kind, count(DISTINCT e.id)::int AS count FROM search_read.graph_entities e ${liveMentions(workspaceId)}
       WHERE e.workspace_id = ${workspaceId}::uuid GROUP BY e.kind ORDER BY count DESC, e.kind`;
     const relations = await this.db.$queryRaw<Array<{ kind: string; count: number }>>`
-      SELECT r.kind, count(*)::int AS count FROM data.graph_relations r
-      JOIN data.fragments f ON f.id = r.fragment_id AND f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL
+      SELECT r.kind, count(*)::int AS count FROM search_read.graph_relations r
+      JOIN search_read.fragments f ON f.id = r.fragment_id AND f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL
       WHERE r.workspace_id = ${workspaceId}::uuid GROUP BY r.kind ORDER BY count DESC, r.kind`;
     const [{ mentions }] = await this.db.$queryRaw<Array<{ mentions: number }>>`
-      SELECT count(*)::int AS mentions FROM data.graph_entities e ${liveMentions(workspaceId)} WHERE e.workspace_id = ${workspaceId}::uuid`;
+      SELECT count(*)::int AS mentions FROM search_read.graph_entities e ${liveMentions(workspaceId)} WHERE e.workspace_id = ${workspaceId}::uuid`;
     const sum = (rows: Array<{ count: number }>) => rows.reduce((n, r) => n + r.count, 0);
     return {
       entities: sum(entities),
@@ -68,7 +68,7 @@ export class GraphRepository {
     const escaped = normalizeName(text).replace(/[\\%_]/g, (c) => `\\${c}`);
     const pattern = match === 'prefix' ? `${escaped}%` : `%${escaped}%`;
     return this.db.$queryRaw<EntityRow[]>`
-      SELECT ${entityColumns} FROM data.graph_entities e ${liveMentions(workspaceId)}
+      SELECT ${entityColumns} FROM search_read.graph_entities e ${liveMentions(workspaceId)}
       WHERE e.workspace_id = ${workspaceId}::uuid AND e.normalized_name LIKE ${pattern} ${kind ? Prisma.sql`AND e.kind = ${kind}` : Prisma.empty}
       GROUP BY e.id ORDER BY "mentionCount" DESC, e.name, e.id LIMIT ${limit}`;
   }
@@ -76,7 +76,7 @@ export class GraphRepository {
   async entitiesByIds(workspaceId: string, ids: readonly string[]): Promise<EntityRow[]> {
     if (ids.length === 0) return [];
     return this.db.$queryRaw<EntityRow[]>`
-      SELECT ${entityColumns} FROM data.graph_entities e ${liveMentions(workspaceId)}
+      SELECT ${entityColumns} FROM search_read.graph_entities e ${liveMentions(workspaceId)}
       WHERE e.workspace_id = ${workspaceId}::uuid AND e.id = ANY(${[...ids]}::uuid[]) GROUP BY e.id`;
   }
 
@@ -84,7 +84,7 @@ export class GraphRepository {
   async entitiesNamedIn(workspaceId: string, text: string, limit: number): Promise<EntityRow[]> {
     const padded = ` ${normalizeName(text).replace(/[\s,;:!?()"'[\]{}]+|\.(?=\s|$)/g, ' ')} `;
     return this.db.$queryRaw<EntityRow[]>`
-      SELECT ${entityColumns} FROM data.graph_entities e ${liveMentions(workspaceId)}
+      SELECT ${entityColumns} FROM search_read.graph_entities e ${liveMentions(workspaceId)}
       WHERE e.workspace_id = ${workspaceId}::uuid AND length(e.normalized_name) >= 2 AND strpos(${padded}, ' ' || e.normalized_name || ' ') > 0
       GROUP BY e.id ORDER BY "mentionCount" DESC, e.name, e.id LIMIT ${limit}`;
   }
@@ -94,8 +94,8 @@ export class GraphRepository {
     if (ids.length === 0) return [];
     return this.db.$queryRaw<EdgeRow[]>`
       SELECT r.source_id::text AS "sourceId", r.target_id::text AS "targetId", r.kind, count(DISTINCT r.fragment_id)::int AS weight
-      FROM data.graph_relations r
-      JOIN data.fragments f ON f.id = r.fragment_id AND f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL
+      FROM search_read.graph_relations r
+      JOIN search_read.fragments f ON f.id = r.fragment_id AND f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL
       WHERE r.workspace_id = ${workspaceId}::uuid AND (r.source_id = ANY(${[...ids]}::uuid[]) OR r.target_id = ANY(${[...ids]}::uuid[]))
       GROUP BY r.source_id, r.target_id, r.kind ORDER BY weight DESC, r.source_id, r.target_id, r.kind`;
   }
@@ -111,7 +111,7 @@ export class GraphRepository {
     const rows = await this.db.$queryRaw<Array<{ entityId: string; id: string; title: string }>>`
       SELECT entity_id::text AS "entityId", id, title FROM (
         SELECT m.entity_id, f.id::text AS id, f.title, row_number() OVER (PARTITION BY m.entity_id ORDER BY f.created_at DESC, f.id) AS n
-        FROM data.graph_mentions m JOIN data.fragments f ON f.id = m.fragment_id AND f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL
+        FROM search_read.graph_mentions m JOIN search_read.fragments f ON f.id = m.fragment_id AND f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL
         WHERE m.entity_id = ANY(${[...ids]}::uuid[])
       ) ranked WHERE n <= ${perEntity} ORDER BY "entityId", n`;
     for (const row of rows)

@@ -29,7 +29,7 @@ export class ListingRepository {
 
   /** One page of rows (selected fields by name) and the count of all matching rows. */
   async list(query: ListingQuery): Promise<{ rows: Record<string, unknown>[]; total: number }> {
-    const from = Prisma.sql`FROM data.fragments f JOIN data.fragment_types ft ON ft.id = f.fragment_type_id
+    const from = Prisma.sql`FROM search_read.fragments f JOIN search_read.fragment_types ft ON ft.id = f.fragment_type_id
       WHERE f.workspace_id = ${query.workspaceId}::uuid ${query.includeArchived ? Prisma.empty : Prisma.sql`AND f.archived_at IS NULL`} AND ${prismaSql(query.condition)}`;
     const columns = Prisma.join(
       query.columns.map(({ name, sql }) => Prisma.sql`${prismaSql(sql)} AS ${Prisma.raw(`"${name}"`)}`),

@@ -14,7 +14,7 @@ export interface NewSavedSearch {
   collectionId: string | null;
 }
 
-/** data.saved_searches (search's own table), and the one check a saved search needs of a collection. */
+/** data.saved_searches (search's own table), and the one check a saved search needs of a collection (read contract). */
 @Injectable()
 export class SavedSearchesRepository {
   constructor(@Inject(SEARCH_DB) private readonly db: SearchDb) {}
@@ -45,10 +45,8 @@ export class SavedSearchesRepository {
 
   /** True when the collection exists in this workspace. */
   async collectionExists(workspaceId: string, collectionId: string): Promise<boolean> {
-    const found = await this.db.collection.findFirst({
-      where: { id: collectionId, workspaceId },
-      select: { id: true },
-    });
-    return found !== null;
+    const found = await this.db.$queryRaw<unknown[]>`
+      SELECT 1 FROM search_read.collections WHERE id = ${collectionId}::uuid AND workspace_id = ${workspaceId}::uuid`;
+    return found.length > 0;
   }
 }

@@ -52,7 +52,7 @@ export class SearchRepository {
   ): Promise<RankedId[]> {
     const rows = await this.db.$queryRaw<{ id: string; rank: number }[]>(DataPrisma.sql`
       SELECT f.id::text AS id, ts_rank(${DOCUMENT}, q)::float8 AS rank
-        FROM data.fragments f, websearch_to_tsquery('english', ${query}) q
+        FROM search_read.fragments f, websearch_to_tsquery('english', ${query}) q
        WHERE ${fragmentConditions(workspaceIds, filters)} AND ${DOCUMENT} @@ q
        ORDER BY rank DESC, f.id
        LIMIT ${depth}`);
@@ -62,7 +62,7 @@ export class SearchRepository {
   /** The ids among `ids` that pass the type, tag and collection filters (in no order). */
   async matching(workspaceIds: string[], ids: string[], filters: FragmentFilters): Promise<Set<string>> {
     const rows = await this.db.$queryRaw<{ id: string }[]>(DataPrisma.sql`
-      SELECT f.id::text AS id FROM data.fragments f WHERE f.id = ANY(${ids}::uuid[]) AND ${fragmentConditions(workspaceIds, filters)}`);
+      SELECT f.id::text AS id FROM search_read.fragments f WHERE f.id = ANY(${ids}::uuid[]) AND ${fragmentConditions(workspaceIds, filters)}`);
     return new Set(rows.map((r) => r.id));
   }
 
@@ -72,7 +72,7 @@ export class SearchRepository {
       SELECT f.id::text AS id, f.workspace_id::text AS workspace_id, f.title, t.key AS type, f.tags, f.created_at, f.updated_at,
              ts_headline('english', concat_ws(' ', f.summary, f.content), websearch_to_tsquery('english', ${query}),
                          'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=15, MaxFragments=2') AS snippet
-        FROM data.fragments f JOIN data.fragment_types t ON t.id = f.fragment_type_id
+        FROM search_read.fragments f JOIN search_read.fragment_types t ON t.id = f.fragment_type_id
        WHERE f.id = ANY(${ids}::uuid[]) AND f.workspace_id = ANY(${workspaceIds}::uuid[]) AND f.archived_at IS NULL`);
   }
 
@@ -87,12 +87,12 @@ export class SearchRepository {
     const wordPattern = `% ${pattern}`;
     const rows = await this.db.$queryRaw<{ text: string; kind: 'title' | 'tag'; fragment_id: string }[]>(DataPrisma.sql`
       (SELECT DISTINCT tag AS text, 'tag' AS kind, '' AS fragment_id
-         FROM data.fragments f, unnest(f.tags) AS tag
+         FROM search_read.fragments f, unnest(f.tags) AS tag
         WHERE f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL AND lower(tag) LIKE ${pattern}
         ORDER BY 1 LIMIT ${limit})
       UNION ALL
       (SELECT f.title AS text, 'title' AS kind, f.id::text AS fragment_id
-         FROM data.fragments f
+         FROM search_read.fragments f
         WHERE f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL AND (lower(f.title) LIKE ${pattern} OR lower(f.title) LIKE ${wordPattern})
         ORDER BY f.title, f.id LIMIT ${limit})`);
     return rows.slice(0, limit).map((r) => ({ text: r.text, kind: r.kind, fragmentId: r.fragment_id }));

@@ -24,14 +24,14 @@ export class FragmentSync {
   /** The fragment's workspace and whether it is archived; undefined when deleted for good. */
   async fragment(): Promise<{ workspace_id: string; archived: boolean } | undefined> {
     const [fragment] = await this.tx.$queryRaw<Array<{ workspace_id: string; archived: boolean }>>`
-      SELECT workspace_id::text AS workspace_id, archived_at IS NOT NULL AS archived FROM data.fragments WHERE id = ${this.fragmentId}::uuid`;
+      SELECT workspace_id::text AS workspace_id, archived_at IS NOT NULL AS archived FROM search_read.fragments WHERE id = ${this.fragmentId}::uuid`;
     return fragment;
   }
 
   async chunks(): Promise<ChunkRow[]> {
     return this.tx.$queryRaw<ChunkRow[]>`
       SELECT ordinal, embedding, version, created_at
-        FROM data.fragment_chunks WHERE fragment_id = ${this.fragmentId}::uuid ORDER BY ordinal`;
+        FROM search_read.fragment_chunks WHERE fragment_id = ${this.fragmentId}::uuid ORDER BY ordinal`;
   }
 
   /** What the index was last given of the fragment, if anything. */
@@ -79,8 +79,8 @@ export class VectorSyncRepository {
   async unsyncedAfter(cursor: string, limit: number): Promise<string[]> {
     const rows = await this.db.$queryRaw<Array<{ id: string }>>`
       SELECT f.id::text AS id
-        FROM data.fragments f
-        JOIN LATERAL (SELECT max(c.created_at) AS embedded_at, max(c.version) AS version FROM data.fragment_chunks c WHERE c.fragment_id = f.id) e ON e.embedded_at IS NOT NULL
+        FROM search_read.fragments f
+        JOIN LATERAL (SELECT max(c.created_at) AS embedded_at, max(c.version) AS version FROM search_read.fragment_chunks c WHERE c.fragment_id = f.id) e ON e.embedded_at IS NOT NULL
         LEFT JOIN data.vector_index_sync s ON s.fragment_id = f.id
        WHERE f.archived_at IS NULL AND f.id > ${cursor}::uuid
          AND (s.fragment_id IS NULL OR s.embedded_at <> e.embedded_at OR s.version <> e.version)
@@ -94,9 +94,9 @@ export class VectorSyncRepository {
     const rows = await this.db.$queryRaw<Array<{ id: string }>>`
       SELECT s.fragment_id::text AS id
         FROM data.vector_index_sync s
-        LEFT JOIN data.fragments f ON f.id = s.fragment_id
+        LEFT JOIN search_read.fragments f ON f.id = s.fragment_id
        WHERE s.fragment_id > ${cursor}::uuid
-         AND (f.id IS NULL OR f.archived_at IS NOT NULL OR NOT EXISTS (SELECT 1 FROM data.fragment_chunks c WHERE c.fragment_id = s.fragment_id))
+         AND (f.id IS NULL OR f.archived_at IS NOT NULL OR NOT EXISTS (SELECT 1 FROM search_read.fragment_chunks c WHERE c.fragment_id = s.fragment_id))
        ORDER BY s.fragment_id
        LIMIT ${limit}`;
     return rows.map((r) => r.id);
@@ -105,12 +105,12 @@ export class VectorSyncRepository {
   async countPending(): Promise<number> {
     const [row] = await this.db.$queryRaw<Array<{ count: bigint | number }>>`
       SELECT (
-        (SELECT count(*) FROM data.fragments f
-           JOIN LATERAL (SELECT max(c.created_at) AS embedded_at, max(c.version) AS version FROM data.fragment_chunks c WHERE c.fragment_id = f.id) e ON e.embedded_at IS NOT NULL
+        (SELECT count(*) FROM search_read.fragments f
+           JOIN LATERAL (SELECT max(c.created_at) AS embedded_at, max(c.version) AS version FROM search_read.fragment_chunks c WHERE c.fragment_id = f.id) e ON e.embedded_at IS NOT NULL
            LEFT JOIN data.vector_index_sync s ON s.fragment_id = f.id
           WHERE f.archived_at IS NULL AND (s.fragment_id IS NULL OR s.embedded_at <> e.embedded_at OR s.version <> e.version))
-        + (SELECT count(*) FROM data.vector_index_sync s LEFT JOIN data.fragments f ON f.id = s.fragment_id
-            WHERE f.id IS NULL OR f.archived_at IS NOT NULL OR NOT EXISTS (SELECT 1 FROM data.fragment_chunks c WHERE c.fragment_id = s.fragment_id))
+        + (SELECT count(*) FROM data.vector_index_sync s LEFT JOIN search_read.fragments f ON f.id = s.fragment_id
+            WHERE f.id IS NULL OR f.archived_at IS NOT NULL OR NOT EXISTS (SELECT 1 FROM search_read.fragment_chunks c WHERE c.fragment_id = s.fragment_id))
       ) AS count`;
     return Number(row?.count ?? 0);
   }

@@ -77,8 +77,8 @@ export class ChunkVectorsRepository implements ChunkVectorSource, LiveFragmentCh
   async liveRuns(workspaceIds: string[]): Promise<LiveRunRow[]> {
     const { rows } = await this.database.pool.query<LiveRunRow>(
       `SELECT c.workspace_id::text AS w, c.fragment_id::text AS f, c.version AS v, (extract(epoch FROM c.created_at) * 1000)::float8 AS t
-         FROM data.fragment_chunks c
-         JOIN data.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
+         FROM search_read.fragment_chunks c
+         JOIN search_read.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
         WHERE c.workspace_id = ANY($1::uuid[]) AND c.ordinal = 0`,
       [workspaceIds],
     );
@@ -89,7 +89,7 @@ export class ChunkVectorsRepository implements ChunkVectorSource, LiveFragmentCh
   async chunkVectors(fragmentIds: string[]): Promise<ChunkVectorRow[]> {
     const { rows } = await this.database.pool.query<ChunkVectorRow>(
       `SELECT fragment_id::text AS f, version AS v, (extract(epoch FROM created_at) * 1000)::float8 AS t, array_send(embedding) AS e
-         FROM data.fragment_chunks WHERE fragment_id = ANY($1::uuid[]) ORDER BY fragment_id, ordinal`,
+         FROM search_read.fragment_chunks WHERE fragment_id = ANY($1::uuid[]) ORDER BY fragment_id, ordinal`,
       [fragmentIds],
     );
     return rows;
@@ -98,7 +98,7 @@ export class ChunkVectorsRepository implements ChunkVectorSource, LiveFragmentCh
   /** Workspaces with embedded fragments, largest first (the warm-up order). */
   async workspacesBySize(): Promise<Array<{ id: string; fragments: number }>> {
     const { rows } = await this.database.pool.query<{ id: string; fragments: number }>(
-      `SELECT workspace_id::text AS id, count(*)::int AS fragments FROM data.fragment_chunks WHERE ordinal = 0 GROUP BY workspace_id ORDER BY count(*) DESC, workspace_id`,
+      `SELECT workspace_id::text AS id, count(*)::int AS fragments FROM search_read.fragment_chunks WHERE ordinal = 0 GROUP BY workspace_id ORDER BY count(*) DESC, workspace_id`,
     );
     return rows;
   }
@@ -106,9 +106,9 @@ export class ChunkVectorsRepository implements ChunkVectorSource, LiveFragmentCh
   /** Live: not archived, and its chunks in Postgres are of its current version. */
   async liveFragmentIds(fragmentIds: string[], workspaceIds: string[]): Promise<string[]> {
     const live = await this.db.$queryRawUnsafe<{ id: string }[]>(
-      `SELECT f.id::text AS id FROM data.fragments f
+      `SELECT f.id::text AS id FROM search_read.fragments f
         WHERE f.id = ANY($1::uuid[]) AND f.workspace_id = ANY($2::uuid[]) AND f.archived_at IS NULL
-          AND EXISTS (SELECT 1 FROM data.fragment_chunks c WHERE c.fragment_id = f.id AND c.version = f.version)`,
+          AND EXISTS (SELECT 1 FROM search_read.fragment_chunks c WHERE c.fragment_id = f.id AND c.version = f.version)`,
       fragmentIds,
       workspaceIds,
     );

@@ -17,8 +17,8 @@ export class ExactCosineIndex implements VectorIndex {
          SELECT c.fragment_id,
                 (SELECT sum(x * y) / nullif(sqrt(sum(x * x)) * sqrt(sum(y * y)), 0)
                    FROM unnest(c.embedding, $1::float4[]) AS v(x, y))::float8 AS similarity
-           FROM data.fragment_chunks c
-           JOIN data.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
+           FROM search_read.fragment_chunks c
+           JOIN search_read.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
           WHERE c.workspace_id = ANY($2::uuid[]) AND cardinality(c.embedding) = $3
        )
        SELECT fragment_id::text AS fragment_id, max(similarity) AS similarity

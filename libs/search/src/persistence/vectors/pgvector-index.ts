@@ -20,8 +20,8 @@ export class PgvectorIndex implements VectorIndex {
     // change) are skipped rather than failing the cast.
     const rows = await this.db.$queryRawUnsafe<{ fragment_id: string; similarity: number }[]>(
       `SELECT c.fragment_id::text AS fragment_id, max(1 - (c.embedding::${s}.vector OPERATOR(${s}.<=>) $1::${s}.vector))::float8 AS similarity
-         FROM data.fragment_chunks c
-         JOIN data.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
+         FROM search_read.fragment_chunks c
+         JOIN search_read.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
         WHERE c.workspace_id = ANY($2::uuid[]) AND cardinality(c.embedding) = $3
         GROUP BY c.fragment_id
        HAVING max(1 - (c.embedding::${s}.vector OPERATOR(${s}.<=>) $1::${s}.vector)) >= $4
