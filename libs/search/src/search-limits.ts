@@ -1,5 +1,13 @@
 /** Field and paging limits of the search component, read by DTOs, handlers and docs. */
 
+/** Search modes (the proto's SearchQuery.mode), and the paging of search results. */
+export type SearchMode = 'hybrid' | 'keyword' | 'semantic';
+export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'keyword', 'semantic'];
+export const SEARCH_LIMIT_DEFAULT = 20;
+export const SEARCH_LIMIT_MAX = 100;
+/** Each retriever contributes at most this many candidates; results beyond are not reachable. */
+export const RETRIEVAL_DEPTH = 500;
+
 /** Paging and shape limits of the structured listing. */
 export const LISTING_LIMIT_DEFAULT = 50;
 export const LISTING_LIMIT_MAX = 500;

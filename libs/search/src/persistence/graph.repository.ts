@@ -26,6 +26,8 @@ const liveMentions = (workspaceId: string) => Prisma.sql`
   JOIN search_read.graph_mentions m ON m.entity_id = e.id
   JOIN search_read.fragments f ON f.id = m.fragment_id AND f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL`;
 
+// Views carry no primary key: grouping by e.id alone would not let the other columns of e be
+// selected (a table's functional dependency), so they are grouped on too (same groups).
 const entityColumns = Prisma.sql`e.id::text AS id, e.kind, e.name, count(DISTINCT m.fragment_id)::int AS "mentionCount"`;
 
 /**
@@ -70,14 +72,14 @@ export class GraphRepository {
     return this.db.$queryRaw<EntityRow[]>`
       SELECT ${entityColumns} FROM search_read.graph_entities e ${liveMentions(workspaceId)}
       WHERE e.workspace_id = ${workspaceId}::uuid AND e.normalized_name LIKE ${pattern} ${kind ? Prisma.sql`AND e.kind = ${kind}` : Prisma.empty}
-      GROUP BY e.id ORDER BY "mentionCount" DESC, e.name, e.id LIMIT ${limit}`;
+      GROUP BY e.id, e.kind, e.name ORDER BY "mentionCount" DESC, e.name, e.id LIMIT ${limit}`;
   }
 
   async entitiesByIds(workspaceId: string, ids: readonly string[]): Promise<EntityRow[]> {
     if (ids.length === 0) return [];
     return this.db.$queryRaw<EntityRow[]>`
       SELECT ${entityColumns} FROM search_read.graph_entities e ${liveMentions(workspaceId)}
-      WHERE e.workspace_id = ${workspaceId}::uuid AND e.id = ANY(${[...ids]}::uuid[]) GROUP BY e.id`;
+      WHERE e.workspace_id = ${workspaceId}::uuid AND e.id = ANY(${[...ids]}::uuid[]) GROUP BY e.id, e.kind, e.name`;
   }
 
   /** Entities whose whole name occurs in the text (words bounded by spaces or punctuation). */
@@ -86,7 +88,7 @@ export class GraphRepository {
     return this.db.$queryRaw<EntityRow[]>`
       SELECT ${entityColumns} FROM search_read.graph_entities e ${liveMentions(workspaceId)}
       WHERE e.workspace_id = ${workspaceId}::uuid AND length(e.normalized_name) >= 2 AND strpos(${padded}, ' ' || e.normalized_name || ' ') > 0
-      GROUP BY e.id ORDER BY "mentionCount" DESC, e.name, e.id LIMIT ${limit}`;
+      GROUP BY e.id, e.kind, e.name ORDER BY "mentionCount" DESC, e.name, e.id LIMIT ${limit}`;
   }
 
   /** The relations touching any of the entities, merged per (source, target, kind) with how many live fragments state them. */

@@ -15,7 +15,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { DEFAULT_SELECT, SELECTABLE_FIELDS, SORTABLE_FIELDS } from '../../service/listing/filter/index.js';
+import { DEFAULT_SELECT, SELECTABLE_FIELDS, SORTABLE_FIELDS } from '../../domain/listing-fields.js';
 import {
   LISTING_LIMIT_DEFAULT,
   LISTING_LIMIT_MAX,

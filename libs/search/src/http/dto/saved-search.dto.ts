@@ -16,7 +16,7 @@ import {
 import type { MessageShape } from '@bufbuild/protobuf';
 import type { SavedSearchSchema } from '@kw/contracts';
 import { QUERY_MAX, SearchResultsDto } from './search.dto.js';
-import { RETRIEVAL_DEPTH, SEARCH_LIMIT_MAX, SEARCH_MODES } from '../../service/retrieval/search-query.js';
+import { RETRIEVAL_DEPTH, SEARCH_LIMIT_MAX, SEARCH_MODES } from '../../search-limits.js';
 
 export class CreateSavedSearchDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;

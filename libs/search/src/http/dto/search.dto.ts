@@ -3,12 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
 import type { MessageShape } from '@bufbuild/protobuf';
 import type { SearchPageSchema } from '@kw/contracts';
-import {
-  RETRIEVAL_DEPTH,
-  SEARCH_LIMIT_DEFAULT,
-  SEARCH_LIMIT_MAX,
-  SEARCH_MODES,
-} from '../../service/retrieval/search-query.js';
+import { RETRIEVAL_DEPTH, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_MODES } from '../../search-limits.js';
 
 export const QUERY_MAX = 500;
 

@@ -1,6 +1,14 @@
+import { SEARCH_MODES, type SearchMode } from '../../search-limits.js';
+
+export {
+  RETRIEVAL_DEPTH,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+  SEARCH_MODES,
+  type SearchMode,
+} from '../../search-limits.js';
+
 /** What to search for and how (the proto's SearchQuery, normalised). */
-export type SearchMode = 'hybrid' | 'keyword' | 'semantic';
-export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'keyword', 'semantic'];
 
 export interface SearchCriteria {
   query: string;
@@ -10,10 +18,6 @@ export interface SearchCriteria {
   collectionId?: string;
 }
 
-export const SEARCH_LIMIT_DEFAULT = 20;
-export const SEARCH_LIMIT_MAX = 100;
-/** Each retriever contributes at most this many candidates; results beyond are not reachable. */
-export const RETRIEVAL_DEPTH = 500;
 /** Below this cosine similarity a chunk is not considered about the query. */
 export const MIN_SIMILARITY = 0.1;
 

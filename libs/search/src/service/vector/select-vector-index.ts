@@ -18,7 +18,7 @@ import {
  * VectorIndexSyncWorker, see vector-sync.ts); otherwise pgvector when the `vector` extension
  * exists or can be created (always in embedded PGlite); otherwise the in-process memory index
  * (VECTOR_MEMORY_MB; exact cosine in Postgres when 0, or for a workspace over the budget), with
- * a warning. pgvector, memory and exact read data.fragment_chunks: nothing to sync.
+ * a warning. pgvector, memory and exact read search_read.fragment_chunks: nothing to sync.
  */
 export async function selectVectorIndex(
   config: AppConfig,

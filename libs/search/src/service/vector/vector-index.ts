@@ -26,7 +26,7 @@ export interface VectorIndex {
 
 export const VECTOR_INDEX = Symbol('VECTOR_INDEX');
 
-/** One chunk of a fragment as stored in data.fragment_chunks (its current version). */
+/** One chunk of a fragment as stored in search_read.fragment_chunks (its current version). */
 export interface IndexedChunk {
   /** fragment_chunks.ordinal */
   chunkIndex: number;
@@ -35,7 +35,7 @@ export interface IndexedChunk {
 
 /**
  * The writer side of the port, fed by the search component's sync (fragment events and the
- * start-up backfill). `external` is false for the adapters that read data.fragment_chunks
+ * start-up backfill). `external` is false for the adapters that read search_read.fragment_chunks
  * themselves (pgvector, exact): nothing to write, the sync does nothing.
  */
 export interface VectorIndexSync {

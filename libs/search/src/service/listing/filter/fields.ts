@@ -1,3 +1,4 @@
+import { DEFAULT_SELECT, SELECTABLE_FIELDS, SORTABLE_FIELDS } from '../../../domain/listing-fields.js';
 import { raw, type SqlFragment } from './sql-fragment.js';
 
 /** How a field compares: which operators it takes and how its values are read. */
@@ -18,7 +19,7 @@ const col = (sql: string) => raw(sql);
 
 /**
  * The whitelist of the listing: filter fields, selectable fields and sort keys. The query reads
- * data.fragments as `f` joined to data.fragment_types as `ft`.
+ * search_read.fragments as `f` joined to search_read.fragment_types as `ft`.
  */
 export const FIELDS: Record<string, FieldSpec> = {
   id: { kind: 'uuid', sql: col('f.id'), selectable: true },
@@ -50,9 +51,8 @@ export const OPERATORS_BY_KIND: Record<FieldKind, readonly string[]> = {
   number: ['=', '!=', '<', '<=', '>', '>='],
 };
 
-export const SELECTABLE_FIELDS = Object.keys(FIELDS).filter((name) => FIELDS[name].selectable);
-export const SORTABLE_FIELDS = Object.keys(FIELDS).filter((name) => FIELDS[name].sortable);
-export const DEFAULT_SELECT = ['id', 'title', 'type', 'tags', 'status', 'createdAt', 'updatedAt'];
+/** The names the HTTP edge knows (domain/listing-fields.ts) are exactly the flagged fields here. */
+export { DEFAULT_SELECT, SELECTABLE_FIELDS, SORTABLE_FIELDS };
 
 /** Own-property lookup: `constructor` or `__proto__` are not fields. */
 export const fieldSpec = (name: string): FieldSpec | undefined =>

@@ -82,3 +82,12 @@ describe('filter language', () => {
     }
   });
 });
+
+describe('listing field names', () => {
+  it('are the flagged fields of the whitelist', async () => {
+    const { FIELDS } = await import('./fields.js');
+    const { SELECTABLE_FIELDS, SORTABLE_FIELDS } = await import('../../../domain/listing-fields.js');
+    expect(Object.keys(FIELDS).filter((name) => FIELDS[name]!.selectable)).toEqual(SELECTABLE_FIELDS);
+    expect(Object.keys(FIELDS).filter((name) => FIELDS[name]!.sortable)).toEqual(SORTABLE_FIELDS);
+  });
+});
