@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { GraphService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
-import { plainJson } from './plain-json.js';
+import { plainJson } from './presenters.js';
 import {
   GraphEntitySearchQueryDto,
   GraphEntitySearchResponseDto,

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { FragmentListingService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
-import { plainJson } from './plain-json.js';
+import { plainJson } from './presenters.js';
 import { LISTING_LIMIT_DEFAULT } from '../search-limits.js';
 import {
   AgenticSearchDto,

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SearchService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
-import { resultsJson } from './dto/search.dto.js';
+import { resultsJson, savedJson } from './presenters.js';
 import {
   CreateSavedSearchDto,
   ListSavedSearchesQueryDto,
@@ -10,7 +10,6 @@ import {
   SavedSearchListDto,
   SavedSearchResponseDto,
   SavedSearchRunDto,
-  savedJson,
 } from './dto/saved-search.dto.js';
 
 const M = SearchService.method;

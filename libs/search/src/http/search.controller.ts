@@ -10,9 +10,9 @@ import {
   SuggestionsDto,
   SuggestionsQueryDto,
   WorkspaceSearchQueryDto,
-  resultsJson,
   searchOf,
 } from './dto/search.dto.js';
+import { resultsJson } from './presenters.js';
 
 const M = SearchService.method;
 

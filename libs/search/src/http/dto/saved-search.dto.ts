@@ -13,8 +13,6 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
-import type { MessageShape } from '@bufbuild/protobuf';
-import type { SavedSearchSchema } from '@kw/contracts';
 import { QUERY_MAX, SearchResultsDto } from './search.dto.js';
 import { RETRIEVAL_DEPTH, SEARCH_LIMIT_MAX, SEARCH_MODES } from '../../search-limits.js';
 
@@ -86,19 +84,4 @@ export class SavedSearchListDto {
 
 export class SavedSearchRunDto extends SearchResultsDto {
   @ApiProperty({ type: SavedSearchDto }) savedSearch!: SavedSearchDto;
-}
-
-export function savedJson(saved: MessageShape<typeof SavedSearchSchema>): SavedSearchDto {
-  const s = saved.search;
-  return {
-    id: saved.id,
-    workspaceId: saved.workspaceId,
-    name: saved.name,
-    q: s?.query ?? '',
-    mode: s?.mode ?? 'hybrid',
-    types: s?.types ?? [],
-    tags: s?.tags ?? [],
-    ...(s?.collectionId ? { collectionId: s.collectionId } : {}),
-    createdAt: saved.createdAt,
-  };
 }

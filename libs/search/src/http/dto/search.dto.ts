@@ -1,8 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
-import type { MessageShape } from '@bufbuild/protobuf';
-import type { SearchPageSchema } from '@kw/contracts';
 import { RETRIEVAL_DEPTH, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_MODES } from '../../search-limits.js';
 
 export const QUERY_MAX = 500;
@@ -124,29 +122,6 @@ export function listParam(value: string | undefined): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-}
-
-/** The contract's search page as the REST body. */
-export function resultsJson(page: MessageShape<typeof SearchPageSchema> | undefined): SearchResultsDto {
-  return {
-    success: true,
-    results: (page?.hits ?? []).map((h) => ({
-      fragmentId: h.fragmentId,
-      workspaceId: h.workspaceId,
-      title: h.title,
-      type: h.type,
-      tags: h.tags,
-      snippet: h.snippet,
-      score: h.score,
-      matchedBy: h.matchedBy,
-      createdAt: h.createdAt,
-      updatedAt: h.updatedAt,
-    })),
-    total: page?.totalCount ?? 0,
-    limit: page?.limit ?? 0,
-    offset: page?.offset ?? 0,
-    mode: page?.mode ?? 'hybrid',
-  };
 }
 
 export function searchOf(query: SearchFiltersDto) {
