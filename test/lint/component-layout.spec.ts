@@ -21,7 +21,7 @@ describe('component layout', () => {
       .map((m) => m.message);
   }
 
-  const components = ['agent-auth', 'fragments', 'leaf', 'mcp', 'webhooks', 'workspaces'];
+  const components = ['agent-auth', 'fragments', 'leaf', 'mcp', 'search', 'webhooks', 'workspaces'];
 
   it.each(components)('%s: a handler may not import a database client or the pool', async (component) => {
     for (const source of [

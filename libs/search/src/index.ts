@@ -1,2 +1,2 @@
 export * from './search.component.js';
-export { SEARCH_DB, type SearchDb } from './service/search-db.js';
+export { SEARCH_DB, type SearchDb } from './persistence/search-database.js';

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashEmbedding } from '../../../libs/platform/ai/src/feature-hashing.js';
-import type { SearchDb } from '../../../libs/search/src/service/search-db.js';
-import { QDRANT_COLLECTION_PREFIX, QdrantIndex } from '../../../libs/search/src/vector/qdrant-index.js';
+import { QDRANT_COLLECTION_PREFIX, QdrantIndex } from '../../../libs/search/src/service/vector/qdrant-index.js';
 import { startFragmentsPlatform, type Person } from '../fragments/fragments-fixture.js';
 
 const QDRANT_URL = process.env.QDRANT_URL;
@@ -36,9 +35,7 @@ async function fragmentsIn(collection: string, fragmentIds: string[]): Promise<s
  */
 describe.skipIf(!QDRANT_URL)('Qdrant vector index', () => {
   const prefix = `kw_test_${randomUUID().slice(0, 8)}`;
-  const liveDb = {
-    $queryRawUnsafe: async (_sql: string, ids: string[]) => ids.map((id) => ({ id, version: 1 })),
-  } as unknown as SearchDb;
+  const liveDb = { liveFragmentIds: async (ids: string[]) => ids };
   const index = new QdrantIndex(QDRANT_URL ?? '', liveDb, prefix);
 
   afterAll(async () => {

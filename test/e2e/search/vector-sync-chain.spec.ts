@@ -18,8 +18,9 @@ import {
 import { FragmentEnricher } from '../../../libs/fragments/src/service/enrichment/fragment-enricher.js';
 import { FragmentHandlers } from '../../../libs/fragments/src/service/fragments.handlers.js';
 import type { WorkspaceGate } from '../../../libs/fragments/src/service/workspace-gate.js';
-import type { IndexedChunk, VectorIndexSync } from '../../../libs/search/src/vector/vector-index.js';
-import { VectorIndexSyncWorker } from '../../../libs/search/src/vector/vector-sync.worker.js';
+import type { IndexedChunk, VectorIndexSync } from '../../../libs/search/src/service/vector/vector-index.js';
+import { VectorIndexSyncWorker } from '../../../libs/search/src/events/vector-sync.worker.js';
+import { VectorSyncRepository } from '../../../libs/search/src/persistence/vector-sync.repository.js';
 import { createTestDatabase } from '../../support/postgres.js';
 import { describeWith } from '../../support/services.js';
 
@@ -88,7 +89,7 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
       async ({ event }) => enricher.handle(event),
     );
     stopEnrichment = () => enrichment.stop();
-    worker = new VectorIndexSyncWorker(index, db, config, silent);
+    worker = new VectorIndexSyncWorker(index, new VectorSyncRepository(db), config, silent);
     // The in-process bus: removals come from the sweep (fragment.deleted is left to webhooks).
     worker.sweepIntervalMs = 100;
     await worker.start(bus);

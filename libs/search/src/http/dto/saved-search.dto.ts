@@ -1,0 +1,87 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
+import { QUERY_MAX, SearchResultsDto } from './search.dto.js';
+import { RETRIEVAL_DEPTH, SEARCH_LIMIT_MAX, SEARCH_MODES } from '../../search-limits.js';
+
+export class CreateSavedSearchDto {
+  @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
+  @ApiProperty({ minLength: 1, maxLength: 200 }) @IsString() @MinLength(1) @MaxLength(200) name!: string;
+  @ApiProperty({ minLength: 1, maxLength: QUERY_MAX }) @IsString() @MinLength(1) @MaxLength(QUERY_MAX) q!: string;
+  @ApiPropertyOptional({ enum: SEARCH_MODES, default: 'hybrid' }) @IsOptional() @IsIn(SEARCH_MODES) mode?: string;
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  types?: string[];
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  tags?: string[];
+  @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUUID() collectionId?: string;
+}
+
+export class ListSavedSearchesQueryDto {
+  @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
+}
+
+export class RunSavedSearchQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: SEARCH_LIMIT_MAX })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(SEARCH_LIMIT_MAX)
+  limit?: number;
+  @ApiPropertyOptional({ minimum: 0, maximum: RETRIEVAL_DEPTH })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(RETRIEVAL_DEPTH)
+  offset?: number;
+}
+
+export class SavedSearchDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) workspaceId!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() q!: string;
+  @ApiProperty({ enum: SEARCH_MODES }) mode!: string;
+  @ApiProperty({ type: [String] }) types!: string[];
+  @ApiProperty({ type: [String] }) tags!: string[];
+  @ApiPropertyOptional({ format: 'uuid' }) collectionId?: string;
+  @ApiProperty() createdAt!: string;
+}
+
+export class SavedSearchResponseDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ type: SavedSearchDto }) savedSearch!: SavedSearchDto;
+}
+
+export class SavedSearchListDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ type: [SavedSearchDto] }) items!: SavedSearchDto[];
+  @ApiProperty() count!: number;
+}
+
+export class SavedSearchRunDto extends SearchResultsDto {
+  @ApiProperty({ type: SavedSearchDto }) savedSearch!: SavedSearchDto;
+}

@@ -1,0 +1,135 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { RETRIEVAL_DEPTH, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_MODES } from '../../search-limits.js';
+
+export const QUERY_MAX = 500;
+
+/** Query parameters shared by the search routes (filters are comma-separated lists). */
+export class SearchFiltersDto {
+  @ApiProperty({
+    minLength: 1,
+    maxLength: QUERY_MAX,
+    description: 'websearch_to_tsquery syntax for keywords: "phrase", or, -not',
+  })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(QUERY_MAX)
+  q!: string;
+  @ApiPropertyOptional({ enum: SEARCH_MODES, default: 'hybrid' }) @IsOptional() @IsIn(SEARCH_MODES) mode?: string;
+  @ApiPropertyOptional({ description: 'Comma-separated fragment type keys' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  types?: string;
+  @ApiPropertyOptional({ description: 'Comma-separated; every tag must be on the fragment' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  tags?: string;
+  @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUUID() collectionId?: string;
+  @ApiPropertyOptional({ minimum: 1, maximum: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(SEARCH_LIMIT_MAX)
+  limit?: number;
+  @ApiPropertyOptional({ minimum: 0, maximum: RETRIEVAL_DEPTH, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(RETRIEVAL_DEPTH)
+  offset?: number;
+}
+
+export class WorkspaceSearchQueryDto extends SearchFiltersDto {
+  @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
+}
+
+export class KeywordSearchQueryDto {
+  @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
+  @ApiProperty({ minLength: 1, maxLength: QUERY_MAX }) @IsString() @MinLength(1) @MaxLength(QUERY_MAX) q!: string;
+  @ApiPropertyOptional({ minimum: 1, maximum: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(SEARCH_LIMIT_MAX)
+  limit?: number;
+  @ApiPropertyOptional({ minimum: 0, maximum: RETRIEVAL_DEPTH, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(RETRIEVAL_DEPTH)
+  offset?: number;
+}
+
+export class SuggestionsQueryDto {
+  @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
+  @ApiProperty({ minLength: 1, maxLength: 200 }) @IsString() @MinLength(1) @MaxLength(200) prefix!: string;
+  @ApiPropertyOptional({ minimum: 1, maximum: 50, default: 10 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  limit?: number;
+}
+
+export class SearchHitDto {
+  @ApiProperty({ format: 'uuid' }) fragmentId!: string;
+  @ApiProperty({ format: 'uuid' }) workspaceId!: string;
+  @ApiProperty() title!: string;
+  @ApiProperty({ description: 'Fragment type key' }) type!: string;
+  @ApiProperty({ type: [String] }) tags!: string[];
+  @ApiProperty({ description: 'ts_headline excerpt; matches wrapped in <mark></mark>' }) snippet!: string;
+  @ApiProperty({ description: 'Hybrid: reciprocal rank fusion score; keyword: ts_rank; semantic: cosine similarity' })
+  score!: number;
+  @ApiProperty({ type: [String], enum: ['keyword', 'semantic'] }) matchedBy!: string[];
+  @ApiProperty() createdAt!: string;
+  @ApiProperty() updatedAt!: string;
+}
+
+export class SearchResultsDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ type: [SearchHitDto] }) results!: SearchHitDto[];
+  @ApiProperty({ description: 'Matches reachable by paging (at most the retrieval depth)' }) total!: number;
+  @ApiProperty() limit!: number;
+  @ApiProperty() offset!: number;
+  @ApiProperty({ enum: SEARCH_MODES }) mode!: string;
+}
+
+export class GlobalSearchResultsDto extends SearchResultsDto {
+  @ApiProperty({ description: 'Workspaces searched' }) workspaceCount!: number;
+}
+
+export class SuggestionDto {
+  @ApiProperty() text!: string;
+  @ApiProperty({ enum: ['title', 'tag'] }) kind!: string;
+  @ApiPropertyOptional({ format: 'uuid', description: 'For titles' }) fragmentId?: string;
+}
+
+export class SuggestionsDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ type: [SuggestionDto] }) suggestions!: SuggestionDto[];
+}
+
+export function listParam(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+export function searchOf(query: SearchFiltersDto) {
+  return {
+    query: query.q,
+    mode: query.mode ?? 'hybrid',
+    types: listParam(query.types),
+    tags: listParam(query.tags),
+    collectionId: query.collectionId ?? '',
+  };
+}

@@ -1,0 +1,94 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { SearchService } from '@kw/contracts';
+import { ServiceClient } from '@kw/platform-transport';
+import {
+  GlobalSearchResultsDto,
+  KeywordSearchQueryDto,
+  SearchFiltersDto,
+  SearchResultsDto,
+  SuggestionsDto,
+  SuggestionsQueryDto,
+  WorkspaceSearchQueryDto,
+  searchOf,
+} from './dto/search.dto.js';
+import { resultsJson } from './presenters.js';
+
+const M = SearchService.method;
+
+@ApiTags('Search')
+@ApiBearerAuth('bearer')
+@Controller('api/search')
+export class SearchController {
+  constructor(private readonly client: ServiceClient) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'Search a workspace',
+    description: 'Hybrid (keyword + vector, reciprocal rank fusion), keyword or semantic. Scope `search:read`.',
+  })
+  @ApiOkResponse({ type: SearchResultsDto })
+  async search(@Query() query: WorkspaceSearchQueryDto): Promise<SearchResultsDto> {
+    const { page } = await this.client.call(M.search, {
+      workspaceId: query.workspaceId,
+      search: searchOf(query),
+      limit: query.limit ?? 0,
+      offset: query.offset ?? 0,
+    });
+    return resultsJson(page);
+  }
+
+  @Get('global')
+  @ApiOperation({
+    summary: 'Search every readable workspace',
+    description: 'Each result names its workspace. Scopes `search:read` and `workspaces:read`.',
+  })
+  @ApiOkResponse({ type: GlobalSearchResultsDto })
+  async global(@Query() query: SearchFiltersDto): Promise<GlobalSearchResultsDto> {
+    const { page, workspaceCount } = await this.client.call(M.globalSearch, {
+      search: searchOf(query),
+      limit: query.limit ?? 0,
+      offset: query.offset ?? 0,
+    });
+    return { ...resultsJson(page), workspaceCount };
+  }
+
+  @Get('simple')
+  @ApiOperation({
+    summary: 'Keyword search in a workspace',
+    description: 'Full-text only, no filters. Scope `search:read`.',
+  })
+  @ApiOkResponse({ type: SearchResultsDto })
+  async simple(@Query() query: KeywordSearchQueryDto): Promise<SearchResultsDto> {
+    const search = { query: query.q, mode: 'keyword', types: [], tags: [], collectionId: '' };
+    const { page } = await this.client.call(M.search, {
+      workspaceId: query.workspaceId,
+      search,
+      limit: query.limit ?? 0,
+      offset: query.offset ?? 0,
+    });
+    return resultsJson(page);
+  }
+
+  @Get('suggestions')
+  @ApiOperation({
+    summary: 'Complete a prefix',
+    description: 'Tags and titles of the workspace starting with the prefix. Scope `search:read`.',
+  })
+  @ApiOkResponse({ type: SuggestionsDto })
+  async suggestions(@Query() query: SuggestionsQueryDto): Promise<SuggestionsDto> {
+    const { suggestions } = await this.client.call(M.suggestSearch, {
+      workspaceId: query.workspaceId,
+      prefix: query.prefix,
+      limit: query.limit ?? 0,
+    });
+    return {
+      success: true,
+      suggestions: suggestions.map((s) => ({
+        text: s.text,
+        kind: s.kind,
+        ...(s.fragmentId ? { fragmentId: s.fragmentId } : {}),
+      })),
+    };
+  }
+}

@@ -1,0 +1,33 @@
+import { DataPrisma } from '@kw/platform-persistence';
+
+const sql = DataPrisma.sql;
+
+/** The optional filters of a search (a saved search's too). */
+export interface FragmentFilters {
+  types: string[];
+  tags: string[];
+  collectionId?: string;
+}
+
+/**
+ * The WHERE conditions every retrieval shares, over `search_read.fragments f`: the authorized
+ * workspaces, never archived fragments, and the optional type, tag and collection filters.
+ */
+export function fragmentConditions(workspaceIds: string[], criteria: FragmentFilters): DataPrisma.Sql {
+  const parts: DataPrisma.Sql[] = [sql`f.workspace_id = ANY(${workspaceIds}::uuid[])`, sql`f.archived_at IS NULL`];
+  if (criteria.types.length > 0) {
+    parts.push(
+      sql`EXISTS (SELECT 1 FROM search_read.fragment_types t WHERE t.id = f.fragment_type_id AND t.key = ANY(${criteria.types}::text[]))`,
+    );
+  }
+  if (criteria.tags.length > 0) parts.push(sql`f.tags @> ${criteria.tags}::text[]`);
+  if (criteria.collectionId) {
+    parts.push(
+      sql`EXISTS (SELECT 1 FROM search_read.collection_fragments cf WHERE cf.fragment_id = f.id AND cf.collection_id = ${criteria.collectionId}::uuid)`,
+    );
+  }
+  return DataPrisma.join(parts, ' AND ');
+}
+
+/** The fragment's weighted full-text document: the expression fragments_search_document_idx indexes. */
+export const DOCUMENT = sql`data.fragment_search_document(f.title, f.tags, f.summary, f.content)`;

@@ -1,0 +1,33 @@
+/** Field and paging limits of the search component, read by DTOs, handlers and docs. */
+
+/** Search modes (the proto's SearchQuery.mode), and the paging of search results. */
+export type SearchMode = 'hybrid' | 'keyword' | 'semantic';
+export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'keyword', 'semantic'];
+export const SEARCH_LIMIT_DEFAULT = 20;
+export const SEARCH_LIMIT_MAX = 100;
+/** Each retriever contributes at most this many candidates; results beyond are not reachable. */
+export const RETRIEVAL_DEPTH = 500;
+
+/** Paging and shape limits of the structured listing. */
+export const LISTING_LIMIT_DEFAULT = 50;
+export const LISTING_LIMIT_MAX = 500;
+export const LISTING_OFFSET_MAX = 1_000_000;
+export const LISTING_ORDER_MAX = 3;
+
+/** Limits of the graph routes. */
+export const GRAPH_DEPTH_MAX = 3;
+/** A traversal stops adding nodes past this many (the answer says `truncated`). */
+export const GRAPH_NODES_MAX = 200;
+export const GRAPH_FRAGMENTS_PER_NODE = 10;
+export const GRAPH_SEARCH_LIMIT_DEFAULT = 20;
+export const GRAPH_SEARCH_LIMIT_MAX = 100;
+export const GRAPH_QUERY_MAX = 500;
+
+/** Limits of agentic search. */
+export const AGENTIC_QUERY_MAX = 500;
+export const AGENTIC_MAX_LEADS_DEFAULT = 10;
+export const AGENTIC_MAX_LEADS = 50;
+/** Keywords kept from a query, and candidates each retrieval brings. */
+export const AGENTIC_TERMS_MAX = 8;
+export const AGENTIC_CANDIDATES = 50;
+export const AGENTIC_SNIPPET_CHARS = 200;

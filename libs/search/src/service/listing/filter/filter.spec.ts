@@ -1,0 +1,93 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FilterError, filterToSql } from './index.js';
+
+/** The parser and compiler alone (fast): every input either compiles or fails with a FilterError. */
+describe('filter language', () => {
+  const compileOrRefuse = (text: string) => {
+    try {
+      const sql = filterToSql(text);
+      // Postgres refuses NUL in text: no value may carry one to the database.
+      for (const value of sql.values) expect(String(value)).not.toContain('\u0000');
+      return sql;
+    } catch (error) {
+      expect(error).toBeInstanceOf(FilterError);
+      const { position } = error as FilterError;
+      expect(position).toBeGreaterThanOrEqual(0);
+      expect(position).toBeLessThanOrEqual(Math.max(text.length, 2000));
+      return undefined;
+    }
+  };
+
+  it('keeps every value out of the SQL text', () => {
+    const sql = filterToSql(
+      "title = 'x'' or 1=1 --' and tags has 'ai' and createdAt >= '2026-01-01' and not text ~ '50%_\\'",
+    );
+    expect(sql.sql).not.toMatch(/or 1=1|ai|2026|50%/);
+    expect(sql.values).toEqual(["x' or 1=1 --", 'ai', '2026-01-01T00:00:00.000Z', '%50\\%\\_\\\\%']);
+  });
+
+  it('never throws anything but FilterError, on random and structured input', () => {
+    const token = fc.constantFrom(
+      'title',
+      'tags',
+      'createdAt',
+      'version',
+      'id',
+      'text',
+      'key',
+      'and',
+      'or',
+      'not',
+      'has',
+      'is',
+      'null',
+      '(',
+      ')',
+      '=',
+      '!=',
+      '~',
+      '<',
+      '>=',
+      "'a'",
+      "'2026-01-01'",
+      '3',
+      "'",
+      '--',
+      ';',
+      'é',
+      '🙂',
+      "'\u0000'",
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 200 }),
+          fc.string({ unit: 'binary', maxLength: 100 }),
+          fc.array(token, { maxLength: 40 }).map((t) => t.join(' ')),
+        ),
+        (text) => void compileOrRefuse(text),
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('refuses deep nesting without exhausting the stack', () => {
+    for (const text of [
+      '('.repeat(100_000),
+      'not '.repeat(1000) + "title = 'a'",
+      `${'('.repeat(500)}title = 'a'${')'.repeat(500)}`,
+    ]) {
+      expect(() => filterToSql(text)).toThrow(FilterError);
+    }
+  });
+});
+
+describe('listing field names', () => {
+  it('are the flagged fields of the whitelist', async () => {
+    const { FIELDS } = await import('./fields.js');
+    const { SELECTABLE_FIELDS, SORTABLE_FIELDS } = await import('../../../domain/listing-fields.js');
+    expect(Object.keys(FIELDS).filter((name) => FIELDS[name]!.selectable)).toEqual(SELECTABLE_FIELDS);
+    expect(Object.keys(FIELDS).filter((name) => FIELDS[name]!.sortable)).toEqual(SORTABLE_FIELDS);
+  });
+});

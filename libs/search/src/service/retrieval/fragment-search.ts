@@ -1,0 +1,120 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { SearchHit, SearchPage } from '@kw/contracts';
+import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
+import { SearchRepository, type RankedId } from '../../persistence/search.repository.js';
+import { VECTOR_INDEX, type VectorIndex } from '../vector/vector-index.js';
+import { fuseByReciprocalRank, type FusedHit } from './rank-fusion.js';
+import { MIN_SIMILARITY, RETRIEVAL_DEPTH, type SearchCriteria } from './search-query.js';
+
+/** A hit and a page as the search contract carries them (plain objects, derived from proto/). */
+export type SearchHitView = Omit<SearchHit, '$typeName' | '$unknown'>;
+export type SearchPageView = Omit<SearchPage, '$typeName' | '$unknown' | 'hits'> & { hits: SearchHitView[] };
+
+/**
+ * The search use case over already-authorized workspaces: runs the keyword and/or vector
+ * retriever, fuses (reciprocal rank fusion in hybrid mode), pages the fused list and loads the
+ * page's fragments with a highlighted snippet. Every SQL statement is scoped to the given
+ * workspaces and skips archived fragments.
+ */
+@Injectable()
+export class FragmentSearch {
+  constructor(
+    private readonly repository: SearchRepository,
+    @Inject(VECTOR_INDEX) private readonly vectors: VectorIndex,
+    @Inject(AI_PROVIDER) private readonly ai: AiProvider,
+  ) {}
+
+  async search(
+    workspaceIds: string[],
+    criteria: SearchCriteria,
+    limit: number,
+    offset: number,
+  ): Promise<SearchPageView> {
+    const empty = { hits: [], totalCount: 0, limit, offset, mode: criteria.mode };
+    if (workspaceIds.length === 0 || criteria.query.trim() === '') return empty;
+    // The retrievers are independent: on a pooled database they run side by side.
+    const [keyword, semantic] = await Promise.all([
+      criteria.mode !== 'semantic'
+        ? this.repository.keywordCandidates(workspaceIds, criteria.query, criteria, RETRIEVAL_DEPTH)
+        : undefined,
+      criteria.mode !== 'keyword' ? this.semanticCandidates(workspaceIds, criteria) : undefined,
+    ]);
+    const lists: Record<string, RankedId[]> = {};
+    if (keyword) lists['keyword'] = keyword;
+    if (semantic) lists['semantic'] = semantic;
+    const ranked =
+      criteria.mode === 'hybrid'
+        ? fuseByReciprocalRank(lists)
+        : single(lists[criteria.mode === 'keyword' ? 'keyword' : 'semantic']!, criteria.mode);
+    const page = ranked.slice(offset, offset + limit);
+    return {
+      hits: await this.load(workspaceIds, criteria.query, page),
+      totalCount: ranked.length,
+      limit,
+      offset,
+      mode: criteria.mode,
+    };
+  }
+
+  /** Query embedding from the same provider that embedded the chunks, then the vector index. */
+  private async semanticCandidates(workspaceIds: string[], criteria: SearchCriteria): Promise<RankedId[]> {
+    const [vector] = await this.ai.embed([criteria.query]);
+    if (!vector || vector.every((x) => x === 0)) return [];
+    const hits = await this.vectors.nearest({
+      workspaceIds,
+      vector,
+      limit: RETRIEVAL_DEPTH,
+      minSimilarity: MIN_SIMILARITY,
+    });
+    const ranked = hits.map((h) => ({ fragmentId: h.fragmentId, score: h.similarity }));
+    return this.applyFilters(workspaceIds, criteria, ranked);
+  }
+
+  /** The vector index knows no types, tags or collections: keep the hits that pass them, in order. */
+  private async applyFilters(
+    workspaceIds: string[],
+    criteria: SearchCriteria,
+    ranked: RankedId[],
+  ): Promise<RankedId[]> {
+    if (ranked.length === 0 || (criteria.types.length === 0 && criteria.tags.length === 0 && !criteria.collectionId))
+      return ranked;
+    const kept = await this.repository.matching(
+      workspaceIds,
+      ranked.map((r) => r.fragmentId),
+      criteria,
+    );
+    return ranked.filter((r) => kept.has(r.fragmentId));
+  }
+
+  private async load(workspaceIds: string[], query: string, page: FusedHit[]): Promise<SearchHitView[]> {
+    if (page.length === 0) return [];
+    const rows = await this.repository.hits(
+      workspaceIds,
+      query,
+      page.map((h) => h.fragmentId),
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return page.flatMap((hit) => {
+      const row = byId.get(hit.fragmentId);
+      if (!row) return [];
+      return [
+        {
+          fragmentId: row.id,
+          workspaceId: row.workspace_id,
+          title: row.title,
+          type: row.type,
+          tags: row.tags,
+          snippet: row.snippet,
+          score: hit.score,
+          matchedBy: hit.matchedBy,
+          createdAt: row.created_at.toISOString(),
+          updatedAt: row.updated_at.toISOString(),
+        },
+      ];
+    });
+  }
+}
+
+function single(list: RankedId[], retriever: string): FusedHit[] {
+  return list.map((r) => ({ fragmentId: r.fragmentId, score: r.score, matchedBy: [retriever] }));
+}

@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { createPrismaClient, migrate } from '@kw/platform-persistence';
+import { createTestDatabase } from '../../../../../test/support/postgres.js';
+import { describeWith } from '../../../../../test/support/services.js';
+import type { SearchDb } from '../../persistence/search-database.js';
+import { ChunkVectorsRepository } from '../../persistence/vectors/chunk-vectors.repository.js';
+import { ExactCosineIndex } from '../../persistence/vectors/exact-cosine-index.js';
+import { decodeFloat4Array, MemoryVectorIndex } from './memory-vector-index.js';
+import { VectorIndexWarmup } from './vector-index-warmup.js';
+import type { VectorHit, VectorIndex, VectorQuery } from './vector-index.js';
+
+/** The fallback, recorded: which queries reached it. */
+class RecordingFallback implements VectorIndex {
+  readonly name = 'exact' as const;
+  readonly asked: VectorQuery[] = [];
+  async nearest(query: VectorQuery): Promise<VectorHit[]> {
+    this.asked.push(query);
+    return [];
+  }
+}
+
+/**
+ * The in-process vector index against real Postgres: it must answer what exact cosine in SQL
+ * answers, on the data as it is at the moment of the query (no events feed it).
+ */
+describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
+  let drop: () => Promise<void>;
+  let pool: pg.Pool;
+  let db: SearchDb;
+  const ws = randomUUID();
+  const other = randomUUID();
+  const user = randomUUID();
+  const typeIds = new Map<string, string>();
+
+  beforeAll(async () => {
+    const database = await createTestDatabase('kw_memory_vectors');
+    drop = database.drop;
+    pool = new pg.Pool({ connectionString: database.url, max: 4 });
+    await migrate(pool, 'data');
+    db = createPrismaClient('data', pool);
+    for (const w of [ws, other])
+      typeIds.set(w, (await db.fragmentType.create({ data: { workspaceId: w, key: 'note', name: 'Note' } })).id);
+  });
+  afterAll(async () => {
+    await db?.$disconnect();
+    await pool?.end();
+    await drop?.();
+  });
+  beforeEach(async () => {
+    await db.$executeRaw`TRUNCATE data.fragments, data.fragment_chunks CASCADE`;
+  });
+
+  /** A fragment embedded into these chunk vectors, as the embedding step writes them. */
+  async function fragment(vectors: number[][], workspaceId = ws): Promise<string> {
+    const f = await db.fragment.create({
+      data: {
+        workspaceId,
+        fragmentTypeId: typeIds.get(workspaceId)!,
+        title: 't',
+        content: 'c',
+        createdBy: user,
+        updatedBy: user,
+      },
+    });
+    await embed(f.id, vectors, workspaceId);
+    return f.id;
+  }
+
+  async function embed(fragmentId: string, vectors: number[][], workspaceId = ws, version = 1): Promise<void> {
+    await db.$transaction([
+      db.fragmentChunk.deleteMany({ where: { fragmentId } }),
+      db.fragmentChunk.createMany({
+        data: vectors.map((embedding, ordinal) => ({
+          fragmentId,
+          workspaceId,
+          ordinal,
+          text: `chunk ${ordinal}`,
+          embedding,
+          version,
+        })),
+      }),
+    ]);
+  }
+
+  const query = (vector: number[], extra: Partial<VectorQuery> = {}): VectorQuery => ({
+    workspaceIds: [ws],
+    vector,
+    limit: 10,
+    minSimilarity: 0,
+    ...extra,
+  });
+  const index = (maxFloats = 1_000_000, fallback: VectorIndex = new RecordingFallback()) =>
+    new MemoryVectorIndex(new ChunkVectorsRepository(db, { pool }), maxFloats, fallback);
+
+  it("decodes PostgreSQL's binary float4[] exactly", async () => {
+    const values = [0, 1, -2.5, 3.4028234663852886e38, 1.1754943508222875e-38, 0.1];
+    const [row] = await db.$queryRawUnsafe<Array<{ e: Uint8Array }>>(`SELECT array_send($1::float4[]) AS e`, values);
+    expect([...decodeFloat4Array(row!.e)]).toEqual([...Float32Array.from(values)]);
+    const [empty] = await db.$queryRawUnsafe<Array<{ e: Uint8Array }>>(`SELECT array_send('{}'::float4[]) AS e`);
+    expect(decodeFloat4Array(empty!.e)).toHaveLength(0);
+  });
+
+  it('ranks like exact cosine in SQL: best chunk per fragment, threshold, limit, ties by id', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.array(fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }), {
+            minLength: 1,
+            maxLength: 3,
+          }),
+          { minLength: 1, maxLength: 12 },
+        ),
+        fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }),
+        fc.constantFrom(0, 0.3, 0.9),
+        fc.integer({ min: 1, max: 8 }),
+        async (fragments, vector, minSimilarity, limit) => {
+          await db.$executeRaw`TRUNCATE data.fragments, data.fragment_chunks CASCADE`;
+          for (const chunks of fragments) await fragment(chunks);
+          const q = query(vector, { minSimilarity, limit });
+          // Every fragment SQL scores; fragments whose scores tie may come in either order.
+          const exact = await new ExactCosineIndex(db).nearest({ ...q, limit: 1_000 });
+          const scoreOf = new Map(exact.map((h) => [h.fragmentId, h.similarity]));
+          const memory = await index().nearest(q);
+          expect(memory).toHaveLength(Math.min(limit, exact.length));
+          memory.forEach((h, i) => {
+            expect(h.similarity).toBeCloseTo(exact[i]!.similarity, 5);
+            expect(scoreOf.get(h.fragmentId)).toBeCloseTo(h.similarity, 5);
+          });
+        },
+      ),
+      // The example: a cosine of exactly 0 at threshold 0 (float32 made it -1e-9 here; SQL, 0).
+      {
+        numRuns: 25,
+        examples: [
+          [
+            [
+              [
+                [-5, -1, 5],
+                [0, 0, 0],
+              ],
+            ],
+            [3, -5, 2],
+            0,
+            1,
+          ],
+        ],
+      },
+    );
+  });
+
+  it('sees every change at the next query with nothing feeding it: new, re-embedded, archived and deleted fragments', async () => {
+    const memory = index();
+    const a = await fragment([[1, 0, 0]]);
+    expect((await memory.nearest(query([1, 0, 0]))).map((h) => h.fragmentId)).toEqual([a]);
+
+    const b = await fragment([[0, 1, 0]]);
+    expect((await memory.nearest(query([0, 1, 0]))).map((h) => h.fragmentId)).toEqual([b, a]);
+
+    await embed(a, [[0, 0, 1]], ws, 1);
+    expect((await memory.nearest(query([0, 0, 1], { minSimilarity: 0.5 }))).map((h) => h.fragmentId)).toEqual([a]);
+
+    await db.fragment.update({ where: { id: a }, data: { archivedAt: new Date() } });
+    expect((await memory.nearest(query([0, 0, 1]))).map((h) => h.fragmentId)).toEqual([b]);
+
+    await db.fragment.delete({ where: { id: b } });
+    expect(await memory.nearest(query([0, 1, 0]))).toEqual([]);
+    expect(memory.heldFloats).toBe(0);
+  });
+
+  it('skips a fragment whose text changed but is not re-embedded yet (its chunks are of an older version)', async () => {
+    const memory = index();
+    const a = await fragment([[1, 0, 0]]);
+    await db.fragment.update({ where: { id: a }, data: { version: 2 } });
+    expect(await memory.nearest(query([1, 0, 0]))).toEqual([]);
+  });
+
+  it('never answers outside the given workspaces', async () => {
+    const memory = index();
+    const mine = await fragment([[1, 0, 0]]);
+    await fragment([[1, 0, 0]], other);
+    expect((await memory.nearest(query([1, 0, 0]))).map((h) => h.fragmentId)).toEqual([mine]);
+    expect(await memory.nearest(query([1, 0, 0], { workspaceIds: [] }))).toEqual([]);
+  });
+
+  it('warms a workspace ahead of its first query, never by evicting another one', async () => {
+    const fallback = new RecordingFallback();
+    const memory = index(6, fallback);
+    await fragment([[1, 0, 0]]);
+    await fragment([[0, 1, 0]], other);
+    await fragment([[0, 0, 1]], other);
+    expect(await memory.warm(ws)).toBe(true);
+    expect(memory.heldFloats).toBe(3);
+    // `other` needs 6 floats: it would fit alone, but not beside `ws`, which stays.
+    expect(await memory.warm(other)).toBe(false);
+    expect(memory.heldFloats).toBe(3);
+    // A query for `other` still gets it from memory (evicting `ws`), not from the fallback.
+    expect(await memory.nearest(query([0, 1, 0], { workspaceIds: [other] }))).toHaveLength(2);
+    expect(fallback.asked).toHaveLength(0);
+    expect(memory.heldFloats).toBe(6);
+  });
+
+  it('is filled at start-up by the warm-up, largest workspace first, until the budget is full', async () => {
+    await fragment([[1, 0, 0]]);
+    await fragment([[0, 1, 0]], other);
+    await fragment([[0, 0, 1]], other);
+    const logged: string[] = [];
+    const logger = {
+      info: (_: unknown, msg: string) => logged.push(msg),
+      warn: (_: unknown, msg: string) => logged.push(msg),
+    } as never;
+    const roomy = index();
+    const warmup = new VectorIndexWarmup(roomy, new ChunkVectorsRepository(db, { pool }), logger);
+    warmup.onApplicationBootstrap();
+    await warmup.done();
+    expect(roomy.heldFloats).toBe(9);
+    expect(logged).toEqual(['vector index warm-up started', 'vector index warm-up done']);
+
+    // Room for `other` (6 floats, the larger) only: it is loaded, `ws` is left for its first query.
+    const tight = index(6);
+    const partial = new VectorIndexWarmup(tight, new ChunkVectorsRepository(db, { pool }), logger);
+    partial.onApplicationBootstrap();
+    await partial.done();
+    expect(tight.heldFloats).toBe(6);
+    expect(await tight.nearest(query([0, 1, 0], { workspaceIds: [other] }))).toHaveLength(2);
+  });
+
+  it('stays within its budget: evicts the least recently searched workspace, and leaves a workspace too big to the fallback', async () => {
+    const fallback = new RecordingFallback();
+    const memory = index(6, fallback);
+    await fragment([[1, 0, 0]]);
+    await fragment([[1, 0, 0]], other);
+    await memory.nearest(query([1, 0, 0]));
+    await memory.nearest(query([1, 0, 0], { workspaceIds: [other] }));
+    expect(memory.heldFloats).toBe(6);
+    await fragment([[0, 1, 0]], other);
+    // `other` now needs 6 floats: `ws` (least recently searched) goes.
+    expect(await memory.nearest(query([0, 1, 0], { workspaceIds: [other] }))).toHaveLength(2);
+    expect(memory.heldFloats).toBe(6);
+    expect(fallback.asked).toHaveLength(0);
+
+    await fragment([[0, 0, 1]], other);
+    expect(await memory.nearest(query([0, 0, 1], { workspaceIds: [other] }))).toEqual([]);
+    expect(fallback.asked).toHaveLength(1);
+    expect(memory.heldFloats).toBe(0);
+  });
+});
