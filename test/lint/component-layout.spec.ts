@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { ESLint } from 'eslint';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/processes.js';
@@ -50,6 +52,27 @@ describe('component layout', () => {
     const source = "import { DB } from '../persistence/some-database.js';\nexport const x = DB;\n";
     expect(await layoutViolations(`libs/${component}/src/service/${component}-service.module.ts`, source)).toEqual([]);
     expect(await layoutViolations(`libs/${component}/src/http/${component}-http.module.ts`, source)).not.toEqual([]);
+  });
+
+  it('handler files are <noun>.handlers.ts and export <Noun>Handlers, named after the file', () => {
+    const files = execFileSync('git', ['ls-files', 'libs/*/src/**/*.ts', 'libs/*/src/*.ts'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((f) => /(^|\/)[\w-]+\.handlers?\.ts$/.test(f));
+    expect(files.filter((f) => f.endsWith('.handler.ts'))).toEqual([]);
+    const misnamed = files.flatMap((file) => {
+      const stem = path.basename(file, '.handlers.ts');
+      const want = stem
+        .split('-')
+        .map((part) => part[0]!.toUpperCase() + part.slice(1))
+        .join('');
+      const found = /^export class (\w+)/m.exec(readFileSync(path.join(ROOT, file), 'utf8'))?.[1];
+      return found === `${want}Handlers` ? [] : [`${file}: ${found ?? 'no exported class'}, not ${want}Handlers`];
+    });
+    expect(files.length).toBeGreaterThan(20);
+    expect(misnamed).toEqual([]);
   });
 
   it('persistence/ may do all of it', async () => {

@@ -16,7 +16,7 @@ import {
   ENRICHMENT_EVENTS,
 } from '../../../libs/fragments/src/service/enrichment/enrichment-state.js';
 import { FragmentEnricher } from '../../../libs/fragments/src/service/enrichment/fragment-enricher.js';
-import { FragmentHandlers } from '../../../libs/fragments/src/service/fragments.handlers.js';
+import { FragmentsHandlers } from '../../../libs/fragments/src/service/fragments.handlers.js';
 import type { WorkspaceGate } from '../../../libs/fragments/src/service/workspace-gate.js';
 import type { IndexedChunk, VectorIndexSync } from '../../../libs/search/src/service/vector/vector-index.js';
 import { VectorIndexSyncWorker } from '../../../libs/search/src/events/vector-sync.worker.js';
@@ -67,7 +67,7 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
   let worker: VectorIndexSyncWorker;
   let stopEnrichment: () => Promise<void>;
   const index = new RecordingIndex();
-  let handlers: FragmentHandlers;
+  let handlers: FragmentsHandlers;
   let typeId: string;
 
   beforeAll(async () => {
@@ -79,7 +79,7 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
     const config = loadConfig({ ENRICHMENT_RETRY_BASE_MS: '10' });
     const pgDatabase = { pool, connectionString: database.url, embedded: false, close: async () => undefined };
     const types = new FragmentTypesRepository(db, pgDatabase);
-    handlers = new FragmentHandlers(new FragmentsRepository(db, pgDatabase), types, gate, config);
+    handlers = new FragmentsHandlers(new FragmentsRepository(db, pgDatabase), types, gate, config);
     await ensureDefaultTypes(types, WS);
     typeId = (await db.fragmentType.findFirstOrThrow({ where: { workspaceId: WS, key: 'note' } })).id;
     bus = new InProcessEventBus();

@@ -14,7 +14,7 @@ import { WorkspaceGate } from './workspace-gate.js';
 
 /** Collections of a workspace and their fragments (collections:read / collections:write). */
 @Injectable()
-export class CollectionHandlers {
+export class CollectionsHandlers {
   constructor(
     private readonly collections: CollectionsRepository,
     private readonly fragments: FragmentsRepository,

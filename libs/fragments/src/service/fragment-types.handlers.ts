@@ -15,7 +15,7 @@ const TYPE_KEY = /^[a-z0-9][a-z0-9_-]*$/;
 
 /** Fragment types of a workspace: read like fragments, written with fragments:write / fragments:delete. */
 @Injectable()
-export class FragmentTypeHandlers {
+export class FragmentTypesHandlers {
   constructor(
     private readonly types: FragmentTypesRepository,
     private readonly gate: WorkspaceGate,

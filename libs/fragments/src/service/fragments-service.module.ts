@@ -12,11 +12,11 @@ import { fragmentsDbProviders } from '../persistence/fragments-database.js';
 import { FragmentTypesRepository } from '../persistence/fragment-types.repository.js';
 import { FragmentsRepository } from '../persistence/fragments.repository.js';
 import { OutboxRepository } from '../persistence/outbox.repository.js';
-import { CollectionHandlers } from './collections.handlers.js';
+import { CollectionsHandlers } from './collections.handlers.js';
 import { EnrichmentHandlers } from './enrichment.handlers.js';
 import { FragmentEnricher } from './enrichment/fragment-enricher.js';
-import { FragmentTypeHandlers } from './fragment-types.handlers.js';
-import { FragmentHandlers } from './fragments.handlers.js';
+import { FragmentTypesHandlers } from './fragment-types.handlers.js';
+import { FragmentsHandlers } from './fragments.handlers.js';
 import { WorkspaceGate } from './workspace-gate.js';
 
 /**
@@ -34,9 +34,9 @@ import { WorkspaceGate } from './workspace-gate.js';
     EnrichmentRepository,
     OutboxRepository,
     WorkspaceGate,
-    FragmentTypeHandlers,
-    FragmentHandlers,
-    CollectionHandlers,
+    FragmentTypesHandlers,
+    FragmentsHandlers,
+    CollectionsHandlers,
     EnrichmentHandlers,
     eventBusProvider,
     { provide: AI_PROVIDER, useFactory: (config: AppConfig) => createAiProvider(config), inject: [APP_CONFIG] },

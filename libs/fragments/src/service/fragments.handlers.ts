@@ -35,7 +35,7 @@ const SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', title: 'ti
 
 /** Memory fragments: create, list, get, update (fields and patch operations), archive and delete. */
 @Injectable()
-export class FragmentHandlers {
+export class FragmentsHandlers {
   private readonly quota: FragmentQuota;
 
   constructor(

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestContext } from '@kw/platform-context';
 import { createPrismaClient, migrate, openDatabase, type Database } from '@kw/platform-persistence';
 import { ensureDefaultTypes } from './default-types.js';
-import { FragmentHandlers } from './fragments.handlers.js';
+import { FragmentsHandlers } from './fragments.handlers.js';
 import type { DataDb } from '../persistence/fragments-database.js';
 import { FragmentTypesRepository } from '../persistence/fragment-types.repository.js';
 import { FragmentsRepository } from '../persistence/fragments.repository.js';
@@ -26,7 +26,7 @@ describe('fragment outbox events', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'kw-fragments-outbox-'));
   let database: Database;
   let db: DataDb;
-  let handlers: FragmentHandlers;
+  let handlers: FragmentsHandlers;
   let typeId: string;
 
   const events = (fragmentId: string) =>
@@ -52,7 +52,7 @@ describe('fragment outbox events', () => {
     await migrate(database.pool, 'data');
     db = createPrismaClient('data', database.pool);
     const types = new FragmentTypesRepository(db, database);
-    handlers = new FragmentHandlers(new FragmentsRepository(db, database), types, gate, loadConfig({}));
+    handlers = new FragmentsHandlers(new FragmentsRepository(db, database), types, gate, loadConfig({}));
     await ensureDefaultTypes(types, WS);
     typeId = (await db.fragmentType.findFirstOrThrow({ where: { workspaceId: WS, key: 'note' } })).id;
   }, 60_000);

@@ -20,7 +20,7 @@ import { GraphHandlers } from './graph/graph.handlers.js';
 import { ListFragmentsHandlers } from './listing/list-fragments.handlers.js';
 import { FragmentSearch } from './retrieval/fragment-search.js';
 import { SearchHandlers } from './retrieval/search.handlers.js';
-import { SavedSearchHandlers } from './saved/saved-searches.handlers.js';
+import { SavedSearchesHandlers } from './saved/saved-searches.handlers.js';
 import { vectorIndexProvider, vectorIndexSyncProvider } from './vector/select-vector-index.js';
 import { VectorIndexWarmup } from './vector/vector-index-warmup.js';
 
@@ -46,7 +46,7 @@ import { VectorIndexWarmup } from './vector/vector-index-warmup.js';
     FragmentSearch,
     SearchQueryLog,
     SearchHandlers,
-    SavedSearchHandlers,
+    SavedSearchesHandlers,
     SearchAnalyticsHandlers,
     ListFragmentsHandlers,
     AgenticSearchHandlers,

@@ -19,7 +19,7 @@ const DELIVERY_STATUSES = new Set(['pending', 'delivering', 'succeeded', 'failed
 
 /** Delivery history, redelivery and the test trigger (all `webhooks:manage`). */
 @Injectable()
-export class DeliveryHandlers {
+export class DeliveriesHandlers {
   constructor(
     private readonly webhooks: WebhooksRepository,
     private readonly deliveries: DeliveriesRepository,

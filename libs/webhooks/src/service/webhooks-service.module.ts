@@ -10,8 +10,8 @@ import { deliverySettingsProvider } from './delivery/delivery-settings.js';
 import { DeliveryWorker } from '../events/delivery-worker.js';
 import { EndpointHealth } from './delivery/endpoint-health.js';
 import { WebhookFanOut } from '../events/webhook-fan-out.js';
-import { DeliveryHandlers } from './deliveries.handlers.js';
-import { WebhookHandlers } from './webhooks.handlers.js';
+import { DeliveriesHandlers } from './deliveries.handlers.js';
+import { WebhooksHandlers } from './webhooks.handlers.js';
 import { WebhookRecords } from './webhook-records.js';
 import { DeliveriesRepository } from '../persistence/deliveries.repository.js';
 import { webhooksDbProviders } from '../persistence/webhooks-database.js';
@@ -36,8 +36,8 @@ import { WebhooksRepository } from '../persistence/webhooks.repository.js';
     DeliveryAttempter,
     DeliveryWorker,
     WebhookFanOut,
-    WebhookHandlers,
-    DeliveryHandlers,
+    WebhooksHandlers,
+    DeliveriesHandlers,
   ],
 })
 export class WebhooksServiceModule {}

@@ -25,7 +25,7 @@ import { WebhooksRepository, type WebhookChanges } from '../persistence/webhooks
  * delivery. Secrets are answered once, on create and on rotate.
  */
 @Injectable()
-export class WebhookHandlers {
+export class WebhooksHandlers {
   constructor(
     private readonly webhooks: WebhooksRepository,
     @Inject(SECRET_BOX) private readonly box: SecretBox,

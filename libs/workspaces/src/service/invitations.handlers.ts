@@ -45,7 +45,7 @@ export function invitationView(row: InvitationRow, workspaceName: string): Messa
  * sees the invitation (and a notification) and accepts it to become a member.
  */
 @Injectable()
-export class InvitationHandlers {
+export class InvitationsHandlers {
   constructor(
     private readonly invitations: InvitationsRepository,
     private readonly access: WorkspaceAccess,

@@ -25,7 +25,7 @@ export function memberView(row: MemberRow, user: User | undefined): MessageInitS
 
 /** Members of a workspace: listed by members, re-roled and removed by owners; anyone may leave. */
 @Injectable()
-export class MemberHandlers {
+export class MembersHandlers {
   constructor(
     private readonly members: MembersRepository,
     private readonly access: WorkspaceAccess,

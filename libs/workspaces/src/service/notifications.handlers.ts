@@ -11,7 +11,7 @@ import { notificationNotFound } from './workspace-errors.js';
 
 /** The caller's own notifications (account-level: `profile:read` to list, `profile:write` to mark). */
 @Injectable()
-export class NotificationHandlers {
+export class NotificationsHandlers {
   constructor(private readonly notifications: NotificationsRepository) {}
 
   @Handles(WorkspacesService.method.listNotifications)

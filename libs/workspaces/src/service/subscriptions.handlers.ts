@@ -12,7 +12,7 @@ import { workspaceView } from './workspace-view.js';
 
 /** Public subscriptions: read-style access only, and only to public workspaces. */
 @Injectable()
-export class SubscriptionHandlers {
+export class SubscriptionsHandlers {
   constructor(
     private readonly subscriptions: SubscriptionsRepository,
     private readonly access: WorkspaceAccess,

@@ -13,7 +13,7 @@ import { workspaceView } from './workspace-view.js';
  * returns is limited to workspaces the caller stands in and the token reaches.
  */
 @Injectable()
-export class WorkspaceListingHandlers {
+export class WorkspaceListingsHandlers {
   constructor(private readonly workspaces: WorkspacesRepository) {}
 
   @Handles(WorkspacesService.method.listMyWorkspaces)

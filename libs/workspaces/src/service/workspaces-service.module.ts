@@ -8,16 +8,16 @@ import { WorkspacesRepository } from '../persistence/workspaces.repository.js';
 import { hostedZoneProviders } from './hosted-zones/hosted-zones.providers.js';
 import { AccessChanges } from './access-changes.js';
 import { IdentityDirectory } from './identity-directory.js';
-import { InvitationHandlers } from './invitations.handlers.js';
-import { MemberHandlers } from './members.handlers.js';
-import { NotificationHandlers } from './notifications.handlers.js';
+import { InvitationsHandlers } from './invitations.handlers.js';
+import { MembersHandlers } from './members.handlers.js';
+import { NotificationsHandlers } from './notifications.handlers.js';
 import { NotifyOwnersHandlers } from './notify-owners.handlers.js';
 import { ResolveAccessHandlers } from './resolve-access.handlers.js';
 import { SettingsHandlers } from './settings.handlers.js';
-import { SubscriptionHandlers } from './subscriptions.handlers.js';
+import { SubscriptionsHandlers } from './subscriptions.handlers.js';
 import { WorkspaceAccess } from './workspace-access.js';
-import { WorkspaceListingHandlers } from './workspace-listings.handlers.js';
-import { WorkspaceLifecycleHandlers } from './workspaces.handlers.js';
+import { WorkspaceListingsHandlers } from './workspace-listings.handlers.js';
+import { WorkspacesHandlers } from './workspaces.handlers.js';
 
 /** The service side of the workspaces component: the handlers of kw.workspaces.v1.WorkspacesService and HostedZonesService. */
 @Module({
@@ -31,13 +31,13 @@ import { WorkspaceLifecycleHandlers } from './workspaces.handlers.js';
     WorkspaceAccess,
     AccessChanges,
     IdentityDirectory,
-    WorkspaceLifecycleHandlers,
-    WorkspaceListingHandlers,
+    WorkspacesHandlers,
+    WorkspaceListingsHandlers,
     SettingsHandlers,
-    SubscriptionHandlers,
-    MemberHandlers,
-    InvitationHandlers,
-    NotificationHandlers,
+    SubscriptionsHandlers,
+    MembersHandlers,
+    InvitationsHandlers,
+    NotificationsHandlers,
     ResolveAccessHandlers,
     NotifyOwnersHandlers,
     ...hostedZoneProviders,

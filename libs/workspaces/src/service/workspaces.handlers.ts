@@ -14,7 +14,7 @@ import { workspaceView } from './workspace-view.js';
 
 /** One workspace's lifecycle: create, read, update, archive, restore. */
 @Injectable()
-export class WorkspaceLifecycleHandlers {
+export class WorkspacesHandlers {
   constructor(
     private readonly workspaces: WorkspacesRepository,
     private readonly access: WorkspaceAccess,

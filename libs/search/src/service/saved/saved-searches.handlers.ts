@@ -39,7 +39,7 @@ function savedView(row: SavedRow) {
  * and someone else's id answers 404 like a missing one.
  */
 @Injectable()
-export class SavedSearchHandlers {
+export class SavedSearchesHandlers {
   constructor(
     private readonly saved: SavedSearchesRepository,
     private readonly gate: WorkspaceGate,

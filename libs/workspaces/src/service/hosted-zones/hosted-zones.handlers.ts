@@ -13,7 +13,7 @@ import { ENROLLMENT_TOKEN_TTL_MS, hashSecret, newEnrollmentToken } from './zone-
 
 /** Hosted-zone management for users (scope `hosted-zones:manage`): a zone belongs to its creator. */
 @Injectable()
-export class HostedZoneHandlers {
+export class HostedZonesHandlers {
   constructor(
     private readonly zones: HostedZonesRepository,
     @Inject(HOSTED_ZONE_SETTINGS) private readonly settings: HostedZoneSettings,

@@ -8,7 +8,7 @@ import { HostedZonesRepository } from '../../persistence/hosted-zones.repository
 import { HandoffHandlers } from './handoff.handlers.js';
 import { HandoffKeys, handoffClockProvider, handoffKeyStoreProvider } from './handoff-keys.js';
 import { hostedZoneSettingsProvider } from './hosted-zone-settings.js';
-import { HostedZoneHandlers } from './hosted-zones.handlers.js';
+import { HostedZonesHandlers } from './hosted-zones.handlers.js';
 import { LeafLinkHandlers } from './leaf-link.handlers.js';
 import { ZoneAccess } from './zone-access.js';
 import { ZonePlacement } from './zone-placement.js';
@@ -29,7 +29,7 @@ export const hostedZoneProviders: Provider[] = [
   HandoffKeys,
   ZoneAccess,
   ZonePlacement,
-  HostedZoneHandlers,
+  HostedZonesHandlers,
   LeafLinkHandlers,
   HandoffHandlers,
 ];
