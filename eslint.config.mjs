@@ -133,7 +133,7 @@ export default [
   },
   // The component layout (docs/architecture.md): only a component's persistence/ reaches the
   // database (clients, pools, generated Prisma code, raw SQL); the HTTP edge never imports it.
-  ...layoutRules(['agent-auth', 'fragments', 'leaf', 'mcp', 'search', 'webhooks', 'workspaces']),
+  ...layoutRules(['agent-auth', 'chat', 'files', 'fragments', 'leaf', 'mcp', 'search', 'webhooks', 'workspaces']),
   {
     // Tests and tooling may reach across boundaries to set up real processes.
     files: ['**/*.spec.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**'],
