@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { startEmbeddedPostgres } from './embedded/embedded-postgres.js';
 import { type PersistenceLogger, silentLogger } from './logger.js';
+import { tracePool } from './tracing/traced-database.js';
 
 /**
  * Pool settings over embedded PGlite: one connection, because all connections share PGlite's
@@ -57,7 +58,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 function createPool(config: pg.PoolConfig, logger: PersistenceLogger): pg.Pool {
-  const pool = new pg.Pool(config);
+  // Queries of traced requests get spans (tracePool returns the pool untouched while tracing is off).
+  const pool = tracePool(new pg.Pool(config));
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => logger.warn({ err }, 'idle Postgres connection failed'));
   return pool;

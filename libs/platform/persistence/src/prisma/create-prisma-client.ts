@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { PrismaClient as ControlPrismaClient } from '../generated/control/client.js';
 import { PrismaClient as DataPrismaClient } from '../generated/data/client.js';
 import { PLANE_SCHEMAS, type Plane } from '../planes.js';
+import { tracePrismaClient } from '../tracing/traced-database.js';
 
 export { ControlPrismaClient, DataPrismaClient };
 
@@ -25,7 +26,8 @@ export function createPrismaClient(plane: Plane, connection: string | pg.Pool): 
   // Prisma's defaults (wait 2 s for a connection, 5 s per interactive transaction) fail under
   // load on the embedded database, where every transaction queues for its one connection.
   const transactionOptions = { maxWait: 30_000, timeout: 30_000 };
+  // A span per operation while tracing is on; the client itself otherwise.
   return plane === 'control'
-    ? new ControlPrismaClient({ adapter, transactionOptions })
-    : new DataPrismaClient({ adapter, transactionOptions });
+    ? tracePrismaClient(new ControlPrismaClient({ adapter, transactionOptions }))
+    : tracePrismaClient(new DataPrismaClient({ adapter, transactionOptions }));
 }
