@@ -21,6 +21,8 @@ interface ExportedSpan {
 
 const SPAN_KIND_SERVER = 2;
 const SPAN_KIND_CLIENT = 3;
+const SPAN_KIND_PRODUCER = 4;
+const SPAN_KIND_CONSUMER = 5;
 
 type AnyValue = { stringValue?: string; intValue?: number | string; boolValue?: boolean; doubleValue?: number };
 type KeyValue = { key: string; value: AnyValue };
@@ -169,5 +171,27 @@ describeWith(['postgres', 'nats'], 'traces (distributed mode, OTLP/HTTP export)'
 
     // Every process involved exported spans of this one trace (gateway, fragments, and those they asked).
     expect(new Set(spansOfTrace().map((s) => s.service)).size).toBeGreaterThanOrEqual(2);
+  });
+
+  it('links the outbox relay publishing fragment.created to the consumers that handle it, through the event headers', async () => {
+    // The fragment created above: the relay publishes its event, the consumers (enrichment,
+    // search, webhooks) handle it, each delivery a consumer span child of the producer span.
+    const linked = () => {
+      const producers = receiver.spans.filter(
+        (s) => s.kind === SPAN_KIND_PRODUCER && s.attributes['messaging.destination.name'] === 'fragment.created',
+      );
+      return receiver.spans.filter(
+        (s) =>
+          s.kind === SPAN_KIND_CONSUMER &&
+          producers.some((p) => p.spanId === s.parentSpanId && p.traceId === s.traceId),
+      );
+    };
+    await expect.poll(() => linked().length > 0, { timeout: 30_000 }).toBe(true);
+    const consumer = linked()[0]!;
+    expect(consumer.attributes).toMatchObject({
+      'messaging.system': 'nats',
+      'messaging.destination.name': 'fragment.created',
+    });
+    expect(consumer.name).toBe('fragment.created process');
   });
 });
