@@ -27,6 +27,7 @@ export interface TracingHandle {
 
 interface Active {
   provider: TracerProvider;
+  exporter: OTLPTraceExporter;
   contextManager: AsyncLocalStorageContextManager;
 }
 
@@ -55,6 +56,7 @@ export function startTracing(config: TracingConfig): TracingHandle {
   if (!url) return DISABLED;
 
   const contextManager = new AsyncLocalStorageContextManager().enable();
+  const exporter = new OTLPTraceExporter({ url });
   const provider = new TracerProvider({
     resource: resourceFromAttributes({
       [ATTR_SERVICE_NAME]: config.serviceName,
@@ -62,7 +64,7 @@ export function startTracing(config: TracingConfig): TracingHandle {
     }),
     spanProcessors: [
       new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter({ url }),
+        exporter,
         ...(config.scheduledDelayMs !== undefined ? { scheduledDelayMillis: config.scheduledDelayMs } : {}),
       }),
     ],
@@ -70,14 +72,19 @@ export function startTracing(config: TracingConfig): TracingHandle {
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  active = { provider, contextManager };
+  active = { provider, exporter, contextManager };
   return handleOf(active);
 }
 
 function handleOf(registration: Active): TracingHandle {
   return {
     enabled: true,
-    flush: () => registration.provider.forceFlush().catch(() => undefined),
+    // The provider hands the queued spans to the exporter; the exporter's flush waits for every
+    // export in flight, those the batch timer started included.
+    flush: async () => {
+      await registration.provider.forceFlush().catch(() => undefined);
+      await registration.exporter.forceFlush().catch(() => undefined);
+    },
   };
 }
 
