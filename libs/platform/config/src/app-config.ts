@@ -131,6 +131,32 @@ export class AppConfig {
   @Max(65535)
   METRICS_PORT?: number;
 
+  /**
+   * OpenTelemetry traces (docs/operations.md, "Traces"): the OTLP/HTTP collector's base URL,
+   * spans go to `<url>/v1/traces`. Unset (and no OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): tracing is off.
+   */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  /** The full URL spans are posted to; wins over OTEL_EXPORTER_OTLP_ENDPOINT. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
+
+  /** service.name of this process's spans. Default: `kw-<component>` (`kw-gateway`, `kw-fragments`...). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  OTEL_SERVICE_NAME?: string;
+
+  /** Milliseconds finished spans wait to be exported together (the SDK's default: 5000). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  OTEL_BSP_SCHEDULE_DELAY?: number;
+
   /** Vector index at scale (search component). Unset: pgvector, or without it an index in the search process's memory. */
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })

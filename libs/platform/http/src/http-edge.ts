@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { acceptOrCreateRequestId, requestContext } from '@kw/platform-context';
 import type { PlatformMetrics } from '@kw/platform-observability';
+import { extractTraceContext, SpanKind, SpanStatusCode, startSpan, type Span } from '@kw/platform-tracing';
 import { AllExceptionsFilter } from './all-exceptions.filter.js';
 import { ErrorResponder } from './error-responder.js';
 import { ambiguousAuthorization } from './auth/ambiguous-authorization.js';
@@ -12,8 +13,11 @@ import { createValidationPipe } from './validation.js';
 
 const REQUEST_ID_HEADER = 'x-request-id';
 const started = Symbol('kw.started');
+const serverSpan = Symbol('kw.span');
+/** Probes and scrapes are not traced: they would be most of the traces and tell nothing. */
+const UNTRACED_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
-type TimedRequest = FastifyRequest & { [started]?: bigint };
+type TimedRequest = FastifyRequest & { [started]?: bigint; [serverSpan]?: Span };
 
 /**
  * Wires the cross-cutting HTTP behaviour every process's Fastify instance shares: request id
@@ -32,13 +36,25 @@ export function installHttpEdge(app: NestFastifyApplication, deps: { logger: Log
     (request as TimedRequest)[started] = process.hrtime.bigint();
     void reply.header(REQUEST_ID_HEADER, requestId);
     const ambiguous = ambiguousAuthorization(request);
-    requestContext.run({ requestId }, () => done(ambiguous));
+    const route = request.routeOptions?.url;
+    // The request's server span (a no-op while tracing is off), child of the caller's `traceparent`.
+    const traced = UNTRACED_ROUTES.has(route ?? '')
+      ? undefined
+      : startSpan(`${request.method} ${route ?? 'unmatched'}`, {
+          kind: SpanKind.SERVER,
+          parent: extractTraceContext(request.headers),
+          attributes: { 'http.request.method': request.method, 'kw.request_id': requestId },
+        });
+    if (!traced) return requestContext.run({ requestId }, () => done(ambiguous));
+    (request as TimedRequest)[serverSpan] = traced.span;
+    traced.run(() => requestContext.run({ requestId }, () => done(ambiguous)));
   });
 
   fastify.addHook('onResponse', (request, reply, done) => {
     const begin = (request as TimedRequest)[started];
     const seconds = begin ? Number(process.hrtime.bigint() - begin) / 1e9 : 0;
     const route = request.routeOptions?.url ?? 'unmatched';
+    endServerSpan((request as TimedRequest)[serverSpan], request.routeOptions?.url, reply.statusCode);
     deps.metrics.httpRequests.observe({ method: request.method, route, status: String(reply.statusCode) }, seconds);
     // The line is only built when it is written (LOG_LEVEL above info skips access logs).
     if (deps.logger.isLevelEnabled('info')) {
@@ -62,6 +78,14 @@ export function installHttpEdge(app: NestFastifyApplication, deps: { logger: Log
   // Fastify's error handler at init and routes them through its exception filters.
   app.useGlobalFilters(new AllExceptionsFilter(responder));
   app.useGlobalPipes(createValidationPipe());
+}
+
+function endServerSpan(span: Span | undefined, route: string | undefined, status: number): void {
+  if (!span) return;
+  if (route) span.setAttribute('http.route', route);
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
 }
 
 /**

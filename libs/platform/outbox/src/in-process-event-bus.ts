@@ -8,6 +8,7 @@ import {
   type EventSubscription,
   type SubscribeOptions,
 } from './event-bus.js';
+import { traceDeliveries } from './traced-events.js';
 
 interface Pending {
   event: DomainEvent;
@@ -62,7 +63,8 @@ export class InProcessEventBus implements EventBus {
     }
   }
 
-  async subscribe(options: SubscribeOptions, handler: EventHandler): Promise<EventSubscription> {
+  async subscribe(options: SubscribeOptions, untraced: EventHandler): Promise<EventSubscription> {
+    const handler = traceDeliveries(this.kind, options.consumer, untraced);
     let consumer = this.consumers.get(options.consumer);
     if (!consumer) {
       consumer = {

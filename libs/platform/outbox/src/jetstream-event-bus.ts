@@ -20,6 +20,7 @@ import {
   type EventSubscription,
   type SubscribeOptions,
 } from './event-bus.js';
+import { traceDeliveries } from './traced-events.js';
 
 export interface JetStreamEventBusOptions {
   /** NATS_SUBJECT_PREFIX: subjects become `<prefix>.events.>` and the stream `KW_EVENTS_<PREFIX>`. */
@@ -68,7 +69,8 @@ export class JetStreamEventBus implements EventBus {
     });
   }
 
-  async subscribe(options: SubscribeOptions, handler: EventHandler): Promise<EventSubscription> {
+  async subscribe(options: SubscribeOptions, untraced: EventHandler): Promise<EventSubscription> {
+    const handler = traceDeliveries(this.kind, options.consumer, untraced);
     await this.ensureStream();
     const ackWaitMs = options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
     const retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;

@@ -1,6 +1,7 @@
 import type { DataPrismaClient } from '@kw/platform-persistence';
 import type { DomainEvent, EventBus, EventLogger } from './event-bus.js';
 import { PollingLoop } from './polling-loop.js';
+import { publishTraced } from './traced-events.js';
 
 export interface OutboxRelayOptions {
   /** Rows claimed per transaction. */
@@ -79,7 +80,7 @@ export class OutboxRelay {
         // In order, stopping at the first failure so a later event never overtakes an earlier one.
         for (const row of rows) {
           try {
-            await this.bus.publish(toEvent(row));
+            await publishTraced(this.bus, toEvent(row));
             published.push(row.id);
           } catch (err) {
             failure = { id: row.id, err };

@@ -20,3 +20,4 @@ export { createPrismaClient, ControlPrismaClient, DataPrismaClient } from './pri
 export { Prisma as ControlPrisma, type Installation } from './generated/control/client.js';
 export { Prisma as DataPrisma, type OutboxEvent } from './generated/data/client.js';
 export { DATABASE, prismaClientProviders } from './nest/prisma-client.providers.js';
+export { tracePool, tracePrismaClient } from './tracing/traced-database.js';

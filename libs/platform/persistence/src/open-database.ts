@@ -3,6 +3,7 @@ import { startEmbeddedPostgres } from './embedded/embedded-postgres.js';
 import { keepStatistics } from './embedded/statistics-keeper.js';
 import { type PersistenceLogger, silentLogger } from './logger.js';
 import { guardPool } from './transaction-rule.js';
+import { tracePool } from './tracing/traced-database.js';
 
 /**
  * Pool settings over embedded PGlite: one connection, because all connections share PGlite's
@@ -61,7 +62,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 function createPool(config: pg.PoolConfig, logger: PersistenceLogger): pg.Pool {
-  const pool = guardPool(new pg.Pool(config));
+  // Queries of traced requests get spans (tracePool returns the pool untouched while tracing is off);
+  // the guard refuses the pool inside a Prisma transaction (transaction-rule.ts).
+  const pool = guardPool(tracePool(new pg.Pool(config)));
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => logger.warn({ err }, 'idle Postgres connection failed'));
   return pool;

@@ -6,6 +6,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { ConfigError, loadConfig, type AppConfig } from '@kw/platform-config';
 import { buildOpenApiDocument, edgeServerOptions, installHttpEdge, serveOpenApi } from '@kw/platform-http';
 import { createLogger, NestPinoLogger, PlatformMetrics, type Logger } from '@kw/platform-observability';
+import { startTracing, type TracingHandle } from '@kw/platform-tracing';
 import { serveEcho, TransportModule, type Transport } from '@kw/platform-transport';
 import { buildInfo } from './build-info.js';
 import type { ComponentDefinition, DatabasePlane } from './component.js';
@@ -73,6 +74,15 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
   const processName = names.length === 1 ? names[0] : options.binary;
   const logger = createLogger({ level: config.LOG_LEVEL, component: processName, destination: options.logDestination });
   const metrics = new PlatformMetrics({ component: processName });
+  // Before anything opens a pool or a connection: they are wrapped only while tracing is on.
+  const tracing = startTracing({
+    serviceName: config.OTEL_SERVICE_NAME ?? `kw-${processName}`,
+    serviceVersion: buildInfo().version,
+    endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+    tracesEndpoint: config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    scheduledDelayMs: config.OTEL_BSP_SCHEDULE_DELAY,
+  });
+  if (tracing.enabled) logger.info({ serviceName: config.OTEL_SERVICE_NAME ?? `kw-${processName}` }, 'tracing on');
   const serveApi = names.includes(GATEWAY);
   const planes = [...new Set(targets.flatMap((t) => t.planes))] as DatabasePlane[];
 
@@ -114,7 +124,7 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
       `${options.binary} ready`,
     );
 
-    const running = createRunning({ app, config, logger, transport, url, names, database });
+    const running = createRunning({ app, config, logger, transport, url, names, database, tracing });
     if (ownProcess) handleSignals(running, config, logger);
     return running;
   } catch (err) {
@@ -123,6 +133,7 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
     const badConfig = err instanceof ConfigError;
     logger.fatal({ err }, `${options.binary} failed to start`);
     logger.flush?.();
+    await tracing.flush();
     await transport?.drain().catch(() => undefined);
     await database?.close().catch(() => undefined);
     if (ownProcess) {
@@ -207,6 +218,7 @@ function createRunning(parts: {
   url: string;
   names: string[];
   database?: PlatformDatabase;
+  tracing: TracingHandle;
 }): RunningPlatform {
   let closing: Promise<void> | undefined;
   return {
@@ -231,6 +243,8 @@ function createRunning(parts: {
         }
         await parts.app.close();
         await parts.database?.close();
+        // The last spans (the drain's requests) leave before the process does.
+        await parts.tracing.flush();
         parts.logger.info({}, 'stopped');
         parts.logger.flush?.();
       })();

@@ -7,7 +7,8 @@ import type { Headers } from './transport.js';
 
 /**
  * The request context crosses a hop in headers, never in the payload: contracts describe
- * the domain, not who is asking, and every message carries the same two headers.
+ * the domain, not who is asking, and every message carries the same two headers (plus the
+ * W3C trace context, added by ServiceClient while tracing is on: see @kw/platform-tracing).
  */
 export const REQUEST_ID_HEADER = 'kw-request-id';
 /** Base64 of the kw.platform.v1.AuthContext protobuf. */

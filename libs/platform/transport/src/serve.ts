@@ -10,7 +10,9 @@ import {
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { requestContext, type RequestContext } from '@kw/platform-context';
 import { checkLimits } from './check-limits.js';
+import { extractTraceContext, SpanKind, withSpan } from '@kw/platform-tracing';
 import { contextFromHeaders } from './context-headers.js';
+import { rpcAttributes, spanNameOf } from './service-client.js';
 import { subjectOf } from './subject.js';
 import type { Subscription, Transport } from './transport.js';
 
@@ -49,7 +51,13 @@ export function serve<I extends DescMessage, O extends DescMessage>(
         throw new AppError({ status: 400, code: ErrorCode.BAD_REQUEST, message: `Malformed ${method.input.typeName}` });
       }
       checkLimits(method.input, input);
-      const output = await requestContext.run(context, () => handler(input, context));
+      // The server span of the hop, child of the caller's client span (from `traceparent`).
+      const attributes = { ...rpcAttributes(method, transport.component), 'kw.request_id': context.requestId };
+      const output = await withSpan(
+        spanNameOf(method),
+        { kind: SpanKind.SERVER, parent: extractTraceContext(message.headers), attributes },
+        async () => requestContext.run(context, () => handler(input, context)),
+      );
       return { data: toBinary(method.output, create(method.output, output)) };
     },
     { queue: options.queue },

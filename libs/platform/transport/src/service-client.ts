@@ -8,6 +8,7 @@ import {
   type MessageShape,
 } from '@bufbuild/protobuf';
 import { requestContext } from '@kw/platform-context';
+import { injectTraceHeaders, SpanKind, withSpan } from '@kw/platform-tracing';
 import { contextToHeaders } from './context-headers.js';
 import { subjectOf } from './subject.js';
 import type { Transport } from './transport.js';
@@ -47,11 +48,34 @@ export class ServiceClient {
     options: CallOptions = {},
   ): Promise<MessageShape<O>> {
     const subject = subjectOf(method, options.target);
-    const reply = await this.transport.request(subject, toBinary(method.input, create(method.input, input)), {
-      headers: contextToHeaders(requestContext.current()),
-      timeoutMs: options.timeoutMs ?? this.timeoutMs,
-      service: options.target ?? subject.split('.')[0],
-    });
-    return fromBinary(method.output, reply.data);
+    const service = options.target ?? subject.split('.')[0];
+    // The client span of the hop (no span while tracing is off); its context travels in the
+    // headers next to the request id, whichever transport carries them.
+    return withSpan(
+      spanNameOf(method),
+      { kind: SpanKind.CLIENT, attributes: rpcAttributes(method, service) },
+      async () => {
+        const reply = await this.transport.request(subject, toBinary(method.input, create(method.input, input)), {
+          headers: injectTraceHeaders(contextToHeaders(requestContext.current())),
+          timeoutMs: options.timeoutMs ?? this.timeoutMs,
+          service,
+        });
+        return fromBinary(method.output, reply.data);
+      },
+    );
   }
+}
+
+/** `kw.fragments.v1.FragmentsService/Create`: the span name of a call, on both sides of the hop. */
+export function spanNameOf(method: DescMethodUnary): string {
+  return `${method.parent.typeName}/${method.name}`;
+}
+
+export function rpcAttributes(method: DescMethodUnary, component: string) {
+  return {
+    'rpc.system': 'kw-transport',
+    'rpc.service': method.parent.typeName,
+    'rpc.method': method.name,
+    'kw.component': component,
+  };
 }

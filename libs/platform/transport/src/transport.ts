@@ -21,7 +21,7 @@ import type { Logger } from './logger.js';
  * Subjects are exact names (no `*`/`>` wildcards), so the in-memory bus can match NATS.
  */
 
-/** Message headers. Names are lower-case `kw-*`; values are single strings. */
+/** Message headers. Names are lower-case (`kw-*`, and W3C `traceparent`/`tracestate` while tracing is on); values are single strings. */
 export type Headers = Record<string, string>;
 
 export interface Message {

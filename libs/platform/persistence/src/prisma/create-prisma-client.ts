@@ -4,6 +4,7 @@ import { PrismaClient as ControlPrismaClient } from '../generated/control/client
 import { PrismaClient as DataPrismaClient } from '../generated/data/client.js';
 import { PLANE_SCHEMAS, type Plane } from '../planes.js';
 import { guardTransactions } from '../transaction-rule.js';
+import { tracePrismaClient } from '../tracing/traced-database.js';
 
 export { ControlPrismaClient, DataPrismaClient };
 
@@ -26,9 +27,11 @@ export function createPrismaClient(plane: Plane, connection: string | pg.Pool): 
   // Prisma's defaults (wait 2 s for a connection, 5 s per interactive transaction) fail under
   // load on the embedded database, where every transaction queues for its one connection.
   const transactionOptions = { maxWait: 30_000, timeout: 30_000 };
+  // A span per operation while tracing is on (the client itself otherwise); transactions marked
+  // for the transaction rule.
   return guardTransactions(
     plane === 'control'
-      ? new ControlPrismaClient({ adapter, transactionOptions })
-      : new DataPrismaClient({ adapter, transactionOptions }),
+      ? tracePrismaClient(new ControlPrismaClient({ adapter, transactionOptions }))
+      : tracePrismaClient(new DataPrismaClient({ adapter, transactionOptions })),
   );
 }
