@@ -7,6 +7,7 @@ import { describeWith } from '../../../../test/support/services.js';
 import { migrate } from '../src/migrations/migrate.js';
 import { openDatabase, type Database } from '../src/open-database.js';
 import { createPrismaClient } from '../src/prisma/create-prisma-client.js';
+import { PoolInsideTransactionError } from '../src/transaction-rule.js';
 import { tempDir } from './fixtures.js';
 
 interface Exported {
@@ -104,6 +105,22 @@ function tracedSuite(open: () => Promise<{ db: Database; cleanup: () => Promise<
       const ids = new Set(spans.map((s) => s.spanId));
       for (const s of spans) if (s !== root) expect(ids.has(s.parentSpanId!), s.name).toBe(true);
       expect(exported.slice(before).filter((s) => s.traceId !== traceId)).toEqual([]);
+    } finally {
+      await prisma.$disconnect();
+    }
+  });
+
+  it('keeps the transaction rule on the traced client and pool: the pool is refused inside a transaction', async () => {
+    const prisma = createPrismaClient('data', db.pool);
+    try {
+      await withSpan('unit of work', {}, async () => {
+        await expect(
+          prisma.$transaction(async (tx) => {
+            await tx.outboxEvent.count();
+            await db.pool.query('SELECT 1');
+          }),
+        ).rejects.toBeInstanceOf(PoolInsideTransactionError);
+      });
     } finally {
       await prisma.$disconnect();
     }
