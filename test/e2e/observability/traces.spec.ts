@@ -68,6 +68,8 @@ describeWith(['postgres', 'nats'], 'traces (distributed mode, OTLP/HTTP export)'
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let platform: DistributedPlatform;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  /** The trace of the fragment create (first test); its event must continue it. */
+  let requestTraceId = '';
   const admin = adminEnv();
 
   beforeAll(async () => {
@@ -103,6 +105,7 @@ describeWith(['postgres', 'nats'], 'traces (distributed mode, OTLP/HTTP export)'
     const note = types.items.find((t: { key: string }) => t.key === 'note');
 
     const traceId = randomBytes(16).toString('hex');
+    requestTraceId = traceId;
     const callerSpanId = randomBytes(8).toString('hex');
     const res = await fetch(`${platform.url}/api/memory-fragments`, {
       method: 'POST',
@@ -178,7 +181,11 @@ describeWith(['postgres', 'nats'], 'traces (distributed mode, OTLP/HTTP export)'
     // search, webhooks) handle it, each delivery a consumer span child of the producer span.
     const linked = () => {
       const producers = receiver.spans.filter(
-        (s) => s.kind === SPAN_KIND_PRODUCER && s.attributes['messaging.destination.name'] === 'fragment.created',
+        (s) =>
+          s.kind === SPAN_KIND_PRODUCER &&
+          s.attributes['messaging.destination.name'] === 'fragment.created' &&
+          // The event carries the request's trace: the relay's span continues it.
+          s.traceId === requestTraceId,
       );
       return receiver.spans.filter(
         (s) =>

@@ -12,6 +12,7 @@ import {
 import type { RequestContext } from '@kw/platform-context';
 import type { NewOutboxEvent } from '@kw/platform-outbox';
 import type { FragmentRow, FragmentText } from '../persistence/rows.js';
+import { injectTraceHeaders } from '@kw/platform-tracing';
 
 /** Row -> event snapshot: what consumers outside the component may know of a fragment (never its content). */
 export function fragmentSnapshot(fragment: FragmentRow): FragmentSnapshot {
@@ -57,7 +58,8 @@ export function fragmentChangedEvent(
       fragment: fragmentSnapshot(fragment),
       ...(eventType === FRAGMENT_DELETED_EVENT && { deletion: options.permanent ? 'permanent' : 'archived' }),
     },
-    headers: { requestId: context.requestId },
+    // The request's trace continues through the relay's producer span to every consumer.
+    headers: injectTraceHeaders({ requestId: context.requestId }),
   };
 }
 
