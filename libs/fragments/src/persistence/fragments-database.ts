@@ -4,9 +4,8 @@ import { prismaClientProviders, type DataPrismaClient } from '@kw/platform-persi
  * The component's one Prisma client of the data plane, for the handlers and the enrichment
  * pipeline alike, over the process's pool (no second pool is ever opened).
  *
- * The transaction rule (docs/architecture.md; enforced by @kw/platform-persistence, which
- * refuses the pool inside a Prisma interactive transaction): a repository that needs several
- * statements atomically uses one Prisma transaction, or one SQL statement (a CTE), never both.
+ * Transactions follow the transaction rule of docs/architecture.md, which
+ * @kw/platform-persistence enforces (transaction-rule.ts).
  */
 export const FRAGMENTS_DB = Symbol('FRAGMENTS_DB');
 export const fragmentsDbProviders = prismaClientProviders(FRAGMENTS_DB, 'data', 'fragments');

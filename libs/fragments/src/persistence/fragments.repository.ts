@@ -75,7 +75,7 @@ export class FragmentsRepository {
     @Inject(DATABASE) private readonly database: Database,
   ) {}
 
-  /** One fragment by id (a `pg` statement; never call inside a Prisma transaction). */
+  /** One fragment by id (a `pg` statement, so not inside a Prisma transaction). */
   async findById(id: string): Promise<FragmentRow | null> {
     const { rows } = await this.database.pool.query<FragmentRow>({ ...FRAGMENT_BY_ID, values: [id] });
     return rows[0] ?? null;
@@ -89,7 +89,7 @@ export class FragmentsRepository {
    * and times from this process's clock, at millisecond precision like the column), so the
    * event's snapshot is known before the write.
    * A duplicate (workspace, key) fails with the unique violation (SQLSTATE 23505), and nothing is
-   * written. Never call inside a Prisma transaction: in embedded mode the pool has one connection.
+   * written. A `pg` statement: never inside a Prisma transaction (the pool refuses it).
    */
   async insertWithEvent(row: FragmentRow, event: NewOutboxEvent): Promise<void> {
     const outbox = outboxInsert(event, INSERT_FRAGMENT_PARAMS + 1);

@@ -56,7 +56,7 @@ export class FragmentSync {
 /**
  * data.vector_index_sync (search's own table: what an external vector index was given) and the
  * reads of fragments and chunks the sync compares it with. One fragment is synced in one Prisma
- * transaction under a transaction-scoped advisory lock (the transaction rule of search-database.ts).
+ * transaction under a transaction-scoped advisory lock (the transaction rule, docs/architecture.md).
  */
 @Injectable()
 export class VectorSyncRepository {

@@ -8,11 +8,8 @@ import {
 /**
  * The component's one Prisma client of the control plane (one per module: PGlite has one connection).
  *
- * The transaction rule (docs/architecture.md): in the embedded default the pool has one
- * connection, so code inside a Prisma interactive transaction never uses the `pg` pool, nor
- * calls another component (which would need the same connection): it would wait forever for
- * the connection the transaction holds. A repository method that needs several statements
- * atomically uses one Prisma transaction, or one SQL statement.
+ * Transactions follow the transaction rule of docs/architecture.md, which
+ * @kw/platform-persistence enforces (transaction-rule.ts).
  */
 export const WORKSPACES_DB = Symbol('WORKSPACES_DB');
 export const workspacesDbProviders = prismaClientProviders(WORKSPACES_DB, 'control', 'workspaces');
