@@ -54,7 +54,8 @@ describeWith(['postgres'], 'migration runner on PostgreSQL', () => {
       `SELECT table_schema AS schema, array_agg(table_name::text ORDER BY table_name) AS tables FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema') GROUP BY 1 ORDER BY 1`,
     );
     const tables = Object.fromEntries(rows.map((r) => [r.schema, r.tables]));
-    expect(Object.keys(tables)).toEqual(['control', 'data']); // nothing lands in public
+    // Nothing lands in public; search_read holds the data plane's read-contract views for search.
+    expect(Object.keys(tables)).toEqual(['control', 'data', 'search_read']);
     expect(tables.control).toEqual(expect.arrayContaining(['_prisma_migrations', 'installation']));
     expect(tables.data).toEqual(expect.arrayContaining(['_prisma_migrations', 'outbox', 'slow_a', 'slow_b']));
     expect(tables.control).not.toContain('outbox');
