@@ -47,6 +47,13 @@ describe('structured listing', () => {
     await make(other, 'Other workspace ai', { tags: ['ai'] });
     for (let i = 0; i < 7; i++) await make(ws, `Page ${i}`, { tags: ['page'] });
     expect((await p.api.call(owner.auth, 'DELETE', `/api/memory-fragments/${ids['Archived ai']}`)).status).toBe(200);
+    // Enrichment turns `processing` into `published` and touches updatedAt: a page walk ordered by
+    // either would see rows move between its pages, so the tests start once it has finished.
+    for (const deadline = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 250))) {
+      const res = await list({ filter: "status = 'processing'", select: ['id'], limit: 500 });
+      if (res.body.totalCount === 0) break;
+      if (Date.now() > deadline) throw new Error(`enrichment did not finish: ${res.text}`);
+    }
   }, 120_000);
   afterAll(async () => {
     await p?.stop();
