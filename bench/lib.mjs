@@ -58,6 +58,12 @@ export async function cleanupAll() {
       console.error(`bench: cleanup of ${label} failed: ${err.message}`);
     }
   }
+  removeRunDir();
+}
+
+/** BENCH_KEEP_LOGS=1 keeps the run's directory (the platforms' logs) to read after a failure. */
+function removeRunDir() {
+  if (process.env.BENCH_KEEP_LOGS === '1') return void console.error(`bench: logs kept in ${runDir}`);
   rmSync(runDir, { recursive: true, force: true });
 }
 
@@ -65,7 +71,7 @@ export async function cleanupAll() {
 // cleanup itself): kill what is still running. Synchronous, as 'exit' handlers must be.
 process.on('exit', () => {
   for (const child of processes) killTree(child, 'SIGKILL');
-  rmSync(runDir, { recursive: true, force: true });
+  removeRunDir();
 });
 
 // ---------------------------------------------------------------------------------------

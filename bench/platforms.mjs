@@ -29,6 +29,10 @@ function credentials() {
   };
 }
 
+function pickCredentials(env) {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('ADMIN_')));
+}
+
 /** The platform's HTTP API as the admin. */
 export class Api {
   constructor(base, token) {
@@ -81,13 +85,15 @@ export class Api {
 /** One process serving everything; `env` may add DATABASE_URL (Postgres instead of PGlite). */
 export async function startEmbedded({ name = 'embedded', env = {} } = {}) {
   const port = await freePort();
-  const creds = credentials();
+  // A caller reusing a data directory passes the credentials it was made with.
+  const creds = { ...credentials(), ...pickCredentials(env) };
+  const dataDir = env.DATA_DIR ?? scratchDir(name);
   const child = spawnNode('dist/apps/gateway/src/main.js', [], {
     name,
     env: {
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATA_DIR: scratchDir(name),
+      DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
       ...creds,
       ...UNLIMITED,
@@ -104,6 +110,8 @@ export async function startEmbedded({ name = 'embedded', env = {} } = {}) {
     mode: 'embedded',
     api,
     child,
+    credentials: creds,
+    dataDir,
     /** The one process to weigh. */
     processes: () => [{ name: 'gateway binary, every component', pid: child.pid }],
     stop: () => stop(child),

@@ -68,19 +68,39 @@ SELECT query, count(*) AS count FROM data.search_queries
  WHERE workspace_id = ${workspaceId}::uuid AND created_at >= ${since} ${zeroOnly ? DataPrisma.sql`AND result_count = 0` : DataPrisma.empty}
  GROUP BY query ORDER BY count(*) DESC, query LIMIT ${limit};
 
+-- src/persistence/search.repository.ts: rankingTerms
+SELECT u.lexeme FROM unnest(to_tsvector('english', ${query.rankingText})) u ORDER BY u.positions[1] LIMIT ${KEYWORD_TERMS_MAX};
+
 -- src/persistence/search.repository.ts: SearchRepository.keywordCandidates.rows
-SELECT f.id::text AS id, ts_rank(${DOCUMENT}, q)::float8 AS rank
-  FROM search_read.fragments f, websearch_to_tsquery('english', ${query}) q
- WHERE ${fragmentConditions(workspaceIds, filters)} AND ${DOCUMENT} @@ q
- ORDER BY rank DESC, f.id
+WITH postings AS (
+  SELECT t.fragment_id, t.lexeme, t.tf::float8 AS tf, t.length
+    FROM search_read.fragment_terms t
+   WHERE t.workspace_id = ANY(${workspaceIds}::uuid[]) AND t.lexeme IN (${rankingTerms(query)})
+), frequencies AS (
+  SELECT lexeme, count(*)::float8 AS df FROM postings GROUP BY lexeme
+), scored AS (
+  SELECT p.fragment_id,
+         sum(ln(1 + (greatest(${corpus.documents}::float8, fr.df) - fr.df + 0.5) / (fr.df + 0.5))
+             * p.tf * (${BM25_K1}::float8 + 1)
+             / (p.tf + ${BM25_K1}::float8 * (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * p.length / ${corpus.averageLength}::float8))) AS score
+    FROM postings p JOIN frequencies fr USING (lexeme)
+   GROUP BY p.fragment_id
+)
+SELECT s.fragment_id::text AS id, s.score::float8 AS score
+  FROM scored s ${kept}
+ ORDER BY s.score DESC, s.fragment_id
  LIMIT ${depth};
+
+-- src/persistence/search.repository.ts: SearchRepository.corpusStatistics
+SELECT count(*)::float8 AS documents, coalesce(avg(f.search_length), 0)::float8 AS average_length
+  FROM search_read.fragments f WHERE ${liveInWorkspaces(workspaceIds)};
 
 -- src/persistence/search.repository.ts: SearchRepository.matching.rows
 SELECT f.id::text AS id FROM search_read.fragments f WHERE f.id = ANY(${ids}::uuid[]) AND ${fragmentConditions(workspaceIds, filters)};
 
 -- src/persistence/search.repository.ts: SearchRepository.hits
 SELECT f.id::text AS id, f.workspace_id::text AS workspace_id, f.title, t.key AS type, f.tags, f.created_at, f.updated_at,
-       ts_headline('english', concat_ws(' ', f.summary, f.content), websearch_to_tsquery('english', ${query}),
+       ts_headline('english', concat_ws(' ', f.summary, f.content), coalesce(${highlightQuery(query)}, ''::tsquery),
                    'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=15, MaxFragments=2') AS snippet
   FROM search_read.fragments f JOIN search_read.fragment_types t ON t.id = f.fragment_type_id
  WHERE f.id = ANY(${ids}::uuid[]) AND f.workspace_id = ANY(${workspaceIds}::uuid[]) AND f.archived_at IS NULL;

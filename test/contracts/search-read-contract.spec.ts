@@ -28,6 +28,15 @@ const CONTRACT: Record<string, Array<[column: string, type: string]>> = {
     ['created_at', 'timestamp with time zone'],
     ['updated_at', 'timestamp with time zone'],
     ['archived_at', 'timestamp with time zone'],
+    ['search_document', 'tsvector'],
+    ['search_length', 'integer'],
+  ],
+  fragment_terms: [
+    ['workspace_id', 'uuid'],
+    ['lexeme', 'text'],
+    ['fragment_id', 'uuid'],
+    ['tf', 'real'],
+    ['length', 'integer'],
   ],
   fragment_types: [
     ['id', 'uuid'],
@@ -116,7 +125,7 @@ describeWith(['postgres'], 'search read contract (views of schema search_read)',
         await client.query('SET enable_seqscan = off');
         const { rows } = await client.query<{ 'QUERY PLAN': string }>(
           `EXPLAIN (COSTS OFF) SELECT f.id FROM ${from} f, websearch_to_tsquery('english', 'kubernetes') q
-            WHERE data.fragment_search_document(f.title, f.tags, f.summary, f.content) @@ q`,
+            WHERE f.search_document @@ q`,
         );
         return rows.map((r) => r['QUERY PLAN']).join('\n');
       } finally {

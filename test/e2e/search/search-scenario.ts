@@ -138,9 +138,28 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
     );
   });
 
+  it('keyword: a sentence finds the fragments holding its words, rare words first (BM25)', async () => {
+    const asked = await search({ q: 'How should I tune a Postgres index for better performance?', mode: 'keyword' });
+    expect(asked.results[0].title).toBe('Postgres index tuning');
+    expect(asked.results.map((r: any) => r.title)).toContain('Team onboarding checklist');
+    expect(asked.results[0].snippet).toContain('<mark>');
+    // "test" is in every paging fragment, "coffee" in one: the rare word decides the order,
+    // although the paging fragments are shorter and hold "test" as often.
+    const rare = await search({ q: 'a test about coffee', mode: 'keyword', limit: 100 });
+    expect(rare.results[0].title).toBe('Coffee brewing guide');
+    expect(rare.results.length).toBeGreaterThan(1);
+    expect(rare.results.every((r: any) => r.score > 0)).toBe(true);
+    // Syntax keeps the precise reading: every unquoted word is required.
+    expect(
+      (await search({ q: 'postgres OR marketing', mode: 'keyword' })).results.map((r: any) => r.title).sort(),
+    ).toEqual(['Postgres index tuning', 'Quarterly plan', 'Team onboarding checklist']);
+    // A query of stop words only has nothing to rank by.
+    expect((await search({ q: 'what is the', mode: 'keyword' })).results).toEqual([]);
+  });
+
   it('semantic: finds by meaning where keywords fail (misspelt words)', async () => {
-    expect((await search({ q: 'kubernets clustr upgrade', mode: 'keyword' })).results).toEqual([]);
-    const body = await search({ q: 'kubernets clustr upgrade', mode: 'semantic' });
+    expect((await search({ q: 'kubrnetes clustr upgarde', mode: 'keyword' })).results).toEqual([]);
+    const body = await search({ q: 'kubrnetes clustr upgarde', mode: 'semantic' });
     expect(body.results[0].title).toBe('Kubernetes cluster upgrades');
     expect(body.results[0].matchedBy).toEqual(['semantic']);
     expect((await search({ q: 'brewing cofee temperature', mode: 'semantic' })).results[0].title).toBe(

@@ -6,6 +6,7 @@ import {
   IsEmail,
   IsIn,
   IsInt,
+  IsNumber,
   IsOptional,
   IsString,
   IsUrl,
@@ -172,6 +173,18 @@ export class AppConfig {
   @Min(0)
   @Max(65_536)
   VECTOR_MEMORY_MB = 256;
+
+  /**
+   * Share of the semantic retriever in hybrid search (0..1; the keyword retriever has the rest).
+   * Unset: 0.2 with the built-in AI provider (word-hashing vectors rank worse than BM25) and
+   * 0.5 with a real embedding model. docs/search.md, "Relevance".
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  SEARCH_SEMANTIC_WEIGHT?: number;
 
   /** S3-compatible object storage for files. Unset: local folder under DATA_DIR. */
   @IsOptional()

@@ -25,7 +25,7 @@ export class SearchController {
   @Get()
   @ApiOperation({
     summary: 'Search a workspace',
-    description: 'Hybrid (keyword + vector, reciprocal rank fusion), keyword or semantic. Scope `search:read`.',
+    description: 'Hybrid (BM25 keyword + vector, weighted score fusion), keyword or semantic. Scope `search:read`.',
   })
   @ApiOkResponse({ type: SearchResultsDto })
   async search(@Query() query: WorkspaceSearchQueryDto): Promise<SearchResultsDto> {

@@ -14,7 +14,17 @@ export interface FragmentFilters {
  * workspaces, never archived fragments, and the optional type, tag and collection filters.
  */
 export function fragmentConditions(workspaceIds: string[], criteria: FragmentFilters): DataPrisma.Sql {
-  const parts: DataPrisma.Sql[] = [sql`f.workspace_id = ANY(${workspaceIds}::uuid[])`, sql`f.archived_at IS NULL`];
+  return sql`${liveInWorkspaces(workspaceIds)} AND ${filterConditions(criteria)}`;
+}
+
+/** The authorized workspaces' live fragments: the population keyword statistics are taken over. */
+export function liveInWorkspaces(workspaceIds: string[]): DataPrisma.Sql {
+  return sql`f.workspace_id = ANY(${workspaceIds}::uuid[]) AND f.archived_at IS NULL`;
+}
+
+/** The optional type, tag and collection filters (TRUE when none is given). */
+export function filterConditions(criteria: FragmentFilters): DataPrisma.Sql {
+  const parts: DataPrisma.Sql[] = [sql`TRUE`];
   if (criteria.types.length > 0) {
     parts.push(
       sql`EXISTS (SELECT 1 FROM search_read.fragment_types t WHERE t.id = f.fragment_type_id AND t.key = ANY(${criteria.types}::text[]))`,
@@ -29,5 +39,5 @@ export function fragmentConditions(workspaceIds: string[], criteria: FragmentFil
   return DataPrisma.join(parts, ' AND ');
 }
 
-/** The fragment's weighted full-text document: the expression fragments_search_document_idx indexes. */
-export const DOCUMENT = sql`data.fragment_search_document(f.title, f.tags, f.summary, f.content)`;
+/** The fragment's stored weighted full-text document (GIN index fragments_search_document_idx). */
+export const DOCUMENT = sql`f.search_document`;

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataPrisma } from '@kw/platform-persistence';
-import { DOCUMENT, fragmentConditions, type FragmentFilters } from './fragment-conditions.js';
+import { BM25_B, BM25_K1, KEYWORD_TERMS_MAX, type CorpusStatistics } from '../domain/keyword-ranking.js';
+import type { ReadQuery } from '../domain/query-reading.js';
+import { filterConditions, fragmentConditions, liveInWorkspaces, type FragmentFilters } from './fragment-conditions.js';
 import { SEARCH_DB, type SearchDb } from './search-database.js';
 
 export interface RankedId {
@@ -26,6 +28,26 @@ export interface SuggestionRow {
   fragmentId: string;
 }
 
+const sql = DataPrisma.sql;
+
+/**
+ * The query's ranking words as the index has them (stemmed, stop words dropped), first
+ * occurrence first, at most KEYWORD_TERMS_MAX: rows of `lexeme`.
+ */
+function rankingTerms(query: ReadQuery): DataPrisma.Sql {
+  return sql`SELECT u.lexeme FROM unnest(to_tsvector('english', ${query.rankingText})) u ORDER BY u.positions[1] LIMIT ${KEYWORD_TERMS_MAX}`;
+}
+
+/** Over rows of `lexeme`: the tsquery matching any of them (each quoted as a tsquery literal). */
+const ANY_TERM = sql`string_agg(${"'"} || replace(replace(lexeme, ${'\\'}, ${'\\\\'}), ${"'"}, ${"''"}) || ${"'"}, ' | ')::tsquery`;
+
+/** The tsquery a result's snippet highlights: the precise query, or any of its ranking words. */
+function highlightQuery(query: ReadQuery): DataPrisma.Sql {
+  return query.precise
+    ? sql`websearch_to_tsquery('english', ${query.text})`
+    : sql`(SELECT ${ANY_TERM} FROM (${rankingTerms(query)}) terms)`;
+}
+
 /** LIKE pattern matching `prefix` literally at the start. */
 function prefixPattern(prefix: string): string {
   return `${prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -41,22 +63,54 @@ export class SearchRepository {
   constructor(@Inject(SEARCH_DB) private readonly db: SearchDb) {}
 
   /**
-   * Postgres full-text search with websearch_to_tsquery semantics ("quoted phrases", OR, -not)
-   * over the weighted document (title > tags > summary > content), ranked by ts_rank.
+   * Keyword retrieval ranked by Okapi BM25 (docs/search.md, "Relevance") over the inverted
+   * index search_read.fragment_terms: only the rows of the query's own words are read, and their
+   * count per word is its document frequency among the authorized workspaces' live fragments
+   * (a filter narrows the results without changing how rare a word is). `corpus` gives the
+   * fragment count and average length. A precise query (ReadQuery.precise) keeps only the
+   * fragments its web-search syntax matches.
    */
   async keywordCandidates(
     workspaceIds: string[],
-    query: string,
+    query: ReadQuery,
     filters: FragmentFilters,
+    corpus: CorpusStatistics,
     depth: number,
   ): Promise<RankedId[]> {
-    const rows = await this.db.$queryRaw<{ id: string; rank: number }[]>(DataPrisma.sql`
-      SELECT f.id::text AS id, ts_rank(${DOCUMENT}, q)::float8 AS rank
-        FROM search_read.fragments f, websearch_to_tsquery('english', ${query}) q
-       WHERE ${fragmentConditions(workspaceIds, filters)} AND ${DOCUMENT} @@ q
-       ORDER BY rank DESC, f.id
+    const narrowed = query.precise || filters.types.length > 0 || filters.tags.length > 0 || !!filters.collectionId;
+    const kept = narrowed
+      ? sql`JOIN search_read.fragments f ON f.id = s.fragment_id
+             WHERE ${filterConditions(filters)}
+               AND ${query.precise ? sql`f.search_document @@ websearch_to_tsquery('english', ${query.text})` : sql`TRUE`}`
+      : sql``;
+    const rows = await this.db.$queryRaw<{ id: string; score: number }[]>(sql`
+      WITH postings AS (
+        SELECT t.fragment_id, t.lexeme, t.tf::float8 AS tf, t.length
+          FROM search_read.fragment_terms t
+         WHERE t.workspace_id = ANY(${workspaceIds}::uuid[]) AND t.lexeme IN (${rankingTerms(query)})
+      ), frequencies AS (
+        SELECT lexeme, count(*)::float8 AS df FROM postings GROUP BY lexeme
+      ), scored AS (
+        SELECT p.fragment_id,
+               sum(ln(1 + (greatest(${corpus.documents}::float8, fr.df) - fr.df + 0.5) / (fr.df + 0.5))
+                   * p.tf * (${BM25_K1}::float8 + 1)
+                   / (p.tf + ${BM25_K1}::float8 * (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * p.length / ${corpus.averageLength}::float8))) AS score
+          FROM postings p JOIN frequencies fr USING (lexeme)
+         GROUP BY p.fragment_id
+      )
+      SELECT s.fragment_id::text AS id, s.score::float8 AS score
+        FROM scored s ${kept}
+       ORDER BY s.score DESC, s.fragment_id
        LIMIT ${depth}`);
-    return rows.map((r) => ({ fragmentId: r.id, score: Number(r.rank) }));
+    return rows.map((r) => ({ fragmentId: r.id, score: Number(r.score) }));
+  }
+
+  /** How many live fragments the workspaces hold and their average BM25 length. */
+  async corpusStatistics(workspaceIds: string[]): Promise<CorpusStatistics> {
+    const [row] = await this.db.$queryRaw<{ documents: number; average_length: number }[]>(sql`
+      SELECT count(*)::float8 AS documents, coalesce(avg(f.search_length), 0)::float8 AS average_length
+        FROM search_read.fragments f WHERE ${liveInWorkspaces(workspaceIds)}`);
+    return { documents: Number(row?.documents ?? 0), averageLength: Math.max(Number(row?.average_length ?? 0), 1) };
   }
 
   /** The ids among `ids` that pass the type, tag and collection filters (in no order). */
@@ -67,10 +121,10 @@ export class SearchRepository {
   }
 
   /** The live fragments of a page with a highlighted snippet for the query (in no order). */
-  async hits(workspaceIds: string[], query: string, ids: string[]): Promise<HitRow[]> {
+  async hits(workspaceIds: string[], query: ReadQuery, ids: string[]): Promise<HitRow[]> {
     return this.db.$queryRaw<HitRow[]>(DataPrisma.sql`
       SELECT f.id::text AS id, f.workspace_id::text AS workspace_id, f.title, t.key AS type, f.tags, f.created_at, f.updated_at,
-             ts_headline('english', concat_ws(' ', f.summary, f.content), websearch_to_tsquery('english', ${query}),
+             ts_headline('english', concat_ws(' ', f.summary, f.content), coalesce(${highlightQuery(query)}, ''::tsquery),
                          'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=15, MaxFragments=2') AS snippet
         FROM search_read.fragments f JOIN search_read.fragment_types t ON t.id = f.fragment_type_id
        WHERE f.id = ANY(${ids}::uuid[]) AND f.workspace_id = ANY(${workspaceIds}::uuid[]) AND f.archived_at IS NULL`);

@@ -18,6 +18,7 @@ import { SearchAnalyticsHandlers } from './analytics/search-analytics.handlers.j
 import { SearchQueryLog } from './analytics/search-query-log.js';
 import { GraphHandlers } from './graph/graph.handlers.js';
 import { ListFragmentsHandlers } from './listing/list-fragments.handlers.js';
+import { CorpusStatisticsCache } from './retrieval/corpus-statistics-cache.js';
 import { FragmentSearch } from './retrieval/fragment-search.js';
 import { SearchHandlers } from './retrieval/search.handlers.js';
 import { SavedSearchesHandlers } from './saved/saved-searches.handlers.js';
@@ -43,6 +44,7 @@ import { VectorIndexWarmup } from './vector/vector-index-warmup.js';
     vectorIndexSyncProvider,
     VectorIndexSyncWorker,
     VectorIndexWarmup,
+    CorpusStatisticsCache,
     FragmentSearch,
     SearchQueryLog,
     SearchHandlers,

@@ -32,6 +32,9 @@ export function createPrismaClient(plane: Plane, connection: string | pg.Pool): 
   return guardTransactions(
     plane === 'control'
       ? tracePrismaClient(new ControlPrismaClient({ adapter, transactionOptions }))
-      : tracePrismaClient(new DataPrismaClient({ adapter, transactionOptions })),
+      : // search_length is generated for keyword search (migration search_bm25): never part of a row.
+        tracePrismaClient(
+          new DataPrismaClient({ adapter, transactionOptions, omit: { fragment: { searchLength: true } } }),
+        ),
   );
 }

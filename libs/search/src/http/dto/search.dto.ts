@@ -10,7 +10,8 @@ export class SearchFiltersDto {
   @ApiProperty({
     minLength: 1,
     maxLength: QUERY_MAX,
-    description: 'websearch_to_tsquery syntax for keywords: "phrase", or, -not',
+    description:
+      'What to find. A sentence or keywords match fragments holding any of the words, ranked by BM25; with search syntax ("a phrase", -excluded, OR) keyword matching is precise (web-search semantics). docs/search.md',
   })
   @IsString()
   @MinLength(1)
@@ -86,7 +87,10 @@ export class SearchHitDto {
   @ApiProperty({ description: 'Fragment type key' }) type!: string;
   @ApiProperty({ type: [String] }) tags!: string[];
   @ApiProperty({ description: 'ts_headline excerpt; matches wrapped in <mark></mark>' }) snippet!: string;
-  @ApiProperty({ description: 'Hybrid: reciprocal rank fusion score; keyword: ts_rank; semantic: cosine similarity' })
+  @ApiProperty({
+    description:
+      'Hybrid: weighted fusion of the keyword and semantic scores, each relative to its best (0..1); keyword: BM25; semantic: cosine similarity',
+  })
   score!: number;
   @ApiProperty({ type: [String], enum: ['keyword', 'semantic'] }) matchedBy!: string[];
   @ApiProperty() createdAt!: string;

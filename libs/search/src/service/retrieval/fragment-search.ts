@@ -1,9 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { SearchHit, SearchPage } from '@kw/contracts';
 import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
+import type { AppConfig } from '@kw/platform-config';
+import { APP_CONFIG } from '@kw/platform-runtime';
+import { readQuery, type ReadQuery } from '../../domain/query-reading.js';
 import { SearchRepository, type RankedId } from '../../persistence/search.repository.js';
 import { VECTOR_INDEX, type VectorIndex } from '../vector/vector-index.js';
-import { fuseByReciprocalRank, type FusedHit } from './rank-fusion.js';
+import { CorpusStatisticsCache } from './corpus-statistics-cache.js';
+import { fuseByWeightedScore, semanticWeight, type FusedHit } from './rank-fusion.js';
 import { MIN_SIMILARITY, RETRIEVAL_DEPTH, type SearchCriteria } from './search-query.js';
 
 /** A hit and a page as the search contract carries them (plain objects, derived from proto/). */
@@ -12,7 +16,7 @@ export type SearchPageView = Omit<SearchPage, '$typeName' | '$unknown' | 'hits'>
 
 /**
  * The search use case over already-authorized workspaces: runs the keyword and/or vector
- * retriever, fuses (reciprocal rank fusion in hybrid mode), pages the fused list and loads the
+ * retriever, fuses (weighted score fusion in hybrid mode), pages the fused list and loads the
  * page's fragments with a highlighted snippet. Every SQL statement is scoped to the given
  * workspaces and skips archived fragments.
  */
@@ -20,9 +24,16 @@ export type SearchPageView = Omit<SearchPage, '$typeName' | '$unknown' | 'hits'>
 export class FragmentSearch {
   constructor(
     private readonly repository: SearchRepository,
+    private readonly corpus: CorpusStatisticsCache,
     @Inject(VECTOR_INDEX) private readonly vectors: VectorIndex,
     @Inject(AI_PROVIDER) private readonly ai: AiProvider,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.semanticWeight = semanticWeight(config.SEARCH_SEMANTIC_WEIGHT, ai.name);
+  }
+
+  /** The semantic retriever's share of hybrid search (the keyword retriever has the rest). */
+  private readonly semanticWeight: number;
 
   async search(
     workspaceIds: string[],
@@ -33,27 +44,36 @@ export class FragmentSearch {
     const empty = { hits: [], totalCount: 0, limit, offset, mode: criteria.mode };
     if (workspaceIds.length === 0 || criteria.query.trim() === '') return empty;
     // The retrievers are independent: on a pooled database they run side by side.
+    const query = readQuery(criteria.query);
     const [keyword, semantic] = await Promise.all([
-      criteria.mode !== 'semantic'
-        ? this.repository.keywordCandidates(workspaceIds, criteria.query, criteria, RETRIEVAL_DEPTH)
-        : undefined,
+      criteria.mode !== 'semantic' ? this.keywordCandidates(workspaceIds, query, criteria) : undefined,
       criteria.mode !== 'keyword' ? this.semanticCandidates(workspaceIds, criteria) : undefined,
     ]);
-    const lists: Record<string, RankedId[]> = {};
-    if (keyword) lists['keyword'] = keyword;
-    if (semantic) lists['semantic'] = semantic;
     const ranked =
       criteria.mode === 'hybrid'
-        ? fuseByReciprocalRank(lists)
-        : single(lists[criteria.mode === 'keyword' ? 'keyword' : 'semantic']!, criteria.mode);
+        ? fuseByWeightedScore([
+            { retriever: 'keyword', weight: 1 - this.semanticWeight, hits: keyword ?? [] },
+            { retriever: 'semantic', weight: this.semanticWeight, hits: semantic ?? [] },
+          ])
+        : single((criteria.mode === 'keyword' ? keyword : semantic) ?? [], criteria.mode);
     const page = ranked.slice(offset, offset + limit);
     return {
-      hits: await this.load(workspaceIds, criteria.query, page),
+      hits: await this.load(workspaceIds, query, page),
       totalCount: ranked.length,
       limit,
       offset,
       mode: criteria.mode,
     };
+  }
+
+  private async keywordCandidates(
+    workspaceIds: string[],
+    query: ReadQuery,
+    criteria: SearchCriteria,
+  ): Promise<RankedId[]> {
+    const corpus = await this.corpus.of(workspaceIds);
+    if (corpus.documents === 0) return [];
+    return this.repository.keywordCandidates(workspaceIds, query, criteria, corpus, RETRIEVAL_DEPTH);
   }
 
   /** Query embedding from the same provider that embedded the chunks, then the vector index. */
@@ -86,7 +106,7 @@ export class FragmentSearch {
     return ranked.filter((r) => kept.has(r.fragmentId));
   }
 
-  private async load(workspaceIds: string[], query: string, page: FusedHit[]): Promise<SearchHitView[]> {
+  private async load(workspaceIds: string[], query: ReadQuery, page: FusedHit[]): Promise<SearchHitView[]> {
     if (page.length === 0) return [];
     const rows = await this.repository.hits(
       workspaceIds,

@@ -1,0 +1,35 @@
+/**
+ * How a keyword query is read (docs/search.md, "How a query is read").
+ *
+ * - A query with search syntax, a "quoted phrase", a -excluded word or the word OR, is precise:
+ *   web-search semantics (every unquoted word required, phrases in order, exclusions honoured).
+ * - Any other query is a description of what is wanted, typically a sentence from a person or
+ *   an agent: a fragment matches when it contains any of its words (after stemming and stop
+ *   words), and BM25 ranks the fragments holding more of the rarer words first.
+ *
+ * Both are ranked by BM25 over the query's positive words; only the set of matches differs.
+ */
+export interface ReadQuery {
+  /** The text as typed: web-search syntax when precise. */
+  text: string;
+  precise: boolean;
+  /** The words that rank: the text without exclusions, quotes or the OR operator. */
+  rankingText: string;
+}
+
+/** A phrase in double quotes, an exclusion (-word at a word start) or the operator OR. */
+const SYNTAX = /"|(?:^|\s)-[^\s-]|(?:^|\s)OR(?:\s|$)/;
+/** An excluded word or quoted phrase: -word, -"a phrase". */
+const EXCLUSION = /(?:^|\s)-(?:"[^"]*"?|\S+)/g;
+
+export function readQuery(text: string): ReadQuery {
+  const precise = SYNTAX.test(text);
+  if (!precise) return { text, precise, rankingText: text };
+  const rankingText = text
+    .replace(EXCLUSION, ' ')
+    .replace(/(?:^|\s)OR(?=\s|$)/g, ' ')
+    .replace(/"/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return { text, precise, rankingText };
+}
