@@ -182,6 +182,31 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
     expect((await search({ q: 'kubernets clustr upgrade', mode: 'semantic' })).results[0]?.fragmentId).toBe(id);
   });
 
+  it('keyword: an edited title or content is searchable as soon as the PATCH returns, the old words not after enrichment', async () => {
+    // In the owner's second workspace, so the corpus of the other tests stays as it is.
+    const id = await make(second, {
+      title: 'Oolong tasting',
+      tags: ['tea'],
+      content: 'Rolled oolong leaves, three infusions.',
+    });
+    const inSecond = (q: string) => search({ workspaceId: second.id, q, mode: 'keyword' });
+    expect((await inSecond('oolong')).results.map((r: any) => r.fragmentId)).toEqual([id]);
+    const { fragment } = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments/${id}`, undefined, 200);
+    await p.api.ok(
+      owner.auth,
+      'PATCH',
+      `/api/memory-fragments/${id}`,
+      { title: 'Sencha tasting', content: 'Steamed sencha leaves, two infusions.', version: fragment.version },
+      200,
+    );
+    const renamed = await inSecond('which sencha did we taste');
+    expect(renamed.results.map((r: any) => r.fragmentId)).toEqual([id]);
+    expect(renamed.results[0].title).toBe('Sencha tasting');
+    // The generated summary still describes the old text until enrichment has run again.
+    await untilPublished(() => p.api.call(owner.auth, 'GET', `/api/memory-fragments/${id}`), 60_000);
+    expect((await inSecond('oolong')).results).toEqual([]);
+  });
+
   it('hybrid (default): fuses both retrievers', async () => {
     const body = await search({ q: 'coffee temperature' });
     expect(body.mode).toBe('hybrid');
