@@ -158,6 +158,10 @@ SELECT (
       WHERE f.id IS NULL OR f.archived_at IS NOT NULL OR NOT EXISTS (SELECT 1 FROM search_read.fragment_chunks c WHERE c.fragment_id = s.fragment_id))
 ) AS count;
 
+-- src/persistence/vectors/chunk-vectors.repository.ts: ChunkVectorsRepository.pgvectorIndex.stored
+SELECT 1 FROM information_schema.columns
+WHERE table_schema = 'search_read' AND table_name = 'fragment_chunks' AND column_name = 'embedding_vector';
+
 -- src/persistence/vectors/chunk-vectors.repository.ts: ChunkVectorsRepository.pgvectorSchema.installed
 SELECT n.nspname::text AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector';
 
@@ -202,11 +206,11 @@ HAVING max(similarity) >= $4
  LIMIT $5;
 
 -- src/persistence/vectors/pgvector-index.ts: PgvectorIndex.nearest.rows
-SELECT c.fragment_id::text AS fragment_id, max(1 - (c.embedding::${s}.vector OPERATOR(${s}.<=>) $1::${s}.vector))::float8 AS similarity
+SELECT c.fragment_id::text AS fragment_id, max(${similarity})::float8 AS similarity
   FROM search_read.fragment_chunks c
   JOIN search_read.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
- WHERE c.workspace_id = ANY($2::uuid[]) AND cardinality(c.embedding) = $3
+ WHERE c.workspace_id = ANY($2::uuid[])
  GROUP BY c.fragment_id
-HAVING max(1 - (c.embedding::${s}.vector OPERATOR(${s}.<=>) $1::${s}.vector)) >= $4
+HAVING max(${similarity}) >= $4
  ORDER BY similarity DESC, c.fragment_id
  LIMIT $5;

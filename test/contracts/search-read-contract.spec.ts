@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { migrate } from '@kw/platform-persistence';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EMBEDDED_POOL, migrate, startEmbeddedPostgres, type EmbeddedPostgres } from '@kw/platform-persistence';
 import { createTestDatabase } from '../support/postgres.js';
 import { describeWith } from '../support/services.js';
 
@@ -79,6 +82,37 @@ const CONTRACT: Record<string, Array<[column: string, type: string]>> = {
   ],
 };
 
+/**
+ * Where pgvector is installed when the data plane migrates (always on the embedded database),
+ * search_read.fragment_chunks also has the embedding as a vector (migration chunk_vectors).
+ */
+const STORED_VECTOR: [string, string] = ['embedding_vector', 'USER-DEFINED'];
+
+async function viewColumns(pool: pg.Pool, view: string): Promise<Array<[string, string]>> {
+  const { rows } = await pool.query<{ column: string; type: string }>(
+    `SELECT column_name::text AS column,
+            CASE WHEN data_type = 'ARRAY' THEN (SELECT format_type(a.atttypid, NULL)
+                                                 FROM pg_attribute a
+                                                WHERE a.attrelid = ('search_read.' || quote_ident(table_name))::regclass
+                                                  AND a.attname = column_name)
+                 ELSE data_type END AS type
+       FROM information_schema.columns
+      WHERE table_schema = 'search_read' AND table_name = $1
+      ORDER BY ordinal_position`,
+    [view],
+  );
+  return rows.map((r) => [r.column, r.type]);
+}
+
+async function vectorInstalled(pool: pg.Pool): Promise<boolean> {
+  const { rows } = await pool.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`);
+  return rows.length > 0;
+}
+
+function contractOf(view: string, withVector: boolean): Array<[string, string]> {
+  return view === 'fragment_chunks' && withVector ? [...CONTRACT[view]!, STORED_VECTOR] : CONTRACT[view]!;
+}
+
 describeWith(['postgres'], 'search read contract (views of schema search_read)', () => {
   let pool: pg.Pool;
   let drop: () => Promise<void>;
@@ -102,19 +136,7 @@ describeWith(['postgres'], 'search read contract (views of schema search_read)',
   });
 
   it.each(Object.keys(CONTRACT))('search_read.%s has the contract columns and types', async (view) => {
-    const { rows } = await pool.query<{ column: string; type: string }>(
-      `SELECT column_name::text AS column,
-              CASE WHEN data_type = 'ARRAY' THEN (SELECT format_type(a.atttypid, NULL)
-                                                   FROM pg_attribute a
-                                                  WHERE a.attrelid = ('search_read.' || quote_ident(table_name))::regclass
-                                                    AND a.attname = column_name)
-                   ELSE data_type END AS type
-         FROM information_schema.columns
-        WHERE table_schema = 'search_read' AND table_name = $1
-        ORDER BY ordinal_position`,
-      [view],
-    );
-    expect(rows.map((r) => [r.column, r.type])).toEqual(CONTRACT[view]);
+    expect(await viewColumns(pool, view)).toEqual(contractOf(view, await vectorInstalled(pool)));
   });
 
   it('keyword search plans the same through the view as on the table (the full-text index)', async () => {
@@ -137,5 +159,40 @@ describeWith(['postgres'], 'search read contract (views of schema search_read)',
     expect(throughView).toContain('fragments_search_document_idx');
     // The same plan; only the alias the table is shown with differs (the view is inlined).
     expect(throughView).toEqual((await plan('data.fragments')).replace(/\bfragments f\b/g, 'fragments'));
+  });
+});
+
+describe('search read contract on the embedded database (pgvector: the stored vector)', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'kw-search-contract-'));
+  let server: EmbeddedPostgres;
+  let pool: pg.Pool;
+
+  beforeAll(async () => {
+    server = await startEmbeddedPostgres({ dataDir });
+    pool = new pg.Pool({ connectionString: server.connectionString, ...EMBEDDED_POOL });
+    await migrate(pool, 'data');
+  }, 60_000);
+  afterAll(async () => {
+    await pool?.end();
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('search_read.fragment_chunks has the contract columns and the embedding as a vector, kept in the row', async () => {
+    expect(await vectorInstalled(pool)).toBe(true);
+    expect(await viewColumns(pool, 'fragment_chunks')).toEqual(contractOf('fragment_chunks', true));
+    const { rows } = await pool.query(
+      `SELECT attstorage FROM pg_attribute WHERE attrelid = 'data.fragment_chunks'::regclass AND attname = 'embedding_vector'`,
+    );
+    expect(rows).toEqual([{ attstorage: 'm' }]);
+  });
+
+  it('stores an embedding the vector type cannot hold as NULL instead of refusing the chunk', async () => {
+    const { rows } = await pool.query<{ v: string | null }>(
+      `SELECT data.fragment_chunk_vector(e)::text AS v
+         FROM (VALUES (1, '{0.5,-1}'::real[]), (2, '{}'), (3, '{NaN,1}'), (4, '{1,-Infinity}'), (5, NULL)) AS t(n, e)
+        ORDER BY n`,
+    );
+    expect(rows.map((r) => r.v)).toEqual(['[0.5,-1]', null, null, null, null]);
   });
 });

@@ -78,6 +78,8 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
     p = await start();
     const selected = p.platform.logs.find((l: any) => l.msg === 'search vector index selected') as any;
     expect(vectorIndexes).toContain(selected?.vectorIndex);
+    // pgvector was there when the data plane migrated: chunks carry their embedding as a vector.
+    if (selected?.vectorIndex === 'pgvector') expect(selected.storedVectors).toBe(true);
     owner = await p.person();
     stranger = await p.person();
     ws = await p.workspace(owner);

@@ -46,8 +46,13 @@ export class ChunkVectorsRepository implements ChunkVectorSource, LiveFragmentCh
     @Inject(DATABASE) private readonly database: Pick<Database, 'pool'>,
   ) {}
 
-  pgvectorIndex(schema: string): PgvectorIndex {
-    return new PgvectorIndex(this.db, schema);
+  /** pgvector over the chunks, on their stored vectors when the read contract has them. */
+  async pgvectorIndex(schema: string): Promise<PgvectorIndex> {
+    const stored = await this.db.$queryRawUnsafe<unknown[]>(
+      `SELECT 1 FROM information_schema.columns
+        WHERE table_schema = 'search_read' AND table_name = 'fragment_chunks' AND column_name = 'embedding_vector'`,
+    );
+    return new PgvectorIndex(this.db, schema, stored.length > 0);
   }
 
   exactIndex(): ExactCosineIndex {

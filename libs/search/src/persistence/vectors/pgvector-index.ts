@@ -2,9 +2,11 @@ import type { SearchDb } from '../search-database.js';
 import type { VectorHit, VectorIndex, VectorQuery } from '../../service/vector/vector-index.js';
 
 /**
- * pgvector over fragment_chunks.embedding, read directly (cast float4[] -> vector in the
- * query), so the index is never out of sync with the chunks the enrichment worker writes.
- * `schema` is where the extension lives (quoted identifier, found at start-up).
+ * pgvector over the chunks of search_read.fragment_chunks, read directly, so the index is never
+ * out of sync with the chunks the enrichment worker writes. `schema` is where the extension
+ * lives (found at start-up). `storedVectors`: the view has `embedding_vector`, the embedding
+ * stored as a vector (migration chunk_vectors, where pgvector was there to migrate with);
+ * otherwise each float4[] embedding is cast per query, about three times the work.
  */
 export class PgvectorIndex implements VectorIndex {
   readonly name = 'pgvector' as const;
@@ -12,19 +14,26 @@ export class PgvectorIndex implements VectorIndex {
   constructor(
     private readonly db: SearchDb,
     private readonly schema: string,
+    readonly storedVectors: boolean,
   ) {}
 
   async nearest(query: VectorQuery): Promise<VectorHit[]> {
     const s = `"${this.schema.replaceAll('"', '""')}"`;
-    // Only chunks of the fragment's current version count; dimension mismatches (a provider
-    // change) are skipped rather than failing the cast.
+    // Only chunks of the fragment's current version count; chunks of another dimension (a
+    // provider change) score NULL rather than failing the distance. That test sits in the CASE
+    // and not in WHERE: the planner cannot estimate it, guesses 0.5% of the rows, and then sorts
+    // the chunks with their embeddings for a GroupAggregate (spilling to disk) instead of
+    // hashing; on the embedded database that doubled the query's time.
+    const similarity = this.storedVectors
+      ? `CASE WHEN ${s}.vector_dims(c.embedding_vector) = $3 THEN 1 - (c.embedding_vector OPERATOR(${s}.<=>) $1::${s}.vector) END`
+      : `CASE WHEN cardinality(c.embedding) = $3 THEN 1 - (c.embedding::${s}.vector OPERATOR(${s}.<=>) $1::${s}.vector) END`;
     const rows = await this.db.$queryRawUnsafe<{ fragment_id: string; similarity: number }[]>(
-      `SELECT c.fragment_id::text AS fragment_id, max(1 - (c.embedding::${s}.vector OPERATOR(${s}.<=>) $1::${s}.vector))::float8 AS similarity
+      `SELECT c.fragment_id::text AS fragment_id, max(${similarity})::float8 AS similarity
          FROM search_read.fragment_chunks c
          JOIN search_read.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
-        WHERE c.workspace_id = ANY($2::uuid[]) AND cardinality(c.embedding) = $3
+        WHERE c.workspace_id = ANY($2::uuid[])
         GROUP BY c.fragment_id
-       HAVING max(1 - (c.embedding::${s}.vector OPERATOR(${s}.<=>) $1::${s}.vector)) >= $4
+       HAVING max(${similarity}) >= $4
         ORDER BY similarity DESC, c.fragment_id
         LIMIT $5`,
       `[${query.vector.join(',')}]`,

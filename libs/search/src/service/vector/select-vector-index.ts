@@ -2,6 +2,7 @@ import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { ChunkVectorsRepository } from '../../persistence/vectors/chunk-vectors.repository.js';
+import { PgvectorIndex } from '../../persistence/vectors/pgvector-index.js';
 import { MemoryVectorIndex } from './memory-vector-index.js';
 import { QdrantIndex } from './qdrant-index.js';
 import {
@@ -26,14 +27,15 @@ export async function selectVectorIndex(
   logger: Logger,
 ): Promise<VectorIndex> {
   const index = await chooseIndex(config, chunks, logger);
-  logger.info({ vectorIndex: index.name }, 'search vector index selected');
+  const stored = index instanceof PgvectorIndex ? { storedVectors: index.storedVectors } : {};
+  logger.info({ vectorIndex: index.name, ...stored }, 'search vector index selected');
   return index;
 }
 
 async function chooseIndex(config: AppConfig, chunks: ChunkVectorsRepository, logger: Logger): Promise<VectorIndex> {
   if (config.QDRANT_URL) return new QdrantIndex(config.QDRANT_URL, chunks);
   const schema = await chunks.pgvectorSchema();
-  if (schema) return chunks.pgvectorIndex(schema);
+  if (schema) return await chunks.pgvectorIndex(schema);
   const exact = chunks.exactIndex();
   if (config.VECTOR_MEMORY_MB === 0) {
     logger.warn(
