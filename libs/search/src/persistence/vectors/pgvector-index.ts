@@ -24,9 +24,11 @@ export class PgvectorIndex implements VectorIndex {
     // and not in WHERE: the planner cannot estimate it, guesses 0.5% of the rows, and then sorts
     // the chunks with their embeddings for a GroupAggregate (spilling to disk) instead of
     // hashing; on the embedded database that doubled the query's time.
+    // A zero vector has no direction: pgvector's cosine distance is NaN, which Postgres sorts
+    // above every number, so it is made NULL (no match), as exact cosine has it.
     const similarity = this.storedVectors
-      ? `CASE WHEN ${s}.vector_dims(c.embedding_vector) = $3 THEN 1 - (c.embedding_vector OPERATOR(${s}.<=>) $1::${s}.vector) END`
-      : `CASE WHEN cardinality(c.embedding) = $3 THEN 1 - (c.embedding::${s}.vector OPERATOR(${s}.<=>) $1::${s}.vector) END`;
+      ? `CASE WHEN ${s}.vector_dims(c.embedding_vector) = $3 THEN nullif(1 - (c.embedding_vector OPERATOR(${s}.<=>) $1::${s}.vector), 'NaN') END`
+      : `CASE WHEN cardinality(c.embedding) = $3 THEN nullif(1 - (c.embedding::${s}.vector OPERATOR(${s}.<=>) $1::${s}.vector), 'NaN') END`;
     const rows = await this.db.$queryRawUnsafe<{ fragment_id: string; similarity: number }[]>(
       `SELECT c.fragment_id::text AS fragment_id, max(${similarity})::float8 AS similarity
          FROM search_read.fragment_chunks c

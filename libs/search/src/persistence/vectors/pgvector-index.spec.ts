@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import fc from 'fast-check';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createPrismaClient,
+  EMBEDDED_POOL,
+  migrate,
+  startEmbeddedPostgres,
+  type EmbeddedPostgres,
+} from '@kw/platform-persistence';
+import type { VectorQuery } from '../../service/vector/vector-index.js';
+import type { SearchDb } from '../search-database.js';
+import { ChunkVectorsRepository } from './chunk-vectors.repository.js';
+import { ExactCosineIndex } from './exact-cosine-index.js';
+import { PgvectorIndex } from './pgvector-index.js';
+
+/**
+ * pgvector on the embedded database, where the data plane migrates with the extension and the
+ * chunks carry `embedding_vector`: the stored-vector query must answer what the cast query and
+ * exact cosine answer, and skip what they skip.
+ */
+describe('pgvector index on the embedded database (stored vectors)', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'kw-pgvector-'));
+  let server: EmbeddedPostgres;
+  let pool: pg.Pool;
+  let db: SearchDb;
+  let schema: string;
+  const ws = randomUUID();
+  const other = randomUUID();
+  const user = randomUUID();
+  const typeIds = new Map<string, string>();
+
+  beforeAll(async () => {
+    server = await startEmbeddedPostgres({ dataDir });
+    pool = new pg.Pool({ connectionString: server.connectionString, ...EMBEDDED_POOL });
+    await migrate(pool, 'data');
+    db = createPrismaClient('data', pool);
+    schema = (await new ChunkVectorsRepository(db, { pool }).pgvectorSchema())!;
+    for (const w of [ws, other])
+      typeIds.set(w, (await db.fragmentType.create({ data: { workspaceId: w, key: 'note', name: 'Note' } })).id);
+  }, 60_000);
+  afterAll(async () => {
+    await db?.$disconnect();
+    await pool?.end();
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    await db.$executeRaw`TRUNCATE data.fragments, data.fragment_chunks CASCADE`;
+  });
+
+  async function fragment(vectors: number[][], workspaceId = ws): Promise<string> {
+    const f = await db.fragment.create({
+      data: {
+        workspaceId,
+        fragmentTypeId: typeIds.get(workspaceId)!,
+        title: 't',
+        content: 'c',
+        createdBy: user,
+        updatedBy: user,
+      },
+    });
+    await db.fragmentChunk.createMany({
+      data: vectors.map((embedding, ordinal) => ({
+        fragmentId: f.id,
+        workspaceId,
+        ordinal,
+        text: `chunk ${ordinal}`,
+        embedding,
+        version: 1,
+      })),
+    });
+    return f.id;
+  }
+
+  const query = (vector: number[], extra: Partial<VectorQuery> = {}): VectorQuery => ({
+    workspaceIds: [ws],
+    vector,
+    limit: 10,
+    minSimilarity: 0,
+    ...extra,
+  });
+  const ids = (hits: { fragmentId: string }[]) => hits.map((h) => h.fragmentId);
+
+  it('finds the stored vectors at start-up', async () => {
+    const index = await new ChunkVectorsRepository(db, { pool }).pgvectorIndex(schema);
+    expect(index.storedVectors).toBe(true);
+  });
+
+  it('ranks like the cast query and like exact cosine: best chunk per fragment, threshold, limit', async () => {
+    const stored = new PgvectorIndex(db, schema, true);
+    const cast = new PgvectorIndex(db, schema, false);
+    const exact = new ExactCosineIndex(db);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.array(fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }), {
+            minLength: 1,
+            maxLength: 3,
+          }),
+          { minLength: 1, maxLength: 10 },
+        ),
+        fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }),
+        fc.constantFrom(0, 0.3, 0.9),
+        fc.integer({ min: 1, max: 8 }),
+        async (fragments, vector, minSimilarity, limit) => {
+          await db.$executeRaw`TRUNCATE data.fragments, data.fragment_chunks CASCADE`;
+          for (const chunks of fragments) await fragment(chunks);
+          const q = query(vector, { minSimilarity, limit });
+          const fromStored = await stored.nearest(q);
+          // The same arithmetic on the same floats: the same answer, to the bit.
+          expect(fromStored).toEqual(await cast.nearest(q));
+          // Exact cosine sums in float8: the same scores to 5 places, so ties may order differently.
+          const sql = await exact.nearest({ ...q, limit: 1_000 });
+          const scoreOf = new Map(sql.map((h) => [h.fragmentId, h.similarity]));
+          expect(fromStored).toHaveLength(Math.min(limit, sql.length));
+          fromStored.forEach((h, i) => {
+            expect(h.similarity).toBeCloseTo(sql[i]!.similarity, 5);
+            expect(scoreOf.get(h.fragmentId)).toBeCloseTo(h.similarity, 5);
+          });
+        },
+      ),
+      // The example: a zero vector among the chunks (pgvector's cosine is NaN there).
+      {
+        numRuns: 20,
+        examples: [
+          [
+            [
+              [
+                [0, 0, 0],
+                [2, 1, 0],
+              ],
+              [[0, 0, 0]],
+              [[1, 2, 3]],
+            ],
+            [1, 1, 1],
+            0,
+            5,
+          ],
+        ],
+      },
+    );
+  });
+
+  it('skips chunks of another dimension, zero vectors, older versions, archived fragments and other workspaces', async () => {
+    const index = new PgvectorIndex(db, schema, true);
+    const kept = await fragment([
+      [1, 0, 0],
+      [1, 0, 0, 0], // written by another provider: not comparable, not an error
+    ]);
+    const otherDimension = await fragment([[1, 0, 0, 0]]);
+    await fragment([[0, 0, 0]]); // no direction: cosine is undefined, never a match
+    const rewritten = await fragment([[1, 0, 0]]);
+    await db.fragment.update({ where: { id: rewritten }, data: { version: 2 } });
+    const archived = await fragment([[1, 0, 0]]);
+    await db.fragment.update({ where: { id: archived }, data: { archivedAt: new Date() } });
+    await fragment([[1, 0, 0]], other);
+
+    expect(ids(await index.nearest(query([1, 0, 0], { minSimilarity: -1 })))).toEqual([kept]);
+    expect(ids(await index.nearest(query([1, 0, 0, 0], { minSimilarity: -1 })))).toEqual([kept, otherDimension].sort());
+  });
+});
