@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { SearchService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles, type RequestOf } from '@kw/platform-transport';
-import { SearchQueriesRepository } from '../../persistence/search-queries.repository.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
+import { SearchQueriesRepository } from '../../persistence/search-queries.repository.js';
+import { SearchQueryLog } from './search-query-log.js';
 
 const DAYS_DEFAULT = 30;
 const DAYS_MAX = 365;
@@ -20,6 +21,7 @@ export class SearchAnalyticsHandlers {
   constructor(
     private readonly queries: SearchQueriesRepository,
     private readonly gate: WorkspaceGate,
+    private readonly log: SearchQueryLog,
   ) {}
 
   @Handles(SearchService.method.getSearchAnalytics)
@@ -28,6 +30,8 @@ export class SearchAnalyticsHandlers {
     const days = input.days > 0 ? Math.min(input.days, DAYS_MAX) : DAYS_DEFAULT;
     const top = input.limit > 0 ? Math.min(input.limit, TOP_MAX) : TOP_DEFAULT;
     const since = new Date(Date.now() - days * 86_400_000);
+    // Searches answered by this process before this request count, though written after answering.
+    await this.log.settled();
     const [totalQueries, zeroResultQueries, topQueries, topZero] = await Promise.all([
       this.queries.count(workspaceId, since, false),
       this.queries.count(workspaceId, since, true),

@@ -34,7 +34,7 @@ export class SearchHandlers {
     const page = await this.fragments.search([workspaceId], criteria, limit, offset);
     // First pages only: paging through one query is one search for analytics.
     if (offset === 0 && criteria.query !== '') {
-      await this.queryLog.record({
+      this.queryLog.record({
         workspaceId,
         userId,
         query: criteria.query,
