@@ -13,6 +13,12 @@ import {
   type EmbeddedPostgres,
 } from '@kw/platform-persistence';
 import type { VectorQuery } from '../../service/vector/vector-index.js';
+import {
+  ChunkFixture,
+  expectExactRanking,
+  smallFragments,
+  smallVector,
+} from '../../../../../test/support/chunk-vectors.js';
 import type { SearchDb } from '../search-database.js';
 import { ChunkVectorsRepository } from './chunk-vectors.repository.js';
 import { ExactCosineIndex } from './exact-cosine-index.js';
@@ -31,8 +37,7 @@ describe('pgvector index on the embedded database (stored vectors)', () => {
   let schema: string;
   const ws = randomUUID();
   const other = randomUUID();
-  const user = randomUUID();
-  const typeIds = new Map<string, string>();
+  let chunks: ChunkFixture;
 
   beforeAll(async () => {
     server = await startEmbeddedPostgres({ dataDir });
@@ -40,8 +45,8 @@ describe('pgvector index on the embedded database (stored vectors)', () => {
     await migrate(pool, 'data');
     db = createPrismaClient('data', pool);
     schema = (await new ChunkVectorsRepository(db, { pool }).pgvectorSchema())!;
-    for (const w of [ws, other])
-      typeIds.set(w, (await db.fragmentType.create({ data: { workspaceId: w, key: 'note', name: 'Note' } })).id);
+    chunks = new ChunkFixture(db);
+    await chunks.addWorkspaces(ws, other);
   }, 60_000);
   afterAll(async () => {
     await db?.$disconnect();
@@ -49,33 +54,9 @@ describe('pgvector index on the embedded database (stored vectors)', () => {
     await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  beforeEach(async () => {
-    await db.$executeRaw`TRUNCATE data.fragments, data.fragment_chunks CASCADE`;
-  });
+  beforeEach(() => chunks.clear());
 
-  async function fragment(vectors: number[][], workspaceId = ws): Promise<string> {
-    const f = await db.fragment.create({
-      data: {
-        workspaceId,
-        fragmentTypeId: typeIds.get(workspaceId)!,
-        title: 't',
-        content: 'c',
-        createdBy: user,
-        updatedBy: user,
-      },
-    });
-    await db.fragmentChunk.createMany({
-      data: vectors.map((embedding, ordinal) => ({
-        fragmentId: f.id,
-        workspaceId,
-        ordinal,
-        text: `chunk ${ordinal}`,
-        embedding,
-        version: 1,
-      })),
-    });
-    return f.id;
-  }
+  const fragment = (vectors: number[][], workspaceId = ws) => chunks.fragment(vectors, workspaceId);
 
   const query = (vector: number[], extra: Partial<VectorQuery> = {}): VectorQuery => ({
     workspaceIds: [ws],
@@ -97,31 +78,19 @@ describe('pgvector index on the embedded database (stored vectors)', () => {
     const exact = new ExactCosineIndex(db);
     await fc.assert(
       fc.asyncProperty(
-        fc.array(
-          fc.array(fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }), {
-            minLength: 1,
-            maxLength: 3,
-          }),
-          { minLength: 1, maxLength: 10 },
-        ),
-        fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }),
+        smallFragments(10),
+        smallVector,
         fc.constantFrom(0, 0.3, 0.9),
         fc.integer({ min: 1, max: 8 }),
         async (fragments, vector, minSimilarity, limit) => {
-          await db.$executeRaw`TRUNCATE data.fragments, data.fragment_chunks CASCADE`;
-          for (const chunks of fragments) await fragment(chunks);
+          await chunks.clear();
+          for (const vectors of fragments) await fragment(vectors);
           const q = query(vector, { minSimilarity, limit });
           const fromStored = await stored.nearest(q);
           // The same arithmetic on the same floats: the same answer, to the bit.
           expect(fromStored).toEqual(await cast.nearest(q));
-          // Exact cosine sums in float8: the same scores to 5 places, so ties may order differently.
-          const sql = await exact.nearest({ ...q, limit: 1_000 });
-          const scoreOf = new Map(sql.map((h) => [h.fragmentId, h.similarity]));
-          expect(fromStored).toHaveLength(Math.min(limit, sql.length));
-          fromStored.forEach((h, i) => {
-            expect(h.similarity).toBeCloseTo(sql[i]!.similarity, 5);
-            expect(scoreOf.get(h.fragmentId)).toBeCloseTo(h.similarity, 5);
-          });
+          // Exact cosine sums in float8.
+          expectExactRanking(fromStored, await exact.nearest({ ...q, limit: 1_000 }), limit);
         },
       ),
       // The example: a zero vector among the chunks (pgvector's cosine is NaN there).

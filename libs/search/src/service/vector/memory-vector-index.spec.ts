@@ -5,6 +5,12 @@ import fc from 'fast-check';
 import { createPrismaClient, migrate } from '@kw/platform-persistence';
 import { createTestDatabase } from '../../../../../test/support/postgres.js';
 import { describeWith } from '../../../../../test/support/services.js';
+import {
+  ChunkFixture,
+  expectExactRanking,
+  smallFragments,
+  smallVector,
+} from '../../../../../test/support/chunk-vectors.js';
 import type { SearchDb } from '../../persistence/search-database.js';
 import { ChunkVectorsRepository } from '../../persistence/vectors/chunk-vectors.repository.js';
 import { ExactCosineIndex } from '../../persistence/vectors/exact-cosine-index.js';
@@ -32,8 +38,7 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
   let db: SearchDb;
   const ws = randomUUID();
   const other = randomUUID();
-  const user = randomUUID();
-  const typeIds = new Map<string, string>();
+  let chunks: ChunkFixture;
 
   beforeAll(async () => {
     const database = await createTestDatabase('kw_memory_vectors');
@@ -41,49 +46,19 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
     pool = new pg.Pool({ connectionString: database.url, max: 4 });
     await migrate(pool, 'data');
     db = createPrismaClient('data', pool);
-    for (const w of [ws, other])
-      typeIds.set(w, (await db.fragmentType.create({ data: { workspaceId: w, key: 'note', name: 'Note' } })).id);
+    chunks = new ChunkFixture(db);
+    await chunks.addWorkspaces(ws, other);
   });
   afterAll(async () => {
     await db?.$disconnect();
     await pool?.end();
     await drop?.();
   });
-  beforeEach(async () => {
-    await db.$executeRaw`TRUNCATE data.fragments, data.fragment_chunks CASCADE`;
-  });
+  beforeEach(() => chunks.clear());
 
-  /** A fragment embedded into these chunk vectors, as the embedding step writes them. */
-  async function fragment(vectors: number[][], workspaceId = ws): Promise<string> {
-    const f = await db.fragment.create({
-      data: {
-        workspaceId,
-        fragmentTypeId: typeIds.get(workspaceId)!,
-        title: 't',
-        content: 'c',
-        createdBy: user,
-        updatedBy: user,
-      },
-    });
-    await embed(f.id, vectors, workspaceId);
-    return f.id;
-  }
-
-  async function embed(fragmentId: string, vectors: number[][], workspaceId = ws, version = 1): Promise<void> {
-    await db.$transaction([
-      db.fragmentChunk.deleteMany({ where: { fragmentId } }),
-      db.fragmentChunk.createMany({
-        data: vectors.map((embedding, ordinal) => ({
-          fragmentId,
-          workspaceId,
-          ordinal,
-          text: `chunk ${ordinal}`,
-          embedding,
-          version,
-        })),
-      }),
-    ]);
-  }
+  const fragment = (vectors: number[][], workspaceId = ws) => chunks.fragment(vectors, workspaceId);
+  const embed = (fragmentId: string, vectors: number[][], workspaceId = ws, version = 1) =>
+    chunks.embed(fragmentId, vectors, workspaceId, version);
 
   const query = (vector: number[], extra: Partial<VectorQuery> = {}): VectorQuery => ({
     workspaceIds: [ws],
@@ -106,29 +81,16 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
   it('ranks like exact cosine in SQL: best chunk per fragment, threshold, limit, ties by id', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(
-          fc.array(fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }), {
-            minLength: 1,
-            maxLength: 3,
-          }),
-          { minLength: 1, maxLength: 12 },
-        ),
-        fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }),
+        smallFragments(12),
+        smallVector,
         fc.constantFrom(0, 0.3, 0.9),
         fc.integer({ min: 1, max: 8 }),
         async (fragments, vector, minSimilarity, limit) => {
-          await db.$executeRaw`TRUNCATE data.fragments, data.fragment_chunks CASCADE`;
-          for (const chunks of fragments) await fragment(chunks);
+          await chunks.clear();
+          for (const vectors of fragments) await fragment(vectors);
           const q = query(vector, { minSimilarity, limit });
-          // Every fragment SQL scores; fragments whose scores tie may come in either order.
           const exact = await new ExactCosineIndex(db).nearest({ ...q, limit: 1_000 });
-          const scoreOf = new Map(exact.map((h) => [h.fragmentId, h.similarity]));
-          const memory = await index().nearest(q);
-          expect(memory).toHaveLength(Math.min(limit, exact.length));
-          memory.forEach((h, i) => {
-            expect(h.similarity).toBeCloseTo(exact[i]!.similarity, 5);
-            expect(scoreOf.get(h.fragmentId)).toBeCloseTo(h.similarity, 5);
-          });
+          expectExactRanking(await index().nearest(q), exact, limit);
         },
       ),
       // The example: a cosine of exactly 0 at threshold 0 (float32 made it -1e-9 here; SQL, 0).
