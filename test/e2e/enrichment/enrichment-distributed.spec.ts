@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { chunkText } from '../../../libs/fragments/src/service/enrichment/chunking.js';
+import { chunkText } from '../../../libs/platform/ai/src/chunking.js';
 import { adminEnv, userWithToken } from '../../support/accounts.js';
 import { startDistributed, type DistributedPlatform } from '../../support/distributed.js';
 import { createTestDatabase } from '../../support/postgres.js';

@@ -37,5 +37,5 @@ export async function startFragmentsPlatform(env: Record<string, string> = {}) {
     await platform.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { platform, api, person, workspace, stop };
+  return { platform, api, person, workspace, stop, dataDir };
 }

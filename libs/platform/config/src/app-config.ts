@@ -207,6 +207,38 @@ export class AppConfig {
   @IsString()
   S3_REGION?: string;
 
+  /** Path-style bucket addressing (`endpoint/bucket/key`), which MinIO and most local servers need. */
+  @Transform(toBool)
+  @IsBoolean()
+  S3_FORCE_PATH_STYLE = true;
+
+  /** Largest file one upload may store (413 as soon as a part goes over). docs/files.md. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  FILES_MAX_BYTES = 100 * 1024 * 1024;
+
+  /** Bytes of files one workspace may keep in all (413 QUOTA_EXCEEDED above). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  FILES_WORKSPACE_QUOTA_BYTES = 10 * 1024 * 1024 * 1024;
+
+  /**
+   * How long a files worker holds a file it processes (renewed while it works): after a crash,
+   * another worker or the restarted process takes the file over once this has passed.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  FILES_PROCESSING_LEASE_MS = 60_000;
+
+  /** Largest JSON body of `POST /api/workspace-files/bytes` (base64 of a 50 MiB file and some). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  FILES_PROXY_BODY_LIMIT_BYTES = 72 * 1024 * 1024;
+
   /** Leaf only: the Cloud whose keys it trusts, and the one-time enrollment token. */
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })

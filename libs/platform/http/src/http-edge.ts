@@ -8,6 +8,7 @@ import { AllExceptionsFilter } from './all-exceptions.filter.js';
 import { ErrorResponder } from './error-responder.js';
 import { ambiguousAuthorization } from './auth/ambiguous-authorization.js';
 import { checkBody, checkParameters } from './input-guard.js';
+import { installRouteBodies, type RouteBodies } from './route-bodies.js';
 import { RouteTable } from './route-table.js';
 import { createValidationPipe } from './validation.js';
 
@@ -24,8 +25,12 @@ type TimedRequest = FastifyRequest & { [started]?: bigint; [serverSpan]?: Span }
  * and request context, access logs and metrics, validation, and the one error mapping.
  * Must run before app.init() so the route table sees every route.
  */
-export function installHttpEdge(app: NestFastifyApplication, deps: { logger: Logger; metrics: PlatformMetrics }): void {
+export function installHttpEdge(
+  app: NestFastifyApplication,
+  deps: { logger: Logger; metrics: PlatformMetrics; routeBodies?: RouteBodies },
+): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  installRouteBodies(fastify, deps.routeBodies ?? {});
   const routes = new RouteTable();
   const responder = new ErrorResponder(deps.logger, routes);
 

@@ -8,3 +8,4 @@ export * from './auth/index.js';
 export * from './public-base.js';
 export * from './input-guard.js';
 export * from './server-errors.js';
+export * from './route-bodies.js';

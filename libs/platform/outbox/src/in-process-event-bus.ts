@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import {
   DEFAULT_ACK_WAIT_MS,
   DEFAULT_RETRY_DELAY_MS,
@@ -64,7 +65,10 @@ export class InProcessEventBus implements EventBus {
   }
 
   async subscribe(options: SubscribeOptions, untraced: EventHandler): Promise<EventSubscription> {
-    const handler = traceDeliveries(this.kind, options.consumer, untraced);
+    // Deliveries run in the subscriber's async context, never the publisher's: the relay
+    // publishes inside its outbox transaction, and a handler started there would count as inside
+    // it (the transaction rule refuses its first statement), like a JetStream delivery never is.
+    const handler = AsyncResource.bind(traceDeliveries(this.kind, options.consumer, untraced));
     let consumer = this.consumers.get(options.consumer);
     if (!consumer) {
       consumer = {

@@ -1,5 +1,6 @@
 import type { DynamicModule, Type } from '@nestjs/common';
-import type { ComponentName } from '@kw/platform-config';
+import type { AppConfig, ComponentName } from '@kw/platform-config';
+import type { RouteBodies } from '@kw/platform-http';
 
 export type DatabasePlane = 'control' | 'data';
 
@@ -19,6 +20,8 @@ export interface ComponentDefinition {
    * through its contract. Composed into whichever process serves the API (gateway, Leaf).
    */
   httpModule?: Type<unknown> | DynamicModule;
+  /** Routes of the httpModule whose request bodies the edge treats differently (streamed uploads, larger limits). */
+  routeBodies?: (config: AppConfig) => RouteBodies;
 }
 
 export function defineComponent(definition: ComponentDefinition): ComponentDefinition {

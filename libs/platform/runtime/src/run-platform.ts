@@ -197,7 +197,15 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
     logger: new NestPinoLogger(logger),
     abortOnError: false,
   });
-  installHttpEdge(app, { logger, metrics });
+  const routeBodies = serveApi ? parts.known.flatMap((c) => (c.routeBodies ? [c.routeBodies(config)] : [])) : [];
+  installHttpEdge(app, {
+    logger,
+    metrics,
+    routeBodies: {
+      streamedMultipart: routeBodies.flatMap((r) => r.streamedMultipart ?? []),
+      bodyLimits: routeBodies.flatMap((r) => r.bodyLimits ?? []),
+    },
+  });
   if (serveApi) {
     const document = buildOpenApiDocument(app, {
       title: 'Knowledge Workspace Platform API',

@@ -1,8 +1,7 @@
-import type { AiProvider, GraphExtraction } from '@kw/platform-ai';
+import { chunkText, type AiProvider, type GraphExtraction } from '@kw/platform-ai';
 import type { FragmentText } from '../../persistence/rows.js';
 import type { LockedFragment, StepWrite } from '../../persistence/enrichment.repository.js';
 import { fragmentEmbeddedEvent } from '../../events/fragment-events.js';
-import { chunkText } from './chunking.js';
 import type { EnrichmentStep } from './enrichment-state.js';
 
 export type { FragmentText };

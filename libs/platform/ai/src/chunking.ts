@@ -1,4 +1,4 @@
-/** Chunking of long content for embeddings: by headings, then paragraphs, then sentences. */
+/** Chunking of long text (fragment content, extracted file text) for embeddings: by headings, then paragraphs, then sentences. */
 export const CHUNK_TARGET_CHARS = 1_000;
 export const CHUNK_OVERLAP_CHARS = 150;
 

@@ -1,0 +1,140 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { contentDisposition, FILE_NAME_MAX_BYTES, safeFileName } from './file-name.js';
+
+const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+/** What a header value may hold: visible ASCII and spaces, never CR, LF or another control. */
+const HEADER =
+  /^(attachment|inline); filename="[\x20\x21\x23-\x5b\x5d-\x7e]*"; filename\*=UTF-8''[A-Za-z0-9!#$&+\-.^_`|~%]+$/;
+
+describe('safeFileName', () => {
+  it('keeps only the last path component, whichever the separator', () => {
+    expect(safeFileName('../../etc/passwd')).toBe('passwd');
+    expect(safeFileName('..\\..\\Windows\\win.ini')).toBe('win.ini');
+    expect(safeFileName('C:\\Users\\me\\report.pdf')).toBe('report.pdf');
+    expect(safeFileName('a/b\\c/d.txt')).toBe('d.txt');
+    expect(safeFileName('folder/')).toBe('file');
+  });
+
+  it('removes NUL, CR/LF, other controls and direction overrides', () => {
+    expect(safeFileName('evil\u0000.pdf')).toBe('evil.pdf');
+    expect(safeFileName('a\r\nSet-Cookie: x=1.txt')).toBe('aSet-Cookie: x=1.txt');
+    expect(safeFileName('bell\u0007\u001b[31m\u007f\u0085.txt')).toBe('bell[31m.txt');
+    expect(safeFileName('invoice\u202Efdp.exe')).toBe('invoicefdp.exe');
+  });
+
+  it('removes the leading dots of hidden files and of `..`', () => {
+    expect(safeFileName('.bashrc')).toBe('bashrc');
+    expect(safeFileName('..')).toBe('file');
+    expect(safeFileName('...')).toBe('file');
+    expect(safeFileName(' . .hidden.txt')).toBe('hidden.txt');
+    expect(safeFileName('notes.v2.txt')).toBe('notes.v2.txt');
+  });
+
+  it('collapses whitespace and trims', () => {
+    expect(safeFileName('  my \t\t annual\u00a0 report .pdf  ')).toBe('my annual report .pdf');
+  });
+
+  it('falls back to `file` when nothing is left', () => {
+    for (const input of ['', '   ', '\u0000\u0000', '/', '../..', '\u202e']) expect(safeFileName(input)).toBe('file');
+  });
+
+  it('cuts a 1,000-character name to 255 bytes and keeps its extension', () => {
+    const name = safeFileName(`${'a'.repeat(1000)}.pdf`);
+    expect(name).toBe(`${'a'.repeat(251)}.pdf`);
+    expect(bytes(name)).toBe(FILE_NAME_MAX_BYTES);
+  });
+
+  it('cuts multi-byte names between characters, by UTF-8 bytes', () => {
+    const cjk = safeFileName(`${'文'.repeat(200)}.docx`); // 3 bytes each
+    expect(cjk).toBe(`${'文'.repeat(83)}.docx`);
+    expect(bytes(cjk)).toBeLessThanOrEqual(FILE_NAME_MAX_BYTES);
+
+    const family = '👩‍👩‍👧‍👦'; // one grapheme of 25 bytes: never split
+    const emoji = safeFileName(`${family.repeat(20)}.txt`);
+    expect(emoji).toBe(`${family.repeat(10)}.txt`);
+    expect(emoji).not.toContain('\ufffd');
+  });
+
+  it('cuts a name without a usable extension as a whole', () => {
+    expect(safeFileName('x'.repeat(1000))).toBe('x'.repeat(255));
+    const longTail = safeFileName(`a.${'b'.repeat(1000)}`);
+    expect(longTail).toBe(`a.${'b'.repeat(253)}`);
+  });
+
+  it('cuts one giant grapheme (stacked combining marks) between code points rather than dropping it', () => {
+    const zalgo = `a${'\u0301'.repeat(500)}.txt`;
+    const name = safeFileName(zalgo);
+    expect(name.startsWith('\u00e1\u0301')).toBe(true); // NFC composed the first mark into the letter
+    expect(name.endsWith('.txt')).toBe(true);
+    expect(bytes(name)).toBeLessThanOrEqual(FILE_NAME_MAX_BYTES);
+  });
+
+  it('keeps emoji and CJK names that fit, composed (NFC)', () => {
+    expect(safeFileName('報告書 📄.pdf')).toBe('報告書 📄.pdf');
+    expect(safeFileName('Cafe\u0301.txt')).toBe('Café.txt');
+    expect(safeFileName('bad\ud800half.txt')).toBe('bad\ufffdhalf.txt');
+  });
+
+  it('always gives a short, visible, non-hidden name without separators (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 600 }), (input) => {
+        const name = safeFileName(input);
+        expect(name.length).toBeGreaterThan(0);
+        expect(bytes(name)).toBeLessThanOrEqual(FILE_NAME_MAX_BYTES);
+        expect(name).not.toMatch(/[/\\\u0000-\u001f\u007f]/);
+        expect(name.startsWith('.')).toBe(false);
+        expect(name).toBe(name.trim());
+        expect(safeFileName(name)).toBe(name);
+      }),
+    );
+  });
+});
+
+describe('contentDisposition', () => {
+  it('gives an ASCII fallback and the exact UTF-8 name', () => {
+    expect(contentDisposition('report.pdf', 'attachment')).toBe(
+      `attachment; filename="report.pdf"; filename*=UTF-8''report.pdf`,
+    );
+    expect(contentDisposition('Résumé 2024.pdf', 'inline')).toBe(
+      `inline; filename="Resume 2024.pdf"; filename*=UTF-8''R%C3%A9sum%C3%A9%202024.pdf`,
+    );
+    expect(contentDisposition('報告 📄.txt', 'attachment')).toBe(
+      `attachment; filename="__ _.txt"; filename*=UTF-8''%E5%A0%B1%E5%91%8A%20%F0%9F%93%84.txt`,
+    );
+  });
+
+  it('cannot be escaped with quotes, backslashes or percent signs', () => {
+    const header = contentDisposition(`a"b%41'(d)*.txt`, 'attachment');
+    expect(header).toBe(`attachment; filename="a_b_41'(d)*.txt"; filename*=UTF-8''a%22b%2541%27%28d%29%2A.txt`);
+    expect(header).toMatch(HEADER);
+    // a backslash is a path separator to safeFileName: what precedes it is gone
+    expect(contentDisposition('a\\"b.txt', 'inline')).toBe(`inline; filename="_b.txt"; filename*=UTF-8''%22b.txt`);
+  });
+
+  it('makes header injection impossible: CR/LF and controls never reach the value', () => {
+    const header = contentDisposition('x.txt"\r\nSet-Cookie: session=stolen\r\n\r\n<script>', 'attachment');
+    expect(header).not.toMatch(/[\r\n]/);
+    expect(header).toMatch(HEADER);
+    expect(header).toContain('filename="x.txt_Set-Cookie: session=stolen<script>"');
+  });
+
+  it('only ever says attachment or inline', () => {
+    const forged = 'inline; filename=evil' as 'inline';
+    expect(contentDisposition('a.txt', forged)).toMatch(/^attachment; /);
+  });
+
+  it('is a valid header whose filename* decodes to the safe name, for any input (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 300 }),
+        fc.constantFrom('attachment', 'inline'),
+        (input, type) => {
+          const header = contentDisposition(input, type as 'attachment' | 'inline');
+          expect(header).toMatch(HEADER);
+          expect(decodeURIComponent(header.split("filename*=UTF-8''")[1])).toBe(safeFileName(input));
+        },
+      ),
+    );
+  });
+});

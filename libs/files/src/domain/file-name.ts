@@ -1,0 +1,81 @@
+/** Longest stored name, in UTF-8 bytes: what most file systems accept for one path component. */
+export const FILE_NAME_MAX_BYTES = 255;
+/** A longer "extension" is just part of the name, and is cut with it. */
+const EXTENSION_MAX_BYTES = 32;
+const FALLBACK_NAME = 'file';
+
+// C0 and C1 controls and DEL (NUL, CR, LF, escape sequences...), plus the bidirectional
+// overrides and isolates that can make `invoice\u202Efdp.exe` display as `invoiceexe.pdf`.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// A lone surrogate cannot be stored or sent as UTF-8.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/**
+ * The name a file is stored and shown under: its last path component (a client's `C:\tmp\a.txt`
+ * or `../../etc/passwd` keeps `a.txt` and `passwd`), without control characters, hidden-file or
+ * `..` dots at the start or runs of whitespace, at most 255 UTF-8 bytes (cut between characters,
+ * keeping the extension), and `file` when nothing is left.
+ */
+export function safeFileName(input: string): string {
+  const lastComponent = input.slice(Math.max(input.lastIndexOf('/'), input.lastIndexOf('\\')) + 1);
+  const name = lastComponent
+    .replace(LONE_SURROGATE, '\ufffd')
+    .normalize('NFC') // macOS sends decomposed names; one form keeps equal names equal
+    .replace(CONTROL_CHARACTERS, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^[.\s]+/, '');
+  return truncateKeepingExtension(name) || FALLBACK_NAME;
+}
+
+function truncateKeepingExtension(name: string): string {
+  if (utf8Bytes(name) <= FILE_NAME_MAX_BYTES) return name;
+  const dot = name.lastIndexOf('.');
+  const extension = dot > 0 ? name.slice(dot) : '';
+  if (extension && utf8Bytes(extension) <= EXTENSION_MAX_BYTES) {
+    const stem = cutToBytes(name.slice(0, dot), FILE_NAME_MAX_BYTES - utf8Bytes(extension)).trimEnd();
+    return stem + extension;
+  }
+  return cutToBytes(name, FILE_NAME_MAX_BYTES).trimEnd();
+}
+
+/**
+ * The longest prefix of whole graphemes (an emoji with its modifiers is one) within `max` bytes;
+ * a first grapheme longer than that (stacked combining marks) is cut between code points.
+ */
+function cutToBytes(text: string, max: number): string {
+  let cut = '';
+  let bytes = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const size = utf8Bytes(segment);
+    if (bytes + size <= max) {
+      cut += segment;
+      bytes += size;
+      continue;
+    }
+    if (!cut) for (const char of segment) if ((bytes += utf8Bytes(char)) <= max) cut += char;
+    break;
+  }
+  return cut;
+}
+
+/**
+ * A Content-Disposition header value for a download: `filename` is a plain-ASCII fallback
+ * (accents dropped, other non-ASCII characters, quotes, backslashes and `%` replaced) for old
+ * clients, `filename*` the exact name (RFC 6266 / RFC 5987). The name goes through
+ * `safeFileName` first, so CR/LF and other controls can never reach the header.
+ */
+export function contentDisposition(name: string, disposition: 'attachment' | 'inline'): string {
+  const safe = safeFileName(name);
+  const fallback = safe
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]|["\\%]/gu, '_');
+  // encodeURIComponent leaves ' ( ) * alone, which RFC 5987's attr-char does not allow.
+  const encoded = encodeURIComponent(safe).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const type = disposition === 'inline' ? 'inline' : 'attachment'; // never echo an untyped caller's value
+  return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}

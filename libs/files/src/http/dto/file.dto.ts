@@ -1,0 +1,184 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
+import {
+  FILES_BULK_DELETE_MAX,
+  FILE_DESCRIPTION_MAX_CHARS,
+  FILE_SEARCH_PAGE_DEFAULT,
+  FILE_SEARCH_PAGE_MAX,
+  FILE_SEARCH_QUERY_MAX_CHARS,
+} from '../../files-limits.js';
+
+const NAME_MAX_CHARS = 1_000;
+
+export class FileProgressDto {
+  @ApiProperty({ description: 'Pages of a PDF read so far (0 for other kinds)' }) pagesDone!: number;
+  @ApiProperty({ description: 'Pages of the PDF (0 when unknown or not a PDF)' }) pagesTotal!: number;
+}
+
+export class FileDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) workspaceId!: string;
+  @ApiProperty({ description: 'Stored name: no folders, control characters or leading dots; at most 255 UTF-8 bytes' })
+  name!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({ description: 'Sniffed from the bytes (the declared type is never trusted over them)' })
+  mimeType!: string;
+  @ApiProperty({ description: 'What the client declared for the part' }) declaredMimeType!: string;
+  @ApiProperty({ enum: ['pdf', 'docx', 'html', 'markdown', 'text', 'csv', 'json', 'image', 'other'] }) kind!: string;
+  @ApiProperty() sizeBytes!: number;
+  @ApiProperty({ description: 'SHA-256 of the bytes, hex; also the download ETag' }) sha256!: string;
+  @ApiProperty({ enum: ['processing', 'ready', 'failed', 'cancelled'] }) status!: string;
+  @ApiPropertyOptional({
+    description:
+      'Why processing failed: malformed, too_many_pages, archive_too_large, timeout, too_much_memory, processing_error',
+  })
+  failureReason?: string;
+  @ApiPropertyOptional() failureMessage?: string;
+  @ApiProperty({ type: FileProgressDto }) progress!: FileProgressDto;
+  @ApiProperty({ description: 'Chunks of extracted text indexed for search' }) chunkCount!: number;
+  @ApiProperty({ description: 'The extracted text was cut at the text limit' }) textTruncated!: boolean;
+  @ApiProperty({ type: [String], description: 'Fragments the file is attached to' }) fragmentIds!: string[];
+  @ApiProperty({ format: 'uuid' }) createdBy!: string;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+  @ApiPropertyOptional({ format: 'date-time', description: 'When processing ended' }) processedAt?: string;
+}
+
+export class FileResponseDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ type: FileDto }) file!: FileDto;
+}
+
+export class UploadResponseDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ type: [FileDto], description: 'One per file part, in order; each `processing`' }) files!: FileDto[];
+  @ApiProperty({ type: FileDto, description: 'The first file (most uploads carry one)' }) file!: FileDto;
+}
+
+export class FileStatusDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ enum: ['processing', 'ready', 'failed', 'cancelled'] }) status!: string;
+  @ApiProperty({ type: FileProgressDto }) progress!: FileProgressDto;
+  @ApiPropertyOptional() failureReason?: string;
+  @ApiPropertyOptional() failureMessage?: string;
+  @ApiProperty() chunkCount!: number;
+}
+
+export class UpdateFileDto {
+  @ApiPropertyOptional({ maxLength: NAME_MAX_CHARS, description: 'Made safe like an uploaded name' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(NAME_MAX_CHARS)
+  name?: string;
+  @ApiPropertyOptional({ maxLength: FILE_DESCRIPTION_MAX_CHARS })
+  @IsOptional()
+  @IsString()
+  @MaxLength(FILE_DESCRIPTION_MAX_CHARS)
+  description?: string;
+}
+
+export class BulkDeleteFilesDto {
+  @ApiProperty({ type: [String], minItems: 1, maxItems: FILES_BULK_DELETE_MAX })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(FILES_BULK_DELETE_MAX)
+  @IsUUID('all', { each: true })
+  ids!: string[];
+}
+
+export class BulkDeleteOutcomeDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() deleted!: boolean;
+  @ApiPropertyOptional({ description: 'Error code when not deleted (NOT_FOUND, FORBIDDEN...)' }) code?: string;
+  @ApiPropertyOptional() message?: string;
+}
+
+export class BulkDeleteResultDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty() deleted!: number;
+  @ApiProperty({ type: [BulkDeleteOutcomeDto] }) results!: BulkDeleteOutcomeDto[];
+}
+
+export class AttachmentDto {
+  @ApiProperty({ format: 'uuid' }) @IsUUID() fragmentId!: string;
+}
+
+export class FileSearchQueryDto {
+  @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
+  @ApiProperty({ maxLength: FILE_SEARCH_QUERY_MAX_CHARS, description: 'Part of the name, or words of the content' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(FILE_SEARCH_QUERY_MAX_CHARS)
+  q!: string;
+  @ApiPropertyOptional({ minimum: 1, maximum: FILE_SEARCH_PAGE_MAX, default: FILE_SEARCH_PAGE_DEFAULT })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(FILE_SEARCH_PAGE_MAX)
+  limit?: number;
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  offset?: number;
+}
+
+export class FileSearchHitDto {
+  @ApiProperty({ type: FileDto }) file!: FileDto;
+  @ApiProperty() score!: number;
+  @ApiProperty({ type: [String], description: '`name`, `content` or both' }) matched!: string[];
+  @ApiProperty({ description: 'Extracted text around the match, matches between ** (empty for a name match)' })
+  snippet!: string;
+}
+
+export class FileSearchResultDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ type: [FileSearchHitDto] }) items!: FileSearchHitDto[];
+  @ApiProperty() count!: number;
+  @ApiProperty() totalCount!: number;
+  @ApiProperty() limit!: number;
+  @ApiProperty() offset!: number;
+}
+
+export class FileListDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ type: [FileDto] }) items!: FileDto[];
+  @ApiProperty() count!: number;
+}
+
+export class PutBytesDto {
+  @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
+  @ApiProperty({ maxLength: NAME_MAX_CHARS }) @IsString() @MinLength(1) @MaxLength(NAME_MAX_CHARS) fileName!: string;
+  @ApiProperty({ maxLength: 255, description: 'Declared type; the stored type is sniffed from the bytes' })
+  @IsString()
+  @MaxLength(255)
+  mimeType!: string;
+  @ApiProperty({ description: 'Raw base64, or a `data:<type>;base64,<data>` URL; at most 50 MiB decoded' })
+  @IsString()
+  @MinLength(1)
+  base64!: string;
+}
+
+export class PutBytesResultDto {
+  @ApiProperty() ok!: boolean;
+  @ApiProperty({ format: 'uuid' }) fileId!: string;
+  @ApiPropertyOptional({ enum: ['processing'] }) status?: string;
+}

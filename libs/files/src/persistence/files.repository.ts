@@ -1,0 +1,186 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { appendOutbox } from '@kw/platform-outbox';
+import { FILES_DB, type FilesDb } from './files-database.js';
+import type { FileRow, FileWithAttachments } from './rows.js';
+
+export type { FileRow, FileWithAttachments };
+
+export interface NewUpload {
+  id: string;
+  workspaceId: string;
+  name: string;
+  description: string;
+  declaredMimeType: string;
+  storageKey: string;
+  createdBy: string;
+}
+
+export interface StoredBlob {
+  sizeBytes: number;
+  sha256: string;
+  mimeType: string;
+  kind: string;
+}
+
+export interface FileSearchRow {
+  id: string;
+  score: number;
+  name_match: boolean;
+  content_match: boolean;
+  snippet: string;
+  total: number;
+}
+
+const withAttachments = { attachments: { select: { fragmentId: true }, orderBy: { createdAt: 'asc' } } } as const;
+/** The event that starts processing; the processing worker subscribes to it. */
+export const FILE_UPLOADED_EVENT = 'file.uploaded';
+
+/** Files, their extracted chunks and their attachments to fragments. */
+@Injectable()
+export class FilesRepository {
+  constructor(@Inject(FILES_DB) private readonly db: FilesDb) {}
+
+  findById(id: string): Promise<FileWithAttachments | null> {
+    return this.db.file.findUnique({ where: { id }, include: withAttachments });
+  }
+
+  /** Bytes the workspace's files take; a reservation counts once its size is known. */
+  async usedBytes(workspaceId: string): Promise<number> {
+    const sum = await this.db.file.aggregate({ where: { workspaceId }, _sum: { sizeBytes: true } });
+    return Number(sum._sum.sizeBytes ?? 0n);
+  }
+
+  /** The upload's row, `uploading` until its blob is stored, with the attachment it asked for. */
+  reserve(upload: NewUpload, attachTo: string | null): Promise<FileRow> {
+    return this.db.file.create({
+      data: {
+        ...upload,
+        status: 'uploading',
+        ...(attachTo
+          ? {
+              attachments: {
+                create: { fragmentId: attachTo, workspaceId: upload.workspaceId, createdBy: upload.createdBy },
+              },
+            }
+          : {}),
+      },
+    });
+  }
+
+  /**
+   * The blob is stored: the file becomes `processing` and its event is written in the same
+   * transaction, so a committed file is always processed. Null when the reservation is gone.
+   */
+  async complete(id: string, blob: StoredBlob): Promise<FileWithAttachments | null> {
+    return this.db.$transaction(async (tx) => {
+      const moved = await tx.file.updateMany({
+        where: { id, status: 'uploading' },
+        data: { ...blob, sizeBytes: BigInt(blob.sizeBytes), status: 'processing' },
+      });
+      if (moved.count === 0) return null;
+      const row = await tx.file.findUniqueOrThrow({ where: { id }, include: withAttachments });
+      await appendOutbox(tx, {
+        aggregateType: 'file',
+        aggregateId: id,
+        eventType: FILE_UPLOADED_EVENT,
+        payload: { fileId: id, workspaceId: row.workspaceId, kind: blob.kind, sizeBytes: blob.sizeBytes },
+      });
+      return row;
+    });
+  }
+
+  /** Drops a reservation that never completed; answers its blob key, or null when there was none. */
+  async dropReservation(id: string): Promise<string | null> {
+    const row = await this.db.file.findFirst({ where: { id, status: 'uploading' }, select: { storageKey: true } });
+    if (!row) return null;
+    const { count } = await this.db.file.deleteMany({ where: { id, status: 'uploading' } });
+    return count > 0 ? row.storageKey : null;
+  }
+
+  update(id: string, data: { name?: string; description?: string }): Promise<FileWithAttachments> {
+    return this.db.file.update({ where: { id }, data, include: withAttachments });
+  }
+
+  /** Deletes the row (chunks and attachments cascade); answers whether it existed. */
+  async delete(id: string): Promise<boolean> {
+    const { count } = await this.db.file.deleteMany({ where: { id } });
+    return count > 0;
+  }
+
+  /** `processing` → `cancelled`; false when the file was not processing any more. */
+  async cancel(id: string): Promise<boolean> {
+    const { count } = await this.db.file.updateMany({
+      where: { id, status: 'processing' },
+      data: { status: 'cancelled', leaseUntil: null, processedAt: new Date() },
+    });
+    return count > 0;
+  }
+
+  attach(fileId: string, fragmentId: string, workspaceId: string, createdBy: string): Promise<unknown> {
+    return this.db.fileAttachment.upsert({
+      where: { fileId_fragmentId: { fileId, fragmentId } },
+      create: { fileId, fragmentId, workspaceId, createdBy },
+      update: {},
+    });
+  }
+
+  async detach(fileId: string, fragmentId: string): Promise<boolean> {
+    const { count } = await this.db.fileAttachment.deleteMany({ where: { fileId, fragmentId } });
+    return count > 0;
+  }
+
+  listForFragment(fragmentId: string): Promise<FileWithAttachments[]> {
+    return this.db.file.findMany({
+      where: { attachments: { some: { fragmentId } }, status: { not: 'uploading' } },
+      include: withAttachments,
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+  }
+
+  findManyWithAttachments(ids: string[]): Promise<FileWithAttachments[]> {
+    return this.db.file.findMany({ where: { id: { in: ids } }, include: withAttachments });
+  }
+
+  /**
+   * Files of a workspace whose name contains the query (`pattern`, an escaped ILIKE pattern) or whose extracted text matches it (any
+   * of its words, `english` stemming, ranked by ts_rank): name matches first, then content.
+   */
+  search(
+    workspaceId: string,
+    words: string[],
+    pattern: string,
+    limit: number,
+    offset: number,
+  ): Promise<FileSearchRow[]> {
+    // Each word through plainto_tsquery (never a syntax error), or-ed: a sentence finds files
+    // that hold any of its words; stop words drop out.
+    return this.db.$queryRaw<FileSearchRow[]>`
+      WITH q AS (
+        SELECT coalesce(string_agg(t::text, ' | '), '')::tsquery AS tsq
+        FROM unnest(${words}::text[]) AS w, plainto_tsquery('english', w) AS t
+        WHERE numnode(t) > 0
+      ),
+      content AS (
+        SELECT c.file_id, max(ts_rank(to_tsvector('english', c.text), q.tsq)) AS rank,
+               (array_agg(c.text ORDER BY ts_rank(to_tsvector('english', c.text), q.tsq) DESC))[1] AS best
+        FROM data.file_chunks c, q
+        WHERE c.workspace_id = ${workspaceId}::uuid AND to_tsvector('english', c.text) @@ q.tsq
+        GROUP BY c.file_id
+      ),
+      hits AS (
+        SELECT f.id, f.name ILIKE ${pattern} AS name_match, content.file_id IS NOT NULL AS content_match,
+               (CASE WHEN f.name ILIKE ${pattern} THEN 1 ELSE 0 END) + coalesce(content.rank, 0) AS score,
+               coalesce(content.best, '') AS best
+        FROM data.files f LEFT JOIN content ON content.file_id = f.id
+        WHERE f.workspace_id = ${workspaceId}::uuid AND f.status <> 'uploading'
+          AND (f.name ILIKE ${pattern} OR content.file_id IS NOT NULL)
+      )
+      SELECT h.id, h.score::float8 AS score, h.name_match, h.content_match,
+             CASE WHEN h.best = '' THEN '' ELSE ts_headline('english', h.best, q.tsq,
+               'MaxWords=30, MinWords=10, MaxFragments=1, StartSel=**, StopSel=**') END AS snippet,
+             (count(*) OVER ())::int AS total
+      FROM hits h, q
+      ORDER BY h.score DESC, h.id
+      LIMIT ${limit} OFFSET ${offset}`;
+  }
+}

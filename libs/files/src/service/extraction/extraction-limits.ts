@@ -1,0 +1,21 @@
+/** Bounds on the work and memory one file's text extraction may take. */
+export interface ExtractionLimits {
+  /** A PDF with more pages is refused (`too_many_pages`) before any page is read. */
+  maxPages: number;
+  /** Sum of a DOCX's declared uncompressed entry sizes, beyond which it is refused (`archive_too_large`). */
+  maxUnpackedBytes: number;
+  /** Longer text is cut to this many characters (`truncated: true`). */
+  maxTextChars: number;
+  /** Wall-clock time of one extraction, worker start-up included (`timeout`). */
+  timeoutMs: number;
+  /** JavaScript heap of the extraction worker (`too_much_memory` when exceeded). */
+  maxOldGenerationSizeMb: number;
+}
+
+export const DEFAULT_EXTRACTION_LIMITS: Readonly<ExtractionLimits> = Object.freeze({
+  maxPages: 2_000,
+  maxUnpackedBytes: 200 * 1024 * 1024,
+  maxTextChars: 5_000_000,
+  timeoutMs: 60_000,
+  maxOldGenerationSizeMb: 256,
+});

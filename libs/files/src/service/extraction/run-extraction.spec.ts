@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { FileKind } from '../../domain/file-kind.js';
+import { makeManyPagePdf } from '../../../../../test/fixtures/files/make-fixtures.mjs';
+import type { ExtractionProgress } from './extracted-text.js';
+import { ExtractionError } from './extraction-errors.js';
+import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './extraction-limits.js';
+import { runExtraction } from './run-extraction.js';
+
+// The real worker thread, started from the TypeScript sources (see workerEntry in
+// run-extraction.ts); run-extraction.compiled.spec.ts starts it from compiled JavaScript.
+const FIXTURES = new URL('../../../../../test/fixtures/files/', import.meta.url);
+const fixture = (name: string) => new Uint8Array(readFileSync(new URL(name, FIXTURES)));
+const limits = (overrides: Partial<ExtractionLimits> = {}): ExtractionLimits => ({
+  ...DEFAULT_EXTRACTION_LIMITS,
+  ...overrides,
+});
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => expect.unreachable('the extraction should have failed'),
+    (error: unknown) => error,
+  );
+}
+
+/** After every failure: the process still extracts a normal file through a fresh worker. */
+async function expectStillWorking(): Promise<void> {
+  const { text } = await runExtraction(fixture('sample.pdf'), 'pdf', limits());
+  expect(text).toContain('zanzibarite');
+}
+
+describe('runExtraction (worker thread)', () => {
+  it('extracts each format in the worker, with the PDF progress posted back', async () => {
+    const progress: ExtractionProgress[] = [];
+    const pdf = await runExtraction(fixture('sample.pdf'), 'pdf', limits(), { onProgress: (p) => progress.push(p) });
+    expect(pdf).toMatchObject({ pages: 2, truncated: false });
+    expect(pdf.text).toContain('zanzibarite');
+    expect(progress.at(-1)).toEqual({ pagesDone: 2, pagesTotal: 2 });
+
+    const others: [string, FileKind, string][] = [
+      ['sample.docx', 'docx', 'quokkafern'],
+      ['sample.html', 'html', 'marmalith'],
+      ['sample.json', 'json', 'glimmerwold'],
+      ['sample.png', 'image', ''],
+    ];
+    for (const [name, kind, word] of others)
+      expect((await runExtraction(fixture(name), kind, limits())).text).toContain(word);
+  });
+
+  it('fails a malformed PDF with malformed', async () => {
+    const error = await rejection(runExtraction(fixture('malformed.pdf'), 'pdf', limits()));
+    expect(error).toBeInstanceOf(ExtractionError);
+    expect(error).toMatchObject({ reason: 'malformed' });
+    await expectStillWorking();
+  });
+
+  it('fails the zip bomb with archive_too_large', async () => {
+    const error = await rejection(runExtraction(fixture('zip-bomb.docx'), 'docx', limits()));
+    expect(error).toMatchObject({ name: 'ExtractionError', reason: 'archive_too_large' });
+    await expectStillWorking();
+  });
+
+  it('fails a 10,000-page PDF with too_many_pages, before reading its pages', async () => {
+    const progress: ExtractionProgress[] = [];
+    const error = await rejection(
+      runExtraction(makeManyPagePdf(10_000), 'pdf', limits(), { onProgress: (p) => progress.push(p) }),
+    );
+    expect(error).toMatchObject({ reason: 'too_many_pages' });
+    expect(error).toHaveProperty('message', expect.stringContaining('10000 pages'));
+    expect(progress).toEqual([]);
+    await expectStillWorking();
+  });
+
+  it('terminates a slow extraction at timeoutMs with timeout', async () => {
+    // Reading 10,000 pages takes seconds; 1 ms is over before the worker has even started.
+    const slow = limits({ maxPages: 20_000, timeoutMs: 1 });
+    const error = await rejection(runExtraction(makeManyPagePdf(10_000), 'pdf', slow));
+    expect(error).toMatchObject({ reason: 'timeout' });
+    await expectStillWorking();
+  });
+
+  it('fails with too_much_memory when the worker runs out of heap', async () => {
+    // A million small objects, once parsed and pretty-printed, need far more than 8 MB of heap.
+    const json = new TextEncoder().encode(`[${Array(1_000_000).fill('{"a":1}').join(',')}]`);
+    const tight = limits({ maxOldGenerationSizeMb: 8, maxTextChars: 50_000_000 });
+    const error = await rejection(runExtraction(json, 'json', tight));
+    expect(error).toMatchObject({ reason: 'too_much_memory' });
+    await expectStillWorking();
+  });
+
+  it('terminates the worker when the signal aborts, rejecting with its reason', async () => {
+    const controller = new AbortController();
+    const pending = runExtraction(makeManyPagePdf(10_000), 'pdf', limits({ maxPages: 20_000 }), {
+      signal: controller.signal,
+      onProgress: ({ pagesDone }) => {
+        if (pagesDone >= 1) controller.abort(new Error('the upload was deleted'));
+      },
+    });
+    expect(await rejection(pending)).toEqual(new Error('the upload was deleted'));
+    await expectStillWorking();
+  });
+
+  it('does not start a worker for an already aborted signal', async () => {
+    const reason = new Error('cancelled before start');
+    expect(
+      await rejection(runExtraction(fixture('sample.pdf'), 'pdf', limits(), { signal: AbortSignal.abort(reason) })),
+    ).toBe(reason);
+  });
+
+  it('fails the extraction, not the process, when a progress listener throws', async () => {
+    const error = await rejection(
+      runExtraction(fixture('sample.pdf'), 'pdf', limits(), {
+        onProgress: () => {
+          throw new Error('listener bug');
+        },
+      }),
+    );
+    expect(error).toEqual(new Error('listener bug'));
+    await expectStillWorking();
+  });
+});

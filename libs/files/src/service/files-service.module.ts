@@ -1,0 +1,42 @@
+import { Module } from '@nestjs/common';
+import { AI_PROVIDER, createAiProvider } from '@kw/platform-ai';
+import type { AppConfig } from '@kw/platform-config';
+import { eventBusProvider } from '@kw/platform-outbox';
+import { APP_CONFIG } from '@kw/platform-runtime';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
+import { BlobSweeper } from '../events/blob-sweeper.js';
+import { extractionLimitsProvider, FileProcessingWorker } from '../events/file-processing.worker.js';
+import { blobStorageProvider } from '../blob-storage.provider.js';
+import { filesDbProviders } from '../persistence/files-database.js';
+import { FilesRepository } from '../persistence/files.repository.js';
+import { ProcessingRepository } from '../persistence/processing.repository.js';
+import { AttachmentsHandlers } from './attachments.handlers.js';
+import { FileRecords } from './file-records.js';
+import { FileSearchHandlers } from './file-search.handlers.js';
+import { FilesHandlers } from './files.handlers.js';
+import { FragmentLookup } from './fragment-lookup.js';
+import { ProcessingJobs } from './processing-jobs.js';
+
+/** The service side of the files component: kw.files.v1 handlers, the processing worker and the blob sweeper. */
+@Module({
+  providers: [
+    ...filesDbProviders,
+    eventBusProvider('files'),
+    { provide: AI_PROVIDER, useFactory: (config: AppConfig) => createAiProvider(config), inject: [APP_CONFIG] },
+    blobStorageProvider,
+    extractionLimitsProvider,
+    WorkspaceGate,
+    FilesRepository,
+    ProcessingRepository,
+    FileRecords,
+    FragmentLookup,
+    ProcessingJobs,
+    FilesHandlers,
+    AttachmentsHandlers,
+    FileSearchHandlers,
+    FileProcessingWorker,
+    BlobSweeper,
+  ],
+  exports: [FileProcessingWorker, BlobSweeper],
+})
+export class FilesServiceModule {}

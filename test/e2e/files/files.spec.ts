@@ -1,0 +1,291 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authHeaders } from '../../support/accounts.js';
+import type { Person } from '../fragments/fragments-fixture.js';
+import { SAMPLES, fixture, sha256, startFilesPlatform } from './files-fixture.js';
+
+const CAP = 4 * 1024 * 1024;
+
+/**
+ * Files through real HTTP on the embedded platform: multipart uploads of every supported kind
+ * (undici FormData and a hand-built body), processing to `ready`, search by a word only the
+ * file holds, byte-exact downloads with ranges and ETags, metadata, deletion, attachments,
+ * the cap, and files other tenants may not see.
+ */
+describe('files', () => {
+  let p: Awaited<ReturnType<typeof startFilesPlatform>>;
+  let owner: Person;
+  let stranger: Person;
+  let ws: string;
+  let noteType: string;
+  let dataDir: string;
+  const blobsOf = (workspaceId: string) => {
+    const dir = path.join(dataDir, 'files', 'files', workspaceId);
+    return existsSync(dir) ? readdirSync(dir) : [];
+  };
+
+  beforeAll(async () => {
+    p = await startFilesPlatform({ FILES_MAX_BYTES: String(CAP) });
+    dataDir = p.dataDir;
+    owner = await p.person();
+    stranger = await p.person();
+    ({ id: ws, noteTypeId: noteType } = await p.workspace(owner));
+  }, 120_000);
+
+  afterAll(async () => {
+    await p?.stop();
+  });
+
+  describe.each(SAMPLES)('$file', (sample) => {
+    let fileId: string;
+    const bytes = fixture(sample.file);
+
+    it('uploads as multipart, answers 201 processing with the sniffed kind and the SHA-256', async () => {
+      const res = await p.upload(owner.auth, { workspaceId: ws }, [{ name: sample.file, bytes, mime: sample.mime }]);
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.file).toMatchObject({
+        workspaceId: ws,
+        name: sample.file,
+        kind: sample.kind,
+        sizeBytes: bytes.length,
+        sha256: sha256(bytes),
+        status: 'processing',
+      });
+      expect(res.body.file).not.toHaveProperty('downloadUrl');
+      expect(res.body.file).not.toHaveProperty('storageKey');
+      fileId = res.body.file.id;
+    });
+
+    it('is processed to ready, and search finds the word only this file holds', async () => {
+      const status = await p.settled(owner.auth, fileId);
+      expect(status, JSON.stringify(status)).toMatchObject({ status: 'ready' });
+      expect(status.chunkCount).toBeGreaterThan(0);
+      const found = await p.api.ok(
+        owner.auth,
+        'GET',
+        `/api/files/search?workspaceId=${ws}&q=${sample.word}`,
+        undefined,
+        200,
+      );
+      expect(found.items.map((h: any) => h.file.id)).toEqual([fileId]);
+      expect(found.items[0].matched).toContain('content');
+      expect(found.items[0].snippet.toLowerCase()).toContain(sample.word);
+    });
+
+    it('downloads the identical bytes, whole and as a range, with its ETag', async () => {
+      const whole = await p.download(owner.auth, `/api/files/${fileId}/download`);
+      expect(whole.res.status).toBe(200);
+      expect(sha256(whole.bytes)).toBe(sha256(bytes));
+      expect(whole.res.headers.get('etag')).toBe(`"${sha256(bytes)}"`);
+      expect(whole.res.headers.get('content-disposition')).toContain(`filename*=UTF-8''${sample.file}`);
+      expect(whole.res.headers.get('x-content-type-options')).toBe('nosniff');
+      const part = await p.download(owner.auth, `/api/files/${fileId}/download`, { range: 'bytes=5-20' });
+      expect(part.res.status).toBe(206);
+      expect(part.res.headers.get('content-range')).toBe(`bytes 5-20/${bytes.length}`);
+      expect(Buffer.from(part.bytes).equals(bytes.subarray(5, 21))).toBe(true);
+      const again = await p.download(owner.auth, `/api/files/${fileId}/download`, {
+        'if-none-match': `"${sha256(bytes)}"`,
+      });
+      expect(again.res.status).toBe(304);
+    });
+  });
+
+  it('keeps an image as metadata only: ready with no text', async () => {
+    const res = await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'pixel.png', bytes: fixture('sample.png') }]);
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.file).toMatchObject({ kind: 'image', mimeType: 'image/png' });
+    expect(await p.settled(owner.auth, res.body.file.id)).toMatchObject({ status: 'ready', chunkCount: 0 });
+  });
+
+  it('sniffs the type from the bytes, not from the name or the declared type', async () => {
+    const res = await p.upload(owner.auth, { workspaceId: ws }, [
+      { name: 'notes.txt', bytes: fixture('sample.pdf'), mime: 'text/plain' },
+    ]);
+    expect(res.body.file).toMatchObject({ kind: 'pdf', mimeType: 'application/pdf', declaredMimeType: 'text/plain' });
+  });
+
+  it('takes a hand-built multipart body with several files and a description', async () => {
+    const boundary = '----kw-hand-built-boundary';
+    const txt = fixture('sample.txt');
+    const md = fixture('sample.md');
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="workspaceId"\r\n\r\n${ws}\r\n`),
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="description"\r\n\r\nhand made\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n`,
+      ),
+      txt,
+      Buffer.from(
+        `\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="b.md"\r\nContent-Type: text/markdown\r\n\r\n`,
+      ),
+      md,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const res = await fetch(`${p.base}/api/files/upload`, {
+      method: 'POST',
+      headers: { ...authHeaders(owner.auth), 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
+    const json: any = await res.json();
+    expect(res.status, JSON.stringify(json)).toBe(201);
+    expect(json.files.map((f: any) => [f.name, f.sha256, f.description])).toEqual([
+      ['a.txt', sha256(txt), 'hand made'],
+      ['b.md', sha256(md), 'hand made'],
+    ]);
+  });
+
+  it('answers 413 over the cap and keeps nothing, not even the files before it in the same upload', async () => {
+    const other = (await p.workspace(owner)).id;
+    const res = await p.upload(owner.auth, { workspaceId: other }, [
+      { name: 'fine.txt', bytes: fixture('sample.txt') },
+      { name: 'big.bin', bytes: new Uint8Array(CAP + 1) },
+    ]);
+    expect(res.status, res.text).toBe(413);
+    expect(res.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    const found = await p.api.ok(owner.auth, 'GET', `/api/files/search?workspaceId=${other}&q=.`, undefined, 200);
+    expect(found.totalCount).toBe(0);
+    expect(blobsOf(other)).toEqual([]);
+    // The platform still answers, and the same workspace takes a file under the cap.
+    const ok = await p.upload(owner.auth, { workspaceId: other }, [{ name: 'fine.txt', bytes: fixture('sample.txt') }]);
+    expect(ok.status, ok.text).toBe(201);
+  });
+
+  it('refuses uploads that name no workspace before the file, or no file, or are not multipart', async () => {
+    const late = await p.upload(owner.auth, {}, [{ name: 'a.txt', bytes: fixture('sample.txt') }]);
+    expect(late.status).toBe(400);
+    expect(late.body.code).toBe('BAD_REQUEST');
+    const none = await p.upload(owner.auth, { workspaceId: ws }, []);
+    expect(none.status).toBe(400);
+    const json = await p.api.call(owner.auth, 'POST', '/api/files/upload', { workspaceId: ws });
+    expect(json.status).toBe(415);
+    expect(json.body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('updates metadata with a safe name, and deletes the file with its bytes', async () => {
+    const res = await p.upload(owner.auth, { workspaceId: ws }, [
+      { name: 'rename-me.txt', bytes: fixture('sample.txt') },
+    ]);
+    const id = res.body.file.id;
+    const before = blobsOf(ws).length;
+    const patched = await p.api.ok(
+      owner.auth,
+      'PATCH',
+      `/api/files/${id}`,
+      { name: '../../etc/passwd', description: 'd' },
+      200,
+    );
+    expect(patched.file).toMatchObject({ name: 'passwd', description: 'd' });
+    await p.settled(owner.auth, id);
+    await p.api.ok(owner.auth, 'DELETE', `/api/files/${id}`, undefined, 200);
+    expect((await p.api.call(owner.auth, 'GET', `/api/files/${id}`)).status).toBe(404);
+    expect((await p.download(owner.auth, `/api/files/${id}/download`)).res.status).toBe(404);
+    expect(blobsOf(ws)).not.toContain(id);
+    expect(blobsOf(ws).length).toBe(before - 1);
+  });
+
+  it('bulk-deletes with an outcome per id', async () => {
+    const a = (await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'a.txt', bytes: fixture('sample.txt') }])).body
+      .file.id;
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const res = await p.api.ok(owner.auth, 'POST', '/api/files/bulk-delete', { ids: [a, missing] }, 200);
+    expect(res).toMatchObject({
+      deleted: 1,
+      results: [
+        { id: a, deleted: true },
+        { id: missing, deleted: false, code: 'NOT_FOUND' },
+      ],
+    });
+  });
+
+  it('attaches files to fragments of the same workspace only', async () => {
+    const space = await p.workspace(owner);
+    const fragment = await p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments',
+      { workspaceId: space.id, fragmentTypeId: space.noteTypeId, title: 'with files', content: 'body' },
+      201,
+    );
+    const fragmentId = (fragment.fragment ?? fragment).id;
+    const up = await p.upload(owner.auth, { workspaceId: space.id, fragmentId }, [
+      { name: 'attached.txt', bytes: fixture('sample.txt') },
+    ]);
+    expect(up.status, up.text).toBe(201);
+    expect(up.body.file.fragmentIds).toEqual([fragmentId]);
+    const second = (
+      await p.upload(owner.auth, { workspaceId: space.id }, [{ name: 'later.md', bytes: fixture('sample.md') }])
+    ).body.file.id;
+    await p.api.ok(owner.auth, 'POST', `/api/files/${second}/attachments`, { fragmentId }, 200);
+    const listed = await p.api.ok(owner.auth, 'GET', `/api/fragments/${fragmentId}/files`, undefined, 200);
+    expect(listed.items.map((f: any) => f.name)).toEqual(['attached.txt', 'later.md']);
+    await p.api.ok(owner.auth, 'DELETE', `/api/files/${second}/attachments`, { fragmentId }, 200);
+    expect((await p.api.call(owner.auth, 'DELETE', `/api/files/${second}/attachments`, { fragmentId })).status).toBe(
+      404,
+    );
+    // A fragment of another workspace: refused, nothing attached.
+    const elsewhere = await p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments',
+      { workspaceId: ws, fragmentTypeId: noteType, title: 'elsewhere', content: 'body' },
+      201,
+    );
+    const cross = await p.api.call(owner.auth, 'POST', `/api/files/${second}/attachments`, {
+      fragmentId: (elsewhere.fragment ?? elsewhere).id,
+    });
+    expect(cross.status, cross.text).toBe(400);
+    expect((await p.api.ok(owner.auth, 'GET', `/api/files/${second}`, undefined, 200)).file.fragmentIds).toEqual([]);
+  });
+
+  it('shows other tenants nothing: 404 identical to a missing file, on every file route', async () => {
+    const id = (
+      await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'private.txt', bytes: fixture('sample.txt') }])
+    ).body.file.id;
+    const missing = '00000000-0000-4000-8000-000000000000';
+    for (const [method, suffix, body] of [
+      ['GET', '', undefined],
+      ['PATCH', '', { name: 'x' }],
+      ['DELETE', '', undefined],
+      ['GET', '/status', undefined],
+      ['GET', '/download', undefined],
+      ['POST', '/cancel', undefined],
+    ] as const) {
+      const theirs = await fetch(`${p.base}/api/files/${id}${suffix}`, {
+        method,
+        headers: { ...authHeaders(stranger.auth), ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const none = await fetch(`${p.base}/api/files/${missing}${suffix}`, {
+        method,
+        headers: { ...authHeaders(stranger.auth), ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      expect(theirs.status, `${method} ${suffix}`).toBe(404);
+      expect(await theirs.text()).toBe(await none.text());
+    }
+    const search = await p.api.call(stranger.auth, 'GET', `/api/files/search?workspaceId=${ws}&q=private`);
+    expect(search.status).toBe(404);
+    const upload = await p.upload(stranger.auth, { workspaceId: ws }, [
+      { name: 'in.txt', bytes: fixture('sample.txt') },
+    ]);
+    expect(upload.status).toBe(404);
+    expect(await p.api.ok(owner.auth, 'GET', `/api/files/${id}`, undefined, 200)).toMatchObject({ file: { id } });
+  });
+
+  it('answers 401 without credentials', async () => {
+    expect(
+      (await p.upload(undefined, { workspaceId: ws }, [{ name: 'a.txt', bytes: fixture('sample.txt') }])).status,
+    ).toBe(401);
+    expect((await p.api.call(undefined, 'GET', `/api/files/search?workspaceId=${ws}&q=a`)).status).toBe(401);
+  });
+
+  it('cancels only what is processing', async () => {
+    const id = (await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'c.txt', bytes: fixture('sample.txt') }])).body
+      .file.id;
+    await p.settled(owner.auth, id);
+    const res = await p.api.call(owner.auth, 'POST', `/api/files/${id}/cancel`);
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ code: 'CONFLICT' });
+  });
+});
