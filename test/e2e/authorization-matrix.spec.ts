@@ -68,11 +68,24 @@ describe('authorization matrix', () => {
   let publicWs: string;
   let counter = 0;
 
-  async function call(token: string | undefined, method: string, path: string, body?: unknown): Promise<Answer> {
+  async function call(
+    token: string | undefined,
+    method: string,
+    path: string,
+    body?: unknown,
+    multipart = false,
+  ): Promise<Answer> {
     const headers: Record<string, string> = token ? authHeaders(token) : {};
-    if (body !== undefined) headers['content-type'] = 'application/json';
     const text = body === undefined ? undefined : JSON.stringify(body).replaceAll('{n}', String(counter++));
-    const res = await fetch(`${base}${path}`, { method, headers, body: text });
+    let payload: string | FormData | undefined = text;
+    if (multipart) {
+      // The fields first (the upload reads them before the file parts), then one small file.
+      payload = new FormData();
+      for (const [name, value] of Object.entries(text === undefined ? {} : JSON.parse(text)))
+        payload.append(name, String(value));
+      payload.append('file', new Blob(['matrix\n'], { type: 'text/plain' }), 'matrix.txt');
+    } else if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${base}${path}`, { method, headers, body: payload });
     return { status: res.status, text: await res.text() };
   }
 
@@ -155,6 +168,15 @@ describe('authorization matrix', () => {
       { eventType: 'fragment.created', webhookId: webhook.id },
       200,
     );
+    // A file of the owner's, attached to the fragment, for the file routes.
+    const { fileId } = await ok(
+      owner.token,
+      'POST',
+      '/api/workspace-files/bytes',
+      { workspaceId: workspace.id, fileName: 'matrix.txt', mimeType: 'text/plain', base64: 'bWF0cml4Cg==' },
+      201,
+    );
+    await ok(owner.token, 'POST', `/api/files/${fileId}/attachments`, { fragmentId: fragment.id }, 200);
     return {
       id: workspace.id as string,
       member: people.get('spare')!.userId,
@@ -164,6 +186,7 @@ describe('authorization matrix', () => {
       type: fragmentType.id as string,
       webhook: webhook.id as string,
       delivery: outcomes[0].deliveryId as string,
+      file: fileId as string,
     };
   }
 
@@ -257,6 +280,7 @@ describe('authorization matrix', () => {
       .replaceAll('{type}', target.type)
       .replaceAll('{webhook}', target.webhook)
       .replaceAll('{delivery}', target.delivery)
+      .replaceAll('{file}', target.file)
       .replaceAll('{token}', tokenId ?? UNKNOWN_ID);
   }
 
@@ -284,26 +308,40 @@ describe('authorization matrix', () => {
       route.method,
       fill(route.path, target, tokenId),
       fillBody(route.body, target, tokenId),
+      route.multipart,
     );
-    if (want === 'allowed') {
+    if (route.perItem && want !== 401) {
+      // One outcome per id: the refusal is the outcome's, the request itself succeeds.
+      expect(answer.status, answer.text).toBe(200);
+      const [outcome] = JSON.parse(answer.text).results;
+      if (want === 'allowed') expect(outcome, answer.text).toMatchObject({ deleted: true });
+      else
+        expect(outcome, answer.text).toMatchObject({
+          deleted: false,
+          code: want === 403 ? expect.any(String) : 'NOT_FOUND',
+        });
+    } else if (want === 'allowed') {
       expect([401, 403, 404], answer.text).not.toContain(answer.status);
       expect(answer.status, answer.text).toBeLessThan(500);
+      if (route.allowedStatuses) expect(route.allowedStatuses, answer.text).toContain(answer.status);
     } else {
       expect(answer.status, answer.text).toBe(want);
       const body = JSON.parse(answer.text);
       expect(body.code).toEqual(want === 401 ? 'UNAUTHENTICATED' : want === 403 ? expect.any(String) : 'NOT_FOUND');
     }
-    if (want === 404 && route.path.includes('{ws}')) {
-      // Cross-tenant answers are byte-identical to the answer for an id that does not exist.
-      const unknown = { ...target, id: UNKNOWN_ID };
+    if (want === 404 && (route.path.includes('{ws}') || route.path.includes('{file}') || route.perItem)) {
+      // Cross-tenant answers are byte-identical to the answer for an id that does not exist
+      // (per id, for a per-item route: its outcome names the id it was given).
+      const unknown = { ...target, id: UNKNOWN_ID, file: UNKNOWN_ID };
       const missing = await call(
         caller.token,
         route.method,
         fill(route.path, unknown, tokenId),
         fillBody(route.body, unknown, tokenId),
+        route.multipart,
       );
-      expect(missing.status).toBe(404);
-      expect(answer.text).toBe(missing.text);
+      expect(missing.status).toBe(route.perItem ? 200 : 404);
+      expect(route.perItem ? answer.text.replaceAll(target.file, UNKNOWN_ID) : answer.text).toBe(missing.text);
     }
   });
 

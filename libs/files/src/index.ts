@@ -1,3 +1,3 @@
 export * from './files.component.js';
-export { BlobSweeper, type SweepOptions, type SweepResult } from './events/blob-sweeper.js';
+export { BlobSweeper, type SweepResult } from './events/blob-sweeper.js';
 export { FileProcessingWorker } from './events/file-processing.worker.js';

@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminEnv, createToken, userWithToken, type TestUser } from '../../support/accounts.js';
@@ -328,6 +329,39 @@ describe('hosted zones (Cloud)', () => {
       }
       // A stranger still learns nothing: 404, not the zone.
       const hidden = await api.call(stranger.token, 'GET', `/api/workspaces/${placed.id}/collections`, undefined);
+      expect(hidden.status).toBe(404);
+    });
+
+    it('answers the files routes for the Leaf-backed workspace with 409 FILES_UNSUPPORTED_IN_HOSTED_ZONE, storing nothing', async () => {
+      const expected = {
+        code: 'FILES_UNSUPPORTED_IN_HOSTED_ZONE',
+        error: expect.stringContaining('hosted zone'),
+        hostedZoneId: zone.id,
+      };
+      const form = new FormData();
+      form.append('workspaceId', placed.id);
+      form.append('file', new Blob(['private bytes']), 'secret.txt');
+      const upload = await fetch(`${platform.url}/api/files/upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.token}` },
+        body: form,
+      });
+      expect(upload.status).toBe(409);
+      expect(await upload.json()).toEqual(expected);
+      const proxy = await api.call(owner.token, 'POST', '/api/workspace-files/bytes', {
+        workspaceId: placed.id,
+        fileName: 'secret.txt',
+        mimeType: 'text/plain',
+        base64: Buffer.from('private bytes').toString('base64'),
+      });
+      expect(proxy.status).toBe(409);
+      expect(proxy.body).toEqual(expected);
+      const search = await api.call(owner.token, 'GET', `/api/files/search?workspaceId=${placed.id}&q=secret`);
+      expect(search.status).toBe(409);
+      expect(search.body).toEqual(expected);
+      expect(existsSync(path.join(dataDir, 'files', 'files', placed.id))).toBe(false);
+      // A stranger learns nothing of the zone.
+      const hidden = await api.call(stranger.token, 'GET', `/api/files/search?workspaceId=${placed.id}&q=secret`);
       expect(hidden.status).toBe(404);
     });
 

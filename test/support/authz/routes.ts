@@ -7,8 +7,8 @@ import type { Action } from '@kw/platform-access-policy';
  * Path placeholders, filled from the fixture: {ws} the workspace, {member} a member to act
  * on, {invitation} a pending invitation, {token} one of the caller's own tokens, {fragment} a
  * fragment, {collection} a collection and {type} an unused fragment type, {webhook} a webhook
- * and {delivery} one of its deliveries, all created by the owner. Placeholders are filled in
- * bodies too.
+ * and {delivery} one of its deliveries, {file} a file (attached to {fragment}), all created by
+ * the owner. Placeholders are filled in bodies too.
  */
 export interface MatrixRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -31,6 +31,18 @@ export interface MatrixRoute {
   needsArchived?: boolean;
   /** The route creates new content: roles that may write their own content (contributors) may call it. */
   creates?: boolean;
+  /**
+   * The statuses a caller who may act can get, when "allowed" must be narrower than the default
+   * (any status below 500 other than 401, 403 and 404).
+   */
+  allowedStatuses?: number[];
+  /** Sent as multipart/form-data: the body's fields first, then one small text file part `file`. */
+  multipart?: boolean;
+  /**
+   * The route acts on the ids of `body.ids` one by one and answers 200 with an outcome per id
+   * (`results: [{id, deleted, code?}]`): a refusal is that outcome's code, not the HTTP status.
+   */
+  perItem?: boolean;
 }
 
 export const WORKSPACE_ROUTES: MatrixRoute[] = [
@@ -300,6 +312,71 @@ export const HOSTED_ZONE_ROUTES: MatrixRoute[] = [
   },
 ];
 
+/**
+ * Files (files component): {file} is a small text file of the owner's, stored through the byte
+ * proxy and attached to {fragment}. Contributors write only their own files (`files:write` needs
+ * writeOwn / writeAny), so on the owner's file they get 403, like on the owner's fragment.
+ */
+export const FILE_ROUTES: MatrixRoute[] = [
+  {
+    method: 'POST',
+    path: '/api/files/upload',
+    action: 'files:write',
+    creates: true,
+    multipart: true,
+    body: { workspaceId: '{ws}' },
+  },
+  { method: 'GET', path: '/api/files/search?workspaceId={ws}&q=matrix', action: 'files:read' },
+  { method: 'GET', path: '/api/files/{file}', action: 'files:read' },
+  {
+    method: 'PATCH',
+    path: '/api/files/{file}',
+    action: 'files:write',
+    body: { description: 'changed by the matrix' },
+  },
+  { method: 'GET', path: '/api/files/{file}/status', action: 'files:read' },
+  { method: 'GET', path: '/api/files/{file}/download', action: 'files:read' },
+  // 200 while the file is still processing, 409 CONFLICT once it is not (ready, or cancelled by
+  // an earlier case): both mean the caller was let through.
+  { method: 'POST', path: '/api/files/{file}/cancel', action: 'files:write', allowedStatuses: [200, 409] },
+  // Idempotent: {file} is attached to {fragment} already.
+  {
+    method: 'POST',
+    path: '/api/files/{file}/attachments',
+    action: 'files:write',
+    body: { fragmentId: '{fragment}' },
+  },
+  // Destructive: a second detach of the same attachment answers 404.
+  {
+    method: 'DELETE',
+    path: '/api/files/{file}/attachments',
+    action: 'files:write',
+    body: { fragmentId: '{fragment}' },
+    destructive: true,
+  },
+  { method: 'GET', path: '/api/fragments/{fragment}/files', action: 'files:read' },
+  { method: 'GET', path: '/api/workspace-files/{file}/bytes', action: 'files:read' },
+  {
+    method: 'POST',
+    path: '/api/workspace-files/bytes',
+    action: 'files:write',
+    creates: true,
+    body: { workspaceId: '{ws}', fileName: 'm.txt', mimeType: 'text/plain', base64: 'aGVsbG8=' },
+  },
+  // Bulk delete answers 200 whoever calls (with a working credential): each id is decided as
+  // DELETE /api/files/{id} would be, and a refusal is that id's outcome (`deleted: false` with
+  // code FORBIDDEN or NOT_FOUND, the latter identical to an unknown id's), not the HTTP status.
+  {
+    method: 'POST',
+    path: '/api/files/bulk-delete',
+    action: 'files:write',
+    body: { ids: ['{file}'] },
+    destructive: true,
+    perItem: true,
+  },
+  { method: 'DELETE', path: '/api/files/{file}', action: 'files:write', destructive: true },
+];
+
 export const MATRIX_ROUTES: MatrixRoute[] = [
   ...IDENTITY_ROUTES,
   ...WORKSPACE_ROUTES,
@@ -308,4 +385,5 @@ export const MATRIX_ROUTES: MatrixRoute[] = [
   ...SEARCH_ROUTES,
   ...WEBHOOK_ROUTES,
   ...HOSTED_ZONE_ROUTES,
+  ...FILE_ROUTES,
 ];

@@ -1,44 +1,44 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { PollingLoop } from '@kw/platform-outbox';
-import { LOGGER } from '@kw/platform-runtime';
-import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
-import { ORPHAN_BLOB_GRACE_MS, UPLOAD_RESERVATION_TTL_MS } from '../files-limits.js';
+import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
+import { BLOB_STORAGE, LocalDiskStorage, type BlobStorage } from '@kw/platform-storage';
 import { ProcessingRepository } from '../persistence/processing.repository.js';
 
 const SWEEP_EVERY_MS = 15 * 60_000;
 const BATCH = 100;
 
-export interface SweepOptions {
-  now?: Date;
-  reservationTtlMs?: number;
-  orphanGraceMs?: number;
-}
-
 export interface SweepResult {
   reservations: number;
   orphans: number;
+  partials: number;
 }
 
 /**
- * Keeps storage and metadata in step after crashes: an upload whose reservation never completed
- * (the client vanished, the process died mid-stream) loses its row and blob; a blob without a
- * row (the process died between the blob and the row, or between deleting the row and the
- * blob) is deleted once older than a grace period that covers an upload in flight.
+ * Keeps storage and metadata in step after crashes, at start and every 15 minutes. Once older
+ * than FILES_SWEEP_AFTER_MS: an upload whose reservation never completed (the client vanished,
+ * the process died mid-stream) loses its row and its blob; a blob without a row (the process
+ * died between deleting a file's row and its blob) is deleted; a partial local write too.
  */
 @Injectable()
 export class BlobSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly loop: PollingLoop;
+  private readonly afterMs: number;
 
   constructor(
     private readonly processing: ProcessingRepository,
     @Inject(BLOB_STORAGE) private readonly storage: BlobStorage,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    this.afterMs = config.FILES_SWEEP_AFTER_MS;
     this.loop = new PollingLoop(
       async () => {
         const swept = await this.sweep();
-        if (swept.reservations || swept.orphans) this.logger.info(swept, 'swept abandoned uploads and orphan blobs');
+        if (swept.reservations || swept.orphans || swept.partials) {
+          this.logger.info(swept, 'swept abandoned uploads and orphan blobs');
+        }
         return false;
       },
       {
@@ -57,12 +57,10 @@ export class BlobSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     await this.loop.stop();
   }
 
-  async sweep(options: SweepOptions = {}): Promise<SweepResult> {
-    const now = options.now ?? new Date();
-    const ttl = options.reservationTtlMs ?? UPLOAD_RESERVATION_TTL_MS;
-    const grace = options.orphanGraceMs ?? ORPHAN_BLOB_GRACE_MS;
+  async sweep(now = new Date()): Promise<SweepResult> {
+    const before = new Date(now.getTime() - this.afterMs);
     let reservations = 0;
-    for (const stale of await this.processing.staleReservations(new Date(now.getTime() - ttl), 1_000)) {
+    for (const stale of await this.processing.staleReservations(before, 1_000)) {
       await this.storage.delete(stale.storageKey);
       await this.processing.dropStaleReservation(stale.id);
       reservations++;
@@ -78,11 +76,12 @@ export class BlobSweeper implements OnApplicationBootstrap, OnModuleDestroy {
       batch = [];
     };
     for await (const blob of this.storage.list('files/')) {
-      if (now.getTime() - blob.lastModified.getTime() < grace) continue;
+      if (blob.lastModified >= before) continue;
       batch.push(blob.key);
       if (batch.length >= BATCH) await flush();
     }
     if (batch.length) await flush();
-    return { reservations, orphans };
+    const partials = this.storage instanceof LocalDiskStorage ? await this.storage.sweepPartials(this.afterMs) : 0;
+    return { reservations, orphans, partials };
   }
 }

@@ -233,6 +233,15 @@ export class AppConfig {
   @Min(1000)
   FILES_PROCESSING_LEASE_MS = 60_000;
 
+  /**
+   * Age after which the files sweeper removes what a crash left: an upload that never completed
+   * (its row and blob) and a blob without a file row. Longer than any upload may take.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  FILES_SWEEP_AFTER_MS = 6 * 60 * 60 * 1000;
+
   /** Largest JSON body of `POST /api/workspace-files/bytes` (base64 of a 50 MiB file and some). */
   @Transform(toInt)
   @IsInt()

@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authHeaders, createToken } from '../../support/accounts.js';
+import { makeManyPagePdf } from '../../fixtures/files/make-fixtures.mjs';
+import type { Person } from '../fragments/fragments-fixture.js';
+import { fixture, sha256, startFilesPlatform } from './files-fixture.js';
+
+const MiB = 1024 * 1024;
+
+/**
+ * What a hostile client sends: files built to break the extractor, names built to escape or to
+ * inject, and the byte proxy's edges (401, 403, 413, base64 and data URLs). Each hostile file
+ * ends `failed` with its reason while the platform keeps answering.
+ */
+describe('files: hostile input and the byte proxy', () => {
+  let p: Awaited<ReturnType<typeof startFilesPlatform>>;
+  let owner: Person;
+  let ws: string;
+
+  beforeAll(async () => {
+    // Room for the byte proxy's 50 MiB edge.
+    p = await startFilesPlatform({ FILES_MAX_BYTES: String(60 * MiB) });
+    owner = await p.person();
+    ws = (await p.workspace(owner)).id;
+  }, 120_000);
+
+  afterAll(async () => {
+    await p?.stop();
+  });
+
+  const healthy = async () => {
+    const res = await fetch(`${p.base}/api/health`);
+    expect(res.status).toBe(200);
+  };
+
+  it.each([
+    ['a malformed PDF', 'broken.pdf', () => fixture('malformed.pdf'), 'malformed'],
+    ['a DOCX zip bomb', 'bomb.docx', () => fixture('zip-bomb.docx'), 'archive_too_large'],
+    ['a 10,000-page PDF', 'huge.pdf', () => makeManyPagePdf(10_000), 'too_many_pages'],
+  ])('%s ends failed (%s) and the platform keeps answering', async (_what, name, bytes, reason) => {
+    const res = await p.upload(owner.auth, { workspaceId: ws }, [{ name, bytes: bytes() }]);
+    expect(res.status, res.text).toBe(201);
+    const status = await p.settled(owner.auth, res.body.file.id);
+    expect(status).toMatchObject({ status: 'failed', failureReason: reason });
+    expect(status.failureMessage).toBeTruthy();
+    await healthy();
+    // A normal file right after is processed as usual.
+    const ok = await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'after.txt', bytes: fixture('sample.txt') }]);
+    expect(await p.settled(owner.auth, ok.body.file.id)).toMatchObject({ status: 'ready' });
+  });
+
+  it('stores names with ../, NUL bytes or 1,000 characters safely', async () => {
+    const boundary = '----kw-hostile-names';
+    const long = `${'n'.repeat(1_000)}.txt`;
+    const names = ['../../../etc/passwd', 'nul\u0000byte.txt', long, '..\\..\\windows\\win.ini'];
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="workspaceId"\r\n\r\n${ws}\r\n`),
+      ...names.map((name) =>
+        Buffer.concat([
+          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="`),
+          Buffer.from(name, 'utf8'),
+          Buffer.from(`"\r\nContent-Type: text/plain\r\n\r\nhostile name\r\n`),
+        ]),
+      ),
+      Buffer.from(`--${boundary}--\r\n`),
+    ]);
+    const res = await fetch(`${p.base}/api/files/upload`, {
+      method: 'POST',
+      headers: { ...authHeaders(owner.auth), 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
+    const json: any = await res.json();
+    expect(res.status, JSON.stringify(json)).toBe(201);
+    const stored = json.files.map((f: any) => f.name as string);
+    expect(stored[0]).toBe('passwd');
+    expect(stored[1]).not.toContain('\u0000');
+    expect(Buffer.byteLength(stored[2])).toBeLessThanOrEqual(255);
+    expect(stored[2].endsWith('.txt')).toBe(true);
+    expect(stored[3]).toBe('win.ini');
+    for (const name of stored) expect(name).not.toMatch(/[/\\]|\.\./);
+    // The download's header carries the name safely.
+    const dl = await p.download(owner.auth, `/api/files/${json.files[1].id}/download`);
+    expect(dl.res.headers.get('content-disposition')).not.toMatch(/[\r\n\u0000]/);
+    await healthy();
+  });
+
+  describe('byte proxy', () => {
+    it('round-trips raw base64 and a data URL', async () => {
+      const bytes = fixture('sample.pdf');
+      for (const base64 of [bytes.toString('base64'), `data:application/pdf;base64,${bytes.toString('base64')}`]) {
+        const put = await p.api.call(owner.auth, 'POST', '/api/workspace-files/bytes', {
+          workspaceId: ws,
+          fileName: 'proxied.pdf',
+          mimeType: 'application/pdf',
+          base64,
+        });
+        expect(put.status, put.text).toBe(201);
+        expect(put.body).toMatchObject({ ok: true, status: 'processing' });
+        const got = await p.download(owner.auth, `/api/workspace-files/${put.body.fileId}/bytes`);
+        expect(got.res.status).toBe(200);
+        expect(sha256(got.bytes)).toBe(sha256(bytes));
+        expect(await p.settled(owner.auth, put.body.fileId)).toMatchObject({ status: 'ready' });
+      }
+    });
+
+    it('refuses what is not base64 with 400', async () => {
+      const put = await p.api.call(owner.auth, 'POST', '/api/workspace-files/bytes', {
+        workspaceId: ws,
+        fileName: 'x.txt',
+        mimeType: 'text/plain',
+        base64: 'not base64 at all!',
+      });
+      expect(put.status).toBe(400);
+    });
+
+    it('answers 401 without credentials and 403 to a token that may not read files', async () => {
+      const put = await p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/workspace-files/bytes',
+        { workspaceId: ws, fileName: 'a.txt', mimeType: 'text/plain', base64: 'aGVsbG8=' },
+        201,
+      );
+      const anonymous = await fetch(`${p.base}/api/workspace-files/${put.fileId}/bytes`);
+      expect(anonymous.status).toBe(401);
+      expect(await anonymous.json()).toMatchObject({ code: 'UNAUTHENTICATED' });
+      const { token } = await createToken(p.base, owner.auth, { scopes: ['fragments:read'] });
+      const scoped = await fetch(`${p.base}/api/workspace-files/${put.fileId}/bytes`, { headers: authHeaders(token) });
+      expect(scoped.status).toBe(403);
+      expect(await scoped.json()).toMatchObject({ code: 'FORBIDDEN' });
+      const write = await p.api.call(token, 'POST', '/api/workspace-files/bytes', {
+        workspaceId: ws,
+        fileName: 'a.txt',
+        mimeType: 'text/plain',
+        base64: 'aGVsbG8=',
+      });
+      expect(write.status).toBe(403);
+    });
+
+    it('answers 413 for a file just over 50 MiB, both ways, and stores nothing for the refused write', async () => {
+      const over = new Uint8Array(50 * MiB + 1);
+      const up = await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'big.bin', bytes: over }]);
+      expect(up.status, up.text).toBe(201);
+      const read = await fetch(`${p.base}/api/workspace-files/${up.body.file.id}/bytes`, {
+        headers: authHeaders(owner.auth),
+      });
+      expect(read.status).toBe(413);
+      expect(await read.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+      // Exactly 50 MiB still goes through.
+      const at = await p.upload(owner.auth, { workspaceId: ws }, [
+        { name: 'edge.bin', bytes: new Uint8Array(50 * MiB) },
+      ]);
+      const edge = await fetch(`${p.base}/api/workspace-files/${at.body.file.id}/bytes`, {
+        headers: authHeaders(owner.auth),
+      });
+      expect(edge.status).toBe(200);
+      expect((await edge.arrayBuffer()).byteLength).toBe(50 * MiB);
+      const before = await p.api.ok(
+        owner.auth,
+        'GET',
+        `/api/files/search?workspaceId=${ws}&q=toolarge`,
+        undefined,
+        200,
+      );
+      const put = await p.api.call(owner.auth, 'POST', '/api/workspace-files/bytes', {
+        workspaceId: ws,
+        fileName: 'toolarge.bin',
+        mimeType: 'application/octet-stream',
+        base64: Buffer.from(over).toString('base64'),
+      });
+      expect(put.status, put.text.slice(0, 200)).toBe(413);
+      const after = await p.api.ok(owner.auth, 'GET', `/api/files/search?workspaceId=${ws}&q=toolarge`, undefined, 200);
+      expect(after.totalCount).toBe(before.totalCount);
+    });
+  });
+});
