@@ -5,6 +5,8 @@
 //   node bench/baselines/bare-fastify.mjs nats <NATS_URL>               POST /echo: one bare request-reply over NATS
 //   node bench/baselines/bare-fastify.mjs fragment-get <DATABASE_URL>   GET /fragments/:workspaceId/:id: the SELECT of one fragment row
 //   node bench/baselines/bare-fastify.mjs fragment-create <DATABASE_URL> POST /fragments: one INSERT of a fragment row
+//   node bench/baselines/bare-fastify.mjs files-upload <dir>            POST /upload: multipart parts streamed into LocalDiskStorage(<dir>)
+import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
@@ -60,9 +62,44 @@ if (mode === 'version') {
     );
     return reply.code(201).send({ success: true, fragment: rows[0] });
   });
+} else if (mode === 'files-upload') {
+  // The platform's storage adapter, built (dist/), so the bytes take the same path to disk: a
+  // partial file, the SHA-256 meter, flush, rename. No reservation, no sniffing, no metadata.
+  const { LocalDiskStorage } = await import('../../dist/libs/platform/storage/src/index.js');
+  const { Busboy } = await import('@fastify/busboy');
+  const storage = new LocalDiskStorage(url);
+  const maxBytes = 100 * 1024 * 1024; // FILES_MAX_BYTES' default
+  // The body is left unread for busboy, as the platform's upload route does.
+  app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null));
+  app.post('/upload', async (request, reply) => {
+    const stored = await new Promise((resolve, reject) => {
+      const puts = [];
+      let workspaceId = '';
+      const parser = new Busboy({
+        headers: request.headers,
+        limits: { files: 20, fields: 10, fieldSize: 8192, parts: 30 },
+      });
+      parser.on('field', (name, value) => {
+        if (name === 'workspaceId') workspaceId = value.trim();
+      });
+      parser.on('file', (name, stream, fileName) => {
+        if (name !== 'file' || !workspaceId) {
+          stream.resume();
+          return void reject(new Error('a file part before workspaceId'));
+        }
+        const key = `files/${workspaceId}/${randomUUID()}`;
+        puts.push(storage.put(key, stream, { maxBytes }).then((r) => ({ key, name: fileName, ...r })));
+      });
+      parser.on('finish', () => Promise.all(puts).then(resolve, reject));
+      parser.on('error', reject);
+      request.raw.pipe(parser);
+    });
+    if (stored.length === 0) return reply.code(400).send({ success: false });
+    return reply.code(201).send({ success: true, files: stored });
+  });
 } else {
   console.error(
-    'usage: bare-fastify.mjs version | nats <url> | fragment-get <database url> | fragment-create <database url>',
+    'usage: bare-fastify.mjs version | nats <url> | fragment-get <database url> | fragment-create <database url> | files-upload <dir>',
   );
   process.exit(2);
 }

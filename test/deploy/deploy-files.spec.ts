@@ -143,12 +143,16 @@ describe('docker-compose.yml', () => {
       expect(new URL(env.NATS_URL).hostname, app).toBe('nats');
       expect(loadConfig(env).RUN_MODE).toBe('distributed');
     }
+    // The files component and the gateway, which streams file bytes itself (docs/files.md), see the
+    // same bucket; the bucket the job creates is that one; storage credentials reach only them.
+    const STORAGE_USERS = ['files', 'gateway'];
     const files = resolvedEnv('files');
     expect(new URL(files.S3_ENDPOINT).hostname).toBe('minio');
     for (const key of ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']) expect(files[key], key).toBeTruthy();
-    // The bucket the job creates is the bucket files uses; storage credentials reach files only.
+    for (const key of ['S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION'])
+      expect(resolvedEnv('gateway')[key], key).toBe(files[key]);
     expect(String(services['minio-init'].command)).toContain(`local/${files.S3_BUCKET}`);
-    for (const app of COMPONENTS.filter((a) => a !== 'files'))
+    for (const app of COMPONENTS.filter((a) => !STORAGE_USERS.includes(a)))
       expect(resolvedEnv(app).S3_SECRET_ACCESS_KEY, app).toBeUndefined();
   });
 
@@ -393,9 +397,11 @@ describe('deploy/k8s/cloud', () => {
       const env = containerEnv(ms, containerOf(named(ms, 'Deployment', app)!));
       expect(env.entries.find((e) => e.name === 'SECRETS_ENCRYPTION_KEY')?.valueFrom?.secretKeyRef, app).toBeDefined();
     }
-    const files = containerEnv(ms, containerOf(named(ms, 'Deployment', 'files')!));
-    for (const key of ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'])
-      expect(files.names, key).toContain(key);
+    for (const app of ['files', 'gateway']) {
+      const env = containerEnv(ms, containerOf(named(ms, 'Deployment', app)!));
+      for (const key of ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'])
+        expect(env.names, `${app}: ${key}`).toContain(key);
+    }
   });
 
   it('probes /readyz and /healthz on the metrics port (gateway: its HTTP port), with resources and a drain period', () => {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authHeaders } from '../../support/accounts.js';
+import { authHeaders, createToken } from '../../support/accounts.js';
 import type { Person } from '../fragments/fragments-fixture.js';
 import { SAMPLES, fixture, sha256, startFilesPlatform } from './files-fixture.js';
 
@@ -89,6 +89,51 @@ describe('files', () => {
       });
       expect(again.res.status).toBe(304);
     });
+  });
+
+  it('shows file content in the workspace search, each hit saying whether it is a fragment or a file', async () => {
+    await p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments',
+      { workspaceId: ws, fragmentTypeId: noteType, title: 'About zanzibarite', content: 'A note on zanzibarite.' },
+      201,
+    );
+    const pdf = SAMPLES[0];
+    await expect
+      .poll(async () => {
+        const body = await p.api.ok(owner.auth, 'GET', `/api/search?workspaceId=${ws}&q=${pdf.word}`, undefined, 200);
+        return body.results.length;
+      })
+      .toBeGreaterThan(0);
+    const body = await p.api.ok(owner.auth, 'GET', `/api/search?workspaceId=${ws}&q=${pdf.word}`, undefined, 200);
+    expect(body.results.every((h: any) => h.kind === 'fragment')).toBe(true);
+    expect(body.files).toEqual([
+      expect.objectContaining({ kind: 'file', name: pdf.file, fileKind: 'pdf', matchedBy: ['content'] }),
+    ]);
+    expect(body.files[0].snippet.toLowerCase()).toContain(pdf.word);
+    // Files have no type, tags or collection: with those filters, none; nor on later pages.
+    const filtered = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/search?workspaceId=${ws}&q=${pdf.word}&types=note`,
+      undefined,
+      200,
+    );
+    expect(filtered.files).toEqual([]);
+    const later = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/search?workspaceId=${ws}&q=${pdf.word}&offset=1`,
+      undefined,
+      200,
+    );
+    expect(later.files).toEqual([]);
+    // A token that may search but not read files sees the fragments only.
+    const { token } = await createToken(p.base, owner.auth, { scopes: ['search:read', 'fragments:read'] });
+    const narrow = await p.api.ok(token, 'GET', `/api/search?workspaceId=${ws}&q=${pdf.word}`, undefined, 200);
+    expect(narrow.results.length).toBeGreaterThan(0);
+    expect(narrow.files).toEqual([]);
   });
 
   it('keeps an image as metadata only: ready with no text', async () => {

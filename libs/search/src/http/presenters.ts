@@ -21,6 +21,7 @@ export function resultsJson(page: MessageShape<typeof SearchPageSchema> | undefi
   return {
     success: true,
     results: (page?.hits ?? []).map((h) => ({
+      kind: 'fragment' as const,
       fragmentId: h.fragmentId,
       workspaceId: h.workspaceId,
       title: h.title,

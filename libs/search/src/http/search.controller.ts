@@ -12,6 +12,7 @@ import {
   WorkspaceSearchQueryDto,
   searchOf,
 } from './dto/search.dto.js';
+import { fileHits } from './file-hits.js';
 import { resultsJson } from './presenters.js';
 
 const M = SearchService.method;
@@ -25,17 +26,25 @@ export class SearchController {
   @Get()
   @ApiOperation({
     summary: 'Search a workspace',
-    description: 'Hybrid (BM25 keyword + vector, weighted score fusion), keyword or semantic. Scope `search:read`.',
+    description:
+      'Hybrid (BM25 keyword + vector, weighted score fusion), keyword or semantic. Scope `search:read`. Each hit says its `kind`: fragments in `results`, and on the first page files whose name or extracted text match in `files` (when the caller may read files).',
   })
   @ApiOkResponse({ type: SearchResultsDto })
   async search(@Query() query: WorkspaceSearchQueryDto): Promise<SearchResultsDto> {
+    const search = searchOf(query);
     const { page } = await this.client.call(M.search, {
       workspaceId: query.workspaceId,
-      search: searchOf(query),
+      search,
       limit: query.limit ?? 0,
       offset: query.offset ?? 0,
     });
-    return resultsJson(page);
+    const files = await fileHits(this.client, {
+      workspaceId: query.workspaceId,
+      query: query.q,
+      offset: query.offset ?? 0,
+      fragmentFilters: search.types.length > 0 || search.tags.length > 0 || search.collectionId !== '',
+    });
+    return { ...resultsJson(page), files };
   }
 
   @Get('global')

@@ -1,9 +1,7 @@
 import type { FileKind } from '../../domain/file-kind.js';
-import { docxText } from './docx-text.js';
 import type { ExtractedText, ExtractionProgress } from './extracted-text.js';
 import type { ExtractionLimits } from './extraction-limits.js';
 import { htmlText } from './html-text.js';
-import { pdfText } from './pdf-text.js';
 import { decodeText, jsonText } from './plain-text.js';
 
 /**
@@ -32,11 +30,13 @@ async function fullText(
   limits: ExtractionLimits,
   onProgress?: (progress: ExtractionProgress) => void,
 ): Promise<{ text: string; pages?: number }> {
+  // The PDF and DOCX parsers are loaded only for their kind: importing both costs a fresh
+  // worker thread a few hundred milliseconds, more than extracting a small file.
   switch (kind) {
     case 'pdf':
-      return pdfText(bytes, limits, onProgress);
+      return (await import('./pdf-text.js')).pdfText(bytes, limits, onProgress);
     case 'docx':
-      return { text: await docxText(bytes, limits) };
+      return { text: await (await import('./docx-text.js')).docxText(bytes, limits) };
     case 'html':
       return { text: htmlText(new TextDecoder('utf-8').decode(bytes)) };
     case 'json':

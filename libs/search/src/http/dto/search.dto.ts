@@ -81,6 +81,8 @@ export class SuggestionsQueryDto {
 }
 
 export class SearchHitDto {
+  @ApiProperty({ enum: ['fragment'], description: 'What the hit is: fragments here, files in `files`' })
+  kind!: 'fragment';
   @ApiProperty({ format: 'uuid' }) fragmentId!: string;
   @ApiProperty({ format: 'uuid' }) workspaceId!: string;
   @ApiProperty() title!: string;
@@ -97,9 +99,32 @@ export class SearchHitDto {
   @ApiProperty() updatedAt!: string;
 }
 
+export class FileSearchHitDto {
+  @ApiProperty({ enum: ['file'] }) kind!: 'file';
+  @ApiProperty({ format: 'uuid' }) fileId!: string;
+  @ApiProperty({ format: 'uuid' }) workspaceId!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() mimeType!: string;
+  @ApiProperty({ description: 'pdf, docx, html, markdown, text, csv, json, image or other' }) fileKind!: string;
+  @ApiProperty({ description: 'Extracted text around the match, matches between ** (empty for a name match)' })
+  snippet!: string;
+  @ApiProperty({ description: "The files search's score: 1 for a name match plus the content's ts_rank" })
+  score!: number;
+  @ApiProperty({ type: [String], enum: ['name', 'content'] }) matchedBy!: string[];
+  @ApiProperty({ type: [String], description: 'Fragments the file is attached to' }) fragmentIds!: string[];
+  @ApiProperty() createdAt!: string;
+  @ApiProperty() updatedAt!: string;
+}
+
 export class SearchResultsDto {
   @ApiProperty() success!: boolean;
   @ApiProperty({ type: [SearchHitDto] }) results!: SearchHitDto[];
+  @ApiPropertyOptional({
+    type: [FileSearchHitDto],
+    description:
+      'Workspace search only: up to 5 files whose name or extracted text match, on the first page and without type, tag or collection filters (docs/files.md)',
+  })
+  files?: FileSearchHitDto[];
   @ApiProperty({ description: 'Matches reachable by paging (at most the retrieval depth)' }) total!: number;
   @ApiProperty() limit!: number;
   @ApiProperty() offset!: number;

@@ -1,0 +1,53 @@
+import { FilesService } from '@kw/contracts';
+import { AppError } from '@kw/platform-errors';
+import { ServiceClient } from '@kw/platform-transport';
+import type { FileSearchHitDto } from './dto/search.dto.js';
+
+/** File hits shown with the first page of a workspace search. */
+export const FILE_HITS_MAX = 5;
+
+export interface FileHitsRequest {
+  workspaceId: string;
+  query: string;
+  offset: number;
+  /** Filters only fragments have (types, tags, a collection): files cannot match them. */
+  fragmentFilters: boolean;
+}
+
+/**
+ * The files whose name or extracted text match a workspace search (the files component's own
+ * search, asked as the caller), beside the fragment results rather than fused into them: their
+ * scores are not on the same scale, and paging stays that of the fragments. Only on the first
+ * page and without fragment-only filters. A process without the files component (a Leaf, whose
+ * hosted zone has no files), a files service that does not answer, or a caller who may not read
+ * files: no file hits, and the fragment results as always.
+ */
+export async function fileHits(client: ServiceClient, request: FileHitsRequest): Promise<FileSearchHitDto[]> {
+  if (request.offset > 0 || request.fragmentFilters || !request.query.trim()) return [];
+  try {
+    const { hits } = await client.call(FilesService.method.searchFiles, {
+      workspaceId: request.workspaceId,
+      query: request.query,
+      limit: FILE_HITS_MAX,
+      offset: 0,
+    });
+    return hits.map(({ file, score, matched, snippet }) => ({
+      kind: 'file' as const,
+      fileId: file!.id,
+      workspaceId: file!.workspaceId,
+      name: file!.name,
+      mimeType: file!.mimeType,
+      fileKind: file!.kind,
+      snippet,
+      score,
+      matchedBy: matched.split(',').filter(Boolean),
+      fragmentIds: file!.fragmentIds,
+      createdAt: file!.createdAt,
+      updatedAt: file!.updatedAt,
+    }));
+  } catch (err) {
+    // Refused (no files:read, a hosted zone), or no files service answering: no file hits.
+    if (AppError.isAppError(err)) return [];
+    throw err;
+  }
+}
