@@ -78,7 +78,7 @@ async function loadFragments(db, { workspaceId, typeId, userId, total, chunkText
 /** One size: a scratch database, an embedded platform on it, the load, the three timings. */
 export async function searchScenario({ size, count }, { memory }) {
   const { hashEmbedding } = await import(path.join(root, 'dist/libs/platform/ai/src/feature-hashing.js'));
-  const { chunkText } = await import(path.join(root, 'dist/libs/fragments/src/service/enrichment/chunking.js'));
+  const { chunkText } = await import(path.join(root, 'dist/libs/platform/ai/src/chunking.js'));
   const databaseUrl = await scratchDatabase(`search${size}`);
   // Exact cosine over 100k+ chunks (no pgvector) takes longer than the default 10 s.
   const platform = await startEmbedded({

@@ -84,6 +84,10 @@ describe('files', () => {
       expect(part.res.status).toBe(206);
       expect(part.res.headers.get('content-range')).toBe(`bytes 5-20/${bytes.length}`);
       expect(Buffer.from(part.bytes).equals(bytes.subarray(5, 21))).toBe(true);
+      const past = await p.download(owner.auth, `/api/files/${fileId}/download`, { range: `bytes=${bytes.length}-` });
+      expect(past.res.status).toBe(416);
+      expect(past.res.headers.get('content-range')).toBe(`bytes */${bytes.length}`);
+      expect(JSON.parse(Buffer.from(past.bytes).toString())).toMatchObject({ code: 'RANGE_NOT_SATISFIABLE' });
       const again = await p.download(owner.auth, `/api/files/${fileId}/download`, {
         'if-none-match': `"${sha256(bytes)}"`,
       });

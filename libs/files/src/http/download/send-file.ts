@@ -29,7 +29,14 @@ export async function sendFile(
     return;
   }
   const size = Number(file.sizeBytes);
-  const range = parseByteRange(request.headers.range, size);
+  let range;
+  try {
+    range = parseByteRange(request.headers.range, size);
+  } catch (err) {
+    // RFC 9110: a 416 names the current length.
+    void reply.header('content-range', `bytes */${size}`);
+    throw err;
+  }
   void reply.header('content-type', file.mimeType || 'application/octet-stream');
   if (range) {
     const stream = await storage.get(file.storageKey, range);
