@@ -206,6 +206,22 @@ HAVING max(similarity) >= $4
  LIMIT $5;
 
 -- src/persistence/vectors/pgvector-index.ts: PgvectorIndex.nearest.rows
+WITH best AS (
+  SELECT c.fragment_id, c.version, max(${similarity}) AS similarity
+    FROM search_read.fragment_chunks c
+   WHERE c.workspace_id = ANY($2::uuid[])
+   GROUP BY c.fragment_id, c.version
+  HAVING max(${similarity}) >= $4
+   ORDER BY similarity DESC, c.fragment_id
+   LIMIT $5
+)
+SELECT b.fragment_id::text AS fragment_id, b.similarity::float8 AS similarity, f.id IS NOT NULL AS live
+  FROM best b
+  LEFT JOIN search_read.fragments f
+    ON f.id = b.fragment_id AND f.version = b.version AND f.archived_at IS NULL
+ ORDER BY b.similarity DESC, b.fragment_id;
+
+-- src/persistence/vectors/pgvector-index.ts: PgvectorIndex.exactNearest.rows
 SELECT c.fragment_id::text AS fragment_id, max(${similarity})::float8 AS similarity
   FROM search_read.fragment_chunks c
   JOIN search_read.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL

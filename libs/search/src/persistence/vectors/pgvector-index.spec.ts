@@ -132,4 +132,23 @@ describe('pgvector index on the embedded database (stored vectors)', () => {
     expect(ids(await index.nearest(query([1, 0, 0], { minSimilarity: -1 })))).toEqual([kept]);
     expect(ids(await index.nearest(query([1, 0, 0, 0], { minSimilarity: -1 })))).toEqual([kept, otherDimension].sort());
   });
+
+  it('still finds the best live fragments when the closest candidates are all archived or stale', async () => {
+    const index = new PgvectorIndex(db, schema, true);
+    // 30 dead fragments closer than any live one: more than the oversampled candidates of limit 2.
+    for (let i = 0; i < 30; i++) {
+      const dead = await fragment([[1, 0, 0.01 * i]]);
+      await db.fragment.update({
+        where: { id: dead },
+        data: i % 2 ? { archivedAt: new Date() } : { version: 2 },
+      });
+    }
+    const near = await fragment([[1, 1, 0]]);
+    const far = await fragment([[0, 1, 0]]);
+    await fragment([[-1, 0, 0]]);
+    const hits = await index.nearest(query([1, 0, 0], { limit: 2, minSimilarity: -1 }));
+    expect(ids(hits)).toEqual([near, far]);
+    const exact = await new ExactCosineIndex(db).nearest(query([1, 0, 0], { limit: 2, minSimilarity: -1 }));
+    expect(ids(hits)).toEqual(ids(exact));
+  });
 });

@@ -29,6 +29,38 @@ export class PgvectorIndex implements VectorIndex {
     const similarity = this.storedVectors
       ? `CASE WHEN ${s}.vector_dims(c.embedding_vector) = $3 THEN nullif(1 - (c.embedding_vector OPERATOR(${s}.<=>) $1::${s}.vector), 'NaN') END`
       : `CASE WHEN cardinality(c.embedding) = $3 THEN nullif(1 - (c.embedding::${s}.vector OPERATOR(${s}.<=>) $1::${s}.vector), 'NaN') END`;
+    // Liveness (the chunk is of the fragment's current version, the fragment not archived) is
+    // checked for the best candidates only: joining every chunk to the fragments scanned the whole
+    // fragments table (wide rows) for a hash, a third of the query's time at 9,000 chunks. The
+    // candidates are oversampled; when dead ones ate the oversampling, the exact query decides.
+    const candidates = query.limit * 2 + 20;
+    const params = [`[${query.vector.join(',')}]`, query.workspaceIds, query.vector.length, query.minSimilarity];
+    const rows = await this.db.$queryRawUnsafe<{ fragment_id: string; similarity: number; live: boolean }[]>(
+      `WITH best AS (
+         SELECT c.fragment_id, c.version, max(${similarity}) AS similarity
+           FROM search_read.fragment_chunks c
+          WHERE c.workspace_id = ANY($2::uuid[])
+          GROUP BY c.fragment_id, c.version
+         HAVING max(${similarity}) >= $4
+          ORDER BY similarity DESC, c.fragment_id
+          LIMIT $5
+       )
+       SELECT b.fragment_id::text AS fragment_id, b.similarity::float8 AS similarity, f.id IS NOT NULL AS live
+         FROM best b
+         LEFT JOIN search_read.fragments f
+           ON f.id = b.fragment_id AND f.version = b.version AND f.archived_at IS NULL
+        ORDER BY b.similarity DESC, b.fragment_id`,
+      ...params,
+      candidates,
+    );
+    const live = rows.filter((r) => r.live);
+    if (live.length < query.limit && rows.length >= candidates)
+      return this.exactNearest(similarity, params, query.limit);
+    return live.slice(0, query.limit).map((r) => ({ fragmentId: r.fragment_id, similarity: Number(r.similarity) }));
+  }
+
+  /** Every live chunk scored and grouped: the answer when the candidates were mostly dead. */
+  private async exactNearest(similarity: string, params: unknown[], limit: number): Promise<VectorHit[]> {
     const rows = await this.db.$queryRawUnsafe<{ fragment_id: string; similarity: number }[]>(
       `SELECT c.fragment_id::text AS fragment_id, max(${similarity})::float8 AS similarity
          FROM search_read.fragment_chunks c
@@ -38,11 +70,8 @@ export class PgvectorIndex implements VectorIndex {
        HAVING max(${similarity}) >= $4
         ORDER BY similarity DESC, c.fragment_id
         LIMIT $5`,
-      `[${query.vector.join(',')}]`,
-      query.workspaceIds,
-      query.vector.length,
-      query.minSimilarity,
-      query.limit,
+      ...params,
+      limit,
     );
     return rows.map((r) => ({ fragmentId: r.fragment_id, similarity: Number(r.similarity) }));
   }
