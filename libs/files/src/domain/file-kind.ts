@@ -9,7 +9,7 @@ export interface SniffedFileKind {
 }
 
 /** How much of the file `sniffFileKind` needs: signatures, a DOCX's first entries, a text's start. */
-export const SNIFF_HEAD_BYTES = 4096;
+export const SNIFF_HEAD_BYTES = 4_100; // file-type's own detection size
 
 const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const TEXT_MIME: Record<TextKind, string> = {

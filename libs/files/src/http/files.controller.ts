@@ -15,7 +15,7 @@ import { AppError, ErrorCode, badRequest } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
 import { ServiceClient } from '@kw/platform-transport';
-import { FILE_DESCRIPTION_MAX_CHARS, FILES_PER_UPLOAD_MAX } from '../files-limits.js';
+import { FILE_DESCRIPTION_MAX_CHARS, FILE_SEARCH_PAGE_DEFAULT, FILES_PER_UPLOAD_MAX } from '../files-limits.js';
 import {
   AttachmentDto,
   BulkDeleteFilesDto,
@@ -107,7 +107,7 @@ export class FilesController {
   })
   @ApiOkResponse({ type: FileSearchResultDto })
   async search(@Query() query: FileSearchQueryDto): Promise<FileSearchResultDto> {
-    const limit = query.limit ?? 20;
+    const limit = query.limit ?? FILE_SEARCH_PAGE_DEFAULT;
     const offset = query.offset ?? 0;
     const { hits, totalCount } = await this.client.call(M.searchFiles, {
       workspaceId: query.workspaceId,

@@ -3,11 +3,9 @@ import { FilesService, type FileRecord } from '@kw/contracts';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { BlobTooLargeError, type BlobStorage } from '@kw/platform-storage';
 import type { ServiceClient } from '@kw/platform-transport';
-import { sniffFileKind } from '../../domain/file-kind.js';
+import { SNIFF_HEAD_BYTES, sniffFileKind } from '../../domain/file-kind.js';
 
 const M = FilesService.method;
-/** Bytes kept from the start of a file to tell its type (file-type reads at most this many). */
-const HEAD_BYTES = 4_100;
 
 export interface UploadTarget {
   workspaceId: string;
@@ -27,8 +25,8 @@ class HeadCapture extends Transform {
   private kept = 0;
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    if (this.kept < HEAD_BYTES) {
-      const piece = chunk.subarray(0, HEAD_BYTES - this.kept);
+    if (this.kept < SNIFF_HEAD_BYTES) {
+      const piece = chunk.subarray(0, SNIFF_HEAD_BYTES - this.kept);
       this.parts.push(Buffer.from(piece));
       this.kept += piece.length;
     }
