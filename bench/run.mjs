@@ -9,12 +9,13 @@
 //   npm run bench -- --quick       short run that proves the suite works (CI, under 2 minutes)
 //   npm run bench -- --only=1,3    a subset of scenarios (by number)
 // Scenarios 2-4 need NATS_URL and DATABASE_URL, 5 needs DATABASE_URL: without them they are
-// skipped, and the report says so. 1, 6 and 8 run on the embedded platform (PGlite).
+// skipped, and the report says so. 1, 6, 8 and 9 run on the embedded platform (PGlite).
 // Scenarios: bench/scenarios/*.mjs; see bench/README.md.
 import os from 'node:os';
 import { CONNECTIONS, DURATION, cleanupAll, logTail, quick, root } from './lib.mjs';
 import { DEFAULT_APPS, startDistributed, startEmbedded } from './platforms.mjs';
 import { printReport, writeReport } from './report.mjs';
+import { chatScenario, startModelStandIn } from './scenarios/chat.mjs';
 import { filesScenario } from './scenarios/files.mjs';
 import { fragmentCreate } from './scenarios/fragment-create.mjs';
 import { fragmentGet } from './scenarios/fragment-get.mjs';
@@ -140,18 +141,29 @@ process.on('unhandledRejection', (err) => {
   void finish(1);
 });
 
+let standIn;
 try {
   await withPlatform(
     [
       ['1', 'gateway route'],
       ['6', 'MCP vs REST search'],
       ['8', 'files: uploads and extraction'],
+      ['9', 'chat: latency added'],
     ],
-    () => startEmbedded(),
+    async () => {
+      standIn = await startModelStandIn();
+      return startEmbedded({ env: standIn.env });
+    },
     async (embedded) => {
       await scenario('1', 'gateway route vs bare Fastify', () => gatewayRoute({ embedded }), embedded);
       await scenario('6', 'MCP tools/call search vs REST search', () => mcpVsRest({ embedded }), embedded);
       await scenario('8', 'files: upload MiB/s and extraction files/s', () => filesScenario({ embedded }), embedded);
+      await scenario(
+        '9',
+        'chat: latency added to a completion and to the first token',
+        () => chatScenario({ embedded, standIn }),
+        embedded,
+      );
       memory.platform(embedded, 'embedded (PGlite)');
     },
   );

@@ -22,10 +22,18 @@ describe('embedded mode', () => {
     expect(health.status).toBe(200);
     const body = (await readJson(health)) as {
       status: string;
+      ready: boolean;
       runMode: string;
-      components: { component: string; status: string; dependencies: { name: string; ok: boolean }[] }[];
+      components: {
+        component: string;
+        status: string;
+        dependencies: { name: string; ok: boolean; optional?: boolean; detail?: string }[];
+      }[];
     };
-    expect(body.status).toBe('ok');
+    // Ready (200), and `degraded` only because the embedded default has no model provider: the
+    // chat component says which variable to set (docs/chat.md).
+    expect(body.status).toBe('degraded');
+    expect(body.ready).toBe(true);
     expect(body.runMode).toBe('embedded');
     expect(body.components.map((c) => c.component).sort()).toEqual([
       'agent-auth',
@@ -37,9 +45,20 @@ describe('embedded mode', () => {
       'workspaces',
     ]);
     for (const c of body.components) {
-      expect(c.status).toBe('ok');
+      expect(c.status, c.component).toBe(c.component === 'chat' ? 'degraded' : 'ok');
       expect(c.dependencies).toContainEqual(expect.objectContaining({ name: 'postgres', ok: true }));
     }
+    const chat = body.components.find((c) => c.component === 'chat')!;
+    expect(chat.dependencies).toContainEqual(
+      expect.objectContaining({
+        name: 'model-providers',
+        ok: false,
+        optional: true,
+        detail: expect.stringContaining('CHAT_PROVIDERS'),
+      }),
+    );
+    const models = await fetch(`${platform.url}/api/v1/models`, { headers: { authorization: 'Bearer x' } });
+    expect(models.status).toBe(401);
 
     const version = await fetch(`${platform.url}/api/version`);
     expect(version.status).toBe(200);

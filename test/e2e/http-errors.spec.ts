@@ -126,7 +126,7 @@ describe('HTTP error model', () => {
         message: 'No route GET /api/v1/no-such-model-route',
         type: 'not_found_error',
         code: 'not_found',
-        param: null,
+        param: '',
       },
     });
   });

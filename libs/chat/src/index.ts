@@ -1,1 +1,2 @@
 export * from './chat.component.js';
+export { VaultRewrap, type RewrapProgress } from './service/vault-rewrap.js';

@@ -63,7 +63,7 @@ function shapeProblem(path: string, status: number, text: string): string | unde
       typeof e.message === 'string' &&
       typeof e.type === 'string' &&
       typeof e.code === 'string' &&
-      (e.param === null || typeof e.param === 'string');
+      typeof e.param === 'string';
     return ok ? undefined : 'not the OpenAI error shape';
   }
   if (path.startsWith('/api/mcp') && body?.jsonrpc === '2.0') {

@@ -8,7 +8,7 @@ import type { Action } from '@kw/platform-access-policy';
  * on, {invitation} a pending invitation, {token} one of the caller's own tokens, {fragment} a
  * fragment, {collection} a collection and {type} an unused fragment type, {webhook} a webhook
  * and {delivery} one of its deliveries, {file} a file (attached to {fragment}), all created by
- * the owner. Placeholders are filled in bodies too.
+ * the owner, {secret} a vault secret of the caller's own. Placeholders are filled in bodies too.
  */
 export interface MatrixRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -33,7 +33,8 @@ export interface MatrixRoute {
   creates?: boolean;
   /**
    * The statuses a caller who may act can get, when "allowed" must be narrower than the default
-   * (any status below 500 other than 401, 403 and 404).
+   * (any status below 500 other than 401, 403 and 404). Account-level routes may list 404 (a
+   * model that does not exist): no caller of theirs is expected a 404 for lack of access.
    */
   allowedStatuses?: number[];
   /** Sent as multipart/form-data: the body's fields first, then one small text file part `file`. */
@@ -377,6 +378,88 @@ export const FILE_ROUTES: MatrixRoute[] = [
   { method: 'DELETE', path: '/api/files/{file}', action: 'files:write', destructive: true },
 ];
 
+/**
+ * The chat component's routes (account-level). The matrix platform has no model provider, so a
+ * completion or image request of an allowed caller ends in 400/404 after the scope check; its
+ * web search answers from a SearXNG stand-in, and every matrix person has web-search access.
+ * {secret} is one of the caller's own secrets (another user's answers 404, like an unknown id:
+ * test/e2e/chat/vault-storage.spec.ts). GET /api/v1/images/{name} and /api/v1/openapi.json need
+ * no credential (test/e2e/chat/).
+ */
+export const CHAT_ROUTES: MatrixRoute[] = [
+  { method: 'GET', path: '/api/v1/models', action: 'chat:use', account: true, allowedStatuses: [200] },
+  {
+    method: 'POST',
+    path: '/api/v1/chat/completions',
+    action: 'chat:use',
+    account: true,
+    body: { model: 'matrix-model', messages: [{ role: 'user', content: 'hi' }] },
+    allowedStatuses: [404],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/images/generations',
+    action: 'chat:use',
+    account: true,
+    body: { prompt: 'matrix' },
+    allowedStatuses: [404],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/web/search',
+    action: 'chat:use',
+    account: true,
+    body: { query: 'matrix', num_results: 2 },
+    allowedStatuses: [200],
+  },
+  { method: 'GET', path: '/api/v1/vault/secrets', action: 'vault:manage', account: true, allowedStatuses: [200] },
+  {
+    method: 'POST',
+    path: '/api/v1/vault/secrets',
+    action: 'vault:manage',
+    account: true,
+    body: { name: 'matrix {n}', type: 'generic', value: 'matrix value' },
+    allowedStatuses: [201],
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/vault/secrets/{secret}',
+    action: 'vault:manage',
+    account: true,
+    allowedStatuses: [200],
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v1/vault/secrets/{secret}',
+    action: 'vault:manage',
+    account: true,
+    body: { description: 'changed by the matrix' },
+    allowedStatuses: [200],
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/vault/secrets/{secret}',
+    action: 'vault:manage',
+    account: true,
+    allowedStatuses: [204],
+  },
+  { method: 'GET', path: '/api/v1/vault/accesses', action: 'vault:manage', account: true, allowedStatuses: [200] },
+  {
+    method: 'PUT',
+    path: '/api/admin/users/{member}/web-search',
+    action: 'admin',
+    account: true,
+    platformAdmin: true,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/admin/users/{member}/web-search',
+    action: 'admin',
+    account: true,
+    platformAdmin: true,
+  },
+];
+
 export const MATRIX_ROUTES: MatrixRoute[] = [
   ...IDENTITY_ROUTES,
   ...WORKSPACE_ROUTES,
@@ -386,4 +469,5 @@ export const MATRIX_ROUTES: MatrixRoute[] = [
   ...WEBHOOK_ROUTES,
   ...HOSTED_ZONE_ROUTES,
   ...FILE_ROUTES,
+  ...CHAT_ROUTES,
 ];

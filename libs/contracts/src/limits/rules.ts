@@ -10,6 +10,7 @@ import {
   UpdateFragmentRequestSchema,
   UpdateFragmentTypeRequestSchema,
 } from '../gen/kw/fragments/v1/fragments_pb.js';
+import { CreateSecretRequestSchema, UpdateSecretRequestSchema } from '../gen/kw/chat/v1/chat_pb.js';
 import { CreateWebhookRequestSchema, UpdateWebhookRequestSchema } from '../gen/kw/webhooks/v1/webhooks_pb.js';
 import { CreateWorkspaceRequestSchema, UpdateWorkspaceRequestSchema } from '../gen/kw/workspaces/v1/workspaces_pb.js';
 import {
@@ -28,6 +29,13 @@ import {
   LOOKUP_FRAGMENT_IDS_MAX,
   PATCH_OPERATIONS_MAX,
 } from './fragments.js';
+import {
+  VAULT_SECRET_DESCRIPTION_MAX,
+  VAULT_SECRET_NAME_MAX,
+  VAULT_SECRET_PROVIDER_MAX,
+  VAULT_SECRET_TYPES,
+  VAULT_SECRET_VALUE_MAX_BYTES,
+} from './vault.js';
 import { WEBHOOK_NAME_MAX, WEBHOOK_URL_MAX } from './webhooks.js';
 import { VISIBILITIES, WORKSPACE_DESCRIPTION_MAX, WORKSPACE_NAME_MAX } from './workspaces.js';
 
@@ -127,6 +135,19 @@ export const MESSAGE_LIMITS: readonly MessageLimits[] = [
   limitsOf(UpdateWebhookRequestSchema, {
     name: { maxChars: WEBHOOK_NAME_MAX },
     url: { maxChars: WEBHOOK_URL_MAX },
+  }),
+  limitsOf(CreateSecretRequestSchema, {
+    name: { maxChars: VAULT_SECRET_NAME_MAX },
+    type: { oneOf: VAULT_SECRET_TYPES },
+    provider: { maxChars: VAULT_SECRET_PROVIDER_MAX },
+    value: { maxBytes: VAULT_SECRET_VALUE_MAX_BYTES },
+    description: { maxChars: VAULT_SECRET_DESCRIPTION_MAX },
+  }),
+  limitsOf(UpdateSecretRequestSchema, {
+    name: { maxChars: VAULT_SECRET_NAME_MAX },
+    provider: { maxChars: VAULT_SECRET_PROVIDER_MAX },
+    value: { maxBytes: VAULT_SECRET_VALUE_MAX_BYTES },
+    description: { maxChars: VAULT_SECRET_DESCRIPTION_MAX },
   }),
 ];
 

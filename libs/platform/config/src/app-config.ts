@@ -493,6 +493,55 @@ export class AppConfig {
   @Max(600_000)
   AI_TIMEOUT_MS = 60_000;
 
+  /**
+   * Model providers of the chat API (/api/v1), as JSON: `{"providers":[{id, kind: openai|anthropic,
+   * baseUrl, apiKey | apiKeyEnv, ...}]}` (docs/chat.md). Unset: no provider, /api/v1/models is empty.
+   */
+  @IsOptional()
+  @IsString()
+  CHAT_PROVIDERS?: string;
+
+  /** The same JSON in a file (a mounted secret), used when CHAT_PROVIDERS is unset. */
+  @IsOptional()
+  @IsString()
+  CHAT_PROVIDERS_FILE?: string;
+
+  /** How often the model list is discovered again from the providers. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1_000)
+  @Max(86_400_000)
+  CHAT_MODELS_REFRESH_MS = 300_000;
+
+  /** How long the URL of a generated image (response_format=url) stays valid. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(86_400)
+  CHAT_IMAGE_URL_TTL_SECONDS = 3_600;
+
+  /** Web search provider of POST /api/v1/web/search: `searxng` (self-hosted) or `exa` (hosted API). Unset: web search answers 502. */
+  @IsOptional()
+  @IsIn(['searxng', 'exa'])
+  WEB_SEARCH_PROVIDER?: 'searxng' | 'exa';
+
+  /** Base URL of the web search provider (SearXNG instance; Exa defaults to https://api.exa.ai). */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  WEB_SEARCH_URL?: string;
+
+  /** API key of the hosted web search provider. */
+  @IsOptional()
+  @IsString()
+  WEB_SEARCH_API_KEY?: string;
+
+  /** How long one web search may take before it answers 502. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  WEB_SEARCH_TIMEOUT_MS = 15_000;
+
   /** Attempts of one enrichment step (summary, tags, embedding, graph) before it is recorded as failed. */
   @Transform(toInt)
   @IsInt()

@@ -40,10 +40,7 @@ export class ErrorResponder {
         'unexpected failure',
       );
     } else if (response.status >= 500) {
-      this.logger.warn(
-        { status: response.status, code: response.body.code ?? response.body.error, url: request.url },
-        'request failed',
-      );
+      this.logger.warn({ status: response.status, code: response.code, url: request.url }, 'request failed');
     }
     if (reply.sent) return;
     void reply

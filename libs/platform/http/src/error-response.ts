@@ -12,6 +12,8 @@ export interface ErrorResponse {
   body: Record<string, unknown>;
   headers: Record<string, string>;
   /** Set for unexpected failures: logged with the cause, shown to the client, nothing else. */
+  /** The platform's error code, whatever the body's shape (for the log line). */
+  code: string;
   errorId?: string;
   cause?: unknown;
 }
@@ -144,6 +146,7 @@ export function buildErrorResponse(err: unknown, url: string): ErrorResponse {
   if (isOpenAiRoute(url)) {
     return {
       status: appError.status,
+      code: appError.code,
       headers,
       errorId,
       cause: errorId ? err : undefined,
@@ -152,7 +155,8 @@ export function buildErrorResponse(err: unknown, url: string): ErrorResponse {
           message: appError.message,
           type: OPENAI_TYPES[appError.status] ?? (appError.status < 500 ? 'invalid_request_error' : 'server_error'),
           code: appError.code.toLowerCase(),
-          param: appError.param ?? null,
+          // The spec's OpenAI error body is all strings: no single field at fault is "".
+          param: appError.param ?? '',
         },
       },
     };
@@ -162,6 +166,7 @@ export function buildErrorResponse(err: unknown, url: string): ErrorResponse {
   delete details.retryAfterSeconds;
   return {
     status: appError.status,
+    code: appError.code,
     headers,
     errorId,
     cause: errorId ? err : undefined,

@@ -1,6 +1,6 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { AppConfig, ComponentName } from '@kw/platform-config';
-import type { RouteBodies } from '@kw/platform-http';
+import type { OpenApiSubsetSettings, RouteBodies } from '@kw/platform-http';
 
 export type DatabasePlane = 'control' | 'data';
 
@@ -22,6 +22,21 @@ export interface ComponentDefinition {
   httpModule?: Type<unknown> | DynamicModule;
   /** Routes of the httpModule whose request bodies the edge treats differently (streamed uploads, larger limits). */
   routeBodies?: (config: AppConfig) => RouteBodies;
+  /**
+   * Checks of what the component needs besides its database, reported by its health answer
+   * (a failing one makes the component `degraded`, with the check's message as the detail).
+   */
+  healthChecks?: (config: AppConfig) => HealthCheck[];
+  /** Separate OpenAPI documents of a part of the HTTP API (e.g. the OpenAI-compatible /api/v1). */
+  openApiDocuments?: OpenApiSubsetSettings[];
+}
+
+export interface HealthCheck {
+  name: string;
+  /** Resolves when healthy; the message of a rejection is shown to operators. */
+  check: () => Promise<unknown>;
+  /** A feature the component works without (not configured): reported, but the component stays ready. */
+  optional?: boolean;
 }
 
 export function defineComponent(definition: ComponentDefinition): ComponentDefinition {

@@ -4,7 +4,13 @@ import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigError, loadConfig, type AppConfig } from '@kw/platform-config';
-import { buildOpenApiDocument, edgeServerOptions, installHttpEdge, serveOpenApi } from '@kw/platform-http';
+import {
+  buildOpenApiDocument,
+  edgeServerOptions,
+  installHttpEdge,
+  serveOpenApi,
+  serveOpenApiSubset,
+} from '@kw/platform-http';
 import { createLogger, NestPinoLogger, PlatformMetrics, type Logger } from '@kw/platform-observability';
 import { startTracing, type TracingHandle } from '@kw/platform-tracing';
 import { serveEcho, TransportModule, type Transport } from '@kw/platform-transport';
@@ -109,6 +115,7 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
         name,
         targets.find((t) => t.name === name)?.planes.length ? database : undefined,
         (msg) => logger.debug(msg),
+        targets.find((t) => t.name === name)?.healthChecks?.(config),
       );
       if (config.DIAGNOSTICS_ENABLED) serveEcho(transport, { target: name, servedBy: name });
     }
@@ -214,6 +221,8 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
       serverUrl: config.publicUrl,
     });
     serveOpenApi(app, document);
+    for (const subset of parts.known.flatMap((c) => c.openApiDocuments ?? []))
+      serveOpenApiSubset(app, document, subset);
   }
   return app;
 }

@@ -48,8 +48,11 @@ export class SecretBox {
   }
 }
 
-/** A key's public name: not secret, and stable for the key. */
-function keyIdOf(key: Buffer): string {
+/**
+ * A key's public name: not secret, and stable for the key (the first 8 hex characters of its
+ * SHA-256). SecretBox values and EnvelopeSealer key versions both name keys by it.
+ */
+export function keyIdOf(key: Buffer): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 8);
 }
 

@@ -22,6 +22,7 @@ export class HealthAggregator {
     const components = await Promise.all(this.components.map((c) => this.checkOne(c)));
     return {
       status: components.every((c) => c.status === 'ok') ? 'ok' : 'degraded',
+      ready: components.every((c) => c.status !== 'unavailable' && c.dependencies.every((d) => d.ok || d.optional)),
       live: true,
       runMode: this.config.RUN_MODE,
       components,
@@ -65,6 +66,7 @@ export class HealthAggregator {
         ok: d.ok,
         latencyMs: d.latencyMs,
         ...(d.detail ? { detail: d.detail } : {}),
+        ...(d.optional ? { optional: true } : {}),
       })),
     };
   }

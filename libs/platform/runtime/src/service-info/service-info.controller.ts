@@ -24,14 +24,16 @@ export class ServiceInfoController {
   @Header('cache-control', 'no-store')
   @ApiOperation({
     summary: 'Health',
-    description:
+    description: [
       'Liveness of the gateway and readiness of every component and its dependencies. 200 when all are ready, 503 otherwise (the body says which).',
+      'A feature that is not configured (e.g. no model provider for chat) shows as `degraded` with what to set, and does not make the platform unready.',
+    ].join(' '),
   })
   @ApiOkResponse({ type: HealthDto })
   @ApiServiceUnavailableResponse({ type: HealthDto, description: 'At least one component or dependency is not ready' })
   async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthDto> {
     const result = await this.health.check();
-    void reply.status(result.status === 'ok' ? 200 : 503);
+    void reply.status(result.ready ? 200 : 503);
     return result;
   }
 

@@ -4,7 +4,12 @@ export class DependencyCheckDto {
   @ApiProperty({ example: 'postgres' }) name!: string;
   @ApiProperty() ok!: boolean;
   @ApiProperty({ description: 'How long the check took, in milliseconds' }) latencyMs!: number;
-  @ApiPropertyOptional({ description: 'Why the check failed' }) detail?: string;
+  @ApiPropertyOptional({ description: 'Why the check failed (for an unconfigured feature: what to set)' })
+  detail?: string;
+  @ApiPropertyOptional({
+    description: 'A feature the component works without: failing, it makes the component `degraded` but not unready',
+  })
+  optional?: boolean;
 }
 
 export class ComponentHealthDto {
@@ -19,9 +24,14 @@ export class ComponentHealthDto {
 export class HealthDto {
   @ApiProperty({
     enum: ['ok', 'degraded'],
-    description: '`ok` when every component and dependency answered; the status code is then 200, otherwise 503',
+    description: '`ok` when every component and dependency answered, `degraded` otherwise (see `ready`)',
   })
   status!: 'ok' | 'degraded';
+  @ApiProperty({
+    description:
+      'Every component answered and none lacks a required dependency (an unconfigured optional feature does not count); the status code is then 200, otherwise 503',
+  })
+  ready!: boolean;
   @ApiProperty({ description: 'The gateway process itself is alive (liveness)' }) live!: boolean;
   @ApiProperty({ enum: ['embedded', 'distributed'] }) runMode!: string;
   @ApiProperty({ type: [ComponentHealthDto] }) components!: ComponentHealthDto[];

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/platform/v1/health.proto.
  */
 export const file_kw_platform_v1_health: GenFile = /*@__PURE__*/
-  fileDesc("Chtrdy9wbGF0Zm9ybS92MS9oZWFsdGgucHJvdG8SDmt3LnBsYXRmb3JtLnYxIg4KDENoZWNrUmVxdWVzdCJ6Cg1DaGVja1Jlc3BvbnNlEhEKCWNvbXBvbmVudBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSNQoMZGVwZW5kZW5jaWVzGAMgAygLMh8ua3cucGxhdGZvcm0udjEuRGVwZW5kZW5jeUNoZWNrEg8KB3ZlcnNpb24YBCABKAkiTwoPRGVwZW5kZW5jeUNoZWNrEgwKBG5hbWUYASABKAkSCgoCb2sYAiABKAgSEgoKbGF0ZW5jeV9tcxgDIAEoDRIOCgZkZXRhaWwYBCABKAkyVQoNSGVhbHRoU2VydmljZRJECgVDaGVjaxIcLmt3LnBsYXRmb3JtLnYxLkNoZWNrUmVxdWVzdBodLmt3LnBsYXRmb3JtLnYxLkNoZWNrUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("Chtrdy9wbGF0Zm9ybS92MS9oZWFsdGgucHJvdG8SDmt3LnBsYXRmb3JtLnYxIg4KDENoZWNrUmVxdWVzdCJ6Cg1DaGVja1Jlc3BvbnNlEhEKCWNvbXBvbmVudBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSNQoMZGVwZW5kZW5jaWVzGAMgAygLMh8ua3cucGxhdGZvcm0udjEuRGVwZW5kZW5jeUNoZWNrEg8KB3ZlcnNpb24YBCABKAkiYQoPRGVwZW5kZW5jeUNoZWNrEgwKBG5hbWUYASABKAkSCgoCb2sYAiABKAgSEgoKbGF0ZW5jeV9tcxgDIAEoDRIOCgZkZXRhaWwYBCABKAkSEAoIb3B0aW9uYWwYBSABKAgyVQoNSGVhbHRoU2VydmljZRJECgVDaGVjaxIcLmt3LnBsYXRmb3JtLnYxLkNoZWNrUmVxdWVzdBodLmt3LnBsYXRmb3JtLnYxLkNoZWNrUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message kw.platform.v1.CheckRequest
@@ -92,6 +92,14 @@ export type DependencyCheck = Message<"kw.platform.v1.DependencyCheck"> & {
    * @generated from field: string detail = 4;
    */
   detail: string;
+
+  /**
+   * An optional feature (e.g. chat's model providers): failing, it makes the component
+   * "degraded" but not unready.
+   *
+   * @generated from field: bool optional = 5;
+   */
+  optional: boolean;
 };
 
 /**

@@ -1,0 +1,101 @@
+// 9. The latency the platform adds to a chat completion and to the first streamed token: the
+// same requests to the platform's /api/v1/chat/completions and straight to the provider stand-in
+// it relays to (bench/baselines/model-stand-in.mjs), at 1 and 32 concurrent clients.
+// Issue 19's goal: at most 0.5 ms added at the median.
+import http from 'node:http';
+import { percentiles, quick, startBaseline } from '../lib.mjs';
+
+export const ADDED_MS_GOAL = 0.5;
+
+/** The provider stand-in, started before the platform that is configured with it. */
+export async function startModelStandIn() {
+  const standIn = await startBaseline('bench/baselines/model-stand-in.mjs', ['serve']);
+  const providers = { providers: [{ id: 'bench', kind: 'openai', baseUrl: `${standIn.base}/v1`, retries: 0 }] };
+  return { ...standIn, env: { CHAT_PROVIDERS: JSON.stringify(providers) } };
+}
+
+/**
+ * `count` POSTs from `clients` concurrent loops over keep-alive connections; per request the
+ * time to the whole answer and to the first bytes holding "Hello" (the first token).
+ */
+async function measure(url, headers, body, { clients, count }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  const payload = Buffer.from(JSON.stringify(body));
+  const total = [];
+  const first = [];
+  const one = () =>
+    new Promise((resolve, reject) => {
+      const started = performance.now();
+      let seen = false;
+      const req = http.request(
+        url,
+        {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': payload.length, ...headers },
+        },
+        (res) => {
+          if (res.statusCode !== 200) reject(new Error(`${url}: HTTP ${res.statusCode}`));
+          res.on('data', (d) => {
+            if (!seen && d.includes('Hello')) {
+              seen = true;
+              first.push(performance.now() - started);
+            }
+          });
+          res.on('end', () => {
+            total.push(performance.now() - started);
+            resolve();
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  const perClient = Math.ceil(count / clients);
+  // Warm-up: connections, the platform's caches (token, model catalog, "no own key").
+  await Promise.all(Array.from({ length: clients }, one));
+  total.length = 0;
+  first.length = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let i = 0; i < perClient; i++) await one();
+    }),
+  );
+  agent.destroy();
+  return { total: percentiles(total), first: percentiles(first) };
+}
+
+export async function chatScenario({ embedded, standIn }) {
+  const rows = [];
+  const direct = `${standIn.base}/v1/chat/completions`;
+  const platform = `${embedded.api.base}/api/v1/chat/completions`;
+  const messages = [{ role: 'user', content: 'Say hello' }];
+  for (const clients of [1, 32]) {
+    const count = (quick ? 300 : 2000) * (clients === 1 ? 1 : 4);
+    for (const stream of [false, true]) {
+      const body = { model: 'bench-model', messages, ...(stream ? { stream: true } : {}) };
+      // Interleaved halves, so a load change on the shared machine hits both sides alike.
+      const a1 = await measure(direct, {}, body, { clients, count: count / 2 });
+      const p1 = await measure(platform, embedded.api.auth, body, { clients, count: count / 2 });
+      const a2 = await measure(direct, {}, body, { clients, count: count / 2 });
+      const p2 = await measure(platform, embedded.api.auth, body, { clients, count: count / 2 });
+      const pick = (m) => (stream ? m.first : m.total);
+      const avg = (x, y) => ({ p50: (x.p50 + y.p50) / 2, p95: (x.p95 + y.p95) / 2, p99: (x.p99 + y.p99) / 2 });
+      const base = avg(pick(a1), pick(a2));
+      const plat = avg(pick(p1), pick(p2));
+      const added = plat.p50 - base.p50;
+      rows.push({
+        scenario: `chat ${stream ? 'time to first token' : 'completion'}, ${clients} client${clients > 1 ? 's' : ''}: platform vs the provider directly`,
+        unit: 'ms p95',
+        platform: plat,
+        baseline: base,
+        // Higher is better, like every ratio of the suite: 1x means nothing added.
+        ratio: base.p50 / plat.p50,
+        target: +(base.p50 / (base.p50 + ADDED_MS_GOAL)).toFixed(3),
+        addedMs: +added.toFixed(3),
+        note: `added ${added.toFixed(2)} ms at the median (goal ≤ ${ADDED_MS_GOAL} ms); embedded mode, PAT auth, usage recorded`,
+      });
+    }
+  }
+  return rows;
+}

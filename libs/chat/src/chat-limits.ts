@@ -1,0 +1,29 @@
+/** Limits of the chat component (docs/chat.md). Field limits of vault messages live in @kw/contracts. */
+export {
+  VAULT_SECRET_DESCRIPTION_MAX,
+  VAULT_SECRET_NAME_MAX,
+  VAULT_SECRET_PROVIDER_MAX,
+  VAULT_SECRET_TYPES,
+  VAULT_SECRET_VALUE_MAX_BYTES,
+  type VaultSecretType,
+} from '@kw/contracts';
+
+/** Spec (Limits): an image prompt is 1 to 4000 characters, and `n` must be 1. */
+export const IMAGE_PROMPT_MAX = 4_000;
+export const IMAGE_N = 1;
+
+/** A request body of /api/v1/chat/completions may carry images as data URLs. */
+export const CHAT_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+export const CHAT_MESSAGES_MAX = 2_000;
+export const CHAT_TOOLS_MAX = 128;
+export const CHAT_STOP_MAX = 4;
+export const CHAT_MODEL_ID_MAX = 256;
+
+export const WEB_SEARCH_QUERY_MAX = 2_000;
+export const WEB_SEARCH_RESULTS_MAX = 50;
+export const WEB_SEARCH_RESULTS_DEFAULT = 10;
+
+export const VAULT_ACCESS_LOG_DEFAULT = 50;
+export const VAULT_ACCESS_LOG_MAX = 500;
+/** A user's secrets: enough for every provider and tool, small enough to list in one answer. */
+export const VAULT_SECRETS_PER_USER_MAX = 500;

@@ -1,0 +1,246 @@
+import { AppError, ErrorCode } from '@kw/platform-errors';
+import type {
+  ChatCompletionRequest,
+  ChatMessage,
+  ContentPart,
+  ToolCall,
+  ToolChoice,
+  ToolDefinition,
+} from '@kw/platform-models';
+import { CHAT_MESSAGES_MAX, CHAT_MODEL_ID_MAX, CHAT_STOP_MAX, CHAT_TOOLS_MAX } from '../chat-limits.js';
+
+/**
+ * Parameters of OpenAI's API this route refuses (spec: OpenAI-compatible API): answering them
+ * silently would change what the client asked for.
+ */
+export const REJECTED_PARAMETERS = [
+  'parallel_tool_calls',
+  'functions',
+  'function_call',
+  'logprobs',
+  'top_logprobs',
+  'seed',
+  'response_format',
+  'frequency_penalty',
+  'presence_penalty',
+  'logit_bias',
+] as const;
+
+/** Everything else a request may carry. `n` is accepted only as 1; `stream_options` is read for include_usage. */
+const ACCEPTED = new Set([
+  'model',
+  'messages',
+  'tools',
+  'tool_choice',
+  'stream',
+  'stream_options',
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'max_completion_tokens',
+  'stop',
+  'user',
+  'n',
+]);
+
+const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export function invalidParam(param: string, message: string, code: string = ErrorCode.VALIDATION_FAILED): AppError {
+  return new AppError({ status: 400, code, message: `${param}: ${message}`, param });
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function string(value: unknown, param: string, { min = 0, max = Infinity } = {}): string {
+  if (typeof value !== 'string') throw invalidParam(param, 'must be a string');
+  if (value.length < min)
+    throw invalidParam(param, min === 1 ? 'must not be empty' : `must have at least ${min} characters`);
+  if (value.length > max) throw invalidParam(param, `must have at most ${max} characters`);
+  return value;
+}
+
+function number(value: unknown, param: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalidParam(param, 'must be a number');
+  if (value < min || value > max) throw invalidParam(param, `must be between ${min} and ${max}`);
+  return value;
+}
+
+function integer(value: unknown, param: string, min: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalidParam(param, 'must be an integer');
+  if (value < min) throw invalidParam(param, `must be at least ${min}`);
+  return value;
+}
+
+function contentParts(value: unknown[], param: string): ContentPart[] {
+  return value.map((part, i) => {
+    const at = `${param}[${i}]`;
+    if (!isObject(part)) throw invalidParam(at, 'must be an object');
+    if (part.type === 'text') return { type: 'text', text: string(part.text, `${at}.text`) };
+    if (part.type === 'image_url') {
+      if (!isObject(part.image_url)) throw invalidParam(`${at}.image_url`, 'must be an object with a url');
+      const url = string(part.image_url.url, `${at}.image_url.url`, { min: 1 });
+      if (!/^(https?:\/\/|data:image\/[a-z0-9.+-]+;base64,)/i.test(url)) {
+        throw invalidParam(`${at}.image_url.url`, 'must be an http(s) URL or a data:image/...;base64, URL');
+      }
+      const detail = part.image_url.detail;
+      if (detail !== undefined && !['auto', 'low', 'high'].includes(detail as string)) {
+        throw invalidParam(`${at}.image_url.detail`, 'must be auto, low or high');
+      }
+      return { type: 'image_url', image_url: { url, ...(detail ? { detail: detail as string } : {}) } };
+    }
+    throw invalidParam(`${at}.type`, 'must be text or image_url');
+  });
+}
+
+function toolCalls(value: unknown, param: string): ToolCall[] {
+  if (!Array.isArray(value)) throw invalidParam(param, 'must be an array');
+  return value.map((call, i) => {
+    const at = `${param}[${i}]`;
+    if (!isObject(call) || call.type !== 'function' || !isObject(call.function)) {
+      throw invalidParam(at, 'must be {id, type: "function", function: {name, arguments}}');
+    }
+    return {
+      id: string(call.id, `${at}.id`, { min: 1, max: 256 }),
+      type: 'function',
+      function: {
+        name: string(call.function.name, `${at}.function.name`, { min: 1, max: 64 }),
+        arguments: string(call.function.arguments, `${at}.function.arguments`),
+      },
+    };
+  });
+}
+
+function message(value: unknown, i: number): ChatMessage {
+  const at = `messages[${i}]`;
+  if (!isObject(value)) throw invalidParam(at, 'must be an object');
+  const role = value.role;
+  if (typeof role !== 'string' || !ROLES.has(role))
+    throw invalidParam(`${at}.role`, 'must be system, user, assistant or tool');
+  const content = value.content;
+  const out: ChatMessage = { role: role as ChatMessage['role'], content: null };
+  if (typeof content === 'string') out.content = content;
+  else if (Array.isArray(content)) {
+    if (role === 'tool' || role === 'assistant') {
+      // Text parts only: images come from users (OpenAI's rule too).
+      const parts = contentParts(content, `${at}.content`);
+      if (parts.some((p) => p.type !== 'text'))
+        throw invalidParam(`${at}.content`, `a ${role} message has text parts only`);
+      out.content = parts;
+    } else out.content = contentParts(content, `${at}.content`);
+  } else if (content === null || content === undefined) {
+    if (role !== 'assistant' || value.tool_calls === undefined) throw invalidParam(`${at}.content`, 'is required');
+  } else throw invalidParam(`${at}.content`, 'must be a string or an array of parts');
+  if (value.name !== undefined) out.name = string(value.name, `${at}.name`, { min: 1, max: 64 });
+  if (value.tool_calls !== undefined) {
+    if (role !== 'assistant') throw invalidParam(`${at}.tool_calls`, 'is allowed on assistant messages only');
+    out.tool_calls = toolCalls(value.tool_calls, `${at}.tool_calls`);
+  }
+  if (role === 'tool') out.tool_call_id = string(value.tool_call_id, `${at}.tool_call_id`, { min: 1, max: 256 });
+  else if (value.tool_call_id !== undefined)
+    throw invalidParam(`${at}.tool_call_id`, 'is allowed on tool messages only');
+  for (const key of Object.keys(value)) {
+    if (!['role', 'content', 'name', 'tool_calls', 'tool_call_id'].includes(key)) {
+      throw invalidParam(`${at}.${key}`, 'is not a message field', 'UNKNOWN_PARAMETER');
+    }
+  }
+  return out;
+}
+
+function tools(value: unknown): ToolDefinition[] {
+  if (!Array.isArray(value)) throw invalidParam('tools', 'must be an array');
+  if (value.length > CHAT_TOOLS_MAX) throw invalidParam('tools', `must have at most ${CHAT_TOOLS_MAX} entries`);
+  const names = new Set<string>();
+  return value.map((tool, i) => {
+    const at = `tools[${i}]`;
+    if (!isObject(tool) || tool.type !== 'function' || !isObject(tool.function)) {
+      throw invalidParam(at, 'must be {type: "function", function: {name, description, parameters}}');
+    }
+    const name = string(tool.function.name, `${at}.function.name`, { min: 1 });
+    if (!TOOL_NAME.test(name)) throw invalidParam(`${at}.function.name`, 'must be 1 to 64 of a-z, A-Z, 0-9, _ and -');
+    if (names.has(name)) throw invalidParam(`${at}.function.name`, `"${name}" is declared twice`);
+    names.add(name);
+    const parameters = tool.function.parameters;
+    if (
+      parameters !== undefined &&
+      (!isObject(parameters) || (parameters.type !== undefined && parameters.type !== 'object'))
+    ) {
+      throw invalidParam(`${at}.function.parameters`, 'must be a JSON Schema object ({"type": "object", ...})');
+    }
+    const description = tool.function.description;
+    return {
+      type: 'function',
+      function: {
+        name,
+        ...(description !== undefined ? { description: string(description, `${at}.function.description`) } : {}),
+        ...(parameters !== undefined ? { parameters: parameters as Record<string, unknown> } : {}),
+      },
+    };
+  });
+}
+
+function toolChoice(value: unknown, declared: ToolDefinition[] | undefined): ToolChoice {
+  if (value === 'auto' || value === 'none' || value === 'required') {
+    if (value === 'required' && !declared?.length) throw invalidParam('tool_choice', '"required" needs tools');
+    return value;
+  }
+  if (isObject(value) && value.type === 'function' && isObject(value.function)) {
+    const name = string(value.function.name, 'tool_choice.function.name', { min: 1 });
+    if (!declared?.some((t) => t.function.name === name)) {
+      throw invalidParam('tool_choice.function.name', `names no declared tool ("${name}")`);
+    }
+    return { type: 'function', function: { name } };
+  }
+  throw invalidParam('tool_choice', 'must be auto, none, required or {type: "function", function: {name}}');
+}
+
+/** What the route needs besides the upstream request: whether to stream. */
+export interface ParsedChatRequest {
+  request: ChatCompletionRequest;
+  stream: boolean;
+}
+
+/**
+ * Reads a chat completion request the way OpenAI's API does: refused parameters and unknown
+ * fields are 400 with `param` naming the field, so a client learns at once what it got wrong.
+ */
+export function parseChatRequest(body: unknown): ParsedChatRequest {
+  if (!isObject(body)) throw invalidParam('body', 'must be a JSON object');
+  for (const key of Object.keys(body)) {
+    if ((REJECTED_PARAMETERS as readonly string[]).includes(key)) {
+      throw invalidParam(key, 'is not supported by this API', ErrorCode.UNSUPPORTED_PARAMETER);
+    }
+    if (!ACCEPTED.has(key)) throw invalidParam(key, 'is not a parameter of this API', 'UNKNOWN_PARAMETER');
+  }
+  const model = string(body.model, 'model', { min: 1, max: CHAT_MODEL_ID_MAX });
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    throw invalidParam('messages', 'must be a non-empty array');
+  }
+  if (body.messages.length > CHAT_MESSAGES_MAX) {
+    throw invalidParam('messages', `must have at most ${CHAT_MESSAGES_MAX} entries`);
+  }
+  const request: ChatCompletionRequest = { model, messages: body.messages.map(message) };
+  if (body.tools !== undefined) request.tools = tools(body.tools);
+  if (body.tool_choice !== undefined) request.tool_choice = toolChoice(body.tool_choice, request.tools);
+  if (body.temperature !== undefined) request.temperature = number(body.temperature, 'temperature', 0, 2);
+  if (body.top_p !== undefined) request.top_p = number(body.top_p, 'top_p', 0, 1);
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+  const maxParam = body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
+  if (maxTokens !== undefined) request.max_tokens = integer(maxTokens, maxParam, 1);
+  if (body.stop !== undefined) {
+    const stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
+    if (!Array.isArray(stop) || stop.length > CHAT_STOP_MAX) {
+      throw invalidParam('stop', `must be a string or up to ${CHAT_STOP_MAX} strings`);
+    }
+    request.stop = stop.map((s, i) => string(s, `stop[${i}]`, { min: 1 }));
+  }
+  if (body.user !== undefined) request.user = string(body.user, 'user', { max: 256 });
+  if (body.n !== undefined && body.n !== 1) throw invalidParam('n', 'must be 1', ErrorCode.UNSUPPORTED_PARAMETER);
+  if (body.stream !== undefined && typeof body.stream !== 'boolean') throw invalidParam('stream', 'must be a boolean');
+  if (body.stream_options !== undefined && body.stream_options !== null) {
+    if (!isObject(body.stream_options)) throw invalidParam('stream_options', 'must be an object');
+    if (body.stream !== true) throw invalidParam('stream_options', 'is allowed only when stream is true');
+  }
+  return { request, stream: body.stream === true };
+}

@@ -1,0 +1,41 @@
+import { Module } from '@nestjs/common';
+import type { AppConfig } from '@kw/platform-config';
+import { APP_CONFIG } from '@kw/platform-runtime';
+import { BLOB_STORAGE, createBlobStorage } from '@kw/platform-storage';
+import { ChatCompletionsController } from './completions/chat-completions.controller.js';
+import { GeneratedImages } from './images/generated-images.js';
+import { ImagesController } from './images/images.controller.js';
+import { ModelCatalog } from './models/model-catalog.js';
+import { modelGatewayProvider } from './models/model-gateway.provider.js';
+import { ModelsController } from './models/models.controller.js';
+import { ProviderKeys } from './models/provider-keys.js';
+import { UsageRecorder } from './models/usage-recorder.js';
+import { VaultController } from './vault.controller.js';
+import { WebSearchController, WebSearchGrantsController } from './web-search.controller.js';
+import { webSearchProvider } from './web-search.provider.js';
+
+/**
+ * The HTTP side of the chat component, composed into the process that serves the API. Model and
+ * web-search calls run here, next to the client's connection (streams are not messages); the
+ * vault, usage and grants are the chat service's, reached through kw.chat.v1.
+ */
+@Module({
+  controllers: [
+    ModelsController,
+    ChatCompletionsController,
+    ImagesController,
+    WebSearchController,
+    WebSearchGrantsController,
+    VaultController,
+  ],
+  providers: [
+    modelGatewayProvider,
+    webSearchProvider,
+    { provide: BLOB_STORAGE, useFactory: (config: AppConfig) => createBlobStorage(config), inject: [APP_CONFIG] },
+    ModelCatalog,
+    ProviderKeys,
+    UsageRecorder,
+    GeneratedImages,
+  ],
+})
+export class ChatHttpModule {}

@@ -1,0 +1,22 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+class ModelCapabilitiesDto {
+  @ApiProperty() vision!: boolean;
+  @ApiProperty() reasoning!: boolean;
+  @ApiProperty() max_output_tokens!: number;
+  @ApiProperty() context_length!: number;
+}
+
+export class ModelDto {
+  @ApiProperty({ description: 'Discovered from the providers; varies per deployment' }) id!: string;
+  @ApiProperty({ enum: ['model'] }) object!: 'model';
+  @ApiProperty() owned_by!: string;
+  @ApiProperty() display_name!: string;
+  @ApiProperty({ enum: ['chat', 'image'] }) modality!: 'chat' | 'image';
+  @ApiProperty({ type: ModelCapabilitiesDto }) capabilities!: ModelCapabilitiesDto;
+}
+
+export class ModelListDto {
+  @ApiProperty({ enum: ['list'] }) object!: 'list';
+  @ApiProperty({ type: [ModelDto] }) data!: ModelDto[];
+}

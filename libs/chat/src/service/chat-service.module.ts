@@ -1,0 +1,34 @@
+import { Module } from '@nestjs/common';
+import type { AppConfig } from '@kw/platform-config';
+import type { Logger } from '@kw/platform-observability';
+import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
+import { loadEnvelopeSealer } from '@kw/platform-secret-box';
+import { chatDbProviders } from '../persistence/chat-database.js';
+import { ModelUsageRepository } from '../persistence/model-usage.repository.js';
+import { VaultRepository } from '../persistence/vault.repository.js';
+import { WebSearchGrantsRepository } from '../persistence/web-search-grants.repository.js';
+import { ModelUsageHandlers } from './model-usage.handlers.js';
+import { VAULT_SEALER, VaultHandlers } from './vault.handlers.js';
+import { VaultRewrap } from './vault-rewrap.js';
+import { WebSearchAccessHandlers } from './web-search-access.handlers.js';
+
+/** The service side of the chat component: the vault, model usage and web-search access (kw.chat.v1). */
+@Module({
+  providers: [
+    ...chatDbProviders,
+    {
+      provide: VAULT_SEALER,
+      useFactory: (config: AppConfig, logger: Logger) => loadEnvelopeSealer(config, 'chat', (msg) => logger.warn(msg)),
+      inject: [APP_CONFIG, LOGGER],
+    },
+    VaultRepository,
+    ModelUsageRepository,
+    WebSearchGrantsRepository,
+    VaultHandlers,
+    ModelUsageHandlers,
+    WebSearchAccessHandlers,
+    VaultRewrap,
+  ],
+  exports: [VaultRewrap],
+})
+export class ChatServiceModule {}

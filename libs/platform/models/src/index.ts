@@ -1,0 +1,12 @@
+export * from './wire.js';
+export * from './model-info.js';
+export * from './model-errors.js';
+export * from './providers-config.js';
+export * from './model-provider.js';
+export * from './openai-compatible-provider.js';
+export * from './anthropic-provider.js';
+export * from './anthropic-translation.js';
+export * from './create-model-provider.js';
+export * from './model-catalog.js';
+export * from './model-gateway.js';
+export { SseParser, type SseEvent } from './sse.js';

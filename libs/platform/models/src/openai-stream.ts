@@ -1,0 +1,73 @@
+import { messageOf, upstreamError } from './model-errors.js';
+import { MAX_EVENT_CHARS, SseParser } from './sse.js';
+import type { UpstreamExchange } from './upstream-http.js';
+import type { ChatCompletionChunk, Usage } from './wire.js';
+
+/**
+ * OpenAI chunks from an SSE body, passed through as parsed. Ends at `[DONE]` (then reads the
+ * body to its end so the connection returns to the pool); guarantees the last chunk carries
+ * `usage` (zeros when the provider reported none).
+ */
+export async function* readOpenAiStream(
+  exchange: UpstreamExchange,
+  provider: string,
+): AsyncGenerator<ChatCompletionChunk> {
+  const parser = new SseParser();
+  let last: ChatCompletionChunk | undefined;
+  let usage: Usage | undefined;
+  let done = false;
+  try {
+    for await (const bytes of exchange.chunks()) {
+      if (done) continue;
+      const events = parser.push(bytes);
+      if (parser.buffered > MAX_EVENT_CHARS) throw upstreamError(provider, 'malformed stream: an event too large');
+      for (let i = 0; i < events.length && !done; i++) {
+        const data = events[i].data;
+        if (data === '[DONE]') {
+          done = true;
+          if (!last?.usage) yield usageChunk(last, usage);
+          break;
+        }
+        const chunk = parse(data, provider);
+        if (chunk.usage) usage = chunk.usage;
+        last = chunk;
+        yield chunk;
+      }
+    }
+  } catch (err) {
+    // After [DONE] the answer is whole: a connection that lingers and times out changes nothing.
+    if (done) return;
+    throw err;
+  }
+  // A last `data: [DONE]` without its blank line still ends the stream properly.
+  if (!done && parser.end().some((e) => e.data === '[DONE]')) {
+    if (!last?.usage) yield usageChunk(last, usage);
+    return;
+  }
+  if (!done) throw upstreamError(provider, 'the stream ended before [DONE]');
+}
+
+function parse(data: string, provider: string): ChatCompletionChunk {
+  let chunk: ChatCompletionChunk & { error?: unknown };
+  try {
+    chunk = JSON.parse(data);
+  } catch {
+    throw upstreamError(provider, 'malformed stream: a data line is not JSON');
+  }
+  // OpenRouter and others report a failure mid-stream as {error: {...}} in a data line.
+  if (chunk?.error) throw upstreamError(provider, messageOf(JSON.stringify(chunk)) || 'error in the stream');
+  if (!chunk || !Array.isArray(chunk.choices))
+    throw upstreamError(provider, 'malformed stream: a chunk has no choices');
+  return chunk;
+}
+
+function usageChunk(last: ChatCompletionChunk | undefined, usage: Usage | undefined): ChatCompletionChunk {
+  return {
+    id: last?.id ?? 'chatcmpl-usage',
+    object: 'chat.completion.chunk',
+    created: last?.created ?? Math.floor(Date.now() / 1000),
+    model: last?.model ?? '',
+    choices: [],
+    usage: usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+  };
+}
