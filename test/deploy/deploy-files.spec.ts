@@ -391,9 +391,9 @@ describe('deploy/k8s/cloud', () => {
       ).toBeDefined();
       expect(() => loadConfig(values), app).not.toThrow();
     }
-    // The webhooks and workspaces components refuse to start distributed without the key that
-    // seals their secrets (webhook secrets; the handoff signing keys of hosted zones).
-    for (const app of ['webhooks', 'workspaces']) {
+    // The webhooks, workspaces and chat components refuse to start distributed without the key
+    // that seals their secrets (webhook secrets; the handoff signing keys of hosted zones; vault).
+    for (const app of ['webhooks', 'workspaces', 'chat']) {
       const env = containerEnv(ms, containerOf(named(ms, 'Deployment', app)!));
       expect(env.entries.find((e) => e.name === 'SECRETS_ENCRYPTION_KEY')?.valueFrom?.secretKeyRef, app).toBeDefined();
     }
