@@ -1,14 +1,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ServiceClient } from '@kw/platform-transport';
-import { accountTools } from './tools/account-tools.js';
-import { collectionTools } from './tools/collection-tools.js';
-import { fragmentTools } from './tools/fragment-tools.js';
-import { searchTools } from './tools/search-tools.js';
-import type { ToolGroup } from './tools/tool-registry.js';
+import { AGENT_TOOLS } from '@kw/platform-agent-tools';
 import { registerFragmentResources } from './fragment-resources.js';
+import { runTool } from './tool-context.js';
 
 export const SERVER_NAME = 'knowledge-workspace';
-const TOOL_GROUPS: ToolGroup[] = [accountTools, fragmentTools, collectionTools, searchTools];
 
 const INSTRUCTIONS = [
   'Knowledge workspaces: find, read and store knowledge (memory fragments) for the signed-in user.',
@@ -22,15 +18,22 @@ export function createMcpServer(client: ServiceClient, version: string): McpServ
     { name: SERVER_NAME, version },
     { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
   );
-  for (const group of TOOL_GROUPS) group(server, client);
+  // The tools are the platform's one registry (@kw/platform-agent-tools), shared with chat agents;
+  // each call runs as the caller of the HTTP request that carried it.
+  for (const tool of AGENT_TOOLS) {
+    const { title, description, inputSchema, annotations } = tool;
+    server.registerTool(tool.id, { title, description, inputSchema, annotations }, (args, extra) =>
+      runTool(extra, () => tool.run(args, client)),
+    );
+  }
   registerFragmentResources(server, client);
   return server;
 }
 
-/** The tools every server registers, for the description at GET /api/mcp. */
-export function toolNames(client: ServiceClient): string[] {
-  const names: string[] = [];
-  const recorder = { registerTool: (name: string) => names.push(name) } as unknown as McpServer;
-  for (const group of TOOL_GROUPS) group(recorder, client);
-  return names;
+/**
+ * The tools every server registers, for the description at GET /api/mcp. The list does not depend
+ * on the client (the argument stays for callers written when it did).
+ */
+export function toolNames(_client?: ServiceClient): string[] {
+  return AGENT_TOOLS.map((tool) => tool.id);
 }

@@ -1,4 +1,4 @@
-// Limits only MCP tools have. The fields they share with REST (title, content, tags, key...) read
+// Limits only the agent tools have. The fields they share with REST (title, content, tags, key...) read
 // @kw/contracts, whose limits the fragments service also enforces for every caller.
 export const QUERY_MAX = 1_000;
 export const LIST_LIMIT_MAX = 100;

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { AGENT_TOOLS, describeAgentTools, findAgentTool, toolJsonSchema } from './agent-tools.js';
+
+describe('the agent tool registry', () => {
+  it('gives every tool a unique id made of lower-case letters, digits and underscores', () => {
+    const ids = AGENT_TOOLS.map((t) => t.id);
+    expect(ids.length).toBeGreaterThanOrEqual(8);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[a-z][a-z0-9_]*$/);
+  });
+
+  it('describes every input as a JSON Schema object with properties', () => {
+    for (const tool of AGENT_TOOLS) {
+      const schema = toolJsonSchema(tool);
+      expect(schema.type, tool.id).toBe('object');
+      expect(schema.properties, tool.id).toBeTypeOf('object');
+      expect(Object.keys(schema.properties as object).sort(), tool.id).toEqual(Object.keys(tool.inputSchema).sort());
+    }
+  });
+
+  it('describes the same tools as the registry holds, in the same order', () => {
+    const described = describeAgentTools();
+    expect(described.map((d) => d.id)).toEqual(AGENT_TOOLS.map((t) => t.id));
+    for (const d of described) {
+      expect(d.description, d.id).toBeTruthy();
+      expect(d.inputSchema.type, d.id).toBe('object');
+    }
+    const readOnly = described.filter((d) => d.readOnly).map((d) => d.id);
+    expect(readOnly).toEqual(expect.arrayContaining(['whoami', 'list_workspaces', 'search', 'get_fragment']));
+    expect(readOnly).not.toContain('create_fragment');
+  });
+
+  it('finds a tool by id, and nothing for an unknown id', () => {
+    expect(findAgentTool('search')?.id).toBe('search');
+    expect(findAgentTool('search')).toBe(AGENT_TOOLS.find((t) => t.id === 'search'));
+    expect(findAgentTool('no_such_tool')).toBeUndefined();
+  });
+});

@@ -1,0 +1,47 @@
+import * as z from 'zod/v4';
+import type { AgentTool } from './agent-tool.js';
+import { accountTools } from './tools/account-tools.js';
+import { collectionTools } from './tools/collection-tools.js';
+import { fragmentTools } from './tools/fragment-tools.js';
+import { searchTools } from './tools/search-tools.js';
+
+/** Every tool, in a stable order (the order the MCP endpoint lists them in). */
+export const AGENT_TOOLS: readonly AgentTool[] = Object.freeze([
+  ...accountTools,
+  ...fragmentTools,
+  ...collectionTools,
+  ...searchTools,
+]);
+
+const byId = new Map(AGENT_TOOLS.map((tool) => [tool.id, tool]));
+
+/** The tool with this id, if there is one. */
+export function findAgentTool(id: string): AgentTool | undefined {
+  return byId.get(id);
+}
+
+/**
+ * The JSON Schema of a tool's input: an object schema with `properties`. Converted as the MCP
+ * SDK converts it for `tools/list` (zod 4's `toJSONSchema`, the input side, draft-07), so MCP
+ * clients and chat agents see the same schema.
+ */
+export function toolJsonSchema(tool: AgentTool): Record<string, unknown> {
+  return z.toJSONSchema(z.object(tool.inputSchema), { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
+}
+
+/** Every tool as data: what an assignment UI or a model's tool list needs. */
+export function describeAgentTools(): Array<{
+  id: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  readOnly: boolean;
+}> {
+  return AGENT_TOOLS.map((tool) => ({
+    id: tool.id,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: toolJsonSchema(tool),
+    readOnly: tool.annotations.readOnlyHint === true,
+  }));
+}

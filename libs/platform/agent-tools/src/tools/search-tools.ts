@@ -1,0 +1,126 @@
+import * as z from 'zod/v4';
+import { FragmentListingService, FragmentsService, GraphService, SearchService, type SearchPage } from '@kw/contracts';
+import { badRequest } from '@kw/platform-errors';
+import { LIST_LIMIT_MAX, QUERY_MAX } from '../tool-limits.js';
+import { READ_ONLY, defineAgentTool, type AgentTool } from '../agent-tool.js';
+
+const S = SearchService.method;
+
+function hitsOut(page: SearchPage | undefined) {
+  const hits = (page?.hits ?? []).map((h) => ({
+    fragmentId: h.fragmentId,
+    workspaceId: h.workspaceId,
+    title: h.title,
+    type: h.type,
+    tags: h.tags,
+    snippet: h.snippet,
+    score: h.score,
+    matchedBy: h.matchedBy,
+  }));
+  return { hits, count: hits.length, totalCount: page?.totalCount ?? 0, mode: page?.mode ?? '' };
+}
+
+/** search, agentic_search and related: the search component's REST rules (search:read). */
+export const searchTools: AgentTool[] = [
+  defineAgentTool({
+    id: 'search',
+    title: 'Search',
+    description:
+      'Hybrid keyword + semantic search over one workspace, or over every workspace you can read when ' +
+      'workspaceId is left out. Answers snippets and ids; use get_fragment for content.',
+    inputSchema: {
+      query: z.string().min(1).max(QUERY_MAX),
+      workspaceId: z.uuid().optional().describe('Leave out to search every readable workspace'),
+      mode: z.enum(['hybrid', 'keyword', 'semantic']).optional(),
+      tags: z.array(z.string().min(1)).max(20).optional(),
+      limit: z.number().int().min(1).max(LIST_LIMIT_MAX).optional(),
+      offset: z.number().int().min(0).optional(),
+    },
+    annotations: READ_ONLY,
+    async run(args, client) {
+      const search = {
+        query: args.query,
+        mode: args.mode ?? 'hybrid',
+        types: [],
+        tags: args.tags ?? [],
+        collectionId: '',
+      };
+      const paging = { limit: args.limit ?? 10, offset: args.offset ?? 0 };
+      if (args.workspaceId)
+        return hitsOut((await client.call(S.search, { workspaceId: args.workspaceId, search, ...paging })).page);
+      const { page, workspaceCount } = await client.call(S.globalSearch, { search, ...paging });
+      return { ...hitsOut(page), workspaceCount };
+    },
+  }),
+
+  defineAgentTool({
+    id: 'agentic_search',
+    title: 'Agentic search',
+    description:
+      'Multi-step discovery in a workspace: expands the query, runs several retrievals, follows graph ' +
+      'links, and answers leads (fragment id, title, why it matters, score) with the steps taken. Leads, ' +
+      'not answers: read them with get_fragment.',
+    inputSchema: {
+      workspaceId: z.uuid(),
+      query: z.string().min(1).max(QUERY_MAX),
+      maxLeads: z.number().int().min(1).max(50).optional(),
+    },
+    annotations: READ_ONLY,
+    async run(args, client) {
+      const res = await client.call(FragmentListingService.method.agenticSearch, {
+        workspaceId: args.workspaceId,
+        query: args.query,
+        maxLeads: args.maxLeads ?? 0,
+      });
+      return {
+        leads: res.leads.map((l) => ({ fragmentId: l.fragmentId, title: l.title, why: l.why, score: l.score })),
+        steps: res.steps.map((s) => ({ kind: s.kind, detail: s.detail, terms: s.terms, found: s.found })),
+        expandedTerms: res.expandedTerms,
+      };
+    },
+  }),
+
+  defineAgentTool({
+    id: 'related',
+    title: 'Related knowledge (graph)',
+    description:
+      'Graph neighbours: the entities a fragment (or a query) mentions, the entities linked to them, and ' +
+      'the fragments that mention those. Give fragmentId or query.',
+    inputSchema: {
+      workspaceId: z.uuid(),
+      fragmentId: z.uuid().optional(),
+      query: z.string().min(1).max(QUERY_MAX).optional(),
+      depth: z.number().int().min(1).max(3).optional(),
+      limit: z.number().int().min(1).max(50).optional(),
+    },
+    annotations: READ_ONLY,
+    async run(args, client) {
+      if (!args.fragmentId === !args.query) throw badRequest('Give exactly one of fragmentId or query');
+      let query = args.query ?? '';
+      if (args.fragmentId) {
+        const { fragment } = await client.call(FragmentsService.method.getFragment, { fragmentId: args.fragmentId });
+        if (fragment!.workspaceId !== args.workspaceId) throw badRequest('The fragment belongs to another workspace');
+        query = [fragment!.title, ...fragment!.tags].join(' ');
+      }
+      const res = await client.call(GraphService.method.graphRetrieve, {
+        workspaceId: args.workspaceId,
+        query,
+        depth: args.depth ?? 1,
+        limit: args.limit ?? 10,
+      });
+      const node = (n: { id: string; name: string; kind: string }) => ({ id: n.id, name: n.name, kind: n.kind });
+      return {
+        entities: [...res.seeds, ...res.nodes].map(node),
+        relations: res.edges.map((e) => ({
+          sourceId: e.sourceId,
+          targetId: e.targetId,
+          kind: e.kind,
+          weight: e.weight,
+        })),
+        fragments: res.fragments
+          .filter((f) => f.id !== args.fragmentId)
+          .map((f) => ({ fragmentId: f.id, title: f.title, score: f.score })),
+      };
+    },
+  }),
+];
