@@ -327,7 +327,9 @@ describe('authorization matrix', () => {
     const answer = await call(
       caller.token,
       route.method,
-      fill(route.path, target, tokenId).replaceAll('{secret}', secretId ?? UNKNOWN_ID),
+      fill(route.path, target, tokenId)
+        .replaceAll('{secret}', secretId ?? UNKNOWN_ID)
+        .replaceAll('{expert}', UNKNOWN_ID),
       fillBody(route.body, target, tokenId),
       route.multipart,
     );

@@ -24,6 +24,15 @@ export async function createTestDatabase(
       const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
       await c.connect();
       try {
+        // A pool's `end()` resolves before the server has seen every session go; FORCE would kill
+        // those closing sessions, and their clients (having no error listener by then) raise an
+        // uncaught "terminating connection due to administrator command". Wait for them first.
+        const deadline = Date.now() + 5_000;
+        while (Date.now() < deadline) {
+          const { rows } = await c.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+          if (rows[0].n === 0) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
         await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       } finally {
         await c.end();

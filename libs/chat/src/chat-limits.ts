@@ -1,5 +1,11 @@
 /** Limits of the chat component (docs/chat.md). Field limits of vault messages live in @kw/contracts. */
 export {
+  EXPERT_KEYWORD_MAX,
+  EXPERT_KEYWORDS_MAX,
+  EXPERT_MODEL_MAX,
+  EXPERT_NAME_MAX,
+  EXPERT_SYSTEM_PROMPT_MAX,
+  EXPERT_TOOLS_MAX,
   VAULT_SECRET_DESCRIPTION_MAX,
   VAULT_SECRET_NAME_MAX,
   VAULT_SECRET_PROVIDER_MAX,
@@ -27,3 +33,8 @@ export const VAULT_ACCESS_LOG_DEFAULT = 50;
 export const VAULT_ACCESS_LOG_MAX = 500;
 /** A user's secrets: enough for every provider and tool, small enough to list in one answer. */
 export const VAULT_SECRETS_PER_USER_MAX = 500;
+
+export const EXPERTS_PAGE_DEFAULT = 20;
+export const EXPERTS_PAGE_MAX = 100;
+/** Offsets fit the contract's int32 with room to spare; nobody pages a million experts. */
+export const EXPERTS_OFFSET_MAX = 1_000_000;

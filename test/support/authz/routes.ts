@@ -460,6 +460,54 @@ export const CHAT_ROUTES: MatrixRoute[] = [
   },
 ];
 
+/**
+ * Custom experts (chat component). Creating one needs `applications:manage` and read access to
+ * its workspace: a workspace route for the matrix (action `chat:use`, i.e. read). An expert
+ * belongs to its creator: the routes on one ({expert} is an unknown id here) answer allowed
+ * callers 404 after the scope check; ownership is in test/e2e/chat/experts.spec.ts.
+ */
+export const EXPERT_ROUTES: MatrixRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/v2/experts/tools',
+    action: 'applications:manage',
+    account: true,
+    anyScope: true,
+    allowedStatuses: [200],
+  },
+  { method: 'GET', path: '/api/v2/experts', action: 'applications:manage', account: true, allowedStatuses: [200] },
+  {
+    method: 'POST',
+    path: '/api/v2/experts',
+    action: 'chat:use',
+    creates: true,
+    body: { name: 'matrix {n}', workspaceId: '{ws}', expertConfig: { enabledTools: ['search'] } },
+    allowedStatuses: [201],
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/experts/{expert}',
+    action: 'applications:manage',
+    account: true,
+    allowedStatuses: [404],
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v2/experts/{expert}',
+    action: 'applications:manage',
+    account: true,
+    body: { name: 'matrix' },
+    allowedStatuses: [404],
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v2/experts/{expert}',
+    action: 'applications:manage',
+    account: true,
+    allowedStatuses: [404],
+  },
+];
+
 export const MATRIX_ROUTES: MatrixRoute[] = [
   ...IDENTITY_ROUTES,
   ...WORKSPACE_ROUTES,
@@ -470,4 +518,5 @@ export const MATRIX_ROUTES: MatrixRoute[] = [
   ...HOSTED_ZONE_ROUTES,
   ...FILE_ROUTES,
   ...CHAT_ROUTES,
+  ...EXPERT_ROUTES,
 ];

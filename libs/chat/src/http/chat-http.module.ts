@@ -3,6 +3,7 @@ import type { AppConfig } from '@kw/platform-config';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { BLOB_STORAGE, createBlobStorage } from '@kw/platform-storage';
 import { ChatCompletionsController } from './completions/chat-completions.controller.js';
+import { ExpertsController } from './experts.controller.js';
 import { GeneratedImages } from './images/generated-images.js';
 import { ImagesController } from './images/images.controller.js';
 import { ModelCatalog } from './models/model-catalog.js';
@@ -27,6 +28,7 @@ import { webSearchProvider } from './web-search.provider.js';
     WebSearchController,
     WebSearchGrantsController,
     VaultController,
+    ExpertsController,
   ],
   providers: [
     modelGatewayProvider,

@@ -9,14 +9,7 @@ export class SecretNameTaken extends Error {}
 const isUniqueViolation = (err: unknown) =>
   err instanceof ControlPrisma.PrismaClientKnownRequestError && err.code === 'P2002';
 
-export interface NewSecret extends SealedValue {
-  id: string;
-  userId: string;
-  name: string;
-  type: string;
-  provider: string;
-  description: string;
-}
+export type NewSecret = Omit<SecretRow, 'createdAt' | 'updatedAt'>;
 
 export interface SecretChanges {
   name?: string;

@@ -3,10 +3,13 @@ import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { loadEnvelopeSealer } from '@kw/platform-secret-box';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { chatDbProviders } from '../persistence/chat-database.js';
+import { ExpertsRepository } from '../persistence/experts.repository.js';
 import { ModelUsageRepository } from '../persistence/model-usage.repository.js';
 import { VaultRepository } from '../persistence/vault.repository.js';
 import { WebSearchGrantsRepository } from '../persistence/web-search-grants.repository.js';
+import { ExpertsHandlers } from './experts.handlers.js';
 import { ModelUsageHandlers } from './model-usage.handlers.js';
 import { VAULT_SEALER, VaultHandlers } from './vault.handlers.js';
 import { VaultRewrap } from './vault-rewrap.js';
@@ -28,6 +31,9 @@ import { WebSearchAccessHandlers } from './web-search-access.handlers.js';
     ModelUsageHandlers,
     WebSearchAccessHandlers,
     VaultRewrap,
+    WorkspaceGate,
+    ExpertsRepository,
+    ExpertsHandlers,
   ],
   exports: [VaultRewrap],
 })

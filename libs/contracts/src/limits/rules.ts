@@ -11,6 +11,7 @@ import {
   UpdateFragmentTypeRequestSchema,
 } from '../gen/kw/fragments/v1/fragments_pb.js';
 import { CreateSecretRequestSchema, UpdateSecretRequestSchema } from '../gen/kw/chat/v1/chat_pb.js';
+import { CreateExpertRequestSchema, UpdateExpertRequestSchema } from '../gen/kw/chat/v1/experts_pb.js';
 import { CreateWebhookRequestSchema, UpdateWebhookRequestSchema } from '../gen/kw/webhooks/v1/webhooks_pb.js';
 import { CreateWorkspaceRequestSchema, UpdateWorkspaceRequestSchema } from '../gen/kw/workspaces/v1/workspaces_pb.js';
 import {
@@ -30,6 +31,12 @@ import {
   PATCH_OPERATIONS_MAX,
 } from './fragments.js';
 import {
+  EXPERT_KEYWORD_MAX,
+  EXPERT_KEYWORDS_MAX,
+  EXPERT_MODEL_MAX,
+  EXPERT_NAME_MAX,
+  EXPERT_SYSTEM_PROMPT_MAX,
+  EXPERT_TOOLS_MAX,
   VAULT_SECRET_DESCRIPTION_MAX,
   VAULT_SECRET_NAME_MAX,
   VAULT_SECRET_PROVIDER_MAX,
@@ -148,6 +155,20 @@ export const MESSAGE_LIMITS: readonly MessageLimits[] = [
     provider: { maxChars: VAULT_SECRET_PROVIDER_MAX },
     value: { maxBytes: VAULT_SECRET_VALUE_MAX_BYTES },
     description: { maxChars: VAULT_SECRET_DESCRIPTION_MAX },
+  }),
+  limitsOf(CreateExpertRequestSchema, {
+    name: { maxChars: EXPERT_NAME_MAX },
+    systemPrompt: { maxChars: EXPERT_SYSTEM_PROMPT_MAX },
+    enabledTools: { maxItems: EXPERT_TOOLS_MAX, eachMaxChars: 64 },
+    routingKeywords: { maxItems: EXPERT_KEYWORDS_MAX, eachMaxChars: EXPERT_KEYWORD_MAX },
+    modelPreference: { maxChars: EXPERT_MODEL_MAX },
+  }),
+  limitsOf(UpdateExpertRequestSchema, {
+    name: { maxChars: EXPERT_NAME_MAX },
+    systemPrompt: { maxChars: EXPERT_SYSTEM_PROMPT_MAX },
+    enabledTools: { maxItems: EXPERT_TOOLS_MAX, eachMaxChars: 64 },
+    routingKeywords: { maxItems: EXPERT_KEYWORDS_MAX, eachMaxChars: EXPERT_KEYWORD_MAX },
+    modelPreference: { maxChars: EXPERT_MODEL_MAX },
   }),
 ];
 
