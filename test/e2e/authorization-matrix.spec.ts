@@ -329,7 +329,9 @@ describe('authorization matrix', () => {
       route.method,
       fill(route.path, target, tokenId)
         .replaceAll('{secret}', secretId ?? UNKNOWN_ID)
-        .replaceAll('{expert}', UNKNOWN_ID),
+        .replaceAll('{expert}', UNKNOWN_ID)
+        .replaceAll('{config}', UNKNOWN_ID)
+        .replaceAll('{key}', UNKNOWN_ID),
       fillBody(route.body, target, tokenId),
       route.multipart,
     );

@@ -1,5 +1,16 @@
 /** Limits of the chat component (docs/chat.md). Field limits of vault messages live in @kw/contracts. */
 export {
+  EMBED_CONFIG_NAME_MAX,
+  EMBED_CONTEXT_TYPES,
+  EMBED_DEFAULT_CONTEXT_MAX,
+  EMBED_FEEDBACK_MODES,
+  EMBED_ISSUER_MAX,
+  EMBED_JWKS_JSON_MAX_BYTES,
+  EMBED_KEY_LABEL_MAX,
+  EMBED_KEY_ORIGINS_MAX,
+  EMBED_MODEL_MAX,
+  EMBED_ORIGIN_MAX,
+  EMBED_SYSTEM_PROMPT_MAX,
   EXPERT_KEYWORD_MAX,
   EXPERT_KEYWORDS_MAX,
   EXPERT_MODEL_MAX,
@@ -38,3 +49,9 @@ export const EXPERTS_PAGE_DEFAULT = 20;
 export const EXPERTS_PAGE_MAX = 100;
 /** Offsets fit the contract's int32 with room to spare; nobody pages a million experts. */
 export const EXPERTS_OFFSET_MAX = 1_000_000;
+
+export const EMBED_CONFIGS_PAGE_DEFAULT = 20;
+export const EMBED_CONFIGS_PAGE_MAX = 100;
+export const EMBED_CONFIGS_OFFSET_MAX = 1_000_000;
+/** Keys per configuration: a site, its staging and a few rotations. */
+export const EMBED_KEYS_PER_CONFIG_MAX = 50;

@@ -508,6 +508,39 @@ export const EXPERT_ROUTES: MatrixRoute[] = [
   },
 ];
 
+/**
+ * Embed configurations and keys (chat component): like experts, creating one is a workspace
+ * route (read access and `applications:manage`); the routes on one ({config} and {key} are
+ * unknown ids here) answer allowed callers 404 after the scope check. Ownership:
+ * test/e2e/chat/embed-configs.spec.ts.
+ */
+const onOneConfig = (method: MatrixRoute['method'], path: string, body?: unknown): MatrixRoute => ({
+  method,
+  path,
+  action: 'applications:manage',
+  account: true,
+  ...(body ? { body } : {}),
+  allowedStatuses: [404],
+});
+export const EMBED_CONFIG_ROUTES: MatrixRoute[] = [
+  { method: 'GET', path: '/api/v2/configs', action: 'applications:manage', account: true, allowedStatuses: [200] },
+  {
+    method: 'POST',
+    path: '/api/v2/configs',
+    action: 'chat:use',
+    creates: true,
+    body: { workspaceId: '{ws}', name: 'matrix {n}' },
+    allowedStatuses: [201],
+  },
+  onOneConfig('GET', '/api/v2/configs/{config}'),
+  onOneConfig('PATCH', '/api/v2/configs/{config}', { name: 'matrix' }),
+  onOneConfig('DELETE', '/api/v2/configs/{config}'),
+  onOneConfig('GET', '/api/v2/configs/{config}/keys'),
+  onOneConfig('POST', '/api/v2/configs/{config}/keys', { label: 'matrix', public: true }),
+  onOneConfig('PATCH', '/api/v2/configs/{config}/keys/{key}', { label: 'matrix' }),
+  onOneConfig('DELETE', '/api/v2/configs/{config}/keys/{key}'),
+];
+
 export const MATRIX_ROUTES: MatrixRoute[] = [
   ...IDENTITY_ROUTES,
   ...WORKSPACE_ROUTES,
@@ -519,4 +552,5 @@ export const MATRIX_ROUTES: MatrixRoute[] = [
   ...FILE_ROUTES,
   ...CHAT_ROUTES,
   ...EXPERT_ROUTES,
+  ...EMBED_CONFIG_ROUTES,
 ];

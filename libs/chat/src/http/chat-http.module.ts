@@ -3,6 +3,7 @@ import type { AppConfig } from '@kw/platform-config';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { BLOB_STORAGE, createBlobStorage } from '@kw/platform-storage';
 import { ChatCompletionsController } from './completions/chat-completions.controller.js';
+import { EmbedConfigsController } from './embed-configs.controller.js';
 import { ExpertsController } from './experts.controller.js';
 import { GeneratedImages } from './images/generated-images.js';
 import { ImagesController } from './images/images.controller.js';
@@ -29,6 +30,7 @@ import { webSearchProvider } from './web-search.provider.js';
     WebSearchGrantsController,
     VaultController,
     ExpertsController,
+    EmbedConfigsController,
   ],
   providers: [
     modelGatewayProvider,

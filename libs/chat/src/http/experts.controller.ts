@@ -10,7 +10,6 @@ import {
 } from '@nestjs/swagger';
 import { ExpertsService, type ExpertRecord } from '@kw/contracts';
 import { describeAgentTools } from '@kw/platform-agent-tools';
-import { AppError, ErrorCode } from '@kw/platform-errors';
 import { ServiceClient } from '@kw/platform-transport';
 import { EXPERTS_PAGE_DEFAULT } from '../chat-limits.js';
 import {
@@ -81,7 +80,7 @@ export class ExpertsController {
   @ApiCreatedResponse({ type: ExpertEnvelopeDto })
   async create(@Body() body: CreateExpertDto): Promise<ExpertEnvelopeDto> {
     const config = body.expertConfig ?? {};
-    this.checkModel(config.modelPreference);
+    this.catalog.requireChatModelField(config.modelPreference, 'expertConfig.modelPreference');
     const { expert } = await this.client.call(ExpertsService.method.createExpert, {
       name: body.name,
       workspaceId: body.workspaceId,
@@ -108,7 +107,7 @@ export class ExpertsController {
   @ApiNotFoundResponse({ description: NOT_YOURS })
   async update(@Param('id') id: string, @Body() body: UpdateExpertDto): Promise<ExpertEnvelopeDto> {
     const config = body.expertConfig ?? {};
-    this.checkModel(config.modelPreference);
+    this.catalog.requireChatModelField(config.modelPreference, 'expertConfig.modelPreference');
     const { expert } = await this.client.call(ExpertsService.method.updateExpert, {
       id,
       name: body.name,
@@ -129,19 +128,5 @@ export class ExpertsController {
   @ApiNotFoundResponse({ description: NOT_YOURS })
   async archive(@Param('id') id: string): Promise<void> {
     await this.client.call(ExpertsService.method.archiveExpert, { id });
-  }
-
-  /** A model preference names a model of this deployment ("" leaves it to the configuration). */
-  private checkModel(model: string | undefined): void {
-    if (!model || this.catalog.list().some((m) => m.id === model && m.modality === 'chat')) return;
-    throw new AppError({
-      status: 400,
-      code: ErrorCode.VALIDATION_FAILED,
-      message: `expertConfig.modelPreference: "${model}" is not a chat model of this deployment (GET /api/v1/models)`,
-      param: 'expertConfig.modelPreference',
-      details: {
-        fields: [{ field: 'expertConfig.modelPreference', problems: ['is not a chat model of this deployment'] }],
-      },
-    });
   }
 }

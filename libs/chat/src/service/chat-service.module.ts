@@ -2,13 +2,15 @@ import { Module } from '@nestjs/common';
 import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
-import { loadEnvelopeSealer } from '@kw/platform-secret-box';
+import { loadEnvelopeSealer, loadSecretBox, SECRET_BOX } from '@kw/platform-secret-box';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { chatDbProviders } from '../persistence/chat-database.js';
+import { EmbedConfigsRepository } from '../persistence/embed-configs.repository.js';
 import { ExpertsRepository } from '../persistence/experts.repository.js';
 import { ModelUsageRepository } from '../persistence/model-usage.repository.js';
 import { VaultRepository } from '../persistence/vault.repository.js';
 import { WebSearchGrantsRepository } from '../persistence/web-search-grants.repository.js';
+import { EmbedConfigsHandlers } from './embed-configs.handlers.js';
 import { ExpertsHandlers } from './experts.handlers.js';
 import { ModelUsageHandlers } from './model-usage.handlers.js';
 import { VAULT_SEALER, VaultHandlers } from './vault.handlers.js';
@@ -24,7 +26,14 @@ import { WebSearchAccessHandlers } from './web-search-access.handlers.js';
       useFactory: (config: AppConfig, logger: Logger) => loadEnvelopeSealer(config, 'chat', (msg) => logger.warn(msg)),
       inject: [APP_CONFIG, LOGGER],
     },
+    {
+      provide: SECRET_BOX,
+      useFactory: (config: AppConfig, logger: Logger) => loadSecretBox(config, 'chat', (msg) => logger.warn(msg)),
+      inject: [APP_CONFIG, LOGGER],
+    },
     VaultRepository,
+    EmbedConfigsRepository,
+    EmbedConfigsHandlers,
     ModelUsageRepository,
     WebSearchGrantsRepository,
     VaultHandlers,

@@ -11,6 +11,12 @@ import {
   UpdateFragmentTypeRequestSchema,
 } from '../gen/kw/fragments/v1/fragments_pb.js';
 import { CreateSecretRequestSchema, UpdateSecretRequestSchema } from '../gen/kw/chat/v1/chat_pb.js';
+import {
+  CreateConfigRequestSchema,
+  CreateKeyRequestSchema,
+  UpdateConfigRequestSchema,
+  UpdateKeyRequestSchema,
+} from '../gen/kw/chat/v1/embed_configs_pb.js';
 import { CreateExpertRequestSchema, UpdateExpertRequestSchema } from '../gen/kw/chat/v1/experts_pb.js';
 import { CreateWebhookRequestSchema, UpdateWebhookRequestSchema } from '../gen/kw/webhooks/v1/webhooks_pb.js';
 import { CreateWorkspaceRequestSchema, UpdateWorkspaceRequestSchema } from '../gen/kw/workspaces/v1/workspaces_pb.js';
@@ -30,6 +36,15 @@ import {
   LOOKUP_FRAGMENT_IDS_MAX,
   PATCH_OPERATIONS_MAX,
 } from './fragments.js';
+import {
+  EMBED_CONFIG_NAME_MAX,
+  EMBED_DEFAULT_CONTEXT_MAX,
+  EMBED_KEY_LABEL_MAX,
+  EMBED_KEY_ORIGINS_MAX,
+  EMBED_MODEL_MAX,
+  EMBED_ORIGIN_MAX,
+  EMBED_SYSTEM_PROMPT_MAX,
+} from './embed.js';
 import {
   EXPERT_KEYWORD_MAX,
   EXPERT_KEYWORDS_MAX,
@@ -169,6 +184,26 @@ export const MESSAGE_LIMITS: readonly MessageLimits[] = [
     enabledTools: { maxItems: EXPERT_TOOLS_MAX, eachMaxChars: 64 },
     routingKeywords: { maxItems: EXPERT_KEYWORDS_MAX, eachMaxChars: EXPERT_KEYWORD_MAX },
     modelPreference: { maxChars: EXPERT_MODEL_MAX },
+  }),
+  limitsOf(CreateConfigRequestSchema, {
+    name: { maxChars: EMBED_CONFIG_NAME_MAX },
+    model: { maxChars: EMBED_MODEL_MAX },
+    systemPrompt: { maxChars: EMBED_SYSTEM_PROMPT_MAX },
+    defaultContext: { maxItems: EMBED_DEFAULT_CONTEXT_MAX },
+  }),
+  limitsOf(UpdateConfigRequestSchema, {
+    name: { maxChars: EMBED_CONFIG_NAME_MAX },
+    model: { maxChars: EMBED_MODEL_MAX },
+    systemPrompt: { maxChars: EMBED_SYSTEM_PROMPT_MAX },
+    defaultContext: { maxItems: EMBED_DEFAULT_CONTEXT_MAX },
+  }),
+  limitsOf(CreateKeyRequestSchema, {
+    label: { maxChars: EMBED_KEY_LABEL_MAX },
+    allowedOrigins: { maxItems: EMBED_KEY_ORIGINS_MAX, eachMaxChars: EMBED_ORIGIN_MAX },
+  }),
+  limitsOf(UpdateKeyRequestSchema, {
+    label: { maxChars: EMBED_KEY_LABEL_MAX },
+    allowedOrigins: { maxItems: EMBED_KEY_ORIGINS_MAX, eachMaxChars: EMBED_ORIGIN_MAX },
   }),
 ];
 

@@ -61,6 +61,21 @@ export class ModelCatalog implements OnApplicationBootstrap, OnModuleDestroy {
     return model;
   }
 
+  /**
+   * For a field that names a model to use later (an expert's preference, a configuration's
+   * model): a chat model of this deployment, or "" to leave the choice to later; else 400.
+   */
+  requireChatModelField(model: string | undefined, field: string): void {
+    if (!model || this.list().some((m) => m.id === model && m.modality === 'chat')) return;
+    throw new AppError({
+      status: 400,
+      code: ErrorCode.VALIDATION_FAILED,
+      message: `${field}: "${model}" is not a chat model of this deployment (GET /api/v1/models)`,
+      param: field,
+      details: { fields: [{ field, problems: ['is not a chat model of this deployment'] }] },
+    });
+  }
+
   private async refresh(): Promise<void> {
     try {
       await this.gateway.refresh();

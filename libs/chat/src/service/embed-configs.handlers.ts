@@ -1,0 +1,238 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { EmbedConfigsService, IdentityService } from '@kw/contracts';
+import type { RequestContext } from '@kw/platform-context';
+import { AppError, ErrorCode, notFound } from '@kw/platform-errors';
+import { isUuid } from '@kw/platform-ids';
+import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
+import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
+import { EMBED_CONFIGS_PAGE_DEFAULT, EMBED_CONFIGS_PAGE_MAX, EMBED_KEYS_PER_CONFIG_MAX } from '../chat-limits.js';
+import {
+  EmbedConfigsRepository,
+  type EmbedConfigChanges,
+  type EmbedConfigRow,
+  type EmbedKeyChanges,
+} from '../persistence/embed-configs.repository.js';
+import { ExpertsRepository } from '../persistence/experts.repository.js';
+import { requireAccount } from './chat-caller.js';
+import {
+  invalidField,
+  validConfigName,
+  validContext,
+  validExpiry,
+  validFeatures,
+  validIssuer,
+  validOrigins,
+} from './embed-config-input.js';
+import { embedConfigView, embedKeyView } from './embed-config-view.js';
+
+type Req<M extends keyof typeof EmbedConfigsService.method> = RequestOf<typeof EmbedConfigsService, M>;
+
+/** Embed key tokens: recognisable (`kwek_`), 256 random bits, stored as SHA-256 only. */
+export const EMBED_KEY_PREFIX = 'kwek_';
+export const hashEmbedKey = (token: string) => createHash('sha256').update(token).digest('hex');
+
+const configNotFound = () => notFound('Embed configuration');
+const keyNotFound = () => notFound('Embed key');
+
+/**
+ * Embed configurations and their keys. A configuration belongs to its creator
+ * (`applications:manage`) and a workspace the creator can read; a key belongs to its
+ * configuration. Anything of anyone else's answers 404, like an unknown id.
+ */
+@Injectable()
+export class EmbedConfigsHandlers {
+  constructor(
+    private readonly configs: EmbedConfigsRepository,
+    private readonly experts: ExpertsRepository,
+    private readonly gate: WorkspaceGate,
+    private readonly client: ServiceClient,
+    @Inject(SECRET_BOX) private readonly box: SecretBox,
+  ) {}
+
+  @Handles(EmbedConfigsService.method.listConfigs)
+  async list(input: Req<'listConfigs'>, context: RequestContext) {
+    const { userId } = requireAccount(context, 'applications:manage');
+    const status = input.status || 'active';
+    if (!['active', 'archived'].includes(status)) throw invalidField('status', 'must be active or archived');
+    if (input.workspaceId && !isUuid(input.workspaceId)) return { configs: [], totalCount: 0 };
+    const limit = Math.min(Math.max(input.limit || EMBED_CONFIGS_PAGE_DEFAULT, 1), EMBED_CONFIGS_PAGE_MAX);
+    const { rows, total } = await this.configs.page(
+      userId,
+      { workspaceId: input.workspaceId || undefined, status },
+      limit,
+      Math.max(input.offset, 0),
+    );
+    return { configs: rows.map(embedConfigView), totalCount: total };
+  }
+
+  @Handles(EmbedConfigsService.method.createConfig)
+  async create(input: Req<'createConfig'>, context: RequestContext) {
+    const { userId } = requireAccount(context, 'applications:manage');
+    const name = validConfigName(input.name);
+    const features = validFeatures(input.features);
+    const defaultContext = validContext(input.defaultContext);
+    const trustedIssuer = input.trustedIssuer ? validIssuer(input.trustedIssuer) : null;
+    await this.gate.authorize(context, input.workspaceId, 'chat:use');
+    const mainExpertId = await this.expertOf(userId, input.mainExpertId, input.workspaceId);
+    const row = await this.configs.insert({
+      id: randomUUID(),
+      createdBy: userId,
+      workspaceId: input.workspaceId,
+      name,
+      model: input.model,
+      modelLocked: input.modelLocked,
+      features,
+      mainExpertId,
+      stateless: input.stateless,
+      systemPrompt: input.systemPrompt,
+      defaultContext,
+      trustedIssuer,
+    });
+    return { config: embedConfigView(row) };
+  }
+
+  @Handles(EmbedConfigsService.method.getConfig)
+  async get(input: Req<'getConfig'>, context: RequestContext) {
+    const { userId } = requireAccount(context, 'applications:manage');
+    return { config: embedConfigView(await this.owned(userId, input.id)) };
+  }
+
+  @Handles(EmbedConfigsService.method.updateConfig)
+  async update(input: Req<'updateConfig'>, context: RequestContext) {
+    const { userId } = requireAccount(context, 'applications:manage');
+    const current = await this.owned(userId, input.id);
+    if (current.status !== 'active') throw archived();
+    const changes: EmbedConfigChanges = {};
+    if (input.name !== undefined) changes.name = validConfigName(input.name);
+    if (input.model !== undefined) changes.model = input.model;
+    if (input.modelLocked !== undefined) changes.modelLocked = input.modelLocked;
+    if (input.features) changes.features = validFeatures(input.features);
+    if (input.mainExpertId !== undefined)
+      changes.mainExpertId = await this.expertOf(userId, input.mainExpertId, current.workspaceId);
+    if (input.stateless !== undefined) changes.stateless = input.stateless;
+    if (input.systemPrompt !== undefined) changes.systemPrompt = input.systemPrompt;
+    if (input.setDefaultContext) changes.defaultContext = validContext(input.defaultContext);
+    if (input.clearTrustedIssuer) changes.trustedIssuer = null;
+    else if (input.trustedIssuer) changes.trustedIssuer = validIssuer(input.trustedIssuer);
+    const row = await this.configs.update(userId, input.id, changes);
+    if (!row) throw configNotFound();
+    return { config: embedConfigView(row) };
+  }
+
+  @Handles(EmbedConfigsService.method.archiveConfig)
+  async archive(input: Req<'archiveConfig'>, context: RequestContext) {
+    const { userId } = requireAccount(context, 'applications:manage');
+    if (!isUuid(input.id) || !(await this.configs.archive(userId, input.id))) throw configNotFound();
+    return {};
+  }
+
+  @Handles(EmbedConfigsService.method.listKeys)
+  async listKeys(input: Req<'listKeys'>, context: RequestContext) {
+    const { userId } = requireAccount(context, 'applications:manage');
+    const config = await this.owned(userId, input.configId);
+    return { keys: (await this.configs.keysOf(config.id)).map(embedKeyView) };
+  }
+
+  @Handles(EmbedConfigsService.method.createKey)
+  async createKey(input: Req<'createKey'>, context: RequestContext) {
+    const { userId } = requireAccount(context, 'applications:manage');
+    const config = await this.owned(userId, input.configId);
+    if (config.status !== 'active') throw archived();
+    const label = input.label.trim();
+    if (!label) throw invalidField('label', 'must not be empty');
+    const allowedOrigins = validOrigins(input.allowedOrigins);
+    // A key anyone may copy off the page is only safe if the browser's Origin limits it (spec).
+    if (!input.public && allowedOrigins.length === 0) {
+      throw invalidField('allowedDomains', 'a non-public key needs at least one allowed origin');
+    }
+    const expiresAt = validExpiry(input.expiresAt);
+    const scopedTokenSealed = input.scopedToken ? this.box.seal(await this.ownToken(userId, input.scopedToken)) : null;
+    if ((await this.configs.countKeys(config.id)) >= EMBED_KEYS_PER_CONFIG_MAX) {
+      throw new AppError({
+        status: 409,
+        code: ErrorCode.QUOTA_EXCEEDED,
+        message: `A configuration has at most ${EMBED_KEYS_PER_CONFIG_MAX} keys`,
+      });
+    }
+    const token = `${EMBED_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const key = await this.configs.insertKey({
+      id: randomUUID(),
+      configId: config.id,
+      label,
+      allowedOrigins,
+      public: input.public,
+      expiresAt,
+      tokenHash: hashEmbedKey(token),
+      tokenPrefix: token.slice(0, 12),
+      scopedTokenSealed,
+    });
+    return { key: embedKeyView(key), token };
+  }
+
+  @Handles(EmbedConfigsService.method.updateKey)
+  async updateKey(input: Req<'updateKey'>, context: RequestContext) {
+    const { userId } = requireAccount(context, 'applications:manage');
+    const config = await this.owned(userId, input.configId);
+    const current = isUuid(input.keyId) ? await this.configs.findKey(config.id, input.keyId) : null;
+    if (!current || current.revokedAt) throw keyNotFound();
+    const changes: EmbedKeyChanges = {};
+    if (input.label !== undefined) {
+      changes.label = input.label.trim();
+      if (!changes.label) throw invalidField('label', 'must not be empty');
+    }
+    if (input.setAllowedOrigins) changes.allowedOrigins = validOrigins(input.allowedOrigins);
+    if (input.public !== undefined) changes.public = input.public;
+    if (input.expiresAt !== undefined) changes.expiresAt = validExpiry(input.expiresAt);
+    const isPublic = changes.public ?? current.public;
+    if (!isPublic && (changes.allowedOrigins ?? current.allowedOrigins).length === 0) {
+      throw invalidField('allowedDomains', 'a non-public key needs at least one allowed origin');
+    }
+    const key = await this.configs.updateKey(config.id, input.keyId, changes);
+    if (!key) throw keyNotFound();
+    return { key: embedKeyView(key) };
+  }
+
+  @Handles(EmbedConfigsService.method.revokeKey)
+  async revokeKey(input: Req<'revokeKey'>, context: RequestContext) {
+    const { userId } = requireAccount(context, 'applications:manage');
+    const config = await this.owned(userId, input.configId);
+    if (!isUuid(input.keyId) || !(await this.configs.revokeKey(config.id, input.keyId))) throw keyNotFound();
+    return {};
+  }
+
+  private async owned(userId: string, id: string): Promise<EmbedConfigRow> {
+    const row = isUuid(id) ? await this.configs.findOwned(userId, id) : null;
+    if (!row) throw configNotFound();
+    return row;
+  }
+
+  /** The main-agent expert: one of the caller's, over the same workspace ("" for none). */
+  private async expertOf(userId: string, expertId: string, workspaceId: string): Promise<string | null> {
+    if (!expertId) return null;
+    const expert = isUuid(expertId) ? await this.experts.findOwned(userId, expertId) : null;
+    if (!expert || expert.workspaceId !== workspaceId) {
+      throw invalidField('mainExpertId', 'must be one of your experts over the same workspace');
+    }
+    return expert.id;
+  }
+
+  /** A working personal access token of the caller's own (it will speak for them on the key). */
+  private async ownToken(userId: string, token: string): Promise<string> {
+    const caller = await this.client
+      .call(IdentityService.method.authenticateToken, { token, ip: '' })
+      .then((answer) => answer.caller)
+      .catch((err: unknown) => {
+        if (AppError.isAppError(err) && err.status < 500) return undefined;
+        throw err;
+      });
+    if (!caller?.auth || caller.auth.userId !== userId || caller.auth.credentialKind !== 'pat') {
+      throw invalidField('scopedToken', 'must be a working personal access token of yours');
+    }
+    return token;
+  }
+}
+
+const archived = () =>
+  new AppError({ status: 409, code: ErrorCode.CONFLICT, message: 'The embed configuration is archived' });
