@@ -1,5 +1,5 @@
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import { findAgentTool } from '@kw/platform-agent-tools';
+import { findAssignableTool } from '@kw/platform-agent-tools';
 
 /** The edge's VALIDATION_FAILED answer (docs/errors.md), for a rule only the service can check. */
 const invalid = (param: string, message: string) =>
@@ -19,7 +19,7 @@ export function validExpertName(name: string): string {
 
 /** Tool ids of the agent tool registry, each once; an unknown id is refused, naming it. */
 export function validTools(ids: string[]): string[] {
-  const unknown = ids.find((id) => !findAgentTool(id));
+  const unknown = ids.find((id) => !findAssignableTool(id));
   if (unknown !== undefined) {
     throw invalid('expertConfig.enabledTools', `"${unknown}" is not a tool (GET /api/v2/experts/tools lists them)`);
   }

@@ -22,6 +22,8 @@ export interface AgentTool<Shape extends z.ZodRawShape = z.ZodRawShape> {
   /** The input as a zod (v4) raw shape, as the MCP SDK takes it. */
   inputSchema: Shape;
   annotations: AgentToolAnnotations;
+  /** false: offered to MCP clients only, never assignable to an expert (managing experts, say). Default true. */
+  assignable?: boolean;
   /**
    * Runs as the caller of the current request context (the ServiceClient carries it to every
    * service, which authorizes exactly as for the REST route). The result is a JSON object.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT_TOOLS, describeAgentTools, findAgentTool, toolJsonSchema } from './agent-tools.js';
+import { AGENT_TOOLS, describeAgentTools, findAgentTool, findAssignableTool, toolJsonSchema } from './agent-tools.js';
 
 describe('the agent tool registry', () => {
   it('gives every tool a unique id made of lower-case letters, digits and underscores', () => {
@@ -18,9 +18,9 @@ describe('the agent tool registry', () => {
     }
   });
 
-  it('describes the same tools as the registry holds, in the same order', () => {
+  it('describes the assignable tools of the registry, in its order', () => {
     const described = describeAgentTools();
-    expect(described.map((d) => d.id)).toEqual(AGENT_TOOLS.map((t) => t.id));
+    expect(described.map((d) => d.id)).toEqual(AGENT_TOOLS.filter((t) => t.assignable !== false).map((t) => t.id));
     for (const d of described) {
       expect(d.description, d.id).toBeTruthy();
       expect(d.inputSchema.type, d.id).toBe('object');
@@ -34,5 +34,14 @@ describe('the agent tool registry', () => {
     expect(findAgentTool('search')?.id).toBe('search');
     expect(findAgentTool('search')).toBe(AGENT_TOOLS.find((t) => t.id === 'search'));
     expect(findAgentTool('no_such_tool')).toBeUndefined();
+  });
+
+  it('keeps the management tools for MCP clients: an expert cannot be given them', () => {
+    for (const id of ['list_experts', 'create_expert', 'archive_embed_config']) {
+      expect(findAgentTool(id)?.id, id).toBe(id);
+      expect(findAssignableTool(id), id).toBeUndefined();
+      expect(describeAgentTools().map((d) => d.id)).not.toContain(id);
+    }
+    expect(findAssignableTool('search')?.id).toBe('search');
   });
 });

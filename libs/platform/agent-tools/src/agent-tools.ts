@@ -1,6 +1,7 @@
 import * as z from 'zod/v4';
 import type { AgentTool } from './agent-tool.js';
 import { accountTools } from './tools/account-tools.js';
+import { chatManagementTools } from './tools/chat-management-tools.js';
 import { collectionTools } from './tools/collection-tools.js';
 import { fragmentTools } from './tools/fragment-tools.js';
 import { searchTools } from './tools/search-tools.js';
@@ -11,6 +12,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = Object.freeze([
   ...fragmentTools,
   ...collectionTools,
   ...searchTools,
+  ...chatManagementTools,
 ]);
 
 const byId = new Map(AGENT_TOOLS.map((tool) => [tool.id, tool]));
@@ -18,6 +20,12 @@ const byId = new Map(AGENT_TOOLS.map((tool) => [tool.id, tool]));
 /** The tool with this id, if there is one. */
 export function findAgentTool(id: string): AgentTool | undefined {
   return byId.get(id);
+}
+
+/** The tool with this id if an expert may be given it (MCP-only tools are not). */
+export function findAssignableTool(id: string): AgentTool | undefined {
+  const tool = byId.get(id);
+  return tool && tool.assignable !== false ? tool : undefined;
 }
 
 /**
@@ -29,7 +37,7 @@ export function toolJsonSchema(tool: AgentTool): Record<string, unknown> {
   return z.toJSONSchema(z.object(tool.inputSchema), { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
 }
 
-/** Every tool as data: what an assignment UI or a model's tool list needs. */
+/** Every tool an expert may be given, as data: what an assignment UI or a model's tool list needs. */
 export function describeAgentTools(): Array<{
   id: string;
   title: string;
@@ -37,7 +45,7 @@ export function describeAgentTools(): Array<{
   inputSchema: Record<string, unknown>;
   readOnly: boolean;
 }> {
-  return AGENT_TOOLS.map((tool) => ({
+  return AGENT_TOOLS.filter((tool) => tool.assignable !== false).map((tool) => ({
     id: tool.id,
     title: tool.title,
     description: tool.description,
