@@ -137,9 +137,16 @@ describeWith(['postgres'], 'the vault in PostgreSQL', () => {
     const mine = new OpenAI({ baseURL: `${platform.url}/api/v1`, apiKey: owner.token, maxRetries: 0 });
     await mine.chat.completions.create({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'and me' }] });
     await mine.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'my key' }] });
+    // A streamed call is recorded too, with the usage of its last chunk.
+    const stream = await mine.chat.completions.create({
+      model: 'claude-haiku-4-5',
+      messages: [{ role: 'user', content: 'streamed' }],
+      stream: true,
+    });
+    for await (const chunk of stream) void chunk;
     const rows = async (userId: string) =>
       (await db.query('SELECT * FROM control.model_usage WHERE user_id = $1 ORDER BY at, model', [userId])).rows;
-    await expect.poll(async () => (await rows(owner.user.id)).length, { timeout: 10_000 }).toBe(2);
+    await expect.poll(async () => (await rows(owner.user.id)).length, { timeout: 10_000 }).toBe(3);
     const [theirs] = await rows(stranger.user.id);
     expect(theirs).toMatchObject({
       token_id: stranger.tokenId,
@@ -153,9 +160,17 @@ describeWith(['postgres'], 'the vault in PostgreSQL', () => {
     expect(theirs.input_tokens).toBeGreaterThan(0);
     expect(theirs.output_tokens).toBeGreaterThan(0);
     expect(theirs.latency_ms).toBeGreaterThanOrEqual(0);
-    const [claude, byok] = await rows(owner.user.id);
-    expect(claude).toMatchObject({ credential: 'operator', model: 'claude-haiku-4-5', provider: 'claude' });
-    expect(byok).toMatchObject({ credential: `vault:${secretId}`, model: 'gpt-4o', provider: 'standin' });
+    const owned = await rows(owner.user.id);
+    const claude = owned.filter((r) => r.model === 'claude-haiku-4-5');
+    expect(claude).toHaveLength(2);
+    for (const row of claude) {
+      expect(row).toMatchObject({ credential: 'operator', provider: 'claude', status: 'ok' });
+      expect(row.output_tokens).toBeGreaterThan(0);
+    }
+    expect(owned.find((r) => r.model === 'gpt-4o')).toMatchObject({
+      credential: `vault:${secretId}`,
+      provider: 'standin',
+    });
   });
 
   it('rotates the master key: re-wrap with the documented command, old values still open', async () => {

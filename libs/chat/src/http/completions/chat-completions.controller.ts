@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/comm
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '@kw/contracts';
+import { requestContext } from '@kw/platform-context';
 import { CurrentAuth } from '@kw/platform-http';
 import type { ModelGateway } from '@kw/platform-models';
 import { parseChatRequest } from '../../domain/chat-request.js';
@@ -57,22 +58,26 @@ export class ChatCompletionsController {
     const signal = clientAbortSignal(request, reply);
     const options = { signal, credentialFor: this.keys.resolverFor(auth.userId, model.id) };
     const started = performance.now();
+    const caller = requestContext.current();
     const record = (
       served: { provider: string; credential: string },
       status: 'ok' | 'upstream_error' | 'cancelled',
       usage?: { prompt_tokens: number; completion_tokens: number },
     ) =>
-      this.usage.record({
-        credential: served.credential,
-        model: model.id,
-        provider: served.provider,
-        kind: 'chat',
-        inputTokens: usage?.prompt_tokens ?? 0,
-        outputTokens: usage?.completion_tokens ?? 0,
-        images: 0,
-        latencyMs: Math.round(performance.now() - started),
-        status,
-      });
+      this.usage.record(
+        {
+          credential: served.credential,
+          model: model.id,
+          provider: served.provider,
+          kind: 'chat',
+          inputTokens: usage?.prompt_tokens ?? 0,
+          outputTokens: usage?.completion_tokens ?? 0,
+          images: 0,
+          latencyMs: Math.round(performance.now() - started),
+          status,
+        },
+        caller,
+      );
     const failed = { provider: model.provider, credential: 'operator' };
     if (!stream) {
       const { completion, served } = await this.gateway.complete(model, chat, options).catch((err: unknown) => {

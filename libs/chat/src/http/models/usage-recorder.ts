@@ -42,9 +42,11 @@ export class UsageRecorder implements OnModuleDestroy {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  /** Call inside the request's context: the record is made for the caller of the request. */
-  record(entry: UsageEntry): void {
-    const context = requestContext.current();
+  /**
+   * The record is made for the caller of `context`: the request's, captured when the call began
+   * (a stream ends in callbacks of its own, where the request's context may not be current).
+   */
+  record(entry: UsageEntry, context: RequestContext | undefined = requestContext.current()): void {
     if (!context?.auth?.userId) return;
     const key = `${context.auth.userId}\u0000${context.auth.credentialId}`;
     let batch = this.pending.get(key);
