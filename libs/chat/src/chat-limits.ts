@@ -45,13 +45,11 @@ export const VAULT_ACCESS_LOG_MAX = 500;
 /** A user's secrets: enough for every provider and tool, small enough to list in one answer. */
 export const VAULT_SECRETS_PER_USER_MAX = 500;
 
-export const EXPERTS_PAGE_DEFAULT = 20;
-export const EXPERTS_PAGE_MAX = 100;
-/** Offsets fit the contract's int32 with room to spare; nobody pages a million experts. */
-export const EXPERTS_OFFSET_MAX = 1_000_000;
+/** Pages of experts and embed configurations. */
+export const CHAT_PAGE_DEFAULT = 20;
+export const CHAT_PAGE_MAX = 100;
+/** Offsets fit the contracts' int32 with room to spare; nobody pages a million experts. */
+export const CHAT_OFFSET_MAX = 1_000_000;
 
-export const EMBED_CONFIGS_PAGE_DEFAULT = 20;
-export const EMBED_CONFIGS_PAGE_MAX = 100;
-export const EMBED_CONFIGS_OFFSET_MAX = 1_000_000;
 /** Keys per configuration: a site, its staging and a few rotations. */
 export const EMBED_KEYS_PER_CONFIG_MAX = 50;

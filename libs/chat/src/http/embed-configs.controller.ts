@@ -10,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import { EmbedConfigsService, type EmbedConfigRecord, type EmbedKeyRecord } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
-import { EMBED_CONFIGS_PAGE_DEFAULT } from '../chat-limits.js';
+import { CHAT_PAGE_DEFAULT } from '../chat-limits.js';
 import {
   CreateEmbedConfigDto,
   CreateEmbedKeyDto,
@@ -110,7 +110,7 @@ export class EmbedConfigsController {
   })
   @ApiOkResponse({ type: EmbedConfigListDto })
   async list(@Query() query: ListEmbedConfigsQueryDto): Promise<EmbedConfigListDto> {
-    const limit = query.limit ?? EMBED_CONFIGS_PAGE_DEFAULT;
+    const limit = query.limit ?? CHAT_PAGE_DEFAULT;
     const offset = query.offset ?? 0;
     const { configs, totalCount } = await this.client.call(EmbedConfigsService.method.listConfigs, {
       workspaceId: query.workspaceId ?? '',

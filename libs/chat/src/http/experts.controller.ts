@@ -11,7 +11,7 @@ import {
 import { ExpertsService, type ExpertRecord } from '@kw/contracts';
 import { describeAgentTools } from '@kw/platform-agent-tools';
 import { ServiceClient } from '@kw/platform-transport';
-import { EXPERTS_PAGE_DEFAULT } from '../chat-limits.js';
+import { CHAT_PAGE_DEFAULT } from '../chat-limits.js';
 import {
   AgentToolListDto,
   CreateExpertDto,
@@ -64,7 +64,7 @@ export class ExpertsController {
   @ApiOperation({ summary: 'List your experts', description: 'Oldest first; `workspaceId` filters.' })
   @ApiOkResponse({ type: ExpertListDto })
   async list(@Query() query: ListExpertsQueryDto): Promise<ExpertListDto> {
-    const limit = query.limit ?? EXPERTS_PAGE_DEFAULT;
+    const limit = query.limit ?? CHAT_PAGE_DEFAULT;
     const offset = query.offset ?? 0;
     const { experts, totalCount } = await this.client.call(ExpertsService.method.listExperts, {
       workspaceId: query.workspaceId ?? '',

@@ -7,7 +7,7 @@ import { isUuid } from '@kw/platform-ids';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
 import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
-import { EMBED_CONFIGS_PAGE_DEFAULT, EMBED_CONFIGS_PAGE_MAX, EMBED_KEYS_PER_CONFIG_MAX } from '../chat-limits.js';
+import { CHAT_PAGE_DEFAULT, CHAT_PAGE_MAX, EMBED_KEYS_PER_CONFIG_MAX } from '../chat-limits.js';
 import {
   EmbedConfigsRepository,
   type EmbedConfigChanges,
@@ -57,7 +57,7 @@ export class EmbedConfigsHandlers {
     const status = input.status || 'active';
     if (!['active', 'archived'].includes(status)) throw invalidField('status', 'must be active or archived');
     if (input.workspaceId && !isUuid(input.workspaceId)) return { configs: [], totalCount: 0 };
-    const limit = Math.min(Math.max(input.limit || EMBED_CONFIGS_PAGE_DEFAULT, 1), EMBED_CONFIGS_PAGE_MAX);
+    const limit = Math.min(Math.max(input.limit || CHAT_PAGE_DEFAULT, 1), CHAT_PAGE_MAX);
     const { rows, total } = await this.configs.page(
       userId,
       { workspaceId: input.workspaceId || undefined, status },

@@ -6,7 +6,7 @@ import { notFound } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
-import { EXPERTS_PAGE_DEFAULT, EXPERTS_PAGE_MAX } from '../chat-limits.js';
+import { CHAT_PAGE_DEFAULT, CHAT_PAGE_MAX } from '../chat-limits.js';
 import { ExpertsRepository, type ExpertChanges, type ExpertRow } from '../persistence/experts.repository.js';
 import { requireAccount } from './chat-caller.js';
 import { validExpertName, validKeywords, validTools } from './expert-input.js';
@@ -45,7 +45,7 @@ export class ExpertsHandlers {
   async list(input: Req<'listExperts'>, context: RequestContext) {
     const { userId } = requireAccount(context, 'applications:manage');
     if (input.workspaceId && !isUuid(input.workspaceId)) return { experts: [], totalCount: 0 };
-    const limit = Math.min(Math.max(input.limit || EXPERTS_PAGE_DEFAULT, 1), EXPERTS_PAGE_MAX);
+    const limit = Math.min(Math.max(input.limit || CHAT_PAGE_DEFAULT, 1), CHAT_PAGE_MAX);
     const offset = Math.max(input.offset, 0);
     const { rows, total } = await this.experts.page(userId, input.workspaceId || undefined, limit, offset);
     return { experts: rows.map(expertView), totalCount: total };

@@ -1,28 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { WorkspacePageQueryDto } from './workspace-page.dto.js';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
   IsIn,
-  IsInt,
   IsISO8601,
   IsObject,
   IsOptional,
   IsString,
   IsUUID,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import {
   EMBED_CONFIG_NAME_MAX,
-  EMBED_CONFIGS_OFFSET_MAX,
-  EMBED_CONFIGS_PAGE_DEFAULT,
-  EMBED_CONFIGS_PAGE_MAX,
   EMBED_CONTEXT_TYPES,
   EMBED_DEFAULT_CONTEXT_MAX,
   EMBED_FEEDBACK_MODES,
@@ -188,32 +183,11 @@ export class UpdateEmbedConfigDto extends ConfigFieldsDto {
   trustedIssuer?: TrustedIssuerDto | null;
 }
 
-export class ListEmbedConfigsQueryDto {
-  @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
-  @IsUUID()
-  workspaceId?: string;
-
+export class ListEmbedConfigsQueryDto extends WorkspacePageQueryDto {
   @ApiPropertyOptional({ enum: ['active', 'archived'], default: 'active' })
   @IsOptional()
   @IsIn(['active', 'archived'])
   status?: string;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: EMBED_CONFIGS_PAGE_MAX, default: EMBED_CONFIGS_PAGE_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(EMBED_CONFIGS_PAGE_MAX)
-  limit?: number;
-
-  @ApiPropertyOptional({ minimum: 0, maximum: EMBED_CONFIGS_OFFSET_MAX, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(EMBED_CONFIGS_OFFSET_MAX)
-  offset?: number;
 }
 
 class EmbedFeaturesViewDto {

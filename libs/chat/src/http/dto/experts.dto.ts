@@ -1,15 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { WorkspacePageQueryDto } from './workspace-page.dto.js';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
-  IsInt,
   IsOptional,
   IsString,
   IsUUID,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateNested,
 } from 'class-validator';
@@ -20,9 +18,6 @@ import {
   EXPERT_NAME_MAX,
   EXPERT_SYSTEM_PROMPT_MAX,
   EXPERT_TOOLS_MAX,
-  EXPERTS_OFFSET_MAX,
-  EXPERTS_PAGE_DEFAULT,
-  EXPERTS_PAGE_MAX,
 } from '../../chat-limits.js';
 
 export class ExpertRoutingDto {
@@ -107,28 +102,7 @@ export class UpdateExpertDto {
   expertConfig?: ExpertConfigDto;
 }
 
-export class ListExpertsQueryDto {
-  @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
-  @IsUUID()
-  workspaceId?: string;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: EXPERTS_PAGE_MAX, default: EXPERTS_PAGE_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(EXPERTS_PAGE_MAX)
-  limit?: number;
-
-  @ApiPropertyOptional({ minimum: 0, maximum: EXPERTS_OFFSET_MAX, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(EXPERTS_OFFSET_MAX)
-  offset?: number;
-}
+export class ListExpertsQueryDto extends WorkspacePageQueryDto {}
 
 class ExpertRoutingViewDto {
   @ApiProperty({ type: [String] }) keywords!: string[];
