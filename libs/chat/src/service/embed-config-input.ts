@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@kw/platform-errors';
+import { invalidField } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
 import {
   EMBED_CONTEXT_TYPES,
@@ -7,16 +7,6 @@ import {
   EMBED_JWKS_JSON_MAX_BYTES,
 } from '../chat-limits.js';
 import type { ContextItemRow, EmbedFeaturesRow, TrustedIssuerRow } from '../persistence/embed-configs.repository.js';
-
-/** The edge's VALIDATION_FAILED answer (docs/errors.md), for a rule only the service can check. */
-export const invalidField = (param: string, message: string) =>
-  new AppError({
-    status: 400,
-    code: ErrorCode.VALIDATION_FAILED,
-    message: `${param}: ${message}`,
-    param,
-    details: { fields: [{ field: param, problems: [message] }] },
-  });
 
 export function validConfigName(name: string): string {
   const trimmed = name.trim();

@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EmbedConfigsService, IdentityService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { AppError, ErrorCode, notFound } from '@kw/platform-errors';
+import { AppError, ErrorCode, invalidField, notFound } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
 import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
@@ -17,7 +17,6 @@ import {
 import { ExpertsRepository } from '../persistence/experts.repository.js';
 import { requireAccount } from './chat-caller.js';
 import {
-  invalidField,
   validConfigName,
   validContext,
   validExpiry,

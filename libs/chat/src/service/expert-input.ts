@@ -1,15 +1,5 @@
-import { AppError, ErrorCode } from '@kw/platform-errors';
+import { invalidField as invalid } from '@kw/platform-errors';
 import { findAssignableTool } from '@kw/platform-agent-tools';
-
-/** The edge's VALIDATION_FAILED answer (docs/errors.md), for a rule only the service can check. */
-const invalid = (param: string, message: string) =>
-  new AppError({
-    status: 400,
-    code: ErrorCode.VALIDATION_FAILED,
-    message: `${param}: ${message}`,
-    param,
-    details: { fields: [{ field: param, problems: [message] }] },
-  });
 
 export function validExpertName(name: string): string {
   const trimmed = name.trim();

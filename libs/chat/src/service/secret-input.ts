@@ -1,15 +1,5 @@
-import { AppError, ErrorCode } from '@kw/platform-errors';
+import { invalidField as invalid } from '@kw/platform-errors';
 import { VAULT_SECRET_TYPES, type VaultSecretType } from '../chat-limits.js';
-
-/** The edge's VALIDATION_FAILED answer (docs/errors.md), for a rule only the service can check. */
-const invalid = (param: string, message: string) =>
-  new AppError({
-    status: 400,
-    code: ErrorCode.VALIDATION_FAILED,
-    message: `${param}: ${message}`,
-    param,
-    details: { fields: [{ field: param, problems: [message] }] },
-  });
 
 /** Provider ids are the operator's provider ids (docs/chat.md): lower-case, digits, `-` and `_`. */
 const PROVIDER = /^[a-z0-9][a-z0-9_-]*$/;

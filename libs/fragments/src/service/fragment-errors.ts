@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, notFound } from '@kw/platform-errors';
+import { AppError, ErrorCode, invalidField, notFound } from '@kw/platform-errors';
 
 /** Error codes of the fragments component (docs/fragments.md). */
 export const FragmentErrorCode = {
@@ -71,14 +71,7 @@ export const fragmentLimitReached = (max: number): AppError =>
     message: `The workspace holds the maximum of ${max} fragments`,
   });
 
-export const invalidInput = (field: string, problem: string): AppError =>
-  new AppError({
-    status: 400,
-    code: ErrorCode.VALIDATION_FAILED,
-    message: `${field}: ${problem}`,
-    details: { fields: [{ field, problems: [problem] }] },
-    param: field,
-  });
+export const invalidInput = invalidField;
 
 export const ownersOnly = (): AppError =>
   new AppError({

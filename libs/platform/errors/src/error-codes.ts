@@ -36,6 +36,16 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 export const notFound = (what = 'Resource'): AppError =>
   new AppError({ status: 404, code: ErrorCode.NOT_FOUND, message: `${what} not found` });
 
+/** 400 VALIDATION_FAILED naming one field, as the edge's ValidationPipe answers (docs/errors.md). */
+export const invalidField = (field: string, problem: string): AppError =>
+  new AppError({
+    status: 400,
+    code: ErrorCode.VALIDATION_FAILED,
+    message: `${field}: ${problem}`,
+    details: { fields: [{ field, problems: [problem] }] },
+    param: field,
+  });
+
 export const badRequest = (message: string, details?: Record<string, unknown>): AppError =>
   new AppError({ status: 400, code: ErrorCode.BAD_REQUEST, message, details });
 

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@kw/platform-errors';
+import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
 
 /**
  * The one rule for text the platform accepts, applied at the edge to every parsed body, query
@@ -25,15 +25,7 @@ export function textProblem(value: string): string | undefined {
   return undefined;
 }
 
-function invalidText(field: string, problem: string): AppError {
-  return new AppError({
-    status: 400,
-    code: ErrorCode.VALIDATION_FAILED,
-    message: `${field}: ${problem}`,
-    param: field,
-    details: { fields: [{ field, problems: [problem] }] },
-  });
-}
+const invalidText = invalidField;
 
 function tooDeep(): AppError {
   return new AppError({

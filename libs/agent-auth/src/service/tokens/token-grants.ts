@@ -7,7 +7,7 @@ import {
   type Action,
   type WorkspaceGrant,
 } from '@kw/platform-access-policy';
-import { AppError, ErrorCode } from '@kw/platform-errors';
+import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
 
 /** What a token reaches: its scopes and its workspace restriction. */
 export interface TokenGrant extends WorkspaceGrant {
@@ -21,15 +21,6 @@ export interface NarrowedGrant {
   droppedScopes: string[];
   droppedWorkspaceIds: string[];
 }
-
-const invalidField = (field: string, problem: string): AppError =>
-  new AppError({
-    status: 400,
-    code: ErrorCode.VALIDATION_FAILED,
-    message: `${field}: ${problem}`,
-    details: { fields: [{ field, problems: [problem] }] },
-    param: field,
-  });
 
 /**
  * The grant of a new token: the requested scopes and workspaces that the creating credential
