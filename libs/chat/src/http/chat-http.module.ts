@@ -4,6 +4,10 @@ import { APP_CONFIG } from '@kw/platform-runtime';
 import { BLOB_STORAGE, createBlobStorage } from '@kw/platform-storage';
 import { ChatCompletionsController } from './completions/chat-completions.controller.js';
 import { EmbedConfigsController } from './embed-configs.controller.js';
+import { ContextItems } from './embed/context-items.js';
+import { EmbedAgent } from './embed/embed-agent.js';
+import { EmbedChatController } from './embed/embed-chat.controller.js';
+import { EmbedKeyGuard } from './embed/embed-key.guard.js';
 import { ExpertsController } from './experts.controller.js';
 import { GeneratedImages } from './images/generated-images.js';
 import { ImagesController } from './images/images.controller.js';
@@ -31,6 +35,7 @@ import { webSearchProvider } from './web-search.provider.js';
     VaultController,
     ExpertsController,
     EmbedConfigsController,
+    EmbedChatController,
   ],
   providers: [
     modelGatewayProvider,
@@ -40,6 +45,9 @@ import { webSearchProvider } from './web-search.provider.js';
     ProviderKeys,
     UsageRecorder,
     GeneratedImages,
+    EmbedKeyGuard,
+    ContextItems,
+    EmbedAgent,
   ],
 })
 export class ChatHttpModule {}

@@ -133,6 +133,12 @@ export class EmbedConfigsRepository {
     return stored ? configRow(stored) : null;
   }
 
+  /** An active configuration by id, whoever created it (the embed chat, after admitting a key). */
+  async findActive(id: string): Promise<EmbedConfigRow | null> {
+    const stored = await this.db.embedConfig.findFirst({ where: { id, status: 'active' } });
+    return stored ? configRow(stored) : null;
+  }
+
   async insert(config: NewEmbedConfig): Promise<EmbedConfigRow> {
     const stored = await this.db.embedConfig.create({
       data: {
@@ -176,6 +182,17 @@ export class EmbedConfigsRepository {
       select: KEY_COLUMNS,
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });
+  }
+
+  /** A key by its token's SHA-256, with its configuration: what the embed chat admits a request by. */
+  async findKeyByHash(tokenHash: string): Promise<{ key: EmbedKeyRow; config: EmbedConfigRow } | null> {
+    const found = await this.db.embedKey.findUnique({
+      where: { tokenHash },
+      select: { ...KEY_COLUMNS, config: true },
+    });
+    if (!found) return null;
+    const { config, ...key } = found;
+    return { key, config: configRow(config) };
   }
 
   countKeys(configId: string): Promise<number> {

@@ -44,6 +44,15 @@ export class ExpertsRepository {
     return this.db.chatExpert.findFirst({ where: { id, createdBy, ...LIVE } });
   }
 
+  /** The creator's live experts over a workspace, oldest first (the embed chat's routing candidates). */
+  ofWorkspace(createdBy: string, workspaceId: string, limit: number): Promise<ExpertRow[]> {
+    return this.db.chatExpert.findMany({
+      where: { createdBy, workspaceId, ...LIVE },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: limit,
+    });
+  }
+
   insert(expert: NewExpert): Promise<ExpertRow> {
     return this.db.chatExpert.create({ data: expert });
   }

@@ -10,14 +10,22 @@ import { ExpertsRepository } from '../persistence/experts.repository.js';
 import { ModelUsageRepository } from '../persistence/model-usage.repository.js';
 import { VaultRepository } from '../persistence/vault.repository.js';
 import { WebSearchGrantsRepository } from '../persistence/web-search-grants.repository.js';
+import { EmbedConversationsRepository } from '../persistence/embed-conversations.repository.js';
+import { EmbedAdmission } from './embed-admission.js';
+import { EmbedChatHandlers } from './embed-chat.handlers.js';
 import { EmbedConfigsHandlers } from './embed-configs.handlers.js';
+import { EmbedFeedback } from './embed-feedback.js';
+import { HostIdentity } from './host-identity.js';
 import { ExpertsHandlers } from './experts.handlers.js';
 import { ModelUsageHandlers } from './model-usage.handlers.js';
 import { VAULT_SEALER, VaultHandlers } from './vault.handlers.js';
 import { VaultRewrap } from './vault-rewrap.js';
 import { WebSearchAccessHandlers } from './web-search-access.handlers.js';
 
-/** The service side of the chat component: the vault, model usage and web-search access (kw.chat.v1). */
+/**
+ * The service side of the chat component (kw.chat.v1): the vault, model usage, web-search access,
+ * experts, embed configurations and the embed chat's stored state.
+ */
 @Module({
   providers: [
     ...chatDbProviders,
@@ -43,6 +51,11 @@ import { WebSearchAccessHandlers } from './web-search-access.handlers.js';
     WorkspaceGate,
     ExpertsRepository,
     ExpertsHandlers,
+    EmbedConversationsRepository,
+    HostIdentity,
+    EmbedAdmission,
+    EmbedFeedback,
+    EmbedChatHandlers,
   ],
   exports: [VaultRewrap],
 })

@@ -7,26 +7,14 @@ import { isUuid } from '@kw/platform-ids';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { CHAT_PAGE_DEFAULT, CHAT_PAGE_MAX } from '../chat-limits.js';
-import { ExpertsRepository, type ExpertChanges, type ExpertRow } from '../persistence/experts.repository.js';
+import { ExpertsRepository, type ExpertChanges } from '../persistence/experts.repository.js';
 import { requireAccount } from './chat-caller.js';
 import { validExpertName, validKeywords, validTools } from './expert-input.js';
+import { expertView } from './expert-view.js';
 
 type Req<M extends keyof typeof ExpertsService.method> = RequestOf<typeof ExpertsService, M>;
 
 const expertNotFound = () => notFound('Expert');
-
-export const expertView = (row: ExpertRow) => ({
-  id: row.id,
-  name: row.name,
-  workspaceId: row.workspaceId,
-  systemPrompt: row.systemPrompt,
-  enabledTools: row.enabledTools,
-  routingKeywords: row.routingKeywords,
-  modelPreference: row.modelPreference,
-  createdBy: row.createdBy,
-  createdAt: row.createdAt.toISOString(),
-  updatedAt: row.updatedAt.toISOString(),
-});
 
 /**
  * Custom experts. An expert belongs to its creator (`applications:manage`, like embed

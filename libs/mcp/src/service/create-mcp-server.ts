@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ServiceClient } from '@kw/platform-transport';
-import { AGENT_TOOLS } from '@kw/platform-agent-tools';
+import { MCP_TOOLS } from '@kw/platform-agent-tools';
 import { registerFragmentResources } from './fragment-resources.js';
 import { runTool } from './tool-context.js';
 
@@ -20,7 +20,7 @@ export function createMcpServer(client: ServiceClient, version: string): McpServ
   );
   // The tools are the platform's one registry (@kw/platform-agent-tools), shared with chat agents;
   // each call runs as the caller of the HTTP request that carried it.
-  for (const tool of AGENT_TOOLS) {
+  for (const tool of MCP_TOOLS) {
     const { title, description, inputSchema, annotations } = tool;
     server.registerTool(tool.id, { title, description, inputSchema, annotations }, (args, extra) =>
       runTool(extra, () => tool.run(args, client)),
@@ -35,5 +35,5 @@ export function createMcpServer(client: ServiceClient, version: string): McpServ
  * on the client (the argument stays for callers written when it did).
  */
 export function toolNames(_client?: ServiceClient): string[] {
-  return AGENT_TOOLS.map((tool) => tool.id);
+  return MCP_TOOLS.map((tool) => tool.id);
 }

@@ -25,6 +25,11 @@ export interface AgentTool<Shape extends z.ZodRawShape = z.ZodRawShape> {
   /** false: offered to MCP clients only, never assignable to an expert (managing experts, say). Default true. */
   assignable?: boolean;
   /**
+   * 'chat': the chat agent loop runs it itself (it pauses the turn, or needs the chat runtime's
+   * providers), so MCP does not offer it and `run` is never called.
+   */
+  runsIn?: 'chat';
+  /**
    * Runs as the caller of the current request context (the ServiceClient carries it to every
    * service, which authorizes exactly as for the REST route). The result is a JSON object.
    */

@@ -3,6 +3,7 @@ import type { AgentTool } from './agent-tool.js';
 import { accountTools } from './tools/account-tools.js';
 import { chatManagementTools } from './tools/chat-management-tools.js';
 import { collectionTools } from './tools/collection-tools.js';
+import { conversationTools } from './tools/conversation-tools.js';
 import { fragmentTools } from './tools/fragment-tools.js';
 import { searchTools } from './tools/search-tools.js';
 
@@ -12,8 +13,12 @@ export const AGENT_TOOLS: readonly AgentTool[] = Object.freeze([
   ...fragmentTools,
   ...collectionTools,
   ...searchTools,
+  ...conversationTools,
   ...chatManagementTools,
 ]);
+
+/** The tools the MCP endpoint offers: all but those only a chat conversation can run. */
+export const MCP_TOOLS: readonly AgentTool[] = Object.freeze(AGENT_TOOLS.filter((tool) => tool.runsIn !== 'chat'));
 
 const byId = new Map(AGENT_TOOLS.map((tool) => [tool.id, tool]));
 

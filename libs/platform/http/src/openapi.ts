@@ -35,6 +35,16 @@ export function buildOpenApiDocument(app: NestFastifyApplication, settings: Open
       },
       'session',
     )
+    .addApiKey(
+      {
+        type: 'apiKey',
+        in: 'query',
+        name: 'key',
+        description:
+          "Embed key (`kwek_…`) of an embed configuration, for /api/v2/embed/*; the host page's user comes as `Authorization: Bearer <JWT of the configuration's trusted issuer>`, or from the key's scoped token",
+      },
+      'embedKey',
+    )
     // Every route needs one of the two unless it says otherwise (public routes: `security: []`).
     .addSecurityRequirements('bearer')
     .addSecurityRequirements('session')
@@ -45,13 +55,16 @@ export function buildOpenApiDocument(app: NestFastifyApplication, settings: Open
   return markPublicOperations(document);
 }
 
-/** Public routes need no credential: `security: []` overrides the document's default. */
+/**
+ * Public routes need no bearer token or session: `security: []` overrides the document's
+ * default, unless the route names its own scheme (the embed key).
+ */
 function markPublicOperations(document: OpenAPIObject): OpenAPIObject {
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item) as Record<string, unknown>[]) {
       if (operation && typeof operation === 'object' && operation[PUBLIC_EXTENSION]) {
         delete operation[PUBLIC_EXTENSION];
-        operation.security = [];
+        operation.security ??= [];
       }
     }
   }

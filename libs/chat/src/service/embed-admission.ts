@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { create } from '@bufbuild/protobuf';
+import { AuthContextSchema, IdentityService, WorkspacesService, type AuthContext } from '@kw/contracts';
+import { requestContext } from '@kw/platform-context';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
+import { ServiceClient } from '@kw/platform-transport';
+import { EmbedConfigsRepository, type EmbedConfigRow } from '../persistence/embed-configs.repository.js';
+import { ExpertsRepository } from '../persistence/experts.repository.js';
+import { embedConfigView } from './embed-config-view.js';
+import { expertView } from './expert-view.js';
+import { HostIdentity } from './host-identity.js';
+
+/**
+ * What a user identified by the host page's JWT may do: read the configuration's workspace and
+ * chat. Never more: whoever manages the configuration chooses the issuer, so a JWT must not be
+ * able to act for a member beyond reading. Writing needs the key's scoped token, which is the
+ * configuration creator's own.
+ */
+export const HOST_USER_SCOPES = [
+  'workspaces:read',
+  'fragments:read',
+  'collections:read',
+  'files:read',
+  'search:read',
+  'chat:use',
+  'profile:read',
+] as const;
+
+/** Routing candidates considered per turn. */
+const ROUTED_EXPERTS_MAX = 50;
+
+const keyInvalid = () =>
+  new AppError({
+    status: 401,
+    code: ErrorCode.EMBED_KEY_INVALID,
+    message: 'Unknown, revoked or expired embed key',
+  });
+
+const originRefused = () =>
+  new AppError({
+    status: 403,
+    code: ErrorCode.ORIGIN_NOT_ALLOWED,
+    message: "This page's origin is not one of the embed key's allowed origins",
+  });
+
+const noIdentity = (message: string) => new AppError({ status: 401, code: ErrorCode.UNAUTHENTICATED, message });
+
+export interface AdmitRequest {
+  keyHash: string;
+  origin: string;
+  hostToken: string;
+  preflight: boolean;
+}
+
+/**
+ * Admits an embed request: the key (known, not revoked, not expired, its configuration active),
+ * the Origin (one of a non-public key's allowed origins), then who is chatting: the host page's
+ * JWT verified against the configuration's trusted issuer, else the key's scoped token. The
+ * caller it answers is restricted to the configuration's workspace whichever way it was found.
+ */
+@Injectable()
+export class EmbedAdmission {
+  constructor(
+    private readonly configs: EmbedConfigsRepository,
+    private readonly experts: ExpertsRepository,
+    private readonly hostIdentity: HostIdentity,
+    private readonly client: ServiceClient,
+    @Inject(SECRET_BOX) private readonly box: SecretBox,
+  ) {}
+
+  async admit(request: AdmitRequest) {
+    const found = /^[0-9a-f]{64}$/.test(request.keyHash) ? await this.configs.findKeyByHash(request.keyHash) : null;
+    if (!found) throw keyInvalid();
+    const { key, config } = found;
+    const now = Date.now();
+    if (key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now) || config.status !== 'active')
+      throw keyInvalid();
+    if (!key.public && !key.allowedOrigins.includes(request.origin)) throw originRefused();
+    const admitted = { keyId: key.id, config: embedConfigView(config) };
+    if (request.preflight) return admitted;
+
+    const identified = request.hostToken
+      ? await this.hostUser(config, request.hostToken, key.id)
+      : await this.scopedTokenUser(config, key.scopedTokenSealed);
+    const [{ workspaceName }, routable] = await Promise.all([
+      this.workspaceName(config),
+      this.experts.ofWorkspace(config.createdBy, config.workspaceId, ROUTED_EXPERTS_MAX),
+    ]);
+    const main = routable.find((e) => e.id === config.mainExpertId);
+    return {
+      ...admitted,
+      caller: identified.caller,
+      identifiedBy: identified.by,
+      mainExpert: main ? expertView(main) : undefined,
+      routedExperts: routable.filter((e) => e !== main && e.routingKeywords.length > 0).map(expertView),
+      workspaceName,
+    };
+  }
+
+  private async hostUser(config: EmbedConfigRow, token: string, keyId: string) {
+    if (!config.trustedIssuer) {
+      throw noIdentity('This embed configuration trusts no issuer: the host page cannot send a user token');
+    }
+    const { email } = await this.hostIdentity.verify(token, config.trustedIssuer);
+    // Looked up as the configuration's creator: the identity service answers signed-in callers only.
+    const answer = await this.asCreator(config, () =>
+      this.client.call(IdentityService.method.findUserByEmail, { email }),
+    );
+    if (!answer.found || !answer.user) {
+      throw noIdentity("The host page's token does not name a user of this platform");
+    }
+    return {
+      by: 'host-jwt',
+      caller: create(AuthContextSchema, {
+        userId: answer.user.id,
+        credentialId: keyId,
+        credentialKind: 'embed',
+        scopes: [...HOST_USER_SCOPES],
+        workspaceIds: [config.workspaceId],
+        allWorkspaces: false,
+      }),
+    };
+  }
+
+  private async scopedTokenUser(config: EmbedConfigRow, sealed: string | null) {
+    if (!sealed) {
+      throw noIdentity("Sign-in required: send the host page's user token (Authorization: Bearer <JWT>)");
+    }
+    const answer = await this.client
+      .call(IdentityService.method.authenticateToken, { token: this.box.open(sealed), ip: '' })
+      .catch((err: unknown) => {
+        if (AppError.isAppError(err) && err.status === 401) {
+          throw noIdentity("The embed key's scoped token no longer works");
+        }
+        throw err;
+      });
+    const auth = answer.caller!.auth!;
+    const reaches = auth.allWorkspaces || auth.workspaceIds.includes(config.workspaceId);
+    return {
+      by: 'scoped-token',
+      caller: create(AuthContextSchema, {
+        ...auth,
+        workspaceIds: reaches ? [config.workspaceId] : [],
+        allWorkspaces: false,
+      }),
+    };
+  }
+
+  private async workspaceName(config: EmbedConfigRow): Promise<{ workspaceName: string }> {
+    const answer = await this.asCreator(config, () =>
+      this.client.call(WorkspacesService.method.getWorkspace, { workspaceId: config.workspaceId }),
+    ).catch(() => undefined);
+    return { workspaceName: answer?.workspace?.name ?? '' };
+  }
+
+  private asCreator<T>(config: EmbedConfigRow, work: () => Promise<T>): Promise<T> {
+    const auth: AuthContext = create(AuthContextSchema, {
+      userId: config.createdBy,
+      credentialId: config.id,
+      credentialKind: 'embed',
+      scopes: ['workspaces:read'],
+      workspaceIds: [config.workspaceId],
+      allWorkspaces: false,
+    });
+    return requestContext.run({ requestId: requestContext.requestId() ?? randomUUID(), auth }, work);
+  }
+}

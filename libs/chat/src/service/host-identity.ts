@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors as joseErrors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+import type { TrustedIssuerRow } from '../persistence/embed-configs.repository.js';
+
+/** Remote key sets kept (each caches its keys and refetches on an unknown `kid`). */
+const REMOTE_SETS_MAX = 200;
+const JWKS_FETCH_TIMEOUT_MS = 5_000;
+/** Clocks of the host's server and ours may differ a little. */
+const CLOCK_TOLERANCE_SECONDS = 30;
+
+const refused = (why: string) =>
+  new AppError({
+    status: 401,
+    code: ErrorCode.UNAUTHENTICATED,
+    message: `The host page's token was refused: ${why}`,
+  });
+
+/** Why jose refused a token, in words a host page's developer can act on. */
+function reasonOf(err: unknown): string {
+  if (err instanceof joseErrors.JWTExpired) return 'it has expired';
+  if (err instanceof joseErrors.JWTClaimValidationFailed) {
+    if (err.claim === 'iss') return 'it is not from the trusted issuer';
+    if (err.claim === 'aud') return 'its audience is not the configured one';
+    if (err.claim === 'nbf') return 'it is not valid yet';
+    return `its "${err.claim}" claim is not acceptable`;
+  }
+  if (err instanceof joseErrors.JWKSNoMatchingKey) return "no key of the trusted issuer's key set matches it";
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'its signature does not verify';
+  if (
+    err instanceof joseErrors.JWKSTimeout ||
+    err instanceof joseErrors.JWKSInvalid ||
+    !(err instanceof joseErrors.JOSEError)
+  )
+    return "the trusted issuer's key set could not be fetched";
+  return 'it is not a valid signed JWT';
+}
+
+/**
+ * Verifies the JWT a host page sends for its signed-in user against the embed configuration's
+ * trusted issuer (`jose`): signature by one of the issuer's keys (a JWKS URL, fetched and cached,
+ * or the keys stored on the configuration), `iss`, `aud`, `exp` and `nbf`. The user is named by
+ * the `email` claim; `email_verified: false` is refused.
+ */
+@Injectable()
+export class HostIdentity {
+  private readonly remoteSets = new Map<string, JWTVerifyGetKey>();
+
+  async verify(token: string, issuer: TrustedIssuerRow): Promise<{ email: string; subject: string }> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.keysOf(issuer), {
+        issuer: issuer.issuer,
+        audience: issuer.audience,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        requiredClaims: ['exp'],
+      }));
+    } catch (err) {
+      throw refused(reasonOf(err));
+    }
+    const email = payload.email;
+    if (typeof email !== 'string' || !email.includes('@')) throw refused('it carries no "email" claim');
+    if (payload.email_verified === false) throw refused('its email is not verified');
+    return { email, subject: payload.sub ?? '' };
+  }
+
+  private keysOf(issuer: TrustedIssuerRow): JWTVerifyGetKey {
+    if (issuer.jwksJson)
+      return createLocalJWKSet(JSON.parse(issuer.jwksJson) as Parameters<typeof createLocalJWKSet>[0]);
+    let set = this.remoteSets.get(issuer.jwksUrl);
+    if (!set) {
+      if (this.remoteSets.size >= REMOTE_SETS_MAX) this.remoteSets.delete(this.remoteSets.keys().next().value!);
+      set = createRemoteJWKSet(new URL(issuer.jwksUrl), { timeoutDuration: JWKS_FETCH_TIMEOUT_MS });
+      this.remoteSets.set(issuer.jwksUrl, set);
+    }
+    return set;
+  }
+}

@@ -1,0 +1,639 @@
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminEnv, userWithToken } from '../../support/accounts.js';
+import { createTestDatabase } from '../../support/postgres.js';
+import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
+import { describeWith } from '../../support/services.js';
+import {
+  startScriptedModel,
+  type ScriptedModel,
+  type ScriptedRequest,
+} from '../../support/stand-ins/scripted-model-stand-in.js';
+import { call } from './chat-fixture.js';
+
+const ISSUER = 'https://idp.shop.test';
+const AUDIENCE = 'kw-embed-shop';
+const SITE = 'https://shop.example';
+const WARRANTY = 'The Zephyr kettle carries a seven-year warranty on its heating element.';
+
+interface SseEvent {
+  event: string;
+  data: any;
+}
+
+/** The events of an embed answer, in order. */
+function eventsOf(text: string): SseEvent[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim())
+    .map((block) => {
+      const event = /^event: (.*)$/m.exec(block)?.[1] ?? '';
+      const data = /^data: (.*)$/m.exec(block)?.[1] ?? 'null';
+      return { event, data: JSON.parse(data) };
+    });
+}
+
+const lastTool = (request: ScriptedRequest) =>
+  JSON.parse([...request.messages].reverse().find((m) => m.role === 'tool')!.content);
+
+/**
+ * The embed chat over real HTTP, with a scripted model on loopback in OpenAI's wire format that
+ * answers the tool calls each test chose: a host page's user (a JWT of a test issuer) asks, the
+ * agent searches the workspace as that user and answers with the fragment's content, streamed;
+ * stored and stateless conversations; every refusal of key, origin, token, context and model;
+ * a structured question paused and resumed once; feedback stored as a fragment. On PostgreSQL, so
+ * the tests read what was stored (conversations, usage) where an operator would.
+ */
+describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
+  const admin = adminEnv();
+  const dataDir = tempDir('kw-embed-chat-');
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let db: pg.Client;
+  let model: ScriptedModel;
+  let platform: PlatformProcess;
+  let base: string;
+  let owner: Awaited<ReturnType<typeof userWithToken>>;
+  let visitor: Awaited<ReturnType<typeof userWithToken>>;
+  let issuerKey: CryptoKey;
+  let publicJwk: JWK;
+  let ws: string;
+  let fragmentId: string;
+  let privateFragmentId: string;
+  let configId: string;
+  let statelessConfigId: string;
+  let key: string;
+  let statelessKey: string;
+  let firstAnswerId: string;
+  const api = (token: string, method: string, path: string, body?: unknown) => call(base, token, method, path, body);
+
+  const jwtFor = (
+    email: string,
+    options: { issuer?: string; audience?: string; expiresIn?: string; key?: CryptoKey } = {},
+  ) =>
+    new SignJWT({ email, email_verified: true })
+      .setProtectedHeader({ alg: 'ES256', kid: 'shop-1' })
+      .setIssuer(options.issuer ?? ISSUER)
+      .setAudience(options.audience ?? AUDIENCE)
+      .setSubject(`shop-user-${email}`)
+      .setIssuedAt()
+      .setExpirationTime(options.expiresIn ?? '10m')
+      .sign(options.key ?? issuerKey);
+
+  /** An embed request as the host page's script sends it. */
+  async function embed(
+    path: string,
+    options: {
+      key?: string | null;
+      origin?: string | null;
+      jwt?: string;
+      body?: unknown;
+      method?: string;
+      headers?: Record<string, string>;
+    } = {},
+  ) {
+    const query = options.key === null ? '' : `?key=${encodeURIComponent(options.key ?? key)}`;
+    const res = await fetch(`${base}/api/v2/embed/${path}${query}`, {
+      method: options.method ?? 'POST',
+      headers: {
+        ...(options.origin === null ? {} : { origin: options.origin ?? SITE }),
+        ...(options.jwt ? { authorization: `Bearer ${options.jwt}` } : {}),
+        ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...options.headers,
+      },
+      body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
+    });
+    const text = await res.text();
+    const isStream = (res.headers.get('content-type') ?? '').startsWith('text/event-stream');
+    let json: any;
+    if (!isStream && text) json = JSON.parse(text);
+    return { status: res.status, headers: res.headers, text, json, events: isStream ? eventsOf(text) : [] };
+  }
+
+  const ask = async (content: string, extra: Record<string, unknown> = {}, embedKey = key) =>
+    embed('chat', {
+      key: embedKey,
+      jwt: await jwtFor(visitor.user.email),
+      body: { messages: [{ role: 'user', content }], ...extra },
+    });
+
+  beforeAll(async () => {
+    model = await startScriptedModel(['scripted-1', 'scripted-2']);
+    database = await createTestDatabase('kw_embed');
+    db = new pg.Client({ connectionString: database.url });
+    platform = await startEmbedded(dataDir, {
+      DATABASE_URL: database.url,
+      ...admin,
+      CHAT_PROVIDERS: JSON.stringify({
+        providers: [
+          {
+            id: 'scripted',
+            kind: 'openai',
+            baseUrl: model.url,
+            apiKey: 'sk-scripted',
+            retries: 0,
+            models: [{ match: '*' }],
+          },
+        ],
+      }),
+    });
+    base = platform.url;
+    await db.connect();
+    [owner, visitor] = await Promise.all([
+      userWithToken(base, admin.ADMIN_TOKEN),
+      userWithToken(base, admin.ADMIN_TOKEN),
+    ]);
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    issuerKey = privateKey;
+    publicJwk = { ...(await exportJWK(publicKey)), kid: 'shop-1', alg: 'ES256', use: 'sig' };
+
+    ws = (await api(owner.token, 'POST', '/api/workspaces', { name: 'Product docs' })).body.workspace.id;
+    const typeOf = async (token: string, workspaceId: string) =>
+      (await api(token, 'GET', `/api/workspaces/${workspaceId}/fragment-types`)).body.items[0].id as string;
+    const fragment = await api(owner.token, 'POST', '/api/memory-fragments', {
+      workspaceId: ws,
+      fragmentTypeId: await typeOf(owner.token, ws),
+      title: 'Zephyr kettle warranty',
+      content: WARRANTY,
+    });
+    expect(fragment.status, fragment.text).toBe(201);
+    fragmentId = fragment.body.fragment.id;
+    // The visitor is a viewer of the workspace: their own access applies to every tool call.
+    const invited = await api(owner.token, 'POST', `/api/workspaces/${ws}/members`, {
+      email: visitor.user.email,
+      role: 'viewer',
+    });
+    expect(invited.status, invited.text).toBe(201);
+    expect(
+      (await api(visitor.token, 'POST', `/api/invitations/${invited.body.invitation.id}/accept`)).status,
+    ).toBeLessThan(300);
+    // A workspace of the visitor's own, outside the configuration's.
+    const mine = (await api(visitor.token, 'POST', '/api/workspaces', { name: 'Visitor notes' })).body.workspace.id;
+    const privateFragment = await api(visitor.token, 'POST', '/api/memory-fragments', {
+      workspaceId: mine,
+      fragmentTypeId: await typeOf(visitor.token, mine),
+      title: 'Mine',
+      content: 'Private notes',
+    });
+    expect(privateFragment.status, privateFragment.text).toBe(201);
+    privateFragmentId = privateFragment.body.fragment.id;
+
+    const trustedIssuer = { issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [publicJwk] } };
+    const config = await api(owner.token, 'POST', '/api/v2/configs', {
+      workspaceId: ws,
+      name: 'Shop assistant',
+      model: 'scripted-1',
+      modelLocked: true,
+      features: { feedbackMode: 'fragment-feedback', structuredQuestions: true },
+      systemPrompt: 'Answer questions about our kettles.',
+      trustedIssuer,
+    });
+    expect(config.status, config.text).toBe(201);
+    configId = config.body.config.id;
+    const created = await api(owner.token, 'POST', `/api/v2/configs/${configId}/keys`, {
+      label: 'shop',
+      allowedDomains: [SITE],
+    });
+    expect(created.status, created.text).toBe(201);
+    key = created.body.token;
+
+    const stateless = await api(owner.token, 'POST', '/api/v2/configs', {
+      workspaceId: ws,
+      name: 'Stateless assistant',
+      stateless: true,
+      trustedIssuer,
+    });
+    statelessConfigId = stateless.body.config.id;
+    statelessKey = (
+      await api(owner.token, 'POST', `/api/v2/configs/${statelessConfigId}/keys`, { label: 'any site', public: true })
+    ).body.token;
+
+    // The fragment is searchable once indexed.
+    for (let waited = 0; ; waited += 200) {
+      const found = await api(owner.token, 'GET', `/api/search?workspaceId=${ws}&q=Zephyr+warranty`);
+      if (found.body?.results?.length > 0) break;
+      if (waited > 30_000) throw new Error(`the fragment was never found: ${found.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await platform?.stop();
+    await database?.drop();
+    await model?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  describe('a conversation', () => {
+    it('searches the workspace as the host page’s user and streams an answer with the fragment’s content', async () => {
+      model.script(
+        { toolCalls: [{ name: 'search', arguments: { query: 'Zephyr warranty', workspaceId: ws } }] },
+        (request) => ({
+          toolCalls: [{ name: 'get_fragment', arguments: { fragmentId: lastTool(request).hits[0].fragmentId } }],
+        }),
+        (request) => ({ text: `According to our docs: ${lastTool(request).fragment.content}` }),
+      );
+      const before = model.chatRequests().length;
+      const res = await ask('How long is the warranty of the Zephyr kettle?');
+      expect(res.status, res.text).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(res.headers.get('access-control-allow-origin')).toBe(SITE);
+
+      const names = res.events.map((e) => e.event);
+      expect(names[0]).toBe('conversation');
+      expect(names[names.length - 1]).toBe('done');
+      const tools = res.events.filter((e) => e.event === 'tool').map((e) => `${e.data.name}:${e.data.status}`);
+      expect(tools).toEqual(['search:started', 'search:ok', 'get_fragment:started', 'get_fragment:ok']);
+      const deltas = res.events.filter((e) => e.event === 'delta');
+      expect(deltas.length).toBeGreaterThan(1);
+      expect(deltas.map((e) => e.data.text).join('')).toBe(`According to our docs: ${WARRANTY}`);
+
+      const done = res.events[res.events.length - 1].data;
+      expect(done).toMatchObject({
+        messageId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        conversationId: res.events[0].data.conversationId,
+        finishReason: 'stop',
+        usage: { modelCalls: 3, inputTokens: 300, outputTokens: 60 },
+      });
+      firstAnswerId = done.messageId;
+
+      // What the model was given: the configuration's prompt and model, the default tools plus
+      // ask_user (structured questions on; web search off), and the fragment found as the visitor.
+      const requests = model.chatRequests().slice(before);
+      expect(requests).toHaveLength(3);
+      expect(requests[0].model).toBe('scripted-1');
+      expect(requests[0].messages[0].role).toBe('system');
+      expect(requests[0].messages[0].content).toContain('Answer questions about our kettles.');
+      expect(requests[0].messages[0].content).toContain(ws);
+      const offered = requests[0].tools!.map((t) => t.function.name);
+      expect(offered).toEqual(expect.arrayContaining(['search', 'get_fragment', 'ask_user']));
+      expect(offered).not.toContain('web_search');
+      expect(offered).not.toContain('create_fragment');
+      expect(lastTool(requests[2]).fragment.id).toBe(fragmentId);
+
+      // Every model call of the turn is in usage, for the visitor.
+      const usage = async () =>
+        (await db.query('SELECT * FROM control.model_usage WHERE user_id = $1', [visitor.user.id])).rows;
+      await expect.poll(async () => (await usage()).length, { timeout: 10_000 }).toBe(3);
+      expect((await usage())[0]).toMatchObject({
+        model: 'scripted-1',
+        provider: 'scripted',
+        input_tokens: 100,
+        output_tokens: 20,
+        status: 'ok',
+      });
+
+      // The turn is stored whole: the question, two tool rounds, the answer.
+      const stored = await db.query(
+        'SELECT m.id, m.role FROM control.embed_messages m JOIN control.embed_conversations c ON c.id = m.conversation_id WHERE c.id = $1 AND c.user_id = $2 ORDER BY m.seq',
+        [done.conversationId, visitor.user.id],
+      );
+      expect(stored.rows.map((r) => r.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+      expect(stored.rows.at(-1)!.id).toBe(done.messageId);
+    });
+
+    it('continues the stored conversation on the next turn, for its user only', async () => {
+      const firstConversation = (await ask('warm-up')).events[0].data.conversationId as string;
+      model.script((request) => ({
+        text: `You asked before: ${request.messages
+          .filter((m) => m.role === 'user')
+          .map((m) => m.content)
+          .join(' | ')}`,
+      }));
+      const res = await ask('And the lid?', { conversationId: firstConversation });
+      expect(res.status, res.text).toBe(200);
+      const text = res.events
+        .filter((e) => e.event === 'delta')
+        .map((e) => e.data.text)
+        .join('');
+      expect(text).toBe('You asked before: warm-up | And the lid?');
+      expect(res.events[res.events.length - 1].data.conversationId).toBe(firstConversation);
+
+      // The history the model saw came from the store: the first turn's answer is in it.
+      const seen = model.chatRequests().at(-1)!.messages;
+      expect(seen.filter((m) => m.role === 'assistant').map((m) => m.content)).toContain('(unscripted)');
+
+      // The owner of the configuration is another user: the same id is no conversation of theirs.
+      const theirs = await embed('chat', {
+        jwt: await jwtFor(owner.user.email),
+        body: { messages: [{ role: 'user', content: 'hi' }], conversationId: firstConversation },
+      });
+      expect(theirs.status).toBe(404);
+      expect(theirs.json.code).toBe('NOT_FOUND');
+    });
+
+    it('round-trips X-Embed-Session-Id in stateless mode and keeps nothing', async () => {
+      model.script({ text: 'first' });
+      const first = await ask('Hello', {}, statelessKey);
+      expect(first.status, first.text).toBe(200);
+      const session = first.headers.get('x-embed-session-id')!;
+      expect(session).toMatch(/^[0-9a-f-]{36}$/);
+      expect(first.headers.get('access-control-expose-headers')).toContain('x-embed-session-id');
+      expect(first.events[0].data).toMatchObject({ conversationId: session, stateless: true });
+
+      model.script((request) => ({ text: `history of ${request.messages.length - 1}` }));
+      const second = await embed('chat', {
+        key: statelessKey,
+        jwt: await jwtFor(visitor.user.email),
+        body: {
+          conversationId: session,
+          messages: [
+            { role: 'user', content: 'Hello' },
+            { role: 'assistant', content: 'first' },
+            { role: 'user', content: 'Again' },
+          ],
+        },
+      });
+      expect(second.status, second.text).toBe(200);
+      expect(second.headers.get('x-embed-session-id')).toBe(session);
+      expect(
+        second.events
+          .filter((e) => e.event === 'delta')
+          .map((e) => e.data.text)
+          .join(''),
+      ).toBe('history of 3');
+      expect(second.events.at(-1)!.data.conversationId).toBe(session);
+      const kept = await db.query('SELECT count(*)::int AS n FROM control.embed_conversations WHERE config_id = $1', [
+        statelessConfigId,
+      ]);
+      expect(kept.rows[0].n).toBe(0);
+    });
+  });
+
+  it('documents the embed key scheme in the served OpenAPI document', async () => {
+    const doc: any = await (await fetch(`${base}/api/docs`)).json();
+    expect(doc.components.securitySchemes.embedKey).toMatchObject({ type: 'apiKey', in: 'query', name: 'key' });
+    expect(doc.paths['/api/v2/embed/chat'].post.security).toEqual([{ embedKey: [] }]);
+    expect(doc.paths['/api/v2/embed/feedback'].post.responses['201']).toBeDefined();
+  });
+
+  describe('identities', () => {
+    it('verifies host tokens against a JWKS URL, fetched from the issuer', async () => {
+      let fetched = 0;
+      const jwksServer = createServer((_req, res) => {
+        fetched++;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk] }));
+      });
+      await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+      try {
+        const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/.well-known/jwks.json`;
+        const config = await api(owner.token, 'POST', '/api/v2/configs', {
+          workspaceId: ws,
+          name: 'Remote keys',
+          trustedIssuer: { issuer: ISSUER, audience: AUDIENCE, jwksUrl },
+        });
+        expect(config.status, config.text).toBe(201);
+        const remoteKey = (
+          await api(owner.token, 'POST', `/api/v2/configs/${config.body.config.id}/keys`, {
+            label: 'r',
+            allowedDomains: [SITE],
+          })
+        ).body.token;
+        model.script({ text: 'remote ok' });
+        const res = await ask('hi', {}, remoteKey);
+        expect(res.status, res.text).toBe(200);
+        expect(res.events.at(-1)!.event).toBe('done');
+        expect(fetched).toBeGreaterThan(0);
+      } finally {
+        jwksServer.close();
+      }
+    });
+
+    it("runs as the key's scoped token when the host page sends no JWT", async () => {
+      const created = await api(owner.token, 'POST', `/api/v2/configs/${configId}/keys`, {
+        label: 'kiosk',
+        allowedDomains: [SITE],
+        scopedToken: owner.token,
+      });
+      expect(created.status, created.text).toBe(201);
+      model.script({ toolCalls: [{ name: 'list_collections', arguments: { workspaceId: ws } }] }, { text: 'listed' });
+      const res = await embed('chat', {
+        key: created.body.token,
+        body: { messages: [{ role: 'user', content: 'collections?' }] },
+      });
+      expect(res.status, res.text).toBe(200);
+      expect(res.events.filter((e) => e.event === 'tool').map((e) => e.data.status)).toEqual(['started', 'ok']);
+      await expect
+        .poll(
+          async () =>
+            (await db.query('SELECT count(*)::int AS n FROM control.model_usage WHERE user_id = $1', [owner.user.id]))
+              .rows[0].n,
+        )
+        .toBe(2);
+    });
+  });
+
+  describe('refusals', () => {
+    const hello = { messages: [{ role: 'user', content: 'hello' }] };
+
+    it('refuses a missing, unknown, revoked or expired key with 401 EMBED_KEY_INVALID', async () => {
+      const jwt = await jwtFor(visitor.user.email);
+      const missing = await embed('chat', { key: null, jwt, body: hello });
+      const unknown = await embed('chat', { key: `kwek_${'x'.repeat(43)}`, jwt, body: hello });
+      const revokedKey = await api(owner.token, 'POST', `/api/v2/configs/${configId}/keys`, {
+        label: 'old',
+        allowedDomains: [SITE],
+      });
+      expect(
+        (await api(owner.token, 'DELETE', `/api/v2/configs/${configId}/keys/${revokedKey.body.key.id}`)).status,
+      ).toBe(204);
+      const revoked = await embed('chat', { key: revokedKey.body.token, jwt, body: hello });
+      const expiring = await api(owner.token, 'POST', `/api/v2/configs/${configId}/keys`, {
+        label: 'short',
+        allowedDomains: [SITE],
+        expiresAt: new Date(Date.now() + 1_500).toISOString(),
+      });
+      expect(expiring.status, expiring.text).toBe(201);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const expired = await embed('chat', { key: expiring.body.token, jwt, body: hello });
+      for (const res of [missing, unknown, revoked, expired]) {
+        expect(res.status, res.text).toBe(401);
+        expect(res.json.code).toBe('EMBED_KEY_INVALID');
+        expect(res.headers.get('access-control-allow-origin')).toBeNull();
+      }
+    });
+
+    it('refuses a foreign origin, and its preflight, without CORS headers; answers an allowed preflight', async () => {
+      const foreign = await embed('chat', {
+        origin: 'https://evil.example',
+        jwt: await jwtFor(visitor.user.email),
+        body: hello,
+      });
+      expect(foreign.status).toBe(403);
+      expect(foreign.json.code).toBe('ORIGIN_NOT_ALLOWED');
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+      const noOrigin = await embed('chat', { origin: null, jwt: await jwtFor(visitor.user.email), body: hello });
+      expect(noOrigin.status).toBe(403);
+
+      const preflightHeaders = {
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      };
+      const badPreflight = await embed('chat', {
+        method: 'OPTIONS',
+        origin: 'https://evil.example',
+        headers: preflightHeaders,
+      });
+      expect(badPreflight.status).toBe(403);
+      expect(badPreflight.headers.get('access-control-allow-origin')).toBeNull();
+      const preflight = await embed('chat', { method: 'OPTIONS', headers: preflightHeaders });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe(SITE);
+      expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+      expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+
+      // A public key takes any origin, and names it rather than '*'.
+      const anywhere = await embed('chat', {
+        key: statelessKey,
+        method: 'OPTIONS',
+        origin: 'https://other.example',
+        headers: preflightHeaders,
+      });
+      expect(anywhere.status).toBe(204);
+      expect(anywhere.headers.get('access-control-allow-origin')).toBe('https://other.example');
+    });
+
+    it('refuses a JWT of another issuer, an expired one, one for another audience, and none at all', async () => {
+      const { privateKey: otherKey } = await generateKeyPair('ES256');
+      const cases = [
+        [await jwtFor(visitor.user.email, { issuer: 'https://other-idp.test' }), 'trusted issuer'],
+        [await jwtFor(visitor.user.email, { key: otherKey }), 'signature'],
+        [await jwtFor(visitor.user.email, { expiresIn: '-2m' }), 'expired'],
+        [await jwtFor(visitor.user.email, { audience: 'someone-else' }), 'audience'],
+        [await jwtFor('nobody@nowhere.test'), 'user of this platform'],
+        ['not-a-jwt', 'valid signed JWT'],
+      ] as const;
+      for (const [jwt, why] of cases) {
+        const res = await embed('chat', { jwt, body: hello });
+        expect(res.status, `${why}: ${res.text}`).toBe(401);
+        expect(res.json.code).toBe('UNAUTHENTICATED');
+        expect(res.json.error).toContain(why);
+      }
+      // No JWT and no scoped token on the key: nobody to chat as.
+      const anonymous = await embed('chat', { body: hello });
+      expect(anonymous.status).toBe(401);
+    });
+
+    it('answers 404 for a context item outside the configuration’s workspace, and takes one inside', async () => {
+      const outside = await ask('hi', { contextItems: [{ contextType: 'fragment', contextId: privateFragmentId }] });
+      expect(outside.status, outside.text).toBe(404);
+      expect(outside.json.code).toBe('NOT_FOUND');
+      const unknown = await ask('hi', {
+        contextItems: [{ contextType: 'collection', contextId: '00000000-0000-4000-8000-000000000000' }],
+      });
+      expect(unknown.status).toBe(404);
+
+      model.script({ text: 'grounded' });
+      const inside = await ask('hi', { contextItems: [{ contextType: 'fragment', contextId: fragmentId }] });
+      expect(inside.status, inside.text).toBe(200);
+      expect(model.chatRequests().at(-1)!.messages[0].content).toContain(WARRANTY);
+    });
+
+    it('refuses another model on a configuration that locks its model', async () => {
+      const res = await ask('hi', { model: 'scripted-2' });
+      expect(res.status).toBe(400);
+      expect(res.json.code).toBe('MODEL_LOCKED');
+      model.script({ text: 'same model is fine' });
+      expect((await ask('hi', { model: 'scripted-1' })).status).toBe(200);
+    });
+  });
+
+  describe('structured questions', () => {
+    it('pauses the turn on a question, resumes it once with the answers, and refuses a replay', async () => {
+      model.script(
+        {
+          toolCalls: [
+            {
+              name: 'ask_user',
+              arguments: {
+                questions: [
+                  { question: 'Which kettle do you own?', options: ['Zephyr', 'Zephyr Mini'], allowOther: true },
+                ],
+              },
+            },
+          ],
+        },
+        (request) => ({ text: `Noted: ${lastTool(request).answers[0].selected[0]}` }),
+      );
+      const paused = await ask('My kettle leaks');
+      expect(paused.status, paused.text).toBe(200);
+      const question = paused.events.at(-1)!;
+      expect(question.event).toBe('question');
+      expect(question.data).toMatchObject({
+        resumeToken: expect.stringMatching(/^kwrt_/),
+        expiresAt: expect.any(String),
+        questions: [{ question: 'Which kettle do you own?', options: ['Zephyr', 'Zephyr Mini'], allowOther: true }],
+      });
+      expect(paused.events.some((e) => e.event === 'done')).toBe(false);
+
+      const answer = {
+        resumeToken: question.data.resumeToken,
+        answers: [{ question: 'Which kettle do you own?', selected: ['Zephyr Mini'] }],
+      };
+      // Another user cannot use it, and does not use it up: it is bound to the visitor.
+      const stolen = await embed('answer', { jwt: await jwtFor(owner.user.email), body: answer });
+      expect(stolen.status).toBe(404);
+      const resumed = await embed('answer', { jwt: await jwtFor(visitor.user.email), body: answer });
+      expect(resumed.status, resumed.text).toBe(200);
+      expect(
+        resumed.events
+          .filter((e) => e.event === 'delta')
+          .map((e) => e.data.text)
+          .join(''),
+      ).toBe('Noted: Zephyr Mini');
+      const done = resumed.events.at(-1)!;
+      expect(done.event).toBe('done');
+      expect(done.data.conversationId).toBe(paused.events[0].data.conversationId);
+
+      const replay = await embed('answer', { jwt: await jwtFor(visitor.user.email), body: answer });
+      expect(replay.status).toBe(404);
+      expect(replay.json.code).toBe('NOT_FOUND');
+    });
+  });
+
+  describe('feedback', () => {
+    it('stores feedback as an embed-feedback fragment in fragment-feedback mode', async () => {
+      const res = await embed('feedback', {
+        jwt: await jwtFor(visitor.user.email),
+        body: { rating: 'positive', messageId: firstAnswerId, embedConfigId: configId, comment: 'Clear and quick' },
+      });
+      expect(res.status, res.text).toBe(201);
+      const fragment = await api(owner.token, 'GET', `/api/memory-fragments/${res.json.fragmentId}`);
+      expect(fragment.status, fragment.text).toBe(200);
+      expect(fragment.body.fragment.workspaceId).toBe(ws);
+      expect(fragment.body.fragment.content).toContain('Clear and quick');
+      expect(fragment.body.fragment.content).toContain(WARRANTY);
+      expect(fragment.body.fragment.tags).toEqual(expect.arrayContaining(['embed-feedback', 'rating-positive']));
+      const types = await api(owner.token, 'GET', `/api/workspaces/${ws}/fragment-types`);
+      const type = (types.body.items as Array<{ key: string; id: string }>).find(
+        (t: { key: string }) => t.key === 'embed-feedback',
+      );
+      expect(type?.id).toBe(fragment.body.fragment.fragmentTypeId);
+    });
+
+    it('refuses feedback for an unknown answer, another configuration, or where the mode is not fragment-feedback', async () => {
+      const jwt = await jwtFor(visitor.user.email);
+      const unknown = await embed('feedback', {
+        jwt,
+        body: { rating: 'negative', messageId: '00000000-0000-4000-8000-000000000000', embedConfigId: configId },
+      });
+      expect(unknown.status).toBe(404);
+      const other = await embed('feedback', {
+        jwt,
+        body: { rating: 'negative', messageId: firstAnswerId, embedConfigId: statelessConfigId },
+      });
+      expect(other.status).toBe(404);
+      const off = await embed('feedback', {
+        key: statelessKey,
+        jwt,
+        body: { rating: 'negative', messageId: firstAnswerId, embedConfigId: statelessConfigId },
+      });
+      expect(off.status).toBe(409);
+      expect(off.json.code).toBe('FEEDBACK_DISABLED');
+    });
+  });
+});
