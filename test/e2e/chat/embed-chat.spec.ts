@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminEnv, userWithToken } from '../../support/accounts.js';
 import { createTestDatabase } from '../../support/postgres.js';
+import { startSearxngStandIn, type SearxngStandIn } from '../../support/stand-ins/searxng-stand-in.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { describeWith } from '../../support/services.js';
 import {
@@ -54,6 +55,7 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let db: pg.Client;
   let model: ScriptedModel;
+  let searxng: SearxngStandIn;
   let platform: PlatformProcess;
   let base: string;
   let owner: Awaited<ReturnType<typeof userWithToken>>;
@@ -122,11 +124,14 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
 
   beforeAll(async () => {
     model = await startScriptedModel(['scripted-1', 'scripted-2']);
+    searxng = await startSearxngStandIn();
     database = await createTestDatabase('kw_embed');
     db = new pg.Client({ connectionString: database.url });
     platform = await startEmbedded(dataDir, {
       DATABASE_URL: database.url,
       ...admin,
+      WEB_SEARCH_PROVIDER: 'searxng',
+      WEB_SEARCH_URL: searxng.url,
       CHAT_PROVIDERS: JSON.stringify({
         providers: [
           {
@@ -225,6 +230,7 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
     await platform?.stop();
     await database?.drop();
     await model?.close();
+    await searxng?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -427,6 +433,85 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
     });
   });
 
+  describe('the agent', () => {
+    it('hands a turn to the expert whose routing keyword it mentions, with its prompt and tools', async () => {
+      const expert = await api(owner.token, 'POST', '/api/v2/experts', {
+        name: 'Descaling',
+        workspaceId: ws,
+        expertConfig: {
+          systemPrompt: 'You know everything about limescale.',
+          enabledTools: ['get_fragment'],
+          routing: { keywords: ['descale'] },
+        },
+      });
+      expect(expert.status, expert.text).toBe(201);
+      model.script({ text: 'Use vinegar.' }, { text: 'plain' });
+      const routed = await ask('How do I descale it?');
+      expect(routed.events[0].data.expert).toEqual({ id: expert.body.expert.id, name: 'Descaling', routed: true });
+      const seen = model.chatRequests().at(-1)!;
+      expect(seen.messages[0].content).toContain('You know everything about limescale.');
+      expect(seen.tools!.map((t) => t.function.name)).toEqual(['get_fragment']);
+
+      const other = await ask('Is it dishwasher safe?');
+      expect(other.events[0].data.expert).toBeUndefined();
+      expect(model.chatRequests().at(-1)!.messages[0].content).not.toContain('limescale');
+      await api(owner.token, 'DELETE', `/api/v2/experts/${expert.body.expert.id}`);
+    });
+
+    it('stops after 8 model calls: the last one offers no tool call and ends the turn', async () => {
+      const again = { toolCalls: [{ name: 'list_collections', arguments: { workspaceId: ws } }] };
+      model.script(...Array.from({ length: 8 }, () => again));
+      const before = model.chatRequests().length;
+      const res = await ask('Loop forever');
+      expect(res.status, res.text).toBe(200);
+      const requests = model.chatRequests().slice(before);
+      expect(requests).toHaveLength(8);
+      expect(requests.slice(0, 7).map((r) => r.tool_choice)).toEqual(Array(7).fill('auto'));
+      expect(requests[7].tool_choice).toBe('none');
+      expect(res.events.filter((e) => e.event === 'tool' && e.data.status === 'ok')).toHaveLength(7);
+      expect(res.events.at(-1)).toMatchObject({
+        event: 'done',
+        data: { finishReason: 'length', usage: { modelCalls: 8 } },
+      });
+    });
+
+    it('searches the web only where the configuration enables it and the user has web-search access', async () => {
+      const config = await api(owner.token, 'POST', '/api/v2/configs', {
+        workspaceId: ws,
+        name: 'With the web',
+        features: { webSearch: true },
+        trustedIssuer: { issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [publicJwk] } },
+      });
+      const webKey = (
+        await api(owner.token, 'POST', `/api/v2/configs/${config.body.config.id}/keys`, {
+          label: 'w',
+          allowedDomains: [SITE],
+        })
+      ).body.token;
+      const search = { toolCalls: [{ name: 'web_search', arguments: { query: 'kettle reviews', numResults: 2 } }] };
+      model.script(search, (request) => ({ text: JSON.stringify(lastTool(request)) }));
+      const refused = await ask('Reviews?', {}, webKey);
+      expect(refused.events.find((e) => e.event === 'tool' && e.data.status !== 'started')!.data).toMatchObject({
+        name: 'web_search',
+        status: 'error',
+      });
+      expect(lastTool(model.chatRequests().at(-1)!).error.code).toBe('WEB_SEARCH_ACCESS_REQUIRED');
+
+      expect(
+        (await api(admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${visitor.user.id}/web-search`)).status,
+      ).toBeLessThan(300);
+      model.script(search, (request) => ({ text: `found ${lastTool(request).results.length}` }));
+      const allowed = await ask('Reviews?', {}, webKey);
+      expect(
+        allowed.events
+          .filter((e) => e.event === 'delta')
+          .map((e) => e.data.text)
+          .join(''),
+      ).toBe('found 2');
+      expect(searxng.requests.at(-1)!.url).toContain('kettle');
+    });
+  });
+
   describe('refusals', () => {
     const hello = { messages: [{ role: 'user', content: 'hello' }] };
 
@@ -592,6 +677,20 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       const replay = await embed('answer', { jwt: await jwtFor(visitor.user.email), body: answer });
       expect(replay.status).toBe(404);
       expect(replay.json.code).toBe('NOT_FOUND');
+    });
+
+    it('refuses an expired resume token', async () => {
+      model.script({
+        toolCalls: [{ name: 'ask_user', arguments: { questions: [{ question: 'Colour?', options: ['red'] }] } }],
+      });
+      const paused = await ask('Pick for me');
+      const { resumeToken } = paused.events.at(-1)!.data;
+      await db.query("UPDATE control.embed_held_turns SET expires_at = now() - interval '1 second'");
+      const late = await embed('answer', {
+        jwt: await jwtFor(visitor.user.email),
+        body: { resumeToken, answers: [{ question: 'Colour?', selected: ['red'] }] },
+      });
+      expect(late.status).toBe(404);
     });
   });
 
