@@ -25,7 +25,10 @@ export interface ScriptedModel extends StandIn {
  * order: the text or the tool calls of the next reply (streamed when asked, usage last). With
  * nothing queued it answers "(unscripted)". GET /v1/models lists `models`.
  */
-export async function startScriptedModel(models: string[] = ['scripted-1']): Promise<ScriptedModel> {
+export async function startScriptedModel(
+  models: string[] = ['scripted-1'],
+  options: { /** Time between streamed pieces of text. */ pieceDelayMs?: number } = {},
+): Promise<ScriptedModel> {
   const queue: Array<ScriptedReply | ((request: ScriptedRequest) => ScriptedReply)> = [];
   let calls = 0;
   const standIn = await startStandIn('/v1', async ({ request, res }) => {
@@ -70,7 +73,11 @@ export async function startScriptedModel(models: string[] = ['scripted-1']): Pro
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1700000000, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`,
       );
     await chunk({ role: 'assistant', content: '' });
-    if ('text' in reply) for (const piece of pieces(reply.text)) await chunk({ content: piece });
+    if ('text' in reply)
+      for (const piece of pieces(reply.text)) {
+        await chunk({ content: piece });
+        if (options.pieceDelayMs) await new Promise((resolve) => setTimeout(resolve, options.pieceDelayMs));
+      }
     for (const [index, call] of toolCalls.entries()) {
       await chunk({
         tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import type { AppConfig } from '@kw/platform-config';
+import { QUERY_KEY_AUTHENTICATOR } from '@kw/platform-http';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { BLOB_STORAGE, createBlobStorage } from '@kw/platform-storage';
 import { ChatCompletionsController } from './completions/chat-completions.controller.js';
@@ -7,7 +8,8 @@ import { EmbedConfigsController } from './embed-configs.controller.js';
 import { ContextItems } from './embed/context-items.js';
 import { EmbedAgent } from './embed/embed-agent.js';
 import { EmbedChatController } from './embed/embed-chat.controller.js';
-import { EmbedKeyGuard } from './embed/embed-key.guard.js';
+import { EmbedKeyAuthenticator, EmbedKeyGuard, EmbedRequests } from './embed/embed-key.guard.js';
+import { EmbedWidgetController } from './embed/widget/embed-widget.controller.js';
 import { ExpertsController } from './experts.controller.js';
 import { GeneratedImages } from './images/generated-images.js';
 import { ImagesController } from './images/images.controller.js';
@@ -36,6 +38,7 @@ import { webSearchProvider } from './web-search.provider.js';
     ExpertsController,
     EmbedConfigsController,
     EmbedChatController,
+    EmbedWidgetController,
   ],
   providers: [
     modelGatewayProvider,
@@ -45,7 +48,9 @@ import { webSearchProvider } from './web-search.provider.js';
     ProviderKeys,
     UsageRecorder,
     GeneratedImages,
+    EmbedRequests,
     EmbedKeyGuard,
+    { provide: QUERY_KEY_AUTHENTICATOR, useClass: EmbedKeyAuthenticator },
     ContextItems,
     EmbedAgent,
   ],

@@ -43,6 +43,7 @@ const configDto = (c: EmbedConfigRecord): EmbedConfigDto => ({
     structuredQuestions: c.features?.structuredQuestions ?? false,
     webSearch: c.features?.webSearch ?? false,
     workspaceFiles: { exposeToParent: c.features?.exposeWorkspaceFilesToParent ?? false },
+    theme: c.features?.theme || 'auto',
   },
   mainExpertId: c.mainExpertId,
   stateless: c.stateless,
@@ -81,6 +82,7 @@ const features = (f: EmbedFeaturesDto | undefined) =>
     structuredQuestions: f.structuredQuestions ?? false,
     webSearch: f.webSearch ?? false,
     exposeWorkspaceFilesToParent: f.workspaceFiles?.exposeToParent ?? false,
+    theme: f.theme ?? '',
   };
 
 const issuer = (i: TrustedIssuerDto | null | undefined) =>

@@ -7,6 +7,8 @@ export interface EmbedFeaturesRow {
   structuredQuestions: boolean;
   webSearch: boolean;
   exposeWorkspaceFilesToParent: boolean;
+  /** auto, light or dark (rows written before themes existed have none: auto). */
+  theme?: string;
 }
 
 export interface TrustedIssuerRow {

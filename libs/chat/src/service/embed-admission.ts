@@ -45,6 +45,13 @@ const originRefused = () =>
     message: "This page's origin is not one of the embed key's allowed origins",
   });
 
+const filesNotShared = () =>
+  new AppError({
+    status: 403,
+    code: ErrorCode.FORBIDDEN,
+    message: 'This embed configuration does not share workspace files with the host page',
+  });
+
 const noIdentity = (message: string) => new AppError({ status: 401, code: ErrorCode.UNAUTHENTICATED, message });
 
 export interface AdmitRequest {
@@ -52,6 +59,8 @@ export interface AdmitRequest {
   origin: string;
   hostToken: string;
   preflight: boolean;
+  frame: boolean;
+  filesBridge: boolean;
 }
 
 /**
@@ -77,12 +86,19 @@ export class EmbedAdmission {
     const now = Date.now();
     if (key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now) || config.status !== 'active')
       throw keyInvalid();
+    const admitted = {
+      keyId: key.id,
+      config: embedConfigView(config),
+      allowedOrigins: key.allowedOrigins,
+      publicKey: key.public,
+    };
+    if (request.frame) return admitted;
     if (!key.public && !key.allowedOrigins.includes(request.origin)) throw originRefused();
-    const admitted = { keyId: key.id, config: embedConfigView(config) };
     if (request.preflight) return admitted;
+    if (request.filesBridge && !config.features.exposeWorkspaceFilesToParent) throw filesNotShared();
 
     const identified = request.hostToken
-      ? await this.hostUser(config, request.hostToken, key.id)
+      ? await this.hostUser(config, request.hostToken, key.id, request.filesBridge)
       : await this.scopedTokenUser(config, key.scopedTokenSealed);
     const [{ workspaceName }, routable] = await Promise.all([
       this.workspaceName(config),
@@ -99,7 +115,7 @@ export class EmbedAdmission {
     };
   }
 
-  private async hostUser(config: EmbedConfigRow, token: string, keyId: string) {
+  private async hostUser(config: EmbedConfigRow, token: string, keyId: string, filesBridge: boolean) {
     if (!config.trustedIssuer) {
       throw noIdentity('This embed configuration trusts no issuer: the host page cannot send a user token');
     }
@@ -117,7 +133,8 @@ export class EmbedAdmission {
         userId: answer.user.id,
         credentialId: keyId,
         credentialKind: 'embed',
-        scopes: [...HOST_USER_SCOPES],
+        // The configuration's creator chose to let the host page write files: only there.
+        scopes: filesBridge ? [...HOST_USER_SCOPES, 'files:write'] : [...HOST_USER_SCOPES],
         workspaceIds: [config.workspaceId],
         allWorkspaces: false,
       }),

@@ -5,6 +5,7 @@ import {
   EMBED_FEEDBACK_MODES,
   EMBED_ISSUER_MAX,
   EMBED_JWKS_JSON_MAX_BYTES,
+  EMBED_THEMES,
 } from '../chat-limits.js';
 import type { ContextItemRow, EmbedFeaturesRow, TrustedIssuerRow } from '../persistence/embed-configs.repository.js';
 
@@ -20,8 +21,13 @@ export function validFeatures(features: Partial<EmbedFeaturesRow> | undefined): 
   if (!(EMBED_FEEDBACK_MODES as readonly string[]).includes(mode)) {
     throw invalidField('features.feedbackMode', `must be one of ${EMBED_FEEDBACK_MODES.join(', ')}`);
   }
+  const theme = features?.theme || 'auto';
+  if (!(EMBED_THEMES as readonly string[]).includes(theme)) {
+    throw invalidField('features.theme', `must be one of ${EMBED_THEMES.join(', ')}`);
+  }
   return {
     feedbackMode: mode,
+    theme,
     structuredQuestions: features?.structuredQuestions ?? false,
     webSearch: features?.webSearch ?? false,
     exposeWorkspaceFilesToParent: features?.exposeWorkspaceFilesToParent ?? false,

@@ -10,6 +10,7 @@ export const EMBED_KEY_ORIGINS_MAX = 50;
 export const EMBED_ORIGIN_MAX = 2_048;
 export const EMBED_FEEDBACK_MODES = ['off', 'fragment-feedback', 'host-event'] as const;
 export const EMBED_CONTEXT_TYPES = ['fragment', 'collection', 'file'] as const;
+export const EMBED_THEMES = ['auto', 'light', 'dark'] as const;
 
 /** The embed chat (docs/chat.md, "Embed chat"). */
 export const EMBED_CHAT_MESSAGES_MAX = 100;

@@ -4,6 +4,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProd
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FilesService } from '@kw/contracts';
 import { AppError, ErrorCode, badRequest } from '@kw/platform-errors';
+import { AcceptsQueryKey } from '@kw/platform-http';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
 import { ServiceClient } from '@kw/platform-transport';
 import { BYTE_PROXY_MAX_BYTES } from '../files-limits.js';
@@ -35,10 +36,13 @@ export function decodeBase64Payload(value: string): Buffer {
 
 /**
  * The workspace file byte proxy for embed parents (spec: Workspace file byte proxy): the same
- * files, read and written as whole byte payloads with a bearer token.
+ * files, read and written as whole byte payloads with a bearer token, or with an embed key in
+ * `key` when the embed widget's frame bridges `kwChat.workspaceFiles` (docs/chat.md#embed-widget:
+ * only where the configuration exposes workspace files to the parent).
  */
 @ApiTags('Files')
 @ApiBearerAuth('bearer')
+@AcceptsQueryKey('workspace-files')
 @Controller('api/workspace-files')
 export class WorkspaceFilesController {
   constructor(

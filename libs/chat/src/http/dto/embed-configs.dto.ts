@@ -27,6 +27,7 @@ import {
   EMBED_MODEL_MAX,
   EMBED_ORIGIN_MAX,
   EMBED_SYSTEM_PROMPT_MAX,
+  EMBED_THEMES,
 } from '../../chat-limits.js';
 
 export class WorkspaceFilesFeatureDto {
@@ -51,6 +52,15 @@ export class EmbedFeaturesDto {
   @IsOptional()
   @IsBoolean()
   webSearch?: boolean;
+
+  @ApiPropertyOptional({
+    enum: EMBED_THEMES,
+    default: 'auto',
+    description: 'The widget’s colours; auto follows the visitor’s system',
+  })
+  @IsOptional()
+  @IsIn(EMBED_THEMES)
+  theme?: string;
 
   @ApiPropertyOptional({ type: WorkspaceFilesFeatureDto })
   @IsOptional()
@@ -195,6 +205,7 @@ class EmbedFeaturesViewDto {
   @ApiProperty() structuredQuestions!: boolean;
   @ApiProperty() webSearch!: boolean;
   @ApiProperty({ type: WorkspaceFilesFeatureDto }) workspaceFiles!: { exposeToParent: boolean };
+  @ApiProperty({ enum: EMBED_THEMES }) theme!: string;
 }
 
 class TrustedIssuerViewDto {

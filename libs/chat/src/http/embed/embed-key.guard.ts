@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { EmbedChatService, type AdmitEmbedCallResponse } from '@kw/contracts';
+import { create } from '@bufbuild/protobuf';
+import { EmbedChatService, UserSchema, type AdmitEmbedCallResponse } from '@kw/contracts';
 import { requestContext } from '@kw/platform-context';
+import type { AppConfig } from '@kw/platform-config';
 import { AppError, ErrorCode } from '@kw/platform-errors';
+import { publicBase, type AuthenticatedCaller, type QueryKeyAuthenticator } from '@kw/platform-http';
+import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { assertChatAllowed } from '../chat-access.js';
 
@@ -11,6 +15,8 @@ import { assertChatAllowed } from '../chat-access.js';
 export const EMBED_KEY_PARAM = 'key';
 /** The header a stateless conversation's id comes back in (readable by the host page's script). */
 export const EMBED_SESSION_HEADER = 'x-embed-session-id';
+/** The host page's origin, as the widget's frame (same origin as the API) reports it. */
+export const EMBED_HOST_ORIGIN_HEADER = 'x-embed-host-origin';
 
 const ADMITTED = Symbol.for('kw.embed.admitted');
 type WithAdmission = FastifyRequest & { [ADMITTED]?: AdmitEmbedCallResponse };
@@ -37,30 +43,70 @@ function bearerOf(request: FastifyRequest): string {
 }
 
 /**
- * Admits a request to /api/v2/embed/*: the key of the `key` query parameter (as its SHA-256),
- * the Origin, and, except for a CORS preflight, who is chatting (the host page's JWT or the key's
- * scoped token). The chatting user becomes the request's caller, so every tool call runs with
- * their access. CORS answers name the request's origin only once the key accepted it; nothing
- * is ever allowed for `*` on a non-public key.
+ * Admits a request made with an embed key (the `key` query parameter, looked up by its
+ * SHA-256): the key, the page's origin, and, except for a CORS preflight, who is chatting (the
+ * host page's JWT or the key's scoped token). Used by EmbedKeyGuard (/api/v2/embed/*) and by
+ * EmbedKeyAuthenticator (the workspace file byte proxy, for the widget's frame).
+ */
+@Injectable()
+export class EmbedRequests {
+  constructor(
+    private readonly client: ServiceClient,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async admit(
+    request: FastifyRequest,
+    options: { preflight?: boolean; filesBridge?: boolean } = {},
+  ): Promise<{ admitted: AdmitEmbedCallResponse; origin: string; crossOrigin: boolean }> {
+    const key = (request.query as Record<string, unknown> | undefined)?.[EMBED_KEY_PARAM];
+    if (typeof key !== 'string' || !key) throw keyMissing();
+    const origin = this.pageOrigin(request);
+    const admitted = await this.client.call(EmbedChatService.method.admitEmbedCall, {
+      keyHash: createHash('sha256').update(key).digest('hex'),
+      origin,
+      hostToken: options.preflight ? '' : bearerOf(request),
+      preflight: options.preflight ?? false,
+      filesBridge: options.filesBridge ?? false,
+    });
+    return { admitted, origin, crossOrigin: origin !== '' && origin === request.headers.origin };
+  }
+
+  /**
+   * The origin of the page the chat runs on: the request's Origin, or, for the widget's frame
+   * (whose requests come from the platform's own origin), the host page's origin it reports.
+   * Only the platform's frame can send a same-origin request from a browser, and only the key's
+   * allowed origins may frame it (frame-ancestors), so a browser cannot lie here; a program can
+   * send any Origin anyway, which is why origins restrict browsers, not callers.
+   */
+  private pageOrigin(request: FastifyRequest): string {
+    const origin = typeof request.headers.origin === 'string' ? request.headers.origin : '';
+    // A browser sends no Origin on a same-origin GET, but always says where a request comes from
+    // in Sec-Fetch-Site, which no page script can set.
+    const sameOrigin = origin
+      ? origin === new URL(publicBase(this.config, request)).origin
+      : request.headers['sec-fetch-site'] === 'same-origin';
+    if (!sameOrigin) return origin;
+    const host = request.headers[EMBED_HOST_ORIGIN_HEADER];
+    return typeof host === 'string' ? host : '';
+  }
+}
+
+/**
+ * Admits a request to /api/v2/embed/* (EmbedRequests). The chatting user becomes the request's
+ * caller, so every tool call runs with their access. CORS answers name the request's origin only
+ * once the key accepted it; nothing is ever allowed for `*`.
  */
 @Injectable()
 export class EmbedKeyGuard implements CanActivate {
-  constructor(private readonly client: ServiceClient) {}
+  constructor(private readonly requests: EmbedRequests) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
-    const key = (request.query as Record<string, unknown> | undefined)?.[EMBED_KEY_PARAM];
-    if (typeof key !== 'string' || !key) throw keyMissing();
-    const origin = typeof request.headers.origin === 'string' ? request.headers.origin : '';
     const preflight = request.method === 'OPTIONS';
-    const admitted = await this.client.call(EmbedChatService.method.admitEmbedCall, {
-      keyHash: createHash('sha256').update(key).digest('hex'),
-      origin,
-      hostToken: preflight ? '' : bearerOf(request),
-      preflight,
-    });
-    if (origin) {
+    const { admitted, origin, crossOrigin } = await this.requests.admit(request, { preflight });
+    if (crossOrigin) {
       void reply.headers({
         'access-control-allow-origin': origin,
         vary: 'Origin',
@@ -74,6 +120,23 @@ export class EmbedKeyGuard implements CanActivate {
     }
     (request as WithAdmission)[ADMITTED] = admitted;
     return true;
+  }
+}
+
+/**
+ * The embed key as a credential of the workspace file byte proxy (@AcceptsQueryKey on the files
+ * component's routes): what `kwChat.workspaceFiles` in the host page reaches through the frame,
+ * only where the configuration exposes workspace files to the parent (403 otherwise).
+ */
+@Injectable()
+export class EmbedKeyAuthenticator implements QueryKeyAuthenticator {
+  constructor(private readonly requests: EmbedRequests) {}
+
+  async authenticate(request: FastifyRequest, purpose: string): Promise<AuthenticatedCaller> {
+    if (purpose !== 'workspace-files') throw keyMissing();
+    const { admitted } = await this.requests.admit(request, { filesBridge: true });
+    const auth = admitted.caller!;
+    return { auth, user: create(UserSchema, { id: auth.userId }) };
   }
 }
 

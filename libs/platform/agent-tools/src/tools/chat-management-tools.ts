@@ -62,7 +62,7 @@ const configFields = {
   stateless: z.boolean().optional(),
   mainExpertId: z.string().max(64).optional().describe('One of your experts over the same workspace; "" for none'),
 };
-const noFeatures = { structuredQuestions: false, webSearch: false, exposeWorkspaceFilesToParent: false };
+const noFeatures = { structuredQuestions: false, webSearch: false, exposeWorkspaceFilesToParent: false, theme: '' };
 
 /**
  * Managing custom experts and embed configurations (the REST routes /api/v2/experts and

@@ -9,6 +9,7 @@ import { authenticateBearer } from './bearer.strategy.js';
 import { admittedAuthentication, findEdgeAdmission, type EdgeAdmission } from './edge-admission.js';
 import { CSRF_COOKIE, CSRF_HEADER, parseCookies, SESSION_COOKIE } from './cookies.js';
 import { GatewayAuthenticator, type AuthenticatedCaller } from './gateway-authenticator.js';
+import { findQueryKeyAuthenticator, queryKeyOf, QUERY_KEY_ROUTE, type QueryKeyAuthenticator } from './query-key.js';
 import { attachCaller } from './request-caller.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -17,6 +18,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 interface RouteAuth {
   public: boolean;
   sessionOnly: boolean;
+  /** The purpose of @AcceptsQueryKey, or undefined. */
+  queryKey: string | undefined;
 }
 
 /** The handler and controller class whose metadata (@Public, @SessionOnly) applies. */
@@ -32,6 +35,7 @@ type RouteTargets = Array<ReturnType<ExecutionContext['getHandler']> | ReturnTyp
 @Injectable()
 export class AuthGuard implements CanActivate, OnModuleInit {
   private admission?: EdgeAdmission;
+  private queryKeys?: QueryKeyAuthenticator;
   private readonly routes = new WeakMap<object, RouteAuth>();
 
   constructor(
@@ -42,6 +46,7 @@ export class AuthGuard implements CanActivate, OnModuleInit {
 
   onModuleInit(): void {
     this.admission = findEdgeAdmission(this.moduleRef);
+    this.queryKeys = findQueryKeyAuthenticator(this.moduleRef);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -64,6 +69,7 @@ export class AuthGuard implements CanActivate, OnModuleInit {
       route = {
         public: this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets) === true,
         sessionOnly: this.reflector.getAllAndOverride<boolean>(SESSION_ONLY_ROUTE, targets) === true,
+        queryKey: this.reflector.getAllAndOverride<string | undefined>(QUERY_KEY_ROUTE, targets),
       };
       this.routes.set(handler, route);
     }
@@ -71,6 +77,16 @@ export class AuthGuard implements CanActivate, OnModuleInit {
   }
 
   private async establishCaller(request: FastifyRequest, reply: FastifyReply, route: RouteAuth): Promise<void> {
+    const queryKey = route.queryKey !== undefined && this.queryKeys ? queryKeyOf(request) : undefined;
+    if (queryKey !== undefined) {
+      // A key instead of a platform credential (the Authorization header, if any, is the key
+      // issuer's business: the embed widget sends the host page's JWT there).
+      const caller = await admittedAuthentication(this.admission, request, reply, queryKey, () =>
+        this.queryKeys!.authenticate(request, route.queryKey!),
+      );
+      attachCaller(request, caller);
+      return;
+    }
     const authorization = request.headers.authorization;
     const cookies = authorization === undefined ? parseCookies(request.headers.cookie) : {};
     const credential = authorization ?? cookies[SESSION_COOKIE];

@@ -9,3 +9,4 @@ export * from './request-caller.js';
 export * from './current-caller.decorators.js';
 export * from './gateway-auth.providers.js';
 export * from './ambiguous-authorization.js';
+export * from './query-key.js';
