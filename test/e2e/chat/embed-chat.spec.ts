@@ -10,6 +10,7 @@ import { startSearxngStandIn, type SearxngStandIn } from '../../support/stand-in
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { describeWith } from '../../support/services.js';
 import {
+  scriptedProviders,
   startScriptedModel,
   type ScriptedModel,
   type ScriptedRequest,
@@ -132,18 +133,7 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       ...admin,
       WEB_SEARCH_PROVIDER: 'searxng',
       WEB_SEARCH_URL: searxng.url,
-      CHAT_PROVIDERS: JSON.stringify({
-        providers: [
-          {
-            id: 'scripted',
-            kind: 'openai',
-            baseUrl: model.url,
-            apiKey: 'sk-scripted',
-            retries: 0,
-            models: [{ match: '*' }],
-          },
-        ],
-      }),
+      CHAT_PROVIDERS: scriptedProviders(model),
     });
     base = platform.url;
     await db.connect();

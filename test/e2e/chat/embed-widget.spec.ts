@@ -9,6 +9,7 @@ import { adminEnv, userWithToken } from '../../support/accounts.js';
 import { ROOT, startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { CHROMIUM_PATH, describeWith } from '../../support/services.js';
 import {
+  scriptedProviders,
   startScriptedModel,
   type ScriptedModel,
   type ScriptedRequest,
@@ -113,18 +114,7 @@ ${url.searchParams.get('poster') ? `<iframe id="poster" src="${url.searchParams.
     model = await startScriptedModel(['scripted-1'], { pieceDelayMs: 30 });
     platform = await startEmbedded(dataDir, {
       ...admin,
-      CHAT_PROVIDERS: JSON.stringify({
-        providers: [
-          {
-            id: 'scripted',
-            kind: 'openai',
-            baseUrl: model.url,
-            apiKey: 'sk-scripted',
-            retries: 0,
-            models: [{ match: '*' }],
-          },
-        ],
-      }),
+      CHAT_PROVIDERS: scriptedProviders(model),
     });
     base = platform.url;
     owner = await userWithToken(base, admin.ADMIN_TOKEN);
@@ -223,7 +213,7 @@ ${url.searchParams.get('poster') ? `<iframe id="poster" src="${url.searchParams.
     expect(frame.headers.get('content-security-policy')).toContain("script-src 'self'");
     const unknown = await fetch(`${base}/embed/frame?key=kwek_unknown`);
     expect(unknown.status).toBe(401);
-    expect((await unknown.json()).code).toBe('EMBED_KEY_INVALID');
+    expect(((await unknown.json()) as { code: string }).code).toBe('EMBED_KEY_INVALID');
   });
 
   it('answers in the frame with the fragment found, streamed, and continues the conversation', async () => {

@@ -97,3 +97,19 @@ export async function startScriptedModel(
       standIn.requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions').map((r) => r.body),
   };
 }
+
+/** CHAT_PROVIDERS for a platform whose only provider is the scripted model (every model id it lists). */
+export function scriptedProviders(model: ScriptedModel): string {
+  return JSON.stringify({
+    providers: [
+      {
+        id: 'scripted',
+        kind: 'openai',
+        baseUrl: model.url,
+        apiKey: 'sk-scripted',
+        retries: 0,
+        models: [{ match: '*' }],
+      },
+    ],
+  });
+}

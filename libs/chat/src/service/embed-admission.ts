@@ -1,13 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
-import { AuthContextSchema, IdentityService, WorkspacesService, type AuthContext } from '@kw/contracts';
-import { requestContext } from '@kw/platform-context';
+import { AuthContextSchema, IdentityService, WorkspacesService } from '@kw/contracts';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
 import { ServiceClient } from '@kw/platform-transport';
 import { EmbedConfigsRepository, type EmbedConfigRow } from '../persistence/embed-configs.repository.js';
 import { ExpertsRepository } from '../persistence/experts.repository.js';
+import { asConfigCreator } from './as-config-creator.js';
 import { embedConfigView } from './embed-config-view.js';
 import { expertView } from './expert-view.js';
 import { HostIdentity } from './host-identity.js';
@@ -121,7 +120,7 @@ export class EmbedAdmission {
     }
     const { email } = await this.hostIdentity.verify(token, config.trustedIssuer);
     // Looked up as the configuration's creator: the identity service answers signed-in callers only.
-    const answer = await this.asCreator(config, () =>
+    const answer = await asConfigCreator(config, [], () =>
       this.client.call(IdentityService.method.findUserByEmail, { email }),
     );
     if (!answer.found || !answer.user) {
@@ -166,21 +165,9 @@ export class EmbedAdmission {
   }
 
   private async workspaceName(config: EmbedConfigRow): Promise<{ workspaceName: string }> {
-    const answer = await this.asCreator(config, () =>
+    const answer = await asConfigCreator(config, ['workspaces:read'], () =>
       this.client.call(WorkspacesService.method.getWorkspace, { workspaceId: config.workspaceId }),
     ).catch(() => undefined);
     return { workspaceName: answer?.workspace?.name ?? '' };
-  }
-
-  private asCreator<T>(config: EmbedConfigRow, work: () => Promise<T>): Promise<T> {
-    const auth: AuthContext = create(AuthContextSchema, {
-      userId: config.createdBy,
-      credentialId: config.id,
-      credentialKind: 'embed',
-      scopes: ['workspaces:read'],
-      workspaceIds: [config.workspaceId],
-      allWorkspaces: false,
-    });
-    return requestContext.run({ requestId: requestContext.requestId() ?? randomUUID(), auth }, work);
   }
 }

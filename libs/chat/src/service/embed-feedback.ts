@@ -1,12 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { create } from '@bufbuild/protobuf';
-import { AuthContextSchema, FragmentsService } from '@kw/contracts';
-import { requestContext } from '@kw/platform-context';
+import { FragmentsService } from '@kw/contracts';
 import { AppError, ErrorCode, notFound } from '@kw/platform-errors';
 import { ServiceClient } from '@kw/platform-transport';
 import type { EmbedConfigRow } from '../persistence/embed-configs.repository.js';
 import { EmbedConversationsRepository, type StoredMessageRow } from '../persistence/embed-conversations.repository.js';
+import { asConfigCreator } from './as-config-creator.js';
 
 /** The fragment type feedback is stored as, created in the workspace on first use. */
 export const FEEDBACK_TYPE_KEY = 'embed-feedback';
@@ -69,7 +67,7 @@ export class EmbedFeedback {
     if (input.comment) lines.push('', '**Comment:**', '', quote(input.comment));
     if (question) lines.push('', '**Question:**', '', quote(textOf(question)));
     if (answer) lines.push('', '**Answer:**', '', quote(textOf(answer)));
-    return this.asCreator(config, async () => {
+    return asConfigCreator(config, ['fragments:read', 'fragments:write'], async () => {
       const fragmentTypeId = await this.feedbackType(config.workspaceId);
       const { fragment } = await this.client.call(F.createFragment, {
         workspaceId: config.workspaceId,
@@ -106,17 +104,5 @@ export class EmbedFeedback {
       if (again) return again;
       throw err;
     }
-  }
-
-  private asCreator<T>(config: EmbedConfigRow, work: () => Promise<T>): Promise<T> {
-    const auth = create(AuthContextSchema, {
-      userId: config.createdBy,
-      credentialId: config.id,
-      credentialKind: 'embed',
-      scopes: ['fragments:read', 'fragments:write'],
-      workspaceIds: [config.workspaceId],
-      allWorkspaces: false,
-    });
-    return requestContext.run({ requestId: requestContext.requestId() ?? randomUUID(), auth }, work);
   }
 }
