@@ -15,7 +15,7 @@ import os from 'node:os';
 import { CONNECTIONS, DURATION, cleanupAll, logTail, quick, root } from './lib.mjs';
 import { DEFAULT_APPS, startDistributed, startEmbedded } from './platforms.mjs';
 import { printReport, writeReport } from './report.mjs';
-import { chatScenario, startModelStandIn } from './scenarios/chat.mjs';
+import { chatScenario, embedChatScenario, startModelStandIn } from './scenarios/chat.mjs';
 import { filesScenario } from './scenarios/files.mjs';
 import { fragmentCreate } from './scenarios/fragment-create.mjs';
 import { fragmentGet } from './scenarios/fragment-get.mjs';
@@ -149,6 +149,7 @@ try {
       ['6', 'MCP vs REST search'],
       ['8', 'files: uploads and extraction'],
       ['9', 'chat: latency added'],
+      ['10', 'embed chat: latency added'],
     ],
     async () => {
       standIn = await startModelStandIn();
@@ -162,6 +163,12 @@ try {
         '9',
         'chat: latency added to a completion and to the first token',
         () => chatScenario({ embedded, standIn }),
+        embedded,
+      );
+      await scenario(
+        '10',
+        'embed chat: latency added to the first token of a turn',
+        () => embedChatScenario({ embedded, standIn }),
         embedded,
       );
       memory.platform(embedded, 'embedded (PGlite)');

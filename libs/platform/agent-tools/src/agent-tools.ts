@@ -39,8 +39,15 @@ export function findAssignableTool(id: string): AgentTool | undefined {
  * clients and chat agents see the same schema.
  */
 export function toolJsonSchema(tool: AgentTool): Record<string, unknown> {
-  return z.toJSONSchema(z.object(tool.inputSchema), { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
+  // Converted once per tool: a chat turn offers several, and the conversion costs milliseconds.
+  let schema = schemas.get(tool);
+  if (!schema) {
+    schema = z.toJSONSchema(z.object(tool.inputSchema), { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
+    schemas.set(tool, schema);
+  }
+  return schema;
 }
+const schemas = new WeakMap<AgentTool, Record<string, unknown>>();
 
 /** Every tool an expert may be given, as data: what an assignment UI or a model's tool list needs. */
 export function describeAgentTools(): Array<{
