@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EmbedConfigsService, IdentityService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
@@ -15,6 +15,7 @@ import {
   type EmbedKeyChanges,
 } from '../persistence/embed-configs.repository.js';
 import { ExpertsRepository } from '../persistence/experts.repository.js';
+import { EMBED_KEY_PREFIX, hashEmbedKey } from '../domain/embed-key.js';
 import { requireAccount } from './chat-caller.js';
 import {
   validConfigName,
@@ -27,10 +28,6 @@ import {
 import { embedConfigView, embedKeyView } from './embed-config-view.js';
 
 type Req<M extends keyof typeof EmbedConfigsService.method> = RequestOf<typeof EmbedConfigsService, M>;
-
-/** Embed key tokens: recognisable (`kwek_`), 256 random bits, stored as SHA-256 only. */
-export const EMBED_KEY_PREFIX = 'kwek_';
-export const hashEmbedKey = (token: string) => createHash('sha256').update(token).digest('hex');
 
 const configNotFound = () => notFound('Embed configuration');
 const keyNotFound = () => notFound('Embed key');

@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { PUBLIC_EXTENSION } from './auth/auth.metadata.js';
+import { QUERY_KEY_PARAM } from './auth/query-key.js';
 
 export interface OpenApiSettings {
   title: string;
@@ -39,7 +40,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication, settings: Open
       {
         type: 'apiKey',
         in: 'query',
-        name: 'key',
+        name: QUERY_KEY_PARAM,
         description:
           "Embed key (`kwek_…`) of an embed configuration, for /api/v2/embed/*; the host page's user comes as `Authorization: Bearer <JWT of the configuration's trusted issuer>`, or from the key's scoped token",
       },

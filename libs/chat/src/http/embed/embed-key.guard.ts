@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { create } from '@bufbuild/protobuf';
@@ -6,13 +5,18 @@ import { EmbedChatService, UserSchema, type AdmitEmbedCallResponse } from '@kw/c
 import { requestContext } from '@kw/platform-context';
 import type { AppConfig } from '@kw/platform-config';
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import { publicBase, type AuthenticatedCaller, type QueryKeyAuthenticator } from '@kw/platform-http';
+import {
+  publicBase,
+  queryKeyOf,
+  QUERY_KEY_PARAM,
+  type AuthenticatedCaller,
+  type QueryKeyAuthenticator,
+} from '@kw/platform-http';
+import { hashEmbedKey } from '../../domain/embed-key.js';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { assertChatAllowed } from '../chat-access.js';
 
-/** The query parameter that carries the embed key (docs/chat.md#embed-chat). */
-export const EMBED_KEY_PARAM = 'key';
 /** The header a stateless conversation's id comes back in (readable by the host page's script). */
 export const EMBED_SESSION_HEADER = 'x-embed-session-id';
 /** The host page's origin, as the widget's frame (same origin as the API) reports it. */
@@ -25,7 +29,7 @@ const keyMissing = () =>
   new AppError({
     status: 401,
     code: ErrorCode.EMBED_KEY_INVALID,
-    message: `An embed key is required in the "${EMBED_KEY_PARAM}" query parameter`,
+    message: `An embed key is required in the "${QUERY_KEY_PARAM}" query parameter`,
   });
 
 function bearerOf(request: FastifyRequest): string {
@@ -59,11 +63,11 @@ export class EmbedRequests {
     request: FastifyRequest,
     options: { preflight?: boolean; filesBridge?: boolean } = {},
   ): Promise<{ admitted: AdmitEmbedCallResponse; origin: string; crossOrigin: boolean }> {
-    const key = (request.query as Record<string, unknown> | undefined)?.[EMBED_KEY_PARAM];
-    if (typeof key !== 'string' || !key) throw keyMissing();
+    const key = queryKeyOf(request);
+    if (!key) throw keyMissing();
     const origin = this.pageOrigin(request);
     const admitted = await this.client.call(EmbedChatService.method.admitEmbedCall, {
-      keyHash: createHash('sha256').update(key).digest('hex'),
+      keyHash: hashEmbedKey(key),
       origin,
       hostToken: options.preflight ? '' : bearerOf(request),
       preflight: options.preflight ?? false,

@@ -7,6 +7,7 @@ import { EmbedChatService } from '@kw/contracts';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { Public } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
+import { hashEmbedKey } from '../../../domain/embed-key.js';
 import { FRAME_CSS } from './frame-style.js';
 
 interface Asset {
@@ -102,7 +103,7 @@ export class EmbedWidgetController {
       typeof key === 'string' && key
         ? await this.client
             .call(EmbedChatService.method.admitEmbedCall, {
-              keyHash: createHash('sha256').update(key).digest('hex'),
+              keyHash: hashEmbedKey(key),
               frame: true,
             })
             .catch((err: unknown) => {
