@@ -36,12 +36,12 @@ export function printReport(run) {
     const f = (m) => `${fmt(m.p50)} / ${fmt(m.p95)} / ${fmt(m.p99)}`;
     lines.push(
       '\n| search (ms, sequential) | fragments (chunks) | queries | GET /api/search p50 / p95 / p99 | raw ' +
-        'full-text SQL p50 / p95 / p99 | raw vector SQL p50 / p95 / p99 | keyword hits min / p50 / max |',
+        'full-text SQL p50 / p95 / p99 | raw vector SQL p50 / p95 / p99 | full-text hits min / p50 / max |',
     );
     lines.push('|---|---|---|---|---|---|---|');
     for (const { search: s } of searches) {
       lines.push(
-        `| hybrid, ${s.vectorIndex} vectors | ${s.fragments} (${s.chunks}) | ${s.queries} | ${f(s.api)} | ${f(s.rawFullText)} | ${f(s.rawVector)} | ${s.keywordHits.min} / ${s.keywordHits.p50} / ${s.keywordHits.max} |`,
+        `| hybrid, ${s.shape ?? 'keywords'}, ${s.vectorIndex} vectors | ${s.fragments} (${s.chunks}) | ${s.queries} | ${f(s.api)} | ${f(s.rawFullText)} | ${f(s.rawVector)} | ${s.keywordHits.min} / ${s.keywordHits.p50} / ${s.keywordHits.max} |`,
       );
     }
   }

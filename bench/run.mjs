@@ -9,7 +9,7 @@
 //   npm run bench -- --quick       short run that proves the suite works (CI, under 2 minutes)
 //   npm run bench -- --only=1,3    a subset of scenarios (by number)
 // Scenarios 2-4 need NATS_URL and DATABASE_URL, 5 needs DATABASE_URL: without them they are
-// skipped, and the report says so. 1, 6, 8 and 9 run on the embedded platform (PGlite).
+// skipped, and the report says so. 1, 6, 8, 9, 10 and 11 run on the embedded platform (PGlite).
 // Scenarios: bench/scenarios/*.mjs; see bench/README.md.
 import os from 'node:os';
 import { CONNECTIONS, DURATION, cleanupAll, logTail, quick, root } from './lib.mjs';
@@ -22,6 +22,7 @@ import { fragmentGet } from './scenarios/fragment-get.mjs';
 import { gatewayRoute } from './scenarios/gateway-route.mjs';
 import { mcpVsRest } from './scenarios/mcp.mjs';
 import { memoryCollector } from './scenarios/memory.mjs';
+import { mixedLoadRows, runMixedLoad, seedMixedLoad } from './scenarios/mixed-load.mjs';
 import { natsHop } from './scenarios/nats-hop.mjs';
 import { searchPlan, searchScenario } from './scenarios/search.mjs';
 
@@ -142,6 +143,8 @@ process.on('unhandledRejection', (err) => {
 });
 
 let standIn;
+/** Scenario 11's distributed measurement, when the distributed platform ran. */
+let mixedDistributed;
 try {
   await withPlatform(
     [
@@ -179,6 +182,7 @@ try {
     ['2', 'NATS hop'],
     ['3', 'GET fragment'],
     ['4', 'fragment creates and enrichment drain'],
+    ['11', 'concurrent clients (the distributed half)'],
   ];
   if (DATABASE_URL && NATS_URL) {
     const apps = process.env.BENCH_APPS ? process.env.BENCH_APPS.split(',') : DEFAULT_APPS;
@@ -204,6 +208,16 @@ try {
           () => fragmentCreate({ distributed }),
           distributed,
         );
+        if (wanted('11')) {
+          // The distributed half of scenario 11, the baseline of its embedded half below.
+          console.error('bench: 11. (distributed half) concurrent clients, mixed requests');
+          try {
+            mixedDistributed = await runMixedLoad(distributed, await seedMixedLoad(distributed));
+            distributed.assertAlive();
+          } catch (err) {
+            console.error(`bench: 11. the distributed half failed; the embedded half runs alone\n${err?.stack ?? err}`);
+          }
+        }
         memory.platform(distributed, 'distributed');
       },
     );
@@ -211,13 +225,27 @@ try {
     skip(distributedIds, 'set NATS_URL and DATABASE_URL');
   }
 
+  // 11 on a fresh embedded default (PGlite), after the distributed half.
+  await withPlatform(
+    [['11', 'concurrent clients: embedded default vs distributed']],
+    () => startEmbedded({ name: 'embedded-mixed' }),
+    async (embedded) =>
+      scenario(
+        '11',
+        'concurrent clients, mixed requests: embedded default vs distributed',
+        async () => mixedLoadRows(await runMixedLoad(embedded, await seedMixedLoad(embedded)), mixedDistributed),
+        embedded,
+      ),
+  );
+
   if (DATABASE_URL) {
+    // One row per size and query shape (1-2 keywords, 10-30-word questions): 5a, 5b, ...
     const sizes = searchPlan();
-    for (const [i, size] of sizes.entries()) {
-      await scenario(sizes.length > 1 ? `5${'abcdefgh'[i]}` : '5', `search at ${size.size / 1000}k fragments`, () =>
-        searchScenario(size, { memory }),
-      );
-    }
+    await scenario('5', `search at ${sizes.map((s) => `${s.size / 1000}k`).join(' and ')} fragments`, async () => {
+      const rows = [];
+      for (const size of sizes) rows.push(...(await searchScenario(size, { memory })));
+      return rows;
+    });
   } else {
     skip([['5', 'search']], 'set DATABASE_URL');
   }
