@@ -3,7 +3,7 @@
 // stream made through these helpers is registered and removed by cleanupAll(), which
 // bench/run.mjs runs at the end, on a crash and on SIGINT/SIGTERM.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync, closeSync } from 'node:fs';
+import { chmodSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, closeSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,6 +25,7 @@ export const UNLIMITED = {
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Where every temp file of this run lives (logs, data dirs): one folder, removed at the end. */
 export const runDir = mkdtempSync(path.join(tmpdir(), `kw-bench-${process.pid}-`));
+chmodSync(runDir, 0o755);
 
 // ---------------------------------------------------------------------------------------
 // Cleanup registry (last registered, first undone: a database is dropped after its users stop)
@@ -275,9 +276,14 @@ export async function scratchDatabase(label) {
   return url.toString();
 }
 
-/** A temp folder inside this run's folder. */
+/**
+ * A temp folder inside this run's folder. 0755 like a DATA_DIR the platform creates: run as root,
+ * the embedded PostgreSQL's unprivileged account must enter it (and the run's folder).
+ */
 export function scratchDir(label) {
-  return mkdtempSync(path.join(runDir, `${label}-`));
+  const dir = mkdtempSync(path.join(runDir, `${label}-`));
+  chmodSync(dir, 0o755);
+  return dir;
 }
 
 /**

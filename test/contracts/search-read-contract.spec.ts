@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMBEDDED_POOL, migrate, startEmbeddedPostgres, type EmbeddedPostgres } from '@kw/platform-persistence';
+import { EMBEDDED_POOL, migrate, startPGliteServer, type EmbeddedServer } from '@kw/platform-persistence';
 import { createTestDatabase } from '../support/postgres.js';
 import { describeWith } from '../support/services.js';
 
@@ -164,11 +164,11 @@ describeWith(['postgres'], 'search read contract (views of schema search_read)',
 
 describe('search read contract on the embedded database (pgvector: the stored vector)', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kw-search-contract-'));
-  let server: EmbeddedPostgres;
+  let server: EmbeddedServer;
   let pool: pg.Pool;
 
   beforeAll(async () => {
-    server = await startEmbeddedPostgres({ dataDir });
+    server = await startPGliteServer({ dataDir });
     pool = new pg.Pool({ connectionString: server.connectionString, ...EMBEDDED_POOL });
     await migrate(pool, 'data');
   }, 60_000);

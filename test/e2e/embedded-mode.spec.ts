@@ -5,7 +5,8 @@ import { startEmbedded, tempDir, type PlatformProcess } from '../support/process
 
 /**
  * The README's first command: the whole platform in one process on an empty data folder,
- * with nothing else installed (PGlite, in-process transport).
+ * with nothing else installed (its own PostgreSQL server from the npm package's binaries,
+ * in-process transport).
  */
 describe('embedded mode', () => {
   const dataDir = tempDir('kw-embedded-');
@@ -18,6 +19,8 @@ describe('embedded mode', () => {
 
   it('starts on an empty data folder and serves health, version, docs and the viewer', async () => {
     platform = await startEmbedded(dataDir);
+    expect(platform.logs.some((l) => l.msg === 'embedded PostgreSQL cluster created')).toBe(true);
+    expect(platform.logs.some((l) => l.msg === 'embedded PostgreSQL started')).toBe(true);
     const health = await fetch(`${platform.url}/api/health`);
     expect(health.status).toBe(200);
     const body = (await readJson(health)) as {
@@ -119,6 +122,17 @@ describe('embedded mode', () => {
     expect(await first.stop()).toBe(0);
     platform = await startEmbedded(dataDir);
     expect(platform.logs.filter((l) => l.msg === 'migration applied')).toEqual([]);
+    expect(platform.logs.find((l) => l.msg === 'installation')?.installationId).toBe(installation);
+    expect((await fetch(`${platform.url}/api/health`)).status).toBe(200);
+  });
+
+  it('starts again after being killed: the database server the killed process left is shut down first', async () => {
+    const installation = platform!.logs.find((l) => l.msg === 'installation')?.installationId;
+    await platform!.stop('SIGKILL');
+    platform = await startEmbedded(dataDir);
+    expect(
+      platform.logs.some((l) => l.msg === 'stopping an embedded PostgreSQL left running by an earlier process'),
+    ).toBe(true);
     expect(platform.logs.find((l) => l.msg === 'installation')?.installationId).toBe(installation);
     expect((await fetch(`${platform.url}/api/health`)).status).toBe(200);
   });

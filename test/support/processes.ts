@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,9 +50,15 @@ export function collectLogLines(
   });
 }
 
-/** A scratch folder for one test's data. */
+/**
+ * A scratch folder for one test's data, with the mode a DATA_DIR the platform creates gets
+ * (0755; mkdtemp's is 0700): run as root, the embedded PostgreSQL runs as an unprivileged
+ * account that must enter the folder.
+ */
 export function tempDir(prefix = 'kw-test-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix));
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  chmodSync(dir, 0o755);
+  return dir;
 }
 
 /**

@@ -77,7 +77,7 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
     await migrate(pool, 'data');
     db = createPrismaClient('data', pool);
     const config = loadConfig({ ENRICHMENT_RETRY_BASE_MS: '10' });
-    const pgDatabase = { pool, connectionString: database.url, embedded: false, close: async () => undefined };
+    const pgDatabase = { pool, connectionString: database.url, close: async () => undefined };
     const types = new FragmentTypesRepository(db, pgDatabase);
     handlers = new FragmentsHandlers(new FragmentsRepository(db, pgDatabase), types, gate, config);
     await ensureDefaultTypes(types, WS);

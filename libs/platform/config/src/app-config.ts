@@ -21,6 +21,9 @@ import {
 export const RUN_MODES = ['embedded', 'distributed'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
 
+/** The embedded mode's database server (openDatabase's `engine`, docs/configuration.md). */
+export const EMBEDDED_DATABASES = ['auto', 'postgres', 'pglite'] as const;
+
 export const COMPONENTS = [
   'gateway',
   'workspaces',
@@ -54,7 +57,7 @@ const toList = ({ value }: { value: unknown }) =>
  * (a test checks it).
  */
 export class AppConfig {
-  /** `embedded`: everything in one process on PGlite; `distributed`: one process per component over NATS. */
+  /** `embedded`: everything in one process on its own database; `distributed`: one process per component over NATS. */
   @IsIn(RUN_MODES)
   RUN_MODE: RunMode = 'embedded';
 
@@ -78,12 +81,16 @@ export class AppConfig {
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
   PUBLIC_URL?: string;
 
-  /** Folder of the embedded PGlite database and local files. */
+  /** Folder of the embedded database and local files. */
   @IsString()
   @MinLength(1)
   DATA_DIR = './.data';
 
-  /** Postgres connection string. Required in distributed mode; embedded mode uses PGlite when unset. */
+  /** Without DATABASE_URL: `postgres` (a PostgreSQL server from the npm package's binaries), `pglite`, or `auto`. */
+  @IsIn(EMBEDDED_DATABASES)
+  EMBEDDED_DATABASE: (typeof EMBEDDED_DATABASES)[number] = 'auto';
+
+  /** Postgres connection string. Required in distributed mode; embedded mode starts its own server when unset. */
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;

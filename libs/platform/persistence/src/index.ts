@@ -1,12 +1,9 @@
 export { PLANES, PLANE_SCHEMAS, isPlane, type Plane } from './planes.js';
 export type { PersistenceLogger } from './logger.js';
 export { openDatabase, redactUrl, EMBEDDED_POOL, type Database, type OpenDatabaseOptions } from './open-database.js';
-export {
-  startEmbeddedPostgres,
-  EMBEDDED_MAX_CONNECTIONS,
-  type EmbeddedPostgres,
-  type EmbeddedPostgresOptions,
-} from './embedded/embedded-postgres.js';
+export type { EmbeddedServer } from './embedded/embedded-server.js';
+export { startPGliteServer, EMBEDDED_MAX_CONNECTIONS, type PGliteServerOptions } from './embedded/pglite-server.js';
+export { startPostgresServer, postgresBinaries, type PostgresBinaries } from './embedded/postgres-server.js';
 export { migrate, type MigrateOptions, type MigrationReport } from './migrations/migrate.js';
 export { readMigrationFiles, checksumOf, type MigrationFile } from './migrations/migration-files.js';
 export { findPrismaDir } from './migrations/prisma-dir.js';

@@ -2,6 +2,7 @@
 export interface PersistenceLogger {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
+  debug?(obj: object, msg?: string): void;
 }
 
 export const silentLogger: PersistenceLogger = { info: () => undefined, warn: () => undefined };

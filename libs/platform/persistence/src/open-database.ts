@@ -1,9 +1,22 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from './embedded/embedded-postgres.js';
+import type { EmbeddedServer } from './embedded/embedded-server.js';
+import { startPGliteServer } from './embedded/pglite-server.js';
+import { SERVER_DATA_FOLDER, postgresBinaries, startPostgresServer } from './embedded/postgres-server.js';
 import { keepStatistics } from './embedded/statistics-keeper.js';
 import { type PersistenceLogger, silentLogger } from './logger.js';
 import { guardPool } from './transaction-rule.js';
 import { tracePool } from './tracing/traced-database.js';
+
+/**
+ * The database of the embedded mode (EMBEDDED_DATABASE): `postgres`, a PostgreSQL server from
+ * the platform package's binaries; `pglite`, PGlite; `auto` (default), the server where this
+ * machine has the binaries, PGlite otherwise, and always the engine of a data folder that holds
+ * only the other's cluster (docs/configuration.md).
+ */
+export const EMBEDDED_ENGINES = ['auto', 'postgres', 'pglite'] as const;
+export type EmbeddedEngine = (typeof EMBEDDED_ENGINES)[number];
 
 /**
  * Pool settings over embedded PGlite: one connection, because all connections share PGlite's
@@ -14,11 +27,13 @@ import { tracePool } from './tracing/traced-database.js';
 export const EMBEDDED_POOL: Readonly<pg.PoolConfig> = { max: 1, idleTimeoutMillis: 0, connectionTimeoutMillis: 30_000 };
 
 export interface OpenDatabaseOptions {
-  /** Postgres URL. Without it the embedded PGlite in `<dataDir>/pg` is started. */
+  /** Postgres URL. Without it an embedded server on `dataDir` is started (see `engine`). */
   databaseUrl?: string;
   dataDir: string;
+  /** Which embedded server, without a databaseUrl; default `auto`. */
+  engine?: EmbeddedEngine;
   logger?: PersistenceLogger;
-  /** Pool size with a databaseUrl (pg's default 10). The embedded pool is always 1. */
+  /** Pool size with a databaseUrl or the embedded PostgreSQL (pg's default 10). PGlite's pool is always 1. */
   poolSize?: number;
 }
 
@@ -26,39 +41,91 @@ export interface Database {
   pool: pg.Pool;
   /** What the pool connects to: DATABASE_URL, or the embedded server's URL. */
   connectionString: string;
-  embedded: boolean;
+  /** The embedded server, when the platform runs one. */
+  embedded?: 'postgres' | 'pglite';
   /** Ends the pool, then stops the embedded server if there is one. Idempotent. */
   close(): Promise<void>;
 }
 
-/** The process's database: a pg.Pool on DATABASE_URL, or on an embedded PGlite. */
+/** The process's database: a pg.Pool on DATABASE_URL, or on an embedded server. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const logger = options.logger ?? silentLogger;
   if (options.databaseUrl) {
     const pool = createPool({ connectionString: options.databaseUrl, max: options.poolSize }, logger);
     await checkReachable(pool, options.databaseUrl);
     logger.info({ database: redactUrl(options.databaseUrl) }, 'connected to Postgres');
-    return { pool, connectionString: options.databaseUrl, embedded: false, close: once(() => pool.end()) };
+    return { pool, connectionString: options.databaseUrl, close: once(() => pool.end()) };
   }
-  const server = await startEmbeddedPostgres({ dataDir: options.dataDir, logger });
-  const pool = createPool({ connectionString: server.connectionString, ...EMBEDDED_POOL }, logger);
+  const { engine, server } = await startEmbedded(options, logger);
+  const pool = createPool(
+    { connectionString: server.connectionString, ...(engine === 'pglite' ? EMBEDDED_POOL : { max: options.poolSize }) },
+    logger,
+  );
   try {
     await checkReachable(pool, server.connectionString);
   } catch (err) {
     await server.stop();
     throw err;
   }
-  const statistics = keepStatistics(pool, { logger });
+  // PGlite has no autovacuum; the server has its own.
+  const statistics = engine === 'pglite' ? keepStatistics(pool, { logger }) : undefined;
   return {
     pool,
     connectionString: server.connectionString,
-    embedded: true,
+    embedded: engine,
     close: once(async () => {
-      await statistics.stop();
+      await statistics?.stop();
       await pool.end();
       await server.stop();
     }),
   };
+}
+
+/** The embedded server `options.engine` asks for (see EMBEDDED_ENGINES). */
+async function startEmbedded(
+  options: OpenDatabaseOptions,
+  logger: PersistenceLogger,
+): Promise<{ engine: 'postgres' | 'pglite'; server: EmbeddedServer }> {
+  const requested = options.engine ?? 'auto';
+  const pglite = () => startPGliteServer({ dataDir: options.dataDir, logger });
+  if (requested === 'pglite') return { engine: 'pglite', server: await pglite() };
+  const binaries = await postgresBinaries();
+  const serverCluster = existsSync(path.join(options.dataDir, SERVER_DATA_FOLDER, 'PG_VERSION'));
+  const pgliteCluster = existsSync(path.join(options.dataDir, 'pg', 'PG_VERSION'));
+  if (requested === 'postgres') {
+    if (!binaries)
+      throw new Error(
+        `EMBEDDED_DATABASE=postgres, but no PostgreSQL binaries for ${process.platform}-${process.arch} are installed (the optional package @embedded-postgres/<os>-<cpu>).`,
+      );
+    return { engine: 'postgres', server: await startPostgresServer({ dataDir: options.dataDir, binaries, logger }) };
+  }
+  // auto: a folder made by PGlite stays on PGlite, so its data is never left behind.
+  if (pgliteCluster && !serverCluster) {
+    logger.info(
+      { dataDir: options.dataDir },
+      'embedded database: this data folder holds a PGlite database, kept on PGlite',
+    );
+    return { engine: 'pglite', server: await pglite() };
+  }
+  if (!binaries) {
+    if (serverCluster)
+      throw new Error(
+        `${options.dataDir} holds a PostgreSQL cluster, and this machine has no PostgreSQL binaries for ${process.platform}-${process.arch}.`,
+      );
+    logger.info(
+      { platform: `${process.platform}-${process.arch}` },
+      'embedded database: no PostgreSQL binaries for this platform, using PGlite',
+    );
+    return { engine: 'pglite', server: await pglite() };
+  }
+  try {
+    return { engine: 'postgres', server: await startPostgresServer({ dataDir: options.dataDir, binaries, logger }) };
+  } catch (err) {
+    // A server that never held data (no cluster was created) may give way to PGlite; one that did must not.
+    if (serverCluster || existsSync(path.join(options.dataDir, SERVER_DATA_FOLDER, 'PG_VERSION'))) throw err;
+    logger.warn({ err }, 'embedded database: the PostgreSQL server did not start, using PGlite');
+    return { engine: 'pglite', server: await pglite() };
+  }
 }
 
 function createPool(config: pg.PoolConfig, logger: PersistenceLogger): pg.Pool {

@@ -1,12 +1,13 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findPrismaDir } from '../src/migrations/prisma-dir.js';
 import type { Plane } from '../src/planes.js';
 
-/** A temporary folder, removed by the returned function. */
+/** A temporary folder, removed by the returned function (0755, as test/support's tempDir says why). */
 export function tempDir(prefix: string): { path: string; remove: () => void } {
   const dir = mkdtempSync(path.join(tmpdir(), `${prefix}-`));
+  chmodSync(dir, 0o755);
   return { path: dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -79,7 +79,7 @@ describeWith(['postgres'], 'Prisma clients on PostgreSQL', () => {
   prismaClientSuite(async () => {
     const testDb = await createTestDatabase('kw_prisma');
     const db = await openDatabase({ databaseUrl: testDb.url, dataDir: '/nonexistent' });
-    expect(db.embedded).toBe(false);
+    expect(db.embedded).toBeUndefined();
     return {
       db,
       cleanup: async () => {
@@ -93,7 +93,22 @@ describeWith(['postgres'], 'Prisma clients on PostgreSQL', () => {
 describe('Prisma clients on embedded PGlite', () => {
   prismaClientSuite(async () => {
     const dir = tempDir('kw-prisma-pglite');
-    const db = await openDatabase({ dataDir: dir.path });
+    const db = await openDatabase({ dataDir: dir.path, engine: 'pglite' });
+    return {
+      db,
+      cleanup: async () => {
+        await db.close();
+        dir.remove();
+      },
+    };
+  });
+});
+
+describe('Prisma clients on the embedded PostgreSQL server', () => {
+  prismaClientSuite(async () => {
+    const dir = tempDir('kw-prisma-server');
+    const db = await openDatabase({ dataDir: dir.path, engine: 'postgres' });
+    expect(db.embedded).toBe('postgres');
     return {
       db,
       cleanup: async () => {

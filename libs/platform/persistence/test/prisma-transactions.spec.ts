@@ -6,15 +6,15 @@ import { PoolInsideTransactionError } from '../src/transaction-rule.js';
 import { tempDir } from './fixtures.js';
 
 /**
- * On the embedded database every transaction queues for the one connection. Prisma's default
+ * On embedded PGlite every transaction queues for the one connection. Prisma's default
  * (give up after waiting 2 s) turned a busy moment into 500s; the clients wait instead.
  */
-describe('interactive transactions on the embedded database', () => {
+describe('interactive transactions on embedded PGlite', () => {
   const dir = tempDir('kw-tx');
   let database: Database;
 
   beforeAll(async () => {
-    database = await openDatabase({ dataDir: dir.path });
+    database = await openDatabase({ dataDir: dir.path, engine: 'pglite' });
     await migrate(database.pool, 'data');
   }, 60_000);
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/embedded/embedded-postgres.js';
+import type { EmbeddedServer } from '../src/embedded/embedded-server.js';
+import { startPGliteServer } from '../src/embedded/pglite-server.js';
 import { keepStatistics } from '../src/embedded/statistics-keeper.js';
 import { EMBEDDED_POOL } from '../src/open-database.js';
 import { migrate } from '../src/migrations/migrate.js';
@@ -13,11 +14,11 @@ const reltuples = async (pool: pg.Pool, table: string): Promise<number> =>
 
 describe('planner statistics on the embedded database (PGlite has no autovacuum)', () => {
   const dir = tempDir('kw-stats');
-  let server: EmbeddedPostgres;
+  let server: EmbeddedServer;
   let pool: pg.Pool;
 
   beforeAll(async () => {
-    server = await startEmbeddedPostgres({ dataDir: dir.path });
+    server = await startPGliteServer({ dataDir: dir.path });
     pool = new pg.Pool({ connectionString: server.connectionString, ...EMBEDDED_POOL });
     await migrate(pool, 'data');
     await pool.query('CREATE TABLE data.stats_probe (id int, body text)');

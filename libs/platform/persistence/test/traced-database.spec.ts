@@ -144,7 +144,7 @@ describeWith(['postgres'], 'database spans on PostgreSQL', () => {
 describe('database spans on embedded PGlite', () => {
   tracedSuite(async () => {
     const dir = tempDir('kw-traced-pglite');
-    const db = await openDatabase({ dataDir: dir.path });
+    const db = await openDatabase({ dataDir: dir.path, engine: 'pglite' });
     return {
       db,
       cleanup: async () => {

@@ -7,7 +7,7 @@ import type { DatabasePlane } from './component.js';
 export type PlatformDatabase = Database;
 
 /**
- * Opens the process's database (DATABASE_URL, or the embedded PGlite in DATA_DIR) and applies
+ * Opens the process's database (DATABASE_URL, or the embedded server in DATA_DIR) and applies
  * the migrations of the planes its components need. Migrations run under an advisory lock,
  * so components starting together apply each migration once.
  */
@@ -16,7 +16,12 @@ export async function openPlatformDatabase(
   planes: DatabasePlane[],
   logger: Logger,
 ): Promise<PlatformDatabase> {
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    engine: config.EMBEDDED_DATABASE,
+    logger,
+  });
   try {
     for (const plane of planes) {
       const report = await migrate(database.pool, plane, { logger });

@@ -9,8 +9,8 @@ import {
   createPrismaClient,
   EMBEDDED_POOL,
   migrate,
-  startEmbeddedPostgres,
-  type EmbeddedPostgres,
+  startPGliteServer,
+  type EmbeddedServer,
 } from '@kw/platform-persistence';
 import type { VectorQuery } from '../../service/vector/vector-index.js';
 import {
@@ -31,7 +31,7 @@ import { PgvectorIndex } from './pgvector-index.js';
  */
 describe('pgvector index on the embedded database (stored vectors)', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kw-pgvector-'));
-  let server: EmbeddedPostgres;
+  let server: EmbeddedServer;
   let pool: pg.Pool;
   let db: SearchDb;
   let schema: string;
@@ -40,7 +40,7 @@ describe('pgvector index on the embedded database (stored vectors)', () => {
   let chunks: ChunkFixture;
 
   beforeAll(async () => {
-    server = await startEmbeddedPostgres({ dataDir });
+    server = await startPGliteServer({ dataDir });
     pool = new pg.Pool({ connectionString: server.connectionString, ...EMBEDDED_POOL });
     await migrate(pool, 'data');
     db = createPrismaClient('data', pool);

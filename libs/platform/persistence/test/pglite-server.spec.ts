@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_POOL, openDatabase, type Database } from '../src/open-database.js';
-import { startEmbeddedPostgres } from '../src/embedded/embedded-postgres.js';
+import { startPGliteServer } from '../src/embedded/pglite-server.js';
 import { migrate } from '../src/migrations/migrate.js';
 import { readMigrationFiles } from '../src/migrations/migration-files.js';
 import { addMigration, copyPrismaDir, tempDir } from './fixtures.js';
@@ -32,7 +32,7 @@ describe('embedded Postgres (PGlite over pglite-socket)', () => {
       '29990101000001_slow_b',
       'SELECT pg_sleep(0.1); CREATE TABLE slow_b (id int);',
     );
-    db = await openDatabase({ dataDir: dir.path });
+    db = await openDatabase({ dataDir: dir.path, engine: 'pglite' });
   });
   afterAll(async () => {
     await db?.close();
@@ -41,7 +41,7 @@ describe('embedded Postgres (PGlite over pglite-socket)', () => {
   });
 
   it('serves PGlite with pgvector to a plain pg pool of one connection', async () => {
-    expect(db.embedded).toBe(true);
+    expect(db.embedded).toBe('pglite');
     expect(db.connectionString).toMatch(/^postgresql:\/\/postgres@127\.0\.0\.1:\d+\/postgres/);
     expect(db.pool.options.max).toBe(EMBEDDED_POOL.max);
     await db.pool.query('CREATE EXTENSION IF NOT EXISTS vector');
@@ -98,13 +98,13 @@ describe('embedded Postgres (PGlite over pglite-socket)', () => {
   });
 
   it('refuses a second server on the same folder', async () => {
-    await expect(startEmbeddedPostgres({ dataDir: dir.path })).rejects.toThrow(/in use by process/);
+    await expect(startPGliteServer({ dataDir: dir.path })).rejects.toThrow(/in use by process/);
   });
 
   it('keeps data across a restart on the same folder and re-applies nothing', async () => {
     await db.pool.query(`INSERT INTO control.installation (platform_version) VALUES ('1.2.3')`);
     await db.close();
-    db = await openDatabase({ dataDir: dir.path });
+    db = await openDatabase({ dataDir: dir.path, engine: 'pglite' });
     const { rows } = await db.pool.query('SELECT platform_version FROM control.installation');
     expect(rows).toEqual([{ platform_version: '1.2.3' }]);
     expect((await migrate(db.pool, 'control', { prismaDir: fixture.prismaDir })).applied).toEqual([]);

@@ -5,6 +5,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { type PersistenceLogger, silentLogger } from '../logger.js';
 import { lockDataDir } from './data-dir-lock.js';
+import type { EmbeddedServer } from './embedded-server.js';
 
 /**
  * pglite-socket 0.2.17 accepts up to `maxConnections` sockets (beyond that it writes "Too many
@@ -19,7 +20,7 @@ import { lockDataDir } from './data-dir-lock.js';
  */
 export const EMBEDDED_MAX_CONNECTIONS = 8;
 
-export interface EmbeddedPostgresOptions {
+export interface PGliteServerOptions {
   /** The platform's data folder; the database lives in `<dataDir>/pg`. */
   dataDir: string;
   logger?: PersistenceLogger;
@@ -27,21 +28,12 @@ export interface EmbeddedPostgresOptions {
   port?: number;
 }
 
-export interface EmbeddedPostgres {
-  /** postgres:// URL for pg, Prisma's adapter or psql. */
-  connectionString: string;
-  /** The PGlite data folder. */
-  dataPath: string;
-  /** Stops serving, closes PGlite (flushing it to disk) and releases the folder. Idempotent. */
-  stop(): Promise<void>;
-}
-
 /**
  * Starts PGlite (Postgres in WASM, with pgvector available to CREATE EXTENSION) on
  * `<dataDir>/pg` and serves it over the Postgres wire protocol on 127.0.0.1, so the rest of
  * the platform uses plain `pg` and Prisma exactly as with a real Postgres.
  */
-export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+export async function startPGliteServer(options: PGliteServerOptions): Promise<EmbeddedServer> {
   const logger = options.logger ?? silentLogger;
   const dataDir = path.resolve(options.dataDir);
   const dataPath = path.join(dataDir, 'pg');
