@@ -1,5 +1,6 @@
 // The measured platform, started once per mode and shared by the scenarios of that mode:
-// embedded (one process, PGlite in a temp folder, or Postgres when given DATABASE_URL) and
+// embedded (one process and its own PostgreSQL server on a temp folder, or Postgres when given
+// DATABASE_URL) and
 // distributed (scripts/run-distributed.mjs: one process per app over NATS, on a scratch
 // Postgres database). Both get an admin account and token from ADMIN_EMAIL/ADMIN_PASSWORD/
 // ADMIN_TOKEN, and the rate limits lifted (the load generator is one address).
@@ -82,7 +83,7 @@ export class Api {
   }
 }
 
-/** One process serving everything; `env` may add DATABASE_URL (Postgres instead of PGlite). */
+/** One process serving everything; `env` may add DATABASE_URL (that Postgres instead of its own server). */
 export async function startEmbedded({ name = 'embedded', env = {} } = {}) {
   const port = await freePort();
   // A caller reusing a data directory passes the credentials it was made with.
@@ -112,8 +113,13 @@ export async function startEmbedded({ name = 'embedded', env = {} } = {}) {
     child,
     credentials: creds,
     dataDir,
-    /** The one process to weigh. */
-    processes: () => [{ name: 'gateway binary, every component', pid: child.pid }],
+    /** The process to weigh, and the embedded PostgreSQL server it started (its postmaster). */
+    processes: () => [
+      { name: 'gateway binary, every component', pid: child.pid },
+      ...childrenOf(child.pid)
+        .filter((pid) => /\/bin\/postgres$/.test(commandLine(pid)[0] ?? ''))
+        .map((pid) => ({ name: 'its PostgreSQL server (postmaster only, not its backends)', pid })),
+    ],
     stop: () => stop(child),
   };
 }

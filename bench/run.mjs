@@ -9,7 +9,8 @@
 //   npm run bench -- --quick       short run that proves the suite works (CI, under 2 minutes)
 //   npm run bench -- --only=1,3    a subset of scenarios (by number)
 // Scenarios 2-4 need NATS_URL and DATABASE_URL, 5 needs DATABASE_URL: without them they are
-// skipped, and the report says so. 1, 6, 8, 9, 10 and 11 run on the embedded platform (PGlite).
+// skipped, and the report says so. 1, 6, 8, 9, 10 and 11 run on the embedded default (its own
+// PostgreSQL server).
 // Scenarios: bench/scenarios/*.mjs; see bench/README.md.
 import os from 'node:os';
 import { CONNECTIONS, DURATION, cleanupAll, logTail, quick, root } from './lib.mjs';
@@ -174,7 +175,7 @@ try {
         () => embedChatScenario({ embedded, standIn }),
         embedded,
       );
-      memory.platform(embedded, 'embedded (PGlite)');
+      memory.platform(embedded, 'embedded default');
     },
   );
 
@@ -225,7 +226,7 @@ try {
     skip(distributedIds, 'set NATS_URL and DATABASE_URL');
   }
 
-  // 11 on a fresh embedded default (PGlite), after the distributed half.
+  // 11 on a fresh embedded default, after the distributed half.
   await withPlatform(
     [['11', 'concurrent clients: embedded default vs distributed']],
     () => startEmbedded({ name: 'embedded-mixed' }),

@@ -1,4 +1,4 @@
-// 8. Files on the embedded platform (PGlite, DATA_DIR/files on local disk):
+// 8. Files on the embedded platform (its PostgreSQL server, DATA_DIR/files on local disk):
 // a) upload throughput: MiB/s of 8 MiB files sent a few at a time through POST /api/files/upload
 //    against a bare Fastify route streaming the same multipart bodies into the same storage
 //    adapter (LocalDiskStorage, built), with the same parser (@fastify/busboy);

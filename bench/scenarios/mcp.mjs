@@ -77,6 +77,6 @@ export async function mcpVsRest({ embedded }) {
     baseline: rest,
     ratio: mcp.rps / rest.rps,
     target: TARGET,
-    note: `embedded mode (PGlite), ${FRAGMENTS} generated notes, one MCP session`,
+    note: `embedded mode, ${FRAGMENTS} generated notes, one MCP session`,
   };
 }

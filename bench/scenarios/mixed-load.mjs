@@ -1,7 +1,7 @@
 // 11. Concurrent clients on one platform: 32 clients over keep-alive connections, each sending
 // the next request as soon as the last is answered, a fixed mix: 60 % GET a fragment by id,
 // 20 % create a fragment, 20 % search (hybrid; half short keyword queries, half sentence-long
-// questions). Run on the embedded default (PGlite, one process) and on the distributed mode
+// questions). Run on the embedded default (one process and its PostgreSQL server) and on the distributed mode
 // (one process per app over NATS, real Postgres) of the same machine, on the same seeded data.
 // Reported: throughput of the embedded default against the distributed mode (issue 22: at least
 // 0.5x), and GET-by-id median under that load against its idle median (at most 5x).

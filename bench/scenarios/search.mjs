@@ -48,7 +48,7 @@ const EXACT_VECTOR_SQL = `WITH scored AS (
 
 const vectorText = (v) => `{${v.map((x) => Math.round(x * 1e6) / 1e6).join(',')}}`;
 
-async function loadFragments(db, { workspaceId, typeId, userId, total, chunkText, embed, vocab }) {
+export async function loadFragments(db, { workspaceId, typeId, userId, total, chunkText, embed, vocab }) {
   const gen = notes({ seed: 5, vocab });
   let chunks = 0;
   for (let offset = 0; offset < total; offset += BATCH) {

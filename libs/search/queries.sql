@@ -177,6 +177,15 @@ SELECT c.workspace_id::text AS w, c.fragment_id::text AS f, c.version AS v, (ext
  JOIN search_read.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
 WHERE c.workspace_id = ANY($1::uuid[]) AND c.ordinal = 0;
 
+-- src/persistence/vectors/chunk-vectors.repository.ts: ChunkVectorsRepository.runsSince
+SELECT c.workspace_id::text AS w, c.fragment_id::text AS f, c.version AS v, (extract(epoch FROM c.created_at) * 1000)::float8 AS t
+ FROM search_read.fragment_chunks c
+ JOIN search_read.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
+WHERE c.workspace_id = ANY($1::uuid[]) AND c.created_at > to_timestamp($2::float8 / 1000) AND c.ordinal = 0;
+
+-- src/persistence/vectors/chunk-vectors.repository.ts: ChunkVectorsRepository.deadOf
+SELECT f.id::text AS id, f.version FROM search_read.fragments f WHERE f.id = ANY($1::uuid[]) AND f.archived_at IS NULL;
+
 -- src/persistence/vectors/chunk-vectors.repository.ts: ChunkVectorsRepository.chunkVectors
 SELECT fragment_id::text AS f, version AS v, (extract(epoch FROM created_at) * 1000)::float8 AS t, array_send(embedding) AS e
 FROM search_read.fragment_chunks WHERE fragment_id = ANY($1::uuid[]) ORDER BY fragment_id, ordinal;

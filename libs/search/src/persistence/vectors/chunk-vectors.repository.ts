@@ -21,9 +21,17 @@ export interface ChunkVectorRow {
   e: Uint8Array;
 }
 
+/** A held run to check: a fragment embedded at this version. */
+export interface HeldRun {
+  fragmentId: string;
+  version: number;
+}
+
 /** What the in-process vector index reads of Postgres (service/vector/memory-vector-index.ts). */
 export interface ChunkVectorSource {
   liveRuns(workspaceIds: string[]): Promise<LiveRunRow[]>;
+  runsSince(workspaceIds: string[], sinceMs: number): Promise<LiveRunRow[]>;
+  deadOf(runs: HeldRun[]): Promise<Set<string>>;
   chunkVectors(fragmentIds: string[]): Promise<ChunkVectorRow[]>;
 }
 
@@ -88,6 +96,35 @@ export class ChunkVectorsRepository implements ChunkVectorSource, LiveFragmentCh
       [workspaceIds],
     );
     return rows;
+  }
+
+  /** The current runs of live fragments written after `sinceMs` (epoch ms): a range of (workspace_id, created_at). */
+  async runsSince(workspaceIds: string[], sinceMs: number): Promise<LiveRunRow[]> {
+    const { rows } = await this.database.pool.query<LiveRunRow>(
+      `SELECT c.workspace_id::text AS w, c.fragment_id::text AS f, c.version AS v, (extract(epoch FROM c.created_at) * 1000)::float8 AS t
+         FROM search_read.fragment_chunks c
+         JOIN search_read.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
+        WHERE c.workspace_id = ANY($1::uuid[]) AND c.created_at > to_timestamp($2::float8 / 1000) AND c.ordinal = 0`,
+      [workspaceIds, sinceMs],
+    );
+    return rows;
+  }
+
+  /**
+   * Which of these held runs are no longer current: the fragment deleted, archived or at another
+   * version. (A new run of the same version is read by runsSince before the check.) Only the dead
+   * come back, usually none.
+   */
+  async deadOf(runs: HeldRun[]): Promise<Set<string>> {
+    if (runs.length === 0) return new Set();
+    // `id = ANY(...)` keeps the primary key's index for any count (a join with unnest() made the
+    // planner hash the whole table for a few hundred ids).
+    const { rows } = await this.database.pool.query<{ id: string; version: number }>(
+      `SELECT f.id::text AS id, f.version FROM search_read.fragments f WHERE f.id = ANY($1::uuid[]) AND f.archived_at IS NULL`,
+      [runs.map((r) => r.fragmentId)],
+    );
+    const live = new Map(rows.map((r) => [r.id, r.version]));
+    return new Set(runs.filter((r) => live.get(r.fragmentId) !== r.version).map((r) => r.fragmentId));
   }
 
   /** Every chunk vector of the fragments, by fragment then ordinal. */

@@ -89,14 +89,8 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
           await chunks.clear();
           for (const vectors of fragments) await fragment(vectors);
           const q = query(vector, { minSimilarity, limit });
-          // A cosine on the threshold counts (the index's tolerance of 1e-6): float8 in SQL can land a
-          // hair under it too (cos([5,3,4],[1,0,1]) = 0.8999999999999998 there, at threshold 0.9).
-          const exact = await new ExactCosineIndex(db).nearest({
-            ...q,
-            minSimilarity: minSimilarity - 1e-6,
-            limit: 1_000,
-          });
-          expectExactRanking(await index().nearest(q), exact, limit);
+          const exact = await new ExactCosineIndex(db).nearest({ ...q, limit: 1_000 });
+          expectExactRanking(await index().nearest(q), exact, limit, minSimilarity);
         },
       ),
       // The examples: a cosine of exactly 0.9 at threshold 0.9 (SQL: a hair under), one of exactly 0
@@ -138,6 +132,38 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
     await db.fragment.delete({ where: { id: b } });
     expect(await memory.nearest(query([0, 1, 0]))).toEqual([]);
     expect(memory.heldFloats).toBe(0);
+  });
+
+  it('reads only the runs written since its last read, and fills the limit past dead best hits', async () => {
+    const calls: string[] = [];
+    const repository = new ChunkVectorsRepository(db, { pool });
+    const recording = {
+      liveRuns: (ids: string[]) => (calls.push('all'), repository.liveRuns(ids)),
+      runsSince: (ids: string[], since: number) => (calls.push('since'), repository.runsSince(ids, since)),
+      deadOf: (runs: Parameters<typeof repository.deadOf>[0]) => repository.deadOf(runs),
+      chunkVectors: (ids: string[]) => repository.chunkVectors(ids),
+    };
+    const memory = new MemoryVectorIndex(recording, 1_000_000, new RecordingFallback());
+    const best = await fragment([[1, 0, 0]]);
+    const second = await fragment([[1, 0.2, 0]]);
+    const third = await fragment([[1, 0.4, 0]]);
+    expect((await memory.nearest(query([1, 0, 0], { limit: 2 }))).map((h) => h.fragmentId)).toEqual([best, second]);
+    const fourth = await fragment([[1, 0.1, 0]]);
+    await db.fragment.update({ where: { id: best }, data: { archivedAt: new Date() } });
+    await db.fragment.delete({ where: { id: fourth } });
+    // The two best are dead (one archived, one deleted after it was read): the limit is still filled.
+    expect((await memory.nearest(query([1, 0, 0], { limit: 2 }))).map((h) => h.fragmentId)).toEqual([second, third]);
+    expect(calls).toEqual(['all', 'since']);
+  });
+
+  it('fills the limit past more dead hits than one check covers', async () => {
+    const memory = index();
+    const dead = [];
+    for (let i = 0; i < 14; i++) dead.push(await fragment([[1, i / 100, 0]]));
+    const alive = await fragment([[1, 0.5, 0]]);
+    expect(await memory.nearest(query([1, 0, 0], { limit: 1 }))).toHaveLength(1);
+    await db.fragment.updateMany({ where: { id: { in: dead } }, data: { archivedAt: new Date() } });
+    expect((await memory.nearest(query([1, 0, 0], { limit: 1 }))).map((h) => h.fragmentId)).toEqual([alive]);
   });
 
   it('skips a fragment whose text changed but is not re-embedded yet (its chunks are of an older version)', async () => {
