@@ -83,7 +83,12 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
     await ensureDefaultTypes(types, WS);
     typeId = (await db.fragmentType.findFirstOrThrow({ where: { workspaceId: WS, key: 'note' } })).id;
     bus = new InProcessEventBus();
-    const enricher = new FragmentEnricher(new EnrichmentRepository(db), createAiProvider(config), config, silent);
+    const enricher = new FragmentEnricher(
+      new EnrichmentRepository(db, { pool }),
+      createAiProvider(config),
+      config,
+      silent,
+    );
     const enrichment = await bus.subscribe(
       { consumer: ENRICHMENT_CONSUMER, eventTypes: ENRICHMENT_EVENTS },
       async ({ event }) => enricher.handle(event),

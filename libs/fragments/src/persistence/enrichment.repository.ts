@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { normalizeEntityName, type GraphExtraction } from '@kw/platform-ai';
 import { appendOutbox, recordProcessedEvent, wasEventProcessed, type NewOutboxEvent } from '@kw/platform-outbox';
-import { FRAGMENTS_DB, TX_OPTIONS, type DataDb, type DataTx } from './fragments-database.js';
+import { sqlStatements, sqlTransaction, type Database, type SqlExecutor } from '@kw/platform-persistence';
+import { DATABASE } from '@kw/platform-runtime';
+import { FRAGMENTS_DB, type DataDb } from './fragments-database.js';
 import type { FragmentText, ProcessingFragment } from './rows.js';
 
 /** The fragment row as the enrichment transaction locks it. */
@@ -32,7 +34,14 @@ export type StepWrite =
  */
 @Injectable()
 export class EnrichmentRepository {
-  constructor(@Inject(FRAGMENTS_DB) private readonly db: DataDb) {}
+  constructor(
+    @Inject(FRAGMENTS_DB) private readonly db: DataDb,
+    /** The process's pool (the enrichment's write transaction runs on it with plain `pg`). */
+    @Inject(DATABASE) private readonly database: Pick<Database, 'pool'>,
+  ) {}
+
+  /** The two reads of every enrichment, through plain `pg` too. */
+  private readonly plain = sqlStatements(() => this.database.pool);
 
   /** Who may re-enrich the fragment: its workspace and creator. */
   findOwner(fragmentId: string): Promise<{ workspaceId: string; createdBy: string } | null> {
@@ -64,7 +73,7 @@ export class EnrichmentRepository {
   }
 
   wasProcessed(consumer: string, eventId: string): Promise<boolean> {
-    return wasEventProcessed(this.db, consumer, eventId);
+    return wasEventProcessed(this.plain, consumer, eventId);
   }
 
   async markProcessed(consumer: string, eventId: string): Promise<void> {
@@ -73,7 +82,7 @@ export class EnrichmentRepository {
 
   /** The text the steps work on, and the enrichment state. */
   async loadText(fragmentId: string): Promise<(FragmentText & { enrichment: unknown }) | undefined> {
-    const [row] = await this.db.$queryRaw<Array<FragmentText & { enrichment: unknown }>>`
+    const [row] = await this.plain.$queryRaw<Array<FragmentText & { enrichment: unknown }>>`
       SELECT id::text AS id, workspace_id::text AS "workspaceId", title, content, version, summary_source AS "summarySource", enhance_tags AS "enhanceTags", enrichment
         FROM data.fragments WHERE id = ${fragmentId}::uuid`;
     return row;
@@ -84,6 +93,8 @@ export class EnrichmentRepository {
    * `version`, records the event processed for `consumer`, writes the results `plan` makes of
    * the locked row, merges `states` into the enrichment state and publishes the fragment. Writes
    * nothing when another delivery processed the event meanwhile, or the fragment moved on.
+   * Plain `pg` (sqlTransaction): through a Prisma interactive transaction, its ten-odd statements
+   * were most of the fragments process's CPU while enrichment drained (bench/README.md, pass 3).
    */
   async writeResults(
     consumer: string,
@@ -93,14 +104,14 @@ export class EnrichmentRepository {
     states: Record<string, unknown>,
     plan: (locked: LockedFragment) => StepWrite[],
   ): Promise<void> {
-    await this.db.$transaction(async (tx) => {
+    await sqlTransaction(this.database.pool, async (tx) => {
       const locked = await this.lock(tx, fragment.id, version);
       if (!(await recordProcessedEvent(tx, consumer, eventId)) || !locked) return;
       for (const write of plan(locked)) await this.write(tx, fragment, version, write);
       // Published even with a failed step: the fragment stays readable, the failure is in `enrichment`.
       await tx.$executeRaw`UPDATE data.fragments SET enrichment = enrichment || ${JSON.stringify(states)}::jsonb, status = 'published'
         WHERE id = ${fragment.id}::uuid AND version = ${version}`;
-    }, TX_OPTIONS);
+    });
   }
 
   /** The fragments left `processing` (not archived), by id after `afterId`. */
@@ -119,7 +130,7 @@ export class EnrichmentRepository {
   }
 
   /** Locks the fragment row if it is still at the event's version. */
-  private async lock(tx: DataTx, fragmentId: string, version: number): Promise<LockedFragment | undefined> {
+  private async lock(tx: SqlExecutor, fragmentId: string, version: number): Promise<LockedFragment | undefined> {
     const rows = await tx.$queryRaw<
       Array<{ version: number; tags: string[]; summary_source: string | null }>
     >`SELECT version, tags, summary_source FROM data.fragments WHERE id = ${fragmentId}::uuid FOR UPDATE`;
@@ -132,7 +143,7 @@ export class EnrichmentRepository {
   // Raw statements for the hot writes: through Prisma's query builder, a chunk's vector
   // alone cost more CPU than the rest of the step (enrichment is bound by this process's CPU).
   private async write(
-    tx: DataTx,
+    tx: SqlExecutor,
     fragment: Pick<FragmentText, 'id' | 'workspaceId'>,
     version: number,
     write: StepWrite,
@@ -165,7 +176,7 @@ export class EnrichmentRepository {
   }
 
   private async replaceGraph(
-    tx: DataTx,
+    tx: SqlExecutor,
     fragment: Pick<FragmentText, 'id' | 'workspaceId'>,
     graph: GraphExtraction,
   ): Promise<void> {

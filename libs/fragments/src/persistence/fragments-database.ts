@@ -10,8 +10,3 @@ import { prismaClientProviders, type DataPrismaClient } from '@kw/platform-persi
 export const FRAGMENTS_DB = Symbol('FRAGMENTS_DB');
 export const fragmentsDbProviders = prismaClientProviders(FRAGMENTS_DB, 'data', 'fragments');
 export type DataDb = DataPrismaClient;
-/** The client handed to an interactive transaction. */
-export type DataTx = Omit<DataPrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
-
-/** Enrichment's interactive transactions wait for the connection: PGlite has one for the whole process. */
-export const TX_OPTIONS = { maxWait: 60_000, timeout: 60_000 };

@@ -1,6 +1,6 @@
-import type { DataPrismaClient } from '@kw/platform-persistence';
+import type { SqlExecutor } from '@kw/platform-persistence';
 
-type Tx = Pick<DataPrismaClient, '$executeRaw' | '$queryRaw'>;
+type Tx = Pick<SqlExecutor, '$executeRaw' | '$queryRaw'>;
 
 /**
  * Records that `consumer` handled `eventId`, inside the transaction of the effect. False when
