@@ -9,17 +9,15 @@ SELECT id::text AS id, workspace_id::text AS "workspaceId", title, content, vers
   FROM data.fragments WHERE id = ${fragmentId}::uuid;
 
 -- src/persistence/enrichment.repository.ts: EnrichmentRepository.writeResults
-UPDATE data.fragments SET enrichment = enrichment || ${JSON.stringify(states)}::jsonb, status = 'published'
+UPDATE data.fragments SET ${changed}enrichment = enrichment || ${JSON.stringify(states)}::jsonb, status = 'published'
 WHERE id = ${fragment.id}::uuid AND version = ${version};
 
--- src/persistence/enrichment.repository.ts: EnrichmentRepository.lock.rows
-SELECT version, tags, summary_source FROM data.fragments WHERE id = ${fragmentId}::uuid FOR UPDATE;
-
--- src/persistence/enrichment.repository.ts: EnrichmentRepository.write
-UPDATE data.fragments SET summary = ${write.summary}, summary_source = 'ai', updated_at = now() WHERE id = ${fragment.id}::uuid;
-
--- src/persistence/enrichment.repository.ts: EnrichmentRepository.write
-UPDATE data.fragments SET tags = ${write.tags}::text[], updated_at = now() WHERE id = ${fragment.id}::uuid;
+-- src/persistence/enrichment.repository.ts: EnrichmentRepository.lockAndRecord.rows
+WITH recorded AS (
+  INSERT INTO data.processed_events (consumer, event_id) VALUES (${consumer}, ${eventId}::uuid) ON CONFLICT DO NOTHING RETURNING 1
+)
+SELECT f.version, f.tags, f.summary_source, (SELECT count(*) FROM recorded)::int AS recorded
+  FROM data.fragments f WHERE f.id = ${fragmentId}::uuid FOR UPDATE OF f;
 
 -- src/persistence/enrichment.repository.ts: EnrichmentRepository.write
 DELETE FROM data.fragment_chunks WHERE fragment_id = ${fragment.id}::uuid;
@@ -33,14 +31,24 @@ SELECT ${fragment.id}::uuid, ${fragment.workspaceId}::uuid, c.ordinal - 1, c.tex
 WITH relations AS (DELETE FROM data.graph_relations WHERE fragment_id = ${fragment.id}::uuid)
 DELETE FROM data.graph_mentions WHERE fragment_id = ${fragment.id}::uuid;
 
--- src/persistence/enrichment.repository.ts: EnrichmentRepository.replaceGraph
-INSERT INTO data.graph_entities (workspace_id, kind, name, normalized_name)
-SELECT ${fragment.workspaceId}::uuid, e.kind, e.name, e.normalized FROM unnest(${kinds}::text[], ${names}::text[], ${normalized}::text[]) AS e(kind, name, normalized)
-ON CONFLICT (workspace_id, kind, normalized_name) DO NOTHING;
-
 -- src/persistence/enrichment.repository.ts: EnrichmentRepository.replaceGraph.rows
+WITH wanted AS (
+  SELECT * FROM unnest(${kinds}::text[], ${names}::text[], ${normalized}::text[]) AS e(kind, name, normalized)
+), inserted AS (
+  INSERT INTO data.graph_entities (workspace_id, kind, name, normalized_name)
+  SELECT ${fragment.workspaceId}::uuid, kind, name, normalized FROM wanted
+  ON CONFLICT (workspace_id, kind, normalized_name) DO NOTHING
+  RETURNING id, kind, normalized_name
+)
+SELECT id::text AS id, kind, normalized_name FROM inserted
+UNION ALL
+SELECT g.id::text, g.kind, g.normalized_name FROM data.graph_entities g
+ WHERE g.workspace_id = ${fragment.workspaceId}::uuid AND (g.kind, g.normalized_name) IN (SELECT kind, normalized FROM wanted);
+
+-- src/persistence/enrichment.repository.ts: EnrichmentRepository.replaceGraph
 SELECT id::text AS id, kind, normalized_name FROM data.graph_entities
- WHERE workspace_id = ${fragment.workspaceId}::uuid AND (kind, normalized_name) IN (SELECT * FROM unnest(${kinds}::text[], ${normalized}::text[]));
+ WHERE workspace_id = ${fragment.workspaceId}::uuid
+   AND (kind, normalized_name) IN (SELECT * FROM unnest(${missing.map((e) => e.kind)}::text[], ${missing.map((e) => e.normalized)}::text[]));
 
 -- src/persistence/enrichment.repository.ts: EnrichmentRepository.replaceGraph
 WITH relations AS (

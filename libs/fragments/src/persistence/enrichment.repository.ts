@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { normalizeEntityName, type GraphExtraction } from '@kw/platform-ai';
 import { appendOutbox, recordProcessedEvent, wasEventProcessed, type NewOutboxEvent } from '@kw/platform-outbox';
-import { sqlStatements, sqlTransaction, type Database, type SqlExecutor } from '@kw/platform-persistence';
+import { DataPrisma, sqlStatements, sqlTransaction, type Database, type SqlExecutor } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { FRAGMENTS_DB, type DataDb } from './fragments-database.js';
 import type { FragmentText, ProcessingFragment } from './rows.js';
@@ -105,11 +105,20 @@ export class EnrichmentRepository {
     plan: (locked: LockedFragment) => StepWrite[],
   ): Promise<void> {
     await sqlTransaction(this.database.pool, async (tx) => {
-      const locked = await this.lock(tx, fragment.id, version);
-      if (!(await recordProcessedEvent(tx, consumer, eventId)) || !locked) return;
-      for (const write of plan(locked)) await this.write(tx, fragment, version, write);
+      const locked = await this.lockAndRecord(tx, consumer, eventId, fragment.id, version);
+      if (!locked) return;
+      // The summary and tags go into the publishing UPDATE: one write of the row (and one
+      // refresh of its inverted index, which the search trigger rewrites per changed document).
+      const fields: DataPrisma.Sql[] = [];
+      for (const write of plan(locked)) {
+        if (write.step === 'summary') fields.push(DataPrisma.sql`summary = ${write.summary}, summary_source = 'ai'`);
+        else if (write.step === 'tags') fields.push(DataPrisma.sql`tags = ${write.tags}::text[]`);
+        else await this.write(tx, fragment, version, write);
+      }
+      const changed =
+        fields.length > 0 ? DataPrisma.sql`${DataPrisma.join(fields, ', ')}, updated_at = now(), ` : DataPrisma.empty;
       // Published even with a failed step: the fragment stays readable, the failure is in `enrichment`.
-      await tx.$executeRaw`UPDATE data.fragments SET enrichment = enrichment || ${JSON.stringify(states)}::jsonb, status = 'published'
+      await tx.$executeRaw`UPDATE data.fragments SET ${changed}enrichment = enrichment || ${JSON.stringify(states)}::jsonb, status = 'published'
         WHERE id = ${fragment.id}::uuid AND version = ${version}`;
     });
   }
@@ -129,13 +138,27 @@ export class EnrichmentRepository {
     await appendOutbox(this.db, events);
   }
 
-  /** Locks the fragment row if it is still at the event's version. */
-  private async lock(tx: SqlExecutor, fragmentId: string, version: number): Promise<LockedFragment | undefined> {
+  /**
+   * Records the event processed for `consumer` and locks the fragment row, in one statement; the
+   * row when the event was not recorded before and the fragment is still at the event's version.
+   * (The INSERT runs whether or not the fragment is still there: a gone fragment's event is done.)
+   */
+  private async lockAndRecord(
+    tx: SqlExecutor,
+    consumer: string,
+    eventId: string,
+    fragmentId: string,
+    version: number,
+  ): Promise<LockedFragment | undefined> {
     const rows = await tx.$queryRaw<
-      Array<{ version: number; tags: string[]; summary_source: string | null }>
-    >`SELECT version, tags, summary_source FROM data.fragments WHERE id = ${fragmentId}::uuid FOR UPDATE`;
+      Array<{ version: number; tags: string[]; summary_source: string | null; recorded: number }>
+    >`WITH recorded AS (
+        INSERT INTO data.processed_events (consumer, event_id) VALUES (${consumer}, ${eventId}::uuid) ON CONFLICT DO NOTHING RETURNING 1
+      )
+      SELECT f.version, f.tags, f.summary_source, (SELECT count(*) FROM recorded)::int AS recorded
+        FROM data.fragments f WHERE f.id = ${fragmentId}::uuid FOR UPDATE OF f`;
     const row = rows[0];
-    return row && row.version === version
+    return row && row.recorded === 1 && row.version === version
       ? { version: row.version, tags: row.tags, summarySource: row.summary_source }
       : undefined;
   }
@@ -150,11 +173,8 @@ export class EnrichmentRepository {
   ): Promise<void> {
     switch (write.step) {
       case 'summary':
-        await tx.$executeRaw`UPDATE data.fragments SET summary = ${write.summary}, summary_source = 'ai', updated_at = now() WHERE id = ${fragment.id}::uuid`;
-        return;
       case 'tags':
-        await tx.$executeRaw`UPDATE data.fragments SET tags = ${write.tags}::text[], updated_at = now() WHERE id = ${fragment.id}::uuid`;
-        return;
+        throw new Error(`the ${write.step} step is written by the publishing UPDATE`);
       case 'embedding':
         await tx.$executeRaw`DELETE FROM data.fragment_chunks WHERE fragment_id = ${fragment.id}::uuid`;
         if (write.chunks.length > 0) {
@@ -189,12 +209,34 @@ export class EnrichmentRepository {
     const normalized = graph.entities.map((e) => normalizeEntityName(e.name));
     // Entities are shared by the workspace: created once, whoever mentions them first (no row
     // is locked, so enrichments mentioning the same entities never wait for each other).
-    await tx.$executeRaw`INSERT INTO data.graph_entities (workspace_id, kind, name, normalized_name)
-      SELECT ${fragment.workspaceId}::uuid, e.kind, e.name, e.normalized FROM unnest(${kinds}::text[], ${names}::text[], ${normalized}::text[]) AS e(kind, name, normalized)
-      ON CONFLICT (workspace_id, kind, normalized_name) DO NOTHING`;
+    // One statement: the entities this fragment mentions that the workspace lacks are inserted
+    // (RETURNING them), the others read (that SELECT does not see the CTE's rows, hence the union).
     const rows = await tx.$queryRaw<Array<{ id: string; kind: string; normalized_name: string }>>`
-      SELECT id::text AS id, kind, normalized_name FROM data.graph_entities
-       WHERE workspace_id = ${fragment.workspaceId}::uuid AND (kind, normalized_name) IN (SELECT * FROM unnest(${kinds}::text[], ${normalized}::text[]))`;
+      WITH wanted AS (
+        SELECT * FROM unnest(${kinds}::text[], ${names}::text[], ${normalized}::text[]) AS e(kind, name, normalized)
+      ), inserted AS (
+        INSERT INTO data.graph_entities (workspace_id, kind, name, normalized_name)
+        SELECT ${fragment.workspaceId}::uuid, kind, name, normalized FROM wanted
+        ON CONFLICT (workspace_id, kind, normalized_name) DO NOTHING
+        RETURNING id, kind, normalized_name
+      )
+      SELECT id::text AS id, kind, normalized_name FROM inserted
+      UNION ALL
+      SELECT g.id::text, g.kind, g.normalized_name FROM data.graph_entities g
+       WHERE g.workspace_id = ${fragment.workspaceId}::uuid AND (g.kind, g.normalized_name) IN (SELECT kind, normalized FROM wanted)`;
+    // An entity another enrichment inserted and committed while this statement waited on it is in
+    // neither half (the statement's snapshot is older): read those again, with a new snapshot.
+    const found = new Set(rows.map((r) => key(r.kind, r.normalized_name)));
+    const missing = kinds
+      .map((kind, i) => ({ kind, normalized: normalized[i]! }))
+      .filter((e) => !found.has(key(e.kind, e.normalized)));
+    if (missing.length > 0)
+      rows.push(
+        ...(await tx.$queryRaw<Array<{ id: string; kind: string; normalized_name: string }>>`
+          SELECT id::text AS id, kind, normalized_name FROM data.graph_entities
+           WHERE workspace_id = ${fragment.workspaceId}::uuid
+             AND (kind, normalized_name) IN (SELECT * FROM unnest(${missing.map((e) => e.kind)}::text[], ${missing.map((e) => e.normalized)}::text[]))`),
+      );
     const ids = new Map(rows.map((r) => [key(r.kind, r.normalized_name), r.id]));
     const relations = graph.relations
       .map((r) => ({
