@@ -181,9 +181,10 @@ async function main() {
  * ts_rank. Its relevance is scored too, as "what Postgres alone ranks".
  */
 async function rawFullText(dataDir, workspaceId, queries) {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { vector } = await import('@electric-sql/pglite-pgvector');
-  const db = await PGlite.create({ dataDir: path.join(dataDir, 'pg'), extensions: { vector } });
+  // The platform's own way to the embedded database (its PostgreSQL server, or PGlite), built.
+  const { openDatabase } = await import(path.join(root, 'dist/libs/platform/persistence/src/open-database.js'));
+  const database = await openDatabase({ dataDir });
+  const db = database.pool;
   try {
     const times = [];
     const ranked = new Map();
@@ -204,7 +205,7 @@ async function rawFullText(dataDir, workspaceId, queries) {
     }
     return { ranked, p50Ms: Math.round(percentile(times, 50)), p95Ms: Math.round(percentile(times, 95)) };
   } finally {
-    await db.close();
+    await database.close();
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { GraphExtraction } from '@kw/platform-ai';
 import { createPrismaClient, migrate, type DataPrismaClient } from '@kw/platform-persistence';
 import { createTestDatabase } from '../../../../test/support/postgres.js';
 import { describeWith } from '../../../../test/support/services.js';
@@ -31,14 +32,14 @@ describeWith(['postgres'], 'enrichment writes (plain pg transaction)', () => {
     await drop?.();
   });
 
-  const graph = {
+  const graph: GraphExtraction = {
     entities: [
-      { kind: 'person', name: 'Ada Lovelace' },
+      { kind: 'name', name: 'Ada Lovelace' },
       { kind: 'technology', name: 'Engine' },
     ],
     relations: [
       {
-        source: { kind: 'person', name: 'Ada Lovelace' },
+        source: { kind: 'name', name: 'Ada Lovelace' },
         target: { kind: 'technology', name: 'Engine' },
         kind: 'uses',
       },
@@ -90,11 +91,11 @@ describeWith(['postgres'], 'enrichment writes (plain pg transaction)', () => {
     try {
       await other.query('BEGIN');
       await other.query(
-        `INSERT INTO data.graph_entities (workspace_id, kind, name, normalized_name) VALUES ($1, 'person', 'Grace Hopper', 'grace hopper')`,
+        `INSERT INTO data.graph_entities (workspace_id, kind, name, normalized_name) VALUES ($1, 'name', 'Grace Hopper', 'grace hopper')`,
         [ws],
       );
       const writing = repository.writeResults('test-consumer', randomUUID(), { id, workspaceId: ws }, 1, {}, () => [
-        { step: 'graph', graph: { entities: [{ kind: 'person', name: 'Grace Hopper' }], relations: [] } },
+        { step: 'graph', graph: { entities: [{ kind: 'name', name: 'Grace Hopper' }], relations: [] } },
       ]);
       // The INSERT of the same entity now waits for this transaction; its snapshot predates the commit.
       await new Promise((r) => setTimeout(r, 300));

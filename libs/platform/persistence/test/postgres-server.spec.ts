@@ -32,6 +32,11 @@ describe('embedded PostgreSQL server (the platform package’s binaries)', () =>
     );
     expect(rows[0].listen).toBe('');
     expect(rows[0].version).toBeGreaterThanOrEqual(180000);
+    // A UTF-8 character type, as PGlite's: full-text search folds non-ASCII letters too.
+    const { rows: words } = await db.pool.query(
+      `SELECT to_tsvector('english', 'Über Straße') = to_tsvector('english', 'über straße') AS folded`,
+    );
+    expect(words[0].folded).toBe(true);
     expect(db.pool.options.max ?? 10).toBe(10);
     expect(existsSync(path.join(dir.path, 'postgres', 'PG_VERSION'))).toBe(true);
     expect((await migrate(db.pool, 'control')).applied.length).toBeGreaterThan(0);

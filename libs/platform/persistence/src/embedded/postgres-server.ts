@@ -152,6 +152,14 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
   }
 }
 
+/**
+ * The locales tried for the cluster, in order. The character type decides how full-text search
+ * reads non-ASCII words: with C.UTF-8 (PGlite's, and the BM25 baseline's), "Über" is indexed as
+ * "über"; with plain C it stays "Über" and a lower-case query misses it (NFCorpus nDCG@10
+ * 0.325 against 0.322). Plain C is the last resort of a system without a UTF-8 locale.
+ */
+const CLUSTER_LOCALES = ['C.UTF-8', 'en_US.UTF-8', 'C'];
+
 /** initdb into a temporary folder, renamed into place once complete: never half a cluster. */
 async function createCluster(
   dataPath: string,
@@ -160,28 +168,58 @@ async function createCluster(
   logger: PersistenceLogger,
 ): Promise<void> {
   const partial = `${dataPath}.init-${process.pid}`;
-  rmSync(partial, { recursive: true, force: true });
-  mkdirSync(partial, { mode: 0o700 });
-  if (account) chownSync(partial, account.uid, account.gid);
   const started = performance.now();
-  const output: string[] = [];
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const initdb = spawn(
-      binaries.initdb,
-      ['-D', partial, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C'],
-      { stdio: ['ignore', 'pipe', 'pipe'], ...(account && { uid: account.uid, gid: account.gid }) },
-    );
-    initdb.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    initdb.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    initdb.once('error', reject);
-    initdb.once('close', resolve);
-  });
-  if (code !== 0) {
+  let failure = '';
+  for (const locale of CLUSTER_LOCALES) {
     rmSync(partial, { recursive: true, force: true });
-    throw new Error(`initdb failed (exit ${code}): ${output.join('').trim().split('\n').slice(-5).join(' / ')}`);
+    mkdirSync(partial, { mode: 0o700 });
+    if (account) chownSync(partial, account.uid, account.gid);
+    const { code, output } = await initdb(binaries, account, [
+      '-D',
+      partial,
+      '-U',
+      'postgres',
+      '-A',
+      'trust',
+      '-E',
+      'UTF8',
+      `--locale=${locale}`,
+    ]);
+    if (code === 0) {
+      renameSync(partial, dataPath);
+      if (locale === 'C')
+        logger.warn(
+          { dataPath },
+          'embedded PostgreSQL: no UTF-8 locale here; full-text search folds ASCII letters only',
+        );
+      logger.info(
+        { dataPath, locale, ms: Math.round(performance.now() - started) },
+        'embedded PostgreSQL cluster created',
+      );
+      return;
+    }
+    failure = `initdb failed (exit ${code}, locale ${locale}): ${output.trim().split('\n').slice(-5).join(' / ')}`;
   }
-  renameSync(partial, dataPath);
-  logger.info({ dataPath, ms: Math.round(performance.now() - started) }, 'embedded PostgreSQL cluster created');
+  rmSync(partial, { recursive: true, force: true });
+  throw new Error(failure);
+}
+
+function initdb(
+  binaries: PostgresBinaries,
+  account: ServerAccount | undefined,
+  args: string[],
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const output: string[] = [];
+    const child = spawn(binaries.initdb, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(account && { uid: account.uid, gid: account.gid }),
+    });
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output: output.join('') }));
+  });
 }
 
 /**
