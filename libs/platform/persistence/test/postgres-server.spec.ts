@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresBinaries } from '../src/embedded/postgres-server.js';
 import { migrate } from '../src/migrations/migrate.js';
@@ -39,6 +40,16 @@ describe('embedded PostgreSQL server (the platform package’s binaries)', () =>
     expect(words[0].folded).toBe(true);
     expect(db.pool.options.max ?? 10).toBe(10);
     expect(existsSync(path.join(dir.path, 'postgres', 'PG_VERSION'))).toBe(true);
+    // The role has a password, kept beside the cluster for this user only: the socket alone is not enough.
+    expect(statSync(path.join(dir.path, 'postgres.password')).mode & 0o777).toBe(0o600);
+    const withoutPassword = new pg.Client({
+      host: socketDir,
+      user: 'postgres',
+      database: 'postgres',
+      password: 'wrong',
+    });
+    await expect(withoutPassword.connect()).rejects.toThrow(/password authentication failed/);
+    await withoutPassword.end().catch(() => undefined);
     expect((await migrate(db.pool, 'control')).applied.length).toBeGreaterThan(0);
     expect((await migrate(db.pool, 'data')).applied.length).toBeGreaterThan(0);
   });

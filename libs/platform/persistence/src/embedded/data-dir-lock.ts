@@ -23,7 +23,8 @@ export function lockDataDir(lockFile: string): () => void {
   throw new Error(`Could not lock ${lockFile}`);
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, owned by another user). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,10 +1,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { type PersistenceLogger, silentLogger } from '../logger.js';
-import { lockDataDir } from './data-dir-lock.js';
+import { isAlive, lockDataDir } from './data-dir-lock.js';
 import type { EmbeddedServer } from './embedded-server.js';
 
 /** The folder of the server's cluster inside DATA_DIR (PGlite's is `pg`). */
@@ -98,7 +109,8 @@ export interface PostgresServerOptions {
  * Starts a real PostgreSQL server (the platform package's binaries) on `<dataDir>/postgres`,
  * creating the cluster on the first start. It listens on a Unix socket only, in a private
  * folder (mode 0700) of the OS temp folder: no TCP port to collide with or to reach from another
- * machine, and only this user (and root) can connect. The server is a child process; `stop()`
+ * machine, and only this user (and root) can reach it; the `postgres` role has a password
+ * (passwordFile). The server is a child process; `stop()`
  * shuts it down (fast shutdown: open transactions roll back, committed ones are on disk). A
  * server left behind by a process that was killed is stopped at the next start.
  */
@@ -140,7 +152,9 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
       { stdio: ['ignore', 'ignore', 'pipe'], ...(account && { uid: account.uid, gid: account.gid }) },
     );
     const lines = forwardLog(server, logger);
-    const connectionString = `postgresql://postgres@${encodeURIComponent(socketDir)}/postgres`;
+    const password = existsSync(passwordFile(dataPath)) ? readFileSync(passwordFile(dataPath), 'utf8').trim() : '';
+    const user = password ? `postgres:${encodeURIComponent(password)}` : 'postgres';
+    const connectionString = `postgresql://${user}@${encodeURIComponent(socketDir)}/postgres`;
     await waitUntilReady(server, connectionString, lines);
     logger.info({ dataPath, postgres: options.binaries.postgres }, 'embedded PostgreSQL started');
     return running(server, { connectionString, dataPath, socketDir, unlock, logger });
@@ -160,6 +174,15 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
  */
 const CLUSTER_LOCALES = ['C.UTF-8', 'en_US.UTF-8', 'C'];
 
+/**
+ * The password of the cluster's `postgres` role, beside the cluster (mode 0600, this process's
+ * user): the socket's folder keeps other users out, the password also keeps out other processes
+ * of the server's account (`nobody` when run as root on a machine without a `postgres` account).
+ */
+function passwordFile(dataPath: string): string {
+  return `${dataPath}.password`;
+}
+
 /** initdb into a temporary folder, renamed into place once complete: never half a cluster. */
 async function createCluster(
   dataPath: string,
@@ -168,24 +191,34 @@ async function createCluster(
   logger: PersistenceLogger,
 ): Promise<void> {
   const partial = `${dataPath}.init-${process.pid}`;
+  // initdb reads the password from a file of its own account's, removed right after.
+  const password = randomBytes(24).toString('hex');
+  const initPassword = `${partial}.pw`;
   const started = performance.now();
   let failure = '';
   for (const locale of CLUSTER_LOCALES) {
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(partial, { mode: 0o700 });
-    if (account) chownSync(partial, account.uid, account.gid);
+    writeFileSync(initPassword, `${password}\n`, { mode: 0o600 });
+    if (account) {
+      chownSync(partial, account.uid, account.gid);
+      chownSync(initPassword, account.uid, account.gid);
+    }
     const { code, output } = await initdb(binaries, account, [
       '-D',
       partial,
       '-U',
       'postgres',
       '-A',
-      'trust',
+      'scram-sha-256',
+      `--pwfile=${initPassword}`,
       '-E',
       'UTF8',
       `--locale=${locale}`,
-    ]);
+    ]).finally(() => rmSync(initPassword, { force: true }));
     if (code === 0) {
+      rmSync(passwordFile(dataPath), { force: true });
+      writeFileSync(passwordFile(dataPath), `${password}\n`, { mode: 0o600 });
       renameSync(partial, dataPath);
       if (locale === 'C')
         logger.warn(
@@ -252,15 +285,6 @@ function isPostgresOf(pid: number, dataPath: string): boolean {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(dataPath);
   } catch {
     return false; // no /proc: leave the decision to PostgreSQL's own lock-file check
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
