@@ -67,6 +67,24 @@ async function measure(url, headers, body, { clients, count }) {
   return { total: percentiles(total), first: percentiles(first) };
 }
 
+/**
+ * The stand-in (`direct`) and the platform, each `[url, headers, body]`, measured in two
+ * interleaved halves each, so a load change on the shared machine hits both sides alike; the
+ * averaged percentiles of `pick` (the whole answer, or the first token) and the ms the platform
+ * adds at the median.
+ */
+async function interleaved(direct, platform, { clients, count }, pick) {
+  const half = { clients, count: count / 2 };
+  const a1 = await measure(...direct, half);
+  const p1 = await measure(...platform, half);
+  const a2 = await measure(...direct, half);
+  const p2 = await measure(...platform, half);
+  const avg = (x, y) => ({ p50: (x.p50 + y.p50) / 2, p95: (x.p95 + y.p95) / 2, p99: (x.p99 + y.p99) / 2 });
+  const base = avg(pick(a1), pick(a2));
+  const plat = avg(pick(p1), pick(p2));
+  return { base, plat, added: plat.p50 - base.p50 };
+}
+
 export async function chatScenario({ embedded, standIn }) {
   const rows = [];
   const direct = `${standIn.base}/v1/chat/completions`;
@@ -76,16 +94,12 @@ export async function chatScenario({ embedded, standIn }) {
     const count = (quick ? 300 : 2000) * (clients === 1 ? 1 : 4);
     for (const stream of [false, true]) {
       const body = { model: 'bench-model', messages, ...(stream ? { stream: true } : {}) };
-      // Interleaved halves, so a load change on the shared machine hits both sides alike.
-      const a1 = await measure(direct, {}, body, { clients, count: count / 2 });
-      const p1 = await measure(platform, embedded.api.auth, body, { clients, count: count / 2 });
-      const a2 = await measure(direct, {}, body, { clients, count: count / 2 });
-      const p2 = await measure(platform, embedded.api.auth, body, { clients, count: count / 2 });
-      const pick = (m) => (stream ? m.first : m.total);
-      const avg = (x, y) => ({ p50: (x.p50 + y.p50) / 2, p95: (x.p95 + y.p95) / 2, p99: (x.p99 + y.p99) / 2 });
-      const base = avg(pick(a1), pick(a2));
-      const plat = avg(pick(p1), pick(p2));
-      const added = plat.p50 - base.p50;
+      const { base, plat, added } = await interleaved(
+        [direct, {}, body],
+        [platform, embedded.api.auth, body],
+        { clients, count },
+        (m) => (stream ? m.first : m.total),
+      );
       rows.push({
         scenario: `chat ${stream ? 'time to first token' : 'completion'}, ${clients} client${clients > 1 ? 's' : ''}: platform vs the provider directly`,
         unit: 'ms p95',
@@ -130,24 +144,12 @@ export async function embedChatScenario({ embedded, standIn }) {
   const messages = [{ role: 'user', content: 'Say hello' }];
   for (const clients of [1, 8]) {
     const count = (quick ? 200 : 1000) * (clients === 1 ? 1 : 2);
-    const a1 = await measure(
-      direct,
-      {},
-      { model: 'bench-model', messages, stream: true },
-      { clients, count: count / 2 },
+    const { base, plat, added } = await interleaved(
+      [direct, {}, { model: 'bench-model', messages, stream: true }],
+      [platform, {}, { messages }],
+      { clients, count },
+      (m) => m.first,
     );
-    const p1 = await measure(platform, {}, { messages }, { clients, count: count / 2 });
-    const a2 = await measure(
-      direct,
-      {},
-      { model: 'bench-model', messages, stream: true },
-      { clients, count: count / 2 },
-    );
-    const p2 = await measure(platform, {}, { messages }, { clients, count: count / 2 });
-    const avg = (x, y) => ({ p50: (x.p50 + y.p50) / 2, p95: (x.p95 + y.p95) / 2, p99: (x.p99 + y.p99) / 2 });
-    const base = avg(a1.first, a2.first);
-    const plat = avg(p1.first, p2.first);
-    const added = plat.p50 - base.p50;
     rows.push({
       scenario: `embed chat time to first token, ${clients} client${clients > 1 ? 's' : ''}: platform vs the provider directly`,
       unit: 'ms p95',
