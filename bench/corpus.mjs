@@ -183,3 +183,24 @@ export function queries(count, { seed = 99, vocab = vocabulary() } = {}) {
   ];
   return Array.from({ length: count }, (_, i) => shapes[i % shapes.length]());
 }
+
+/**
+ * Sentence-long questions (10-30 words) over the corpus's vocabulary, as agents ask them: a few
+ * function words around mid-frequency and rare terms.
+ */
+export function sentenceQueries(count, { seed = 23, vocab = vocabulary() } = {}) {
+  const random = rng(seed);
+  const { words } = vocab;
+  const glue = ['how', 'does', 'the', 'of', 'in', 'for', 'what', 'is', 'with', 'and', 'when', 'to', 'a', 'about'];
+  return Array.from({ length: count }, () => {
+    const length = 10 + Math.floor(random() * 21);
+    const parts = [];
+    for (let i = 0; i < length; i++)
+      parts.push(
+        random() < 0.4
+          ? glue[Math.floor(random() * glue.length)]
+          : words[Math.floor(Math.exp(Math.log(5) + random() * (Math.log(words.length) - Math.log(5))))],
+      );
+    return parts.join(' ');
+  });
+}

@@ -7,7 +7,7 @@
 // 0.5x), and GET-by-id median under that load against its idle median (at most 5x).
 import http from 'node:http';
 import { DURATION, percentiles, quick } from '../lib.mjs';
-import { notes, queries, rng, vocabulary } from '../corpus.mjs';
+import { notes, queries, rng, sentenceQueries } from '../corpus.mjs';
 
 export const CLIENTS = 32;
 export const THROUGHPUT_TARGET = 0.5;
@@ -20,27 +20,6 @@ const MIX = [
   ['create', 0.2],
   ['search', 0.2],
 ];
-
-/**
- * Sentence-long questions (10-30 words) over the corpus's vocabulary, as agents ask them: a few
- * function words around mid-frequency and rare terms.
- */
-export function sentenceQueries(count, { seed = 23, vocab = vocabulary() } = {}) {
-  const random = rng(seed);
-  const { words } = vocab;
-  const glue = ['how', 'does', 'the', 'of', 'in', 'for', 'what', 'is', 'with', 'and', 'when', 'to', 'a', 'about'];
-  return Array.from({ length: count }, () => {
-    const length = 10 + Math.floor(random() * 21);
-    const parts = [];
-    for (let i = 0; i < length; i++)
-      parts.push(
-        random() < 0.4
-          ? glue[Math.floor(random() * glue.length)]
-          : words[Math.floor(Math.exp(Math.log(5) + random() * (Math.log(words.length) - Math.log(5))))],
-      );
-    return parts.join(' ');
-  });
-}
 
 /** Loads the seed notes (8 creates in flight) and waits for their enrichment. */
 export async function seedMixedLoad(platform) {

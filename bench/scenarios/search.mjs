@@ -6,9 +6,8 @@
 import path from 'node:path';
 import pg from 'pg';
 import { logTail, quick, root, scratchDatabase, timed } from '../lib.mjs';
-import { notes, queries, vocabulary } from '../corpus.mjs';
+import { notes, queries, sentenceQueries, vocabulary } from '../corpus.mjs';
 import { startEmbedded } from '../platforms.mjs';
-import { sentenceQueries } from './mixed-load.mjs';
 
 /** The raw queries' p50s summed over the API's p50: the API should add little to the SQL it runs. */
 // Issue 10's goal: search p95 at most 2x the raw full-text query alone (ratio = full-text p95 / API p95).
