@@ -169,12 +169,10 @@ export class EnrichmentRepository {
     tx: SqlExecutor,
     fragment: Pick<FragmentText, 'id' | 'workspaceId'>,
     version: number,
-    write: StepWrite,
+    // Summary and tags are columns of the publishing UPDATE (writeResults).
+    write: Exclude<StepWrite, { step: 'summary' | 'tags' }>,
   ): Promise<void> {
     switch (write.step) {
-      case 'summary':
-      case 'tags':
-        throw new Error(`the ${write.step} step is written by the publishing UPDATE`);
       case 'embedding':
         await tx.$executeRaw`DELETE FROM data.fragment_chunks WHERE fragment_id = ${fragment.id}::uuid`;
         if (write.chunks.length > 0) {

@@ -136,14 +136,14 @@ export class MemoryVectorIndex implements VectorIndex {
     }
     const readAt = Date.now();
     if (full.length > 0) {
-      const live = await this.liveRuns(() => this.chunks.liveRuns(full));
+      const live = liveRunsOf(await this.chunks.liveRuns(full));
       await this.loadMissing(live);
       this.forgetGone(full, live);
       for (const id of full) this.synced.set(id, { fullAt: now, readAt });
     }
     if (since.length > 0) {
       const from = Math.min(...since.map((id) => this.synced.get(id)!.readAt)) - COMMIT_MARGIN_MS;
-      await this.loadMissing(await this.liveRuns(() => this.chunks.runsSince(since, from)));
+      await this.loadMissing(liveRunsOf(await this.chunks.runsSince(since, from)));
       for (const id of since) this.synced.get(id)!.readAt = readAt;
     }
     if (this.withinBudget(workspaceIds, evict)) return true;
@@ -219,11 +219,6 @@ export class MemoryVectorIndex implements VectorIndex {
     return { ranked: hits, more: over > hits.length };
   }
 
-  private async liveRuns(read: () => Promise<LiveRunRow[]>): Promise<LiveRun[]> {
-    const rows = await read();
-    return rows.map((r) => ({ workspaceId: r.w, fragmentId: r.f, run: `${r.v}:${Number(r.t)}` }));
-  }
-
   private async loadMissing(live: LiveRun[]): Promise<void> {
     const missing = live.filter((r) => this.workspaces.get(r.workspaceId)?.get(r.fragmentId)?.run !== r.run);
     const workspaceOf = new Map(missing.map((r) => [r.fragmentId, r.workspaceId]));
@@ -241,7 +236,7 @@ export class MemoryVectorIndex implements VectorIndex {
         const packed = new Float32Array(dim * vectors.length);
         vectors.forEach((v, n) => packed.set(v, n * dim));
         this.hold(workspaceOf.get(fragmentId)!, fragmentId, {
-          run: `${chunks[0]!.v}:${Number(chunks[0]!.t)}`,
+          run: runKey(chunks[0]!.v, chunks[0]!.t),
           version: chunks[0]!.v,
           dim,
           vectors: packed,
@@ -308,6 +303,15 @@ function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
     else groups.set(k, [row]);
   }
   return groups;
+}
+
+/** An embedding run's identity: `<version>:<created_at ms>` of its first chunk. */
+function runKey(version: number, createdMs: number): string {
+  return `${version}:${Number(createdMs)}`;
+}
+
+function liveRunsOf(rows: LiveRunRow[]): LiveRun[] {
+  return rows.map((r) => ({ workspaceId: r.w, fragmentId: r.f, run: runKey(r.v, r.t) }));
 }
 
 /** Best first; ties by fragment id. */
