@@ -66,6 +66,18 @@ function shapeProblem(path: string, status: number, text: string): string | unde
       typeof e.param === 'string';
     return ok ? undefined : 'not the OpenAI error shape';
   }
+  // Agent authentication's protocol routes: RFC 6749 §5.2 and RFC 8935 §2.3 error bodies.
+  const bare = path.split('?')[0];
+  if (bare.startsWith('/oauth2/') || bare === '/agent/identity' || bare === '/agent/identity/claim') {
+    return typeof body?.error === 'string' && /^[a-z_]+$/.test(body.error) && typeof body.error_description === 'string'
+      ? undefined
+      : 'not the RFC 6749 error shape';
+  }
+  if (bare === '/agent/event/notify') {
+    return typeof body?.err === 'string' && /^[a-z_]+$/.test(body.err) && typeof body.description === 'string'
+      ? undefined
+      : 'not the RFC 8935 error shape';
+  }
   if (path.startsWith('/api/mcp') && body?.jsonrpc === '2.0') {
     return typeof body.error?.code === 'number' && typeof body.error?.message === 'string'
       ? undefined

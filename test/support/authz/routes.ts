@@ -130,6 +130,54 @@ export const IDENTITY_ROUTES: MatrixRoute[] = [
     platformAdmin: true,
     body: { email: 'made-{n}@example.test', displayName: 'Made', password: 'a-long-enough-password-1' },
   },
+  // Agent authentication: a user's agent grants, and the platform's trusted identity providers.
+  // (POST /api/agent-claims/{id}/decision is session-only: test/e2e/agent-auth/agent-claim-browser.spec.ts.)
+  { method: 'GET', path: '/api/agent-grants', action: 'tokens:manage', account: true, allowedStatuses: [200] },
+  {
+    method: 'DELETE',
+    path: '/api/agent-grants/00000000-0000-4000-8000-000000000000',
+    action: 'tokens:manage',
+    account: true,
+    allowedStatuses: [404],
+  },
+  {
+    method: 'GET',
+    path: '/api/admin/trusted-issuers',
+    action: 'admin',
+    account: true,
+    platformAdmin: true,
+    allowedStatuses: [200],
+  },
+  {
+    method: 'POST',
+    path: '/api/admin/trusted-issuers',
+    action: 'admin',
+    account: true,
+    platformAdmin: true,
+    allowedStatuses: [201],
+    body: {
+      issuer: 'https://idp-{n}.example.test',
+      jwks: {
+        keys: [
+          {
+            kty: 'EC',
+            crv: 'P-256',
+            x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+            y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+          },
+        ],
+      },
+      algorithms: ['ES256'],
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/admin/trusted-issuers/00000000-0000-4000-8000-000000000000',
+    action: 'admin',
+    account: true,
+    platformAdmin: true,
+    allowedStatuses: [404],
+  },
 ];
 
 const FRAGMENT_BODY = { workspaceId: '{ws}', fragmentTypeId: '{type}', title: 'matrix {n}', content: '# Matrix' };

@@ -7,14 +7,31 @@ import { IdentityGatewayAuthenticator } from './identity-gateway.authenticator.j
 import { DiscoveryController } from './discovery.controller.js';
 import { ProfileController } from './profile.controller.js';
 import { TokensController } from './tokens.controller.js';
+import { AgentGrantsController } from './agent-grants.controller.js';
+import { AgentIdentityController } from './agent-identity.controller.js';
+import { ClaimPageController } from './claim-page/claim-page.controller.js';
+import { OAuthController } from './oauth.controller.js';
+import { TrustedIssuersController } from './trusted-issuers.controller.js';
 
 /**
- * agent-auth's HTTP side, composed into the API process: its routes, and the global AuthGuard
+ * agent-auth's HTTP side, composed into the API process: its routes (accounts, tokens, agent
+ * authentication and its claim page, discovery), and the global AuthGuard
  * that authenticates every route of every component through IdentityService, with the
  * gateway's token authentication cache.
  */
 @Module({
-  controllers: [AuthController, AdminUsersController, TokensController, ProfileController, DiscoveryController],
+  controllers: [
+    AuthController,
+    AdminUsersController,
+    TokensController,
+    ProfileController,
+    DiscoveryController,
+    OAuthController,
+    AgentIdentityController,
+    ClaimPageController,
+    AgentGrantsController,
+    TrustedIssuersController,
+  ],
   providers: [GatewayTokenCache, ...gatewayAuthProviders(IdentityGatewayAuthenticator)],
 })
 export class AgentAuthHttpModule {}

@@ -1,16 +1,24 @@
 import { Controller, Get, Inject, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ACTIONS } from '@kw/platform-access-policy';
 import type { AppConfig } from '@kw/platform-config';
 import { Public, publicBase } from '@kw/platform-http';
 import { APP_CONFIG } from '@kw/platform-runtime';
+import { AGENT_SCOPES } from '../domain/agent-auth/agent-scopes.js';
+import {
+  EVENT_TYPES,
+  GRANT_CLAIM,
+  GRANT_TYPES,
+  ID_JAG_TOKEN_TYPE,
+  IDENTITY_TYPES,
+} from '../domain/agent-auth/oauth.js';
 
 /**
  * Authorization server metadata (RFC 8414) and its OpenID Connect twin, for MCP clients and
- * agents discovering how to get a token. Today the bearer credentials are personal access
- * tokens made in the API; the OAuth2 grants (token endpoint, identity assertions) fill in the
- * grant fields when agent authentication lands: until then they are listed empty, not invented.
+ * agents discovering how to get a token: the token and revocation endpoints with their grants,
+ * and the `agent_auth` member (spec: Agent authentication, step 1) naming the identity, claim
+ * and event endpoints. Every URL advertised answers. No ID tokens are issued, so the OpenID
+ * document lists only what RFC 8414 says.
  */
 @ApiTags('Discovery')
 @Controller('.well-known')
@@ -42,11 +50,24 @@ export class DiscoveryController {
       token_endpoint: `${base}/oauth2/token`,
       revocation_endpoint: `${base}/oauth2/revoke`,
       jwks_uri: `${base}/.well-known/jwks.json`,
-      grant_types_supported: [],
+      grant_types_supported: [...GRANT_TYPES],
       response_types_supported: [],
-      token_endpoint_auth_methods_supported: [],
-      scopes_supported: [...ACTIONS],
+      // Agents are public clients: the assertion, claim token or refresh token is the proof.
+      token_endpoint_auth_methods_supported: ['none'],
+      revocation_endpoint_auth_methods_supported: ['none'],
+      scopes_supported: [...AGENT_SCOPES],
       service_documentation: `${base}/docs/api-reference`,
+      agent_auth: {
+        identity_endpoint: `${base}/agent/identity`,
+        claim_endpoint: `${base}/agent/identity/claim`,
+        event_endpoint: `${base}/agent/event/notify`,
+        token_endpoint: `${base}/oauth2/token`,
+        revocation_endpoint: `${base}/oauth2/revoke`,
+        identity_types_supported: [...IDENTITY_TYPES],
+        assertion_types_supported: [ID_JAG_TOKEN_TYPE],
+        claim_grant_type: GRANT_CLAIM,
+        events_supported: Object.values(EVENT_TYPES),
+      },
     };
   }
 }

@@ -79,7 +79,8 @@ export class GatewayTokenCache implements OnModuleInit, OnModuleDestroy {
     const tokenHash = hashToken(token);
     const cached = this.cache.get(tokenHash);
     if (cached) {
-      this.uses.record(cached.auth.credentialId, ip, new Date());
+      // Usage analytics exist for personal access tokens; an agent grant keeps only its last use.
+      if (cached.auth.credentialKind === 'pat') this.uses.record(cached.auth.credentialId, ip, new Date());
       return cached;
     }
     const startedAt = this.cache.begin();

@@ -41,4 +41,9 @@ export class SessionsRepository implements SessionStore {
   async revoke(id: string, userId: string, at: Date): Promise<void> {
     await this.db.session.updateMany({ where: { id, userId, revokedAt: null }, data: { revokedAt: at } });
   }
+
+  /** Ends every browser session of the user (a security event asked the person to sign in again). */
+  async revokeAllOfUser(userId: string, at: Date): Promise<void> {
+    await this.db.session.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: at } });
+  }
 }

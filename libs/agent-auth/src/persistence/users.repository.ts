@@ -34,6 +34,11 @@ export class UsersRepository {
     return this.db.user.update({ where: { id }, data: { displayName } });
   }
 
+  /** Disables the account: every credential of it stops working at the next check. */
+  async disable(id: string): Promise<void> {
+    await this.db.user.updateMany({ where: { id, status: 'active' }, data: { status: 'disabled' } });
+  }
+
   async isEmpty(): Promise<boolean> {
     return (await this.db.user.count()) === 0;
   }

@@ -22,8 +22,26 @@ import { SessionsRepository } from '../persistence/sessions.repository.js';
 import { TokensRepository } from '../persistence/tokens.repository.js';
 import { UsersRepository } from '../persistence/users.repository.js';
 import { ManageTokens } from './tokens/manage-tokens.js';
+import { AgentAuthHandlers } from './agent-auth.handlers.js';
+import { AgentClaims } from './agent-auth/agent-claims.js';
+import { AgentGrants } from './agent-auth/agent-grants.js';
+import { AgentTokenMinter } from './agent-auth/agent-token-minter.js';
+import { IdentityAssertions } from './agent-auth/identity-assertions.js';
+import { RegisterAgent } from './agent-auth/register-agent.js';
+import { SecurityEvents } from './agent-auth/security-events.js';
+import { SignedJwtVerifier } from './agent-auth/signed-jwt-verifier.js';
+import { TokenEndpoint } from './agent-auth/token-endpoint.js';
+import { TrustedIssuers } from './agent-auth/trusted-issuers.js';
+import { AuthenticateAgentToken } from './credentials/authenticate-agent-token.js';
+import { AgentClaimsRepository } from '../persistence/agent-claims.repository.js';
+import { AgentGrantsRepository } from '../persistence/agent-grants.repository.js';
+import { SeenJwtIdsRepository } from '../persistence/seen-jwt-ids.repository.js';
+import { TrustedIssuersRepository } from '../persistence/trusted-issuers.repository.js';
 
-/** The agent-auth service: accounts, sessions and personal access tokens (IdentityService). */
+/**
+ * The agent-auth service: accounts, sessions and personal access tokens (IdentityService);
+ * agent authentication (AgentAuthService).
+ */
 @Module({
   providers: [
     ...identityDbProviders,
@@ -48,6 +66,21 @@ import { ManageTokens } from './tokens/manage-tokens.js';
     ManageTokens,
     BootstrapAdmin,
     IdentityHandlers,
+    AgentGrantsRepository,
+    AgentClaimsRepository,
+    SeenJwtIdsRepository,
+    TrustedIssuersRepository,
+    TrustedIssuers,
+    SignedJwtVerifier,
+    IdentityAssertions,
+    AgentTokenMinter,
+    AgentClaims,
+    TokenEndpoint,
+    RegisterAgent,
+    SecurityEvents,
+    AgentGrants,
+    AuthenticateAgentToken,
+    AgentAuthHandlers,
   ],
 })
 export class AgentAuthServiceModule {}

@@ -382,6 +382,59 @@ export class AppConfig {
   @Max(3650)
   HANDOFF_KEY_ROTATION_DAYS = 30;
 
+  /**
+   * Identity providers whose ID-JAGs and Security Event Tokens are trusted, as a JSON array of
+   * `{issuer, jwksUri | jwks, algorithms?, allowedClientIds?}` (docs/agent-authentication.md).
+   * Platform administrators can add more through `/api/admin/trusted-issuers`.
+   */
+  @IsOptional()
+  @IsString()
+  AGENT_TRUSTED_ISSUERS?: string;
+
+  /**
+   * TEST SETTING, off by default: lets a trusted issuer's JWKS be fetched over plain HTTP from
+   * loopback or private addresses (a test identity provider on this machine). Never in production.
+   */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  AGENT_JWKS_ALLOW_PRIVATE?: boolean;
+
+  /** Lifetime of an agent access token (seconds). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(86_400)
+  AGENT_ACCESS_TOKEN_TTL_SECONDS = 3600;
+
+  /** Lifetime of an agent refresh token (days); each refresh rotates it. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  AGENT_REFRESH_TOKEN_TTL_DAYS = 30;
+
+  /** How long a service-assisted claim token stays valid (seconds). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(86_400)
+  AGENT_CLAIM_TTL_SECONDS = 1800;
+
+  /** The user-code window of a claim (seconds): the claim page works this long; /agent/identity/claim renews it. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  AGENT_CLAIM_WINDOW_SECONDS = 600;
+
+  /** The polling interval a claim starts with (seconds); `slow_down` adds 5 (RFC 8628). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(60)
+  AGENT_CLAIM_POLL_INTERVAL_SECONDS = 5;
+
   /** A hosted zone whose Leaf has not sent a heartbeat for this long shows `offline` (new placements on it are refused). */
   @Transform(toInt)
   @IsInt()

@@ -126,6 +126,41 @@ export function isOpenAiRoute(url: string): boolean {
   return url.startsWith(OPENAI_PREFIX) || url === '/api/v1';
 }
 
+/** The agent authentication protocol routes, which answer RFC 6749 §5.2 errors. */
+export function isOAuthRoute(url: string): boolean {
+  const path = url.split('?')[0];
+  return path.startsWith('/oauth2/') || path === '/agent/identity' || path === '/agent/identity/claim';
+}
+
+/** SET delivery (RFC 8935), which answers `{err, description}`. */
+export const SET_DELIVERY_ROUTE = '/agent/event/notify';
+
+const OAUTH_CODE = /^[a-z_]+$/;
+
+/** An error code of the protocol: the AppError's own when it is one (lower snake case), else by status. */
+function protocolCode(appError: AppError, byStatus: (status: number) => string): string {
+  return OAUTH_CODE.test(appError.code) ? appError.code : byStatus(appError.status);
+}
+
+const oauthCodeOf = (status: number) =>
+  status === 401
+    ? 'invalid_client'
+    : status === 403
+      ? 'access_denied'
+      : status >= 500
+        ? 'server_error'
+        : status === 429
+          ? 'temporarily_unavailable'
+          : 'invalid_request';
+const setCodeOf = (status: number) =>
+  status === 401
+    ? 'authentication_failed'
+    : status === 403
+      ? 'access_denied'
+      : status >= 500
+        ? 'server_error'
+        : 'invalid_request';
+
 export function buildErrorResponse(err: unknown, url: string): ErrorResponse {
   let appError = toAppError(err);
   let errorId: string | undefined;
@@ -159,6 +194,20 @@ export function buildErrorResponse(err: unknown, url: string): ErrorResponse {
           param: appError.param ?? '',
         },
       },
+    };
+  }
+  if (isOAuthRoute(url) || url.split('?')[0] === SET_DELIVERY_ROUTE) {
+    const oauth = isOAuthRoute(url);
+    const code = protocolCode(appError, oauth ? oauthCodeOf : setCodeOf);
+    // RFC 6749 §5.1: token answers, errors included, are never cached.
+    if (oauth) Object.assign(headers, { 'cache-control': 'no-store', pragma: 'no-cache' });
+    return {
+      status: appError.status,
+      code: appError.code,
+      headers,
+      errorId,
+      cause: errorId ? err : undefined,
+      body: oauth ? { error: code, error_description: appError.message } : { err: code, description: appError.message },
     };
   }
   const details = { ...(appError.details ?? {}) };

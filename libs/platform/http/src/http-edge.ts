@@ -8,7 +8,7 @@ import { AllExceptionsFilter } from './all-exceptions.filter.js';
 import { ErrorResponder } from './error-responder.js';
 import { ambiguousAuthorization } from './auth/ambiguous-authorization.js';
 import { checkBody, checkParameters } from './input-guard.js';
-import { installRouteBodies, type RouteBodies } from './route-bodies.js';
+import { formUrlEncodedParser, installRouteBodies, type RouteBodies } from './route-bodies.js';
 import { RouteTable } from './route-table.js';
 import { createValidationPipe } from './validation.js';
 
@@ -31,6 +31,7 @@ export function installHttpEdge(
 ): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   installRouteBodies(fastify, deps.routeBodies ?? {});
+  app.useBodyParser('application/x-www-form-urlencoded', {}, formUrlEncodedParser(deps.routeBodies ?? {}) as never);
   const routes = new RouteTable();
   const responder = new ErrorResponder(deps.logger, routes);
 

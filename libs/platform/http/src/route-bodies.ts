@@ -15,6 +15,13 @@ export interface RouteBodies {
   streamedMultipart?: RouteRef[];
   /** Routes with their own JSON body limit instead of BODY_LIMIT_BYTES. */
   bodyLimits?: Array<RouteRef & { bytes: number }>;
+  /**
+   * application/x-www-form-urlencoded routes (OAuth 2.0 endpoints): the body becomes an object
+   * of strings; a parameter sent twice is refused (RFC 6749 §3.2). Elsewhere the type is 415.
+   */
+  formUrlEncoded?: RouteRef[];
+  /** Routes whose body is one compact JWT of a media type of their own (SET delivery): the text. */
+  jwtBodies?: Array<RouteRef & { contentType: string }>;
 }
 
 const key = (method: string, url: string) => `${method.toUpperCase()} ${url}`;
@@ -30,16 +37,61 @@ export function installRouteBodies(fastify: FastifyInstance, bodies: RouteBodies
       if (bytes !== undefined) route.bodyLimit = bytes;
     });
   }
+  const jwtRoutes = new Map<string, Set<string>>();
+  for (const r of bodies.jwtBodies ?? []) {
+    const type = r.contentType.toLowerCase();
+    if (!jwtRoutes.has(type)) jwtRoutes.set(type, new Set());
+    jwtRoutes.get(type)!.add(key(r.method, r.url));
+  }
+  for (const [type, routes] of jwtRoutes) {
+    fastify.addContentTypeParser(type, { parseAs: 'string' }, (request, body, done) => {
+      if (routes.has(key(request.method, request.routeOptions.url ?? ''))) done(null, (body as string).trim());
+      else done(unsupportedMediaType(), undefined);
+    });
+  }
   fastify.addContentTypeParser('multipart/form-data', (request, _payload, done) => {
     if (streamed.has(key(request.method, request.routeOptions.url ?? ''))) {
       done(null, undefined);
       return;
     }
-    // The same refusal Fastify gives any content type without a parser (mapped to 415).
-    const err = Object.assign(new Error('Unsupported Content-Type'), {
-      statusCode: 415,
-      code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE',
-    });
-    done(err, undefined);
+    done(unsupportedMediaType(), undefined);
+  });
+}
+
+type FormParser = (
+  request: { method: string; routeOptions: { url?: string } },
+  body: Buffer,
+  done: (err: Error | null, body?: unknown) => void,
+) => void;
+
+/**
+ * The application/x-www-form-urlencoded parser: declared routes get an object of strings, and
+ * every other route 415. Registered through Nest's useBodyParser, which otherwise installs
+ * its own parser for the type on every route.
+ */
+export function formUrlEncodedParser(bodies: RouteBodies): FormParser {
+  const forms = new Set((bodies.formUrlEncoded ?? []).map((r) => key(r.method, r.url)));
+  return (request, body, done) => {
+    if (!forms.has(key(request.method, request.routeOptions.url ?? ''))) {
+      done(unsupportedMediaType());
+      return;
+    }
+    const params: Record<string, string> = {};
+    for (const [name, value] of new URLSearchParams(body.toString('utf8'))) {
+      if (Object.hasOwn(params, name)) {
+        done(Object.assign(new Error(`The parameter ${name} is sent more than once`), { statusCode: 400 }));
+        return;
+      }
+      params[name] = value;
+    }
+    done(null, params);
+  };
+}
+
+/** The same refusal Fastify gives any content type without a parser (mapped to 415). */
+function unsupportedMediaType(): Error {
+  return Object.assign(new Error('Unsupported Content-Type'), {
+    statusCode: 415,
+    code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE',
   });
 }

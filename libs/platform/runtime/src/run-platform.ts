@@ -211,6 +211,8 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
     routeBodies: {
       streamedMultipart: routeBodies.flatMap((r) => r.streamedMultipart ?? []),
       bodyLimits: routeBodies.flatMap((r) => r.bodyLimits ?? []),
+      formUrlEncoded: routeBodies.flatMap((r) => r.formUrlEncoded ?? []),
+      jwtBodies: routeBodies.flatMap((r) => r.jwtBodies ?? []),
     },
   });
   if (serveApi) {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { classifyBearer, displayPrefixOf, generateToken, hashToken } from './token-format.js';
+import {
+  AGENT_ACCESS_PREFIX,
+  AGENT_REFRESH_PREFIX,
+  CLAIM_TOKEN_PREFIX,
+  classifyBearer,
+  displayPrefixOf,
+  generateToken,
+  hashToken,
+  secretPrefixOf,
+} from './token-format.js';
 
 describe('personal access token format', () => {
   it('is kwp_ + 30 base62 + 6 base62 checksum, stored as SHA-256 hex and a display prefix', () => {
@@ -34,5 +43,18 @@ describe('personal access token format', () => {
     expect(classifyBearer('x'.repeat(31))).toBe('malformed');
     expect(classifyBearer(`${'x'.repeat(31)} `)).toBe('malformed');
     expect(classifyBearer('x'.repeat(257))).toBe('malformed');
+  });
+
+  it('takes agent access tokens as bearers, never refresh or claim tokens', () => {
+    const access = generateToken(AGENT_ACCESS_PREFIX).token;
+    expect(access).toMatch(/^kwa_[0-9A-Za-z]{36}$/);
+    expect(classifyBearer(access)).toBe('agent');
+    expect(secretPrefixOf(access)).toBe('kwa_');
+    // Refresh and claim tokens are secrets of their own endpoints, not credentials of the API.
+    expect(classifyBearer(generateToken(AGENT_REFRESH_PREFIX).token)).toBe('malformed');
+    expect(classifyBearer(generateToken(CLAIM_TOKEN_PREFIX).token)).toBe('malformed');
+    // A wrong checksum is refused without a lookup, whatever the prefix.
+    expect(classifyBearer(access.slice(0, -1) + (access.at(-1) === 'a' ? 'b' : 'a'))).toBe('malformed');
+    expect(secretPrefixOf(`kwx_${access.slice(4)}`)).toBeNull();
   });
 });

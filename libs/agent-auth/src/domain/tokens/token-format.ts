@@ -16,8 +16,15 @@ export const DISPLAY_PREFIX_LENGTH = 8;
 export const OPAQUE_TOKEN_MIN_LENGTH = 32;
 export const OPAQUE_TOKEN_MAX_LENGTH = 256;
 
-const TOKEN_PATTERN = new RegExp(
-  `^${TOKEN_PREFIX}([0-9A-Za-z]{${TOKEN_RANDOM_LENGTH}})([0-9A-Za-z]{${TOKEN_CHECKSUM_LENGTH}})$`,
+/** Agent authentication's secrets, in the same format: access token, refresh token, claim token. */
+export const AGENT_ACCESS_PREFIX = 'kwa_';
+export const AGENT_REFRESH_PREFIX = 'kwr_';
+export const CLAIM_TOKEN_PREFIX = 'kwc_';
+const PREFIXES = [TOKEN_PREFIX, AGENT_ACCESS_PREFIX, AGENT_REFRESH_PREFIX, CLAIM_TOKEN_PREFIX] as const;
+export type SecretPrefix = (typeof PREFIXES)[number];
+
+const SECRET_PATTERN = new RegExp(
+  `^(kw[parc]_)([0-9A-Za-z]{${TOKEN_RANDOM_LENGTH}})([0-9A-Za-z]{${TOKEN_CHECKSUM_LENGTH}})$`,
 );
 const OPAQUE_PATTERN = /^[\x21-\x7e]+$/;
 
@@ -26,10 +33,20 @@ function checksumOf(random: string): string {
 }
 
 /** A new token: the secret (shown once) and what is stored of it. */
-export function generateToken(): { token: string; tokenHash: string; displayPrefix: string } {
+export function generateToken(prefix: SecretPrefix = TOKEN_PREFIX): {
+  token: string;
+  tokenHash: string;
+  displayPrefix: string;
+} {
   const random = randomBase62(TOKEN_RANDOM_LENGTH);
-  const token = `${TOKEN_PREFIX}${random}${checksumOf(random)}`;
+  const token = `${prefix}${random}${checksumOf(random)}`;
   return { token, tokenHash: hashToken(token), displayPrefix: displayPrefixOf(token) };
+}
+
+/** The prefix of a well-formed secret of ours (checksum verified), or null. */
+export function secretPrefixOf(token: string): SecretPrefix | null {
+  const match = SECRET_PATTERN.exec(token);
+  return match && checksumOf(match[2]) === match[3] ? (match[1] as SecretPrefix) : null;
 }
 
 /** What is stored instead of the secret: SHA-256, hex, of the whole token. */
@@ -45,6 +62,8 @@ export function displayPrefixOf(token: string): string {
 export type BearerShape =
   /** A well-formed kwp_ token with a valid checksum: look it up. */
   | 'kwp'
+  /** A well-formed agent access token (kwa_): look it up among agent tokens. */
+  | 'agent'
   /** Not kwp_, but long enough to be an operator-provided secret (ADMIN_TOKEN): look it up by hash. */
   | 'opaque'
   /** Anything else, including kwp_ with a bad checksum: refuse without a lookup. */
@@ -52,9 +71,11 @@ export type BearerShape =
 
 /** Classifies a bearer string with no I/O: decides whether it is worth a database lookup. */
 export function classifyBearer(token: string): BearerShape {
-  if (token.startsWith(TOKEN_PREFIX)) {
-    const match = TOKEN_PATTERN.exec(token);
-    return match && checksumOf(match[1]) === match[2] ? 'kwp' : 'malformed';
+  const prefix = PREFIXES.find((p) => token.startsWith(p));
+  if (prefix) {
+    // Refresh and claim tokens are never bearer credentials.
+    const shape = secretPrefixOf(token);
+    return shape === TOKEN_PREFIX ? 'kwp' : shape === AGENT_ACCESS_PREFIX ? 'agent' : 'malformed';
   }
   if (token.length >= OPAQUE_TOKEN_MIN_LENGTH && token.length <= OPAQUE_TOKEN_MAX_LENGTH && OPAQUE_PATTERN.test(token))
     return 'opaque';

@@ -5,6 +5,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { CallerAccounts } from '../caller-accounts.js';
 import { toUserMessage } from '../mappers.js';
+import { AgentGrantsRepository } from '../../persistence/agent-grants.repository.js';
 import { SessionsRepository } from '../../persistence/sessions.repository.js';
 import { TokensRepository } from '../../persistence/tokens.repository.js';
 
@@ -26,6 +27,7 @@ export class DescribeCredential {
     private readonly callers: CallerAccounts,
     private readonly tokens: TokensRepository,
     private readonly sessions: SessionsRepository,
+    private readonly grants: AgentGrantsRepository,
   ) {}
 
   async execute(
@@ -43,6 +45,19 @@ export class DescribeCredential {
         scopes: ['*'],
         allWorkspaces: true,
         workspaceIds: [],
+        user: toUserMessage(user),
+      };
+    }
+    if (auth.credentialKind === 'agent') {
+      const grant = await this.grants.findLive(auth.credentialId, user.id);
+      if (!grant) throw gone();
+      return {
+        kind: 'agent',
+        id: grant.id,
+        name: grant.agentName,
+        scopes: grant.scopes,
+        allWorkspaces: grant.allWorkspaces,
+        workspaceIds: grant.allWorkspaces ? [] : grant.workspaceIds,
         user: toUserMessage(user),
       };
     }

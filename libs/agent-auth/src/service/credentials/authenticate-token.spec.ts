@@ -5,8 +5,13 @@ import type { TokenCredentialStore } from '../../persistence/tokens.repository.j
 import type { TokenRow, UserRow } from '../../persistence/rows.js';
 import { AuthenticateToken } from './authenticate-token.js';
 import { TokenUsageRecorder } from '../../domain/tokens/token-usage-recorder.js';
+import type { AuthenticateAgentToken } from './authenticate-agent-token.js';
 
 const now = new Date('2026-11-22T12:00:00Z');
+/** These cases hold no agent tokens: reaching the agent path is a failure. */
+const noAgents = {
+  authenticate: () => Promise.reject(new Error('not an agent token')),
+} as unknown as AuthenticateAgentToken;
 
 function user(overrides: Partial<UserRow> = {}): UserRow {
   return {
@@ -77,7 +82,7 @@ describe('AuthenticateToken', () => {
     const { token } = generateToken();
     const { store, calls } = recordingStore([tokenRow(hashToken(token))]);
     const usage = new TokenUsageRecorder(store);
-    const { caller, expiresAt } = await new AuthenticateToken(store, usage).execute(token, '10.0.0.1', now);
+    const { caller, expiresAt } = await new AuthenticateToken(store, usage, noAgents).execute(token, '10.0.0.1', now);
     expect(expiresAt).toBeUndefined();
     // The use is written off the request's path, by the next flush.
     expect(calls).toEqual([`findByHash:${hashToken(token)}`]);
@@ -98,7 +103,7 @@ describe('AuthenticateToken', () => {
     const { token } = generateToken();
     const expiresAt = new Date(now.getTime() + 60_000);
     const { store } = recordingStore([tokenRow(hashToken(token), { expiresAt })]);
-    const answer = await new AuthenticateToken(store, new TokenUsageRecorder(store)).execute(token, '', now);
+    const answer = await new AuthenticateToken(store, new TokenUsageRecorder(store), noAgents).execute(token, '', now);
     expect(answer.expiresAt).toBe(expiresAt.toISOString());
   });
 
@@ -106,8 +111,10 @@ describe('AuthenticateToken', () => {
     const { token } = generateToken();
     const broken = token.slice(0, -1) + (token.endsWith('a') ? 'b' : 'a');
     const { store, calls } = recordingStore([tokenRow(hashToken(broken))]);
-    await refusal(new AuthenticateToken(store, new TokenUsageRecorder(store)).execute(broken, '', now));
-    await refusal(new AuthenticateToken(store, new TokenUsageRecorder(store)).execute('short-garbage', '', now));
+    await refusal(new AuthenticateToken(store, new TokenUsageRecorder(store), noAgents).execute(broken, '', now));
+    await refusal(
+      new AuthenticateToken(store, new TokenUsageRecorder(store), noAgents).execute('short-garbage', '', now),
+    );
     expect(calls).toEqual([]);
   });
 
@@ -121,7 +128,7 @@ describe('AuthenticateToken', () => {
     const messages = new Set<string>();
     const usage = new TokenUsageRecorder(store);
     for (const t of tokens)
-      messages.add((await refusal(new AuthenticateToken(store, usage).execute(t, '', now))).message);
+      messages.add((await refusal(new AuthenticateToken(store, usage, noAgents).execute(t, '', now))).message);
     expect(messages.size).toBe(1);
     await usage.flush();
     expect(calls.filter((c) => c.startsWith('recordUse'))).toEqual([]);
@@ -133,7 +140,7 @@ describe('AuthenticateToken', () => {
       tokenRow(hashToken(secret), { scopes: ['*'], allWorkspaces: true, workspaceIds: [] }),
     ]);
     const usage = new TokenUsageRecorder(store);
-    const { caller } = await new AuthenticateToken(store, usage).execute(secret, '', now);
+    const { caller } = await new AuthenticateToken(store, usage, noAgents).execute(secret, '', now);
     expect(caller?.auth).toMatchObject({ scopes: ['*'], allWorkspaces: true, workspaceIds: [] });
     await usage.flush();
     expect(calls).toHaveLength(2);

@@ -5,12 +5,14 @@ import { classifyBearer, hashToken } from '../../domain/tokens/token-format.js';
 import { toUserMessage } from '../mappers.js';
 import { TokensRepository, type TokenCredentialStore } from '../../persistence/tokens.repository.js';
 import { invalidCredential } from './credential-errors.js';
+import { AuthenticateAgentToken } from './authenticate-agent-token.js';
 import { TOKEN_USAGE_STORE, TokenUsageRecorder } from '../../domain/tokens/token-usage-recorder.js';
 
 export const TOKEN_CREDENTIAL_STORE = Symbol('agent-auth.TokenCredentialStore');
 
 /**
- * AuthenticateToken: a personal access token to the caller. The shape and checksum are
+ * AuthenticateToken: a personal access token (or an agent's access token, see
+ * AuthenticateAgentToken) to the caller. The shape and checksum are
  * checked first, with no I/O, so garbage never reaches the database; then the hash is looked
  * up, and the token must be unrevoked, unexpired and its account active. Each accepted use is
  * recorded (last use, requests per UTC day) by the batching TokenUsageRecorder, off the request's path.
@@ -21,6 +23,7 @@ export class AuthenticateToken {
   constructor(
     @Inject(TOKEN_CREDENTIAL_STORE) private readonly store: TokenCredentialStore,
     private readonly usage: TokenUsageRecorder,
+    private readonly agentTokens: AuthenticateAgentToken,
   ) {}
 
   async execute(
@@ -28,7 +31,9 @@ export class AuthenticateToken {
     ip: string,
     now = new Date(),
   ): Promise<MessageInitShape<typeof AuthenticateTokenResponseSchema>> {
-    if (classifyBearer(token) === 'malformed') throw invalidCredential();
+    const shape = classifyBearer(token);
+    if (shape === 'malformed') throw invalidCredential();
+    if (shape === 'agent') return this.agentTokens.authenticate(token, now);
     const found = await this.store.findByHash(hashToken(token));
     if (!found || found.revokedAt || (found.expiresAt && found.expiresAt <= now) || found.user.status !== 'active')
       throw invalidCredential();

@@ -1,6 +1,6 @@
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
-import { isForbiddenAddress } from './forbidden-address.js';
+import { isForbiddenAddress } from '@kw/platform-net';
 import { TargetRefusedError } from './target-refused.error.js';
 
 export interface TargetPolicy {

@@ -6,7 +6,7 @@ export {
   type ResolvedAddress,
   type TargetPolicy,
 } from './check-target.js';
-export { isForbiddenAddress } from './forbidden-address.js';
+export { isForbiddenAddress } from '@kw/platform-net';
 export { parseRetryAfter } from './retry-after.js';
 export { sendToTarget, type SendFailure, type SendRequest, type SendResult } from './send-to-target.js';
 export { TargetRefusedError, type TargetRefusalReason } from './target-refused.error.js';

@@ -460,7 +460,7 @@ export const DescribeCredentialRequestSchema: GenMessage<DescribeCredentialReque
  */
 export type DescribeCredentialResponse = Message<"kw.identity.v1.DescribeCredentialResponse"> & {
   /**
-   * "pat" or "session".
+   * "pat", "session" or "agent" (an agent grant: `id` is the grant, `name` the agent).
    *
    * @generated from field: string kind = 1;
    */

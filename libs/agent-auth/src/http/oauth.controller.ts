@@ -1,0 +1,83 @@
+import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AgentAuthService } from '@kw/contracts';
+import type { AppConfig } from '@kw/platform-config';
+import { Public, publicBase } from '@kw/platform-http';
+import { APP_CONFIG } from '@kw/platform-runtime';
+import { ServiceClient } from '@kw/platform-transport';
+import { RevokeRequestDto, TokenAnswerDto, TokenRequestDto } from './dto/agent-auth.dto.js';
+import { oauthParams } from './oauth-params.js';
+
+const OAUTH_ERRORS =
+  'RFC 6749 §5.2 body `{error, error_description}`: invalid_request, invalid_grant, invalid_scope, ' +
+  'unsupported_grant_type; for the claim grant also authorization_pending, slow_down, expired_token, access_denied (RFC 8628)';
+
+/**
+ * The OAuth 2.0 token and revocation endpoints of agent authentication
+ * (docs/agent-authentication.md). Clients are public (no client authentication); parameters
+ * are form-encoded (a JSON object is accepted too); answers are never cached.
+ */
+@ApiTags('Agent authentication')
+@Public()
+@Controller('oauth2')
+export class OAuthController {
+  constructor(
+    private readonly client: ServiceClient,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Post('token')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Token endpoint',
+    description:
+      'grant_type `urn:ietf:params:oauth:grant-type:jwt-bearer` with `assertion` (an ID-JAG), ' +
+      '`urn:kw:agent-auth:grant-type:claim` with `claim_token` (poll at the given interval), or ' +
+      '`refresh_token` (rotated at each use; a reused one revokes its grant).',
+  })
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiBody({ type: TokenRequestDto })
+  @ApiOkResponse({ type: TokenAnswerDto })
+  @ApiBadRequestResponse({ description: OAUTH_ERRORS })
+  async token(@Body() body: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const params = oauthParams(body, ['grant_type', 'assertion', 'claim_token', 'refresh_token', 'scope']);
+    void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    const answer = await this.client.call(AgentAuthService.method.issueToken, {
+      issuer: publicBase(this.config, request),
+      grantType: params.grant_type ?? '',
+      assertion: params.assertion,
+      claimToken: params.claim_token,
+      refreshToken: params.refresh_token,
+      scope: params.scope,
+    });
+    return {
+      access_token: answer.accessToken,
+      token_type: answer.tokenType,
+      expires_in: answer.expiresIn,
+      refresh_token: answer.refreshToken,
+      scope: answer.scope,
+    };
+  }
+
+  @Post('revoke')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Revoke a token (RFC 7009)',
+    description:
+      'An agent access token ends alone; a refresh token ends its whole grant. Unknown tokens answer 200 too.',
+  })
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiBody({ type: RevokeRequestDto })
+  @ApiOkResponse({ description: 'Revoked, or nothing to revoke' })
+  @ApiBadRequestResponse({ description: 'invalid_request: no token' })
+  async revoke(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, never>> {
+    const params = oauthParams(body, ['token', 'token_type_hint']);
+    await this.client.call(AgentAuthService.method.revokeOAuthToken, {
+      token: params.token ?? '',
+      tokenTypeHint: params.token_type_hint,
+    });
+    void reply.header('cache-control', 'no-store');
+    return {};
+  }
+}

@@ -1,0 +1,174 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ControlPrisma } from '@kw/platform-persistence';
+import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
+import type { UserRow } from './rows.js';
+
+export type AgentGrantRow = ControlPrisma.AgentGrantModel;
+export type AgentTokenRow = ControlPrisma.AgentTokenModel;
+
+export interface NewAgentGrant {
+  userId: string;
+  method: 'identity_assertion' | 'service_auth';
+  agentName: string;
+  issuer: string | null;
+  subject: string | null;
+  scopes: string[];
+  allWorkspaces: boolean;
+  workspaceIds: string[];
+}
+
+/** What is stored of a freshly minted token pair (the secrets themselves never are). */
+export interface NewTokenPair {
+  accessHash: string;
+  accessExpiresAt: Date;
+  refreshHash: string;
+  refreshExpiresAt: Date;
+}
+
+export type AccessTokenFound = AgentTokenRow & { grant: AgentGrantRow & { user: UserRow } };
+
+/** The outcome of presenting a refresh token. */
+export type RefreshOutcome =
+  | { kind: 'rotated'; grant: AgentGrantRow }
+  /** Already exchanged once: the family was revoked just now. */
+  | { kind: 'reused'; grantId: string }
+  | { kind: 'invalid' };
+
+/** Agent grants and their tokens (one family per grant). Only hashes of secrets are stored. */
+@Injectable()
+export class AgentGrantsRepository {
+  constructor(@Inject(IDENTITY_DB) private readonly db: IdentityDb) {}
+
+  /** A new grant and its first token pair, together. */
+  async createWithTokens(grant: NewAgentGrant, tokens: NewTokenPair): Promise<AgentGrantRow> {
+    return this.db.$transaction((tx) => insertGrant(tx, grant, tokens));
+  }
+
+  findAccessByHash(tokenHash: string): Promise<AccessTokenFound | null> {
+    return this.db.agentToken.findUnique({
+      where: { tokenHash },
+      include: { grant: { include: { user: true } } },
+    }) as Promise<AccessTokenFound | null>;
+  }
+
+  /**
+   * Exchanges a refresh token for a new pair (rotation): the old one is marked used in the
+   * same transaction that stores the new pair. A refresh token used a second time means it
+   * leaked (RFC 9700 §4.14.2): the whole grant is revoked.
+   */
+  async rotate(
+    refreshHash: string,
+    next: NewTokenPair,
+    now: Date,
+    /** Checks the request against the grant before anything changes; throwing leaves the token unused. */
+    accept: (grant: AgentGrantRow) => void,
+  ): Promise<RefreshOutcome> {
+    return this.db.$transaction(async (tx) => {
+      const token = await tx.agentToken.findUnique({ where: { tokenHash: refreshHash }, include: { grant: true } });
+      if (!token || token.kind !== 'refresh' || token.revokedAt || token.grant.revokedAt || token.expiresAt <= now)
+        return { kind: 'invalid' } as const;
+      accept(token.grant);
+      const { count } = await tx.agentToken.updateMany({
+        where: { id: token.id, usedAt: null },
+        data: { usedAt: now },
+      });
+      if (count === 0) {
+        await revokeGrants(tx, { id: token.grantId }, 'refresh token reused', now);
+        return { kind: 'reused', grantId: token.grantId } as const;
+      }
+      await tx.agentToken.createMany({ data: tokenRows(token.grantId, next) });
+      return { kind: 'rotated', grant: token.grant } as const;
+    });
+  }
+
+  /** Revokes one token (RFC 7009 for an access token); its grant id when it existed and was live. */
+  async revokeToken(tokenHash: string, now: Date): Promise<AgentTokenRow | null> {
+    const token = await this.db.agentToken.findUnique({ where: { tokenHash } });
+    if (!token || token.revokedAt) return null;
+    await this.db.agentToken.update({ where: { id: token.id }, data: { revokedAt: now } });
+    return token;
+  }
+
+  /** Revokes a grant and every token of it; true when it was live. */
+  async revokeGrant(id: string, reason: string, now: Date, userId?: string): Promise<boolean> {
+    const ids = await revokeGrants(this.db, { id, ...(userId ? { userId } : {}) }, reason, now);
+    return ids.length > 0;
+  }
+
+  /** Revokes every live grant of a user; the grant ids revoked. */
+  revokeUserGrants(userId: string, reason: string, now: Date): Promise<string[]> {
+    return revokeGrants(this.db, { userId }, reason, now);
+  }
+
+  /** Revokes the live grants a user's account got through this identity provider's assertions. */
+  revokeIssuerGrantsOfUser(userId: string, issuer: string, reason: string, now: Date): Promise<string[]> {
+    return revokeGrants(this.db, { userId, issuer }, reason, now);
+  }
+
+  /** Revokes the live grants bound to an identity provider's subject. */
+  revokeSubjectGrants(issuer: string, subject: string, reason: string, now: Date): Promise<string[]> {
+    return revokeGrants(this.db, { issuer, subject }, reason, now);
+  }
+
+  /** The user bound to an identity provider's subject by its most recent grant, if any. */
+  async userOfSubject(issuer: string, subject: string): Promise<string | null> {
+    const grant = await this.db.agentGrant.findFirst({
+      where: { issuer, subject },
+      orderBy: { createdAt: 'desc' },
+      select: { userId: true },
+    });
+    return grant?.userId ?? null;
+  }
+
+  findLive(id: string, userId: string): Promise<AgentGrantRow | null> {
+    return this.db.agentGrant.findFirst({ where: { id, userId, revokedAt: null } });
+  }
+
+  listLive(userId: string): Promise<AgentGrantRow[]> {
+    return this.db.agentGrant.findMany({
+      where: { userId, revokedAt: null },
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+    });
+  }
+
+  async touch(grantId: string, at: Date): Promise<void> {
+    await this.db.agentGrant.updateMany({
+      where: { id: grantId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] },
+      data: { lastUsedAt: at },
+    });
+  }
+}
+
+/** Inserts a grant and its token pair with the caller's transaction client. */
+export async function insertGrant(
+  tx: Pick<IdentityDb, 'agentGrant' | 'agentToken'>,
+  grant: NewAgentGrant,
+  tokens: NewTokenPair,
+): Promise<AgentGrantRow> {
+  const row = await tx.agentGrant.create({ data: grant });
+  await tx.agentToken.createMany({ data: tokenRows(row.id, tokens) });
+  return row;
+}
+
+function tokenRows(grantId: string, tokens: NewTokenPair) {
+  return [
+    { grantId, kind: 'access', tokenHash: tokens.accessHash, expiresAt: tokens.accessExpiresAt },
+    { grantId, kind: 'refresh', tokenHash: tokens.refreshHash, expiresAt: tokens.refreshExpiresAt },
+  ];
+}
+
+type GrantClient = Pick<IdentityDb, 'agentGrant' | 'agentToken'>;
+
+async function revokeGrants(
+  db: GrantClient,
+  where: ControlPrisma.AgentGrantWhereInput,
+  reason: string,
+  now: Date,
+): Promise<string[]> {
+  const live = await db.agentGrant.findMany({ where: { ...where, revokedAt: null }, select: { id: true } });
+  const ids = live.map((g) => g.id);
+  if (ids.length === 0) return [];
+  await db.agentGrant.updateMany({ where: { id: { in: ids } }, data: { revokedAt: now, revokedReason: reason } });
+  await db.agentToken.updateMany({ where: { grantId: { in: ids }, revokedAt: null }, data: { revokedAt: now } });
+  return ids;
+}

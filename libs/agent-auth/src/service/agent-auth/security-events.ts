@@ -1,0 +1,120 @@
+import { Injectable } from '@nestjs/common';
+import type { JWTPayload } from 'jose';
+import { EVENT_TYPES, SET_TYP } from '../../domain/agent-auth/oauth.js';
+import { setError, type SetErrorCode } from '../../domain/agent-auth/oauth-errors.js';
+import { AgentGrantsRepository } from '../../persistence/agent-grants.repository.js';
+import { SeenJwtIdsRepository } from '../../persistence/seen-jwt-ids.repository.js';
+import { SessionsRepository } from '../../persistence/sessions.repository.js';
+import { UsersRepository } from '../../persistence/users.repository.js';
+import { CredentialChanges } from '../credentials/credential-changes.js';
+import { JwtRefused, SignedJwtVerifier, type JwtRefusal } from './signed-jwt-verifier.js';
+
+const SET_ERRORS: Record<JwtRefusal, SetErrorCode> = {
+  malformed: 'invalid_request',
+  wrong_type: 'invalid_request',
+  bad_claims: 'invalid_request',
+  replayed: 'invalid_request',
+  unknown_issuer: 'invalid_issuer',
+  bad_key: 'invalid_key',
+  bad_signature: 'authentication_failed',
+  wrong_audience: 'invalid_audience',
+};
+
+/** Who an event is about: an account (by email), or an identity provider's subject. */
+type Subject = { email: string } | { issuer: string; subject: string };
+
+/**
+ * Inbound Security Event Tokens (RFC 8417, pushed as RFC 8935 says) from trusted identity
+ * providers. Each known event type has one effect, applied before the 202
+ * (docs/agent-authentication.md#security-events); unknown types are accepted and ignored.
+ * A failure on our side forgets the jti, so the provider's retry is not taken for a replay.
+ */
+@Injectable()
+export class SecurityEvents {
+  constructor(
+    private readonly verifier: SignedJwtVerifier,
+    private readonly grants: AgentGrantsRepository,
+    private readonly users: UsersRepository,
+    private readonly sessions: SessionsRepository,
+    private readonly seen: SeenJwtIdsRepository,
+    private readonly changes: CredentialChanges,
+  ) {}
+
+  async receive(set: string, audience: string, now = new Date()): Promise<string[]> {
+    let issuer: string;
+    let payload: JWTPayload;
+    try {
+      const verified = await this.verifier.verify(set, { typ: SET_TYP, audience, kind: 'event' }, now);
+      issuer = verified.issuer.issuer;
+      payload = verified.payload;
+    } catch (err) {
+      if (err instanceof JwtRefused) throw setError(SET_ERRORS[err.reason], err.message);
+      throw err;
+    }
+    const events = payload.events;
+    if (!events || typeof events !== 'object' || Array.isArray(events) || Object.keys(events).length === 0)
+      throw setError('invalid_request', 'The SET has no events claim');
+    try {
+      const applied: string[] = [];
+      for (const [type, event] of Object.entries(events as Record<string, unknown>)) {
+        if (!(Object.values(EVENT_TYPES) as string[]).includes(type)) continue;
+        const subject = subjectOf(payload, event, issuer);
+        await this.apply(type, subject, issuer, now);
+        applied.push(type);
+      }
+      return applied;
+    } catch (err) {
+      await this.seen.forget(issuer, 'event', payload.jti!);
+      throw err;
+    }
+  }
+
+  private async apply(type: string, subject: Subject, issuer: string, now: Date): Promise<void> {
+    const userId = 'email' in subject ? (await this.users.findByEmail(subject.email))?.id : undefined;
+    const reason = `security event ${type.slice(type.lastIndexOf('/') + 1)} from ${issuer}`;
+    switch (type) {
+      case EVENT_TYPES.sessionRevoked:
+      case EVENT_TYPES.credentialChange:
+      case EVENT_TYPES.identifierChanged: {
+        // What this provider's assertions granted ends; other grants of the account stay.
+        const revoked =
+          'email' in subject
+            ? userId
+              ? await this.grants.revokeIssuerGrantsOfUser(userId, issuer, reason, now)
+              : []
+            : await this.grants.revokeSubjectGrants(subject.issuer, subject.subject, reason, now);
+        if (revoked.length > 0) this.changes.tokensChanged(...revoked);
+        return;
+      }
+      case EVENT_TYPES.credentialChangeRequired:
+      case EVENT_TYPES.accountDisabled:
+      case EVENT_TYPES.accountPurged: {
+        const account =
+          userId ?? ('issuer' in subject ? await this.grants.userOfSubject(subject.issuer, subject.subject) : null);
+        if (!account) return;
+        await this.grants.revokeUserGrants(account, reason, now);
+        await this.sessions.revokeAllOfUser(account, now);
+        // The platform never deletes an account on a provider's word: purged means disabled here.
+        if (type !== EVENT_TYPES.credentialChangeRequired) await this.users.disable(account);
+        this.changes.accountChanged(account);
+        return;
+      }
+    }
+  }
+}
+
+/**
+ * The event's subject: `sub_id` (RFC 9493) at the top level, or the older per-event `subject`;
+ * formats `email` and `iss_sub` (only for this issuer's own subjects).
+ */
+function subjectOf(payload: JWTPayload, event: unknown, issuer: string): Subject {
+  const raw = (payload.sub_id ?? (event as { subject?: unknown } | null)?.subject) as
+    Record<string, unknown> | undefined;
+  if (raw?.format === 'email' && typeof raw.email === 'string' && raw.email)
+    return { email: raw.email.trim().toLowerCase() };
+  if (raw?.format === 'iss_sub' && typeof raw.sub === 'string' && raw.sub) {
+    if (raw.iss !== issuer) throw setError('invalid_request', 'An issuer may only speak for its own subjects');
+    return { issuer, subject: raw.sub };
+  }
+  throw setError('invalid_request', 'The subject must be in the email or iss_sub format');
+}

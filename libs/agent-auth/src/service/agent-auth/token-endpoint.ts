@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { IssueTokenRequest, IssueTokenResponseSchema, RevokeOAuthTokenRequest } from '@kw/contracts';
+import { GRANT_CLAIM, GRANT_JWT_BEARER, GRANT_REFRESH } from '../../domain/agent-auth/oauth.js';
+import { oauthError } from '../../domain/agent-auth/oauth-errors.js';
+import { narrowScopes, parseAgentScope } from '../../domain/agent-auth/agent-scopes.js';
+import {
+  AGENT_ACCESS_PREFIX,
+  AGENT_REFRESH_PREFIX,
+  hashToken,
+  secretPrefixOf,
+} from '../../domain/tokens/token-format.js';
+import { AgentGrantsRepository } from '../../persistence/agent-grants.repository.js';
+import { CredentialChanges } from '../credentials/credential-changes.js';
+import { AgentClaims } from './agent-claims.js';
+import { AgentTokenMinter } from './agent-token-minter.js';
+import { IdentityAssertions } from './identity-assertions.js';
+
+type TokenAnswer = MessageInitShape<typeof IssueTokenResponseSchema>;
+
+/**
+ * POST /oauth2/token and /oauth2/revoke. Three grants: an ID-JAG (RFC 7523 jwt-bearer), the
+ * claim grant (RFC 8628 polling), and refresh_token with rotation and reuse detection. Every
+ * grant answers a short-lived access token and a refresh token of the same family (the grant).
+ */
+@Injectable()
+export class TokenEndpoint {
+  constructor(
+    private readonly assertions: IdentityAssertions,
+    private readonly claims: AgentClaims,
+    private readonly grants: AgentGrantsRepository,
+    private readonly minter: AgentTokenMinter,
+    private readonly changes: CredentialChanges,
+  ) {}
+
+  issue(input: IssueTokenRequest, now = new Date()): Promise<TokenAnswer> {
+    switch (input.grantType) {
+      case GRANT_JWT_BEARER:
+        return this.exchangeAssertion(input, now);
+      case GRANT_CLAIM:
+        if (!input.claimToken) throw oauthError('invalid_request', 'claim_token is required');
+        return this.claims.poll(input.claimToken, now);
+      case GRANT_REFRESH:
+        return this.refresh(input, now);
+      default:
+        throw oauthError(
+          input.grantType ? 'unsupported_grant_type' : 'invalid_request',
+          input.grantType ? 'This grant type is not supported' : 'grant_type is required',
+        );
+    }
+  }
+
+  /** RFC 7009: revoking a refresh token ends its grant; an access token ends alone. Unknown tokens: no error. */
+  async revoke(input: RevokeOAuthTokenRequest, now = new Date()): Promise<void> {
+    if (!input.token) throw oauthError('invalid_request', 'token is required');
+    const prefix = secretPrefixOf(input.token);
+    if (prefix !== AGENT_ACCESS_PREFIX && prefix !== AGENT_REFRESH_PREFIX) return;
+    const token = await this.grants.revokeToken(hashToken(input.token), now);
+    if (!token) return;
+    if (token.kind === 'refresh') await this.grants.revokeGrant(token.grantId, 'refresh token revoked', now);
+    this.changes.tokensChanged(token.grantId);
+  }
+
+  private async exchangeAssertion(input: IssueTokenRequest, now: Date): Promise<TokenAnswer> {
+    const bound = await this.assertions.bind(input.assertion ?? '', input.issuer, now);
+    const scopes = narrowScopes(bound.scopes, parseAgentScope(input.scope));
+    const minted = this.minter.mint(now);
+    await this.grants.createWithTokens(
+      {
+        userId: bound.user.id,
+        method: 'identity_assertion',
+        agentName: bound.clientId,
+        issuer: bound.issuer.issuer,
+        subject: bound.subject,
+        scopes,
+        allWorkspaces: true,
+        workspaceIds: [],
+      },
+      minted.stored,
+    );
+    return minted.answer(scopes);
+  }
+
+  private async refresh(input: IssueTokenRequest, now: Date): Promise<TokenAnswer> {
+    const token = input.refreshToken ?? '';
+    if (!token) throw oauthError('invalid_request', 'refresh_token is required');
+    if (secretPrefixOf(token) !== AGENT_REFRESH_PREFIX) throw oauthError('invalid_grant', 'Unknown refresh token');
+    const minted = this.minter.mint(now);
+    const requested = parseAgentScope(input.scope);
+    // RFC 6749 §6: `scope` may not ask for more than the grant; the answer's scope is the grant's.
+    const outcome = await this.grants.rotate(hashToken(token), minted.stored, now, (grant) =>
+      narrowScopes(grant.scopes, requested),
+    );
+    if (outcome.kind === 'reused') {
+      this.changes.tokensChanged(outcome.grantId);
+      throw oauthError('invalid_grant', 'This refresh token was used before; every token of its grant is revoked');
+    }
+    if (outcome.kind === 'invalid')
+      throw oauthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
+    return minted.answer(outcome.grant.scopes);
+  }
+}

@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { AuthenticateTokenResponseSchema } from '@kw/contracts';
+import { hashToken } from '../../domain/tokens/token-format.js';
+import { AgentGrantsRepository } from '../../persistence/agent-grants.repository.js';
+import { toUserMessage } from '../mappers.js';
+import { invalidCredential } from './credential-errors.js';
+
+/** A grant's last use is written at most this often (it is shown to the user, not counted). */
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * An agent's access token (`kwa_`) to the caller: the token must be unrevoked and unexpired,
+ * its grant live and its account active. The caller acts with the grant's scopes and
+ * workspaces, as credential kind `agent` whose id is the grant's (revoking the grant drops
+ * every gateway's cached entry for its tokens).
+ */
+@Injectable()
+export class AuthenticateAgentToken {
+  constructor(private readonly grants: AgentGrantsRepository) {}
+
+  async authenticate(token: string, now: Date): Promise<MessageInitShape<typeof AuthenticateTokenResponseSchema>> {
+    const found = await this.grants.findAccessByHash(hashToken(token));
+    if (
+      !found ||
+      found.kind !== 'access' ||
+      found.revokedAt ||
+      found.expiresAt <= now ||
+      found.grant.revokedAt ||
+      found.grant.user.status !== 'active'
+    )
+      throw invalidCredential();
+    const { grant } = found;
+    if (!grant.lastUsedAt || now.getTime() - grant.lastUsedAt.getTime() > TOUCH_EVERY_MS)
+      void this.grants.touch(grant.id, now).catch(() => undefined);
+    return {
+      caller: {
+        auth: {
+          userId: grant.userId,
+          credentialId: grant.id,
+          credentialKind: 'agent',
+          scopes: grant.scopes,
+          allWorkspaces: grant.allWorkspaces,
+          workspaceIds: grant.allWorkspaces ? [] : grant.workspaceIds,
+        },
+        user: toUserMessage(grant.user),
+      },
+      expiresAt: found.expiresAt.toISOString(),
+    };
+  }
+}
