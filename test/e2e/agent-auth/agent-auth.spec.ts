@@ -98,14 +98,14 @@ describe('agent authentication: identity assertions, tokens and security events'
   it('openid-client exchanges an ID-JAG, calls REST and MCP, refreshes and revokes', async () => {
     const assertion = await idp.idJag(base, {
       email: 'Ada@Example.test',
-      scope: 'workspaces:read workspaces:write fragments:read search:read',
+      scope: 'workspaces:read workspaces:write fragments:read search:read chat:use',
     });
     const tokens = await oidc.genericGrantRequest(config, JWT_BEARER, { assertion });
     expect(tokens.token_type?.toLowerCase()).toBe('bearer');
     expect(tokens.access_token).toMatch(/^kwa_/);
     expect(tokens.refresh_token).toMatch(/^kwr_/);
     expect(tokens.expires_in).toBe(3600);
-    expect(tokens.scope).toBe('workspaces:read workspaces:write fragments:read search:read');
+    expect(tokens.scope).toBe('workspaces:read workspaces:write fragments:read search:read chat:use');
 
     // REST: the token acts for Ada, with exactly the approved scopes.
     const me = (await (await bearer(tokens.access_token)).json()) as any;
@@ -118,6 +118,10 @@ describe('agent authentication: identity assertions, tokens and security events'
     });
     expect(created.status).toBe(201);
     expect((await bearer(tokens.access_token, '/api/tokens')).status).toBe(403);
+    // The OpenAI-compatible API takes it too.
+    const models = await bearer(tokens.access_token, '/api/v1/models');
+    expect(models.status).toBe(200);
+    expect(((await models.json()) as any).object).toBe('list');
 
     // MCP with the official SDK client.
     const mcp = await connectMcp(base, tokens.access_token, 'research-agent');

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { adminEnv, createUser } from '../../support/accounts.js';
+import { startDistributed, type DistributedPlatform } from '../../support/distributed.js';
+import { createTestDatabase } from '../../support/postgres.js';
+import { describeWith, TEST_NATS_URL } from '../../support/services.js';
+import { startIdentityProvider, type IdentityProvider } from '../../support/stand-ins/identity-provider-stand-in.js';
+
+/**
+ * Agent authentication in distributed mode: the gateway parses the form and SET bodies and
+ * agent-auth, in its own process, verifies and stores. The gateway caches token
+ * authentications for a minute here, so a token refused within the test was refused because
+ * the security event's CredentialsChanged broadcast reached the gateway, not by a timeout.
+ */
+describeWith(['postgres', 'nats'], 'agent authentication (distributed mode)', () => {
+  const admin = adminEnv();
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let platform: DistributedPlatform;
+  let idp: IdentityProvider;
+
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+    db = await createTestDatabase('kw_agent_auth');
+    platform = await startDistributed(
+      {
+        DATABASE_URL: db.url,
+        NATS_URL: TEST_NATS_URL!,
+        AUTH_CACHE_TTL_MS: '60000',
+        AGENT_TRUSTED_ISSUERS: JSON.stringify([idp.trusted]),
+        AGENT_JWKS_ALLOW_PRIVATE: 'true',
+        ...admin,
+      },
+      120_000,
+    );
+  }, 180_000);
+
+  afterAll(async () => {
+    if (platform) await platform.stop();
+    await db?.drop();
+    await idp?.close();
+  }, 60_000);
+
+  it('exchanges an ID-JAG, and a security event revokes the cached token at once', async () => {
+    const base = platform.url;
+    const user = await createUser(base, admin.ADMIN_TOKEN);
+    const res = await fetch(`${base}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        assertion: await idp.idJag(base, { email: user.email }),
+      }).toString(),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const { access_token } = (await res.json()) as { access_token: string };
+    const me = () => fetch(`${base}/api/profile`, { headers: { authorization: `Bearer ${access_token}` } });
+    expect((await me()).status).toBe(200);
+    expect((await me()).status).toBe(200);
+
+    const set = await idp.securityEvent(
+      base,
+      { 'https://schemas.openid.net/secevent/caep/event-type/session-revoked': {} },
+      { sub_id: { format: 'email', email: user.email } },
+    );
+    const pushed = await fetch(`${base}/agent/event/notify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/secevent+jwt' },
+      body: set,
+    });
+    expect(pushed.status).toBe(202);
+    expect((await me()).status).toBe(401);
+  });
+});
