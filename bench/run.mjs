@@ -20,6 +20,7 @@ import { chatScenario, embedChatScenario, startModelStandIn } from './scenarios/
 import { filesScenario } from './scenarios/files.mjs';
 import { fragmentCreate } from './scenarios/fragment-create.mjs';
 import { fragmentGet } from './scenarios/fragment-get.mjs';
+import { agentAuthScenario, agentIssuer } from './scenarios/agent-auth.mjs';
 import { gatewayRoute } from './scenarios/gateway-route.mjs';
 import { mcpVsRest } from './scenarios/mcp.mjs';
 import { memoryCollector } from './scenarios/memory.mjs';
@@ -144,6 +145,8 @@ process.on('unhandledRejection', (err) => {
 });
 
 let standIn;
+/** Scenario 12's identity provider (keys made here, trusted by the embedded platform). */
+let issuer;
 /** Scenario 11's distributed measurement, when the distributed platform ran. */
 let mixedDistributed;
 try {
@@ -154,10 +157,12 @@ try {
       ['8', 'files: uploads and extraction'],
       ['9', 'chat: latency added'],
       ['10', 'embed chat: latency added'],
+      ['12', 'agent authentication'],
     ],
     async () => {
       standIn = await startModelStandIn();
-      return startEmbedded({ env: standIn.env });
+      issuer = await agentIssuer();
+      return startEmbedded({ env: { ...standIn.env, ...issuer.env } });
     },
     async (embedded) => {
       await scenario('1', 'gateway route vs bare Fastify', () => gatewayRoute({ embedded }), embedded);
@@ -173,6 +178,12 @@ try {
         '10',
         'embed chat: latency added to the first token of a turn',
         () => embedChatScenario({ embedded, standIn }),
+        embedded,
+      );
+      await scenario(
+        '12',
+        'agent authentication: an agent token on a route, and ID-JAG exchanges',
+        () => agentAuthScenario({ embedded, issuer }),
         embedded,
       );
       memory.platform(embedded, 'embedded default');
