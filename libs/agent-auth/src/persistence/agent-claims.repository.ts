@@ -5,6 +5,8 @@ import { insertGrant, type AgentGrantRow, type NewAgentGrant, type NewTokenPair 
 
 export type AgentClaimRow = ControlPrisma.AgentClaimModel;
 
+const DAY_MS = 86_400_000;
+
 export interface NewAgentClaim {
   claimTokenHash: string;
   loginHint: string;
@@ -35,8 +37,12 @@ export interface RecordedPoll {
 export class AgentClaimsRepository {
   constructor(@Inject(IDENTITY_DB) private readonly db: IdentityDb) {}
 
-  create(claim: NewAgentClaim): Promise<AgentClaimRow> {
-    return this.db.agentClaim.create({ data: claim });
+  /** Creates a claim, and forgets up to 100 claims expired for a day (their rows are of no use then). */
+  async create(claim: NewAgentClaim, now: Date): Promise<AgentClaimRow> {
+    const row = await this.db.agentClaim.create({ data: claim });
+    await this.db.$executeRaw`DELETE FROM control.agent_claims WHERE id IN (
+      SELECT id FROM control.agent_claims WHERE expires_at < ${new Date(now.getTime() - DAY_MS)} LIMIT 100)`;
+    return row;
   }
 
   findByTokenHash(claimTokenHash: string): Promise<AgentClaimRow | null> {

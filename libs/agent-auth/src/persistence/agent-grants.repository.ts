@@ -25,6 +25,8 @@ export interface NewTokenPair {
   refreshExpiresAt: Date;
 }
 
+const DAY_MS = 86_400_000;
+
 export type AccessTokenFound = AgentTokenRow & { grant: AgentGrantRow & { user: UserRow } };
 
 /** The outcome of presenting a refresh token. */
@@ -42,6 +44,19 @@ export class AgentGrantsRepository {
   /** A new grant and its first token pair, together. */
   async createWithTokens(grant: NewAgentGrant, tokens: NewTokenPair): Promise<AgentGrantRow> {
     return this.db.$transaction((tx) => insertGrant(tx, grant, tokens));
+  }
+
+  /**
+   * Forgets up to 100 tokens expired for a day (a refresh token's row must outlive its use for
+   * reuse detection, which its expiry bounds) and revoked grants with no token left.
+   */
+  async sweepExpired(now: Date): Promise<void> {
+    const before = new Date(now.getTime() - DAY_MS);
+    await this.db.$executeRaw`DELETE FROM control.agent_tokens WHERE id IN (
+      SELECT id FROM control.agent_tokens WHERE expires_at < ${before} LIMIT 100)`;
+    await this.db.$executeRaw`DELETE FROM control.agent_grants g WHERE g.id IN (
+      SELECT id FROM control.agent_grants WHERE revoked_at < ${before}
+        AND NOT EXISTS (SELECT 1 FROM control.agent_tokens t WHERE t.grant_id = agent_grants.id) LIMIT 100)`;
   }
 
   findAccessByHash(tokenHash: string): Promise<AccessTokenFound | null> {

@@ -78,6 +78,7 @@ export class TokenEndpoint {
       },
       minted.stored,
     );
+    await this.grants.sweepExpired(now);
     return minted.answer(scopes);
   }
 
