@@ -29,6 +29,19 @@ DELETE FROM control.agent_grants g WHERE g.id IN (
 SELECT id FROM control.agent_grants WHERE revoked_at < ${before}
   AND NOT EXISTS (SELECT 1 FROM control.agent_tokens t WHERE t.grant_id = agent_grants.id) LIMIT 100);
 
+-- src/persistence/oauth-applications.repository.ts: OAuthApplicationsRepository.sweepUnused
+DELETE FROM control.oauth_applications WHERE id IN (
+SELECT id FROM control.oauth_applications
+WHERE owner_id IS NULL AND (
+  (last_used_at IS NULL AND created_at < ${new Date(now.getTime() - DAY_MS)})
+  OR last_used_at < ${new Date(now.getTime() - 90 * DAY_MS)})
+AND NOT EXISTS (SELECT 1 FROM control.agent_grants g WHERE g.application_id = oauth_applications.id AND g.revoked_at IS NULL)
+LIMIT 100);
+
+-- src/persistence/oauth-authorizations.repository.ts: OAuthAuthorizationsRepository.create
+DELETE FROM control.oauth_authorizations WHERE id IN (
+SELECT id FROM control.oauth_authorizations WHERE expires_at < ${new Date(now.getTime() - DAY_MS)} LIMIT 100);
+
 -- src/persistence/seen-jwt-ids.repository.ts: SeenJwtIdsRepository.remember.inserted
 INSERT INTO control.seen_jwt_ids (issuer, kind, jti, expires_at)
 VALUES (${issuer}, ${kind}, ${jti}, ${expiresAt}) ON CONFLICT DO NOTHING;

@@ -77,7 +77,7 @@ describe('agent authentication: identity assertions, tokens and security events'
     expect(meta.grant_types_supported).toEqual(
       expect.arrayContaining([JWT_BEARER, 'urn:kw:agent-auth:grant-type:claim', 'refresh_token']),
     );
-    expect(meta.token_endpoint_auth_methods_supported).toEqual(['none']);
+    expect(meta.token_endpoint_auth_methods_supported).toContain('none');
     expect(meta.revocation_endpoint).toBe(`${base}/oauth2/revoke`);
     expect(meta.agent_auth.identity_types_supported).toEqual(['identity_assertion', 'service_auth']);
     for (const key of ['issuer', 'token_endpoint', 'revocation_endpoint', 'grant_types_supported', 'agent_auth'])

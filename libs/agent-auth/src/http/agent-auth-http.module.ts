@@ -9,7 +9,11 @@ import { ProfileController } from './profile.controller.js';
 import { TokensController } from './tokens.controller.js';
 import { AgentGrantsController } from './agent-grants.controller.js';
 import { AgentIdentityController } from './agent-identity.controller.js';
-import { ClaimPageController } from './claim-page/claim-page.controller.js';
+import { ApprovalPageAssetsController } from './approval-page/approval-page-assets.controller.js';
+import { ClaimPageController } from './approval-page/claim-page.controller.js';
+import { ConsentPageController } from './approval-page/consent-page.controller.js';
+import { ApplicationsController } from './applications.controller.js';
+import { ClientRegistrationController } from './client-registration.controller.js';
 import { OAuthController } from './oauth.controller.js';
 import { TrustedIssuersController } from './trusted-issuers.controller.js';
 
@@ -29,6 +33,10 @@ import { TrustedIssuersController } from './trusted-issuers.controller.js';
     OAuthController,
     AgentIdentityController,
     ClaimPageController,
+    ConsentPageController,
+    ApprovalPageAssetsController,
+    ApplicationsController,
+    ClientRegistrationController,
     AgentGrantsController,
     TrustedIssuersController,
   ],

@@ -11,6 +11,7 @@ import {
   GRANT_TYPES,
   ID_JAG_TOKEN_TYPE,
   IDENTITY_TYPES,
+  TOKEN_ENDPOINT_AUTH_METHODS,
 } from '../domain/agent-auth/oauth.js';
 
 /**
@@ -50,11 +51,17 @@ export class DiscoveryController {
       token_endpoint: `${base}/oauth2/token`,
       revocation_endpoint: `${base}/oauth2/revoke`,
       jwks_uri: `${base}/.well-known/jwks.json`,
+      authorization_endpoint: `${base}/oauth2/authorize`,
+      registration_endpoint: `${base}/oauth2/register`,
       grant_types_supported: [...GRANT_TYPES],
-      response_types_supported: [],
-      // Agents are public clients: the assertion, claim token or refresh token is the proof.
-      token_endpoint_auth_methods_supported: ['none'],
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      code_challenge_methods_supported: ['S256'],
+      // Confidential applications authenticate; agents and public clients name themselves (PKCE,
+      // the assertion, the claim token or the refresh token is the proof).
+      token_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
       revocation_endpoint_auth_methods_supported: ['none'],
+      authorization_response_iss_parameter_supported: true,
       scopes_supported: [...AGENT_SCOPES],
       service_documentation: `${base}/docs/api-reference`,
       agent_auth: {

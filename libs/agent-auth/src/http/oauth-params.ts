@@ -18,3 +18,40 @@ export function oauthParams<K extends string>(body: unknown, names: readonly K[]
   }
   return params;
 }
+
+/**
+ * The client authentication a token request carries (RFC 6749 §2.3.1): HTTP Basic
+ * (`client_secret_basic`, form-urlencoded id and secret), the body's client_id and
+ * client_secret (`client_secret_post`), or client_id alone (`none`, a public client). Using two
+ * methods at once is refused.
+ */
+export function clientCredentials(
+  authorization: string | undefined,
+  params: { client_id?: string; client_secret?: string },
+): { clientAuthMethod: string; clientId?: string; clientSecret?: string } {
+  const basic = authorization?.match(/^Basic\s+([A-Za-z0-9+/=]+)$/i);
+  if (authorization !== undefined && !basic)
+    throw oauthError('invalid_request', 'The token endpoint takes HTTP Basic client authentication only');
+  if (basic) {
+    if (params.client_secret !== undefined) throw oauthError('invalid_request', 'Use one client authentication method');
+    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw oauthError('invalid_client', 'Malformed Basic credentials', 401);
+    const clientId = safeDecode(decoded.slice(0, colon));
+    if (params.client_id !== undefined && params.client_id !== clientId)
+      throw oauthError('invalid_request', 'client_id differs from the Basic credentials');
+    return { clientAuthMethod: 'client_secret_basic', clientId, clientSecret: safeDecode(decoded.slice(colon + 1)) };
+  }
+  if (params.client_secret !== undefined)
+    return { clientAuthMethod: 'client_secret_post', clientId: params.client_id, clientSecret: params.client_secret };
+  if (params.client_id !== undefined) return { clientAuthMethod: 'none', clientId: params.client_id };
+  return { clientAuthMethod: '' };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw oauthError('invalid_client', 'Malformed Basic credentials', 401);
+  }
+}

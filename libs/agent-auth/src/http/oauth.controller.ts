@@ -7,7 +7,7 @@ import { Public, publicBase } from '@kw/platform-http';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { RevokeRequestDto, TokenAnswerDto, TokenRequestDto } from './dto/agent-auth.dto.js';
-import { oauthParams } from './oauth-params.js';
+import { clientCredentials, oauthParams } from './oauth-params.js';
 
 const OAUTH_ERRORS =
   'RFC 6749 §5.2 body `{error, error_description}`: invalid_request, invalid_grant, invalid_scope, ' +
@@ -15,8 +15,8 @@ const OAUTH_ERRORS =
 
 /**
  * The OAuth 2.0 token and revocation endpoints of agent authentication
- * (docs/agent-authentication.md). Clients are public (no client authentication); parameters
- * are form-encoded (a JSON object is accepted too); answers are never cached.
+ * (docs/agent-authentication.md) and of OAuth applications (docs/oauth-applications.md).
+ * Parameters are form-encoded (a JSON object is accepted too); answers are never cached.
  */
 @ApiTags('Agent authentication')
 @Public()
@@ -32,7 +32,9 @@ export class OAuthController {
   @ApiOperation({
     summary: 'Token endpoint',
     description:
-      'grant_type `urn:ietf:params:oauth:grant-type:jwt-bearer` with `assertion` (an ID-JAG), ' +
+      'grant_type `authorization_code` with `code`, `redirect_uri` and `code_verifier` (PKCE) and client ' +
+      'authentication (client_secret_basic, client_secret_post, or client_id alone for public clients); ' +
+      '`urn:ietf:params:oauth:grant-type:jwt-bearer` with `assertion` (an ID-JAG), ' +
       '`urn:kw:agent-auth:grant-type:claim` with `claim_token` (poll at the given interval), or ' +
       '`refresh_token` (rotated at each use; a reused one revokes its grant).',
   })
@@ -41,8 +43,21 @@ export class OAuthController {
   @ApiOkResponse({ type: TokenAnswerDto })
   @ApiBadRequestResponse({ description: OAUTH_ERRORS })
   async token(@Body() body: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const params = oauthParams(body, ['grant_type', 'assertion', 'claim_token', 'refresh_token', 'scope']);
+    const params = oauthParams(body, [
+      'grant_type',
+      'assertion',
+      'claim_token',
+      'refresh_token',
+      'scope',
+      'code',
+      'redirect_uri',
+      'code_verifier',
+      'resource',
+      'client_id',
+      'client_secret',
+    ]);
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    const client = clientCredentials(request.headers.authorization, params);
     const answer = await this.client.call(AgentAuthService.method.issueToken, {
       issuer: publicBase(this.config, request),
       grantType: params.grant_type ?? '',
@@ -50,6 +65,11 @@ export class OAuthController {
       claimToken: params.claim_token,
       refreshToken: params.refresh_token,
       scope: params.scope,
+      code: params.code,
+      redirectUri: params.redirect_uri,
+      codeVerifier: params.code_verifier,
+      resource: params.resource,
+      ...client,
     });
     return {
       access_token: answer.accessToken,

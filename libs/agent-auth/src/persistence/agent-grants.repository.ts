@@ -8,13 +8,15 @@ export type AgentTokenRow = ControlPrisma.AgentTokenModel;
 
 export interface NewAgentGrant {
   userId: string;
-  method: 'identity_assertion' | 'service_auth';
+  method: 'identity_assertion' | 'service_auth' | 'authorization_code';
   agentName: string;
   issuer: string | null;
   subject: string | null;
   scopes: string[];
   allWorkspaces: boolean;
   workspaceIds: string[];
+  applicationId?: string | null;
+  audience?: string | null;
 }
 
 /** What is stored of a freshly minted token pair (the secrets themselves never are). */

@@ -37,10 +37,16 @@ import { AgentClaimsRepository } from '../persistence/agent-claims.repository.js
 import { AgentGrantsRepository } from '../persistence/agent-grants.repository.js';
 import { SeenJwtIdsRepository } from '../persistence/seen-jwt-ids.repository.js';
 import { TrustedIssuersRepository } from '../persistence/trusted-issuers.repository.js';
+import { OAuthApplicationsRepository } from '../persistence/oauth-applications.repository.js';
+import { OAuthAuthorizationsRepository } from '../persistence/oauth-authorizations.repository.js';
+import { OAuthApplicationsHandlers } from './oauth-applications.handlers.js';
+import { Applications } from './oauth/applications.js';
+import { Authorizations } from './oauth/authorizations.js';
+import { ClientAuthentication } from './oauth/client-authentication.js';
 
 /**
  * The agent-auth service: accounts, sessions and personal access tokens (IdentityService);
- * agent authentication (AgentAuthService).
+ * agent authentication (AgentAuthService); OAuth applications (OAuthApplicationsService).
  */
 @Module({
   providers: [
@@ -81,6 +87,12 @@ import { TrustedIssuersRepository } from '../persistence/trusted-issuers.reposit
     AgentGrants,
     AuthenticateAgentToken,
     AgentAuthHandlers,
+    OAuthApplicationsRepository,
+    OAuthAuthorizationsRepository,
+    Applications,
+    Authorizations,
+    ClientAuthentication,
+    OAuthApplicationsHandlers,
   ],
 })
 export class AgentAuthServiceModule {}

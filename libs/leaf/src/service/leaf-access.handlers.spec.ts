@@ -19,7 +19,9 @@ const store = {
 } as unknown as LeafStateRepository;
 const handlers = new LeafAccessHandlers(store);
 
-const context = (overrides: Partial<Parameters<typeof create<typeof AuthContextSchema>>[1]> = {}): RequestContext => ({
+const context = (
+  overrides: { credentialKind?: string; workspaceIds?: string[]; workspaceRole?: string } = {},
+): RequestContext => ({
   requestId: 'r',
   auth: create(AuthContextSchema, {
     userId: randomUUID(),

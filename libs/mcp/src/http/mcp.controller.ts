@@ -9,6 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '@kw/platform-config';
 import { requestContext } from '@kw/platform-context';
 import {
+  assertAudience,
   admittedAuthentication,
   attachCaller,
   authenticateBearer,
@@ -148,6 +149,8 @@ export class McpController implements OnModuleInit {
       const caller = await admittedAuthentication(this.admission, request, reply, authorization, () =>
         authenticateBearer({ headers: { authorization }, ip: request.ip }),
       );
+      // A token bound to another resource (RFC 8707 audience) is refused here.
+      assertAudience(caller.auth.audience, request.url);
       attachCaller(request, caller);
       return caller;
     } catch (err) {

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ACTIONS } from '@kw/platform-access-policy';
+import { DELEGABLE_ACTIONS } from '@kw/platform-access-policy';
 import type { AppConfig } from '@kw/platform-config';
 import { Public } from '@kw/platform-http';
 import { APP_CONFIG } from '@kw/platform-runtime';
@@ -22,7 +22,8 @@ export class ProtectedResourceController {
       resource: `${base}/api/mcp`,
       authorization_servers: [base],
       bearer_methods_supported: ['header'],
-      scopes_supported: [...ACTIONS],
+      // What an OAuth client may be granted: MCP clients ask for these (SEP-835).
+      scopes_supported: [...DELEGABLE_ACTIONS],
       resource_name: 'Knowledge workspace MCP server',
       resource_documentation: `${base}/docs/api-reference`,
     };

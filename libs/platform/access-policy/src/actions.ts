@@ -27,6 +27,15 @@ export const ACTIONS = [
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
+/**
+ * Actions a user may delegate to an agent or an OAuth application (docs/agent-authentication.md):
+ * all but minting personal access tokens, administering the platform, registering applications
+ * and placing hosted zones, which stay with the person.
+ */
+export const DELEGABLE_ACTIONS: readonly Action[] = ACTIONS.filter(
+  (a) => a !== 'tokens:manage' && a !== 'admin' && a !== 'applications:manage' && a !== 'hosted-zones:manage',
+);
+
 /** The scope that stands for every action, present and future. */
 export const ALL_SCOPES = '*';
 

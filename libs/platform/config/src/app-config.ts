@@ -435,6 +435,20 @@ export class AppConfig {
   @Max(60)
   AGENT_CLAIM_POLL_INTERVAL_SECONDS = 5;
 
+  /** RFC 7591 dynamic client registrations one address may make per hour. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  OAUTH_REGISTRATIONS_PER_HOUR = 20;
+
+  /** Lifetime of an authorization code once the user approved (seconds). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(600)
+  OAUTH_CODE_TTL_SECONDS = 60;
+
   /** A hosted zone whose Leaf has not sent a heartbeat for this long shows `offline` (new placements on it are refused). */
   @Transform(toInt)
   @IsInt()

@@ -201,6 +201,8 @@ export function buildErrorResponse(err: unknown, url: string): ErrorResponse {
     const code = protocolCode(appError, oauth ? oauthCodeOf : setCodeOf);
     // RFC 6749 §5.1: token answers, errors included, are never cached.
     if (oauth) Object.assign(headers, { 'cache-control': 'no-store', pragma: 'no-cache' });
+    // RFC 6749 §5.2: a failed client authentication is 401 with the scheme the client may use.
+    if (oauth && appError.status === 401) headers['www-authenticate'] = 'Basic realm="kw"';
     return {
       status: appError.status,
       code: appError.code,

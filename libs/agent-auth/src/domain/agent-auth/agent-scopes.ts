@@ -1,17 +1,11 @@
-import { ACTIONS } from '@kw/platform-access-policy';
+import { DELEGABLE_ACTIONS } from '@kw/platform-access-policy';
 import { oauthError } from './oauth-errors.js';
 
 /**
- * Scopes an agent can never hold, whoever approves: an agent must not mint personal access
- * tokens, act as a platform administrator, register OAuth applications or place hosted zones.
+ * Scopes an agent or an OAuth application can hold, whoever approves: never minting personal
+ * access tokens, administering the platform, registering applications or placing hosted zones.
  */
-export const AGENT_FORBIDDEN_SCOPES: readonly string[] = [
-  'tokens:manage',
-  'admin',
-  'applications:manage',
-  'hosted-zones:manage',
-];
-export const AGENT_SCOPES: readonly string[] = ACTIONS.filter((a) => !AGENT_FORBIDDEN_SCOPES.includes(a));
+export const AGENT_SCOPES: readonly string[] = DELEGABLE_ACTIONS;
 
 /** What an agent gets when it names no scope: work with knowledge, not manage the account. */
 export const DEFAULT_AGENT_SCOPES: readonly string[] = [

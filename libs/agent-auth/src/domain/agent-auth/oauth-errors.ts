@@ -5,6 +5,8 @@ export type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'
   | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'invalid_target'
   | 'unsupported_grant_type'
   | 'invalid_scope'
   | 'authorization_pending'

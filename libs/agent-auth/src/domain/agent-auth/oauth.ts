@@ -6,7 +6,11 @@
 export const GRANT_JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 export const GRANT_CLAIM = 'urn:kw:agent-auth:grant-type:claim';
 export const GRANT_REFRESH = 'refresh_token';
-export const GRANT_TYPES = [GRANT_JWT_BEARER, GRANT_CLAIM, GRANT_REFRESH] as const;
+export const GRANT_AUTHORIZATION_CODE = 'authorization_code';
+export const GRANT_TYPES = [GRANT_AUTHORIZATION_CODE, GRANT_JWT_BEARER, GRANT_CLAIM, GRANT_REFRESH] as const;
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+/** How long an authorization request waits for the person's decision (seconds). */
+export const AUTHORIZATION_REQUEST_TTL_SECONDS = 600;
 
 /** draft-ietf-oauth-identity-assertion-authz-grant: the token type and the JWT `typ` of an ID-JAG. */
 export const ID_JAG_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id-jag';

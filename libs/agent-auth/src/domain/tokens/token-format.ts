@@ -20,11 +20,21 @@ export const OPAQUE_TOKEN_MAX_LENGTH = 256;
 export const AGENT_ACCESS_PREFIX = 'kwa_';
 export const AGENT_REFRESH_PREFIX = 'kwr_';
 export const CLAIM_TOKEN_PREFIX = 'kwc_';
-const PREFIXES = [TOKEN_PREFIX, AGENT_ACCESS_PREFIX, AGENT_REFRESH_PREFIX, CLAIM_TOKEN_PREFIX] as const;
+/** OAuth: application client secrets and authorization codes. */
+export const CLIENT_SECRET_PREFIX = 'kws_';
+export const AUTHORIZATION_CODE_PREFIX = 'kwo_';
+const PREFIXES = [
+  TOKEN_PREFIX,
+  AGENT_ACCESS_PREFIX,
+  AGENT_REFRESH_PREFIX,
+  CLAIM_TOKEN_PREFIX,
+  CLIENT_SECRET_PREFIX,
+  AUTHORIZATION_CODE_PREFIX,
+] as const;
 export type SecretPrefix = (typeof PREFIXES)[number];
 
 const SECRET_PATTERN = new RegExp(
-  `^(kw[parc]_)([0-9A-Za-z]{${TOKEN_RANDOM_LENGTH}})([0-9A-Za-z]{${TOKEN_CHECKSUM_LENGTH}})$`,
+  `^(kw[parcso]_)([0-9A-Za-z]{${TOKEN_RANDOM_LENGTH}})([0-9A-Za-z]{${TOKEN_CHECKSUM_LENGTH}})$`,
 );
 const OPAQUE_PATTERN = /^[\x21-\x7e]+$/;
 

@@ -1,7 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { IssueTokenRequest, IssueTokenResponseSchema, RevokeOAuthTokenRequest } from '@kw/contracts';
-import { GRANT_CLAIM, GRANT_JWT_BEARER, GRANT_REFRESH } from '../../domain/agent-auth/oauth.js';
+import {
+  GRANT_AUTHORIZATION_CODE,
+  GRANT_CLAIM,
+  GRANT_JWT_BEARER,
+  GRANT_REFRESH,
+} from '../../domain/agent-auth/oauth.js';
+import { verifiesS256 } from '../../domain/agent-auth/pkce.js';
+import { AUTHORIZATION_CODE_PREFIX } from '../../domain/tokens/token-format.js';
+import { OAuthAuthorizationsRepository } from '../../persistence/oauth-authorizations.repository.js';
+import { OAuthApplicationsRepository } from '../../persistence/oauth-applications.repository.js';
+import { ClientAuthentication } from '../oauth/client-authentication.js';
+import { audiencePath } from '../oauth/authorizations.js';
 import { oauthError } from '../../domain/agent-auth/oauth-errors.js';
 import { narrowScopes, parseAgentScope } from '../../domain/agent-auth/agent-scopes.js';
 import {
@@ -31,6 +42,9 @@ export class TokenEndpoint {
     private readonly grants: AgentGrantsRepository,
     private readonly minter: AgentTokenMinter,
     private readonly changes: CredentialChanges,
+    private readonly clients: ClientAuthentication,
+    private readonly authorizations: OAuthAuthorizationsRepository,
+    private readonly applications: OAuthApplicationsRepository,
   ) {}
 
   issue(input: IssueTokenRequest, now = new Date()): Promise<TokenAnswer> {
@@ -42,6 +56,8 @@ export class TokenEndpoint {
         return this.claims.poll(input.claimToken, now);
       case GRANT_REFRESH:
         return this.refresh(input, now);
+      case GRANT_AUTHORIZATION_CODE:
+        return this.exchangeCode(input, now);
       default:
         throw oauthError(
           input.grantType ? 'unsupported_grant_type' : 'invalid_request',
@@ -82,16 +98,72 @@ export class TokenEndpoint {
     return minted.answer(scopes);
   }
 
+  /**
+   * OAuth 2.1 §4.1.3: the client authenticates (or names itself, if public), the code must be
+   * its own, unexpired and unused, the redirect URI the one of the request, the PKCE verifier
+   * must match, and a `resource` the one approved. A code used twice revokes what it issued.
+   */
+  private async exchangeCode(input: IssueTokenRequest, now: Date): Promise<TokenAnswer> {
+    const application = await this.clients.authenticate(input, now);
+    const code = input.code ?? '';
+    if (!code) throw oauthError('invalid_request', 'code is required');
+    if (!input.codeVerifier) throw oauthError('invalid_request', 'code_verifier is required (PKCE)');
+    if (secretPrefixOf(code) !== AUTHORIZATION_CODE_PREFIX)
+      throw oauthError('invalid_grant', 'Unknown authorization code');
+    const minted = this.minter.mint(now);
+    const outcome = await this.authorizations.redeem(
+      hashToken(code),
+      now,
+      (authorization) => {
+        if (authorization.applicationId !== application.id)
+          throw oauthError('invalid_grant', 'The code was issued to another client');
+        if (input.redirectUri !== authorization.redirectUri)
+          throw oauthError('invalid_grant', 'redirect_uri differs from the authorization request');
+        if (!verifiesS256(input.codeVerifier!, authorization.codeChallenge))
+          throw oauthError('invalid_grant', 'The PKCE code_verifier does not match');
+        if (input.resource !== undefined) {
+          const path = audiencePath(input.resource, input.issuer);
+          if ((path === '/' ? null : path) !== authorization.audience)
+            throw oauthError('invalid_target', 'resource differs from the one approved');
+        }
+        return {
+          userId: authorization.userId!,
+          method: 'authorization_code',
+          agentName: application.name,
+          issuer: null,
+          subject: null,
+          scopes: authorization.scopes,
+          allWorkspaces: authorization.allWorkspaces,
+          workspaceIds: authorization.workspaceIds,
+          applicationId: application.id,
+          audience: authorization.audience,
+        };
+      },
+      minted.stored,
+    );
+    if (outcome.kind === 'replayed') {
+      if (outcome.grantId) this.changes.tokensChanged(outcome.grantId);
+      throw oauthError('invalid_grant', 'The authorization code was used before; the tokens it issued are revoked');
+    }
+    if (outcome.kind === 'invalid') throw oauthError('invalid_grant', 'The authorization code is invalid or expired');
+    await this.applications.touch(application.id, now);
+    return minted.answer(outcome.grant.scopes);
+  }
+
   private async refresh(input: IssueTokenRequest, now: Date): Promise<TokenAnswer> {
     const token = input.refreshToken ?? '';
     if (!token) throw oauthError('invalid_request', 'refresh_token is required');
     if (secretPrefixOf(token) !== AGENT_REFRESH_PREFIX) throw oauthError('invalid_grant', 'Unknown refresh token');
+    // An application named in the request must authenticate; a grant of an application needs it.
+    const client = await this.clients.authenticateIfApplication(input, now);
     const minted = this.minter.mint(now);
     const requested = parseAgentScope(input.scope);
     // RFC 6749 §6: `scope` may not ask for more than the grant; the answer's scope is the grant's.
-    const outcome = await this.grants.rotate(hashToken(token), minted.stored, now, (grant) =>
-      narrowScopes(grant.scopes, requested),
-    );
+    const outcome = await this.grants.rotate(hashToken(token), minted.stored, now, (grant) => {
+      if ((grant.applicationId ?? undefined) !== client?.id)
+        throw oauthError('invalid_grant', 'The refresh token was issued to another client');
+      narrowScopes(grant.scopes, requested);
+    });
     if (outcome.kind === 'reused') {
       this.changes.tokensChanged(outcome.grantId);
       throw oauthError('invalid_grant', 'This refresh token was used before; every token of its grant is revoked');

@@ -42,6 +42,7 @@ export class AuthenticateAgentToken {
           scopes: grant.scopes,
           allWorkspaces: grant.allWorkspaces,
           workspaceIds: grant.allWorkspaces ? [] : grant.workspaceIds,
+          audience: grant.audience ?? '',
         },
         user: toUserMessage(grant.user),
       },

@@ -11,6 +11,7 @@ import { CSRF_COOKIE, CSRF_HEADER, parseCookies, SESSION_COOKIE } from './cookie
 import { GatewayAuthenticator, type AuthenticatedCaller } from './gateway-authenticator.js';
 import { findQueryKeyAuthenticator, queryKeyOf, QUERY_KEY_ROUTE, type QueryKeyAuthenticator } from './query-key.js';
 import { attachCaller } from './request-caller.js';
+import { assertAudience } from './audience.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -101,6 +102,15 @@ export class AuthGuard implements CanActivate, OnModuleInit {
     }
     if (caller.auth.credentialKind !== 'session' && route.sessionOnly) {
       throw sessionRequired();
+    }
+    // An OAuth token bound to one resource (RFC 8707) works only there.
+    if (caller.auth.audience) {
+      try {
+        assertAudience(caller.auth.audience, request.url);
+      } catch (err) {
+        void reply.header('www-authenticate', `${WWW_AUTHENTICATE}, error="invalid_token"`);
+        throw err;
+      }
     }
     attachCaller(request, caller);
   }

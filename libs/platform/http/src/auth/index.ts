@@ -10,3 +10,4 @@ export * from './current-caller.decorators.js';
 export * from './gateway-auth.providers.js';
 export * from './ambiguous-authorization.js';
 export * from './query-key.js';
+export * from './audience.js';

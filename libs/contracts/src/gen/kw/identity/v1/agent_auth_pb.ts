@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/identity/v1/agent_auth.proto.
  */
 export const file_kw_identity_v1_agent_auth: GenFile = /*@__PURE__*/
-  fileDesc("Ch9rdy9pZGVudGl0eS92MS9hZ2VudF9hdXRoLnByb3RvEg5rdy5pZGVudGl0eS52MSK7AQoUUmVnaXN0ZXJBZ2VudFJlcXVlc3QSDgoGaXNzdWVyGAEgASgJEgwKBHR5cGUYAiABKAkSFgoOYXNzZXJ0aW9uX3R5cGUYAyABKAkSEQoJYXNzZXJ0aW9uGAQgASgJEhIKCmxvZ2luX2hpbnQYBSABKAkSEgoFc2NvcGUYBiABKAlIAIgBARIYCgtjbGllbnRfbmFtZRgHIAEoCUgBiAEBQggKBl9zY29wZUIOCgxfY2xpZW50X25hbWUiOwoLQ2xhaW1XaW5kb3cSGAoQdmVyaWZpY2F0aW9uX3VyaRgBIAEoCRISCgpleHBpcmVzX2luGAIgASgNIrMBChVSZWdpc3RlckFnZW50UmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCRISCgphZ2VudF9uYW1lGAIgASgJEg4KBnNjb3BlcxgDIAMoCRIqCgVjbGFpbRgEIAEoCzIbLmt3LmlkZW50aXR5LnYxLkNsYWltV2luZG93EhMKC2NsYWltX3Rva2VuGAUgASgJEhIKCmV4cGlyZXNfaW4YBiABKA0SEAoIaW50ZXJ2YWwYByABKA0iRwoRUmVuZXdDbGFpbVJlcXVlc3QSDgoGaXNzdWVyGAEgASgJEhMKC2NsYWltX3Rva2VuGAIgASgJEg0KBWVtYWlsGAMgASgJImYKElJlbmV3Q2xhaW1SZXNwb25zZRIqCgVjbGFpbRgBIAEoCzIbLmt3LmlkZW50aXR5LnYxLkNsYWltV2luZG93EhIKCmV4cGlyZXNfaW4YAiABKA0SEAoIaW50ZXJ2YWwYAyABKA0i0wEKEUlzc3VlVG9rZW5SZXF1ZXN0Eg4KBmlzc3VlchgBIAEoCRISCgpncmFudF90eXBlGAIgASgJEhYKCWFzc2VydGlvbhgDIAEoCUgAiAEBEhgKC2NsYWltX3Rva2VuGAQgASgJSAGIAQESGgoNcmVmcmVzaF90b2tlbhgFIAEoCUgCiAEBEhIKBXNjb3BlGAYgASgJSAOIAQFCDAoKX2Fzc2VydGlvbkIOCgxfY2xhaW1fdG9rZW5CEAoOX3JlZnJlc2hfdG9rZW5CCAoGX3Njb3BlIngKEklzc3VlVG9rZW5SZXNwb25zZRIUCgxhY2Nlc3NfdG9rZW4YASABKAkSEgoKdG9rZW5fdHlwZRgCIAEoCRISCgpleHBpcmVzX2luGAMgASgNEhUKDXJlZnJlc2hfdG9rZW4YBCABKAkSDQoFc2NvcGUYBSABKAkiWgoXUmV2b2tlT0F1dGhUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkSHAoPdG9rZW5fdHlwZV9oaW50GAIgASgJSACIAQFCEgoQX3Rva2VuX3R5cGVfaGludCIaChhSZXZva2VPQXV0aFRva2VuUmVzcG9uc2UiOgobUmVjZWl2ZVNlY3VyaXR5RXZlbnRSZXF1ZXN0Eg4KBmlzc3VlchgBIAEoCRILCgNzZXQYAiABKAkiLwocUmVjZWl2ZVNlY3VyaXR5RXZlbnRSZXNwb25zZRIPCgdhcHBsaWVkGAEgAygJIiYKElJldmlld0NsYWltUmVxdWVzdBIQCghjbGFpbV9pZBgBIAEoCSKUAQoTUmV2aWV3Q2xhaW1SZXNwb25zZRINCgVzdGF0ZRgBIAEoCRISCgphZ2VudF9uYW1lGAIgASgJEhgKEHJlcXVlc3RlZF9zY29wZXMYAyADKAkSEgoKbG9naW5faGludBgEIAEoCRIRCgl1c2VyX2NvZGUYBSABKAkSGQoRd2luZG93X2V4cGlyZXNfaW4YBiABKA0inwEKEkRlY2lkZUNsYWltUmVxdWVzdBIQCghjbGFpbV9pZBgBIAEoCRIPCgdhcHByb3ZlGAIgASgIEhEKCXVzZXJfY29kZRgDIAEoCRIUCgxhY2NlcHRfdGVybXMYBCABKAgSDgoGc2NvcGVzGAUgAygJEhYKDmFsbF93b3Jrc3BhY2VzGAYgASgIEhUKDXdvcmtzcGFjZV9pZHMYByADKAkiJQoTRGVjaWRlQ2xhaW1SZXNwb25zZRIOCgZzdGF0dXMYASABKAki2wEKCkFnZW50R3JhbnQSCgoCaWQYASABKAkSEgoKYWdlbnRfbmFtZRgCIAEoCRIOCgZtZXRob2QYAyABKAkSEwoGaXNzdWVyGAQgASgJSACIAQESDgoGc2NvcGVzGAUgAygJEhYKDmFsbF93b3Jrc3BhY2VzGAYgASgIEhUKDXdvcmtzcGFjZV9pZHMYByADKAkSEgoKY3JlYXRlZF9hdBgIIAEoCRIZCgxsYXN0X3VzZWRfYXQYCSABKAlIAYgBAUIJCgdfaXNzdWVyQg8KDV9sYXN0X3VzZWRfYXQiGAoWTGlzdEFnZW50R3JhbnRzUmVxdWVzdCJFChdMaXN0QWdlbnRHcmFudHNSZXNwb25zZRIqCgZncmFudHMYASADKAsyGi5rdy5pZGVudGl0eS52MS5BZ2VudEdyYW50IiUKF1Jldm9rZUFnZW50R3JhbnRSZXF1ZXN0EgoKAmlkGAEgASgJIhoKGFJldm9rZUFnZW50R3JhbnRSZXNwb25zZSK1AQoXVHJ1c3RlZElkZW50aXR5UHJvdmlkZXISCgoCaWQYASABKAkSDgoGaXNzdWVyGAIgASgJEhUKCGp3a3NfdXJpGAMgASgJSACIAQESEQoEandrcxgEIAEoCUgBiAEBEhIKCmFsZ29yaXRobXMYBSADKAkSGgoSYWxsb3dlZF9jbGllbnRfaWRzGAYgAygJEg4KBnNvdXJjZRgHIAEoCUILCglfandrc191cmlCBwoFX2p3a3MiGwoZTGlzdFRydXN0ZWRJc3N1ZXJzUmVxdWVzdCJWChpMaXN0VHJ1c3RlZElzc3VlcnNSZXNwb25zZRI4Cgdpc3N1ZXJzGAEgAygLMicua3cuaWRlbnRpdHkudjEuVHJ1c3RlZElkZW50aXR5UHJvdmlkZXIimQEKF0FkZFRydXN0ZWRJc3N1ZXJSZXF1ZXN0Eg4KBmlzc3VlchgBIAEoCRIVCghqd2tzX3VyaRgCIAEoCUgAiAEBEhEKBGp3a3MYAyABKAlIAYgBARISCgphbGdvcml0aG1zGAQgAygJEhoKEmFsbG93ZWRfY2xpZW50X2lkcxgFIAMoCUILCglfandrc191cmlCBwoFX2p3a3MiUwoYQWRkVHJ1c3RlZElzc3VlclJlc3BvbnNlEjcKBmlzc3VlchgBIAEoCzInLmt3LmlkZW50aXR5LnYxLlRydXN0ZWRJZGVudGl0eVByb3ZpZGVyIigKGlJlbW92ZVRydXN0ZWRJc3N1ZXJSZXF1ZXN0EgoKAmlkGAEgASgJIh0KG1JlbW92ZVRydXN0ZWRJc3N1ZXJSZXNwb25zZTKzCQoQQWdlbnRBdXRoU2VydmljZRJcCg1SZWdpc3RlckFnZW50EiQua3cuaWRlbnRpdHkudjEuUmVnaXN0ZXJBZ2VudFJlcXVlc3QaJS5rdy5pZGVudGl0eS52MS5SZWdpc3RlckFnZW50UmVzcG9uc2USUwoKUmVuZXdDbGFpbRIhLmt3LmlkZW50aXR5LnYxLlJlbmV3Q2xhaW1SZXF1ZXN0GiIua3cuaWRlbnRpdHkudjEuUmVuZXdDbGFpbVJlc3BvbnNlElMKCklzc3VlVG9rZW4SIS5rdy5pZGVudGl0eS52MS5Jc3N1ZVRva2VuUmVxdWVzdBoiLmt3LmlkZW50aXR5LnYxLklzc3VlVG9rZW5SZXNwb25zZRJlChBSZXZva2VPQXV0aFRva2VuEicua3cuaWRlbnRpdHkudjEuUmV2b2tlT0F1dGhUb2tlblJlcXVlc3QaKC5rdy5pZGVudGl0eS52MS5SZXZva2VPQXV0aFRva2VuUmVzcG9uc2UScQoUUmVjZWl2ZVNlY3VyaXR5RXZlbnQSKy5rdy5pZGVudGl0eS52MS5SZWNlaXZlU2VjdXJpdHlFdmVudFJlcXVlc3QaLC5rdy5pZGVudGl0eS52MS5SZWNlaXZlU2VjdXJpdHlFdmVudFJlc3BvbnNlElYKC1Jldmlld0NsYWltEiIua3cuaWRlbnRpdHkudjEuUmV2aWV3Q2xhaW1SZXF1ZXN0GiMua3cuaWRlbnRpdHkudjEuUmV2aWV3Q2xhaW1SZXNwb25zZRJWCgtEZWNpZGVDbGFpbRIiLmt3LmlkZW50aXR5LnYxLkRlY2lkZUNsYWltUmVxdWVzdBojLmt3LmlkZW50aXR5LnYxLkRlY2lkZUNsYWltUmVzcG9uc2USYgoPTGlzdEFnZW50R3JhbnRzEiYua3cuaWRlbnRpdHkudjEuTGlzdEFnZW50R3JhbnRzUmVxdWVzdBonLmt3LmlkZW50aXR5LnYxLkxpc3RBZ2VudEdyYW50c1Jlc3BvbnNlEmUKEFJldm9rZUFnZW50R3JhbnQSJy5rdy5pZGVudGl0eS52MS5SZXZva2VBZ2VudEdyYW50UmVxdWVzdBooLmt3LmlkZW50aXR5LnYxLlJldm9rZUFnZW50R3JhbnRSZXNwb25zZRJrChJMaXN0VHJ1c3RlZElzc3VlcnMSKS5rdy5pZGVudGl0eS52MS5MaXN0VHJ1c3RlZElzc3VlcnNSZXF1ZXN0Gioua3cuaWRlbnRpdHkudjEuTGlzdFRydXN0ZWRJc3N1ZXJzUmVzcG9uc2USZQoQQWRkVHJ1c3RlZElzc3VlchInLmt3LmlkZW50aXR5LnYxLkFkZFRydXN0ZWRJc3N1ZXJSZXF1ZXN0Gigua3cuaWRlbnRpdHkudjEuQWRkVHJ1c3RlZElzc3VlclJlc3BvbnNlEm4KE1JlbW92ZVRydXN0ZWRJc3N1ZXISKi5rdy5pZGVudGl0eS52MS5SZW1vdmVUcnVzdGVkSXNzdWVyUmVxdWVzdBorLmt3LmlkZW50aXR5LnYxLlJlbW92ZVRydXN0ZWRJc3N1ZXJSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("Ch9rdy9pZGVudGl0eS92MS9hZ2VudF9hdXRoLnByb3RvEg5rdy5pZGVudGl0eS52MSK7AQoUUmVnaXN0ZXJBZ2VudFJlcXVlc3QSDgoGaXNzdWVyGAEgASgJEgwKBHR5cGUYAiABKAkSFgoOYXNzZXJ0aW9uX3R5cGUYAyABKAkSEQoJYXNzZXJ0aW9uGAQgASgJEhIKCmxvZ2luX2hpbnQYBSABKAkSEgoFc2NvcGUYBiABKAlIAIgBARIYCgtjbGllbnRfbmFtZRgHIAEoCUgBiAEBQggKBl9zY29wZUIOCgxfY2xpZW50X25hbWUiOwoLQ2xhaW1XaW5kb3cSGAoQdmVyaWZpY2F0aW9uX3VyaRgBIAEoCRISCgpleHBpcmVzX2luGAIgASgNIrMBChVSZWdpc3RlckFnZW50UmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCRISCgphZ2VudF9uYW1lGAIgASgJEg4KBnNjb3BlcxgDIAMoCRIqCgVjbGFpbRgEIAEoCzIbLmt3LmlkZW50aXR5LnYxLkNsYWltV2luZG93EhMKC2NsYWltX3Rva2VuGAUgASgJEhIKCmV4cGlyZXNfaW4YBiABKA0SEAoIaW50ZXJ2YWwYByABKA0iRwoRUmVuZXdDbGFpbVJlcXVlc3QSDgoGaXNzdWVyGAEgASgJEhMKC2NsYWltX3Rva2VuGAIgASgJEg0KBWVtYWlsGAMgASgJImYKElJlbmV3Q2xhaW1SZXNwb25zZRIqCgVjbGFpbRgBIAEoCzIbLmt3LmlkZW50aXR5LnYxLkNsYWltV2luZG93EhIKCmV4cGlyZXNfaW4YAiABKA0SEAoIaW50ZXJ2YWwYAyABKA0i3QMKEUlzc3VlVG9rZW5SZXF1ZXN0Eg4KBmlzc3VlchgBIAEoCRISCgpncmFudF90eXBlGAIgASgJEhYKCWFzc2VydGlvbhgDIAEoCUgAiAEBEhgKC2NsYWltX3Rva2VuGAQgASgJSAGIAQESGgoNcmVmcmVzaF90b2tlbhgFIAEoCUgCiAEBEhIKBXNjb3BlGAYgASgJSAOIAQESGgoSY2xpZW50X2F1dGhfbWV0aG9kGAcgASgJEhYKCWNsaWVudF9pZBgIIAEoCUgEiAEBEhoKDWNsaWVudF9zZWNyZXQYCSABKAlIBYgBARIRCgRjb2RlGAogASgJSAaIAQESGQoMcmVkaXJlY3RfdXJpGAsgASgJSAeIAQESGgoNY29kZV92ZXJpZmllchgMIAEoCUgIiAEBEhUKCHJlc291cmNlGA0gASgJSAmIAQFCDAoKX2Fzc2VydGlvbkIOCgxfY2xhaW1fdG9rZW5CEAoOX3JlZnJlc2hfdG9rZW5CCAoGX3Njb3BlQgwKCl9jbGllbnRfaWRCEAoOX2NsaWVudF9zZWNyZXRCBwoFX2NvZGVCDwoNX3JlZGlyZWN0X3VyaUIQCg5fY29kZV92ZXJpZmllckILCglfcmVzb3VyY2UieAoSSXNzdWVUb2tlblJlc3BvbnNlEhQKDGFjY2Vzc190b2tlbhgBIAEoCRISCgp0b2tlbl90eXBlGAIgASgJEhIKCmV4cGlyZXNfaW4YAyABKA0SFQoNcmVmcmVzaF90b2tlbhgEIAEoCRINCgVzY29wZRgFIAEoCSJaChdSZXZva2VPQXV0aFRva2VuUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIcCg90b2tlbl90eXBlX2hpbnQYAiABKAlIAIgBAUISChBfdG9rZW5fdHlwZV9oaW50IhoKGFJldm9rZU9BdXRoVG9rZW5SZXNwb25zZSI6ChtSZWNlaXZlU2VjdXJpdHlFdmVudFJlcXVlc3QSDgoGaXNzdWVyGAEgASgJEgsKA3NldBgCIAEoCSIvChxSZWNlaXZlU2VjdXJpdHlFdmVudFJlc3BvbnNlEg8KB2FwcGxpZWQYASADKAkiJgoSUmV2aWV3Q2xhaW1SZXF1ZXN0EhAKCGNsYWltX2lkGAEgASgJIpQBChNSZXZpZXdDbGFpbVJlc3BvbnNlEg0KBXN0YXRlGAEgASgJEhIKCmFnZW50X25hbWUYAiABKAkSGAoQcmVxdWVzdGVkX3Njb3BlcxgDIAMoCRISCgpsb2dpbl9oaW50GAQgASgJEhEKCXVzZXJfY29kZRgFIAEoCRIZChF3aW5kb3dfZXhwaXJlc19pbhgGIAEoDSKfAQoSRGVjaWRlQ2xhaW1SZXF1ZXN0EhAKCGNsYWltX2lkGAEgASgJEg8KB2FwcHJvdmUYAiABKAgSEQoJdXNlcl9jb2RlGAMgASgJEhQKDGFjY2VwdF90ZXJtcxgEIAEoCBIOCgZzY29wZXMYBSADKAkSFgoOYWxsX3dvcmtzcGFjZXMYBiABKAgSFQoNd29ya3NwYWNlX2lkcxgHIAMoCSIlChNEZWNpZGVDbGFpbVJlc3BvbnNlEg4KBnN0YXR1cxgBIAEoCSLbAQoKQWdlbnRHcmFudBIKCgJpZBgBIAEoCRISCgphZ2VudF9uYW1lGAIgASgJEg4KBm1ldGhvZBgDIAEoCRITCgZpc3N1ZXIYBCABKAlIAIgBARIOCgZzY29wZXMYBSADKAkSFgoOYWxsX3dvcmtzcGFjZXMYBiABKAgSFQoNd29ya3NwYWNlX2lkcxgHIAMoCRISCgpjcmVhdGVkX2F0GAggASgJEhkKDGxhc3RfdXNlZF9hdBgJIAEoCUgBiAEBQgkKB19pc3N1ZXJCDwoNX2xhc3RfdXNlZF9hdCIYChZMaXN0QWdlbnRHcmFudHNSZXF1ZXN0IkUKF0xpc3RBZ2VudEdyYW50c1Jlc3BvbnNlEioKBmdyYW50cxgBIAMoCzIaLmt3LmlkZW50aXR5LnYxLkFnZW50R3JhbnQiJQoXUmV2b2tlQWdlbnRHcmFudFJlcXVlc3QSCgoCaWQYASABKAkiGgoYUmV2b2tlQWdlbnRHcmFudFJlc3BvbnNlIrUBChdUcnVzdGVkSWRlbnRpdHlQcm92aWRlchIKCgJpZBgBIAEoCRIOCgZpc3N1ZXIYAiABKAkSFQoIandrc191cmkYAyABKAlIAIgBARIRCgRqd2tzGAQgASgJSAGIAQESEgoKYWxnb3JpdGhtcxgFIAMoCRIaChJhbGxvd2VkX2NsaWVudF9pZHMYBiADKAkSDgoGc291cmNlGAcgASgJQgsKCV9qd2tzX3VyaUIHCgVfandrcyIbChlMaXN0VHJ1c3RlZElzc3VlcnNSZXF1ZXN0IlYKGkxpc3RUcnVzdGVkSXNzdWVyc1Jlc3BvbnNlEjgKB2lzc3VlcnMYASADKAsyJy5rdy5pZGVudGl0eS52MS5UcnVzdGVkSWRlbnRpdHlQcm92aWRlciKZAQoXQWRkVHJ1c3RlZElzc3VlclJlcXVlc3QSDgoGaXNzdWVyGAEgASgJEhUKCGp3a3NfdXJpGAIgASgJSACIAQESEQoEandrcxgDIAEoCUgBiAEBEhIKCmFsZ29yaXRobXMYBCADKAkSGgoSYWxsb3dlZF9jbGllbnRfaWRzGAUgAygJQgsKCV9qd2tzX3VyaUIHCgVfandrcyJTChhBZGRUcnVzdGVkSXNzdWVyUmVzcG9uc2USNwoGaXNzdWVyGAEgASgLMicua3cuaWRlbnRpdHkudjEuVHJ1c3RlZElkZW50aXR5UHJvdmlkZXIiKAoaUmVtb3ZlVHJ1c3RlZElzc3VlclJlcXVlc3QSCgoCaWQYASABKAkiHQobUmVtb3ZlVHJ1c3RlZElzc3VlclJlc3BvbnNlIo4DCgtBcHBsaWNhdGlvbhIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhkKDGhvbWVwYWdlX3VybBgEIAEoCUgAiAEBEhUKDXJlZGlyZWN0X3VyaXMYBSADKAkSEwoLY2xpZW50X3R5cGUYBiABKAkSIgoadG9rZW5fZW5kcG9pbnRfYXV0aF9tZXRob2QYByABKAkSDgoGc2NvcGVzGAggAygJEhoKDXNlY3JldF9wcmVmaXgYCSABKAlIAYgBARInChpwcmV2aW91c19zZWNyZXRfZXhwaXJlc19hdBgKIAEoCUgCiAEBEg4KBnN0YXR1cxgLIAEoCRISCgpjcmVhdGVkX2F0GAwgASgJEhkKDGxhc3RfdXNlZF9hdBgNIAEoCUgDiAEBQg8KDV9ob21lcGFnZV91cmxCEAoOX3NlY3JldF9wcmVmaXhCHQobX3ByZXZpb3VzX3NlY3JldF9leHBpcmVzX2F0Qg8KDV9sYXN0X3VzZWRfYXQiGQoXTGlzdEFwcGxpY2F0aW9uc1JlcXVlc3QiTQoYTGlzdEFwcGxpY2F0aW9uc1Jlc3BvbnNlEjEKDGFwcGxpY2F0aW9ucxgBIAMoCzIbLmt3LmlkZW50aXR5LnYxLkFwcGxpY2F0aW9uIqUBChhDcmVhdGVBcHBsaWNhdGlvblJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIZCgxob21lcGFnZV91cmwYAyABKAlIAIgBARIVCg1yZWRpcmVjdF91cmlzGAQgAygJEhMKC2NsaWVudF90eXBlGAUgASgJEg4KBnNjb3BlcxgGIAMoCUIPCg1faG9tZXBhZ2VfdXJsInsKGUNyZWF0ZUFwcGxpY2F0aW9uUmVzcG9uc2USMAoLYXBwbGljYXRpb24YASABKAsyGy5rdy5pZGVudGl0eS52MS5BcHBsaWNhdGlvbhIaCg1jbGllbnRfc2VjcmV0GAIgASgJSACIAQFCEAoOX2NsaWVudF9zZWNyZXQiIwoVR2V0QXBwbGljYXRpb25SZXF1ZXN0EgoKAmlkGAEgASgJIkoKFkdldEFwcGxpY2F0aW9uUmVzcG9uc2USMAoLYXBwbGljYXRpb24YASABKAsyGy5rdy5pZGVudGl0eS52MS5BcHBsaWNhdGlvbiInChVBcHBsaWNhdGlvblN0cmluZ0xpc3QSDgoGdmFsdWVzGAEgAygJIq0CChhVcGRhdGVBcHBsaWNhdGlvblJlcXVlc3QSCgoCaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAMgASgJSAGIAQESGQoMaG9tZXBhZ2VfdXJsGAQgASgJSAKIAQESPAoNcmVkaXJlY3RfdXJpcxgFIAEoCzIlLmt3LmlkZW50aXR5LnYxLkFwcGxpY2F0aW9uU3RyaW5nTGlzdBI1CgZzY29wZXMYBiABKAsyJS5rdy5pZGVudGl0eS52MS5BcHBsaWNhdGlvblN0cmluZ0xpc3QSEwoGc3RhdHVzGAcgASgJSAOIAQFCBwoFX25hbWVCDgoMX2Rlc2NyaXB0aW9uQg8KDV9ob21lcGFnZV91cmxCCQoHX3N0YXR1cyJNChlVcGRhdGVBcHBsaWNhdGlvblJlc3BvbnNlEjAKC2FwcGxpY2F0aW9uGAEgASgLMhsua3cuaWRlbnRpdHkudjEuQXBwbGljYXRpb24iJgoYRGVsZXRlQXBwbGljYXRpb25SZXF1ZXN0EgoKAmlkGAEgASgJIhsKGURlbGV0ZUFwcGxpY2F0aW9uUmVzcG9uc2UiQwoeUm90YXRlQXBwbGljYXRpb25TZWNyZXRSZXF1ZXN0EgoKAmlkGAEgASgJEhUKDW92ZXJsYXBfaG91cnMYAiABKA0iagofUm90YXRlQXBwbGljYXRpb25TZWNyZXRSZXNwb25zZRIwCgthcHBsaWNhdGlvbhgBIAEoCzIbLmt3LmlkZW50aXR5LnYxLkFwcGxpY2F0aW9uEhUKDWNsaWVudF9zZWNyZXQYAiABKAki5gEKFVJlZ2lzdGVyQ2xpZW50UmVxdWVzdBIKCgJpcBgBIAEoCRIVCg1yZWRpcmVjdF91cmlzGAIgAygJEhMKC2NsaWVudF9uYW1lGAMgASgJEiIKGnRva2VuX2VuZHBvaW50X2F1dGhfbWV0aG9kGAQgASgJEhMKC2dyYW50X3R5cGVzGAUgAygJEhYKDnJlc3BvbnNlX3R5cGVzGAYgAygJEhIKBXNjb3BlGAcgASgJSACIAQESFwoKY2xpZW50X3VyaRgIIAEoCUgBiAEBQggKBl9zY29wZUINCgtfY2xpZW50X3VyaSKVAQoWUmVnaXN0ZXJDbGllbnRSZXNwb25zZRIwCgthcHBsaWNhdGlvbhgBIAEoCzIbLmt3LmlkZW50aXR5LnYxLkFwcGxpY2F0aW9uEhoKDWNsaWVudF9zZWNyZXQYAiABKAlIAIgBARIbChNjbGllbnRfaWRfaXNzdWVkX2F0GAMgASgDQhAKDl9jbGllbnRfc2VjcmV0Is8CChlTdGFydEF1dGhvcml6YXRpb25SZXF1ZXN0Eg4KBmlzc3VlchgBIAEoCRIVCg1yZXNwb25zZV90eXBlGAIgASgJEhEKCWNsaWVudF9pZBgDIAEoCRIZCgxyZWRpcmVjdF91cmkYBCABKAlIAIgBARISCgVzY29wZRgFIAEoCUgBiAEBEhIKBXN0YXRlGAYgASgJSAKIAQESGwoOY29kZV9jaGFsbGVuZ2UYByABKAlIA4gBARIiChVjb2RlX2NoYWxsZW5nZV9tZXRob2QYCCABKAlIBIgBARIVCghyZXNvdXJjZRgJIAEoCUgFiAEBQg8KDV9yZWRpcmVjdF91cmlCCAoGX3Njb3BlQggKBl9zdGF0ZUIRCg9fY29kZV9jaGFsbGVuZ2VCGAoWX2NvZGVfY2hhbGxlbmdlX21ldGhvZEILCglfcmVzb3VyY2UigAIKGlN0YXJ0QXV0aG9yaXphdGlvblJlc3BvbnNlEg8KB291dGNvbWUYASABKAkSGAoQYXV0aG9yaXphdGlvbl9pZBgCIAEoCRIYChBhcHBsaWNhdGlvbl9uYW1lGAMgASgJEhkKDGhvbWVwYWdlX3VybBgEIAEoCUgAiAEBEg4KBnNjb3BlcxgFIAMoCRITCgtyZWRpcmVjdF90bxgGIAEoCRINCgVlcnJvchgHIAEoCRIZChFlcnJvcl9kZXNjcmlwdGlvbhgIIAEoCRIVCghhdWRpZW5jZRgJIAEoCUgBiAEBQg8KDV9ob21lcGFnZV91cmxCCwoJX2F1ZGllbmNlIpYBChpEZWNpZGVBdXRob3JpemF0aW9uUmVxdWVzdBIOCgZpc3N1ZXIYASABKAkSGAoQYXV0aG9yaXphdGlvbl9pZBgCIAEoCRIPCgdhcHByb3ZlGAMgASgIEg4KBnNjb3BlcxgEIAMoCRIWCg5hbGxfd29ya3NwYWNlcxgFIAEoCBIVCg13b3Jrc3BhY2VfaWRzGAYgAygJIjIKG0RlY2lkZUF1dGhvcml6YXRpb25SZXNwb25zZRITCgtyZWRpcmVjdF90bxgBIAEoCTKzCQoQQWdlbnRBdXRoU2VydmljZRJcCg1SZWdpc3RlckFnZW50EiQua3cuaWRlbnRpdHkudjEuUmVnaXN0ZXJBZ2VudFJlcXVlc3QaJS5rdy5pZGVudGl0eS52MS5SZWdpc3RlckFnZW50UmVzcG9uc2USUwoKUmVuZXdDbGFpbRIhLmt3LmlkZW50aXR5LnYxLlJlbmV3Q2xhaW1SZXF1ZXN0GiIua3cuaWRlbnRpdHkudjEuUmVuZXdDbGFpbVJlc3BvbnNlElMKCklzc3VlVG9rZW4SIS5rdy5pZGVudGl0eS52MS5Jc3N1ZVRva2VuUmVxdWVzdBoiLmt3LmlkZW50aXR5LnYxLklzc3VlVG9rZW5SZXNwb25zZRJlChBSZXZva2VPQXV0aFRva2VuEicua3cuaWRlbnRpdHkudjEuUmV2b2tlT0F1dGhUb2tlblJlcXVlc3QaKC5rdy5pZGVudGl0eS52MS5SZXZva2VPQXV0aFRva2VuUmVzcG9uc2UScQoUUmVjZWl2ZVNlY3VyaXR5RXZlbnQSKy5rdy5pZGVudGl0eS52MS5SZWNlaXZlU2VjdXJpdHlFdmVudFJlcXVlc3QaLC5rdy5pZGVudGl0eS52MS5SZWNlaXZlU2VjdXJpdHlFdmVudFJlc3BvbnNlElYKC1Jldmlld0NsYWltEiIua3cuaWRlbnRpdHkudjEuUmV2aWV3Q2xhaW1SZXF1ZXN0GiMua3cuaWRlbnRpdHkudjEuUmV2aWV3Q2xhaW1SZXNwb25zZRJWCgtEZWNpZGVDbGFpbRIiLmt3LmlkZW50aXR5LnYxLkRlY2lkZUNsYWltUmVxdWVzdBojLmt3LmlkZW50aXR5LnYxLkRlY2lkZUNsYWltUmVzcG9uc2USYgoPTGlzdEFnZW50R3JhbnRzEiYua3cuaWRlbnRpdHkudjEuTGlzdEFnZW50R3JhbnRzUmVxdWVzdBonLmt3LmlkZW50aXR5LnYxLkxpc3RBZ2VudEdyYW50c1Jlc3BvbnNlEmUKEFJldm9rZUFnZW50R3JhbnQSJy5rdy5pZGVudGl0eS52MS5SZXZva2VBZ2VudEdyYW50UmVxdWVzdBooLmt3LmlkZW50aXR5LnYxLlJldm9rZUFnZW50R3JhbnRSZXNwb25zZRJrChJMaXN0VHJ1c3RlZElzc3VlcnMSKS5rdy5pZGVudGl0eS52MS5MaXN0VHJ1c3RlZElzc3VlcnNSZXF1ZXN0Gioua3cuaWRlbnRpdHkudjEuTGlzdFRydXN0ZWRJc3N1ZXJzUmVzcG9uc2USZQoQQWRkVHJ1c3RlZElzc3VlchInLmt3LmlkZW50aXR5LnYxLkFkZFRydXN0ZWRJc3N1ZXJSZXF1ZXN0Gigua3cuaWRlbnRpdHkudjEuQWRkVHJ1c3RlZElzc3VlclJlc3BvbnNlEm4KE1JlbW92ZVRydXN0ZWRJc3N1ZXISKi5rdy5pZGVudGl0eS52MS5SZW1vdmVUcnVzdGVkSXNzdWVyUmVxdWVzdBorLmt3LmlkZW50aXR5LnYxLlJlbW92ZVRydXN0ZWRJc3N1ZXJSZXNwb25zZTLaBwoYT0F1dGhBcHBsaWNhdGlvbnNTZXJ2aWNlEmUKEExpc3RBcHBsaWNhdGlvbnMSJy5rdy5pZGVudGl0eS52MS5MaXN0QXBwbGljYXRpb25zUmVxdWVzdBooLmt3LmlkZW50aXR5LnYxLkxpc3RBcHBsaWNhdGlvbnNSZXNwb25zZRJoChFDcmVhdGVBcHBsaWNhdGlvbhIoLmt3LmlkZW50aXR5LnYxLkNyZWF0ZUFwcGxpY2F0aW9uUmVxdWVzdBopLmt3LmlkZW50aXR5LnYxLkNyZWF0ZUFwcGxpY2F0aW9uUmVzcG9uc2USXwoOR2V0QXBwbGljYXRpb24SJS5rdy5pZGVudGl0eS52MS5HZXRBcHBsaWNhdGlvblJlcXVlc3QaJi5rdy5pZGVudGl0eS52MS5HZXRBcHBsaWNhdGlvblJlc3BvbnNlEmgKEVVwZGF0ZUFwcGxpY2F0aW9uEigua3cuaWRlbnRpdHkudjEuVXBkYXRlQXBwbGljYXRpb25SZXF1ZXN0Gikua3cuaWRlbnRpdHkudjEuVXBkYXRlQXBwbGljYXRpb25SZXNwb25zZRJoChFEZWxldGVBcHBsaWNhdGlvbhIoLmt3LmlkZW50aXR5LnYxLkRlbGV0ZUFwcGxpY2F0aW9uUmVxdWVzdBopLmt3LmlkZW50aXR5LnYxLkRlbGV0ZUFwcGxpY2F0aW9uUmVzcG9uc2USegoXUm90YXRlQXBwbGljYXRpb25TZWNyZXQSLi5rdy5pZGVudGl0eS52MS5Sb3RhdGVBcHBsaWNhdGlvblNlY3JldFJlcXVlc3QaLy5rdy5pZGVudGl0eS52MS5Sb3RhdGVBcHBsaWNhdGlvblNlY3JldFJlc3BvbnNlEl8KDlJlZ2lzdGVyQ2xpZW50EiUua3cuaWRlbnRpdHkudjEuUmVnaXN0ZXJDbGllbnRSZXF1ZXN0GiYua3cuaWRlbnRpdHkudjEuUmVnaXN0ZXJDbGllbnRSZXNwb25zZRJrChJTdGFydEF1dGhvcml6YXRpb24SKS5rdy5pZGVudGl0eS52MS5TdGFydEF1dGhvcml6YXRpb25SZXF1ZXN0Gioua3cuaWRlbnRpdHkudjEuU3RhcnRBdXRob3JpemF0aW9uUmVzcG9uc2USbgoTRGVjaWRlQXV0aG9yaXphdGlvbhIqLmt3LmlkZW50aXR5LnYxLkRlY2lkZUF1dGhvcml6YXRpb25SZXF1ZXN0Gisua3cuaWRlbnRpdHkudjEuRGVjaWRlQXV0aG9yaXphdGlvblJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message kw.identity.v1.RegisterAgentRequest
@@ -234,6 +234,48 @@ export type IssueTokenRequest = Message<"kw.identity.v1.IssueTokenRequest"> & {
    * @generated from field: optional string scope = 6;
    */
   scope?: string | undefined;
+
+  /**
+   * Client authentication, as the request carried it: "client_secret_basic",
+   * "client_secret_post", "none" (only client_id), or "" (no client named).
+   *
+   * @generated from field: string client_auth_method = 7;
+   */
+  clientAuthMethod: string;
+
+  /**
+   * @generated from field: optional string client_id = 8;
+   */
+  clientId?: string | undefined;
+
+  /**
+   * @generated from field: optional string client_secret = 9;
+   */
+  clientSecret?: string | undefined;
+
+  /**
+   * authorization_code (with PKCE).
+   *
+   * @generated from field: optional string code = 10;
+   */
+  code?: string | undefined;
+
+  /**
+   * @generated from field: optional string redirect_uri = 11;
+   */
+  redirectUri?: string | undefined;
+
+  /**
+   * @generated from field: optional string code_verifier = 12;
+   */
+  codeVerifier?: string | undefined;
+
+  /**
+   * RFC 8707.
+   *
+   * @generated from field: optional string resource = 13;
+   */
+  resource?: string | undefined;
 };
 
 /**
@@ -780,6 +822,646 @@ export const RemoveTrustedIssuerResponseSchema: GenMessage<RemoveTrustedIssuerRe
   messageDesc(file_kw_identity_v1_agent_auth, 26);
 
 /**
+ * @generated from message kw.identity.v1.Application
+ */
+export type Application = Message<"kw.identity.v1.Application"> & {
+  /**
+   * Also the client_id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * @generated from field: optional string homepage_url = 4;
+   */
+  homepageUrl?: string | undefined;
+
+  /**
+   * @generated from field: repeated string redirect_uris = 5;
+   */
+  redirectUris: string[];
+
+  /**
+   * "confidential" or "public".
+   *
+   * @generated from field: string client_type = 6;
+   */
+  clientType: string;
+
+  /**
+   * @generated from field: string token_endpoint_auth_method = 7;
+   */
+  tokenEndpointAuthMethod: string;
+
+  /**
+   * @generated from field: repeated string scopes = 8;
+   */
+  scopes: string[];
+
+  /**
+   * The first characters of the current secret (confidential clients).
+   *
+   * @generated from field: optional string secret_prefix = 9;
+   */
+  secretPrefix?: string | undefined;
+
+  /**
+   * ISO 8601: until when the previous secret still works.
+   *
+   * @generated from field: optional string previous_secret_expires_at = 10;
+   */
+  previousSecretExpiresAt?: string | undefined;
+
+  /**
+   * "active" or "disabled".
+   *
+   * @generated from field: string status = 11;
+   */
+  status: string;
+
+  /**
+   * @generated from field: string created_at = 12;
+   */
+  createdAt: string;
+
+  /**
+   * @generated from field: optional string last_used_at = 13;
+   */
+  lastUsedAt?: string | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.Application.
+ * Use `create(ApplicationSchema)` to create a new message.
+ */
+export const ApplicationSchema: GenMessage<Application> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 27);
+
+/**
+ * @generated from message kw.identity.v1.ListApplicationsRequest
+ */
+export type ListApplicationsRequest = Message<"kw.identity.v1.ListApplicationsRequest"> & {
+};
+
+/**
+ * Describes the message kw.identity.v1.ListApplicationsRequest.
+ * Use `create(ListApplicationsRequestSchema)` to create a new message.
+ */
+export const ListApplicationsRequestSchema: GenMessage<ListApplicationsRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 28);
+
+/**
+ * @generated from message kw.identity.v1.ListApplicationsResponse
+ */
+export type ListApplicationsResponse = Message<"kw.identity.v1.ListApplicationsResponse"> & {
+  /**
+   * @generated from field: repeated kw.identity.v1.Application applications = 1;
+   */
+  applications: Application[];
+};
+
+/**
+ * Describes the message kw.identity.v1.ListApplicationsResponse.
+ * Use `create(ListApplicationsResponseSchema)` to create a new message.
+ */
+export const ListApplicationsResponseSchema: GenMessage<ListApplicationsResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 29);
+
+/**
+ * @generated from message kw.identity.v1.CreateApplicationRequest
+ */
+export type CreateApplicationRequest = Message<"kw.identity.v1.CreateApplicationRequest"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string description = 2;
+   */
+  description: string;
+
+  /**
+   * @generated from field: optional string homepage_url = 3;
+   */
+  homepageUrl?: string | undefined;
+
+  /**
+   * @generated from field: repeated string redirect_uris = 4;
+   */
+  redirectUris: string[];
+
+  /**
+   * @generated from field: string client_type = 5;
+   */
+  clientType: string;
+
+  /**
+   * @generated from field: repeated string scopes = 6;
+   */
+  scopes: string[];
+};
+
+/**
+ * Describes the message kw.identity.v1.CreateApplicationRequest.
+ * Use `create(CreateApplicationRequestSchema)` to create a new message.
+ */
+export const CreateApplicationRequestSchema: GenMessage<CreateApplicationRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 30);
+
+/**
+ * @generated from message kw.identity.v1.CreateApplicationResponse
+ */
+export type CreateApplicationResponse = Message<"kw.identity.v1.CreateApplicationResponse"> & {
+  /**
+   * @generated from field: kw.identity.v1.Application application = 1;
+   */
+  application?: Application | undefined;
+
+  /**
+   * Confidential clients: the secret, shown here once.
+   *
+   * @generated from field: optional string client_secret = 2;
+   */
+  clientSecret?: string | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.CreateApplicationResponse.
+ * Use `create(CreateApplicationResponseSchema)` to create a new message.
+ */
+export const CreateApplicationResponseSchema: GenMessage<CreateApplicationResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 31);
+
+/**
+ * @generated from message kw.identity.v1.GetApplicationRequest
+ */
+export type GetApplicationRequest = Message<"kw.identity.v1.GetApplicationRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message kw.identity.v1.GetApplicationRequest.
+ * Use `create(GetApplicationRequestSchema)` to create a new message.
+ */
+export const GetApplicationRequestSchema: GenMessage<GetApplicationRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 32);
+
+/**
+ * @generated from message kw.identity.v1.GetApplicationResponse
+ */
+export type GetApplicationResponse = Message<"kw.identity.v1.GetApplicationResponse"> & {
+  /**
+   * @generated from field: kw.identity.v1.Application application = 1;
+   */
+  application?: Application | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.GetApplicationResponse.
+ * Use `create(GetApplicationResponseSchema)` to create a new message.
+ */
+export const GetApplicationResponseSchema: GenMessage<GetApplicationResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 33);
+
+/**
+ * @generated from message kw.identity.v1.ApplicationStringList
+ */
+export type ApplicationStringList = Message<"kw.identity.v1.ApplicationStringList"> & {
+  /**
+   * @generated from field: repeated string values = 1;
+   */
+  values: string[];
+};
+
+/**
+ * Describes the message kw.identity.v1.ApplicationStringList.
+ * Use `create(ApplicationStringListSchema)` to create a new message.
+ */
+export const ApplicationStringListSchema: GenMessage<ApplicationStringList> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 34);
+
+/**
+ * @generated from message kw.identity.v1.UpdateApplicationRequest
+ */
+export type UpdateApplicationRequest = Message<"kw.identity.v1.UpdateApplicationRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: optional string name = 2;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: optional string description = 3;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: optional string homepage_url = 4;
+   */
+  homepageUrl?: string | undefined;
+
+  /**
+   * @generated from field: kw.identity.v1.ApplicationStringList redirect_uris = 5;
+   */
+  redirectUris?: ApplicationStringList | undefined;
+
+  /**
+   * @generated from field: kw.identity.v1.ApplicationStringList scopes = 6;
+   */
+  scopes?: ApplicationStringList | undefined;
+
+  /**
+   * "active" or "disabled".
+   *
+   * @generated from field: optional string status = 7;
+   */
+  status?: string | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.UpdateApplicationRequest.
+ * Use `create(UpdateApplicationRequestSchema)` to create a new message.
+ */
+export const UpdateApplicationRequestSchema: GenMessage<UpdateApplicationRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 35);
+
+/**
+ * @generated from message kw.identity.v1.UpdateApplicationResponse
+ */
+export type UpdateApplicationResponse = Message<"kw.identity.v1.UpdateApplicationResponse"> & {
+  /**
+   * @generated from field: kw.identity.v1.Application application = 1;
+   */
+  application?: Application | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.UpdateApplicationResponse.
+ * Use `create(UpdateApplicationResponseSchema)` to create a new message.
+ */
+export const UpdateApplicationResponseSchema: GenMessage<UpdateApplicationResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 36);
+
+/**
+ * @generated from message kw.identity.v1.DeleteApplicationRequest
+ */
+export type DeleteApplicationRequest = Message<"kw.identity.v1.DeleteApplicationRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message kw.identity.v1.DeleteApplicationRequest.
+ * Use `create(DeleteApplicationRequestSchema)` to create a new message.
+ */
+export const DeleteApplicationRequestSchema: GenMessage<DeleteApplicationRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 37);
+
+/**
+ * @generated from message kw.identity.v1.DeleteApplicationResponse
+ */
+export type DeleteApplicationResponse = Message<"kw.identity.v1.DeleteApplicationResponse"> & {
+};
+
+/**
+ * Describes the message kw.identity.v1.DeleteApplicationResponse.
+ * Use `create(DeleteApplicationResponseSchema)` to create a new message.
+ */
+export const DeleteApplicationResponseSchema: GenMessage<DeleteApplicationResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 38);
+
+/**
+ * @generated from message kw.identity.v1.RotateApplicationSecretRequest
+ */
+export type RotateApplicationSecretRequest = Message<"kw.identity.v1.RotateApplicationSecretRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * How long the previous secret keeps working (hours, 0 to 168).
+   *
+   * @generated from field: uint32 overlap_hours = 2;
+   */
+  overlapHours: number;
+};
+
+/**
+ * Describes the message kw.identity.v1.RotateApplicationSecretRequest.
+ * Use `create(RotateApplicationSecretRequestSchema)` to create a new message.
+ */
+export const RotateApplicationSecretRequestSchema: GenMessage<RotateApplicationSecretRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 39);
+
+/**
+ * @generated from message kw.identity.v1.RotateApplicationSecretResponse
+ */
+export type RotateApplicationSecretResponse = Message<"kw.identity.v1.RotateApplicationSecretResponse"> & {
+  /**
+   * @generated from field: kw.identity.v1.Application application = 1;
+   */
+  application?: Application | undefined;
+
+  /**
+   * @generated from field: string client_secret = 2;
+   */
+  clientSecret: string;
+};
+
+/**
+ * Describes the message kw.identity.v1.RotateApplicationSecretResponse.
+ * Use `create(RotateApplicationSecretResponseSchema)` to create a new message.
+ */
+export const RotateApplicationSecretResponseSchema: GenMessage<RotateApplicationSecretResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 40);
+
+/**
+ * @generated from message kw.identity.v1.RegisterClientRequest
+ */
+export type RegisterClientRequest = Message<"kw.identity.v1.RegisterClientRequest"> & {
+  /**
+   * The request's address (the registration rate limit counts per address).
+   *
+   * @generated from field: string ip = 1;
+   */
+  ip: string;
+
+  /**
+   * @generated from field: repeated string redirect_uris = 2;
+   */
+  redirectUris: string[];
+
+  /**
+   * @generated from field: string client_name = 3;
+   */
+  clientName: string;
+
+  /**
+   * @generated from field: string token_endpoint_auth_method = 4;
+   */
+  tokenEndpointAuthMethod: string;
+
+  /**
+   * @generated from field: repeated string grant_types = 5;
+   */
+  grantTypes: string[];
+
+  /**
+   * @generated from field: repeated string response_types = 6;
+   */
+  responseTypes: string[];
+
+  /**
+   * @generated from field: optional string scope = 7;
+   */
+  scope?: string | undefined;
+
+  /**
+   * @generated from field: optional string client_uri = 8;
+   */
+  clientUri?: string | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.RegisterClientRequest.
+ * Use `create(RegisterClientRequestSchema)` to create a new message.
+ */
+export const RegisterClientRequestSchema: GenMessage<RegisterClientRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 41);
+
+/**
+ * @generated from message kw.identity.v1.RegisterClientResponse
+ */
+export type RegisterClientResponse = Message<"kw.identity.v1.RegisterClientResponse"> & {
+  /**
+   * @generated from field: kw.identity.v1.Application application = 1;
+   */
+  application?: Application | undefined;
+
+  /**
+   * @generated from field: optional string client_secret = 2;
+   */
+  clientSecret?: string | undefined;
+
+  /**
+   * Unix seconds.
+   *
+   * @generated from field: int64 client_id_issued_at = 3;
+   */
+  clientIdIssuedAt: bigint;
+};
+
+/**
+ * Describes the message kw.identity.v1.RegisterClientResponse.
+ * Use `create(RegisterClientResponseSchema)` to create a new message.
+ */
+export const RegisterClientResponseSchema: GenMessage<RegisterClientResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 42);
+
+/**
+ * @generated from message kw.identity.v1.StartAuthorizationRequest
+ */
+export type StartAuthorizationRequest = Message<"kw.identity.v1.StartAuthorizationRequest"> & {
+  /**
+   * @generated from field: string issuer = 1;
+   */
+  issuer: string;
+
+  /**
+   * @generated from field: string response_type = 2;
+   */
+  responseType: string;
+
+  /**
+   * @generated from field: string client_id = 3;
+   */
+  clientId: string;
+
+  /**
+   * @generated from field: optional string redirect_uri = 4;
+   */
+  redirectUri?: string | undefined;
+
+  /**
+   * @generated from field: optional string scope = 5;
+   */
+  scope?: string | undefined;
+
+  /**
+   * @generated from field: optional string state = 6;
+   */
+  state?: string | undefined;
+
+  /**
+   * @generated from field: optional string code_challenge = 7;
+   */
+  codeChallenge?: string | undefined;
+
+  /**
+   * @generated from field: optional string code_challenge_method = 8;
+   */
+  codeChallengeMethod?: string | undefined;
+
+  /**
+   * @generated from field: optional string resource = 9;
+   */
+  resource?: string | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.StartAuthorizationRequest.
+ * Use `create(StartAuthorizationRequestSchema)` to create a new message.
+ */
+export const StartAuthorizationRequestSchema: GenMessage<StartAuthorizationRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 43);
+
+/**
+ * @generated from message kw.identity.v1.StartAuthorizationResponse
+ */
+export type StartAuthorizationResponse = Message<"kw.identity.v1.StartAuthorizationResponse"> & {
+  /**
+   * "consent": show the consent page; "redirect": send the browser to redirect_to (an error
+   * for the client); "error": show error_description, never redirect (unknown client, a
+   * redirect URI not registered).
+   *
+   * @generated from field: string outcome = 1;
+   */
+  outcome: string;
+
+  /**
+   * @generated from field: string authorization_id = 2;
+   */
+  authorizationId: string;
+
+  /**
+   * @generated from field: string application_name = 3;
+   */
+  applicationName: string;
+
+  /**
+   * @generated from field: optional string homepage_url = 4;
+   */
+  homepageUrl?: string | undefined;
+
+  /**
+   * @generated from field: repeated string scopes = 5;
+   */
+  scopes: string[];
+
+  /**
+   * @generated from field: string redirect_to = 6;
+   */
+  redirectTo: string;
+
+  /**
+   * @generated from field: string error = 7;
+   */
+  error: string;
+
+  /**
+   * @generated from field: string error_description = 8;
+   */
+  errorDescription: string;
+
+  /**
+   * The audience path asked for, shown on the page.
+   *
+   * @generated from field: optional string audience = 9;
+   */
+  audience?: string | undefined;
+};
+
+/**
+ * Describes the message kw.identity.v1.StartAuthorizationResponse.
+ * Use `create(StartAuthorizationResponseSchema)` to create a new message.
+ */
+export const StartAuthorizationResponseSchema: GenMessage<StartAuthorizationResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 44);
+
+/**
+ * @generated from message kw.identity.v1.DecideAuthorizationRequest
+ */
+export type DecideAuthorizationRequest = Message<"kw.identity.v1.DecideAuthorizationRequest"> & {
+  /**
+   * @generated from field: string issuer = 1;
+   */
+  issuer: string;
+
+  /**
+   * @generated from field: string authorization_id = 2;
+   */
+  authorizationId: string;
+
+  /**
+   * @generated from field: bool approve = 3;
+   */
+  approve: boolean;
+
+  /**
+   * @generated from field: repeated string scopes = 4;
+   */
+  scopes: string[];
+
+  /**
+   * @generated from field: bool all_workspaces = 5;
+   */
+  allWorkspaces: boolean;
+
+  /**
+   * @generated from field: repeated string workspace_ids = 6;
+   */
+  workspaceIds: string[];
+};
+
+/**
+ * Describes the message kw.identity.v1.DecideAuthorizationRequest.
+ * Use `create(DecideAuthorizationRequestSchema)` to create a new message.
+ */
+export const DecideAuthorizationRequestSchema: GenMessage<DecideAuthorizationRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 45);
+
+/**
+ * @generated from message kw.identity.v1.DecideAuthorizationResponse
+ */
+export type DecideAuthorizationResponse = Message<"kw.identity.v1.DecideAuthorizationResponse"> & {
+  /**
+   * Where the browser goes now: the redirect URI with `code` (or `error=access_denied`) and `state`.
+   *
+   * @generated from field: string redirect_to = 1;
+   */
+  redirectTo: string;
+};
+
+/**
+ * Describes the message kw.identity.v1.DecideAuthorizationResponse.
+ * Use `create(DecideAuthorizationResponseSchema)` to create a new message.
+ */
+export const DecideAuthorizationResponseSchema: GenMessage<DecideAuthorizationResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_agent_auth, 46);
+
+/**
  * Agent authentication (served by the agent-auth component; docs/agent-authentication.md):
  * identity assertions (ID-JAG) and service-assisted claims, the OAuth 2.0 token and revocation
  * endpoints, inbound Security Event Tokens, the claim page's review and decision, users' agent
@@ -903,4 +1585,96 @@ export const AgentAuthService: GenService<{
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kw_identity_v1_agent_auth, 0);
+
+/**
+ * OAuth applications (clients) and the authorization code flow with PKCE, for MCP clients and
+ * integrations (docs/oauth-applications.md). Tokens come from AgentAuthService.IssueToken.
+ *
+ * @generated from service kw.identity.v1.OAuthApplicationsService
+ */
+export const OAuthApplicationsService: GenService<{
+  /**
+   * The caller's applications (scope `applications:manage`). Secrets are never listed.
+   *
+   * @generated from rpc kw.identity.v1.OAuthApplicationsService.ListApplications
+   */
+  listApplications: {
+    methodKind: "unary";
+    input: typeof ListApplicationsRequestSchema;
+    output: typeof ListApplicationsResponseSchema;
+  },
+  /**
+   * @generated from rpc kw.identity.v1.OAuthApplicationsService.CreateApplication
+   */
+  createApplication: {
+    methodKind: "unary";
+    input: typeof CreateApplicationRequestSchema;
+    output: typeof CreateApplicationResponseSchema;
+  },
+  /**
+   * @generated from rpc kw.identity.v1.OAuthApplicationsService.GetApplication
+   */
+  getApplication: {
+    methodKind: "unary";
+    input: typeof GetApplicationRequestSchema;
+    output: typeof GetApplicationResponseSchema;
+  },
+  /**
+   * @generated from rpc kw.identity.v1.OAuthApplicationsService.UpdateApplication
+   */
+  updateApplication: {
+    methodKind: "unary";
+    input: typeof UpdateApplicationRequestSchema;
+    output: typeof UpdateApplicationResponseSchema;
+  },
+  /**
+   * @generated from rpc kw.identity.v1.OAuthApplicationsService.DeleteApplication
+   */
+  deleteApplication: {
+    methodKind: "unary";
+    input: typeof DeleteApplicationRequestSchema;
+    output: typeof DeleteApplicationResponseSchema;
+  },
+  /**
+   * A new client secret; the previous one keeps working for the overlap.
+   *
+   * @generated from rpc kw.identity.v1.OAuthApplicationsService.RotateApplicationSecret
+   */
+  rotateApplicationSecret: {
+    methodKind: "unary";
+    input: typeof RotateApplicationSecretRequestSchema;
+    output: typeof RotateApplicationSecretResponseSchema;
+  },
+  /**
+   * RFC 7591 dynamic client registration (public: no caller).
+   *
+   * @generated from rpc kw.identity.v1.OAuthApplicationsService.RegisterClient
+   */
+  registerClient: {
+    methodKind: "unary";
+    input: typeof RegisterClientRequestSchema;
+    output: typeof RegisterClientResponseSchema;
+  },
+  /**
+   * GET /oauth2/authorize: checks the request and records it for the consent page.
+   *
+   * @generated from rpc kw.identity.v1.OAuthApplicationsService.StartAuthorization
+   */
+  startAuthorization: {
+    methodKind: "unary";
+    input: typeof StartAuthorizationRequestSchema;
+    output: typeof StartAuthorizationResponseSchema;
+  },
+  /**
+   * The consent page's decision (browser session).
+   *
+   * @generated from rpc kw.identity.v1.OAuthApplicationsService.DecideAuthorization
+   */
+  decideAuthorization: {
+    methodKind: "unary";
+    input: typeof DecideAuthorizationRequestSchema;
+    output: typeof DecideAuthorizationResponseSchema;
+  },
+}> = /*@__PURE__*/
+  serviceDesc(file_kw_identity_v1_agent_auth, 1);
 

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/platform/v1/auth_context.proto.
  */
 export const file_kw_platform_v1_auth_context: GenFile = /*@__PURE__*/
-  fileDesc("CiFrdy9wbGF0Zm9ybS92MS9hdXRoX2NvbnRleHQucHJvdG8SDmt3LnBsYXRmb3JtLnYxIqUBCgtBdXRoQ29udGV4dBIPCgd1c2VyX2lkGAEgASgJEhUKDWNyZWRlbnRpYWxfaWQYAiABKAkSFwoPY3JlZGVudGlhbF9raW5kGAMgASgJEg4KBnNjb3BlcxgEIAMoCRIVCg13b3Jrc3BhY2VfaWRzGAUgAygJEhYKDmFsbF93b3Jrc3BhY2VzGAYgASgIEhYKDndvcmtzcGFjZV9yb2xlGAcgASgJYgZwcm90bzM");
+  fileDesc("CiFrdy9wbGF0Zm9ybS92MS9hdXRoX2NvbnRleHQucHJvdG8SDmt3LnBsYXRmb3JtLnYxIrcBCgtBdXRoQ29udGV4dBIPCgd1c2VyX2lkGAEgASgJEhUKDWNyZWRlbnRpYWxfaWQYAiABKAkSFwoPY3JlZGVudGlhbF9raW5kGAMgASgJEg4KBnNjb3BlcxgEIAMoCRIVCg13b3Jrc3BhY2VfaWRzGAUgAygJEhYKDmFsbF93b3Jrc3BhY2VzGAYgASgIEhYKDndvcmtzcGFjZV9yb2xlGAcgASgJEhAKCGF1ZGllbmNlGAggASgJYgZwcm90bzM");
 
 /**
  * The verified identity of a caller, as the gateway established it.
@@ -72,6 +72,14 @@ export type AuthContext = Message<"kw.platform.v1.AuthContext"> & {
    * @generated from field: string workspace_role = 7;
    */
   workspaceRole: string;
+
+  /**
+   * RFC 8707: the path of the one resource an OAuth access token is for (`/api/mcp`); empty
+   * when the credential works on the whole API. The gateway refuses it on other paths.
+   *
+   * @generated from field: string audience = 8;
+   */
+  audience: string;
 };
 
 /**

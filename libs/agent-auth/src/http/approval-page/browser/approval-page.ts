@@ -1,27 +1,31 @@
 /**
- * The claim page's script (/agent/claim/{id}): signs the person in through the platform's
- * sign-in route, then shows the review and sends the decision with the session's CSRF token.
- * Served to browsers as compiled; no imports, nothing from another origin.
+ * The approval page's script: the claim page (/agent/claim/{id}) and the OAuth consent page
+ * (/oauth2/authorize). Signs the person in through the platform's sign-in route, then shows the
+ * review and sends the decision with the session's CSRF token; for an OAuth request the answer
+ * says where the browser goes next. Served to browsers as compiled; no imports, nothing from
+ * another origin.
  */
 interface ClaimScope {
   name: string;
   description: string;
 }
 
-interface ClaimData {
-  claimId: string;
+interface PageData {
+  mode: 'claim' | 'authorize';
   signedIn: boolean;
+  decisionUrl?: string;
   email?: string;
-  /** pending | window_expired | wrong_account | decided */
+  /** pending | window_expired | wrong_account | decided | error */
   state?: string;
   agentName?: string;
   loginHint?: string;
-  windowExpiresIn?: number;
+  message?: string;
+  audience?: string;
   scopes?: ClaimScope[];
   workspaces?: Array<{ id: string; name: string }>;
 }
 
-const data = JSON.parse(document.getElementById('kw-claim')!.textContent ?? '{}') as ClaimData;
+const data = JSON.parse(document.getElementById('kw-approval')!.textContent ?? '{}') as PageData;
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 function show(id: string): void {
@@ -45,7 +49,9 @@ async function errorText(response: Response): Promise<string> {
 
 for (const el of document.querySelectorAll('[data-agent-name]')) el.textContent = data.agentName ?? 'An agent';
 
-if (!data.signedIn) {
+if (data.state === 'error') {
+  message(data.message ?? 'This request cannot be completed.');
+} else if (!data.signedIn) {
   show('sign-in');
   $<HTMLFormElement>('sign-in-form').addEventListener('submit', (event) => {
     event.preventDefault();
@@ -74,6 +80,9 @@ if (!data.signedIn) {
 } else {
   show('review');
   $('account').textContent = data.email ?? '';
+  if (data.audience) $('audience').textContent = ` at ${data.audience}`;
+  // Terms are accepted in an agent's claim; an application's consent is the approval itself.
+  if (data.mode === 'authorize') $('terms-label').classList.add('hidden');
   const scopes = $('scopes');
   for (const scope of data.scopes ?? []) {
     const label = document.createElement('label');
@@ -98,14 +107,13 @@ if (!data.signedIn) {
   const decide = async (decision: 'approve' | 'deny') => {
     const checked = (cls: string) =>
       [...document.querySelectorAll<HTMLInputElement>(`input.${cls}`)].filter((b) => b.checked).map((b) => b.value);
-    const body: Record<string, unknown> = {
-      decision,
-      userCode: $('user-code').textContent ?? '',
-      acceptTerms: $<HTMLInputElement>('terms').checked,
-      scopes: checked('scope'),
-    };
+    const body: Record<string, unknown> = { decision, scopes: checked('scope') };
+    if (data.mode === 'claim') {
+      body.userCode = $('user-code').textContent ?? '';
+      body.acceptTerms = $<HTMLInputElement>('terms').checked;
+    }
     if ($<HTMLInputElement>('reach-some').checked) body.workspaceIds = checked('workspace');
-    const response = await fetch(`/api/agent-claims/${encodeURIComponent(data.claimId)}/decision`, {
+    const response = await fetch(data.decisionUrl ?? '', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken() },
       body: JSON.stringify(body),
@@ -113,6 +121,14 @@ if (!data.signedIn) {
     });
     if (!response.ok) {
       $('decision-error').textContent = await errorText(response);
+      return;
+    }
+    if (data.mode === 'authorize') {
+      const { redirectTo } = (await response.json()) as { redirectTo: string };
+      message(
+        decision === 'approve' ? 'Approved. Returning to the application…' : 'Denied. Returning to the application…',
+      );
+      location.assign(redirectTo);
       return;
     }
     message(

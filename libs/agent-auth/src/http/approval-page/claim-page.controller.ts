@@ -1,0 +1,92 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import {
+  ApiConflictResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AgentAuthService } from '@kw/contracts';
+import { notFound } from '@kw/platform-errors';
+import { attachCaller, GatewayAuthenticator, Public, SessionOnly } from '@kw/platform-http';
+import { isUuid } from '@kw/platform-ids';
+import { ServiceClient } from '@kw/platform-transport';
+import { ClaimDecidedDto, ClaimDecisionDto } from '../dto/agent-auth.dto.js';
+import { sendApprovalPage } from './approval-page.js';
+import { pageSession, reviewExtras } from './page-session.js';
+
+/**
+ * The claim page (docs/agent-authentication.md#the-claim-page): where the person named by an
+ * agent's service_auth request signs in, reviews the access asked for and approves or denies.
+ * The user code is rendered into this page only; the decision is a session-only JSON route.
+ */
+@ApiTags('Agent authentication')
+@Controller()
+export class ClaimPageController {
+  constructor(
+    private readonly client: ServiceClient,
+    private readonly authenticator: GatewayAuthenticator,
+  ) {}
+
+  @Get('agent/claim/:id')
+  @Public()
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOperation({
+    summary: 'The claim page (HTML)',
+    description: 'Sign in, review what the agent asks for, approve or deny. Unknown or expired claims answer 404.',
+  })
+  @ApiProduces('text/html')
+  @ApiOkResponse({ description: 'The page' })
+  @ApiNotFoundResponse({ description: 'No such claim, or it expired' })
+  async page(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const session = await pageSession(this.authenticator, request);
+    if (!session) {
+      if (!isUuid(id)) throw notFound('Claim');
+      return sendApprovalPage(reply, { title: 'Approve an agent', data: { mode: 'claim', signedIn: false } });
+    }
+    attachCaller(request, session);
+    const review = await this.client.call(AgentAuthService.method.reviewClaim, { claimId: id });
+    await sendApprovalPage(reply, {
+      title: 'Approve an agent',
+      userCode: review.state === 'pending' ? review.userCode : undefined,
+      data: {
+        mode: 'claim',
+        signedIn: true,
+        decisionUrl: `/api/agent-claims/${encodeURIComponent(id)}/decision`,
+        email: session.user.email,
+        state: review.state,
+        agentName: review.agentName,
+        loginHint: review.loginHint,
+        ...(review.state === 'pending' ? await reviewExtras(this.client, review.requestedScopes) : {}),
+      },
+    });
+  }
+
+  @Post('api/agent-claims/:id/decision')
+  @SessionOnly()
+  @HttpCode(200)
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOperation({
+    summary: "Approve or deny an agent's claim",
+    description:
+      'From the claim page, signed in as the account the agent asked for: `userCode` is the code the page shows; ' +
+      'approving needs `acceptTerms`, at least one of the requested scopes, and all or some workspaces.',
+  })
+  @ApiOkResponse({ type: ClaimDecidedDto })
+  @ApiNotFoundResponse({ description: 'No such claim for this account, or it expired' })
+  @ApiConflictResponse({ description: 'The page is out of date (code changed, window ended, already decided)' })
+  async decide(@Param('id') id: string, @Body() body: ClaimDecisionDto): Promise<ClaimDecidedDto> {
+    return this.client.call(AgentAuthService.method.decideClaim, {
+      claimId: id,
+      approve: body.decision === 'approve',
+      userCode: body.userCode ?? '',
+      acceptTerms: body.acceptTerms === true,
+      scopes: body.scopes ?? [],
+      allWorkspaces: body.workspaceIds === undefined,
+      workspaceIds: body.workspaceIds ?? [],
+    });
+  }
+}

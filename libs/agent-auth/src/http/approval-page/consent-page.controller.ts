@@ -1,0 +1,138 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiConflictResponse,
+  ApiFoundResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { OAuthApplicationsService } from '@kw/contracts';
+import type { AppConfig } from '@kw/platform-config';
+import { attachCaller, GatewayAuthenticator, Public, publicBase, SessionOnly } from '@kw/platform-http';
+import { APP_CONFIG } from '@kw/platform-runtime';
+import { ServiceClient } from '@kw/platform-transport';
+import { AuthorizationDecidedDto, AuthorizationDecisionDto } from '../dto/oauth.dto.js';
+import { sendApprovalPage } from './approval-page.js';
+import { pageSession, reviewExtras } from './page-session.js';
+
+type AuthorizeParam =
+  | 'response_type'
+  | 'client_id'
+  | 'redirect_uri'
+  | 'scope'
+  | 'state'
+  | 'code_challenge'
+  | 'code_challenge_method'
+  | 'resource';
+
+/**
+ * The authorization endpoint and its consent page (docs/oauth-applications.md): checks the
+ * request, then shows the page (sign-in first when needed). A bad client or redirect URI is
+ * shown on the page, never redirected to; other errors go back to the client.
+ */
+@ApiTags('OAuth applications')
+@Controller()
+export class ConsentPageController {
+  constructor(
+    private readonly client: ServiceClient,
+    private readonly authenticator: GatewayAuthenticator,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get('oauth2/authorize')
+  @Public()
+  @ApiOperation({
+    summary: 'Authorization endpoint (authorization code with PKCE S256)',
+    description:
+      'Shows the consent page (HTML). `response_type=code`, `client_id`, `redirect_uri` (as registered), ' +
+      '`code_challenge` with `code_challenge_method=S256` (required), `state`, `scope`, `resource` (RFC 8707).',
+  })
+  @ApiQuery({ name: 'client_id', required: true })
+  @ApiQuery({ name: 'response_type', required: true })
+  @ApiQuery({ name: 'code_challenge', required: true })
+  @ApiQuery({ name: 'code_challenge_method', required: true })
+  @ApiProduces('text/html')
+  @ApiOkResponse({ description: 'The consent page, or a page explaining a bad client or redirect URI (400)' })
+  @ApiFoundResponse({ description: 'Back to the client with an error (RFC 6749 §4.1.2.1)' })
+  async authorize(
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const param = (name: AuthorizeParam) => {
+      const value = query[name];
+      return typeof value === 'string' && value.length <= 2000 ? value : undefined;
+    };
+    const started = await this.client.call(OAuthApplicationsService.method.startAuthorization, {
+      issuer: publicBase(this.config, request),
+      responseType: param('response_type') ?? '',
+      clientId: param('client_id') ?? '',
+      redirectUri: param('redirect_uri'),
+      scope: param('scope'),
+      state: param('state'),
+      codeChallenge: param('code_challenge'),
+      codeChallengeMethod: param('code_challenge_method'),
+      resource: param('resource'),
+    });
+    if (started.outcome === 'redirect') {
+      await reply.status(302).header('location', started.redirectTo).header('cache-control', 'no-store').send();
+      return;
+    }
+    if (started.outcome === 'error')
+      return sendApprovalPage(reply, {
+        title: 'Authorization failed',
+        status: 400,
+        data: { mode: 'authorize', signedIn: false, state: 'error', message: started.errorDescription },
+      });
+    const session = await pageSession(this.authenticator, request);
+    const base = { mode: 'authorize' as const, agentName: started.applicationName, homepageUrl: started.homepageUrl };
+    if (!session)
+      return sendApprovalPage(reply, { title: 'Authorize an application', data: { ...base, signedIn: false } });
+    attachCaller(request, session);
+    await sendApprovalPage(reply, {
+      title: 'Authorize an application',
+      data: {
+        ...base,
+        signedIn: true,
+        state: 'pending',
+        email: session.user.email,
+        audience: started.audience,
+        decisionUrl: `/api/oauth2/authorizations/${started.authorizationId}/decision`,
+        ...(await reviewExtras(this.client, started.scopes)),
+      },
+    });
+  }
+
+  @Post('api/oauth2/authorizations/:id/decision')
+  @SessionOnly()
+  @HttpCode(200)
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOperation({
+    summary: 'Approve or deny an authorization request',
+    description:
+      'From the consent page (browser session, CSRF header). Answers where the browser goes: the redirect URI ' +
+      'with `code` and `state`, or `error=access_denied`.',
+  })
+  @ApiOkResponse({ type: AuthorizationDecidedDto })
+  @ApiNotFoundResponse({ description: 'No such pending request, or it expired' })
+  @ApiConflictResponse({ description: 'Already decided' })
+  async decide(
+    @Param('id') id: string,
+    @Body() body: AuthorizationDecisionDto,
+    @Req() request: FastifyRequest,
+  ): Promise<AuthorizationDecidedDto> {
+    return this.client.call(OAuthApplicationsService.method.decideAuthorization, {
+      issuer: publicBase(this.config, request),
+      authorizationId: id,
+      approve: body.decision === 'approve',
+      scopes: body.scopes ?? [],
+      allWorkspaces: body.workspaceIds === undefined,
+      workspaceIds: body.workspaceIds ?? [],
+    });
+  }
+}

@@ -1,0 +1,116 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ControlPrisma } from '@kw/platform-persistence';
+import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
+
+export type ApplicationRow = ControlPrisma.OAuthApplicationModel;
+
+export interface NewApplication {
+  ownerId: string | null;
+  name: string;
+  description: string;
+  homepageUrl: string | null;
+  redirectUris: string[];
+  clientType: 'confidential' | 'public';
+  tokenEndpointAuthMethod: string;
+  scopes: string[];
+  secretHash: string | null;
+  secretPrefix: string | null;
+  registeredFrom: string | null;
+}
+
+export type ApplicationChanges = Partial<
+  Pick<ApplicationRow, 'name' | 'description' | 'homepageUrl' | 'redirectUris' | 'scopes' | 'status'>
+>;
+
+const DAY_MS = 86_400_000;
+
+/** OAuth applications (clients). Only hashes of client secrets are stored. */
+@Injectable()
+export class OAuthApplicationsRepository {
+  constructor(@Inject(IDENTITY_DB) private readonly db: IdentityDb) {}
+
+  create(application: NewApplication): Promise<ApplicationRow> {
+    return this.db.oAuthApplication.create({ data: application });
+  }
+
+  findById(id: string): Promise<ApplicationRow | null> {
+    return this.db.oAuthApplication.findUnique({ where: { id } });
+  }
+
+  findOwned(id: string, ownerId: string): Promise<ApplicationRow | null> {
+    return this.db.oAuthApplication.findFirst({ where: { id, ownerId } });
+  }
+
+  listOwned(ownerId: string): Promise<ApplicationRow[]> {
+    return this.db.oAuthApplication.findMany({ where: { ownerId }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
+  }
+
+  update(id: string, changes: ApplicationChanges): Promise<ApplicationRow> {
+    return this.db.oAuthApplication.update({ where: { id }, data: changes });
+  }
+
+  /** A new current secret; the old one stays valid until `previousUntil` (or not at all). */
+  rotateSecret(
+    id: string,
+    secretHash: string,
+    secretPrefix: string,
+    previousUntil: Date | null,
+  ): Promise<ApplicationRow> {
+    return this.db.$transaction(async (tx) => {
+      const current = await tx.oAuthApplication.findUniqueOrThrow({ where: { id } });
+      return tx.oAuthApplication.update({
+        where: { id },
+        data: {
+          secretHash,
+          secretPrefix,
+          previousSecretHash: previousUntil ? current.secretHash : null,
+          previousSecretExpiresAt: previousUntil,
+        },
+      });
+    });
+  }
+
+  /** Deletes the application and revokes every grant made through it. */
+  async delete(id: string, now: Date): Promise<string[]> {
+    return this.db.$transaction(async (tx) => {
+      const grants = await tx.agentGrant.findMany({
+        where: { applicationId: id, revokedAt: null },
+        select: { id: true },
+      });
+      const ids = grants.map((g) => g.id);
+      if (ids.length > 0) {
+        await tx.agentGrant.updateMany({
+          where: { id: { in: ids } },
+          data: { revokedAt: now, revokedReason: 'application deleted' },
+        });
+        await tx.agentToken.updateMany({ where: { grantId: { in: ids }, revokedAt: null }, data: { revokedAt: now } });
+      }
+      await tx.oAuthAuthorization.deleteMany({ where: { applicationId: id } });
+      await tx.oAuthApplication.delete({ where: { id } });
+      return ids;
+    });
+  }
+
+  async touch(id: string, at: Date): Promise<void> {
+    await this.db.oAuthApplication.updateMany({ where: { id }, data: { lastUsedAt: at } });
+  }
+
+  /** Registrations made from this address since `since` (the RFC 7591 rate limit). */
+  countRegisteredSince(address: string, since: Date): Promise<number> {
+    return this.db.oAuthApplication.count({ where: { registeredFrom: address, createdAt: { gte: since } } });
+  }
+
+  /**
+   * Dynamically registered clients expire unused: never used within a day of registering, or
+   * not used for 90 days. Up to 100 at a time.
+   */
+  async sweepUnused(now: Date): Promise<void> {
+    await this.db.$executeRaw`DELETE FROM control.oauth_applications WHERE id IN (
+      SELECT id FROM control.oauth_applications
+      WHERE owner_id IS NULL AND (
+        (last_used_at IS NULL AND created_at < ${new Date(now.getTime() - DAY_MS)})
+        OR last_used_at < ${new Date(now.getTime() - 90 * DAY_MS)})
+      AND NOT EXISTS (SELECT 1 FROM control.agent_grants g WHERE g.application_id = oauth_applications.id AND g.revoked_at IS NULL)
+      LIMIT 100)`;
+  }
+}

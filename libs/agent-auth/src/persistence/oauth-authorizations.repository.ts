@@ -1,0 +1,115 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ControlPrisma } from '@kw/platform-persistence';
+import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
+import { insertGrant, type AgentGrantRow, type NewAgentGrant, type NewTokenPair } from './agent-grants.repository.js';
+
+export type AuthorizationRow = ControlPrisma.OAuthAuthorizationModel;
+
+export interface NewAuthorization {
+  applicationId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  state: string | null;
+  requestedScopes: string[];
+  audience: string | null;
+  expiresAt: Date;
+}
+
+export interface AuthorizationDecision {
+  userId: string;
+  approve: boolean;
+  scopes: string[];
+  allWorkspaces: boolean;
+  workspaceIds: string[];
+  codeHash: string | null;
+  codeExpiresAt: Date;
+}
+
+/** The outcome of presenting an authorization code. */
+export type CodeOutcome =
+  | { kind: 'issued'; grant: AgentGrantRow }
+  /** Exchanged before: the grant it made was revoked just now. */
+  | { kind: 'replayed'; grantId: string | null }
+  | { kind: 'invalid' };
+
+const DAY_MS = 86_400_000;
+
+/** Authorization requests and their codes (only the code's hash is stored). */
+@Injectable()
+export class OAuthAuthorizationsRepository {
+  constructor(@Inject(IDENTITY_DB) private readonly db: IdentityDb) {}
+
+  /** Records a request, and forgets up to 100 that ended a day ago. */
+  async create(authorization: NewAuthorization, now: Date): Promise<AuthorizationRow> {
+    const row = await this.db.oAuthAuthorization.create({ data: authorization });
+    await this.db.$executeRaw`DELETE FROM control.oauth_authorizations WHERE id IN (
+      SELECT id FROM control.oauth_authorizations WHERE expires_at < ${new Date(now.getTime() - DAY_MS)} LIMIT 100)`;
+    return row;
+  }
+
+  findById(id: string): Promise<AuthorizationRow | null> {
+    return this.db.oAuthAuthorization.findUnique({ where: { id } });
+  }
+
+  findByCodeHash(codeHash: string): Promise<AuthorizationRow | null> {
+    return this.db.oAuthAuthorization.findUnique({ where: { codeHash } });
+  }
+
+  /** Decides a pending, unexpired request; false when it was decided or expired already. */
+  async decide(id: string, decision: AuthorizationDecision, now: Date): Promise<boolean> {
+    const { count } = await this.db.oAuthAuthorization.updateMany({
+      where: { id, status: 'pending', expiresAt: { gt: now } },
+      data: {
+        status: decision.approve ? 'approved' : 'denied',
+        userId: decision.userId,
+        scopes: decision.approve ? decision.scopes : [],
+        allWorkspaces: decision.allWorkspaces,
+        workspaceIds: decision.approve && !decision.allWorkspaces ? decision.workspaceIds : [],
+        codeHash: decision.codeHash,
+        expiresAt: decision.codeExpiresAt,
+      },
+    });
+    return count === 1;
+  }
+
+  /**
+   * Exchanges an approved code once, in one transaction: the authorization becomes redeemed
+   * and the grant with its first tokens is stored. A code presented again revokes that grant
+   * (OAuth 2.1 §4.1.3). `check` validates the request against the authorization first; throwing
+   * changes nothing.
+   */
+  async redeem(
+    codeHash: string,
+    now: Date,
+    check: (authorization: AuthorizationRow) => NewAgentGrant,
+    tokens: NewTokenPair,
+  ): Promise<CodeOutcome> {
+    return this.db.$transaction(async (tx) => {
+      const authorization = await tx.oAuthAuthorization.findUnique({ where: { codeHash } });
+      if (!authorization) return { kind: 'invalid' } as const;
+      if (authorization.status === 'redeemed') {
+        if (authorization.grantId) {
+          await tx.agentGrant.updateMany({
+            where: { id: authorization.grantId, revokedAt: null },
+            data: { revokedAt: now, revokedReason: 'authorization code replayed' },
+          });
+          await tx.agentToken.updateMany({
+            where: { grantId: authorization.grantId, revokedAt: null },
+            data: { revokedAt: now },
+          });
+        }
+        return { kind: 'replayed', grantId: authorization.grantId } as const;
+      }
+      if (authorization.status !== 'approved' || authorization.expiresAt <= now) return { kind: 'invalid' } as const;
+      const grant = check(authorization);
+      const { count } = await tx.oAuthAuthorization.updateMany({
+        where: { id: authorization.id, status: 'approved' },
+        data: { status: 'redeemed' },
+      });
+      if (count === 0) return { kind: 'invalid' } as const;
+      const row = await insertGrant(tx, grant, tokens);
+      await tx.oAuthAuthorization.update({ where: { id: authorization.id }, data: { grantId: row.id } });
+      return { kind: 'issued', grant: row } as const;
+    });
+  }
+}

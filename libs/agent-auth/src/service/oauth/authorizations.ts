@@ -1,0 +1,179 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type {
+  DecideAuthorizationRequest,
+  StartAuthorizationRequest,
+  StartAuthorizationResponseSchema,
+} from '@kw/contracts';
+import type { AppConfig } from '@kw/platform-config';
+import type { RequestContext } from '@kw/platform-context';
+import { AppError, ErrorCode, invalidField, notFound } from '@kw/platform-errors';
+import { isUuid } from '@kw/platform-ids';
+import { APP_CONFIG } from '@kw/platform-runtime';
+import { AGENT_SCOPES } from '../../domain/agent-auth/agent-scopes.js';
+import { AUTHORIZATION_REQUEST_TTL_SECONDS } from '../../domain/agent-auth/oauth.js';
+import { isPkceValue } from '../../domain/agent-auth/pkce.js';
+import { matchRedirectUri } from '../../domain/agent-auth/redirect-uris.js';
+import { AUTHORIZATION_CODE_PREFIX, generateToken } from '../../domain/tokens/token-format.js';
+import { OAuthApplicationsRepository } from '../../persistence/oauth-applications.repository.js';
+import { OAuthAuthorizationsRepository } from '../../persistence/oauth-authorizations.repository.js';
+import { CallerAccounts } from '../caller-accounts.js';
+
+type StartAnswer = MessageInitShape<typeof StartAuthorizationResponseSchema>;
+
+const STATE_MAX = 500;
+
+/**
+ * GET /oauth2/authorize and the consent decision (OAuth 2.1 authorization code with PKCE).
+ * Problems with the client or its redirect URI are shown on the page and never redirect (an
+ * attacker's URI must not receive anything); every other problem goes back to the client's
+ * redirect URI as `error` with its `state`. PKCE S256 is required (`plain` is refused); a
+ * `resource` (RFC 8707) must be a path of this server and binds the tokens to it.
+ */
+@Injectable()
+export class Authorizations {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly applications: OAuthApplicationsRepository,
+    private readonly authorizations: OAuthAuthorizationsRepository,
+    private readonly callers: CallerAccounts,
+  ) {}
+
+  async start(input: StartAuthorizationRequest, now = new Date()): Promise<StartAnswer> {
+    const application = isUuid(input.clientId) ? await this.applications.findById(input.clientId) : null;
+    if (!application || application.status !== 'active')
+      return pageError('invalid_client', 'Unknown or disabled application (client_id)');
+    const redirectUri =
+      input.redirectUri === undefined
+        ? application.redirectUris.length === 1
+          ? application.redirectUris[0]
+          : undefined
+        : matchRedirectUri(application.redirectUris, input.redirectUri);
+    if (!redirectUri)
+      return pageError(
+        'invalid_request',
+        'The redirect_uri is not one the application registered; nothing was sent to it',
+      );
+    const state = input.state?.slice(0, STATE_MAX);
+    const back = (error: string, description: string): StartAnswer => ({
+      outcome: 'redirect',
+      redirectTo: withParams(redirectUri, { error, error_description: description, state, iss: input.issuer }),
+    });
+    if (input.responseType !== 'code') return back('unsupported_response_type', 'response_type must be code');
+    if (!input.codeChallenge) return back('invalid_request', 'PKCE is required: send code_challenge with S256');
+    if (input.codeChallengeMethod !== 'S256')
+      return back('invalid_request', 'code_challenge_method must be S256 (plain is not accepted)');
+    if (!isPkceValue(input.codeChallenge) || input.codeChallenge.length !== 43)
+      return back('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters)');
+    const asked = input.scope?.trim() ? [...new Set(input.scope.trim().split(/\s+/))] : [...application.scopes];
+    const refused = asked.filter((s) => !application.scopes.includes(s) || !AGENT_SCOPES.includes(s));
+    if (refused.length > 0)
+      return back('invalid_scope', `Scopes this application may not ask for: ${refused.join(' ')}`);
+    let audience: string | null = null;
+    if (input.resource !== undefined) {
+      const path = audiencePath(input.resource, input.issuer);
+      if (path === null) return back('invalid_target', 'resource must be a URL of this server');
+      // The server itself as the resource: the whole API, no narrower audience.
+      audience = path === '/' ? null : path;
+    }
+    const row = await this.authorizations.create(
+      {
+        applicationId: application.id,
+        redirectUri,
+        codeChallenge: input.codeChallenge,
+        state: state ?? null,
+        requestedScopes: asked,
+        audience,
+        expiresAt: new Date(now.getTime() + AUTHORIZATION_REQUEST_TTL_SECONDS * 1000),
+      },
+      now,
+    );
+    return {
+      outcome: 'consent',
+      authorizationId: row.id,
+      applicationName: application.name,
+      homepageUrl: application.homepageUrl ?? undefined,
+      scopes: asked,
+      audience: audience ?? undefined,
+    };
+  }
+
+  /** Approve or deny, signed in (browser session): where the browser goes next. */
+  async decide(input: DecideAuthorizationRequest, context: RequestContext, now = new Date()) {
+    const { user, auth } = await this.callers.requireActive(context);
+    if (auth.credentialKind !== 'session')
+      throw new AppError({
+        status: 403,
+        code: ErrorCode.FORBIDDEN,
+        message: 'Authorizations are decided in the browser, signed in',
+      });
+    const authorization = isUuid(input.authorizationId)
+      ? await this.authorizations.findById(input.authorizationId)
+      : null;
+    if (!authorization || authorization.expiresAt <= now) throw notFound('Authorization request');
+    const scopes = [...new Set(input.scopes)];
+    if (input.approve && scopes.length === 0) throw invalidField('scopes', 'approve at least one scope');
+    const beyond = scopes.filter((s) => !authorization.requestedScopes.includes(s));
+    if (beyond.length > 0) throw invalidField('scopes', `not requested by the application: ${beyond.join(', ')}`);
+    const workspaceIds = [...new Set(input.workspaceIds)];
+    if (workspaceIds.some((id) => !isUuid(id))) throw invalidField('workspaceIds', 'must be workspace ids');
+    if (input.approve && !input.allWorkspaces && workspaceIds.length === 0)
+      throw invalidField('workspaceIds', 'choose at least one workspace, or all of them');
+    const code = input.approve ? generateToken(AUTHORIZATION_CODE_PREFIX) : undefined;
+    const decided = await this.authorizations.decide(
+      authorization.id,
+      {
+        userId: user.id,
+        approve: input.approve,
+        scopes,
+        allWorkspaces: input.allWorkspaces,
+        workspaceIds,
+        codeHash: code?.tokenHash ?? null,
+        codeExpiresAt: new Date(now.getTime() + this.config.OAUTH_CODE_TTL_SECONDS * 1000),
+      },
+      now,
+    );
+    if (!decided)
+      throw new AppError({
+        status: 409,
+        code: ErrorCode.CONFLICT,
+        message: 'This request was already decided or has expired',
+      });
+    const state = authorization.state ?? undefined;
+    return {
+      redirectTo: code
+        ? withParams(authorization.redirectUri, { code: code.token, state, iss: input.issuer })
+        : withParams(authorization.redirectUri, {
+            error: 'access_denied',
+            error_description: 'The user denied the request',
+            state,
+            iss: input.issuer,
+          }),
+    };
+  }
+}
+
+const pageError = (error: string, description: string): StartAnswer => ({
+  outcome: 'error',
+  error,
+  errorDescription: description,
+});
+
+function withParams(uri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(uri);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
+  return url.href;
+}
+
+/** The path of `resource` when it is a URL of this server (`<base>/api/mcp` → `/api/mcp`), else null. */
+export function audiencePath(resource: string, base: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(resource);
+  } catch {
+    return null;
+  }
+  if (url.origin !== new URL(base).origin || url.search || url.hash) return null;
+  const path = url.pathname.replace(/\/+$/, '');
+  return path === '' ? '/' : path;
+}
