@@ -50,6 +50,11 @@ const OPENAI_PREFIX = '/api/v1';
 
 /** What docs/errors.md promises for an error body (and JSON-RPC errors on the MCP endpoint). */
 function shapeProblem(path: string, status: number, text: string): string | undefined {
+  const bare = path.split('?')[0];
+  // The authorization endpoint is a page a person sees: a bad client or redirect URI is explained
+  // there, in HTML, and never redirected to (docs/oauth-applications.md).
+  if (bare === '/oauth2/authorize' && status === 400 && text.startsWith('<!doctype html>'))
+    return text.includes('<title>Authorization failed</title>') ? undefined : 'not the authorization error page';
   let body: any;
   try {
     body = JSON.parse(text);
@@ -67,7 +72,6 @@ function shapeProblem(path: string, status: number, text: string): string | unde
     return ok ? undefined : 'not the OpenAI error shape';
   }
   // Agent authentication's protocol routes: RFC 6749 §5.2 and RFC 8935 §2.3 error bodies.
-  const bare = path.split('?')[0];
   if (bare.startsWith('/oauth2/') || bare === '/agent/identity' || bare === '/agent/identity/claim') {
     return typeof body?.error === 'string' && /^[a-z_]+$/.test(body.error) && typeof body.error_description === 'string'
       ? undefined

@@ -205,6 +205,33 @@ describe('OAuth applications and the authorization code flow', () => {
     ).toBe(401);
   });
 
+  it('serves a consent page that cannot be framed, whose decision needs the session and its CSRF token', async () => {
+    const app = await createApp();
+    const url = authorizeUrl(app.application.id, pkceParams());
+    const page = await fetch(url, { headers: { cookie: session.cookie } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const decisionUrl = /"decisionUrl":"([^"]+)"/.exec(await page.text())![1];
+    const post = (headers: Record<string, string>) =>
+      fetch(`${base}${decisionUrl}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ decision: 'approve', scopes: ['workspaces:read'] }),
+      });
+    const noCsrf = await post({ cookie: session.cookie });
+    expect([noCsrf.status, ((await noCsrf.json()) as any).code]).toEqual([403, 'CSRF_FAILED']);
+    const token = await fetch(`${base}/api/tokens`, {
+      method: 'POST',
+      headers: { cookie: session.cookie, 'x-csrf-token': session.csrf, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'pat', scopes: ['*'] }),
+    });
+    const pat = ((await token.json()) as any).token as string;
+    expect((await post({ authorization: `Bearer ${pat}` })).status).toBe(403);
+    expect((await post({ cookie: session.cookie, 'x-csrf-token': session.csrf })).status).toBe(200);
+  });
+
   it('refuses what OAuth 2.1 says to refuse', async () => {
     const app = await createApp();
     const id = app.application.id;
