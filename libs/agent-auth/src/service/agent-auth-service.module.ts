@@ -39,7 +39,7 @@ import { SeenJwtIdsRepository } from '../persistence/seen-jwt-ids.repository.js'
 import { TrustedIssuersRepository } from '../persistence/trusted-issuers.repository.js';
 import { OAuthApplicationsRepository } from '../persistence/oauth-applications.repository.js';
 import { OAuthAuthorizationsRepository } from '../persistence/oauth-authorizations.repository.js';
-import { OAuthApplicationsHandlers } from './oauth-applications.handlers.js';
+import { ApplicationsHandlers } from './applications.handlers.js';
 import { Applications } from './oauth/applications.js';
 import { Authorizations } from './oauth/authorizations.js';
 import { ClientAuthentication } from './oauth/client-authentication.js';
@@ -92,7 +92,7 @@ import { ClientAuthentication } from './oauth/client-authentication.js';
     Applications,
     Authorizations,
     ClientAuthentication,
-    OAuthApplicationsHandlers,
+    ApplicationsHandlers,
   ],
 })
 export class AgentAuthServiceModule {}

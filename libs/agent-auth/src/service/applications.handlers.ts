@@ -17,7 +17,7 @@ import { Authorizations } from './oauth/authorizations.js';
 
 /** OAuthApplicationsService over the transport: each method hands over to its use case. */
 @Injectable()
-export class OAuthApplicationsHandlers {
+export class ApplicationsHandlers {
   constructor(
     private readonly applications: Applications,
     private readonly authorizations: Authorizations,
