@@ -9,3 +9,14 @@ DELETE FROM ${heldTurnsTable}
 WHERE token_hash = ${tokenHash} AND config_id = ${configId}::uuid AND user_id = ${userId}::uuid
   AND expires_at > now()
 RETURNING state;
+
+-- src/persistence/model-usage.repository.ts: ModelUsageRepository.sums.rows
+SELECT ${groups}, count(*) AS requests, sum(input_tokens) AS input, sum(output_tokens) AS output,
+  sum(images) AS images, sum(searches) AS searches, sum(embeddings) AS embeddings,
+  count(*) OVER () AS groups
+FROM control.model_usage WHERE ${where}
+GROUP BY ${groupBy} ORDER BY ${groupBy} LIMIT ${query.limit} OFFSET ${query.offset};
+
+-- src/persistence/model-usage.repository.ts: ModelUsageRepository.countGroups
+SELECT count(*) AS n FROM (
+SELECT ${groups} FROM control.model_usage WHERE ${where} GROUP BY ${groupBy}) g;

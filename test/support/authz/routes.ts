@@ -629,6 +629,42 @@ export const EMBED_CONFIG_ROUTES: MatrixRoute[] = [
   onOneConfig('DELETE', '/api/v2/configs/{config}/keys/{key}'),
 ];
 
+/** AI helpers (docs/ai-helpers.md), account-level, scope `chat:use`; the built-in provider answers. */
+export const AI_HELPER_ROUTES: MatrixRoute[] = [
+  { method: 'GET', path: '/api/ai/availability', action: 'chat:use', account: true, allowedStatuses: [200] },
+  {
+    method: 'GET',
+    path: '/api/ai/usage?groupBy=capability',
+    action: 'chat:use',
+    account: true,
+    allowedStatuses: [200],
+  },
+  {
+    method: 'POST',
+    path: '/api/ai/embedding',
+    action: 'chat:use',
+    account: true,
+    allowedStatuses: [200],
+    body: { input: ['matrix'] },
+  },
+  {
+    method: 'POST',
+    path: '/api/ai/summary',
+    action: 'chat:use',
+    account: true,
+    allowedStatuses: [200],
+    body: { text: 'The matrix checks every route for every caller.' },
+  },
+  {
+    method: 'POST',
+    path: '/api/ai/tags',
+    action: 'chat:use',
+    account: true,
+    allowedStatuses: [200],
+    body: { text: 'The matrix checks every route for every caller.', max: 3 },
+  },
+];
+
 export const MATRIX_ROUTES: MatrixRoute[] = [
   ...IDENTITY_ROUTES,
   ...WORKSPACE_ROUTES,
@@ -641,4 +677,5 @@ export const MATRIX_ROUTES: MatrixRoute[] = [
   ...CHAT_ROUTES,
   ...EXPERT_ROUTES,
   ...EMBED_CONFIG_ROUTES,
+  ...AI_HELPER_ROUTES,
 ];

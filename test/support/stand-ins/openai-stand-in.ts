@@ -34,7 +34,8 @@ interface Message {
 type Reply = { text: string } | { tool: { id: string; name: string; arguments: string } };
 
 /**
- * An OpenAI-compatible API on 127.0.0.1 (base URL ends in /v1): GET /models, POST /chat/completions
+ * An OpenAI-compatible API on 127.0.0.1 (base URL ends in /v1): GET /models, POST /embeddings
+ * (deterministic 8-dimension vectors), POST /chat/completions
  * (JSON and SSE, text and tool calls), POST /images/generations (a tiny PNG in base64).
  * Replies: "echo: <last user text>"; a call of the first tool, arguments {"text": <last user text>},
  * when tools are given and the last message is the user's; "tool said: <result>" after a tool message.
@@ -48,6 +49,24 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions = {}): Pr
     if (mode.startsWith('status-')) return failWithStatus(exchange);
     const route = `${request.method} ${request.path}`;
     if (route === 'GET /v1/models') return sendJson(res, 200, { object: 'list', data: models });
+    if (route === 'POST /v1/embeddings') {
+      // Deterministic 8-dimension vectors: the input's character codes folded into 8 buckets.
+      const input: string[] = Array.isArray(request.body?.input)
+        ? request.body.input
+        : [String(request.body?.input ?? '')];
+      const data = input.map((text, index) => {
+        const v = new Array(8).fill(0);
+        for (let i = 0; i < text.length; i++) v[i % 8] += text.charCodeAt(i) % 17;
+        return { object: 'embedding', index, embedding: v };
+      });
+      const tokens = input.reduce((n, t) => n + words(t), 0);
+      return sendJson(res, 200, {
+        object: 'list',
+        model: request.body?.model,
+        data,
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      });
+    }
     if (route === 'POST /v1/images/generations') {
       if (mode !== 'ok') return partialJson(exchange);
       return sendJson(res, 200, {

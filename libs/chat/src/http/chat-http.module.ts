@@ -18,6 +18,7 @@ import { modelGatewayProvider } from './models/model-gateway.provider.js';
 import { ModelsController } from './models/models.controller.js';
 import { ProviderKeys } from './models/provider-keys.js';
 import { UsageRecorder } from './models/usage-recorder.js';
+import { AiHelpersController } from './ai-helpers.controller.js';
 import { VaultController } from './vault.controller.js';
 import { WebSearchController, WebSearchGrantsController } from './web-search.controller.js';
 import { webSearchProvider } from './web-search.provider.js';
@@ -29,6 +30,7 @@ import { webSearchProvider } from './web-search.provider.js';
  */
 @Module({
   controllers: [
+    AiHelpersController,
     ModelsController,
     ChatCompletionsController,
     ImagesController,

@@ -18,6 +18,7 @@ import { assertChatAllowed } from './chat-access.js';
 import { clientAbortSignal, unlessClientGone } from './completions/client-abort.js';
 import { WebSearchRequestDto, WebSearchResponseDto } from './dto/web-search.dto.js';
 import { WEB_SEARCH_PROVIDER } from './web-search.provider.js';
+import { UsageRecorder } from './models/usage-recorder.js';
 
 const noAccess = () =>
   new AppError({
@@ -40,6 +41,7 @@ export class WebSearchController {
   constructor(
     private readonly client: ServiceClient,
     @Inject(WEB_SEARCH_PROVIDER) private readonly provider: WebSearchProvider | undefined,
+    private readonly usage: UsageRecorder,
   ) {}
 
   @Post('search')
@@ -62,6 +64,20 @@ export class WebSearchController {
     if (!allowed) throw noAccess();
     if (!this.provider) throw notConfigured();
     const signal = clientAbortSignal(request, reply);
+    const started = performance.now();
+    const record = (status: 'ok' | 'upstream_error' | 'cancelled') =>
+      this.usage.record({
+        credential: 'operator',
+        model: this.provider!.id,
+        provider: this.provider!.id,
+        kind: 'web_search',
+        inputTokens: 0,
+        outputTokens: 0,
+        images: 0,
+        searches: status === 'ok' ? 1 : 0,
+        latencyMs: Math.round(performance.now() - started),
+        status,
+      });
     const results = await this.provider
       .search(
         {
@@ -72,7 +88,11 @@ export class WebSearchController {
         },
         { signal },
       )
-      .catch(unlessClientGone(signal));
+      .catch((err: unknown) => {
+        record(signal.aborted ? 'cancelled' : 'upstream_error');
+        return unlessClientGone(signal)(err);
+      });
+    record('ok');
     return {
       object: 'list',
       provider: this.provider.id,

@@ -9,6 +9,7 @@ import type { RequestContext } from '@kw/platform-context';
 export function requireAccount(context: RequestContext, action: Action): { userId: string; tokenId: string } {
   const auth = context.auth;
   assertAccountAllowed({ auth, account: auth?.userId ? { active: true } : undefined, action });
-  const tokenId = auth!.credentialKind === 'pat' || auth!.credentialKind === 'oauth' ? auth!.credentialId : '';
+  // The credential of a token (a PAT, or an agent's or application's grant); "" otherwise.
+  const tokenId = ['pat', 'oauth', 'agent'].includes(auth!.credentialKind) ? auth!.credentialId : '';
   return { userId: auth!.userId, tokenId };
 }

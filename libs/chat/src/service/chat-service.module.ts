@@ -21,10 +21,15 @@ import { ModelUsageHandlers } from './model-usage.handlers.js';
 import { VAULT_SEALER, VaultHandlers } from './vault.handlers.js';
 import { VaultRewrap } from './vault-rewrap.js';
 import { WebSearchAccessHandlers } from './web-search-access.handlers.js';
+import { AI_PROVIDER, createAiProvider } from '@kw/platform-ai';
+import { AiHelpersHandlers } from './ai-helpers.handlers.js';
+import { AiAvailability } from './ai-helpers/ai-availability.js';
+import { AiHelpers } from './ai-helpers/ai-helpers.js';
+import { AiUsage } from './ai-helpers/ai-usage.js';
 
 /**
  * The service side of the chat component (kw.chat.v1): the vault, model usage, web-search access,
- * experts, embed configurations and the embed chat's stored state.
+ * experts, embed configurations, the embed chat's stored state, and the AI helpers.
  */
 @Module({
   providers: [
@@ -56,6 +61,12 @@ import { WebSearchAccessHandlers } from './web-search-access.handlers.js';
     EmbedAdmission,
     EmbedFeedback,
     EmbedChatHandlers,
+    // The AI provider enrichment uses (AI_PROVIDER), for the AI helpers.
+    { provide: AI_PROVIDER, useFactory: (config: AppConfig) => createAiProvider(config), inject: [APP_CONFIG] },
+    AiHelpers,
+    AiAvailability,
+    AiUsage,
+    AiHelpersHandlers,
   ],
   exports: [VaultRewrap],
 })

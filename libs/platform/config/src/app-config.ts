@@ -449,6 +449,19 @@ export class AppConfig {
   @Max(600)
   OAUTH_CODE_TTL_SECONDS = 60;
 
+  /**
+   * The operator's price table for usage cost estimates (`/api/ai/usage`), a JSON object keyed
+   * by model: `{"gpt-4o-mini": {"inputPer1kTokens": 0.00015, "outputPer1kTokens": 0.0006,
+   * "perImage": 0.04, "perSearch": 0.005, "per1kEmbeddings": 0.02}}`; models it does not list cost 0.
+   */
+  @IsOptional()
+  @IsString()
+  AI_PRICES?: string;
+
+  /** The currency of AI_PRICES, shown with every estimate. */
+  @Matches(/^[A-Z]{3}$/)
+  AI_PRICES_CURRENCY = 'USD';
+
   /** A hosted zone whose Leaf has not sent a heartbeat for this long shows `offline` (new placements on it are refused). */
   @Transform(toInt)
   @IsInt()

@@ -9,10 +9,12 @@ export interface UsageEntry {
   credential: string;
   model: string;
   provider: string;
-  kind: 'chat' | 'image';
+  kind: 'chat' | 'image' | 'web_search';
   inputTokens: number;
   outputTokens: number;
   images: number;
+  /** Web searches run. */
+  searches?: number;
   latencyMs: number;
   status: 'ok' | 'upstream_error' | 'cancelled';
 }

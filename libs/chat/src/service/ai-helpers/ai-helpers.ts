@@ -1,0 +1,128 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { FragmentsService } from '@kw/contracts';
+import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
+import type { AppConfig } from '@kw/platform-config';
+import type { RequestContext } from '@kw/platform-context';
+import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
+import { APP_CONFIG } from '@kw/platform-runtime';
+import { ServiceClient } from '@kw/platform-transport';
+import { ModelUsageRepository } from '../../persistence/model-usage.repository.js';
+import { requireAccount } from '../chat-caller.js';
+
+/** What a helper works on: a text, or a fragment the caller may read. */
+export interface HelperInput {
+  text?: string;
+  fragmentId?: string;
+}
+
+export const EMBED_MAX_TEXTS = 100;
+export const HELPER_TEXT_MAX = 200_000;
+
+/**
+ * The AI helpers: what the platform's AI provider (the one enrichment uses, AI_PROVIDER) makes
+ * of a text or a fragment (docs/ai-helpers.md). A fragment is read through the fragments
+ * contract as the caller, so a fragment the caller may not read is 404 as everywhere. Every
+ * call is recorded as usage (kind embedding, summary or tags; its workspace when a fragment).
+ */
+@Injectable()
+export class AiHelpers {
+  constructor(
+    @Inject(AI_PROVIDER) private readonly provider: AiProvider,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly client: ServiceClient,
+    private readonly usage: ModelUsageRepository,
+  ) {}
+
+  /** The model behind a capability, as usage records and answers name it. */
+  modelOf(capability: 'embedding' | 'summary' | 'tags'): string {
+    if (this.provider.name !== 'openai')
+      return `${this.provider.name}-${capability === 'embedding' ? 'embedding' : 'text'}`;
+    return capability === 'embedding' ? this.config.AI_EMBEDDING_MODEL : this.config.AI_CHAT_MODEL;
+  }
+
+  async embed(texts: string[], context: RequestContext) {
+    const caller = requireAccount(context, 'chat:use');
+    if (texts.length === 0 || texts.length > EMBED_MAX_TEXTS)
+      throw invalidField('input', `1 to ${EMBED_MAX_TEXTS} texts`);
+    if (texts.some((t) => t.length === 0 || t.length > HELPER_TEXT_MAX))
+      throw invalidField('input', `each text has 1 to ${HELPER_TEXT_MAX} characters`);
+    const vectors = await this.run('embedding', caller, null, () => this.provider.embed(texts), {
+      embeddings: texts.length,
+    });
+    return {
+      provider: this.provider.name,
+      model: this.modelOf('embedding'),
+      dimension: vectors[0]?.length ?? 0,
+      vectors: vectors.map((values) => ({ values })),
+    };
+  }
+
+  async summarize(input: HelperInput, context: RequestContext) {
+    const caller = requireAccount(context, 'chat:use');
+    const { text, workspaceId } = await this.textOf(input);
+    const summary = await this.run('summary', caller, workspaceId, () => this.provider.summarize(text));
+    return { summary, provider: this.provider.name, model: this.modelOf('summary') };
+  }
+
+  async tag(input: HelperInput & { max: number }, context: RequestContext) {
+    const caller = requireAccount(context, 'chat:use');
+    const max = input.max === 0 ? 8 : input.max;
+    if (max < 1 || max > 50) throw invalidField('max', '1 to 50');
+    const { text, workspaceId } = await this.textOf(input);
+    const tags = await this.run('tags', caller, workspaceId, () => this.provider.generateTags(text, max));
+    return { tags, provider: this.provider.name, model: this.modelOf('tags') };
+  }
+
+  /** The text to work on; a fragment's title and content, read as the caller. */
+  private async textOf(input: HelperInput): Promise<{ text: string; workspaceId: string | null }> {
+    if ((input.text === undefined) === (input.fragmentId === undefined))
+      throw invalidField('text', 'give exactly one of text and fragmentId');
+    if (input.text !== undefined) {
+      if (input.text.length === 0 || input.text.length > HELPER_TEXT_MAX)
+        throw invalidField('text', `1 to ${HELPER_TEXT_MAX} characters`);
+      return { text: input.text, workspaceId: null };
+    }
+    const { fragment } = await this.client.call(FragmentsService.method.getFragment, { fragmentId: input.fragmentId! });
+    return { text: `${fragment!.title}\n\n${fragment!.content}`, workspaceId: fragment!.workspaceId };
+  }
+
+  /** Runs a provider call and records it, failed or not; a provider failure is a 502. */
+  private async run<T>(
+    kind: 'embedding' | 'summary' | 'tags',
+    caller: { userId: string; tokenId: string },
+    workspaceId: string | null,
+    call: () => Promise<T>,
+    counts: { embeddings?: number } = {},
+  ): Promise<T> {
+    const started = performance.now();
+    let status = 'ok';
+    try {
+      return await call();
+    } catch (err) {
+      status = 'upstream_error';
+      throw new AppError({
+        status: 502,
+        code: ErrorCode.UPSTREAM_ERROR,
+        message: `The AI provider (${this.provider.name}) failed: ${(err as Error).message?.slice(0, 200) ?? 'unknown error'}`,
+      });
+    } finally {
+      await this.usage.insertMany([
+        {
+          userId: caller.userId,
+          tokenId: caller.tokenId,
+          credential: 'operator',
+          model: this.modelOf(kind),
+          provider: this.provider.name,
+          kind,
+          inputTokens: 0,
+          outputTokens: 0,
+          images: 0,
+          embeddings: status === 'ok' ? (counts.embeddings ?? 0) : 0,
+          workspaceId,
+          latencyMs: Math.round(performance.now() - started),
+          status,
+        },
+      ]);
+    }
+  }
+}

@@ -1,0 +1,228 @@
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminEnv, userWithToken } from '../../support/accounts.js';
+import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
+import { startExaStandIn, type ExaStandIn } from '../../support/stand-ins/exa-stand-in.js';
+import { startOpenAiStandIn, type StandIn } from '../../support/stand-ins/openai-stand-in.js';
+import { call } from './chat-fixture.js';
+
+type Caller = Awaited<ReturnType<typeof userWithToken>>;
+
+/**
+ * The AI helpers (`/api/ai/*`): embedding, summary and tags with the built-in provider and with
+ * an OpenAI-compatible stand-in, availability (a chat provider that is down says so), and usage
+ * that adds up exactly the calls a script made (helpers, web searches, chat), per filter, with
+ * another user's usage invisible and an owner seeing their workspace's.
+ */
+describe('AI helpers, availability and usage', () => {
+  const admin = adminEnv();
+  const dirs: string[] = [];
+  let builtin: PlatformProcess;
+  let compatible: PlatformProcess;
+  let openai: StandIn;
+  let exa: ExaStandIn;
+  let owner: Caller;
+  let other: Caller;
+
+  const api = (platform: PlatformProcess, who: { token: string }, method: string, path: string, body?: unknown) =>
+    call(platform.url, who.token, method, path, body);
+
+  beforeAll(async () => {
+    openai = await startOpenAiStandIn();
+    exa = await startExaStandIn();
+    const dir = () => {
+      const d = tempDir('kw-ai-');
+      dirs.push(d);
+      return d;
+    };
+    builtin = await startEmbedded(dir(), {
+      ...admin,
+      WEB_SEARCH_PROVIDER: 'exa',
+      WEB_SEARCH_URL: exa.url,
+      WEB_SEARCH_API_KEY: exa.apiKey,
+      CHAT_PROVIDERS: JSON.stringify({
+        providers: [
+          {
+            id: 'standin',
+            kind: 'openai',
+            baseUrl: openai.url,
+            apiKey: 'sk-test',
+            retries: 0,
+            models: [{ id: 'gpt-4o-mini' }],
+          },
+        ],
+      }),
+      AI_PRICES: JSON.stringify({
+        'gpt-4o-mini': { inputPer1kTokens: 1, outputPer1kTokens: 2 },
+        exa: { perSearch: 0.5 },
+        'builtin-embedding': { per1kEmbeddings: 100 },
+      }),
+    });
+    compatible = await startEmbedded(dir(), {
+      ...admin,
+      AI_PROVIDER: 'openai',
+      AI_BASE_URL: openai.url,
+      AI_API_KEY: 'sk-test',
+      AI_EMBEDDING_MODEL: 'text-embedding-3-small',
+      // A chat provider nobody answers at: availability must say so.
+      CHAT_PROVIDERS: JSON.stringify({
+        providers: [{ id: 'down', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-x', retries: 0 }],
+      }),
+    });
+    owner = await userWithToken(builtin.url, admin.ADMIN_TOKEN);
+    other = await userWithToken(builtin.url, admin.ADMIN_TOKEN);
+  }, 120_000);
+
+  afterAll(async () => {
+    await builtin?.stop();
+    await compatible?.stop();
+    await openai?.close();
+    await exa?.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('embeds, summarizes and tags with the built-in provider, texts and fragments', async () => {
+    const one = await api(builtin, owner, 'POST', '/api/ai/embedding', { input: 'kettles boil water' });
+    expect(one.status, one.text).toBe(200);
+    expect(one.body).toMatchObject({ provider: 'builtin', model: 'builtin-embedding' });
+    expect(one.body.data).toHaveLength(1);
+    expect(one.body.data[0].embedding).toHaveLength(one.body.dimension);
+    const two = await api(builtin, owner, 'POST', '/api/ai/embedding', { input: ['a kettle', 'a teapot'] });
+    expect(two.body.data.map((d: { index: number }) => d.index)).toEqual([0, 1]);
+
+    const text = 'The Zephyr kettle boils water in ninety seconds. It has a seven-year warranty. Descale it monthly.';
+    const summary = await api(builtin, owner, 'POST', '/api/ai/summary', { text });
+    expect(summary.status).toBe(200);
+    expect(summary.body.summary.length).toBeGreaterThan(0);
+    const tags = await api(builtin, owner, 'POST', '/api/ai/tags', { text, max: 3 });
+    expect(tags.body.tags.length).toBeGreaterThan(0);
+    expect(tags.body.tags.length).toBeLessThanOrEqual(3);
+
+    const ws = (await api(builtin, owner, 'POST', '/api/workspaces', { name: 'helpers' })).body.workspace.id;
+    const types = (await api(builtin, owner, 'GET', `/api/workspaces/${ws}/fragment-types`)).body.items;
+    const fragment = await api(builtin, owner, 'POST', '/api/memory-fragments', {
+      workspaceId: ws,
+      fragmentTypeId: types.find((t: { key: string }) => t.key === 'note').id,
+      title: 'Kettle care',
+      content: text,
+    });
+    const fromFragment = await api(builtin, owner, 'POST', '/api/ai/tags', { fragmentId: fragment.body.fragment.id });
+    expect(fromFragment.status).toBe(200);
+    // Another user may not read the fragment: 404, as everywhere.
+    expect(
+      (await api(builtin, other, 'POST', '/api/ai/summary', { fragmentId: fragment.body.fragment.id })).status,
+    ).toBe(404);
+    // Exactly one of text and fragmentId; limits.
+    expect((await api(builtin, owner, 'POST', '/api/ai/summary', {})).status).toBe(400);
+    expect(
+      (await api(builtin, owner, 'POST', '/api/ai/summary', { text: 'x', fragmentId: fragment.body.fragment.id }))
+        .status,
+    ).toBe(400);
+    expect((await api(builtin, owner, 'POST', '/api/ai/embedding', { input: Array(101).fill('x') })).status).toBe(400);
+  });
+
+  it('uses an OpenAI-compatible provider the same way, and tells which capabilities are down', async () => {
+    const vectors = await api(compatible, { token: admin.ADMIN_TOKEN }, 'POST', '/api/ai/embedding', {
+      input: ['alpha', 'beta'],
+    });
+    expect(vectors.status, vectors.text).toBe(200);
+    expect(vectors.body).toMatchObject({ provider: 'openai', model: 'text-embedding-3-small', dimension: 8 });
+    const summary = await api(compatible, { token: admin.ADMIN_TOKEN }, 'POST', '/api/ai/summary', {
+      text: 'hello there',
+    });
+    expect(summary.body.summary).toContain('hello there');
+    expect(openai.requests.some((r) => r.path === '/v1/embeddings')).toBe(true);
+
+    const byName = async (platform: PlatformProcess) =>
+      Object.fromEntries(
+        (
+          (await api(platform, { token: admin.ADMIN_TOKEN }, 'GET', '/api/ai/availability')).body.capabilities as any[]
+        ).map((c) => [c.name, c]),
+      );
+    const down = await byName(compatible);
+    expect(down.embedding).toMatchObject({ available: true, provider: 'openai', model: 'text-embedding-3-small' });
+    expect(down.chat.available).toBe(false);
+    expect(down.chat.reason).toMatch(/down: the provider does not answer/);
+    expect(down.web_search).toMatchObject({ available: false });
+    const up = await byName(builtin);
+    expect(up.embedding).toMatchObject({ available: true, provider: 'builtin' });
+    expect(up.chat).toMatchObject({ available: true, provider: 'standin' });
+    // Web search is configured there, but the admin account has no web-search access yet.
+    expect(up.web_search.reason).toMatch(/no web-search access/);
+  });
+
+  it('adds up exactly what a scripted mix of calls did, per filter, and only the caller’s', async () => {
+    const person = await userWithToken(builtin.url, admin.ADMIN_TOKEN);
+    expect(
+      (await api(builtin, { token: admin.ADMIN_TOKEN }, 'PUT', `/api/admin/users/${person.user.id}/web-search`)).status,
+    ).toBe(204);
+    const ws = (await api(builtin, person, 'POST', '/api/workspaces', { name: 'usage' })).body.workspace.id;
+    const types = (await api(builtin, person, 'GET', `/api/workspaces/${ws}/fragment-types`)).body.items;
+    const fragment = await api(builtin, person, 'POST', '/api/memory-fragments', {
+      workspaceId: ws,
+      fragmentTypeId: types.find((t: { key: string }) => t.key === 'note').id,
+      title: 'Usage',
+      content: 'Counting calls of the helpers.',
+    });
+    // The script: 3 embeddings in 2 calls, 1 summary of the fragment, 2 tag calls, 2 web searches, 2 chats.
+    await api(builtin, person, 'POST', '/api/ai/embedding', { input: ['one', 'two'] });
+    await api(builtin, person, 'POST', '/api/ai/embedding', { input: 'three' });
+    await api(builtin, person, 'POST', '/api/ai/summary', { fragmentId: fragment.body.fragment.id });
+    await api(builtin, person, 'POST', '/api/ai/tags', { text: 'tea and kettles' });
+    await api(builtin, person, 'POST', '/api/ai/tags', { fragmentId: fragment.body.fragment.id });
+    for (const query of ['kettles', 'teapots'])
+      expect((await api(builtin, person, 'POST', '/api/v1/web/search', { query })).status).toBe(200);
+    for (const content of ['hi', 'hello again'])
+      expect(
+        (
+          await api(builtin, person, 'POST', '/api/v1/chat/completions', {
+            model: 'gpt-4o-mini',
+            messages: [{ role: 'user', content }],
+          })
+        ).status,
+      ).toBe(200);
+    // Chat and web search records are batched by the edge (at most half a second).
+    await new Promise((r) => setTimeout(r, 1200));
+
+    const usage = async (query: string, who: { token: string } = person) =>
+      (await api(builtin, who, 'GET', `/api/ai/usage${query}`)).body;
+    const byCapability = await usage('?groupBy=capability');
+    const rows = Object.fromEntries(byCapability.rows.map((r: any) => [r.capability, r]));
+    expect(rows.embedding).toMatchObject({ requests: 2, embeddings: 3 });
+    expect(rows.summary).toMatchObject({ requests: 1 });
+    expect(rows.tags).toMatchObject({ requests: 2 });
+    expect(rows.web_search).toMatchObject({ requests: 2, searches: 2 });
+    expect(rows.chat.requests).toBe(2);
+    expect(rows.chat.inputTokens).toBeGreaterThan(0);
+    expect(byCapability.totals.requests).toBe(9);
+    expect(byCapability.totalCount).toBe(5);
+    // Costs from the price table: 3 embeddings at 100 per 1k, 2 searches at 0.5, chat tokens at 1 and 2 per 1k.
+    const chatCost = (rows.chat.inputTokens * 1 + rows.chat.outputTokens * 2) / 1000;
+    expect(byCapability.totals.estimatedCost).toBeCloseTo(0.3 + 1 + chatCost, 6);
+
+    // Filters: one workspace (the fragment's helper calls), one capability, a day range, paging.
+    const inWorkspace = await usage(`?workspaceId=${ws}&groupBy=capability`);
+    expect(inWorkspace.rows.map((r: any) => [r.capability, r.requests])).toEqual([
+      ['summary', 1],
+      ['tags', 1],
+    ]);
+    expect((await usage('?capability=web_search')).totals.searches).toBe(2);
+    const empty = await api(builtin, person, 'GET', '/api/ai/usage?from=2000-01-01&to=2000-01-31');
+    expect(empty.status, empty.text).toBe(200);
+    expect(empty.body.totals.requests).toBe(0);
+    const page = await usage('?groupBy=capability&limit=2&offset=4');
+    expect([page.rows.length, page.totalCount]).toEqual([1, 5]);
+    const byDay = await usage('?groupBy=day');
+    expect(byDay.rows).toHaveLength(1);
+    expect(byDay.rows[0].day).toBe(new Date().toISOString().slice(0, 10));
+
+    // Another user sees none of it, not even with the workspace's id.
+    expect((await usage('', other)).totals.requests).toBe(0);
+    expect((await api(builtin, other, 'GET', `/api/ai/usage?workspaceId=${ws}`)).status).toBe(404);
+    // allUsers: platform administrators only.
+    expect((await api(builtin, person, 'GET', '/api/ai/usage?allUsers=true')).status).toBe(403);
+    const everyone = await usage('?allUsers=true', { token: admin.ADMIN_TOKEN });
+    expect(everyone.totals.requests).toBeGreaterThanOrEqual(9 + 5);
+    expect((await api(builtin, person, 'GET', '/api/ai/usage?groupBy=color')).status).toBe(400);
+  });
+});
