@@ -1,9 +1,10 @@
 import { rmSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { adminEnv, createUser, type TestUser } from '../../support/accounts.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
-import { CHROMIUM_PATH, describeWith } from '../../support/services.js';
+import { launchChromium } from '../../support/browser.js';
+import { describeWith } from '../../support/services.js';
 
 const CLAIM_GRANT = 'urn:kw:agent-auth:grant-type:claim';
 /** The user-code window of this platform (seconds): long enough for the journey, short enough to wait out. */
@@ -93,18 +94,7 @@ describeWith(['chromium'], 'agent claims in the browser', () => {
     });
     base = platform.url;
     person = await createUser(base, admin.ADMIN_TOKEN, { email: 'grace@example.test' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

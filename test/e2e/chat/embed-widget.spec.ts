@@ -3,11 +3,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { type Browser, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { adminEnv, userWithToken } from '../../support/accounts.js';
 import { ROOT, startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
-import { CHROMIUM_PATH, describeWith } from '../../support/services.js';
+import { launchChromium } from '../../support/browser.js';
+import { describeWith } from '../../support/services.js';
 import {
   scriptedProviders,
   startScriptedModel,
@@ -170,18 +171,7 @@ ${url.searchParams.get('poster') ? `<iframe id="poster" src="${url.searchParams.
       });
       keys[name] = key.body.token;
     }
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     mkdirSync(SCREENSHOTS, { recursive: true });
   }, 180_000);
 

@@ -9,11 +9,12 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { adminEnv, createUser, type TestUser } from '../../support/accounts.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
-import { CHROMIUM_PATH, describeWith } from '../../support/services.js';
+import { launchChromium } from '../../support/browser.js';
+import { describeWith } from '../../support/services.js';
 
 /**
  * What an MCP client does when a user adds this server by its URL alone: the official MCP SDK
@@ -84,18 +85,7 @@ describeWith(['chromium'], 'MCP SDK client with OAuth (browser consent)', () => 
     );
     await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
     redirectUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

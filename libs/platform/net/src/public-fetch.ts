@@ -54,6 +54,11 @@ export async function publicFetch(
   if (response.status >= 300 && response.status < 400)
     throw new Error(`refused to follow a redirect from ${url.origin}`);
   const maxBytes = policy.maxBytes ?? 256 * 1024;
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw new Error(`${url.origin} answers more than ${maxBytes} bytes`);
+  }
   const body = new Uint8Array(await response.arrayBuffer());
   if (body.byteLength > maxBytes) throw new Error(`${url.origin} answered more than ${maxBytes} bytes`);
   return new Response(body, { status: response.status, headers: response.headers });

@@ -8,7 +8,6 @@ import {
   GRANT_REFRESH,
 } from '../../domain/agent-auth/oauth.js';
 import { verifiesS256 } from '../../domain/agent-auth/pkce.js';
-import { AUTHORIZATION_CODE_PREFIX } from '../../domain/tokens/token-format.js';
 import { OAuthAuthorizationsRepository } from '../../persistence/oauth-authorizations.repository.js';
 import { OAuthApplicationsRepository } from '../../persistence/oauth-applications.repository.js';
 import { ClientAuthentication } from '../oauth/client-authentication.js';
@@ -18,6 +17,7 @@ import { narrowScopes, parseAgentScope } from '../../domain/agent-auth/agent-sco
 import {
   AGENT_ACCESS_PREFIX,
   AGENT_REFRESH_PREFIX,
+  AUTHORIZATION_CODE_PREFIX,
   hashToken,
   secretPrefixOf,
 } from '../../domain/tokens/token-format.js';
@@ -30,9 +30,10 @@ import { IdentityAssertions } from './identity-assertions.js';
 type TokenAnswer = MessageInitShape<typeof IssueTokenResponseSchema>;
 
 /**
- * POST /oauth2/token and /oauth2/revoke. Three grants: an ID-JAG (RFC 7523 jwt-bearer), the
- * claim grant (RFC 8628 polling), and refresh_token with rotation and reuse detection. Every
- * grant answers a short-lived access token and a refresh token of the same family (the grant).
+ * POST /oauth2/token and /oauth2/revoke. Four grants: an application's authorization code with
+ * PKCE, an ID-JAG (RFC 7523 jwt-bearer), the claim grant (RFC 8628 polling), and refresh_token
+ * with rotation and reuse detection. Every grant answers a short-lived access token and a
+ * refresh token of the same family (the grant).
  */
 @Injectable()
 export class TokenEndpoint {
