@@ -5,7 +5,7 @@
 SELECT version, enrichment, workspace_id::text FROM data.fragments WHERE id = ${fragmentId}::uuid FOR UPDATE;
 
 -- src/persistence/enrichment.repository.ts: EnrichmentRepository.loadText
-SELECT id::text AS id, workspace_id::text AS "workspaceId", title, content, version, summary_source AS "summarySource", enhance_tags AS "enhanceTags", enrichment
+SELECT id::text AS id, workspace_id::text AS "workspaceId", created_by::text AS "createdBy", title, content, version, summary_source AS "summarySource", enhance_tags AS "enhanceTags", enrichment
   FROM data.fragments WHERE id = ${fragmentId}::uuid;
 
 -- src/persistence/enrichment.repository.ts: EnrichmentRepository.writeResults

@@ -11,7 +11,7 @@ type Caller = Awaited<ReturnType<typeof userWithToken>>;
 /**
  * The AI helpers (`/api/ai/*`): embedding, summary and tags with the built-in provider and with
  * an OpenAI-compatible stand-in, availability (a chat provider that is down says so), and usage
- * that adds up exactly the calls a script made (helpers, web searches, chat), per filter, with
+ * that adds up exactly the calls a script made (enrichment, helpers, web searches, chat), per filter, with
  * another user's usage invisible and an owner seeing their workspace's.
  */
 describe('AI helpers, availability and usage', () => {
@@ -164,7 +164,8 @@ describe('AI helpers, availability and usage', () => {
       title: 'Usage',
       content: 'Counting calls of the helpers.',
     });
-    // The script: 3 embeddings in 2 calls, 1 summary of the fragment, 2 tag calls, 2 web searches, 2 chats.
+    // The script: the fragment's enrichment, 3 embeddings in 2 calls, 1 summary of the fragment,
+    // 2 tag calls, 2 web searches, 2 chats.
     await api(builtin, person, 'POST', '/api/ai/embedding', { input: ['one', 'two'] });
     await api(builtin, person, 'POST', '/api/ai/embedding', { input: 'three' });
     await api(builtin, person, 'POST', '/api/ai/summary', { fragmentId: fragment.body.fragment.id });
@@ -181,8 +182,27 @@ describe('AI helpers, availability and usage', () => {
           })
         ).status,
       ).toBe(200);
-    // Chat and web search records are batched by the edge (at most half a second).
+    // Chat and web search records are batched by the edge (at most half a second); enrichment's
+    // record comes from the fragment.embedded event once the fragment is published.
     await new Promise((r) => setTimeout(r, 1200));
+    await expect
+      .poll(
+        async () =>
+          (await api(builtin, person, 'GET', `/api/memory-fragments/${fragment.body.fragment.id}`)).body.fragment
+            .status,
+        {
+          timeout: 30_000,
+        },
+      )
+      .toBe('published');
+    await expect
+      .poll(
+        async () => (await api(builtin, person, 'GET', '/api/ai/usage?capability=enrichment')).body.totals.requests,
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBe(1);
 
     const usage = async (query: string, who: { token: string } = person) =>
       (await api(builtin, who, 'GET', `/api/ai/usage${query}`)).body;
@@ -194,15 +214,20 @@ describe('AI helpers, availability and usage', () => {
     expect(rows.web_search).toMatchObject({ requests: 2, searches: 2 });
     expect(rows.chat.requests).toBe(2);
     expect(rows.chat.inputTokens).toBeGreaterThan(0);
-    expect(byCapability.totals.requests).toBe(9);
-    expect(byCapability.totalCount).toBe(5);
-    // Costs from the price table: 3 embeddings at 100 per 1k, 2 searches at 0.5, chat tokens at 1 and 2 per 1k.
+    expect(rows.enrichment.requests).toBe(1);
+    expect(rows.enrichment.embeddings).toBeGreaterThanOrEqual(1);
+    expect(byCapability.totals.requests).toBe(10);
+    expect(byCapability.totalCount).toBe(6);
+    // Costs from the price table: embeddings (helpers' 3 and enrichment's chunks) at 100 per 1k,
+    // 2 searches at 0.5, chat tokens at 1 and 2 per 1k.
     const chatCost = (rows.chat.inputTokens * 1 + rows.chat.outputTokens * 2) / 1000;
-    expect(byCapability.totals.estimatedCost).toBeCloseTo(0.3 + 1 + chatCost, 6);
+    const embeddingCost = ((3 + rows.enrichment.embeddings) * 100) / 1000;
+    expect(byCapability.totals.estimatedCost).toBeCloseTo(embeddingCost + 1 + chatCost, 6);
 
     // Filters: one workspace (the fragment's helper calls), one capability, a day range, paging.
     const inWorkspace = await usage(`?workspaceId=${ws}&groupBy=capability`);
     expect(inWorkspace.rows.map((r: any) => [r.capability, r.requests])).toEqual([
+      ['enrichment', 1],
       ['summary', 1],
       ['tags', 1],
     ]);
@@ -210,8 +235,8 @@ describe('AI helpers, availability and usage', () => {
     const empty = await api(builtin, person, 'GET', '/api/ai/usage?from=2000-01-01&to=2000-01-31');
     expect(empty.status, empty.text).toBe(200);
     expect(empty.body.totals.requests).toBe(0);
-    const page = await usage('?groupBy=capability&limit=2&offset=4');
-    expect([page.rows.length, page.totalCount]).toEqual([1, 5]);
+    const page = await usage('?groupBy=capability&limit=2&offset=5');
+    expect([page.rows.length, page.totalCount]).toEqual([1, 6]);
     const byDay = await usage('?groupBy=day');
     expect(byDay.rows).toHaveLength(1);
     expect(byDay.rows[0].day).toBe(new Date().toISOString().slice(0, 10));
@@ -222,7 +247,7 @@ describe('AI helpers, availability and usage', () => {
     // allUsers: platform administrators only.
     expect((await api(builtin, person, 'GET', '/api/ai/usage?allUsers=true')).status).toBe(403);
     const everyone = await usage('?allUsers=true', { token: admin.ADMIN_TOKEN });
-    expect(everyone.totals.requests).toBeGreaterThanOrEqual(9 + 5);
+    expect(everyone.totals.requests).toBeGreaterThanOrEqual(10 + 5);
     expect((await api(builtin, person, 'GET', '/api/ai/usage?groupBy=color')).status).toBe(400);
   });
 });

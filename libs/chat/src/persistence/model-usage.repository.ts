@@ -66,6 +66,11 @@ export class ModelUsageRepository {
     if (rows.length > 0) await this.db.modelUsage.createMany({ data: rows });
   }
 
+  /** A record made from an event, once: a redelivery of the same event adds nothing. */
+  async insertForEvent(eventId: string, row: ModelUsageRow): Promise<void> {
+    await this.db.modelUsage.createMany({ data: [{ ...row, eventId }], skipDuplicates: true });
+  }
+
   /**
    * Sums per group of the requested dimensions, ordered by them, a page of them, and how many
    * groups there are. The grouping expressions come from USAGE_DIMENSIONS only, never from input.

@@ -26,6 +26,7 @@ import { AiHelpersHandlers } from './ai-helpers.handlers.js';
 import { AiAvailability } from './ai-helpers/ai-availability.js';
 import { AiHelpers } from './ai-helpers/ai-helpers.js';
 import { AiUsage } from './ai-helpers/ai-usage.js';
+import { EnrichmentUsageWorker } from '../events/enrichment-usage.worker.js';
 
 /**
  * The service side of the chat component (kw.chat.v1): the vault, model usage, web-search access,
@@ -67,6 +68,7 @@ import { AiUsage } from './ai-helpers/ai-usage.js';
     AiAvailability,
     AiUsage,
     AiHelpersHandlers,
+    EnrichmentUsageWorker,
   ],
   exports: [VaultRewrap],
 })

@@ -71,5 +71,7 @@ export type FragmentEmbeddedPayload = {
   version: number;
   /** How many chunks the embedding step wrote. */
   chunks: number;
+  /** The fragment's creator, on whose behalf it was embedded (the chat component records the usage). Absent in events written before it existed. */
+  createdBy?: string;
   occurredAt: string;
 };

@@ -87,7 +87,7 @@ export function enrichmentRequestedEvent(
 
 /** The internal outbox row written with a fragment's new chunks (search syncs an external vector index from it). */
 export function fragmentEmbeddedEvent(
-  fragment: Pick<FragmentText, 'id' | 'workspaceId' | 'version'>,
+  fragment: Pick<FragmentText, 'id' | 'workspaceId' | 'version' | 'createdBy'>,
   chunks: number,
 ): NewOutboxEvent & { payload: FragmentEmbeddedPayload } {
   return {
@@ -99,6 +99,7 @@ export function fragmentEmbeddedEvent(
       workspaceId: fragment.workspaceId,
       version: fragment.version,
       chunks,
+      createdBy: fragment.createdBy,
       occurredAt: new Date().toISOString(),
     },
   };

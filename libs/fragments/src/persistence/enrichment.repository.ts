@@ -83,7 +83,7 @@ export class EnrichmentRepository {
   /** The text the steps work on, and the enrichment state. */
   async loadText(fragmentId: string): Promise<(FragmentText & { enrichment: unknown }) | undefined> {
     const [row] = await this.plain.$queryRaw<Array<FragmentText & { enrichment: unknown }>>`
-      SELECT id::text AS id, workspace_id::text AS "workspaceId", title, content, version, summary_source AS "summarySource", enhance_tags AS "enhanceTags", enrichment
+      SELECT id::text AS id, workspace_id::text AS "workspaceId", created_by::text AS "createdBy", title, content, version, summary_source AS "summarySource", enhance_tags AS "enhanceTags", enrichment
         FROM data.fragments WHERE id = ${fragmentId}::uuid`;
     return row;
   }

@@ -19,6 +19,8 @@ export interface CollectionLink {
 export interface FragmentText {
   id: string;
   workspaceId: string;
+  /** Who created the fragment: enrichment works on their behalf (its usage is theirs). */
+  createdBy: string;
   title: string;
   content: string;
   version: number;

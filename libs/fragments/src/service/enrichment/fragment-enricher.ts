@@ -60,6 +60,7 @@ export class FragmentEnricher {
     const fragment: FragmentText = {
       id: row.id,
       workspaceId: row.workspaceId,
+      createdBy: row.createdBy,
       title: row.title,
       content: row.content,
       version: payload.version,
