@@ -20,3 +20,7 @@ GROUP BY ${groupBy} ORDER BY ${groupBy} LIMIT ${query.limit} OFFSET ${query.offs
 -- src/persistence/model-usage.repository.ts: ModelUsageRepository.countGroups
 SELECT count(*) AS n FROM (
 SELECT ${groups} FROM control.model_usage WHERE ${where} GROUP BY ${groupBy}) g;
+
+-- src/persistence/model-usage.repository.ts: ModelUsageRepository.spentSince
+SELECT sum(input_tokens + output_tokens) AS tokens, sum(images) AS images
+FROM control.model_usage WHERE user_id = ${userId}::uuid AND at >= ${from};

@@ -4,6 +4,7 @@ export * from './gen/kw/chat/v1/chat_pb.js';
 export * from './gen/kw/chat/v1/embed_chat_pb.js';
 export * from './gen/kw/chat/v1/embed_configs_pb.js';
 export * from './gen/kw/chat/v1/experts_pb.js';
+export * from './gen/kw/chat/v1/plans_pb.js';
 export * from './gen/kw/enrichment/v1/enrichment_pb.js';
 export * from './gen/kw/files/v1/files_pb.js';
 export * from './gen/kw/fragments/v1/fragments_pb.js';

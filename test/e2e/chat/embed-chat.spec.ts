@@ -271,9 +271,10 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       expect(offered).not.toContain('create_fragment');
       expect(lastTool(requests[2]).fragment.id).toBe(fragmentId);
 
-      // Every model call of the turn is in usage, for the visitor.
+      // Every model call of the turn is in usage, for the visitor (enrichment of fragments has rows of its own).
       const usage = async () =>
-        (await db.query('SELECT * FROM control.model_usage WHERE user_id = $1', [visitor.user.id])).rows;
+        (await db.query("SELECT * FROM control.model_usage WHERE user_id = $1 AND kind = 'chat'", [visitor.user.id]))
+          .rows;
       await expect.poll(async () => (await usage()).length, { timeout: 10_000 }).toBe(3);
       expect((await usage())[0]).toMatchObject({
         model: 'scripted-1',
@@ -416,8 +417,12 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       await expect
         .poll(
           async () =>
-            (await db.query('SELECT count(*)::int AS n FROM control.model_usage WHERE user_id = $1', [owner.user.id]))
-              .rows[0].n,
+            (
+              await db.query(
+                "SELECT count(*)::int AS n FROM control.model_usage WHERE user_id = $1 AND kind = 'chat'",
+                [owner.user.id],
+              )
+            ).rows[0].n,
         )
         .toBe(2);
     });

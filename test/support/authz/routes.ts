@@ -665,6 +665,21 @@ export const AI_HELPER_ROUTES: MatrixRoute[] = [
   },
 ];
 
+/** Plans (docs/plans.md): reading is the account's; assigning is a platform administrator's. */
+export const PLAN_ROUTES: MatrixRoute[] = [
+  { method: 'GET', path: '/api/plans', action: 'profile:read', account: true, allowedStatuses: [200] },
+  { method: 'GET', path: '/api/subscription', action: 'profile:read', account: true, allowedStatuses: [200] },
+  {
+    method: 'PUT',
+    path: '/api/admin/users/00000000-0000-4000-8000-000000000000/plan',
+    action: 'admin',
+    account: true,
+    platformAdmin: true,
+    allowedStatuses: [404],
+    body: { planId: 'self-hosted' },
+  },
+];
+
 export const MATRIX_ROUTES: MatrixRoute[] = [
   ...IDENTITY_ROUTES,
   ...WORKSPACE_ROUTES,
@@ -678,4 +693,5 @@ export const MATRIX_ROUTES: MatrixRoute[] = [
   ...EXPERT_ROUTES,
   ...EMBED_CONFIG_ROUTES,
   ...AI_HELPER_ROUTES,
+  ...PLAN_ROUTES,
 ];

@@ -19,6 +19,8 @@ import { ModelsController } from './models/models.controller.js';
 import { ProviderKeys } from './models/provider-keys.js';
 import { UsageRecorder } from './models/usage-recorder.js';
 import { AiHelpersController } from './ai-helpers.controller.js';
+import { PlanGate } from './plan-gate.js';
+import { PlansController } from './plans.controller.js';
 import { VaultController } from './vault.controller.js';
 import { WebSearchController, WebSearchGrantsController } from './web-search.controller.js';
 import { webSearchProvider } from './web-search.provider.js';
@@ -31,6 +33,7 @@ import { webSearchProvider } from './web-search.provider.js';
 @Module({
   controllers: [
     AiHelpersController,
+    PlansController,
     ModelsController,
     ChatCompletionsController,
     ImagesController,
@@ -49,6 +52,7 @@ import { webSearchProvider } from './web-search.provider.js';
     ModelCatalog,
     ProviderKeys,
     UsageRecorder,
+    PlanGate,
     GeneratedImages,
     EmbedRequests,
     EmbedKeyGuard,

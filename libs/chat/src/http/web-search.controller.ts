@@ -108,7 +108,7 @@ export class WebSearchController {
   }
 }
 
-/** Until plans exist, web-search access is an administrator's grant (scope `admin`). */
+/** An administrator's grant of web search to one account, besides a plan's entitlement (scope `admin`). */
 @ApiTags('Administration')
 @ApiBearerAuth('bearer')
 @Controller('api/admin/users')

@@ -133,6 +133,14 @@ export class ModelUsageRepository {
     return Number(n);
   }
 
+  /** The user's model tokens (input and output) and images since `from`: what monthly budgets count. */
+  async spentSince(userId: string, from: Date): Promise<{ tokens: number; images: number }> {
+    const [row] = await this.db.$queryRaw<Array<{ tokens: bigint | null; images: bigint | null }>>`
+      SELECT sum(input_tokens + output_tokens) AS tokens, sum(images) AS images
+      FROM control.model_usage WHERE user_id = ${userId}::uuid AND at >= ${from}`;
+    return { tokens: Number(row?.tokens ?? 0), images: Number(row?.images ?? 0) };
+  }
+
   recentOf(userId: string, limit: number) {
     return this.db.modelUsage.findMany({ where: { userId }, orderBy: { at: 'desc' }, take: limit });
   }

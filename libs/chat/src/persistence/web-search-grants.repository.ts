@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CHAT_DB, type ChatDb } from './chat-database.js';
 
-/** Which accounts may use web search (an administrator's grant until plans exist). */
+/** Which accounts an administrator granted web search (besides their plan's entitlement). */
 @Injectable()
 export class WebSearchGrantsRepository {
   constructor(@Inject(CHAT_DB) private readonly db: ChatDb) {}

@@ -27,10 +27,13 @@ import { AiAvailability } from './ai-helpers/ai-availability.js';
 import { AiHelpers } from './ai-helpers/ai-helpers.js';
 import { AiUsage } from './ai-helpers/ai-usage.js';
 import { EnrichmentUsageWorker } from '../events/enrichment-usage.worker.js';
+import { PlanAssignmentsRepository } from '../persistence/plan-assignments.repository.js';
+import { PlansHandlers } from './plans.handlers.js';
+import { Plans } from './plans/plans.js';
 
 /**
  * The service side of the chat component (kw.chat.v1): the vault, model usage, web-search access,
- * experts, embed configurations, the embed chat's stored state, and the AI helpers.
+ * experts, embed configurations, the embed chat's stored state, the AI helpers, and plans.
  */
 @Module({
   providers: [
@@ -69,6 +72,9 @@ import { EnrichmentUsageWorker } from '../events/enrichment-usage.worker.js';
     AiUsage,
     AiHelpersHandlers,
     EnrichmentUsageWorker,
+    PlanAssignmentsRepository,
+    Plans,
+    PlansHandlers,
   ],
   exports: [VaultRewrap],
 })

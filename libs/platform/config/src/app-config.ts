@@ -462,6 +462,15 @@ export class AppConfig {
   @Matches(/^[A-Z]{3}$/)
   AI_PRICES_CURRENCY = 'USD';
 
+  /**
+   * Plans (docs/plans.md), JSON: `{"default": "free", "plans": [{"id": "free", "name": "Free",
+   * "limits": {"monthlyTokens": 100000, "monthlyImages": 20}, "entitlements": {"webSearch": false,
+   * "models": ["gpt-4o-mini"]}}]}`. Unset: one self-hosted plan without limits.
+   */
+  @IsOptional()
+  @IsString()
+  PLANS?: string;
+
   /** A hosted zone whose Leaf has not sent a heartbeat for this long shows `offline` (new placements on it are refused). */
   @Transform(toInt)
   @IsInt()

@@ -8,6 +8,7 @@ import type { ModelGateway } from '@kw/platform-models';
 import { parseChatRequest } from '../../domain/chat-request.js';
 import { checkChatFitsModel } from '../../domain/model-fit.js';
 import { assertChatAllowed } from '../chat-access.js';
+import { PlanGate } from '../plan-gate.js';
 import { ChatCompletionDto, ChatCompletionRequestDto } from '../dto/chat-completion.dto.js';
 import { ModelCatalog } from '../models/model-catalog.js';
 import { MODEL_GATEWAY } from '../models/model-gateway.provider.js';
@@ -30,6 +31,7 @@ export class ChatCompletionsController {
     @Inject(MODEL_GATEWAY) private readonly gateway: ModelGateway,
     private readonly keys: ProviderKeys,
     private readonly usage: UsageRecorder,
+    private readonly plans: PlanGate,
   ) {}
 
   @Post('chat/completions')
@@ -55,6 +57,7 @@ export class ChatCompletionsController {
     const { request: chat, stream } = parseChatRequest(body);
     const model = this.catalog.require(chat.model);
     checkChatFitsModel(chat, model);
+    await this.plans.check(auth.userId, model.id, 'chat');
     const signal = clientAbortSignal(request, reply);
     const options = { signal, credentialFor: this.keys.resolverFor(auth.userId, model.id) };
     const started = performance.now();

@@ -9,6 +9,7 @@ import type { ModelGateway, ModelInfo } from '@kw/platform-models';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { invalidParam } from '../../domain/chat-request.js';
 import { assertChatAllowed } from '../chat-access.js';
+import { PlanGate } from '../plan-gate.js';
 import { ImageGenerationDto, ImageGenerationRequestDto } from '../dto/images.dto.js';
 import { clientAbortSignal, unlessClientGone } from '../completions/client-abort.js';
 import { ModelCatalog } from '../models/model-catalog.js';
@@ -30,6 +31,7 @@ export class ImagesController {
     private readonly usage: UsageRecorder,
     private readonly images: GeneratedImages,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly plans: PlanGate,
   ) {}
 
   @Post('generations')
@@ -52,6 +54,7 @@ export class ImagesController {
     if (body.size && model.imageSizes?.length && !model.imageSizes.includes(body.size)) {
       throw invalidParam('size', `must be one of ${model.imageSizes.join(', ')} for model "${model.id}"`);
     }
+    await this.plans.check(auth.userId, model.id, 'image');
     const started = performance.now();
     const signal = clientAbortSignal(request, reply);
     const call = await this.gateway

@@ -692,8 +692,8 @@ export const ModelUsageService: GenService<{
   serviceDesc(file_kw_chat_v1_chat, 1);
 
 /**
- * Web-search access: an entitlement of the account. Until plans exist an administrator
- * (scope `admin`) grants it.
+ * Web-search access: an entitlement of the account's plan (docs/plans.md), or an administrator's
+ * grant (scope `admin`) to the account.
  *
  * @generated from service kw.chat.v1.WebSearchAccessService
  */

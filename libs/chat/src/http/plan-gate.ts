@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { PlansService, type GetEntitlementsResponse } from '@kw/contracts';
+import { AppError } from '@kw/platform-errors';
+import { ServiceClient } from '@kw/platform-transport';
+
+/** An account's entitlements are asked at most this often per account (a budget may overshoot by this much). */
+const CACHE_MS = 5_000;
+
+/**
+ * The plan check of model calls (docs/plans.md): the model must be one the plan allows, and the
+ * month's token (chat) or image budget must not be spent. Entitlements come from the chat service
+ * (PlansService), cached per account for five seconds, so a model call costs no extra hop most of
+ * the time; a budget exhausted within those seconds lets a few calls through.
+ */
+@Injectable()
+export class PlanGate {
+  private readonly cache = new Map<string, { at: number; answer: Promise<GetEntitlementsResponse> }>();
+
+  constructor(private readonly client: ServiceClient) {}
+
+  async check(userId: string, modelId: string, kind: 'chat' | 'image'): Promise<void> {
+    const entitlements = await this.entitlementsOf(userId);
+    if (!entitlements.allModels && !entitlements.models.includes(modelId))
+      throw new AppError({
+        status: 403,
+        code: 'PLAN_MODEL_NOT_ALLOWED',
+        message: `Your plan (${entitlements.planId}) does not include the model ${modelId}`,
+        param: 'model',
+      });
+    const remaining = kind === 'chat' ? entitlements.tokensRemaining : entitlements.imagesRemaining;
+    if (remaining !== undefined && remaining <= 0)
+      throw new AppError({
+        status: 403,
+        code: 'PLAN_LIMIT_REACHED',
+        message: `Your plan's monthly ${kind === 'chat' ? 'token' : 'image'} budget is spent; it resets at ${entitlements.resetsAt}`,
+        details: { limit: kind === 'chat' ? 'monthlyTokens' : 'monthlyImages', resetsAt: entitlements.resetsAt },
+      });
+  }
+
+  private entitlementsOf(userId: string): Promise<GetEntitlementsResponse> {
+    const now = Date.now();
+    const cached = this.cache.get(userId);
+    if (cached && now - cached.at < CACHE_MS) return cached.answer;
+    const answer = this.client.call(PlansService.method.getEntitlements, {});
+    answer.catch(() => this.cache.delete(userId));
+    this.cache.set(userId, { at: now, answer });
+    if (this.cache.size > 10_000) this.cache.delete(this.cache.keys().next().value!);
+    return answer;
+  }
+}

@@ -1,0 +1,99 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { GetEntitlementsResponseSchema, GetSubscriptionResponseSchema, PlanInfoSchema } from '@kw/contracts';
+import type { AppConfig } from '@kw/platform-config';
+import type { RequestContext } from '@kw/platform-context';
+import { invalidField } from '@kw/platform-errors';
+import { APP_CONFIG } from '@kw/platform-runtime';
+import { ServiceClient } from '@kw/platform-transport';
+import { monthOf, parsePlans, type Plan, type PlanCatalog } from '../../domain/plans.js';
+import { ModelUsageRepository } from '../../persistence/model-usage.repository.js';
+import { PlanAssignmentsRepository } from '../../persistence/plan-assignments.repository.js';
+import { requireAccount } from '../chat-caller.js';
+import { requireExistingUser, requirePlatformAdmin } from '../platform-admin.js';
+
+/**
+ * Plans and entitlements (docs/plans.md): the operator's plan table (PLANS), an account's
+ * assignment (or the default plan), and what the account may still use in the current
+ * calendar month. The budgets count the same usage records `/api/ai/usage` reads.
+ */
+@Injectable()
+export class Plans {
+  private readonly catalog: PlanCatalog;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly assignments: PlanAssignmentsRepository,
+    private readonly usage: ModelUsageRepository,
+    private readonly client: ServiceClient,
+  ) {
+    this.catalog = parsePlans(config.PLANS);
+  }
+
+  list() {
+    return { plans: [...this.catalog.plans.values()].map(toPlanInfo), defaultPlanId: this.catalog.defaultPlanId };
+  }
+
+  /** The account's plan: its assignment when that plan still exists, else the default. */
+  async planOf(userId: string): Promise<Plan> {
+    const assigned = await this.assignments.planOf(userId);
+    return this.catalog.plans.get(assigned ?? '') ?? this.catalog.plans.get(this.catalog.defaultPlanId)!;
+  }
+
+  async subscription(
+    context: RequestContext,
+    now = new Date(),
+  ): Promise<MessageInitShape<typeof GetSubscriptionResponseSchema>> {
+    const { userId } = requireAccount(context, 'profile:read');
+    const plan = await this.planOf(userId);
+    const period = monthOf(now);
+    const spent = await this.usage.spentSince(userId, period.start);
+    return {
+      plan: toPlanInfo(plan),
+      periodStart: period.start.toISOString(),
+      periodEnd: period.end.toISOString(),
+      tokensUsed: spent.tokens,
+      imagesUsed: spent.images,
+    };
+  }
+
+  async entitlements(
+    context: RequestContext,
+    now = new Date(),
+  ): Promise<MessageInitShape<typeof GetEntitlementsResponseSchema>> {
+    const { userId } = requireAccount(context, 'chat:use');
+    const plan = await this.planOf(userId);
+    const period = monthOf(now);
+    const budgeted = plan.limits.monthlyTokens !== undefined || plan.limits.monthlyImages !== undefined;
+    const spent = budgeted ? await this.usage.spentSince(userId, period.start) : { tokens: 0, images: 0 };
+    return {
+      planId: plan.id,
+      webSearch: plan.entitlements.webSearch,
+      allModels: plan.entitlements.models === undefined,
+      models: plan.entitlements.models ?? [],
+      tokensRemaining:
+        plan.limits.monthlyTokens === undefined ? undefined : Math.max(0, plan.limits.monthlyTokens - spent.tokens),
+      imagesRemaining:
+        plan.limits.monthlyImages === undefined ? undefined : Math.max(0, plan.limits.monthlyImages - spent.images),
+      resetsAt: period.end.toISOString(),
+    };
+  }
+
+  async assign(userId: string, planId: string, context: RequestContext): Promise<void> {
+    const adminId = await requirePlatformAdmin(this.client, context);
+    if (!this.catalog.plans.has(planId)) throw invalidField('planId', 'no plan has this id (GET /api/plans)');
+    await requireExistingUser(this.client, userId);
+    await this.assignments.assign(userId, planId, adminId);
+  }
+}
+
+function toPlanInfo(plan: Plan): MessageInitShape<typeof PlanInfoSchema> {
+  return {
+    id: plan.id,
+    name: plan.name,
+    limits: { monthlyTokens: plan.limits.monthlyTokens, monthlyImages: plan.limits.monthlyImages },
+    webSearch: plan.entitlements.webSearch,
+    models: plan.entitlements.models ?? [],
+    allModels: plan.entitlements.models === undefined,
+  };
+}

@@ -1,0 +1,130 @@
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminEnv, userWithToken } from '../../support/accounts.js';
+import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
+import { startExaStandIn, type ExaStandIn } from '../../support/stand-ins/exa-stand-in.js';
+import { startOpenAiStandIn, type StandIn } from '../../support/stand-ins/openai-stand-in.js';
+import { call } from './chat-fixture.js';
+
+const PLANS = {
+  default: 'free',
+  plans: [
+    {
+      id: 'free',
+      name: 'Free',
+      limits: { monthlyTokens: 10 },
+      entitlements: { webSearch: false, models: ['gpt-4o-mini'] },
+    },
+    { id: 'pro', name: 'Pro', entitlements: { webSearch: true } },
+  ],
+};
+
+/**
+ * Plans and entitlements with a plan table of small limits: a model outside the plan is 403, a
+ * spent monthly token budget stops chat with the reset time, web search needs the plan's
+ * entitlement (or an administrator's grant), and the subscription shows the usage that counts.
+ */
+describe('plans and entitlements', () => {
+  const admin = adminEnv();
+  const dataDir = tempDir('kw-plans-');
+  let platform: PlatformProcess;
+  let openai: StandIn;
+  let exa: ExaStandIn;
+
+  const chat = (token: string, model: string) =>
+    call(platform.url, token, 'POST', '/api/v1/chat/completions', {
+      model,
+      messages: [{ role: 'user', content: 'how many tokens is this' }],
+    });
+  const search = (token: string) => call(platform.url, token, 'POST', '/api/v1/web/search', { query: 'kettles' });
+
+  beforeAll(async () => {
+    openai = await startOpenAiStandIn();
+    exa = await startExaStandIn();
+    platform = await startEmbedded(dataDir, {
+      ...admin,
+      PLANS: JSON.stringify(PLANS),
+      CHAT_PROVIDERS: JSON.stringify({
+        providers: [
+          {
+            id: 'standin',
+            kind: 'openai',
+            baseUrl: openai.url,
+            apiKey: 'sk-test',
+            retries: 0,
+            models: [{ id: 'gpt-4o-mini' }, { id: 'gpt-4o' }],
+          },
+        ],
+      }),
+      WEB_SEARCH_PROVIDER: 'exa',
+      WEB_SEARCH_URL: exa.url,
+      WEB_SEARCH_API_KEY: exa.apiKey,
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await platform?.stop();
+    await openai?.close();
+    await exa?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('lists the plans and the default', async () => {
+    const { token } = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const listed = await call(platform.url, token, 'GET', '/api/plans');
+    expect(listed.body).toEqual({
+      defaultPlanId: 'free',
+      plans: [
+        {
+          id: 'free',
+          name: 'Free',
+          limits: { monthlyTokens: 10 },
+          entitlements: { webSearch: false, models: ['gpt-4o-mini'] },
+        },
+        { id: 'pro', name: 'Pro', limits: {}, entitlements: { webSearch: true } },
+      ],
+    });
+  });
+
+  it('refuses a model outside the plan, and stops chat once the month’s tokens are spent', async () => {
+    const { token } = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const outside = await chat(token, 'gpt-4o');
+    expect(outside.status).toBe(403);
+    expect(outside.body.error).toMatchObject({
+      code: 'plan_model_not_allowed',
+      type: 'permission_error',
+      param: 'model',
+    });
+    const first = await chat(token, 'gpt-4o-mini');
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.usage.total_tokens).toBeGreaterThanOrEqual(10);
+    // The budget is spent: once the gateway's five-second view of it has passed, chat stops.
+    await new Promise((r) => setTimeout(r, 5500));
+    const spent = await chat(token, 'gpt-4o-mini');
+    expect(spent.status).toBe(403);
+    expect(spent.body.error.code).toBe('plan_limit_reached');
+    const now = new Date();
+    const reset = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
+    expect(spent.body.error.message).toContain(reset);
+
+    const subscription = await call(platform.url, token, 'GET', '/api/subscription');
+    expect(subscription.body).toMatchObject({ plan: { id: 'free' }, periodEnd: reset });
+    expect(subscription.body.usage.tokens).toBe(first.body.usage.total_tokens);
+  });
+
+  it('gives web search with the plan’s entitlement, assigned by an administrator', async () => {
+    const person = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    expect((await search(person.token)).status).toBe(403);
+    const assign = (token: string, userId: string, planId: string) =>
+      call(platform.url, token, 'PUT', `/api/admin/users/${userId}/plan`, { planId });
+    expect((await assign(person.token, person.user.id, 'pro')).status).toBe(403);
+    expect((await assign(admin.ADMIN_TOKEN, person.user.id, 'gold')).status).toBe(400);
+    expect((await assign(admin.ADMIN_TOKEN, '00000000-0000-4000-8000-000000000000', 'pro')).status).toBe(404);
+    expect((await assign(admin.ADMIN_TOKEN, person.user.id, 'pro')).status).toBe(204);
+    expect((await search(person.token)).status).toBe(200);
+    const subscription = await call(platform.url, person.token, 'GET', '/api/subscription');
+    expect(subscription.body.plan).toEqual({ id: 'pro', name: 'Pro', limits: {}, entitlements: { webSearch: true } });
+    // Pro allows every model.
+    expect((await chat(person.token, 'gpt-4o')).status).toBe(200);
+  });
+});
