@@ -142,7 +142,14 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
       where: { aggregateId: f.id!, eventType: FRAGMENT_EMBEDDED_EVENT },
     });
     expect(embedded.map((e) => e.payload)).toEqual([
-      { fragmentId: f.id, workspaceId: WS, version: 1, chunks: chunks.length, occurredAt: expect.any(String) },
+      {
+        fragmentId: f.id,
+        workspaceId: WS,
+        version: 1,
+        chunks: chunks.length,
+        createdBy: USER,
+        occurredAt: expect.any(String),
+      },
     ]);
 
     await handlers.update(

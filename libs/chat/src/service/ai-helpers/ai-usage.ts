@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { IdentityService, type GetUsageRequest } from '@kw/contracts';
+import type { GetUsageRequest } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import { ConfigError } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
-import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
+import { invalidField } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
@@ -15,6 +15,7 @@ import {
   type UsageSum,
 } from '../../persistence/model-usage.repository.js';
 import { requireAccount } from '../chat-caller.js';
+import { requirePlatformAdmin } from '../platform-admin.js';
 
 /** One model's prices in AI_PRICES. */
 interface ModelPrice {
@@ -65,15 +66,7 @@ export class AiUsage {
 
     let userId: string | undefined = caller.userId;
     if (input.allUsers) {
-      // Scope `admin` (or `*`), and an account that is a platform administrator now.
-      const scopes = context.auth?.scopes ?? [];
-      const { user } = await this.client.call(IdentityService.method.describeCredential, {});
-      if (!user?.platformAdmin || !(scopes.includes('admin') || scopes.includes('*')))
-        throw new AppError({
-          status: 403,
-          code: ErrorCode.FORBIDDEN,
-          message: 'allUsers is for platform administrators',
-        });
+      await requirePlatformAdmin(this.client, context);
       userId = undefined;
     }
     if (input.workspaceId !== undefined) {
