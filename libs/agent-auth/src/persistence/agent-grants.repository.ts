@@ -176,7 +176,8 @@ function tokenRows(grantId: string, tokens: NewTokenPair) {
 
 type GrantClient = Pick<IdentityDb, 'agentGrant' | 'agentToken'>;
 
-async function revokeGrants(
+/** Revokes the live grants `where` selects and their tokens, with the caller's client (a transaction's too); their ids. */
+export async function revokeGrants(
   db: GrantClient,
   where: ControlPrisma.AgentGrantWhereInput,
   reason: string,

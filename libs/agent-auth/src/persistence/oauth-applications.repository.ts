@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ControlPrisma } from '@kw/platform-persistence';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
+import { revokeGrants } from './agent-grants.repository.js';
 
 export type ApplicationRow = ControlPrisma.OAuthApplicationModel;
 
@@ -73,18 +74,7 @@ export class OAuthApplicationsRepository {
   /** Deletes the application and revokes every grant made through it. */
   async delete(id: string, now: Date): Promise<string[]> {
     return this.db.$transaction(async (tx) => {
-      const grants = await tx.agentGrant.findMany({
-        where: { applicationId: id, revokedAt: null },
-        select: { id: true },
-      });
-      const ids = grants.map((g) => g.id);
-      if (ids.length > 0) {
-        await tx.agentGrant.updateMany({
-          where: { id: { in: ids } },
-          data: { revokedAt: now, revokedReason: 'application deleted' },
-        });
-        await tx.agentToken.updateMany({ where: { grantId: { in: ids }, revokedAt: null }, data: { revokedAt: now } });
-      }
+      const ids = await revokeGrants(tx, { applicationId: id }, 'application deleted', now);
       await tx.oAuthAuthorization.deleteMany({ where: { applicationId: id } });
       await tx.oAuthApplication.delete({ where: { id } });
       return ids;

@@ -9,3 +9,4 @@ export * from './public-base.js';
 export * from './input-guard.js';
 export * from './server-errors.js';
 export * from './route-bodies.js';
+export * from './html.js';

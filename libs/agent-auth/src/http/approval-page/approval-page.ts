@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyReply } from 'fastify';
+import { escapeHtml, scriptJson } from '@kw/platform-http';
 
 /**
  * The approval page both browser journeys use (docs/agent-authentication.md#the-claim-page,
@@ -35,13 +36,6 @@ const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2r
 h1{font-size:1.4rem}.code{font:700 1.6rem/1 ui-monospace,monospace;letter-spacing:.2em;padding:.5rem 1rem;border:2px solid #444;display:inline-block;margin:.5rem 0}
 fieldset{border:1px solid #ccc;margin:1rem 0;padding:.5rem 1rem}label{display:block;margin:.25rem 0}
 button{font:inherit;padding:.4rem 1rem;margin-right:.5rem}.error{color:#a00}.hidden{display:none}input[type=email],input[type=password]{width:100%;padding:.3rem}`;
-
-/** JSON inside a <script> element: nothing in it can close the element. */
-const scriptJson = (value: unknown) =>
-  JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 let script: { body: string; etag: string } | undefined;
 

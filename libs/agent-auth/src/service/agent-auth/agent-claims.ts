@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type {
@@ -33,7 +33,6 @@ const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
 const USER_CODE_LENGTH = 8;
 
 const seconds = (until: Date, now: Date) => Math.max(0, Math.ceil((until.getTime() - now.getTime()) / 1000));
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
  * Service-assisted claims (docs/agent-authentication.md#service-assisted-claims): an agent asks
@@ -151,7 +150,7 @@ export class AgentClaims {
       { length: USER_CODE_LENGTH },
       () => USER_CODE_ALPHABET[randomInt(USER_CODE_ALPHABET.length)],
     ).join('');
-    await this.claims.setUserCode(claim.id, sha256(userCode));
+    await this.claims.setUserCode(claim.id, hashToken(userCode));
     return { ...view, state: 'pending', userCode, windowExpiresIn: seconds(claim.windowExpiresAt, now) };
   }
 
@@ -177,7 +176,7 @@ export class AgentClaims {
       throw invalidField('workspaceIds', 'choose at least one workspace, or all of them');
     const decided = await this.claims.decide(
       claim.id,
-      sha256(input.userCode),
+      hashToken(input.userCode),
       { userId: user.id, approve: input.approve, scopes, allWorkspaces: input.allWorkspaces, workspaceIds },
       now,
     );

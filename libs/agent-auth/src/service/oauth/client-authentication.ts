@@ -1,11 +1,10 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { IssueTokenRequest } from '@kw/contracts';
 import { isUuid } from '@kw/platform-ids';
 import { oauthError } from '../../domain/agent-auth/oauth-errors.js';
+import { hashToken } from '../../domain/tokens/token-format.js';
 import { OAuthApplicationsRepository, type ApplicationRow } from '../../persistence/oauth-applications.repository.js';
-
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 function sameHash(a: string, b: string | null): boolean {
   if (!b || a.length !== b.length) return false;
@@ -41,7 +40,7 @@ export class ClientAuthentication {
       return application;
     }
     if (input.clientAuthMethod === 'none' || !input.clientSecret) throw invalidClient();
-    const hash = sha256(input.clientSecret);
+    const hash = hashToken(input.clientSecret);
     const previousValid = application.previousSecretExpiresAt !== null && application.previousSecretExpiresAt > now;
     if (!sameHash(hash, application.secretHash) && !(previousValid && sameHash(hash, application.previousSecretHash)))
       throw invalidClient();

@@ -5,7 +5,7 @@ import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProduces, ApiTags }
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EmbedChatService } from '@kw/contracts';
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import { Public } from '@kw/platform-http';
+import { escapeHtml, Public, scriptJson } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import { hashEmbedKey } from '../../../domain/embed-key.js';
 import { FRAME_CSS } from './frame-style.js';
@@ -35,13 +35,6 @@ function loadAsset(name: string): Asset {
         );
   return { body, etag: etagOf(body), type: ASSET_TYPES[name] ?? 'text/css; charset=utf-8' };
 }
-
-/** JSON inside a <script> element: nothing in it can close the element. */
-const scriptJson = (value: unknown) =>
-  JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const keyInvalid = () =>
   new AppError({ status: 401, code: ErrorCode.EMBED_KEY_INVALID, message: 'Unknown, revoked or expired embed key' });
