@@ -6,6 +6,22 @@ export interface PlanLimits {
   monthlyTokens?: number;
   /** Images generated per calendar month (UTC). */
   monthlyImages?: number;
+  /** Fragments in each workspace the account owns (under the deployment's MAX_FRAGMENTS_PER_WORKSPACE). */
+  fragmentsPerWorkspace?: number;
+  /** Bytes of files in each workspace the account owns. */
+  storageBytes?: number;
+  /** Members (owner included) of each workspace the account owns. */
+  membersPerWorkspace?: number;
+  /** Workspaces the account owns (archived ones included: they can be restored). */
+  workspacesPerUser?: number;
+  /** Requests per minute the account's credentials may send through the gateway. */
+  requestsPerMinute?: number;
+}
+
+/** What a billing provider sells the plan as; absent: the plan cannot be bought (docs/billing.md). */
+export interface PlanBilling {
+  /** The provider's price id (Stripe: `price_...`). */
+  priceId: string;
 }
 
 export interface PlanEntitlements {
@@ -20,6 +36,7 @@ export interface Plan {
   name: string;
   limits: PlanLimits;
   entitlements: PlanEntitlements;
+  billing?: PlanBilling;
 }
 
 export interface PlanCatalog {
@@ -39,7 +56,15 @@ export const SELF_HOSTED_PLAN: Plan = {
 };
 
 const ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
-const LIMIT_KEYS: Array<keyof PlanLimits> = ['monthlyTokens', 'monthlyImages'];
+export const LIMIT_KEYS: ReadonlyArray<keyof PlanLimits> = [
+  'monthlyTokens',
+  'monthlyImages',
+  'fragmentsPerWorkspace',
+  'storageBytes',
+  'membersPerWorkspace',
+  'workspacesPerUser',
+  'requestsPerMinute',
+];
 
 /** PLANS (JSON): `{default, plans: [{id, name, limits, entitlements}]}`; a bad value stops the start. */
 export function parsePlans(text: string | undefined): PlanCatalog {
@@ -74,11 +99,17 @@ export function parsePlans(text: string | undefined): PlanCatalog {
       (!Array.isArray(entitlements.models) || entitlements.models.some((m) => typeof m !== 'string'))
     )
       fail(`${at}.entitlements.models: a list of model ids`);
+    const billing = p.billing as { priceId?: unknown } | undefined;
+    if (billing !== undefined && (typeof billing?.priceId !== 'string' || !billing.priceId.trim()))
+      fail(`${at}.billing.priceId: the billing provider's price id`);
+    if (billing && [...catalog.values()].some((other) => other.billing?.priceId === billing.priceId))
+      fail(`${at}.billing.priceId: "${String(billing.priceId)}" is sold as another plan already`);
     catalog.set(p.id as string, {
       id: p.id as string,
       name: typeof p.name === 'string' && p.name ? p.name : (p.id as string),
       limits: limits as PlanLimits,
       entitlements: { webSearch: entitlements.webSearch === true, models: entitlements.models as string[] | undefined },
+      billing: billing ? { priceId: billing.priceId as string } : undefined,
     });
   });
   if (typeof defaultPlanId !== 'string' || !catalog.has(defaultPlanId)) fail('default must name one of the plans');

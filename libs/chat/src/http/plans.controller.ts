@@ -14,10 +14,8 @@ import { AssignPlanDto, PlanDto, PlanListDto, SubscriptionDto } from './dto/plan
 const toPlanDto = (p: PlanInfo | undefined): PlanDto => ({
   id: p?.id ?? '',
   name: p?.name ?? '',
-  limits: {
-    ...(p?.limits?.monthlyTokens !== undefined ? { monthlyTokens: p.limits.monthlyTokens } : {}),
-    ...(p?.limits?.monthlyImages !== undefined ? { monthlyImages: p.limits.monthlyImages } : {}),
-  },
+  // Only the limits the plan sets: an absent limit is no limit.
+  limits: Object.fromEntries(Object.entries(p?.limits ?? {}).filter(([k, v]) => k !== '$typeName' && v !== undefined)),
   entitlements: { webSearch: p?.webSearch ?? false, ...(p?.allModels ? {} : { models: p?.models ?? [] }) },
 });
 

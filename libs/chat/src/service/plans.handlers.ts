@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PlansService, type AssignPlanRequest } from '@kw/contracts';
+import { PlansService, type AssignPlanRequest, type GetAccountLimitsRequest } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles } from '@kw/platform-transport';
 import { requireAccount } from './chat-caller.js';
@@ -30,5 +30,11 @@ export class PlansHandlers {
   @Handles(PlansService.method.getEntitlements)
   getEntitlements(_input: unknown, context: RequestContext) {
     return this.plans.entitlements(context);
+  }
+
+  /** Internal: no REST route reaches it; the enforcing services ask for a workspace owner's limits. */
+  @Handles(PlansService.method.getAccountLimits)
+  getAccountLimits(input: GetAccountLimitsRequest) {
+    return this.plans.accountLimits(input.userId);
   }
 }

@@ -5,6 +5,17 @@ export class PlanLimitsDto {
   @ApiPropertyOptional({ description: 'Input plus output tokens of model calls per calendar month (UTC)' })
   monthlyTokens?: number;
   @ApiPropertyOptional({ description: 'Images generated per calendar month (UTC)' }) monthlyImages?: number;
+  @ApiPropertyOptional({ description: 'Fragments in each workspace the account owns' })
+  fragmentsPerWorkspace?: number;
+  @ApiPropertyOptional({ description: 'Bytes of files in each workspace the account owns' }) storageBytes?: number;
+  @ApiPropertyOptional({ description: 'Members (owner included) of each workspace the account owns' })
+  membersPerWorkspace?: number;
+  @ApiPropertyOptional({ description: 'Workspaces the account owns, archived ones included' })
+  workspacesPerUser?: number;
+  @ApiPropertyOptional({
+    description: "Requests per minute through the gateway, all the account's credentials together",
+  })
+  requestsPerMinute?: number;
 }
 
 export class PlanEntitlementsDto {

@@ -1,6 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { GetEntitlementsResponseSchema, GetSubscriptionResponseSchema, PlanInfoSchema } from '@kw/contracts';
+import type {
+  GetAccountLimitsResponseSchema,
+  GetEntitlementsResponseSchema,
+  GetSubscriptionResponseSchema,
+  PlanInfoSchema,
+} from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
 import { invalidField } from '@kw/platform-errors';
@@ -79,6 +84,12 @@ export class Plans {
     };
   }
 
+  /** Internal: any account's plan limits, for the services that enforce them on workspaces. */
+  async accountLimits(userId: string): Promise<MessageInitShape<typeof GetAccountLimitsResponseSchema>> {
+    const plan = await this.planOf(userId);
+    return { planId: plan.id, limits: { ...plan.limits } };
+  }
+
   async assign(userId: string, planId: string, context: RequestContext): Promise<void> {
     const adminId = await requirePlatformAdmin(this.client, context);
     if (!this.catalog.plans.has(planId)) throw invalidField('planId', 'no plan has this id (GET /api/plans)');
@@ -91,7 +102,7 @@ function toPlanInfo(plan: Plan): MessageInitShape<typeof PlanInfoSchema> {
   return {
     id: plan.id,
     name: plan.name,
-    limits: { monthlyTokens: plan.limits.monthlyTokens, monthlyImages: plan.limits.monthlyImages },
+    limits: { ...plan.limits },
     webSearch: plan.entitlements.webSearch,
     models: plan.entitlements.models ?? [],
     allModels: plan.entitlements.models === undefined,

@@ -10,9 +10,11 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/chat/v1/plans.proto.
  */
 export const file_kw_chat_v1_plans: GenFile = /*@__PURE__*/
-  fileDesc("ChZrdy9jaGF0L3YxL3BsYW5zLnByb3RvEgprdy5jaGF0LnYxImwKClBsYW5MaW1pdHMSGwoObW9udGhseV90b2tlbnMYASABKA1IAIgBARIbCg5tb250aGx5X2ltYWdlcxgCIAEoDUgBiAEBQhEKD19tb250aGx5X3Rva2Vuc0IRCg9fbW9udGhseV9pbWFnZXMihAEKCFBsYW5JbmZvEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSJgoGbGltaXRzGAMgASgLMhYua3cuY2hhdC52MS5QbGFuTGltaXRzEhIKCndlYl9zZWFyY2gYBCABKAgSDgoGbW9kZWxzGAUgAygJEhIKCmFsbF9tb2RlbHMYBiABKAgiEgoQTGlzdFBsYW5zUmVxdWVzdCJRChFMaXN0UGxhbnNSZXNwb25zZRIjCgVwbGFucxgBIAMoCzIULmt3LmNoYXQudjEuUGxhbkluZm8SFwoPZGVmYXVsdF9wbGFuX2lkGAIgASgJIhgKFkdldFN1YnNjcmlwdGlvblJlcXVlc3QikQEKF0dldFN1YnNjcmlwdGlvblJlc3BvbnNlEiIKBHBsYW4YASABKAsyFC5rdy5jaGF0LnYxLlBsYW5JbmZvEhQKDHBlcmlvZF9zdGFydBgCIAEoCRISCgpwZXJpb2RfZW5kGAMgASgJEhMKC3Rva2Vuc191c2VkGAQgASgBEhMKC2ltYWdlc191c2VkGAUgASgNIjUKEUFzc2lnblBsYW5SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSDwoHcGxhbl9pZBgCIAEoCSIUChJBc3NpZ25QbGFuUmVzcG9uc2UiGAoWR2V0RW50aXRsZW1lbnRzUmVxdWVzdCLdAQoXR2V0RW50aXRsZW1lbnRzUmVzcG9uc2USDwoHcGxhbl9pZBgBIAEoCRISCgp3ZWJfc2VhcmNoGAIgASgIEhIKCmFsbF9tb2RlbHMYAyABKAgSDgoGbW9kZWxzGAQgAygJEh0KEHRva2Vuc19yZW1haW5pbmcYBSABKAFIAIgBARIdChBpbWFnZXNfcmVtYWluaW5nGAYgASgNSAGIAQESEQoJcmVzZXRzX2F0GAcgASgJQhMKEV90b2tlbnNfcmVtYWluaW5nQhMKEV9pbWFnZXNfcmVtYWluaW5nMt0CCgxQbGFuc1NlcnZpY2USSAoJTGlzdFBsYW5zEhwua3cuY2hhdC52MS5MaXN0UGxhbnNSZXF1ZXN0Gh0ua3cuY2hhdC52MS5MaXN0UGxhbnNSZXNwb25zZRJaCg9HZXRTdWJzY3JpcHRpb24SIi5rdy5jaGF0LnYxLkdldFN1YnNjcmlwdGlvblJlcXVlc3QaIy5rdy5jaGF0LnYxLkdldFN1YnNjcmlwdGlvblJlc3BvbnNlEksKCkFzc2lnblBsYW4SHS5rdy5jaGF0LnYxLkFzc2lnblBsYW5SZXF1ZXN0Gh4ua3cuY2hhdC52MS5Bc3NpZ25QbGFuUmVzcG9uc2USWgoPR2V0RW50aXRsZW1lbnRzEiIua3cuY2hhdC52MS5HZXRFbnRpdGxlbWVudHNSZXF1ZXN0GiMua3cuY2hhdC52MS5HZXRFbnRpdGxlbWVudHNSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChZrdy9jaGF0L3YxL3BsYW5zLnByb3RvEgprdy5jaGF0LnYxIo4DCgpQbGFuTGltaXRzEhsKDm1vbnRobHlfdG9rZW5zGAEgASgNSACIAQESGwoObW9udGhseV9pbWFnZXMYAiABKA1IAYgBARIkChdmcmFnbWVudHNfcGVyX3dvcmtzcGFjZRgDIAEoDUgCiAEBEhoKDXN0b3JhZ2VfYnl0ZXMYBCABKAFIA4gBARIiChVtZW1iZXJzX3Blcl93b3Jrc3BhY2UYBSABKA1IBIgBARIgChN3b3Jrc3BhY2VzX3Blcl91c2VyGAYgASgNSAWIAQESIAoTcmVxdWVzdHNfcGVyX21pbnV0ZRgHIAEoDUgGiAEBQhEKD19tb250aGx5X3Rva2Vuc0IRCg9fbW9udGhseV9pbWFnZXNCGgoYX2ZyYWdtZW50c19wZXJfd29ya3NwYWNlQhAKDl9zdG9yYWdlX2J5dGVzQhgKFl9tZW1iZXJzX3Blcl93b3Jrc3BhY2VCFgoUX3dvcmtzcGFjZXNfcGVyX3VzZXJCFgoUX3JlcXVlc3RzX3Blcl9taW51dGUihAEKCFBsYW5JbmZvEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSJgoGbGltaXRzGAMgASgLMhYua3cuY2hhdC52MS5QbGFuTGltaXRzEhIKCndlYl9zZWFyY2gYBCABKAgSDgoGbW9kZWxzGAUgAygJEhIKCmFsbF9tb2RlbHMYBiABKAgiEgoQTGlzdFBsYW5zUmVxdWVzdCJRChFMaXN0UGxhbnNSZXNwb25zZRIjCgVwbGFucxgBIAMoCzIULmt3LmNoYXQudjEuUGxhbkluZm8SFwoPZGVmYXVsdF9wbGFuX2lkGAIgASgJIhgKFkdldFN1YnNjcmlwdGlvblJlcXVlc3QikQEKF0dldFN1YnNjcmlwdGlvblJlc3BvbnNlEiIKBHBsYW4YASABKAsyFC5rdy5jaGF0LnYxLlBsYW5JbmZvEhQKDHBlcmlvZF9zdGFydBgCIAEoCRISCgpwZXJpb2RfZW5kGAMgASgJEhMKC3Rva2Vuc191c2VkGAQgASgBEhMKC2ltYWdlc191c2VkGAUgASgNIjUKEUFzc2lnblBsYW5SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSDwoHcGxhbl9pZBgCIAEoCSIUChJBc3NpZ25QbGFuUmVzcG9uc2UiGAoWR2V0RW50aXRsZW1lbnRzUmVxdWVzdCLdAQoXR2V0RW50aXRsZW1lbnRzUmVzcG9uc2USDwoHcGxhbl9pZBgBIAEoCRISCgp3ZWJfc2VhcmNoGAIgASgIEhIKCmFsbF9tb2RlbHMYAyABKAgSDgoGbW9kZWxzGAQgAygJEh0KEHRva2Vuc19yZW1haW5pbmcYBSABKAFIAIgBARIdChBpbWFnZXNfcmVtYWluaW5nGAYgASgNSAGIAQESEQoJcmVzZXRzX2F0GAcgASgJQhMKEV90b2tlbnNfcmVtYWluaW5nQhMKEV9pbWFnZXNfcmVtYWluaW5nIioKF0dldEFjY291bnRMaW1pdHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiUwoYR2V0QWNjb3VudExpbWl0c1Jlc3BvbnNlEg8KB3BsYW5faWQYASABKAkSJgoGbGltaXRzGAIgASgLMhYua3cuY2hhdC52MS5QbGFuTGltaXRzMrwDCgxQbGFuc1NlcnZpY2USSAoJTGlzdFBsYW5zEhwua3cuY2hhdC52MS5MaXN0UGxhbnNSZXF1ZXN0Gh0ua3cuY2hhdC52MS5MaXN0UGxhbnNSZXNwb25zZRJaCg9HZXRTdWJzY3JpcHRpb24SIi5rdy5jaGF0LnYxLkdldFN1YnNjcmlwdGlvblJlcXVlc3QaIy5rdy5jaGF0LnYxLkdldFN1YnNjcmlwdGlvblJlc3BvbnNlEksKCkFzc2lnblBsYW4SHS5rdy5jaGF0LnYxLkFzc2lnblBsYW5SZXF1ZXN0Gh4ua3cuY2hhdC52MS5Bc3NpZ25QbGFuUmVzcG9uc2USWgoPR2V0RW50aXRsZW1lbnRzEiIua3cuY2hhdC52MS5HZXRFbnRpdGxlbWVudHNSZXF1ZXN0GiMua3cuY2hhdC52MS5HZXRFbnRpdGxlbWVudHNSZXNwb25zZRJdChBHZXRBY2NvdW50TGltaXRzEiMua3cuY2hhdC52MS5HZXRBY2NvdW50TGltaXRzUmVxdWVzdBokLmt3LmNoYXQudjEuR2V0QWNjb3VudExpbWl0c1Jlc3BvbnNlYgZwcm90bzM");
 
 /**
+ * Absent: no limit.
+ *
  * @generated from message kw.chat.v1.PlanLimits
  */
 export type PlanLimits = Message<"kw.chat.v1.PlanLimits"> & {
@@ -25,6 +27,33 @@ export type PlanLimits = Message<"kw.chat.v1.PlanLimits"> & {
    * @generated from field: optional uint32 monthly_images = 2;
    */
   monthlyImages?: number | undefined;
+
+  /**
+   * @generated from field: optional uint32 fragments_per_workspace = 3;
+   */
+  fragmentsPerWorkspace?: number | undefined;
+
+  /**
+   * Bytes of files per workspace (double: beyond 4 GiB).
+   *
+   * @generated from field: optional double storage_bytes = 4;
+   */
+  storageBytes?: number | undefined;
+
+  /**
+   * @generated from field: optional uint32 members_per_workspace = 5;
+   */
+  membersPerWorkspace?: number | undefined;
+
+  /**
+   * @generated from field: optional uint32 workspaces_per_user = 6;
+   */
+  workspacesPerUser?: number | undefined;
+
+  /**
+   * @generated from field: optional uint32 requests_per_minute = 7;
+   */
+  requestsPerMinute?: number | undefined;
 };
 
 /**
@@ -267,6 +296,45 @@ export const GetEntitlementsResponseSchema: GenMessage<GetEntitlementsResponse> 
   messageDesc(file_kw_chat_v1_plans, 9);
 
 /**
+ * @generated from message kw.chat.v1.GetAccountLimitsRequest
+ */
+export type GetAccountLimitsRequest = Message<"kw.chat.v1.GetAccountLimitsRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message kw.chat.v1.GetAccountLimitsRequest.
+ * Use `create(GetAccountLimitsRequestSchema)` to create a new message.
+ */
+export const GetAccountLimitsRequestSchema: GenMessage<GetAccountLimitsRequest> = /*@__PURE__*/
+  messageDesc(file_kw_chat_v1_plans, 10);
+
+/**
+ * @generated from message kw.chat.v1.GetAccountLimitsResponse
+ */
+export type GetAccountLimitsResponse = Message<"kw.chat.v1.GetAccountLimitsResponse"> & {
+  /**
+   * @generated from field: string plan_id = 1;
+   */
+  planId: string;
+
+  /**
+   * @generated from field: kw.chat.v1.PlanLimits limits = 2;
+   */
+  limits?: PlanLimits | undefined;
+};
+
+/**
+ * Describes the message kw.chat.v1.GetAccountLimitsResponse.
+ * Use `create(GetAccountLimitsResponseSchema)` to create a new message.
+ */
+export const GetAccountLimitsResponseSchema: GenMessage<GetAccountLimitsResponse> = /*@__PURE__*/
+  messageDesc(file_kw_chat_v1_plans, 11);
+
+/**
  * Plans and entitlements (docs/plans.md): what each account may use, from the operator's plan
  * table (PLANS) and the assignments administrators make. Served by the chat component, which
  * keeps the usage the budgets count.
@@ -311,6 +379,18 @@ export const PlansService: GenService<{
     methodKind: "unary";
     input: typeof GetEntitlementsRequestSchema;
     output: typeof GetEntitlementsResponseSchema;
+  },
+  /**
+   * Internal (no REST route): the limits of any account's plan, for the services that enforce
+   * a workspace owner's limits (fragments, storage, members, workspaces, requests per minute).
+   * Callers cache the answer (@kw/platform-entitlements).
+   *
+   * @generated from rpc kw.chat.v1.PlansService.GetAccountLimits
+   */
+  getAccountLimits: {
+    methodKind: "unary";
+    input: typeof GetAccountLimitsRequestSchema;
+    output: typeof GetAccountLimitsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kw_chat_v1_plans, 0);
