@@ -27,6 +27,8 @@ export const chatComponent = defineComponent({
   ],
   routeBodies: () => ({
     bodyLimits: [{ method: 'POST', url: '/api/v1/chat/completions', bytes: CHAT_BODY_LIMIT_BYTES }],
+    // The provider signs the exact bytes of its webhook's body (docs/billing.md).
+    rawJson: [{ method: 'POST', url: '/api/billing/stripe/webhook' }],
   }),
   openApiDocuments: [
     {

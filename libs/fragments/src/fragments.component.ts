@@ -1,3 +1,4 @@
+import { BULK_FRAGMENTS_BODY_BYTES } from '@kw/contracts';
 import { defineComponent } from '@kw/platform-runtime';
 import { FragmentsHttpModule } from './http/fragments-http.module.js';
 import { FragmentsServiceModule } from './service/fragments-service.module.js';
@@ -8,4 +9,8 @@ export const fragmentsComponent = defineComponent({
   planes: ['data'],
   module: FragmentsServiceModule,
   httpModule: FragmentsHttpModule,
+  // The bulk route carries many fragments; every other route keeps BODY_LIMIT_BYTES.
+  routeBodies: () => ({
+    bodyLimits: [{ method: 'POST', url: '/api/memory-fragments/bulk', bytes: BULK_FRAGMENTS_BODY_BYTES }],
+  }),
 });

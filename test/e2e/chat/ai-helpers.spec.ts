@@ -164,8 +164,9 @@ describe('AI helpers, availability and usage', () => {
       title: 'Usage',
       content: 'Counting calls of the helpers.',
     });
-    // The script: the fragment's enrichment, 3 embeddings in 2 calls, 1 summary of the fragment,
-    // 2 tag calls, 2 web searches, 2 chats.
+    // The script: the fragment's enrichment (its embedding, and the summary, tags and graph it
+    // generated), 3 embeddings in 2 calls, 1 summary of the fragment, 2 tag calls, 2 web
+    // searches, 2 chats.
     await api(builtin, person, 'POST', '/api/ai/embedding', { input: ['one', 'two'] });
     await api(builtin, person, 'POST', '/api/ai/embedding', { input: 'three' });
     await api(builtin, person, 'POST', '/api/ai/summary', { fragmentId: fragment.body.fragment.id });
@@ -202,7 +203,7 @@ describe('AI helpers, availability and usage', () => {
           timeout: 10_000,
         },
       )
-      .toBe(1);
+      .toBe(4);
 
     const usage = async (query: string, who: { token: string } = person) =>
       (await api(builtin, who, 'GET', `/api/ai/usage${query}`)).body;
@@ -214,9 +215,9 @@ describe('AI helpers, availability and usage', () => {
     expect(rows.web_search).toMatchObject({ requests: 2, searches: 2 });
     expect(rows.chat.requests).toBe(2);
     expect(rows.chat.inputTokens).toBeGreaterThan(0);
-    expect(rows.enrichment.requests).toBe(1);
+    expect(rows.enrichment.requests).toBe(4);
     expect(rows.enrichment.embeddings).toBeGreaterThanOrEqual(1);
-    expect(byCapability.totals.requests).toBe(10);
+    expect(byCapability.totals.requests).toBe(13);
     expect(byCapability.totalCount).toBe(6);
     // Costs from the price table: embeddings (helpers' 3 and enrichment's chunks) at 100 per 1k,
     // 2 searches at 0.5, chat tokens at 1 and 2 per 1k.
@@ -227,7 +228,7 @@ describe('AI helpers, availability and usage', () => {
     // Filters: one workspace (the fragment's helper calls), one capability, a day range, paging.
     const inWorkspace = await usage(`?workspaceId=${ws}&groupBy=capability`);
     expect(inWorkspace.rows.map((r: any) => [r.capability, r.requests])).toEqual([
-      ['enrichment', 1],
+      ['enrichment', 4],
       ['summary', 1],
       ['tags', 1],
     ]);
@@ -247,7 +248,26 @@ describe('AI helpers, availability and usage', () => {
     // allUsers: platform administrators only.
     expect((await api(builtin, person, 'GET', '/api/ai/usage?allUsers=true')).status).toBe(403);
     const everyone = await usage('?allUsers=true', { token: admin.ADMIN_TOKEN });
-    expect(everyone.totals.requests).toBeGreaterThanOrEqual(10 + 5);
+    expect(everyone.totals.requests).toBeGreaterThanOrEqual(13 + 5);
     expect((await api(builtin, person, 'GET', '/api/ai/usage?groupBy=color')).status).toBe(400);
+
+    // A member's calls in the workspace: its owner sees them there, the member only their own.
+    const member = await userWithToken(builtin.url, admin.ADMIN_TOKEN);
+    const invited = await api(builtin, person, 'POST', `/api/workspaces/${ws}/members`, {
+      email: member.user.email,
+      role: 'contributor',
+    });
+    expect(invited.status, invited.text).toBe(201);
+    expect((await api(builtin, member, 'POST', `/api/invitations/${invited.body.invitation.id}/accept`)).status).toBe(
+      200,
+    );
+    const summarized = await api(builtin, member, 'POST', '/api/ai/summary', { fragmentId: fragment.body.fragment.id });
+    expect(summarized.status, summarized.text).toBe(200);
+    const summaries = async (who: { token: string }) =>
+      (await usage(`?workspaceId=${ws}&capability=summary&groupBy=capability`, who)).totals.requests;
+    expect(await summaries(person)).toBe(2);
+    expect(await summaries(member)).toBe(1);
+    // Their own usage, without the workspace filter, holds only their own calls.
+    expect((await usage('', member)).totals.requests).toBe(1);
   });
 });

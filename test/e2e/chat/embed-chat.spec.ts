@@ -134,6 +134,14 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       WEB_SEARCH_PROVIDER: 'searxng',
       WEB_SEARCH_URL: searxng.url,
       CHAT_PROVIDERS: scriptedProviders(model),
+      // Everyone on an open plan; the budget test moves one visitor to a spent one.
+      PLANS: JSON.stringify({
+        default: 'open',
+        plans: [
+          { id: 'open', name: 'Open' },
+          { id: 'spent', name: 'Spent', limits: { monthlyTokens: 0 } },
+        ],
+      }),
     });
     base = platform.url;
     await db.connect();
@@ -611,6 +619,22 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       const inside = await ask('hi', { contextItems: [{ contextType: 'fragment', contextId: fragmentId }] });
       expect(inside.status, inside.text).toBe(200);
       expect(model.chatRequests().at(-1)!.messages[0].content).toContain(WARRANTY);
+    });
+
+    it('refuses a visitor whose plan’s token budget is spent, before any model call', async () => {
+      const spent = await userWithToken(base, admin.ADMIN_TOKEN);
+      const assigned = await api(admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${spent.user.id}/plan`, {
+        planId: 'spent',
+      });
+      expect(assigned.status, assigned.text).toBe(204);
+      const before = model.chatRequests().length;
+      const res = await embed('chat', {
+        jwt: await jwtFor(spent.user.email),
+        body: { messages: [{ role: 'user', content: 'hi' }] },
+      });
+      expect(res.status, res.text).toBe(403);
+      expect(res.json).toMatchObject({ code: 'PLAN_LIMIT_REACHED', limit: 'monthlyTokens' });
+      expect(model.chatRequests()).toHaveLength(before);
     });
 
     it('refuses another model on a configuration that locks its model', async () => {

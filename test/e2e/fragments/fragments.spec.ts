@@ -441,6 +441,9 @@ describe('memory fragments', () => {
         currentCount: 1,
         remaining: limits.maxFragmentsPerWorkspace - 1,
         canCreate: true,
+        // Without PLANS no plan limits fragments: the deployment's cap is the one.
+        planId: null,
+        limitedBy: 'deployment',
       });
       expect((await p.api.call(owner.auth, 'POST', '/api/memory-fragments/check-limits', {})).status).toBe(400);
       expect(

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { AccountLimits, LimitNotices } from '@kw/platform-entitlements';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAiProvider } from '@kw/platform-ai';
@@ -79,7 +80,15 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
     const config = loadConfig({ ENRICHMENT_RETRY_BASE_MS: '10' });
     const pgDatabase = { pool, connectionString: database.url, close: async () => undefined };
     const types = new FragmentTypesRepository(db, pgDatabase);
-    handlers = new FragmentsHandlers(new FragmentsRepository(db, pgDatabase), types, gate, config);
+    // No PLANS: no plan limits, so neither ever calls another component.
+    handlers = new FragmentsHandlers(
+      new FragmentsRepository(db, pgDatabase),
+      types,
+      gate,
+      config,
+      new AccountLimits(null as never, undefined),
+      new LimitNotices(null as never),
+    );
     await ensureDefaultTypes(types, WS);
     typeId = (await db.fragmentType.findFirstOrThrow({ where: { workspaceId: WS, key: 'note' } })).id;
     bus = new InProcessEventBus();
@@ -148,6 +157,7 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
         version: 1,
         chunks: chunks.length,
         createdBy: USER,
+        generated: expect.any(Array),
         occurredAt: expect.any(String),
       },
     ]);

@@ -21,6 +21,8 @@ export interface MatrixRoute {
   anyScope?: boolean;
   /** Only a platform admin may call it. */
   platformAdmin?: boolean;
+  /** No credential: the route authenticates its body itself (a provider's signed webhook), so every caller gets the same answer. */
+  public?: boolean;
   body?: unknown;
   /**
    * A successful call changes the target (archive, remove a member...): callers expected to
@@ -246,6 +248,13 @@ export const FRAGMENT_ROUTES: MatrixRoute[] = [
   },
   { method: 'GET', path: '/api/memory-fragments?workspaceId={ws}', action: 'fragments:read' },
   { method: 'POST', path: '/api/memory-fragments', action: 'fragments:write', creates: true, body: FRAGMENT_BODY },
+  {
+    method: 'POST',
+    path: '/api/memory-fragments/bulk',
+    action: 'fragments:write',
+    creates: true,
+    body: { workspaceId: '{ws}', items: [{ fragmentTypeId: '{type}', title: 'matrix bulk', content: 'c' }] },
+  },
   {
     method: 'POST',
     path: '/api/memory-fragments/check-limits',
@@ -680,6 +689,38 @@ export const PLAN_ROUTES: MatrixRoute[] = [
   },
 ];
 
+/**
+ * Subscription billing (docs/billing.md): checkout and the portal are the account's (scope
+ * `profile:write`); the webhook is public. The matrix runs without a billing provider, so an
+ * allowed caller gets 409 BILLING_NOT_CONFIGURED. Flows: test/e2e/chat/billing.spec.ts.
+ */
+export const BILLING_ROUTES: MatrixRoute[] = [
+  {
+    method: 'POST',
+    path: '/api/subscription/checkout',
+    action: 'profile:write',
+    account: true,
+    allowedStatuses: [409],
+    body: { planId: 'self-hosted' },
+  },
+  {
+    method: 'POST',
+    path: '/api/subscription/portal',
+    action: 'profile:write',
+    account: true,
+    allowedStatuses: [409],
+    body: {},
+  },
+  {
+    method: 'POST',
+    path: '/api/billing/stripe/webhook',
+    action: 'profile:read',
+    public: true,
+    allowedStatuses: [409],
+    body: { id: 'evt_matrix', object: 'event', type: 'invoice.paid', data: { object: {} } },
+  },
+];
+
 export const MATRIX_ROUTES: MatrixRoute[] = [
   ...IDENTITY_ROUTES,
   ...WORKSPACE_ROUTES,
@@ -694,4 +735,5 @@ export const MATRIX_ROUTES: MatrixRoute[] = [
   ...EMBED_CONFIG_ROUTES,
   ...AI_HELPER_ROUTES,
   ...PLAN_ROUTES,
+  ...BILLING_ROUTES,
 ];

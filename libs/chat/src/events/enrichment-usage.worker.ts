@@ -10,12 +10,13 @@ import { ModelUsageRepository } from '../persistence/model-usage.repository.js';
 import { AiHelpers } from '../service/ai-helpers/ai-helpers.js';
 
 export const ENRICHMENT_USAGE_CONSUMER = 'chat-enrichment-usage';
+const GENERATED_STEPS = new Set<string>(['summary', 'tags', 'graph']);
 
 /**
  * Enrichment's usage (docs/ai-helpers.md#usage): the durable consumer `chat-enrichment-usage` of
  * `fragment.embedded` records each fragment's embedding as usage of the fragment's creator in
- * its workspace (kind `enrichment`, the chunks embedded), keyed by the event's id so a
- * redelivery records nothing more. The fragments component does not wait for it, and a
+ * its workspace (kind `enrichment`, the chunks embedded), and one record for each summary, tags
+ * or graph call of the same pass, keyed by the event's id so a redelivery records nothing more. The fragments component does not wait for it, and a
  * deployment without the chat component (a Leaf) simply has no such consumer.
  */
 @Injectable()
@@ -51,21 +52,32 @@ export class EnrichmentUsageWorker implements OnApplicationBootstrap, OnModuleDe
       async ({ event }) => {
         const payload = event.payload as Partial<FragmentEmbeddedPayload>;
         if (!payload.createdBy || !isUuid(payload.createdBy)) return;
-        await this.usage.insertForEvent(event.id, {
+        const record = {
           userId: payload.createdBy,
           tokenId: '',
           credential: 'operator',
-          model: this.helpers.modelOf('embedding'),
           provider: this.provider.name,
           kind: 'enrichment',
           inputTokens: 0,
           outputTokens: 0,
           images: 0,
-          embeddings: Math.max(0, Number(payload.chunks) || 0),
+          embeddings: 0,
           workspaceId: payload.workspaceId && isUuid(payload.workspaceId) ? payload.workspaceId : null,
           latencyMs: 0,
           status: 'ok',
+        };
+        await this.usage.insertForEvent(event.id, {
+          ...record,
+          model: this.helpers.modelOf('embedding'),
+          embeddings: Math.max(0, Number(payload.chunks) || 0),
         });
+        // The pass's summary, tags and graph calls: one record each, keyed so a redelivery adds none.
+        const generated = Array.isArray(payload.generated) ? payload.generated : [];
+        for (const step of new Set(generated.filter((g) => GENERATED_STEPS.has(g))))
+          await this.usage.insertForEvent(`${event.id}:${step}`, {
+            ...record,
+            model: this.helpers.modelOf(step === 'tags' ? 'tags' : 'summary'),
+          });
       },
     );
   }

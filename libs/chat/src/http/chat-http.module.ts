@@ -19,6 +19,7 @@ import { ModelsController } from './models/models.controller.js';
 import { ProviderKeys } from './models/provider-keys.js';
 import { UsageRecorder } from './models/usage-recorder.js';
 import { AiHelpersController } from './ai-helpers.controller.js';
+import { BillingController } from './billing.controller.js';
 import { PlanGate } from './plan-gate.js';
 import { PlansController } from './plans.controller.js';
 import { VaultController } from './vault.controller.js';
@@ -34,6 +35,7 @@ import { webSearchProvider } from './web-search.provider.js';
   controllers: [
     AiHelpersController,
     PlansController,
+    BillingController,
     ModelsController,
     ChatCompletionsController,
     ImagesController,

@@ -46,6 +46,14 @@ export class PlansController {
       periodStart: s.periodStart,
       periodEnd: s.periodEnd,
       usage: { tokens: s.tokensUsed, images: s.imagesUsed },
+      billing: s.billingProvider
+        ? {
+            provider: s.billingProvider,
+            status: s.billingStatus,
+            currentPeriodEnd: s.billingCurrentPeriodEnd || null,
+            cancelAtPeriodEnd: s.billingCancelAtPeriodEnd,
+          }
+        : null,
     };
   }
 

@@ -7,3 +7,5 @@ import { prismaClientProviders, type ControlPrismaClient } from '@kw/platform-pe
 export const CHAT_DB = Symbol('CHAT_DB');
 export const chatDbProviders = prismaClientProviders(CHAT_DB, 'control', 'chat');
 export type ChatDb = ControlPrismaClient;
+/** The client handed to an interactive transaction. */
+export type ChatTx = Omit<ControlPrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;

@@ -30,10 +30,16 @@ import { EnrichmentUsageWorker } from '../events/enrichment-usage.worker.js';
 import { PlanAssignmentsRepository } from '../persistence/plan-assignments.repository.js';
 import { PlansHandlers } from './plans.handlers.js';
 import { Plans } from './plans/plans.js';
+import { BillingRepository } from '../persistence/billing.repository.js';
+import { BillingHandlers } from './billing.handlers.js';
+import { BillingCheckout } from './billing/billing-checkout.js';
+import { BILLING_PROVIDER } from './billing/billing-provider.js';
+import { BillingWebhooks } from './billing/billing-webhooks.js';
+import { createBillingProvider } from './billing/create-billing-provider.js';
 
 /**
  * The service side of the chat component (kw.chat.v1): the vault, model usage, web-search access,
- * experts, embed configurations, the embed chat's stored state, the AI helpers, and plans.
+ * experts, embed configurations, the embed chat's stored state, the AI helpers, plans and billing.
  */
 @Module({
   providers: [
@@ -75,6 +81,16 @@ import { Plans } from './plans/plans.js';
     PlanAssignmentsRepository,
     Plans,
     PlansHandlers,
+    // Subscription billing (docs/billing.md): null without BILLING_PROVIDER.
+    {
+      provide: BILLING_PROVIDER,
+      useFactory: (config: AppConfig, logger: Logger) => createBillingProvider(config, logger),
+      inject: [APP_CONFIG, LOGGER],
+    },
+    BillingRepository,
+    BillingCheckout,
+    BillingWebhooks,
+    BillingHandlers,
   ],
   exports: [VaultRewrap],
 })

@@ -73,5 +73,7 @@ export type FragmentEmbeddedPayload = {
   chunks: number;
   /** The fragment's creator, on whose behalf it was embedded (the chat component records the usage). Absent in events written before it existed. */
   createdBy?: string;
+  /** The other model calls of the same enrichment pass (usage counts them); absent in older events. */
+  generated?: Array<'summary' | 'tags' | 'graph'>;
   occurredAt: string;
 };

@@ -17,6 +17,10 @@ export const COLLECTION_NAME_MAX = 200;
 export const LOOKUP_FRAGMENT_IDS_MAX = 500;
 export const COLLECTION_FRAGMENT_IDS_MAX = 500;
 export const PATCH_OPERATIONS_MAX = 50;
+/** Fragments in one bulk write (POST /api/memory-fragments/bulk). */
+export const BULK_FRAGMENTS_MAX = 500;
+/** The bulk route's own body limit: room for many fragments, never the content maximum of each. */
+export const BULK_FRAGMENTS_BODY_BYTES = 32 * 1024 * 1024;
 
 /** Origins of a write, stored in `createdVia`; anything else is refused with 400. */
 export const CREATED_VIA = ['api', 'mcp', 'import', 'web', 'agent', 'chat', 'integration'] as const;

@@ -1,6 +1,7 @@
 import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
 import {
   AddCollectionFragmentsRequestSchema,
+  BulkWriteFragmentsRequestSchema,
   CreateCollectionRequestSchema,
   CreateFragmentRequestSchema,
   CreateFragmentTypeRequestSchema,
@@ -35,6 +36,7 @@ import {
   FRAGMENT_TYPE_NAME_MAX,
   LOOKUP_FRAGMENT_IDS_MAX,
   PATCH_OPERATIONS_MAX,
+  BULK_FRAGMENTS_MAX,
 } from './fragments.js';
 import {
   EMBED_CONFIG_NAME_MAX,
@@ -121,6 +123,8 @@ export const MESSAGE_LIMITS: readonly MessageLimits[] = [
     createdVia: { oneOf: CREATED_VIA },
     key: { maxChars: FRAGMENT_KEY_MAX },
   }),
+  // Each item's fields are checked as CreateFragment's by the handler, with an outcome per item.
+  limitsOf(BulkWriteFragmentsRequestSchema, { items: { maxItems: BULK_FRAGMENTS_MAX } }),
   limitsOf(UpdateFragmentRequestSchema, {
     title: { maxChars: FRAGMENT_TITLE_MAX },
     content: { maxBytes: FRAGMENT_CONTENT_MAX_BYTES },

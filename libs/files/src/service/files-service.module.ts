@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { AI_PROVIDER, createAiProvider } from '@kw/platform-ai';
 import type { AppConfig } from '@kw/platform-config';
 import { eventBusProvider } from '@kw/platform-outbox';
-import { APP_CONFIG } from '@kw/platform-runtime';
+import { APP_CONFIG, entitlementProviders } from '@kw/platform-runtime';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { BlobSweeper } from '../events/blob-sweeper.js';
 import { extractionLimitsProvider, FileProcessingWorker } from '../events/file-processing.worker.js';
@@ -36,6 +36,7 @@ import { ProcessingJobs } from './processing-jobs.js';
     FileSearchHandlers,
     FileProcessingWorker,
     BlobSweeper,
+    ...entitlementProviders,
   ],
   exports: [FileProcessingWorker, BlobSweeper],
 })

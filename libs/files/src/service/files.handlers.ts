@@ -4,6 +4,7 @@ import { FilesService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode, badRequest } from '@kw/platform-errors';
+import { AccountLimits, LimitNotices, planLimitReached } from '@kw/platform-entitlements';
 import { isUuid } from '@kw/platform-ids';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
@@ -45,16 +46,22 @@ export class FilesHandlers {
     private readonly jobs: ProcessingJobs,
     @Inject(BLOB_STORAGE) private readonly storage: BlobStorage,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly limits: AccountLimits,
+    private readonly notices: LimitNotices,
   ) {}
 
   @Handles(FilesService.method.beginUpload)
   async beginUpload(input: Req<'beginUpload'>, context: RequestContext) {
-    const { workspaceId, userId } = await this.records.authorizeWorkspace(context, input.workspaceId, 'files:write');
+    const { workspaceId, userId, planHolderId } = await this.records.authorizeWorkspace(
+      context,
+      input.workspaceId,
+      'files:write',
+    );
     const description = validDescription(input.description);
     if (input.fragmentId) await this.fragments.requireInWorkspace(input.fragmentId, workspaceId);
-    const quota = this.config.FILES_WORKSPACE_QUOTA_BYTES;
+    const { quota, full, limitedBy } = await this.storageCap(planHolderId);
     const used = await this.files.usedBytes(workspaceId);
-    if (used >= quota) throw quotaExceeded(quota, used);
+    if (used >= quota) throw full(used);
     const id = randomUUID();
     const storageKey = storageKeyOf(workspaceId, id);
     await this.files.reserve(
@@ -75,21 +82,21 @@ export class FilesHandlers {
       fileId: id,
       storageKey,
       maxBytes: BigInt(Math.min(fileCap, left)),
-      limitedBy: left < fileCap ? 'quota' : 'file',
+      limitedBy: left < fileCap ? limitedBy : 'file',
     };
   }
 
   @Handles(FilesService.method.completeUpload)
   async completeUpload(input: Req<'completeUpload'>, context: RequestContext) {
-    const row = await this.ownReservation(input.fileId, context);
+    const { row, planHolderId } = await this.ownReservation(input.fileId, context);
     if (!FILE_KINDS.includes(input.kind as never)) throw badRequest('Unknown file kind', { field: 'kind' });
-    const quota = this.config.FILES_WORKSPACE_QUOTA_BYTES;
+    const { quota, full, plan } = await this.storageCap(planHolderId);
     // Uploads running side by side each saw the quota left at their start: the last to finish re-checks.
     const used = await this.files.usedBytes(row.workspaceId);
     const size = Number(input.sizeBytes);
     if (size < 0 || used + size > quota || size > this.config.FILES_MAX_BYTES) {
       await this.discard(row.id, row.storageKey);
-      throw quotaExceeded(quota, used);
+      throw size > this.config.FILES_MAX_BYTES ? quotaExceeded(quota, used) : full(used);
     }
     const file = await this.files.complete(row.id, {
       sizeBytes: size,
@@ -98,12 +105,13 @@ export class FilesHandlers {
       kind: input.kind,
     });
     if (!file) throw fileNotFound();
+    if (plan) await this.notices.observe(row.workspaceId, 'storageBytes', used + size, plan);
     return { file: fileView(file) };
   }
 
   @Handles(FilesService.method.abortUpload)
   async abortUpload(input: Req<'abortUpload'>, context: RequestContext) {
-    const row = await this.ownReservation(input.fileId, context);
+    const { row } = await this.ownReservation(input.fileId, context);
     await this.discard(row.id, row.storageKey);
     return {};
   }
@@ -170,11 +178,34 @@ export class FilesHandlers {
   private async ownReservation(fileId: string, context: RequestContext) {
     const row = isUuid(fileId) ? await this.files.findById(fileId) : null;
     if (!row || row.status !== 'uploading') throw fileNotFound();
-    const { userId } = await this.records.authorizeWorkspace(context, row.workspaceId, 'files:write', {
+    const { userId, planHolderId } = await this.records.authorizeWorkspace(context, row.workspaceId, 'files:write', {
       hiddenAs: fileNotFound,
     });
     if (userId !== row.createdBy) throw fileNotFound();
-    return row;
+    return { row, planHolderId };
+  }
+
+  /**
+   * The workspace's storage: the lower of the plan's storageBytes (the workspace creator's
+   * plan) and the deployment's FILES_WORKSPACE_QUOTA_BYTES, with the refusal that names it:
+   * 403 PLAN_LIMIT_REACHED for the plan's, 413 QUOTA_EXCEEDED for the deployment's.
+   */
+  private async storageCap(planHolderId: string) {
+    const deployment = this.config.FILES_WORKSPACE_QUOTA_BYTES;
+    const plan = await this.limits.limitOf(planHolderId, 'storageBytes');
+    if (plan && plan.max < deployment)
+      return {
+        quota: plan.max,
+        plan,
+        limitedBy: 'plan' as const,
+        full: () => planLimitReached('storageBytes', plan.max, plan.planId),
+      };
+    return {
+      quota: deployment,
+      plan,
+      limitedBy: 'quota' as const,
+      full: (used: number) => quotaExceeded(deployment, used),
+    };
   }
 
   private async discard(id: string, storageKey: string): Promise<void> {

@@ -89,6 +89,7 @@ export function enrichmentRequestedEvent(
 export function fragmentEmbeddedEvent(
   fragment: Pick<FragmentText, 'id' | 'workspaceId' | 'version' | 'createdBy'>,
   chunks: number,
+  generated: NonNullable<FragmentEmbeddedPayload['generated']> = [],
 ): NewOutboxEvent & { payload: FragmentEmbeddedPayload } {
   return {
     aggregateType: 'fragment',
@@ -100,6 +101,7 @@ export function fragmentEmbeddedEvent(
       version: fragment.version,
       chunks,
       createdBy: fragment.createdBy,
+      generated,
       occurredAt: new Date().toISOString(),
     },
   };

@@ -2,8 +2,17 @@ import { Module } from '@nestjs/common';
 import { CollectionsController } from './collections.controller.js';
 import { EnrichmentController } from './enrichment.controller.js';
 import { FragmentTypesController } from './fragment-types.controller.js';
+import { BulkFragmentsController } from './bulk-fragments.controller.js';
 import { FragmentsController } from './fragments.controller.js';
 
 /** The HTTP side of the fragments component, composed into the gateway. */
-@Module({ controllers: [FragmentsController, FragmentTypesController, CollectionsController, EnrichmentController] })
+@Module({
+  controllers: [
+    FragmentsController,
+    BulkFragmentsController,
+    FragmentTypesController,
+    CollectionsController,
+    EnrichmentController,
+  ],
+})
 export class FragmentsHttpModule {}

@@ -106,6 +106,8 @@ export class FragmentsController {
       currentCount: limits.currentCount,
       remaining: limits.remaining,
       canCreate: limits.canCreate,
+      planId: limits.planId || null,
+      limitedBy: limits.limitedBy === 'plan' ? 'plan' : 'deployment',
     };
   }
 

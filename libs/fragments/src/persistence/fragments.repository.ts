@@ -130,6 +130,12 @@ export class FragmentsRepository {
   }
 
   /** The id of the workspace's fragment with that key, if any. */
+  /** The fragment holding `key` in the workspace (archived ones too), for upserts. */
+  async findByKey(workspaceId: string, key: string): Promise<FragmentRow | undefined> {
+    const id = await this.findIdByKey(workspaceId, key);
+    return (id && (await this.findById(id))) || undefined;
+  }
+
   async findIdByKey(workspaceId: string, key: string): Promise<string | undefined> {
     const existing = await this.db.fragment.findUnique({
       where: { workspaceId_key: { workspaceId, key } },

@@ -18,16 +18,26 @@ export class FragmentQuota {
 
   constructor(private readonly fragments: { countInWorkspace(workspaceId: string): Promise<number> }) {}
 
-  /** Throws FRAGMENT_LIMIT_REACHED when the workspace holds `max` fragments; counts the create otherwise. */
-  async reserve(workspaceId: string, max: number, now = Date.now()): Promise<void> {
+  /**
+   * Throws `full()` (by default FRAGMENT_LIMIT_REACHED) when the workspace holds `max`
+   * fragments; counts the create otherwise. Answers the count with this create when it was
+   * counted exactly (for the plan's 80 %/100 % notices), undefined when it was estimated.
+   */
+  async reserve(
+    workspaceId: string,
+    max: number,
+    now = Date.now(),
+    full: () => Error = () => fragmentLimitReached(max),
+  ): Promise<number | undefined> {
     const known = this.counts.get(workspaceId);
     if (known && now - known.at < RECOUNT_AFTER_MS && known.count + EXACT_COUNT_WITHIN < max) {
       known.count++;
-      return;
+      return undefined;
     }
     const count = await this.fragments.countInWorkspace(workspaceId);
-    if (count >= max) throw fragmentLimitReached(max);
+    if (count >= max) throw full();
     if (this.counts.size >= 10_000) this.counts.clear();
     this.counts.set(workspaceId, { count: count + 1, at: now });
+    return count + 1;
   }
 }

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import type { AppConfig } from '@kw/platform-config';
-import { APP_CONFIG } from '@kw/platform-runtime';
+import { APP_CONFIG, entitlementProviders } from '@kw/platform-runtime';
 import { AI_PROVIDER, createAiProvider } from '@kw/platform-ai';
 import { EnrichmentWorker } from '../events/enrichment-worker.js';
 import { eventBusProvider } from '../events/event-bus.provider.js';
@@ -16,6 +16,7 @@ import { CollectionsHandlers } from './collections.handlers.js';
 import { EnrichmentHandlers } from './enrichment.handlers.js';
 import { FragmentEnricher } from './enrichment/fragment-enricher.js';
 import { FragmentTypesHandlers } from './fragment-types.handlers.js';
+import { BulkFragmentsHandlers } from './bulk-fragments.handlers.js';
 import { FragmentsHandlers } from './fragments.handlers.js';
 import { WorkspaceGate } from './workspace-gate.js';
 
@@ -36,6 +37,7 @@ import { WorkspaceGate } from './workspace-gate.js';
     WorkspaceGate,
     FragmentTypesHandlers,
     FragmentsHandlers,
+    BulkFragmentsHandlers,
     CollectionsHandlers,
     EnrichmentHandlers,
     eventBusProvider,
@@ -44,6 +46,7 @@ import { WorkspaceGate } from './workspace-gate.js';
     EnrichmentWorker,
     OutboxRelayService,
     InProcessEnrichmentRecovery,
+    ...entitlementProviders,
   ],
 })
 export class FragmentsServiceModule {}

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { FragmentsService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
+import { AccountLimits, LimitNotices, planLimitReached } from '@kw/platform-entitlements';
 import { isUuid } from '@kw/platform-ids';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { Handles, type RequestOf } from '@kw/platform-transport';
@@ -43,19 +44,26 @@ export class FragmentsHandlers {
     private readonly types: FragmentTypesRepository,
     private readonly gate: WorkspaceGate,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly limits: AccountLimits,
+    private readonly notices: LimitNotices,
   ) {
     this.quota = new FragmentQuota(fragments);
   }
 
   @Handles(FragmentsService.method.createFragment)
   async create(input: RequestOf<typeof FragmentsService, 'createFragment'>, context: RequestContext) {
-    const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'fragments:write');
+    const { workspaceId, userId, planHolderId } = await this.gate.authorize(
+      context,
+      input.workspaceId,
+      'fragments:write',
+    );
     const createdVia = input.createdVia || 'api';
     if (!(CREATED_VIA as readonly string[]).includes(createdVia))
       throw invalidInput('createdVia', `must be one of ${CREATED_VIA.join(', ')}`);
     assertContentSize(input.content);
     await this.assertTypeOf(workspaceId, input.fragmentTypeId);
-    await this.quota.reserve(workspaceId, this.config.MAX_FRAGMENTS_PER_WORKSPACE);
+    const cap = await this.fragmentCap(planHolderId);
+    const counted = await this.quota.reserve(workspaceId, cap.max, Date.now(), cap.full);
 
     const hasSummary = input.summary !== undefined && input.summary.trim() !== '';
     const needs = enrichmentNeeds(hasSummary, input.tagsSupplied, input.enhanceTags);
@@ -85,6 +93,8 @@ export class FragmentsHandlers {
     };
     try {
       await this.fragments.insertWithEvent(row, fragmentChangedEvent(context, 'fragment.created', row, needs));
+      if (cap.plan && counted !== undefined)
+        await this.notices.observe(workspaceId, 'fragmentsPerWorkspace', counted, cap.plan);
       return { fragment: fragmentView(row) };
     } catch (error) {
       // The unique (workspace_id, key) decides between concurrent creates: exactly one wins.
@@ -234,8 +244,8 @@ export class FragmentsHandlers {
 
   @Handles(FragmentsService.method.checkFragmentLimits)
   async checkLimits(input: RequestOf<typeof FragmentsService, 'checkFragmentLimits'>, context: RequestContext) {
-    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
-    const max = this.config.MAX_FRAGMENTS_PER_WORKSPACE;
+    const { workspaceId, planHolderId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
+    const { max, plan, limitedBy } = await this.fragmentCap(planHolderId);
     const currentCount = await this.fragments.countInWorkspace(workspaceId);
     return {
       maxFragmentsPerWorkspace: max,
@@ -243,7 +253,27 @@ export class FragmentsHandlers {
       currentCount,
       remaining: Math.max(0, max - currentCount),
       canCreate: currentCount < max,
+      planId: plan?.planId ?? '',
+      limitedBy,
     };
+  }
+
+  /**
+   * The lower of the plan's fragmentsPerWorkspace (the workspace creator's plan) and the
+   * deployment's MAX_FRAGMENTS_PER_WORKSPACE, with the refusal that names it: 403
+   * PLAN_LIMIT_REACHED for the plan's, 409 FRAGMENT_LIMIT_REACHED for the deployment's.
+   */
+  private async fragmentCap(planHolderId: string) {
+    const deployment = this.config.MAX_FRAGMENTS_PER_WORKSPACE;
+    const plan = await this.limits.limitOf(planHolderId, 'fragmentsPerWorkspace');
+    if (plan && plan.max < deployment)
+      return {
+        max: plan.max,
+        plan,
+        limitedBy: 'plan' as const,
+        full: () => planLimitReached('fragmentsPerWorkspace', plan.max, plan.planId),
+      };
+    return { max: deployment, plan, limitedBy: 'deployment' as const, full: undefined };
   }
 
   private async load(id: string): Promise<FragmentRow> {

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { AccountLimits, LimitNotices } from '@kw/platform-entitlements';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,7 +53,15 @@ describe('fragment outbox events', () => {
     await migrate(database.pool, 'data');
     db = createPrismaClient('data', database.pool);
     const types = new FragmentTypesRepository(db, database);
-    handlers = new FragmentsHandlers(new FragmentsRepository(db, database), types, gate, loadConfig({}));
+    // No PLANS: no plan limits, so neither ever calls another component.
+    handlers = new FragmentsHandlers(
+      new FragmentsRepository(db, database),
+      types,
+      gate,
+      loadConfig({}),
+      new AccountLimits(null as never, undefined),
+      new LimitNotices(null as never),
+    );
     await ensureDefaultTypes(types, WS);
     typeId = (await db.fragmentType.findFirstOrThrow({ where: { workspaceId: WS, key: 'note' } })).id;
   }, 60_000);

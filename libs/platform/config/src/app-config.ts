@@ -471,6 +471,30 @@ export class AppConfig {
   @IsString()
   PLANS?: string;
 
+  /** Subscription billing (docs/billing.md): `stripe`. Unset: no checkout, portal or webhooks. */
+  @IsOptional()
+  @IsIn(['stripe'])
+  BILLING_PROVIDER?: 'stripe';
+
+  /** Stripe's secret API key (`sk_...` or a restricted `rk_...`); required with BILLING_PROVIDER=stripe. Never logged. */
+  @IsOptional()
+  @IsString()
+  STRIPE_SECRET_KEY?: string;
+
+  /** The signing secret of the Stripe webhook endpoint (`whsec_...`); required with BILLING_PROVIDER=stripe. */
+  @IsOptional()
+  @IsString()
+  STRIPE_WEBHOOK_SECRET?: string;
+
+  /** Stripe's API origin (a local stand-in in tests). */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  STRIPE_API_URL = 'https://api.stripe.com';
+
+  /** Where checkout and the customer portal send people back when a request names no URL; default PUBLIC_URL. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  BILLING_RETURN_URL?: string;
+
   /** A hosted zone whose Leaf has not sent a heartbeat for this long shows `offline` (new placements on it are refused). */
   @Transform(toInt)
   @IsInt()
@@ -700,6 +724,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
   if (config.RUN_MODE === 'distributed') {
     if (!config.DATABASE_URL) problems.push('DATABASE_URL: required when RUN_MODE=distributed');
     if (!config.NATS_URL) problems.push('NATS_URL: required when RUN_MODE=distributed');
+  }
+  if (config.BILLING_PROVIDER === 'stripe') {
+    for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const)
+      if (!config[key]) problems.push(`${key}: required when BILLING_PROVIDER=stripe`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -8,7 +8,7 @@ import { AllExceptionsFilter } from './all-exceptions.filter.js';
 import { ErrorResponder } from './error-responder.js';
 import { ambiguousAuthorization } from './auth/ambiguous-authorization.js';
 import { checkBody, checkParameters } from './input-guard.js';
-import { formUrlEncodedParser, installRouteBodies, type RouteBodies } from './route-bodies.js';
+import { formUrlEncodedParser, installRouteBodies, jsonParser, type RouteBodies } from './route-bodies.js';
 import { RouteTable } from './route-table.js';
 import { createValidationPipe } from './validation.js';
 
@@ -32,6 +32,11 @@ export function installHttpEdge(
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   installRouteBodies(fastify, deps.routeBodies ?? {});
   app.useBodyParser('application/x-www-form-urlencoded', {}, formUrlEncodedParser(deps.routeBodies ?? {}) as never);
+  app.useBodyParser(
+    'application/json',
+    { bodyLimit: fastify.initialConfig.bodyLimit },
+    jsonParser(fastify, deps.routeBodies ?? {}) as never,
+  );
   const routes = new RouteTable();
   const responder = new ErrorResponder(deps.logger, routes);
 

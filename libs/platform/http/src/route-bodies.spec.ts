@@ -1,5 +1,6 @@
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { formUrlEncodedParser } from './route-bodies.js';
+import { formUrlEncodedParser, jsonParser, rawJsonBody } from './route-bodies.js';
 
 const parse = (url: string, body: string) =>
   new Promise<{ err: Error | null; body?: unknown }>((resolve) =>
@@ -26,5 +27,27 @@ describe('form-encoded bodies', () => {
 
   it('answers 415 on every other route', async () => {
     expect((await parse('/api/workspaces', 'name=x')).err).toMatchObject({ statusCode: 415 });
+  });
+});
+
+describe('JSON bodies', () => {
+  const parser = jsonParser(Fastify(), { rawJson: [{ method: 'POST', url: '/hooks/provider' }] });
+  const parse = (url: string, body: string) => {
+    const request = { method: 'POST', routeOptions: { url } };
+    return new Promise<{ err: Error | null; body?: unknown; raw?: string }>((resolve) =>
+      parser(request, Buffer.from(body), (err, parsed) => resolve({ err, body: parsed, raw: rawJsonBody(request) })),
+    );
+  };
+
+  it('keeps the exact text on declared routes only, and parses both alike', async () => {
+    const text = '{\n  "id": "evt_1",\n  "n": 1.50\n}';
+    expect(await parse('/hooks/provider', text)).toEqual({ err: null, body: { id: 'evt_1', n: 1.5 }, raw: text });
+    expect(await parse('/api/workspaces', text)).toEqual({ err: null, body: { id: 'evt_1', n: 1.5 }, raw: undefined });
+  });
+
+  it("answers Fastify's own errors: empty, invalid, prototype poisoning", async () => {
+    expect((await parse('/hooks/provider', '')).err).toMatchObject({ code: 'FST_ERR_CTP_EMPTY_JSON_BODY' });
+    expect((await parse('/api/workspaces', '{"a":')).err).toMatchObject({ code: 'FST_ERR_CTP_INVALID_JSON_BODY' });
+    expect((await parse('/api/workspaces', '{"__proto__": {"x": 1}}')).err).toBeTruthy();
   });
 });

@@ -22,6 +22,12 @@ export interface RouteBodies {
   formUrlEncoded?: RouteRef[];
   /** Routes whose body is one compact JWT of a media type of their own (SET delivery): the text. */
   jwtBodies?: Array<RouteRef & { contentType: string }>;
+  /**
+   * application/json routes whose handler needs the exact text it was sent (a provider's
+   * signature covers the bytes): parsed as everywhere else, and the text kept for
+   * `rawJsonBody(request)`. Elsewhere no copy is kept.
+   */
+  rawJson?: RouteRef[];
 }
 
 const key = (method: string, url: string) => `${method.toUpperCase()} ${url}`;
@@ -85,6 +91,38 @@ export function formUrlEncodedParser(bodies: RouteBodies): FormParser {
       params[name] = value;
     }
     done(null, params);
+  };
+}
+
+const rawJsonTexts = new WeakMap<object, string>();
+
+/** The exact text of a JSON body on a route declared `rawJson`; undefined on any other route or body. */
+export function rawJsonBody(request: object): string | undefined {
+  return rawJsonTexts.get(request);
+}
+
+type JsonParser = (
+  request: { method: string; routeOptions: { url?: string } },
+  body: Buffer,
+  done: (err: Error | null, body?: unknown) => void,
+) => void;
+
+/**
+ * The application/json parser: Fastify's own, as Nest installs it by default (same body limit,
+ * prototype-poisoning rules and errors), which also keeps the text of `rawJson` routes.
+ * Registered through Nest's useBodyParser, which then installs no parser of its own for the type.
+ */
+export function jsonParser(fastify: FastifyInstance, bodies: RouteBodies): JsonParser {
+  const raw = new Set((bodies.rawJson ?? []).map((r) => key(r.method, r.url)));
+  const { onProtoPoisoning, onConstructorPoisoning } = fastify.initialConfig as {
+    onProtoPoisoning?: 'error' | 'remove' | 'ignore';
+    onConstructorPoisoning?: 'error' | 'remove' | 'ignore';
+  };
+  const parse = fastify.getDefaultJsonParser(onProtoPoisoning || 'error', onConstructorPoisoning || 'error');
+  return (request, body, done) => {
+    if (raw.has(key(request.method, request.routeOptions.url ?? ''))) rawJsonTexts.set(request, body.toString('utf8'));
+    // A Buffer, as Nest hands it over by default (Fastify's parser reads both; typed for strings).
+    parse(request as never, body as never, done as never);
   };
 }
 

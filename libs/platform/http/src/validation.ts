@@ -61,3 +61,13 @@ export function createValidationPipe(): ValidationPipe {
     },
   });
 }
+
+const itemPipe = createValidationPipe();
+
+/**
+ * One value checked against a DTO class exactly as the edge checks a body: for lists whose
+ * items are judged one by one (bulk writes answer per item). Throws the same 400.
+ */
+export async function validateAgainst<T extends object>(metatype: new () => T, value: unknown): Promise<T> {
+  return (await itemPipe.transform(value, { type: 'body', metatype })) as T;
+}

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { accountLimitsFactory, AccountLimits } from '@kw/platform-entitlements';
+import { ServiceClient } from '@kw/platform-transport';
 import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { defineComponent } from './component.js';
@@ -26,6 +28,7 @@ export const GATEWAY = 'gateway';
       inject: [APP_CONFIG, DATABASE, LOGGER],
     },
     RateLimitPruner,
+    { provide: AccountLimits, useFactory: accountLimitsFactory, inject: [ServiceClient, APP_CONFIG] },
     // Run by the AuthGuard after authentication (see EdgeAdmission).
     { provide: EDGE_ADMISSION, useClass: RateLimitAdmission },
   ],

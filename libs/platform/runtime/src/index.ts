@@ -5,3 +5,4 @@ export * from './lifecycle.js';
 export * from './database.js';
 export * from './gateway.component.js';
 export * from './run-platform.js';
+export * from './entitlement.providers.js';

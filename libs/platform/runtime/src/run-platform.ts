@@ -213,6 +213,7 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
       bodyLimits: routeBodies.flatMap((r) => r.bodyLimits ?? []),
       formUrlEncoded: routeBodies.flatMap((r) => r.formUrlEncoded ?? []),
       jwtBodies: routeBodies.flatMap((r) => r.jwtBodies ?? []),
+      rawJson: routeBodies.flatMap((r) => r.rawJson ?? []),
     },
   });
   if (serveApi) {

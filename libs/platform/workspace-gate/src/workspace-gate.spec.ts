@@ -13,6 +13,7 @@ import { WorkspaceGate } from './workspace-gate.js';
  */
 const WS = '0b7e5b1e-7a8c-4d6f-9a0b-1c2d3e4f5a6b';
 const USER = '5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d';
+const OWNER = '7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d';
 
 type Answer = {
   found: boolean;
@@ -37,6 +38,7 @@ function setUp(answer: () => Answer, ttlMs = 60_000) {
       hostedZoneId: '',
       endpointUrl: '',
       status: 'active',
+      planHolderId: OWNER,
       ...answer(),
     };
   });
@@ -83,7 +85,7 @@ describe('WorkspaceGate', () => {
   it('lets a member act and says who and how', async () => {
     ctx = setUp(() => ({ found: true, relation: 'collaborator' }));
     const gate = await ctx.gate.authorize(as(auth()), WS, 'fragments:write');
-    expect(gate).toEqual({ workspaceId: WS, userId: USER, relation: 'collaborator' });
+    expect(gate).toEqual({ workspaceId: WS, userId: USER, relation: 'collaborator', planHolderId: OWNER });
   });
 
   it('answers the same 404 for a missing workspace, a private one of others and a malformed id, asking nothing for the last', async () => {

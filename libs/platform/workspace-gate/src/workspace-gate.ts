@@ -22,6 +22,8 @@ export interface Gate {
   userId: string;
   /** The caller's relation (a member role, subscriber or none). */
   relation: string;
+  /** The account whose plan sets the workspace's limits (its creator); empty in a Leaf. */
+  planHolderId: string;
 }
 
 export interface GateOptions {
@@ -103,7 +105,7 @@ export class WorkspaceGate implements OnModuleInit, OnModuleDestroy {
       throw decision.status === 404 && options.hiddenAs ? options.hiddenAs() : denialError(decision);
     // A Leaf-backed workspace: its data lives in the zone's Leaf, never here (docs/hosted-zones.md).
     if (access!.hostedZoneId) throw hostedZoneRequired(access!.hostedZoneId, access!.endpointUrl);
-    return { workspaceId, userId: auth!.userId, relation: access!.relation };
+    return { workspaceId, userId: auth!.userId, relation: access!.relation, planHolderId: access!.planHolderId };
   }
 
   private async resolve(auth: AuthContext, workspaceId: string): Promise<Access> {

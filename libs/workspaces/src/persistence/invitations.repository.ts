@@ -1,9 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ZONE_ENDPOINT, type InvitationRow } from './rows.js';
-import { lockWorkspace, refusing, WORKSPACES_DB, type WorkspacesDb } from './workspaces-database.js';
+import { lockWorkspace, refusing, WORKSPACES_DB, type WorkspacesDb, type WorkspacesTx } from './workspaces-database.js';
 
-/** Why an invitation could not be created or accepted (nothing was written). */
-export type InvitationRefusal = 'already_member' | 'pending';
+/**
+ * Why an invitation could not be created or accepted (nothing was written). seats_full: the
+ * plan's members per workspace, live invitations counting as seats (docs/plans.md).
+ */
+export type InvitationRefusal = 'already_member' | 'pending' | 'seats_full';
 
 export interface NewInvitation {
   workspaceId: string;
@@ -37,6 +40,7 @@ export class InvitationsRepository {
     invitation: NewInvitation,
     now: Date,
     notification: InviteeNotification | undefined,
+    maxSeats?: number,
   ): Promise<InvitationRow | InvitationRefusal> {
     const { workspaceId, email } = invitation;
     return refusing<InvitationRow, InvitationRefusal>(this.db, async (tx, refuse) => {
@@ -55,6 +59,7 @@ export class InvitationsRepository {
       });
       if (await tx.workspaceInvitation.findFirst({ where: { workspaceId, email, ...live(now) } }))
         return refuse('pending');
+      if (maxSeats !== undefined && (await seatsTaken(tx, workspaceId, now)) >= maxSeats) return refuse('seats_full');
       const created = await tx.workspaceInvitation.create({ data: invitation });
       if (notification) {
         await tx.notification.create({
@@ -109,12 +114,15 @@ export class InvitationsRepository {
     userId: string,
     now: Date,
     notificationKind: string,
+    maxMembers?: number,
   ): Promise<InvitationRow | InvitationRefusal> {
     const { workspaceId } = invitation;
     return refusing<InvitationRow, InvitationRefusal>(this.db, async (tx, refuse) => {
       await lockWorkspace(tx, workspaceId);
       if (await tx.workspaceMember.findUnique({ where: { workspaceId_userId: { workspaceId, userId } } }))
         return refuse('already_member');
+      if (maxMembers !== undefined && (await tx.workspaceMember.count({ where: { workspaceId } })) >= maxMembers)
+        return refuse('seats_full');
       await tx.workspaceMember.create({ data: { workspaceId, userId, role: invitation.role } });
       await tx.workspaceSubscription.deleteMany({ where: { workspaceId, userId } });
       await tx.notification.updateMany({
@@ -132,4 +140,10 @@ export class InvitationsRepository {
       });
     });
   }
+}
+
+/** Members plus live invitations: an invitation holds a seat until it is accepted, revoked or expires. */
+async function seatsTaken(tx: WorkspacesTx, workspaceId: string, now: Date): Promise<number> {
+  const members = await tx.workspaceMember.count({ where: { workspaceId } });
+  return members + (await tx.workspaceInvitation.count({ where: { workspaceId, ...live(now) } }));
 }

@@ -17,6 +17,10 @@ export class MembersRepository {
     });
   }
 
+  count(workspaceId: string): Promise<number> {
+    return this.db.workspaceMember.count({ where: { workspaceId } });
+  }
+
   /** The user ids of a workspace's owners. */
   async ownerIds(workspaceId: string): Promise<string[]> {
     const owners = await this.db.workspaceMember.findMany({

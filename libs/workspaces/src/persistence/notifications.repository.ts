@@ -39,7 +39,11 @@ export class NotificationsRepository {
   }
 
   /** One notification per user, all of the same kind and payload. */
-  async createForUsers(userIds: string[], kind: string, payload: object): Promise<void> {
-    await this.db.notification.createMany({ data: userIds.map((userId) => ({ userId, kind, payload })) });
+  /** With a dedupe key, a user who already has a notification with that key gets none. */
+  async createForUsers(userIds: string[], kind: string, payload: object, dedupeKey?: string): Promise<void> {
+    await this.db.notification.createMany({
+      data: userIds.map((userId) => ({ userId, kind, payload, dedupeKey })),
+      skipDuplicates: dedupeKey !== undefined,
+    });
   }
 }

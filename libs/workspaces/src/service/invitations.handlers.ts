@@ -4,11 +4,13 @@ import { WorkspacesService, type InvitationSchema } from '@kw/contracts';
 import { INVITATION_ROLES, isInvitationRole } from '@kw/platform-access-policy';
 import type { RequestContext } from '@kw/platform-context';
 import { badRequest } from '@kw/platform-errors';
+import { AccountLimits, LimitNotices, planLimitReached } from '@kw/platform-entitlements';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { EMAIL_MAX, INVITATION_TTL_DAYS } from '../workspaces-limits.js';
 import { AccessChanges } from './access-changes.js';
 import { assertAccount, tokenReaches } from './caller.js';
 import { InvitationsRepository, type InvitationRefusal } from '../persistence/invitations.repository.js';
+import { MembersRepository } from '../persistence/members.repository.js';
 import type { InvitationRow } from '../persistence/rows.js';
 import { IdentityDirectory } from './identity-directory.js';
 import { isUuid } from '@kw/platform-ids';
@@ -51,6 +53,9 @@ export class InvitationsHandlers {
     private readonly access: WorkspaceAccess,
     private readonly identity: IdentityDirectory,
     private readonly changes: AccessChanges,
+    private readonly members: MembersRepository,
+    private readonly limits: AccountLimits,
+    private readonly notices: LimitNotices,
   ) {}
 
   @Handles(WorkspacesService.method.inviteMember)
@@ -61,6 +66,7 @@ export class InvitationsHandlers {
     if (!EMAIL.test(email) || email.length > EMAIL_MAX) throw badRequest('email must be an email address');
     // Looked up before the transaction: the identity service needs the (embedded) connection.
     const invitee = await this.identity.findByEmail(email);
+    const seats = await this.limits.limitOf(workspace.createdBy, 'membersPerWorkspace');
     const now = new Date();
     const invitation = await this.invitations.invite(
       {
@@ -82,7 +88,9 @@ export class InvitationsHandlers {
           invitedBy: userId,
         }),
       },
+      seats?.max,
     );
+    if (invitation === 'seats_full') throw planLimitReached('membersPerWorkspace', seats!.max, seats!.planId);
     if (typeof invitation === 'string') throw refusal(invitation);
     return { invitation: invitationView(invitation, workspace.name) };
   }
@@ -147,9 +155,19 @@ export class InvitationsHandlers {
       await this.invitations.setStatus(invitation.id, 'expired');
       throw invitationExpired();
     }
-    const accepted = await this.invitations.accept(invitation, userId, now, NotificationKind.WORKSPACE_INVITATION);
+    const seats = await this.limits.limitOf(workspace.createdBy, 'membersPerWorkspace');
+    const accepted = await this.invitations.accept(
+      invitation,
+      userId,
+      now,
+      NotificationKind.WORKSPACE_INVITATION,
+      seats?.max,
+    );
+    if (accepted === 'seats_full') throw planLimitReached('membersPerWorkspace', seats!.max, seats!.planId);
     if (typeof accepted === 'string') throw refusal(accepted);
     this.changes.workspace(workspace.id);
+    if (seats)
+      await this.notices.observe(workspace.id, 'membersPerWorkspace', await this.members.count(workspace.id), seats);
     return {
       workspace: workspaceView(workspace, relationFrom(accepted.role, false)),
       invitation: invitationView(accepted, workspace.name),
@@ -158,6 +176,6 @@ export class InvitationsHandlers {
 }
 
 /** Nothing was written: the invitee is a member already, or has a live invitation. */
-function refusal(reason: InvitationRefusal): Error {
+function refusal(reason: Exclude<InvitationRefusal, 'seats_full'>): Error {
   return reason === 'pending' ? invitationPending() : alreadyMember();
 }

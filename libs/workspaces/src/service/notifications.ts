@@ -8,6 +8,8 @@ export const NotificationKind = {
   WORKSPACE_INVITATION: 'workspace.invitation',
   /** Written for the webhooks component (NotifyWorkspaceOwners). */
   WEBHOOK_DISABLED: 'webhook.disabled',
+  /** A workspace reached 80 % or 100 % of a plan limit (LimitNotices of @kw/platform-entitlements). */
+  WORKSPACE_LIMIT: 'workspace.limit',
 } as const;
 
 export function notificationView(row: NotificationRow): MessageInitShape<typeof NotificationSchema> {

@@ -8,7 +8,7 @@ import { isUuid } from '@kw/platform-ids';
 import { NotificationKind } from './notifications.js';
 
 /** Kinds other components may write, so a notification kind stays a known vocabulary. */
-const EXTERNAL_KINDS = new Set<string>([NotificationKind.WEBHOOK_DISABLED]);
+const EXTERNAL_KINDS = new Set<string>([NotificationKind.WEBHOOK_DISABLED, NotificationKind.WORKSPACE_LIMIT]);
 
 /**
  * Internal: another component tells a workspace's owners something (no HTTP route reaches
@@ -33,7 +33,12 @@ export class NotifyOwnersHandlers {
     if (!isUuid(input.workspaceId)) return { notified: 0 };
     const owners = await this.members.ownerIds(input.workspaceId);
     if (owners.length === 0) return { notified: 0 };
-    await this.notifications.createForUsers(owners, input.kind, { ...payload, workspaceId: input.workspaceId });
+    await this.notifications.createForUsers(
+      owners,
+      input.kind,
+      { ...payload, workspaceId: input.workspaceId },
+      input.dedupeKey || undefined,
+    );
     return { notified: owners.length };
   }
 }

@@ -68,6 +68,8 @@ describe('ResolveAccess', () => {
       hostedZoneId: '',
       status: 'active',
       endpointUrl: '',
+      // Its creator's plan sets its limits (docs/plans.md).
+      planHolderId: USER,
     });
   });
 

@@ -28,6 +28,7 @@ export class ResolveAccessHandlers {
       hostedZoneId: workspace.hostedZoneId ?? '',
       status: workspace.status,
       endpointUrl: workspace.hostedZone?.endpointUrl ?? '',
+      planHolderId: workspace.createdBy,
     };
   }
 

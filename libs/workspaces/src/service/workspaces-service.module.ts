@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { entitlementProviders } from '@kw/platform-runtime';
 import { InvitationsRepository } from '../persistence/invitations.repository.js';
 import { MembersRepository } from '../persistence/members.repository.js';
 import { NotificationsRepository } from '../persistence/notifications.repository.js';
@@ -41,6 +42,7 @@ import { WorkspacesHandlers } from './workspaces.handlers.js';
     ResolveAccessHandlers,
     NotifyOwnersHandlers,
     ...hostedZoneProviders,
+    ...entitlementProviders,
   ],
 })
 export class WorkspacesServiceModule {}

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { WorkspacesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { denialError } from '@kw/platform-access-policy';
+import { AccountLimits, planLimitReached } from '@kw/platform-entitlements';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { AccessChanges } from './access-changes.js';
 import { assertAccount } from './caller.js';
@@ -20,6 +21,7 @@ export class WorkspacesHandlers {
     private readonly access: WorkspaceAccess,
     private readonly placement: ZonePlacement,
     private readonly changes: AccessChanges,
+    private readonly limits: AccountLimits,
   ) {}
 
   @Handles(WorkspacesService.method.createWorkspace)
@@ -28,6 +30,10 @@ export class WorkspacesHandlers {
     const name = checkName(input.name);
     const description = checkDescription(input.description);
     const visibility = checkVisibility(input.visibility || 'private');
+    // Checked before the write, not under a lock: two creates at the same instant may both pass.
+    const cap = await this.limits.limitOf(userId, 'workspacesPerUser');
+    if (cap && (await this.workspaces.countCreatedBy(userId)) >= cap.max)
+      throw planLimitReached('workspacesPerUser', cap.max, cap.planId);
     // Hosted Zone placement: the zone's Leaf provisions the workspace, which stays `processing` until it reports ready.
     const zone =
       input.hostedZoneId !== undefined ? await this.placement.placeableZone(userId, input.hostedZoneId) : undefined;

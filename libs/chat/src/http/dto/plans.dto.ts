@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
+import { SubscriptionBillingDto } from './billing.dto.js';
 
 export class PlanLimitsDto {
   @ApiPropertyOptional({ description: 'Input plus output tokens of model calls per calendar month (UTC)' })
@@ -46,6 +47,12 @@ export class SubscriptionDto {
   @ApiProperty({ format: 'date-time' }) periodStart!: string;
   @ApiProperty({ format: 'date-time' }) periodEnd!: string;
   @ApiProperty({ type: SubscriptionUsageDto, description: 'Used in the period' }) usage!: SubscriptionUsageDto;
+  @ApiProperty({
+    type: SubscriptionBillingDto,
+    nullable: true,
+    description: 'Your subscription at the billing provider (docs/billing.md); null without one',
+  })
+  billing!: SubscriptionBillingDto | null;
 }
 
 export class AssignPlanDto {

@@ -28,6 +28,7 @@ import {
   EmbedResumeRequestDto,
 } from '../dto/embed-chat.dto.js';
 import { ModelCatalog } from '../models/model-catalog.js';
+import { PlanGate } from '../plan-gate.js';
 import { ContextItems } from './context-items.js';
 import { EmbedAgent, type TurnEnv, type TurnState } from './embed-agent.js';
 import { openEventStream, type EventSink } from './embed-events.js';
@@ -67,6 +68,7 @@ export class EmbedChatController {
     private readonly catalog: ModelCatalog,
     private readonly contextItems: ContextItems,
     private readonly agent: EmbedAgent,
+    private readonly plans: PlanGate,
   ) {}
 
   @Options(['chat', 'answer', 'feedback'])
@@ -106,6 +108,8 @@ export class EmbedChatController {
 
     const { expert, routed } = routeTurn(last.content, admitted.mainExpert, admitted.routedExperts);
     const model = this.modelOf(modelFor(body.model, expert, config));
+    // The visitor's turns are their usage (kind chat): their plan's models and budget apply.
+    await this.plans.check(requestContext.current()!.auth!.userId, model.id, 'chat');
     const toolIds = toolsFor(expert, config.features ?? { structuredQuestions: false, webSearch: false });
     let conversationId = body.conversationId ?? randomUUID();
     const newConversation = !config.stateless && !body.conversationId;

@@ -8,12 +8,14 @@ import type {
 } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
-import { invalidField } from '@kw/platform-errors';
+import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
-import { monthOf, parsePlans, type Plan, type PlanCatalog } from '../../domain/plans.js';
+import { monthOf, parsePlans, type Plan, type PlanCatalog } from '@kw/platform-entitlements';
 import { ModelUsageRepository } from '../../persistence/model-usage.repository.js';
 import { PlanAssignmentsRepository } from '../../persistence/plan-assignments.repository.js';
+import { BillingRepository } from '../../persistence/billing.repository.js';
+import { subscriptionBilling } from '../billing/subscription-rules.js';
 import { requireAccount } from '../chat-caller.js';
 import { requireExistingUser, requirePlatformAdmin } from '../platform-admin.js';
 
@@ -31,6 +33,7 @@ export class Plans {
     private readonly assignments: PlanAssignmentsRepository,
     private readonly usage: ModelUsageRepository,
     private readonly client: ServiceClient,
+    private readonly billing: BillingRepository,
   ) {
     this.catalog = parsePlans(config.PLANS);
   }
@@ -59,6 +62,7 @@ export class Plans {
       periodEnd: period.end.toISOString(),
       tokensUsed: spent.tokens,
       imagesUsed: spent.images,
+      ...subscriptionBilling(await this.billing.subscriptionsOf(userId)),
     };
   }
 
@@ -66,7 +70,10 @@ export class Plans {
     context: RequestContext,
     now = new Date(),
   ): Promise<MessageInitShape<typeof GetEntitlementsResponseSchema>> {
-    const { userId } = requireAccount(context, 'chat:use');
+    // Internal (no REST route): a service asks for its caller, whatever that credential may do
+    // (an embed chat's visitor holds no chat:use scope, yet their turns spend their budget).
+    const userId = context.auth?.userId;
+    if (!userId) throw new AppError({ status: 401, code: ErrorCode.UNAUTHENTICATED, message: 'Sign in first' });
     const plan = await this.planOf(userId);
     const period = monthOf(now);
     const budgeted = plan.limits.monthlyTokens !== undefined || plan.limits.monthlyImages !== undefined;

@@ -39,6 +39,15 @@ class HeadCapture extends Transform {
 }
 
 function tooLarge(limitedBy: string, maxBytes: number): AppError {
+  // The plan's storage (docs/plans.md): 403 like every plan limit, naming it.
+  if (limitedBy === 'plan') {
+    return new AppError({
+      status: 403,
+      code: 'PLAN_LIMIT_REACHED',
+      message: "The file is larger than the storage the workspace's plan has left",
+      details: { limit: 'storageBytes', left: maxBytes },
+    });
+  }
   if (limitedBy === 'quota') {
     return new AppError({
       status: 413,

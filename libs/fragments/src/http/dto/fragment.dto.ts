@@ -256,4 +256,15 @@ export class FragmentLimitsDto {
   @ApiProperty() currentCount!: number;
   @ApiProperty() remaining!: number;
   @ApiProperty() canCreate!: boolean;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: "The workspace's plan (its creator's) when it limits fragments; else null",
+  })
+  planId!: string | null;
+  @ApiProperty({
+    enum: ['plan', 'deployment'],
+    description: "Which cap maxFragmentsPerWorkspace is: the plan's, or the deployment's MAX_FRAGMENTS_PER_WORKSPACE",
+  })
+  limitedBy!: 'plan' | 'deployment';
 }

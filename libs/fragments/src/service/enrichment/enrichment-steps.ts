@@ -41,7 +41,13 @@ export async function computeStep(step: EnrichmentStep, fragment: FragmentText, 
  * What a step's result writes, given the fragment as locked for the write (the user may have
  * changed its summary or tags meanwhile). Undefined when nothing is written.
  */
-export function stepWrite(fragment: FragmentText, current: LockedFragment, result: StepResult): StepWrite | undefined {
+export function stepWrite(
+  fragment: FragmentText,
+  current: LockedFragment,
+  result: StepResult,
+  /** The pass's other model calls, told with the embedding (usage counts them). */
+  generated: Array<'summary' | 'tags' | 'graph'> = [],
+): StepWrite | undefined {
   switch (result.step) {
     case 'summary':
       // A summary the user supplied is kept.
@@ -53,7 +59,7 @@ export function stepWrite(fragment: FragmentText, current: LockedFragment, resul
       return { step: 'tags', tags };
     }
     case 'embedding':
-      return { ...result, event: fragmentEmbeddedEvent(fragment, result.chunks.length) };
+      return { ...result, event: fragmentEmbeddedEvent(fragment, result.chunks.length, generated) };
     case 'graph':
       return result;
   }

@@ -72,10 +72,15 @@ export class FragmentEnricher {
     for (const step of stepsToRun(payload, readEnrichment(row.enrichment)))
       outcomes.push(await this.compute(step, fragment, payload.version));
     const states = Object.fromEntries(outcomes.map((o) => [o.step, o.state]));
+    const generated = outcomes
+      .map((o) => o.result?.step)
+      .filter(
+        (step): step is 'summary' | 'tags' | 'graph' => step === 'summary' || step === 'tags' || step === 'graph',
+      );
     // Processed by another delivery meanwhile, or the fragment moved on: the repository writes nothing.
     await this.enrichment.writeResults(ENRICHMENT_CONSUMER, event.id, fragment, payload.version, states, (locked) =>
       outcomes
-        .map(({ result }) => (result ? stepWrite(fragment, locked, result) : undefined))
+        .map(({ result }) => (result ? stepWrite(fragment, locked, result, generated) : undefined))
         .filter((write): write is StepWrite => write !== undefined),
     );
   }

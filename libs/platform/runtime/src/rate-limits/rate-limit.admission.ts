@@ -6,6 +6,15 @@ import { AppError } from '@kw/platform-errors';
 import { mostRestrictive, rateLimitedError, rateLimitHeaders, type RateLimitResult } from '@kw/platform-rate-limit';
 import { RATE_LIMITERS, type RateLimiters } from './rate-limiters.js';
 import { isUuid } from '@kw/platform-ids';
+import { AccountLimits } from '@kw/platform-entitlements';
+
+const UNLIMITED: RateLimitResult = {
+  allowed: true,
+  limit: Number.MAX_SAFE_INTEGER,
+  remaining: Number.MAX_SAFE_INTEGER,
+  resetSeconds: 60,
+  retryAfterSeconds: 0,
+};
 
 /** Orchestrator probes and metrics scrapes are never limited: a 429 there would restart pods. */
 const UNLIMITED_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
@@ -27,18 +36,23 @@ function workspaceOf(request: FastifyRequest): string | undefined {
  */
 @Injectable()
 export class RateLimitAdmission implements EdgeAdmission {
-  constructor(@Inject(RATE_LIMITERS) private readonly limiters: RateLimiters) {}
+  constructor(
+    @Inject(RATE_LIMITERS) private readonly limiters: RateLimiters,
+    private readonly accounts: AccountLimits,
+  ) {}
 
   async admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (UNLIMITED_ROUTES.has(request.routeOptions?.url ?? '')) return;
     const auth = requestContext.current()?.auth;
-    const credentialCheck = auth?.credentialId
-      ? this.limiters.perCredential.hit(`cred:${auth.credentialId}`)
-      : this.limiters.perAddress.hit(`ip:${request.ip}`);
+    const checks = [
+      auth?.credentialId
+        ? this.limiters.perCredential.hit(`cred:${auth.credentialId}`)
+        : this.limiters.perAddress.hit(`ip:${request.ip}`),
+    ];
     const workspaceId = workspaceOf(request);
-    const result = workspaceId
-      ? mostRestrictive(await Promise.all([credentialCheck, this.limiters.perWorkspace.hit(`ws:${workspaceId}`)]))
-      : await credentialCheck;
+    if (workspaceId) checks.push(this.limiters.perWorkspace.hit(`ws:${workspaceId}`));
+    if (auth?.userId && this.accounts.anyPlanSets('requestsPerMinute')) checks.push(this.planRate(auth.userId));
+    const result = checks.length === 1 ? await checks[0]! : mostRestrictive(await Promise.all(checks));
     void reply.headers(rateLimitHeaders(result));
     if (!result.allowed) throw rateLimitedError(result);
   }
@@ -72,6 +86,13 @@ export class RateLimitAdmission implements EdgeAdmission {
       this.refuseWhenLimited(reply, throttled ?? anonymous);
       throw err;
     }
+  }
+
+  /** The account's plan's requestsPerMinute, over all its credentials; unlimited plans always pass. */
+  private async planRate(userId: string): Promise<RateLimitResult> {
+    const cap = await this.accounts.limitOf(userId, 'requestsPerMinute');
+    if (!cap) return UNLIMITED;
+    return this.limiters.perAccount(cap.planId, cap.max).hit(`acct:${userId}`);
   }
 
   private refuseWhenLimited(reply: FastifyReply, result: RateLimitResult): void {

@@ -17,6 +17,8 @@ export interface RateLimiters {
   perWorkspace: RateLimiter;
   perAddress: RateLimiter;
   failedAuth: FailedAuthThrottle;
+  /** A plan's requestsPerMinute, per account (docs/plans.md): one limiter per plan and cap. */
+  perAccount(planId: string, perMinute: number): RateLimiter;
   store: RateLimitStore;
 }
 
@@ -37,8 +39,18 @@ export function createRateLimiters(
         })
       : new MemoryRateLimitStore();
   const windowSeconds = config.RATE_LIMIT_WINDOW_SECONDS;
+  const planLimiters = new Map<string, RateLimiter>();
   return {
     store,
+    perAccount(planId, perMinute) {
+      const name = `plan-${planId}-${perMinute}`;
+      let limiter = planLimiters.get(name);
+      if (!limiter) {
+        limiter = new RateLimiter(store, { name, limit: Math.max(1, perMinute), windowSeconds: 60 });
+        planLimiters.set(name, limiter);
+      }
+      return limiter;
+    },
     perCredential: new RateLimiter(store, {
       name: 'credential',
       limit: config.RATE_LIMIT_PER_CREDENTIAL,

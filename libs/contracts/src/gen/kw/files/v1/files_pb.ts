@@ -203,7 +203,8 @@ export type BeginUploadResponse = Message<"kw.files.v1.BeginUploadResponse"> & {
   maxBytes: bigint;
 
   /**
-   * Which of the two limits max_bytes is: "file" or "quota".
+   * Which limit max_bytes is: "file" (FILES_MAX_BYTES), "quota" (the deployment's storage per
+   * workspace) or "plan" (the plan's storageBytes).
    *
    * @generated from field: string limited_by = 4;
    */

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/fragments/v1/fragments.proto.
  */
 export const file_kw_fragments_v1_fragments: GenFile = /*@__PURE__*/
-  fileDesc("Ch9rdy9mcmFnbWVudHMvdjEvZnJhZ21lbnRzLnByb3RvEg9rdy5mcmFnbWVudHMudjEinAEKDEZyYWdtZW50VHlwZRIKCgJpZBgBIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAiABKAkSCwoDa2V5GAMgASgJEgwKBG5hbWUYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkSEgoKaXNfZGVmYXVsdBgGIAEoCBISCgpjcmVhdGVkX2F0GAcgASgJEhIKCnVwZGF0ZWRfYXQYCCABKAkiMAoYTGlzdEZyYWdtZW50VHlwZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCSJSChlMaXN0RnJhZ21lbnRUeXBlc1Jlc3BvbnNlEjUKDmZyYWdtZW50X3R5cGVzGAEgAygLMh0ua3cuZnJhZ21lbnRzLnYxLkZyYWdtZW50VHlwZSJhChlDcmVhdGVGcmFnbWVudFR5cGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRILCgNrZXkYAiABKAkSDAoEbmFtZRgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCSJSChpDcmVhdGVGcmFnbWVudFR5cGVSZXNwb25zZRI0Cg1mcmFnbWVudF90eXBlGAEgASgLMh0ua3cuZnJhZ21lbnRzLnYxLkZyYWdtZW50VHlwZSJIChZHZXRGcmFnbWVudFR5cGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIYChBmcmFnbWVudF90eXBlX2lkGAIgASgJIk8KF0dldEZyYWdtZW50VHlwZVJlc3BvbnNlEjQKDWZyYWdtZW50X3R5cGUYASABKAsyHS5rdy5mcmFnbWVudHMudjEuRnJhZ21lbnRUeXBlIpEBChlVcGRhdGVGcmFnbWVudFR5cGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIYChBmcmFnbWVudF90eXBlX2lkGAIgASgJEhEKBG5hbWUYAyABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgEIAEoCUgBiAEBQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbiJSChpVcGRhdGVGcmFnbWVudFR5cGVSZXNwb25zZRI0Cg1mcmFnbWVudF90eXBlGAEgASgLMh0ua3cuZnJhZ21lbnRzLnYxLkZyYWdtZW50VHlwZSJLChlEZWxldGVGcmFnbWVudFR5cGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIYChBmcmFnbWVudF90eXBlX2lkGAIgASgJIhwKGkRlbGV0ZUZyYWdtZW50VHlwZVJlc3BvbnNlIoADCghGcmFnbWVudBIKCgJpZBgBIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAiABKAkSGAoQZnJhZ21lbnRfdHlwZV9pZBgDIAEoCRINCgV0aXRsZRgEIAEoCRIPCgdjb250ZW50GAUgASgJEhgKEGZyb250bWF0dGVyX2pzb24YBiABKAkSFAoHc3VtbWFyeRgHIAEoCUgAiAEBEgwKBHRhZ3MYCCADKAkSEAoDa2V5GAkgASgJSAGIAQESDgoGc3RhdHVzGAogASgJEhMKC2NyZWF0ZWRfdmlhGAsgASgJEg8KB3ZlcnNpb24YDCABKAUSFwoPZW5yaWNobWVudF9qc29uGA0gASgJEhIKCmNyZWF0ZWRfYXQYDiABKAkSEgoKdXBkYXRlZF9hdBgPIAEoCRISCgpjcmVhdGVkX2J5GBAgASgJEhMKC2FyY2hpdmVkX2F0GBEgASgJEhQKDGVuaGFuY2VfdGFncxgSIAEoCEIKCghfc3VtbWFyeUIGCgRfa2V5IvMBChVDcmVhdGVGcmFnbWVudFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhgKEGZyYWdtZW50X3R5cGVfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSDwoHY29udGVudBgEIAEoCRIUCgdzdW1tYXJ5GAUgASgJSACIAQESFQoNdGFnc19zdXBwbGllZBgGIAEoCBIMCgR0YWdzGAcgAygJEhQKDGVuaGFuY2VfdGFncxgIIAEoCBITCgtjcmVhdGVkX3ZpYRgJIAEoCRIQCgNrZXkYCiABKAlIAYgBAUIKCghfc3VtbWFyeUIGCgRfa2V5IkUKFkNyZWF0ZUZyYWdtZW50UmVzcG9uc2USKwoIZnJhZ21lbnQYASABKAsyGS5rdy5mcmFnbWVudHMudjEuRnJhZ21lbnQilgIKFExpc3RGcmFnbWVudHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIPCgJpZBgCIAEoCUgAiAEBEh0KEGZyYWdtZW50X3R5cGVfaWQYAyABKAlIAYgBARITCgZzdGF0dXMYBCABKAlIAogBARIMCgR0YWdzGAUgAygJEhAKA2tleRgGIAEoCUgDiAEBEhgKEGluY2x1ZGVfYXJjaGl2ZWQYByABKAgSDQoFbGltaXQYCCABKAUSDgoGb2Zmc2V0GAkgASgFEgwKBHNvcnQYCiABKAkSDQoFb3JkZXIYCyABKAlCBQoDX2lkQhMKEV9mcmFnbWVudF90eXBlX2lkQgkKB19zdGF0dXNCBgoEX2tleSJWChVMaXN0RnJhZ21lbnRzUmVzcG9uc2USKAoFaXRlbXMYASADKAsyGS5rdy5mcmFnbWVudHMudjEuRnJhZ21lbnQSEwoLdG90YWxfY291bnQYAiABKAUiKQoSR2V0RnJhZ21lbnRSZXF1ZXN0EhMKC2ZyYWdtZW50X2lkGAEgASgJIkIKE0dldEZyYWdtZW50UmVzcG9uc2USKwoIZnJhZ21lbnQYASABKAsyGS5rdy5mcmFnbWVudHMudjEuRnJhZ21lbnQiOwoOUGF0Y2hPcGVyYXRpb24SCgoCb3AYASABKAkSDAoEdGV4dBgCIAEoCRIPCgdoZWFkaW5nGAMgASgJIvwCChVVcGRhdGVGcmFnbWVudFJlcXVlc3QSEwoLZnJhZ21lbnRfaWQYASABKAkSEgoFdGl0bGUYAiABKAlIAIgBARIUCgdjb250ZW50GAMgASgJSAGIAQESFAoHc3VtbWFyeRgEIAEoCUgCiAEBEhUKDXRhZ3Nfc3VwcGxpZWQYBSABKAgSDAoEdGFncxgGIAMoCRIZCgxlbmhhbmNlX3RhZ3MYByABKAhIA4gBARIdChBmcmFnbWVudF90eXBlX2lkGAggASgJSASIAQESEAoDa2V5GAkgASgJSAWIAQESMwoKb3BlcmF0aW9ucxgKIAMoCzIfLmt3LmZyYWdtZW50cy52MS5QYXRjaE9wZXJhdGlvbhIYChBleHBlY3RlZF92ZXJzaW9uGAsgASgFQggKBl90aXRsZUIKCghfY29udGVudEIKCghfc3VtbWFyeUIPCg1fZW5oYW5jZV90YWdzQhMKEV9mcmFnbWVudF90eXBlX2lkQgYKBF9rZXkiRQoWVXBkYXRlRnJhZ21lbnRSZXNwb25zZRIrCghmcmFnbWVudBgBIAEoCzIZLmt3LmZyYWdtZW50cy52MS5GcmFnbWVudCI/ChVEZWxldGVGcmFnbWVudFJlcXVlc3QSEwoLZnJhZ21lbnRfaWQYASABKAkSEQoJcGVybWFuZW50GAIgASgIIkUKFkRlbGV0ZUZyYWdtZW50UmVzcG9uc2USKwoIZnJhZ21lbnQYASABKAsyGS5rdy5mcmFnbWVudHMudjEuRnJhZ21lbnQiMgoaQ2hlY2tGcmFnbWVudExpbWl0c1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIpsBChtDaGVja0ZyYWdtZW50TGltaXRzUmVzcG9uc2USIwobbWF4X2ZyYWdtZW50c19wZXJfd29ya3NwYWNlGAEgASgFEhkKEW1heF9jb250ZW50X2J5dGVzGAIgASgFEhUKDWN1cnJlbnRfY291bnQYAyABKAUSEQoJcmVtYWluaW5nGAQgASgFEhIKCmNhbl9jcmVhdGUYBSABKAgipQEKCkNvbGxlY3Rpb24SCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEgoKY3JlYXRlZF9ieRgFIAEoCRISCgpjcmVhdGVkX2F0GAYgASgJEhIKCnVwZGF0ZWRfYXQYByABKAkSFgoOZnJhZ21lbnRfY291bnQYCCABKAUiLgoWTGlzdENvbGxlY3Rpb25zUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkiSwoXTGlzdENvbGxlY3Rpb25zUmVzcG9uc2USMAoLY29sbGVjdGlvbnMYASADKAsyGy5rdy5mcmFnbWVudHMudjEuQ29sbGVjdGlvbiJSChdDcmVhdGVDb2xsZWN0aW9uUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCSJLChhDcmVhdGVDb2xsZWN0aW9uUmVzcG9uc2USLwoKY29sbGVjdGlvbhgBIAEoCzIbLmt3LmZyYWdtZW50cy52MS5Db2xsZWN0aW9uIkMKFEdldENvbGxlY3Rpb25SZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIVCg1jb2xsZWN0aW9uX2lkGAIgASgJIkgKFUdldENvbGxlY3Rpb25SZXNwb25zZRIvCgpjb2xsZWN0aW9uGAEgASgLMhsua3cuZnJhZ21lbnRzLnYxLkNvbGxlY3Rpb24ijAEKF1VwZGF0ZUNvbGxlY3Rpb25SZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIVCg1jb2xsZWN0aW9uX2lkGAIgASgJEhEKBG5hbWUYAyABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgEIAEoCUgBiAEBQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbiJLChhVcGRhdGVDb2xsZWN0aW9uUmVzcG9uc2USLwoKY29sbGVjdGlvbhgBIAEoCzIbLmt3LmZyYWdtZW50cy52MS5Db2xsZWN0aW9uIkYKF0RlbGV0ZUNvbGxlY3Rpb25SZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIVCg1jb2xsZWN0aW9uX2lkGAIgASgJIhoKGERlbGV0ZUNvbGxlY3Rpb25SZXNwb25zZSJiCh1BZGRDb2xsZWN0aW9uRnJhZ21lbnRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSFQoNY29sbGVjdGlvbl9pZBgCIAEoCRIUCgxmcmFnbWVudF9pZHMYAyADKAkiLwoeQWRkQ29sbGVjdGlvbkZyYWdtZW50c1Jlc3BvbnNlEg0KBWFkZGVkGAEgASgFImUKIFJlbW92ZUNvbGxlY3Rpb25GcmFnbWVudHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIVCg1jb2xsZWN0aW9uX2lkGAIgASgJEhQKDGZyYWdtZW50X2lkcxgDIAMoCSI0CiFSZW1vdmVDb2xsZWN0aW9uRnJhZ21lbnRzUmVzcG9uc2USDwoHcmVtb3ZlZBgBIAEoBSJsCh5MaXN0Q29sbGVjdGlvbkZyYWdtZW50c1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhUKDWNvbGxlY3Rpb25faWQYAiABKAkSDQoFbGltaXQYAyABKAUSDgoGb2Zmc2V0GAQgASgFImAKH0xpc3RDb2xsZWN0aW9uRnJhZ21lbnRzUmVzcG9uc2USKAoFaXRlbXMYASADKAsyGS5rdy5mcmFnbWVudHMudjEuRnJhZ21lbnQSEwoLdG90YWxfY291bnQYAiABKAUiTgogTG9va3VwRnJhZ21lbnRDb2xsZWN0aW9uc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhQKDGZyYWdtZW50X2lkcxgCIAMoCSIpCg1Db2xsZWN0aW9uUmVmEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkiXwoTRnJhZ21lbnRDb2xsZWN0aW9ucxITCgtmcmFnbWVudF9pZBgBIAEoCRIzCgtjb2xsZWN0aW9ucxgCIAMoCzIeLmt3LmZyYWdtZW50cy52MS5Db2xsZWN0aW9uUmVmIlgKIUxvb2t1cEZyYWdtZW50Q29sbGVjdGlvbnNSZXNwb25zZRIzCgVpdGVtcxgBIAMoCzIkLmt3LmZyYWdtZW50cy52MS5GcmFnbWVudENvbGxlY3Rpb25zMooRChBGcmFnbWVudHNTZXJ2aWNlEmoKEUxpc3RGcmFnbWVudFR5cGVzEikua3cuZnJhZ21lbnRzLnYxLkxpc3RGcmFnbWVudFR5cGVzUmVxdWVzdBoqLmt3LmZyYWdtZW50cy52MS5MaXN0RnJhZ21lbnRUeXBlc1Jlc3BvbnNlEm0KEkNyZWF0ZUZyYWdtZW50VHlwZRIqLmt3LmZyYWdtZW50cy52MS5DcmVhdGVGcmFnbWVudFR5cGVSZXF1ZXN0Gisua3cuZnJhZ21lbnRzLnYxLkNyZWF0ZUZyYWdtZW50VHlwZVJlc3BvbnNlEmQKD0dldEZyYWdtZW50VHlwZRInLmt3LmZyYWdtZW50cy52MS5HZXRGcmFnbWVudFR5cGVSZXF1ZXN0Gigua3cuZnJhZ21lbnRzLnYxLkdldEZyYWdtZW50VHlwZVJlc3BvbnNlEm0KElVwZGF0ZUZyYWdtZW50VHlwZRIqLmt3LmZyYWdtZW50cy52MS5VcGRhdGVGcmFnbWVudFR5cGVSZXF1ZXN0Gisua3cuZnJhZ21lbnRzLnYxLlVwZGF0ZUZyYWdtZW50VHlwZVJlc3BvbnNlEm0KEkRlbGV0ZUZyYWdtZW50VHlwZRIqLmt3LmZyYWdtZW50cy52MS5EZWxldGVGcmFnbWVudFR5cGVSZXF1ZXN0Gisua3cuZnJhZ21lbnRzLnYxLkRlbGV0ZUZyYWdtZW50VHlwZVJlc3BvbnNlEmEKDkNyZWF0ZUZyYWdtZW50EiYua3cuZnJhZ21lbnRzLnYxLkNyZWF0ZUZyYWdtZW50UmVxdWVzdBonLmt3LmZyYWdtZW50cy52MS5DcmVhdGVGcmFnbWVudFJlc3BvbnNlEl4KDUxpc3RGcmFnbWVudHMSJS5rdy5mcmFnbWVudHMudjEuTGlzdEZyYWdtZW50c1JlcXVlc3QaJi5rdy5mcmFnbWVudHMudjEuTGlzdEZyYWdtZW50c1Jlc3BvbnNlElgKC0dldEZyYWdtZW50EiMua3cuZnJhZ21lbnRzLnYxLkdldEZyYWdtZW50UmVxdWVzdBokLmt3LmZyYWdtZW50cy52MS5HZXRGcmFnbWVudFJlc3BvbnNlEmEKDlVwZGF0ZUZyYWdtZW50EiYua3cuZnJhZ21lbnRzLnYxLlVwZGF0ZUZyYWdtZW50UmVxdWVzdBonLmt3LmZyYWdtZW50cy52MS5VcGRhdGVGcmFnbWVudFJlc3BvbnNlEmEKDkRlbGV0ZUZyYWdtZW50EiYua3cuZnJhZ21lbnRzLnYxLkRlbGV0ZUZyYWdtZW50UmVxdWVzdBonLmt3LmZyYWdtZW50cy52MS5EZWxldGVGcmFnbWVudFJlc3BvbnNlEnAKE0NoZWNrRnJhZ21lbnRMaW1pdHMSKy5rdy5mcmFnbWVudHMudjEuQ2hlY2tGcmFnbWVudExpbWl0c1JlcXVlc3QaLC5rdy5mcmFnbWVudHMudjEuQ2hlY2tGcmFnbWVudExpbWl0c1Jlc3BvbnNlEmQKD0xpc3RDb2xsZWN0aW9ucxInLmt3LmZyYWdtZW50cy52MS5MaXN0Q29sbGVjdGlvbnNSZXF1ZXN0Gigua3cuZnJhZ21lbnRzLnYxLkxpc3RDb2xsZWN0aW9uc1Jlc3BvbnNlEmcKEENyZWF0ZUNvbGxlY3Rpb24SKC5rdy5mcmFnbWVudHMudjEuQ3JlYXRlQ29sbGVjdGlvblJlcXVlc3QaKS5rdy5mcmFnbWVudHMudjEuQ3JlYXRlQ29sbGVjdGlvblJlc3BvbnNlEl4KDUdldENvbGxlY3Rpb24SJS5rdy5mcmFnbWVudHMudjEuR2V0Q29sbGVjdGlvblJlcXVlc3QaJi5rdy5mcmFnbWVudHMudjEuR2V0Q29sbGVjdGlvblJlc3BvbnNlEmcKEFVwZGF0ZUNvbGxlY3Rpb24SKC5rdy5mcmFnbWVudHMudjEuVXBkYXRlQ29sbGVjdGlvblJlcXVlc3QaKS5rdy5mcmFnbWVudHMudjEuVXBkYXRlQ29sbGVjdGlvblJlc3BvbnNlEmcKEERlbGV0ZUNvbGxlY3Rpb24SKC5rdy5mcmFnbWVudHMudjEuRGVsZXRlQ29sbGVjdGlvblJlcXVlc3QaKS5rdy5mcmFnbWVudHMudjEuRGVsZXRlQ29sbGVjdGlvblJlc3BvbnNlEnkKFkFkZENvbGxlY3Rpb25GcmFnbWVudHMSLi5rdy5mcmFnbWVudHMudjEuQWRkQ29sbGVjdGlvbkZyYWdtZW50c1JlcXVlc3QaLy5rdy5mcmFnbWVudHMudjEuQWRkQ29sbGVjdGlvbkZyYWdtZW50c1Jlc3BvbnNlEoIBChlSZW1vdmVDb2xsZWN0aW9uRnJhZ21lbnRzEjEua3cuZnJhZ21lbnRzLnYxLlJlbW92ZUNvbGxlY3Rpb25GcmFnbWVudHNSZXF1ZXN0GjIua3cuZnJhZ21lbnRzLnYxLlJlbW92ZUNvbGxlY3Rpb25GcmFnbWVudHNSZXNwb25zZRJ8ChdMaXN0Q29sbGVjdGlvbkZyYWdtZW50cxIvLmt3LmZyYWdtZW50cy52MS5MaXN0Q29sbGVjdGlvbkZyYWdtZW50c1JlcXVlc3QaMC5rdy5mcmFnbWVudHMudjEuTGlzdENvbGxlY3Rpb25GcmFnbWVudHNSZXNwb25zZRKCAQoZTG9va3VwRnJhZ21lbnRDb2xsZWN0aW9ucxIxLmt3LmZyYWdtZW50cy52MS5Mb29rdXBGcmFnbWVudENvbGxlY3Rpb25zUmVxdWVzdBoyLmt3LmZyYWdtZW50cy52MS5Mb29rdXBGcmFnbWVudENvbGxlY3Rpb25zUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("Ch9rdy9mcmFnbWVudHMvdjEvZnJhZ21lbnRzLnByb3RvEg9rdy5mcmFnbWVudHMudjEinAEKDEZyYWdtZW50VHlwZRIKCgJpZBgBIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAiABKAkSCwoDa2V5GAMgASgJEgwKBG5hbWUYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkSEgoKaXNfZGVmYXVsdBgGIAEoCBISCgpjcmVhdGVkX2F0GAcgASgJEhIKCnVwZGF0ZWRfYXQYCCABKAkiMAoYTGlzdEZyYWdtZW50VHlwZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCSJSChlMaXN0RnJhZ21lbnRUeXBlc1Jlc3BvbnNlEjUKDmZyYWdtZW50X3R5cGVzGAEgAygLMh0ua3cuZnJhZ21lbnRzLnYxLkZyYWdtZW50VHlwZSJhChlDcmVhdGVGcmFnbWVudFR5cGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRILCgNrZXkYAiABKAkSDAoEbmFtZRgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCSJSChpDcmVhdGVGcmFnbWVudFR5cGVSZXNwb25zZRI0Cg1mcmFnbWVudF90eXBlGAEgASgLMh0ua3cuZnJhZ21lbnRzLnYxLkZyYWdtZW50VHlwZSJIChZHZXRGcmFnbWVudFR5cGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIYChBmcmFnbWVudF90eXBlX2lkGAIgASgJIk8KF0dldEZyYWdtZW50VHlwZVJlc3BvbnNlEjQKDWZyYWdtZW50X3R5cGUYASABKAsyHS5rdy5mcmFnbWVudHMudjEuRnJhZ21lbnRUeXBlIpEBChlVcGRhdGVGcmFnbWVudFR5cGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIYChBmcmFnbWVudF90eXBlX2lkGAIgASgJEhEKBG5hbWUYAyABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgEIAEoCUgBiAEBQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbiJSChpVcGRhdGVGcmFnbWVudFR5cGVSZXNwb25zZRI0Cg1mcmFnbWVudF90eXBlGAEgASgLMh0ua3cuZnJhZ21lbnRzLnYxLkZyYWdtZW50VHlwZSJLChlEZWxldGVGcmFnbWVudFR5cGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIYChBmcmFnbWVudF90eXBlX2lkGAIgASgJIhwKGkRlbGV0ZUZyYWdtZW50VHlwZVJlc3BvbnNlIoADCghGcmFnbWVudBIKCgJpZBgBIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAiABKAkSGAoQZnJhZ21lbnRfdHlwZV9pZBgDIAEoCRINCgV0aXRsZRgEIAEoCRIPCgdjb250ZW50GAUgASgJEhgKEGZyb250bWF0dGVyX2pzb24YBiABKAkSFAoHc3VtbWFyeRgHIAEoCUgAiAEBEgwKBHRhZ3MYCCADKAkSEAoDa2V5GAkgASgJSAGIAQESDgoGc3RhdHVzGAogASgJEhMKC2NyZWF0ZWRfdmlhGAsgASgJEg8KB3ZlcnNpb24YDCABKAUSFwoPZW5yaWNobWVudF9qc29uGA0gASgJEhIKCmNyZWF0ZWRfYXQYDiABKAkSEgoKdXBkYXRlZF9hdBgPIAEoCRISCgpjcmVhdGVkX2J5GBAgASgJEhMKC2FyY2hpdmVkX2F0GBEgASgJEhQKDGVuaGFuY2VfdGFncxgSIAEoCEIKCghfc3VtbWFyeUIGCgRfa2V5IvMBChVDcmVhdGVGcmFnbWVudFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhgKEGZyYWdtZW50X3R5cGVfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSDwoHY29udGVudBgEIAEoCRIUCgdzdW1tYXJ5GAUgASgJSACIAQESFQoNdGFnc19zdXBwbGllZBgGIAEoCBIMCgR0YWdzGAcgAygJEhQKDGVuaGFuY2VfdGFncxgIIAEoCBITCgtjcmVhdGVkX3ZpYRgJIAEoCRIQCgNrZXkYCiABKAlIAYgBAUIKCghfc3VtbWFyeUIGCgRfa2V5IkUKFkNyZWF0ZUZyYWdtZW50UmVzcG9uc2USKwoIZnJhZ21lbnQYASABKAsyGS5rdy5mcmFnbWVudHMudjEuRnJhZ21lbnQilgIKFExpc3RGcmFnbWVudHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIPCgJpZBgCIAEoCUgAiAEBEh0KEGZyYWdtZW50X3R5cGVfaWQYAyABKAlIAYgBARITCgZzdGF0dXMYBCABKAlIAogBARIMCgR0YWdzGAUgAygJEhAKA2tleRgGIAEoCUgDiAEBEhgKEGluY2x1ZGVfYXJjaGl2ZWQYByABKAgSDQoFbGltaXQYCCABKAUSDgoGb2Zmc2V0GAkgASgFEgwKBHNvcnQYCiABKAkSDQoFb3JkZXIYCyABKAlCBQoDX2lkQhMKEV9mcmFnbWVudF90eXBlX2lkQgkKB19zdGF0dXNCBgoEX2tleSJWChVMaXN0RnJhZ21lbnRzUmVzcG9uc2USKAoFaXRlbXMYASADKAsyGS5rdy5mcmFnbWVudHMudjEuRnJhZ21lbnQSEwoLdG90YWxfY291bnQYAiABKAUiKQoSR2V0RnJhZ21lbnRSZXF1ZXN0EhMKC2ZyYWdtZW50X2lkGAEgASgJIkIKE0dldEZyYWdtZW50UmVzcG9uc2USKwoIZnJhZ21lbnQYASABKAsyGS5rdy5mcmFnbWVudHMudjEuRnJhZ21lbnQiOwoOUGF0Y2hPcGVyYXRpb24SCgoCb3AYASABKAkSDAoEdGV4dBgCIAEoCRIPCgdoZWFkaW5nGAMgASgJIvwCChVVcGRhdGVGcmFnbWVudFJlcXVlc3QSEwoLZnJhZ21lbnRfaWQYASABKAkSEgoFdGl0bGUYAiABKAlIAIgBARIUCgdjb250ZW50GAMgASgJSAGIAQESFAoHc3VtbWFyeRgEIAEoCUgCiAEBEhUKDXRhZ3Nfc3VwcGxpZWQYBSABKAgSDAoEdGFncxgGIAMoCRIZCgxlbmhhbmNlX3RhZ3MYByABKAhIA4gBARIdChBmcmFnbWVudF90eXBlX2lkGAggASgJSASIAQESEAoDa2V5GAkgASgJSAWIAQESMwoKb3BlcmF0aW9ucxgKIAMoCzIfLmt3LmZyYWdtZW50cy52MS5QYXRjaE9wZXJhdGlvbhIYChBleHBlY3RlZF92ZXJzaW9uGAsgASgFQggKBl90aXRsZUIKCghfY29udGVudEIKCghfc3VtbWFyeUIPCg1fZW5oYW5jZV90YWdzQhMKEV9mcmFnbWVudF90eXBlX2lkQgYKBF9rZXkiRQoWVXBkYXRlRnJhZ21lbnRSZXNwb25zZRIrCghmcmFnbWVudBgBIAEoCzIZLmt3LmZyYWdtZW50cy52MS5GcmFnbWVudCI/ChVEZWxldGVGcmFnbWVudFJlcXVlc3QSEwoLZnJhZ21lbnRfaWQYASABKAkSEQoJcGVybWFuZW50GAIgASgIIkUKFkRlbGV0ZUZyYWdtZW50UmVzcG9uc2USKwoIZnJhZ21lbnQYASABKAsyGS5rdy5mcmFnbWVudHMudjEuRnJhZ21lbnQiMgoaQ2hlY2tGcmFnbWVudExpbWl0c1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIsABChtDaGVja0ZyYWdtZW50TGltaXRzUmVzcG9uc2USIwobbWF4X2ZyYWdtZW50c19wZXJfd29ya3NwYWNlGAEgASgFEhkKEW1heF9jb250ZW50X2J5dGVzGAIgASgFEhUKDWN1cnJlbnRfY291bnQYAyABKAUSEQoJcmVtYWluaW5nGAQgASgFEhIKCmNhbl9jcmVhdGUYBSABKAgSDwoHcGxhbl9pZBgGIAEoCRISCgpsaW1pdGVkX2J5GAcgASgJIlsKEEJ1bGtGcmFnbWVudEl0ZW0SDQoFaW5kZXgYASABKAUSOAoIZnJhZ21lbnQYAiABKAsyJi5rdy5mcmFnbWVudHMudjEuQ3JlYXRlRnJhZ21lbnRSZXF1ZXN0InMKGUJ1bGtXcml0ZUZyYWdtZW50c1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg4KBnVwc2VydBgCIAEoCBIwCgVpdGVtcxgDIAMoCzIhLmt3LmZyYWdtZW50cy52MS5CdWxrRnJhZ21lbnRJdGVtIrABCg9CdWxrSXRlbU91dGNvbWUSDQoFaW5kZXgYASABKAUSDgoGc3RhdHVzGAIgASgJEhMKC2ZyYWdtZW50X2lkGAMgASgJEhQKDGVycm9yX3N0YXR1cxgEIAEoBRISCgplcnJvcl9jb2RlGAUgASgJEhUKDWVycm9yX21lc3NhZ2UYBiABKAkSEwoLZXJyb3JfcGFyYW0YByABKAkSEwoLZXhpc3RpbmdfaWQYCCABKAkiUAoaQnVsa1dyaXRlRnJhZ21lbnRzUmVzcG9uc2USMgoIb3V0Y29tZXMYASADKAsyIC5rdy5mcmFnbWVudHMudjEuQnVsa0l0ZW1PdXRjb21lIqUBCgpDb2xsZWN0aW9uEgoKAmlkGAEgASgJEhQKDHdvcmtzcGFjZV9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhIKCmNyZWF0ZWRfYnkYBSABKAkSEgoKY3JlYXRlZF9hdBgGIAEoCRISCgp1cGRhdGVkX2F0GAcgASgJEhYKDmZyYWdtZW50X2NvdW50GAggASgFIi4KFkxpc3RDb2xsZWN0aW9uc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIksKF0xpc3RDb2xsZWN0aW9uc1Jlc3BvbnNlEjAKC2NvbGxlY3Rpb25zGAEgAygLMhsua3cuZnJhZ21lbnRzLnYxLkNvbGxlY3Rpb24iUgoXQ3JlYXRlQ29sbGVjdGlvblJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkiSwoYQ3JlYXRlQ29sbGVjdGlvblJlc3BvbnNlEi8KCmNvbGxlY3Rpb24YASABKAsyGy5rdy5mcmFnbWVudHMudjEuQ29sbGVjdGlvbiJDChRHZXRDb2xsZWN0aW9uUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSFQoNY29sbGVjdGlvbl9pZBgCIAEoCSJIChVHZXRDb2xsZWN0aW9uUmVzcG9uc2USLwoKY29sbGVjdGlvbhgBIAEoCzIbLmt3LmZyYWdtZW50cy52MS5Db2xsZWN0aW9uIowBChdVcGRhdGVDb2xsZWN0aW9uUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSFQoNY29sbGVjdGlvbl9pZBgCIAEoCRIRCgRuYW1lGAMgASgJSACIAQESGAoLZGVzY3JpcHRpb24YBCABKAlIAYgBAUIHCgVfbmFtZUIOCgxfZGVzY3JpcHRpb24iSwoYVXBkYXRlQ29sbGVjdGlvblJlc3BvbnNlEi8KCmNvbGxlY3Rpb24YASABKAsyGy5rdy5mcmFnbWVudHMudjEuQ29sbGVjdGlvbiJGChdEZWxldGVDb2xsZWN0aW9uUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSFQoNY29sbGVjdGlvbl9pZBgCIAEoCSIaChhEZWxldGVDb2xsZWN0aW9uUmVzcG9uc2UiYgodQWRkQ29sbGVjdGlvbkZyYWdtZW50c1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhUKDWNvbGxlY3Rpb25faWQYAiABKAkSFAoMZnJhZ21lbnRfaWRzGAMgAygJIi8KHkFkZENvbGxlY3Rpb25GcmFnbWVudHNSZXNwb25zZRINCgVhZGRlZBgBIAEoBSJlCiBSZW1vdmVDb2xsZWN0aW9uRnJhZ21lbnRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSFQoNY29sbGVjdGlvbl9pZBgCIAEoCRIUCgxmcmFnbWVudF9pZHMYAyADKAkiNAohUmVtb3ZlQ29sbGVjdGlvbkZyYWdtZW50c1Jlc3BvbnNlEg8KB3JlbW92ZWQYASABKAUibAoeTGlzdENvbGxlY3Rpb25GcmFnbWVudHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIVCg1jb2xsZWN0aW9uX2lkGAIgASgJEg0KBWxpbWl0GAMgASgFEg4KBm9mZnNldBgEIAEoBSJgCh9MaXN0Q29sbGVjdGlvbkZyYWdtZW50c1Jlc3BvbnNlEigKBWl0ZW1zGAEgAygLMhkua3cuZnJhZ21lbnRzLnYxLkZyYWdtZW50EhMKC3RvdGFsX2NvdW50GAIgASgFIk4KIExvb2t1cEZyYWdtZW50Q29sbGVjdGlvbnNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIUCgxmcmFnbWVudF9pZHMYAiADKAkiKQoNQ29sbGVjdGlvblJlZhIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJIl8KE0ZyYWdtZW50Q29sbGVjdGlvbnMSEwoLZnJhZ21lbnRfaWQYASABKAkSMwoLY29sbGVjdGlvbnMYAiADKAsyHi5rdy5mcmFnbWVudHMudjEuQ29sbGVjdGlvblJlZiJYCiFMb29rdXBGcmFnbWVudENvbGxlY3Rpb25zUmVzcG9uc2USMwoFaXRlbXMYASADKAsyJC5rdy5mcmFnbWVudHMudjEuRnJhZ21lbnRDb2xsZWN0aW9uczL5EQoQRnJhZ21lbnRzU2VydmljZRJqChFMaXN0RnJhZ21lbnRUeXBlcxIpLmt3LmZyYWdtZW50cy52MS5MaXN0RnJhZ21lbnRUeXBlc1JlcXVlc3QaKi5rdy5mcmFnbWVudHMudjEuTGlzdEZyYWdtZW50VHlwZXNSZXNwb25zZRJtChJDcmVhdGVGcmFnbWVudFR5cGUSKi5rdy5mcmFnbWVudHMudjEuQ3JlYXRlRnJhZ21lbnRUeXBlUmVxdWVzdBorLmt3LmZyYWdtZW50cy52MS5DcmVhdGVGcmFnbWVudFR5cGVSZXNwb25zZRJkCg9HZXRGcmFnbWVudFR5cGUSJy5rdy5mcmFnbWVudHMudjEuR2V0RnJhZ21lbnRUeXBlUmVxdWVzdBooLmt3LmZyYWdtZW50cy52MS5HZXRGcmFnbWVudFR5cGVSZXNwb25zZRJtChJVcGRhdGVGcmFnbWVudFR5cGUSKi5rdy5mcmFnbWVudHMudjEuVXBkYXRlRnJhZ21lbnRUeXBlUmVxdWVzdBorLmt3LmZyYWdtZW50cy52MS5VcGRhdGVGcmFnbWVudFR5cGVSZXNwb25zZRJtChJEZWxldGVGcmFnbWVudFR5cGUSKi5rdy5mcmFnbWVudHMudjEuRGVsZXRlRnJhZ21lbnRUeXBlUmVxdWVzdBorLmt3LmZyYWdtZW50cy52MS5EZWxldGVGcmFnbWVudFR5cGVSZXNwb25zZRJhCg5DcmVhdGVGcmFnbWVudBImLmt3LmZyYWdtZW50cy52MS5DcmVhdGVGcmFnbWVudFJlcXVlc3QaJy5rdy5mcmFnbWVudHMudjEuQ3JlYXRlRnJhZ21lbnRSZXNwb25zZRJeCg1MaXN0RnJhZ21lbnRzEiUua3cuZnJhZ21lbnRzLnYxLkxpc3RGcmFnbWVudHNSZXF1ZXN0GiYua3cuZnJhZ21lbnRzLnYxLkxpc3RGcmFnbWVudHNSZXNwb25zZRJYCgtHZXRGcmFnbWVudBIjLmt3LmZyYWdtZW50cy52MS5HZXRGcmFnbWVudFJlcXVlc3QaJC5rdy5mcmFnbWVudHMudjEuR2V0RnJhZ21lbnRSZXNwb25zZRJhCg5VcGRhdGVGcmFnbWVudBImLmt3LmZyYWdtZW50cy52MS5VcGRhdGVGcmFnbWVudFJlcXVlc3QaJy5rdy5mcmFnbWVudHMudjEuVXBkYXRlRnJhZ21lbnRSZXNwb25zZRJhCg5EZWxldGVGcmFnbWVudBImLmt3LmZyYWdtZW50cy52MS5EZWxldGVGcmFnbWVudFJlcXVlc3QaJy5rdy5mcmFnbWVudHMudjEuRGVsZXRlRnJhZ21lbnRSZXNwb25zZRJwChNDaGVja0ZyYWdtZW50TGltaXRzEisua3cuZnJhZ21lbnRzLnYxLkNoZWNrRnJhZ21lbnRMaW1pdHNSZXF1ZXN0Giwua3cuZnJhZ21lbnRzLnYxLkNoZWNrRnJhZ21lbnRMaW1pdHNSZXNwb25zZRJtChJCdWxrV3JpdGVGcmFnbWVudHMSKi5rdy5mcmFnbWVudHMudjEuQnVsa1dyaXRlRnJhZ21lbnRzUmVxdWVzdBorLmt3LmZyYWdtZW50cy52MS5CdWxrV3JpdGVGcmFnbWVudHNSZXNwb25zZRJkCg9MaXN0Q29sbGVjdGlvbnMSJy5rdy5mcmFnbWVudHMudjEuTGlzdENvbGxlY3Rpb25zUmVxdWVzdBooLmt3LmZyYWdtZW50cy52MS5MaXN0Q29sbGVjdGlvbnNSZXNwb25zZRJnChBDcmVhdGVDb2xsZWN0aW9uEigua3cuZnJhZ21lbnRzLnYxLkNyZWF0ZUNvbGxlY3Rpb25SZXF1ZXN0Gikua3cuZnJhZ21lbnRzLnYxLkNyZWF0ZUNvbGxlY3Rpb25SZXNwb25zZRJeCg1HZXRDb2xsZWN0aW9uEiUua3cuZnJhZ21lbnRzLnYxLkdldENvbGxlY3Rpb25SZXF1ZXN0GiYua3cuZnJhZ21lbnRzLnYxLkdldENvbGxlY3Rpb25SZXNwb25zZRJnChBVcGRhdGVDb2xsZWN0aW9uEigua3cuZnJhZ21lbnRzLnYxLlVwZGF0ZUNvbGxlY3Rpb25SZXF1ZXN0Gikua3cuZnJhZ21lbnRzLnYxLlVwZGF0ZUNvbGxlY3Rpb25SZXNwb25zZRJnChBEZWxldGVDb2xsZWN0aW9uEigua3cuZnJhZ21lbnRzLnYxLkRlbGV0ZUNvbGxlY3Rpb25SZXF1ZXN0Gikua3cuZnJhZ21lbnRzLnYxLkRlbGV0ZUNvbGxlY3Rpb25SZXNwb25zZRJ5ChZBZGRDb2xsZWN0aW9uRnJhZ21lbnRzEi4ua3cuZnJhZ21lbnRzLnYxLkFkZENvbGxlY3Rpb25GcmFnbWVudHNSZXF1ZXN0Gi8ua3cuZnJhZ21lbnRzLnYxLkFkZENvbGxlY3Rpb25GcmFnbWVudHNSZXNwb25zZRKCAQoZUmVtb3ZlQ29sbGVjdGlvbkZyYWdtZW50cxIxLmt3LmZyYWdtZW50cy52MS5SZW1vdmVDb2xsZWN0aW9uRnJhZ21lbnRzUmVxdWVzdBoyLmt3LmZyYWdtZW50cy52MS5SZW1vdmVDb2xsZWN0aW9uRnJhZ21lbnRzUmVzcG9uc2USfAoXTGlzdENvbGxlY3Rpb25GcmFnbWVudHMSLy5rdy5mcmFnbWVudHMudjEuTGlzdENvbGxlY3Rpb25GcmFnbWVudHNSZXF1ZXN0GjAua3cuZnJhZ21lbnRzLnYxLkxpc3RDb2xsZWN0aW9uRnJhZ21lbnRzUmVzcG9uc2USggEKGUxvb2t1cEZyYWdtZW50Q29sbGVjdGlvbnMSMS5rdy5mcmFnbWVudHMudjEuTG9va3VwRnJhZ21lbnRDb2xsZWN0aW9uc1JlcXVlc3QaMi5rdy5mcmFnbWVudHMudjEuTG9va3VwRnJhZ21lbnRDb2xsZWN0aW9uc1Jlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message kw.fragments.v1.FragmentType
@@ -785,6 +785,21 @@ export type CheckFragmentLimitsResponse = Message<"kw.fragments.v1.CheckFragment
    * @generated from field: bool can_create = 5;
    */
   canCreate: boolean;
+
+  /**
+   * The workspace's plan (its creator's, docs/plans.md) when it limits fragments; else empty.
+   *
+   * @generated from field: string plan_id = 6;
+   */
+  planId: string;
+
+  /**
+   * Which cap max_fragments_per_workspace is: "plan" (the plan's fragmentsPerWorkspace) or
+   * "deployment" (MAX_FRAGMENTS_PER_WORKSPACE).
+   *
+   * @generated from field: string limited_by = 7;
+   */
+  limitedBy: string;
 };
 
 /**
@@ -793,6 +808,136 @@ export type CheckFragmentLimitsResponse = Message<"kw.fragments.v1.CheckFragment
  */
 export const CheckFragmentLimitsResponseSchema: GenMessage<CheckFragmentLimitsResponse> = /*@__PURE__*/
   messageDesc(file_kw_fragments_v1_fragments, 24);
+
+/**
+ * @generated from message kw.fragments.v1.BulkFragmentItem
+ */
+export type BulkFragmentItem = Message<"kw.fragments.v1.BulkFragmentItem"> & {
+  /**
+   * The item's position in the client's request (outcomes name it).
+   *
+   * @generated from field: int32 index = 1;
+   */
+  index: number;
+
+  /**
+   * Its workspace_id is ignored: the request's applies.
+   *
+   * @generated from field: kw.fragments.v1.CreateFragmentRequest fragment = 2;
+   */
+  fragment?: CreateFragmentRequest | undefined;
+};
+
+/**
+ * Describes the message kw.fragments.v1.BulkFragmentItem.
+ * Use `create(BulkFragmentItemSchema)` to create a new message.
+ */
+export const BulkFragmentItemSchema: GenMessage<BulkFragmentItem> = /*@__PURE__*/
+  messageDesc(file_kw_fragments_v1_fragments, 25);
+
+/**
+ * @generated from message kw.fragments.v1.BulkWriteFragmentsRequest
+ */
+export type BulkWriteFragmentsRequest = Message<"kw.fragments.v1.BulkWriteFragmentsRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * An item whose key exists updates that fragment instead of failing with KEY_EXISTS.
+   *
+   * @generated from field: bool upsert = 2;
+   */
+  upsert: boolean;
+
+  /**
+   * @generated from field: repeated kw.fragments.v1.BulkFragmentItem items = 3;
+   */
+  items: BulkFragmentItem[];
+};
+
+/**
+ * Describes the message kw.fragments.v1.BulkWriteFragmentsRequest.
+ * Use `create(BulkWriteFragmentsRequestSchema)` to create a new message.
+ */
+export const BulkWriteFragmentsRequestSchema: GenMessage<BulkWriteFragmentsRequest> = /*@__PURE__*/
+  messageDesc(file_kw_fragments_v1_fragments, 26);
+
+/**
+ * @generated from message kw.fragments.v1.BulkItemOutcome
+ */
+export type BulkItemOutcome = Message<"kw.fragments.v1.BulkItemOutcome"> & {
+  /**
+   * @generated from field: int32 index = 1;
+   */
+  index: number;
+
+  /**
+   * created, updated, unchanged or failed.
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * @generated from field: string fragment_id = 3;
+   */
+  fragmentId: string;
+
+  /**
+   * failed: the error the single route would have answered.
+   *
+   * @generated from field: int32 error_status = 4;
+   */
+  errorStatus: number;
+
+  /**
+   * @generated from field: string error_code = 5;
+   */
+  errorCode: string;
+
+  /**
+   * @generated from field: string error_message = 6;
+   */
+  errorMessage: string;
+
+  /**
+   * @generated from field: string error_param = 7;
+   */
+  errorParam: string;
+
+  /**
+   * KEY_EXISTS: the fragment holding the key.
+   *
+   * @generated from field: string existing_id = 8;
+   */
+  existingId: string;
+};
+
+/**
+ * Describes the message kw.fragments.v1.BulkItemOutcome.
+ * Use `create(BulkItemOutcomeSchema)` to create a new message.
+ */
+export const BulkItemOutcomeSchema: GenMessage<BulkItemOutcome> = /*@__PURE__*/
+  messageDesc(file_kw_fragments_v1_fragments, 27);
+
+/**
+ * @generated from message kw.fragments.v1.BulkWriteFragmentsResponse
+ */
+export type BulkWriteFragmentsResponse = Message<"kw.fragments.v1.BulkWriteFragmentsResponse"> & {
+  /**
+   * @generated from field: repeated kw.fragments.v1.BulkItemOutcome outcomes = 1;
+   */
+  outcomes: BulkItemOutcome[];
+};
+
+/**
+ * Describes the message kw.fragments.v1.BulkWriteFragmentsResponse.
+ * Use `create(BulkWriteFragmentsResponseSchema)` to create a new message.
+ */
+export const BulkWriteFragmentsResponseSchema: GenMessage<BulkWriteFragmentsResponse> = /*@__PURE__*/
+  messageDesc(file_kw_fragments_v1_fragments, 28);
 
 /**
  * @generated from message kw.fragments.v1.Collection
@@ -844,7 +989,7 @@ export type Collection = Message<"kw.fragments.v1.Collection"> & {
  * Use `create(CollectionSchema)` to create a new message.
  */
 export const CollectionSchema: GenMessage<Collection> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 25);
+  messageDesc(file_kw_fragments_v1_fragments, 29);
 
 /**
  * @generated from message kw.fragments.v1.ListCollectionsRequest
@@ -861,7 +1006,7 @@ export type ListCollectionsRequest = Message<"kw.fragments.v1.ListCollectionsReq
  * Use `create(ListCollectionsRequestSchema)` to create a new message.
  */
 export const ListCollectionsRequestSchema: GenMessage<ListCollectionsRequest> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 26);
+  messageDesc(file_kw_fragments_v1_fragments, 30);
 
 /**
  * @generated from message kw.fragments.v1.ListCollectionsResponse
@@ -878,7 +1023,7 @@ export type ListCollectionsResponse = Message<"kw.fragments.v1.ListCollectionsRe
  * Use `create(ListCollectionsResponseSchema)` to create a new message.
  */
 export const ListCollectionsResponseSchema: GenMessage<ListCollectionsResponse> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 27);
+  messageDesc(file_kw_fragments_v1_fragments, 31);
 
 /**
  * @generated from message kw.fragments.v1.CreateCollectionRequest
@@ -905,7 +1050,7 @@ export type CreateCollectionRequest = Message<"kw.fragments.v1.CreateCollectionR
  * Use `create(CreateCollectionRequestSchema)` to create a new message.
  */
 export const CreateCollectionRequestSchema: GenMessage<CreateCollectionRequest> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 28);
+  messageDesc(file_kw_fragments_v1_fragments, 32);
 
 /**
  * @generated from message kw.fragments.v1.CreateCollectionResponse
@@ -922,7 +1067,7 @@ export type CreateCollectionResponse = Message<"kw.fragments.v1.CreateCollection
  * Use `create(CreateCollectionResponseSchema)` to create a new message.
  */
 export const CreateCollectionResponseSchema: GenMessage<CreateCollectionResponse> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 29);
+  messageDesc(file_kw_fragments_v1_fragments, 33);
 
 /**
  * @generated from message kw.fragments.v1.GetCollectionRequest
@@ -944,7 +1089,7 @@ export type GetCollectionRequest = Message<"kw.fragments.v1.GetCollectionRequest
  * Use `create(GetCollectionRequestSchema)` to create a new message.
  */
 export const GetCollectionRequestSchema: GenMessage<GetCollectionRequest> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 30);
+  messageDesc(file_kw_fragments_v1_fragments, 34);
 
 /**
  * @generated from message kw.fragments.v1.GetCollectionResponse
@@ -961,7 +1106,7 @@ export type GetCollectionResponse = Message<"kw.fragments.v1.GetCollectionRespon
  * Use `create(GetCollectionResponseSchema)` to create a new message.
  */
 export const GetCollectionResponseSchema: GenMessage<GetCollectionResponse> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 31);
+  messageDesc(file_kw_fragments_v1_fragments, 35);
 
 /**
  * @generated from message kw.fragments.v1.UpdateCollectionRequest
@@ -993,7 +1138,7 @@ export type UpdateCollectionRequest = Message<"kw.fragments.v1.UpdateCollectionR
  * Use `create(UpdateCollectionRequestSchema)` to create a new message.
  */
 export const UpdateCollectionRequestSchema: GenMessage<UpdateCollectionRequest> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 32);
+  messageDesc(file_kw_fragments_v1_fragments, 36);
 
 /**
  * @generated from message kw.fragments.v1.UpdateCollectionResponse
@@ -1010,7 +1155,7 @@ export type UpdateCollectionResponse = Message<"kw.fragments.v1.UpdateCollection
  * Use `create(UpdateCollectionResponseSchema)` to create a new message.
  */
 export const UpdateCollectionResponseSchema: GenMessage<UpdateCollectionResponse> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 33);
+  messageDesc(file_kw_fragments_v1_fragments, 37);
 
 /**
  * @generated from message kw.fragments.v1.DeleteCollectionRequest
@@ -1032,7 +1177,7 @@ export type DeleteCollectionRequest = Message<"kw.fragments.v1.DeleteCollectionR
  * Use `create(DeleteCollectionRequestSchema)` to create a new message.
  */
 export const DeleteCollectionRequestSchema: GenMessage<DeleteCollectionRequest> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 34);
+  messageDesc(file_kw_fragments_v1_fragments, 38);
 
 /**
  * @generated from message kw.fragments.v1.DeleteCollectionResponse
@@ -1045,7 +1190,7 @@ export type DeleteCollectionResponse = Message<"kw.fragments.v1.DeleteCollection
  * Use `create(DeleteCollectionResponseSchema)` to create a new message.
  */
 export const DeleteCollectionResponseSchema: GenMessage<DeleteCollectionResponse> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 35);
+  messageDesc(file_kw_fragments_v1_fragments, 39);
 
 /**
  * @generated from message kw.fragments.v1.AddCollectionFragmentsRequest
@@ -1072,7 +1217,7 @@ export type AddCollectionFragmentsRequest = Message<"kw.fragments.v1.AddCollecti
  * Use `create(AddCollectionFragmentsRequestSchema)` to create a new message.
  */
 export const AddCollectionFragmentsRequestSchema: GenMessage<AddCollectionFragmentsRequest> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 36);
+  messageDesc(file_kw_fragments_v1_fragments, 40);
 
 /**
  * @generated from message kw.fragments.v1.AddCollectionFragmentsResponse
@@ -1089,7 +1234,7 @@ export type AddCollectionFragmentsResponse = Message<"kw.fragments.v1.AddCollect
  * Use `create(AddCollectionFragmentsResponseSchema)` to create a new message.
  */
 export const AddCollectionFragmentsResponseSchema: GenMessage<AddCollectionFragmentsResponse> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 37);
+  messageDesc(file_kw_fragments_v1_fragments, 41);
 
 /**
  * @generated from message kw.fragments.v1.RemoveCollectionFragmentsRequest
@@ -1116,7 +1261,7 @@ export type RemoveCollectionFragmentsRequest = Message<"kw.fragments.v1.RemoveCo
  * Use `create(RemoveCollectionFragmentsRequestSchema)` to create a new message.
  */
 export const RemoveCollectionFragmentsRequestSchema: GenMessage<RemoveCollectionFragmentsRequest> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 38);
+  messageDesc(file_kw_fragments_v1_fragments, 42);
 
 /**
  * @generated from message kw.fragments.v1.RemoveCollectionFragmentsResponse
@@ -1133,7 +1278,7 @@ export type RemoveCollectionFragmentsResponse = Message<"kw.fragments.v1.RemoveC
  * Use `create(RemoveCollectionFragmentsResponseSchema)` to create a new message.
  */
 export const RemoveCollectionFragmentsResponseSchema: GenMessage<RemoveCollectionFragmentsResponse> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 39);
+  messageDesc(file_kw_fragments_v1_fragments, 43);
 
 /**
  * @generated from message kw.fragments.v1.ListCollectionFragmentsRequest
@@ -1165,7 +1310,7 @@ export type ListCollectionFragmentsRequest = Message<"kw.fragments.v1.ListCollec
  * Use `create(ListCollectionFragmentsRequestSchema)` to create a new message.
  */
 export const ListCollectionFragmentsRequestSchema: GenMessage<ListCollectionFragmentsRequest> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 40);
+  messageDesc(file_kw_fragments_v1_fragments, 44);
 
 /**
  * @generated from message kw.fragments.v1.ListCollectionFragmentsResponse
@@ -1187,7 +1332,7 @@ export type ListCollectionFragmentsResponse = Message<"kw.fragments.v1.ListColle
  * Use `create(ListCollectionFragmentsResponseSchema)` to create a new message.
  */
 export const ListCollectionFragmentsResponseSchema: GenMessage<ListCollectionFragmentsResponse> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 41);
+  messageDesc(file_kw_fragments_v1_fragments, 45);
 
 /**
  * @generated from message kw.fragments.v1.LookupFragmentCollectionsRequest
@@ -1209,7 +1354,7 @@ export type LookupFragmentCollectionsRequest = Message<"kw.fragments.v1.LookupFr
  * Use `create(LookupFragmentCollectionsRequestSchema)` to create a new message.
  */
 export const LookupFragmentCollectionsRequestSchema: GenMessage<LookupFragmentCollectionsRequest> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 42);
+  messageDesc(file_kw_fragments_v1_fragments, 46);
 
 /**
  * @generated from message kw.fragments.v1.CollectionRef
@@ -1231,7 +1376,7 @@ export type CollectionRef = Message<"kw.fragments.v1.CollectionRef"> & {
  * Use `create(CollectionRefSchema)` to create a new message.
  */
 export const CollectionRefSchema: GenMessage<CollectionRef> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 43);
+  messageDesc(file_kw_fragments_v1_fragments, 47);
 
 /**
  * @generated from message kw.fragments.v1.FragmentCollections
@@ -1253,7 +1398,7 @@ export type FragmentCollections = Message<"kw.fragments.v1.FragmentCollections">
  * Use `create(FragmentCollectionsSchema)` to create a new message.
  */
 export const FragmentCollectionsSchema: GenMessage<FragmentCollections> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 44);
+  messageDesc(file_kw_fragments_v1_fragments, 48);
 
 /**
  * @generated from message kw.fragments.v1.LookupFragmentCollectionsResponse
@@ -1270,7 +1415,7 @@ export type LookupFragmentCollectionsResponse = Message<"kw.fragments.v1.LookupF
  * Use `create(LookupFragmentCollectionsResponseSchema)` to create a new message.
  */
 export const LookupFragmentCollectionsResponseSchema: GenMessage<LookupFragmentCollectionsResponse> = /*@__PURE__*/
-  messageDesc(file_kw_fragments_v1_fragments, 45);
+  messageDesc(file_kw_fragments_v1_fragments, 49);
 
 /**
  * Fragment types, memory fragments and collections (served by the fragments component, data
@@ -1376,6 +1521,17 @@ export const FragmentsService: GenService<{
     methodKind: "unary";
     input: typeof CheckFragmentLimitsRequestSchema;
     output: typeof CheckFragmentLimitsResponseSchema;
+  },
+  /**
+   * Creates (or upserts by key) many fragments of one workspace, each exactly as CreateFragment
+   * and UpdateFragment would, with an outcome per item (docs/fragments.md#bulk-writes).
+   *
+   * @generated from rpc kw.fragments.v1.FragmentsService.BulkWriteFragments
+   */
+  bulkWriteFragments: {
+    methodKind: "unary";
+    input: typeof BulkWriteFragmentsRequestSchema;
+    output: typeof BulkWriteFragmentsResponseSchema;
   },
   /**
    * @generated from rpc kw.fragments.v1.FragmentsService.ListCollections

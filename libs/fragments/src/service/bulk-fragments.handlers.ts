@@ -1,0 +1,120 @@
+import { Injectable } from '@nestjs/common';
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
+import {
+  BULK_FRAGMENTS_MAX,
+  CreateFragmentRequestSchema,
+  FragmentsService,
+  limitViolations,
+  UpdateFragmentRequestSchema,
+  type BulkItemOutcomeSchema,
+  type CreateFragmentRequest,
+} from '@kw/contracts';
+import type { RequestContext } from '@kw/platform-context';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+import { Handles, type RequestOf } from '@kw/platform-transport';
+import { FragmentsRepository } from '../persistence/fragments.repository.js';
+import type { FragmentRow } from '../persistence/rows.js';
+import { FragmentsHandlers } from './fragments.handlers.js';
+import { WorkspaceGate } from './workspace-gate.js';
+
+type Outcome = MessageInitShape<typeof BulkItemOutcomeSchema>;
+
+/**
+ * Many fragments in one request (docs/fragments.md#bulk-writes), for importers: each item is
+ * created (or, with upsert, updated by its key) exactly as the single routes would, one after
+ * the other, and each gets its own outcome; a failed item leaves nothing of itself and does not
+ * stop the rest. The workspace is authorized once, up front, so a request the caller may not
+ * make fails as a whole.
+ */
+@Injectable()
+export class BulkFragmentsHandlers {
+  constructor(
+    private readonly single: FragmentsHandlers,
+    private readonly fragments: FragmentsRepository,
+    private readonly gate: WorkspaceGate,
+  ) {}
+
+  @Handles(FragmentsService.method.bulkWriteFragments)
+  async bulkWrite(input: RequestOf<typeof FragmentsService, 'bulkWriteFragments'>, context: RequestContext) {
+    // Limits are enforced again here (serve() checks MESSAGE_LIMITS); no items at all is allowed:
+    // the edge sends none when every item failed its validation, and the caller is still authorized.
+    if (input.items.length > BULK_FRAGMENTS_MAX)
+      throw new AppError({
+        status: 400,
+        code: ErrorCode.VALIDATION_FAILED,
+        message: `items: at most ${BULK_FRAGMENTS_MAX} fragments`,
+        param: 'items',
+      });
+    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'fragments:write');
+    const outcomes: Outcome[] = [];
+    for (const item of input.items) {
+      const fragment = { ...item.fragment!, workspaceId } as CreateFragmentRequest;
+      outcomes.push(await this.writeOne(item.index, fragment, input.upsert, context));
+    }
+    return { outcomes };
+  }
+
+  private async writeOne(
+    index: number,
+    item: CreateFragmentRequest,
+    upsert: boolean,
+    context: RequestContext,
+  ): Promise<Outcome> {
+    try {
+      // The field limits serve() applies to CreateFragment, applied to each item.
+      const invalid = limitViolations(CreateFragmentRequestSchema.typeName, item)[0];
+      if (invalid)
+        throw new AppError({
+          status: 400,
+          code: ErrorCode.VALIDATION_FAILED,
+          message: `${invalid.field}: ${invalid.problems.join('; ')}`,
+          param: invalid.field,
+        });
+      const existing = upsert && item.key ? await this.fragments.findByKey(item.workspaceId, item.key) : undefined;
+      if (existing) {
+        if (unchanged(existing, item)) return { index, status: 'unchanged', fragmentId: existing.id };
+        const { fragment } = await this.single.update(
+          create(UpdateFragmentRequestSchema, {
+            fragmentId: existing.id,
+            fragmentTypeId: item.fragmentTypeId,
+            title: item.title,
+            content: item.content,
+            summary: item.summary,
+            tagsSupplied: item.tagsSupplied,
+            tags: item.tags,
+            enhanceTags: item.enhanceTags,
+            // Written over the version just read: an edit in between fails this item (VERSION_CONFLICT).
+            expectedVersion: existing.version,
+          }),
+          context,
+        );
+        return { index, status: 'updated', fragmentId: fragment!.id };
+      }
+      const { fragment } = await this.single.create(item, context);
+      return { index, status: 'created', fragmentId: fragment.id };
+    } catch (err) {
+      if (!AppError.isAppError(err)) throw err;
+      return {
+        index,
+        status: 'failed',
+        errorStatus: err.status,
+        errorCode: err.code,
+        errorMessage: err.message,
+        errorParam: err.param ?? '',
+        existingId: typeof err.details?.existingId === 'string' ? err.details.existingId : '',
+      };
+    }
+  }
+}
+
+/** Re-importing the same item writes nothing: what it sets already holds. */
+function unchanged(row: FragmentRow, item: CreateFragmentRequest): boolean {
+  if (row.title !== item.title || row.content !== item.content || row.fragmentTypeId !== item.fragmentTypeId)
+    return false;
+  if (item.summary !== undefined && item.summary.trim() !== '' && row.summary !== item.summary) return false;
+  if (item.tagsSupplied) {
+    const tags = [...new Set(item.tags.map((t) => t.trim()).filter((t) => t !== ''))];
+    if (tags.length !== row.tags.length || tags.some((t) => !row.tags.includes(t))) return false;
+  }
+  return true;
+}

@@ -1,0 +1,202 @@
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminEnv, userWithToken } from '../../support/accounts.js';
+import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
+import { workspacesApi } from '../workspaces/workspaces-api.js';
+
+const PLANS = {
+  default: 'small',
+  plans: [
+    {
+      id: 'small',
+      name: 'Small',
+      limits: { fragmentsPerWorkspace: 5, storageBytes: 2000, membersPerWorkspace: 2, workspacesPerUser: 2 },
+    },
+    { id: 'large', name: 'Large' },
+    { id: 'metered', name: 'Metered', limits: { requestsPerMinute: 5 } },
+  ],
+};
+
+/**
+ * A plan with small limits, enforced where the work happens and reported by check-limits: the
+ * workspace's creator's plan caps fragments, storage and members of the workspace (403
+ * PLAN_LIMIT_REACHED naming the limit), workspaces per account, and requests per minute (429,
+ * a rate). Owners are told at 80 % and 100 %, once each.
+ */
+describe('plan limits', () => {
+  const admin = adminEnv();
+  const dataDir = tempDir('kw-plan-limits-');
+  let platform: PlatformProcess;
+  let api: ReturnType<typeof workspacesApi>;
+
+  const limitOf = (answer: { status: number; body: any }) => ({
+    status: answer.status,
+    code: answer.body?.code,
+    limit: answer.body?.limit,
+  });
+  const limitNotices = async (token: string) =>
+    (await api.ok(token, 'GET', '/api/notifications?limit=100', undefined, 200)).items
+      .filter((n: any) => n.kind === 'workspace.limit')
+      .map((n: any) => n.payload)
+      .map((p: any) => ({ workspaceId: p.workspaceId, limit: p.limit, threshold: p.threshold, max: p.max }));
+
+  beforeAll(async () => {
+    platform = await startEmbedded(dataDir, { ...admin, PLANS: JSON.stringify(PLANS) });
+    api = workspacesApi(platform.url);
+  }, 90_000);
+
+  afterAll(async () => {
+    await platform?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('stops fragment creation at the plan’s limit, check-limits agrees, and a larger plan lifts it', async () => {
+    const owner = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const ws = await api.createWorkspace(owner.token);
+    const types = await api.ok(owner.token, 'GET', `/api/workspaces/${ws.id}/fragment-types`, undefined, 200);
+    const note = types.items.find((t: any) => t.key === 'note').id;
+    const create = (i: number) =>
+      api.call(owner.token, 'POST', '/api/memory-fragments', {
+        workspaceId: ws.id,
+        fragmentTypeId: note,
+        title: `Note ${i}`,
+        content: `Content ${i}`,
+        summary: 'given',
+        tags: ['t'],
+      });
+    const limits = () => api.ok(owner.token, 'POST', '/api/memory-fragments/check-limits', { workspaceId: ws.id }, 200);
+
+    expect(await limits()).toMatchObject({
+      maxFragmentsPerWorkspace: 5,
+      currentCount: 0,
+      remaining: 5,
+      canCreate: true,
+      planId: 'small',
+      limitedBy: 'plan',
+    });
+    for (let i = 0; i < 5; i++) expect((await create(i)).status).toBe(201);
+    const refused = await create(5);
+    expect(limitOf(refused)).toEqual({ status: 403, code: 'PLAN_LIMIT_REACHED', limit: 'fragmentsPerWorkspace' });
+    expect(refused.body).toEqual({
+      error: 'The plan small allows 5 fragments per workspace',
+      code: 'PLAN_LIMIT_REACHED',
+      limit: 'fragmentsPerWorkspace',
+      max: 5,
+      planId: 'small',
+    });
+    expect(await limits()).toMatchObject({ currentCount: 5, remaining: 0, canCreate: false });
+    const listed = await api.ok(owner.token, 'GET', `/api/memory-fragments?workspaceId=${ws.id}`, undefined, 200);
+    expect(listed.totalCount).toBe(5);
+
+    // 4 of 5 is 80 %, 5 of 5 is 100 %: each told once, the refused create tells nothing more.
+    expect(await limitNotices(owner.token)).toEqual([
+      { workspaceId: ws.id, limit: 'fragmentsPerWorkspace', threshold: 100, max: 5 },
+      { workspaceId: ws.id, limit: 'fragmentsPerWorkspace', threshold: 80, max: 5 },
+    ]);
+
+    await api.ok(admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${owner.user.id}/plan`, { planId: 'large' }, 204);
+    // Services keep an account's limits for five seconds.
+    await new Promise((r) => setTimeout(r, 5500));
+    expect(await limits()).toMatchObject({ planId: null, limitedBy: 'deployment', canCreate: true });
+    expect((await create(6)).status).toBe(201);
+  }, 60_000);
+
+  it('counts the workspace against its creator’s plan, whoever adds to it', async () => {
+    const owner = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const member = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const unlimited = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    await api.ok(admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${unlimited.user.id}/plan`, { planId: 'large' }, 204);
+    const ws = await api.createWorkspace(owner.token);
+    await api.addMember(owner.token, ws.id, { auth: member.token, ...member.user }, 'collaborator');
+
+    // Two members of two seats: a third invitation is refused, and nothing was written.
+    const third = await api.call(owner.token, 'POST', `/api/workspaces/${ws.id}/members`, {
+      email: unlimited.user.email,
+      role: 'viewer',
+    });
+    expect(limitOf(third)).toEqual({ status: 403, code: 'PLAN_LIMIT_REACHED', limit: 'membersPerWorkspace' });
+    const invitations = await api.ok(owner.token, 'GET', `/api/workspaces/${ws.id}/invitations`, undefined, 200);
+    expect(invitations.items).toEqual([]);
+    expect(await limitNotices(owner.token)).toEqual([
+      { workspaceId: ws.id, limit: 'membersPerWorkspace', threshold: 100, max: 2 },
+    ]);
+
+    // The member's own plan does not matter: the fragments count against the creator's plan.
+    const types = await api.ok(member.token, 'GET', `/api/workspaces/${ws.id}/fragment-types`, undefined, 200);
+    const note = types.items.find((t: any) => t.key === 'note').id;
+    await api.ok(admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${member.user.id}/plan`, { planId: 'large' }, 204);
+    const limits = await api.ok(
+      member.token,
+      'POST',
+      '/api/memory-fragments/check-limits',
+      { workspaceId: ws.id },
+      200,
+    );
+    expect(limits).toMatchObject({ planId: 'small', maxFragmentsPerWorkspace: 5 });
+    const created = await api.call(member.token, 'POST', '/api/memory-fragments', {
+      workspaceId: ws.id,
+      fragmentTypeId: note,
+      title: 'By the member',
+      content: 'x',
+      summary: 's',
+      tags: ['t'],
+    });
+    expect(created.status).toBe(201);
+  }, 60_000);
+
+  it('limits the workspaces an account creates', async () => {
+    const person = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const owned = (await api.ok(person.token, 'GET', '/api/workspaces', undefined, 200)).items;
+    for (let i = owned.length; i < 2; i++) await api.createWorkspace(person.token);
+    const refused = await api.call(person.token, 'POST', '/api/workspaces', { name: 'One too many' });
+    expect(limitOf(refused)).toEqual({ status: 403, code: 'PLAN_LIMIT_REACHED', limit: 'workspacesPerUser' });
+    expect(refused.body).toMatchObject({ limit: 'workspacesPerUser', max: 2, planId: 'small' });
+  });
+
+  it('caps the workspace’s file storage at the plan’s bytes', async () => {
+    const owner = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const ws = await api.createWorkspace(owner.token);
+    const upload = async (bytes: number) => {
+      const form = new FormData();
+      form.append('workspaceId', ws.id);
+      form.append('file', new Blob([Buffer.alloc(bytes, 'a')], { type: 'text/plain' }), `f${bytes}.txt`);
+      const res = await fetch(`${platform.url}/api/files/upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.token}` },
+        body: form,
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    };
+    expect((await upload(1700)).status).toBe(201);
+    expect(await limitNotices(owner.token)).toEqual([
+      { workspaceId: ws.id, limit: 'storageBytes', threshold: 80, max: 2000 },
+    ]);
+    // 300 bytes are left: a larger file is refused while it streams, and nothing is kept (else
+    // the 300 that follow would not fit).
+    expect(limitOf(await upload(400))).toEqual({ status: 403, code: 'PLAN_LIMIT_REACHED', limit: 'storageBytes' });
+    expect((await upload(300)).status).toBe(201);
+    expect(limitOf(await upload(1))).toEqual({ status: 403, code: 'PLAN_LIMIT_REACHED', limit: 'storageBytes' });
+    expect(await limitNotices(owner.token)).toEqual([
+      { workspaceId: ws.id, limit: 'storageBytes', threshold: 100, max: 2000 },
+      { workspaceId: ws.id, limit: 'storageBytes', threshold: 80, max: 2000 },
+    ]);
+  }, 60_000);
+
+  it('limits an account’s requests per minute with 429, over all its credentials', async () => {
+    const metered = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const other = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    await api.ok(admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${metered.user.id}/plan`, { planId: 'metered' }, 204);
+    // The gateway keeps an account's limits for five seconds (it saw the plan when the token was made).
+    await new Promise((r) => setTimeout(r, 5500));
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await api.call(metered.token, 'GET', '/api/profile')).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    const limited = await fetch(`${platform.url}/api/profile`, {
+      headers: { authorization: `Bearer ${metered.token}` },
+    });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await api.call(other.token, 'GET', '/api/profile')).status).toBe(200);
+  }, 30_000);
+});
