@@ -9,6 +9,7 @@ export * from './gen/kw/chat/v1/plans_pb.js';
 export * from './gen/kw/enrichment/v1/enrichment_pb.js';
 export * from './gen/kw/files/v1/files_pb.js';
 export * from './gen/kw/fragments/v1/fragments_pb.js';
+export * from './gen/kw/fragments/v1/transfers_pb.js';
 export * from './gen/kw/identity/v1/agent_auth_pb.js';
 export * from './gen/kw/identity/v1/identity_pb.js';
 export * from './gen/kw/platform/v1/auth_context_pb.js';

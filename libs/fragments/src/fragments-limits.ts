@@ -25,3 +25,6 @@ export {
   SORT_ORDERS,
   PATCH_OPS,
 } from '@kw/contracts';
+
+/** The largest workspace archive an import takes (the archive is read whole to check it first). */
+export const WORKSPACE_ARCHIVE_MAX_BYTES = 256 * 1024 * 1024;

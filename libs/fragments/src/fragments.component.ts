@@ -9,8 +9,10 @@ export const fragmentsComponent = defineComponent({
   planes: ['data'],
   module: FragmentsServiceModule,
   httpModule: FragmentsHttpModule,
-  // The bulk route carries many fragments; every other route keeps BODY_LIMIT_BYTES.
+  // The bulk route carries many fragments; every other JSON route keeps BODY_LIMIT_BYTES.
   routeBodies: () => ({
     bodyLimits: [{ method: 'POST', url: '/api/memory-fragments/bulk', bytes: BULK_FRAGMENTS_BODY_BYTES }],
+    // An import's archive streams from the request to blob storage (docs/portable-workspaces.md).
+    streamedBinary: [{ method: 'POST', url: '/api/workspaces/:id/imports', contentType: 'application/zip' }],
   }),
 });

@@ -71,6 +71,10 @@ export const WORKSPACE_ROUTES: MatrixRoute[] = [
     action: 'workspaces:write',
     body: { enrichment: { summaries: true } },
   },
+  // Portable workspaces (owners only): an export starts a job (202); an import is authorized
+  // before its body is read, so an allowed caller's JSON body is 415 and a refused one 403/404.
+  { method: 'POST', path: '/api/workspaces/{ws}/exports', action: 'workspaces:write' },
+  { method: 'POST', path: '/api/workspaces/{ws}/imports', action: 'workspaces:write', body: {} },
   { method: 'GET', path: '/api/workspaces/{ws}/members', action: 'members:read' },
   {
     method: 'POST',

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { blobStorageProvider } from '../blob-storage.provider.js';
+import { blobStorageProvider } from '@kw/platform-runtime';
 import { FilesController } from './files.controller.js';
 import { FragmentFilesController } from './fragment-files.controller.js';
 import { WorkspaceFilesController } from './workspace-files.controller.js';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import type { AppConfig } from '@kw/platform-config';
-import { APP_CONFIG, entitlementProviders } from '@kw/platform-runtime';
+import { APP_CONFIG, blobStorageProvider, entitlementProviders } from '@kw/platform-runtime';
 import { AI_PROVIDER, createAiProvider } from '@kw/platform-ai';
 import { EnrichmentWorker } from '../events/enrichment-worker.js';
 import { eventBusProvider } from '../events/event-bus.provider.js';
@@ -16,7 +16,12 @@ import { CollectionsHandlers } from './collections.handlers.js';
 import { EnrichmentHandlers } from './enrichment.handlers.js';
 import { FragmentEnricher } from './enrichment/fragment-enricher.js';
 import { FragmentTypesHandlers } from './fragment-types.handlers.js';
+import { TransfersRepository } from '../persistence/transfers.repository.js';
+import { WorkspaceExportRepository } from '../persistence/workspace-export.repository.js';
 import { BulkFragmentsHandlers } from './bulk-fragments.handlers.js';
+import { WorkspaceExport } from './portability/workspace-export.js';
+import { WorkspaceImport } from './portability/workspace-import.js';
+import { TransfersHandlers } from './transfers.handlers.js';
 import { FragmentsHandlers } from './fragments.handlers.js';
 import { WorkspaceGate } from './workspace-gate.js';
 
@@ -38,6 +43,13 @@ import { WorkspaceGate } from './workspace-gate.js';
     FragmentTypesHandlers,
     FragmentsHandlers,
     BulkFragmentsHandlers,
+    // Export archives live in blob storage (local disk embedded, S3 distributed), under transfers/.
+    blobStorageProvider,
+    TransfersRepository,
+    WorkspaceExportRepository,
+    WorkspaceExport,
+    WorkspaceImport,
+    TransfersHandlers,
     CollectionsHandlers,
     EnrichmentHandlers,
     eventBusProvider,

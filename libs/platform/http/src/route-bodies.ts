@@ -28,6 +28,12 @@ export interface RouteBodies {
    * `rawJsonBody(request)`. Elsewhere no copy is kept.
    */
   rawJson?: RouteRef[];
+  /**
+   * Routes whose body is one binary document of a media type of their own (a workspace archive,
+   * application/zip) that the handler streams from the raw request itself: the edge parses
+   * nothing and keeps no copy. Elsewhere the type is 415.
+   */
+  streamedBinary?: Array<RouteRef & { contentType: string }>;
 }
 
 const key = (method: string, url: string) => `${method.toUpperCase()} ${url}`;
@@ -52,6 +58,18 @@ export function installRouteBodies(fastify: FastifyInstance, bodies: RouteBodies
   for (const [type, routes] of jwtRoutes) {
     fastify.addContentTypeParser(type, { parseAs: 'string' }, (request, body, done) => {
       if (routes.has(key(request.method, request.routeOptions.url ?? ''))) done(null, (body as string).trim());
+      else done(unsupportedMediaType(), undefined);
+    });
+  }
+  const binaryRoutes = new Map<string, Set<string>>();
+  for (const r of bodies.streamedBinary ?? []) {
+    const type = r.contentType.toLowerCase();
+    if (!binaryRoutes.has(type)) binaryRoutes.set(type, new Set());
+    binaryRoutes.get(type)!.add(key(r.method, r.url));
+  }
+  for (const [type, routes] of binaryRoutes) {
+    fastify.addContentTypeParser(type, (request, _payload, done) => {
+      if (routes.has(key(request.method, request.routeOptions.url ?? ''))) done(null, undefined);
       else done(unsupportedMediaType(), undefined);
     });
   }

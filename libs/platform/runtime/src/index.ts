@@ -6,3 +6,5 @@ export * from './database.js';
 export * from './gateway.component.js';
 export * from './run-platform.js';
 export * from './entitlement.providers.js';
+export * from './blob-storage.provider.js';
+export type { CloudLinkHealth, CloudLinkReport } from './service-info/cloud-link.js';

@@ -214,6 +214,7 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
       formUrlEncoded: routeBodies.flatMap((r) => r.formUrlEncoded ?? []),
       jwtBodies: routeBodies.flatMap((r) => r.jwtBodies ?? []),
       rawJson: routeBodies.flatMap((r) => r.rawJson ?? []),
+      streamedBinary: routeBodies.flatMap((r) => r.streamedBinary ?? []),
     },
   });
   if (serveApi) {

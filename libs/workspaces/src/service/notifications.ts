@@ -10,6 +10,8 @@ export const NotificationKind = {
   WEBHOOK_DISABLED: 'webhook.disabled',
   /** A workspace reached 80 % or 100 % of a plan limit (LimitNotices of @kw/platform-entitlements). */
   WORKSPACE_LIMIT: 'workspace.limit',
+  /** An export or import job of the workspace ended (the fragments component's transfers). */
+  WORKSPACE_TRANSFER: 'workspace.transfer',
 } as const;
 
 export function notificationView(row: NotificationRow): MessageInitShape<typeof NotificationSchema> {

@@ -8,7 +8,11 @@ import { isUuid } from '@kw/platform-ids';
 import { NotificationKind } from './notifications.js';
 
 /** Kinds other components may write, so a notification kind stays a known vocabulary. */
-const EXTERNAL_KINDS = new Set<string>([NotificationKind.WEBHOOK_DISABLED, NotificationKind.WORKSPACE_LIMIT]);
+const EXTERNAL_KINDS = new Set<string>([
+  NotificationKind.WEBHOOK_DISABLED,
+  NotificationKind.WORKSPACE_LIMIT,
+  NotificationKind.WORKSPACE_TRANSFER,
+]);
 
 /**
  * Internal: another component tells a workspace's owners something (no HTTP route reaches

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { ArchiveError, readArchive, writeArchive, type ArchiveRecords } from './workspace-archive.js';
+
+const records = (): ArchiveRecords => ({
+  'fragment-types.ndjson': [{ id: 't1', key: 'note', name: 'Note', description: '' }],
+  'fragments.ndjson': [
+    {
+      id: 'f1',
+      fragmentTypeId: 't1',
+      title: 'One',
+      content: 'ünï ✓\nsecond line',
+      summary: null,
+      summarySource: null,
+      tags: ['a'],
+      enhanceTags: false,
+      key: 'k1',
+      createdVia: 'api',
+      createdAt: '2026-11-26T00:00:00.000Z',
+      updatedAt: '2026-11-26T00:00:00.000Z',
+      archivedAt: null,
+    },
+  ],
+  'collections.ndjson': [{ id: 'c1', name: 'C', description: '' }],
+  'collection-fragments.ndjson': [{ collectionId: 'c1', fragmentId: 'f1' }],
+  'graph-entities.ndjson': [
+    { id: 'e1', kind: 'person', name: 'Ada' },
+    { id: 'e2', kind: 'tech', name: 'Zip' },
+  ],
+  'graph-relations.ndjson': [{ sourceId: 'e1', targetId: 'e2', kind: 'uses', fragmentId: 'f1' }],
+});
+
+/** Rebuilds an archive with one entry replaced and the manifest made to agree with it. */
+function withEntry(bytes: Uint8Array, name: string, text: string, records: number): Uint8Array {
+  const files = unzipSync(bytes);
+  files[name] = strToU8(text);
+  const manifest = JSON.parse(strFromU8(files['manifest.json']!));
+  manifest.entries[name] = { records, sha256: createHash('sha256').update(files[name]).digest('hex') };
+  files['manifest.json'] = strToU8(JSON.stringify(manifest));
+  return zipSync(files);
+}
+
+const failure = (bytes: Uint8Array) => {
+  try {
+    readArchive(bytes);
+  } catch (err) {
+    if (err instanceof ArchiveError) return err.message;
+    throw err;
+  }
+  return 'read';
+};
+
+describe('the workspace archive', () => {
+  it('reads back exactly what was written', () => {
+    const bytes = writeArchive({ workspaceId: 'w1' }, records(), new Date('2026-11-26T01:02:03Z'));
+    const read = readArchive(bytes);
+    expect(read.records).toEqual(records());
+    expect(read.manifest).toMatchObject({
+      format: 'kw-workspace-archive',
+      version: 1,
+      exportedAt: '2026-11-26T01:02:03.000Z',
+      source: { workspaceId: 'w1' },
+    });
+  });
+
+  it('names the entry and line of a bad record, and refuses dangling references', () => {
+    const bytes = writeArchive({ workspaceId: 'w1' }, records());
+    const line = (r: object) => `${JSON.stringify(r)}\n`;
+    expect(failure(withEntry(bytes, 'collections.ndjson', `${line({ id: 'c1', name: 'C' })}not json\n`, 2))).toMatch(
+      /^collections\.ndjson line 2: /,
+    );
+    expect(
+      failure(withEntry(bytes, 'collection-fragments.ndjson', line({ collectionId: 'c9', fragmentId: 'f1' }), 1)),
+    ).toBe('collection-fragments.ndjson line 1: names a collection or fragment the archive lacks');
+    expect(failure(withEntry(bytes, 'collections.ndjson', line({ id: 'c1', name: 'C' }), 2))).toBe(
+      'collections.ndjson: 1 records where the manifest says 2',
+    );
+  });
+
+  it('refuses another format or version, a missing entry and a truncated zip', () => {
+    const bytes = writeArchive({ workspaceId: 'w1' }, records());
+    const files = unzipSync(bytes);
+    const manifest = JSON.parse(strFromU8(files['manifest.json']!));
+    expect(failure(zipSync({ ...files, 'manifest.json': strToU8(JSON.stringify({ ...manifest, version: 2 })) }))).toBe(
+      'manifest.json: version 2 is not supported (1)',
+    );
+    const { ['graph-relations.ndjson']: _dropped, ...rest } = files;
+    expect(failure(zipSync(rest))).toBe('graph-relations.ndjson: missing');
+    expect(failure(bytes.slice(0, bytes.length - 10))).toMatch(/truncated or damaged/);
+  });
+});

@@ -1,0 +1,254 @@
+import { createHash } from 'node:crypto';
+import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
+
+/**
+ * The portable workspace archive, version 1 (docs/portable-workspaces.md): one zip holding
+ * `manifest.json` and one NDJSON file per kind of record, each listed in the manifest with its
+ * line count and SHA-256, so a reader can tell a damaged archive from a valid one before
+ * writing anything, and say where the damage is.
+ */
+export const ARCHIVE_FORMAT = 'kw-workspace-archive';
+export const ARCHIVE_VERSION = 1;
+
+export interface ArchivedType {
+  id: string;
+  key: string;
+  name: string;
+  description: string;
+}
+
+export interface ArchivedFragment {
+  id: string;
+  fragmentTypeId: string;
+  title: string;
+  content: string;
+  summary: string | null;
+  /** "user" when a person wrote the summary, "ai" when enrichment did, null without one. */
+  summarySource: string | null;
+  tags: string[];
+  enhanceTags: boolean;
+  key: string | null;
+  createdVia: string;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+}
+
+export interface ArchivedCollection {
+  id: string;
+  name: string;
+  description: string;
+}
+
+export interface ArchivedMembership {
+  collectionId: string;
+  fragmentId: string;
+}
+
+export interface ArchivedEntity {
+  id: string;
+  kind: string;
+  name: string;
+}
+
+export interface ArchivedRelation {
+  sourceId: string;
+  targetId: string;
+  kind: string;
+  fragmentId: string;
+}
+
+/** Every record of a workspace, by the archive entry that holds it. */
+export interface ArchiveRecords {
+  'fragment-types.ndjson': ArchivedType[];
+  'fragments.ndjson': ArchivedFragment[];
+  'collections.ndjson': ArchivedCollection[];
+  'collection-fragments.ndjson': ArchivedMembership[];
+  'graph-entities.ndjson': ArchivedEntity[];
+  'graph-relations.ndjson': ArchivedRelation[];
+}
+
+export type EntryName = keyof ArchiveRecords;
+export const ENTRY_NAMES: readonly EntryName[] = [
+  'fragment-types.ndjson',
+  'fragments.ndjson',
+  'collections.ndjson',
+  'collection-fragments.ndjson',
+  'graph-entities.ndjson',
+  'graph-relations.ndjson',
+];
+
+export interface ArchiveManifest {
+  format: typeof ARCHIVE_FORMAT;
+  version: typeof ARCHIVE_VERSION;
+  exportedAt: string;
+  source: { workspaceId: string };
+  entries: Record<EntryName, { records: number; sha256: string }>;
+}
+
+/** Where an archive is damaged: the entry, and the line for NDJSON (1-based). */
+export class ArchiveError extends Error {
+  override readonly name = 'ArchiveError';
+
+  constructor(
+    message: string,
+    readonly entry?: string,
+    readonly line?: number,
+  ) {
+    super(entry ? `${entry}${line ? ` line ${line}` : ''}: ${message}` : message);
+  }
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+export function writeArchive(
+  source: ArchiveManifest['source'],
+  records: ArchiveRecords,
+  exportedAt = new Date(),
+): Uint8Array {
+  const files: Zippable = {};
+  const entries = {} as ArchiveManifest['entries'];
+  for (const name of ENTRY_NAMES) {
+    const lines = (records[name] as unknown[]).map((r) => `${JSON.stringify(r)}\n`).join('');
+    const bytes = strToU8(lines);
+    files[name] = bytes;
+    entries[name] = { records: records[name].length, sha256: sha256(bytes) };
+  }
+  const manifest: ArchiveManifest = {
+    format: ARCHIVE_FORMAT,
+    version: ARCHIVE_VERSION,
+    exportedAt: exportedAt.toISOString(),
+    source,
+    entries,
+  };
+  files['manifest.json'] = strToU8(`${JSON.stringify(manifest, null, 2)}\n`);
+  return zipSync(files, { level: 6 });
+}
+
+type Check<T> = (value: Record<string, unknown>) => T;
+
+const str = (v: unknown, field: string, nullable = false): string | null => {
+  if (nullable && v === null) return null;
+  if (typeof v !== 'string') throw new Error(`${field} must be a string${nullable ? ' or null' : ''}`);
+  return v;
+};
+const reqStr = (v: unknown, field: string) => str(v, field) as string;
+
+const CHECKS: { [K in EntryName]: Check<ArchiveRecords[K][number]> } = {
+  'fragment-types.ndjson': (r) => ({
+    id: reqStr(r.id, 'id'),
+    key: reqStr(r.key, 'key'),
+    name: reqStr(r.name, 'name'),
+    description: reqStr(r.description ?? '', 'description'),
+  }),
+  'fragments.ndjson': (r) => {
+    if (!Array.isArray(r.tags) || r.tags.some((t) => typeof t !== 'string'))
+      throw new Error('tags must be a list of strings');
+    return {
+      id: reqStr(r.id, 'id'),
+      fragmentTypeId: reqStr(r.fragmentTypeId, 'fragmentTypeId'),
+      title: reqStr(r.title, 'title'),
+      content: reqStr(r.content, 'content'),
+      summary: str(r.summary ?? null, 'summary', true),
+      summarySource: str(r.summarySource ?? null, 'summarySource', true),
+      tags: r.tags as string[],
+      enhanceTags: r.enhanceTags === true,
+      key: str(r.key ?? null, 'key', true),
+      createdVia: reqStr(r.createdVia ?? 'import', 'createdVia'),
+      createdAt: reqStr(r.createdAt, 'createdAt'),
+      updatedAt: reqStr(r.updatedAt, 'updatedAt'),
+      archivedAt: str(r.archivedAt ?? null, 'archivedAt', true),
+    };
+  },
+  'collections.ndjson': (r) => ({
+    id: reqStr(r.id, 'id'),
+    name: reqStr(r.name, 'name'),
+    description: reqStr(r.description ?? '', 'description'),
+  }),
+  'collection-fragments.ndjson': (r) => ({
+    collectionId: reqStr(r.collectionId, 'collectionId'),
+    fragmentId: reqStr(r.fragmentId, 'fragmentId'),
+  }),
+  'graph-entities.ndjson': (r) => ({
+    id: reqStr(r.id, 'id'),
+    kind: reqStr(r.kind, 'kind'),
+    name: reqStr(r.name, 'name'),
+  }),
+  'graph-relations.ndjson': (r) => ({
+    sourceId: reqStr(r.sourceId, 'sourceId'),
+    targetId: reqStr(r.targetId, 'targetId'),
+    kind: reqStr(r.kind, 'kind'),
+    fragmentId: reqStr(r.fragmentId, 'fragmentId'),
+  }),
+};
+
+/**
+ * Reads and checks a whole archive before anything is written: the zip (a truncated one has
+ * no central directory), the manifest's format and version, each entry's checksum and record
+ * count, each record's fields, and the references between records. Throws ArchiveError naming
+ * the entry and line of the first problem.
+ */
+export function readArchive(bytes: Uint8Array): { manifest: ArchiveManifest; records: ArchiveRecords } {
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(bytes);
+  } catch (err) {
+    throw new ArchiveError(`not a readable zip (${(err as Error).message}); truncated or damaged`);
+  }
+  const manifestBytes = files['manifest.json'];
+  if (!manifestBytes) throw new ArchiveError('no manifest.json', 'manifest.json');
+  let manifest: ArchiveManifest;
+  try {
+    manifest = JSON.parse(strFromU8(manifestBytes)) as ArchiveManifest;
+  } catch {
+    throw new ArchiveError('not JSON', 'manifest.json');
+  }
+  if (manifest?.format !== ARCHIVE_FORMAT) throw new ArchiveError(`format is not ${ARCHIVE_FORMAT}`, 'manifest.json');
+  if (manifest.version !== ARCHIVE_VERSION)
+    throw new ArchiveError(
+      `version ${String(manifest.version)} is not supported (${ARCHIVE_VERSION})`,
+      'manifest.json',
+    );
+  const records = {} as ArchiveRecords;
+  for (const name of ENTRY_NAMES) {
+    const expected = manifest.entries?.[name];
+    const entry = files[name];
+    if (!expected || !entry) throw new ArchiveError('missing', name);
+    if (sha256(entry) !== expected.sha256) throw new ArchiveError('checksum does not match the manifest', name);
+    const lines = strFromU8(entry).split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    const parsed = lines.map((line, i) => {
+      try {
+        const value: unknown = JSON.parse(line);
+        if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
+        return CHECKS[name](value as Record<string, unknown>);
+      } catch (err) {
+        throw new ArchiveError((err as Error).message, name, i + 1);
+      }
+    });
+    if (parsed.length !== expected.records)
+      throw new ArchiveError(`${parsed.length} records where the manifest says ${expected.records}`, name);
+    (records as unknown as Record<string, unknown[]>)[name] = parsed;
+  }
+  checkReferences(records);
+  return { manifest, records };
+}
+
+function checkReferences(records: ArchiveRecords): void {
+  const ids = (list: Array<{ id: string }>) => new Set(list.map((r) => r.id));
+  const types = ids(records['fragment-types.ndjson']);
+  const fragments = ids(records['fragments.ndjson']);
+  const collections = ids(records['collections.ndjson']);
+  const entities = ids(records['graph-entities.ndjson']);
+  records['fragments.ndjson'].forEach((f, i) => {
+    if (!types.has(f.fragmentTypeId)) throw new ArchiveError('fragmentTypeId names no type', 'fragments.ndjson', i + 1);
+  });
+  records['collection-fragments.ndjson'].forEach((m, i) => {
+    if (!collections.has(m.collectionId) || !fragments.has(m.fragmentId))
+      throw new ArchiveError('names a collection or fragment the archive lacks', 'collection-fragments.ndjson', i + 1);
+  });
+  records['graph-relations.ndjson'].forEach((r, i) => {
+    if (!entities.has(r.sourceId) || !entities.has(r.targetId) || !fragments.has(r.fragmentId))
+      throw new ArchiveError('names an entity or fragment the archive lacks', 'graph-relations.ndjson', i + 1);
+  });
+}

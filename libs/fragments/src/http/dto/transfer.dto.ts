@@ -1,0 +1,32 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class TransferProgressDto {
+  @ApiProperty() done!: number;
+  @ApiProperty() total!: number;
+  @ApiProperty({ minimum: 0, maximum: 100 }) percent!: number;
+}
+
+export class TransferDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) workspaceId!: string;
+  @ApiProperty({ enum: ['export', 'import'] }) kind!: string;
+  @ApiProperty({ enum: ['processing', 'done', 'failed'] }) status!: string;
+  @ApiProperty({ type: TransferProgressDto, description: 'Records written (import) or read (export) so far' })
+  progress!: TransferProgressDto;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'Why it failed; for a damaged archive, the entry and line of the problem',
+  })
+  error!: string | null;
+  @ApiProperty({ type: Object, description: 'Counts per kind of record, once done' })
+  result!: Record<string, unknown>;
+  @ApiProperty({ nullable: true, type: Number }) archiveBytes!: number | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) finishedAt!: string | null;
+}
+
+export class TransferResponseDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ type: TransferDto }) transfer!: TransferDto;
+}

@@ -1,0 +1,89 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { FRAGMENTS_DB, type DataDb } from './fragments-database.js';
+
+export type TransferRow = Awaited<ReturnType<DataDb['workspaceTransfer']['findUniqueOrThrow']>>;
+
+/** Export and import jobs (data.workspace_transfers) and what imports made (data.imported_records). */
+@Injectable()
+export class TransfersRepository {
+  constructor(@Inject(FRAGMENTS_DB) private readonly db: DataDb) {}
+
+  /** An export starts processing; an import starts uploading (its archive is not there yet). */
+  create(fields: {
+    id?: string;
+    workspaceId: string;
+    kind: 'export' | 'import';
+    createdBy: string;
+    archiveKey?: string;
+  }) {
+    return this.db.workspaceTransfer.create({
+      data: { ...fields, status: fields.kind === 'import' ? 'uploading' : 'processing' },
+    });
+  }
+
+  /** The uploaded archive is complete: the import job starts (once: only an uploading job moves). */
+  async uploaded(id: string, archiveBytes: number): Promise<TransferRow | null> {
+    const { count } = await this.db.workspaceTransfer.updateMany({
+      where: { id, status: 'uploading' },
+      data: { status: 'processing', archiveBytes: BigInt(archiveBytes) },
+    });
+    return count === 1 ? this.db.workspaceTransfer.findUnique({ where: { id } }) : null;
+  }
+
+  find(id: string, workspaceId: string, kind: string): Promise<TransferRow | null> {
+    return this.db.workspaceTransfer.findFirst({ where: { id, workspaceId, kind } });
+  }
+
+  async progress(id: string, done: number, total: number): Promise<void> {
+    await this.db.workspaceTransfer.update({ where: { id }, data: { done, total } });
+  }
+
+  async finish(
+    id: string,
+    outcome:
+      | { status: 'done'; result: object; archiveKey?: string; archiveBytes?: number }
+      | { status: 'failed'; error: string },
+  ): Promise<TransferRow> {
+    return this.db.workspaceTransfer.update({
+      where: { id },
+      data:
+        outcome.status === 'done'
+          ? {
+              status: 'done',
+              result: outcome.result,
+              finishedAt: new Date(),
+              ...(outcome.archiveKey && { archiveKey: outcome.archiveKey }),
+              ...(outcome.archiveBytes !== undefined && { archiveBytes: BigInt(outcome.archiveBytes) }),
+            }
+          : { status: 'failed', error: outcome.error, finishedAt: new Date() },
+    });
+  }
+
+  /** Jobs a stopped process left running: nothing resumes them, so they are failed. */
+  async failInterrupted(): Promise<number> {
+    const { count } = await this.db.workspaceTransfer.updateMany({
+      where: { status: { in: ['uploading', 'processing'] } },
+      data: { status: 'failed', error: 'interrupted: the process running it stopped', finishedAt: new Date() },
+    });
+    return count;
+  }
+
+  /** The workspace's records an earlier import made, by archived id. */
+  async importedIds(workspaceId: string, kind: 'type' | 'fragment' | 'collection'): Promise<Map<string, string>> {
+    const rows = await this.db.importedRecord.findMany({ where: { workspaceId, kind } });
+    return new Map(rows.map((r) => [r.sourceId, r.targetId]));
+  }
+
+  async recordImported(
+    workspaceId: string,
+    kind: 'type' | 'fragment' | 'collection',
+    sourceId: string,
+    targetId: string,
+  ): Promise<void> {
+    await this.db.importedRecord.upsert({
+      where: { workspaceId_kind_sourceId: { workspaceId, kind, sourceId } },
+      create: { workspaceId, kind, sourceId, targetId },
+      update: { targetId },
+    });
+  }
+}

@@ -1,0 +1,233 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { create } from '@bufbuild/protobuf';
+import {
+  AddCollectionFragmentsRequestSchema,
+  COLLECTION_FRAGMENT_IDS_MAX,
+  CREATED_VIA,
+  CreateCollectionRequestSchema,
+  CreateFragmentRequestSchema,
+  CreateFragmentTypeRequestSchema,
+  DeleteFragmentRequestSchema,
+  ListFragmentTypesRequestSchema,
+  UpdateFragmentRequestSchema,
+} from '@kw/contracts';
+import type { RequestContext } from '@kw/platform-context';
+import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
+import { readArchive, type ArchivedFragment, type ArchiveRecords } from '../../domain/workspace-archive.js';
+import { CollectionsRepository } from '../../persistence/collections.repository.js';
+import { FragmentsRepository } from '../../persistence/fragments.repository.js';
+import type { FragmentRow } from '../../persistence/rows.js';
+import { TransfersRepository, type TransferRow } from '../../persistence/transfers.repository.js';
+import { CollectionsHandlers } from '../collections.handlers.js';
+import { FragmentTypesHandlers } from '../fragment-types.handlers.js';
+import { FragmentsHandlers } from '../fragments.handlers.js';
+
+/** Progress is written at most this often (in records), not after each one. */
+const PROGRESS_EVERY = 25;
+
+type Counts = Record<'created' | 'updated' | 'unchanged', number>;
+
+/**
+ * Imports an archive into a workspace (docs/portable-workspaces.md). The whole archive is read
+ * and checked first (readArchive), so a damaged one fails before anything is written. Then types
+ * (matched by key), fragments, collections and memberships are written through the same handlers
+ * as the API, as the person who started the job. What each archived record became is kept, so
+ * importing the same archive again finds it: unchanged records stay as they are, changed ones
+ * are updated, and nothing is created twice. Graph entities and relations are not written: the
+ * enrichment of the imported fragments derives them again.
+ */
+@Injectable()
+export class WorkspaceImport {
+  constructor(
+    private readonly transfers: TransfersRepository,
+    private readonly fragmentRows: FragmentsRepository,
+    private readonly collectionRows: CollectionsRepository,
+    private readonly types: FragmentTypesHandlers,
+    private readonly fragments: FragmentsHandlers,
+    private readonly collections: CollectionsHandlers,
+    @Inject(BLOB_STORAGE) private readonly storage: BlobStorage,
+  ) {}
+
+  /** Reads and checks the archive: throws ArchiveError (entry and line) before any write. */
+  async load(job: TransferRow): Promise<ArchiveRecords> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.storage.get(job.archiveKey!)) chunks.push(chunk as Buffer);
+    return readArchive(Buffer.concat(chunks)).records;
+  }
+
+  async run(job: TransferRow, records: ArchiveRecords, context: RequestContext): Promise<TransferRow> {
+    const ws = job.workspaceId;
+    const total =
+      records['fragment-types.ndjson'].length +
+      records['fragments.ndjson'].length +
+      records['collections.ndjson'].length +
+      records['collection-fragments.ndjson'].length;
+    let done = 0;
+    const step = async () => {
+      done++;
+      if (done % PROGRESS_EVERY === 0 || done === total) await this.transfers.progress(job.id, done, total);
+    };
+    await this.transfers.progress(job.id, 0, total);
+
+    const typeIds = await this.importTypes(ws, records, context, step);
+    const fragmentCounts: Counts = { created: 0, updated: 0, unchanged: 0 };
+    const fragmentIds = new Map<string, string>();
+    const known = await this.transfers.importedIds(ws, 'fragment');
+    for (const fragment of records['fragments.ndjson']) {
+      const { id, outcome } = await this.importFragment(ws, fragment, typeIds, known, context);
+      fragmentIds.set(fragment.id, id);
+      fragmentCounts[outcome]++;
+      await step();
+    }
+    const collectionIds = await this.importCollections(ws, records, context, step);
+    // Memberships per collection, in requests of the add route's maximum.
+    let memberships = 0;
+    const byCollection = new Map<string, string[]>();
+    for (const m of records['collection-fragments.ndjson']) {
+      const target = collectionIds.get(m.collectionId)!;
+      byCollection.set(target, [...(byCollection.get(target) ?? []), fragmentIds.get(m.fragmentId)!]);
+    }
+    for (const [collectionId, ids] of byCollection)
+      for (let i = 0; i < ids.length; i += COLLECTION_FRAGMENT_IDS_MAX) {
+        const slice = ids.slice(i, i + COLLECTION_FRAGMENT_IDS_MAX);
+        const input = create(AddCollectionFragmentsRequestSchema, {
+          workspaceId: ws,
+          collectionId,
+          fragmentIds: slice,
+        });
+        memberships += (await this.collections.add(input, context)).added;
+        for (const _ of slice) await step();
+      }
+    return this.transfers.finish(job.id, {
+      status: 'done',
+      result: {
+        fragmentTypes: typeIds.size,
+        fragments: fragmentCounts,
+        collections: collectionIds.size,
+        collectionFragmentsAdded: memberships,
+      },
+    });
+  }
+
+  /** Archived type id → the workspace's type with the same key (created when missing). */
+  private async importTypes(
+    ws: string,
+    records: ArchiveRecords,
+    context: RequestContext,
+    step: () => Promise<void>,
+  ): Promise<Map<string, string>> {
+    const listed = await this.types.list(create(ListFragmentTypesRequestSchema, { workspaceId: ws }), context);
+    const byKey = new Map(listed.fragmentTypes.map((t) => [t.key, t.id]));
+    const ids = new Map<string, string>();
+    for (const type of records['fragment-types.ndjson']) {
+      let id = byKey.get(type.key);
+      if (!id) {
+        const made = await this.types.create(
+          create(CreateFragmentTypeRequestSchema, {
+            workspaceId: ws,
+            key: type.key,
+            name: type.name,
+            description: type.description,
+          }),
+          context,
+        );
+        id = made.fragmentType.id!;
+        byKey.set(type.key, id);
+      }
+      ids.set(type.id, id);
+      await this.transfers.recordImported(ws, 'type', type.id, id);
+      await step();
+    }
+    return ids;
+  }
+
+  private async importFragment(
+    ws: string,
+    f: ArchivedFragment,
+    typeIds: Map<string, string>,
+    known: Map<string, string>,
+    context: RequestContext,
+  ): Promise<{ id: string; outcome: keyof Counts }> {
+    const fragmentTypeId = typeIds.get(f.fragmentTypeId)!;
+    const knownId = known.get(f.id);
+    const existing =
+      (knownId && (await this.fragmentRows.findById(knownId))) ||
+      (f.key ? await this.fragmentRows.findByKey(ws, f.key) : undefined);
+    if (existing && existing.workspaceId === ws) {
+      if (sameContent(existing, f, fragmentTypeId)) return { id: existing.id, outcome: 'unchanged' };
+      await this.fragments.update(
+        create(UpdateFragmentRequestSchema, {
+          fragmentId: existing.id,
+          fragmentTypeId,
+          title: f.title,
+          content: f.content,
+          summary: f.summary ?? '',
+          tagsSupplied: true,
+          tags: f.tags,
+          enhanceTags: f.enhanceTags,
+          expectedVersion: existing.version,
+        }),
+        context,
+      );
+      await this.transfers.recordImported(ws, 'fragment', f.id, existing.id);
+      return { id: existing.id, outcome: 'updated' };
+    }
+    const { fragment } = await this.fragments.create(
+      create(CreateFragmentRequestSchema, {
+        workspaceId: ws,
+        fragmentTypeId,
+        title: f.title,
+        content: f.content,
+        // Summaries and tags are kept as archived, never generated anew.
+        summary: f.summary ?? undefined,
+        tagsSupplied: true,
+        tags: f.tags,
+        enhanceTags: f.enhanceTags,
+        createdVia: (CREATED_VIA as readonly string[]).includes(f.createdVia) ? f.createdVia : 'import',
+        key: f.key ?? undefined,
+      }),
+      context,
+    );
+    const id = fragment.id!;
+    await this.transfers.recordImported(ws, 'fragment', f.id, id);
+    if (f.archivedAt) await this.fragments.delete(create(DeleteFragmentRequestSchema, { fragmentId: id }), context);
+    return { id, outcome: 'created' };
+  }
+
+  /** Archived collection id → the collection an earlier import made, or a new one. */
+  private async importCollections(
+    ws: string,
+    records: ArchiveRecords,
+    context: RequestContext,
+    step: () => Promise<void>,
+  ): Promise<Map<string, string>> {
+    const known = await this.transfers.importedIds(ws, 'collection');
+    const ids = new Map<string, string>();
+    for (const c of records['collections.ndjson']) {
+      const knownId = known.get(c.id);
+      let id = knownId && (await this.collectionRows.findInWorkspace(ws, knownId))?.id;
+      if (!id) {
+        const made = await this.collections.create(
+          create(CreateCollectionRequestSchema, { workspaceId: ws, name: c.name, description: c.description }),
+          context,
+        );
+        id = made.collection!.id!;
+        await this.transfers.recordImported(ws, 'collection', c.id, id);
+      }
+      ids.set(c.id, id);
+      await step();
+    }
+    return ids;
+  }
+}
+
+function sameContent(row: FragmentRow, f: ArchivedFragment, fragmentTypeId: string): boolean {
+  return (
+    row.title === f.title &&
+    row.content === f.content &&
+    row.fragmentTypeId === fragmentTypeId &&
+    (row.summary ?? null) === (f.summary ?? null) &&
+    row.tags.length === f.tags.length &&
+    row.tags.every((t, i) => t === f.tags[i])
+  );
+}

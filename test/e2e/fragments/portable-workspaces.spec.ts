@@ -1,0 +1,236 @@
+import { createHash } from 'node:crypto';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authHeaders } from '../../support/accounts.js';
+import { startFragmentsPlatform, type Person } from './fragments-fixture.js';
+
+/**
+ * Portable workspaces over real HTTP: a workspace exported to one zip by a background job with
+ * progress, downloaded by its owner, imported into another workspace with everything the same,
+ * imported again with nothing new, and damaged archives refused before anything is written, with
+ * where the damage is.
+ */
+describe('portable workspaces: export and import', () => {
+  let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
+  let owner: Person;
+  let source: { id: string; noteTypeId: string };
+  let archive: Uint8Array;
+
+  const call = (auth: string, method: string, path: string, body?: unknown) => p.api.call(auth, method, path, body);
+  const finished = async (auth: string, path: string) => {
+    let last: any;
+    await expect
+      .poll(
+        async () => {
+          last = (await call(auth, 'GET', path)).body.transfer;
+          return last.status;
+        },
+        { timeout: 60_000, interval: 100 },
+      )
+      .not.toBe('processing');
+    return last;
+  };
+  const importArchive = async (workspaceId: string, bytes: Uint8Array) => {
+    const res = await fetch(`${p.platform.url}/api/workspaces/${workspaceId}/imports`, {
+      method: 'POST',
+      headers: { ...authHeaders(owner.auth), 'content-type': 'application/zip' },
+      body: Buffer.from(bytes),
+    });
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(202);
+    return finished(owner.auth, `/api/workspaces/${workspaceId}/imports/${body.transfer.id}`);
+  };
+  /** Everything a person would compare, by title. */
+  const snapshot = async (workspaceId: string) => {
+    const types = (await p.api.ok(owner.auth, 'GET', `/api/workspaces/${workspaceId}/fragment-types`, undefined, 200))
+      .items;
+    const typeKey = new Map(types.map((t: any) => [t.id, t.key]));
+    const list = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/memory-fragments?workspaceId=${workspaceId}&includeArchived=true&limit=500`,
+      undefined,
+      200,
+    );
+    const collections = (
+      await p.api.ok(owner.auth, 'GET', `/api/workspaces/${workspaceId}/collections`, undefined, 200)
+    ).items;
+    const members = new Map<string, string[]>();
+    for (const c of collections) {
+      const page = await p.api.ok(
+        owner.auth,
+        'GET',
+        `/api/workspaces/${workspaceId}/collections/${c.id}/fragments?limit=500`,
+        undefined,
+        200,
+      );
+      for (const f of page.items) members.set(f.title, [...(members.get(f.title) ?? []), c.name].sort());
+    }
+    return list.items
+      .map((f: any) => ({
+        title: f.title,
+        content: f.content,
+        summary: f.summary,
+        tags: f.tags,
+        key: f.key,
+        type: typeKey.get(f.fragmentTypeId),
+        archived: f.archivedAt !== null,
+        collections: members.get(f.title) ?? [],
+      }))
+      .sort((a: any, b: any) => a.title.localeCompare(b.title));
+  };
+
+  beforeAll(async () => {
+    p = await startFragmentsPlatform();
+    owner = await p.person();
+    source = await p.workspace(owner);
+    const recipe = await p.api.ok(
+      owner.auth,
+      'POST',
+      `/api/workspaces/${source.id}/fragment-types`,
+      { key: 'recipe', name: 'Recipe', description: 'How to cook it' },
+      201,
+    );
+    const items = Array.from({ length: 30 }, (_, i) => ({
+      fragmentTypeId: i % 3 === 0 ? recipe.fragmentType.id : source.noteTypeId,
+      title: `Fragment ${String(i).padStart(2, '0')}`,
+      content: `# Fragment ${i}\n\nMarker content ${i} — ünïcödé ✓`,
+      ...(i % 2 === 0 ? { key: `k-${i}` } : {}),
+      ...(i % 4 === 0 ? { summary: `Summary ${i}`, tags: ['even', `t${i}`] } : {}),
+    }));
+    const written = await p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments/bulk',
+      { workspaceId: source.id, items },
+      200,
+    );
+    expect(written.created).toBe(30);
+    const ids: string[] = written.results.map((r: any) => r.id);
+    for (const [name, members] of [
+      ['Kitchen', ids.slice(0, 10)],
+      ['Garden', ids.slice(5, 12)],
+    ] as const) {
+      const { collection } = await p.api.ok(
+        owner.auth,
+        'POST',
+        `/api/workspaces/${source.id}/collections`,
+        { name, description: `${name} notes` },
+        201,
+      );
+      await p.api.ok(
+        owner.auth,
+        'POST',
+        `/api/workspaces/${source.id}/collections/${collection.id}/fragments`,
+        { fragmentIds: members },
+        200,
+      );
+    }
+    // Enrichment settles first, so both sides compare generated summaries and tags as they stay.
+    const processing = async () =>
+      (
+        await p.api.ok(
+          owner.auth,
+          'GET',
+          `/api/memory-fragments?workspaceId=${source.id}&status=processing`,
+          undefined,
+          200,
+        )
+      ).totalCount;
+    for (const deadline = Date.now() + 60_000; (await processing()) > 0; ) {
+      if (Date.now() > deadline) throw new Error('enrichment did not settle');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // One archived fragment travels too (archived once enriched, as people do).
+    await p.api.ok(owner.auth, 'DELETE', `/api/memory-fragments/${ids[29]}`, undefined, 200);
+  }, 120_000);
+  afterAll(async () => p?.stop());
+
+  it('exports in the background with progress, and only owners may', async () => {
+    const collaborator = await p.person();
+    await p.api.addMember(owner.auth, source.id, collaborator, 'collaborator');
+    expect((await call(collaborator.auth, 'POST', `/api/workspaces/${source.id}/exports`)).status).toBe(403);
+    const stranger = await p.person();
+    expect((await call(stranger.auth, 'POST', `/api/workspaces/${source.id}/exports`)).status).toBe(404);
+
+    const started = await call(owner.auth, 'POST', `/api/workspaces/${source.id}/exports`);
+    expect(started.status, started.text).toBe(202);
+    expect(started.body.transfer).toMatchObject({ kind: 'export', status: 'processing', workspaceId: source.id });
+    const path = `/api/workspaces/${source.id}/exports/${started.body.transfer.id}`;
+    const done = await finished(owner.auth, path);
+    expect(done).toMatchObject({ status: 'done', progress: { done: 30, total: 30, percent: 100 }, error: null });
+    expect(done.result).toMatchObject({ fragments: 30, collections: 2, 'collection-fragments': 17 });
+    expect((await call(collaborator.auth, 'GET', `${path}/download`)).status).toBe(403);
+
+    const res = await fetch(`${p.platform.url}${path}/download`, { headers: authHeaders(owner.auth) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/zip');
+    archive = new Uint8Array(await res.arrayBuffer());
+    expect(archive.length).toBe(done.archiveBytes);
+    const files = unzipSync(archive);
+    const manifest = JSON.parse(strFromU8(files['manifest.json']!));
+    expect(manifest).toMatchObject({ format: 'kw-workspace-archive', version: 1, source: { workspaceId: source.id } });
+    expect(manifest.entries['fragments.ndjson'].records).toBe(30);
+    expect(strFromU8(files['fragments.ndjson']!).trim().split('\n')).toHaveLength(30);
+
+    // The owners were told.
+    const notices = (await p.api.ok(owner.auth, 'GET', '/api/notifications', undefined, 200)).items.filter(
+      (n: any) => n.kind === 'workspace.transfer',
+    );
+    expect(notices[0].payload).toMatchObject({ transferId: done.id, kind: 'export', status: 'done' });
+  }, 60_000);
+
+  it('imports into another workspace with everything the same, and again with nothing new', async () => {
+    const target = await p.workspace(owner);
+    const first = await importArchive(target.id, archive);
+    expect(first).toMatchObject({ kind: 'import', status: 'done', error: null });
+    expect(first.progress.done).toBe(first.progress.total);
+    expect(first.result.fragments).toEqual({ created: 30, updated: 0, unchanged: 0 });
+    expect(await snapshot(target.id)).toEqual(await snapshot(source.id));
+
+    const again = await importArchive(target.id, archive);
+    expect(again.result.fragments).toEqual({ created: 0, updated: 0, unchanged: 30 });
+    expect(again.result.collectionFragmentsAdded).toBe(0);
+    const collections = await p.api.ok(owner.auth, 'GET', `/api/workspaces/${target.id}/collections`, undefined, 200);
+    expect(collections.items).toHaveLength(2);
+    expect(await snapshot(target.id)).toEqual(await snapshot(source.id));
+  }, 120_000);
+
+  it('refuses a truncated or damaged archive before writing anything, saying where', async () => {
+    const target = await p.workspace(owner);
+    const truncated = await importArchive(target.id, archive.slice(0, Math.floor(archive.length / 2)));
+    expect(truncated.status).toBe('failed');
+    expect(truncated.error).toMatch(/truncated or damaged/);
+
+    // A record broken on line 7, with the manifest's checksum made to match: found by its line.
+    const files = unzipSync(archive);
+    const lines = strFromU8(files['fragments.ndjson']!).split('\n');
+    lines[6] = JSON.stringify({ ...JSON.parse(lines[6]!), tags: 'not-a-list' });
+    files['fragments.ndjson'] = strToU8(lines.join('\n'));
+    const manifest = JSON.parse(strFromU8(files['manifest.json']!));
+    manifest.entries['fragments.ndjson'].sha256 = createHash('sha256').update(files['fragments.ndjson']).digest('hex');
+    files['manifest.json'] = strToU8(JSON.stringify(manifest));
+    const broken = await importArchive(target.id, zipSync(files));
+    expect(broken.status).toBe('failed');
+    expect(broken.error).toBe('fragments.ndjson line 7: tags must be a list of strings');
+
+    // An entry changed behind the manifest's back.
+    files['manifest.json'] = strToU8(
+      JSON.stringify({
+        ...manifest,
+        entries: { ...manifest.entries, 'fragments.ndjson': { records: 30, sha256: '0'.repeat(64) } },
+      }),
+    );
+    const tampered = await importArchive(target.id, zipSync(files));
+    expect(tampered.error).toBe('fragments.ndjson: checksum does not match the manifest');
+
+    const listed = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${target.id}`, undefined, 200);
+    expect(listed.totalCount).toBe(0);
+    const res = await fetch(`${p.platform.url}/api/workspaces/${target.id}/imports`, {
+      method: 'POST',
+      headers: { ...authHeaders(owner.auth), 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(415);
+  }, 60_000);
+});
