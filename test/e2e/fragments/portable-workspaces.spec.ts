@@ -66,8 +66,22 @@ describe('portable workspaces: export and import', () => {
       );
       for (const f of page.items) members.set(f.title, [...(members.get(f.title) ?? []), c.name].sort());
     }
+    const filesOf = new Map<string, unknown[]>();
+    for (const f of list.items) {
+      const attached = await p.api.ok(owner.auth, 'GET', `/api/fragments/${f.id}/files`, undefined, 200);
+      filesOf.set(
+        f.id,
+        attached.items.map((file: any) => ({
+          name: file.name,
+          sha256: file.sha256,
+          sizeBytes: file.sizeBytes,
+          kind: file.kind,
+        })),
+      );
+    }
     return list.items
       .map((f: any) => ({
+        files: filesOf.get(f.id),
         title: f.title,
         content: f.content,
         summary: f.summary,
@@ -107,6 +121,23 @@ describe('portable workspaces: export and import', () => {
     );
     expect(written.created).toBe(30);
     const ids: string[] = written.results.map((r: any) => r.id);
+    // Two files: one attached to one fragment, one to two; bytes that are not text.
+    const upload = async (name: string, bytes: Buffer, fragmentId: string) => {
+      const form = new FormData();
+      form.append('workspaceId', source.id);
+      form.append('fragmentId', fragmentId);
+      form.append('file', new Blob([bytes], { type: 'application/octet-stream' }), name);
+      const res = await fetch(`${p.platform.url}/api/files/upload`, {
+        method: 'POST',
+        headers: authHeaders(owner.auth),
+        body: form,
+      });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as any).file.id as string;
+    };
+    await upload('notes.md', Buffer.from('# Notes\n\nMarker file content\n'), ids[0]!);
+    const blob = await upload('blob.bin', Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) % 256)), ids[1]!);
+    await p.api.ok(owner.auth, 'POST', `/api/files/${blob}/attachments`, { fragmentId: ids[2] }, 200);
     for (const [name, members] of [
       ['Kitchen', ids.slice(0, 10)],
       ['Garden', ids.slice(5, 12)],
@@ -137,7 +168,7 @@ describe('portable workspaces: export and import', () => {
           200,
         )
       ).totalCount;
-    for (const deadline = Date.now() + 60_000; (await processing()) > 0; ) {
+    for (const deadline = Date.now() + 60_000; (await processing()) > 0;) {
       if (Date.now() > deadline) throw new Error('enrichment did not settle');
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -172,6 +203,13 @@ describe('portable workspaces: export and import', () => {
     expect(manifest).toMatchObject({ format: 'kw-workspace-archive', version: 1, source: { workspaceId: source.id } });
     expect(manifest.entries['fragments.ndjson'].records).toBe(30);
     expect(strFromU8(files['fragments.ndjson']!).trim().split('\n')).toHaveLength(30);
+    const archivedFiles = strFromU8(files['files.ndjson']!)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(archivedFiles.map((f: any) => f.name).sort()).toEqual(['blob.bin', 'notes.md']);
+    for (const f of archivedFiles)
+      expect(createHash('sha256').update(files[`files/${f.id}`]!).digest('hex')).toBe(f.sha256);
 
     // The owners were told.
     const notices = (await p.api.ok(owner.auth, 'GET', '/api/notifications', undefined, 200)).items.filter(
@@ -186,10 +224,21 @@ describe('portable workspaces: export and import', () => {
     expect(first).toMatchObject({ kind: 'import', status: 'done', error: null });
     expect(first.progress.done).toBe(first.progress.total);
     expect(first.result.fragments).toEqual({ created: 30, updated: 0, unchanged: 0 });
+    expect(first.result.files).toEqual({ created: 2, unchanged: 0 });
     expect(await snapshot(target.id)).toEqual(await snapshot(source.id));
+    // And the bytes themselves, downloaded from the target.
+    const holder = (
+      await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${target.id}&key=k-0`, undefined, 200)
+    ).items[0];
+    const attached = await p.api.ok(owner.auth, 'GET', `/api/fragments/${holder.id}/files`, undefined, 200);
+    const download = await fetch(`${p.platform.url}/api/files/${attached.items[0].id}/download`, {
+      headers: authHeaders(owner.auth),
+    });
+    expect(Buffer.from(await download.arrayBuffer()).toString()).toBe('# Notes\n\nMarker file content\n');
 
     const again = await importArchive(target.id, archive);
     expect(again.result.fragments).toEqual({ created: 0, updated: 0, unchanged: 30 });
+    expect(again.result.files).toEqual({ created: 0, unchanged: 2 });
     expect(again.result.collectionFragmentsAdded).toBe(0);
     const collections = await p.api.ok(owner.auth, 'GET', `/api/workspaces/${target.id}/collections`, undefined, 200);
     expect(collections.items).toHaveLength(2);

@@ -137,6 +137,25 @@ export class FilesRepository {
     });
   }
 
+  /** A page of the workspace's stored files (not reservations), oldest first. */
+  listInWorkspace(workspaceId: string, take: number, skip: number): Promise<FileWithAttachments[]> {
+    return this.db.file.findMany({
+      where: { workspaceId, status: { not: 'uploading' } },
+      include: withAttachments,
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take,
+      skip,
+    });
+  }
+
+  /** A stored file of the workspace with this name and content (what an import made before). */
+  findSame(workspaceId: string, name: string, sha256: string): Promise<FileWithAttachments | null> {
+    return this.db.file.findFirst({
+      where: { workspaceId, name, sha256, status: { not: 'uploading' } },
+      include: withAttachments,
+    });
+  }
+
   findManyWithAttachments(ids: string[]): Promise<FileWithAttachments[]> {
     return this.db.file.findMany({ where: { id: { in: ids } }, include: withAttachments });
   }

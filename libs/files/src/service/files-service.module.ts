@@ -12,6 +12,7 @@ import { ProcessingRepository } from '../persistence/processing.repository.js';
 import { AttachmentsHandlers } from './attachments.handlers.js';
 import { FileRecords } from './file-records.js';
 import { FileSearchHandlers } from './file-search.handlers.js';
+import { FileTransfersHandlers } from './file-transfers.handlers.js';
 import { FilesHandlers } from './files.handlers.js';
 import { FragmentLookup } from './fragment-lookup.js';
 import { ProcessingJobs } from './processing-jobs.js';
@@ -33,6 +34,7 @@ import { ProcessingJobs } from './processing-jobs.js';
     FilesHandlers,
     AttachmentsHandlers,
     FileSearchHandlers,
+    FileTransfersHandlers,
     FileProcessingWorker,
     BlobSweeper,
     ...entitlementProviders,

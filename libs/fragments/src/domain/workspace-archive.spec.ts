@@ -29,7 +29,20 @@ const records = (): ArchiveRecords => ({
     { id: 'e2', kind: 'tech', name: 'Zip' },
   ],
   'graph-relations.ndjson': [{ sourceId: 'e1', targetId: 'e2', kind: 'uses', fragmentId: 'f1' }],
+  'files.ndjson': [
+    {
+      id: 'file1',
+      name: 'a.txt',
+      description: '',
+      mimeType: 'text/plain',
+      kind: 'text',
+      sizeBytes: 5,
+      sha256: createHash('sha256').update('hello').digest('hex'),
+      fragmentIds: ['f1'],
+    },
+  ],
 });
+const BYTES = new Map([['file1', strToU8('hello')]]);
 
 /** Rebuilds an archive with one entry replaced and the manifest made to agree with it. */
 function withEntry(bytes: Uint8Array, name: string, text: string, records: number): Uint8Array {
@@ -53,9 +66,10 @@ const failure = (bytes: Uint8Array) => {
 
 describe('the workspace archive', () => {
   it('reads back exactly what was written', () => {
-    const bytes = writeArchive({ workspaceId: 'w1' }, records(), new Date('2026-11-26T01:02:03Z'));
+    const bytes = writeArchive({ workspaceId: 'w1' }, records(), new Date('2026-11-26T01:02:03Z'), BYTES);
     const read = readArchive(bytes);
     expect(read.records).toEqual(records());
+    expect(strFromU8(read.fileBytes.get('file1')!)).toBe('hello');
     expect(read.manifest).toMatchObject({
       format: 'kw-workspace-archive',
       version: 1,
@@ -65,7 +79,7 @@ describe('the workspace archive', () => {
   });
 
   it('names the entry and line of a bad record, and refuses dangling references', () => {
-    const bytes = writeArchive({ workspaceId: 'w1' }, records());
+    const bytes = writeArchive({ workspaceId: 'w1' }, records(), new Date(), BYTES);
     const line = (r: object) => `${JSON.stringify(r)}\n`;
     expect(failure(withEntry(bytes, 'collections.ndjson', `${line({ id: 'c1', name: 'C' })}not json\n`, 2))).toMatch(
       /^collections\.ndjson line 2: /,
@@ -79,7 +93,7 @@ describe('the workspace archive', () => {
   });
 
   it('refuses another format or version, a missing entry and a truncated zip', () => {
-    const bytes = writeArchive({ workspaceId: 'w1' }, records());
+    const bytes = writeArchive({ workspaceId: 'w1' }, records(), new Date(), BYTES);
     const files = unzipSync(bytes);
     const manifest = JSON.parse(strFromU8(files['manifest.json']!));
     expect(failure(zipSync({ ...files, 'manifest.json': strToU8(JSON.stringify({ ...manifest, version: 2 })) }))).toBe(
@@ -88,5 +102,8 @@ describe('the workspace archive', () => {
     const { ['graph-relations.ndjson']: _dropped, ...rest } = files;
     expect(failure(zipSync(rest))).toBe('graph-relations.ndjson: missing');
     expect(failure(bytes.slice(0, bytes.length - 10))).toMatch(/truncated or damaged/);
+    expect(failure(zipSync({ ...files, 'files/file1': strToU8('hellO') }))).toBe(
+      'files/file1: size or SHA-256 does not match files.ndjson',
+    );
   });
 });

@@ -3,8 +3,8 @@ import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
 
 /**
  * The portable workspace archive, version 1 (docs/portable-workspaces.md): one zip holding
- * `manifest.json` and one NDJSON file per kind of record, each listed in the manifest with its
- * line count and SHA-256, so a reader can tell a damaged archive from a valid one before
+ * `manifest.json`, one NDJSON file per kind of record, each listed in the manifest with its
+ * line count and SHA-256, and each file's bytes under `files/<id>` with its own SHA-256, so a reader can tell a damaged archive from a valid one before
  * writing anything, and say where the damage is.
  */
 export const ARCHIVE_FORMAT = 'kw-workspace-archive';
@@ -58,6 +58,22 @@ export interface ArchivedRelation {
   fragmentId: string;
 }
 
+export interface ArchivedFile {
+  id: string;
+  name: string;
+  description: string;
+  mimeType: string;
+  kind: string;
+  sizeBytes: number;
+  /** Of the bytes in `files/<id>`. */
+  sha256: string;
+  /** The archived fragments it is attached to. */
+  fragmentIds: string[];
+}
+
+/** Where a file's bytes are in the zip. */
+export const fileEntry = (id: string) => `files/${id}`;
+
 /** Every record of a workspace, by the archive entry that holds it. */
 export interface ArchiveRecords {
   'fragment-types.ndjson': ArchivedType[];
@@ -66,6 +82,7 @@ export interface ArchiveRecords {
   'collection-fragments.ndjson': ArchivedMembership[];
   'graph-entities.ndjson': ArchivedEntity[];
   'graph-relations.ndjson': ArchivedRelation[];
+  'files.ndjson': ArchivedFile[];
 }
 
 export type EntryName = keyof ArchiveRecords;
@@ -76,6 +93,7 @@ export const ENTRY_NAMES: readonly EntryName[] = [
   'collection-fragments.ndjson',
   'graph-entities.ndjson',
   'graph-relations.ndjson',
+  'files.ndjson',
 ];
 
 export interface ArchiveManifest {
@@ -105,8 +123,11 @@ export function writeArchive(
   source: ArchiveManifest['source'],
   records: ArchiveRecords,
   exportedAt = new Date(),
+  fileBytes: ReadonlyMap<string, Uint8Array> = new Map(),
 ): Uint8Array {
   const files: Zippable = {};
+  // Stored, not deflated again: most files (PDF, images, office documents) are compressed already.
+  for (const file of records['files.ndjson']) files[fileEntry(file.id)] = [fileBytes.get(file.id)!, { level: 0 }];
   const entries = {} as ArchiveManifest['entries'];
   for (const name of ENTRY_NAMES) {
     const lines = (records[name] as unknown[]).map((r) => `${JSON.stringify(r)}\n`).join('');
@@ -180,6 +201,24 @@ const CHECKS: { [K in EntryName]: Check<ArchiveRecords[K][number]> } = {
     kind: reqStr(r.kind, 'kind'),
     fragmentId: reqStr(r.fragmentId, 'fragmentId'),
   }),
+  'files.ndjson': (r) => {
+    if (!Number.isSafeInteger(r.sizeBytes) || (r.sizeBytes as number) < 0)
+      throw new Error('sizeBytes must be a non-negative integer');
+    if (typeof r.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(r.sha256))
+      throw new Error('sha256 must be 64 hex digits');
+    if (!Array.isArray(r.fragmentIds) || r.fragmentIds.some((t) => typeof t !== 'string'))
+      throw new Error('fragmentIds must be a list of strings');
+    return {
+      id: reqStr(r.id, 'id'),
+      name: reqStr(r.name, 'name'),
+      description: reqStr(r.description ?? '', 'description'),
+      mimeType: reqStr(r.mimeType, 'mimeType'),
+      kind: reqStr(r.kind, 'kind'),
+      sizeBytes: r.sizeBytes as number,
+      sha256: r.sha256,
+      fragmentIds: r.fragmentIds as string[],
+    };
+  },
 };
 
 /**
@@ -188,7 +227,11 @@ const CHECKS: { [K in EntryName]: Check<ArchiveRecords[K][number]> } = {
  * count, each record's fields, and the references between records. Throws ArchiveError naming
  * the entry and line of the first problem.
  */
-export function readArchive(bytes: Uint8Array): { manifest: ArchiveManifest; records: ArchiveRecords } {
+export function readArchive(bytes: Uint8Array): {
+  manifest: ArchiveManifest;
+  records: ArchiveRecords;
+  fileBytes: Map<string, Uint8Array>;
+} {
   let files: Record<string, Uint8Array>;
   try {
     files = unzipSync(bytes);
@@ -231,7 +274,16 @@ export function readArchive(bytes: Uint8Array): { manifest: ArchiveManifest; rec
     (records as unknown as Record<string, unknown[]>)[name] = parsed;
   }
   checkReferences(records);
-  return { manifest, records };
+  const fileBytes = new Map<string, Uint8Array>();
+  for (const file of records['files.ndjson']) {
+    const name = fileEntry(file.id);
+    const content = files[name];
+    if (!content) throw new ArchiveError('missing', name);
+    if (content.length !== file.sizeBytes || sha256(content) !== file.sha256)
+      throw new ArchiveError('size or SHA-256 does not match files.ndjson', name);
+    fileBytes.set(file.id, content);
+  }
+  return { manifest, records, fileBytes };
 }
 
 function checkReferences(records: ArchiveRecords): void {
@@ -250,5 +302,9 @@ function checkReferences(records: ArchiveRecords): void {
   records['graph-relations.ndjson'].forEach((r, i) => {
     if (!entities.has(r.sourceId) || !entities.has(r.targetId) || !fragments.has(r.fragmentId))
       throw new ArchiveError('names an entity or fragment the archive lacks', 'graph-relations.ndjson', i + 1);
+  });
+  records['files.ndjson'].forEach((f, i) => {
+    if (f.fragmentIds.some((id) => !fragments.has(id)))
+      throw new ArchiveError('is attached to a fragment the archive lacks', 'files.ndjson', i + 1);
   });
 }

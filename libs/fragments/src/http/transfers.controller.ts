@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBearerAuth,
@@ -16,7 +16,7 @@ import { AppError, ErrorCode } from '@kw/platform-errors';
 import { BLOB_STORAGE, BlobTooLargeError, type BlobStorage } from '@kw/platform-storage';
 import { ServiceClient } from '@kw/platform-transport';
 import { WORKSPACE_ARCHIVE_MAX_BYTES } from '../fragments-limits.js';
-import { TransferResponseDto, type TransferDto } from './dto/transfer.dto.js';
+import { ImportQueryDto, TransferResponseDto, type TransferDto } from './dto/transfer.dto.js';
 
 const M = WorkspaceTransfersService.method;
 const OWNERS = 'Owners of the workspace (scope `workspaces:write`).';
@@ -107,7 +107,11 @@ export class TransfersController {
   @ApiConsumes('application/zip')
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
   @ApiAcceptedResponse({ type: TransferResponseDto })
-  async startImport(@Param('id') workspaceId: string, @Req() request: FastifyRequest): Promise<TransferResponseDto> {
+  async startImport(
+    @Param('id') workspaceId: string,
+    @Query() query: ImportQueryDto,
+    @Req() request: FastifyRequest,
+  ): Promise<TransferResponseDto> {
     // Authorized before a byte is read: BeginImport names where the archive goes.
     const begun = await this.client.call(M.beginImport, { workspaceId });
     const transferId = begun.transfer!.id;
@@ -143,7 +147,12 @@ export class TransfersController {
         });
       throw err;
     }
-    const { transfer } = await this.client.call(M.startImport, { workspaceId, transferId, archiveBytes: bytes });
+    const { transfer } = await this.client.call(M.startImport, {
+      workspaceId,
+      transferId,
+      archiveBytes: bytes,
+      skipFiles: query.skipFiles ?? false,
+    });
     return { success: true, transfer: transferJson(transfer) };
   }
 

@@ -61,7 +61,7 @@ export class TransfersHandlers implements OnApplicationBootstrap {
     const found = await this.findImport(input.transferId, workspaceId);
     const job = await this.transfers.uploaded(found.id, input.archiveBytes);
     if (!job) throw new AppError({ status: 409, code: ErrorCode.CONFLICT, message: `The import is ${found.status}` });
-    this.inBackground(job, async () => this.importer.run(job, await this.importer.load(job), context));
+    this.inBackground(job, async () => this.importer.run(job, await this.importer.load(job, input.skipFiles), context));
     return { transfer: transferView(job) };
   }
 

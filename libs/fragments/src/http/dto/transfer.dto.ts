@@ -1,4 +1,18 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsOptional } from 'class-validator';
+
+export class ImportQueryDto {
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'Leave the archive’s files behind (a hosted zone keeps none; otherwise such an import fails naming them)',
+  })
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean()
+  skipFiles?: boolean;
+}
 
 export class TransferProgressDto {
   @ApiProperty() done!: number;

@@ -1,8 +1,16 @@
 import { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
-import type { BlobStorage } from '@kw/platform-storage';
-import { BLOB_STORAGE } from '@kw/platform-storage';
-import { writeArchive, type ArchivedFragment, type ArchiveRecords } from '../../domain/workspace-archive.js';
+import { FilesService } from '@kw/contracts';
+import type { AppConfig } from '@kw/platform-config';
+import { APP_CONFIG } from '@kw/platform-runtime';
+import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
+import { ServiceClient } from '@kw/platform-transport';
+import {
+  writeArchive,
+  type ArchivedFile,
+  type ArchivedFragment,
+  type ArchiveRecords,
+} from '../../domain/workspace-archive.js';
 import { TransfersRepository, type TransferRow } from '../../persistence/transfers.repository.js';
 import { WorkspaceExportRepository } from '../../persistence/workspace-export.repository.js';
 import type { FragmentRow } from '../../persistence/rows.js';
@@ -10,15 +18,18 @@ import { exportArchiveKey } from './transfer-view.js';
 
 /**
  * Writes a workspace's archive (docs/portable-workspaces.md): reads every record the fragments
- * component keeps for it, reporting progress per batch of fragments, then stores the zip in
- * blob storage for owners to download.
+ * component keeps for it, reporting progress per batch of fragments, and the files through the
+ * files component's read contract, then stores the zip in blob storage for owners to download.
+ * Runs in the caller's request context (the job was started in it), as the owner.
  */
 @Injectable()
 export class WorkspaceExport {
   constructor(
     private readonly reads: WorkspaceExportRepository,
     private readonly transfers: TransfersRepository,
+    private readonly client: ServiceClient,
     @Inject(BLOB_STORAGE) private readonly storage: BlobStorage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async run(job: TransferRow): Promise<TransferRow> {
@@ -46,14 +57,46 @@ export class WorkspaceExport {
       'collection-fragments.ndjson': await this.reads.memberships(workspaceId),
       'graph-entities.ndjson': await this.reads.entities(workspaceId),
       'graph-relations.ndjson': await this.reads.relations(workspaceId),
+      'files.ndjson': [],
     };
-    const bytes = writeArchive({ workspaceId }, records);
+    const fileBytes = await this.files(workspaceId, records['files.ndjson']);
+    const bytes = writeArchive({ workspaceId }, records, new Date(), fileBytes);
     const key = exportArchiveKey(workspaceId, job.id);
     await this.storage.put(key, Readable.from([bytes]), { contentType: 'application/zip' });
     const result = Object.fromEntries(
       Object.entries(records).map(([entry, list]) => [entry.replace('.ndjson', ''), (list as unknown[]).length]),
     );
     return this.transfers.finish(job.id, { status: 'done', result, archiveKey: key, archiveBytes: bytes.length });
+  }
+
+  /**
+   * The workspace's files through the files component's read contract (ListWorkspaceFiles: the
+   * records and the blob keys), their bytes from blob storage. A Leaf (CLOUD_URL set) serves no
+   * files (Hosted Zone V1), so its archives hold none.
+   */
+  private async files(workspaceId: string, into: ArchivedFile[]): Promise<Map<string, Uint8Array>> {
+    const bytes = new Map<string, Uint8Array>();
+    if (this.config.CLOUD_URL) return bytes;
+    for (let offset = 0; ;) {
+      const { files } = await this.client.call(FilesService.method.listWorkspaceFiles, { workspaceId, offset });
+      for (const file of files) {
+        const chunks: Buffer[] = [];
+        for await (const chunk of await this.storage.get(file.storageKey)) chunks.push(chunk as Buffer);
+        bytes.set(file.id, Buffer.concat(chunks));
+        into.push({
+          id: file.id,
+          name: file.name,
+          description: file.description,
+          mimeType: file.mimeType,
+          kind: file.kind,
+          sizeBytes: Number(file.sizeBytes),
+          sha256: file.sha256,
+          fragmentIds: file.fragmentIds,
+        });
+      }
+      if (files.length === 0) return bytes;
+      offset += files.length;
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
 import {
@@ -8,12 +9,22 @@ import {
   CreateFragmentRequestSchema,
   CreateFragmentTypeRequestSchema,
   DeleteFragmentRequestSchema,
+  FilesService,
   ListFragmentTypesRequestSchema,
   UpdateFragmentRequestSchema,
 } from '@kw/contracts';
+import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
+import { AppError } from '@kw/platform-errors';
+import { APP_CONFIG } from '@kw/platform-runtime';
+import { ServiceClient } from '@kw/platform-transport';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
-import { readArchive, type ArchivedFragment, type ArchiveRecords } from '../../domain/workspace-archive.js';
+import {
+  readArchive,
+  type ArchivedFile,
+  type ArchivedFragment,
+  type ArchiveRecords,
+} from '../../domain/workspace-archive.js';
 import { CollectionsRepository } from '../../persistence/collections.repository.js';
 import { FragmentsRepository } from '../../persistence/fragments.repository.js';
 import type { FragmentRow } from '../../persistence/rows.js';
@@ -27,10 +38,16 @@ const PROGRESS_EVERY = 25;
 
 type Counts = Record<'created' | 'updated' | 'unchanged', number>;
 
+/** A checked archive: its records and each file's bytes. */
+export interface LoadedArchive {
+  records: ArchiveRecords;
+  fileBytes: Map<string, Uint8Array>;
+}
+
 /**
  * Imports an archive into a workspace (docs/portable-workspaces.md). The whole archive is read
  * and checked first (readArchive), so a damaged one fails before anything is written. Then types
- * (matched by key), fragments, collections and memberships are written through the same handlers
+ * (matched by key), fragments, collections, memberships and files are written through the same handlers
  * as the API, as the person who started the job. What each archived record became is kept, so
  * importing the same archive again finds it: unchanged records stay as they are, changed ones
  * are updated, and nothing is created twice. Graph entities and relations are not written: the
@@ -45,23 +62,40 @@ export class WorkspaceImport {
     private readonly types: FragmentTypesHandlers,
     private readonly fragments: FragmentsHandlers,
     private readonly collections: CollectionsHandlers,
+    private readonly client: ServiceClient,
     @Inject(BLOB_STORAGE) private readonly storage: BlobStorage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Reads and checks the archive: throws ArchiveError (entry and line) before any write. */
-  async load(job: TransferRow): Promise<ArchiveRecords> {
+  async load(job: TransferRow, skipFiles: boolean): Promise<LoadedArchive> {
     const chunks: Buffer[] = [];
     for await (const chunk of await this.storage.get(job.archiveKey!)) chunks.push(chunk as Buffer);
-    return readArchive(Buffer.concat(chunks)).records;
+    const { records, fileBytes } = readArchive(Buffer.concat(chunks));
+    const files = records['files.ndjson'];
+    if (skipFiles) records['files.ndjson'] = [];
+    // A Leaf serves no files (Hosted Zone V1): say which, before anything is written.
+    else if (files.length > 0 && this.config.CLOUD_URL)
+      throw new AppError({
+        status: 409,
+        code: 'FILES_UNSUPPORTED',
+        message: `This hosted zone does not keep files; the archive holds ${files.length}: ${files
+          .slice(0, 10)
+          .map((f) => f.name)
+          .join(', ')}${files.length > 10 ? ', ...' : ''}. Import with skipFiles=true to leave them behind`,
+      });
+    return { records, fileBytes };
   }
 
-  async run(job: TransferRow, records: ArchiveRecords, context: RequestContext): Promise<TransferRow> {
+  async run(job: TransferRow, archive: LoadedArchive, context: RequestContext): Promise<TransferRow> {
     const ws = job.workspaceId;
+    const { records } = archive;
     const total =
       records['fragment-types.ndjson'].length +
       records['fragments.ndjson'].length +
       records['collections.ndjson'].length +
-      records['collection-fragments.ndjson'].length;
+      records['collection-fragments.ndjson'].length +
+      records['files.ndjson'].length;
     let done = 0;
     const step = async () => {
       done++;
@@ -98,6 +132,13 @@ export class WorkspaceImport {
         memberships += (await this.collections.add(input, context)).added;
         for (const _ of slice) await step();
       }
+    const fileCounts = { created: 0, unchanged: 0 };
+    for (const file of records['files.ndjson']) {
+      fileCounts[
+        (await this.importFile(job, file, archive.fileBytes.get(file.id)!, fragmentIds)) ? 'created' : 'unchanged'
+      ]++;
+      await step();
+    }
     return this.transfers.finish(job.id, {
       status: 'done',
       result: {
@@ -105,6 +146,7 @@ export class WorkspaceImport {
         fragments: fragmentCounts,
         collections: collectionIds.size,
         collectionFragmentsAdded: memberships,
+        files: fileCounts,
       },
     });
   }
@@ -192,6 +234,37 @@ export class WorkspaceImport {
     await this.transfers.recordImported(ws, 'fragment', f.id, id);
     if (f.archivedAt) await this.fragments.delete(create(DeleteFragmentRequestSchema, { fragmentId: id }), context);
     return { id, outcome: 'created' };
+  }
+
+  /**
+   * A file, made by the files component (ImportFile) from bytes staged in this job's own blob
+   * area, attached to its imported fragments; true when it was created, false when the
+   * workspace had it already (same name and SHA-256).
+   */
+  private async importFile(
+    job: TransferRow,
+    file: ArchivedFile,
+    bytes: Uint8Array,
+    fragmentIds: Map<string, string>,
+  ): Promise<boolean> {
+    const stagedKey = `transfers/${job.workspaceId}/${job.id}-files/${file.id}`;
+    await this.storage.put(stagedKey, Readable.from([bytes]));
+    try {
+      const { created } = await this.client.call(FilesService.method.importFile, {
+        workspaceId: job.workspaceId,
+        stagedKey,
+        fileName: file.name,
+        description: file.description,
+        mimeType: file.mimeType,
+        kind: file.kind,
+        sizeBytes: BigInt(file.sizeBytes),
+        sha256: file.sha256,
+        fragmentIds: file.fragmentIds.map((id) => fragmentIds.get(id)!),
+      });
+      return created;
+    } finally {
+      await this.storage.delete(stagedKey);
+    }
   }
 
   /** Archived collection id → the collection an earlier import made, or a new one. */

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/files/v1/files.proto.
  */
 export const file_kw_files_v1_files: GenFile = /*@__PURE__*/
-  fileDesc("Chdrdy9maWxlcy92MS9maWxlcy5wcm90bxILa3cuZmlsZXMudjEixgMKCkZpbGVSZWNvcmQSCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEQoJbWltZV90eXBlGAUgASgJEgwKBGtpbmQYBiABKAkSEgoKc2l6ZV9ieXRlcxgHIAEoAxIOCgZzaGEyNTYYCCABKAkSDgoGc3RhdHVzGAkgASgJEhYKDmZhaWx1cmVfcmVhc29uGAogASgJEhcKD2ZhaWx1cmVfbWVzc2FnZRgLIAEoCRISCgpwYWdlc19kb25lGAwgASgFEhMKC3BhZ2VzX3RvdGFsGA0gASgFEhMKC2NodW5rX2NvdW50GA4gASgFEhIKCmNyZWF0ZWRfYnkYDyABKAkSEgoKY3JlYXRlZF9hdBgQIAEoCRISCgp1cGRhdGVkX2F0GBEgASgJEhQKDHByb2Nlc3NlZF9hdBgSIAEoCRIUCgxmcmFnbWVudF9pZHMYEyADKAkSEwoLc3RvcmFnZV9rZXkYFCABKAkSGgoSZGVjbGFyZWRfbWltZV90eXBlGBUgASgJEhYKDnRleHRfdHJ1bmNhdGVkGBYgASgIIoMBChJCZWdpblVwbG9hZFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRIaChJkZWNsYXJlZF9taW1lX3R5cGUYAyABKAkSEwoLZnJhZ21lbnRfaWQYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkiYgoTQmVnaW5VcGxvYWRSZXNwb25zZRIPCgdmaWxlX2lkGAEgASgJEhMKC3N0b3JhZ2Vfa2V5GAIgASgJEhEKCW1heF9ieXRlcxgDIAEoAxISCgpsaW1pdGVkX2J5GAQgASgJIm0KFUNvbXBsZXRlVXBsb2FkUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhIKCnNpemVfYnl0ZXMYAiABKAMSDgoGc2hhMjU2GAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCRIMCgRraW5kGAUgASgJIj8KFkNvbXBsZXRlVXBsb2FkUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiJQoSQWJvcnRVcGxvYWRSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkiFQoTQWJvcnRVcGxvYWRSZXNwb25zZSIhCg5HZXRGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJIjgKD0dldEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJqChFVcGRhdGVGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgDIAEoCUgBiAEBQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbiI7ChJVcGRhdGVGaWxlUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiJAoRRGVsZXRlRmlsZVJlcXVlc3QSDwoHZmlsZV9pZBgBIAEoCSIUChJEZWxldGVGaWxlUmVzcG9uc2UiKgoWQnVsa0RlbGV0ZUZpbGVzUmVxdWVzdBIQCghmaWxlX2lkcxgBIAMoCSJgChFCdWxrRGVsZXRlT3V0Y29tZRIPCgdmaWxlX2lkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgSEgoKZXJyb3JfY29kZRgDIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAQgASgJIksKF0J1bGtEZWxldGVGaWxlc1Jlc3BvbnNlEjAKCG91dGNvbWVzGAEgAygLMh4ua3cuZmlsZXMudjEuQnVsa0RlbGV0ZU91dGNvbWUiJAoRQ2FuY2VsRmlsZVJlcXVlc3QSDwoHZmlsZV9pZBgBIAEoCSI7ChJDYW5jZWxGaWxlUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiWAoSU2VhcmNoRmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVsaW1pdBgDIAEoBRIOCgZvZmZzZXQYBCABKAUiZwoNRmlsZVNlYXJjaEhpdBIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZBINCgVzY29yZRgCIAEoARIPCgdtYXRjaGVkGAMgASgJEg8KB3NuaXBwZXQYBCABKAkiVAoTU2VhcmNoRmlsZXNSZXNwb25zZRIoCgRoaXRzGAEgAygLMhoua3cuZmlsZXMudjEuRmlsZVNlYXJjaEhpdBITCgt0b3RhbF9jb3VudBgCIAEoBSI5ChFBdHRhY2hGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhMKC2ZyYWdtZW50X2lkGAIgASgJIjsKEkF0dGFjaEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCI5ChFEZXRhY2hGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhMKC2ZyYWdtZW50X2lkGAIgASgJIjsKEkRldGFjaEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCIvChhMaXN0RnJhZ21lbnRGaWxlc1JlcXVlc3QSEwoLZnJhZ21lbnRfaWQYASABKAkiQwoZTGlzdEZyYWdtZW50RmlsZXNSZXNwb25zZRImCgVmaWxlcxgBIAMoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQy8gcKDEZpbGVzU2VydmljZRJQCgtCZWdpblVwbG9hZBIfLmt3LmZpbGVzLnYxLkJlZ2luVXBsb2FkUmVxdWVzdBogLmt3LmZpbGVzLnYxLkJlZ2luVXBsb2FkUmVzcG9uc2USWQoOQ29tcGxldGVVcGxvYWQSIi5rdy5maWxlcy52MS5Db21wbGV0ZVVwbG9hZFJlcXVlc3QaIy5rdy5maWxlcy52MS5Db21wbGV0ZVVwbG9hZFJlc3BvbnNlElAKC0Fib3J0VXBsb2FkEh8ua3cuZmlsZXMudjEuQWJvcnRVcGxvYWRSZXF1ZXN0GiAua3cuZmlsZXMudjEuQWJvcnRVcGxvYWRSZXNwb25zZRJECgdHZXRGaWxlEhsua3cuZmlsZXMudjEuR2V0RmlsZVJlcXVlc3QaHC5rdy5maWxlcy52MS5HZXRGaWxlUmVzcG9uc2USTQoKVXBkYXRlRmlsZRIeLmt3LmZpbGVzLnYxLlVwZGF0ZUZpbGVSZXF1ZXN0Gh8ua3cuZmlsZXMudjEuVXBkYXRlRmlsZVJlc3BvbnNlEk0KCkRlbGV0ZUZpbGUSHi5rdy5maWxlcy52MS5EZWxldGVGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLkRlbGV0ZUZpbGVSZXNwb25zZRJcCg9CdWxrRGVsZXRlRmlsZXMSIy5rdy5maWxlcy52MS5CdWxrRGVsZXRlRmlsZXNSZXF1ZXN0GiQua3cuZmlsZXMudjEuQnVsa0RlbGV0ZUZpbGVzUmVzcG9uc2USTQoKQ2FuY2VsRmlsZRIeLmt3LmZpbGVzLnYxLkNhbmNlbEZpbGVSZXF1ZXN0Gh8ua3cuZmlsZXMudjEuQ2FuY2VsRmlsZVJlc3BvbnNlElAKC1NlYXJjaEZpbGVzEh8ua3cuZmlsZXMudjEuU2VhcmNoRmlsZXNSZXF1ZXN0GiAua3cuZmlsZXMudjEuU2VhcmNoRmlsZXNSZXNwb25zZRJNCgpBdHRhY2hGaWxlEh4ua3cuZmlsZXMudjEuQXR0YWNoRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5BdHRhY2hGaWxlUmVzcG9uc2USTQoKRGV0YWNoRmlsZRIeLmt3LmZpbGVzLnYxLkRldGFjaEZpbGVSZXF1ZXN0Gh8ua3cuZmlsZXMudjEuRGV0YWNoRmlsZVJlc3BvbnNlEmIKEUxpc3RGcmFnbWVudEZpbGVzEiUua3cuZmlsZXMudjEuTGlzdEZyYWdtZW50RmlsZXNSZXF1ZXN0GiYua3cuZmlsZXMudjEuTGlzdEZyYWdtZW50RmlsZXNSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("Chdrdy9maWxlcy92MS9maWxlcy5wcm90bxILa3cuZmlsZXMudjEixgMKCkZpbGVSZWNvcmQSCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEQoJbWltZV90eXBlGAUgASgJEgwKBGtpbmQYBiABKAkSEgoKc2l6ZV9ieXRlcxgHIAEoAxIOCgZzaGEyNTYYCCABKAkSDgoGc3RhdHVzGAkgASgJEhYKDmZhaWx1cmVfcmVhc29uGAogASgJEhcKD2ZhaWx1cmVfbWVzc2FnZRgLIAEoCRISCgpwYWdlc19kb25lGAwgASgFEhMKC3BhZ2VzX3RvdGFsGA0gASgFEhMKC2NodW5rX2NvdW50GA4gASgFEhIKCmNyZWF0ZWRfYnkYDyABKAkSEgoKY3JlYXRlZF9hdBgQIAEoCRISCgp1cGRhdGVkX2F0GBEgASgJEhQKDHByb2Nlc3NlZF9hdBgSIAEoCRIUCgxmcmFnbWVudF9pZHMYEyADKAkSEwoLc3RvcmFnZV9rZXkYFCABKAkSGgoSZGVjbGFyZWRfbWltZV90eXBlGBUgASgJEhYKDnRleHRfdHJ1bmNhdGVkGBYgASgIIoMBChJCZWdpblVwbG9hZFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRIaChJkZWNsYXJlZF9taW1lX3R5cGUYAyABKAkSEwoLZnJhZ21lbnRfaWQYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkiYgoTQmVnaW5VcGxvYWRSZXNwb25zZRIPCgdmaWxlX2lkGAEgASgJEhMKC3N0b3JhZ2Vfa2V5GAIgASgJEhEKCW1heF9ieXRlcxgDIAEoAxISCgpsaW1pdGVkX2J5GAQgASgJIm0KFUNvbXBsZXRlVXBsb2FkUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhIKCnNpemVfYnl0ZXMYAiABKAMSDgoGc2hhMjU2GAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCRIMCgRraW5kGAUgASgJIj8KFkNvbXBsZXRlVXBsb2FkUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiJQoSQWJvcnRVcGxvYWRSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkiFQoTQWJvcnRVcGxvYWRSZXNwb25zZSIhCg5HZXRGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJIjgKD0dldEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJqChFVcGRhdGVGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgDIAEoCUgBiAEBQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbiI7ChJVcGRhdGVGaWxlUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiJAoRRGVsZXRlRmlsZVJlcXVlc3QSDwoHZmlsZV9pZBgBIAEoCSIUChJEZWxldGVGaWxlUmVzcG9uc2UiKgoWQnVsa0RlbGV0ZUZpbGVzUmVxdWVzdBIQCghmaWxlX2lkcxgBIAMoCSJgChFCdWxrRGVsZXRlT3V0Y29tZRIPCgdmaWxlX2lkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgSEgoKZXJyb3JfY29kZRgDIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAQgASgJIksKF0J1bGtEZWxldGVGaWxlc1Jlc3BvbnNlEjAKCG91dGNvbWVzGAEgAygLMh4ua3cuZmlsZXMudjEuQnVsa0RlbGV0ZU91dGNvbWUiJAoRQ2FuY2VsRmlsZVJlcXVlc3QSDwoHZmlsZV9pZBgBIAEoCSI7ChJDYW5jZWxGaWxlUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiWAoSU2VhcmNoRmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVsaW1pdBgDIAEoBRIOCgZvZmZzZXQYBCABKAUiZwoNRmlsZVNlYXJjaEhpdBIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZBINCgVzY29yZRgCIAEoARIPCgdtYXRjaGVkGAMgASgJEg8KB3NuaXBwZXQYBCABKAkiVAoTU2VhcmNoRmlsZXNSZXNwb25zZRIoCgRoaXRzGAEgAygLMhoua3cuZmlsZXMudjEuRmlsZVNlYXJjaEhpdBITCgt0b3RhbF9jb3VudBgCIAEoBSI5ChFBdHRhY2hGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhMKC2ZyYWdtZW50X2lkGAIgASgJIjsKEkF0dGFjaEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCI5ChFEZXRhY2hGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhMKC2ZyYWdtZW50X2lkGAIgASgJIjsKEkRldGFjaEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCIvChhMaXN0RnJhZ21lbnRGaWxlc1JlcXVlc3QSEwoLZnJhZ21lbnRfaWQYASABKAkiQwoZTGlzdEZyYWdtZW50RmlsZXNSZXNwb25zZRImCgVmaWxlcxgBIAMoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiUAoZTGlzdFdvcmtzcGFjZUZpbGVzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDQoFbGltaXQYAiABKAUSDgoGb2Zmc2V0GAMgASgFIkQKGkxpc3RXb3Jrc3BhY2VGaWxlc1Jlc3BvbnNlEiYKBWZpbGVzGAEgAygLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCLAAQoRSW1wb3J0RmlsZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnN0YWdlZF9rZXkYAiABKAkSEQoJZmlsZV9uYW1lGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhEKCW1pbWVfdHlwZRgFIAEoCRIMCgRraW5kGAYgASgJEhIKCnNpemVfYnl0ZXMYByABKAMSDgoGc2hhMjU2GAggASgJEhQKDGZyYWdtZW50X2lkcxgJIAMoCSJMChJJbXBvcnRGaWxlUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQSDwoHY3JlYXRlZBgCIAEoCDKoCQoMRmlsZXNTZXJ2aWNlElAKC0JlZ2luVXBsb2FkEh8ua3cuZmlsZXMudjEuQmVnaW5VcGxvYWRSZXF1ZXN0GiAua3cuZmlsZXMudjEuQmVnaW5VcGxvYWRSZXNwb25zZRJZCg5Db21wbGV0ZVVwbG9hZBIiLmt3LmZpbGVzLnYxLkNvbXBsZXRlVXBsb2FkUmVxdWVzdBojLmt3LmZpbGVzLnYxLkNvbXBsZXRlVXBsb2FkUmVzcG9uc2USUAoLQWJvcnRVcGxvYWQSHy5rdy5maWxlcy52MS5BYm9ydFVwbG9hZFJlcXVlc3QaIC5rdy5maWxlcy52MS5BYm9ydFVwbG9hZFJlc3BvbnNlEkQKB0dldEZpbGUSGy5rdy5maWxlcy52MS5HZXRGaWxlUmVxdWVzdBocLmt3LmZpbGVzLnYxLkdldEZpbGVSZXNwb25zZRJNCgpVcGRhdGVGaWxlEh4ua3cuZmlsZXMudjEuVXBkYXRlRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5VcGRhdGVGaWxlUmVzcG9uc2USTQoKRGVsZXRlRmlsZRIeLmt3LmZpbGVzLnYxLkRlbGV0ZUZpbGVSZXF1ZXN0Gh8ua3cuZmlsZXMudjEuRGVsZXRlRmlsZVJlc3BvbnNlElwKD0J1bGtEZWxldGVGaWxlcxIjLmt3LmZpbGVzLnYxLkJ1bGtEZWxldGVGaWxlc1JlcXVlc3QaJC5rdy5maWxlcy52MS5CdWxrRGVsZXRlRmlsZXNSZXNwb25zZRJNCgpDYW5jZWxGaWxlEh4ua3cuZmlsZXMudjEuQ2FuY2VsRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5DYW5jZWxGaWxlUmVzcG9uc2USUAoLU2VhcmNoRmlsZXMSHy5rdy5maWxlcy52MS5TZWFyY2hGaWxlc1JlcXVlc3QaIC5rdy5maWxlcy52MS5TZWFyY2hGaWxlc1Jlc3BvbnNlEk0KCkF0dGFjaEZpbGUSHi5rdy5maWxlcy52MS5BdHRhY2hGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLkF0dGFjaEZpbGVSZXNwb25zZRJNCgpEZXRhY2hGaWxlEh4ua3cuZmlsZXMudjEuRGV0YWNoRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5EZXRhY2hGaWxlUmVzcG9uc2USYgoRTGlzdEZyYWdtZW50RmlsZXMSJS5rdy5maWxlcy52MS5MaXN0RnJhZ21lbnRGaWxlc1JlcXVlc3QaJi5rdy5maWxlcy52MS5MaXN0RnJhZ21lbnRGaWxlc1Jlc3BvbnNlEmUKEkxpc3RXb3Jrc3BhY2VGaWxlcxImLmt3LmZpbGVzLnYxLkxpc3RXb3Jrc3BhY2VGaWxlc1JlcXVlc3QaJy5rdy5maWxlcy52MS5MaXN0V29ya3NwYWNlRmlsZXNSZXNwb25zZRJNCgpJbXBvcnRGaWxlEh4ua3cuZmlsZXMudjEuSW1wb3J0RmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5JbXBvcnRGaWxlUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message kw.files.v1.FileRecord
@@ -715,6 +715,131 @@ export const ListFragmentFilesResponseSchema: GenMessage<ListFragmentFilesRespon
   messageDesc(file_kw_files_v1_files, 26);
 
 /**
+ * @generated from message kw.files.v1.ListWorkspaceFilesRequest
+ */
+export type ListWorkspaceFilesRequest = Message<"kw.files.v1.ListWorkspaceFilesRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: int32 offset = 3;
+   */
+  offset: number;
+};
+
+/**
+ * Describes the message kw.files.v1.ListWorkspaceFilesRequest.
+ * Use `create(ListWorkspaceFilesRequestSchema)` to create a new message.
+ */
+export const ListWorkspaceFilesRequestSchema: GenMessage<ListWorkspaceFilesRequest> = /*@__PURE__*/
+  messageDesc(file_kw_files_v1_files, 27);
+
+/**
+ * @generated from message kw.files.v1.ListWorkspaceFilesResponse
+ */
+export type ListWorkspaceFilesResponse = Message<"kw.files.v1.ListWorkspaceFilesResponse"> & {
+  /**
+   * @generated from field: repeated kw.files.v1.FileRecord files = 1;
+   */
+  files: FileRecord[];
+};
+
+/**
+ * Describes the message kw.files.v1.ListWorkspaceFilesResponse.
+ * Use `create(ListWorkspaceFilesResponseSchema)` to create a new message.
+ */
+export const ListWorkspaceFilesResponseSchema: GenMessage<ListWorkspaceFilesResponse> = /*@__PURE__*/
+  messageDesc(file_kw_files_v1_files, 28);
+
+/**
+ * @generated from message kw.files.v1.ImportFileRequest
+ */
+export type ImportFileRequest = Message<"kw.files.v1.ImportFileRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * Where the bytes were staged (the importer's own blob, under transfers/<workspace>/).
+   *
+   * @generated from field: string staged_key = 2;
+   */
+  stagedKey: string;
+
+  /**
+   * @generated from field: string file_name = 3;
+   */
+  fileName: string;
+
+  /**
+   * @generated from field: string description = 4;
+   */
+  description: string;
+
+  /**
+   * @generated from field: string mime_type = 5;
+   */
+  mimeType: string;
+
+  /**
+   * @generated from field: string kind = 6;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: int64 size_bytes = 7;
+   */
+  sizeBytes: bigint;
+
+  /**
+   * @generated from field: string sha256 = 8;
+   */
+  sha256: string;
+
+  /**
+   * @generated from field: repeated string fragment_ids = 9;
+   */
+  fragmentIds: string[];
+};
+
+/**
+ * Describes the message kw.files.v1.ImportFileRequest.
+ * Use `create(ImportFileRequestSchema)` to create a new message.
+ */
+export const ImportFileRequestSchema: GenMessage<ImportFileRequest> = /*@__PURE__*/
+  messageDesc(file_kw_files_v1_files, 29);
+
+/**
+ * @generated from message kw.files.v1.ImportFileResponse
+ */
+export type ImportFileResponse = Message<"kw.files.v1.ImportFileResponse"> & {
+  /**
+   * @generated from field: kw.files.v1.FileRecord file = 1;
+   */
+  file?: FileRecord | undefined;
+
+  /**
+   * @generated from field: bool created = 2;
+   */
+  created: boolean;
+};
+
+/**
+ * Describes the message kw.files.v1.ImportFileResponse.
+ * Use `create(ImportFileResponseSchema)` to create a new message.
+ */
+export const ImportFileResponseSchema: GenMessage<ImportFileResponse> = /*@__PURE__*/
+  messageDesc(file_kw_files_v1_files, 30);
+
+/**
  * Workspace files (served by the files component, data plane of the Cloud only: files are not
  * part of Hosted Zone V1). Bytes never cross the bus: the HTTP edge streams them between the
  * client and blob storage, and this service owns the metadata, the authorization, quotas and
@@ -832,6 +957,29 @@ export const FilesService: GenService<{
     methodKind: "unary";
     input: typeof ListFragmentFilesRequestSchema;
     output: typeof ListFragmentFilesResponseSchema;
+  },
+  /**
+   * Read contract of workspace exports (no REST route): a page of the workspace's stored files,
+   * oldest first, with the blob keys their bytes are read from (files:read).
+   *
+   * @generated from rpc kw.files.v1.FilesService.ListWorkspaceFiles
+   */
+  listWorkspaceFiles: {
+    methodKind: "unary";
+    input: typeof ListWorkspaceFilesRequestSchema;
+    output: typeof ListWorkspaceFilesResponseSchema;
+  },
+  /**
+   * For workspace imports (no REST route): makes a file of bytes staged in blob storage, as an
+   * upload would (files:write, quota, processing), attached to the given fragments. A file of
+   * the same name and SHA-256 already in the workspace is answered instead (created false).
+   *
+   * @generated from rpc kw.files.v1.FilesService.ImportFile
+   */
+  importFile: {
+    methodKind: "unary";
+    input: typeof ImportFileRequestSchema;
+    output: typeof ImportFileResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kw_files_v1_files, 0);
