@@ -30,8 +30,8 @@ describe('portable workspaces: export and import', () => {
       .not.toBe('processing');
     return last;
   };
-  const importArchive = async (workspaceId: string, bytes: Uint8Array) => {
-    const res = await fetch(`${p.platform.url}/api/workspaces/${workspaceId}/imports`, {
+  const importArchive = async (workspaceId: string, bytes: Uint8Array, query = '') => {
+    const res = await fetch(`${p.platform.url}/api/workspaces/${workspaceId}/imports${query}`, {
       method: 'POST',
       headers: { ...authHeaders(owner.auth), 'content-type': 'application/zip' },
       body: Buffer.from(bytes),
@@ -282,4 +282,68 @@ describe('portable workspaces: export and import', () => {
     });
     expect(res.status).toBe(415);
   }, 60_000);
+
+  it('imports a Markdown folder: frontmatter, folders as collections, wiki links in the graph', async () => {
+    const target = await p.workspace(owner);
+    const note = (text: string) => strToU8(text);
+    const vault = zipSync({
+      'Projects/Alpha.md': note(
+        '---\ntitle: Project Alpha\ntags: [launch, q4]\ntype: Project Plan\nsummary: The alpha plan\n---\n# Alpha\n\nShip it.\n',
+      ),
+      'Projects/Beta.md': note('Beta depends on [[Alpha]] and on [[Gamma|the gamma note]].\n'),
+      'Inbox.md': note('---\ntags: "#idea, later"\n---\nA random idea.\n'),
+      '.obsidian/app.json': note('{}'),
+      '.obsidian/snippets/hidden.md': note('not a note'),
+      'Projects/diagram.png': new Uint8Array([137, 80, 78, 71]),
+    });
+    const done = await importArchive(target.id, vault, '?format=markdown');
+    expect(done).toMatchObject({ status: 'done', error: null });
+    expect(done.result.fragments).toEqual({ created: 3, updated: 0, unchanged: 0 });
+
+    const snap = await snapshot(target.id);
+    expect(snap.map((f: any) => [f.title, f.type, f.collections])).toEqual([
+      ['Alpha', 'project-plan', ['Projects']],
+      ['Beta', 'note', ['Projects']],
+      ['Inbox', 'note', []],
+    ]);
+    // Frontmatter tags and summary are kept; the rest is enrichment's.
+    expect(snap[0]).toMatchObject({ tags: ['launch', 'q4'], summary: 'The alpha plan' });
+    expect(snap[2].tags).toEqual(['idea', 'later']);
+    expect(snap[1].content).toBe('Beta depends on [[Alpha]] and on [[Gamma|the gamma note]].\n');
+    const types = (await p.api.ok(owner.auth, 'GET', `/api/workspaces/${target.id}/fragment-types`, undefined, 200))
+      .items;
+    expect(types.find((t: any) => t.key === 'project-plan').name).toBe('Project Plan');
+
+    // Enrichment puts Beta's [[links]] in the graph: Beta links_to Alpha and Gamma.
+    await expect
+      .poll(
+        async () =>
+          (await p.api.ok(owner.auth, 'GET', `/api/graph/stats?workspaceId=${target.id}`, undefined, 200))
+            .relationsByKind,
+        { timeout: 30_000 },
+      )
+      .toContainEqual({ kind: 'links_to', count: 2 });
+    const beta = (
+      await p.api.ok(owner.auth, 'GET', `/api/graph/entities?workspaceId=${target.id}&q=Beta&kind=note`, undefined, 200)
+    ).items[0];
+    const around = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/graph/entities/${beta.id}/neighbourhood?workspaceId=${target.id}`,
+      undefined,
+      200,
+    );
+    const names = new Map(around.nodes.map((n: any) => [n.id, n.name]));
+    expect(
+      around.edges
+        .filter((e: any) => e.kind === 'links_to')
+        .map((e: any) => `${names.get(e.sourceId) ?? beta.name} -> ${names.get(e.targetId) ?? beta.name}`)
+        .sort(),
+    ).toEqual(['Beta -> Alpha', 'Beta -> Gamma']);
+
+    const again = await importArchive(target.id, vault, '?format=markdown');
+    expect(again.result.fragments).toEqual({ created: 0, updated: 0, unchanged: 3 });
+    const empty = await importArchive(target.id, zipSync({ 'readme.txt': note('no notes') }), '?format=markdown');
+    expect(empty).toMatchObject({ status: 'failed', error: 'the zip holds no Markdown (.md) files' });
+  }, 90_000);
 });

@@ -152,6 +152,7 @@ export class TransfersController {
       transferId,
       archiveBytes: bytes,
       skipFiles: query.skipFiles ?? false,
+      format: query.format ?? 'archive',
     });
     return { success: true, transfer: transferJson(transfer) };
   }

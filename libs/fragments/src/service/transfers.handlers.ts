@@ -58,10 +58,18 @@ export class TransfersHandlers implements OnApplicationBootstrap {
   @Handles(WorkspaceTransfersService.method.startImport)
   async startImport(input: RequestOf<typeof WorkspaceTransfersService, 'startImport'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'workspaces:write');
+    if (!['', 'archive', 'markdown'].includes(input.format))
+      throw new AppError({
+        status: 400,
+        code: ErrorCode.VALIDATION_FAILED,
+        message: 'format: archive or markdown',
+        param: 'format',
+      });
     const found = await this.findImport(input.transferId, workspaceId);
     const job = await this.transfers.uploaded(found.id, input.archiveBytes);
     if (!job) throw new AppError({ status: 409, code: ErrorCode.CONFLICT, message: `The import is ${found.status}` });
-    this.inBackground(job, async () => this.importer.run(job, await this.importer.load(job, input.skipFiles), context));
+    const options = { skipFiles: input.skipFiles, format: input.format };
+    this.inBackground(job, async () => this.importer.run(job, await this.importer.load(job, options), context));
     return { transfer: transferView(job) };
   }
 

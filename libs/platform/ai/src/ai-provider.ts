@@ -1,6 +1,6 @@
-/** An entity found in a text: a person or project name, a handle, a URL, a technology... */
+/** An entity found in a text: a person or project name, a handle, a URL, a technology, a linked note... */
 export interface ExtractedEntity {
-  kind: 'name' | 'handle' | 'url' | 'hashtag' | 'email' | 'technology';
+  kind: 'name' | 'handle' | 'url' | 'hashtag' | 'email' | 'technology' | 'note';
   name: string;
 }
 

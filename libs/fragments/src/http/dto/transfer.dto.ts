@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsOptional } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional } from 'class-validator';
 
 export class ImportQueryDto {
   @ApiPropertyOptional({
@@ -12,6 +12,15 @@ export class ImportQueryDto {
   @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean()
   skipFiles?: boolean;
+
+  @ApiPropertyOptional({
+    enum: ['archive', 'markdown'],
+    default: 'archive',
+    description: '`archive`: an export of this platform; `markdown`: a zip of a Markdown folder (an Obsidian vault)',
+  })
+  @IsOptional()
+  @IsIn(['archive', 'markdown'])
+  format?: 'archive' | 'markdown';
 }
 
 export class TransferProgressDto {

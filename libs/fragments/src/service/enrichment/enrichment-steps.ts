@@ -3,6 +3,7 @@ import type { FragmentText } from '../../persistence/rows.js';
 import type { LockedFragment, StepWrite } from '../../persistence/enrichment.repository.js';
 import { fragmentEmbeddedEvent } from '../../events/fragment-events.js';
 import type { EnrichmentStep } from './enrichment-state.js';
+import { withWikiLinks } from './wiki-links.js';
 
 export type { FragmentText };
 
@@ -33,7 +34,10 @@ export async function computeStep(step: EnrichmentStep, fragment: FragmentText, 
       return { step, chunks: texts.map((text, i) => ({ text, embedding: vectors[i] })) };
     }
     case 'graph':
-      return { step, graph: await ai.extractGraph(fullText(fragment)) };
+      return {
+        step,
+        graph: withWikiLinks(await ai.extractGraph(fullText(fragment)), fragment.title, fragment.content),
+      };
   }
 }
 

@@ -29,6 +29,7 @@ import { CollectionsRepository } from '../../persistence/collections.repository.
 import { FragmentsRepository } from '../../persistence/fragments.repository.js';
 import type { FragmentRow } from '../../persistence/rows.js';
 import { TransfersRepository, type TransferRow } from '../../persistence/transfers.repository.js';
+import { readMarkdownFolder } from './markdown-folder.js';
 import { CollectionsHandlers } from '../collections.handlers.js';
 import { FragmentTypesHandlers } from '../fragment-types.handlers.js';
 import { FragmentsHandlers } from '../fragments.handlers.js';
@@ -68,12 +69,14 @@ export class WorkspaceImport {
   ) {}
 
   /** Reads and checks the archive: throws ArchiveError (entry and line) before any write. */
-  async load(job: TransferRow, skipFiles: boolean): Promise<LoadedArchive> {
+  async load(job: TransferRow, options: { skipFiles: boolean; format: string }): Promise<LoadedArchive> {
     const chunks: Buffer[] = [];
     for await (const chunk of await this.storage.get(job.archiveKey!)) chunks.push(chunk as Buffer);
-    const { records, fileBytes } = readArchive(Buffer.concat(chunks));
+    const bytes = Buffer.concat(chunks);
+    if (options.format === 'markdown') return { records: readMarkdownFolder(bytes), fileBytes: new Map() };
+    const { records, fileBytes } = readArchive(bytes);
     const files = records['files.ndjson'];
-    if (skipFiles) records['files.ndjson'] = [];
+    if (options.skipFiles) records['files.ndjson'] = [];
     // A Leaf serves no files (Hosted Zone V1): say which, before anything is written.
     else if (files.length > 0 && this.config.CLOUD_URL)
       throw new AppError({
@@ -294,13 +297,13 @@ export class WorkspaceImport {
   }
 }
 
+/**
+ * Whether importing the record again would change nothing: what the archive sets is there. What
+ * it leaves to enrichment (no summary; tags to enhance) may have been generated since.
+ */
 function sameContent(row: FragmentRow, f: ArchivedFragment, fragmentTypeId: string): boolean {
-  return (
-    row.title === f.title &&
-    row.content === f.content &&
-    row.fragmentTypeId === fragmentTypeId &&
-    (row.summary ?? null) === (f.summary ?? null) &&
-    row.tags.length === f.tags.length &&
-    row.tags.every((t, i) => t === f.tags[i])
-  );
+  if (row.title !== f.title || row.content !== f.content || row.fragmentTypeId !== fragmentTypeId) return false;
+  if (f.summary !== null && row.summary !== f.summary) return false;
+  if (f.enhanceTags) return f.tags.every((t) => row.tags.includes(t));
+  return row.tags.length === f.tags.length && row.tags.every((t, i) => t === f.tags[i]);
 }
