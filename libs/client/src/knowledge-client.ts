@@ -1,7 +1,8 @@
 import { HandoffCache } from './handoff-cache.js';
 import type { FetchLike } from './http.js';
 import { requestJson } from './http.js';
-import type { Workspace } from './types.js';
+import { fuseRankings } from './fuse-rankings.js';
+import type { FederatedSearchResults, GlobalSearchResults, SearchOptions, Workspace } from './types.js';
 import { WorkspaceClient, type ClientParts } from './workspace-client.js';
 
 export interface KnowledgeClientOptions {
@@ -37,6 +38,51 @@ export class KnowledgeClient {
       this.workspaceClients.set(workspaceId, client);
     }
     return client;
+  }
+
+  /** The Cloud's global search: every readable workspace it holds, and the hosted ones it skipped. */
+  async globalSearch(q: string, options: SearchOptions = {}): Promise<GlobalSearchResults> {
+    return requestJson<GlobalSearchResults>(
+      this.parts.fetch,
+      this.parts.cloudUrl,
+      this.parts.token,
+      'api/search/global',
+      {
+        query: { q, mode: options.mode, limit: options.limit, offset: options.offset },
+      },
+    );
+  }
+
+  /**
+   * Searches everywhere the caller can read: the Cloud's global search, and each hosted
+   * workspace it skipped on its own Leaf (with a handoff token; the content never passes through
+   * the Cloud), then merges the lists by reciprocal rank (scores of different planes are not
+   * comparable; ranks are). A Leaf that fails is reported in `leaves`, not thrown.
+   */
+  async searchEverywhere(q: string, options: Omit<SearchOptions, 'offset'> = {}): Promise<FederatedSearchResults> {
+    const limit = options.limit ?? 20;
+    const cloud = await this.globalSearch(q, { mode: options.mode, limit });
+    const leaves = await Promise.all(
+      cloud.skippedWorkspaces.map(async (skipped) => {
+        try {
+          const found = await this.workspace(skipped.workspaceId).search(q, { mode: options.mode, limit });
+          return { skipped, found };
+        } catch (err) {
+          return { skipped, error: err instanceof Error ? err.message : String(err) };
+        }
+      }),
+    );
+    return {
+      results: fuseRankings([cloud.results, ...leaves.map((l) => l.found?.results ?? [])], limit),
+      mode: cloud.mode,
+      cloud: { workspaceCount: cloud.workspaceCount, total: cloud.total },
+      leaves: leaves.map(({ skipped, found, error }) => ({
+        workspaceId: skipped.workspaceId,
+        endpointUrl: skipped.endpointUrl,
+        total: found?.total ?? 0,
+        ...(error !== undefined ? { error } : {}),
+      })),
+    };
   }
 
   /** Creates a workspace; with `hostedZoneId` it is placed on that zone (status `processing` until the Leaf is ready). */

@@ -91,6 +91,28 @@ export interface SearchResults {
   mode: string;
 }
 
+/** A readable workspace the Cloud's global search did not search: its data lives in a hosted zone. */
+export interface SkippedWorkspace {
+  workspaceId: string;
+  name: string;
+  hostedZoneId: string;
+  endpointUrl: string;
+  reason: 'hosted_zone';
+}
+
+export interface GlobalSearchResults extends SearchResults {
+  workspaceCount: number;
+  skippedWorkspaces: SkippedWorkspace[];
+}
+
+/** What a federated search asked: the Cloud, and each hosted workspace's Leaf (an error per Leaf that failed). */
+export interface FederatedSearchResults {
+  results: SearchHit[];
+  mode: string;
+  cloud: { workspaceCount: number; total: number };
+  leaves: Array<{ workspaceId: string; endpointUrl: string; total: number; error?: string }>;
+}
+
 export interface Handoff {
   token: string;
   expiresAt: string;

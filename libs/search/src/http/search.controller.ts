@@ -50,16 +50,29 @@ export class SearchController {
   @Get('global')
   @ApiOperation({
     summary: 'Search every readable workspace',
-    description: 'Each result names its workspace. Scopes `search:read` and `workspaces:read`.',
+    description:
+      'Each result names its workspace. Workspaces whose data lives in a hosted zone are not searched here: ' +
+      '`skippedWorkspaces` names them with their Leaf (the TypeScript client searches them too). ' +
+      'Scopes `search:read` and `workspaces:read`.',
   })
   @ApiOkResponse({ type: GlobalSearchResultsDto })
   async global(@Query() query: SearchFiltersDto): Promise<GlobalSearchResultsDto> {
-    const { page, workspaceCount } = await this.client.call(M.globalSearch, {
+    const { page, workspaceCount, skippedWorkspaces } = await this.client.call(M.globalSearch, {
       search: searchOf(query),
       limit: query.limit ?? 0,
       offset: query.offset ?? 0,
     });
-    return { ...resultsJson(page), workspaceCount };
+    return {
+      ...resultsJson(page),
+      workspaceCount,
+      skippedWorkspaces: skippedWorkspaces.map((w) => ({
+        workspaceId: w.workspaceId,
+        name: w.name,
+        hostedZoneId: w.hostedZoneId,
+        endpointUrl: w.endpointUrl,
+        reason: 'hosted_zone' as const,
+      })),
+    };
   }
 
   @Get('simple')

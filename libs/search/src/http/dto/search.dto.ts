@@ -131,8 +131,21 @@ export class SearchResultsDto {
   @ApiProperty({ enum: SEARCH_MODES }) mode!: string;
 }
 
+export class SkippedWorkspaceDto {
+  @ApiProperty({ format: 'uuid' }) workspaceId!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ format: 'uuid' }) hostedZoneId!: string;
+  @ApiProperty({ description: "The zone's Leaf: search it there with a handoff token" }) endpointUrl!: string;
+  @ApiProperty({ enum: ['hosted_zone'] }) reason!: 'hosted_zone';
+}
+
 export class GlobalSearchResultsDto extends SearchResultsDto {
   @ApiProperty({ description: 'Workspaces searched' }) workspaceCount!: number;
+  @ApiProperty({
+    type: [SkippedWorkspaceDto],
+    description: 'Readable workspaces whose data lives in a hosted zone, not searched here',
+  })
+  skippedWorkspaces!: SkippedWorkspaceDto[];
 }
 
 export class SuggestionDto {

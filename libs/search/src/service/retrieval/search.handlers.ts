@@ -48,7 +48,8 @@ export class SearchHandlers {
 
   /**
    * Every workspace the caller can read: the workspaces component lists them, and each is
-   * re-checked with ResolveAccess + the policy (archived, hosted-zone and denied ones are skipped).
+   * re-checked with ResolveAccess + the policy (archived and denied ones are skipped; hosted-zone
+   * ones too, and named in the answer).
    */
   @Handles(SearchService.method.globalSearch)
   async globalSearch(input: RequestOf<typeof SearchService, 'globalSearch'>, context: RequestContext) {
@@ -59,8 +60,19 @@ export class SearchHandlers {
     });
     const { workspaces } = await this.client.call(WorkspacesService.method.listAccessibleWorkspaces, {});
     const readable: string[] = [];
+    const skippedWorkspaces = [];
     for (const workspace of workspaces) {
-      if (workspace.archivedAt || workspace.hostedZoneId) continue;
+      if (workspace.archivedAt) continue;
+      // Its data is in a Leaf, never here: the answer names it, so the client can ask the Leaf.
+      if (workspace.hostedZoneId) {
+        skippedWorkspaces.push({
+          workspaceId: workspace.id,
+          name: workspace.name,
+          hostedZoneId: workspace.hostedZoneId,
+          endpointUrl: workspace.endpointUrl,
+        });
+        continue;
+      }
       const allowed = await this.gate.authorize(context, workspace.id, 'search:read').then(
         () => true,
         (err: unknown) => {
@@ -72,7 +84,7 @@ export class SearchHandlers {
     }
     const { limit, offset } = pageOf(input.limit, input.offset);
     const page = await this.fragments.search(readable, criteriaOf(input.search), limit, offset);
-    return { page, workspaceCount: readable.length };
+    return { page, workspaceCount: readable.length, skippedWorkspaces };
   }
 
   @Handles(SearchService.method.suggestSearch)

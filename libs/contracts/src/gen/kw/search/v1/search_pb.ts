@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/search/v1/search.proto.
  */
 export const file_kw_search_v1_search: GenFile = /*@__PURE__*/
-  fileDesc("Chlrdy9zZWFyY2gvdjEvc2VhcmNoLnByb3RvEgxrdy5zZWFyY2gudjEiXgoLU2VhcmNoUXVlcnkSDQoFcXVlcnkYASABKAkSDAoEbW9kZRgCIAEoCRINCgV0eXBlcxgDIAMoCRIMCgR0YWdzGAQgAygJEhUKDWNvbGxlY3Rpb25faWQYBSABKAkivQEKCVNlYXJjaEhpdBITCgtmcmFnbWVudF9pZBgBIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSDAoEdHlwZRgEIAEoCRIMCgR0YWdzGAUgAygJEg8KB3NuaXBwZXQYBiABKAkSDQoFc2NvcmUYByABKAESEgoKbWF0Y2hlZF9ieRgIIAMoCRISCgpjcmVhdGVkX2F0GAkgASgJEhIKCnVwZGF0ZWRfYXQYCiABKAkidQoKU2VhcmNoUGFnZRIlCgRoaXRzGAEgAygLMhcua3cuc2VhcmNoLnYxLlNlYXJjaEhpdBITCgt0b3RhbF9jb3VudBgCIAEoBRINCgVsaW1pdBgDIAEoBRIOCgZvZmZzZXQYBCABKAUSDAoEbW9kZRgFIAEoCSJvCg1TZWFyY2hSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIpCgZzZWFyY2gYAiABKAsyGS5rdy5zZWFyY2gudjEuU2VhcmNoUXVlcnkSDQoFbGltaXQYAyABKAUSDgoGb2Zmc2V0GAQgASgFIjgKDlNlYXJjaFJlc3BvbnNlEiYKBHBhZ2UYASABKAsyGC5rdy5zZWFyY2gudjEuU2VhcmNoUGFnZSJfChNHbG9iYWxTZWFyY2hSZXF1ZXN0EikKBnNlYXJjaBgBIAEoCzIZLmt3LnNlYXJjaC52MS5TZWFyY2hRdWVyeRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUiVwoUR2xvYmFsU2VhcmNoUmVzcG9uc2USJgoEcGFnZRgBIAEoCzIYLmt3LnNlYXJjaC52MS5TZWFyY2hQYWdlEhcKD3dvcmtzcGFjZV9jb3VudBgCIAEoBSJLChRTdWdnZXN0U2VhcmNoUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGcHJlZml4GAIgASgJEg0KBWxpbWl0GAMgASgFIkMKEFNlYXJjaFN1Z2dlc3Rpb24SDAoEdGV4dBgBIAEoCRIMCgRraW5kGAIgASgJEhMKC2ZyYWdtZW50X2lkGAMgASgJIkwKFVN1Z2dlc3RTZWFyY2hSZXNwb25zZRIzCgtzdWdnZXN0aW9ucxgBIAMoCzIeLmt3LnNlYXJjaC52MS5TZWFyY2hTdWdnZXN0aW9uInwKC1NhdmVkU2VhcmNoEgoKAmlkGAEgASgJEhQKDHdvcmtzcGFjZV9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEikKBnNlYXJjaBgEIAEoCzIZLmt3LnNlYXJjaC52MS5TZWFyY2hRdWVyeRISCgpjcmVhdGVkX2F0GAUgASgJImkKGENyZWF0ZVNhdmVkU2VhcmNoUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIpCgZzZWFyY2gYAyABKAsyGS5rdy5zZWFyY2gudjEuU2VhcmNoUXVlcnkiTAoZQ3JlYXRlU2F2ZWRTZWFyY2hSZXNwb25zZRIvCgxzYXZlZF9zZWFyY2gYASABKAsyGS5rdy5zZWFyY2gudjEuU2F2ZWRTZWFyY2giMAoYTGlzdFNhdmVkU2VhcmNoZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCSJOChlMaXN0U2F2ZWRTZWFyY2hlc1Jlc3BvbnNlEjEKDnNhdmVkX3NlYXJjaGVzGAEgAygLMhkua3cuc2VhcmNoLnYxLlNhdmVkU2VhcmNoIkIKFVJ1blNhdmVkU2VhcmNoUmVxdWVzdBIKCgJpZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUicQoWUnVuU2F2ZWRTZWFyY2hSZXNwb25zZRIvCgxzYXZlZF9zZWFyY2gYASABKAsyGS5rdy5zZWFyY2gudjEuU2F2ZWRTZWFyY2gSJgoEcGFnZRgCIAEoCzIYLmt3LnNlYXJjaC52MS5TZWFyY2hQYWdlIiYKGERlbGV0ZVNhdmVkU2VhcmNoUmVxdWVzdBIKCgJpZBgBIAEoCSIbChlEZWxldGVTYXZlZFNlYXJjaFJlc3BvbnNlIk4KGUdldFNlYXJjaEFuYWx5dGljc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEgwKBGRheXMYAiABKAUSDQoFbGltaXQYAyABKAUiKgoKUXVlcnlDb3VudBINCgVxdWVyeRgBIAEoCRINCgVjb3VudBgCIAEoBSLIAQoaR2V0U2VhcmNoQW5hbHl0aWNzUmVzcG9uc2USFQoNdG90YWxfcXVlcmllcxgBIAEoBRIbChN6ZXJvX3Jlc3VsdF9xdWVyaWVzGAIgASgFEi0KC3RvcF9xdWVyaWVzGAMgAygLMhgua3cuc2VhcmNoLnYxLlF1ZXJ5Q291bnQSOQoXdG9wX3plcm9fcmVzdWx0X3F1ZXJpZXMYBCADKAsyGC5rdy5zZWFyY2gudjEuUXVlcnlDb3VudBIMCgRkYXlzGAUgASgFMv0FCg1TZWFyY2hTZXJ2aWNlEkMKBlNlYXJjaBIbLmt3LnNlYXJjaC52MS5TZWFyY2hSZXF1ZXN0Ghwua3cuc2VhcmNoLnYxLlNlYXJjaFJlc3BvbnNlElUKDEdsb2JhbFNlYXJjaBIhLmt3LnNlYXJjaC52MS5HbG9iYWxTZWFyY2hSZXF1ZXN0GiIua3cuc2VhcmNoLnYxLkdsb2JhbFNlYXJjaFJlc3BvbnNlElgKDVN1Z2dlc3RTZWFyY2gSIi5rdy5zZWFyY2gudjEuU3VnZ2VzdFNlYXJjaFJlcXVlc3QaIy5rdy5zZWFyY2gudjEuU3VnZ2VzdFNlYXJjaFJlc3BvbnNlEmQKEUNyZWF0ZVNhdmVkU2VhcmNoEiYua3cuc2VhcmNoLnYxLkNyZWF0ZVNhdmVkU2VhcmNoUmVxdWVzdBonLmt3LnNlYXJjaC52MS5DcmVhdGVTYXZlZFNlYXJjaFJlc3BvbnNlEmQKEUxpc3RTYXZlZFNlYXJjaGVzEiYua3cuc2VhcmNoLnYxLkxpc3RTYXZlZFNlYXJjaGVzUmVxdWVzdBonLmt3LnNlYXJjaC52MS5MaXN0U2F2ZWRTZWFyY2hlc1Jlc3BvbnNlElsKDlJ1blNhdmVkU2VhcmNoEiMua3cuc2VhcmNoLnYxLlJ1blNhdmVkU2VhcmNoUmVxdWVzdBokLmt3LnNlYXJjaC52MS5SdW5TYXZlZFNlYXJjaFJlc3BvbnNlEmQKEURlbGV0ZVNhdmVkU2VhcmNoEiYua3cuc2VhcmNoLnYxLkRlbGV0ZVNhdmVkU2VhcmNoUmVxdWVzdBonLmt3LnNlYXJjaC52MS5EZWxldGVTYXZlZFNlYXJjaFJlc3BvbnNlEmcKEkdldFNlYXJjaEFuYWx5dGljcxInLmt3LnNlYXJjaC52MS5HZXRTZWFyY2hBbmFseXRpY3NSZXF1ZXN0Gigua3cuc2VhcmNoLnYxLkdldFNlYXJjaEFuYWx5dGljc1Jlc3BvbnNlYgZwcm90bzM");
+  fileDesc("Chlrdy9zZWFyY2gvdjEvc2VhcmNoLnByb3RvEgxrdy5zZWFyY2gudjEiXgoLU2VhcmNoUXVlcnkSDQoFcXVlcnkYASABKAkSDAoEbW9kZRgCIAEoCRINCgV0eXBlcxgDIAMoCRIMCgR0YWdzGAQgAygJEhUKDWNvbGxlY3Rpb25faWQYBSABKAkivQEKCVNlYXJjaEhpdBITCgtmcmFnbWVudF9pZBgBIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSDAoEdHlwZRgEIAEoCRIMCgR0YWdzGAUgAygJEg8KB3NuaXBwZXQYBiABKAkSDQoFc2NvcmUYByABKAESEgoKbWF0Y2hlZF9ieRgIIAMoCRISCgpjcmVhdGVkX2F0GAkgASgJEhIKCnVwZGF0ZWRfYXQYCiABKAkidQoKU2VhcmNoUGFnZRIlCgRoaXRzGAEgAygLMhcua3cuc2VhcmNoLnYxLlNlYXJjaEhpdBITCgt0b3RhbF9jb3VudBgCIAEoBRINCgVsaW1pdBgDIAEoBRIOCgZvZmZzZXQYBCABKAUSDAoEbW9kZRgFIAEoCSJvCg1TZWFyY2hSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIpCgZzZWFyY2gYAiABKAsyGS5rdy5zZWFyY2gudjEuU2VhcmNoUXVlcnkSDQoFbGltaXQYAyABKAUSDgoGb2Zmc2V0GAQgASgFIjgKDlNlYXJjaFJlc3BvbnNlEiYKBHBhZ2UYASABKAsyGC5rdy5zZWFyY2gudjEuU2VhcmNoUGFnZSJfChNHbG9iYWxTZWFyY2hSZXF1ZXN0EikKBnNlYXJjaBgBIAEoCzIZLmt3LnNlYXJjaC52MS5TZWFyY2hRdWVyeRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUikwEKFEdsb2JhbFNlYXJjaFJlc3BvbnNlEiYKBHBhZ2UYASABKAsyGC5rdy5zZWFyY2gudjEuU2VhcmNoUGFnZRIXCg93b3Jrc3BhY2VfY291bnQYAiABKAUSOgoSc2tpcHBlZF93b3Jrc3BhY2VzGAMgAygLMh4ua3cuc2VhcmNoLnYxLlNraXBwZWRXb3Jrc3BhY2UiZAoQU2tpcHBlZFdvcmtzcGFjZRIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIWCg5ob3N0ZWRfem9uZV9pZBgDIAEoCRIUCgxlbmRwb2ludF91cmwYBCABKAkiSwoUU3VnZ2VzdFNlYXJjaFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg4KBnByZWZpeBgCIAEoCRINCgVsaW1pdBgDIAEoBSJDChBTZWFyY2hTdWdnZXN0aW9uEgwKBHRleHQYASABKAkSDAoEa2luZBgCIAEoCRITCgtmcmFnbWVudF9pZBgDIAEoCSJMChVTdWdnZXN0U2VhcmNoUmVzcG9uc2USMwoLc3VnZ2VzdGlvbnMYASADKAsyHi5rdy5zZWFyY2gudjEuU2VhcmNoU3VnZ2VzdGlvbiJ8CgtTYXZlZFNlYXJjaBIKCgJpZBgBIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIpCgZzZWFyY2gYBCABKAsyGS5rdy5zZWFyY2gudjEuU2VhcmNoUXVlcnkSEgoKY3JlYXRlZF9hdBgFIAEoCSJpChhDcmVhdGVTYXZlZFNlYXJjaFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSKQoGc2VhcmNoGAMgASgLMhkua3cuc2VhcmNoLnYxLlNlYXJjaFF1ZXJ5IkwKGUNyZWF0ZVNhdmVkU2VhcmNoUmVzcG9uc2USLwoMc2F2ZWRfc2VhcmNoGAEgASgLMhkua3cuc2VhcmNoLnYxLlNhdmVkU2VhcmNoIjAKGExpc3RTYXZlZFNlYXJjaGVzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkiTgoZTGlzdFNhdmVkU2VhcmNoZXNSZXNwb25zZRIxCg5zYXZlZF9zZWFyY2hlcxgBIAMoCzIZLmt3LnNlYXJjaC52MS5TYXZlZFNlYXJjaCJCChVSdW5TYXZlZFNlYXJjaFJlcXVlc3QSCgoCaWQYASABKAkSDQoFbGltaXQYAiABKAUSDgoGb2Zmc2V0GAMgASgFInEKFlJ1blNhdmVkU2VhcmNoUmVzcG9uc2USLwoMc2F2ZWRfc2VhcmNoGAEgASgLMhkua3cuc2VhcmNoLnYxLlNhdmVkU2VhcmNoEiYKBHBhZ2UYAiABKAsyGC5rdy5zZWFyY2gudjEuU2VhcmNoUGFnZSImChhEZWxldGVTYXZlZFNlYXJjaFJlcXVlc3QSCgoCaWQYASABKAkiGwoZRGVsZXRlU2F2ZWRTZWFyY2hSZXNwb25zZSJOChlHZXRTZWFyY2hBbmFseXRpY3NSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIMCgRkYXlzGAIgASgFEg0KBWxpbWl0GAMgASgFIioKClF1ZXJ5Q291bnQSDQoFcXVlcnkYASABKAkSDQoFY291bnQYAiABKAUiyAEKGkdldFNlYXJjaEFuYWx5dGljc1Jlc3BvbnNlEhUKDXRvdGFsX3F1ZXJpZXMYASABKAUSGwoTemVyb19yZXN1bHRfcXVlcmllcxgCIAEoBRItCgt0b3BfcXVlcmllcxgDIAMoCzIYLmt3LnNlYXJjaC52MS5RdWVyeUNvdW50EjkKF3RvcF96ZXJvX3Jlc3VsdF9xdWVyaWVzGAQgAygLMhgua3cuc2VhcmNoLnYxLlF1ZXJ5Q291bnQSDAoEZGF5cxgFIAEoBTL9BQoNU2VhcmNoU2VydmljZRJDCgZTZWFyY2gSGy5rdy5zZWFyY2gudjEuU2VhcmNoUmVxdWVzdBocLmt3LnNlYXJjaC52MS5TZWFyY2hSZXNwb25zZRJVCgxHbG9iYWxTZWFyY2gSIS5rdy5zZWFyY2gudjEuR2xvYmFsU2VhcmNoUmVxdWVzdBoiLmt3LnNlYXJjaC52MS5HbG9iYWxTZWFyY2hSZXNwb25zZRJYCg1TdWdnZXN0U2VhcmNoEiIua3cuc2VhcmNoLnYxLlN1Z2dlc3RTZWFyY2hSZXF1ZXN0GiMua3cuc2VhcmNoLnYxLlN1Z2dlc3RTZWFyY2hSZXNwb25zZRJkChFDcmVhdGVTYXZlZFNlYXJjaBImLmt3LnNlYXJjaC52MS5DcmVhdGVTYXZlZFNlYXJjaFJlcXVlc3QaJy5rdy5zZWFyY2gudjEuQ3JlYXRlU2F2ZWRTZWFyY2hSZXNwb25zZRJkChFMaXN0U2F2ZWRTZWFyY2hlcxImLmt3LnNlYXJjaC52MS5MaXN0U2F2ZWRTZWFyY2hlc1JlcXVlc3QaJy5rdy5zZWFyY2gudjEuTGlzdFNhdmVkU2VhcmNoZXNSZXNwb25zZRJbCg5SdW5TYXZlZFNlYXJjaBIjLmt3LnNlYXJjaC52MS5SdW5TYXZlZFNlYXJjaFJlcXVlc3QaJC5rdy5zZWFyY2gudjEuUnVuU2F2ZWRTZWFyY2hSZXNwb25zZRJkChFEZWxldGVTYXZlZFNlYXJjaBImLmt3LnNlYXJjaC52MS5EZWxldGVTYXZlZFNlYXJjaFJlcXVlc3QaJy5rdy5zZWFyY2gudjEuRGVsZXRlU2F2ZWRTZWFyY2hSZXNwb25zZRJnChJHZXRTZWFyY2hBbmFseXRpY3MSJy5rdy5zZWFyY2gudjEuR2V0U2VhcmNoQW5hbHl0aWNzUmVxdWVzdBooLmt3LnNlYXJjaC52MS5HZXRTZWFyY2hBbmFseXRpY3NSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * What to search and how; shared by Search, GlobalSearch and saved searches.
@@ -257,6 +257,14 @@ export type GlobalSearchResponse = Message<"kw.search.v1.GlobalSearchResponse"> 
    * @generated from field: int32 workspace_count = 2;
    */
   workspaceCount: number;
+
+  /**
+   * Readable workspaces not searched here: their data lives in a hosted zone's Leaf, which a
+   * client searches itself with a handoff token (docs/search.md#global-search-and-hosted-zones).
+   *
+   * @generated from field: repeated kw.search.v1.SkippedWorkspace skipped_workspaces = 3;
+   */
+  skippedWorkspaces: SkippedWorkspace[];
 };
 
 /**
@@ -265,6 +273,38 @@ export type GlobalSearchResponse = Message<"kw.search.v1.GlobalSearchResponse"> 
  */
 export const GlobalSearchResponseSchema: GenMessage<GlobalSearchResponse> = /*@__PURE__*/
   messageDesc(file_kw_search_v1_search, 6);
+
+/**
+ * @generated from message kw.search.v1.SkippedWorkspace
+ */
+export type SkippedWorkspace = Message<"kw.search.v1.SkippedWorkspace"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string hosted_zone_id = 3;
+   */
+  hostedZoneId: string;
+
+  /**
+   * @generated from field: string endpoint_url = 4;
+   */
+  endpointUrl: string;
+};
+
+/**
+ * Describes the message kw.search.v1.SkippedWorkspace.
+ * Use `create(SkippedWorkspaceSchema)` to create a new message.
+ */
+export const SkippedWorkspaceSchema: GenMessage<SkippedWorkspace> = /*@__PURE__*/
+  messageDesc(file_kw_search_v1_search, 7);
 
 /**
  * @generated from message kw.search.v1.SuggestSearchRequest
@@ -291,7 +331,7 @@ export type SuggestSearchRequest = Message<"kw.search.v1.SuggestSearchRequest"> 
  * Use `create(SuggestSearchRequestSchema)` to create a new message.
  */
 export const SuggestSearchRequestSchema: GenMessage<SuggestSearchRequest> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 7);
+  messageDesc(file_kw_search_v1_search, 8);
 
 /**
  * @generated from message kw.search.v1.SearchSuggestion
@@ -322,7 +362,7 @@ export type SearchSuggestion = Message<"kw.search.v1.SearchSuggestion"> & {
  * Use `create(SearchSuggestionSchema)` to create a new message.
  */
 export const SearchSuggestionSchema: GenMessage<SearchSuggestion> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 8);
+  messageDesc(file_kw_search_v1_search, 9);
 
 /**
  * @generated from message kw.search.v1.SuggestSearchResponse
@@ -339,7 +379,7 @@ export type SuggestSearchResponse = Message<"kw.search.v1.SuggestSearchResponse"
  * Use `create(SuggestSearchResponseSchema)` to create a new message.
  */
 export const SuggestSearchResponseSchema: GenMessage<SuggestSearchResponse> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 9);
+  messageDesc(file_kw_search_v1_search, 10);
 
 /**
  * @generated from message kw.search.v1.SavedSearch
@@ -376,7 +416,7 @@ export type SavedSearch = Message<"kw.search.v1.SavedSearch"> & {
  * Use `create(SavedSearchSchema)` to create a new message.
  */
 export const SavedSearchSchema: GenMessage<SavedSearch> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 10);
+  messageDesc(file_kw_search_v1_search, 11);
 
 /**
  * @generated from message kw.search.v1.CreateSavedSearchRequest
@@ -403,7 +443,7 @@ export type CreateSavedSearchRequest = Message<"kw.search.v1.CreateSavedSearchRe
  * Use `create(CreateSavedSearchRequestSchema)` to create a new message.
  */
 export const CreateSavedSearchRequestSchema: GenMessage<CreateSavedSearchRequest> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 11);
+  messageDesc(file_kw_search_v1_search, 12);
 
 /**
  * @generated from message kw.search.v1.CreateSavedSearchResponse
@@ -420,7 +460,7 @@ export type CreateSavedSearchResponse = Message<"kw.search.v1.CreateSavedSearchR
  * Use `create(CreateSavedSearchResponseSchema)` to create a new message.
  */
 export const CreateSavedSearchResponseSchema: GenMessage<CreateSavedSearchResponse> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 12);
+  messageDesc(file_kw_search_v1_search, 13);
 
 /**
  * @generated from message kw.search.v1.ListSavedSearchesRequest
@@ -437,7 +477,7 @@ export type ListSavedSearchesRequest = Message<"kw.search.v1.ListSavedSearchesRe
  * Use `create(ListSavedSearchesRequestSchema)` to create a new message.
  */
 export const ListSavedSearchesRequestSchema: GenMessage<ListSavedSearchesRequest> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 13);
+  messageDesc(file_kw_search_v1_search, 14);
 
 /**
  * @generated from message kw.search.v1.ListSavedSearchesResponse
@@ -454,7 +494,7 @@ export type ListSavedSearchesResponse = Message<"kw.search.v1.ListSavedSearchesR
  * Use `create(ListSavedSearchesResponseSchema)` to create a new message.
  */
 export const ListSavedSearchesResponseSchema: GenMessage<ListSavedSearchesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 14);
+  messageDesc(file_kw_search_v1_search, 15);
 
 /**
  * @generated from message kw.search.v1.RunSavedSearchRequest
@@ -481,7 +521,7 @@ export type RunSavedSearchRequest = Message<"kw.search.v1.RunSavedSearchRequest"
  * Use `create(RunSavedSearchRequestSchema)` to create a new message.
  */
 export const RunSavedSearchRequestSchema: GenMessage<RunSavedSearchRequest> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 15);
+  messageDesc(file_kw_search_v1_search, 16);
 
 /**
  * @generated from message kw.search.v1.RunSavedSearchResponse
@@ -503,7 +543,7 @@ export type RunSavedSearchResponse = Message<"kw.search.v1.RunSavedSearchRespons
  * Use `create(RunSavedSearchResponseSchema)` to create a new message.
  */
 export const RunSavedSearchResponseSchema: GenMessage<RunSavedSearchResponse> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 16);
+  messageDesc(file_kw_search_v1_search, 17);
 
 /**
  * @generated from message kw.search.v1.DeleteSavedSearchRequest
@@ -520,7 +560,7 @@ export type DeleteSavedSearchRequest = Message<"kw.search.v1.DeleteSavedSearchRe
  * Use `create(DeleteSavedSearchRequestSchema)` to create a new message.
  */
 export const DeleteSavedSearchRequestSchema: GenMessage<DeleteSavedSearchRequest> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 17);
+  messageDesc(file_kw_search_v1_search, 18);
 
 /**
  * @generated from message kw.search.v1.DeleteSavedSearchResponse
@@ -533,7 +573,7 @@ export type DeleteSavedSearchResponse = Message<"kw.search.v1.DeleteSavedSearchR
  * Use `create(DeleteSavedSearchResponseSchema)` to create a new message.
  */
 export const DeleteSavedSearchResponseSchema: GenMessage<DeleteSavedSearchResponse> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 18);
+  messageDesc(file_kw_search_v1_search, 19);
 
 /**
  * @generated from message kw.search.v1.GetSearchAnalyticsRequest
@@ -562,7 +602,7 @@ export type GetSearchAnalyticsRequest = Message<"kw.search.v1.GetSearchAnalytics
  * Use `create(GetSearchAnalyticsRequestSchema)` to create a new message.
  */
 export const GetSearchAnalyticsRequestSchema: GenMessage<GetSearchAnalyticsRequest> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 19);
+  messageDesc(file_kw_search_v1_search, 20);
 
 /**
  * @generated from message kw.search.v1.QueryCount
@@ -584,7 +624,7 @@ export type QueryCount = Message<"kw.search.v1.QueryCount"> & {
  * Use `create(QueryCountSchema)` to create a new message.
  */
 export const QueryCountSchema: GenMessage<QueryCount> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 20);
+  messageDesc(file_kw_search_v1_search, 21);
 
 /**
  * @generated from message kw.search.v1.GetSearchAnalyticsResponse
@@ -621,7 +661,7 @@ export type GetSearchAnalyticsResponse = Message<"kw.search.v1.GetSearchAnalytic
  * Use `create(GetSearchAnalyticsResponseSchema)` to create a new message.
  */
 export const GetSearchAnalyticsResponseSchema: GenMessage<GetSearchAnalyticsResponse> = /*@__PURE__*/
-  messageDesc(file_kw_search_v1_search, 21);
+  messageDesc(file_kw_search_v1_search, 22);
 
 /**
  * Workspace search (served by the search component, data plane): hybrid keyword + vector

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { KnowledgeClient } from '@kw/client';
+import { adminEnv, userWithToken } from '../../support/accounts.js';
+import { createTestDatabase } from '../../support/postgres.js';
+import { startApp, startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
+import { describeWith } from '../../support/services.js';
+import { workspacesApi } from '../workspaces/workspaces-api.js';
+
+const MARKER = `kettle-${randomUUID().slice(0, 8)}`;
+const UNLIMITED = {
+  RATE_LIMIT_PER_CREDENTIAL: '1000000',
+  RATE_LIMIT_PER_WORKSPACE: '1000000',
+  RATE_LIMIT_PER_ADDRESS: '1000000',
+};
+// Both planes on plain http on loopback: the development setting that allows it.
+const HTTP_ZONES = { HOSTED_ZONE_ALLOW_HTTP_ENDPOINTS: 'true' };
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function poll<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * Global search and hosted zones, with an embedded Cloud and a real Leaf: the Cloud's answer
+ * names the hosted workspaces it did not search (and where they live), and the TypeScript
+ * client's federated search asks each Leaf with a handoff token and merges the lists.
+ */
+describeWith(['postgres'], 'global search across the Cloud and a Leaf', () => {
+  const admin = adminEnv();
+  const dirs: string[] = [];
+  let cloudDb: Awaited<ReturnType<typeof createTestDatabase>>;
+  let leafDb: Awaited<ReturnType<typeof createTestDatabase>>;
+  let cloud: PlatformProcess;
+  let leaf: PlatformProcess | undefined;
+  let leafUrl: string;
+  let owner: { token: string };
+  let cloudWs: string;
+  let leafWs: string;
+  const dir = () => {
+    const d = tempDir('kw-federated-');
+    dirs.push(d);
+    return d;
+  };
+
+  beforeAll(async () => {
+    cloudDb = await createTestDatabase('kw_fed_cloud');
+    leafDb = await createTestDatabase('kw_fed_leaf');
+    cloud = await startEmbedded(dir(), { DATABASE_URL: cloudDb.url, ...admin, ...UNLIMITED, ...HTTP_ZONES });
+    owner = await userWithToken(cloud.url, admin.ADMIN_TOKEN);
+    const api = workspacesApi(cloud.url);
+    const { hostedZone, enrollmentToken } = await api.ok(
+      owner.token,
+      'POST',
+      '/api/hosted-zones',
+      { name: 'On-prem', region: 'eu' },
+      201,
+    );
+    const port = await freePort();
+    leafUrl = `http://127.0.0.1:${port}`;
+    leaf = await startApp('leaf', {
+      PORT: String(port),
+      PUBLIC_URL: leafUrl,
+      DATABASE_URL: leafDb.url,
+      DATA_DIR: dir(),
+      CLOUD_URL: cloud.url,
+      ENROLLMENT_TOKEN: enrollmentToken,
+      SECRETS_ENCRYPTION_KEY: 'c'.repeat(64),
+      LEAF_HEARTBEAT_SECONDS: '1',
+      ...UNLIMITED,
+      ...HTTP_ZONES,
+    });
+    await poll('zone online', async () => {
+      const zone = (await api.ok(owner.token, 'GET', `/api/hosted-zones/${hostedZone.id}`, undefined, 200)).hostedZone;
+      return zone.status === 'online';
+    });
+    leafWs = (await api.createWorkspace(owner.token, { name: 'On the Leaf', hostedZoneId: hostedZone.id })).id;
+    await poll('workspace active', async () => {
+      const { workspace } = await api.ok(owner.token, 'GET', `/api/workspaces/${leafWs}`, undefined, 200);
+      return workspace.status === 'active';
+    });
+    cloudWs = (await api.createWorkspace(owner.token, { name: 'In the Cloud' })).id;
+  }, 180_000);
+
+  afterAll(async () => {
+    await leaf?.stop();
+    await cloud?.stop();
+    await cloudDb?.drop();
+    await leafDb?.drop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }, 60_000);
+
+  it('names the hosted workspaces the Cloud skipped, and the client searches them on the Leaf', async () => {
+    const client = new KnowledgeClient({ baseUrl: cloud.url, token: owner.token });
+    for (const [workspaceId, where] of [
+      [cloudWs, 'cloud'],
+      [leafWs, 'leaf'],
+    ] as const) {
+      const ws = client.workspace(workspaceId);
+      const type = (await ws.fragments.types())[0]!;
+      await ws.fragments.create({
+        fragmentTypeId: type.id,
+        title: `Descaling the ${where} ${MARKER}`,
+        content: `Descale the ${MARKER} with vinegar, ${where} copy.`,
+      });
+    }
+    await poll('both indexed', async () => {
+      const found = await client.workspace(leafWs).search(MARKER, { mode: 'keyword' });
+      const cloudFound = await client.workspace(cloudWs).search(MARKER, { mode: 'keyword' });
+      return found.results.length > 0 && cloudFound.results.length > 0;
+    });
+
+    const global = await client.globalSearch(MARKER, { mode: 'keyword' });
+    expect(global.results.map((r) => r.workspaceId)).toEqual([cloudWs]);
+    expect(global.skippedWorkspaces).toEqual([
+      {
+        workspaceId: leafWs,
+        name: 'On the Leaf',
+        hostedZoneId: expect.any(String),
+        endpointUrl: leafUrl,
+        reason: 'hosted_zone',
+      },
+    ]);
+
+    const everywhere = await client.searchEverywhere(MARKER, { mode: 'keyword' });
+    expect(everywhere.results.map((r) => r.workspaceId).sort()).toEqual([cloudWs, leafWs].sort());
+    expect(everywhere.cloud).toEqual({ workspaceCount: 1, total: 1 });
+    expect(everywhere.leaves).toEqual([{ workspaceId: leafWs, endpointUrl: leafUrl, total: 1 }]);
+
+    // A Leaf that cannot be reached is reported, and the Cloud's results still come back.
+    await leaf!.stop();
+    leaf = undefined;
+    const fresh = new KnowledgeClient({ baseUrl: cloud.url, token: owner.token });
+    const partial = await fresh.searchEverywhere(MARKER, { mode: 'keyword' });
+    expect(partial.results.map((r) => r.workspaceId)).toEqual([cloudWs]);
+    expect(partial.leaves).toEqual([
+      { workspaceId: leafWs, endpointUrl: leafUrl, total: 0, error: expect.any(String) },
+    ]);
+  }, 90_000);
+});
