@@ -10,6 +10,7 @@ import {
   BulkWriteResultDto,
   type BulkItemResultDto,
 } from './dto/bulk-fragments.dto.js';
+import { createFragmentInput } from './create-fragment-input.js';
 
 const failed = (index: number, err: AppError): BulkItemResultDto => ({
   index,
@@ -61,20 +62,7 @@ export class BulkFragmentsController {
     for (const [index, raw] of body.items.entries()) {
       try {
         const item = await validateAgainst(BulkFragmentItemDto, raw);
-        items.push({
-          index,
-          fragment: {
-            fragmentTypeId: item.fragmentTypeId,
-            title: item.title,
-            content: item.content,
-            summary: item.summary,
-            tagsSupplied: item.tags !== undefined,
-            tags: item.tags ?? [],
-            enhanceTags: item.enhanceTags ?? false,
-            createdVia: item.createdVia ?? 'import',
-            key: item.key,
-          },
-        });
+        items.push({ index, fragment: createFragmentInput(item, { createdVia: 'import' }) });
       } catch (err) {
         if (!AppError.isAppError(err)) throw err;
         results[index] = failed(index, err);

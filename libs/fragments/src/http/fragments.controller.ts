@@ -14,6 +14,7 @@ import {
   ListFragmentsQueryDto,
   UpdateFragmentDto,
 } from './dto/fragment.dto.js';
+import { createFragmentInput } from './create-fragment-input.js';
 import { fragmentJson } from './presenters.js';
 
 const M = FragmentsService.method;
@@ -75,18 +76,10 @@ export class FragmentsController {
   })
   @ApiCreatedResponse({ type: FragmentResponseDto })
   async create(@Body() body: CreateFragmentDto): Promise<FragmentResponseDto> {
-    const { fragment } = await this.client.call(M.createFragment, {
-      workspaceId: body.workspaceId,
-      fragmentTypeId: body.fragmentTypeId,
-      title: body.title,
-      content: body.content,
-      summary: body.summary,
-      tagsSupplied: body.tags !== undefined,
-      tags: body.tags ?? [],
-      enhanceTags: body.enhanceTags ?? false,
-      createdVia: body.createdVia ?? 'api',
-      key: body.key,
-    });
+    const { fragment } = await this.client.call(
+      M.createFragment,
+      createFragmentInput(body, { workspaceId: body.workspaceId, createdVia: 'api' }),
+    );
     return { success: true, fragment: fragmentJson(fragment!) };
   }
 
