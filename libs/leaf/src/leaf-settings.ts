@@ -23,13 +23,26 @@ export interface LeafSettings {
   cloudTimeoutMs: number;
 }
 
-/** Throws ConfigError (exit 2) when the Leaf cannot know its Cloud. */
+/**
+ * Throws ConfigError (exit 2) when the Leaf cannot know its Cloud, or would register an
+ * endpoint that is not https: the Cloud hands it to every client, who send their handoff
+ * tokens there (HOSTED_ZONE_ALLOW_HTTP_ENDPOINTS allows http for development).
+ */
 export function leafSettingsFrom(config: AppConfig): LeafSettings {
+  const problems: string[] = [];
   if (!config.CLOUD_URL) {
-    throw new ConfigError([
+    problems.push(
       'CLOUD_URL: required by the Leaf: the Cloud it enrolls with and whose handoff keys it trusts (e.g. CLOUD_URL=https://kw.example.com)',
-    ]);
+    );
   }
+  if (!config.HOSTED_ZONE_ALLOW_HTTP_ENDPOINTS && new URL(config.publicUrl).protocol !== 'https:') {
+    problems.push(
+      `PUBLIC_URL: a Leaf must be reached over https, since clients send it their handoff tokens (got ${config.publicUrl}${
+        config.PUBLIC_URL ? '' : ', the default'
+      }). Set PUBLIC_URL=https://<the address clients use>, or HOSTED_ZONE_ALLOW_HTTP_ENDPOINTS=true for development only`,
+    );
+  }
+  if (problems.length > 0 || !config.CLOUD_URL) throw new ConfigError(problems);
   return {
     cloudUrl: config.CLOUD_URL.replace(/\/+$/, ''),
     enrollmentToken: config.ENROLLMENT_TOKEN,

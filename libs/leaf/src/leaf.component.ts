@@ -1,10 +1,14 @@
 import { Module } from '@nestjs/common';
 import { defineComponent, GatewayModule, leafGatewayComponent } from '@kw/platform-runtime';
 import { LeafHttpModule } from './http/leaf-http.module.js';
+import { LeafHealthModule } from './service/health/leaf-health.module.js';
 import { LeafServiceModule } from './service/leaf-service.module.js';
 
-/** The Leaf's edge: the gateway's own routes and rate limits, plus what makes it a hosted zone's Leaf. */
-@Module({ imports: [GatewayModule, LeafServiceModule] })
+/**
+ * The Leaf's edge: the gateway's own routes and rate limits (its /api/health with the link to
+ * the Cloud), plus what makes it a hosted zone's Leaf.
+ */
+@Module({ imports: [GatewayModule, LeafServiceModule, LeafHealthModule] })
 export class LeafEdgeModule {}
 
 /**

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { importJWK, SignJWT, type JWK } from 'jose';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -7,8 +6,9 @@ import { KnowledgeClient } from '@kw/client';
 import { SecretBox, parseKey } from '@kw/platform-secret-box';
 import { adminEnv, userWithToken } from '../../support/accounts.js';
 import { startDistributed, type DistributedPlatform } from '../../support/distributed.js';
+import { ALLOW_HTTP_ENDPOINTS, freePort, startLeaf } from '../../support/hosted-zones.js';
 import { createTestDatabase } from '../../support/postgres.js';
-import { startApp, tempDir, type PlatformProcess } from '../../support/processes.js';
+import { tempDir, type PlatformProcess } from '../../support/processes.js';
 import { describeWith, TEST_NATS_URL } from '../../support/services.js';
 import { workspacesApi } from '../workspaces/workspaces-api.js';
 import { call, connectMcp } from '../mcp/mcp-fixture.js';
@@ -26,17 +26,6 @@ const UNLIMITED = {
   RATE_LIMIT_PER_WORKSPACE: '1000000',
   RATE_LIMIT_PER_ADDRESS: '1000000',
 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function poll<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -75,6 +64,8 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
       SECRETS_ENCRYPTION_KEY: CLOUD_KEY,
       HANDOFF_TOKEN_TTL_SECONDS: String(TTL_SECONDS),
       HOSTED_ZONE_OFFLINE_AFTER_SECONDS: '10',
+      // The Leaf of this machine is plain http.
+      ...ALLOW_HTTP_ENDPOINTS,
       LOG_LEVEL: 'debug',
     });
     cloudSql = new pg.Client({ connectionString: cloudDb.url });
@@ -110,7 +101,7 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
 
     const port = await freePort();
     leafUrl = `http://127.0.0.1:${port}`;
-    leaf = await startApp('leaf', {
+    leaf = await startLeaf({
       PORT: String(port),
       PUBLIC_URL: leafUrl,
       DATABASE_URL: leafDb.url,

@@ -13,7 +13,8 @@ import { workspacesApi } from '../workspaces/workspaces-api.js';
  */
 describeWith(['postgres', 'nats'], 'hosted zones (Cloud, distributed)', () => {
   const admin = adminEnv();
-  const endpointUrl = 'http://127.0.0.1:9/leaf';
+  // No Leaf answers there: the Cloud never calls it, it only hands it out (https, as placement requires).
+  const endpointUrl = 'https://127.0.0.1:9/leaf';
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let platform: DistributedPlatform;
 

@@ -15,7 +15,8 @@ import { UNKNOWN_ID, WORKSPACE_NOT_FOUND, workspacesApi } from '../workspaces/wo
  * workspace): its 401/403/404/409 cases are here. The two-plane flow with a real Leaf is in
  * the lead's specs of this folder.
  */
-const LEAF_ENDPOINT = 'http://127.0.0.1:9/leaf';
+// No Leaf answers there: the Cloud never calls a Leaf, it hands the endpoint out (https, as placement requires).
+const LEAF_ENDPOINT = 'https://127.0.0.1:9/leaf';
 const OFFLINE_AFTER_SECONDS = 5;
 const ALL_HANDOFF_ACTIONS = [
   'fragments:read',
@@ -49,10 +50,10 @@ describe('hosted zones (Cloud)', () => {
     return api.ok(token, 'POST', '/api/hosted-zones', { name, region: 'eu-test' }, 201);
   }
 
-  async function enroll(enrollmentToken: string) {
+  async function enroll(enrollmentToken: string, endpointUrl = LEAF_ENDPOINT) {
     const res = await leaf('POST', '/api/hosted-zones/enroll', undefined, {
       enrollmentToken,
-      endpointUrl: LEAF_ENDPOINT,
+      endpointUrl,
       leafVersion: 'leaf-test-1',
     });
     if (res.status !== 200) throw new Error(`enroll: ${res.status} ${res.text}`);
@@ -244,7 +245,7 @@ describe('hosted zones (Cloud)', () => {
         leafVersion: 'leaf-test-2',
       });
       expect(hb.status).toBe(200);
-      expect(hb.body).toEqual({ hostedZoneId: zone.id, placements: [] });
+      expect(hb.body).toEqual({ hostedZoneId: zone.id, placements: [], revocations: [] });
       const { hostedZone } = await api.ok(owner.token, 'GET', `/api/hosted-zones/${zone.id}`, undefined, 200);
       expect(hostedZone).toMatchObject({
         status: 'online',
@@ -502,6 +503,49 @@ describe('hosted zones (Cloud)', () => {
       expect((await leaf('POST', '/api/hosted-zones/heartbeat', enrollment.zoneCredential, {})).status).toBe(401);
       expect((await leaf('POST', '/api/hosted-zones/heartbeat', again.zoneCredential, {})).status).toBe(200);
       enrollment = again;
+    });
+
+    it("answers a zone's revocations in its heartbeats (a removed member, a revoked token), and none to other zones", async () => {
+      const narrow = await createToken(platform.url, viewer.token, { scopes: ['workspaces:read', 'fragments:read'] });
+      await api.ok(narrow.token, 'POST', `/api/workspaces/${placed.id}/handoff`, undefined, 200);
+      await api.ok(viewer.token, 'DELETE', `/api/tokens/${narrow.id}`, undefined, 204);
+      await api.ok(owner.token, 'DELETE', `/api/workspaces/${placed.id}/members/${viewer.user.id}`, undefined, 204);
+      const hb = await leaf('POST', '/api/hosted-zones/heartbeat', enrollment.zoneCredential, {});
+      expect(hb.body.revocations).toEqual(
+        expect.arrayContaining([
+          { userId: null, workspaceId: null, credentialId: narrow.id, revokedAt: expect.any(String) },
+          { userId: viewer.user.id, workspaceId: placed.id, credentialId: null, revokedAt: expect.any(String) },
+        ]),
+      );
+      // A zone where none of these got a handoff token learns nothing of them.
+      const other = await newZone(owner.token, 'Elsewhere');
+      const otherLeaf = await enroll(other.enrollmentToken);
+      const otherHb = await leaf('POST', '/api/hosted-zones/heartbeat', otherLeaf.zoneCredential, {});
+      expect(otherHb.body.revocations).toEqual([]);
+    });
+
+    it('refuses placements on a zone whose Leaf registered a plain-http endpoint (409 HOSTED_ZONE_ENDPOINT_NOT_HTTPS)', async () => {
+      const created = await newZone(owner.token, 'Plain http zone');
+      const enrolled = await enroll(created.enrollmentToken, 'http://127.0.0.1:9/leaf');
+      await leaf('POST', '/api/hosted-zones/heartbeat', enrolled.zoneCredential, {});
+      const res = await api.call(owner.token, 'POST', '/api/workspaces', {
+        name: 'in the clear',
+        hostedZoneId: created.hostedZone.id,
+      });
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({
+        code: 'HOSTED_ZONE_ENDPOINT_NOT_HTTPS',
+        error:
+          "The hosted zone's endpoint is not https: clients would send it their handoff tokens in the clear. Give the Leaf an https PUBLIC_URL",
+      });
+      // Once the Leaf registers an https endpoint (its next heartbeat), placement works.
+      await leaf('POST', '/api/hosted-zones/heartbeat', enrolled.zoneCredential, { endpointUrl: LEAF_ENDPOINT });
+      const placed = await api.call(owner.token, 'POST', '/api/workspaces', {
+        name: 'over tls',
+        hostedZoneId: created.hostedZone.id,
+      });
+      expect(placed.status).toBe(201);
+      expect(placed.body.workspace.endpointUrl).toBe(LEAF_ENDPOINT);
     });
 
     it('shows a zone offline once heartbeats stop, and refuses placements on it (409 HOSTED_ZONE_OFFLINE)', async () => {

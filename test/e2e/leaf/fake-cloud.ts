@@ -20,10 +20,17 @@ export interface RecordedRequest {
   body: string;
 }
 
+export interface FakeRevocation {
+  userId?: string;
+  workspaceId?: string;
+  credentialId?: string;
+}
+
 /**
- * A stand-in for the Cloud's Leaf-facing routes (contract of issue 8): enroll, heartbeat,
- * placement ready and the JWKS, plus handoff tokens signed with its key. It records every
- * request it receives, so a test can prove what a Leaf sends (and never sends) to the Cloud.
+ * A stand-in for the Cloud's Leaf-facing routes (contract of issue 8): enroll, heartbeat (with
+ * its revocation list), placement ready and the JWKS, plus handoff tokens signed with its key.
+ * It records every request it receives, so a test can prove what a Leaf sends (and never
+ * sends) to the Cloud.
  */
 export async function startFakeCloud(options: { enrollmentToken: string }) {
   const zoneId = randomUUID();
@@ -33,6 +40,7 @@ export async function startFakeCloud(options: { enrollmentToken: string }) {
   const jwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
   const placements = new Map<string, { name: string; status: 'processing' | 'active' }>();
   const requests: RecordedRequest[] = [];
+  const revocations: Array<FakeRevocation & { revokedAt: string }> = [];
   let enrollmentUsed = false;
   let enrolled: { endpointUrl: string; leafVersion: string } | undefined;
   let heartbeats = 0;
@@ -79,7 +87,13 @@ export async function startFakeCloud(options: { enrollmentToken: string }) {
       const pending = [...placements]
         .filter(([, p]) => p.status === 'processing')
         .map(([workspaceId, p]) => ({ workspaceId, name: p.name, status: p.status }));
-      return send(res, 200, { hostedZoneId: zoneId, placements: pending });
+      const listed = revocations.map((r) => ({
+        userId: r.userId ?? null,
+        workspaceId: r.workspaceId ?? null,
+        credentialId: r.credentialId ?? null,
+        revokedAt: r.revokedAt,
+      }));
+      return send(res, 200, { hostedZoneId: zoneId, placements: pending, revocations: listed });
     }
     const ready = /^\/api\/hosted-zones\/placements\/([^/]+)\/ready$/.exec(path);
     if (req.method === 'POST' && ready) {
@@ -106,6 +120,10 @@ export async function startFakeCloud(options: { enrollmentToken: string }) {
       return workspaceId;
     },
     placementStatus: (workspaceId: string) => placements.get(workspaceId)?.status,
+    /** Revokes, from now on, the handoff tokens that match (answered with the next heartbeats). */
+    revoke(revocation: FakeRevocation): void {
+      revocations.push({ ...revocation, revokedAt: new Date().toISOString() });
+    },
     /** A handoff token as the Cloud issues it (ES256, its key), with overridable claims. */
     handoff(request: HandoffRequest): Promise<string> {
       const now = Math.floor(Date.now() / 1000);

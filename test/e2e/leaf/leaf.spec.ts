@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJson } from '../../support/http.js';
+import { startLeaf } from '../../support/hosted-zones.js';
 import { startApp, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { startFakeCloud, type FakeCloud } from './fake-cloud.js';
 
@@ -53,7 +54,7 @@ describe('the Leaf', () => {
   beforeAll(async () => {
     cloud = await startFakeCloud({ enrollmentToken: ENROLLMENT_TOKEN });
     workspaceId = cloud.place('Customer research');
-    leaf = await startApp('leaf', {
+    leaf = await startLeaf({
       CLOUD_URL: cloud.url,
       ENROLLMENT_TOKEN,
       PORT: '0',
@@ -181,7 +182,18 @@ describe('the Leaf', () => {
     }
   });
 
-  it('keeps serving a still-valid token while the Cloud is down, also after a restart', async () => {
+  it('keeps serving a still-valid token while the Cloud is down, also after a restart; a revoked one stays refused', async () => {
+    // A revocation the Cloud answered before going down is kept across the restart (its database).
+    const revokedUser = randomUUID();
+    const revoked = await cloud.handoff({ workspaceId, userId: revokedUser, role: 'viewer' });
+    expect((await call(leaf!, revoked, 'GET', `/api/memory-fragments/${fragmentId}`)).status).toBe(200);
+    cloud.revoke({ userId: revokedUser });
+    const refused = await until('the revocation to reach the Leaf', async () => {
+      const res = await call(leaf!, revoked, 'GET', `/api/memory-fragments/${fragmentId}`);
+      return res.status === 401 ? res : undefined;
+    });
+    expect(refused.body.error).toMatch(/revoked/);
+
     await cloud.stop();
     expect((await call(leaf!, token, 'GET', `/api/memory-fragments/${fragmentId}`)).status).toBe(200);
     await until('a failed heartbeat to be logged', () => leaf!.logs.some((l) => l.msg?.startsWith('heartbeat failed')));
@@ -189,7 +201,7 @@ describe('the Leaf', () => {
 
     // Restarted during the outage: the enrollment and the Cloud keys come from its database.
     expect(await leaf!.stop()).toBe(0);
-    leaf = await startApp('leaf', {
+    leaf = await startLeaf({
       CLOUD_URL: cloud.url,
       ENROLLMENT_TOKEN,
       PORT: '0',
@@ -199,6 +211,7 @@ describe('the Leaf', () => {
     const read = await call(leaf, token, 'GET', `/api/memory-fragments/${fragmentId}`);
     expect(read.status).toBe(200);
     expect(read.body.fragment.id).toBe(fragmentId);
+    expect((await call(leaf, revoked, 'GET', `/api/memory-fragments/${fragmentId}`)).status).toBe(401);
   });
 
   it('never sent fragment content to the Cloud', () => {
@@ -213,13 +226,23 @@ describe('the Leaf', () => {
 });
 
 describe("the Leaf's start-up errors", () => {
-  it('exits 2 with a clear message without CLOUD_URL, or on a first start without ENROLLMENT_TOKEN', async () => {
-    const dataDir = tempDir('kw-leaf-config-');
+  it('exits 2 with a clear message without CLOUD_URL, without an https PUBLIC_URL, or on a first start without ENROLLMENT_TOKEN', async () => {
+    const httpsProblem = 'PUBLIC_URL: a Leaf must be reached over https, since clients send it their handoff tokens';
+    const dataDirs: string[] = [];
     try {
       for (const [env, problem] of [
         [{}, 'CLOUD_URL: required by the Leaf'],
-        [{ CLOUD_URL: 'http://127.0.0.1:9' }, 'ENROLLMENT_TOKEN: required on the first start'],
+        // Without the development setting, plain http is refused, also the http://localhost default.
+        [{ CLOUD_URL: 'http://127.0.0.1:9', PUBLIC_URL: 'http://leaf.example.test' }, httpsProblem],
+        [{ CLOUD_URL: 'http://127.0.0.1:9' }, `${httpsProblem} (got http://localhost:0, the default)`],
+        [
+          { CLOUD_URL: 'http://127.0.0.1:9', HOSTED_ZONE_ALLOW_HTTP_ENDPOINTS: 'true' },
+          'ENROLLMENT_TOKEN: required on the first start',
+        ],
       ] as const) {
+        // A folder each: no case waits for the previous one's embedded database to let go of it.
+        const dataDir = tempDir('kw-leaf-config-');
+        dataDirs.push(dataDir);
         const started = startApp('leaf', { ...env, PORT: '0', DATA_DIR: dataDir });
         const err = await started.then(
           async (p) => {
@@ -232,7 +255,7 @@ describe("the Leaf's start-up errors", () => {
         expect(err.message).toContain(problem);
       }
     } finally {
-      rmSync(dataDir, { recursive: true, force: true });
+      for (const dataDir of dataDirs) rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 90_000);
 });

@@ -12,6 +12,7 @@ import {
   tokenUsageStoreProvider,
 } from './credentials/authenticate-token.js';
 import { CredentialChanges } from './credentials/credential-changes.js';
+import { HandoffRevocations } from './credentials/handoff-revocations.js';
 import { RecordTokenUses } from './credentials/record-token-uses.js';
 import { TokenUsageRecorder } from '../domain/tokens/token-usage-recorder.js';
 import { SignIn, SignOut } from './credentials/sign-in.js';
@@ -59,6 +60,7 @@ import { ClientAuthentication } from './oauth/client-authentication.js';
     tokenUsageStoreProvider,
     TokenUsageRecorder,
     RecordTokenUses,
+    HandoffRevocations,
     CredentialChanges,
     CallerAccounts,
     AuthenticateToken,

@@ -7,6 +7,9 @@ import {
   type CloudClient,
   type HeartbeatAnswer,
 } from '../service/cloud/cloud-client.js';
+import type { RevokedHandoffs } from '../service/credentials/revoked-handoffs.js';
+import type { Revocation } from '../service/credentials/revocation-list.js';
+import { CloudLink } from '../service/health/cloud-link.js';
 import type { HandoffKeys } from '../service/keys/handoff-keys.js';
 import type { LeafSettings } from '../leaf-settings.js';
 import type { LeafStateRepository } from '../persistence/leaf-state.repository.js';
@@ -44,8 +47,20 @@ function setup(answers: Array<HeartbeatAnswer | Error>, readyFailures = 0) {
     error: log('error'),
     debug: log('debug'),
   } as unknown as Logger;
-  const loop = new HeartbeatLoop(store, cloud, keys, { cloudUrl: 'http://cloud' } as LeafSettings, logger);
-  return { loop, provisioned, reported, readyCalls, logs, refreshes: () => refreshes };
+  const revocationLists: Revocation[][] = [];
+  const revoked = { replace: async (entries: Revocation[]) => void revocationLists.push(entries) } as RevokedHandoffs;
+  let clock = 1_000;
+  const link = new CloudLink(() => (clock += 1_000));
+  const loop = new HeartbeatLoop(
+    store,
+    cloud,
+    keys,
+    revoked,
+    link,
+    { cloudUrl: 'http://cloud' } as LeafSettings,
+    logger,
+  );
+  return { loop, provisioned, reported, readyCalls, logs, refreshes: () => refreshes, revocationLists, link };
 }
 
 describe('HeartbeatLoop', () => {
@@ -90,6 +105,34 @@ describe('HeartbeatLoop', () => {
       'heartbeat failed; the Leaf keeps serving with its cached keys',
     ]);
     expect(t.logs.some((l) => l.level === 'info' && l.msg === 'the Cloud answers heartbeats again')).toBe(true);
+  });
+
+  it("takes each answer's revocation list; keeps the current one when the Cloud sends none", async () => {
+    const entry = { userId: randomUUID(), workspaceId: randomUUID(), revokedAt: Date.now() };
+    const t = setup([
+      { hostedZoneId: 'z', placements: [], revocations: [entry] },
+      { hostedZoneId: 'z', placements: [] },
+      { hostedZoneId: 'z', placements: [], revocations: [] },
+    ]);
+    await t.loop.beat();
+    await t.loop.beat();
+    await t.loop.beat();
+    expect(t.revocationLists).toEqual([[entry], []]);
+  });
+
+  it('records the link for the health report: answered, unreachable, refused', async () => {
+    const t = setup([
+      { hostedZoneId: 'z', placements: [] },
+      new CloudUnavailableError('refused'),
+      new CloudRefusedError(401, 'UNAUTHENTICATED', 'no'),
+    ]);
+    await t.loop.beat();
+    expect(t.link.state()).toEqual({ lastSuccessAt: expect.any(Number) });
+    await t.loop.beat();
+    expect(t.link.state()).toMatchObject({ failure: 'unreachable' });
+    expect(t.link.state().lastFailureAt).toBeGreaterThan(t.link.state().lastSuccessAt!);
+    await t.loop.beat();
+    expect(t.link.state().failure).toBe('refused');
   });
 
   it('says how to recover when the Cloud refuses the zone credential', async () => {

@@ -2,6 +2,8 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
 import { CloudClient, CloudRefusedError, type Placement } from '../service/cloud/cloud-client.js';
+import { RevokedHandoffs } from '../service/credentials/revoked-handoffs.js';
+import { CloudLink } from '../service/health/cloud-link.js';
 import { HandoffKeys } from '../service/keys/handoff-keys.js';
 import { LEAF_SETTINGS, type LeafSettings } from '../leaf-settings.js';
 import { LeafStateRepository } from '../persistence/leaf-state.repository.js';
@@ -9,9 +11,10 @@ import { isUuid } from '@kw/platform-ids';
 
 /**
  * Every LEAF_HEARTBEAT_SECONDS: tells the Cloud the Leaf is alive (endpoint and version only),
- * provisions the placements it answers and reports each one ready, and refreshes the Cloud
- * keys when due. A Cloud that cannot be reached is logged (once per outage) and the Leaf keeps
- * serving with what it has.
+ * takes the handoff revocations it answers (the bound on how long a revoked token still
+ * works), provisions the placements it answers and reports each one ready, and refreshes the
+ * Cloud keys when due. A Cloud that cannot be reached is logged (once per outage) and recorded
+ * for the health report; the Leaf keeps serving with what it has.
  */
 @Injectable()
 export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -24,6 +27,8 @@ export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationS
     private readonly state: LeafStateRepository,
     private readonly cloud: CloudClient,
     private readonly keys: HandoffKeys,
+    private readonly revoked: RevokedHandoffs,
+    private readonly link: CloudLink,
     @Inject(LEAF_SETTINGS) private readonly settings: LeafSettings,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -46,8 +51,11 @@ export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationS
       .heartbeat(enrollment.zoneCredential)
       .catch((err: unknown) => this.reportFailure(err));
     if (answer) {
+      this.link.succeeded();
       if (this.cloudDown) this.logger.info({ cloudUrl: this.settings.cloudUrl }, 'the Cloud answers heartbeats again');
       this.cloudDown = false;
+      // First: a revoked token must not be served a moment longer than needed.
+      if (answer.revocations) await this.revoked.replace(answer.revocations);
       for (const placement of answer.placements) {
         await this.provision(enrollment.zoneCredential, placement).catch((err: unknown) =>
           this.logger.error({ err, workspaceId: placement.workspaceId }, 'could not provision a placement'),
@@ -80,6 +88,7 @@ export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationS
 
   private reportFailure(err: unknown): void {
     if (err instanceof CloudRefusedError && err.status === 401) {
+      this.link.failed('refused');
       this.logger.error(
         { cloudUrl: this.settings.cloudUrl },
         "the Cloud refused this Leaf's zone credential (zone deleted or enrollment reset): restart the Leaf with a new ENROLLMENT_TOKEN",
@@ -93,6 +102,7 @@ export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationS
       );
     else this.logger.debug({ err: (err as Error).message }, 'heartbeat failed again');
     this.cloudDown = true;
+    this.link.failed('unreachable');
   }
 
   private schedule(delayMs: number): void {

@@ -18,6 +18,9 @@ export interface Enrollment {
   jwksUri: string;
   jwks: Jwks | null;
   jwksFetchedAt: Date | null;
+  /** The Cloud's last revocation list as JSON (read by parseRevocations), null before the first heartbeat. */
+  revocations: unknown;
+  revocationsFetchedAt: Date | null;
 }
 
 export interface NewEnrollment {
@@ -76,6 +79,8 @@ export class LeafStateRepository {
       jwksUri: row.jwksUri,
       jwks: (row.jwks as Jwks | null) ?? null,
       jwksFetchedAt: row.jwksFetchedAt,
+      revocations: row.revocations ?? null,
+      revocationsFetchedAt: row.revocationsFetchedAt,
     };
     return this.enrollment;
   }
@@ -85,7 +90,7 @@ export class LeafStateRepository {
     return this.enrollment;
   }
 
-  /** Replaces the enrollment (a new one drops the previous zone's keys). */
+  /** Replaces the enrollment (a new one drops the previous zone's keys and revocations). */
   async saveEnrollment(enrolled: NewEnrollment, enrollmentToken: string): Promise<Enrollment> {
     const data = {
       hostedZoneId: enrolled.hostedZoneId,
@@ -96,10 +101,19 @@ export class LeafStateRepository {
       jwksUri: enrolled.jwksUri,
       jwks: DataPrisma.DbNull,
       jwksFetchedAt: null,
+      revocations: DataPrisma.DbNull,
+      revocationsFetchedAt: null,
       enrolledAt: new Date(),
     };
     await this.db.leafState.upsert({ where: { id: STATE_ID }, create: { id: STATE_ID, ...data }, update: data });
-    this.enrollment = { ...enrolled, enrollmentTokenHash: data.enrollmentTokenHash, jwks: null, jwksFetchedAt: null };
+    this.enrollment = {
+      ...enrolled,
+      enrollmentTokenHash: data.enrollmentTokenHash,
+      jwks: null,
+      jwksFetchedAt: null,
+      revocations: null,
+      revocationsFetchedAt: null,
+    };
     this.announce({ all: true });
     return this.enrollment;
   }
@@ -110,6 +124,12 @@ export class LeafStateRepository {
       data: { jwks: jwks as object, jwksFetchedAt: fetchedAt },
     });
     if (this.enrollment) this.enrollment = { ...this.enrollment, jwks, jwksFetchedAt: fetchedAt };
+  }
+
+  /** The Cloud's current revocation list (JSON), so a restart while the Cloud is down still refuses revoked tokens. */
+  async saveRevocations(revocations: object[], fetchedAt: Date): Promise<void> {
+    await this.db.leafState.update({ where: { id: STATE_ID }, data: { revocations, revocationsFetchedAt: fetchedAt } });
+    if (this.enrollment) this.enrollment = { ...this.enrollment, revocations, revocationsFetchedAt: fetchedAt };
   }
 
   /** Known provisioned here (this process's view; see `provisionedNow`). */

@@ -265,12 +265,26 @@ export class AppConfig {
   @MinLength(16)
   ENROLLMENT_TOKEN?: string;
 
-  /** Leaf only: seconds between heartbeats to the Cloud (each one also picks up new placements). */
+  /**
+   * Leaf only: seconds between heartbeats to the Cloud. Each one picks up new placements and
+   * the Cloud's handoff revocations, so it bounds how long a revoked member keeps access.
+   */
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(3600)
-  LEAF_HEARTBEAT_SECONDS = 10;
+  LEAF_HEARTBEAT_SECONDS = 5;
+
+  /**
+   * DEVELOPMENT SETTING, off by default: lets a hosted zone's endpoint be plain http. On a Leaf
+   * it allows a PUBLIC_URL that is not https (refused at start otherwise); on the Cloud it
+   * allows placing workspaces on a zone whose endpoint is not https (409 otherwise). Clients
+   * send handoff tokens to that endpoint: never enable in production.
+   */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  HOSTED_ZONE_ALLOW_HTTP_ENDPOINTS?: boolean;
 
   /**
    * Enables POST /api/diagnostics/echo and the components' EchoService: a message-path check

@@ -7,3 +7,5 @@ export { DATABASE } from '@kw/platform-persistence';
 export const RUNNING_COMPONENTS = Symbol('RUNNING_COMPONENTS');
 /** Names of the components the gateway routes to (and so checks in /api/health). */
 export const EXPECTED_COMPONENTS = Symbol('EXPECTED_COMPONENTS');
+/** A Leaf's CloudLinkHealth (service-info/cloud-link.ts), reported by /api/health when provided. */
+export const CLOUD_LINK_HEALTH = Symbol('CLOUD_LINK_HEALTH');

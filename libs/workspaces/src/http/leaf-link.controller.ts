@@ -14,7 +14,7 @@ import {
   LeafHeartbeatResponseDto,
   PlacementResponseDto,
 } from './dto/hosted-zones.dto.js';
-import { placementJson } from './presenters.js';
+import { placementJson, revocationJson } from './presenters.js';
 
 const M = HostedZonesService.method;
 
@@ -68,7 +68,8 @@ export class LeafLinkController {
   @ApiBearerAuth()
   @ApiOperation({
     summary: 'Leaf heartbeat',
-    description: '`Authorization: Bearer kwz_...`. Marks the zone online; answers the placements to provision.',
+    description:
+      '`Authorization: Bearer kwz_...`. Marks the zone online; answers the placements to provision and the handoff tokens to refuse.',
   })
   @ApiOkResponse({ type: LeafHeartbeatResponseDto })
   async heartbeat(
@@ -80,7 +81,11 @@ export class LeafLinkController {
       endpointUrl: body.endpointUrl ?? '',
       leafVersion: body.leafVersion ?? '',
     });
-    return { hostedZoneId: answer.hostedZoneId, placements: answer.placements.map(placementJson) };
+    return {
+      hostedZoneId: answer.hostedZoneId,
+      placements: answer.placements.map(placementJson),
+      revocations: answer.revocations.map(revocationJson),
+    };
   }
 
   @Post('placements/:workspaceId/ready')

@@ -1,4 +1,5 @@
 import type {
+  HandoffRevocation,
   HostedZone,
   Invitation,
   Member,
@@ -9,7 +10,7 @@ import type {
 } from '@kw/contracts';
 import { isWorkspaceRole } from '@kw/platform-access-policy';
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import type { HostedZoneDto, PlacementDto } from './dto/hosted-zones.dto.js';
+import type { HandoffRevocationDto, HostedZoneDto, PlacementDto } from './dto/hosted-zones.dto.js';
 import type { InvitationDto, MemberDto } from './dto/members.dto.js';
 import type { NotificationDto } from './dto/notifications.dto.js';
 import type { WorkspaceSettingsDto } from './dto/settings.dto.js';
@@ -109,6 +110,15 @@ export function hostedZoneJson(message: HostedZone | undefined): HostedZoneDto {
 export function placementJson(message: Placement | undefined): PlacementDto {
   const p = required(message, 'a placement');
   return { workspaceId: p.workspaceId, name: p.name, status: p.status };
+}
+
+export function revocationJson(r: HandoffRevocation): HandoffRevocationDto {
+  return {
+    userId: orNull(r.userId),
+    workspaceId: orNull(r.workspaceId),
+    credentialId: orNull(r.credentialId),
+    revokedAt: r.revokedAt,
+  };
 }
 
 export const list = <T>(items: T[]) => ({ items, count: items.length });

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { recordMembershipRevocation } from './handoff-revocations.repository.js';
 import type { MemberRow } from './rows.js';
 import { lockWorkspace, refusing, WORKSPACES_DB, type WorkspacesDb, type WorkspacesTx } from './workspaces-database.js';
 
@@ -30,12 +31,16 @@ export class MembersRepository {
     return owners.map((o) => o.userId);
   }
 
-  /** Changes a member's role; an owner stops being one only while another owner remains. */
+  /**
+   * Changes a member's role; an owner stops being one only while another owner remains. A
+   * different role revokes the member's handoff tokens (they carry the old role).
+   */
   changeRole(workspaceId: string, userId: string, role: string): Promise<MemberRow | MembershipRefusal> {
     return refusing<MemberRow, MembershipRefusal>(this.db, async (tx, refuse) => {
       const member = await lockedMember(tx, workspaceId, userId);
       if (!member) return refuse('not_member');
       if (member.role === 'owner' && role !== 'owner' && !(await anotherOwner(tx, workspaceId))) refuse('last_owner');
+      if (member.role !== role) await recordMembershipRevocation(tx, workspaceId, member.userId, new Date());
       return tx.workspaceMember.update({
         where: { workspaceId_userId: { workspaceId, userId: member.userId } },
         data: { role },
@@ -43,13 +48,14 @@ export class MembersRepository {
     });
   }
 
-  /** Removes a member; an owner only while another owner remains. */
+  /** Removes a member (and revokes their handoff tokens); an owner only while another owner remains. */
   async remove(workspaceId: string, userId: string): Promise<MembershipRefusal | undefined> {
     return refusing<undefined, MembershipRefusal>(this.db, async (tx, refuse) => {
       const member = await lockedMember(tx, workspaceId, userId);
       if (!member) return refuse('not_member');
       if (member.role === 'owner' && !(await anotherOwner(tx, workspaceId))) refuse('last_owner');
       await tx.workspaceMember.delete({ where: { workspaceId_userId: { workspaceId, userId: member.userId } } });
+      await recordMembershipRevocation(tx, workspaceId, member.userId, new Date());
       return undefined;
     });
   }

@@ -27,7 +27,7 @@ export class AgentGrants {
     const { user } = await this.callers.require(context, 'tokens:manage');
     if (!isUuid(id) || !(await this.grants.revokeGrant(id, 'revoked by the user', now, user.id)))
       throw notFound('Agent grant');
-    this.changes.tokensChanged(id);
+    await this.changes.tokensChanged(id);
   }
 }
 

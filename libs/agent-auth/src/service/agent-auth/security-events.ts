@@ -83,7 +83,7 @@ export class SecurityEvents {
               ? await this.grants.revokeIssuerGrantsOfUser(userId, issuer, reason, now)
               : []
             : await this.grants.revokeSubjectGrants(subject.issuer, subject.subject, reason, now);
-        if (revoked.length > 0) this.changes.tokensChanged(...revoked);
+        if (revoked.length > 0) await this.changes.tokensChanged(...revoked);
         return;
       }
       case EVENT_TYPES.credentialChangeRequired:
@@ -96,7 +96,8 @@ export class SecurityEvents {
         await this.sessions.revokeAllOfUser(account, now);
         // The platform never deletes an account on a provider's word: purged means disabled here.
         if (type !== EVENT_TYPES.credentialChangeRequired) await this.users.disable(account);
-        this.changes.accountChanged(account);
+        // Also the hosted zones' Leaves: they refuse the account's handoff tokens from now on.
+        await this.changes.accountRevoked(account);
         return;
       }
     }

@@ -75,7 +75,7 @@ export class TokenEndpoint {
     const token = await this.grants.revokeToken(hashToken(input.token), now);
     if (!token) return;
     if (token.kind === 'refresh') await this.grants.revokeGrant(token.grantId, 'refresh token revoked', now);
-    this.changes.tokensChanged(token.grantId);
+    await this.changes.tokensChanged(token.grantId);
   }
 
   private async exchangeAssertion(input: IssueTokenRequest, now: Date): Promise<TokenAnswer> {
@@ -143,7 +143,7 @@ export class TokenEndpoint {
       minted.stored,
     );
     if (outcome.kind === 'replayed') {
-      if (outcome.grantId) this.changes.tokensChanged(outcome.grantId);
+      if (outcome.grantId) await this.changes.tokensChanged(outcome.grantId);
       throw oauthError('invalid_grant', 'The authorization code was used before; the tokens it issued are revoked');
     }
     if (outcome.kind === 'invalid') throw oauthError('invalid_grant', 'The authorization code is invalid or expired');
@@ -166,7 +166,7 @@ export class TokenEndpoint {
       narrowScopes(grant.scopes, requested);
     });
     if (outcome.kind === 'reused') {
-      this.changes.tokensChanged(outcome.grantId);
+      await this.changes.tokensChanged(outcome.grantId);
       throw oauthError('invalid_grant', 'This refresh token was used before; every token of its grant is revoked');
     }
     if (outcome.kind === 'invalid')

@@ -5,6 +5,7 @@ import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { APP_CONFIG } from '@kw/platform-runtime';
+import { CredentialChanges } from './credential-changes.js';
 import { UNMATCHABLE_HASH, verifyPassword } from './password-hasher.js';
 import { toUserMessage } from '../mappers.js';
 import { SessionsRepository } from '../../persistence/sessions.repository.js';
@@ -47,10 +48,13 @@ export class SignIn {
   }
 }
 
-/** SignOut: revokes the session the request was made with (session credentials only). */
+/** SignOut: revokes the session the request was made with (session credentials only), and its handoff tokens. */
 @Injectable()
 export class SignOut {
-  constructor(private readonly sessions: SessionsRepository) {}
+  constructor(
+    private readonly sessions: SessionsRepository,
+    private readonly changes: CredentialChanges,
+  ) {}
 
   async execute(context: RequestContext, now = new Date()): Promise<void> {
     const auth = context.auth;
@@ -59,5 +63,6 @@ export class SignOut {
     if (auth.credentialKind !== 'session')
       throw new AppError({ status: 403, code: ErrorCode.FORBIDDEN, message: 'Only a browser session can sign out' });
     await this.sessions.revoke(auth.credentialId, auth.userId, now);
+    await this.changes.tokensChanged(auth.credentialId);
   }
 }

@@ -93,7 +93,7 @@ export class Applications {
   async delete(id: string, context: RequestContext, now = new Date()): Promise<void> {
     const current = await this.owned(id, context);
     const revoked = await this.applications.delete(current.id, now);
-    if (revoked.length > 0) this.changes.tokensChanged(...revoked);
+    if (revoked.length > 0) await this.changes.tokensChanged(...revoked);
   }
 
   async rotateSecret(id: string, overlapHours: number, context: RequestContext, now = new Date()) {

@@ -96,14 +96,14 @@ export class ManageTokens {
     }
     if (Object.keys(changes).length === 0) return { tokenInfo: toTokenMessage(token) };
     const updated = await this.tokens.update(token.id, changes);
-    this.changes.tokensChanged(token.id);
+    await this.changes.tokensChanged(token.id);
     return { tokenInfo: toTokenMessage(updated) };
   }
 
   async revoke(id: string, context: RequestContext, now = new Date()): Promise<void> {
     const { user } = await this.callers.require(context, 'tokens:manage');
     if (!isUuid(id) || !(await this.tokens.revoke(id, user.id, now))) throw notFound('Token');
-    this.changes.tokensChanged(id);
+    await this.changes.tokensChanged(id);
   }
 
   async analytics(

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LEAF_SETTINGS, type LeafSettings } from '../../leaf-settings.js';
 import { asJwks, type Jwks } from '../keys/jwks.js';
+import { parseRevocations, type Revocation } from '../credentials/revocation-list.js';
 import type { NewEnrollment } from '../../persistence/leaf-state.repository.js';
 
 /** The Cloud answered, and said no (4xx): retrying the same request will not help. */
@@ -32,6 +33,8 @@ export interface Placement {
 export interface HeartbeatAnswer {
   hostedZoneId: string;
   placements: Placement[];
+  /** The handoff tokens to refuse (the whole current list); undefined when the Cloud sent none (an older Cloud). */
+  revocations?: Revocation[];
 }
 
 /**
@@ -81,6 +84,7 @@ export class CloudClient {
           name: typeof p.name === 'string' ? p.name : '',
           status: String(p.status ?? ''),
         })),
+      revocations: parseRevocations(body.revocations),
     };
   }
 

@@ -9,6 +9,7 @@ import type { Jwks } from '../keys/jwks.js';
 import type { LeafSettings } from '../../leaf-settings.js';
 import type { Enrollment, LeafStateRepository } from '../../persistence/leaf-state.repository.js';
 import { HandoffAuthenticator } from './handoff-authenticator.js';
+import { RevokedHandoffs } from './revoked-handoffs.js';
 
 const ISSUER = 'https://cloud.example.com';
 const ZONE = randomUUID();
@@ -41,6 +42,7 @@ describe('HandoffAuthenticator', () => {
   let clock: number;
   let authenticator: HandoffAuthenticator;
   let keys: HandoffKeys;
+  let revoked: RevokedHandoffs;
 
   async function token(options: TokenOptions = {}): Promise<string> {
     const key = options.key ?? keyA;
@@ -87,11 +89,14 @@ describe('HandoffAuthenticator', () => {
       jwksUri: `${ISSUER}/.well-known/jwks.json`,
       jwks: null,
       jwksFetchedAt: null,
+      revocations: null,
+      revocationsFetchedAt: null,
     };
     const store = {
       current: () => enrollment,
       provisionedNow: async (id: string) => id === WORKSPACE,
       saveJwks: async () => undefined,
+      saveRevocations: async () => undefined,
     } as unknown as LeafStateRepository;
     const cloud = {
       jwks: async () => {
@@ -109,7 +114,8 @@ describe('HandoffAuthenticator', () => {
     );
     await keys.refresh();
     fetches = 0;
-    authenticator = new HandoffAuthenticator(keys, store);
+    revoked = new RevokedHandoffs(store, createLogger({ level: 'silent', component: 'leaf-test' }), () => clock);
+    authenticator = new HandoffAuthenticator(keys, store, revoked);
   });
 
   it('accepts a handoff token and builds the AuthContext from its claims', async () => {
@@ -124,6 +130,22 @@ describe('HandoffAuthenticator', () => {
     expect(auth.workspaceRole).toBe('contributor');
     expect(user.id).toBe(USER);
     expect(fetches).toBe(0);
+  });
+
+  it('refuses a token the Cloud revoked (issued up to the second after the revocation); accepts a later one', async () => {
+    const credentialId = randomUUID();
+    const before = await token({ issuedAgo: 10, claims: { kw_cred: credentialId } });
+    await revoked.replace([{ userId: USER, workspaceId: WORKSPACE, revokedAt: clock - 5_000 }]);
+    const err = await refusal(authenticator.authenticateBearer(before));
+    expect(err.message).toMatch(/revoked/);
+    // Issued after the revocation (more than a second later): accepted.
+    await expect(authenticator.authenticateBearer(await token({ issuedAgo: 2 }))).resolves.toBeDefined();
+    // A revoked credential: only the tokens issued through it.
+    await revoked.replace([{ credentialId, revokedAt: clock }]);
+    await refusal(authenticator.authenticateBearer(await token({ claims: { kw_cred: credentialId } })));
+    await expect(
+      authenticator.authenticateBearer(await token({ claims: { kw_cred: randomUUID() } })),
+    ).resolves.toBeDefined();
   });
 
   it('refuses an expired token (beyond the clock tolerance)', async () => {

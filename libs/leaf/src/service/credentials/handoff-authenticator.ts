@@ -11,6 +11,7 @@ import {
 import { HandoffKeys } from '../keys/handoff-keys.js';
 import { LeafStateRepository } from '../../persistence/leaf-state.repository.js';
 import { isUuid } from '@kw/platform-ids';
+import { RevokedHandoffs } from './revoked-handoffs.js';
 
 /** The credential kind of a handoff token in the AuthContext. */
 export const HANDOFF_CREDENTIAL = 'handoff';
@@ -27,20 +28,23 @@ interface HandoffClaims extends JWTPayload {
   kw_ws?: unknown;
   kw_role?: unknown;
   kw_actions?: unknown;
+  kw_cred?: unknown;
 }
 
 /**
  * The Leaf's GatewayAuthenticator: a bearer must be a handoff token the Cloud signed (ES256,
  * a key of its JWKS), issued by the Cloud the Leaf enrolled with, for this zone's audience,
- * not expired, and for a workspace provisioned here. Sessions and personal access tokens are
- * refused: the Leaf knows no accounts. Every check is local (no call to the Cloud), except
- * one JWKS fetch when a token names a kid the cache lacks.
+ * not expired, not revoked (the Cloud's list from the last heartbeat) and for a workspace
+ * provisioned here. Sessions and personal access tokens are refused: the Leaf knows no
+ * accounts. Every check is local (no call to the Cloud), except one JWKS fetch when a token
+ * names a kid the cache lacks.
  */
 @Injectable()
 export class HandoffAuthenticator extends GatewayAuthenticator {
   constructor(
     private readonly keys: HandoffKeys,
     private readonly state: LeafStateRepository,
+    private readonly revoked: RevokedHandoffs,
   ) {
     super();
   }
@@ -66,6 +70,11 @@ export class HandoffAuthenticator extends GatewayAuthenticator {
     if (!Array.isArray(actions) || !actions.every((a) => typeof a === 'string'))
       throw unauthenticated('The handoff token lacks its actions');
     if (!claims.sub || !claims.jti) throw unauthenticated('The handoff token lacks its subject or id');
+    const credentialId = typeof claims.kw_cred === 'string' ? claims.kw_cred : undefined;
+    if (this.revoked.match({ userId: claims.sub, workspaceId, credentialId, issuedAt: claims.iat! }))
+      throw unauthenticated(
+        "The handoff token was revoked (the caller's membership, role, account or credential changed): ask the Cloud for a new one",
+      );
     if (!(await this.state.provisionedNow(workspaceId)))
       throw unauthenticated('The handoff token is for a workspace this Leaf does not serve');
 

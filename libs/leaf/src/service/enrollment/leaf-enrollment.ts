@@ -3,6 +3,7 @@ import { ConfigError } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
 import { CloudClient, CloudRefusedError } from '../cloud/cloud-client.js';
+import { RevokedHandoffs } from '../credentials/revoked-handoffs.js';
 import { HandoffKeys } from '../keys/handoff-keys.js';
 import { LEAF_SETTINGS, type LeafSettings } from '../../leaf-settings.js';
 import { hashEnrollmentToken, LeafStateRepository, type Enrollment } from '../../persistence/leaf-state.repository.js';
@@ -11,7 +12,8 @@ import { hashEnrollmentToken, LeafStateRepository, type Enrollment } from '../..
  * Start-up (before the Leaf takes traffic): uses the stored enrollment, or enrolls with
  * ENROLLMENT_TOKEN (also when it differs from the token of the stored enrollment: the zone's
  * enrollment was reset). Then loads the Cloud keys: fetched if the Cloud answers, else the
- * persisted ones. Configuration problems are ConfigErrors (exit 2).
+ * persisted ones; and the persisted revocations until the first heartbeat brings the current
+ * ones. Configuration problems are ConfigErrors (exit 2).
  */
 @Injectable()
 export class LeafEnrollment implements OnModuleInit {
@@ -19,6 +21,7 @@ export class LeafEnrollment implements OnModuleInit {
     private readonly state: LeafStateRepository,
     private readonly cloud: CloudClient,
     private readonly keys: HandoffKeys,
+    private readonly revoked: RevokedHandoffs,
     @Inject(LEAF_SETTINGS) private readonly settings: LeafSettings,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -35,6 +38,7 @@ export class LeafEnrollment implements OnModuleInit {
       'leaf enrolled',
     );
     this.keys.usePersisted();
+    this.revoked.usePersisted();
     const fetched = await this.keys.refresh();
     if (!fetched && !enrollment.jwks)
       this.logger.warn({}, 'no Cloud keys yet: handoff tokens are refused until the JWKS can be fetched');

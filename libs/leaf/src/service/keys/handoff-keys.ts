@@ -17,6 +17,7 @@ import type { Jwks } from './jwks.js';
 export class HandoffKeys {
   private keySet: JWTVerifyGetKey = createLocalJWKSet({ keys: [] });
   private fetchedAt = 0;
+  private count = 0;
   private lastUnknownKidFetch = Number.NEGATIVE_INFINITY;
   private inFlight: Promise<boolean> | undefined;
   private readonly now: () => number;
@@ -40,6 +41,16 @@ export class HandoffKeys {
   usePersisted(): void {
     const enrollment = this.store.current();
     if (enrollment?.jwks) this.install(enrollment.jwks, enrollment.jwksFetchedAt?.getTime() ?? 0);
+  }
+
+  /** How many keys verify tokens now: with none, every handoff token is refused. */
+  get keyCount(): number {
+    return this.count;
+  }
+
+  /** When the installed set was fetched from the Cloud (ms), undefined before any. */
+  get lastFetchedAt(): number | undefined {
+    return this.count > 0 || this.fetchedAt > 0 ? this.fetchedAt : undefined;
   }
 
   /** True when the periodic refresh is due. */
@@ -89,5 +100,6 @@ export class HandoffKeys {
   private install(jwks: Jwks, fetchedAt: number): void {
     this.keySet = createLocalJWKSet(jwks);
     this.fetchedAt = fetchedAt;
+    this.count = jwks.keys.length;
   }
 }

@@ -1,9 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { HealthService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import { AppError } from '@kw/platform-errors';
 import { ServiceClient } from '@kw/platform-transport';
-import { APP_CONFIG, EXPECTED_COMPONENTS } from '../tokens.js';
+import { APP_CONFIG, CLOUD_LINK_HEALTH, EXPECTED_COMPONENTS } from '../tokens.js';
+import type { CloudLinkHealth } from './cloud-link.js';
 import type { ComponentHealthDto, HealthDto } from './service-info.dto.js';
 
 /** Health checks must answer fast even when a component hangs: a probe is not a request. */
@@ -16,16 +17,23 @@ export class HealthAggregator {
     private readonly client: ServiceClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(EXPECTED_COMPONENTS) private readonly components: string[],
+    @Optional() @Inject(CLOUD_LINK_HEALTH) private readonly cloudLink?: CloudLinkHealth,
   ) {}
 
   async check(): Promise<HealthDto> {
     const components = await Promise.all(this.components.map((c) => this.checkOne(c)));
+    // A Leaf whose Cloud is unreachable still serves (degraded); one that cannot verify tokens does not (down).
+    const link = this.cloudLink?.report();
+    const ok = components.every((c) => c.status === 'ok') && (!link || link.status === 'ok');
     return {
-      status: components.every((c) => c.status === 'ok') ? 'ok' : 'degraded',
-      ready: components.every((c) => c.status !== 'unavailable' && c.dependencies.every((d) => d.ok || d.optional)),
+      status: link?.status === 'down' ? 'down' : ok ? 'ok' : 'degraded',
+      ready:
+        link?.status !== 'down' &&
+        components.every((c) => c.status !== 'unavailable' && c.dependencies.every((d) => d.ok || d.optional)),
       live: true,
       runMode: this.config.RUN_MODE,
       components,
+      ...(link && { cloudLink: link }),
       checkedAt: new Date().toISOString(),
     };
   }

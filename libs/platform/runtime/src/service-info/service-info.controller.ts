@@ -27,6 +27,7 @@ export class ServiceInfoController {
     description: [
       'Liveness of the gateway and readiness of every component and its dependencies. 200 when all are ready, 503 otherwise (the body says which).',
       'A feature that is not configured (e.g. no model provider for chat) shows as `degraded` with what to set, and does not make the platform unready.',
+      'On a Leaf, `cloudLink` reports its link to the Cloud: `degraded` (200) while the Cloud does not answer, `down` (503) when no handoff token can be verified.',
     ].join(' '),
   })
   @ApiOkResponse({ type: HealthDto })

@@ -193,10 +193,30 @@ export class PlacementDto {
   @ApiProperty({ enum: ['processing', 'active'] }) status!: string;
 }
 
+export class HandoffRevocationDto {
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'Matches `sub`; null matches any' })
+  userId!: string | null;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'Matches `kw_ws`; null matches any' })
+  workspaceId!: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Matches `kw_cred`; null matches any' })
+  credentialId!: string | null;
+  @ApiProperty({
+    format: 'date-time',
+    description: 'Matching tokens issued at or before the second after this instant are refused',
+  })
+  revokedAt!: string;
+}
+
 export class LeafHeartbeatResponseDto {
   @ApiProperty({ format: 'uuid' }) hostedZoneId!: string;
   @ApiProperty({ type: [PlacementDto], description: 'Placements to provision (status processing)' })
   placements!: PlacementDto[];
+  @ApiProperty({
+    type: [HandoffRevocationDto],
+    description:
+      'Handoff tokens to refuse before they expire: the whole current list (entries younger than the token lifetime), replacing the previous one',
+  })
+  revocations!: HandoffRevocationDto[];
 }
 
 export class PlacementResponseDto {

@@ -12,6 +12,8 @@ const settings: HostedZoneSettings = {
   handoffTtlSeconds: 300,
   keyRotationMs: 30 * DAY,
   offlineAfterMs: 60_000,
+  allowHttpEndpoints: false,
+  revocationWindowMs: 360_000,
 };
 
 class MemoryStore implements HandoffKeyStore {

@@ -10,6 +10,8 @@ export interface HandoffClaims {
   workspaceId: string;
   role: string;
   actions: readonly string[];
+  /** The Cloud credential the token was issued through (`kw_cred`): revoking it revokes the token. */
+  credentialId?: string;
   ttlSeconds: number;
   now: Date;
 }
@@ -20,12 +22,17 @@ export interface SignedHandoff {
   expiresAt: Date;
 }
 
-/** A compact JWS (ES256) with `kw_ws`, `kw_role` and `kw_actions` besides the registered claims. */
+/** A compact JWS (ES256) with `kw_ws`, `kw_role`, `kw_actions` and `kw_cred` besides the registered claims. */
 export async function signHandoff(key: SigningKey, claims: HandoffClaims): Promise<SignedHandoff> {
   const iat = Math.floor(claims.now.getTime() / 1000);
   const exp = iat + claims.ttlSeconds;
   const jti = randomUUID();
-  const token = await new SignJWT({ kw_ws: claims.workspaceId, kw_role: claims.role, kw_actions: [...claims.actions] })
+  const token = await new SignJWT({
+    kw_ws: claims.workspaceId,
+    kw_role: claims.role,
+    kw_actions: [...claims.actions],
+    ...(claims.credentialId && { kw_cred: claims.credentialId }),
+  })
     .setProtectedHeader({ alg: HANDOFF_ALG, kid: key.kid, typ: 'JWT' })
     .setIssuer(claims.issuer)
     .setAudience(claims.audience)

@@ -4,6 +4,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { callerOf } from '../caller.js';
 import { WorkspaceAccess, stateOf } from '../workspace-access.js';
+import { HandoffRevocationsRepository } from '../../persistence/handoff-revocations.repository.js';
 import { handoffActions } from './handoff-actions.js';
 import { HandoffKeys } from './handoff-keys.js';
 import { signHandoff } from './handoff-tokens.js';
@@ -12,13 +13,16 @@ import { HOSTED_ZONE_SETTINGS, zoneAudience, type HostedZoneSettings } from './h
 
 /**
  * Token handoff: a short-lived ES256 JWT that lets the caller act on a Leaf-backed workspace
- * at its Leaf, carrying the actions the access policy allows the caller now (never more).
+ * at its Leaf, carrying the actions the access policy allows the caller now (never more). Each
+ * one is noted (zone, user, credential, expiry) before it is answered, so that disabling the
+ * account or revoking the credential reaches that zone (docs/hosted-zones.md#revocation).
  */
 @Injectable()
 export class HandoffHandlers {
   constructor(
     private readonly access: WorkspaceAccess,
     private readonly keys: HandoffKeys,
+    private readonly revocations: HandoffRevocationsRepository,
     @Inject(HOSTED_ZONE_SETTINGS) private readonly settings: HostedZoneSettings,
   ) {}
 
@@ -39,6 +43,7 @@ export class HandoffHandlers {
     });
     const audience = zoneAudience(workspace.hostedZoneId);
     const now = new Date();
+    const credentialId = context.auth?.credentialId ?? '';
     const signed = await signHandoff(await this.keys.signingKey(), {
       issuer: this.settings.issuer,
       audience,
@@ -46,8 +51,15 @@ export class HandoffHandlers {
       workspaceId: workspace.id,
       role: relation,
       actions,
+      credentialId,
       ttlSeconds: this.settings.handoffTtlSeconds,
       now,
+    });
+    await this.revocations.noteIssuance({
+      hostedZoneId: workspace.hostedZoneId,
+      userId,
+      credentialId,
+      expiresAt: signed.expiresAt,
     });
     return {
       token: signed.token,

@@ -3,6 +3,7 @@ import { AppError, ErrorCode, notFound } from '@kw/platform-errors';
 /** Error codes of hosted zones (docs/hosted-zones.md). HOSTED_ZONE_NOT_FOUND is in ../service/workspace-errors.ts. */
 export const HostedZoneErrorCode = {
   HOSTED_ZONE_OFFLINE: 'HOSTED_ZONE_OFFLINE',
+  HOSTED_ZONE_ENDPOINT_NOT_HTTPS: 'HOSTED_ZONE_ENDPOINT_NOT_HTTPS',
   NOT_A_HOSTED_ZONE_WORKSPACE: 'NOT_A_HOSTED_ZONE_WORKSPACE',
 } as const;
 
@@ -25,6 +26,16 @@ export const hostedZoneOffline = (status: string): AppError =>
       status === 'pending'
         ? 'The hosted zone has no enrolled Leaf yet'
         : 'The hosted zone is offline (no recent heartbeat from its Leaf)',
+    param: 'hostedZoneId',
+  });
+
+/** Clients send handoff tokens to the zone's endpoint: never in the clear (HOSTED_ZONE_ALLOW_HTTP_ENDPOINTS aside). */
+export const hostedZoneEndpointNotHttps = (): AppError =>
+  new AppError({
+    status: 409,
+    code: HostedZoneErrorCode.HOSTED_ZONE_ENDPOINT_NOT_HTTPS,
+    message:
+      "The hosted zone's endpoint is not https: clients would send it their handoff tokens in the clear. Give the Leaf an https PUBLIC_URL",
     param: 'hostedZoneId',
   });
 

@@ -8,6 +8,13 @@ export interface HostedZoneSettings {
   handoffTtlSeconds: number;
   keyRotationMs: number;
   offlineAfterMs: number;
+  /** HOSTED_ZONE_ALLOW_HTTP_ENDPOINTS (development): placement on a zone whose endpoint is not https. */
+  allowHttpEndpoints: boolean;
+  /**
+   * How long a revocation is sent to the Leaves: the token lifetime, plus a minute for the
+   * Leaves' clock tolerance and heartbeat delays. Older entries only match expired tokens.
+   */
+  revocationWindowMs: number;
 }
 
 export const HOSTED_ZONE_SETTINGS = Symbol('HOSTED_ZONE_SETTINGS');
@@ -18,6 +25,8 @@ export function hostedZoneSettings(config: AppConfig): HostedZoneSettings {
     handoffTtlSeconds: config.HANDOFF_TOKEN_TTL_SECONDS,
     keyRotationMs: config.HANDOFF_KEY_ROTATION_DAYS * 24 * 60 * 60 * 1000,
     offlineAfterMs: config.HOSTED_ZONE_OFFLINE_AFTER_SECONDS * 1000,
+    allowHttpEndpoints: config.HOSTED_ZONE_ALLOW_HTTP_ENDPOINTS === true,
+    revocationWindowMs: (config.HANDOFF_TOKEN_TTL_SECONDS + 60) * 1000,
   };
 }
 

@@ -4,9 +4,11 @@ import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { SECRET_BOX, loadSecretBox } from '@kw/platform-secret-box';
 import { HandoffKeysRepository } from '../../persistence/handoff-keys.repository.js';
+import { HandoffRevocationsRepository } from '../../persistence/handoff-revocations.repository.js';
 import { HostedZonesRepository } from '../../persistence/hosted-zones.repository.js';
 import { HandoffHandlers } from './handoff.handlers.js';
 import { HandoffKeys, handoffClockProvider, handoffKeyStoreProvider } from './handoff-keys.js';
+import { HandoffRevocationsHandlers } from './handoff-revocations.handlers.js';
 import { hostedZoneSettingsProvider } from './hosted-zone-settings.js';
 import { HostedZonesHandlers } from './hosted-zones.handlers.js';
 import { LeafLinkHandlers } from './leaf-link.handlers.js';
@@ -24,6 +26,7 @@ export const hostedZoneProviders: Provider[] = [
   hostedZoneSettingsProvider,
   HostedZonesRepository,
   HandoffKeysRepository,
+  HandoffRevocationsRepository,
   handoffKeyStoreProvider,
   handoffClockProvider,
   HandoffKeys,
@@ -32,4 +35,5 @@ export const hostedZoneProviders: Provider[] = [
   HostedZonesHandlers,
   LeafLinkHandlers,
   HandoffHandlers,
+  HandoffRevocationsHandlers,
 ];

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { HostedZonesService } from '@kw/contracts';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { AccessChanges } from '../access-changes.js';
+import { HandoffRevocationsRepository } from '../../persistence/handoff-revocations.repository.js';
 import { HostedZonesRepository } from '../../persistence/hosted-zones.repository.js';
 import { isUuid } from '@kw/platform-ids';
 import { leafUnauthenticated, placementNotFound } from './hosted-zone-errors.js';
@@ -19,12 +20,13 @@ import {
 /**
  * The Leaf-facing half: a Leaf is not a user, so these carry their own credential (the
  * one-time enrollment token, then the zone credential) and no auth context. Only zone id,
- * endpoint, version and workspace ids cross here: never workspace content.
+ * endpoint, version, workspace ids and revoked ids cross here: never workspace content.
  */
 @Injectable()
 export class LeafLinkHandlers {
   constructor(
     private readonly zones: HostedZonesRepository,
+    private readonly revocations: HandoffRevocationsRepository,
     @Inject(HOSTED_ZONE_SETTINGS) private readonly settings: HostedZoneSettings,
     private readonly changes: AccessChanges,
   ) {}
@@ -67,9 +69,18 @@ export class LeafLinkHandlers {
     await this.zones.heartbeat(zone.id, { endpointUrl, leafVersion });
     if (endpointUrl && endpointUrl !== zone.endpointUrl) this.changes.everything();
     const pending = await this.zones.pendingPlacements(zone.id);
+    // The whole current list every time (ids only, never content): the Leaf replaces its own.
+    const since = new Date(Date.now() - this.settings.revocationWindowMs);
+    const revocations = await this.revocations.forZone(zone.id, since);
     return {
       hostedZoneId: zone.id,
       placements: pending.map((w) => ({ workspaceId: w.id, name: w.name, status: w.status })),
+      revocations: revocations.map((r) => ({
+        userId: r.userId ?? '',
+        workspaceId: r.workspaceId ?? '',
+        credentialId: r.credentialId ?? '',
+        revokedAt: r.revokedAt.toISOString(),
+      })),
     };
   }
 

@@ -39,6 +39,16 @@ export function checkEndpointUrl(value: string, field = 'endpointUrl'): string {
   return url.toString().replace(/\/+$/, '');
 }
 
+/** Whether clients reach the endpoint over TLS (the only way a handoff token should travel). */
+export function isHttpsEndpoint(value: string | null): boolean {
+  if (!value) return false;
+  try {
+    return new URL(value).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /** What a Leaf reports as its version: printable, short; empty keeps the stored one. */
 export function checkLeafVersion(value: string): string {
   const trimmed = value.trim();

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/workspaces/v1/hosted_zones.proto.
  */
 export const file_kw_workspaces_v1_hosted_zones: GenFile = /*@__PURE__*/
-  fileDesc("CiNrdy93b3Jrc3BhY2VzL3YxL2hvc3RlZF96b25lcy5wcm90bxIQa3cud29ya3NwYWNlcy52MSL1AQoKSG9zdGVkWm9uZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnJlZ2lvbhgDIAEoCRIUCgxlbmRwb2ludF91cmwYBCABKAkSDgoGc3RhdHVzGAUgASgJEhAKCG93bmVyX2lkGAYgASgJEhMKC2Vucm9sbGVkX2F0GAcgASgJEhkKEWxhc3RfaGVhcnRiZWF0X2F0GAggASgJEhQKDGxlYWZfdmVyc2lvbhgJIAEoCRIXCg93b3Jrc3BhY2VfY291bnQYCiABKAUSEgoKY3JlYXRlZF9hdBgLIAEoCRISCgp1cGRhdGVkX2F0GAwgASgJIk0KF0NyZWF0ZUhvc3RlZFpvbmVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVnaW9uGAIgASgJEhQKDGVuZHBvaW50X3VybBgDIAEoCSKMAQoYQ3JlYXRlSG9zdGVkWm9uZVJlc3BvbnNlEjEKC2hvc3RlZF96b25lGAEgASgLMhwua3cud29ya3NwYWNlcy52MS5Ib3N0ZWRab25lEhgKEGVucm9sbG1lbnRfdG9rZW4YAiABKAkSIwobZW5yb2xsbWVudF90b2tlbl9leHBpcmVzX2F0GAMgASgJIhgKFkxpc3RIb3N0ZWRab25lc1JlcXVlc3QiTQoXTGlzdEhvc3RlZFpvbmVzUmVzcG9uc2USMgoMaG9zdGVkX3pvbmVzGAEgAygLMhwua3cud29ya3NwYWNlcy52MS5Ib3N0ZWRab25lIi4KFEdldEhvc3RlZFpvbmVSZXF1ZXN0EhYKDmhvc3RlZF96b25lX2lkGAEgASgJIkoKFUdldEhvc3RlZFpvbmVSZXNwb25zZRIxCgtob3N0ZWRfem9uZRgBIAEoCzIcLmt3LndvcmtzcGFjZXMudjEuSG9zdGVkWm9uZSKZAQoXVXBkYXRlSG9zdGVkWm9uZVJlcXVlc3QSFgoOaG9zdGVkX3pvbmVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhMKBnJlZ2lvbhgDIAEoCUgBiAEBEhkKDGVuZHBvaW50X3VybBgEIAEoCUgCiAEBQgcKBV9uYW1lQgkKB19yZWdpb25CDwoNX2VuZHBvaW50X3VybCJNChhVcGRhdGVIb3N0ZWRab25lUmVzcG9uc2USMQoLaG9zdGVkX3pvbmUYASABKAsyHC5rdy53b3Jrc3BhY2VzLnYxLkhvc3RlZFpvbmUiMQoXRGVsZXRlSG9zdGVkWm9uZVJlcXVlc3QSFgoOaG9zdGVkX3pvbmVfaWQYASABKAkiGgoYRGVsZXRlSG9zdGVkWm9uZVJlc3BvbnNlIjAKFlJlc2V0RW5yb2xsbWVudFJlcXVlc3QSFgoOaG9zdGVkX3pvbmVfaWQYASABKAkiiwEKF1Jlc2V0RW5yb2xsbWVudFJlc3BvbnNlEjEKC2hvc3RlZF96b25lGAEgASgLMhwua3cud29ya3NwYWNlcy52MS5Ib3N0ZWRab25lEhgKEGVucm9sbG1lbnRfdG9rZW4YAiABKAkSIwobZW5yb2xsbWVudF90b2tlbl9leHBpcmVzX2F0GAMgASgJIlkKEUVucm9sbExlYWZSZXF1ZXN0EhgKEGVucm9sbG1lbnRfdG9rZW4YASABKAkSFAoMZW5kcG9pbnRfdXJsGAIgASgJEhQKDGxlYWZfdmVyc2lvbhgDIAEoCSJ5ChJFbnJvbGxMZWFmUmVzcG9uc2USFgoOaG9zdGVkX3pvbmVfaWQYASABKAkSFwoPem9uZV9jcmVkZW50aWFsGAIgASgJEg4KBmlzc3VlchgDIAEoCRIQCghhdWRpZW5jZRgEIAEoCRIQCghqd2tzX3VyaRgFIAEoCSJbChRMZWFmSGVhcnRiZWF0UmVxdWVzdBIXCg96b25lX2NyZWRlbnRpYWwYASABKAkSFAoMZW5kcG9pbnRfdXJsGAIgASgJEhQKDGxlYWZfdmVyc2lvbhgDIAEoCSI/CglQbGFjZW1lbnQSFAoMd29ya3NwYWNlX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGc3RhdHVzGAMgASgJImAKFUxlYWZIZWFydGJlYXRSZXNwb25zZRIWCg5ob3N0ZWRfem9uZV9pZBgBIAEoCRIvCgpwbGFjZW1lbnRzGAIgAygLMhsua3cud29ya3NwYWNlcy52MS5QbGFjZW1lbnQiSgoZTWFya1BsYWNlbWVudFJlYWR5UmVxdWVzdBIXCg96b25lX2NyZWRlbnRpYWwYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJIkwKGk1hcmtQbGFjZW1lbnRSZWFkeVJlc3BvbnNlEi4KCXBsYWNlbWVudBgBIAEoCzIbLmt3LndvcmtzcGFjZXMudjEuUGxhY2VtZW50IisKE0lzc3VlSGFuZG9mZlJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIrQBChRJc3N1ZUhhbmRvZmZSZXNwb25zZRINCgV0b2tlbhgBIAEoCRISCgpleHBpcmVzX2F0GAIgASgJEhIKCmV4cGlyZXNfaW4YAyABKAUSFgoOaG9zdGVkX3pvbmVfaWQYBCABKAkSFAoMZW5kcG9pbnRfdXJsGAUgASgJEhAKCGF1ZGllbmNlGAYgASgJEg8KB2FjdGlvbnMYByADKAkSFAoMd29ya3NwYWNlX2lkGAggASgJIhcKFUdldEhhbmRvZmZLZXlzUmVxdWVzdCIrChZHZXRIYW5kb2ZmS2V5c1Jlc3BvbnNlEhEKCWp3a3NfanNvbhgBIAEoCTL3CAoSSG9zdGVkWm9uZXNTZXJ2aWNlEmkKEENyZWF0ZUhvc3RlZFpvbmUSKS5rdy53b3Jrc3BhY2VzLnYxLkNyZWF0ZUhvc3RlZFpvbmVSZXF1ZXN0Gioua3cud29ya3NwYWNlcy52MS5DcmVhdGVIb3N0ZWRab25lUmVzcG9uc2USZgoPTGlzdEhvc3RlZFpvbmVzEigua3cud29ya3NwYWNlcy52MS5MaXN0SG9zdGVkWm9uZXNSZXF1ZXN0Gikua3cud29ya3NwYWNlcy52MS5MaXN0SG9zdGVkWm9uZXNSZXNwb25zZRJgCg1HZXRIb3N0ZWRab25lEiYua3cud29ya3NwYWNlcy52MS5HZXRIb3N0ZWRab25lUmVxdWVzdBonLmt3LndvcmtzcGFjZXMudjEuR2V0SG9zdGVkWm9uZVJlc3BvbnNlEmkKEFVwZGF0ZUhvc3RlZFpvbmUSKS5rdy53b3Jrc3BhY2VzLnYxLlVwZGF0ZUhvc3RlZFpvbmVSZXF1ZXN0Gioua3cud29ya3NwYWNlcy52MS5VcGRhdGVIb3N0ZWRab25lUmVzcG9uc2USaQoQRGVsZXRlSG9zdGVkWm9uZRIpLmt3LndvcmtzcGFjZXMudjEuRGVsZXRlSG9zdGVkWm9uZVJlcXVlc3QaKi5rdy53b3Jrc3BhY2VzLnYxLkRlbGV0ZUhvc3RlZFpvbmVSZXNwb25zZRJmCg9SZXNldEVucm9sbG1lbnQSKC5rdy53b3Jrc3BhY2VzLnYxLlJlc2V0RW5yb2xsbWVudFJlcXVlc3QaKS5rdy53b3Jrc3BhY2VzLnYxLlJlc2V0RW5yb2xsbWVudFJlc3BvbnNlElcKCkVucm9sbExlYWYSIy5rdy53b3Jrc3BhY2VzLnYxLkVucm9sbExlYWZSZXF1ZXN0GiQua3cud29ya3NwYWNlcy52MS5FbnJvbGxMZWFmUmVzcG9uc2USYAoNTGVhZkhlYXJ0YmVhdBImLmt3LndvcmtzcGFjZXMudjEuTGVhZkhlYXJ0YmVhdFJlcXVlc3QaJy5rdy53b3Jrc3BhY2VzLnYxLkxlYWZIZWFydGJlYXRSZXNwb25zZRJvChJNYXJrUGxhY2VtZW50UmVhZHkSKy5rdy53b3Jrc3BhY2VzLnYxLk1hcmtQbGFjZW1lbnRSZWFkeVJlcXVlc3QaLC5rdy53b3Jrc3BhY2VzLnYxLk1hcmtQbGFjZW1lbnRSZWFkeVJlc3BvbnNlEl0KDElzc3VlSGFuZG9mZhIlLmt3LndvcmtzcGFjZXMudjEuSXNzdWVIYW5kb2ZmUmVxdWVzdBomLmt3LndvcmtzcGFjZXMudjEuSXNzdWVIYW5kb2ZmUmVzcG9uc2USYwoOR2V0SGFuZG9mZktleXMSJy5rdy53b3Jrc3BhY2VzLnYxLkdldEhhbmRvZmZLZXlzUmVxdWVzdBooLmt3LndvcmtzcGFjZXMudjEuR2V0SGFuZG9mZktleXNSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("CiNrdy93b3Jrc3BhY2VzL3YxL2hvc3RlZF96b25lcy5wcm90bxIQa3cud29ya3NwYWNlcy52MSL1AQoKSG9zdGVkWm9uZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnJlZ2lvbhgDIAEoCRIUCgxlbmRwb2ludF91cmwYBCABKAkSDgoGc3RhdHVzGAUgASgJEhAKCG93bmVyX2lkGAYgASgJEhMKC2Vucm9sbGVkX2F0GAcgASgJEhkKEWxhc3RfaGVhcnRiZWF0X2F0GAggASgJEhQKDGxlYWZfdmVyc2lvbhgJIAEoCRIXCg93b3Jrc3BhY2VfY291bnQYCiABKAUSEgoKY3JlYXRlZF9hdBgLIAEoCRISCgp1cGRhdGVkX2F0GAwgASgJIk0KF0NyZWF0ZUhvc3RlZFpvbmVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVnaW9uGAIgASgJEhQKDGVuZHBvaW50X3VybBgDIAEoCSKMAQoYQ3JlYXRlSG9zdGVkWm9uZVJlc3BvbnNlEjEKC2hvc3RlZF96b25lGAEgASgLMhwua3cud29ya3NwYWNlcy52MS5Ib3N0ZWRab25lEhgKEGVucm9sbG1lbnRfdG9rZW4YAiABKAkSIwobZW5yb2xsbWVudF90b2tlbl9leHBpcmVzX2F0GAMgASgJIhgKFkxpc3RIb3N0ZWRab25lc1JlcXVlc3QiTQoXTGlzdEhvc3RlZFpvbmVzUmVzcG9uc2USMgoMaG9zdGVkX3pvbmVzGAEgAygLMhwua3cud29ya3NwYWNlcy52MS5Ib3N0ZWRab25lIi4KFEdldEhvc3RlZFpvbmVSZXF1ZXN0EhYKDmhvc3RlZF96b25lX2lkGAEgASgJIkoKFUdldEhvc3RlZFpvbmVSZXNwb25zZRIxCgtob3N0ZWRfem9uZRgBIAEoCzIcLmt3LndvcmtzcGFjZXMudjEuSG9zdGVkWm9uZSKZAQoXVXBkYXRlSG9zdGVkWm9uZVJlcXVlc3QSFgoOaG9zdGVkX3pvbmVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhMKBnJlZ2lvbhgDIAEoCUgBiAEBEhkKDGVuZHBvaW50X3VybBgEIAEoCUgCiAEBQgcKBV9uYW1lQgkKB19yZWdpb25CDwoNX2VuZHBvaW50X3VybCJNChhVcGRhdGVIb3N0ZWRab25lUmVzcG9uc2USMQoLaG9zdGVkX3pvbmUYASABKAsyHC5rdy53b3Jrc3BhY2VzLnYxLkhvc3RlZFpvbmUiMQoXRGVsZXRlSG9zdGVkWm9uZVJlcXVlc3QSFgoOaG9zdGVkX3pvbmVfaWQYASABKAkiGgoYRGVsZXRlSG9zdGVkWm9uZVJlc3BvbnNlIjAKFlJlc2V0RW5yb2xsbWVudFJlcXVlc3QSFgoOaG9zdGVkX3pvbmVfaWQYASABKAkiiwEKF1Jlc2V0RW5yb2xsbWVudFJlc3BvbnNlEjEKC2hvc3RlZF96b25lGAEgASgLMhwua3cud29ya3NwYWNlcy52MS5Ib3N0ZWRab25lEhgKEGVucm9sbG1lbnRfdG9rZW4YAiABKAkSIwobZW5yb2xsbWVudF90b2tlbl9leHBpcmVzX2F0GAMgASgJIlkKEUVucm9sbExlYWZSZXF1ZXN0EhgKEGVucm9sbG1lbnRfdG9rZW4YASABKAkSFAoMZW5kcG9pbnRfdXJsGAIgASgJEhQKDGxlYWZfdmVyc2lvbhgDIAEoCSJ5ChJFbnJvbGxMZWFmUmVzcG9uc2USFgoOaG9zdGVkX3pvbmVfaWQYASABKAkSFwoPem9uZV9jcmVkZW50aWFsGAIgASgJEg4KBmlzc3VlchgDIAEoCRIQCghhdWRpZW5jZRgEIAEoCRIQCghqd2tzX3VyaRgFIAEoCSJbChRMZWFmSGVhcnRiZWF0UmVxdWVzdBIXCg96b25lX2NyZWRlbnRpYWwYASABKAkSFAoMZW5kcG9pbnRfdXJsGAIgASgJEhQKDGxlYWZfdmVyc2lvbhgDIAEoCSI/CglQbGFjZW1lbnQSFAoMd29ya3NwYWNlX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGc3RhdHVzGAMgASgJIpoBChVMZWFmSGVhcnRiZWF0UmVzcG9uc2USFgoOaG9zdGVkX3pvbmVfaWQYASABKAkSLwoKcGxhY2VtZW50cxgCIAMoCzIbLmt3LndvcmtzcGFjZXMudjEuUGxhY2VtZW50EjgKC3Jldm9jYXRpb25zGAMgAygLMiMua3cud29ya3NwYWNlcy52MS5IYW5kb2ZmUmV2b2NhdGlvbiJlChFIYW5kb2ZmUmV2b2NhdGlvbhIPCgd1c2VyX2lkGAEgASgJEhQKDHdvcmtzcGFjZV9pZBgCIAEoCRIVCg1jcmVkZW50aWFsX2lkGAMgASgJEhIKCnJldm9rZWRfYXQYBCABKAkiSgoZTWFya1BsYWNlbWVudFJlYWR5UmVxdWVzdBIXCg96b25lX2NyZWRlbnRpYWwYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJIkwKGk1hcmtQbGFjZW1lbnRSZWFkeVJlc3BvbnNlEi4KCXBsYWNlbWVudBgBIAEoCzIbLmt3LndvcmtzcGFjZXMudjEuUGxhY2VtZW50IisKE0lzc3VlSGFuZG9mZlJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIrQBChRJc3N1ZUhhbmRvZmZSZXNwb25zZRINCgV0b2tlbhgBIAEoCRISCgpleHBpcmVzX2F0GAIgASgJEhIKCmV4cGlyZXNfaW4YAyABKAUSFgoOaG9zdGVkX3pvbmVfaWQYBCABKAkSFAoMZW5kcG9pbnRfdXJsGAUgASgJEhAKCGF1ZGllbmNlGAYgASgJEg8KB2FjdGlvbnMYByADKAkSFAoMd29ya3NwYWNlX2lkGAggASgJIhcKFUdldEhhbmRvZmZLZXlzUmVxdWVzdCJLCh9SZWNvcmRIYW5kb2ZmUmV2b2NhdGlvbnNSZXF1ZXN0EhAKCHVzZXJfaWRzGAEgAygJEhYKDmNyZWRlbnRpYWxfaWRzGAIgAygJIiIKIFJlY29yZEhhbmRvZmZSZXZvY2F0aW9uc1Jlc3BvbnNlIisKFkdldEhhbmRvZmZLZXlzUmVzcG9uc2USEQoJandrc19qc29uGAEgASgJMvsJChJIb3N0ZWRab25lc1NlcnZpY2USaQoQQ3JlYXRlSG9zdGVkWm9uZRIpLmt3LndvcmtzcGFjZXMudjEuQ3JlYXRlSG9zdGVkWm9uZVJlcXVlc3QaKi5rdy53b3Jrc3BhY2VzLnYxLkNyZWF0ZUhvc3RlZFpvbmVSZXNwb25zZRJmCg9MaXN0SG9zdGVkWm9uZXMSKC5rdy53b3Jrc3BhY2VzLnYxLkxpc3RIb3N0ZWRab25lc1JlcXVlc3QaKS5rdy53b3Jrc3BhY2VzLnYxLkxpc3RIb3N0ZWRab25lc1Jlc3BvbnNlEmAKDUdldEhvc3RlZFpvbmUSJi5rdy53b3Jrc3BhY2VzLnYxLkdldEhvc3RlZFpvbmVSZXF1ZXN0Gicua3cud29ya3NwYWNlcy52MS5HZXRIb3N0ZWRab25lUmVzcG9uc2USaQoQVXBkYXRlSG9zdGVkWm9uZRIpLmt3LndvcmtzcGFjZXMudjEuVXBkYXRlSG9zdGVkWm9uZVJlcXVlc3QaKi5rdy53b3Jrc3BhY2VzLnYxLlVwZGF0ZUhvc3RlZFpvbmVSZXNwb25zZRJpChBEZWxldGVIb3N0ZWRab25lEikua3cud29ya3NwYWNlcy52MS5EZWxldGVIb3N0ZWRab25lUmVxdWVzdBoqLmt3LndvcmtzcGFjZXMudjEuRGVsZXRlSG9zdGVkWm9uZVJlc3BvbnNlEmYKD1Jlc2V0RW5yb2xsbWVudBIoLmt3LndvcmtzcGFjZXMudjEuUmVzZXRFbnJvbGxtZW50UmVxdWVzdBopLmt3LndvcmtzcGFjZXMudjEuUmVzZXRFbnJvbGxtZW50UmVzcG9uc2USVwoKRW5yb2xsTGVhZhIjLmt3LndvcmtzcGFjZXMudjEuRW5yb2xsTGVhZlJlcXVlc3QaJC5rdy53b3Jrc3BhY2VzLnYxLkVucm9sbExlYWZSZXNwb25zZRJgCg1MZWFmSGVhcnRiZWF0EiYua3cud29ya3NwYWNlcy52MS5MZWFmSGVhcnRiZWF0UmVxdWVzdBonLmt3LndvcmtzcGFjZXMudjEuTGVhZkhlYXJ0YmVhdFJlc3BvbnNlEm8KEk1hcmtQbGFjZW1lbnRSZWFkeRIrLmt3LndvcmtzcGFjZXMudjEuTWFya1BsYWNlbWVudFJlYWR5UmVxdWVzdBosLmt3LndvcmtzcGFjZXMudjEuTWFya1BsYWNlbWVudFJlYWR5UmVzcG9uc2USXQoMSXNzdWVIYW5kb2ZmEiUua3cud29ya3NwYWNlcy52MS5Jc3N1ZUhhbmRvZmZSZXF1ZXN0GiYua3cud29ya3NwYWNlcy52MS5Jc3N1ZUhhbmRvZmZSZXNwb25zZRJjCg5HZXRIYW5kb2ZmS2V5cxInLmt3LndvcmtzcGFjZXMudjEuR2V0SGFuZG9mZktleXNSZXF1ZXN0Gigua3cud29ya3NwYWNlcy52MS5HZXRIYW5kb2ZmS2V5c1Jlc3BvbnNlEoEBChhSZWNvcmRIYW5kb2ZmUmV2b2NhdGlvbnMSMS5rdy53b3Jrc3BhY2VzLnYxLlJlY29yZEhhbmRvZmZSZXZvY2F0aW9uc1JlcXVlc3QaMi5rdy53b3Jrc3BhY2VzLnYxLlJlY29yZEhhbmRvZmZSZXZvY2F0aW9uc1Jlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message kw.workspaces.v1.HostedZone
@@ -470,6 +470,14 @@ export type LeafHeartbeatResponse = Message<"kw.workspaces.v1.LeafHeartbeatRespo
    * @generated from field: repeated kw.workspaces.v1.Placement placements = 2;
    */
   placements: Placement[];
+
+  /**
+   * Handoff tokens the Leaf must refuse before they expire (entries younger than the token
+   * lifetime). The whole current list, every time: it replaces the previous one.
+   *
+   * @generated from field: repeated kw.workspaces.v1.HandoffRevocation revocations = 3;
+   */
+  revocations: HandoffRevocation[];
 };
 
 /**
@@ -478,6 +486,44 @@ export type LeafHeartbeatResponse = Message<"kw.workspaces.v1.LeafHeartbeatRespo
  */
 export const LeafHeartbeatResponseSchema: GenMessage<LeafHeartbeatResponse> = /*@__PURE__*/
   messageDesc(file_kw_workspaces_v1_hosted_zones, 17);
+
+/**
+ * Refuse a handoff token whose `iat` is at or before the second of revoked_at and that matches
+ * every field set here (empty matches any): user_id = `sub`, workspace_id = `kw_ws`,
+ * credential_id = `kw_cred`.
+ *
+ * @generated from message kw.workspaces.v1.HandoffRevocation
+ */
+export type HandoffRevocation = Message<"kw.workspaces.v1.HandoffRevocation"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string workspace_id = 2;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string credential_id = 3;
+   */
+  credentialId: string;
+
+  /**
+   * ISO 8601.
+   *
+   * @generated from field: string revoked_at = 4;
+   */
+  revokedAt: string;
+};
+
+/**
+ * Describes the message kw.workspaces.v1.HandoffRevocation.
+ * Use `create(HandoffRevocationSchema)` to create a new message.
+ */
+export const HandoffRevocationSchema: GenMessage<HandoffRevocation> = /*@__PURE__*/
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 18);
 
 /**
  * @generated from message kw.workspaces.v1.MarkPlacementReadyRequest
@@ -499,7 +545,7 @@ export type MarkPlacementReadyRequest = Message<"kw.workspaces.v1.MarkPlacementR
  * Use `create(MarkPlacementReadyRequestSchema)` to create a new message.
  */
 export const MarkPlacementReadyRequestSchema: GenMessage<MarkPlacementReadyRequest> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 18);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 19);
 
 /**
  * @generated from message kw.workspaces.v1.MarkPlacementReadyResponse
@@ -516,7 +562,7 @@ export type MarkPlacementReadyResponse = Message<"kw.workspaces.v1.MarkPlacement
  * Use `create(MarkPlacementReadyResponseSchema)` to create a new message.
  */
 export const MarkPlacementReadyResponseSchema: GenMessage<MarkPlacementReadyResponse> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 19);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 20);
 
 /**
  * @generated from message kw.workspaces.v1.IssueHandoffRequest
@@ -533,7 +579,7 @@ export type IssueHandoffRequest = Message<"kw.workspaces.v1.IssueHandoffRequest"
  * Use `create(IssueHandoffRequestSchema)` to create a new message.
  */
 export const IssueHandoffRequestSchema: GenMessage<IssueHandoffRequest> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 20);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 21);
 
 /**
  * @generated from message kw.workspaces.v1.IssueHandoffResponse
@@ -589,7 +635,7 @@ export type IssueHandoffResponse = Message<"kw.workspaces.v1.IssueHandoffRespons
  * Use `create(IssueHandoffResponseSchema)` to create a new message.
  */
 export const IssueHandoffResponseSchema: GenMessage<IssueHandoffResponse> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 21);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 22);
 
 /**
  * @generated from message kw.workspaces.v1.GetHandoffKeysRequest
@@ -602,7 +648,47 @@ export type GetHandoffKeysRequest = Message<"kw.workspaces.v1.GetHandoffKeysRequ
  * Use `create(GetHandoffKeysRequestSchema)` to create a new message.
  */
 export const GetHandoffKeysRequestSchema: GenMessage<GetHandoffKeysRequest> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 22);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 23);
+
+/**
+ * @generated from message kw.workspaces.v1.RecordHandoffRevocationsRequest
+ */
+export type RecordHandoffRevocationsRequest = Message<"kw.workspaces.v1.RecordHandoffRevocationsRequest"> & {
+  /**
+   * Accounts disabled (or whose sessions and grants were ended): all their handoff tokens.
+   *
+   * @generated from field: repeated string user_ids = 1;
+   */
+  userIds: string[];
+
+  /**
+   * Cloud credentials (access tokens, agent grants, sessions) revoked or narrowed: the handoff
+   * tokens issued through them.
+   *
+   * @generated from field: repeated string credential_ids = 2;
+   */
+  credentialIds: string[];
+};
+
+/**
+ * Describes the message kw.workspaces.v1.RecordHandoffRevocationsRequest.
+ * Use `create(RecordHandoffRevocationsRequestSchema)` to create a new message.
+ */
+export const RecordHandoffRevocationsRequestSchema: GenMessage<RecordHandoffRevocationsRequest> = /*@__PURE__*/
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 24);
+
+/**
+ * @generated from message kw.workspaces.v1.RecordHandoffRevocationsResponse
+ */
+export type RecordHandoffRevocationsResponse = Message<"kw.workspaces.v1.RecordHandoffRevocationsResponse"> & {
+};
+
+/**
+ * Describes the message kw.workspaces.v1.RecordHandoffRevocationsResponse.
+ * Use `create(RecordHandoffRevocationsResponseSchema)` to create a new message.
+ */
+export const RecordHandoffRevocationsResponseSchema: GenMessage<RecordHandoffRevocationsResponse> = /*@__PURE__*/
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 25);
 
 /**
  * @generated from message kw.workspaces.v1.GetHandoffKeysResponse
@@ -621,7 +707,7 @@ export type GetHandoffKeysResponse = Message<"kw.workspaces.v1.GetHandoffKeysRes
  * Use `create(GetHandoffKeysResponseSchema)` to create a new message.
  */
 export const GetHandoffKeysResponseSchema: GenMessage<GetHandoffKeysResponse> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 23);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 26);
 
 /**
  * Hosted zones (served by the workspaces component, control plane): a customer's Leaf data
@@ -736,6 +822,17 @@ export const HostedZonesService: GenService<{
     methodKind: "unary";
     input: typeof GetHandoffKeysRequestSchema;
     output: typeof GetHandoffKeysResponseSchema;
+  },
+  /**
+   * Internal (no HTTP route), from agent-auth: accounts disabled and credentials revoked, so
+   * the Leaves refuse the handoff tokens issued to them until now (answered in heartbeats).
+   *
+   * @generated from rpc kw.workspaces.v1.HostedZonesService.RecordHandoffRevocations
+   */
+  recordHandoffRevocations: {
+    methodKind: "unary";
+    input: typeof RecordHandoffRevocationsRequestSchema;
+    output: typeof RecordHandoffRevocationsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kw_workspaces_v1_hosted_zones, 0);

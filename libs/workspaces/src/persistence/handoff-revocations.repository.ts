@@ -1,0 +1,103 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { WORKSPACES_DB, type WorkspacesDb, type WorkspacesTx } from './workspaces-database.js';
+
+/** One entry of a zone's revocation list: null ids match any token (docs/hosted-zones.md#revocation). */
+export interface RevocationEntry {
+  userId: string | null;
+  workspaceId: string | null;
+  credentialId: string | null;
+  revokedAt: Date;
+}
+
+/** One handoff: who, through which credential, for which zone, valid until when. */
+export interface Issuance {
+  hostedZoneId: string;
+  userId: string;
+  credentialId: string;
+  expiresAt: Date;
+}
+
+/** Rows older than this are of no use to any Leaf: the longest handoff token lifetime (3600 s) and a margin. */
+const KEEP_MS = 2 * 60 * 60 * 1000;
+/** A token still counts this long after its `exp`: the Leaves' clock tolerance, and a margin. */
+const EXPIRY_MARGIN_MS = 60_000;
+
+/**
+ * Inside a membership change's transaction: the member's handoff tokens for a Leaf-backed
+ * workspace are revoked in the same commit as the change (nothing for a Cloud workspace).
+ */
+export async function recordMembershipRevocation(
+  tx: WorkspacesTx,
+  workspaceId: string,
+  userId: string,
+  at: Date,
+): Promise<void> {
+  const workspace = await tx.workspace.findUnique({ where: { id: workspaceId }, select: { hostedZoneId: true } });
+  if (!workspace?.hostedZoneId) return;
+  await tx.handoffRevocation.create({
+    data: { hostedZoneId: workspace.hostedZoneId, userId, workspaceId, revokedAt: at },
+  });
+}
+
+/**
+ * `control.handoff_revocations`, what the Leaves must refuse before handoff tokens expire, and
+ * `control.handoff_issuances`, which zones hold whose tokens: an account or a credential is
+ * revoked only at the zones where it has live handoff tokens, so no zone learns of others'.
+ */
+@Injectable()
+export class HandoffRevocationsRepository {
+  constructor(@Inject(WORKSPACES_DB) private readonly db: WorkspacesDb) {}
+
+  /** A handoff token was issued: its zone, user and credential hold live tokens until `expiresAt`. */
+  async noteIssuance(issuance: Issuance): Promise<void> {
+    const { hostedZoneId, userId, credentialId, expiresAt } = issuance;
+    await this.db.handoffIssuance.upsert({
+      where: { hostedZoneId_userId_credentialId: { hostedZoneId, userId, credentialId } },
+      create: issuance,
+      update: { expiresAt },
+    });
+  }
+
+  /**
+   * Accounts disabled and credentials revoked at `at`: an entry for each zone where they hold
+   * tokens that have not expired. Rows past any token's lifetime go.
+   */
+  async record(revoked: { userIds: string[]; credentialIds: string[] }, at: Date): Promise<void> {
+    if (revoked.userIds.length + revoked.credentialIds.length > 0) {
+      const live = await this.db.handoffIssuance.findMany({
+        where: {
+          expiresAt: { gt: new Date(at.getTime() - EXPIRY_MARGIN_MS) },
+          OR: [{ userId: { in: revoked.userIds } }, { credentialId: { in: revoked.credentialIds } }],
+        },
+      });
+      const entries = new Map<string, { hostedZoneId: string; userId?: string; credentialId?: string }>();
+      for (const i of live) {
+        if (revoked.userIds.includes(i.userId))
+          entries.set(`${i.hostedZoneId} u ${i.userId}`, { hostedZoneId: i.hostedZoneId, userId: i.userId });
+        if (revoked.credentialIds.includes(i.credentialId))
+          entries.set(`${i.hostedZoneId} c ${i.credentialId}`, {
+            hostedZoneId: i.hostedZoneId,
+            credentialId: i.credentialId,
+          });
+      }
+      if (entries.size > 0)
+        await this.db.handoffRevocation.createMany({
+          data: [...entries.values()].map((e) => ({ ...e, revokedAt: at })),
+        });
+    }
+    const old = new Date(at.getTime() - KEEP_MS);
+    await this.db.handoffRevocation.deleteMany({ where: { revokedAt: { lt: old } } });
+    await this.db.handoffIssuance.deleteMany({ where: { expiresAt: { lt: old } } });
+  }
+
+  /** The zone's entries revoked after `since`, the latest per key, oldest first. */
+  forZone(zoneId: string, since: Date): Promise<RevocationEntry[]> {
+    return this.db.$queryRaw<RevocationEntry[]>`
+      SELECT user_id::text AS "userId", workspace_id::text AS "workspaceId", credential_id AS "credentialId",
+             max(revoked_at) AS "revokedAt"
+        FROM control.handoff_revocations
+       WHERE hosted_zone_id = ${zoneId}::uuid AND revoked_at > ${since}
+       GROUP BY user_id, workspace_id, credential_id
+       ORDER BY max(revoked_at), user_id, workspace_id, credential_id`;
+  }
+}

@@ -1,0 +1,332 @@
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { adminEnv, userWithToken, createToken } from '../../support/accounts.js';
+import { ALLOW_HTTP_ENDPOINTS, freePort, startLeaf } from '../../support/hosted-zones.js';
+import { createTestDatabase } from '../../support/postgres.js';
+import { startApp, tempDir, type PlatformProcess } from '../../support/processes.js';
+import { describeWith } from '../../support/services.js';
+import { startIdentityProvider, type IdentityProvider } from '../../support/stand-ins/identity-provider-stand-in.js';
+import { workspacesApi } from '../workspaces/workspaces-api.js';
+
+/**
+ * A real Cloud (embedded, its own database) and a real Leaf process (another database), over
+ * HTTP only: what the Cloud revokes reaches the Leaf with its heartbeats, and the Leaf's health
+ * and metrics show its link to the Cloud through an outage. docs/hosted-zones.md#revocation,
+ * docs/hosted-zones-leaf.md ("Health").
+ */
+const CLOUD_KEY = 'd'.repeat(64);
+const LEAF_KEY = 'e'.repeat(64);
+const HEARTBEAT_SECONDS = 1;
+/**
+ * The documented bound: a revocation reaches the Leaf with its next heartbeat, so within one
+ * heartbeat interval plus the heartbeat's round trip. The margin is for this loaded machine,
+ * and stays far below the token lifetime (300 s), the bound before revocations existed.
+ */
+const BOUND_MS = HEARTBEAT_SECONDS * 1000 + 3_000;
+const UNLIMITED = {
+  RATE_LIMIT_PER_CREDENTIAL: '1000000',
+  RATE_LIMIT_PER_WORKSPACE: '1000000',
+  RATE_LIMIT_PER_ADDRESS: '1000000',
+  AUTH_FAILURES_PER_ADDRESS: '1000000',
+  AUTH_FAILURES_PER_CREDENTIAL: '1000000',
+};
+const EVENT_ACCOUNT_DISABLED = 'https://schemas.openid.net/secevent/risc/event-type/account-disabled';
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describeWith(
+  ['postgres'],
+  "hosted zones: revocations reach the Leaf, and the Leaf's health shows its Cloud link",
+  () => {
+    const admin = adminEnv();
+    const cloudDir = tempDir('kw-hz-cloud-');
+    let cloudDb: Awaited<ReturnType<typeof createTestDatabase>>;
+    let leafDb: Awaited<ReturnType<typeof createTestDatabase>>;
+    let idp: IdentityProvider;
+    let cloud: PlatformProcess | undefined;
+    let cloudUrl: string;
+    let leaf: PlatformProcess;
+    let owner: { token: string; id: string };
+    let workspaceId: string;
+    let noteTypeId: string;
+    const api = () => workspacesApi(cloudUrl);
+
+    /** The Cloud, always at the same address (the Leaf's CLOUD_URL) and on the same database. */
+    function startCloud(): Promise<PlatformProcess> {
+      return startApp('gateway', {
+        RUN_MODE: 'embedded',
+        PORT: new URL(cloudUrl).port,
+        PUBLIC_URL: cloudUrl,
+        DATA_DIR: cloudDir,
+        DATABASE_URL: cloudDb.url,
+        SECRETS_ENCRYPTION_KEY: CLOUD_KEY,
+        // The Leaf of this machine is plain http.
+        ...ALLOW_HTTP_ENDPOINTS,
+        AGENT_TRUSTED_ISSUERS: JSON.stringify([idp.trusted]),
+        AGENT_JWKS_ALLOW_PRIVATE: 'true',
+        ...admin,
+        ...UNLIMITED,
+      });
+    }
+
+    /** A member of the workspace with a personal access token, and a handoff token through it. */
+    async function member(role: string) {
+      const { user, token, tokenId } = await userWithToken(cloudUrl, admin.ADMIN_TOKEN);
+      await api().addMember(owner.token, workspaceId, { auth: token, email: user.email, id: user.id }, role);
+      return { user, token, tokenId };
+    }
+
+    const handoff = async (token: string): Promise<string> =>
+      (await api().ok(token, 'POST', `/api/workspaces/${workspaceId}/handoff`, undefined, 200)).token;
+
+    async function atLeaf(
+      token: string,
+      method = 'GET',
+      path = `/api/memory-fragments?workspaceId=${workspaceId}`,
+      body?: unknown,
+    ) {
+      const res = await fetch(`${leaf.url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    }
+
+    /** Reads at the Leaf until the token is refused; answers how long that took after `since`. */
+    async function refusedAfter(token: string, since: number) {
+      const refusal = await until('the Leaf to refuse the token', async () => {
+        const res = await atLeaf(token);
+        return res.status === 401 && res;
+      });
+      return { elapsedMs: Date.now() - since, body: refusal.body };
+    }
+
+    const health = async () => {
+      const res = await fetch(`${leaf.url}/api/health`);
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const metric = async (name: string) => {
+      const text = await (await fetch(`${leaf.url}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+      return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
+
+    beforeAll(async () => {
+      idp = await startIdentityProvider();
+      cloudDb = await createTestDatabase('kw_hz_cloud');
+      leafDb = await createTestDatabase('kw_hz_leaf');
+      cloudUrl = `http://127.0.0.1:${await freePort()}`;
+      cloud = await startCloud();
+      const o = await userWithToken(cloudUrl, admin.ADMIN_TOKEN);
+      owner = { token: o.token, id: o.user.id };
+
+      const created = await api().ok(owner.token, 'POST', '/api/hosted-zones', { name: 'Links', region: 'here' }, 201);
+      const leafPort = await freePort();
+      leaf = await startLeaf({
+        PORT: String(leafPort),
+        PUBLIC_URL: `http://127.0.0.1:${leafPort}`,
+        DATABASE_URL: leafDb.url,
+        DATA_DIR: tempDir('kw-hz-leaf-'),
+        CLOUD_URL: cloudUrl,
+        ENROLLMENT_TOKEN: created.enrollmentToken,
+        SECRETS_ENCRYPTION_KEY: LEAF_KEY,
+        LEAF_HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS),
+        ...UNLIMITED,
+      });
+      await until('the zone online', async () => {
+        const { hostedZone } = await api().ok(
+          owner.token,
+          'GET',
+          `/api/hosted-zones/${created.hostedZone.id}`,
+          undefined,
+          200,
+        );
+        return hostedZone.status === 'online';
+      });
+      const { workspace } = await api().ok(
+        owner.token,
+        'POST',
+        '/api/workspaces',
+        { name: 'Revocations', hostedZoneId: created.hostedZone.id },
+        201,
+      );
+      workspaceId = workspace.id;
+      await until('the workspace active', async () => {
+        const { workspace: w } = await api().ok(owner.token, 'GET', `/api/workspaces/${workspaceId}`, undefined, 200);
+        return w.status === 'active';
+      });
+      const types = await atLeaf(await handoff(owner.token), 'GET', `/api/workspaces/${workspaceId}/fragment-types`);
+      noteTypeId = types.body.items.find((t: { key: string }) => t.key === 'note').id;
+    }, 180_000);
+
+    afterAll(async () => {
+      await leaf?.stop();
+      await cloud?.stop();
+      await idp?.close();
+      await cloudDb?.drop();
+      await leafDb?.drop();
+      rmSync(cloudDir, { recursive: true, force: true });
+    }, 60_000);
+
+    it("refuses a removed member's handoff token within one heartbeat; other members are not affected", async () => {
+      const removed = await member('viewer');
+      const token = await handoff(removed.token);
+      const ownerToken = await handoff(owner.token);
+      expect((await atLeaf(token)).status).toBe(200);
+
+      await api().ok(
+        owner.token,
+        'DELETE',
+        `/api/workspaces/${workspaceId}/members/${removed.user.id}`,
+        undefined,
+        204,
+      );
+      const { elapsedMs, body } = await refusedAfter(token, Date.now());
+      expect(elapsedMs).toBeLessThan(BOUND_MS);
+      expect(body).toMatchObject({ code: 'UNAUTHENTICATED', error: expect.stringContaining('revoked') });
+      expect((await atLeaf(ownerToken)).status).toBe(200);
+      // And the Cloud hands the former member no new one.
+      expect((await api().call(removed.token, 'POST', `/api/workspaces/${workspaceId}/handoff`)).status).toBe(404);
+    });
+
+    it('refuses a demoted member’s token (it carries the old role); a new one carries the new role', async () => {
+      const demoted = await member('collaborator');
+      const token = await handoff(demoted.token);
+      const write = () =>
+        atLeaf(token, 'POST', '/api/memory-fragments', {
+          workspaceId,
+          fragmentTypeId: noteTypeId,
+          title: 'by a collaborator',
+          content: 'written while a collaborator',
+        });
+      expect((await write()).status).toBe(201);
+
+      const changedAt = Date.now();
+      await api().ok(
+        owner.token,
+        'PATCH',
+        `/api/workspaces/${workspaceId}/members/${demoted.user.id}`,
+        { role: 'viewer' },
+        200,
+      );
+      const { elapsedMs } = await refusedAfter(token, changedAt);
+      expect(elapsedMs).toBeLessThan(BOUND_MS);
+      expect((await write()).status).toBe(401);
+
+      // Tokens issued up to the second after a revocation are refused too (docs): ask after it.
+      await new Promise((r) => setTimeout(r, Math.max(0, changedAt + 2_100 - Date.now())));
+      const fresh = await api().ok(demoted.token, 'POST', `/api/workspaces/${workspaceId}/handoff`, undefined, 200);
+      expect(fresh.actions).not.toContain('fragments:write');
+      expect((await atLeaf(fresh.token)).status).toBe(200);
+      const denied = await atLeaf(fresh.token, 'POST', '/api/memory-fragments', {
+        workspaceId,
+        fragmentTypeId: noteTypeId,
+        title: 'by a viewer',
+        content: 'not allowed',
+      });
+      expect(denied.status).toBe(403);
+    });
+
+    it("refuses a disabled account's handoff token within one heartbeat (account-disabled security event)", async () => {
+      const disabled = await member('contributor');
+      const token = await handoff(disabled.token);
+      expect((await atLeaf(token)).status).toBe(200);
+
+      const set = await idp.securityEvent(
+        cloudUrl,
+        { [EVENT_ACCOUNT_DISABLED]: {} },
+        { sub_id: { format: 'email', email: disabled.user.email } },
+      );
+      const pushed = await fetch(`${cloudUrl}/agent/event/notify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/secevent+jwt' },
+        body: set,
+      });
+      expect(pushed.status).toBe(202);
+      const { elapsedMs } = await refusedAfter(token, Date.now());
+      expect(elapsedMs).toBeLessThan(BOUND_MS);
+      expect((await api().call(disabled.token, 'GET', `/api/workspaces/${workspaceId}`)).status).toBe(401);
+    });
+
+    it('refuses the handoff tokens issued through a revoked access token, not those of the same user’s other token', async () => {
+      const holder = await member('viewer');
+      const other = await createToken(cloudUrl, holder.token, { name: 'second' });
+      const viaRevoked = await handoff(holder.token);
+      const viaOther = await handoff(other.token);
+      expect((await atLeaf(viaRevoked)).status).toBe(200);
+
+      await api().ok(other.token, 'DELETE', `/api/tokens/${holder.tokenId}`, undefined, 204);
+      const { elapsedMs } = await refusedAfter(viaRevoked, Date.now());
+      expect(elapsedMs).toBeLessThan(BOUND_MS);
+      expect((await atLeaf(viaOther)).status).toBe(200);
+    });
+
+    it("reports the Cloud link in the Leaf's health and metrics: degraded (still 200, still serving) while the Cloud is stopped, ok again once it is back", async () => {
+      const up = await until('a healthy link', async () => {
+        const h = await health();
+        return h.body.cloudLink?.status === 'ok' && h;
+      });
+      expect(up.status).toBe(200);
+      expect(up.body.status).toBe('ok');
+      expect(up.body.cloudLink).toMatchObject({
+        enrolled: true,
+        link: 'up',
+        lastHeartbeatAt: expect.any(String),
+        lastFailureAt: null,
+        keys: { count: expect.any(Number), fetchedAt: expect.any(String), fresh: true },
+        revocations: { count: expect.any(Number), updatedAt: expect.any(String) },
+      });
+      expect(up.body.cloudLink.keys.count).toBeGreaterThan(0);
+      // The revocations of the tests above are still in the list (younger than the token lifetime).
+      expect(up.body.cloudLink.revocations.count).toBeGreaterThan(0);
+      expect(await metric('kw_leaf_cloud_link_up')).toBe(1);
+      expect(await metric('kw_leaf_last_heartbeat_timestamp_seconds')).toBeGreaterThan(Date.now() / 1000 - 30);
+      expect(await metric('kw_leaf_handoff_keys_fetched_timestamp_seconds')).toBeGreaterThan(0);
+      expect(await metric('kw_leaf_handoff_revocations')).toBe(up.body.cloudLink.revocations.count);
+
+      const token = await handoff(owner.token);
+      expect(await cloud!.stop()).toBe(0);
+      cloud = undefined;
+      const down = await until('the link reported down', async () => {
+        const h = await health();
+        return h.body.cloudLink.link === 'unreachable' && h;
+      });
+      expect(down.status).toBe(200);
+      expect(down.body).toMatchObject({ status: 'degraded', ready: true });
+      expect(down.body.cloudLink).toMatchObject({
+        status: 'degraded',
+        detail: expect.stringContaining('unreachable'),
+        lastFailureAt: expect.any(String),
+        keys: { fresh: true },
+      });
+      expect(await metric('kw_leaf_cloud_link_up')).toBe(0);
+      // Still serving with the cached keys (and still refusing what was revoked).
+      expect((await atLeaf(token)).status).toBe(200);
+
+      cloud = await startCloud();
+      const back = await until('the link reported up again', async () => {
+        const h = await health();
+        return h.body.cloudLink.status === 'ok' && h;
+      });
+      expect(back.status).toBe(200);
+      expect(back.body.status).toBe('ok');
+      expect(Date.parse(back.body.cloudLink.lastHeartbeatAt)).toBeGreaterThan(
+        Date.parse(down.body.cloudLink.lastFailureAt),
+      );
+      expect(await metric('kw_leaf_cloud_link_up')).toBe(1);
+    }, 120_000);
+  },
+);
