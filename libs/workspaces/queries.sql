@@ -9,6 +9,9 @@ SELECT user_id::text AS "userId", workspace_id::text AS "workspaceId", credentia
  GROUP BY user_id, workspace_id, credential_id
  ORDER BY max(revoked_at), user_id, workspace_id, credential_id;
 
+-- src/persistence/hosted-zones.repository.ts: HostedZonesRepository.deleteWithArchivedWorkspaces
+SELECT 1 FROM control.hosted_zones WHERE id = ${id}::uuid FOR UPDATE;
+
 -- src/persistence/workspaces-database.ts: lockWorkspace
 SELECT id FROM ${workspacesTable} WHERE id = ${workspaceId}::uuid FOR UPDATE;
 

@@ -274,6 +274,16 @@ describeWith(
       expect((await atLeaf(viaOther)).status).toBe(200);
     });
 
+    it('refuses the tokens of a withdrawn signing key once the Cloud rotates it after a compromise; new tokens work', async () => {
+      const before = await handoff(owner.token);
+      expect((await atLeaf(before)).status).toBe(200);
+      await api().ok(admin.ADMIN_TOKEN, 'POST', '/api/admin/handoff-keys/rotate', undefined, 200);
+      // The next heartbeat names the new key set: the Leaf fetches it at once, without the old key.
+      const { elapsedMs } = await refusedAfter(before, Date.now());
+      expect(elapsedMs).toBeLessThan(BOUND_MS);
+      expect((await atLeaf(await handoff(owner.token))).status).toBe(200);
+    });
+
     it("reports the Cloud link in the Leaf's health and metrics: degraded (still 200, still serving) while the Cloud is stopped, ok again once it is back", async () => {
       const up = await until('a healthy link', async () => {
         const h = await health();

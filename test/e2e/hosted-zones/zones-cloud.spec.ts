@@ -46,6 +46,10 @@ describe('hosted zones (Cloud)', () => {
     return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
   }
 
+  async function readJwks(): Promise<JSONWebKeySet> {
+    return (await (await fetch(`${platform.url}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
+  }
+
   async function newZone(token: string, name = `zone ${Math.random().toString(36).slice(2)}`) {
     return api.ok(token, 'POST', '/api/hosted-zones', { name, region: 'eu-test' }, 201);
   }
@@ -154,6 +158,7 @@ describe('hosted zones (Cloud)', () => {
 
       expect(await api.ok(owner.token, 'DELETE', `/api/hosted-zones/${zone.id}`, undefined, 200)).toEqual({
         success: true,
+        deletedWorkspaceIds: [],
       });
       expect((await api.call(owner.token, 'GET', `/api/hosted-zones/${zone.id}`, undefined)).status).toBe(404);
     });
@@ -245,7 +250,13 @@ describe('hosted zones (Cloud)', () => {
         leafVersion: 'leaf-test-2',
       });
       expect(hb.status).toBe(200);
-      expect(hb.body).toEqual({ hostedZoneId: zone.id, placements: [], revocations: [] });
+      expect(hb.body).toEqual({
+        hostedZoneId: zone.id,
+        placements: [],
+        revocations: [],
+        // The kids of the JWKS now (none before the first key is made on first use).
+        handoffKeyIds: expect.any(Array),
+      });
       const { hostedZone } = await api.ok(owner.token, 'GET', `/api/hosted-zones/${zone.id}`, undefined, 200);
       expect(hostedZone).toMatchObject({
         status: 'online',
@@ -569,5 +580,37 @@ describe('hosted zones (Cloud)', () => {
         error: 'The hosted zone is offline (no recent heartbeat from its Leaf)',
       });
     }, 30_000);
+
+    it('rotates the handoff keys at once for a platform administrator: old keys leave the JWKS and the heartbeat names the new set', async () => {
+      const before = await readJwks();
+      expect((await api.call(owner.token, 'POST', '/api/admin/handoff-keys/rotate', undefined)).status).toBe(403);
+      const rotated = await api.ok(admin.ADMIN_TOKEN, 'POST', '/api/admin/handoff-keys/rotate', undefined, 200);
+      expect(rotated.revokedKids).toEqual(before.keys.map((k) => k.kid));
+      expect((await readJwks()).keys.map((k) => k.kid)).toEqual([rotated.kid]);
+      const beat = await leaf('POST', '/api/hosted-zones/heartbeat', enrollment.zoneCredential, {});
+      expect(beat.body.handoffKeyIds).toEqual([rotated.kid]);
+      // New handoff tokens are signed with the new key.
+      const handoff = await api.ok(owner.token, 'POST', `/api/workspaces/${placed.id}/handoff`, undefined, 200);
+      expect(decodeProtectedHeader(handoff.token).kid).toBe(rotated.kid);
+    });
+
+    it('deletes a zone whose workspaces are archived only when told to, and those workspaces with it', async () => {
+      await api.ok(owner.token, 'DELETE', `/api/workspaces/${placed.id}`, undefined, 200);
+      const refused = await api.call(owner.token, 'DELETE', `/api/hosted-zones/${zone.id}`, undefined);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ code: 'CONFLICT', archivedWorkspaceCount: 1 });
+      const deleted = await api.ok(
+        owner.token,
+        'DELETE',
+        `/api/hosted-zones/${zone.id}?deleteArchivedWorkspaces=true`,
+        undefined,
+        200,
+      );
+      expect(deleted).toEqual({ success: true, deletedWorkspaceIds: [placed.id] });
+      expect((await api.call(owner.token, 'GET', `/api/hosted-zones/${zone.id}`, undefined)).status).toBe(404);
+      const archived = await api.ok(owner.token, 'GET', '/api/workspaces/archived', undefined, 200);
+      expect(archived.items.map((w: any) => w.id)).not.toContain(placed.id);
+      expect((await api.call(owner.token, 'POST', `/api/workspaces/${placed.id}/restore`, undefined)).status).toBe(404);
+    });
   });
 });

@@ -136,6 +136,15 @@ export const IDENTITY_ROUTES: MatrixRoute[] = [
     platformAdmin: true,
     body: { email: 'made-{n}@example.test', displayName: 'Made', password: 'a-long-enough-password-1' },
   },
+  // Withdraws every handoff signing key at once (docs/hosted-zones.md#keys-and-rotation).
+  {
+    method: 'POST',
+    path: '/api/admin/handoff-keys/rotate',
+    action: 'admin',
+    account: true,
+    platformAdmin: true,
+    allowedStatuses: [200],
+  },
   // Agent authentication: a user's agent grants, and the platform's trusted identity providers.
   // (POST /api/agent-claims/{id}/decision is session-only: test/e2e/agent-auth/agent-claim-browser.spec.ts.)
   { method: 'GET', path: '/api/agent-grants', action: 'tokens:manage', account: true, allowedStatuses: [200] },

@@ -56,6 +56,8 @@ export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationS
       this.cloudDown = false;
       // First: a revoked token must not be served a moment longer than needed.
       if (answer.revocations) await this.revoked.replace(answer.revocations);
+      // The Cloud withdrew or added keys (a forced rotation): fetch them now, not at the next refresh.
+      if (answer.handoffKeyIds?.length && !this.keys.matches(answer.handoffKeyIds)) await this.keys.refresh();
       for (const placement of answer.placements) {
         await this.provision(enrollment.zoneCredential, placement).catch((err: unknown) =>
           this.logger.error({ err, workspaceId: placement.workspaceId }, 'could not provision a placement'),

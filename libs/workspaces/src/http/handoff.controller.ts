@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HostedZonesService } from '@kw/contracts';
 import { Public } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
-import { HandoffResponseDto, JwksDto } from './dto/hosted-zones.dto.js';
+import { HandoffResponseDto, JwksDto, RotateHandoffKeysResponseDto } from './dto/hosted-zones.dto.js';
 
 const M = HostedZonesService.method;
 
@@ -37,6 +37,21 @@ export class HandoffController {
       actions: h.actions,
       workspaceId: h.workspaceId,
     };
+  }
+
+  @Post('api/admin/handoff-keys/rotate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Rotate the handoff signing key now (after a suspected compromise)',
+    description:
+      'Platform administrators (scope `admin`). A new key signs from now on and every older key leaves the JWKS at ' +
+      'once, so the handoff tokens they signed stop verifying at each Leaf with its next heartbeat; clients get ' +
+      'new tokens. Scheduled rotation (HANDOFF_KEY_ROTATION_DAYS) keeps old keys published instead.',
+  })
+  @ApiOkResponse({ type: RotateHandoffKeysResponseDto })
+  async rotate(): Promise<RotateHandoffKeysResponseDto> {
+    const { kid, revokedKids } = await this.client.call(M.rotateHandoffKeys, {});
+    return { success: true, kid, revokedKids };
   }
 
   @Get('.well-known/jwks.json')

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HostedZonesService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
@@ -8,6 +8,7 @@ import {
   HostedZoneListDto,
   HostedZoneResponseDto,
   HostedZoneDeletedDto,
+  DeleteHostedZoneQueryDto,
   UpdateHostedZoneDto,
 } from './dto/hosted-zones.dto.js';
 import { hostedZoneJson } from './presenters.js';
@@ -85,12 +86,18 @@ export class HostedZonesController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Delete a hosted zone',
-    description: '409 `CONFLICT` while workspaces are placed on it. Scope `hosted-zones:manage`.',
+    description:
+      '409 `CONFLICT` while live workspaces are placed on it (move or archive them first). Archived ones, whose ' +
+      'data lived on its Leaf, are deleted with it only with `deleteArchivedWorkspaces=true` (otherwise 409 ' +
+      'naming how many). Scope `hosted-zones:manage`.',
   })
   @ApiOkResponse({ type: HostedZoneDeletedDto })
-  async delete(@Param('id') id: string): Promise<HostedZoneDeletedDto> {
-    await this.client.call(M.deleteHostedZone, { hostedZoneId: id });
-    return { success: true };
+  async delete(@Param('id') id: string, @Query() query: DeleteHostedZoneQueryDto): Promise<HostedZoneDeletedDto> {
+    const { deletedWorkspaceIds } = await this.client.call(M.deleteHostedZone, {
+      hostedZoneId: id,
+      deleteArchivedWorkspaces: query.deleteArchivedWorkspaces ?? false,
+    });
+    return { success: true, deletedWorkspaceIds };
   }
 
   @Post(':id/enrollment-token')

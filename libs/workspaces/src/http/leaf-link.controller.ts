@@ -85,6 +85,7 @@ export class LeafLinkController {
       hostedZoneId: answer.hostedZoneId,
       placements: answer.placements.map(placementJson),
       revocations: answer.revocations.map(revocationJson),
+      handoffKeyIds: answer.handoffKeyIds,
     };
   }
 

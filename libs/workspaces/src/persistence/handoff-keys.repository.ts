@@ -12,9 +12,11 @@ export interface StoredHandoffKey {
 
 /** Where keys live (the control-plane table; an in-memory one in unit tests). */
 export interface HandoffKeyStore {
-  /** Every key, newest first. */
+  /** Every key not withdrawn, newest first. */
   all(): Promise<StoredHandoffKey[]>;
   insert(key: StoredHandoffKey): Promise<void>;
+  /** Withdraws every key but `kid`: answers the kids withdrawn. */
+  revokeAllExcept(kid: string, at: Date): Promise<string[]>;
 }
 
 /** The table `control.handoff_signing_keys`. */
@@ -23,7 +25,10 @@ export class HandoffKeysRepository implements HandoffKeyStore {
   constructor(@Inject(WORKSPACES_DB) private readonly db: WorkspacesDb) {}
 
   async all(): Promise<StoredHandoffKey[]> {
-    const rows = await this.db.handoffSigningKey.findMany({ orderBy: [{ createdAt: 'desc' }, { kid: 'asc' }] });
+    const rows = await this.db.handoffSigningKey.findMany({
+      where: { revokedAt: null },
+      orderBy: [{ createdAt: 'desc' }, { kid: 'asc' }],
+    });
     return rows.map((r) => ({
       kid: r.kid,
       publicJwk: r.publicJwk as JWK,
@@ -40,6 +45,20 @@ export class HandoffKeysRepository implements HandoffKeyStore {
         privateJwkSealed: key.privateJwkSealed,
         createdAt: key.createdAt,
       },
+    });
+  }
+
+  async revokeAllExcept(kid: string, at: Date): Promise<string[]> {
+    return this.db.$transaction(async (tx) => {
+      const withdrawn = await tx.handoffSigningKey.findMany({
+        where: { revokedAt: null, kid: { not: kid } },
+        select: { kid: true },
+      });
+      await tx.handoffSigningKey.updateMany({
+        where: { kid: { in: withdrawn.map((k) => k.kid) } },
+        data: { revokedAt: at },
+      });
+      return withdrawn.map((k) => k.kid);
     });
   }
 }

@@ -75,6 +75,39 @@ export class HostedZonesRepository {
     }
   }
 
+  /**
+   * Deletes the zone and its archived workspaces (their memberships and invitations cascade),
+   * in one transaction with the zone's row locked; undefined, and nothing deleted, when a live
+   * workspace is (or was just) placed on it.
+   */
+  async deleteWithArchivedWorkspaces(id: string): Promise<string[] | undefined> {
+    try {
+      return await this.db.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT 1 FROM control.hosted_zones WHERE id = ${id}::uuid FOR UPDATE`;
+        const archived = await tx.workspace.findMany({
+          where: { hostedZoneId: id, archivedAt: { not: null } },
+          select: { id: true },
+        });
+        const ids = archived.map((w) => w.id);
+        await tx.workspace.deleteMany({ where: { id: { in: ids } } });
+        await tx.hostedZone.delete({ where: { id } });
+        return ids;
+      });
+    } catch (err) {
+      if ((err as { code?: string }).code === 'P2003') return undefined;
+      throw err;
+    }
+  }
+
+  /** Workspaces placed on the zone: live ones, and archived ones (kept until deleted with it). */
+  async workspaceCounts(zoneId: string): Promise<{ live: number; archived: number }> {
+    const [live, archived] = await Promise.all([
+      this.db.workspace.count({ where: { hostedZoneId: zoneId, archivedAt: null } }),
+      this.db.workspace.count({ where: { hostedZoneId: zoneId, archivedAt: { not: null } } }),
+    ]);
+    return { live, archived };
+  }
+
   /** A new one-time enrollment token (its hash) replaces the previous one. */
   setEnrollmentToken(id: string, hash: string, expiresAt: Date): Promise<HostedZoneRow> {
     return this.db.hostedZone.update({

@@ -16,6 +16,10 @@ export class AccessChanges {
     broadcast(this.transport, WorkspaceAccessChangedSchema, { workspaceIds: [workspaceId] });
   }
 
+  workspaces(workspaceIds: string[]): void {
+    broadcast(this.transport, WorkspaceAccessChangedSchema, { workspaceIds });
+  }
+
   /** Changes that reach every workspace of a hosted zone. */
   everything(): void {
     broadcast(this.transport, WorkspaceAccessChangedSchema, { all: true });

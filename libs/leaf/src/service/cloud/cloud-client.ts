@@ -35,6 +35,8 @@ export interface HeartbeatAnswer {
   placements: Placement[];
   /** The handoff tokens to refuse (the whole current list); undefined when the Cloud sent none (an older Cloud). */
   revocations?: Revocation[];
+  /** The kids the Cloud's JWKS holds now; empty or absent from an older Cloud. */
+  handoffKeyIds?: string[];
 }
 
 /**
@@ -85,6 +87,9 @@ export class CloudClient {
           status: String(p.status ?? ''),
         })),
       revocations: parseRevocations(body.revocations),
+      handoffKeyIds: Array.isArray(body.handoffKeyIds)
+        ? (body.handoffKeyIds as unknown[]).filter((k): k is string => typeof k === 'string').slice(0, 100)
+        : [],
     };
   }
 

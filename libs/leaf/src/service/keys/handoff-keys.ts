@@ -17,6 +17,7 @@ import type { Jwks } from './jwks.js';
 export class HandoffKeys {
   private keySet: JWTVerifyGetKey = createLocalJWKSet({ keys: [] });
   private fetchedAt = 0;
+  private kids = new Set<string>();
   private count = 0;
   private lastUnknownKidFetch = Number.NEGATIVE_INFINITY;
   private inFlight: Promise<boolean> | undefined;
@@ -101,5 +102,11 @@ export class HandoffKeys {
     this.keySet = createLocalJWKSet(jwks);
     this.fetchedAt = fetchedAt;
     this.count = jwks.keys.length;
+    this.kids = new Set(jwks.keys.map((k) => k.kid ?? ''));
+  }
+
+  /** Whether the installed set is the one the Cloud publishes (the kids a heartbeat names). */
+  matches(kids: readonly string[]): boolean {
+    return kids.length === this.kids.size && kids.every((kid) => this.kids.has(kid));
   }
 }

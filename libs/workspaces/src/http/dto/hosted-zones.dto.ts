@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { LEAF_VERSION_MAX, ZONE_ENDPOINT_MAX, ZONE_NAME_MAX, ZONE_REGION_MAX } from '../../workspaces-limits.js';
 
 const NOT_BLANK = /\S/;
@@ -116,6 +117,19 @@ export class HostedZoneListDto {
 
 export class HostedZoneDeletedDto {
   @ApiProperty({ enum: [true] }) success!: true;
+  @ApiProperty({ type: [String], description: 'The archived workspaces deleted with the zone' })
+  deletedWorkspaceIds!: string[];
+}
+
+export class DeleteHostedZoneQueryDto {
+  @ApiPropertyOptional({
+    default: false,
+    description: "Delete the zone's archived workspaces with it (their data lived on its Leaf)",
+  })
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean()
+  deleteArchivedWorkspaces?: boolean;
 }
 
 export class HandoffResponseDto {
@@ -217,6 +231,18 @@ export class LeafHeartbeatResponseDto {
       'Handoff tokens to refuse before they expire: the whole current list (entries younger than the token lifetime), replacing the previous one',
   })
   revocations!: HandoffRevocationDto[];
+  @ApiProperty({
+    type: [String],
+    description: "The kids of the Cloud's JWKS now: a Leaf whose key set differs fetches the JWKS again at once",
+  })
+  handoffKeyIds!: string[];
+}
+
+export class RotateHandoffKeysResponseDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ description: 'The new signing key' }) kid!: string;
+  @ApiProperty({ type: [String], description: 'The keys withdrawn: tokens they signed no longer verify' })
+  revokedKids!: string[];
 }
 
 export class PlacementResponseDto {

@@ -18,11 +18,19 @@ const settings: HostedZoneSettings = {
 
 class MemoryStore implements HandoffKeyStore {
   readonly keys: StoredHandoffKey[] = [];
+  readonly revoked = new Set<string>();
   async all() {
-    return [...this.keys].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    return this.keys
+      .filter((k) => !this.revoked.has(k.kid))
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
   }
   async insert(key: StoredHandoffKey) {
     this.keys.push(key);
+  }
+  async revokeAllExcept(kid: string) {
+    const withdrawn = (await this.all()).map((k) => k.kid).filter((k) => k !== kid);
+    for (const k of withdrawn) this.revoked.add(k);
+    return withdrawn;
   }
 }
 
@@ -120,6 +128,30 @@ describe('handoff keys and tokens', () => {
     expect((await keys.signingKey()).kid).toBe(first.kid);
     // Another replica (a fresh instance over the same table) uses the same key.
     expect(store.keys).toHaveLength(1);
+  });
+
+  it('rotates at once after a compromise: the old keys leave the JWKS, and another replica signs with the new key within seconds', async () => {
+    const { store, box, keys, advance, now } = setup();
+    const old = await keys.signingKey();
+    const oldToken = await signHandoff(old, claims(now()));
+    const replica = new HandoffKeys(store, box, settings, now);
+    expect((await replica.signingKey()).kid).toBe(old.kid);
+
+    const { kid, revokedKids } = await keys.rotateNow();
+    expect(revokedKids).toEqual([old.kid]);
+    expect((await keys.signingKey()).kid).toBe(kid);
+    const jwks = await keys.jwks();
+    expect(jwks.keys.map((k) => k.kid)).toEqual([kid]);
+    await expect(
+      jwtVerify(oldToken.token, createLocalJWKSet(jwks), {
+        issuer: settings.issuer,
+        audience: 'urn:kw:hosted-zone:z1',
+        currentDate: now(),
+      }),
+    ).rejects.toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY' });
+    // The other replica keeps its key for a few seconds at most, then reads the table again.
+    advance(6_000);
+    expect((await replica.signingKey()).kid).toBe(kid);
   });
 
   it('rotates: new tokens use the new kid, the old key stays published for the token lifetime plus a day, then leaves', async () => {

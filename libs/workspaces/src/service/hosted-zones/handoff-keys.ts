@@ -11,6 +11,12 @@ import { HOSTED_ZONE_SETTINGS, type HostedZoneSettings } from './hosted-zone-set
 export const HANDOFF_ALG = 'ES256';
 /** A retired key stays published this long after its token lifetime, for clocks and caches that lag. */
 const RETIRED_KEY_GRACE_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a replica signs with the key it knows before reading the table again: after a
+ * forced rotation on another replica, a withdrawn key signs for at most this long (a Leaf
+ * refuses those tokens; the client gets a fresh one).
+ */
+const KEY_RECHECK_MS = 5_000;
 
 export type { HandoffKeyStore, StoredHandoffKey };
 
@@ -38,6 +44,7 @@ export interface SigningKey {
 @Injectable()
 export class HandoffKeys {
   private current: SigningKey | undefined;
+  private checkedAt = 0;
 
   constructor(
     @Inject(HANDOFF_KEY_STORE) private readonly store: HandoffKeyStore,
@@ -49,12 +56,28 @@ export class HandoffKeys {
   /** The key that signs now (made or rotated if needed). */
   async signingKey(): Promise<SigningKey> {
     const now = this.clock();
-    if (this.current && this.fresh(this.current.createdAt, now)) return this.current;
+    if (this.current && this.fresh(this.current.createdAt, now) && now.getTime() - this.checkedAt < KEY_RECHECK_MS)
+      return this.current;
     const [newest] = await this.store.all();
     const stored = newest && this.fresh(newest.createdAt, now) ? newest : await this.create(now);
+    this.checkedAt = now.getTime();
+    if (this.current?.kid === stored.kid) return this.current;
     const key = (await importJWK(JSON.parse(this.box.open(stored.privateJwkSealed)) as JWK, HANDOFF_ALG)) as CryptoKey;
     this.current = { kid: stored.kid, key, createdAt: stored.createdAt };
     return this.current;
+  }
+
+  /**
+   * After a suspected compromise: a new key signs from now on, and every other key is withdrawn
+   * from the JWKS at once (not kept for the grace period), so the tokens they signed stop
+   * verifying as soon as the Leaves fetch the keys again (their next heartbeat).
+   */
+  async rotateNow(): Promise<{ kid: string; revokedKids: string[] }> {
+    const now = this.clock();
+    const stored = await this.create(now);
+    const revokedKids = await this.store.revokeAllExcept(stored.kid, now);
+    this.current = undefined;
+    return { kid: stored.kid, revokedKids };
   }
 
   /** The JWKS document: the signing key and the previous keys whose tokens may still be valid. */

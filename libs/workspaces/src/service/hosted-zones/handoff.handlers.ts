@@ -2,7 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { HostedZonesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles, type RequestOf } from '@kw/platform-transport';
+import { assertAccountAllowed } from '@kw/platform-access-policy';
 import { callerOf } from '../caller.js';
+import { IdentityDirectory } from '../identity-directory.js';
 import { WorkspaceAccess, stateOf } from '../workspace-access.js';
 import { HandoffRevocationsRepository } from '../../persistence/handoff-revocations.repository.js';
 import { handoffActions } from './handoff-actions.js';
@@ -24,6 +26,7 @@ export class HandoffHandlers {
     private readonly keys: HandoffKeys,
     private readonly revocations: HandoffRevocationsRepository,
     @Inject(HOSTED_ZONE_SETTINGS) private readonly settings: HostedZoneSettings,
+    private readonly identity: IdentityDirectory,
   ) {}
 
   @Handles(HostedZonesService.method.issueHandoff)
@@ -76,5 +79,19 @@ export class HandoffHandlers {
   @Handles(HostedZonesService.method.getHandoffKeys)
   async jwks(_input: RequestOf<typeof HostedZonesService, 'getHandoffKeys'>) {
     return { jwksJson: JSON.stringify(await this.keys.jwks()) };
+  }
+
+  /** Platform administrators (scope `admin`), after a suspected compromise of the signing key. */
+  @Handles(HostedZonesService.method.rotateHandoffKeys)
+  async rotate(_input: RequestOf<typeof HostedZonesService, 'rotateHandoffKeys'>, context: RequestContext) {
+    const userId = context.auth?.userId;
+    const platformAdmin = !!userId && (await this.identity.usersById([userId])).get(userId)?.platformAdmin === true;
+    // The policy's answer for `admin`: 401 without an account, 403 without the scope or the role.
+    assertAccountAllowed({
+      auth: context.auth,
+      account: userId ? { active: true, platformAdmin } : undefined,
+      action: 'admin',
+    });
+    return this.keys.rotateNow();
   }
 }

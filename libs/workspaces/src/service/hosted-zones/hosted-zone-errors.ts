@@ -14,8 +14,16 @@ export const zoneInUse = (count: number): AppError =>
   new AppError({
     status: 409,
     code: ErrorCode.CONFLICT,
-    message: `The hosted zone still holds ${count} workspace${count === 1 ? '' : 's'}; archive or move them first`,
+    message: `The hosted zone still holds ${count} workspace${count === 1 ? '' : 's'}; move them first`,
     details: { workspaceCount: count },
+  });
+
+export const zoneHoldsArchived = (count: number): AppError =>
+  new AppError({
+    status: 409,
+    code: ErrorCode.CONFLICT,
+    message: `The hosted zone still holds ${count} archived workspace${count === 1 ? '' : 's'}, whose data lives on its Leaf; delete them with it (deleteArchivedWorkspaces=true) or restore and move them first`,
+    details: { archivedWorkspaceCount: count },
   });
 
 export const hostedZoneOffline = (status: string): AppError =>

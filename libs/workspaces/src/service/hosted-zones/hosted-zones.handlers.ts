@@ -4,7 +4,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { AccessChanges } from '../access-changes.js';
 import { HostedZonesRepository } from '../../persistence/hosted-zones.repository.js';
-import { zoneInUse } from './hosted-zone-errors.js';
+import { zoneInUse, zoneHoldsArchived } from './hosted-zone-errors.js';
 import { HOSTED_ZONE_SETTINGS, type HostedZoneSettings } from './hosted-zone-settings.js';
 import { hostedZoneView, zoneStatus, type HostedZoneRow } from './hosted-zone-view.js';
 import { ZoneAccess } from './zone-access.js';
@@ -73,11 +73,14 @@ export class HostedZonesHandlers {
   @Handles(HostedZonesService.method.deleteHostedZone)
   async delete(input: RequestOf<typeof HostedZonesService, 'deleteHostedZone'>, context: RequestContext) {
     const zone = await this.access.zone(await this.access.manager(context), input.hostedZoneId);
-    const count = await this.workspaceCount(zone.id);
-    if (count > 0) throw zoneInUse(count);
+    const { live, archived } = await this.zones.workspaceCounts(zone.id);
+    if (live > 0) throw zoneInUse(live);
+    if (archived > 0 && !input.deleteArchivedWorkspaces) throw zoneHoldsArchived(archived);
     // A placement made between the count and the delete: the foreign key refuses.
-    if (!(await this.zones.delete(zone.id))) throw zoneInUse(await this.workspaceCount(zone.id));
-    return {};
+    const deleted = await this.zones.deleteWithArchivedWorkspaces(zone.id);
+    if (!deleted) throw zoneInUse((await this.zones.workspaceCounts(zone.id)).live);
+    if (deleted.length > 0) this.changes.workspaces(deleted);
+    return { deletedWorkspaceIds: deleted };
   }
 
   @Handles(HostedZonesService.method.resetEnrollment)

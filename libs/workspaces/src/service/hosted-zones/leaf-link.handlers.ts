@@ -5,6 +5,7 @@ import { AccessChanges } from '../access-changes.js';
 import { HandoffRevocationsRepository } from '../../persistence/handoff-revocations.repository.js';
 import { HostedZonesRepository } from '../../persistence/hosted-zones.repository.js';
 import { isUuid } from '@kw/platform-ids';
+import { HandoffKeys } from './handoff-keys.js';
 import { leafUnauthenticated, placementNotFound } from './hosted-zone-errors.js';
 import { HOSTED_ZONE_SETTINGS, jwksPath, zoneAudience, type HostedZoneSettings } from './hosted-zone-settings.js';
 import type { HostedZoneRow } from './hosted-zone-view.js';
@@ -29,6 +30,7 @@ export class LeafLinkHandlers {
     private readonly revocations: HandoffRevocationsRepository,
     @Inject(HOSTED_ZONE_SETTINGS) private readonly settings: HostedZoneSettings,
     private readonly changes: AccessChanges,
+    private readonly keys: HandoffKeys,
   ) {}
 
   @Handles(HostedZonesService.method.enrollLeaf)
@@ -81,6 +83,7 @@ export class LeafLinkHandlers {
         credentialId: r.credentialId ?? '',
         revokedAt: r.revokedAt.toISOString(),
       })),
+      handoffKeyIds: (await this.keys.jwks()).keys.map((k) => k.kid!),
     };
   }
 

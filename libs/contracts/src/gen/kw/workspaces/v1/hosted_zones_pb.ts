@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/workspaces/v1/hosted_zones.proto.
  */
 export const file_kw_workspaces_v1_hosted_zones: GenFile = /*@__PURE__*/
-  fileDesc("CiNrdy93b3Jrc3BhY2VzL3YxL2hvc3RlZF96b25lcy5wcm90bxIQa3cud29ya3NwYWNlcy52MSL1AQoKSG9zdGVkWm9uZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnJlZ2lvbhgDIAEoCRIUCgxlbmRwb2ludF91cmwYBCABKAkSDgoGc3RhdHVzGAUgASgJEhAKCG93bmVyX2lkGAYgASgJEhMKC2Vucm9sbGVkX2F0GAcgASgJEhkKEWxhc3RfaGVhcnRiZWF0X2F0GAggASgJEhQKDGxlYWZfdmVyc2lvbhgJIAEoCRIXCg93b3Jrc3BhY2VfY291bnQYCiABKAUSEgoKY3JlYXRlZF9hdBgLIAEoCRISCgp1cGRhdGVkX2F0GAwgASgJIk0KF0NyZWF0ZUhvc3RlZFpvbmVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVnaW9uGAIgASgJEhQKDGVuZHBvaW50X3VybBgDIAEoCSKMAQoYQ3JlYXRlSG9zdGVkWm9uZVJlc3BvbnNlEjEKC2hvc3RlZF96b25lGAEgASgLMhwua3cud29ya3NwYWNlcy52MS5Ib3N0ZWRab25lEhgKEGVucm9sbG1lbnRfdG9rZW4YAiABKAkSIwobZW5yb2xsbWVudF90b2tlbl9leHBpcmVzX2F0GAMgASgJIhgKFkxpc3RIb3N0ZWRab25lc1JlcXVlc3QiTQoXTGlzdEhvc3RlZFpvbmVzUmVzcG9uc2USMgoMaG9zdGVkX3pvbmVzGAEgAygLMhwua3cud29ya3NwYWNlcy52MS5Ib3N0ZWRab25lIi4KFEdldEhvc3RlZFpvbmVSZXF1ZXN0EhYKDmhvc3RlZF96b25lX2lkGAEgASgJIkoKFUdldEhvc3RlZFpvbmVSZXNwb25zZRIxCgtob3N0ZWRfem9uZRgBIAEoCzIcLmt3LndvcmtzcGFjZXMudjEuSG9zdGVkWm9uZSKZAQoXVXBkYXRlSG9zdGVkWm9uZVJlcXVlc3QSFgoOaG9zdGVkX3pvbmVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhMKBnJlZ2lvbhgDIAEoCUgBiAEBEhkKDGVuZHBvaW50X3VybBgEIAEoCUgCiAEBQgcKBV9uYW1lQgkKB19yZWdpb25CDwoNX2VuZHBvaW50X3VybCJNChhVcGRhdGVIb3N0ZWRab25lUmVzcG9uc2USMQoLaG9zdGVkX3pvbmUYASABKAsyHC5rdy53b3Jrc3BhY2VzLnYxLkhvc3RlZFpvbmUiMQoXRGVsZXRlSG9zdGVkWm9uZVJlcXVlc3QSFgoOaG9zdGVkX3pvbmVfaWQYASABKAkiGgoYRGVsZXRlSG9zdGVkWm9uZVJlc3BvbnNlIjAKFlJlc2V0RW5yb2xsbWVudFJlcXVlc3QSFgoOaG9zdGVkX3pvbmVfaWQYASABKAkiiwEKF1Jlc2V0RW5yb2xsbWVudFJlc3BvbnNlEjEKC2hvc3RlZF96b25lGAEgASgLMhwua3cud29ya3NwYWNlcy52MS5Ib3N0ZWRab25lEhgKEGVucm9sbG1lbnRfdG9rZW4YAiABKAkSIwobZW5yb2xsbWVudF90b2tlbl9leHBpcmVzX2F0GAMgASgJIlkKEUVucm9sbExlYWZSZXF1ZXN0EhgKEGVucm9sbG1lbnRfdG9rZW4YASABKAkSFAoMZW5kcG9pbnRfdXJsGAIgASgJEhQKDGxlYWZfdmVyc2lvbhgDIAEoCSJ5ChJFbnJvbGxMZWFmUmVzcG9uc2USFgoOaG9zdGVkX3pvbmVfaWQYASABKAkSFwoPem9uZV9jcmVkZW50aWFsGAIgASgJEg4KBmlzc3VlchgDIAEoCRIQCghhdWRpZW5jZRgEIAEoCRIQCghqd2tzX3VyaRgFIAEoCSJbChRMZWFmSGVhcnRiZWF0UmVxdWVzdBIXCg96b25lX2NyZWRlbnRpYWwYASABKAkSFAoMZW5kcG9pbnRfdXJsGAIgASgJEhQKDGxlYWZfdmVyc2lvbhgDIAEoCSI/CglQbGFjZW1lbnQSFAoMd29ya3NwYWNlX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGc3RhdHVzGAMgASgJIpoBChVMZWFmSGVhcnRiZWF0UmVzcG9uc2USFgoOaG9zdGVkX3pvbmVfaWQYASABKAkSLwoKcGxhY2VtZW50cxgCIAMoCzIbLmt3LndvcmtzcGFjZXMudjEuUGxhY2VtZW50EjgKC3Jldm9jYXRpb25zGAMgAygLMiMua3cud29ya3NwYWNlcy52MS5IYW5kb2ZmUmV2b2NhdGlvbiJlChFIYW5kb2ZmUmV2b2NhdGlvbhIPCgd1c2VyX2lkGAEgASgJEhQKDHdvcmtzcGFjZV9pZBgCIAEoCRIVCg1jcmVkZW50aWFsX2lkGAMgASgJEhIKCnJldm9rZWRfYXQYBCABKAkiSgoZTWFya1BsYWNlbWVudFJlYWR5UmVxdWVzdBIXCg96b25lX2NyZWRlbnRpYWwYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJIkwKGk1hcmtQbGFjZW1lbnRSZWFkeVJlc3BvbnNlEi4KCXBsYWNlbWVudBgBIAEoCzIbLmt3LndvcmtzcGFjZXMudjEuUGxhY2VtZW50IisKE0lzc3VlSGFuZG9mZlJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIrQBChRJc3N1ZUhhbmRvZmZSZXNwb25zZRINCgV0b2tlbhgBIAEoCRISCgpleHBpcmVzX2F0GAIgASgJEhIKCmV4cGlyZXNfaW4YAyABKAUSFgoOaG9zdGVkX3pvbmVfaWQYBCABKAkSFAoMZW5kcG9pbnRfdXJsGAUgASgJEhAKCGF1ZGllbmNlGAYgASgJEg8KB2FjdGlvbnMYByADKAkSFAoMd29ya3NwYWNlX2lkGAggASgJIhcKFUdldEhhbmRvZmZLZXlzUmVxdWVzdCJLCh9SZWNvcmRIYW5kb2ZmUmV2b2NhdGlvbnNSZXF1ZXN0EhAKCHVzZXJfaWRzGAEgAygJEhYKDmNyZWRlbnRpYWxfaWRzGAIgAygJIiIKIFJlY29yZEhhbmRvZmZSZXZvY2F0aW9uc1Jlc3BvbnNlIisKFkdldEhhbmRvZmZLZXlzUmVzcG9uc2USEQoJandrc19qc29uGAEgASgJMvsJChJIb3N0ZWRab25lc1NlcnZpY2USaQoQQ3JlYXRlSG9zdGVkWm9uZRIpLmt3LndvcmtzcGFjZXMudjEuQ3JlYXRlSG9zdGVkWm9uZVJlcXVlc3QaKi5rdy53b3Jrc3BhY2VzLnYxLkNyZWF0ZUhvc3RlZFpvbmVSZXNwb25zZRJmCg9MaXN0SG9zdGVkWm9uZXMSKC5rdy53b3Jrc3BhY2VzLnYxLkxpc3RIb3N0ZWRab25lc1JlcXVlc3QaKS5rdy53b3Jrc3BhY2VzLnYxLkxpc3RIb3N0ZWRab25lc1Jlc3BvbnNlEmAKDUdldEhvc3RlZFpvbmUSJi5rdy53b3Jrc3BhY2VzLnYxLkdldEhvc3RlZFpvbmVSZXF1ZXN0Gicua3cud29ya3NwYWNlcy52MS5HZXRIb3N0ZWRab25lUmVzcG9uc2USaQoQVXBkYXRlSG9zdGVkWm9uZRIpLmt3LndvcmtzcGFjZXMudjEuVXBkYXRlSG9zdGVkWm9uZVJlcXVlc3QaKi5rdy53b3Jrc3BhY2VzLnYxLlVwZGF0ZUhvc3RlZFpvbmVSZXNwb25zZRJpChBEZWxldGVIb3N0ZWRab25lEikua3cud29ya3NwYWNlcy52MS5EZWxldGVIb3N0ZWRab25lUmVxdWVzdBoqLmt3LndvcmtzcGFjZXMudjEuRGVsZXRlSG9zdGVkWm9uZVJlc3BvbnNlEmYKD1Jlc2V0RW5yb2xsbWVudBIoLmt3LndvcmtzcGFjZXMudjEuUmVzZXRFbnJvbGxtZW50UmVxdWVzdBopLmt3LndvcmtzcGFjZXMudjEuUmVzZXRFbnJvbGxtZW50UmVzcG9uc2USVwoKRW5yb2xsTGVhZhIjLmt3LndvcmtzcGFjZXMudjEuRW5yb2xsTGVhZlJlcXVlc3QaJC5rdy53b3Jrc3BhY2VzLnYxLkVucm9sbExlYWZSZXNwb25zZRJgCg1MZWFmSGVhcnRiZWF0EiYua3cud29ya3NwYWNlcy52MS5MZWFmSGVhcnRiZWF0UmVxdWVzdBonLmt3LndvcmtzcGFjZXMudjEuTGVhZkhlYXJ0YmVhdFJlc3BvbnNlEm8KEk1hcmtQbGFjZW1lbnRSZWFkeRIrLmt3LndvcmtzcGFjZXMudjEuTWFya1BsYWNlbWVudFJlYWR5UmVxdWVzdBosLmt3LndvcmtzcGFjZXMudjEuTWFya1BsYWNlbWVudFJlYWR5UmVzcG9uc2USXQoMSXNzdWVIYW5kb2ZmEiUua3cud29ya3NwYWNlcy52MS5Jc3N1ZUhhbmRvZmZSZXF1ZXN0GiYua3cud29ya3NwYWNlcy52MS5Jc3N1ZUhhbmRvZmZSZXNwb25zZRJjCg5HZXRIYW5kb2ZmS2V5cxInLmt3LndvcmtzcGFjZXMudjEuR2V0SGFuZG9mZktleXNSZXF1ZXN0Gigua3cud29ya3NwYWNlcy52MS5HZXRIYW5kb2ZmS2V5c1Jlc3BvbnNlEoEBChhSZWNvcmRIYW5kb2ZmUmV2b2NhdGlvbnMSMS5rdy53b3Jrc3BhY2VzLnYxLlJlY29yZEhhbmRvZmZSZXZvY2F0aW9uc1JlcXVlc3QaMi5rdy53b3Jrc3BhY2VzLnYxLlJlY29yZEhhbmRvZmZSZXZvY2F0aW9uc1Jlc3BvbnNlYgZwcm90bzM");
+  fileDesc("CiNrdy93b3Jrc3BhY2VzL3YxL2hvc3RlZF96b25lcy5wcm90bxIQa3cud29ya3NwYWNlcy52MSL1AQoKSG9zdGVkWm9uZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnJlZ2lvbhgDIAEoCRIUCgxlbmRwb2ludF91cmwYBCABKAkSDgoGc3RhdHVzGAUgASgJEhAKCG93bmVyX2lkGAYgASgJEhMKC2Vucm9sbGVkX2F0GAcgASgJEhkKEWxhc3RfaGVhcnRiZWF0X2F0GAggASgJEhQKDGxlYWZfdmVyc2lvbhgJIAEoCRIXCg93b3Jrc3BhY2VfY291bnQYCiABKAUSEgoKY3JlYXRlZF9hdBgLIAEoCRISCgp1cGRhdGVkX2F0GAwgASgJIk0KF0NyZWF0ZUhvc3RlZFpvbmVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVnaW9uGAIgASgJEhQKDGVuZHBvaW50X3VybBgDIAEoCSKMAQoYQ3JlYXRlSG9zdGVkWm9uZVJlc3BvbnNlEjEKC2hvc3RlZF96b25lGAEgASgLMhwua3cud29ya3NwYWNlcy52MS5Ib3N0ZWRab25lEhgKEGVucm9sbG1lbnRfdG9rZW4YAiABKAkSIwobZW5yb2xsbWVudF90b2tlbl9leHBpcmVzX2F0GAMgASgJIhgKFkxpc3RIb3N0ZWRab25lc1JlcXVlc3QiTQoXTGlzdEhvc3RlZFpvbmVzUmVzcG9uc2USMgoMaG9zdGVkX3pvbmVzGAEgAygLMhwua3cud29ya3NwYWNlcy52MS5Ib3N0ZWRab25lIi4KFEdldEhvc3RlZFpvbmVSZXF1ZXN0EhYKDmhvc3RlZF96b25lX2lkGAEgASgJIkoKFUdldEhvc3RlZFpvbmVSZXNwb25zZRIxCgtob3N0ZWRfem9uZRgBIAEoCzIcLmt3LndvcmtzcGFjZXMudjEuSG9zdGVkWm9uZSKZAQoXVXBkYXRlSG9zdGVkWm9uZVJlcXVlc3QSFgoOaG9zdGVkX3pvbmVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhMKBnJlZ2lvbhgDIAEoCUgBiAEBEhkKDGVuZHBvaW50X3VybBgEIAEoCUgCiAEBQgcKBV9uYW1lQgkKB19yZWdpb25CDwoNX2VuZHBvaW50X3VybCJNChhVcGRhdGVIb3N0ZWRab25lUmVzcG9uc2USMQoLaG9zdGVkX3pvbmUYASABKAsyHC5rdy53b3Jrc3BhY2VzLnYxLkhvc3RlZFpvbmUiVQoXRGVsZXRlSG9zdGVkWm9uZVJlcXVlc3QSFgoOaG9zdGVkX3pvbmVfaWQYASABKAkSIgoaZGVsZXRlX2FyY2hpdmVkX3dvcmtzcGFjZXMYAiABKAgiGgoYUm90YXRlSGFuZG9mZktleXNSZXF1ZXN0Ij4KGVJvdGF0ZUhhbmRvZmZLZXlzUmVzcG9uc2USCwoDa2lkGAEgASgJEhQKDHJldm9rZWRfa2lkcxgCIAMoCSI5ChhEZWxldGVIb3N0ZWRab25lUmVzcG9uc2USHQoVZGVsZXRlZF93b3Jrc3BhY2VfaWRzGAEgAygJIjAKFlJlc2V0RW5yb2xsbWVudFJlcXVlc3QSFgoOaG9zdGVkX3pvbmVfaWQYASABKAkiiwEKF1Jlc2V0RW5yb2xsbWVudFJlc3BvbnNlEjEKC2hvc3RlZF96b25lGAEgASgLMhwua3cud29ya3NwYWNlcy52MS5Ib3N0ZWRab25lEhgKEGVucm9sbG1lbnRfdG9rZW4YAiABKAkSIwobZW5yb2xsbWVudF90b2tlbl9leHBpcmVzX2F0GAMgASgJIlkKEUVucm9sbExlYWZSZXF1ZXN0EhgKEGVucm9sbG1lbnRfdG9rZW4YASABKAkSFAoMZW5kcG9pbnRfdXJsGAIgASgJEhQKDGxlYWZfdmVyc2lvbhgDIAEoCSJ5ChJFbnJvbGxMZWFmUmVzcG9uc2USFgoOaG9zdGVkX3pvbmVfaWQYASABKAkSFwoPem9uZV9jcmVkZW50aWFsGAIgASgJEg4KBmlzc3VlchgDIAEoCRIQCghhdWRpZW5jZRgEIAEoCRIQCghqd2tzX3VyaRgFIAEoCSJbChRMZWFmSGVhcnRiZWF0UmVxdWVzdBIXCg96b25lX2NyZWRlbnRpYWwYASABKAkSFAoMZW5kcG9pbnRfdXJsGAIgASgJEhQKDGxlYWZfdmVyc2lvbhgDIAEoCSI/CglQbGFjZW1lbnQSFAoMd29ya3NwYWNlX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGc3RhdHVzGAMgASgJIrMBChVMZWFmSGVhcnRiZWF0UmVzcG9uc2USFgoOaG9zdGVkX3pvbmVfaWQYASABKAkSLwoKcGxhY2VtZW50cxgCIAMoCzIbLmt3LndvcmtzcGFjZXMudjEuUGxhY2VtZW50EjgKC3Jldm9jYXRpb25zGAMgAygLMiMua3cud29ya3NwYWNlcy52MS5IYW5kb2ZmUmV2b2NhdGlvbhIXCg9oYW5kb2ZmX2tleV9pZHMYBCADKAkiZQoRSGFuZG9mZlJldm9jYXRpb24SDwoHdXNlcl9pZBgBIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAiABKAkSFQoNY3JlZGVudGlhbF9pZBgDIAEoCRISCgpyZXZva2VkX2F0GAQgASgJIkoKGU1hcmtQbGFjZW1lbnRSZWFkeVJlcXVlc3QSFwoPem9uZV9jcmVkZW50aWFsGAEgASgJEhQKDHdvcmtzcGFjZV9pZBgCIAEoCSJMChpNYXJrUGxhY2VtZW50UmVhZHlSZXNwb25zZRIuCglwbGFjZW1lbnQYASABKAsyGy5rdy53b3Jrc3BhY2VzLnYxLlBsYWNlbWVudCIrChNJc3N1ZUhhbmRvZmZSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCSK0AQoUSXNzdWVIYW5kb2ZmUmVzcG9uc2USDQoFdG9rZW4YASABKAkSEgoKZXhwaXJlc19hdBgCIAEoCRISCgpleHBpcmVzX2luGAMgASgFEhYKDmhvc3RlZF96b25lX2lkGAQgASgJEhQKDGVuZHBvaW50X3VybBgFIAEoCRIQCghhdWRpZW5jZRgGIAEoCRIPCgdhY3Rpb25zGAcgAygJEhQKDHdvcmtzcGFjZV9pZBgIIAEoCSIXChVHZXRIYW5kb2ZmS2V5c1JlcXVlc3QiSwofUmVjb3JkSGFuZG9mZlJldm9jYXRpb25zUmVxdWVzdBIQCgh1c2VyX2lkcxgBIAMoCRIWCg5jcmVkZW50aWFsX2lkcxgCIAMoCSIiCiBSZWNvcmRIYW5kb2ZmUmV2b2NhdGlvbnNSZXNwb25zZSIrChZHZXRIYW5kb2ZmS2V5c1Jlc3BvbnNlEhEKCWp3a3NfanNvbhgBIAEoCTLpCgoSSG9zdGVkWm9uZXNTZXJ2aWNlEmkKEENyZWF0ZUhvc3RlZFpvbmUSKS5rdy53b3Jrc3BhY2VzLnYxLkNyZWF0ZUhvc3RlZFpvbmVSZXF1ZXN0Gioua3cud29ya3NwYWNlcy52MS5DcmVhdGVIb3N0ZWRab25lUmVzcG9uc2USZgoPTGlzdEhvc3RlZFpvbmVzEigua3cud29ya3NwYWNlcy52MS5MaXN0SG9zdGVkWm9uZXNSZXF1ZXN0Gikua3cud29ya3NwYWNlcy52MS5MaXN0SG9zdGVkWm9uZXNSZXNwb25zZRJgCg1HZXRIb3N0ZWRab25lEiYua3cud29ya3NwYWNlcy52MS5HZXRIb3N0ZWRab25lUmVxdWVzdBonLmt3LndvcmtzcGFjZXMudjEuR2V0SG9zdGVkWm9uZVJlc3BvbnNlEmkKEFVwZGF0ZUhvc3RlZFpvbmUSKS5rdy53b3Jrc3BhY2VzLnYxLlVwZGF0ZUhvc3RlZFpvbmVSZXF1ZXN0Gioua3cud29ya3NwYWNlcy52MS5VcGRhdGVIb3N0ZWRab25lUmVzcG9uc2USaQoQRGVsZXRlSG9zdGVkWm9uZRIpLmt3LndvcmtzcGFjZXMudjEuRGVsZXRlSG9zdGVkWm9uZVJlcXVlc3QaKi5rdy53b3Jrc3BhY2VzLnYxLkRlbGV0ZUhvc3RlZFpvbmVSZXNwb25zZRJmCg9SZXNldEVucm9sbG1lbnQSKC5rdy53b3Jrc3BhY2VzLnYxLlJlc2V0RW5yb2xsbWVudFJlcXVlc3QaKS5rdy53b3Jrc3BhY2VzLnYxLlJlc2V0RW5yb2xsbWVudFJlc3BvbnNlElcKCkVucm9sbExlYWYSIy5rdy53b3Jrc3BhY2VzLnYxLkVucm9sbExlYWZSZXF1ZXN0GiQua3cud29ya3NwYWNlcy52MS5FbnJvbGxMZWFmUmVzcG9uc2USYAoNTGVhZkhlYXJ0YmVhdBImLmt3LndvcmtzcGFjZXMudjEuTGVhZkhlYXJ0YmVhdFJlcXVlc3QaJy5rdy53b3Jrc3BhY2VzLnYxLkxlYWZIZWFydGJlYXRSZXNwb25zZRJvChJNYXJrUGxhY2VtZW50UmVhZHkSKy5rdy53b3Jrc3BhY2VzLnYxLk1hcmtQbGFjZW1lbnRSZWFkeVJlcXVlc3QaLC5rdy53b3Jrc3BhY2VzLnYxLk1hcmtQbGFjZW1lbnRSZWFkeVJlc3BvbnNlEl0KDElzc3VlSGFuZG9mZhIlLmt3LndvcmtzcGFjZXMudjEuSXNzdWVIYW5kb2ZmUmVxdWVzdBomLmt3LndvcmtzcGFjZXMudjEuSXNzdWVIYW5kb2ZmUmVzcG9uc2USYwoOR2V0SGFuZG9mZktleXMSJy5rdy53b3Jrc3BhY2VzLnYxLkdldEhhbmRvZmZLZXlzUmVxdWVzdBooLmt3LndvcmtzcGFjZXMudjEuR2V0SGFuZG9mZktleXNSZXNwb25zZRJsChFSb3RhdGVIYW5kb2ZmS2V5cxIqLmt3LndvcmtzcGFjZXMudjEuUm90YXRlSGFuZG9mZktleXNSZXF1ZXN0Gisua3cud29ya3NwYWNlcy52MS5Sb3RhdGVIYW5kb2ZmS2V5c1Jlc3BvbnNlEoEBChhSZWNvcmRIYW5kb2ZmUmV2b2NhdGlvbnMSMS5rdy53b3Jrc3BhY2VzLnYxLlJlY29yZEhhbmRvZmZSZXZvY2F0aW9uc1JlcXVlc3QaMi5rdy53b3Jrc3BhY2VzLnYxLlJlY29yZEhhbmRvZmZSZXZvY2F0aW9uc1Jlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message kw.workspaces.v1.HostedZone
@@ -265,6 +265,13 @@ export type DeleteHostedZoneRequest = Message<"kw.workspaces.v1.DeleteHostedZone
    * @generated from field: string hosted_zone_id = 1;
    */
   hostedZoneId: string;
+
+  /**
+   * Delete the zone's archived workspaces with it (their data lived on its Leaf).
+   *
+   * @generated from field: bool delete_archived_workspaces = 2;
+   */
+  deleteArchivedWorkspaces: boolean;
 };
 
 /**
@@ -275,9 +282,54 @@ export const DeleteHostedZoneRequestSchema: GenMessage<DeleteHostedZoneRequest> 
   messageDesc(file_kw_workspaces_v1_hosted_zones, 9);
 
 /**
+ * @generated from message kw.workspaces.v1.RotateHandoffKeysRequest
+ */
+export type RotateHandoffKeysRequest = Message<"kw.workspaces.v1.RotateHandoffKeysRequest"> & {
+};
+
+/**
+ * Describes the message kw.workspaces.v1.RotateHandoffKeysRequest.
+ * Use `create(RotateHandoffKeysRequestSchema)` to create a new message.
+ */
+export const RotateHandoffKeysRequestSchema: GenMessage<RotateHandoffKeysRequest> = /*@__PURE__*/
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 10);
+
+/**
+ * @generated from message kw.workspaces.v1.RotateHandoffKeysResponse
+ */
+export type RotateHandoffKeysResponse = Message<"kw.workspaces.v1.RotateHandoffKeysResponse"> & {
+  /**
+   * The new signing key.
+   *
+   * @generated from field: string kid = 1;
+   */
+  kid: string;
+
+  /**
+   * The keys withdrawn: tokens they signed no longer verify.
+   *
+   * @generated from field: repeated string revoked_kids = 2;
+   */
+  revokedKids: string[];
+};
+
+/**
+ * Describes the message kw.workspaces.v1.RotateHandoffKeysResponse.
+ * Use `create(RotateHandoffKeysResponseSchema)` to create a new message.
+ */
+export const RotateHandoffKeysResponseSchema: GenMessage<RotateHandoffKeysResponse> = /*@__PURE__*/
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 11);
+
+/**
  * @generated from message kw.workspaces.v1.DeleteHostedZoneResponse
  */
 export type DeleteHostedZoneResponse = Message<"kw.workspaces.v1.DeleteHostedZoneResponse"> & {
+  /**
+   * The archived workspaces deleted with the zone.
+   *
+   * @generated from field: repeated string deleted_workspace_ids = 1;
+   */
+  deletedWorkspaceIds: string[];
 };
 
 /**
@@ -285,7 +337,7 @@ export type DeleteHostedZoneResponse = Message<"kw.workspaces.v1.DeleteHostedZon
  * Use `create(DeleteHostedZoneResponseSchema)` to create a new message.
  */
 export const DeleteHostedZoneResponseSchema: GenMessage<DeleteHostedZoneResponse> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 10);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 12);
 
 /**
  * @generated from message kw.workspaces.v1.ResetEnrollmentRequest
@@ -302,7 +354,7 @@ export type ResetEnrollmentRequest = Message<"kw.workspaces.v1.ResetEnrollmentRe
  * Use `create(ResetEnrollmentRequestSchema)` to create a new message.
  */
 export const ResetEnrollmentRequestSchema: GenMessage<ResetEnrollmentRequest> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 11);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 13);
 
 /**
  * @generated from message kw.workspaces.v1.ResetEnrollmentResponse
@@ -329,7 +381,7 @@ export type ResetEnrollmentResponse = Message<"kw.workspaces.v1.ResetEnrollmentR
  * Use `create(ResetEnrollmentResponseSchema)` to create a new message.
  */
 export const ResetEnrollmentResponseSchema: GenMessage<ResetEnrollmentResponse> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 12);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 14);
 
 /**
  * @generated from message kw.workspaces.v1.EnrollLeafRequest
@@ -356,7 +408,7 @@ export type EnrollLeafRequest = Message<"kw.workspaces.v1.EnrollLeafRequest"> & 
  * Use `create(EnrollLeafRequestSchema)` to create a new message.
  */
 export const EnrollLeafRequestSchema: GenMessage<EnrollLeafRequest> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 13);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 15);
 
 /**
  * @generated from message kw.workspaces.v1.EnrollLeafResponse
@@ -397,7 +449,7 @@ export type EnrollLeafResponse = Message<"kw.workspaces.v1.EnrollLeafResponse"> 
  * Use `create(EnrollLeafResponseSchema)` to create a new message.
  */
 export const EnrollLeafResponseSchema: GenMessage<EnrollLeafResponse> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 14);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 16);
 
 /**
  * @generated from message kw.workspaces.v1.LeafHeartbeatRequest
@@ -424,7 +476,7 @@ export type LeafHeartbeatRequest = Message<"kw.workspaces.v1.LeafHeartbeatReques
  * Use `create(LeafHeartbeatRequestSchema)` to create a new message.
  */
 export const LeafHeartbeatRequestSchema: GenMessage<LeafHeartbeatRequest> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 15);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 17);
 
 /**
  * @generated from message kw.workspaces.v1.Placement
@@ -453,7 +505,7 @@ export type Placement = Message<"kw.workspaces.v1.Placement"> & {
  * Use `create(PlacementSchema)` to create a new message.
  */
 export const PlacementSchema: GenMessage<Placement> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 16);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 18);
 
 /**
  * @generated from message kw.workspaces.v1.LeafHeartbeatResponse
@@ -478,6 +530,14 @@ export type LeafHeartbeatResponse = Message<"kw.workspaces.v1.LeafHeartbeatRespo
    * @generated from field: repeated kw.workspaces.v1.HandoffRevocation revocations = 3;
    */
   revocations: HandoffRevocation[];
+
+  /**
+   * The kids of the JWKS now: a Leaf whose key set differs fetches it again at once (a key
+   * rotation after a compromise withdraws keys before the periodic refresh).
+   *
+   * @generated from field: repeated string handoff_key_ids = 4;
+   */
+  handoffKeyIds: string[];
 };
 
 /**
@@ -485,7 +545,7 @@ export type LeafHeartbeatResponse = Message<"kw.workspaces.v1.LeafHeartbeatRespo
  * Use `create(LeafHeartbeatResponseSchema)` to create a new message.
  */
 export const LeafHeartbeatResponseSchema: GenMessage<LeafHeartbeatResponse> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 17);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 19);
 
 /**
  * Refuse a handoff token whose `iat` is at or before the second of revoked_at and that matches
@@ -523,7 +583,7 @@ export type HandoffRevocation = Message<"kw.workspaces.v1.HandoffRevocation"> & 
  * Use `create(HandoffRevocationSchema)` to create a new message.
  */
 export const HandoffRevocationSchema: GenMessage<HandoffRevocation> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 18);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 20);
 
 /**
  * @generated from message kw.workspaces.v1.MarkPlacementReadyRequest
@@ -545,7 +605,7 @@ export type MarkPlacementReadyRequest = Message<"kw.workspaces.v1.MarkPlacementR
  * Use `create(MarkPlacementReadyRequestSchema)` to create a new message.
  */
 export const MarkPlacementReadyRequestSchema: GenMessage<MarkPlacementReadyRequest> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 19);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 21);
 
 /**
  * @generated from message kw.workspaces.v1.MarkPlacementReadyResponse
@@ -562,7 +622,7 @@ export type MarkPlacementReadyResponse = Message<"kw.workspaces.v1.MarkPlacement
  * Use `create(MarkPlacementReadyResponseSchema)` to create a new message.
  */
 export const MarkPlacementReadyResponseSchema: GenMessage<MarkPlacementReadyResponse> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 20);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 22);
 
 /**
  * @generated from message kw.workspaces.v1.IssueHandoffRequest
@@ -579,7 +639,7 @@ export type IssueHandoffRequest = Message<"kw.workspaces.v1.IssueHandoffRequest"
  * Use `create(IssueHandoffRequestSchema)` to create a new message.
  */
 export const IssueHandoffRequestSchema: GenMessage<IssueHandoffRequest> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 21);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 23);
 
 /**
  * @generated from message kw.workspaces.v1.IssueHandoffResponse
@@ -635,7 +695,7 @@ export type IssueHandoffResponse = Message<"kw.workspaces.v1.IssueHandoffRespons
  * Use `create(IssueHandoffResponseSchema)` to create a new message.
  */
 export const IssueHandoffResponseSchema: GenMessage<IssueHandoffResponse> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 22);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 24);
 
 /**
  * @generated from message kw.workspaces.v1.GetHandoffKeysRequest
@@ -648,7 +708,7 @@ export type GetHandoffKeysRequest = Message<"kw.workspaces.v1.GetHandoffKeysRequ
  * Use `create(GetHandoffKeysRequestSchema)` to create a new message.
  */
 export const GetHandoffKeysRequestSchema: GenMessage<GetHandoffKeysRequest> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 23);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 25);
 
 /**
  * @generated from message kw.workspaces.v1.RecordHandoffRevocationsRequest
@@ -675,7 +735,7 @@ export type RecordHandoffRevocationsRequest = Message<"kw.workspaces.v1.RecordHa
  * Use `create(RecordHandoffRevocationsRequestSchema)` to create a new message.
  */
 export const RecordHandoffRevocationsRequestSchema: GenMessage<RecordHandoffRevocationsRequest> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 24);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 26);
 
 /**
  * @generated from message kw.workspaces.v1.RecordHandoffRevocationsResponse
@@ -688,7 +748,7 @@ export type RecordHandoffRevocationsResponse = Message<"kw.workspaces.v1.RecordH
  * Use `create(RecordHandoffRevocationsResponseSchema)` to create a new message.
  */
 export const RecordHandoffRevocationsResponseSchema: GenMessage<RecordHandoffRevocationsResponse> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 25);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 27);
 
 /**
  * @generated from message kw.workspaces.v1.GetHandoffKeysResponse
@@ -707,7 +767,7 @@ export type GetHandoffKeysResponse = Message<"kw.workspaces.v1.GetHandoffKeysRes
  * Use `create(GetHandoffKeysResponseSchema)` to create a new message.
  */
 export const GetHandoffKeysResponseSchema: GenMessage<GetHandoffKeysResponse> = /*@__PURE__*/
-  messageDesc(file_kw_workspaces_v1_hosted_zones, 26);
+  messageDesc(file_kw_workspaces_v1_hosted_zones, 28);
 
 /**
  * Hosted zones (served by the workspaces component, control plane): a customer's Leaf data
@@ -753,7 +813,8 @@ export const HostedZonesService: GenService<{
     output: typeof UpdateHostedZoneResponseSchema;
   },
   /**
-   * Refused while workspaces are placed on the zone.
+   * Refused while live workspaces are placed on the zone; archived ones are deleted with it
+   * only when the caller says so (delete_archived_workspaces).
    *
    * @generated from rpc kw.workspaces.v1.HostedZonesService.DeleteHostedZone
    */
@@ -822,6 +883,17 @@ export const HostedZonesService: GenService<{
     methodKind: "unary";
     input: typeof GetHandoffKeysRequestSchema;
     output: typeof GetHandoffKeysResponseSchema;
+  },
+  /**
+   * Platform administrators, after a suspected compromise: a new signing key now, and every
+   * older key withdrawn from the JWKS at once (the Leaves drop them at their next heartbeat).
+   *
+   * @generated from rpc kw.workspaces.v1.HostedZonesService.RotateHandoffKeys
+   */
+  rotateHandoffKeys: {
+    methodKind: "unary";
+    input: typeof RotateHandoffKeysRequestSchema;
+    output: typeof RotateHandoffKeysResponseSchema;
   },
   /**
    * Internal (no HTTP route), from agent-auth: accounts disabled and credentials revoked, so
