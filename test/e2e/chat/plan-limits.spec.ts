@@ -146,8 +146,14 @@ describe('plan limits', () => {
 
   it('limits the workspaces an account creates', async () => {
     const person = await userWithToken(platform.url, admin.ADMIN_TOKEN);
-    const owned = (await api.ok(person.token, 'GET', '/api/workspaces', undefined, 200)).items;
-    for (let i = owned.length; i < 2; i++) await api.createWorkspace(person.token);
+    expect((await api.ok(person.token, 'GET', '/api/workspaces', undefined, 200)).items).toEqual([]);
+    await api.createWorkspace(person.token);
+    // Three at the same instant for the one place left: exactly one gets it.
+    const raced = await Promise.all(
+      [1, 2, 3].map((i) => api.call(person.token, 'POST', '/api/workspaces', { name: `Race ${i}` })),
+    );
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 403, 403]);
+    expect((await api.ok(person.token, 'GET', '/api/workspaces', undefined, 200)).items).toHaveLength(2);
     const refused = await api.call(person.token, 'POST', '/api/workspaces', { name: 'One too many' });
     expect(limitOf(refused)).toEqual({ status: 403, code: 'PLAN_LIMIT_REACHED', limit: 'workspacesPerUser' });
     expect(refused.body).toMatchObject({ limit: 'workspacesPerUser', max: 2, planId: 'small' });

@@ -1,7 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ControlPrisma } from '@kw/platform-persistence';
 import { ZONE_ENDPOINT, type WorkspaceRow } from './rows.js';
-import { WORKSPACES_DB, workspacesTable, type WorkspacesDb } from './workspaces-database.js';
+import {
+  refusing,
+  WORKSPACES_DB,
+  workspacesTable,
+  type WorkspacesDb,
+  type WorkspacesTx,
+} from './workspaces-database.js';
 
 export interface NewWorkspace {
   name: string;
@@ -62,11 +68,6 @@ export class WorkspacesRepository {
    * data-plane request asks this (ResolveAccess), and the relational include it replaces
    * cost four queries and four query compilations per request.
    */
-  /** Workspaces the account created, archived ones included (they count against workspacesPerUser). */
-  countCreatedBy(userId: string): Promise<number> {
-    return this.db.workspace.count({ where: { createdBy: userId } });
-  }
-
   async findWithRelation(workspaceId: string, userId: string): Promise<WorkspaceWithRelation | undefined> {
     const rows = await this.db.$queryRaw<JoinedRow[]>`
       SELECT w.id::text AS id, w.name, w.description, w.visibility, w.status, w.hosted_zone_id::text AS "hostedZoneId",
@@ -90,14 +91,20 @@ export class WorkspacesRepository {
 
   /** A new workspace with its creator as owner. */
   create(workspace: NewWorkspace): Promise<WorkspaceRow> {
-    const { hostedZoneId, ...fields } = workspace;
-    return this.db.workspace.create({
-      data: {
-        ...fields,
-        members: { create: { userId: workspace.createdBy, role: 'owner' } },
-        ...(hostedZoneId && { hostedZoneId, status: 'processing' }),
-      },
-      include: ZONE_ENDPOINT,
+    return insertWorkspace(this.db, workspace);
+  }
+
+  /**
+   * Creates the workspace unless its creator already created `max` (archived ones count): the
+   * count and the insert run under a per-account advisory lock, so two creates at the same
+   * instant cannot both pass the plan's workspacesPerUser.
+   */
+  createWithin(workspace: NewWorkspace, max: number): Promise<WorkspaceRow | 'limit_reached'> {
+    return refusing<WorkspaceRow, 'limit_reached'>(this.db, async (tx, refuse) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`workspaces-of:${workspace.createdBy}`}, 0))`;
+      if ((await tx.workspace.count({ where: { createdBy: workspace.createdBy } })) >= max)
+        return refuse('limit_reached');
+      return insertWorkspace(tx, workspace);
     });
   }
 
@@ -170,4 +177,16 @@ export class WorkspacesRepository {
       SELECT count(*) AS total FROM ${workspacesTable} WHERE visibility = 'public' AND archived_at IS NULL ${search} ${restriction}`;
     return Number(total);
   }
+}
+
+function insertWorkspace(db: WorkspacesDb | WorkspacesTx, workspace: NewWorkspace): Promise<WorkspaceRow> {
+  const { hostedZoneId, ...fields } = workspace;
+  return db.workspace.create({
+    data: {
+      ...fields,
+      members: { create: { userId: workspace.createdBy, role: 'owner' } },
+      ...(hostedZoneId && { hostedZoneId, status: 'processing' }),
+    },
+    include: ZONE_ENDPOINT,
+  });
 }

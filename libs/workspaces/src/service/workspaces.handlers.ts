@@ -30,20 +30,13 @@ export class WorkspacesHandlers {
     const name = checkName(input.name);
     const description = checkDescription(input.description);
     const visibility = checkVisibility(input.visibility || 'private');
-    // Checked before the write, not under a lock: two creates at the same instant may both pass.
     const cap = await this.limits.limitOf(userId, 'workspacesPerUser');
-    if (cap && (await this.workspaces.countCreatedBy(userId)) >= cap.max)
-      throw planLimitReached('workspacesPerUser', cap.max, cap.planId);
     // Hosted Zone placement: the zone's Leaf provisions the workspace, which stays `processing` until it reports ready.
     const zone =
       input.hostedZoneId !== undefined ? await this.placement.placeableZone(userId, input.hostedZoneId) : undefined;
-    const row = await this.workspaces.create({
-      name,
-      description,
-      visibility,
-      createdBy: userId,
-      ...(zone && { hostedZoneId: zone.id }),
-    });
+    const fields = { name, description, visibility, createdBy: userId, ...(zone && { hostedZoneId: zone.id }) };
+    const row = cap ? await this.workspaces.createWithin(fields, cap.max) : await this.workspaces.create(fields);
+    if (row === 'limit_reached') throw planLimitReached('workspacesPerUser', cap!.max, cap!.planId);
     return { workspace: workspaceView(row, 'owner') };
   }
 
