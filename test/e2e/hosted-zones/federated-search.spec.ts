@@ -10,6 +10,7 @@ import { describeWith } from '../../support/services.js';
 import { workspacesApi } from '../workspaces/workspaces-api.js';
 
 const MARKER = `kettle-${randomUUID().slice(0, 8)}`;
+const PORTABLE = `portable content ${randomUUID()}`;
 const UNLIMITED = {
   RATE_LIMIT_PER_CREDENTIAL: '1000000',
   RATE_LIMIT_PER_WORKSPACE: '1000000',
@@ -107,6 +108,57 @@ describeWith(['postgres'], 'global search across the Cloud and a Leaf', () => {
     await leafDb?.drop();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }, 60_000);
+
+  it('exports a Leaf workspace on its Leaf (handoff token) and imports the archive into a Cloud workspace', async () => {
+    const api = workspacesApi(cloud.url);
+    const handoff = await api.ok(owner.token, 'POST', `/api/workspaces/${leafWs}/handoff`, undefined, 200);
+    expect(handoff.actions).toContain('workspaces:write');
+    const atLeaf = async (method: string, path: string, body?: string, type?: string) => {
+      const res = await fetch(`${leafUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${handoff.token}`, ...(type ? { 'content-type': type } : {}) },
+        body,
+      });
+      return res;
+    };
+    const types = (await (await atLeaf('GET', `/api/workspaces/${leafWs}/fragment-types`)).json()) as any;
+    const created = await atLeaf(
+      'POST',
+      '/api/memory-fragments',
+      JSON.stringify({ workspaceId: leafWs, fragmentTypeId: types.items[0].id, title: 'Portable', content: PORTABLE }),
+      'application/json',
+    );
+    expect(created.status).toBe(201);
+    const started = (await (await atLeaf('POST', `/api/workspaces/${leafWs}/exports`)).json()) as any;
+    const done = await poll('the Leaf export', async () => {
+      const t = (
+        (await (await atLeaf('GET', `/api/workspaces/${leafWs}/exports/${started.transfer.id}`)).json()) as any
+      ).transfer;
+      return t.status !== 'processing' && t;
+    });
+    expect(done).toMatchObject({ status: 'done', error: null });
+    const archive = await (
+      await atLeaf('GET', `/api/workspaces/${leafWs}/exports/${started.transfer.id}/download`)
+    ).arrayBuffer();
+
+    const copy = (await api.createWorkspace(owner.token, { name: 'Copy in the Cloud' })).id;
+    const res = await fetch(`${cloud.url}/api/workspaces/${copy}/imports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/zip' },
+      body: Buffer.from(archive),
+    });
+    const imported = ((await res.json()) as any).transfer;
+    const finished = await poll('the Cloud import', async () => {
+      const t = (await api.ok(owner.token, 'GET', `/api/workspaces/${copy}/imports/${imported.id}`, undefined, 200))
+        .transfer;
+      return t.status !== 'processing' && t;
+    });
+    expect(finished.result.fragments).toEqual({ created: 1, updated: 0, unchanged: 0 });
+    const listed = await api.ok(owner.token, 'GET', `/api/memory-fragments?workspaceId=${copy}`, undefined, 200);
+    expect(listed.items.map((f: any) => [f.title, f.content])).toEqual([['Portable', PORTABLE]]);
+    // Only the copy's own workspace got it: the Leaf's stays on the Leaf.
+    await api.ok(owner.token, 'DELETE', `/api/workspaces/${copy}`, undefined, 200);
+  }, 90_000);
 
   it('names the hosted workspaces the Cloud skipped, and the client searches them on the Leaf', async () => {
     const client = new KnowledgeClient({ baseUrl: cloud.url, token: owner.token });

@@ -19,6 +19,7 @@ import { UNKNOWN_ID, WORKSPACE_NOT_FOUND, workspacesApi } from '../workspaces/wo
 const LEAF_ENDPOINT = 'https://127.0.0.1:9/leaf';
 const OFFLINE_AFTER_SECONDS = 5;
 const ALL_HANDOFF_ACTIONS = [
+  'workspaces:write',
   'fragments:read',
   'fragments:write',
   'fragments:delete',

@@ -69,7 +69,15 @@ export class TransfersHandlers implements OnApplicationBootstrap {
     const job = await this.transfers.uploaded(found.id, input.archiveBytes);
     if (!job) throw new AppError({ status: 409, code: ErrorCode.CONFLICT, message: `The import is ${found.status}` });
     const options = { skipFiles: input.skipFiles, format: input.format };
-    this.inBackground(job, async () => this.importer.run(job, await this.importer.load(job, options), context));
+    this.inBackground(job, async () => {
+      try {
+        return await this.importer.run(job, await this.importer.load(job, options), context);
+      } finally {
+        await this.importer
+          .discardArchive(job)
+          .catch((err: unknown) => this.logger.warn({ err }, 'import archive not deleted'));
+      }
+    });
     return { transfer: transferView(job) };
   }
 

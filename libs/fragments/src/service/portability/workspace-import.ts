@@ -90,6 +90,11 @@ export class WorkspaceImport {
     return { records, fileBytes };
   }
 
+  /** The uploaded archive is not kept once its job ended, imported or not (it may be large). */
+  async discardArchive(job: TransferRow): Promise<void> {
+    if (job.archiveKey) await this.storage.delete(job.archiveKey);
+  }
+
   async run(job: TransferRow, archive: LoadedArchive, context: RequestContext): Promise<TransferRow> {
     const ws = job.workspaceId;
     const { records } = archive;

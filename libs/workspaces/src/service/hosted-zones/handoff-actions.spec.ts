@@ -16,6 +16,7 @@ describe('handoff actions', () => {
   it('are the data-plane actions without files', () => {
     expect(HANDOFF_ACTIONS.some((a) => a.startsWith('files:'))).toBe(false);
     expect([...HANDOFF_ACTIONS]).toEqual([
+      'workspaces:write',
       'fragments:read',
       'fragments:write',
       'fragments:delete',
@@ -30,6 +31,7 @@ describe('handoff actions', () => {
     [
       'owner',
       [
+        'workspaces:write',
         'fragments:read',
         'fragments:write',
         'fragments:delete',

@@ -2,9 +2,11 @@ import { decide, type AccessInput, type Action } from '@kw/platform-access-polic
 
 /**
  * The data-plane actions a Leaf serves, in vocabulary order. files:* are absent: Hosted Zone
- * V1 does not support files (a Cloud workspace is used for them).
+ * V1 does not support files (a Cloud workspace is used for them). `workspaces:write` (owners)
+ * is what a Leaf's owner-only routes need: export and import, search analytics.
  */
 export const HANDOFF_ACTIONS: readonly Action[] = [
+  'workspaces:write',
   'fragments:read',
   'fragments:write',
   'fragments:delete',
