@@ -24,3 +24,18 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Waits for a state a plane reaches on its own (heartbeats, jobs); no duration is asserted. */
+export async function poll<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KnowledgeClient } from '@kw/client';
 import { adminEnv, userWithToken } from '../../support/accounts.js';
 import { createTestDatabase } from '../../support/postgres.js';
-import { startApp, startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
+import { ALLOW_HTTP_ENDPOINTS, freePort, poll, startLeaf } from '../../support/hosted-zones.js';
+import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { describeWith } from '../../support/services.js';
 import { workspacesApi } from '../workspaces/workspaces-api.js';
 
@@ -16,30 +16,6 @@ const UNLIMITED = {
   RATE_LIMIT_PER_WORKSPACE: '1000000',
   RATE_LIMIT_PER_ADDRESS: '1000000',
 };
-// Both planes on plain http on loopback: the development setting that allows it.
-const HTTP_ZONES = { HOSTED_ZONE_ALLOW_HTTP_ENDPOINTS: 'true' };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function poll<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 /**
  * Global search and hosted zones, with an embedded Cloud and a real Leaf: the Cloud's answer
  * names the hosted workspaces it did not search (and where they live), and the TypeScript
@@ -65,7 +41,8 @@ describeWith(['postgres'], 'global search across the Cloud and a Leaf', () => {
   beforeAll(async () => {
     cloudDb = await createTestDatabase('kw_fed_cloud');
     leafDb = await createTestDatabase('kw_fed_leaf');
-    cloud = await startEmbedded(dir(), { DATABASE_URL: cloudDb.url, ...admin, ...UNLIMITED, ...HTTP_ZONES });
+    // Both planes on plain http on loopback: the development setting that allows it.
+    cloud = await startEmbedded(dir(), { DATABASE_URL: cloudDb.url, ...admin, ...UNLIMITED, ...ALLOW_HTTP_ENDPOINTS });
     owner = await userWithToken(cloud.url, admin.ADMIN_TOKEN);
     const api = workspacesApi(cloud.url);
     const { hostedZone, enrollmentToken } = await api.ok(
@@ -77,7 +54,7 @@ describeWith(['postgres'], 'global search across the Cloud and a Leaf', () => {
     );
     const port = await freePort();
     leafUrl = `http://127.0.0.1:${port}`;
-    leaf = await startApp('leaf', {
+    leaf = await startLeaf({
       PORT: String(port),
       PUBLIC_URL: leafUrl,
       DATABASE_URL: leafDb.url,
@@ -87,7 +64,6 @@ describeWith(['postgres'], 'global search across the Cloud and a Leaf', () => {
       SECRETS_ENCRYPTION_KEY: 'c'.repeat(64),
       LEAF_HEARTBEAT_SECONDS: '1',
       ...UNLIMITED,
-      ...HTTP_ZONES,
     });
     await poll('zone online', async () => {
       const zone = (await api.ok(owner.token, 'GET', `/api/hosted-zones/${hostedZone.id}`, undefined, 200)).hostedZone;

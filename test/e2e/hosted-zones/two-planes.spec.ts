@@ -6,7 +6,7 @@ import { KnowledgeClient } from '@kw/client';
 import { SecretBox, parseKey } from '@kw/platform-secret-box';
 import { adminEnv, userWithToken } from '../../support/accounts.js';
 import { startDistributed, type DistributedPlatform } from '../../support/distributed.js';
-import { ALLOW_HTTP_ENDPOINTS, freePort, startLeaf } from '../../support/hosted-zones.js';
+import { ALLOW_HTTP_ENDPOINTS, freePort, poll, startLeaf } from '../../support/hosted-zones.js';
 import { createTestDatabase } from '../../support/postgres.js';
 import { tempDir, type PlatformProcess } from '../../support/processes.js';
 import { describeWith, TEST_NATS_URL } from '../../support/services.js';
@@ -26,16 +26,6 @@ const UNLIMITED = {
   RATE_LIMIT_PER_WORKSPACE: '1000000',
   RATE_LIMIT_PER_ADDRESS: '1000000',
 };
-
-async function poll<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real planes', () => {
   let cloudDb: Awaited<ReturnType<typeof createTestDatabase>>;
