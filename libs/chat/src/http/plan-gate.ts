@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PlansService, type GetEntitlementsResponse } from '@kw/contracts';
+import { PerAccountCache } from '@kw/platform-entitlements';
 import { AppError } from '@kw/platform-errors';
 import { ServiceClient } from '@kw/platform-transport';
 
@@ -14,7 +15,7 @@ const CACHE_MS = 5_000;
  */
 @Injectable()
 export class PlanGate {
-  private readonly cache = new Map<string, { at: number; answer: Promise<GetEntitlementsResponse> }>();
+  private readonly cache = new PerAccountCache<GetEntitlementsResponse>(CACHE_MS);
 
   constructor(private readonly client: ServiceClient) {}
 
@@ -38,13 +39,6 @@ export class PlanGate {
   }
 
   private entitlementsOf(userId: string): Promise<GetEntitlementsResponse> {
-    const now = Date.now();
-    const cached = this.cache.get(userId);
-    if (cached && now - cached.at < CACHE_MS) return cached.answer;
-    const answer = this.client.call(PlansService.method.getEntitlements, {});
-    answer.catch(() => this.cache.delete(userId));
-    this.cache.set(userId, { at: now, answer });
-    if (this.cache.size > 10_000) this.cache.delete(this.cache.keys().next().value!);
-    return answer;
+    return this.cache.get(userId, () => this.client.call(PlansService.method.getEntitlements, {}));
   }
 }

@@ -4,7 +4,7 @@ import { FilesService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode, badRequest } from '@kw/platform-errors';
-import { AccountLimits, LimitNotices, planLimitReached } from '@kw/platform-entitlements';
+import { AccountLimits, LimitNotices } from '@kw/platform-entitlements';
 import { isUuid } from '@kw/platform-ids';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
@@ -192,19 +192,12 @@ export class FilesHandlers {
    */
   private async storageCap(planHolderId: string) {
     const deployment = this.config.FILES_WORKSPACE_QUOTA_BYTES;
-    const plan = await this.limits.limitOf(planHolderId, 'storageBytes');
-    if (plan && plan.max < deployment)
-      return {
-        quota: plan.max,
-        plan,
-        limitedBy: 'plan' as const,
-        full: () => planLimitReached('storageBytes', plan.max, plan.planId),
-      };
+    const cap = await this.limits.capOf(planHolderId, 'storageBytes', deployment);
     return {
-      quota: deployment,
-      plan,
-      limitedBy: 'quota' as const,
-      full: (used: number) => quotaExceeded(deployment, used),
+      quota: cap.max,
+      plan: cap.plan,
+      limitedBy: cap.byPlan ? ('plan' as const) : ('quota' as const),
+      full: cap.planRefusal ?? ((used: number) => quotaExceeded(deployment, used)),
     };
   }
 

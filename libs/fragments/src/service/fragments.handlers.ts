@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { FragmentsService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
-import { AccountLimits, LimitNotices, planLimitReached } from '@kw/platform-entitlements';
+import { AccountLimits, LimitNotices } from '@kw/platform-entitlements';
 import { isUuid } from '@kw/platform-ids';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { Handles, type RequestOf } from '@kw/platform-transport';
@@ -63,7 +63,7 @@ export class FragmentsHandlers {
     assertContentSize(input.content);
     await this.assertTypeOf(workspaceId, input.fragmentTypeId);
     const cap = await this.fragmentCap(planHolderId);
-    const counted = await this.quota.reserve(workspaceId, cap.max, Date.now(), cap.full);
+    const counted = await this.quota.reserve(workspaceId, cap.max, Date.now(), cap.planRefusal);
 
     const hasSummary = input.summary !== undefined && input.summary.trim() !== '';
     const needs = enrichmentNeeds(hasSummary, input.tagsSupplied, input.enhanceTags);
@@ -245,7 +245,7 @@ export class FragmentsHandlers {
   @Handles(FragmentsService.method.checkFragmentLimits)
   async checkLimits(input: RequestOf<typeof FragmentsService, 'checkFragmentLimits'>, context: RequestContext) {
     const { workspaceId, planHolderId } = await this.gate.authorize(context, input.workspaceId, 'fragments:read');
-    const { max, plan, limitedBy } = await this.fragmentCap(planHolderId);
+    const { max, plan, byPlan } = await this.fragmentCap(planHolderId);
     const currentCount = await this.fragments.countInWorkspace(workspaceId);
     return {
       maxFragmentsPerWorkspace: max,
@@ -254,26 +254,17 @@ export class FragmentsHandlers {
       remaining: Math.max(0, max - currentCount),
       canCreate: currentCount < max,
       planId: plan?.planId ?? '',
-      limitedBy,
+      limitedBy: byPlan ? 'plan' : 'deployment',
     };
   }
 
   /**
    * The lower of the plan's fragmentsPerWorkspace (the workspace creator's plan) and the
-   * deployment's MAX_FRAGMENTS_PER_WORKSPACE, with the refusal that names it: 403
-   * PLAN_LIMIT_REACHED for the plan's, 409 FRAGMENT_LIMIT_REACHED for the deployment's.
+   * deployment's MAX_FRAGMENTS_PER_WORKSPACE: a full workspace answers 403 PLAN_LIMIT_REACHED
+   * for the plan's, 409 FRAGMENT_LIMIT_REACHED (the quota's own) for the deployment's.
    */
-  private async fragmentCap(planHolderId: string) {
-    const deployment = this.config.MAX_FRAGMENTS_PER_WORKSPACE;
-    const plan = await this.limits.limitOf(planHolderId, 'fragmentsPerWorkspace');
-    if (plan && plan.max < deployment)
-      return {
-        max: plan.max,
-        plan,
-        limitedBy: 'plan' as const,
-        full: () => planLimitReached('fragmentsPerWorkspace', plan.max, plan.planId),
-      };
-    return { max: deployment, plan, limitedBy: 'deployment' as const, full: undefined };
+  private fragmentCap(planHolderId: string) {
+    return this.limits.capOf(planHolderId, 'fragmentsPerWorkspace', this.config.MAX_FRAGMENTS_PER_WORKSPACE);
   }
 
   private async load(id: string): Promise<FragmentRow> {

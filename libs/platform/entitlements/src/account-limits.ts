@@ -1,7 +1,10 @@
 import { PlansService, type GetAccountLimitsResponse } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import { ServiceClient } from '@kw/platform-transport';
+import type { AppError } from '@kw/platform-errors';
+import { PerAccountCache } from './per-account-cache.js';
 import { LIMIT_KEYS, parsePlans, type PlanLimits } from './plan-catalog.js';
+import { planLimitReached } from './plan-limit-errors.js';
 
 export type LimitKey = keyof PlanLimits;
 
@@ -11,9 +14,17 @@ export interface AppliedLimit {
   max: number;
 }
 
+/** The cap in force: the plan's (`byPlan`, with its refusal) or the deployment's. */
+export interface BindingCap {
+  max: number;
+  /** The account's plan limit, also when the deployment's cap is the lower one. */
+  plan?: AppliedLimit;
+  byPlan: boolean;
+  planRefusal?: () => AppError;
+}
+
 /** An account's limits are asked at most this often per account: a limit raised or lowered shows within it. */
 export const ACCOUNT_LIMITS_CACHE_MS = 5_000;
-const MAX_CACHED_ACCOUNTS = 10_000;
 
 /**
  * The one way services learn a plan's limits for an account (docs/plans.md): the chat component
@@ -23,7 +34,7 @@ const MAX_CACHED_ACCOUNTS = 10_000;
  */
 export class AccountLimits {
   private readonly limited: ReadonlySet<LimitKey>;
-  private readonly cache = new Map<string, { at: number; answer: Promise<GetAccountLimitsResponse> }>();
+  private readonly cache = new PerAccountCache<GetAccountLimitsResponse>(ACCOUNT_LIMITS_CACHE_MS);
 
   constructor(
     private readonly client: ServiceClient,
@@ -51,15 +62,20 @@ export class AccountLimits {
     return max === undefined ? undefined : { planId, max };
   }
 
+  /**
+   * The lower of the plan's cap for `key` and the deployment's own (`deploymentMax`): which one
+   * binds, and when it is the plan's, the refusal that names it (403 PLAN_LIMIT_REACHED). The
+   * deployment's cap keeps its own answer, the caller's.
+   */
+  async capOf(userId: string, key: LimitKey, deploymentMax: number): Promise<BindingCap> {
+    const plan = await this.limitOf(userId, key);
+    if (plan && plan.max < deploymentMax)
+      return { max: plan.max, plan, byPlan: true, planRefusal: () => planLimitReached(key, plan.max, plan.planId) };
+    return { max: deploymentMax, plan, byPlan: false };
+  }
+
   private lookup(userId: string, now: number): Promise<GetAccountLimitsResponse> {
-    const cached = this.cache.get(userId);
-    if (cached && now - cached.at < ACCOUNT_LIMITS_CACHE_MS) return cached.answer;
-    const answer = this.client.call(PlansService.method.getAccountLimits, { userId });
-    answer.catch(() => this.cache.delete(userId));
-    this.cache.delete(userId);
-    this.cache.set(userId, { at: now, answer });
-    if (this.cache.size > MAX_CACHED_ACCOUNTS) this.cache.delete(this.cache.keys().next().value!);
-    return answer;
+    return this.cache.get(userId, () => this.client.call(PlansService.method.getAccountLimits, { userId }), now);
   }
 }
 

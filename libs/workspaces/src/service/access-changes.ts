@@ -13,7 +13,7 @@ export class AccessChanges {
   constructor(@Inject(TRANSPORT) private readonly transport: Transport) {}
 
   workspace(workspaceId: string): void {
-    broadcast(this.transport, WorkspaceAccessChangedSchema, { workspaceIds: [workspaceId] });
+    this.workspaces([workspaceId]);
   }
 
   workspaces(workspaceIds: string[]): void {
