@@ -239,3 +239,6 @@ SELECT c.fragment_id::text AS fragment_id, max(${similarity})::float8 AS similar
 HAVING max(${similarity}) >= $4
  ORDER BY similarity DESC, c.fragment_id
  LIMIT $5;
+
+-- src/persistence/workspace-purge.repository.ts: SearchPurgeRepository.purge
+DELETE FROM data.vector_index_sync WHERE workspace_id = ${workspaceId}::uuid;

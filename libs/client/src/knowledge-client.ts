@@ -2,8 +2,16 @@ import { HandoffCache } from './handoff-cache.js';
 import type { FetchLike } from './http.js';
 import { requestJson } from './http.js';
 import { fuseRankings } from './fuse-rankings.js';
-import type { FederatedSearchResults, GlobalSearchResults, SearchOptions, Workspace } from './types.js';
+import type {
+  FederatedSearchResults,
+  GlobalSearchResults,
+  MoveWorkspaceOptions,
+  SearchOptions,
+  Workspace,
+  WorkspaceMove,
+} from './types.js';
 import { WorkspaceClient, type ClientParts } from './workspace-client.js';
+import { moveWorkspace } from './workspace-move.js';
 
 export interface KnowledgeClientOptions {
   /** The Cloud's base URL, e.g. https://kw.example.com */
@@ -96,5 +104,25 @@ export class KnowledgeClient {
         { method: 'POST', body: input },
       )
     ).workspace;
+  }
+
+  /**
+   * Moves a workspace to a hosted zone (`hostedZoneId`) or back to the Cloud (`null`), and
+   * answers the finished move (docs/portable-workspaces.md#moving). The workspace is read-only
+   * meanwhile; a failure before the placement switches aborts the move and throws, leaving the
+   * workspace where it was.
+   */
+  async moveWorkspace(
+    workspaceId: string,
+    hostedZoneId: string | null,
+    options: MoveWorkspaceOptions = {},
+  ): Promise<WorkspaceMove> {
+    try {
+      return await moveWorkspace(this.parts, workspaceId, hostedZoneId, options);
+    } finally {
+      // Its placement and handoff tokens changed: learn them again at the next call.
+      this.workspaceClients.delete(workspaceId);
+      this.parts.handoffs.forget(workspaceId);
+    }
   }
 }

@@ -122,3 +122,55 @@ export interface Handoff {
   workspaceId: string;
   actions: string[];
 }
+
+/** A move of a workspace between the Cloud and a hosted zone (docs/portable-workspaces.md#moving). */
+export interface WorkspaceMove {
+  id: string;
+  workspaceId: string;
+  /** null: the Cloud. */
+  fromHostedZoneId: string | null;
+  toHostedZoneId: string | null;
+  status: 'preparing' | 'copying' | 'done' | 'aborted';
+  leaveFilesBehind: boolean;
+  sourceEndpointUrl: string | null;
+  targetEndpointUrl: string | null;
+  /** The copy that is not the workspace's any more has been purged. */
+  leftoverRemoved: boolean;
+  createdBy: string;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+/** An export or import job (docs/portable-workspaces.md). */
+export interface Transfer {
+  id: string;
+  workspaceId: string;
+  kind: 'export' | 'import';
+  status: 'uploading' | 'processing' | 'done' | 'failed';
+  done: number;
+  total: number;
+  error: string | null;
+  result: Record<string, unknown>;
+  createdAt: string;
+  finishedAt: string | null;
+  archiveBytes: number;
+}
+
+export interface MoveWorkspaceOptions {
+  /** Files of a Cloud workspace moving to a zone (which keeps none) are deleted instead of refusing the move. */
+  leaveFilesBehind?: boolean;
+  /** Told each step: preparing, exporting, importing (with the jobs' counts), completing, removing. */
+  onProgress?: (progress: MoveProgress) => void;
+  /** How often a job's status is asked (default 500 ms). */
+  pollMs?: number;
+  /** How long each step may take before the move is aborted (default 10 minutes). */
+  stepTimeoutMs?: number;
+}
+
+export interface MoveProgress {
+  moveId: string;
+  phase: 'preparing' | 'exporting' | 'importing' | 'completing' | 'removing' | 'done';
+  done?: number;
+  total?: number;
+}

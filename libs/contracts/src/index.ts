@@ -20,6 +20,7 @@ export * from './gen/kw/search/v1/listing_pb.js';
 export * from './gen/kw/search/v1/search_pb.js';
 export * from './gen/kw/webhooks/v1/webhooks_pb.js';
 export * from './gen/kw/workspaces/v1/hosted_zones_pb.js';
+export * from './gen/kw/workspaces/v1/workspace_moves_pb.js';
 export * from './gen/kw/workspaces/v1/workspaces_pb.js';
 export * from './events/index.js';
 export * from './limits/index.js';

@@ -12,3 +12,5 @@ export const ZONE_NAME_MAX = 200;
 export const ZONE_REGION_MAX = 100;
 export const ZONE_ENDPOINT_MAX = 2048;
 export const LEAF_VERSION_MAX = 100;
+/** A Leaf's heartbeat names at most this many read-only workspaces (a zone holds far fewer). */
+export const FROZEN_IDS_MAX = 10_000;

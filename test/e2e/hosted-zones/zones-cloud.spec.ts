@@ -257,6 +257,9 @@ describe('hosted zones (Cloud)', () => {
         revocations: [],
         // The kids of the JWKS now (none before the first key is made on first use).
         handoffKeyIds: expect.any(Array),
+        // Nothing is moving out of the zone, nothing moved away.
+        frozenWorkspaceIds: [],
+        removedWorkspaceIds: [],
       });
       const { hostedZone } = await api.ok(owner.token, 'GET', `/api/hosted-zones/${zone.id}`, undefined, 200);
       expect(hostedZone).toMatchObject({

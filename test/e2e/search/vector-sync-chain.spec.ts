@@ -48,6 +48,9 @@ class RecordingIndex implements VectorIndexSync {
   async deleteFragment(fragmentId: string): Promise<void> {
     this.points.delete(fragmentId);
   }
+  async deleteWorkspace(): Promise<void> {
+    throw new Error('not used by this test');
+  }
   async isEmpty(): Promise<boolean> {
     return this.points.size === 0;
   }

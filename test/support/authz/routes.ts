@@ -75,6 +75,16 @@ export const WORKSPACE_ROUTES: MatrixRoute[] = [
   // before its body is read, so an allowed caller's JSON body is 415 and a refused one 403/404.
   { method: 'POST', path: '/api/workspaces/{ws}/exports', action: 'workspaces:write' },
   { method: 'POST', path: '/api/workspaces/{ws}/imports', action: 'workspaces:write', body: {} },
+  // Moving between planes (owners only). The fixture's workspace is in the Cloud already, so an
+  // allowed caller is told 409 (already there) and nothing moves; the move's own routes need a
+  // started move and are covered in test/e2e/hosted-zones/workspace-moves.spec.ts.
+  {
+    method: 'POST',
+    path: '/api/workspaces/{ws}/moves',
+    action: 'workspaces:write',
+    body: { hostedZoneId: null },
+    allowedStatuses: [409],
+  },
   { method: 'GET', path: '/api/workspaces/{ws}/members', action: 'members:read' },
   {
     method: 'POST',

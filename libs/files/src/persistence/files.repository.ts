@@ -202,4 +202,16 @@ export class FilesRepository {
       ORDER BY h.score DESC, h.id
       LIMIT ${limit} OFFSET ${offset}`;
   }
+
+  /** The blob keys of the workspace's files (read before purgeWorkspace deletes their rows). */
+  async storageKeysIn(workspaceId: string): Promise<string[]> {
+    const rows = await this.db.file.findMany({ where: { workspaceId }, select: { storageKey: true } });
+    return rows.map((r) => r.storageKey);
+  }
+
+  /** Every file of the workspace (chunks and attachments cascade): a moved workspace's copy removed. */
+  async purgeWorkspace(workspaceId: string): Promise<number> {
+    const { count } = await this.db.file.deleteMany({ where: { workspaceId } });
+    return count;
+  }
 }

@@ -16,6 +16,7 @@ import { FileTransfersHandlers } from './file-transfers.handlers.js';
 import { FilesHandlers } from './files.handlers.js';
 import { FragmentLookup } from './fragment-lookup.js';
 import { ProcessingJobs } from './processing-jobs.js';
+import { FilesPurgeHandlers } from './workspace-purge.handlers.js';
 
 /** The service side of the files component: kw.files.v1 handlers, the processing worker and the blob sweeper. */
 @Module({
@@ -35,6 +36,7 @@ import { ProcessingJobs } from './processing-jobs.js';
     AttachmentsHandlers,
     FileSearchHandlers,
     FileTransfersHandlers,
+    FilesPurgeHandlers,
     FileProcessingWorker,
     BlobSweeper,
     ...entitlementProviders,

@@ -17,7 +17,13 @@ export class CollectionsRepository {
     return rows.map(({ _count, ...row }) => ({ ...row, fragmentCount: _count.fragments }));
   }
 
+  /** Whether any workspace has a collection with this id (an import keeps an archived id only when none has). */
+  async exists(id: string): Promise<boolean> {
+    return (await this.db.collection.count({ where: { id } })) > 0;
+  }
+
   create(fields: {
+    id?: string;
     workspaceId: string;
     name: string;
     description: string;
@@ -25,6 +31,7 @@ export class CollectionsRepository {
   }): Promise<CollectionRow> {
     return this.db.collection.create({
       data: {
+        ...(fields.id && { id: fields.id }),
         workspaceId: fields.workspaceId,
         name: fields.name,
         description: fields.description,

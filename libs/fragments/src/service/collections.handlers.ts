@@ -32,6 +32,8 @@ export class CollectionsHandlers {
   async create(input: RequestOf<typeof FragmentsService, 'createCollection'>, context: RequestContext) {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'collections:write');
     const row = await this.collections.create({
+      // An import keeps the archived id (it checked that no collection has it).
+      id: input.id && isUuid(input.id) ? input.id : undefined,
       workspaceId,
       name: input.name,
       description: input.description,

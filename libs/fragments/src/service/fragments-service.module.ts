@@ -22,6 +22,8 @@ import { BulkFragmentsHandlers } from './bulk-fragments.handlers.js';
 import { WorkspaceExport } from './portability/workspace-export.js';
 import { WorkspaceImport } from './portability/workspace-import.js';
 import { TransfersHandlers } from './transfers.handlers.js';
+import { WorkspacePurgeHandlers } from './workspace-purge.handlers.js';
+import { WorkspacePurgeRepository } from '../persistence/workspace-purge.repository.js';
 import { FragmentsHandlers } from './fragments.handlers.js';
 import { WorkspaceGate } from './workspace-gate.js';
 
@@ -50,6 +52,8 @@ import { WorkspaceGate } from './workspace-gate.js';
     WorkspaceExport,
     WorkspaceImport,
     TransfersHandlers,
+    WorkspacePurgeRepository,
+    WorkspacePurgeHandlers,
     CollectionsHandlers,
     EnrichmentHandlers,
     eventBusProvider,

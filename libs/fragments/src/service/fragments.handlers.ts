@@ -71,7 +71,8 @@ export class FragmentsHandlers {
     // like the column), so the event's snapshot is known before the one-statement write.
     const now = new Date();
     const row: FragmentRow = {
-      id: randomUUID(),
+      // An import keeps the archived id (it checked that no fragment has it).
+      id: input.id && isUuid(input.id) ? input.id : randomUUID(),
       workspaceId,
       fragmentTypeId: input.fragmentTypeId,
       title: input.title,

@@ -40,7 +40,10 @@ export class TransfersHandlers implements OnApplicationBootstrap {
 
   @Handles(WorkspaceTransfersService.method.startExport)
   async startExport(input: RequestOf<typeof WorkspaceTransfersService, 'startExport'>, context: RequestContext) {
-    const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'workspaces:write');
+    // An export is what a move copies: served while the workspace is read-only for it.
+    const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'workspaces:write', {
+      duringMove: true,
+    });
     const job = await this.transfers.create({ workspaceId, kind: 'export', createdBy: userId });
     this.inBackground(job, () => this.exporter.run(job));
     return { transfer: transferView(job) };
@@ -48,7 +51,9 @@ export class TransfersHandlers implements OnApplicationBootstrap {
 
   @Handles(WorkspaceTransfersService.method.beginImport)
   async beginImport(input: RequestOf<typeof WorkspaceTransfersService, 'beginImport'>, context: RequestContext) {
-    const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'workspaces:write');
+    const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'workspaces:write', {
+      moveImport: true,
+    });
     const id = randomUUID();
     const archiveKey = importArchiveKey(workspaceId, id);
     const job = await this.transfers.create({ id, workspaceId, kind: 'import', createdBy: userId, archiveKey });
@@ -57,7 +62,8 @@ export class TransfersHandlers implements OnApplicationBootstrap {
 
   @Handles(WorkspaceTransfersService.method.startImport)
   async startImport(input: RequestOf<typeof WorkspaceTransfersService, 'startImport'>, context: RequestContext) {
-    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'workspaces:write');
+    const gate = await this.gate.authorize(context, input.workspaceId, 'workspaces:write', { moveImport: true });
+    const { workspaceId } = gate;
     if (!['', 'archive', 'markdown'].includes(input.format))
       throw new AppError({
         status: 400,
@@ -69,9 +75,11 @@ export class TransfersHandlers implements OnApplicationBootstrap {
     const job = await this.transfers.uploaded(found.id, input.archiveBytes);
     if (!job) throw new AppError({ status: 409, code: ErrorCode.CONFLICT, message: `The import is ${found.status}` });
     const options = { skipFiles: input.skipFiles, format: input.format };
+    // A move's import into this plane: its writes pass the gate while the workspace is still placed on its source.
+    const jobContext = gate.moveImport ? { ...context, moveImportOf: workspaceId } : context;
     this.inBackground(job, async () => {
       try {
-        return await this.importer.run(job, await this.importer.load(job, options), context);
+        return await this.importer.run(job, await this.importer.load(job, options), jobContext);
       } finally {
         await this.importer
           .discardArchive(job)
@@ -83,7 +91,9 @@ export class TransfersHandlers implements OnApplicationBootstrap {
 
   @Handles(WorkspaceTransfersService.method.abortImport)
   async abortImport(input: RequestOf<typeof WorkspaceTransfersService, 'abortImport'>, context: RequestContext) {
-    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'workspaces:write');
+    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'workspaces:write', {
+      moveImport: true,
+    });
     const found = await this.findImport(input.transferId, workspaceId);
     if (found.status === 'uploading')
       await this.transfers.finish(found.id, { status: 'failed', error: input.reason || 'the upload failed' });
@@ -92,7 +102,11 @@ export class TransfersHandlers implements OnApplicationBootstrap {
 
   @Handles(WorkspaceTransfersService.method.getTransfer)
   async get(input: RequestOf<typeof WorkspaceTransfersService, 'getTransfer'>, context: RequestContext) {
-    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'workspaces:write');
+    // Reading a job changes nothing: served while the workspace moves, on either plane.
+    const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'workspaces:write', {
+      duringMove: true,
+      moveImport: true,
+    });
     const row = isUuid(input.transferId) ? await this.transfers.find(input.transferId, workspaceId, input.kind) : null;
     if (!row) throw transferNotFound();
     return {

@@ -13,27 +13,43 @@ import { CloudLink } from '../service/health/cloud-link.js';
 import type { HandoffKeys } from '../service/keys/handoff-keys.js';
 import type { LeafSettings } from '../leaf-settings.js';
 import type { LeafStateRepository } from '../persistence/leaf-state.repository.js';
+import type { ServiceClient } from '@kw/platform-transport';
 import { HeartbeatLoop } from './heartbeat-loop.js';
 
 function setup(answers: Array<HeartbeatAnswer | Error>, readyFailures = 0) {
   const provisioned = new Map<string, string>();
   const reported: string[] = [];
+  const sentFrozen: string[][] = [];
   const readyCalls: string[] = [];
   const logs: Array<{ level: string; msg: string }> = [];
   let refreshes = 0;
+  const frozen = new Set<string>();
+  const steps: string[] = [];
+  let purgeFailures = 0;
   const store = {
     current: () => ({ zoneCredential: 'kwz_x' }),
+    frozenWorkspaces: () => [...frozen],
+    replaceFrozen: async (ids: string[]) => {
+      frozen.clear();
+      for (const id of ids) frozen.add(id);
+    },
+    deprovision: async (id: string) => {
+      provisioned.delete(id);
+      steps.push(`deprovision ${id}`);
+    },
     isProvisioned: (id: string) => provisioned.has(id),
     provision: async (id: string, name: string) => void provisioned.set(id, name),
     markReadyReported: async (id: string) => void reported.push(id),
   } as unknown as LeafStateRepository;
   const cloud = {
-    heartbeat: async (credential: string) => {
+    heartbeat: async (credential: string, frozenIds: string[]) => {
       expect(credential).toBe('kwz_x');
+      sentFrozen.push(frozenIds);
       const next = answers.shift() ?? { hostedZoneId: 'z', placements: [] };
       if (next instanceof Error) throw next;
       return next;
     },
+    placementRemoved: async (_credential: string, workspaceId: string) => void steps.push(`removed ${workspaceId}`),
     placementReady: async (_credential: string, workspaceId: string) => {
       readyCalls.push(workspaceId);
       if (readyFailures-- > 0) throw new CloudUnavailableError('down');
@@ -51,16 +67,38 @@ function setup(answers: Array<HeartbeatAnswer | Error>, readyFailures = 0) {
   const revoked = { replace: async (entries: Revocation[]) => void revocationLists.push(entries) } as RevokedHandoffs;
   let clock = 1_000;
   const link = new CloudLink(() => (clock += 1_000));
+  const client = {
+    call: async (method: { name: string }, input: { workspaceId: string }) => {
+      if (purgeFailures-- > 0) throw new Error('component down');
+      steps.push(`${method.name} ${input.workspaceId}`);
+      return {};
+    },
+  } as unknown as ServiceClient;
+  const failPurges = (n: number) => void (purgeFailures = n);
   const loop = new HeartbeatLoop(
     store,
     cloud,
     keys,
     revoked,
     link,
+    client,
     { cloudUrl: 'http://cloud' } as LeafSettings,
     logger,
   );
-  return { loop, provisioned, reported, readyCalls, logs, refreshes: () => refreshes, revocationLists, link };
+  return {
+    loop,
+    provisioned,
+    reported,
+    readyCalls,
+    logs,
+    refreshes: () => refreshes,
+    revocationLists,
+    link,
+    frozen,
+    sentFrozen,
+    steps,
+    failPurges,
+  };
 }
 
 describe('HeartbeatLoop', () => {
@@ -139,5 +177,42 @@ describe('HeartbeatLoop', () => {
     const t = setup([new CloudRefusedError(401, 'UNAUTHENTICATED', 'no')]);
     await t.loop.beat();
     expect(t.logs.find((l) => l.level === 'error')?.msg).toMatch(/new ENROLLMENT_TOKEN/);
+  });
+
+  it('serves the workspaces the Cloud says are moving out read-only, and reports them at the next heartbeat', async () => {
+    const ws = randomUUID();
+    const t = setup([
+      { hostedZoneId: 'z', placements: [], frozenWorkspaceIds: [ws] },
+      { hostedZoneId: 'z', placements: [] },
+      { hostedZoneId: 'z', placements: [], frozenWorkspaceIds: [] },
+    ]);
+    await t.loop.beat();
+    expect([...t.frozen]).toEqual([ws]);
+    await t.loop.beat();
+    // No list from the Cloud: the Leaf keeps what it has.
+    expect([...t.frozen]).toEqual([ws]);
+    await t.loop.beat();
+    expect([...t.frozen]).toEqual([]);
+    expect(t.sentFrozen).toEqual([[], [ws], [ws]]);
+  });
+
+  it('removes a workspace that moved away: stops serving it, purges each component, then tells the Cloud; a failure is retried', async () => {
+    const ws = randomUUID();
+    const removed = { hostedZoneId: 'z', placements: [], removedWorkspaceIds: [ws] };
+    const t = setup([removed, removed]);
+    t.provisioned.set(ws, 'Moved');
+    t.failPurges(1);
+    await t.loop.beat();
+    expect(t.steps).toEqual([`deprovision ${ws}`]);
+    expect(t.logs.some((l) => l.level === 'error' && /retrying/.test(l.msg))).toBe(true);
+    await t.loop.beat();
+    expect(t.provisioned.has(ws)).toBe(false);
+    expect(t.steps.slice(1)).toEqual([
+      `deprovision ${ws}`,
+      `PurgeWorkspaceFragments ${ws}`,
+      `PurgeWorkspaceSearchData ${ws}`,
+      `PurgeWorkspaceWebhooks ${ws}`,
+      `removed ${ws}`,
+    ]);
   });
 });

@@ -8,6 +8,8 @@ import { HandoffKeys } from '../service/keys/handoff-keys.js';
 import { LEAF_SETTINGS, type LeafSettings } from '../leaf-settings.js';
 import { LeafStateRepository } from '../persistence/leaf-state.repository.js';
 import { isUuid } from '@kw/platform-ids';
+import { FragmentsService, SearchService, WebhooksService } from '@kw/contracts';
+import { ServiceClient } from '@kw/platform-transport';
 
 /**
  * Every LEAF_HEARTBEAT_SECONDS: tells the Cloud the Leaf is alive (endpoint and version only),
@@ -29,6 +31,7 @@ export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationS
     private readonly keys: HandoffKeys,
     private readonly revoked: RevokedHandoffs,
     private readonly link: CloudLink,
+    private readonly client: ServiceClient,
     @Inject(LEAF_SETTINGS) private readonly settings: LeafSettings,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -48,7 +51,7 @@ export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationS
     const enrollment = this.state.current();
     if (!enrollment) return;
     const answer = await this.cloud
-      .heartbeat(enrollment.zoneCredential)
+      .heartbeat(enrollment.zoneCredential, this.state.frozenWorkspaces())
       .catch((err: unknown) => this.reportFailure(err));
     if (answer) {
       this.link.succeeded();
@@ -58,6 +61,12 @@ export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationS
       if (answer.revocations) await this.revoked.replace(answer.revocations);
       // The Cloud withdrew or added keys (a forced rotation): fetch them now, not at the next refresh.
       if (answer.handoffKeyIds?.length && !this.keys.matches(answer.handoffKeyIds)) await this.keys.refresh();
+      // Moving out: read-only from now; the next heartbeat tells the Cloud, which lets the copy begin.
+      if (answer.frozenWorkspaceIds) await this.state.replaceFrozen(answer.frozenWorkspaceIds);
+      for (const workspaceId of answer.removedWorkspaceIds ?? [])
+        await this.remove(enrollment.zoneCredential, workspaceId).catch((err: unknown) =>
+          this.logger.error({ err, workspaceId }, 'could not remove a workspace; retrying with the next heartbeat'),
+        );
       for (const placement of answer.placements) {
         await this.provision(enrollment.zoneCredential, placement).catch((err: unknown) =>
           this.logger.error({ err, workspaceId: placement.workspaceId }, 'could not provision a placement'),
@@ -86,6 +95,21 @@ export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationS
         'could not report a placement ready; retrying with the next heartbeat',
       );
     }
+  }
+
+  /**
+   * A workspace moved away (or a move here was aborted): it stops being served first, then its
+   * data is purged component by component, then the Cloud is told. Each step is idempotent, so a
+   * failure anywhere is simply repeated with the next heartbeat, which lists it again.
+   */
+  private async remove(zoneCredential: string, workspaceId: string): Promise<void> {
+    await this.state.deprovision(workspaceId);
+    const slow = { timeoutMs: 300_000 };
+    await this.client.call(FragmentsService.method.purgeWorkspaceFragments, { workspaceId }, slow);
+    await this.client.call(SearchService.method.purgeWorkspaceSearchData, { workspaceId }, slow);
+    await this.client.call(WebhooksService.method.purgeWorkspaceWebhooks, { workspaceId }, slow);
+    await this.cloud.placementRemoved(zoneCredential, workspaceId);
+    this.logger.info({ workspaceId }, 'workspace removed from this Leaf (moved away)');
   }
 
   private reportFailure(err: unknown): void {

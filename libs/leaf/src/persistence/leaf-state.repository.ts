@@ -47,6 +47,8 @@ const STATE_ID = 1;
 export class LeafStateRepository {
   private enrollment: Enrollment | undefined;
   private readonly provisioned = new Map<string, string>();
+  /** Provisioned workspaces moving out of the zone, served read-only. */
+  private readonly frozen = new Set<string>();
 
   constructor(
     @Inject(LEAF_DB) private readonly db: LeafDb,
@@ -57,9 +59,15 @@ export class LeafStateRepository {
   /** Reads the state from the database; undefined before the first enrollment. */
   async load(): Promise<Enrollment | undefined> {
     const row = await this.db.leafState.findUnique({ where: { id: STATE_ID } });
-    const workspaces = await this.db.leafWorkspace.findMany({ select: { workspaceId: true, name: true } });
+    const workspaces = await this.db.leafWorkspace.findMany({
+      select: { workspaceId: true, name: true, frozenAt: true },
+    });
     this.provisioned.clear();
-    for (const w of workspaces) this.provisioned.set(w.workspaceId, w.name);
+    this.frozen.clear();
+    for (const w of workspaces) {
+      this.provisioned.set(w.workspaceId, w.name);
+      if (w.frozenAt) this.frozen.add(w.workspaceId);
+    }
     if (!row) return (this.enrollment = undefined);
     let zoneCredential: string;
     try {
@@ -160,6 +168,45 @@ export class LeafStateRepository {
   async provision(workspaceId: string, name: string): Promise<void> {
     await this.db.leafWorkspace.upsert({ where: { workspaceId }, create: { workspaceId, name }, update: { name } });
     this.provisioned.set(workspaceId, name);
+    this.announce({ workspaceIds: [workspaceId] });
+  }
+
+  isFrozen(workspaceId: string): boolean {
+    return this.frozen.has(workspaceId);
+  }
+
+  /** Workspaces served read-only now. */
+  frozenWorkspaces(): string[] {
+    return [...this.frozen];
+  }
+
+  /**
+   * The Cloud's current list of workspaces moving out of the zone replaces the Leaf's own
+   * (persisted, so a restart keeps serving them read-only). Only provisioned ones count.
+   */
+  async replaceFrozen(workspaceIds: string[]): Promise<void> {
+    const next = new Set(workspaceIds.filter((id) => this.provisioned.has(id)));
+    const changed = [...next, ...this.frozen].filter((id) => next.has(id) !== this.frozen.has(id));
+    if (changed.length === 0) return;
+    const now = new Date();
+    await this.db.$transaction(
+      changed.map((workspaceId) =>
+        this.db.leafWorkspace.update({
+          where: { workspaceId },
+          data: { frozenAt: next.has(workspaceId) ? now : null },
+        }),
+      ),
+    );
+    this.frozen.clear();
+    for (const id of next) this.frozen.add(id);
+    this.announce({ workspaceIds: changed });
+  }
+
+  /** The workspace is no longer served here (its data was purged): forgets it. Idempotent. */
+  async deprovision(workspaceId: string): Promise<void> {
+    await this.db.leafWorkspace.deleteMany({ where: { workspaceId } });
+    this.provisioned.delete(workspaceId);
+    this.frozen.delete(workspaceId);
     this.announce({ workspaceIds: [workspaceId] });
   }
 

@@ -12,6 +12,7 @@ const ELSEWHERE = randomUUID();
 
 const store = {
   isProvisioned: (id: string) => id === HERE || id === ALSO_HERE,
+  isFrozen: (id: string) => id === ALSO_HERE,
   workspaces: () => [
     { id: HERE, name: 'Here' },
     { id: ALSO_HERE, name: 'Also here' },
@@ -48,6 +49,10 @@ describe("the Leaf's ResolveAccess", () => {
       status: 'active',
       endpointUrl: '',
     });
+  });
+
+  it('answers a workspace moving out of the zone as "moving": the gate serves it read-only', () => {
+    expect(resolve(ALSO_HERE, context({ workspaceIds: [ALSO_HERE] }))).toMatchObject({ found: true, status: 'moving' });
   });
 
   it('does not find a workspace the token does not name, even one provisioned here', () => {

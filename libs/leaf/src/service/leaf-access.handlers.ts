@@ -26,7 +26,8 @@ export class LeafAccessHandlers {
       visibility: 'private',
       archived: false,
       hostedZoneId: '',
-      status: 'active',
+      // Moving out of the zone (the Cloud's heartbeat said so): the gate serves reads only.
+      status: this.state.isFrozen(input.workspaceId) ? 'moving' : 'active',
       endpointUrl: '',
     };
   }
@@ -44,7 +45,7 @@ export class LeafAccessHandlers {
         id: w.id,
         name: w.name,
         visibility: 'private',
-        status: 'active',
+        status: this.state.isFrozen(w.id) ? 'moving' : 'active',
         relation: context.auth!.workspaceRole,
       }));
     return { workspaces };

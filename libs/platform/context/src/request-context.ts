@@ -14,6 +14,11 @@ export type { AuthContext };
 export interface RequestContext {
   requestId: string;
   auth?: AuthContext;
+  /**
+   * Set in-process only, by the fragments component's import job of a workspace moving to this
+   * plane (never read from a request or a message): its writes pass the workspace gate.
+   */
+  moveImportOf?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

@@ -12,6 +12,7 @@ export const ErrorCode = {
   CONFLICT: 'CONFLICT',
   HOSTED_ZONE_REQUIRED: 'HOSTED_ZONE_REQUIRED',
   FILES_UNSUPPORTED_IN_HOSTED_ZONE: 'FILES_UNSUPPORTED_IN_HOSTED_ZONE',
+  WORKSPACE_MOVING: 'WORKSPACE_MOVING',
   QUOTA_EXCEEDED: 'QUOTA_EXCEEDED',
   RANGE_NOT_SATISFIABLE: 'RANGE_NOT_SATISFIABLE',
   SECRET_NAME_TAKEN: 'SECRET_NAME_TAKEN',
@@ -70,4 +71,12 @@ export const hostedZoneRequired = (hostedZoneId: string, endpointUrl: string): A
     code: ErrorCode.HOSTED_ZONE_REQUIRED,
     message: ErrorCode.HOSTED_ZONE_REQUIRED,
     details: { hostedZoneId, endpointUrl },
+  });
+
+/** A write to a workspace that is moving between planes: read-only until the move ends (docs/portable-workspaces.md#moving). */
+export const workspaceMoving = (): AppError =>
+  new AppError({
+    status: 409,
+    code: ErrorCode.WORKSPACE_MOVING,
+    message: 'The workspace is moving between planes and is read-only until the move is completed or aborted',
   });

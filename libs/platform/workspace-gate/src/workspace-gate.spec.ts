@@ -22,6 +22,8 @@ type Answer = {
   archived?: boolean;
   hostedZoneId?: string;
   endpointUrl?: string;
+  status?: string;
+  moveImport?: boolean;
 };
 
 function setUp(answer: () => Answer, ttlMs = 60_000) {
@@ -85,7 +87,13 @@ describe('WorkspaceGate', () => {
   it('lets a member act and says who and how', async () => {
     ctx = setUp(() => ({ found: true, relation: 'collaborator' }));
     const gate = await ctx.gate.authorize(as(auth()), WS, 'fragments:write');
-    expect(gate).toEqual({ workspaceId: WS, userId: USER, relation: 'collaborator', planHolderId: OWNER });
+    expect(gate).toEqual({
+      workspaceId: WS,
+      userId: USER,
+      relation: 'collaborator',
+      planHolderId: OWNER,
+      moveImport: false,
+    });
   });
 
   it('answers the same 404 for a missing workspace, a private one of others and a malformed id, asking nothing for the last', async () => {
@@ -118,6 +126,44 @@ describe('WorkspaceGate', () => {
     expect(
       await refusal(ctx.gate.authorize(as(auth({ scopes: ['search:read'] })), WS, 'fragments:read')),
     ).toMatchObject({ status: 403 });
+  });
+
+  it('serves a workspace moving out of this plane read-only: reads, and what the move itself needs (duringMove)', async () => {
+    ctx = setUp(() => ({ found: true, relation: 'owner', status: 'moving' }));
+    expect(await ctx.gate.authorize(as(auth()), WS, 'fragments:read')).toMatchObject({ workspaceId: WS });
+    expect(await ctx.gate.authorize(as(auth()), WS, 'chat:use')).toMatchObject({ workspaceId: WS });
+    expect(await refusal(ctx.gate.authorize(as(auth()), WS, 'fragments:write'))).toMatchObject({
+      status: 409,
+      code: 'WORKSPACE_MOVING',
+    });
+    expect(await refusal(ctx.gate.authorize(as(auth()), WS, 'workspaces:write', { moveImport: true }))).toMatchObject({
+      code: 'WORKSPACE_MOVING',
+    });
+    expect(await ctx.gate.authorize(as(auth()), WS, 'workspaces:write', { duringMove: true })).toMatchObject({
+      moveImport: false,
+    });
+  });
+
+  it("admits only a move's import to a workspace moving here from a Leaf; everything else is sent to the Leaf", async () => {
+    const zone = { hostedZoneId: 'c0ffee00-0000-4000-8000-000000000001', endpointUrl: 'https://leaf.example.test' };
+    ctx = setUp(() => ({ found: true, relation: 'owner', status: 'moving', moveImport: true, ...zone }));
+    expect(await ctx.gate.authorize(as(auth()), WS, 'workspaces:write', { moveImport: true })).toMatchObject({
+      moveImport: true,
+    });
+    // The import job's own writes carry the workspace in their in-process context.
+    const job: RequestContext = { ...as(auth()), moveImportOf: WS };
+    expect(await ctx.gate.authorize(job, WS, 'fragments:write')).toMatchObject({ moveImport: true });
+    expect(await refusal(ctx.gate.authorize(as(auth()), WS, 'fragments:write'))).toMatchObject({
+      code: 'HOSTED_ZONE_REQUIRED',
+    });
+    expect(await refusal(ctx.gate.authorize(as(auth()), WS, 'fragments:read'))).toMatchObject({
+      code: 'HOSTED_ZONE_REQUIRED',
+    });
+    // Another workspace named in the job's context is not admitted by it.
+    const other = { ...as(auth()), moveImportOf: '1e2d3c4b-5a69-4788-8899-aabbccddeeff' };
+    expect(await refusal(ctx.gate.authorize(other, WS, 'fragments:write'))).toMatchObject({
+      code: 'HOSTED_ZONE_REQUIRED',
+    });
   });
 
   it('sends a Leaf-backed workspace to its Leaf: 409 HOSTED_ZONE_REQUIRED, only once access is granted', async () => {

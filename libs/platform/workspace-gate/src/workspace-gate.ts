@@ -4,7 +4,7 @@ import { WorkspaceAccessChangedSchema, WorkspacesService, type AuthContext } fro
 import { decide, denialError, type Action, type Visibility } from '@kw/platform-access-policy';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
-import { hostedZoneRequired, type AppError } from '@kw/platform-errors';
+import { hostedZoneRequired, workspaceMoving, type AppError } from '@kw/platform-errors';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import {
   InvalidatedCache,
@@ -24,6 +24,8 @@ export interface Gate {
   relation: string;
   /** The account whose plan sets the workspace's limits (its creator); empty in a Leaf. */
   planHolderId: string;
+  /** The workspace is moving here and this is its move's import (docs/portable-workspaces.md#moving). */
+  moveImport: boolean;
 }
 
 export interface GateOptions {
@@ -31,9 +33,16 @@ export interface GateOptions {
   resourceOwnerId?: string;
   /** Answer this instead of the workspace 404 (a fragment id must not reveal its workspace). */
   hiddenAs?: () => AppError;
+  /** Served while the workspace moves, although not a read (an export: what the move copies). */
+  duringMove?: boolean;
+  /** The route of a move's import: admitted on the plane the workspace is moving to. */
+  moveImport?: boolean;
 }
 
 type Access = MessageShape<typeof WorkspacesService.method.resolveAccess.output>;
+
+/** Actions that change nothing of the workspace's data (chat reads it to answer). */
+const readOnly = (action: Action): boolean => action.endsWith(':read') || action === 'chat:use';
 
 /** The answer depends on the workspace and on everything the credential is: who, which token, its scopes and reach. */
 function accessKey(workspaceId: string, auth: AuthContext): string {
@@ -103,9 +112,21 @@ export class WorkspaceGate implements OnModuleInit, OnModuleDestroy {
     });
     if (!decision.allowed)
       throw decision.status === 404 && options.hiddenAs ? options.hiddenAs() : denialError(decision);
+    const gate = {
+      workspaceId,
+      userId: auth!.userId,
+      relation: access!.relation,
+      planHolderId: access!.planHolderId,
+      moveImport: false,
+    };
+    // A move into this plane: only its import writes here until the placement switches.
+    if (access!.moveImport && (options.moveImport || context.moveImportOf === workspaceId))
+      return { ...gate, moveImport: true };
     // A Leaf-backed workspace: its data lives in the zone's Leaf, never here (docs/hosted-zones.md).
     if (access!.hostedZoneId) throw hostedZoneRequired(access!.hostedZoneId, access!.endpointUrl);
-    return { workspaceId, userId: auth!.userId, relation: access!.relation, planHolderId: access!.planHolderId };
+    // Moving out of this plane: what is here is being copied, so it is read-only.
+    if (access!.status === 'moving' && !readOnly(action) && !options.duringMove) throw workspaceMoving();
+    return gate;
   }
 
   private async resolve(auth: AuthContext, workspaceId: string): Promise<Access> {

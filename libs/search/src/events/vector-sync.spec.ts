@@ -42,6 +42,10 @@ class RecordingIndex implements VectorIndexSync {
     this.points.delete(fragmentId);
   }
 
+  async deleteWorkspace(workspaceId: string): Promise<void> {
+    for (const [id, point] of this.points) if (point.workspaceId === workspaceId) this.points.delete(id);
+  }
+
   async isEmpty(): Promise<boolean> {
     return this.points.size === 0;
   }

@@ -22,6 +22,8 @@ import { CorpusStatisticsCache } from './retrieval/corpus-statistics-cache.js';
 import { FragmentSearch } from './retrieval/fragment-search.js';
 import { SearchHandlers } from './retrieval/search.handlers.js';
 import { SavedSearchesHandlers } from './saved/saved-searches.handlers.js';
+import { SearchPurgeHandlers } from './purge/search-purge.handlers.js';
+import { SearchPurgeRepository } from '../persistence/workspace-purge.repository.js';
 import { vectorIndexProvider, vectorIndexSyncProvider } from './vector/select-vector-index.js';
 import { VectorIndexWarmup } from './vector/vector-index-warmup.js';
 
@@ -53,6 +55,8 @@ import { VectorIndexWarmup } from './vector/vector-index-warmup.js';
     ListFragmentsHandlers,
     AgenticSearchHandlers,
     GraphHandlers,
+    SearchPurgeRepository,
+    SearchPurgeHandlers,
   ],
   exports: [SEARCH_DB, WorkspaceGate],
 })

@@ -143,4 +143,13 @@ export class WebhooksRepository {
     ]);
     return changed.count > 0;
   }
+
+  /** Every webhook of the workspace, its secrets, deliveries and attempts (a moved workspace's copy removed). */
+  async purgeWorkspace(workspaceId: string): Promise<number> {
+    const [, { count }] = await this.db.$transaction([
+      this.db.webhookDelivery.deleteMany({ where: { workspaceId } }),
+      this.db.webhook.deleteMany({ where: { workspaceId } }),
+    ]);
+    return count;
+  }
 }

@@ -16,6 +16,7 @@ import { WebhookRecords } from './webhook-records.js';
 import { DeliveriesRepository } from '../persistence/deliveries.repository.js';
 import { webhooksDbProviders } from '../persistence/webhooks-database.js';
 import { WebhooksRepository } from '../persistence/webhooks.repository.js';
+import { WebhooksPurgeHandlers } from './workspace-purge.handlers.js';
 
 /** The service side of the webhooks component: kw.webhooks.v1 handlers, the fan-out consumer and the delivery worker. */
 @Module({
@@ -38,6 +39,7 @@ import { WebhooksRepository } from '../persistence/webhooks.repository.js';
     WebhookFanOut,
     WebhooksHandlers,
     DeliveriesHandlers,
+    WebhooksPurgeHandlers,
   ],
 })
 export class WebhooksServiceModule {}

@@ -4,6 +4,7 @@ import { HostedZonesService } from '@kw/contracts';
 import { Public } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import { HandoffResponseDto, JwksDto, RotateHandoffKeysResponseDto } from './dto/hosted-zones.dto.js';
+import { handoffJson } from './presenters.js';
 
 const M = HostedZonesService.method;
 
@@ -24,19 +25,7 @@ export class HandoffController {
   })
   @ApiOkResponse({ type: HandoffResponseDto })
   async issue(@Param('id') id: string): Promise<HandoffResponseDto> {
-    const h = await this.client.call(M.issueHandoff, { workspaceId: id });
-    return {
-      success: true,
-      token: h.token,
-      tokenType: 'Bearer',
-      expiresAt: h.expiresAt,
-      expiresIn: h.expiresIn,
-      hostedZoneId: h.hostedZoneId,
-      endpointUrl: h.endpointUrl || null,
-      audience: h.audience,
-      actions: h.actions,
-      workspaceId: h.workspaceId,
-    };
+    return handoffJson(await this.client.call(M.issueHandoff, { workspaceId: id }));
   }
 
   @Post('api/admin/handoff-keys/rotate')

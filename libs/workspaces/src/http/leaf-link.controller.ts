@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { HostedZonesService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
@@ -69,7 +69,7 @@ export class LeafLinkController {
   @ApiOperation({
     summary: 'Leaf heartbeat',
     description:
-      '`Authorization: Bearer kwz_...`. Marks the zone online; answers the placements to provision and the handoff tokens to refuse.',
+      '`Authorization: Bearer kwz_...`. Marks the zone online; answers the placements to provision, the handoff tokens to refuse, and the workspaces moving out (read-only) or moved away (to purge).',
   })
   @ApiOkResponse({ type: LeafHeartbeatResponseDto })
   async heartbeat(
@@ -80,12 +80,15 @@ export class LeafLinkController {
       zoneCredential: zoneCredential(authorization),
       endpointUrl: body.endpointUrl ?? '',
       leafVersion: body.leafVersion ?? '',
+      frozenWorkspaceIds: body.frozenWorkspaceIds ?? [],
     });
     return {
       hostedZoneId: answer.hostedZoneId,
       placements: answer.placements.map(placementJson),
       revocations: answer.revocations.map(revocationJson),
       handoffKeyIds: answer.handoffKeyIds,
+      frozenWorkspaceIds: answer.frozenWorkspaceIds,
+      removedWorkspaceIds: answer.removedWorkspaceIds,
     };
   }
 
@@ -107,5 +110,21 @@ export class LeafLinkController {
       workspaceId,
     });
     return { placement: placementJson(placement) };
+  }
+
+  @Post('placements/:workspaceId/removed')
+  @HttpCode(204)
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary: 'Report a moved-away workspace purged',
+    description:
+      '`Authorization: Bearer kwz_...`. The Leaf purged a workspace its heartbeat listed in `removedWorkspaceIds`; idempotent (204 also when nothing was pending).',
+  })
+  @ApiNoContentResponse()
+  async removed(
+    @Headers('authorization') authorization: string | undefined,
+    @Param('workspaceId') workspaceId: string,
+  ): Promise<void> {
+    await this.client.call(M.markPlacementRemoved, { zoneCredential: zoneCredential(authorization), workspaceId });
   }
 }

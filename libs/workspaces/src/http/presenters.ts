@@ -1,5 +1,7 @@
 import type {
+  IssueHandoffResponse,
   HandoffRevocation,
+  WorkspaceMove,
   HostedZone,
   Invitation,
   Member,
@@ -10,7 +12,8 @@ import type {
 } from '@kw/contracts';
 import { isWorkspaceRole } from '@kw/platform-access-policy';
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import type { HandoffRevocationDto, HostedZoneDto, PlacementDto } from './dto/hosted-zones.dto.js';
+import type { HandoffResponseDto, HandoffRevocationDto, HostedZoneDto, PlacementDto } from './dto/hosted-zones.dto.js';
+import type { WorkspaceMoveDto } from './dto/moves.dto.js';
 import type { InvitationDto, MemberDto } from './dto/members.dto.js';
 import type { NotificationDto } from './dto/notifications.dto.js';
 import type { WorkspaceSettingsDto } from './dto/settings.dto.js';
@@ -118,6 +121,41 @@ export function revocationJson(r: HandoffRevocation): HandoffRevocationDto {
     workspaceId: orNull(r.workspaceId),
     credentialId: orNull(r.credentialId),
     revokedAt: r.revokedAt,
+  };
+}
+
+export function handoffJson(message: IssueHandoffResponse | undefined): HandoffResponseDto {
+  const h = required(message, 'a handoff');
+  return {
+    success: true,
+    token: h.token,
+    tokenType: 'Bearer',
+    expiresAt: h.expiresAt,
+    expiresIn: h.expiresIn,
+    hostedZoneId: h.hostedZoneId,
+    endpointUrl: orNull(h.endpointUrl),
+    audience: h.audience,
+    actions: h.actions,
+    workspaceId: h.workspaceId,
+  };
+}
+
+export function moveJson(message: WorkspaceMove | undefined): WorkspaceMoveDto {
+  const m = required(message, 'a move');
+  return {
+    id: m.id,
+    workspaceId: m.workspaceId,
+    fromHostedZoneId: orNull(m.fromHostedZoneId),
+    toHostedZoneId: orNull(m.toHostedZoneId),
+    status: m.status,
+    leaveFilesBehind: m.leaveFilesBehind,
+    sourceEndpointUrl: orNull(m.sourceEndpointUrl),
+    targetEndpointUrl: orNull(m.targetEndpointUrl),
+    leftoverRemoved: m.leftoverRemoved,
+    createdBy: m.createdBy,
+    createdAt: m.createdAt,
+    updatedAt: m.updatedAt,
+    completedAt: orNull(m.completedAt),
   };
 }
 

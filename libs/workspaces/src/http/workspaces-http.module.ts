@@ -4,6 +4,7 @@ import { HostedZonesController } from './hosted-zones.controller.js';
 import { InvitationsController } from './invitations.controller.js';
 import { LeafLinkController } from './leaf-link.controller.js';
 import { MembersController } from './members.controller.js';
+import { MovesController } from './moves.controller.js';
 import { NotificationsController } from './notifications.controller.js';
 import { WorkspacesController } from './workspaces.controller.js';
 
@@ -17,6 +18,7 @@ import { WorkspacesController } from './workspaces.controller.js';
     HostedZonesController,
     LeafLinkController,
     HandoffController,
+    MovesController,
   ],
 })
 export class WorkspacesHttpModule {}

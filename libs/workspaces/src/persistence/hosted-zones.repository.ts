@@ -172,7 +172,8 @@ export class HostedZonesRepository {
   /** Marks a workspace of the zone active; false when the zone holds no such workspace. Idempotent. */
   async markPlacementReady(workspaceId: string, zoneId: string): Promise<boolean> {
     const { count } = await this.db.workspace.updateMany({
-      where: { id: workspaceId, hostedZoneId: zoneId },
+      // Never a workspace moving out of the zone: a late report must not end its read-only state.
+      where: { id: workspaceId, hostedZoneId: zoneId, status: { in: ['processing', 'active'] } },
       data: { status: 'active' },
     });
     return count === 1;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestContext } from '@kw/platform-context';
 import type { WorkspacesDb } from '../persistence/workspaces-database.js';
+import type { WorkspaceMovesRepository } from '../persistence/workspace-moves.repository.js';
 import { WorkspacesRepository } from '../persistence/workspaces.repository.js';
 import { ResolveAccessHandlers } from './resolve-access.handlers.js';
 import { WorkspaceAccess } from './workspace-access.js';
@@ -20,7 +21,8 @@ function handlerWith(row: ReturnType<typeof workspace> | null) {
       subscribed: subscriptions.length > 0,
     }))(row);
   const db = { $queryRaw: async () => (joined ? [joined] : []) } as unknown as WorkspacesDb;
-  return new ResolveAccessHandlers(new WorkspaceAccess(new WorkspacesRepository(db)));
+  const moves = { unfinished: async () => null } as unknown as WorkspaceMovesRepository;
+  return new ResolveAccessHandlers(new WorkspaceAccess(new WorkspacesRepository(db)), moves);
 }
 
 function workspace(
@@ -70,6 +72,7 @@ describe('ResolveAccess', () => {
       endpointUrl: '',
       // Its creator's plan sets its limits (docs/plans.md).
       planHolderId: USER,
+      moveImport: false,
     });
   });
 

@@ -4,6 +4,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { tokenReaches } from './caller.js';
 import { WorkspaceAccess } from './workspace-access.js';
+import { WorkspaceMovesRepository } from '../persistence/workspace-moves.repository.js';
 
 /**
  * For other components' own access checks: how the caller in the auth context stands towards
@@ -13,7 +14,10 @@ import { WorkspaceAccess } from './workspace-access.js';
  */
 @Injectable()
 export class ResolveAccessHandlers {
-  constructor(private readonly access: WorkspaceAccess) {}
+  constructor(
+    private readonly access: WorkspaceAccess,
+    private readonly moves: WorkspaceMovesRepository,
+  ) {}
 
   @Handles(WorkspacesService.method.resolveAccess)
   async resolve(input: RequestOf<typeof WorkspacesService, 'resolveAccess'>, context: RequestContext) {
@@ -29,7 +33,14 @@ export class ResolveAccessHandlers {
       status: workspace.status,
       endpointUrl: workspace.hostedZone?.endpointUrl ?? '',
       planHolderId: workspace.createdBy,
+      moveImport: workspace.status === 'moving' && (await this.movingToTheCloud(workspace.id)),
     };
+  }
+
+  /** The workspace's move targets the Cloud and copies now: the Cloud's import of it is admitted. */
+  private async movingToTheCloud(workspaceId: string): Promise<boolean> {
+    const move = await this.moves.unfinished(workspaceId);
+    return !!move && move.toZoneId === null && move.status === 'copying';
   }
 
   private ownerOfArchived(

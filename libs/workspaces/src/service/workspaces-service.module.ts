@@ -19,6 +19,9 @@ import { SubscriptionsHandlers } from './subscriptions.handlers.js';
 import { WorkspaceAccess } from './workspace-access.js';
 import { WorkspaceListingsHandlers } from './workspace-listings.handlers.js';
 import { WorkspacesHandlers } from './workspaces.handlers.js';
+import { CloudCopyPurge } from './moves/cloud-copy-purge.js';
+import { WorkspaceMovesHandlers } from './moves/workspace-moves.handlers.js';
+import { WorkspaceMovesRepository } from '../persistence/workspace-moves.repository.js';
 
 /** The service side of the workspaces component: the handlers of kw.workspaces.v1.WorkspacesService and HostedZonesService. */
 @Module({
@@ -42,6 +45,9 @@ import { WorkspacesHandlers } from './workspaces.handlers.js';
     ResolveAccessHandlers,
     NotifyOwnersHandlers,
     ...hostedZoneProviders,
+    WorkspaceMovesRepository,
+    CloudCopyPurge,
+    WorkspaceMovesHandlers,
     ...entitlementProviders,
   ],
 })

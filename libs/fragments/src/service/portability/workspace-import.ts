@@ -15,7 +15,8 @@ import {
 } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
-import { AppError } from '@kw/platform-errors';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+import { isUuid } from '@kw/platform-ids';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
@@ -81,7 +82,7 @@ export class WorkspaceImport {
     else if (files.length > 0 && this.config.CLOUD_URL)
       throw new AppError({
         status: 409,
-        code: 'FILES_UNSUPPORTED',
+        code: ErrorCode.FILES_UNSUPPORTED_IN_HOSTED_ZONE,
         message: `This hosted zone does not keep files; the archive holds ${files.length}: ${files
           .slice(0, 10)
           .map((f) => f.name)
@@ -235,6 +236,8 @@ export class WorkspaceImport {
         enhanceTags: f.enhanceTags,
         createdVia: (CREATED_VIA as readonly string[]).includes(f.createdVia) ? f.createdVia : 'import',
         key: f.key ?? undefined,
+        // Its id is kept where no fragment has it (another plane, or after a move's purge): links survive a move.
+        id: isUuid(f.id) && !(await this.fragmentRows.findById(f.id)) ? f.id : undefined,
       }),
       context,
     );
@@ -289,7 +292,12 @@ export class WorkspaceImport {
       let id = knownId && (await this.collectionRows.findInWorkspace(ws, knownId))?.id;
       if (!id) {
         const made = await this.collections.create(
-          create(CreateCollectionRequestSchema, { workspaceId: ws, name: c.name, description: c.description }),
+          create(CreateCollectionRequestSchema, {
+            workspaceId: ws,
+            name: c.name,
+            description: c.description,
+            id: isUuid(c.id) && !(await this.collectionRows.exists(c.id)) ? c.id : undefined,
+          }),
           context,
         );
         id = made.collection!.id!;

@@ -37,7 +37,19 @@ export interface HeartbeatAnswer {
   revocations?: Revocation[];
   /** The kids the Cloud's JWKS holds now; empty or absent from an older Cloud. */
   handoffKeyIds?: string[];
+  /** Workspaces moving out of the zone, to serve read-only (the whole list); undefined from an older Cloud. */
+  frozenWorkspaceIds?: string[];
+  /** Workspaces whose copy here is no longer theirs: purge, then report each removed. */
+  removedWorkspaceIds?: string[];
 }
+
+/** A list of UUID strings from the Cloud's answer (anything else is dropped), at most `max`. */
+function idList(value: unknown, max = 10_000): string[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((v): v is string => typeof v === 'string' && UUID.test(v)).slice(0, max);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The Leaf's side of the Cloud's Leaf-facing routes (docs/hosted-zones-leaf.md): enroll,
@@ -68,10 +80,12 @@ export class CloudClient {
     };
   }
 
-  async heartbeat(zoneCredential: string): Promise<HeartbeatAnswer> {
+  /** `frozenWorkspaceIds`: what the Leaf serves read-only now (a move out copies only once it is). */
+  async heartbeat(zoneCredential: string, frozenWorkspaceIds: string[] = []): Promise<HeartbeatAnswer> {
     const body = await this.post('/api/hosted-zones/heartbeat', zoneCredential, {
       endpointUrl: this.settings.endpointUrl,
       leafVersion: this.settings.leafVersion,
+      frozenWorkspaceIds,
     });
     const placements = Array.isArray(body.placements) ? (body.placements as unknown[]) : [];
     return {
@@ -90,7 +104,13 @@ export class CloudClient {
       handoffKeyIds: Array.isArray(body.handoffKeyIds)
         ? (body.handoffKeyIds as unknown[]).filter((k): k is string => typeof k === 'string').slice(0, 100)
         : [],
+      frozenWorkspaceIds: Array.isArray(body.frozenWorkspaceIds) ? idList(body.frozenWorkspaceIds) : undefined,
+      removedWorkspaceIds: idList(body.removedWorkspaceIds),
     };
+  }
+
+  async placementRemoved(zoneCredential: string, workspaceId: string): Promise<void> {
+    await this.post(`/api/hosted-zones/placements/${encodeURIComponent(workspaceId)}/removed`, zoneCredential, {});
   }
 
   async placementReady(zoneCredential: string, workspaceId: string): Promise<void> {

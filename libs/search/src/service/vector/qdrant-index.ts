@@ -156,6 +156,16 @@ export class QdrantIndex implements VectorIndex, VectorIndexSync {
     for (const collection of await this.collections()) await this.deleteIn(collection, fragmentId);
   }
 
+  async deleteWorkspace(workspaceId: string): Promise<void> {
+    for (const collection of await this.collections())
+      await this.request(
+        'POST',
+        `/collections/${collection}/points/delete?wait=true`,
+        { filter: { must: [{ key: 'workspace_id', match: { value: workspaceId } }] } },
+        { missingOk: true },
+      );
+  }
+
   async isEmpty(): Promise<boolean> {
     return (await this.collections()).length === 0;
   }

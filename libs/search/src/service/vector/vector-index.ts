@@ -44,6 +44,8 @@ export interface VectorIndexSync {
   upsertFragment(workspaceId: string, fragmentId: string, version: number, chunks: IndexedChunk[]): Promise<void>;
   /** Drops every point of the fragment (idempotent). */
   deleteFragment(fragmentId: string): Promise<void>;
+  /** Drops every point of the workspace (a moved workspace's copy removed; idempotent). */
+  deleteWorkspace(workspaceId: string): Promise<void>;
   /** True when the index holds nothing at all (a new or wiped index: the sync state is stale). */
   isEmpty(): Promise<boolean>;
 }
@@ -55,6 +57,7 @@ export const IN_POSTGRES_SYNC: VectorIndexSync = {
   external: false,
   upsertFragment: async () => undefined,
   deleteFragment: async () => undefined,
+  deleteWorkspace: async () => undefined,
   isEmpty: async () => false,
 };
 

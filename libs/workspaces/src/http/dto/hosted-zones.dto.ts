@@ -1,7 +1,25 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
-import { LEAF_VERSION_MAX, ZONE_ENDPOINT_MAX, ZONE_NAME_MAX, ZONE_REGION_MAX } from '../../workspaces-limits.js';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsOptional,
+  IsString,
+  IsUrl,
+  IsUUID,
+  Matches,
+  MaxLength,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
+import {
+  FROZEN_IDS_MAX,
+  LEAF_VERSION_MAX,
+  ZONE_ENDPOINT_MAX,
+  ZONE_NAME_MAX,
+  ZONE_REGION_MAX,
+} from '../../workspaces-limits.js';
 
 const NOT_BLANK = /\S/;
 const URL_RULES = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
@@ -199,6 +217,16 @@ export class LeafHeartbeatDto {
   @IsString()
   @MaxLength(LEAF_VERSION_MAX)
   leafVersion?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'The workspaces the Leaf serves read-only now (it applied `frozenWorkspaceIds`)',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(FROZEN_IDS_MAX)
+  @IsUUID('all', { each: true })
+  frozenWorkspaceIds?: string[];
 }
 
 export class PlacementDto {
@@ -236,6 +264,17 @@ export class LeafHeartbeatResponseDto {
     description: "The kids of the Cloud's JWKS now: a Leaf whose key set differs fetches the JWKS again at once",
   })
   handoffKeyIds!: string[];
+  @ApiProperty({
+    type: [String],
+    description: 'Workspaces moving out of the zone: serve them read-only (the whole list, every time)',
+  })
+  frozenWorkspaceIds!: string[];
+  @ApiProperty({
+    type: [String],
+    description:
+      'Workspaces whose copy on the zone is no longer theirs (moved away, or a move here aborted): purge each, then report it removed',
+  })
+  removedWorkspaceIds!: string[];
 }
 
 export class RotateHandoffKeysResponseDto {

@@ -67,8 +67,9 @@ export class WorkspaceDto {
   @ApiProperty() description!: string;
   @ApiProperty({ enum: VISIBILITIES }) visibility!: string;
   @ApiProperty({
-    enum: ['active', 'processing'],
-    description: '`processing` while a hosted-zone placement is provisioned',
+    enum: ['active', 'processing', 'moving'],
+    description:
+      '`processing` while a hosted-zone placement is provisioned; `moving` (read-only) while it moves between planes',
   })
   status!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) hostedZoneId!: string | null;

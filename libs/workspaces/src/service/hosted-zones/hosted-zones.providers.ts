@@ -7,6 +7,7 @@ import { HandoffKeysRepository } from '../../persistence/handoff-keys.repository
 import { HandoffRevocationsRepository } from '../../persistence/handoff-revocations.repository.js';
 import { HostedZonesRepository } from '../../persistence/hosted-zones.repository.js';
 import { HandoffHandlers } from './handoff.handlers.js';
+import { HandoffIssuer } from './handoff-issuer.js';
 import { HandoffKeys, handoffClockProvider, handoffKeyStoreProvider } from './handoff-keys.js';
 import { HandoffRevocationsHandlers } from './handoff-revocations.handlers.js';
 import { hostedZoneSettingsProvider } from './hosted-zone-settings.js';
@@ -30,6 +31,7 @@ export const hostedZoneProviders: Provider[] = [
   handoffKeyStoreProvider,
   handoffClockProvider,
   HandoffKeys,
+  HandoffIssuer,
   ZoneAccess,
   ZonePlacement,
   HostedZonesHandlers,

@@ -4,6 +4,7 @@ import { Handles, type RequestOf } from '@kw/platform-transport';
 import { AccessChanges } from '../access-changes.js';
 import { HandoffRevocationsRepository } from '../../persistence/handoff-revocations.repository.js';
 import { HostedZonesRepository } from '../../persistence/hosted-zones.repository.js';
+import { WorkspaceMovesRepository } from '../../persistence/workspace-moves.repository.js';
 import { isUuid } from '@kw/platform-ids';
 import { HandoffKeys } from './handoff-keys.js';
 import { leafUnauthenticated, placementNotFound } from './hosted-zone-errors.js';
@@ -31,6 +32,7 @@ export class LeafLinkHandlers {
     @Inject(HOSTED_ZONE_SETTINGS) private readonly settings: HostedZoneSettings,
     private readonly changes: AccessChanges,
     private readonly keys: HandoffKeys,
+    private readonly moves: WorkspaceMovesRepository,
   ) {}
 
   @Handles(HostedZonesService.method.enrollLeaf)
@@ -70,7 +72,14 @@ export class LeafLinkHandlers {
     const leafVersion = input.leafVersion ? checkLeafVersion(input.leafVersion) : undefined;
     await this.zones.heartbeat(zone.id, { endpointUrl, leafVersion });
     if (endpointUrl && endpointUrl !== zone.endpointUrl) this.changes.everything();
-    const pending = await this.zones.pendingPlacements(zone.id);
+    // Moves out of the zone that the Leaf serves read-only now may start copying.
+    const copying = await this.moves.sourcesFrozen(zone.id, input.frozenWorkspaceIds.filter(isUuid));
+    if (copying.length > 0) this.changes.workspaces(copying.map((m) => m.workspaceId));
+    const pending = [
+      ...(await this.zones.pendingPlacements(zone.id)),
+      // A workspace moving here is provisioned like a new placement; it stays where it is until the move completes.
+      ...(await this.moves.pendingTargets(zone.id)).map((w) => ({ ...w, status: 'processing' })),
+    ];
     // The whole current list every time (ids only, never content): the Leaf replaces its own.
     const since = new Date(Date.now() - this.settings.revocationWindowMs);
     const revocations = await this.revocations.forZone(zone.id, since);
@@ -84,6 +93,8 @@ export class LeafLinkHandlers {
         revokedAt: r.revokedAt.toISOString(),
       })),
       handoffKeyIds: (await this.keys.jwks()).keys.map((k) => k.kid!),
+      frozenWorkspaceIds: await this.moves.frozenOn(zone.id),
+      removedWorkspaceIds: await this.moves.leftoversOn(zone.id),
     };
   }
 
@@ -92,11 +103,27 @@ export class LeafLinkHandlers {
     const zone = await this.zoneOf(input.zoneCredential);
     if (!isUuid(input.workspaceId)) throw placementNotFound();
     // Idempotent: a Leaf that reports again after a lost answer gets the same result.
-    if (!(await this.zones.markPlacementReady(input.workspaceId, zone.id))) throw placementNotFound();
+    if (await this.zones.markPlacementReady(input.workspaceId, zone.id)) {
+      this.changes.workspace(input.workspaceId);
+      await this.zones.heartbeat(zone.id);
+      const workspace = await this.zones.placement(input.workspaceId);
+      return { placement: { workspaceId: workspace.id, name: workspace.name, status: workspace.status } };
+    }
+    // The target of a move: ready for the import, while the workspace stays on its source.
+    const move = await this.moves.targetReady(input.workspaceId, zone.id);
+    if (!move) throw placementNotFound();
     this.changes.workspace(input.workspaceId);
-    await this.zones.heartbeat(zone.id);
     const workspace = await this.zones.placement(input.workspaceId);
-    return { placement: { workspaceId: workspace.id, name: workspace.name, status: workspace.status } };
+    return { placement: { workspaceId: workspace.id, name: workspace.name, status: 'active' } };
+  }
+
+  /** The Leaf purged a workspace that moved away (or whose move here was aborted). Idempotent. */
+  @Handles(HostedZonesService.method.markPlacementRemoved)
+  async removed(input: RequestOf<typeof HostedZonesService, 'markPlacementRemoved'>) {
+    const zone = await this.zoneOf(input.zoneCredential);
+    if (!isUuid(input.workspaceId)) throw placementNotFound();
+    await this.moves.leftoverRemovedOn(zone.id, input.workspaceId);
+    return {};
   }
 
   private async zoneOf(credential: string): Promise<HostedZoneRow> {

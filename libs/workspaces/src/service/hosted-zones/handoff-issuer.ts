@@ -1,0 +1,73 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { RequestContext } from '@kw/platform-context';
+import { callerOf } from '../caller.js';
+import { stateOf, type AuthorizedWorkspace } from '../workspace-access.js';
+import { HandoffRevocationsRepository } from '../../persistence/handoff-revocations.repository.js';
+import { handoffActions } from './handoff-actions.js';
+import { HandoffKeys } from './handoff-keys.js';
+import { signHandoff } from './handoff-tokens.js';
+import { HOSTED_ZONE_SETTINGS, zoneAudience, type HostedZoneSettings } from './hosted-zone-settings.js';
+
+/** A handoff token and what the caller needs to use it (IssueHandoffResponse's fields). */
+export interface IssuedHandoff {
+  token: string;
+  expiresAt: string;
+  expiresIn: number;
+  hostedZoneId: string;
+  endpointUrl: string;
+  audience: string;
+  actions: string[];
+  workspaceId: string;
+}
+
+/**
+ * Signs a handoff token for an authorized caller and a zone: the workspace's own zone, or the
+ * target zone of its move (the import there). It carries the actions the access policy allows
+ * the caller now, never more, and is noted (zone, user, credential, expiry) before it is
+ * answered, so disabling the account or revoking the credential reaches that zone.
+ */
+@Injectable()
+export class HandoffIssuer {
+  constructor(
+    private readonly keys: HandoffKeys,
+    private readonly revocations: HandoffRevocationsRepository,
+    @Inject(HOSTED_ZONE_SETTINGS) private readonly settings: HostedZoneSettings,
+  ) {}
+
+  async issue(
+    context: RequestContext,
+    { workspace, relation, userId, auth }: AuthorizedWorkspace,
+    zone: { id: string; endpointUrl: string },
+  ): Promise<IssuedHandoff> {
+    const actions = handoffActions({
+      auth,
+      account: callerOf(context).account,
+      workspace: stateOf(workspace),
+      relation,
+    });
+    const audience = zoneAudience(zone.id);
+    const credentialId = context.auth?.credentialId ?? '';
+    const signed = await signHandoff(await this.keys.signingKey(), {
+      issuer: this.settings.issuer,
+      audience,
+      userId,
+      workspaceId: workspace.id,
+      role: relation,
+      actions,
+      credentialId,
+      ttlSeconds: this.settings.handoffTtlSeconds,
+      now: new Date(),
+    });
+    await this.revocations.noteIssuance({ hostedZoneId: zone.id, userId, credentialId, expiresAt: signed.expiresAt });
+    return {
+      token: signed.token,
+      expiresAt: signed.expiresAt.toISOString(),
+      expiresIn: this.settings.handoffTtlSeconds,
+      hostedZoneId: zone.id,
+      endpointUrl: zone.endpointUrl,
+      audience,
+      actions,
+      workspaceId: workspace.id,
+    };
+  }
+}

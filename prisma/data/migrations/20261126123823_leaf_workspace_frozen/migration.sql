@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "leaf_workspaces" ADD COLUMN     "frozen_at" TIMESTAMPTZ(3);
