@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders } from '../../support/accounts.js';
@@ -346,4 +348,50 @@ describe('portable workspaces: export and import', () => {
     const empty = await importArchive(target.id, zipSync({ 'readme.txt': note('no notes') }), '?format=markdown');
     expect(empty).toMatchObject({ status: 'failed', error: 'the zip holds no Markdown (.md) files' });
   }, 90_000);
+});
+
+/**
+ * An export's archive is the whole workspace: it is deleted EXPORT_ARCHIVE_TTL_MS after its job
+ * finished (2 s here), and the export says so (`expired`; its download 409).
+ */
+describe('portable workspaces: export archives expire', () => {
+  let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
+
+  beforeAll(async () => {
+    p = await startFragmentsPlatform({ EXPORT_ARCHIVE_TTL_MS: '2000' });
+  }, 90_000);
+  afterAll(async () => p?.stop());
+
+  it('deletes the archive once it expired and answers the download with 409', async () => {
+    const owner = await p.person();
+    const ws = await p.workspace(owner);
+    await p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments',
+      { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'Kept briefly', content: 'Exported once.' },
+      201,
+    );
+    const { transfer } = await p.api.ok(owner.auth, 'POST', `/api/workspaces/${ws.id}/exports`, undefined, 202);
+    const path = `/api/workspaces/${ws.id}/exports/${transfer.id}`;
+    let done: any;
+    await expect
+      .poll(async () => (done = (await p.api.call(owner.auth, 'GET', path)).body.transfer).status, { timeout: 30_000 })
+      .toBe('done');
+    expect(new Date(done.expiresAt).getTime() - new Date(done.finishedAt).getTime()).toBe(2000);
+    const archives = () =>
+      readdirSync(join(p.dataDir, 'files', 'transfers', ws.id)).filter((name) => name.endsWith('-export.zip'));
+    expect(archives()).toEqual([`${transfer.id}-export.zip`]);
+    expect((await fetch(`${p.platform.url}${path}/download`, { headers: authHeaders(owner.auth) })).status).toBe(200);
+
+    await expect
+      .poll(async () => (await p.api.call(owner.auth, 'GET', path)).body.transfer.status, { timeout: 30_000 })
+      .toBe('expired');
+    const expired = (await p.api.call(owner.auth, 'GET', path)).body.transfer;
+    expect(expired).toMatchObject({ status: 'expired', expiresAt: null });
+    const download = await fetch(`${p.platform.url}${path}/download`, { headers: authHeaders(owner.auth) });
+    expect(download.status).toBe(409);
+    expect(((await download.json()) as any).error).toMatch(/expired/);
+    expect(archives()).toEqual([]);
+  }, 60_000);
 });

@@ -315,6 +315,7 @@ describeWith(['postgres'], 'moving a workspace between the Cloud and a Leaf', ()
     expect((await api().ok(owner.token, 'GET', `/api/workspaces/${wsId}`, undefined, 200)).workspace.status).toBe(
       'moving',
     );
+    expect((await api().call(owner.token, 'DELETE', `/api/workspaces/${wsId}`)).body.code).toBe('WORKSPACE_MOVING');
 
     // The Leaf provisions the target; then the move hands out a token for it.
     const copying = await poll('the move copying', async () => {
@@ -413,6 +414,9 @@ describeWith(['postgres'], 'moving a workspace between the Cloud and a Leaf', ()
       body: 'not an archive',
     });
     expect(notZip.status).toBe(415);
+    // The Cloud target needs no handoff.
+    const noHandoff = await api().call(owner.token, 'POST', `/api/workspaces/${wsId}/moves/${move.id}/handoff`);
+    expect(noHandoff.status).toBe(409);
     // Completing a move to the Cloud needs its import there, done.
     const early = await api().call(owner.token, 'POST', `/api/workspaces/${wsId}/moves/${move.id}/complete`, {
       importTransferId: randomUUID(),

@@ -16,7 +16,7 @@ import { FileTransfersHandlers } from './file-transfers.handlers.js';
 import { FilesHandlers } from './files.handlers.js';
 import { FragmentLookup } from './fragment-lookup.js';
 import { ProcessingJobs } from './processing-jobs.js';
-import { FilesPurgeHandlers } from './workspace-purge.handlers.js';
+import { WorkspacePurgeHandlers } from './workspace-purge.handlers.js';
 
 /** The service side of the files component: kw.files.v1 handlers, the processing worker and the blob sweeper. */
 @Module({
@@ -36,7 +36,7 @@ import { FilesPurgeHandlers } from './workspace-purge.handlers.js';
     AttachmentsHandlers,
     FileSearchHandlers,
     FileTransfersHandlers,
-    FilesPurgeHandlers,
+    WorkspacePurgeHandlers,
     FileProcessingWorker,
     BlobSweeper,
     ...entitlementProviders,

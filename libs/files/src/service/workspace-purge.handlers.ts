@@ -12,7 +12,7 @@ import { FilesRepository } from '../persistence/files.repository.js';
  * bytes. Idempotent.
  */
 @Injectable()
-export class FilesPurgeHandlers {
+export class WorkspacePurgeHandlers {
   constructor(
     private readonly files: FilesRepository,
     @Inject(BLOB_STORAGE) private readonly storage: BlobStorage,

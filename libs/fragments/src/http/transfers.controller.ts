@@ -35,6 +35,7 @@ function transferJson(t: Transfer | undefined): TransferDto {
     archiveBytes: t?.archiveBytes || null,
     createdAt: t?.createdAt ?? '',
     finishedAt: t?.finishedAt || null,
+    expiresAt: t?.expiresAt || null,
   };
 }
 
@@ -71,7 +72,7 @@ export class TransfersController {
   @Get('exports/:transferId/download')
   @ApiOperation({
     summary: 'Download an export’s archive',
-    description: `The zip (format in docs/portable-workspaces.md). 409 while the job is not done. ${OWNERS}`,
+    description: `The zip (format in docs/portable-workspaces.md). 409 while the job is not done, and once it expired. ${OWNERS}`,
   })
   @ApiProduces('application/zip')
   @ApiOkResponse({ schema: { type: 'string', format: 'binary' } })
@@ -85,7 +86,10 @@ export class TransfersController {
       throw new AppError({
         status: 409,
         code: ErrorCode.CONFLICT,
-        message: `The export is ${transfer?.status ?? 'not done'}: download it once it is done`,
+        message:
+          transfer?.status === 'expired'
+            ? 'The export expired: its archive was deleted (EXPORT_ARCHIVE_TTL_MS after it finished). Start a new export'
+            : `The export is ${transfer?.status ?? 'not done'}: download it once it is done`,
       });
     const body = await this.storage.get(archiveKey);
     await reply

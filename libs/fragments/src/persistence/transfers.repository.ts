@@ -86,4 +86,22 @@ export class TransfersRepository {
       update: { targetId },
     });
   }
+
+  /** Done exports whose archive is older than `before`, oldest first. */
+  expiringExports(before: Date, limit: number) {
+    return this.db.workspaceTransfer.findMany({
+      where: { kind: 'export', status: 'done', finishedAt: { lt: before }, archiveKey: { not: null } },
+      select: { id: true, archiveKey: true },
+      orderBy: { finishedAt: 'asc' },
+      take: limit,
+    });
+  }
+
+  /** The export's archive was deleted: it cannot be downloaded any more. */
+  async markExpired(id: string): Promise<void> {
+    await this.db.workspaceTransfer.updateMany({
+      where: { id, status: 'done' },
+      data: { status: 'expired', archiveKey: null },
+    });
+  }
 }

@@ -3,6 +3,7 @@ import type { AppConfig } from '@kw/platform-config';
 import { APP_CONFIG, blobStorageProvider, entitlementProviders } from '@kw/platform-runtime';
 import { AI_PROVIDER, createAiProvider } from '@kw/platform-ai';
 import { EnrichmentWorker } from '../events/enrichment-worker.js';
+import { ExportArchiveExpiry } from '../events/export-archive-expiry.js';
 import { eventBusProvider } from '../events/event-bus.provider.js';
 import { InProcessEnrichmentRecovery } from '../events/in-process-recovery.js';
 import { OutboxRelayService } from '../events/outbox-relay.service.js';
@@ -52,6 +53,7 @@ import { WorkspaceGate } from './workspace-gate.js';
     WorkspaceExport,
     WorkspaceImport,
     TransfersHandlers,
+    ExportArchiveExpiry,
     WorkspacePurgeRepository,
     WorkspacePurgeHandlers,
     CollectionsHandlers,

@@ -5,7 +5,8 @@ import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
 import type { Logger } from '@kw/platform-observability';
-import { LOGGER } from '@kw/platform-runtime';
+import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
+import type { AppConfig } from '@kw/platform-config';
 import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
 import { ArchiveError } from '../domain/workspace-archive.js';
 import { TransfersRepository, type TransferRow } from '../persistence/transfers.repository.js';
@@ -30,7 +31,12 @@ export class TransfersHandlers implements OnApplicationBootstrap {
     private readonly gate: WorkspaceGate,
     private readonly client: ServiceClient,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'EXPORT_ARCHIVE_TTL_MS'>,
   ) {}
+
+  private get archiveTtlMs(): number {
+    return this.config.EXPORT_ARCHIVE_TTL_MS;
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     const interrupted = await this.transfers.failInterrupted();
@@ -46,7 +52,7 @@ export class TransfersHandlers implements OnApplicationBootstrap {
     });
     const job = await this.transfers.create({ workspaceId, kind: 'export', createdBy: userId });
     this.inBackground(job, () => this.exporter.run(job));
-    return { transfer: transferView(job) };
+    return { transfer: transferView(job, this.archiveTtlMs) };
   }
 
   @Handles(WorkspaceTransfersService.method.beginImport)
@@ -57,7 +63,7 @@ export class TransfersHandlers implements OnApplicationBootstrap {
     const id = randomUUID();
     const archiveKey = importArchiveKey(workspaceId, id);
     const job = await this.transfers.create({ id, workspaceId, kind: 'import', createdBy: userId, archiveKey });
-    return { transfer: transferView(job), archiveKey };
+    return { transfer: transferView(job, this.archiveTtlMs), archiveKey };
   }
 
   @Handles(WorkspaceTransfersService.method.startImport)
@@ -86,7 +92,7 @@ export class TransfersHandlers implements OnApplicationBootstrap {
           .catch((err: unknown) => this.logger.warn({ err }, 'import archive not deleted'));
       }
     });
-    return { transfer: transferView(job) };
+    return { transfer: transferView(job, this.archiveTtlMs) };
   }
 
   @Handles(WorkspaceTransfersService.method.abortImport)
@@ -110,7 +116,7 @@ export class TransfersHandlers implements OnApplicationBootstrap {
     const row = isUuid(input.transferId) ? await this.transfers.find(input.transferId, workspaceId, input.kind) : null;
     if (!row) throw transferNotFound();
     return {
-      transfer: transferView(row),
+      transfer: transferView(row, this.archiveTtlMs),
       archiveKey: row.kind === 'export' && row.status === 'done' ? row.archiveKey! : '',
     };
   }

@@ -249,6 +249,15 @@ export class AppConfig {
   @Min(1000)
   FILES_SWEEP_AFTER_MS = 6 * 60 * 60 * 1000;
 
+  /**
+   * How long an export's archive stays downloadable after its job finished; then the archive is
+   * deleted from blob storage and the export is `expired` (docs/portable-workspaces.md).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  EXPORT_ARCHIVE_TTL_MS = 24 * 60 * 60 * 1000;
+
   /** Largest JSON body of `POST /api/workspace-files/bytes` (base64 of a 50 MiB file and some). */
   @Transform(toInt)
   @IsInt()

@@ -16,7 +16,7 @@ import { WebhookRecords } from './webhook-records.js';
 import { DeliveriesRepository } from '../persistence/deliveries.repository.js';
 import { webhooksDbProviders } from '../persistence/webhooks-database.js';
 import { WebhooksRepository } from '../persistence/webhooks.repository.js';
-import { WebhooksPurgeHandlers } from './workspace-purge.handlers.js';
+import { WorkspacePurgeHandlers } from './workspace-purge.handlers.js';
 
 /** The service side of the webhooks component: kw.webhooks.v1 handlers, the fan-out consumer and the delivery worker. */
 @Module({
@@ -39,7 +39,7 @@ import { WebhooksPurgeHandlers } from './workspace-purge.handlers.js';
     WebhookFanOut,
     WebhooksHandlers,
     DeliveriesHandlers,
-    WebhooksPurgeHandlers,
+    WorkspacePurgeHandlers,
   ],
 })
 export class WebhooksServiceModule {}

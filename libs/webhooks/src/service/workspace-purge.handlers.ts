@@ -10,7 +10,7 @@ import { WebhooksRepository } from '../persistence/webhooks.repository.js';
  * (docs/portable-workspaces.md#moving): its webhooks and their deliveries. Idempotent.
  */
 @Injectable()
-export class WebhooksPurgeHandlers {
+export class WorkspacePurgeHandlers {
   constructor(private readonly webhooks: WebhooksRepository) {}
 
   @Handles(WebhooksService.method.purgeWorkspaceWebhooks)

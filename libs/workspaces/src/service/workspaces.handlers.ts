@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { workspaceMoving } from '@kw/platform-errors';
 import { WorkspacesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { denialError } from '@kw/platform-access-policy';
@@ -63,6 +64,8 @@ export class WorkspacesHandlers {
   @Handles(WorkspacesService.method.archiveWorkspace)
   async archive(input: RequestOf<typeof WorkspacesService, 'archiveWorkspace'>, context: RequestContext) {
     const { workspace, relation } = await this.access.authorize(context, input.workspaceId, 'workspaces:delete');
+    // A move completes or aborts first: it would bring an archived workspace back to life on its target.
+    if (workspace.status === 'moving') throw workspaceMoving();
     const row = await this.workspaces.setArchivedAt(workspace.id, new Date());
     this.changes.workspace(workspace.id);
     return { workspace: workspaceView(row, relation) };

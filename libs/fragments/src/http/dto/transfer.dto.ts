@@ -33,7 +33,11 @@ export class TransferDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ format: 'uuid' }) workspaceId!: string;
   @ApiProperty({ enum: ['export', 'import'] }) kind!: string;
-  @ApiProperty({ enum: ['processing', 'done', 'failed'] }) status!: string;
+  @ApiProperty({
+    enum: ['uploading', 'processing', 'done', 'failed', 'expired'],
+    description: '`expired`: an export whose archive was deleted, EXPORT_ARCHIVE_TTL_MS after it finished',
+  })
+  status!: string;
   @ApiProperty({ type: TransferProgressDto, description: 'Records written (import) or read (export) so far' })
   progress!: TransferProgressDto;
   @ApiProperty({
@@ -47,6 +51,13 @@ export class TransferDto {
   @ApiProperty({ nullable: true, type: Number }) archiveBytes!: number | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) finishedAt!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description: 'A done export: when its archive is deleted (then the export is `expired`); null otherwise',
+  })
+  expiresAt!: string | null;
 }
 
 export class TransferResponseDto {

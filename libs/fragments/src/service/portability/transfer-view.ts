@@ -2,7 +2,9 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { TransferSchema } from '@kw/contracts';
 import type { TransferRow } from '../../persistence/transfers.repository.js';
 
-export function transferView(row: TransferRow): MessageInitShape<typeof TransferSchema> {
+/** `archiveTtlMs`: EXPORT_ARCHIVE_TTL_MS, which says when a done export's archive goes. */
+export function transferView(row: TransferRow, archiveTtlMs: number): MessageInitShape<typeof TransferSchema> {
+  const expires = row.kind === 'export' && row.status === 'done' && row.finishedAt;
   return {
     id: row.id,
     workspaceId: row.workspaceId,
@@ -15,6 +17,7 @@ export function transferView(row: TransferRow): MessageInitShape<typeof Transfer
     createdAt: row.createdAt.toISOString(),
     finishedAt: row.finishedAt?.toISOString() ?? '',
     archiveBytes: row.archiveBytes === null ? 0 : Number(row.archiveBytes),
+    expiresAt: expires ? new Date(row.finishedAt!.getTime() + archiveTtlMs).toISOString() : '',
   };
 }
 

@@ -35,6 +35,9 @@ export const moveNotCopying = (status: string): AppError =>
     { moveStatus: status },
   );
 
+export const cloudTarget = (): AppError =>
+  conflict("The move's target is the Cloud: import there with your own credential, no handoff is needed");
+
 export const importNotDone = (status: string): AppError =>
   conflict(`The move's import is ${status}, not done: complete the move once it is done (or abort it)`, {
     importStatus: status,

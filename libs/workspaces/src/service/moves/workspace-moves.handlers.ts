@@ -15,6 +15,7 @@ import { WorkspaceAccess, type AuthorizedWorkspace } from '../workspace-access.j
 import { CloudCopyPurge } from './cloud-copy-purge.js';
 import {
   alreadyThere,
+  cloudTarget,
   filesWouldBeLeft,
   importNotDone,
   moveNotCopying,
@@ -84,7 +85,7 @@ export class WorkspaceMovesHandlers {
   async handoff(input: Req<'issueMoveHandoff'>, context: RequestContext) {
     const { move, authorized } = await this.find(context, input.workspaceId, input.moveId);
     if (move.status !== 'copying') throw moveNotCopying(move.status);
-    if (!move.toZoneId) throw moveNotCopying('to the Cloud: import there with your own credential');
+    if (!move.toZoneId) throw cloudTarget();
     const zone = await this.zones.findById(move.toZoneId);
     return {
       handoff: await this.issuer.issue(context, authorized, {
