@@ -26,6 +26,7 @@ import { mcpVsRest } from './scenarios/mcp.mjs';
 import { memoryCollector } from './scenarios/memory.mjs';
 import { mixedLoadRows, runMixedLoad, seedMixedLoad } from './scenarios/mixed-load.mjs';
 import { natsHop } from './scenarios/nats-hop.mjs';
+import { portableWorkspaces } from './scenarios/portable-workspaces.mjs';
 import { searchPlan, searchScenario } from './scenarios/search.mjs';
 
 const startedAt = performance.now();
@@ -158,6 +159,7 @@ try {
       ['9', 'chat: latency added'],
       ['10', 'embed chat: latency added'],
       ['12', 'agent authentication'],
+      ['13', 'portable workspaces'],
     ],
     async () => {
       standIn = await startModelStandIn();
@@ -184,6 +186,12 @@ try {
         '12',
         'agent authentication: an agent token on a route, and ID-JAG exchanges',
         () => agentAuthScenario({ embedded, issuer }),
+        embedded,
+      );
+      await scenario(
+        '13',
+        'portable workspaces: export and import jobs',
+        () => portableWorkspaces({ embedded }),
         embedded,
       );
       memory.platform(embedded, 'embedded default');

@@ -179,6 +179,8 @@ describe('authorization matrix', () => {
       201,
     );
     await ok(owner.token, 'POST', `/api/files/${fileId}/attachments`, { fragmentId: fragment.id }, 200);
+    // An export job of the owner's, for the transfer routes.
+    const { transfer } = await ok(owner.token, 'POST', `/api/workspaces/${workspace.id}/exports`, undefined, 202);
     return {
       id: workspace.id as string,
       member: people.get('spare')!.userId,
@@ -189,6 +191,7 @@ describe('authorization matrix', () => {
       webhook: webhook.id as string,
       delivery: outcomes[0].deliveryId as string,
       file: fileId as string,
+      export: transfer.id as string,
     };
   }
 
@@ -290,6 +293,7 @@ describe('authorization matrix', () => {
       .replaceAll('{webhook}', target.webhook)
       .replaceAll('{delivery}', target.delivery)
       .replaceAll('{file}', target.file)
+      .replaceAll('{export}', target.export)
       .replaceAll('{token}', tokenId ?? UNKNOWN_ID);
   }
 

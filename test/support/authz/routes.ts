@@ -8,7 +8,8 @@ import type { Action } from '@kw/platform-access-policy';
  * on, {invitation} a pending invitation, {token} one of the caller's own tokens, {fragment} a
  * fragment, {collection} a collection and {type} an unused fragment type, {webhook} a webhook
  * and {delivery} one of its deliveries, {file} a file (attached to {fragment}), all created by
- * the owner, {secret} a vault secret of the caller's own. Placeholders are filled in bodies too.
+ * the owner, {secret} a vault secret of the caller's own, {export} an export job of the owner's.
+ * Placeholders are filled in bodies too.
  */
 export interface MatrixRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -75,6 +76,9 @@ export const WORKSPACE_ROUTES: MatrixRoute[] = [
   // before its body is read, so an allowed caller's JSON body is 415 and a refused one 403/404.
   { method: 'POST', path: '/api/workspaces/{ws}/exports', action: 'workspaces:write' },
   { method: 'POST', path: '/api/workspaces/{ws}/imports', action: 'workspaces:write', body: {} },
+  // A job's status and its archive (200, or 409 while it is not done): owners only, like starting it.
+  { method: 'GET', path: '/api/workspaces/{ws}/exports/{export}', action: 'workspaces:write' },
+  { method: 'GET', path: '/api/workspaces/{ws}/exports/{export}/download', action: 'workspaces:write' },
   // Moving between planes (owners only). The fixture's workspace is in the Cloud already, so an
   // allowed caller is told 409 (already there) and nothing moves; the move's own routes need a
   // started move and are covered in test/e2e/hosted-zones/workspace-moves.spec.ts.

@@ -12,6 +12,9 @@ import {
 } from './dto/bulk-fragments.dto.js';
 import { createFragmentInput } from './create-fragment-input.js';
 
+/** How long one bulk request's writes may take (500 items on a busy machine take seconds, not minutes). */
+const BULK_CALL_TIMEOUT_MS = 120_000;
+
 const failed = (index: number, err: AppError): BulkItemResultDto => ({
   index,
   status: 'failed',
@@ -69,11 +72,13 @@ export class BulkFragmentsController {
       }
     }
     // Asked even when every item failed here: the workspace is authorized all the same.
-    const { outcomes } = await this.client.call(FragmentsService.method.bulkWriteFragments, {
-      workspaceId: body.workspaceId,
-      upsert: body.upsert ?? false,
-      items,
-    });
+    // Up to BULK_FRAGMENTS_MAX writes in one call: the ordinary 10 s would end the request while
+    // the writes go on (a client would see a timeout for items that were written).
+    const { outcomes } = await this.client.call(
+      FragmentsService.method.bulkWriteFragments,
+      { workspaceId: body.workspaceId, upsert: body.upsert ?? false, items },
+      { timeoutMs: BULK_CALL_TIMEOUT_MS },
+    );
     for (const outcome of outcomes) results[outcome.index] = resultOf(outcome);
     const count = (status: string) => results.filter((r) => r.status === status).length;
     return {
