@@ -39,3 +39,45 @@ export async function poll<T>(
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/**
+ * A zone of the owner's on the Cloud, and its Leaf started and enrolled (heartbeats every
+ * second), once the Cloud shows the zone online: what a test of the two planes starts from.
+ */
+export async function enrolledLeaf(options: {
+  cloudUrl: string;
+  ownerToken: string;
+  databaseUrl: string;
+  dataDir: string;
+  env?: Record<string, string>;
+}): Promise<{ leaf: PlatformProcess; leafUrl: string; zoneId: string }> {
+  const asOwner = { authorization: `Bearer ${options.ownerToken}`, 'content-type': 'application/json' };
+  const created = await fetch(`${options.cloudUrl}/api/hosted-zones`, {
+    method: 'POST',
+    headers: asOwner,
+    body: JSON.stringify({ name: 'On-prem', region: 'eu' }),
+  });
+  if (created.status !== 201) throw new Error(`creating a zone answered ${created.status}: ${await created.text()}`);
+  const { hostedZone, enrollmentToken } = (await created.json()) as {
+    hostedZone: { id: string };
+    enrollmentToken: string;
+  };
+  const port = await freePort();
+  const leafUrl = `http://127.0.0.1:${port}`;
+  const leaf = await startLeaf({
+    PORT: String(port),
+    PUBLIC_URL: leafUrl,
+    DATABASE_URL: options.databaseUrl,
+    DATA_DIR: options.dataDir,
+    CLOUD_URL: options.cloudUrl,
+    ENROLLMENT_TOKEN: enrollmentToken,
+    SECRETS_ENCRYPTION_KEY: 'c'.repeat(64),
+    LEAF_HEARTBEAT_SECONDS: '1',
+    ...options.env,
+  });
+  await poll('zone online', async () => {
+    const res = await fetch(`${options.cloudUrl}/api/hosted-zones/${hostedZone.id}`, { headers: asOwner });
+    return ((await res.json()) as { hostedZone?: { status: string } }).hostedZone?.status === 'online';
+  });
+  return { leaf, leafUrl, zoneId: hostedZone.id };
+}

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KnowledgeClient } from '@kw/client';
 import { adminEnv, userWithToken } from '../../support/accounts.js';
 import { createTestDatabase } from '../../support/postgres.js';
-import { ALLOW_HTTP_ENDPOINTS, freePort, poll, startLeaf } from '../../support/hosted-zones.js';
+import { ALLOW_HTTP_ENDPOINTS, enrolledLeaf, poll } from '../../support/hosted-zones.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { describeWith } from '../../support/services.js';
 import { workspacesApi } from '../workspaces/workspaces-api.js';
@@ -45,31 +45,15 @@ describeWith(['postgres'], 'global search across the Cloud and a Leaf', () => {
     cloud = await startEmbedded(dir(), { DATABASE_URL: cloudDb.url, ...admin, ...UNLIMITED, ...ALLOW_HTTP_ENDPOINTS });
     owner = await userWithToken(cloud.url, admin.ADMIN_TOKEN);
     const api = workspacesApi(cloud.url);
-    const { hostedZone, enrollmentToken } = await api.ok(
-      owner.token,
-      'POST',
-      '/api/hosted-zones',
-      { name: 'On-prem', region: 'eu' },
-      201,
-    );
-    const port = await freePort();
-    leafUrl = `http://127.0.0.1:${port}`;
-    leaf = await startLeaf({
-      PORT: String(port),
-      PUBLIC_URL: leafUrl,
-      DATABASE_URL: leafDb.url,
-      DATA_DIR: dir(),
-      CLOUD_URL: cloud.url,
-      ENROLLMENT_TOKEN: enrollmentToken,
-      SECRETS_ENCRYPTION_KEY: 'c'.repeat(64),
-      LEAF_HEARTBEAT_SECONDS: '1',
-      ...UNLIMITED,
-    });
-    await poll('zone online', async () => {
-      const zone = (await api.ok(owner.token, 'GET', `/api/hosted-zones/${hostedZone.id}`, undefined, 200)).hostedZone;
-      return zone.status === 'online';
-    });
-    leafWs = (await api.createWorkspace(owner.token, { name: 'On the Leaf', hostedZoneId: hostedZone.id })).id;
+    let zoneId: string;
+    ({ leaf, leafUrl, zoneId } = await enrolledLeaf({
+      cloudUrl: cloud.url,
+      ownerToken: owner.token,
+      databaseUrl: leafDb.url,
+      dataDir: dir(),
+      env: UNLIMITED,
+    }));
+    leafWs = (await api.createWorkspace(owner.token, { name: 'On the Leaf', hostedZoneId: zoneId })).id;
     await poll('workspace active', async () => {
       const { workspace } = await api.ok(owner.token, 'GET', `/api/workspaces/${leafWs}`, undefined, 200);
       return workspace.status === 'active';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KnowledgeClient, type MoveProgress } from '@kw/client';
 import { adminEnv, userWithToken } from '../../support/accounts.js';
 import { createTestDatabase } from '../../support/postgres.js';
-import { ALLOW_HTTP_ENDPOINTS, freePort, poll, startLeaf } from '../../support/hosted-zones.js';
+import { ALLOW_HTTP_ENDPOINTS, enrolledLeaf, poll } from '../../support/hosted-zones.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { describeWith } from '../../support/services.js';
 import { workspacesApi } from '../workspaces/workspaces-api.js';
@@ -101,31 +101,13 @@ describeWith(['postgres'], 'moving a workspace between the Cloud and a Leaf', ()
     await leafSql.connect();
     cloud = await startEmbedded(dir(), { DATABASE_URL: cloudDb.url, ...admin, ...UNLIMITED, ...ALLOW_HTTP_ENDPOINTS });
     owner = await userWithToken(cloud.url, admin.ADMIN_TOKEN);
-    const { hostedZone, enrollmentToken } = await api().ok(
-      owner.token,
-      'POST',
-      '/api/hosted-zones',
-      { name: 'On-prem', region: 'eu' },
-      201,
-    );
-    zoneId = hostedZone.id;
-    const port = await freePort();
-    leafUrl = `http://127.0.0.1:${port}`;
-    leaf = await startLeaf({
-      PORT: String(port),
-      PUBLIC_URL: leafUrl,
-      DATABASE_URL: leafDb.url,
-      DATA_DIR: dir(),
-      CLOUD_URL: cloud.url,
-      ENROLLMENT_TOKEN: enrollmentToken,
-      SECRETS_ENCRYPTION_KEY: 'd'.repeat(64),
-      LEAF_HEARTBEAT_SECONDS: '1',
-      ...UNLIMITED,
-    });
-    await poll('zone online', async () => {
-      const zone = (await api().ok(owner.token, 'GET', `/api/hosted-zones/${zoneId}`, undefined, 200)).hostedZone;
-      return zone.status === 'online';
-    });
+    ({ leaf, leafUrl, zoneId } = await enrolledLeaf({
+      cloudUrl: cloud.url,
+      ownerToken: owner.token,
+      databaseUrl: leafDb.url,
+      dataDir: dir(),
+      env: UNLIMITED,
+    }));
   }, 180_000);
 
   afterAll(async () => {
