@@ -94,11 +94,7 @@ export class WorkspaceMovesRepository {
   async leftoversOn(zoneId: string): Promise<string[]> {
     const moves = await this.db.workspaceMove.findMany({
       where: {
-        leftoverRemovedAt: null,
-        OR: [
-          { status: 'done', fromZoneId: zoneId },
-          { status: 'aborted', toZoneId: zoneId },
-        ],
+        ...leftoverOn(zoneId),
       },
       select: { workspaceId: true },
     });
@@ -161,11 +157,7 @@ export class WorkspaceMovesRepository {
     const { count } = await this.db.workspaceMove.updateMany({
       where: {
         workspaceId,
-        leftoverRemovedAt: null,
-        OR: [
-          { status: 'done', fromZoneId: zoneId },
-          { status: 'aborted', toZoneId: zoneId },
-        ],
+        ...leftoverOn(zoneId),
       },
       data: { leftoverRemovedAt: new Date() },
     });
@@ -187,6 +179,20 @@ export class WorkspaceMovesRepository {
     });
     return finished;
   }
+}
+
+/**
+ * Finished moves whose leftover copy is on the zone and not removed yet: the source of a
+ * completed move, the target of an aborted one.
+ */
+function leftoverOn(zoneId: string) {
+  return {
+    leftoverRemovedAt: null,
+    OR: [
+      { status: 'done', fromZoneId: zoneId },
+      { status: 'aborted', toZoneId: zoneId },
+    ],
+  };
 }
 
 /** preparing → copying once the target is ready and the source read-only; the row when it moved. */
