@@ -16,7 +16,7 @@ import {
   CreateApplicationDto,
   CreatedApplicationDto,
   RotatedSecretDto,
-  RotateSecretDto,
+  RotateApplicationSecretDto,
   toApplicationDto,
   UpdateApplicationDto,
 } from './dto/oauth.dto.js';
@@ -111,7 +111,7 @@ export class ApplicationsController {
   })
   @ApiCreatedResponse({ type: RotatedSecretDto })
   @ApiNotFoundResponse({ description: 'No such application of yours' })
-  async rotate(@Param('id') id: string, @Body() body: RotateSecretDto): Promise<RotatedSecretDto> {
+  async rotate(@Param('id') id: string, @Body() body: RotateApplicationSecretDto): Promise<RotatedSecretDto> {
     const rotated = await this.client.call(OAuthApplicationsService.method.rotateApplicationSecret, {
       id,
       overlapHours: body.overlapHours ?? DEFAULT_OVERLAP_HOURS,

@@ -32,18 +32,21 @@ export class SearchController {
   @ApiOkResponse({ type: SearchResultsDto })
   async search(@Query() query: WorkspaceSearchQueryDto): Promise<SearchResultsDto> {
     const search = searchOf(query);
-    const { page } = await this.client.call(M.search, {
-      workspaceId: query.workspaceId,
-      search,
-      limit: query.limit ?? 0,
-      offset: query.offset ?? 0,
-    });
-    const files = await fileHits(this.client, {
-      workspaceId: query.workspaceId,
-      query: query.q,
-      offset: query.offset ?? 0,
-      fragmentFilters: search.types.length > 0 || search.tags.length > 0 || search.collectionId !== '',
-    });
+    // Two components, independent questions: asked side by side.
+    const [{ page }, files] = await Promise.all([
+      this.client.call(M.search, {
+        workspaceId: query.workspaceId,
+        search,
+        limit: query.limit ?? 0,
+        offset: query.offset ?? 0,
+      }),
+      fileHits(this.client, {
+        workspaceId: query.workspaceId,
+        query: query.q,
+        offset: query.offset ?? 0,
+        fragmentFilters: search.types.length > 0 || search.tags.length > 0 || search.collectionId !== '',
+      }),
+    ]);
     return { ...resultsJson(page), files };
   }
 

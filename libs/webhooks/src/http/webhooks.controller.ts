@@ -7,7 +7,7 @@ import {
   DeliveriesQueryDto,
   DeliveryListDto,
   DeliveryResponseDto,
-  RotateSecretDto,
+  RotateWebhookSecretDto,
   SecretRotatedDto,
   WebhookDeletedDto,
   TriggerResultDto,
@@ -122,7 +122,7 @@ export class WebhooksController {
   async rotate(
     @Param('id') id: string,
     @Param('webhookId') webhookId: string,
-    @Body() body: RotateSecretDto,
+    @Body() body: RotateWebhookSecretDto,
   ): Promise<SecretRotatedDto> {
     const { webhook, secret, previousSecretExpiresAt } = await this.client.call(M.rotateWebhookSecret, {
       workspaceId: id,

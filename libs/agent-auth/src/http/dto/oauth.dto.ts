@@ -111,7 +111,7 @@ export class UpdateApplicationDto {
   status?: 'active' | 'disabled';
 }
 
-export class RotateSecretDto {
+export class RotateApplicationSecretDto {
   @ApiPropertyOptional({
     minimum: 0,
     maximum: 168,

@@ -1,4 +1,5 @@
 import type { ChunkVectorSource, LiveRunRow } from '../../persistence/vectors/chunk-vectors.repository.js';
+import { bestDot, queryVector, unit } from './dot-product.js';
 import type { VectorHit, VectorIndex, VectorQuery } from './vector-index.js';
 
 /** One fragment's current embedding run, held in memory: unit-length chunk vectors back to back. */
@@ -196,9 +197,10 @@ export class MemoryVectorIndex implements VectorIndex {
    * tied), best first; `more`: others are over the threshold too.
    */
   private score(query: VectorQuery, depth: number): { ranked: RankedHit[]; more: boolean } {
-    const q = unit(Float32Array.from(query.vector));
-    if (!q) return { ranked: [], more: false };
-    const dim = q.length;
+    const unitQuery = unit(Float32Array.from(query.vector));
+    if (!unitQuery) return { ranked: [], more: false };
+    const dim = unitQuery.length;
+    const q = queryVector(unitQuery);
     let hits: RankedHit[] = [];
     for (const workspaceId of query.workspaceIds) {
       for (const [fragmentId, held] of this.workspaces.get(workspaceId) ?? []) {
@@ -319,45 +321,8 @@ function byRank(a: VectorHit, b: VectorHit): number {
   return b.similarity - a.similarity || (a.fragmentId < b.fragmentId ? -1 : a.fragmentId > b.fragmentId ? 1 : 0);
 }
 
-/**
- * The largest dot product of `q` with the unit vectors packed in `vectors` (its length a
- * multiple of q's): four sums at a time, which the JIT keeps in registers (about 1.6x a plain loop).
- */
-function bestDot(vectors: Float32Array, q: Float32Array): number {
-  const dim = q.length;
-  const tail = dim - (dim % 4);
-  let best = -Infinity;
-  for (let base = 0; base < vectors.length; base += dim) {
-    let a = 0;
-    let b = 0;
-    let c = 0;
-    let d = 0;
-    for (let i = 0; i < tail; i += 4) {
-      a += vectors[base + i]! * q[i]!;
-      b += vectors[base + i + 1]! * q[i + 1]!;
-      c += vectors[base + i + 2]! * q[i + 2]!;
-      d += vectors[base + i + 3]! * q[i + 3]!;
-    }
-    for (let i = tail; i < dim; i++) a += vectors[base + i]! * q[i]!;
-    const dot = a + b + c + d;
-    if (dot > best) best = dot;
-  }
-  return best;
-}
-
 /** How far under the threshold a float32 similarity may fall and still count as reaching it. */
 const THRESHOLD_TOLERANCE = 1e-6;
-
-/** Scaled to unit length (cosine becomes a dot product); undefined for an empty or zero vector. */
-export function unit(vector: Float32Array | undefined): Float32Array | undefined {
-  if (!vector || vector.length === 0) return undefined;
-  let sum = 0;
-  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
-  if (!(sum > 0) || !Number.isFinite(sum)) return undefined;
-  const norm = Math.sqrt(sum);
-  for (let i = 0; i < vector.length; i++) vector[i]! /= norm;
-  return vector;
-}
 
 /**
  * A one-dimensional float4[] in PostgreSQL's binary array format (`array_send`): ndim,

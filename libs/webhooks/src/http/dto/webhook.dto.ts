@@ -112,7 +112,7 @@ export class UpdateWebhookDto {
   enabled?: boolean;
 }
 
-export class RotateSecretDto {
+export class RotateWebhookSecretDto {
   @ApiPropertyOptional({
     minimum: 1,
     maximum: SECRET_OVERLAP_MAX_SECONDS,
