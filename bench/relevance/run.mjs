@@ -15,9 +15,10 @@
 // collection there, later runs (after a ranking change and a rebuild) search it again without
 // reloading, which turns a tuning step from minutes into seconds.
 //
-// The platform's AI provider is whatever its environment says: AI_* variables of this process
-// are passed to the embedded platform, so `AI_PROVIDER=openai AI_BASE_URL=… AI_API_KEY=…
-// AI_EMBEDDING_MODEL=…` measures a real embedding model and the default measures the built-in one.
+// The platform's AI provider is whatever its environment says: AI_* and SEARCH_* variables of
+// this process are passed to the embedded platform, so `AI_PROVIDER=openai AI_BASE_URL=…
+// AI_API_KEY=… AI_EMBEDDING_MODEL=…` measures a real embedding model (the default, the built-in
+// one), and `SEARCH_RERANK_URL=… SEARCH_RERANK_API_KEY=…` a reranker.
 // Collections are never committed to this repository.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -51,7 +52,9 @@ async function platformApi() {
     const { Api } = await import('../platforms.mjs'); // lazily: the embedded fixture is not needed
     return { api: new Api(args.url.replace(/\/$/, ''), args.token ?? process.env.KW_TOKEN), stop: async () => {} };
   }
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('AI_')));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => k.startsWith('AI_') || k.startsWith('SEARCH_')),
+  );
   const reuse = args.reuse ? { DATA_DIR: path.resolve(args.reuse), ...reuseCredentials() } : {};
   return startEmbedded({
     name: 'relevance',

@@ -105,6 +105,11 @@ SELECT f.id::text AS id, f.workspace_id::text AS workspace_id, f.title, t.key AS
   FROM search_read.fragments f JOIN search_read.fragment_types t ON t.id = f.fragment_type_id
  WHERE f.id = ANY(${ids}::uuid[]) AND f.workspace_id = ANY(${workspaceIds}::uuid[]) AND f.archived_at IS NULL;
 
+-- src/persistence/search.repository.ts: SearchRepository.rerankTexts.rows
+SELECT f.id::text AS id, left(concat_ws(chr(10), nullif(f.title, ''), f.content), ${chars}::int) AS text
+  FROM search_read.fragments f
+ WHERE f.id = ANY(${ids}::uuid[]) AND f.workspace_id = ANY(${workspaceIds}::uuid[]) AND f.archived_at IS NULL;
+
 -- src/persistence/vector-sync.repository.ts: FragmentSync.fragment
 SELECT workspace_id::text AS workspace_id, archived_at IS NOT NULL AS archived FROM search_read.fragments WHERE id = ${this.fragmentId}::uuid;
 

@@ -5,3 +5,5 @@ export * from './feature-hashing.js';
 export * from './pattern-entities.js';
 export * from './create-ai-provider.js';
 export * from './chunking.js';
+export * from './reranker.js';
+export * from './http-reranker.js';

@@ -193,6 +193,39 @@ export class AppConfig {
   @Max(1)
   SEARCH_SEMANTIC_WEIGHT?: number;
 
+  /**
+   * A rerank endpoint (the Cohere rerank wire format: Cohere, Jina, Voyage, vLLM, llama.cpp...)
+   * that reorders the best hybrid candidates. Unset: no reranking. docs/search.md, "Reranking".
+   */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  SEARCH_RERANK_URL?: string;
+
+  /** Bearer key sent to SEARCH_RERANK_URL (never logged). */
+  @IsOptional()
+  @IsString()
+  SEARCH_RERANK_API_KEY?: string;
+
+  /** The `model` asked of SEARCH_RERANK_URL (unset: none sent, the endpoint's default). */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  SEARCH_RERANK_MODEL?: string;
+
+  /** How many of the best hybrid candidates are reranked; the others follow in fused order. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(2)
+  @Max(500)
+  SEARCH_RERANK_DEPTH = 50;
+
+  /** How long a search waits for the reranker before answering in fused order. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  SEARCH_RERANK_TIMEOUT_MS = 3_000;
+
   /** S3-compatible object storage for files. Unset: local folder under DATA_DIR. */
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })

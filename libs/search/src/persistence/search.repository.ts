@@ -143,6 +143,15 @@ export class SearchRepository {
        WHERE f.id = ANY(${ids}::uuid[]) AND f.workspace_id = ANY(${workspaceIds}::uuid[]) AND f.archived_at IS NULL`);
   }
 
+  /** What a reranker reads of each live fragment: its title, then its content, `chars` at most. */
+  async rerankTexts(workspaceIds: string[], ids: string[], chars: number): Promise<Map<string, string>> {
+    const rows = await this.rows<{ id: string; text: string }>(sql`
+      SELECT f.id::text AS id, left(concat_ws(chr(10), nullif(f.title, ''), f.content), ${chars}::int) AS text
+        FROM search_read.fragments f
+       WHERE f.id = ANY(${ids}::uuid[]) AND f.workspace_id = ANY(${workspaceIds}::uuid[]) AND f.archived_at IS NULL`);
+    return new Map(rows.map((r) => [r.id, r.text]));
+  }
+
   /**
    * Titles (whole title or any word of it) and tags of one workspace's live fragments that
    * start with the prefix, tags first then titles, alphabetically.

@@ -18,6 +18,7 @@ import { SearchAnalyticsHandlers } from './analytics/search-analytics.handlers.j
 import { SearchQueryLog } from './analytics/search-query-log.js';
 import { GraphHandlers } from './graph/graph.handlers.js';
 import { ListFragmentsHandlers } from './listing/list-fragments.handlers.js';
+import { CandidateReranking, rerankerProvider } from './retrieval/candidate-reranking.js';
 import { CorpusStatisticsCache } from './retrieval/corpus-statistics-cache.js';
 import { FragmentSearch } from './retrieval/fragment-search.js';
 import { SearchHandlers } from './retrieval/search.handlers.js';
@@ -47,6 +48,8 @@ import { VectorIndexWarmup } from './vector/vector-index-warmup.js';
     VectorIndexSyncWorker,
     VectorIndexWarmup,
     CorpusStatisticsCache,
+    rerankerProvider,
+    CandidateReranking,
     FragmentSearch,
     SearchQueryLog,
     SearchHandlers,

@@ -91,10 +91,15 @@ export class SearchHitDto {
   @ApiProperty({ description: 'ts_headline excerpt; matches wrapped in <mark></mark>' }) snippet!: string;
   @ApiProperty({
     description:
-      'Hybrid: weighted fusion of the keyword and semantic scores, each relative to its best (0..1); keyword: BM25; semantic: cosine similarity',
+      "Hybrid: weighted fusion of the keyword and semantic scores, each relative to its best (0..1), or the reranker's relevance for a reranked hit; keyword: BM25; semantic: cosine similarity",
   })
   score!: number;
-  @ApiProperty({ type: [String], enum: ['keyword', 'semantic'] }) matchedBy!: string[];
+  @ApiProperty({
+    type: [String],
+    enum: ['keyword', 'semantic', 'rerank'],
+    description: 'The retrievers that found the hit; `rerank` when a reranker (SEARCH_RERANK_URL) ordered it',
+  })
+  matchedBy!: string[];
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
 }

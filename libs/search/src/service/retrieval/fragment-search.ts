@@ -6,6 +6,7 @@ import { APP_CONFIG } from '@kw/platform-runtime';
 import { readQuery, type ReadQuery } from '../../domain/query-reading.js';
 import { SearchRepository, type RankedId } from '../../persistence/search.repository.js';
 import { VECTOR_INDEX, type VectorIndex } from '../vector/vector-index.js';
+import { CandidateReranking } from './candidate-reranking.js';
 import { CorpusStatisticsCache } from './corpus-statistics-cache.js';
 import { fuseByWeightedScore, semanticWeight, type FusedHit } from './rank-fusion.js';
 import { MIN_SIMILARITY, RETRIEVAL_DEPTH, type SearchCriteria } from './search-query.js';
@@ -16,8 +17,8 @@ export type SearchPageView = Omit<SearchPage, '$typeName' | '$unknown' | 'hits'>
 
 /**
  * The search use case over already-authorized workspaces: runs the keyword and/or vector
- * retriever, fuses (weighted score fusion in hybrid mode), pages the fused list and loads the
- * page's fragments with a highlighted snippet. Every SQL statement is scoped to the given
+ * retriever, fuses (weighted score fusion in hybrid mode) and reranks when a reranker is
+ * configured, pages the list and loads the page's fragments with a highlighted snippet. Every SQL statement is scoped to the given
  * workspaces and skips archived fragments.
  */
 @Injectable()
@@ -25,6 +26,7 @@ export class FragmentSearch {
   constructor(
     private readonly repository: SearchRepository,
     private readonly corpus: CorpusStatisticsCache,
+    private readonly reranking: CandidateReranking,
     @Inject(VECTOR_INDEX) private readonly vectors: VectorIndex,
     @Inject(AI_PROVIDER) private readonly ai: AiProvider,
     @Inject(APP_CONFIG) config: AppConfig,
@@ -49,12 +51,18 @@ export class FragmentSearch {
       criteria.mode !== 'semantic' ? this.keywordCandidates(workspaceIds, query, criteria) : undefined,
       criteria.mode !== 'keyword' ? this.semanticCandidates(workspaceIds, criteria) : undefined,
     ]);
+    // Single modes answer with their retriever's own ranking; hybrid may be reranked.
     const ranked =
       criteria.mode === 'hybrid'
-        ? fuseByWeightedScore([
-            { retriever: 'keyword', weight: 1 - this.semanticWeight, hits: keyword ?? [] },
-            { retriever: 'semantic', weight: this.semanticWeight, hits: semantic ?? [] },
-          ])
+        ? await this.reranking.rerank(
+            workspaceIds,
+            criteria.query,
+            fuseByWeightedScore([
+              { retriever: 'keyword', weight: 1 - this.semanticWeight, hits: keyword ?? [] },
+              { retriever: 'semantic', weight: this.semanticWeight, hits: semantic ?? [] },
+            ]),
+            offset,
+          )
         : single((criteria.mode === 'keyword' ? keyword : semantic) ?? [], criteria.mode);
     const page = ranked.slice(offset, offset + limit);
     return {
