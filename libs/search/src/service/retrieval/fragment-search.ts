@@ -18,8 +18,8 @@ export type SearchPageView = Omit<SearchPage, '$typeName' | '$unknown' | 'hits'>
 /**
  * The search use case over already-authorized workspaces: runs the keyword and/or vector
  * retriever, fuses (weighted score fusion in hybrid mode) and reranks when a reranker is
- * configured, pages the list and loads the page's fragments with a highlighted snippet. Every SQL statement is scoped to the given
- * workspaces and skips archived fragments.
+ * configured, pages the list and loads the page's fragments with a highlighted snippet. Every
+ * SQL statement is scoped to the given workspaces and skips archived fragments.
  */
 @Injectable()
 export class FragmentSearch {
