@@ -1,14 +1,15 @@
 import type { ChunkVectorSource, LiveRunRow } from '../../persistence/vectors/chunk-vectors.repository.js';
-import { bestDot, queryVector, unit } from './dot-product.js';
+import { VectorColumns } from './vector-columns.js';
 import type { VectorHit, VectorIndex, VectorQuery } from './vector-index.js';
 
-/** One fragment's current embedding run, held in memory: unit-length chunk vectors back to back. */
+/** One fragment's current embedding run, held in memory (its vectors are in the workspace's VectorColumns of `dim`). */
 interface Held {
   /** `<version>:<created_at ms>` of the run (one run writes all chunks of a fragment at once). */
   run: string;
   version: number;
   dim: number;
-  vectors: Float32Array;
+  /** Chunks x dim. */
+  floats: number;
 }
 
 /** A live, embedded fragment as Postgres has it now (from its first chunk). */
@@ -70,6 +71,8 @@ export class MemoryVectorIndex implements VectorIndex {
   readonly name = 'memory' as const;
   /** Per workspace, per fragment; Map order is recency of use (oldest first). */
   private readonly workspaces = new Map<string, Map<string, Held>>();
+  /** Per workspace, the vectors of its held fragments by dimension. */
+  private readonly columns = new Map<string, Map<number, VectorColumns>>();
   private readonly oversizedUntil = new Map<string, number>();
   private readonly synced = new Map<string, Synced>();
   /** Loads in flight per workspace (settled promises: a failure is the query's own to report). */
@@ -182,13 +185,13 @@ export class MemoryVectorIndex implements VectorIndex {
     const entries = this.workspaces.get(workspaceId);
     if (entries?.get(fragmentId) !== held) return;
     entries.delete(fragmentId);
-    this.floats -= held.vectors.length;
+    this.columns.get(workspaceId)?.get(held.dim)?.remove(fragmentId);
+    this.floats -= held.floats;
   }
 
   private heldBy(workspaceIds: string[]): number {
     let floats = 0;
-    for (const id of workspaceIds)
-      for (const entry of this.workspaces.get(id)?.values() ?? []) floats += entry.vectors.length;
+    for (const id of workspaceIds) for (const entry of this.workspaces.get(id)?.values() ?? []) floats += entry.floats;
     return floats;
   }
 
@@ -199,23 +202,33 @@ export class MemoryVectorIndex implements VectorIndex {
   private score(query: VectorQuery, depth: number): { ranked: RankedHit[]; more: boolean } {
     const unitQuery = unit(Float32Array.from(query.vector));
     if (!unitQuery) return { ranked: [], more: false };
-    const dim = unitQuery.length;
-    const q = queryVector(unitQuery);
-    let hits: RankedHit[] = [];
-    for (const workspaceId of query.workspaceIds) {
-      for (const [fragmentId, held] of this.workspaces.get(workspaceId) ?? []) {
-        if (held.dim !== dim) continue;
-        const best = bestDot(held.vectors, q);
-        // Float32 rounding: a cosine that SQL computes as exactly the threshold may land a hair under it here.
-        if (best >= query.minSimilarity - THRESHOLD_TOLERANCE)
-          hits.push({ workspaceId, held, hit: { fragmentId, similarity: best } });
-      }
-    }
-    const over = hits.length;
-    if (over > depth) {
-      // The depth-th best similarity by a numeric sort (no comparator): only the hits from it up are ordered.
-      const cutoff = Float64Array.from(hits, (h) => h.hit.similarity).sort()[over - depth]!;
-      hits = hits.filter((h) => h.hit.similarity >= cutoff);
+    // Float32 rounding: a cosine that SQL computes as exactly the threshold may land a hair under it here.
+    const threshold = query.minSimilarity - THRESHOLD_TOLERANCE;
+    // Everything over the threshold in flat lists first (a sentence query passes most fragments);
+    // objects only for the best `depth`.
+    const similarities: number[] = [];
+    const fragmentIds: string[] = [];
+    const owners: number[] = [];
+    query.workspaceIds.forEach((workspaceId, owner) => {
+      this.columns
+        .get(workspaceId)
+        ?.get(unitQuery.length)
+        ?.scan(unitQuery, threshold, (fragmentId, similarity) => {
+          similarities.push(similarity);
+          fragmentIds.push(fragmentId);
+          owners.push(owner);
+        });
+    });
+    const over = similarities.length;
+    // The depth-th best similarity by a numeric sort (no comparator): only the hits from it up are ordered.
+    const cutoff = over > depth ? Float64Array.from(similarities).sort()[over - depth]! : -Infinity;
+    const hits: RankedHit[] = [];
+    for (let i = 0; i < over; i++) {
+      if (similarities[i]! < cutoff) continue;
+      const workspaceId = query.workspaceIds[owners[i]!]!;
+      const fragmentId = fragmentIds[i]!;
+      const held = this.workspaces.get(workspaceId)!.get(fragmentId)!;
+      hits.push({ workspaceId, held, hit: { fragmentId, similarity: similarities[i]! } });
     }
     hits.sort((a, b) => byRank(a.hit, b.hit));
     return { ranked: hits, more: over > hits.length };
@@ -237,12 +250,12 @@ export class MemoryVectorIndex implements VectorIndex {
         if (dim === 0 || vectors.some((v) => v.length !== dim)) continue;
         const packed = new Float32Array(dim * vectors.length);
         vectors.forEach((v, n) => packed.set(v, n * dim));
-        this.hold(workspaceOf.get(fragmentId)!, fragmentId, {
-          run: runKey(chunks[0]!.v, chunks[0]!.t),
-          version: chunks[0]!.v,
-          dim,
-          vectors: packed,
-        });
+        this.hold(
+          workspaceOf.get(fragmentId)!,
+          fragmentId,
+          { run: runKey(chunks[0]!.v, chunks[0]!.t), version: chunks[0]!.v, dim, floats: packed.length },
+          packed,
+        );
       }
     }
   }
@@ -256,7 +269,8 @@ export class MemoryVectorIndex implements VectorIndex {
       for (const [fragmentId, entry] of held) {
         if (!current.has(fragmentId)) {
           held.delete(fragmentId);
-          this.floats -= entry.vectors.length;
+          this.columns.get(id)?.get(entry.dim)?.remove(fragmentId);
+          this.floats -= entry.floats;
         }
       }
     }
@@ -280,18 +294,26 @@ export class MemoryVectorIndex implements VectorIndex {
     return this.floats <= this.maxFloats;
   }
 
-  private hold(workspaceId: string, fragmentId: string, entry: Held): void {
+  private hold(workspaceId: string, fragmentId: string, entry: Held, vectors: Float32Array): void {
     let held = this.workspaces.get(workspaceId);
     if (!held) this.workspaces.set(workspaceId, (held = new Map()));
-    this.floats += entry.vectors.length - (held.get(fragmentId)?.vectors.length ?? 0);
+    let byDim = this.columns.get(workspaceId);
+    if (!byDim) this.columns.set(workspaceId, (byDim = new Map()));
+    const previous = held.get(fragmentId);
+    if (previous && previous.dim !== entry.dim) byDim.get(previous.dim)?.remove(fragmentId);
+    let columns = byDim.get(entry.dim);
+    if (!columns) byDim.set(entry.dim, (columns = new VectorColumns(entry.dim)));
+    columns.set(fragmentId, vectors);
+    this.floats += entry.floats - (previous?.floats ?? 0);
     held.set(fragmentId, entry);
   }
 
   private drop(workspaceId: string): void {
     const held = this.workspaces.get(workspaceId);
     if (!held) return;
-    for (const entry of held.values()) this.floats -= entry.vectors.length;
+    for (const entry of held.values()) this.floats -= entry.floats;
     this.workspaces.delete(workspaceId);
+    this.columns.delete(workspaceId);
     this.synced.delete(workspaceId);
   }
 }
@@ -323,6 +345,17 @@ function byRank(a: VectorHit, b: VectorHit): number {
 
 /** How far under the threshold a float32 similarity may fall and still count as reaching it. */
 const THRESHOLD_TOLERANCE = 1e-6;
+
+/** Scaled to unit length (cosine becomes a dot product); undefined for an empty or zero vector. */
+export function unit(vector: Float32Array | undefined): Float32Array | undefined {
+  if (!vector || vector.length === 0) return undefined;
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
+  if (!(sum > 0) || !Number.isFinite(sum)) return undefined;
+  const norm = Math.sqrt(sum);
+  for (let i = 0; i < vector.length; i++) vector[i]! /= norm;
+  return vector;
+}
 
 /**
  * A one-dimensional float4[] in PostgreSQL's binary array format (`array_send`): ndim,
