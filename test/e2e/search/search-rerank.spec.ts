@@ -160,6 +160,19 @@ describe('search reranking (embedded platform, a rerank stand-in)', () => {
     expect(rerankCalls()).toBe(calls);
   });
 
+  it('counts its calls to the reranker by outcome in /metrics', async () => {
+    const text = await (await fetch(`${p.platform.url}/metrics`)).text();
+    const count = (outcome: string) => {
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith('kw_search_rerank_duration_seconds_count{') && l.includes(`outcome="${outcome}"`));
+      return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
+    // The failure and the hang of the first test, then one successful call per distinct query.
+    expect(count('failed')).toBe(2);
+    expect(count('ok')).toBe(rerankCalls() - 2);
+  });
+
   it("never shows the reranker another tenant's fragments", () => {
     const sent = reranker.documentsSent().flat();
     expect(sent.length).toBeGreaterThan(0);

@@ -1,8 +1,9 @@
 import { Inject, Injectable, type Provider } from '@nestjs/common';
+import { Histogram } from 'prom-client';
 import { createReranker, type Reranker } from '@kw/platform-ai';
 import type { AppConfig } from '@kw/platform-config';
-import type { Logger } from '@kw/platform-observability';
-import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
+import type { Logger, PlatformMetrics } from '@kw/platform-observability';
+import { APP_CONFIG, LOGGER, METRICS } from '@kw/platform-runtime';
 import { SearchRepository } from '../../persistence/search.repository.js';
 import type { FusedHit } from './rank-fusion.js';
 
@@ -26,6 +27,7 @@ export const RERANK_DOCUMENT_CHARS = 2_000;
 /** Orders remembered, so the pages of one search follow one order even if the reranker wavers. */
 const REMEMBERED_ORDERS = 500;
 const REMEMBER_MS = 5 * 60_000;
+const DURATION_METRIC = 'kw_search_rerank_duration_seconds';
 
 interface RememberedOrder {
   at: number;
@@ -43,14 +45,26 @@ interface RememberedOrder {
 export class CandidateReranking {
   private readonly depth: number;
   private readonly remembered = new Map<string, RememberedOrder>();
+  /** Calls to the reranker by outcome (`ok`, `failed`): its latency is part of every hybrid search's. */
+  private readonly calls: Histogram<'outcome'>;
 
   constructor(
     @Inject(RERANKER) private readonly reranker: Reranker | null,
     private readonly repository: SearchRepository,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(METRICS) metrics: PlatformMetrics,
   ) {
     this.depth = config.SEARCH_RERANK_DEPTH;
+    this.calls =
+      (metrics.registry.getSingleMetric(DURATION_METRIC) as Histogram<'outcome'> | undefined) ??
+      new Histogram({
+        name: DURATION_METRIC,
+        help: 'Calls of hybrid search to the reranker (SEARCH_RERANK_URL), by outcome: ok, failed (fused order kept)',
+        labelNames: ['outcome'],
+        buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        registers: [metrics.registry],
+      });
   }
 
   get enabled(): boolean {
@@ -72,6 +86,7 @@ export class CandidateReranking {
       RERANK_DOCUMENT_CHARS,
     );
     let order: FusedHit[];
+    const timer = this.calls.startTimer();
     try {
       const ranking = await this.reranker.rerank(
         query,
@@ -82,7 +97,9 @@ export class CandidateReranking {
         score,
         matchedBy: [...head[index]!.matchedBy, 'rerank'],
       }));
+      timer({ outcome: 'ok' });
     } catch (err) {
+      timer({ outcome: 'failed' });
       this.logger.warn(
         { err: (err as Error).message, candidates: head.length },
         'search: reranker failed, fused order kept',
