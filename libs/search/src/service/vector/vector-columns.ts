@@ -79,11 +79,23 @@ export class VectorColumns {
     const capacity = this.capacity;
     const data = this.data;
     const sums = new Float64Array(used);
-    for (let d = 0; d < this.dim; d++) {
+    // The non-zero components, four columns per pass: one load and store of each sum per four
+    // products (a dense query ran 1.6x slower than a row layout one column at a time).
+    const components: number[] = [];
+    for (let d = 0; d < this.dim; d++) if (q[d] !== 0) components.push(d);
+    let k = 0;
+    for (; k + 4 <= components.length; k += 4) {
+      const [d0, d1, d2, d3] = [components[k]!, components[k + 1]!, components[k + 2]!, components[k + 3]!];
+      const [w0, w1, w2, w3] = [q[d0]!, q[d1]!, q[d2]!, q[d3]!];
+      const [o0, o1, o2, o3] = [d0 * capacity, d1 * capacity, d2 * capacity, d3 * capacity];
+      for (let c = 0; c < used; c++)
+        sums[c]! += data[o0 + c]! * w0 + data[o1 + c]! * w1 + data[o2 + c]! * w2 + data[o3 + c]! * w3;
+    }
+    for (; k < components.length; k++) {
+      const d = components[k]!;
       const w = q[d]!;
-      if (w === 0) continue;
-      const column = d * capacity;
-      for (let c = 0; c < used; c++) sums[c]! += data[column + c]! * w;
+      const offset = d * capacity;
+      for (let c = 0; c < used; c++) sums[c]! += data[offset + c]! * w;
     }
     const ids = this.ids;
     for (let slot = 0; slot < ids.length; slot++) {
