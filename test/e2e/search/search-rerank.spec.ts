@@ -101,8 +101,10 @@ describe('search reranking (embedded platform, a rerank stand-in)', () => {
       'Soil note 7',
     ]);
     expect(fused.every((h) => !h.matchedBy.includes('rerank'))).toBe(true);
-    const warning = p.platform.logs.find((l: any) => l.msg === 'search: reranker failed, fused order kept') as any;
-    expect(warning?.err).toBe('rerank: HTTP 500');
+    // The log line travels on the process's stdout, not with the answer: it may arrive just after.
+    await expect
+      .poll(() => (p.platform.logs.find((l: any) => l.msg === 'search: reranker failed, fused order kept') as any)?.err)
+      .toBe('rerank: HTTP 500');
     expect(JSON.stringify(p.platform.logs)).not.toContain(reranker.apiKey);
 
     reranker.setMode('hang', { times: 1 });
