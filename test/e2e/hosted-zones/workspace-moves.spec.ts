@@ -210,6 +210,11 @@ describeWith(['postgres'], 'moving a workspace between the Cloud and a Leaf', ()
     await leafWs.fragments.update((await leafWs.fragments.list({ limit: 5 })).items[0]!.id, {
       tags: ['moved', 'edited'],
     });
+    // Its summary and tags come from the Leaf's enrichment: the snapshot waits for them, else the
+    // move carries what enrichment wrote after it was taken.
+    await expect
+      .poll(async () => (await leafWs.fragments.get(added.id)).status, { timeout: 60_000, interval: 200 })
+      .toBe('published');
     const beforeReturn = await snapshot(client, wsId);
     expect(beforeReturn.size).toBe(FRAGMENTS + 1);
     expect(await tablesHolding(cloudSql, MARKER)).toEqual([]);
