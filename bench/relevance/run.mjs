@@ -9,7 +9,7 @@
 //
 //   npm run bench:relevance -- --collection=../shared/data/ir/nfcorpus [--queries=100]
 //        [--modes=keyword,semantic,hybrid] [--concurrency=8] [--url=http://… --token=…]
-//        [--reuse=<dir>]
+//        [--reuse=<dir>] [--sweep]
 //
 // --reuse keeps the embedded platform's data directory in <dir>: the first run loads the
 // collection there, later runs (after a ranking change and a rebuild) search it again without
@@ -19,6 +19,8 @@
 // this process are passed to the embedded platform, so `AI_PROVIDER=openai AI_BASE_URL=…
 // AI_API_KEY=… AI_EMBEDDING_MODEL=…` measures a real embedding model (the default, the built-in
 // one), and `SEARCH_RERANK_URL=… SEARCH_RERANK_API_KEY=…` a reranker.
+// --sweep also fuses each query's keyword and semantic candidates here over a grid of semantic
+// weights and score scales (fusion-sweep.mjs): how to set SEARCH_SEMANTIC_WEIGHT for a model.
 // Collections are never committed to this repository.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,6 +28,7 @@ import { cleanupAll, root } from '../lib.mjs';
 import { startEmbedded } from '../platforms.mjs';
 import { loadCollection } from './beir.mjs';
 import { bm25Baseline } from './bm25.mjs';
+import { sweepFusion } from './fusion-sweep.mjs';
 import { mean, ndcgAt, percentile, recallAt } from './metrics.mjs';
 
 const args = Object.fromEntries(
@@ -161,6 +164,17 @@ async function main() {
       };
       log(`${mode}: nDCG@10 ${results[mode].ndcg10.toFixed(3)}`);
     }
+    const sweep = args.sweep
+      ? await sweepFusion({
+          api,
+          workspaceId,
+          queries,
+          qrels: collection.qrels,
+          docOf,
+          log,
+          listsFile: path.join(root, 'bench/results', `relevance-${collection.name}-lists.json`),
+        })
+      : undefined;
     await platform.stop();
     stopped = true;
     if (platform.dataDir) {
@@ -171,7 +185,7 @@ async function main() {
         p95Ms: raw.p95Ms,
       };
     }
-    report(collection, queries.length, loadSeconds, results);
+    report(collection, queries.length, loadSeconds, results, sweep);
   } finally {
     if (!stopped) await platform.stop();
   }
@@ -225,7 +239,7 @@ function score(queries, qrels, rankingOf) {
   return { ndcg10: mean(ndcg), recall100: mean(recall), zeroResults: zero };
 }
 
-function report(collection, queryCount, loadSeconds, results) {
+function report(collection, queryCount, loadSeconds, results, sweep) {
   const base = results.bm25;
   const label = (mode) =>
     mode === 'bm25'
@@ -248,6 +262,10 @@ function report(collection, queryCount, loadSeconds, results) {
     `\n${collection.name}: ${collection.docs.length} documents, ${queryCount} queries, AI provider ${process.env.AI_PROVIDER ?? 'builtin'}`,
   );
   console.table(rows);
+  if (sweep) {
+    console.log(`\nfusion sweep (BM25 baseline nDCG@10 ${base.ndcg10.toFixed(4)}):`);
+    console.table(sweep);
+  }
   const out = path.join(root, 'bench/results', `relevance-${collection.name}.json`);
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(
@@ -260,6 +278,7 @@ function report(collection, queryCount, loadSeconds, results) {
         aiProvider: process.env.AI_PROVIDER ?? 'builtin',
         loadSeconds,
         results,
+        ...(sweep ? { fusionSweep: sweep } : {}),
         at: new Date().toISOString(),
       },
       null,

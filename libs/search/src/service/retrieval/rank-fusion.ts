@@ -5,28 +5,46 @@ export interface FusedHit {
   matchedBy: string[];
 }
 
+/**
+ * How a list's scores are brought to [0, 1] before they are weighed:
+ * - `best`: divided by the list's best score. For scores with a meaningful zero (BM25, the
+ *   built-in provider's word-hashing similarity, where unrelated texts score 0).
+ * - `range`: min-max over the list, its worst candidate 0 and its best 1. For dense models'
+ *   cosine similarity, which has no meaningful zero: a model's scores sit in a narrow band
+ *   (0.7-0.9 for some, 0.3-0.6 for others), which divided by the best would all be near 1, so
+ *   the list would barely order anything and a candidate missing from it would lose a large
+ *   constant (it counts 0). Over the range the fusion is the same whatever band a model uses.
+ */
+export type ScoreScale = 'best' | 'range';
+
 /** One retriever's candidates, best first, with non-negative scores, and its share of the fusion. */
 export interface WeightedList {
   retriever: string;
   weight: number;
   hits: { fragmentId: string; score: number }[];
+  /** Default `best`. */
+  scale?: ScoreScale;
 }
 
 /**
  * Score-aware fusion of hybrid search: a convex combination of each retriever's scores, each
- * divided by its list's best score (BM25 has no fixed scale; similarity does, but a model's
- * typical range varies), so a fragment scores sum(weight x score / best of its list). Unlike
+ * brought to [0, 1] by its list's scale (BM25 has no fixed scale; similarity does, but a
+ * model's typical range varies), so a fragment scores sum(weight x scaled score); a list that
+ * does not hold the fragment adds 0. Unlike
  * reciprocal rank fusion it keeps how far apart the candidates are: a clear keyword winner stays
  * ahead of a fragment the weak retriever ranked first. Measured against RRF on NFCorpus in
  * docs/search.md ("Relevance"). Ties are broken by fragment id, so paging is deterministic.
  */
 export function fuseByWeightedScore(lists: WeightedList[]): FusedHit[] {
   const fused = new Map<string, FusedHit>();
-  for (const { retriever, weight, hits } of lists) {
-    const best = hits.reduce((max, h) => Math.max(max, h.score), 0);
+  for (const { retriever, weight, hits, scale = 'best' } of lists) {
+    const scaled = scaler(
+      hits.map((h) => Math.max(h.score, 0)),
+      scale,
+    );
     for (const { fragmentId, score } of hits) {
       const hit = fused.get(fragmentId) ?? { fragmentId, score: 0, matchedBy: [] };
-      hit.score += best > 0 ? (weight * Math.max(score, 0)) / best : 0;
+      hit.score += weight * scaled(Math.max(score, 0));
       hit.matchedBy.push(retriever);
       fused.set(fragmentId, hit);
     }
@@ -34,6 +52,24 @@ export function fuseByWeightedScore(lists: WeightedList[]): FusedHit[] {
   return [...fused.values()].sort(
     (a, b) => b.score - a.score || (a.fragmentId < b.fragmentId ? -1 : a.fragmentId > b.fragmentId ? 1 : 0),
   );
+}
+
+function scaler(scores: number[], scale: ScoreScale): (score: number) => number {
+  const best = scores.reduce((max, s) => Math.max(max, s), 0);
+  if (scale === 'best') return best > 0 ? (score) => score / best : () => 0;
+  const worst = scores.reduce((min, s) => Math.min(min, s), best);
+  // One candidate, or all equal: each is as good as the best.
+  return best > worst ? (score) => (score - worst) / (best - worst) : () => 1;
+}
+
+/**
+ * How the semantic list is scaled: the built-in provider's word-hashing similarity has a
+ * meaningful zero (no shared words), an embedding model's cosine has not. Measured on NFCorpus
+ * in docs/search.md ("Ranking"): over the best for the built-in vectors, over the range for
+ * dense ones, which keeps SEARCH_SEMANTIC_WEIGHT meaning the same for every model.
+ */
+export function semanticScale(aiProvider: string): ScoreScale {
+  return aiProvider === 'builtin' ? 'best' : 'range';
 }
 
 /** The semantic share of hybrid search: configured, or by how good the provider's vectors are. */

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOpenAiStandIn, type StandIn } from '../../support/stand-ins/openai-stand-in.js';
+import { untilPublished } from '../enrichment/enrichment-fixture.js';
+import { startFragmentsPlatform, type Person } from '../fragments/fragments-fixture.js';
+
+type Hit = { fragmentId: string; title: string; score: number; matchedBy: string[] };
+
+/**
+ * Hybrid search with an embedding model behind the OpenAI-compatible provider. The stand-in's
+ * vectors have only positive components, so every cosine sits in a narrow high band, as a real
+ * model's do: the semantic list is scaled over its range (its worst candidate adds nothing), not
+ * divided by its best (where being last of the list would still earn nearly the full share).
+ */
+describe('hybrid search with a dense embedding model (embedded platform, OpenAI stand-in)', () => {
+  let openai: StandIn;
+  let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
+  let owner: Person;
+  let workspaceId: string;
+
+  const search = async (q: string, mode = 'hybrid') => {
+    const qs = new URLSearchParams({ workspaceId, q, mode });
+    const res = await p.api.call(owner.auth, 'GET', `/api/search?${qs}`);
+    expect(res.status, res.text).toBe(200);
+    return res.body.results as Hit[];
+  };
+
+  beforeAll(async () => {
+    openai = await startOpenAiStandIn();
+    p = await startFragmentsPlatform({ AI_PROVIDER: 'openai', AI_BASE_URL: openai.url, AI_API_KEY: 'k' });
+  }, 120_000);
+
+  afterAll(async () => {
+    await p?.stop();
+    await openai?.close();
+  });
+
+  it('loads three notes, published (embedded by the model)', async () => {
+    owner = await p.person();
+    const ws = await p.workspace(owner);
+    workspaceId = ws.id;
+    for (const [title, content] of [
+      ['Compost heap', 'Turn the compost heap weekly; compost needs air.'],
+      ['Tax return', 'File the quarterly tax return before the deadline.'],
+      ['Bicycle repair', 'Patch the inner tube, then pump the tyre to pressure.'],
+    ]) {
+      const res = await p.api.call(owner.auth, 'POST', '/api/memory-fragments', {
+        workspaceId,
+        fragmentTypeId: ws.noteTypeId,
+        title,
+        content,
+      });
+      expect(res.status, res.text).toBe(201);
+      await untilPublished(
+        () => p.api.call(owner.auth, 'GET', `/api/memory-fragments/${res.body.fragment.id}`),
+        60_000,
+      );
+    }
+  }, 120_000);
+
+  it('the model puts every note in a narrow band of similarity', async () => {
+    const semantic = await search('compost heap', 'semantic');
+    expect(semantic).toHaveLength(3);
+    const scores = semantic.map((h) => h.score);
+    expect(Math.min(...scores)).toBeGreaterThan(0.5);
+    expect(Math.max(...scores) - Math.min(...scores)).toBeLessThan(0.5);
+  });
+
+  it("scales the model's similarities over their range: its last candidate adds nothing, its first the full share", async () => {
+    const semantic = await search('compost heap', 'semantic');
+    // The stand-in's order (its vectors fold character codes): not the one a reader would choose.
+    expect(semantic.map((h) => h.title)).toEqual(['Bicycle repair', 'Compost heap', 'Tax return']);
+    const [best, compost, worst] = semantic.map((h) => h.score) as [number, number, number];
+    const hybrid = await search('compost heap');
+    // Semantic weight 0.5 by default for a model; only the compost note holds the words.
+    expect(hybrid.map((h) => [h.title, h.matchedBy])).toEqual([
+      ['Compost heap', ['keyword', 'semantic']],
+      ['Bicycle repair', ['semantic']],
+      ['Tax return', ['semantic']],
+    ]);
+    expect(hybrid[0]!.score).toBeCloseTo(0.5 + (0.5 * (compost - worst)) / (best - worst), 9);
+    expect(hybrid[1]!.score).toBeCloseTo(0.5, 9);
+    // Divided by the best, the last would still have earned 0.5 x 0.98.
+    expect(hybrid[2]!.score).toBe(0);
+  });
+});
