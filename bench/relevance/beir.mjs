@@ -33,3 +33,10 @@ export function loadCollection(dir, { split = 'test' } = {}) {
     .filter((q) => qrels.has(q.id));
   return { name: path.basename(path.resolve(dir)), docs, queries, qrels };
 }
+
+/**
+ * GET /api/search takes a query of at most 2,000 characters (QUERY_MAX): longer test queries
+ * (ArguAna's arguments, a few) are cut there for the platform and the raw query; the BM25
+ * baseline reads them whole, as an outside check would.
+ */
+export const QUERY_CHARS_MAX = 2_000;

@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { root } from '../lib.mjs';
+import { QUERY_CHARS_MAX } from './beir.mjs';
 import { mean, ndcgAt, recallAt } from './metrics.mjs';
 
 const LIST_DEPTH = 500;
@@ -41,7 +42,7 @@ export async function sweepFusion({ api, workspaceId, queries, qrels, docOf, log
   );
   const lists = [];
   for (const q of queries) {
-    const text = q.text.slice(0, 1000);
+    const text = q.text.slice(0, QUERY_CHARS_MAX);
     lists.push({
       q,
       keyword: await candidates(api, workspaceId, 'keyword', text, docOf),

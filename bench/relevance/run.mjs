@@ -26,7 +26,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cleanupAll, root } from '../lib.mjs';
 import { startEmbedded } from '../platforms.mjs';
-import { loadCollection } from './beir.mjs';
+import { loadCollection, QUERY_CHARS_MAX } from './beir.mjs';
 import { bm25Baseline } from './bm25.mjs';
 import { sweepFusion } from './fusion-sweep.mjs';
 import { mean, ndcgAt, percentile, recallAt } from './metrics.mjs';
@@ -143,7 +143,7 @@ async function main() {
       const times = [];
       const ranked = new Map();
       for (const q of queries) {
-        const search = `${api.base}/api/search?workspaceId=${workspaceId}&mode=${mode}&q=${encodeURIComponent(q.text.slice(0, 1000))}`;
+        const search = `${api.base}/api/search?workspaceId=${workspaceId}&mode=${mode}&q=${encodeURIComponent(q.text.slice(0, QUERY_CHARS_MAX))}`;
         // Ranked 100 deep for recall@100; timed as a client asks: one page of the default size.
         const res = await fetch(`${search}&limit=${DEPTH}`, { headers: api.auth });
         const body = await res.json();
@@ -212,7 +212,7 @@ async function rawFullText(dataDir, workspaceId, queries) {
                 (SELECT replace(plainto_tsquery('english', $1)::text, ' & ', ' | ')::tsquery AS q) w
           WHERE f.workspace_id = $2::uuid AND f.archived_at IS NULL AND f.search_document @@ w.q
           ORDER BY ts_rank(f.search_document, w.q) DESC, f.id LIMIT ${DEPTH}`,
-        [q.text.slice(0, 1000), workspaceId],
+        [q.text.slice(0, QUERY_CHARS_MAX), workspaceId],
       );
       times.push(performance.now() - started);
       ranked.set(

@@ -116,6 +116,16 @@ describe('files', () => {
       expect.objectContaining({ kind: 'file', name: pdf.file, fileKind: 'pdf', matchedBy: ['content'] }),
     ]);
     expect(body.files[0].snippet.toLowerCase()).toContain(pdf.word);
+    // A passage longer than the files search takes (500 characters) asks it with its opening.
+    const passage = `${pdf.word} ${'and a long pasted passage about other things '.repeat(30)}`.slice(0, 1_500);
+    const long = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/search?workspaceId=${ws}&q=${encodeURIComponent(passage)}`,
+      undefined,
+      200,
+    );
+    expect(long.files).toEqual([expect.objectContaining({ kind: 'file', name: pdf.file })]);
     // Files have no type, tags or collection: with those filters, none; nor on later pages.
     const filtered = await p.api.ok(
       owner.auth,

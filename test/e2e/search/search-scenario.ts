@@ -159,6 +159,21 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
     expect((await search({ q: 'what is the', mode: 'keyword' })).results).toEqual([]);
   });
 
+  it('keyword: a pasted passage is prose, whatever quotes, dashes or ORs it holds; 2,000 characters at most', async () => {
+    // An abstract-like passage: quotes, an odds ratio "OR", a "-word". Read as search syntax it
+    // would require all of its words and find nothing.
+    const passage =
+      'We "tuned" slow queries in PostgreSQL (OR 2.1 for latency) by rebuilding the -fragmented ' +
+      'B-tree index and adding a GIN index; the team measured every step before and after the change. ';
+    const found = await search({ q: passage, mode: 'keyword' });
+    expect(found.results[0].title).toBe('Postgres index tuning');
+    const long = passage.repeat(Math.ceil(2_000 / passage.length)).slice(0, 2_000);
+    expect((await search({ q: long, mode: 'keyword' })).results[0].title).toBe('Postgres index tuning');
+    const res = await get(owner.auth, `/api/search?${new URLSearchParams({ workspaceId: ws.id, q: `${long}x` })}`);
+    expect(res.status, res.text).toBe(400);
+    expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'q' }] });
+  });
+
   it('semantic: finds by meaning where keywords fail (misspelt words)', async () => {
     expect((await search({ q: 'kubrnetes clustr upgarde', mode: 'keyword' })).results).toEqual([]);
     const body = await search({ q: 'kubrnetes clustr upgarde', mode: 'semantic' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readQuery } from './query-reading.js';
+import { readQuery, SYNTAX_WORDS_MAX } from './query-reading.js';
 
 describe('readQuery', () => {
   it('reads sentences and plain keywords as "any of these words", ranked by all of them', () => {
@@ -8,6 +8,7 @@ describe('readQuery', () => {
       'postgres index tuning',
       'low-fat diet and heart disease', // a hyphen inside a word is not an exclusion
       'what is a k-means cluster or a centroid', // lower-case "or" is a word, not the operator
+      'temperatures from -5 to -10 degrees', // a minus before a digit is a negative number
     ]) {
       expect(readQuery(text)).toEqual({ text, precise: false, rankingText: text });
     }
@@ -25,5 +26,18 @@ describe('readQuery', () => {
       rankingText: 'kubernetes upgrade',
     });
     expect(readQuery('OR')).toMatchObject({ precise: true, rankingText: '' });
+  });
+
+  it('reads a long text as prose, whatever quotes, dashes or ORs it holds (a pasted abstract)', () => {
+    const abstract =
+      'Statin use was associated with lower breast cancer mortality (OR 0.62) in a cohort of "older" women; ' +
+      'the effect held for -ER tumours and across every age group we studied in the registry data.';
+    expect(abstract.split(/\s+/).length).toBeGreaterThan(SYNTAX_WORDS_MAX);
+    expect(readQuery(abstract)).toEqual({ text: abstract, precise: false, rankingText: abstract });
+    // At the limit the syntax still counts.
+    const typed = `"control plane" ${'word '.repeat(SYNTAX_WORDS_MAX - 2).trim()}`;
+    expect(typed.split(/\s+/)).toHaveLength(SYNTAX_WORDS_MAX);
+    expect(readQuery(typed).precise).toBe(true);
+    expect(readQuery(`${typed} more`).precise).toBe(false);
   });
 });

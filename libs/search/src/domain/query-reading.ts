@@ -1,8 +1,9 @@
 /**
  * How a keyword query is read (docs/search.md, "How a query is read").
  *
- * - A query with search syntax, a "quoted phrase", a -excluded word or the word OR, is precise:
- *   web-search semantics (every unquoted word required, phrases in order, exclusions honoured).
+ * - A query of at most SYNTAX_WORDS_MAX words with search syntax, a "quoted phrase", a -excluded
+ *   word or the word OR, is precise: web-search semantics (every unquoted word required, phrases
+ *   in order, exclusions honoured).
  * - Any other query is a description of what is wanted, typically a sentence from a person or
  *   an agent: a fragment matches when it contains any of its words (after stemming and stop
  *   words), and BM25 ranks the fragments holding more of the rarer words first.
@@ -17,13 +18,22 @@ export interface ReadQuery {
   rankingText: string;
 }
 
-/** A phrase in double quotes, an exclusion (-word at a word start) or the operator OR. */
-const SYNTAX = /"|(?:^|\s)-[^\s-]|(?:^|\s)OR(?:\s|$)/;
+/**
+ * A phrase in double quotes, an exclusion (-word at a word start; a minus before a digit is a
+ * negative number) or the operator OR.
+ */
+const SYNTAX = /"|(?:^|\s)-[^\s\d-]|(?:^|\s)OR(?:\s|$)/;
 /** An excluded word or quoted phrase: -word, -"a phrase". */
-const EXCLUSION = /(?:^|\s)-(?:"[^"]*"?|\S+)/g;
+const EXCLUSION = /(?:^|\s)-(?:"[^"]*"?|[^\s\d]\S*)/g;
+/**
+ * Search syntax is typed, in a few words. Longer text is pasted or written as prose (a passage
+ * to find what resembles it, an agent's question): its quotation marks, dashes and ORs (an odds
+ * ratio in an abstract) are prose too, and requiring its every word would find nothing.
+ */
+export const SYNTAX_WORDS_MAX = 16;
 
 export function readQuery(text: string): ReadQuery {
-  const precise = SYNTAX.test(text);
+  const precise = SYNTAX.test(text) && text.trim().split(/\s+/).length <= SYNTAX_WORDS_MAX;
   if (!precise) return { text, precise, rankingText: text };
   const rankingText = text
     .replace(EXCLUSION, ' ')

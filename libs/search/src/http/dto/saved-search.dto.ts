@@ -13,13 +13,17 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
-import { QUERY_MAX, SearchResultsDto } from './search.dto.js';
-import { RETRIEVAL_DEPTH, SEARCH_LIMIT_MAX, SEARCH_MODES } from '../../search-limits.js';
+import { SearchResultsDto } from './search.dto.js';
+import { RETRIEVAL_DEPTH, SEARCH_LIMIT_MAX, SEARCH_MODES, SEARCH_QUERY_MAX } from '../../search-limits.js';
 
 export class CreateSavedSearchDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
   @ApiProperty({ minLength: 1, maxLength: 200 }) @IsString() @MinLength(1) @MaxLength(200) name!: string;
-  @ApiProperty({ minLength: 1, maxLength: QUERY_MAX }) @IsString() @MinLength(1) @MaxLength(QUERY_MAX) q!: string;
+  @ApiProperty({ minLength: 1, maxLength: SEARCH_QUERY_MAX })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(SEARCH_QUERY_MAX)
+  q!: string;
   @ApiPropertyOptional({ enum: SEARCH_MODES, default: 'hybrid' }) @IsOptional() @IsIn(SEARCH_MODES) mode?: string;
   @ApiPropertyOptional({ type: [String] })
   @IsOptional()

@@ -1,21 +1,25 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { RETRIEVAL_DEPTH, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_MODES } from '../../search-limits.js';
-
-export const QUERY_MAX = 500;
+import {
+  RETRIEVAL_DEPTH,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+  SEARCH_MODES,
+  SEARCH_QUERY_MAX,
+} from '../../search-limits.js';
 
 /** Query parameters shared by the search routes (filters are comma-separated lists). */
 export class SearchFiltersDto {
   @ApiProperty({
     minLength: 1,
-    maxLength: QUERY_MAX,
+    maxLength: SEARCH_QUERY_MAX,
     description:
       'What to find. A sentence or keywords match fragments holding any of the words, ranked by BM25; with search syntax ("a phrase", -excluded, OR) keyword matching is precise (web-search semantics). docs/search.md',
   })
   @IsString()
   @MinLength(1)
-  @MaxLength(QUERY_MAX)
+  @MaxLength(SEARCH_QUERY_MAX)
   q!: string;
   @ApiPropertyOptional({ enum: SEARCH_MODES, default: 'hybrid' }) @IsOptional() @IsIn(SEARCH_MODES) mode?: string;
   @ApiPropertyOptional({ description: 'Comma-separated fragment type keys' })
@@ -51,7 +55,11 @@ export class WorkspaceSearchQueryDto extends SearchFiltersDto {
 
 export class KeywordSearchQueryDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
-  @ApiProperty({ minLength: 1, maxLength: QUERY_MAX }) @IsString() @MinLength(1) @MaxLength(QUERY_MAX) q!: string;
+  @ApiProperty({ minLength: 1, maxLength: SEARCH_QUERY_MAX })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(SEARCH_QUERY_MAX)
+  q!: string;
   @ApiPropertyOptional({ minimum: 1, maximum: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT })
   @IsOptional()
   @Type(() => Number)
