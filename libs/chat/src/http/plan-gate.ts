@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PlansService, type GetEntitlementsResponse } from '@kw/contracts';
-import { PerAccountCache } from '@kw/platform-entitlements';
+import { PerAccountCache, planLimitError } from '@kw/platform-entitlements';
 import { AppError } from '@kw/platform-errors';
 import { ServiceClient } from '@kw/platform-transport';
 
@@ -30,12 +30,11 @@ export class PlanGate {
       });
     const remaining = kind === 'chat' ? entitlements.tokensRemaining : entitlements.imagesRemaining;
     if (remaining !== undefined && remaining <= 0)
-      throw new AppError({
-        status: 403,
-        code: 'PLAN_LIMIT_REACHED',
-        message: `Your plan's monthly ${kind === 'chat' ? 'token' : 'image'} budget is spent; it resets at ${entitlements.resetsAt}`,
-        details: { limit: kind === 'chat' ? 'monthlyTokens' : 'monthlyImages', resetsAt: entitlements.resetsAt },
-      });
+      throw planLimitError(
+        kind === 'chat' ? 'monthlyTokens' : 'monthlyImages',
+        `Your plan's monthly ${kind === 'chat' ? 'token' : 'image'} budget is spent; it resets at ${entitlements.resetsAt}`,
+        { resetsAt: entitlements.resetsAt },
+      );
   }
 
   private entitlementsOf(userId: string): Promise<GetEntitlementsResponse> {

@@ -5,7 +5,7 @@ import { InProcessBus, InProcessTransport, serve, ServiceClient } from '@kw/plat
 import { ACCOUNT_LIMITS_CACHE_MS, AccountLimits } from './account-limits.js';
 import { LimitNotices } from './limit-notices.js';
 import { parsePlans } from './plan-catalog.js';
-import { planLimitReached } from './plan-limit-errors.js';
+import { planLimitError, planLimitReached } from './plan-limit-errors.js';
 
 const PLANS = JSON.stringify({
   default: 'free',
@@ -139,6 +139,12 @@ describe('the plan table', () => {
       message: 'The plan free allows 3 members per workspace',
       details: { limit: 'membersPerWorkspace', max: 3, planId: 'free' },
       param: undefined,
+    });
+    // What another component knows of the limit joins the name; the name cannot be overridden.
+    expect(planLimitError('storageBytes', 'Too large', { left: 300, limit: 'other' }).toJSON()).toMatchObject({
+      status: 403,
+      code: 'PLAN_LIMIT_REACHED',
+      details: { limit: 'storageBytes', left: 300 },
     });
   });
 });

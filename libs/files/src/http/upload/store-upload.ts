@@ -1,6 +1,7 @@
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { FilesService, type FileRecord } from '@kw/contracts';
 import { AppError, ErrorCode } from '@kw/platform-errors';
+import { planLimitError } from '@kw/platform-entitlements';
 import { BlobTooLargeError, type BlobStorage } from '@kw/platform-storage';
 import type { ServiceClient } from '@kw/platform-transport';
 import { SNIFF_HEAD_BYTES, sniffFileKind } from '../../domain/file-kind.js';
@@ -41,11 +42,8 @@ class HeadCapture extends Transform {
 function tooLarge(limitedBy: string, maxBytes: number): AppError {
   // The plan's storage (docs/plans.md): 403 like every plan limit, naming it.
   if (limitedBy === 'plan') {
-    return new AppError({
-      status: 403,
-      code: 'PLAN_LIMIT_REACHED',
-      message: "The file is larger than the storage the workspace's plan has left",
-      details: { limit: 'storageBytes', left: maxBytes },
+    return planLimitError('storageBytes', "The file is larger than the storage the workspace's plan has left", {
+      left: maxBytes,
     });
   }
   if (limitedBy === 'quota') {
