@@ -35,7 +35,7 @@ export function loadCollection(dir, { split = 'test' } = {}) {
 }
 
 /**
- * GET /api/search takes a query of at most 2,000 characters (QUERY_MAX): longer test queries
+ * GET /api/search takes a query of at most 2,000 characters (SEARCH_QUERY_MAX): longer test queries
  * (ArguAna's arguments, a few) are cut there for the platform and the raw query; the BM25
  * baseline reads them whole, as an outside check would.
  */

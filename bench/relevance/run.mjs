@@ -127,7 +127,7 @@ async function main() {
       await pool(collection.docs, CONCURRENCY, async (doc) => {
         const fragment = await api.createFragment(workspaceId, created.typeId, {
           title: titleOf(doc),
-          content: doc.text || doc.title,
+          content: doc.text.trim() || doc.title.trim() || doc.id, // a fragment needs content
         });
         docOf.set(fragment.id, doc.id);
       });

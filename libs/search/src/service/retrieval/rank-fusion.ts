@@ -30,10 +30,10 @@ export interface WeightedList {
  * Score-aware fusion of hybrid search: a convex combination of each retriever's scores, each
  * brought to [0, 1] by its list's scale (BM25 has no fixed scale; similarity does, but a
  * model's typical range varies), so a fragment scores sum(weight x scaled score); a list that
- * does not hold the fragment adds 0. Unlike
- * reciprocal rank fusion it keeps how far apart the candidates are: a clear keyword winner stays
- * ahead of a fragment the weak retriever ranked first. Measured against RRF on NFCorpus in
- * docs/search.md ("Relevance"). Ties are broken by fragment id, so paging is deterministic.
+ * does not hold the fragment adds 0. Unlike reciprocal rank fusion it keeps how far apart the
+ * candidates are: a clear keyword winner stays ahead of a fragment the weak retriever ranked
+ * first. Measured against RRF on NFCorpus in docs/search.md ("Relevance"). Ties are broken by
+ * fragment id, so paging is deterministic.
  */
 export function fuseByWeightedScore(lists: WeightedList[]): FusedHit[] {
   const fused = new Map<string, FusedHit>();
