@@ -8,7 +8,7 @@ import { SearchRepository, type RankedId } from '../../persistence/search.reposi
 import { VECTOR_INDEX, type VectorIndex } from '../vector/vector-index.js';
 import { CandidateReranking } from './candidate-reranking.js';
 import { CorpusStatisticsCache } from './corpus-statistics-cache.js';
-import { fuseByWeightedScore, semanticScale, semanticWeight, type FusedHit, type ScoreScale } from './rank-fusion.js';
+import { fuseByWeightedScore, semanticWeight, type FusedHit } from './rank-fusion.js';
 import { MIN_SIMILARITY, RETRIEVAL_DEPTH, type SearchCriteria } from './search-query.js';
 
 /** A hit and a page as the search contract carries them (plain objects, derived from proto/). */
@@ -32,13 +32,10 @@ export class FragmentSearch {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.semanticWeight = semanticWeight(config.SEARCH_SEMANTIC_WEIGHT, ai.name);
-    this.semanticScale = semanticScale(ai.name);
   }
 
   /** The semantic retriever's share of hybrid search (the keyword retriever has the rest). */
   private readonly semanticWeight: number;
-  /** How its similarities are brought to [0, 1] before they are weighed. */
-  private readonly semanticScale: ScoreScale;
 
   async search(
     workspaceIds: string[],
@@ -66,7 +63,7 @@ export class FragmentSearch {
                 retriever: 'semantic',
                 weight: this.semanticWeight,
                 hits: semantic ?? [],
-                scale: this.semanticScale,
+                scale: 'range', // similarities sit in a band: see ScoreScale
               },
             ]),
             offset,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fuseByWeightedScore, semanticScale, semanticWeight } from './rank-fusion.js';
+import { fuseByWeightedScore, semanticWeight } from './rank-fusion.js';
 
 const list = (retriever: string, weight: number, hits: Array<[string, number]>, scale: 'best' | 'range' = 'best') => ({
   retriever,
@@ -145,10 +145,5 @@ describe('semanticWeight', () => {
     expect(semanticWeight(undefined, 'openai')).toBe(0.5);
     expect(semanticWeight(0.7, 'builtin')).toBe(0.7);
     expect(semanticWeight(0, 'openai')).toBe(0);
-  });
-
-  it('scales word-hashing similarity over its best and a dense model over its range', () => {
-    expect(semanticScale('builtin')).toBe('best');
-    expect(semanticScale('openai')).toBe('range');
   });
 });

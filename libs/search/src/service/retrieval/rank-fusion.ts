@@ -6,14 +6,15 @@ export interface FusedHit {
 }
 
 /**
- * How a list's scores are brought to [0, 1] before they are weighed:
- * - `best`: divided by the list's best score. For scores with a meaningful zero (BM25, the
- *   built-in provider's word-hashing similarity, where unrelated texts score 0).
- * - `range`: min-max over the list, its worst candidate 0 and its best 1. For dense models'
- *   cosine similarity, which has no meaningful zero: a model's scores sit in a narrow band
- *   (0.7-0.9 for some, 0.3-0.6 for others), which divided by the best would all be near 1, so
- *   the list would barely order anything and a candidate missing from it would lose a large
- *   constant (it counts 0). Over the range the fusion is the same whatever band a model uses.
+ * How a list's scores are brought to [0, 1] before they are weighed (measured in docs/search.md,
+ * "How each list is scaled"):
+ * - `best`: divided by the list's best score. For BM25, whose zero means "none of the words".
+ * - `range`: min-max over the list, its worst candidate 0 and its best 1. For similarity: a
+ *   model's cosines sit in a narrow band (0.7-0.9 for some, 0.3-0.6 for others; the built-in
+ *   vectors' too when a long query shares words with most texts), which divided by the best
+ *   would all be near 1, so the list would barely order anything and a candidate missing from
+ *   it would lose a large constant (it counts 0). Over the range the fusion is the same
+ *   whatever band the similarities use.
  */
 export type ScoreScale = 'best' | 'range';
 
@@ -60,16 +61,6 @@ function scaler(scores: number[], scale: ScoreScale): (score: number) => number 
   const worst = scores.reduce((min, s) => Math.min(min, s), best);
   // One candidate, or all equal: each is as good as the best.
   return best > worst ? (score) => (score - worst) / (best - worst) : () => 1;
-}
-
-/**
- * How the semantic list is scaled: the built-in provider's word-hashing similarity has a
- * meaningful zero (no shared words), an embedding model's cosine has not. Measured on NFCorpus
- * in docs/search.md ("Ranking"): over the best for the built-in vectors, over the range for
- * dense ones, which keeps SEARCH_SEMANTIC_WEIGHT meaning the same for every model.
- */
-export function semanticScale(aiProvider: string): ScoreScale {
-  return aiProvider === 'builtin' ? 'best' : 'range';
 }
 
 /** The semantic share of hybrid search: configured, or by how good the provider's vectors are. */
