@@ -3,11 +3,8 @@
 /** Search modes (the proto's SearchQuery.mode), and the paging of search results. */
 export type SearchMode = 'hybrid' | 'keyword' | 'semantic';
 export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'keyword', 'semantic'];
-/**
- * The longest query text: a question, or a pasted paragraph to find what resembles it (longer
- * than anything typed in a search box; still well inside a URL's limits).
- */
-export const SEARCH_QUERY_MAX = 2_000;
+/** The longest query text (a contract limit: the MCP search tool reads it too). */
+export { SEARCH_QUERY_MAX } from '@kw/contracts';
 export const SEARCH_LIMIT_DEFAULT = 20;
 export const SEARCH_LIMIT_MAX = 100;
 /** Each retriever contributes at most this many candidates; results beyond are not reachable. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SEARCH_QUERY_MAX } from '@kw/contracts';
 import { AGENT_TOOLS, describeAgentTools, findAgentTool, findAssignableTool, toolJsonSchema } from './agent-tools.js';
 
 describe('the agent tool registry', () => {
@@ -28,6 +29,12 @@ describe('the agent tool registry', () => {
     const readOnly = described.filter((d) => d.readOnly).map((d) => d.id);
     expect(readOnly).toEqual(expect.arrayContaining(['whoami', 'list_workspaces', 'search', 'get_fragment']));
     expect(readOnly).not.toContain('create_fragment');
+  });
+
+  it('lets the search tool take a query as long as the search routes do (a pasted passage)', () => {
+    const query = toolJsonSchema(findAgentTool('search')!).properties as Record<string, { maxLength?: number }>;
+    expect(query.query!.maxLength).toBe(SEARCH_QUERY_MAX);
+    expect(SEARCH_QUERY_MAX).toBe(2_000);
   });
 
   it('finds a tool by id, and nothing for an unknown id', () => {

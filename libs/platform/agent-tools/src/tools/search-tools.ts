@@ -1,5 +1,12 @@
 import * as z from 'zod/v4';
-import { FragmentListingService, FragmentsService, GraphService, SearchService, type SearchPage } from '@kw/contracts';
+import {
+  FragmentListingService,
+  FragmentsService,
+  GraphService,
+  SEARCH_QUERY_MAX,
+  SearchService,
+  type SearchPage,
+} from '@kw/contracts';
 import { badRequest } from '@kw/platform-errors';
 import { LIST_LIMIT_MAX, QUERY_MAX } from '../tool-limits.js';
 import { READ_ONLY, defineAgentTool, type AgentTool } from '../agent-tool.js';
@@ -29,7 +36,7 @@ export const searchTools: AgentTool[] = [
       'Hybrid keyword + semantic search over one workspace, or over every workspace you can read when ' +
       'workspaceId is left out. Answers snippets and ids; use get_fragment for content.',
     inputSchema: {
-      query: z.string().min(1).max(QUERY_MAX),
+      query: z.string().min(1).max(SEARCH_QUERY_MAX),
       workspaceId: z.uuid().optional().describe('Leave out to search every readable workspace'),
       mode: z.enum(['hybrid', 'keyword', 'semantic']).optional(),
       tags: z.array(z.string().min(1)).max(20).optional(),
