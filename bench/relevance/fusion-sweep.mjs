@@ -8,8 +8,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { root } from '../lib.mjs';
-import { QUERY_CHARS_MAX } from './beir.mjs';
 import { mean, ndcgAt, recallAt } from './metrics.mjs';
+import { searchResults } from './search-api.mjs';
 
 const LIST_DEPTH = 500;
 const PAGE = 100;
@@ -24,13 +24,10 @@ export const SWEEP_SCALES = [
 async function candidates(api, workspaceId, mode, text, docOf) {
   const list = [];
   for (let offset = 0; offset < LIST_DEPTH; offset += PAGE) {
-    const url = `${api.base}/api/search?workspaceId=${workspaceId}&mode=${mode}&limit=${PAGE}&offset=${offset}&q=${encodeURIComponent(text)}`;
-    const res = await fetch(url, { headers: api.auth });
-    const body = await res.json();
-    if (!res.ok) throw new Error(`search (${mode}) answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
-    for (const hit of body.results)
+    const results = await searchResults(api, workspaceId, mode, text, { limit: PAGE, offset });
+    for (const hit of results)
       list.push({ fragmentId: hit.fragmentId, doc: docOf.get(hit.fragmentId), score: hit.score });
-    if (body.results.length < PAGE) break;
+    if (results.length < PAGE) break;
   }
   return list;
 }
@@ -42,12 +39,11 @@ export async function sweepFusion({ api, workspaceId, queries, qrels, docOf, log
   );
   const lists = [];
   for (const q of queries) {
-    const text = q.text.slice(0, QUERY_CHARS_MAX);
-    lists.push({
-      q,
-      keyword: await candidates(api, workspaceId, 'keyword', text, docOf),
-      semantic: await candidates(api, workspaceId, 'semantic', text, docOf),
-    });
+    const keyword = await candidates(api, workspaceId, 'keyword', q.text, docOf);
+    const semantic = await candidates(api, workspaceId, 'semantic', q.text, docOf);
+    // Fused in the platform's terms (fragment ids, its tie-break), judged in the collection's.
+    const docOfId = new Map([...keyword, ...semantic].map((h) => [h.fragmentId, h.doc]));
+    lists.push({ q, keyword, semantic, docOfId });
   }
   writeFileSync(
     listsFile,
@@ -65,12 +61,11 @@ export async function sweepFusion({ api, workspaceId, queries, qrels, docOf, log
     for (const weight of SWEEP_WEIGHTS) {
       const ndcg = [];
       const recall = [];
-      for (const { q, keyword, semantic } of lists) {
+      for (const { q, keyword, semantic, docOfId } of lists) {
         const fused = fuseByWeightedScore([
           { retriever: 'keyword', weight: 1 - weight, hits: keyword, scale: scale.keyword },
           { retriever: 'semantic', weight, hits: semantic, scale: scale.semantic },
         ]);
-        const docOfId = new Map([...keyword, ...semantic].map((h) => [h.fragmentId, h.doc]));
         const ranked = fused.map((h) => docOfId.get(h.fragmentId));
         ndcg.push(ndcgAt(10, ranked, qrels.get(q.id)));
         recall.push(recallAt(100, ranked, qrels.get(q.id)));

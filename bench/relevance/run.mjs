@@ -29,6 +29,7 @@ import { startEmbedded } from '../platforms.mjs';
 import { loadCollection, QUERY_CHARS_MAX } from './beir.mjs';
 import { bm25Baseline } from './bm25.mjs';
 import { sweepFusion } from './fusion-sweep.mjs';
+import { searchResults, searchUrl } from './search-api.mjs';
 import { mean, ndcgAt, percentile, recallAt } from './metrics.mjs';
 
 const args = Object.fromEntries(
@@ -143,17 +144,14 @@ async function main() {
       const times = [];
       const ranked = new Map();
       for (const q of queries) {
-        const search = `${api.base}/api/search?workspaceId=${workspaceId}&mode=${mode}&q=${encodeURIComponent(q.text.slice(0, QUERY_CHARS_MAX))}`;
         // Ranked 100 deep for recall@100; timed as a client asks: one page of the default size.
-        const res = await fetch(`${search}&limit=${DEPTH}`, { headers: api.auth });
-        const body = await res.json();
-        if (!res.ok) throw new Error(`search (${mode}) answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+        const results = await searchResults(api, workspaceId, mode, q.text, { limit: DEPTH });
         ranked.set(
           q.id,
-          body.results.map((r) => docOf.get(r.fragmentId)),
+          results.map((r) => docOf.get(r.fragmentId)),
         );
         const started = performance.now();
-        const page = await fetch(search, { headers: api.auth });
+        const page = await fetch(searchUrl(api, workspaceId, mode, q.text), { headers: api.auth });
         await page.arrayBuffer();
         times.push(performance.now() - started);
       }

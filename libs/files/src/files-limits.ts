@@ -4,7 +4,8 @@ export const FILE_DESCRIPTION_MAX_CHARS = 2_000;
 export const FILE_NAME_MAX_BYTES = 255;
 export const FILES_PER_UPLOAD_MAX = 20;
 export const FILES_BULK_DELETE_MAX = 100;
-export const FILE_SEARCH_QUERY_MAX_CHARS = 500;
+/** A contract limit: workspace search, which asks the files search too, reads it. */
+export { FILE_SEARCH_QUERY_MAX_CHARS } from '@kw/contracts';
 export const FILE_SEARCH_WORDS_MAX = 32;
 export const FILE_SEARCH_PAGE_MAX = 100;
 export const FILE_SEARCH_PAGE_DEFAULT = 20;

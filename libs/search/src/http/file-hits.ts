@@ -1,15 +1,10 @@
-import { FilesService } from '@kw/contracts';
+import { FILE_SEARCH_QUERY_MAX_CHARS, FilesService } from '@kw/contracts';
 import { AppError } from '@kw/platform-errors';
 import { ServiceClient } from '@kw/platform-transport';
 import type { FileSearchHitDto } from './dto/search.dto.js';
 
 /** File hits shown with the first page of a workspace search. */
 export const FILE_HITS_MAX = 5;
-/**
- * The longest query the files component's search takes (docs/files.md, 500 characters, of which
- * it reads 32 words); a longer workspace search query (up to 2,000) asks it with its opening.
- */
-const FILE_QUERY_CHARS = 500;
 
 export interface FileHitsRequest {
   workspaceId: string;
@@ -32,7 +27,8 @@ export async function fileHits(client: ServiceClient, request: FileHitsRequest):
   try {
     const { hits } = await client.call(FilesService.method.searchFiles, {
       workspaceId: request.workspaceId,
-      query: request.query.slice(0, FILE_QUERY_CHARS),
+      // A longer workspace search query (up to 2,000 characters) asks with its opening.
+      query: request.query.slice(0, FILE_SEARCH_QUERY_MAX_CHARS),
       limit: FILE_HITS_MAX,
       offset: 0,
     });

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fuseByWeightedScore, semanticWeight } from './rank-fusion.js';
+import { fuseByWeightedScore, semanticWeight, type ScoreScale } from './rank-fusion.js';
 
-const list = (retriever: string, weight: number, hits: Array<[string, number]>, scale: 'best' | 'range' = 'best') => ({
+const list = (retriever: string, weight: number, hits: Array<[string, number]>, scale: ScoreScale = 'best') => ({
   retriever,
   weight,
   hits: hits.map(([fragmentId, score]) => ({ fragmentId, score })),

@@ -39,13 +39,11 @@ export interface WeightedList {
 export function fuseByWeightedScore(lists: WeightedList[]): FusedHit[] {
   const fused = new Map<string, FusedHit>();
   for (const { retriever, weight, hits, scale = 'best' } of lists) {
-    const scaled = scaler(
-      hits.map((h) => Math.max(h.score, 0)),
-      scale,
-    );
-    for (const { fragmentId, score } of hits) {
+    const scores = hits.map((h) => Math.max(h.score, 0));
+    const scaled = scaler(scores, scale);
+    for (const [i, { fragmentId }] of hits.entries()) {
       const hit = fused.get(fragmentId) ?? { fragmentId, score: 0, matchedBy: [] };
-      hit.score += weight * scaled(Math.max(score, 0));
+      hit.score += weight * scaled(scores[i]!);
       hit.matchedBy.push(retriever);
       fused.set(fragmentId, hit);
     }
