@@ -53,7 +53,7 @@ export const CHAT_TOOLS_MAX = 128;
 export const CHAT_STOP_MAX = 4;
 export const CHAT_MODEL_ID_MAX = 256;
 
-export const WEB_SEARCH_QUERY_MAX = 2_000;
+export { WEB_SEARCH_QUERY_MAX } from '@kw/contracts';
 export const WEB_SEARCH_RESULTS_MAX = 50;
 export const WEB_SEARCH_RESULTS_DEFAULT = 10;
 

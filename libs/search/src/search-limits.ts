@@ -23,10 +23,12 @@ export const GRAPH_NODES_MAX = 200;
 export const GRAPH_FRAGMENTS_PER_NODE = 10;
 export const GRAPH_SEARCH_LIMIT_DEFAULT = 20;
 export const GRAPH_SEARCH_LIMIT_MAX = 100;
-export const GRAPH_QUERY_MAX = 500;
+/** Compared with entity names (a contract limit: the MCP related tool reads it too). */
+export { GRAPH_QUERY_MAX } from '@kw/contracts';
 
 /** Limits of agentic search. */
-export const AGENTIC_QUERY_MAX = 500;
+/** As long as a search query (a contract limit: the MCP agentic_search tool reads it too). */
+export { AGENTIC_QUERY_MAX } from '@kw/contracts';
 export const AGENTIC_MAX_LEADS_DEFAULT = 10;
 export const AGENTIC_MAX_LEADS = 50;
 /** Keywords kept from a query, and candidates each retrieval brings. */

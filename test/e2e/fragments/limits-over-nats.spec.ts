@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { AuthContextSchema, FragmentsService } from '@kw/contracts';
+import {
+  AGENTIC_QUERY_MAX,
+  AuthContextSchema,
+  FragmentListingService,
+  FragmentsService,
+  GRAPH_QUERY_MAX,
+  GraphService,
+} from '@kw/contracts';
 import { requestContext } from '@kw/platform-context';
 import { AppError } from '@kw/platform-errors';
 import { connectNats, NatsTransport, ServiceClient } from '@kw/platform-transport';
@@ -144,6 +151,46 @@ describeWith(['postgres', 'nats'], 'field limits over NATS (the service enforces
       message: 'content: must be at most 1000000 bytes',
       param: 'content',
     });
+  });
+
+  /** A call over the bus as the workspace's owner reading (search scope). */
+  async function readOverNats<T>(call: () => Promise<T>): Promise<T | AppError> {
+    const auth = create(AuthContextSchema, {
+      userId,
+      credentialId: 'limits-test',
+      credentialKind: 'internal',
+      scopes: ['search:read'],
+      allWorkspaces: true,
+    });
+    try {
+      return await requestContext.run({ requestId: `limits-${Date.now()}`, auth }, call);
+    } catch (err) {
+      if (AppError.isAppError(err)) return err;
+      throw err;
+    }
+  }
+
+  it('bounds the query of agentic search and of the graph for every caller, as REST does', async () => {
+    const agentic = (query: string) =>
+      readOverNats(() => client.call(FragmentListingService.method.agenticSearch, { workspaceId, query, maxLeads: 5 }));
+    expect(await agentic('x'.repeat(AGENTIC_QUERY_MAX))).not.toBeInstanceOf(AppError);
+    const refused = await agentic('x'.repeat(AGENTIC_QUERY_MAX + 1));
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).toJSON()).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', param: 'query' });
+    const rest = await fetch(`${platform.url}/api/fragments/agentic-search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ workspaceId, query: 'x'.repeat(AGENTIC_QUERY_MAX + 1) }),
+    });
+    expect(rest.status).toBe(400);
+    const body = (await rest.json()) as { code: string; error: string };
+    expect(body.code).toBe('VALIDATION_FAILED');
+    expect(body.error).toMatch(/^query/);
+
+    const graph = await readOverNats(() =>
+      client.call(GraphService.method.graphRetrieve, { workspaceId, query: 'x'.repeat(GRAPH_QUERY_MAX + 1) }),
+    );
+    expect((graph as AppError).toJSON()).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', param: 'query' });
   });
 
   it('stored nothing that was refused', async () => {

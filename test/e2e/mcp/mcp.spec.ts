@@ -160,6 +160,38 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     expect(byFragment.isError, byFragment.text).toBe(false);
   });
 
+  it('takes queries as long as the REST routes do, and refuses longer ones', async () => {
+    // A pasted passage (longer than the 1,000 characters the tool once took) finds its note.
+    const passage = `Who restarts the billing queue when it stalls? ${'The night shift saw the consumer lag again. '.repeat(40)}`;
+    expect(passage.length).toBeGreaterThan(1_000);
+    const agentic = await call(client, 'agentic_search', { workspaceId: ws.id, query: passage.slice(0, 2_000) });
+    expect(agentic.isError, agentic.text).toBe(false);
+    expect(agentic.data.leads.map((l: any) => l.fragmentId)).toContain(fragmentId);
+    const tooLong = await call(client, 'agentic_search', { workspaceId: ws.id, query: 'x'.repeat(2_001) });
+    expect(tooLong.isError).toBe(true);
+    const graphTooLong = await call(client, 'related', { workspaceId: ws.id, query: 'x'.repeat(501) });
+    expect(graphTooLong.isError).toBe(true);
+
+    // For a fragment, the graph is asked with its title and tags cut at the graph query's bound:
+    // a long title with many tags is not refused.
+    const { fragment } = await p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments',
+      {
+        workspaceId: ws.id,
+        fragmentTypeId: ws.noteTypeId,
+        title: `Ada Lovelace on call ${'and the handover notes '.repeat(20)}`.slice(0, 500),
+        content: 'Long title, many tags.',
+        tags: Array.from({ length: 20 }, (_, i) => `handover-${i}`),
+      },
+      201,
+    );
+    const related = await call(client, 'related', { workspaceId: ws.id, fragmentId: fragment.id });
+    expect(related.isError, related.text).toBe(false);
+    expect(related.data.entities.map((e: any) => e.name)).toContain('Ada Lovelace');
+  });
+
   it('manages collections', async () => {
     const { collection } = await p.api.ok(
       owner.auth,

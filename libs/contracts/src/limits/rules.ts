@@ -60,6 +60,10 @@ import {
   VAULT_SECRET_TYPES,
   VAULT_SECRET_VALUE_MAX_BYTES,
 } from './vault.js';
+import { AgenticSearchRequestSchema } from '../gen/kw/search/v1/listing_pb.js';
+import { GraphRetrieveRequestSchema, SearchGraphEntitiesRequestSchema } from '../gen/kw/search/v1/graph_pb.js';
+import { SearchFilesRequestSchema } from '../gen/kw/files/v1/files_pb.js';
+import { AGENTIC_QUERY_MAX, FILE_SEARCH_QUERY_MAX_CHARS, GRAPH_QUERY_MAX } from './search.js';
 import { WEBHOOK_NAME_MAX, WEBHOOK_URL_MAX } from './webhooks.js';
 import { VISIBILITIES, WORKSPACE_DESCRIPTION_MAX, WORKSPACE_NAME_MAX } from './workspaces.js';
 
@@ -99,7 +103,7 @@ function limitsOf<S extends DescMessage>(schema: S, fields: FieldsOf<S>): Messag
 const tags: FieldRule = { maxItems: FRAGMENT_TAGS_MAX, eachMaxChars: FRAGMENT_TAG_MAX };
 
 /**
- * The field limits of every write message, enforced where data is written: `serve()` in
+ * The field limits of every write message and of the query messages, enforced where data is written: `serve()` in
  * @kw/platform-transport refuses a message that breaks one before its handler runs, so a NATS
  * caller meets the same limits as a REST client (whose DTOs read the same constants and refuse
  * first). Fields are listed in the order the REST DTOs declare them, so a refusal names the same
@@ -209,6 +213,11 @@ export const MESSAGE_LIMITS: readonly MessageLimits[] = [
     label: { maxChars: EMBED_KEY_LABEL_MAX },
     allowedOrigins: { maxItems: EMBED_KEY_ORIGINS_MAX, eachMaxChars: EMBED_ORIGIN_MAX },
   }),
+  // Queries. Search's own (SearchRequest.search.query, nested) is checked by the search service.
+  limitsOf(AgenticSearchRequestSchema, { query: { maxChars: AGENTIC_QUERY_MAX } }),
+  limitsOf(SearchGraphEntitiesRequestSchema, { query: { maxChars: GRAPH_QUERY_MAX } }),
+  limitsOf(GraphRetrieveRequestSchema, { query: { maxChars: GRAPH_QUERY_MAX } }),
+  limitsOf(SearchFilesRequestSchema, { query: { maxChars: FILE_SEARCH_QUERY_MAX_CHARS } }),
 ];
 
 const byTypeName = new Map(MESSAGE_LIMITS.map((limits) => [limits.schema.typeName, limits]));

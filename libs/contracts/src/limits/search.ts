@@ -6,6 +6,21 @@
 export const SEARCH_QUERY_MAX = 2_000;
 
 /**
+ * Agentic search reads a question or a pasted passage as search does: the same bound (REST, the
+ * search service through MESSAGE_LIMITS, the MCP agentic_search tool).
+ */
+export const AGENTIC_QUERY_MAX = SEARCH_QUERY_MAX;
+
+/**
+ * Graph queries (entity search, graph-guided retrieval, the MCP related tool) are compared with
+ * entity names: a phrase, not a passage.
+ */
+export const GRAPH_QUERY_MAX = 500;
+
+/** The web search's query (the chat component's route and the MCP web_search tool). */
+export const WEB_SEARCH_QUERY_MAX = 2_000;
+
+/**
  * The longest query the files component's search takes (FilesService.SearchFiles, and its route);
  * workspace search asks it with the opening of a longer query.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SEARCH_QUERY_MAX } from '@kw/contracts';
+import { AGENTIC_QUERY_MAX, GRAPH_QUERY_MAX, SEARCH_QUERY_MAX, WEB_SEARCH_QUERY_MAX } from '@kw/contracts';
 import { AGENT_TOOLS, describeAgentTools, findAgentTool, findAssignableTool, toolJsonSchema } from './agent-tools.js';
 
 describe('the agent tool registry', () => {
@@ -35,6 +35,15 @@ describe('the agent tool registry', () => {
     const query = toolJsonSchema(findAgentTool('search')!).properties as Record<string, { maxLength?: number }>;
     expect(query.query!.maxLength).toBe(SEARCH_QUERY_MAX);
     expect(SEARCH_QUERY_MAX).toBe(2_000);
+  });
+
+  it('bounds every other query as its route does (the service checks the same contract limit)', () => {
+    const maxLength = (id: string) =>
+      (toolJsonSchema(findAgentTool(id)!).properties as Record<string, { maxLength?: number }>).query!.maxLength;
+    expect(maxLength('agentic_search')).toBe(AGENTIC_QUERY_MAX);
+    expect(AGENTIC_QUERY_MAX).toBe(SEARCH_QUERY_MAX);
+    expect(maxLength('related')).toBe(GRAPH_QUERY_MAX);
+    expect(maxLength('web_search')).toBe(WEB_SEARCH_QUERY_MAX);
   });
 
   it('finds a tool by id, and nothing for an unknown id', () => {

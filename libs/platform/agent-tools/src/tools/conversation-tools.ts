@@ -1,6 +1,6 @@
 import * as z from 'zod/v4';
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import { QUERY_MAX } from '../tool-limits.js';
+import { WEB_SEARCH_QUERY_MAX } from '@kw/contracts';
 import { defineAgentTool, type AgentTool } from '../agent-tool.js';
 
 /** The chat agent loop runs these itself; reaching `run` means a runtime offered one it cannot run. */
@@ -53,7 +53,7 @@ export const conversationTools: AgentTool[] = [
       'Search the public web (for what the workspace does not know). Answers title, URL and an excerpt per ' +
       'result. Available when the embed configuration enables web search and the user has web-search access.',
     inputSchema: {
-      query: z.string().min(1).max(QUERY_MAX),
+      query: z.string().min(1).max(WEB_SEARCH_QUERY_MAX),
       numResults: z.number().int().min(1).max(10).optional(),
     },
     annotations: { readOnlyHint: true, openWorldHint: true },

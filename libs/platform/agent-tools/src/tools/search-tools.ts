@@ -1,14 +1,16 @@
 import * as z from 'zod/v4';
 import {
+  AGENTIC_QUERY_MAX,
   FragmentListingService,
   FragmentsService,
+  GRAPH_QUERY_MAX,
   GraphService,
   SEARCH_QUERY_MAX,
   SearchService,
   type SearchPage,
 } from '@kw/contracts';
 import { badRequest } from '@kw/platform-errors';
-import { LIST_LIMIT_MAX, QUERY_MAX } from '../tool-limits.js';
+import { LIST_LIMIT_MAX } from '../tool-limits.js';
 import { READ_ONLY, defineAgentTool, type AgentTool } from '../agent-tool.js';
 
 const S = SearchService.method;
@@ -69,7 +71,7 @@ export const searchTools: AgentTool[] = [
       'not answers: read them with get_fragment.',
     inputSchema: {
       workspaceId: z.uuid(),
-      query: z.string().min(1).max(QUERY_MAX),
+      query: z.string().min(1).max(AGENTIC_QUERY_MAX),
       maxLeads: z.number().int().min(1).max(50).optional(),
     },
     annotations: READ_ONLY,
@@ -96,7 +98,7 @@ export const searchTools: AgentTool[] = [
     inputSchema: {
       workspaceId: z.uuid(),
       fragmentId: z.uuid().optional(),
-      query: z.string().min(1).max(QUERY_MAX).optional(),
+      query: z.string().min(1).max(GRAPH_QUERY_MAX).optional(),
       depth: z.number().int().min(1).max(3).optional(),
       limit: z.number().int().min(1).max(50).optional(),
     },
@@ -107,7 +109,8 @@ export const searchTools: AgentTool[] = [
       if (args.fragmentId) {
         const { fragment } = await client.call(FragmentsService.method.getFragment, { fragmentId: args.fragmentId });
         if (fragment!.workspaceId !== args.workspaceId) throw badRequest('The fragment belongs to another workspace');
-        query = [fragment!.title, ...fragment!.tags].join(' ');
+        // A long title and many tags can pass the graph's bound; the names come first anyway.
+        query = [fragment!.title, ...fragment!.tags].join(' ').slice(0, GRAPH_QUERY_MAX);
       }
       const res = await client.call(GraphService.method.graphRetrieve, {
         workspaceId: args.workspaceId,
