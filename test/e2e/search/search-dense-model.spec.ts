@@ -71,15 +71,15 @@ describe('hybrid search with a dense embedding model (embedded platform, OpenAI 
     expect(semantic.map((h) => h.title)).toEqual(['Bicycle repair', 'Compost heap', 'Tax return']);
     const [best, compost, worst] = semantic.map((h) => h.score) as [number, number, number];
     const hybrid = await search('compost heap');
-    // Semantic weight 0.5 by default for a model; only the compost note holds the words.
+    // Semantic weight 0.4 by default for a model; only the compost note holds the words.
     expect(hybrid.map((h) => [h.title, h.matchedBy])).toEqual([
       ['Compost heap', ['keyword', 'semantic']],
       ['Bicycle repair', ['semantic']],
       ['Tax return', ['semantic']],
     ]);
-    expect(hybrid[0]!.score).toBeCloseTo(0.5 + (0.5 * (compost - worst)) / (best - worst), 9);
-    expect(hybrid[1]!.score).toBeCloseTo(0.5, 9);
-    // Divided by the best, the last would still have earned 0.5 x 0.98.
+    expect(hybrid[0]!.score).toBeCloseTo(0.6 + (0.4 * (compost - worst)) / (best - worst), 9);
+    expect(hybrid[1]!.score).toBeCloseTo(0.4, 9);
+    // Divided by the best, the last would still have earned 0.4 x 0.98.
     expect(hybrid[2]!.score).toBe(0);
   });
 });

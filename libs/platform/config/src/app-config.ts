@@ -184,7 +184,7 @@ export class AppConfig {
   /**
    * Share of the semantic retriever in hybrid search (0..1; the keyword retriever has the rest).
    * Unset: 0.2 with the built-in AI provider (word-hashing vectors rank worse than BM25) and
-   * 0.5 with a real embedding model. docs/search.md, "Relevance".
+   * 0.4 with a real embedding model. docs/search.md, "Relevance".
    */
   @IsOptional()
   @Transform(toInt)

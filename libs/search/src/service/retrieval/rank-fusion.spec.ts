@@ -142,7 +142,7 @@ describe('fuseByWeightedScore with a list scaled over its range', () => {
 describe('semanticWeight', () => {
   it('trusts real embedding models more than the built-in word hashing, and a configured value most', () => {
     expect(semanticWeight(undefined, 'builtin')).toBe(0.2);
-    expect(semanticWeight(undefined, 'openai')).toBe(0.5);
+    expect(semanticWeight(undefined, 'openai')).toBe(0.4);
     expect(semanticWeight(0.7, 'builtin')).toBe(0.7);
     expect(semanticWeight(0, 'openai')).toBe(0);
   });
