@@ -128,6 +128,36 @@ describe('bulk fragment writes', () => {
     expect(listed.totalCount).toBe(3);
   }, 60_000);
 
+  it('leaves an item unchanged on a second import when enrichment added to its tags', async () => {
+    // A workspace of its own: the other tests count the fragments of theirs.
+    const garden = await p.workspace(owner);
+    const item = {
+      fragmentTypeId: garden.noteTypeId,
+      title: 'Compost heap',
+      content:
+        'Turn the compost heap every week and keep it as moist as a wrung sponge. Grass cuttings bring ' +
+        'nitrogen, dry leaves bring carbon; the heap warms up when both are there.',
+      key: 'compost',
+      tags: ['garden'],
+      enhanceTags: true,
+    };
+    const first = await bulk(owner.auth, { workspaceId: garden.id, upsert: true, items: [item] });
+    expect(first.body.results.map((r: any) => r.status)).toEqual(['created']);
+    const id = first.body.results[0].id;
+    const read = async () =>
+      (await p.api.ok(owner.auth, 'GET', `/api/memory-fragments/${id}`, undefined, 200)).fragment;
+    await expect.poll(read, { timeout: 30_000 }).toMatchObject({ status: 'published' });
+    const enriched = await read();
+    // Enrichment kept the given tag and added its own.
+    expect(enriched.tags).toContain('garden');
+    expect(enriched.tags.length).toBeGreaterThan(1);
+
+    const again = await bulk(owner.auth, { workspaceId: garden.id, upsert: true, items: [item] });
+    expect(again.body.results.map((r: any) => r.status)).toEqual(['unchanged']);
+    const after = await read();
+    expect([after.version, after.tags]).toEqual([enriched.version, enriched.tags]);
+  }, 60_000);
+
   it('refuses the whole request for a workspace the caller may not write, or too many items', async () => {
     const stranger = await p.person();
     const hidden = await bulk(stranger.auth, { workspaceId: ws.id, items: [note(9)] });

@@ -12,6 +12,7 @@ import {
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { Handles, type RequestOf } from '@kw/platform-transport';
+import { rewriteChangesNothing } from '../domain/rewrite-changes-nothing.js';
 import { FragmentsRepository } from '../persistence/fragments.repository.js';
 import type { FragmentRow } from '../persistence/rows.js';
 import { FragmentsHandlers } from './fragments.handlers.js';
@@ -109,12 +110,12 @@ export class BulkFragmentsHandlers {
 
 /** Re-importing the same item writes nothing: what it sets already holds. */
 function unchanged(row: FragmentRow, item: CreateFragmentRequest): boolean {
-  if (row.title !== item.title || row.content !== item.content || row.fragmentTypeId !== item.fragmentTypeId)
-    return false;
-  if (item.summary !== undefined && item.summary.trim() !== '' && row.summary !== item.summary) return false;
-  if (item.tagsSupplied) {
-    const tags = [...new Set(item.tags.map((t) => t.trim()).filter((t) => t !== ''))];
-    if (tags.length !== row.tags.length || tags.some((t) => !row.tags.includes(t))) return false;
-  }
-  return true;
+  return rewriteChangesNothing(row, {
+    title: item.title,
+    content: item.content,
+    fragmentTypeId: item.fragmentTypeId,
+    summary: item.summary,
+    tags: item.tagsSupplied ? item.tags : undefined,
+    enhanceTags: item.enhanceTags,
+  });
 }

@@ -26,6 +26,7 @@ import {
   type ArchivedFragment,
   type ArchiveRecords,
 } from '../../domain/workspace-archive.js';
+import { rewriteChangesNothing } from '../../domain/rewrite-changes-nothing.js';
 import { CollectionsRepository } from '../../persistence/collections.repository.js';
 import { FragmentsRepository } from '../../persistence/fragments.repository.js';
 import type { FragmentRow } from '../../persistence/rows.js';
@@ -310,13 +311,7 @@ export class WorkspaceImport {
   }
 }
 
-/**
- * Whether importing the record again would change nothing: what the archive sets is there. What
- * it leaves to enrichment (no summary; tags to enhance) may have been generated since.
- */
+/** Whether importing the record again would change nothing (the bulk upsert's rule). */
 function sameContent(row: FragmentRow, f: ArchivedFragment, fragmentTypeId: string): boolean {
-  if (row.title !== f.title || row.content !== f.content || row.fragmentTypeId !== fragmentTypeId) return false;
-  if (f.summary !== null && row.summary !== f.summary) return false;
-  if (f.enhanceTags) return f.tags.every((t) => row.tags.includes(t));
-  return row.tags.length === f.tags.length && row.tags.every((t, i) => t === f.tags[i]);
+  return rewriteChangesNothing(row, { ...f, fragmentTypeId });
 }
