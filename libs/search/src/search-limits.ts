@@ -26,8 +26,7 @@ export const GRAPH_SEARCH_LIMIT_MAX = 100;
 /** Compared with entity names (a contract limit: the MCP related tool reads it too). */
 export { GRAPH_QUERY_MAX } from '@kw/contracts';
 
-/** Limits of agentic search. */
-/** As long as a search query (a contract limit: the MCP agentic_search tool reads it too). */
+/** Limits of agentic search. Its query is as long as a search query (a contract limit). */
 export { AGENTIC_QUERY_MAX } from '@kw/contracts';
 export const AGENTIC_MAX_LEADS_DEFAULT = 10;
 export const AGENTIC_MAX_LEADS = 50;
