@@ -83,16 +83,20 @@ describeWith(['postgres', 'nats'], 'field limits over NATS (the service enforces
     ...fields,
   });
 
-  /** CreateFragment over the bus, as the workspace's owner (the context the gateway would send). */
-  function createOverNats(fields: Fields) {
+  /** A call over the bus as the workspace's owner with these scopes (the context the gateway would send). */
+  function asOwner<T>(scopes: string[], call: () => Promise<T>): Promise<T> {
     const auth = create(AuthContextSchema, {
       userId,
       credentialId: 'limits-test',
       credentialKind: 'internal',
-      scopes: ['fragments:read', 'fragments:write'],
+      scopes,
       allWorkspaces: true,
     });
-    return requestContext.run({ requestId: `limits-${Date.now()}`, auth }, () =>
+    return requestContext.run({ requestId: `limits-${Date.now()}`, auth }, call);
+  }
+
+  function createOverNats(fields: Fields) {
+    return asOwner(['fragments:read', 'fragments:write'], () =>
       client.call(FragmentsService.method.createFragment, input(fields)),
     );
   }
@@ -153,17 +157,10 @@ describeWith(['postgres', 'nats'], 'field limits over NATS (the service enforces
     });
   });
 
-  /** A call over the bus as the workspace's owner reading (search scope). */
+  /** A read over the bus as the workspace's owner (search scope): the answer, or the refusal. */
   async function readOverNats<T>(call: () => Promise<T>): Promise<T | AppError> {
-    const auth = create(AuthContextSchema, {
-      userId,
-      credentialId: 'limits-test',
-      credentialKind: 'internal',
-      scopes: ['search:read'],
-      allWorkspaces: true,
-    });
     try {
-      return await requestContext.run({ requestId: `limits-${Date.now()}`, auth }, call);
+      return await asOwner(['search:read'], call);
     } catch (err) {
       if (AppError.isAppError(err)) return err;
       throw err;
