@@ -188,8 +188,11 @@ SELECT c.workspace_id::text AS w, c.fragment_id::text AS f, c.version AS v, (ext
  JOIN search_read.fragments f ON f.id = c.fragment_id AND f.version = c.version AND f.archived_at IS NULL
 WHERE c.workspace_id = ANY($1::uuid[]) AND c.created_at > to_timestamp($2::float8 / 1000) AND c.ordinal = 0;
 
--- src/persistence/vectors/chunk-vectors.repository.ts: ChunkVectorsRepository.deadOf
-SELECT f.id::text AS id, f.version FROM search_read.fragments f WHERE f.id = ANY($1::uuid[]) AND f.archived_at IS NULL;
+-- src/persistence/vectors/chunk-vectors.repository.ts: ChunkVectorsRepository.currentRuns
+SELECT c.workspace_id::text AS w, f.id::text AS f, c.version AS v, (extract(epoch FROM c.created_at) * 1000)::float8 AS t
+ FROM search_read.fragments f
+ JOIN search_read.fragment_chunks c ON c.fragment_id = f.id AND c.ordinal = 0 AND c.version = f.version
+WHERE f.id = ANY($1::uuid[]) AND f.archived_at IS NULL;
 
 -- src/persistence/vectors/chunk-vectors.repository.ts: ChunkVectorsRepository.chunkVectors
 SELECT fragment_id::text AS f, version AS v, (extract(epoch FROM created_at) * 1000)::float8 AS t, array_send(embedding) AS e

@@ -21,17 +21,11 @@ export interface ChunkVectorRow {
   e: Uint8Array;
 }
 
-/** A held run to check: a fragment embedded at this version. */
-export interface HeldRun {
-  fragmentId: string;
-  version: number;
-}
-
 /** What the in-process vector index reads of Postgres (service/vector/memory-vector-index.ts). */
 export interface ChunkVectorSource {
   liveRuns(workspaceIds: string[]): Promise<LiveRunRow[]>;
   runsSince(workspaceIds: string[], sinceMs: number): Promise<LiveRunRow[]>;
-  deadOf(runs: HeldRun[]): Promise<Set<string>>;
+  currentRuns(fragmentIds: string[]): Promise<LiveRunRow[]>;
   chunkVectors(fragmentIds: string[]): Promise<ChunkVectorRow[]>;
 }
 
@@ -111,20 +105,23 @@ export class ChunkVectorsRepository implements ChunkVectorSource, LiveFragmentCh
   }
 
   /**
-   * Which of these held runs are no longer current: the fragment deleted, archived or at another
-   * version. (A new run of the same version is read by runsSince before the check.) Only the dead
-   * come back, usually none.
+   * The current run of each of these fragments that is live: not archived, and its chunks of its
+   * current version. A fragment missing from the answer was deleted, archived, or has new text
+   * not embedded yet. (Chunks follow a new version that left the text alone, keeping their
+   * created_at: the same run under a new version.)
    */
-  async deadOf(runs: HeldRun[]): Promise<Set<string>> {
-    if (runs.length === 0) return new Set();
+  async currentRuns(fragmentIds: string[]): Promise<LiveRunRow[]> {
+    if (fragmentIds.length === 0) return [];
     // `id = ANY(...)` keeps the primary key's index for any count (a join with unnest() made the
     // planner hash the whole table for a few hundred ids).
-    const { rows } = await this.database.pool.query<{ id: string; version: number }>(
-      `SELECT f.id::text AS id, f.version FROM search_read.fragments f WHERE f.id = ANY($1::uuid[]) AND f.archived_at IS NULL`,
-      [runs.map((r) => r.fragmentId)],
+    const { rows } = await this.database.pool.query<LiveRunRow>(
+      `SELECT c.workspace_id::text AS w, f.id::text AS f, c.version AS v, (extract(epoch FROM c.created_at) * 1000)::float8 AS t
+         FROM search_read.fragments f
+         JOIN search_read.fragment_chunks c ON c.fragment_id = f.id AND c.ordinal = 0 AND c.version = f.version
+        WHERE f.id = ANY($1::uuid[]) AND f.archived_at IS NULL`,
+      [fragmentIds],
     );
-    const live = new Map(rows.map((r) => [r.id, r.version]));
-    return new Set(runs.filter((r) => live.get(r.fragmentId) !== r.version).map((r) => r.fragmentId));
+    return rows;
   }
 
   /** Every chunk vector of the fragments, by fragment then ordinal. */

@@ -140,7 +140,7 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
     const recording = {
       liveRuns: (ids: string[]) => (calls.push('all'), repository.liveRuns(ids)),
       runsSince: (ids: string[], since: number) => (calls.push('since'), repository.runsSince(ids, since)),
-      deadOf: (runs: Parameters<typeof repository.deadOf>[0]) => repository.deadOf(runs),
+      currentRuns: (ids: string[]) => repository.currentRuns(ids),
       chunkVectors: (ids: string[]) => repository.chunkVectors(ids),
     };
     const memory = new MemoryVectorIndex(recording, 1_000_000, new RecordingFallback());
@@ -170,6 +170,23 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
     const memory = index();
     const a = await fragment([[1, 0, 0]]);
     await db.fragment.update({ where: { id: a }, data: { version: 2 } });
+    expect(await memory.nearest(query([1, 0, 0]))).toEqual([]);
+  });
+
+  it('keeps a fragment whose chunks followed a new version without new text (tags, type or key changed)', async () => {
+    const memory = index();
+    const a = await fragment([[1, 0, 0]]);
+    // Embedded a while ago: a read of the runs written since the last query does not reach it.
+    await db.fragmentChunk.updateMany({ where: { fragmentId: a }, data: { createdAt: new Date(Date.now() - 30_000) } });
+    expect((await memory.nearest(query([1, 0, 0]))).map((h) => h.fragmentId)).toEqual([a]);
+    // What the fragments component does for an update that leaves the text alone: the fragment
+    // and its chunks move to version 2 together, the chunks keeping their created_at.
+    await db.fragment.update({ where: { id: a }, data: { version: 2 } });
+    await db.fragmentChunk.updateMany({ where: { fragmentId: a }, data: { version: 2 } });
+    expect((await memory.nearest(query([1, 0, 0]))).map((h) => h.fragmentId)).toEqual([a]);
+    expect((await memory.nearest(query([1, 0, 0]))).map((h) => h.fragmentId)).toEqual([a]);
+    // New text (version 3, chunks still of version 2) is not found by the old text's vectors.
+    await db.fragment.update({ where: { id: a }, data: { version: 3 } });
     expect(await memory.nearest(query([1, 0, 0]))).toEqual([]);
   });
 

@@ -7,6 +7,8 @@ interface Held {
   /** `<version>:<created_at ms>` of the run (one run writes all chunks of a fragment at once). */
   run: string;
   version: number;
+  /** created_at of the run's chunks, in ms: the run's identity across versions. */
+  createdMs: number;
   dim: number;
   /** Chunks x dim. */
   floats: number;
@@ -169,16 +171,27 @@ export class MemoryVectorIndex implements VectorIndex {
     for (let depth = query.limit + LIVENESS_SLACK; ; depth *= 2) {
       const { ranked, more } = this.score(query, depth);
       const batch = ranked.filter((r) => !checked.has(r.hit.fragmentId));
-      const dead = await this.chunks.deadOf(
-        batch.map(({ held, hit }) => ({ fragmentId: hit.fragmentId, version: held.version })),
+      const current = new Map(
+        (await this.chunks.currentRuns(batch.map(({ hit }) => hit.fragmentId))).map((r) => [r.f, r]),
       );
       for (const { workspaceId, held, hit } of batch) {
         checked.add(hit.fragmentId);
-        if (!dead.has(hit.fragmentId)) kept.push(hit);
-        else this.forget(workspaceId, hit.fragmentId, held);
+        const now = current.get(hit.fragmentId);
+        if (now && now.t === held.createdMs) {
+          // The run held, or the same run under a newer version (tags, type or key changed, not
+          // the text): runsSince does not see that one (its created_at is old), so it is
+          // restamped here, or it would be dropped as dead.
+          if (now.v !== held.version) this.restamp(held, now.v);
+          kept.push(hit);
+        } else this.forget(workspaceId, hit.fragmentId, held);
       }
       if (kept.length >= query.limit || !more) return kept.sort(byRank).slice(0, query.limit);
     }
+  }
+
+  private restamp(held: Held, version: number): void {
+    held.version = version;
+    held.run = runKey(version, held.createdMs);
   }
 
   private forget(workspaceId: string, fragmentId: string, held: Held): void {
@@ -253,7 +266,13 @@ export class MemoryVectorIndex implements VectorIndex {
         this.hold(
           workspaceOf.get(fragmentId)!,
           fragmentId,
-          { run: runKey(chunks[0]!.v, chunks[0]!.t), version: chunks[0]!.v, dim, floats: packed.length },
+          {
+            run: runKey(chunks[0]!.v, chunks[0]!.t),
+            version: chunks[0]!.v,
+            createdMs: Number(chunks[0]!.t),
+            dim,
+            floats: packed.length,
+          },
           packed,
         );
       }
