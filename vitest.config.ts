@@ -27,6 +27,8 @@ export default defineConfig({
   resolve: { alias },
   test: {
     include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'test/**/*.spec.ts'],
+    // One embedded database cluster, copied into each test's new data folder (startEmbedded).
+    globalSetup: ['test/support/cluster-template.ts'],
     // An embedded platform takes about 10 s to start on an idle 2-core machine (PGlite, migrations)
     // and several times that while the other worker starts a distributed one: tests that start
     // platforms need the room. These bound hangs; they are not performance assertions.

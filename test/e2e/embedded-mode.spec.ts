@@ -18,7 +18,7 @@ describe('embedded mode', () => {
   });
 
   it('starts on an empty data folder and serves health, version, docs and the viewer', async () => {
-    platform = await startEmbedded(dataDir);
+    platform = await startEmbedded(dataDir, {}, { newCluster: true });
     expect(platform.logs.some((l) => l.msg === 'embedded PostgreSQL cluster created')).toBe(true);
     expect(platform.logs.some((l) => l.msg === 'embedded PostgreSQL started')).toBe(true);
     const health = await fetch(`${platform.url}/api/health`);

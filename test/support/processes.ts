@@ -3,6 +3,8 @@ import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
+import { copyClusterTemplate } from './cluster-template.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -119,7 +121,23 @@ export async function startApp(app: string, env: Record<string, string>, timeout
   };
 }
 
-/** Starts the embedded default (every component in one process, PGlite in dataDir). */
-export function startEmbedded(dataDir: string, env: Record<string, string> = {}): Promise<PlatformProcess> {
+export interface EmbeddedStartOptions {
+  /**
+   * Let the platform create its database cluster (initdb), as on a first start. Otherwise an
+   * empty data folder gets a copy of the run's template cluster (test/support/cluster-template.ts),
+   * the same cluster a second earlier.
+   */
+  newCluster?: boolean;
+}
+
+/** Starts the embedded default (every component in one process, its database in dataDir). */
+export function startEmbedded(
+  dataDir: string,
+  env: Record<string, string> = {},
+  options: EmbeddedStartOptions = {},
+): Promise<PlatformProcess> {
+  // Only where the platform would make a PostgreSQL cluster: no external database, no PGlite asked for.
+  if (!options.newCluster && !env.DATABASE_URL && !env.EMBEDDED_DATABASE)
+    copyClusterTemplate(inject('embeddedClusterTemplate') ?? '', dataDir);
   return startApp('gateway', { RUN_MODE: 'embedded', PORT: '0', DATA_DIR: dataDir, ...env });
 }
