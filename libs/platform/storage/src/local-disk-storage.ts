@@ -42,14 +42,16 @@ export class LocalDiskStorage implements BlobStorage {
     const partial = path.join(this.partialDir, randomUUID());
     const meter = new BlobMeter(options.maxBytes);
     await mkdir(this.partialDir, { recursive: true });
+    // flush: the bytes are on disk before the rename publishes them, so a crash cannot publish a torn file.
+    const file = createWriteStream(partial, { flags: 'wx', flush: true });
     try {
-      // flush: the bytes are on disk before the rename publishes them, so a crash cannot publish a torn file.
-      await pipeline(body, meter, createWriteStream(partial, { flags: 'wx', flush: true }), {
-        signal: options.signal,
-      });
+      await pipeline(body, meter, file, { signal: options.signal });
       await mkdir(path.dirname(target), { recursive: true });
       await rename(partial, target);
     } catch (err) {
+      // A pipeline refused early (too large, aborted) may end while the file is still being
+      // opened: removed before the open completes, it would be created after, and left behind.
+      if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
       await rm(partial, { force: true });
       throw err;
     }

@@ -184,6 +184,18 @@ export function describeBlobStorageConformance(name: string, setup: () => Promis
       expect(await subject.leftovers()).toEqual([]);
     });
 
+    it('leaves nothing of puts refused at their first bytes, however many at once', async () => {
+      // Refused before the store has even opened its file: the removal must wait for the open.
+      const refusals = await Promise.allSettled(
+        Array.from({ length: 40 }, (_, i) =>
+          storage.put(`cap/early-${i}`, Readable.from([randomBytes(11)]), { maxBytes: 10 }),
+        ),
+      );
+      expect(refusals.every((r) => r.status === 'rejected' && r.reason instanceof BlobTooLargeError)).toBe(true);
+      expect(await collect(storage.list('cap/early-'))).toEqual([]);
+      expect(await subject.leftovers()).toEqual([]);
+    });
+
     it('gives up a put whose signal aborts mid-stream, leaving nothing', async () => {
       const controller = new AbortController();
       const { body, progress } = generated(20 * MiB, (sent) => {
