@@ -47,7 +47,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
   const { port } = receiver.address() as AddressInfo;
-  startTracing({ serviceName: 'kw-test', endpoint: `http://127.0.0.1:${port}`, scheduledDelayMs: 10 });
+  await startTracing({ serviceName: 'kw-test', endpoint: `http://127.0.0.1:${port}`, scheduledDelayMs: 10 });
 });
 
 afterAll(async () => {

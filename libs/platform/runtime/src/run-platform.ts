@@ -81,7 +81,7 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
   const logger = createLogger({ level: config.LOG_LEVEL, component: processName, destination: options.logDestination });
   const metrics = new PlatformMetrics({ component: processName });
   // Before anything opens a pool or a connection: they are wrapped only while tracing is on.
-  const tracing = startTracing({
+  const tracing = await startTracing({
     serviceName: config.OTEL_SERVICE_NAME ?? `kw-${processName}`,
     serviceVersion: buildInfo().version,
     endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { BlobStorage } from './blob-storage.js';
 import { LocalDiskStorage } from './local-disk-storage.js';
-import { S3Storage } from './s3-storage.js';
 
 /** Nest injection token of the process's BlobStorage. */
 export const BLOB_STORAGE = Symbol('BLOB_STORAGE');
@@ -23,6 +22,8 @@ export interface BlobStorageConfig {
  */
 export async function createBlobStorage(config: BlobStorageConfig): Promise<BlobStorage> {
   if (!config.S3_BUCKET) return new LocalDiskStorage(path.join(config.DATA_DIR, 'files'));
+  // Loaded here, not at start-up: every process with blob storage would pay for the AWS SDK.
+  const { S3Storage } = await import('./s3-storage.js');
   const storage = new S3Storage({
     bucket: config.S3_BUCKET,
     region: config.S3_REGION ?? 'us-east-1',

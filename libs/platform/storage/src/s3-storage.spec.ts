@@ -2,7 +2,8 @@ import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BlobTooLargeError, S3Storage, createBlobStorage, type BlobStorage } from './index.js';
+import { BlobTooLargeError, createBlobStorage, type BlobStorage } from './index.js';
+import { S3Storage } from './s3-storage.js';
 import { startS3rver, type S3rverFixture } from './s3rver-fixture.js';
 import { describeBlobStorageConformance } from './storage-conformance.js';
 

@@ -12,7 +12,7 @@ afterEach(async () => {
 
 describe('startTracing', () => {
   it('registers nothing without an OTLP endpoint: the API stays a no-op', async () => {
-    const handle = startTracing({ serviceName: 'kw-test' });
+    const handle = await startTracing({ serviceName: 'kw-test' });
     expect(handle.enabled).toBe(false);
     expect(tracingEnabled()).toBe(false);
     const provider = trace.getTracerProvider();
@@ -53,13 +53,13 @@ describe('startTracing', () => {
       await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', () => resolve()));
       const { port } = server.address() as AddressInfo;
 
-      const handle = startTracing({
+      const handle = await startTracing({
         serviceName: 'kw-test',
         endpoint: `http://127.0.0.1:${port}`,
         scheduledDelayMs: 10,
       });
       expect(handle.enabled).toBe(true);
-      expect(startTracing({ serviceName: 'other' })).toMatchObject({ enabled: true });
+      expect(await startTracing({ serviceName: 'other' })).toMatchObject({ enabled: true });
 
       const traceId = '0af7651916cd43dd8448eb211c80319c';
       const parent = extractTraceContext({ traceparent: `00-${traceId}-b7ad6b7169203331-01` });

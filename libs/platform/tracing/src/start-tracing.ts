@@ -1,10 +1,7 @@
 import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import type { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import type { TracerProvider } from '@opentelemetry/sdk-trace';
 
 export interface TracingConfig {
   /** service.name of the spans (`kw-gateway`, `kw-fragments`...; OTEL_SERVICE_NAME when set). */
@@ -47,13 +44,31 @@ export function tracesUrl(config: Pick<TracingConfig, 'endpoint' | 'tracesEndpoi
  * over OTLP/HTTP (JSON) in batches, W3C trace-context propagation, and an AsyncLocalStorage
  * context manager. Only when an OTLP endpoint is configured: otherwise nothing is registered,
  * @opentelemetry/api stays its no-op self and every span helper of the platform is a plain
- * call (tracingEnabled() is false), so tracing off costs nothing. Later calls (several platforms
- * in one test process) return the first registration.
+ * call (tracingEnabled() is false), so tracing off costs nothing, not even loading the SDK.
+ * Later calls (several platforms in one test process) return the first registration.
  */
-export function startTracing(config: TracingConfig): TracingHandle {
+export async function startTracing(config: TracingConfig): Promise<TracingHandle> {
   if (active) return handleOf(active);
   const url = tracesUrl(config);
   if (!url) return DISABLED;
+  // The SDK and the exporter (about 200 ms of module loading) only where tracing is on.
+  const [
+    { AsyncLocalStorageContextManager },
+    { W3CTraceContextPropagator },
+    { OTLPTraceExporter },
+    { resourceFromAttributes },
+    { BatchSpanProcessor, TracerProvider },
+    { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION },
+  ] = await Promise.all([
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/semantic-conventions'),
+  ]);
+  // Two calls racing through the imports: the first to get here registers.
+  if (active) return handleOf(active);
 
   const contextManager = new AsyncLocalStorageContextManager().enable();
   const exporter = new OTLPTraceExporter({ url });
