@@ -1,9 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { postgresBinaries, startPostgresServer } from '../../libs/platform/persistence/src/embedded/postgres-server.js';
+import {
+  SERVER_DATA_FOLDER,
+  postgresBinaries,
+  startPostgresServer,
+} from '../../libs/platform/persistence/src/embedded/postgres-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,12 +31,12 @@ export default async function setup(project: TestProject): Promise<() => void> {
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'kw-cluster-template-'));
   // The server's account (run as root) must be able to enter the folder, as in tempDir().
-  spawnSync('chmod', ['0755', dir]);
+  chmodSync(dir, 0o755);
   const server = await startPostgresServer({ dataDir: dir, binaries });
   await server.stop();
   // The lock is the folder's, not the cluster's: each copy takes its own.
   rmSync(path.join(dir, 'pg.lock'), { force: true });
-  project.provide('embeddedClusterTemplate', existsSync(path.join(dir, 'postgres', 'PG_VERSION')) ? dir : '');
+  project.provide('embeddedClusterTemplate', existsSync(path.join(dir, SERVER_DATA_FOLDER, 'PG_VERSION')) ? dir : '');
   return () => rmSync(dir, { recursive: true, force: true });
 }
 
@@ -40,13 +44,10 @@ export default async function setup(project: TestProject): Promise<() => void> {
  * Copies the template's cluster into `dataDir` (empty, or holding no cluster yet). `cp -a`
  * keeps owners and modes: run as root, the cluster belongs to the server's own account.
  */
-export function copyClusterTemplate(template: string, dataDir: string): boolean {
-  if (!template || existsSync(path.join(dataDir, 'postgres')) || existsSync(path.join(dataDir, 'pg'))) return false;
-  const copied = spawnSync('cp', [
-    '-a',
-    path.join(template, 'postgres'),
-    path.join(template, 'postgres.password'),
-    dataDir,
-  ]);
-  return copied.status === 0;
+export function copyClusterTemplate(template: string, dataDir: string): void {
+  // `pg`: PGlite's folder; the platform keeps a folder on the engine that made it.
+  if (!template || existsSync(path.join(dataDir, SERVER_DATA_FOLDER)) || existsSync(path.join(dataDir, 'pg'))) return;
+  const cluster = path.join(template, SERVER_DATA_FOLDER);
+  // The server's password file sits beside its cluster (postgres-server.ts, passwordFile).
+  spawnSync('cp', ['-a', cluster, `${cluster}.password`, dataDir]);
 }

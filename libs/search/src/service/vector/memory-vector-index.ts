@@ -4,10 +4,9 @@ import type { VectorHit, VectorIndex, VectorQuery } from './vector-index.js';
 
 /** One fragment's current embedding run, held in memory (its vectors are in the workspace's VectorColumns of `dim`). */
 interface Held {
-  /** `<version>:<created_at ms>` of the run (one run writes all chunks of a fragment at once). */
-  run: string;
+  /** The run's version and created_at (ms) (one run writes all chunks of a fragment at once). */
   version: number;
-  /** created_at of the run's chunks, in ms: the run's identity across versions. */
+  /** The run's identity across versions (an update that leaves the text alone keeps it). */
   createdMs: number;
   dim: number;
   /** Chunks x dim. */
@@ -18,7 +17,8 @@ interface Held {
 interface LiveRun {
   workspaceId: string;
   fragmentId: string;
-  run: string;
+  version: number;
+  createdMs: number;
 }
 
 /** A scored fragment, with what the liveness check and forgetting need. */
@@ -177,21 +177,16 @@ export class MemoryVectorIndex implements VectorIndex {
       for (const { workspaceId, held, hit } of batch) {
         checked.add(hit.fragmentId);
         const now = current.get(hit.fragmentId);
-        if (now && now.t === held.createdMs) {
+        if (now && Number(now.t) === held.createdMs) {
           // The run held, or the same run under a newer version (tags, type or key changed, not
           // the text): runsSince does not see that one (its created_at is old), so it is
-          // restamped here, or it would be dropped as dead.
-          if (now.v !== held.version) this.restamp(held, now.v);
+          // moved to the new version here, or it would be dropped as dead.
+          held.version = now.v;
           kept.push(hit);
         } else this.forget(workspaceId, hit.fragmentId, held);
       }
       if (kept.length >= query.limit || !more) return kept.sort(byRank).slice(0, query.limit);
     }
-  }
-
-  private restamp(held: Held, version: number): void {
-    held.version = version;
-    held.run = runKey(version, held.createdMs);
   }
 
   private forget(workspaceId: string, fragmentId: string, held: Held): void {
@@ -248,7 +243,10 @@ export class MemoryVectorIndex implements VectorIndex {
   }
 
   private async loadMissing(live: LiveRun[]): Promise<void> {
-    const missing = live.filter((r) => this.workspaces.get(r.workspaceId)?.get(r.fragmentId)?.run !== r.run);
+    const missing = live.filter((r) => {
+      const held = this.workspaces.get(r.workspaceId)?.get(r.fragmentId);
+      return !held || held.version !== r.version || held.createdMs !== r.createdMs;
+    });
     const workspaceOf = new Map(missing.map((r) => [r.fragmentId, r.workspaceId]));
     for (let i = 0; i < missing.length; i += LOAD_BATCH) {
       const ids = missing.slice(i, i + LOAD_BATCH).map((r) => r.fragmentId);
@@ -266,13 +264,7 @@ export class MemoryVectorIndex implements VectorIndex {
         this.hold(
           workspaceOf.get(fragmentId)!,
           fragmentId,
-          {
-            run: runKey(chunks[0]!.v, chunks[0]!.t),
-            version: chunks[0]!.v,
-            createdMs: Number(chunks[0]!.t),
-            dim,
-            floats: packed.length,
-          },
+          { version: chunks[0]!.v, createdMs: Number(chunks[0]!.t), dim, floats: packed.length },
           packed,
         );
       }
@@ -348,13 +340,9 @@ function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
   return groups;
 }
 
-/** An embedding run's identity: `<version>:<created_at ms>` of its first chunk. */
-function runKey(version: number, createdMs: number): string {
-  return `${version}:${Number(createdMs)}`;
-}
-
+/** A run is its version and the created_at (ms) of its first chunk. */
 function liveRunsOf(rows: LiveRunRow[]): LiveRun[] {
-  return rows.map((r) => ({ workspaceId: r.w, fragmentId: r.f, run: runKey(r.v, r.t) }));
+  return rows.map((r) => ({ workspaceId: r.w, fragmentId: r.f, version: r.v, createdMs: Number(r.t) }));
 }
 
 /** Best first; ties by fragment id. */
