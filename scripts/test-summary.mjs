@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Prints the plain closing line CI reads ("N passed, N failed, N skipped") from Vitest's JSON
-// report, and fails when the run executed no test at all.
+// report, and fails when the run executed no test at all. Failed tests and suites are named just
+// above that line, with the first line of their error: a CI log is often read from its tail only.
 import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 
 const file = process.argv[2] ?? 'test-results.json';
 let report;
@@ -10,6 +12,22 @@ try {
 } catch (err) {
   console.error(`test-summary: cannot read ${file}: ${err.message}`);
   process.exit(1);
+}
+const firstLine = (text) =>
+  String(text ?? '')
+    .split('\n')
+    .find((line) => line.trim() !== '')
+    ?.trim()
+    .slice(0, 300) ?? '';
+for (const suite of report.testResults ?? []) {
+  const where = relative(process.cwd(), suite.name ?? '');
+  const failedTests = (suite.assertionResults ?? []).filter((t) => t.status === 'failed');
+  for (const test of failedTests) {
+    console.log(`failed: ${where} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
+  }
+  if (suite.status === 'failed' && failedTests.length === 0) {
+    console.log(`failed: ${where} (the suite): ${firstLine(suite.message)}`);
+  }
 }
 const passed = report.numPassedTests ?? 0;
 const failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
