@@ -70,10 +70,14 @@ SELECT id, workspace_id AS "workspaceId", fragment_type_id AS "fragmentTypeId", 
      created_at AS "createdAt", updated_at AS "updatedAt", archived_at AS "archivedAt"
 FROM data.fragments WHERE id = $1;
 
--- src/persistence/fragments.repository.ts: INSERT_FRAGMENT
+-- src/persistence/fragments.repository.ts: INSERT_FRAGMENTS
+INSERT INTO data.fragments (id, workspace_id, fragment_type_id, title, content, summary, summary_source, tags, enhance_tags, key,
+status, created_via, version, enrichment, created_by, updated_by, created_at, updated_at);
+
+-- src/persistence/fragments.repository.ts: FragmentsRepository.insertManyWithEvents
 WITH created AS (
-  INSERT INTO data.fragments (id, workspace_id, fragment_type_id, title, content, summary, summary_source, tags, enhance_tags, key,
-                              status, created_via, version, enrichment, created_by, updated_by, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)
+  ${INSERT_FRAGMENTS}
+  VALUES ${tuples.join(',\n                  ')}
   RETURNING id
-);
+)
+${outbox.text};

@@ -28,3 +28,10 @@ export {
 
 /** The largest workspace archive an import takes (the archive is read whole to check it first). */
 export const WORKSPACE_ARCHIVE_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Fragments a bulk write inserts per statement (with their outbox rows: 22 parameters each,
+ * far under PostgreSQL's 65,535). Larger groups save little once the round trip and the commit
+ * are shared, and keep a group that a taken key sends one by one small.
+ */
+export const BULK_INSERT_ROWS = 100;

@@ -101,6 +101,42 @@ describe('plan limits', () => {
     expect((await create(6)).status).toBe(201);
   }, 60_000);
 
+  it('stops a bulk write at the plan’s limit item by item, and tells each threshold once', async () => {
+    const owner = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const ws = await api.createWorkspace(owner.token);
+    const types = await api.ok(owner.token, 'GET', `/api/workspaces/${ws.id}/fragment-types`, undefined, 200);
+    const note = types.items.find((t: any) => t.key === 'note').id;
+    const item = (i: number) => ({ fragmentTypeId: note, title: `Note ${i}`, content: `Content ${i}`, summary: 's' });
+    const answer = await api.ok(
+      owner.token,
+      'POST',
+      '/api/memory-fragments/bulk',
+      // 7 items, one of them invalid: the first 5 valid ones fill the plan, the 6th valid one is refused.
+      { workspaceId: ws.id, items: [item(0), item(1), { ...item(2), title: ' ' }, item(3), item(4), item(5), item(6)] },
+      200,
+    );
+    expect(answer.results.map((r: any) => r.error?.code ?? r.status)).toEqual([
+      'created',
+      'created',
+      'VALIDATION_FAILED',
+      'created',
+      'created',
+      'created',
+      'PLAN_LIMIT_REACHED',
+    ]);
+    expect(answer.results[6].error).toMatchObject({
+      status: 403,
+      message: 'The plan small allows 5 fragments per workspace',
+    });
+    const listed = await api.ok(owner.token, 'GET', `/api/memory-fragments?workspaceId=${ws.id}`, undefined, 200);
+    expect(listed.totalCount).toBe(5);
+    // The write passed 80 % and reached 100 % at once: both told, each once.
+    expect(await limitNotices(owner.token)).toEqual([
+      { workspaceId: ws.id, limit: 'fragmentsPerWorkspace', threshold: 100, max: 5 },
+      { workspaceId: ws.id, limit: 'fragmentsPerWorkspace', threshold: 80, max: 5 },
+    ]);
+  }, 60_000);
+
   it('counts the workspace against its creator’s plan, whoever adds to it', async () => {
     const owner = await userWithToken(platform.url, admin.ADMIN_TOKEN);
     const member = await userWithToken(platform.url, admin.ADMIN_TOKEN);

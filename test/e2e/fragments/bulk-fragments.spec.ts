@@ -158,6 +158,85 @@ describe('bulk fragment writes', () => {
     expect([after.version, after.tags]).toEqual([enriched.version, enriched.tags]);
   }, 60_000);
 
+  it('answers as if the items were written one after another: order, repeated keys, a full request', async () => {
+    const shelf = await p.workspace(owner);
+    const list = async () =>
+      (await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${shelf.id}&limit=500`, undefined, 200))
+        .items;
+    const item = (i: number, extra: Record<string, unknown> = {}) => ({
+      ...note(i, { summary: 'given', tags: ['t'] }),
+      fragmentTypeId: shelf.noteTypeId,
+      ...extra,
+    });
+    // 500 items, written together: the default listing (created_at, then id) keeps their order.
+    const full = await bulk(owner.auth, {
+      workspaceId: shelf.id,
+      items: Array.from({ length: 500 }, (_, i) => item(i)),
+    });
+    expect(full.status, full.text).toBe(200);
+    expect(full.body).toMatchObject({ created: 500, failed: 0 });
+    const listed = await list();
+    expect(listed.map((f: any) => f.title)).toEqual(Array.from({ length: 500 }, (_, i) => `Note ${i}`));
+    expect(listed.map((f: any) => f.id)).toEqual(full.body.results.map((r: any) => r.id));
+
+    // A key repeated in one request: without upsert the second is refused with the first's id.
+    const twice = await bulk(owner.auth, {
+      workspaceId: shelf.id,
+      items: [item(1000), item(1001), item(1000, { title: 'Again' })],
+    });
+    const [first, , second] = twice.body.results;
+    expect(twice.body.results.map((r: any) => r.status)).toEqual(['created', 'created', 'failed']);
+    expect(second.error).toMatchObject({ status: 409, code: 'KEY_EXISTS', existingId: first.id });
+    // With upsert the second updates what the first created; a third repeats the second: unchanged.
+    const upserted = await bulk(owner.auth, {
+      workspaceId: shelf.id,
+      upsert: true,
+      items: [item(2000), item(2000, { content: 'Revised' }), item(2000, { content: 'Revised' }), item(2001)],
+    });
+    expect(upserted.body.results.map((r: any) => r.status)).toEqual(['created', 'updated', 'unchanged', 'created']);
+    expect(new Set(upserted.body.results.slice(0, 3).map((r: any) => r.id)).size).toBe(1);
+    const revised = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments/${first.id}`, undefined, 200);
+    expect(revised.fragment.title).toBe('Note 1000');
+    const kept = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/memory-fragments/${upserted.body.results[0].id}`,
+      undefined,
+      200,
+    );
+    expect(kept.fragment).toMatchObject({ content: 'Revised', version: 2 });
+    const counted = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${shelf.id}`, undefined, 200);
+    expect(counted.totalCount).toBe(504);
+  }, 60_000);
+
+  it('creates each key once when two requests race for the same keys', async () => {
+    const race = await p.workspace(owner);
+    const items = Array.from({ length: 150 }, (_, i) => ({
+      ...note(i, { summary: 'given', tags: ['t'] }),
+      fragmentTypeId: race.noteTypeId,
+    }));
+    const answers = await Promise.all([1, 2].map(() => bulk(owner.auth, { workspaceId: race.id, items })));
+    for (const answer of answers) expect(answer.status, answer.text).toBe(200);
+    const listed = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/memory-fragments?workspaceId=${race.id}&limit=500`,
+      undefined,
+      200,
+    );
+    expect(listed.totalCount).toBe(150);
+    const holder = new Map(listed.items.map((f: any) => [f.key, f.id]));
+    // Each item is created by exactly one request; the other names the holder.
+    for (let i = 0; i < items.length; i++) {
+      const outcomes = answers.map((a) => a.body.results[i]);
+      expect(outcomes.map((o: any) => o.status).sort(), `item ${i}`).toEqual(['created', 'failed']);
+      const created = outcomes.find((o: any) => o.status === 'created');
+      const refused = outcomes.find((o: any) => o.status === 'failed');
+      expect(created.id).toBe(holder.get(`note-${i}`));
+      expect(refused.error).toMatchObject({ code: 'KEY_EXISTS', existingId: created.id });
+    }
+  }, 60_000);
+
   it('refuses the whole request for a workspace the caller may not write, or too many items', async () => {
     const stranger = await p.person();
     const hidden = await bulk(stranger.auth, { workspaceId: ws.id, items: [note(9)] });

@@ -23,13 +23,12 @@ const FRAGMENT_BY_ID: Pick<pg.QueryConfig, 'text'> = {
            FROM data.fragments WHERE id = $1`,
 };
 
-/** The fragment insert of `insertWithEvent`; its outbox row follows in the same statement. */
-const INSERT_FRAGMENT = `WITH created AS (
-           INSERT INTO data.fragments (id, workspace_id, fragment_type_id, title, content, summary, summary_source, tags, enhance_tags, key,
-                                       status, created_via, version, enrichment, created_by, updated_by, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)
-           RETURNING id
-         )`;
+/**
+ * The fragment rows of `insertManyWithEvents`, one `($1, ..., $17, $17)` tuple per fragment
+ * (updated_at = created_at); their outbox rows follow in the same statement.
+ */
+const INSERT_FRAGMENTS = `INSERT INTO data.fragments (id, workspace_id, fragment_type_id, title, content, summary, summary_source, tags, enhance_tags, key,
+                                       status, created_via, version, enrichment, created_by, updated_by, created_at, updated_at)`;
 const INSERT_FRAGMENT_PARAMS = 17;
 
 /** Which fragments a list shows. */
@@ -91,33 +90,46 @@ export class FragmentsRepository {
    * A duplicate (workspace, key) fails with the unique violation (SQLSTATE 23505), and nothing is
    * written. A `pg` statement: never inside a Prisma transaction (the pool refuses it).
    */
-  async insertWithEvent(row: FragmentRow, event: NewOutboxEvent): Promise<void> {
-    const outbox = outboxInsert(event, INSERT_FRAGMENT_PARAMS + 1);
+  insertWithEvent(row: FragmentRow, event: NewOutboxEvent): Promise<void> {
+    return this.insertManyWithEvents([row], [event]);
+  }
+
+  /**
+   * Inserts many fragments and their outbox rows in one statement (bulk writes): one round trip
+   * and one commit for all of them, and all or nothing, like `insertWithEvent` for one. `events`
+   * holds one event per row, in the same order. A duplicate (workspace, key), with a fragment
+   * already there or between two rows, fails the whole statement with the unique violation.
+   */
+  async insertManyWithEvents(rows: readonly FragmentRow[], events: readonly NewOutboxEvent[]): Promise<void> {
+    if (rows.length === 0) return;
+    const values = rows.flatMap(fragmentInsertValues);
+    const tuples = rows.map((_, r) => {
+      const n = r * INSERT_FRAGMENT_PARAMS;
+      const params = Array.from({ length: INSERT_FRAGMENT_PARAMS }, (_, p) => `$${n + p + 1}`);
+      return `(${params.join(', ')}, $${n + INSERT_FRAGMENT_PARAMS})`; // updated_at = created_at
+    });
+    const outbox = outboxInsert(events, values.length + 1);
     // Unnamed, like FRAGMENT_BY_ID: a named statement outlives its pool client in the embedded
     // PGlite (one session for every socket).
     await this.database.pool.query({
-      text: `${INSERT_FRAGMENT}\n         ${outbox.text}`,
-      values: [
-        row.id,
-        row.workspaceId,
-        row.fragmentTypeId,
-        row.title,
-        row.content,
-        row.summary,
-        row.summarySource,
-        row.tags,
-        row.enhanceTags,
-        row.key,
-        row.status,
-        row.createdVia,
-        row.version,
-        JSON.stringify(row.enrichment),
-        row.createdBy,
-        row.updatedBy,
-        row.createdAt,
-        ...outbox.values,
-      ],
+      text: `WITH created AS (
+           ${INSERT_FRAGMENTS}
+           VALUES ${tuples.join(',\n                  ')}
+           RETURNING id
+         )
+         ${outbox.text}`,
+      values: [...values, ...outbox.values],
     });
+  }
+
+  /** Which of `keys` the workspace's fragments (archived ones too) hold, and by which fragment. */
+  async idsByKeys(workspaceId: string, keys: readonly string[]): Promise<Map<string, string>> {
+    if (keys.length === 0) return new Map();
+    const found = await this.db.fragment.findMany({
+      where: { workspaceId, key: { in: [...keys] } },
+      select: { id: true, key: true },
+    });
+    return new Map(found.map((f) => [f.key!, f.id]));
   }
 
   /** The fragments of a workspace among `ids`. */
@@ -129,7 +141,6 @@ export class FragmentsRepository {
     return found.map((f) => f.id);
   }
 
-  /** The id of the workspace's fragment with that key, if any. */
   /** The fragment holding `key` in the workspace (archived ones too), for upserts. */
   async findByKey(workspaceId: string, key: string): Promise<FragmentRow | undefined> {
     const id = await this.findIdByKey(workspaceId, key);
@@ -237,4 +248,27 @@ function whereOf(filter: FragmentFilter) {
     ...(filter.tags !== undefined && { tags: { hasEvery: filter.tags } }),
     ...(!filter.includeArchived && { archivedAt: null }),
   };
+}
+
+/** A row's values for INSERT_FRAGMENT's first INSERT_FRAGMENT_PARAMS parameters, in column order. */
+function fragmentInsertValues(row: FragmentRow): unknown[] {
+  return [
+    row.id,
+    row.workspaceId,
+    row.fragmentTypeId,
+    row.title,
+    row.content,
+    row.summary,
+    row.summarySource,
+    row.tags,
+    row.enhanceTags,
+    row.key,
+    row.status,
+    row.createdVia,
+    row.version,
+    JSON.stringify(row.enrichment),
+    row.createdBy,
+    row.updatedBy,
+    row.createdAt,
+  ];
 }

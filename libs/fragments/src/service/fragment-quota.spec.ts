@@ -41,4 +41,26 @@ describe('FragmentQuota', () => {
     // One count, then 19 remembered creates (while count + 1,000 < 1,020), then 10 exact ones.
     expect(state.counts).toBe(1 + 10);
   });
+
+  it('grants many creates at once up to the room left, counting exactly near the limit', async () => {
+    const { state, quota } = table(95);
+    expect(await quota.reserveMany('w', 100, 3, 0)).toEqual({ granted: 3, counted: 98 });
+    state.rows = 98;
+    // Two fit, the third would pass the limit: as three creates one after another.
+    expect(await quota.reserveMany('w', 100, 3, 1)).toEqual({ granted: 2, counted: 100 });
+    state.rows = 100;
+    expect(await quota.reserveMany('w', 100, 1, 2)).toEqual({ granted: 0, counted: 100 });
+    expect(state.counts).toBe(3);
+  });
+
+  it('far from the limit, adds a batch to the remembered count without counting again', async () => {
+    const { state, quota } = table(0);
+    expect(await quota.reserveMany('w', 100_000, 500, 0)).toEqual({ granted: 500, counted: 500 });
+    expect(await quota.reserveMany('w', 100_000, 500, 1)).toEqual({ granted: 500 });
+    expect(state.counts).toBe(1);
+    // 1,000 remembered + 500 wanted would come within the margin of a 2,400 limit: count again.
+    state.rows = 1_000;
+    expect(await quota.reserveMany('w', 2_400, 500, 2)).toEqual({ granted: 500, counted: 1_500 });
+    expect(state.counts).toBe(2);
+  });
 });

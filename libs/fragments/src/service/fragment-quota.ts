@@ -29,15 +29,32 @@ export class FragmentQuota {
     now = Date.now(),
     full: () => Error = () => fragmentLimitReached(max),
   ): Promise<number | undefined> {
+    const { granted, counted } = await this.reserveMany(workspaceId, max, 1, now);
+    if (granted === 0) throw full();
+    return counted;
+  }
+
+  /**
+   * `reserve` for `wanted` creates at once (a bulk write): grants as many as the workspace has
+   * room for, so the first `granted` go ahead and the rest are refused, as they would be one
+   * create after another. `counted` is the count with the granted ones when it was counted
+   * exactly, undefined when estimated.
+   */
+  async reserveMany(
+    workspaceId: string,
+    max: number,
+    wanted: number,
+    now = Date.now(),
+  ): Promise<{ granted: number; counted?: number }> {
     const known = this.counts.get(workspaceId);
-    if (known && now - known.at < RECOUNT_AFTER_MS && known.count + EXACT_COUNT_WITHIN < max) {
-      known.count++;
-      return undefined;
+    if (known && now - known.at < RECOUNT_AFTER_MS && known.count + wanted + EXACT_COUNT_WITHIN <= max) {
+      known.count += wanted;
+      return { granted: wanted };
     }
     const count = await this.fragments.countInWorkspace(workspaceId);
-    if (count >= max) throw full();
+    const granted = Math.max(0, Math.min(wanted, max - count));
     if (this.counts.size >= 10_000) this.counts.clear();
-    this.counts.set(workspaceId, { count: count + 1, at: now });
-    return count + 1;
+    this.counts.set(workspaceId, { count: count + granted, at: now });
+    return { granted, counted: count + granted };
   }
 }

@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { FragmentsService } from '@kw/contracts';
+import { FragmentsService, type CreateFragmentRequest } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
 import { AccountLimits, LimitNotices } from '@kw/platform-entitlements';
-import { isUuid } from '@kw/platform-ids';
+import { AppError } from '@kw/platform-errors';
+import { isUuid, orderedUuids } from '@kw/platform-ids';
+import type { NewOutboxEvent } from '@kw/platform-outbox';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { fragmentChangedEvent } from '../events/fragment-events.js';
 import {
   CREATED_VIA,
+  BULK_INSERT_ROWS,
   FRAGMENT_CONTENT_MAX_BYTES,
   FRAGMENT_LIST_BATCH,
   FRAGMENT_LIST_LIMIT_DEFAULT,
@@ -21,6 +24,7 @@ import type { FragmentRow } from '../persistence/rows.js';
 import { enrichmentNeeds, pendingEnrichment, type EnrichmentStep } from './enrichment/enrichment-state.js';
 import {
   ownersOnly,
+  fragmentLimitReached,
   fragmentNotFound,
   invalidFragmentType,
   invalidInput,
@@ -52,48 +56,16 @@ export class FragmentsHandlers {
 
   @Handles(FragmentsService.method.createFragment)
   async create(input: RequestOf<typeof FragmentsService, 'createFragment'>, context: RequestContext) {
-    const { workspaceId, userId, planHolderId } = await this.gate.authorize(
-      context,
-      input.workspaceId,
-      'fragments:write',
-    );
-    const createdVia = input.createdVia || 'api';
-    if (!(CREATED_VIA as readonly string[]).includes(createdVia))
-      throw invalidInput('createdVia', `must be one of ${CREATED_VIA.join(', ')}`);
-    assertContentSize(input.content);
+    const author = await this.gate.authorize(context, input.workspaceId, 'fragments:write');
+    const { workspaceId } = author;
+    assertCreatable(input);
     await this.assertTypeOf(workspaceId, input.fragmentTypeId);
-    const cap = await this.fragmentCap(planHolderId);
+    const cap = await this.fragmentCap(author.planHolderId);
     const counted = await this.quota.reserve(workspaceId, cap.max, Date.now(), cap.planRefusal);
-
-    const hasSummary = input.summary !== undefined && input.summary.trim() !== '';
-    const needs = enrichmentNeeds(hasSummary, input.tagsSupplied, input.enhanceTags);
-    // The row is built here (id and times from this process's clock, at millisecond precision
-    // like the column), so the event's snapshot is known before the one-statement write.
-    const now = new Date();
-    const row: FragmentRow = {
-      // An import keeps the archived id (it checked that no fragment has it).
-      id: input.id && isUuid(input.id) ? input.id : randomUUID(),
-      workspaceId,
-      fragmentTypeId: input.fragmentTypeId,
-      title: input.title,
-      content: input.content,
-      summary: hasSummary ? input.summary! : null,
-      summarySource: hasSummary ? 'user' : null,
-      tags: normalizeTags(input.tags),
-      enhanceTags: input.enhanceTags,
-      key: input.key ?? null,
-      createdVia,
-      enrichment: pendingEnrichment(needs, new Date()),
-      createdBy: userId,
-      updatedBy: userId,
-      status: 'processing',
-      version: 1,
-      createdAt: now,
-      updatedAt: now,
-      archivedAt: null,
-    };
+    // An import keeps the archived id (it checked that no fragment has it).
+    const { row, event } = newFragment(input, author, input.id && isUuid(input.id) ? input.id : randomUUID(), context);
     try {
-      await this.fragments.insertWithEvent(row, fragmentChangedEvent(context, 'fragment.created', row, needs));
+      await this.fragments.insertWithEvent(row, event);
       if (cap.plan && counted !== undefined)
         await this.notices.observe(workspaceId, 'fragmentsPerWorkspace', counted, cap.plan);
       return { fragment: fragmentView(row) };
@@ -102,6 +74,75 @@ export class FragmentsHandlers {
       if (isUniqueViolation(error) && input.key !== undefined) throw await this.keyConflict(workspaceId, input.key);
       throw error;
     }
+  }
+
+  /**
+   * Creates each of `inputs` in the workspace exactly as `create` would (the same checks, limits,
+   * events and enrichment), but writes those that pass BULK_INSERT_ROWS at a time, each group in
+   * one statement: one round trip and one commit for many (bulk writes; docs/fragments.md). One
+   * result per input, in order: the row written, or the AppError that refused it. The ids sort in
+   * the inputs' order, so fragments created in one call list in that order (created_at ties).
+   */
+  async createMany(
+    workspaceId: string,
+    inputs: readonly CreateFragmentRequest[],
+    context: RequestContext,
+  ): Promise<Array<FragmentRow | AppError>> {
+    const author = await this.gate.authorize(context, workspaceId, 'fragments:write');
+    const results: Array<FragmentRow | AppError> = [];
+    const typeFound = new Map<string, boolean>();
+    const admitted: number[] = [];
+    for (const [i, input] of inputs.entries()) {
+      try {
+        assertCreatable(input);
+        if (!typeFound.has(input.fragmentTypeId))
+          typeFound.set(input.fragmentTypeId, await this.typeIn(author.workspaceId, input.fragmentTypeId));
+        if (!typeFound.get(input.fragmentTypeId)) throw invalidFragmentType();
+        admitted.push(i);
+      } catch (error) {
+        if (!AppError.isAppError(error)) throw error;
+        results[i] = error;
+      }
+    }
+    if (admitted.length === 0) return results;
+
+    const cap = await this.fragmentCap(author.planHolderId);
+    const { granted, counted } = await this.quota.reserveMany(author.workspaceId, cap.max, admitted.length);
+    for (const i of admitted.slice(granted)) results[i] = cap.planRefusal?.() ?? fragmentLimitReached(cap.max);
+    const now = new Date();
+    const ids = orderedUuids(granted, now.getTime());
+    const made = admitted.slice(0, granted).map((i, n) => {
+      const id = inputs[i].id && isUuid(inputs[i].id) ? inputs[i].id! : ids[n];
+      return { index: i, ...newFragment(inputs[i], author, id, context, now) };
+    });
+    for (let start = 0; start < made.length; start += BULK_INSERT_ROWS) {
+      const group = made.slice(start, start + BULK_INSERT_ROWS);
+      try {
+        await this.fragments.insertManyWithEvents(
+          group.map((m) => m.row),
+          group.map((m) => m.event),
+        );
+        for (const m of group) results[m.index] = m.row;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // A key taken meanwhile (or twice in the group): one at a time, so that only its own item fails.
+        for (const m of group) {
+          try {
+            await this.fragments.insertWithEvent(m.row, m.event);
+            results[m.index] = m.row;
+          } catch (one) {
+            if (!isUniqueViolation(one) || m.row.key === null) throw one;
+            results[m.index] = await this.keyConflict(author.workspaceId, m.row.key);
+          }
+        }
+      }
+    }
+    // The notices as one create after another would observe them: each created one at its count.
+    if (cap.plan && counted !== undefined)
+      for (const [n, m] of made.entries())
+        if (!AppError.isAppError(results[m.index]))
+          await this.notices.observe(author.workspaceId, 'fragmentsPerWorkspace', counted - granted + n + 1, cap.plan);
+    return results;
   }
 
   @Handles(FragmentsService.method.listFragments)
@@ -279,8 +320,11 @@ export class FragmentsHandlers {
    * default types need not be ensured first: a workspace without types yet has no id to offer.
    */
   private async assertTypeOf(workspaceId: string, fragmentTypeId: string): Promise<void> {
-    const found = isUuid(fragmentTypeId) && (await this.types.existsInWorkspace(workspaceId, fragmentTypeId));
-    if (!found) throw invalidFragmentType();
+    if (!(await this.typeIn(workspaceId, fragmentTypeId))) throw invalidFragmentType();
+  }
+
+  private async typeIn(workspaceId: string, fragmentTypeId: string): Promise<boolean> {
+    return isUuid(fragmentTypeId) && (await this.types.existsInWorkspace(workspaceId, fragmentTypeId));
   }
 
   private async keyConflict(workspaceId: string, key: string) {
@@ -292,7 +336,52 @@ function normalizeTags(tags: readonly string[]): string[] {
   return [...new Set(tags.map((t) => t.trim()).filter((t) => t !== ''))];
 }
 
+/** What a create checks of its input alone, before any lookup. */
+function assertCreatable(input: CreateFragmentRequest): void {
+  if (!(CREATED_VIA as readonly string[]).includes(input.createdVia || 'api'))
+    throw invalidInput('createdVia', `must be one of ${CREATED_VIA.join(', ')}`);
+  assertContentSize(input.content);
+}
+
 function assertContentSize(content: string): void {
   if (Buffer.byteLength(content, 'utf8') > FRAGMENT_CONTENT_MAX_BYTES)
     throw invalidInput('content', `must be at most ${FRAGMENT_CONTENT_MAX_BYTES} bytes`);
+}
+
+/**
+ * A new fragment's row and its `fragment.created` event. The row is built here (id and times
+ * from this process's clock, at millisecond precision like the column), so the event's
+ * snapshot is known before the one-statement write.
+ */
+function newFragment(
+  input: CreateFragmentRequest,
+  author: { workspaceId: string; userId: string },
+  id: string,
+  context: RequestContext,
+  now = new Date(),
+): { row: FragmentRow; event: NewOutboxEvent } {
+  const hasSummary = input.summary !== undefined && input.summary.trim() !== '';
+  const needs = enrichmentNeeds(hasSummary, input.tagsSupplied, input.enhanceTags);
+  const row: FragmentRow = {
+    id,
+    workspaceId: author.workspaceId,
+    fragmentTypeId: input.fragmentTypeId,
+    title: input.title,
+    content: input.content,
+    summary: hasSummary ? input.summary! : null,
+    summarySource: hasSummary ? 'user' : null,
+    tags: normalizeTags(input.tags),
+    enhanceTags: input.enhanceTags,
+    key: input.key ?? null,
+    createdVia: input.createdVia || 'api',
+    enrichment: pendingEnrichment(needs, now),
+    createdBy: author.userId,
+    updatedBy: author.userId,
+    status: 'processing',
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+    archivedAt: null,
+  };
+  return { row, event: fragmentChangedEvent(context, 'fragment.created', row, needs) };
 }
