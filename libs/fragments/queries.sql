@@ -81,3 +81,9 @@ WITH created AS (
   RETURNING id
 )
 ${outbox.text};
+
+-- src/persistence/transfers.repository.ts: TransfersRepository.recordImportedMany
+INSERT INTO data.imported_records (workspace_id, kind, source_id, target_id)
+SELECT $1::uuid, $2, source_id, target_id
+  FROM unnest($3::text[], $4::uuid[]) AS pairs(source_id, target_id)
+ON CONFLICT (workspace_id, kind, source_id) DO UPDATE SET target_id = EXCLUDED.target_id;

@@ -285,6 +285,57 @@ describe('portable workspaces: export and import', () => {
     expect(res.status).toBe(415);
   }, 60_000);
 
+  it('imports records that repeat a key or an id as one after another would', async () => {
+    const target = await p.workspace(owner);
+    const files = unzipSync(archive);
+    const records = strFromU8(files['fragments.ndjson']!)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const keyed = records.find((r) => r.key === 'k-0');
+    const unkeyed = records.find((r) => r.key === null && !r.archivedAt);
+    // The same key under another id, and twice one id no fragment has (here every archived id is
+    // taken: the source workspace is on this plane): written after the originals.
+    const freshId = '2b7e4c1a-8d3f-4e6b-a9c2-5f1d0e3b7a64';
+    records.push(
+      { ...keyed, id: '7d1c9a52-3f4e-4b8a-9c1d-2e5f6a7b8c9d', content: 'The later k-0' },
+      { ...unkeyed, id: freshId, title: 'First with a fresh id' },
+      { ...unkeyed, id: freshId, title: 'Second with the same id' },
+    );
+    files['fragments.ndjson'] = strToU8(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const manifest = JSON.parse(strFromU8(files['manifest.json']!));
+    manifest.entries['fragments.ndjson'] = {
+      records: records.length,
+      sha256: createHash('sha256').update(files['fragments.ndjson']).digest('hex'),
+    };
+    files['manifest.json'] = strToU8(JSON.stringify(manifest));
+
+    const done = await importArchive(target.id, zipSync(files));
+    expect(done.status, done.error).toBe('done');
+    expect(done.result.fragments).toEqual({ created: 32, updated: 1, unchanged: 0 });
+    const byKey = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/memory-fragments?workspaceId=${target.id}&key=k-0`,
+      undefined,
+      200,
+    );
+    expect(byKey.items.map((f: any) => [f.content, f.version])).toEqual([['The later k-0', 2]]);
+    const listed = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/memory-fragments?workspaceId=${target.id}&limit=500`,
+      undefined,
+      200,
+    );
+    const twins = listed.items.filter((f: any) => f.title.endsWith('with a fresh id') || f.title.endsWith('same id'));
+    // The first keeps the archived id; the second, whose id is taken by then, gets a new one.
+    expect(twins.map((f: any) => [f.title, f.id === freshId]).sort()).toEqual([
+      ['First with a fresh id', true],
+      ['Second with the same id', false],
+    ]);
+  }, 60_000);
+
   it('imports a Markdown folder: frontmatter, folders as collections, wiki links in the graph', async () => {
     const target = await p.workspace(owner);
     const note = (text: string) => strToU8(text);

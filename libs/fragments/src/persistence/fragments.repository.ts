@@ -132,6 +132,13 @@ export class FragmentsRepository {
     return new Map(found.map((f) => [f.key!, f.id]));
   }
 
+  /** Which of `ids` name a fragment, in any workspace (archived ones too). */
+  async takenIds(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const found = await this.db.fragment.findMany({ where: { id: { in: [...ids] } }, select: { id: true } });
+    return new Set(found.map((f) => f.id));
+  }
+
   /** The fragments of a workspace among `ids`. */
   async existingIds(workspaceId: string, ids: readonly string[]): Promise<string[]> {
     const found = await this.db.fragment.findMany({

@@ -87,6 +87,29 @@ export class TransfersRepository {
     });
   }
 
+  /**
+   * `recordImported` for many records of one kind, in one statement; a source id given twice
+   * (an archive may repeat one) keeps its last target, as one call after another would.
+   */
+  async recordImportedMany(
+    workspaceId: string,
+    kind: 'type' | 'fragment' | 'collection',
+    pairs: ReadonlyArray<{ sourceId: string; targetId: string }>,
+  ): Promise<void> {
+    if (pairs.length === 0) return;
+    const last = new Map(pairs.map((p) => [p.sourceId, p.targetId]));
+    await this.db.$executeRawUnsafe(
+      `INSERT INTO data.imported_records (workspace_id, kind, source_id, target_id)
+       SELECT $1::uuid, $2, source_id, target_id
+         FROM unnest($3::text[], $4::uuid[]) AS pairs(source_id, target_id)
+       ON CONFLICT (workspace_id, kind, source_id) DO UPDATE SET target_id = EXCLUDED.target_id`,
+      workspaceId,
+      kind,
+      [...last.keys()],
+      [...last.values()],
+    );
+  }
+
   /** Done exports whose archive is older than `before`, oldest first. */
   expiringExports(before: Date, limit: number) {
     return this.db.workspaceTransfer.findMany({
