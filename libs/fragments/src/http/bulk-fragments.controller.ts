@@ -56,7 +56,9 @@ export class BulkFragmentsController {
       `Up to ${BULK_FRAGMENTS_MAX} fragments of one workspace in one request (one request against rate limits). ` +
       'Each item is validated and written like `POST /api/memory-fragments` (with `upsert`, an existing `key` ' +
       'updates that fragment) and gets its own outcome, in order; a failed item writes nothing and the others ' +
-      'go on. `createdVia` defaults to `import`. Answers 200 whatever the outcomes. Scope `fragments:write`.',
+      'go on: the outcomes are those of writing the items one after another, and fragments created by one ' +
+      'request list in its order. `createdVia` defaults to `import`. Answers 200 whatever the outcomes. ' +
+      'Scope `fragments:write`.',
   })
   @ApiOkResponse({ type: BulkWriteResultDto })
   async bulk(@Body() body: BulkWriteFragmentsDto): Promise<BulkWriteResultDto> {
