@@ -115,28 +115,8 @@ export class FragmentsHandlers {
       const id = inputs[i].id && isUuid(inputs[i].id) ? inputs[i].id! : ids[n];
       return { index: i, ...newFragment(inputs[i], author, id, context, now) };
     });
-    for (let start = 0; start < made.length; start += BULK_INSERT_ROWS) {
-      const group = made.slice(start, start + BULK_INSERT_ROWS);
-      try {
-        await this.fragments.insertManyWithEvents(
-          group.map((m) => m.row),
-          group.map((m) => m.event),
-        );
-        for (const m of group) results[m.index] = m.row;
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        // A key taken meanwhile (or twice in the group): one at a time, so that only its own item fails.
-        for (const m of group) {
-          try {
-            await this.fragments.insertWithEvent(m.row, m.event);
-            results[m.index] = m.row;
-          } catch (one) {
-            if (!isUniqueViolation(one) || m.row.key === null) throw one;
-            results[m.index] = await this.keyConflict(author.workspaceId, m.row.key);
-          }
-        }
-      }
-    }
+    for (let start = 0; start < made.length; start += BULK_INSERT_ROWS)
+      await this.insertGroup(author.workspaceId, made.slice(start, start + BULK_INSERT_ROWS), results);
     // The notices as one create after another would observe them: each created one at its count.
     if (cap.plan && counted !== undefined)
       for (const [n, m] of made.entries())
@@ -319,6 +299,52 @@ export class FragmentsHandlers {
    * A type id from another workspace (or none) is refused: 400 INVALID_FRAGMENT_TYPE. The
    * default types need not be ensured first: a workspace without types yet has no id to offer.
    */
+  /**
+   * One statement for the group; when a key of it was taken meanwhile, its holders are read and
+   * those items fail with KEY_EXISTS naming them, the others are inserted together again, and
+   * one at a time if that fails too (a key twice in the group), so only the items that lost fail.
+   */
+  private async insertGroup(
+    workspaceId: string,
+    group: ReadonlyArray<{ index: number; row: FragmentRow; event: NewOutboxEvent }>,
+    results: Array<FragmentRow | AppError>,
+  ): Promise<void> {
+    const insert = (rows: typeof group) =>
+      this.fragments.insertManyWithEvents(
+        rows.map((m) => m.row),
+        rows.map((m) => m.event),
+      );
+    try {
+      await insert(group);
+      for (const m of group) results[m.index] = m.row;
+      return;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    const holders = await this.fragments.idsByKeys(workspaceId, [...new Set(group.flatMap((m) => m.row.key ?? []))]);
+    const left = group.filter((m) => {
+      const holder = m.row.key === null ? undefined : holders.get(m.row.key);
+      if (holder) results[m.index] = keyExists(holder);
+      return !holder;
+    });
+    try {
+      await insert(left);
+      for (const m of left) results[m.index] = m.row;
+      return;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    for (const m of left) {
+      try {
+        await this.fragments.insertWithEvent(m.row, m.event);
+        results[m.index] = m.row;
+      } catch (error) {
+        if (!isUniqueViolation(error) || m.row.key === null) throw error;
+        results[m.index] = await this.keyConflict(workspaceId, m.row.key);
+      }
+    }
+  }
+
   private async assertTypeOf(workspaceId: string, fragmentTypeId: string): Promise<void> {
     if (!(await this.typeIn(workspaceId, fragmentTypeId))) throw invalidFragmentType();
   }
