@@ -257,7 +257,7 @@ function whereOf(filter: FragmentFilter) {
   };
 }
 
-/** A row's values for INSERT_FRAGMENT's first INSERT_FRAGMENT_PARAMS parameters, in column order. */
+/** A row's values for its INSERT_FRAGMENTS tuple (INSERT_FRAGMENT_PARAMS of them), in column order. */
 function fragmentInsertValues(row: FragmentRow): unknown[] {
   return [
     row.id,

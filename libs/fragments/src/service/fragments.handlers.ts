@@ -296,10 +296,6 @@ export class FragmentsHandlers {
   }
 
   /**
-   * A type id from another workspace (or none) is refused: 400 INVALID_FRAGMENT_TYPE. The
-   * default types need not be ensured first: a workspace without types yet has no id to offer.
-   */
-  /**
    * One statement for the group; when a key of it was taken meanwhile, its holders are read and
    * those items fail with KEY_EXISTS naming them, the others are inserted together again, and
    * one at a time if that fails too (a key twice in the group), so only the items that lost fail.
@@ -345,6 +341,10 @@ export class FragmentsHandlers {
     }
   }
 
+  /**
+   * A type id from another workspace (or none) is refused: 400 INVALID_FRAGMENT_TYPE. The
+   * default types need not be ensured first: a workspace without types yet has no id to offer.
+   */
   private async assertTypeOf(workspaceId: string, fragmentTypeId: string): Promise<void> {
     if (!(await this.typeIn(workspaceId, fragmentTypeId))) throw invalidFragmentType();
   }
