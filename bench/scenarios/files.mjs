@@ -287,7 +287,7 @@ export async function filesScenario({ embedded }) {
         },
         ratio: platformRate / directRate,
         target: EXTRACTION_TARGET,
-        note: `embedded mode; ${ROUNDS} x (${mix.map((f) => f.name).join(', ')}; report.pdf ${BIG_PDF_PAGES} pages, ${Math.round(mix.at(-1).bytes.length / 1024)} KiB), ${MIX_CONCURRENCY} uploads at a time; all uploaded in ${((uploadedAt - started) / 1000).toFixed(1)} s, all ready ${((readyAt - uploadedAt) / 1000).toFixed(1)} s later, ${chunks} chunks; platform p50/p99: row to ready per file; baseline: sequential, warmed up; CPU per file ${(platformCpuMs / bodies.length).toFixed(0)} ms (platform process) vs ${(directCpuMs / bodies.length).toFixed(1)} ms; runExtraction (a worker thread per file) ${workerPerFile.toFixed(0)} ms a file`,
+        note: `embedded mode; ${ROUNDS} x (${mix.map((f) => f.name).join(', ')}; report.pdf ${BIG_PDF_PAGES} pages, ${Math.round(mix.at(-1).bytes.length / 1024)} KiB), ${MIX_CONCURRENCY} uploads at a time; all uploaded in ${((uploadedAt - started) / 1000).toFixed(1)} s, all ready ${((readyAt - uploadedAt) / 1000).toFixed(1)} s later, ${chunks} chunks; platform p50/p99: row to ready per file; baseline: sequential, warmed up; CPU per file ${(platformCpuMs / bodies.length).toFixed(0)} ms (platform process) vs ${(directCpuMs / bodies.length).toFixed(1)} ms; runExtraction (worker threads, kept between files as in the platform) ${workerPerFile.toFixed(0)} ms a file`,
       },
     ];
   } finally {

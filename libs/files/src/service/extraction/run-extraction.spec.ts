@@ -5,7 +5,7 @@ import { makeManyPagePdf } from '../../../../../test/fixtures/files/make-fixture
 import type { ExtractionProgress } from './extracted-text.js';
 import { ExtractionError } from './extraction-errors.js';
 import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './extraction-limits.js';
-import { runExtraction } from './run-extraction.js';
+import { idleExtractionWorkers, runExtraction } from './run-extraction.js';
 
 // The real worker thread, started from the TypeScript sources (see workerEntry in
 // run-extraction.ts); run-extraction.compiled.spec.ts starts it from compiled JavaScript.
@@ -45,6 +45,26 @@ describe('runExtraction (worker thread)', () => {
     ];
     for (const [name, kind, word] of others)
       expect((await runExtraction(fixture(name), kind, limits())).text).toContain(word);
+  });
+
+  it('gives the next file to a worker that answered cleanly, never to one that failed', async () => {
+    await runExtraction(fixture('sample.txt'), 'text', limits());
+    const waiting = idleExtractionWorkers();
+    expect(waiting).toBeGreaterThanOrEqual(1);
+    const reusing = runExtraction(fixture('sample.pdf'), 'pdf', limits());
+    expect(idleExtractionWorkers()).toBe(waiting - 1); // taken at once, not started anew
+    expect((await reusing).text).toContain('zanzibarite');
+    expect(idleExtractionWorkers()).toBe(waiting);
+
+    // Another heap cap needs a worker started with it: the waiting ones stay waiting.
+    const other = runExtraction(fixture('sample.txt'), 'text', limits({ maxOldGenerationSizeMb: 64 }));
+    expect(idleExtractionWorkers()).toBe(waiting);
+    await other;
+
+    // A failed file's worker is terminated, not kept: one fewer waits afterwards.
+    const before = idleExtractionWorkers();
+    await rejection(runExtraction(fixture('malformed.pdf'), 'pdf', limits()));
+    expect(idleExtractionWorkers()).toBe(before - 1);
   });
 
   it('fails a malformed PDF with malformed', async () => {

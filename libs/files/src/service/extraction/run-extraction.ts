@@ -30,9 +30,75 @@ function workerEntry(): { url: URL; execArgv: string[] } {
 }
 
 /**
+ * Workers kept for the next file after a clean answer: starting one (a new isolate that loads
+ * the PDF and DOCX readers) costs several times the extraction of a typical file. At most this
+ * many wait, each for at most IDLE_WORKER_MS; they never keep the process alive.
+ */
+const MAX_IDLE_WORKERS = 4;
+const IDLE_WORKER_MS = 30_000;
+/** A worker is retired after this many files, or when its heap after one passes half its cap. */
+const MAX_FILES_PER_WORKER = 100;
+
+interface PooledWorker {
+  worker: Worker;
+  /** The heap cap it was started with: a job may only run in a worker of its own cap. */
+  heapMb: number;
+  files: number;
+  idleTimer?: NodeJS.Timeout;
+}
+
+const idle: PooledWorker[] = [];
+
+/** How many extraction workers wait for a file (for tests and diagnostics). */
+export function idleExtractionWorkers(): number {
+  return idle.length;
+}
+
+function takeWorker(limits: ExtractionLimits): PooledWorker {
+  const at = idle.findIndex((w) => w.heapMb === limits.maxOldGenerationSizeMb);
+  if (at >= 0) {
+    const [pooled] = idle.splice(at, 1);
+    clearTimeout(pooled.idleTimer);
+    pooled.worker.removeAllListeners('exit').removeAllListeners('error');
+    pooled.worker.ref();
+    return pooled;
+  }
+  const { url, execArgv } = workerEntry();
+  const worker = new Worker(url, {
+    execArgv,
+    resourceLimits: { maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb },
+  });
+  return { worker, heapMb: limits.maxOldGenerationSizeMb, files: 0 };
+}
+
+/** After a clean answer: kept for the next file, unless the pool is full or the worker is worn. */
+function giveBack(pooled: PooledWorker, heapBytes: number): void {
+  const worn = pooled.files >= MAX_FILES_PER_WORKER || heapBytes > (pooled.heapMb * 1024 * 1024) / 2;
+  if (worn || idle.length >= MAX_IDLE_WORKERS) {
+    pooled.worker.on('error', () => {});
+    void pooled.worker.terminate();
+    return;
+  }
+  const drop = () => {
+    const at = idle.indexOf(pooled);
+    if (at >= 0) idle.splice(at, 1);
+  };
+  pooled.worker.unref();
+  // It may still fail while idle (an error its last file left behind): dropped, never thrown here.
+  pooled.worker.on('error', drop).once('exit', drop);
+  pooled.idleTimer = setTimeout(() => {
+    drop();
+    void pooled.worker.terminate();
+  }, IDLE_WORKER_MS).unref();
+  idle.push(pooled);
+}
+
+/**
  * `extractText` in a worker thread, so a hostile file cannot take this process down or stall
  * it: the worker's heap is capped (`too_much_memory` when it runs out) and it is terminated after
  * `timeoutMs` (`timeout`) or when `signal` aborts. Fails with an ExtractionError otherwise too.
+ * A worker that answered cleanly takes the next file (see MAX_IDLE_WORKERS); one that failed in
+ * any way is terminated, so what a hostile file did to it never meets another file.
  */
 export function runExtraction(
   bytes: Uint8Array,
@@ -41,20 +107,22 @@ export function runExtraction(
   { signal, onProgress }: RunExtractionOptions = {},
 ): Promise<ExtractedText> {
   if (signal?.aborted) return Promise.reject(signal.reason);
-  const { url, execArgv } = workerEntry();
+  const pooled = takeWorker(limits);
+  const { worker } = pooled;
   return new Promise((resolve, reject) => {
-    const worker = new Worker(url, {
-      workerData: { bytes, kind, limits } satisfies ExtractionJob,
-      execArgv,
-      resourceLimits: { maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb },
-    });
     let settled = false;
-    const settle = (outcome: () => void) => {
+    const settle = (outcome: () => void, keep?: { heapBytes: number }) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      void worker.terminate();
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      if (keep) giveBack(pooled, keep.heapBytes);
+      else {
+        // The job has its answer: a late error of the worker being ended must not go unhandled.
+        worker.on('error', () => {});
+        void worker.terminate();
+      }
       outcome();
     };
     const timer = setTimeout(
@@ -64,8 +132,8 @@ export function runExtraction(
     const onAbort = () => settle(() => reject(signal?.reason));
     signal?.addEventListener('abort', onAbort, { once: true });
 
-    worker.on('message', (message: ExtractionMessage) => {
-      if (message.type === 'done') settle(() => resolve(message.result));
+    const onMessage = (message: ExtractionMessage) => {
+      if (message.type === 'done') settle(() => resolve(message.result), { heapBytes: message.heapBytes });
       else if (message.type === 'failed') settle(() => reject(new ExtractionError(message.reason, message.message)));
       else if (!settled) {
         try {
@@ -74,11 +142,13 @@ export function runExtraction(
           settle(() => reject(error)); // a throwing listener must not become an uncaught exception here
         }
       }
-    });
-    worker.on('error', (error) => settle(() => reject(asOutOfMemory(error, limits) ?? error)));
-    worker.on('exit', (code) =>
-      settle(() => reject(new Error(`The extraction worker exited (code ${code}) without an answer.`))),
-    );
+    };
+    const onError = (error: Error) => settle(() => reject(asOutOfMemory(error, limits) ?? error));
+    const onExit = (code: number) =>
+      settle(() => reject(new Error(`The extraction worker exited (code ${code}) without an answer.`)));
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    pooled.files++;
+    worker.postMessage({ bytes, kind, limits } satisfies ExtractionJob);
   });
 }
 
