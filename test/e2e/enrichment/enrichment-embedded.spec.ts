@@ -9,7 +9,11 @@ const LONG = Array.from(
     'More words about engines and notes. '.repeat(10),
 ).join('\n\n');
 
-/** Enrichment in the embedded mode: outbox -> in-process bus -> worker, observed over HTTP. */
+/**
+ * Enrichment in the embedded mode: outbox -> in-process bus -> worker, observed over HTTP. The
+ * relay polls only once a minute here: every write below reaches the worker because the write
+ * itself wakes the relay of its process (outboxWritten), or the suite's waits time out.
+ */
 describe('enrichment (embedded, in-process bus)', () => {
   let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
   let owner: Person;
@@ -25,7 +29,7 @@ describe('enrichment (embedded, in-process bus)', () => {
   const get = (id: string) => p.api.call(owner.auth, 'GET', `/api/memory-fragments/${id}`);
 
   beforeAll(async () => {
-    p = await startFragmentsPlatform();
+    p = await startFragmentsPlatform({ OUTBOX_POLL_INTERVAL_MS: '60000' });
     owner = await p.person();
     ws = await p.workspace(owner);
   }, 120_000);

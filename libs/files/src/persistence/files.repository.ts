@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { appendOutbox } from '@kw/platform-outbox';
+import { announcingOutbox, appendOutbox } from '@kw/platform-outbox';
 import { FILES_DB, type FilesDb } from './files-database.js';
 import type { FileRow, FileWithAttachments } from './rows.js';
 
@@ -72,21 +72,23 @@ export class FilesRepository {
    * transaction, so a committed file is always processed. Null when the reservation is gone.
    */
   async complete(id: string, blob: StoredBlob): Promise<FileWithAttachments | null> {
-    return this.db.$transaction(async (tx) => {
-      const moved = await tx.file.updateMany({
-        where: { id, status: 'uploading' },
-        data: { ...blob, sizeBytes: BigInt(blob.sizeBytes), status: 'processing' },
-      });
-      if (moved.count === 0) return null;
-      const row = await tx.file.findUniqueOrThrow({ where: { id }, include: withAttachments });
-      await appendOutbox(tx, {
-        aggregateType: 'file',
-        aggregateId: id,
-        eventType: FILE_UPLOADED_EVENT,
-        payload: { fileId: id, workspaceId: row.workspaceId, kind: blob.kind, sizeBytes: blob.sizeBytes },
-      });
-      return row;
-    });
+    return announcingOutbox(
+      this.db.$transaction(async (tx) => {
+        const moved = await tx.file.updateMany({
+          where: { id, status: 'uploading' },
+          data: { ...blob, sizeBytes: BigInt(blob.sizeBytes), status: 'processing' },
+        });
+        if (moved.count === 0) return null;
+        const row = await tx.file.findUniqueOrThrow({ where: { id }, include: withAttachments });
+        await appendOutbox(tx, {
+          aggregateType: 'file',
+          aggregateId: id,
+          eventType: FILE_UPLOADED_EVENT,
+          payload: { fileId: id, workspaceId: row.workspaceId, kind: blob.kind, sizeBytes: blob.sizeBytes },
+        });
+        return row;
+      }),
+    );
   }
 
   /** Drops a reservation that never completed; answers its blob key, or null when there was none. */

@@ -1,6 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { normalizeEntityName, type GraphExtraction } from '@kw/platform-ai';
-import { appendOutbox, recordProcessedEvent, wasEventProcessed, type NewOutboxEvent } from '@kw/platform-outbox';
+import {
+  announcingOutbox,
+  appendOutbox,
+  type NewOutboxEvent,
+  recordProcessedEvent,
+  wasEventProcessed,
+} from '@kw/platform-outbox';
 import { DataPrisma, sqlStatements, sqlTransaction, type Database, type SqlExecutor } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { FRAGMENTS_DB, type DataDb } from './fragments-database.js';
@@ -57,19 +63,21 @@ export class EnrichmentRepository {
     fragmentId: string,
     plan: (row: LockedEnrichment) => { enrichment: object; event: NewOutboxEvent; result: T },
   ): Promise<T | undefined> {
-    return this.db.$transaction(async (tx) => {
-      const rows = await tx.$queryRaw<Array<{ version: number; enrichment: unknown; workspace_id: string }>>`
+    return announcingOutbox(
+      this.db.$transaction(async (tx) => {
+        const rows = await tx.$queryRaw<Array<{ version: number; enrichment: unknown; workspace_id: string }>>`
         SELECT version, enrichment, workspace_id::text FROM data.fragments WHERE id = ${fragmentId}::uuid FOR UPDATE`;
-      const row = rows[0];
-      if (!row) return undefined;
-      const planned = plan({ version: row.version, enrichment: row.enrichment, workspaceId: row.workspace_id });
-      await tx.fragment.update({
-        where: { id: fragmentId },
-        data: { status: 'processing', enrichment: planned.enrichment },
-      });
-      await appendOutbox(tx, planned.event);
-      return planned.result;
-    });
+        const row = rows[0];
+        if (!row) return undefined;
+        const planned = plan({ version: row.version, enrichment: row.enrichment, workspaceId: row.workspace_id });
+        await tx.fragment.update({
+          where: { id: fragmentId },
+          data: { status: 'processing', enrichment: planned.enrichment },
+        });
+        await appendOutbox(tx, planned.event);
+        return planned.result;
+      }),
+    );
   }
 
   wasProcessed(consumer: string, eventId: string): Promise<boolean> {
@@ -104,23 +112,26 @@ export class EnrichmentRepository {
     states: Record<string, unknown>,
     plan: (locked: LockedFragment) => StepWrite[],
   ): Promise<void> {
-    await sqlTransaction(this.database.pool, async (tx) => {
-      const locked = await this.lockAndRecord(tx, consumer, eventId, fragment.id, version);
-      if (!locked) return;
-      // The summary and tags go into the publishing UPDATE: one write of the row (and one
-      // refresh of its inverted index, which the search trigger rewrites per changed document).
-      const fields: DataPrisma.Sql[] = [];
-      for (const write of plan(locked)) {
-        if (write.step === 'summary') fields.push(DataPrisma.sql`summary = ${write.summary}, summary_source = 'ai'`);
-        else if (write.step === 'tags') fields.push(DataPrisma.sql`tags = ${write.tags}::text[]`);
-        else await this.write(tx, fragment, version, write);
-      }
-      const changed =
-        fields.length > 0 ? DataPrisma.sql`${DataPrisma.join(fields, ', ')}, updated_at = now(), ` : DataPrisma.empty;
-      // Published even with a failed step: the fragment stays readable, the failure is in `enrichment`.
-      await tx.$executeRaw`UPDATE data.fragments SET ${changed}enrichment = enrichment || ${JSON.stringify(states)}::jsonb, status = 'published'
+    // Announced: the embedding step's event (vector sync) is in the outbox.
+    await announcingOutbox(
+      sqlTransaction(this.database.pool, async (tx) => {
+        const locked = await this.lockAndRecord(tx, consumer, eventId, fragment.id, version);
+        if (!locked) return;
+        // The summary and tags go into the publishing UPDATE: one write of the row (and one
+        // refresh of its inverted index, which the search trigger rewrites per changed document).
+        const fields: DataPrisma.Sql[] = [];
+        for (const write of plan(locked)) {
+          if (write.step === 'summary') fields.push(DataPrisma.sql`summary = ${write.summary}, summary_source = 'ai'`);
+          else if (write.step === 'tags') fields.push(DataPrisma.sql`tags = ${write.tags}::text[]`);
+          else await this.write(tx, fragment, version, write);
+        }
+        const changed =
+          fields.length > 0 ? DataPrisma.sql`${DataPrisma.join(fields, ', ')}, updated_at = now(), ` : DataPrisma.empty;
+        // Published even with a failed step: the fragment stays readable, the failure is in `enrichment`.
+        await tx.$executeRaw`UPDATE data.fragments SET ${changed}enrichment = enrichment || ${JSON.stringify(states)}::jsonb, status = 'published'
         WHERE id = ${fragment.id}::uuid AND version = ${version}`;
-    });
+      }),
+    );
   }
 
   /** The fragments left `processing` (not archived), by id after `afterId`. */
@@ -135,7 +146,7 @@ export class EnrichmentRepository {
 
   /** Writes enrichment requests (or any events) to the outbox, in one statement. */
   async appendEvents(events: readonly NewOutboxEvent[]): Promise<void> {
-    await appendOutbox(this.db, events);
+    await announcingOutbox(appendOutbox(this.db, events));
   }
 
   /**

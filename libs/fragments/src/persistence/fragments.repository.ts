@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { appendOutbox, outboxInsert, type NewOutboxEvent } from '@kw/platform-outbox';
+import { announcingOutbox, appendOutbox, outboxInsert, type NewOutboxEvent } from '@kw/platform-outbox';
 import type { Database } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { FRAGMENTS_DB, type DataDb } from './fragments-database.js';
@@ -111,15 +111,17 @@ export class FragmentsRepository {
     const outbox = outboxInsert(events, values.length + 1);
     // Unnamed, like FRAGMENT_BY_ID: a named statement outlives its pool client in the embedded
     // PGlite (one session for every socket).
-    await this.database.pool.query({
-      text: `WITH created AS (
+    await announcingOutbox(
+      this.database.pool.query({
+        text: `WITH created AS (
            ${INSERT_FRAGMENTS}
            VALUES ${tuples.join(',\n                  ')}
            RETURNING id
          )
          ${outbox.text}`,
-      values: [...values, ...outbox.values],
-    });
+        values: [...values, ...outbox.values],
+      }),
+    );
   }
 
   /** Which of `keys` the workspace's fragments (archived ones too) hold, and by which fragment. */
@@ -192,33 +194,35 @@ export class FragmentsRepository {
     changes: FragmentChanges,
     eventOf: (updated: FragmentRow) => NewOutboxEvent,
   ): Promise<VersionedUpdate> {
-    return this.db.$transaction(async (tx) => {
-      const { count } = await tx.fragment.updateMany({
-        where: { id: current.id, version: current.version },
-        data: {
-          title: changes.title,
-          content: changes.content,
-          ...(changes.summary && changes.summary),
-          tags: changes.tags,
-          enhanceTags: changes.enhanceTags,
-          ...(changes.fragmentTypeId !== undefined && { fragmentTypeId: changes.fragmentTypeId }),
-          ...(changes.key !== undefined && { key: changes.key }),
-          ...(changes.enrichment !== undefined && { status: 'processing', enrichment: changes.enrichment }),
-          version: { increment: 1 },
-          updatedBy: changes.updatedBy,
-        },
-      });
-      const updated = await tx.fragment.findUniqueOrThrow({ where: { id: current.id } });
-      // Someone else's update landed between the read and this write: nothing was changed.
-      if (count === 0) return { updated: false, currentVersion: updated.version };
-      if (changes.enrichment === undefined)
-        await tx.fragmentChunk.updateMany({
-          where: { fragmentId: current.id, version: current.version },
-          data: { version: updated.version },
+    return announcingOutbox(
+      this.db.$transaction(async (tx) => {
+        const { count } = await tx.fragment.updateMany({
+          where: { id: current.id, version: current.version },
+          data: {
+            title: changes.title,
+            content: changes.content,
+            ...(changes.summary && changes.summary),
+            tags: changes.tags,
+            enhanceTags: changes.enhanceTags,
+            ...(changes.fragmentTypeId !== undefined && { fragmentTypeId: changes.fragmentTypeId }),
+            ...(changes.key !== undefined && { key: changes.key }),
+            ...(changes.enrichment !== undefined && { status: 'processing', enrichment: changes.enrichment }),
+            version: { increment: 1 },
+            updatedBy: changes.updatedBy,
+          },
         });
-      await appendOutbox(tx, eventOf(updated));
-      return { updated: true, row: updated };
-    });
+        const updated = await tx.fragment.findUniqueOrThrow({ where: { id: current.id } });
+        // Someone else's update landed between the read and this write: nothing was changed.
+        if (count === 0) return { updated: false, currentVersion: updated.version };
+        if (changes.enrichment === undefined)
+          await tx.fragmentChunk.updateMany({
+            where: { fragmentId: current.id, version: current.version },
+            data: { version: updated.version },
+          });
+        await appendOutbox(tx, eventOf(updated));
+        return { updated: true, row: updated };
+      }),
+    );
   }
 
   /** Archives the fragment (version + 1) with the outbox row `eventOf` makes of the archived row. */
@@ -226,22 +230,26 @@ export class FragmentsRepository {
     current: FragmentRow,
     eventOf: (archived: FragmentRow) => NewOutboxEvent,
   ): Promise<FragmentRow> {
-    return this.db.$transaction(async (tx) => {
-      const archived = await tx.fragment.update({
-        where: { id: current.id },
-        data: { archivedAt: new Date(), version: { increment: 1 } },
-      });
-      await appendOutbox(tx, eventOf(archived));
-      return archived;
-    });
+    return announcingOutbox(
+      this.db.$transaction(async (tx) => {
+        const archived = await tx.fragment.update({
+          where: { id: current.id },
+          data: { archivedAt: new Date(), version: { increment: 1 } },
+        });
+        await appendOutbox(tx, eventOf(archived));
+        return archived;
+      }),
+    );
   }
 
   /** Deletes the fragment for good (chunks, links and mentions cascade) with its outbox row. */
   async deleteWithEvent(current: FragmentRow, event: NewOutboxEvent): Promise<void> {
-    await this.db.$transaction(async (tx) => {
-      await tx.fragment.delete({ where: { id: current.id } });
-      await appendOutbox(tx, event);
-    });
+    await announcingOutbox(
+      this.db.$transaction(async (tx) => {
+        await tx.fragment.delete({ where: { id: current.id } });
+        await appendOutbox(tx, event);
+      }),
+    );
   }
 }
 

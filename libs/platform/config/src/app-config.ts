@@ -732,7 +732,7 @@ export class AppConfig {
   @Max(600_000)
   ENRICHMENT_RETRY_BASE_MS = 1_000;
 
-  /** How often the outbox relay looks for unpublished events (it also runs right after a publish batch). */
+  /** How often the outbox relay looks for unpublished events (it also runs right after a publish batch, and when its own process commits outbox rows). */
   @Transform(toInt)
   @IsInt()
   @Min(10)

@@ -7,3 +7,4 @@ export * from './create-event-bus.js';
 export * from './event-bus.provider.js';
 export * from './polling-loop.js';
 export * from './outbox-insert.js';
+export * from './outbox-written.js';

@@ -1,5 +1,6 @@
 import type { DataPrismaClient } from '@kw/platform-persistence';
 import type { DomainEvent, EventBus, EventLogger } from './event-bus.js';
+import { onOutboxWritten } from './outbox-written.js';
 import { PollingLoop } from './polling-loop.js';
 import { publishTraced } from './traced-events.js';
 
@@ -31,6 +32,7 @@ const MAX_ERROR_PAUSE_MS = 10_000;
 export class OutboxRelay {
   private readonly batchSize: number;
   private readonly loop: PollingLoop;
+  private stopListening?: () => void;
 
   constructor(
     private readonly db: DataPrismaClient,
@@ -55,6 +57,7 @@ export class OutboxRelay {
 
   start(): void {
     this.loop.start();
+    this.stopListening ??= onOutboxWritten(() => this.loop.poke());
   }
 
   /** Looks at the outbox now instead of at the next poll (after a local commit, for instance). */
@@ -63,6 +66,8 @@ export class OutboxRelay {
   }
 
   async stop(): Promise<void> {
+    this.stopListening?.();
+    this.stopListening = undefined;
     await this.loop.stop();
   }
 
