@@ -8,13 +8,16 @@ export interface PollingLoopOptions {
 
 /**
  * Runs `pass` over and over: again at once while it reports more work, after `intervalMs` when
- * it does not, with a doubling pause after failures. `poke()` cuts a pause short (new work was
- * just committed). Used by the outbox relay and the webhook delivery worker.
+ * it does not, with a doubling pause after failures. `poke()` says new work was just committed:
+ * it cuts a pause short, and a poke during a pass runs the next one right after it (the pass
+ * may have looked before that work was there). Used by the outbox relay and the webhook
+ * delivery worker.
  */
 export class PollingLoop {
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
+  private poked = false;
 
   /** `pass` answers true when it should run again at once (a full batch). */
   constructor(
@@ -29,6 +32,7 @@ export class PollingLoop {
   }
 
   poke(): void {
+    this.poked = true;
     this.wake?.();
   }
 
@@ -43,8 +47,9 @@ export class PollingLoop {
     let errors = 0;
     while (this.running) {
       let pause = this.options.intervalMs;
+      this.poked = false;
       try {
-        if (await this.pass()) pause = 0;
+        if ((await this.pass()) || this.poked) pause = 0;
         errors = 0;
       } catch (err) {
         errors++;
