@@ -80,11 +80,7 @@ export class TransfersRepository {
     sourceId: string,
     targetId: string,
   ): Promise<void> {
-    await this.db.importedRecord.upsert({
-      where: { workspaceId_kind_sourceId: { workspaceId, kind, sourceId } },
-      create: { workspaceId, kind, sourceId, targetId },
-      update: { targetId },
-    });
+    await this.recordImportedMany(workspaceId, kind, [{ sourceId, targetId }]);
   }
 
   /**

@@ -10,7 +10,7 @@ import {
   type CreateFragmentRequest,
 } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { AppError, ErrorCode } from '@kw/platform-errors';
+import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { rewriteChangesNothing } from '../domain/rewrite-changes-nothing.js';
 import { FragmentsRepository } from '../persistence/fragments.repository.js';
@@ -67,15 +67,7 @@ export class BulkFragmentsHandlers {
       // The field limits serve() applies to CreateFragment, applied to each item.
       const invalid = limitViolations(CreateFragmentRequestSchema.typeName, fragment)[0];
       if (invalid) {
-        outcomes[at] = failed(
-          index,
-          new AppError({
-            status: 400,
-            code: ErrorCode.VALIDATION_FAILED,
-            message: `${invalid.field}: ${invalid.problems.join('; ')}`,
-            param: invalid.field,
-          }),
-        );
+        outcomes[at] = failed(index, invalidField(invalid.field, invalid.problems.join('; ')));
         continue;
       }
       const key = fragment.key;

@@ -305,31 +305,28 @@ export class FragmentsHandlers {
     group: ReadonlyArray<{ index: number; row: FragmentRow; event: NewOutboxEvent }>,
     results: Array<FragmentRow | AppError>,
   ): Promise<void> {
-    const insert = (rows: typeof group) =>
-      this.fragments.insertManyWithEvents(
-        rows.map((m) => m.row),
-        rows.map((m) => m.event),
-      );
-    try {
-      await insert(group);
-      for (const m of group) results[m.index] = m.row;
-      return;
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-    }
+    // True when the rows were written, false when a key (or id) of theirs was taken.
+    const written = async (rows: typeof group): Promise<boolean> => {
+      try {
+        await this.fragments.insertManyWithEvents(
+          rows.map((m) => m.row),
+          rows.map((m) => m.event),
+        );
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        return false;
+      }
+      for (const m of rows) results[m.index] = m.row;
+      return true;
+    };
+    if (await written(group)) return;
     const holders = await this.fragments.idsByKeys(workspaceId, [...new Set(group.flatMap((m) => m.row.key ?? []))]);
     const left = group.filter((m) => {
       const holder = m.row.key === null ? undefined : holders.get(m.row.key);
       if (holder) results[m.index] = keyExists(holder);
       return !holder;
     });
-    try {
-      await insert(left);
-      for (const m of left) results[m.index] = m.row;
-      return;
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-    }
+    if (await written(left)) return;
     for (const m of left) {
       try {
         await this.fragments.insertWithEvent(m.row, m.event);

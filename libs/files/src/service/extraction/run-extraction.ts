@@ -75,8 +75,7 @@ function takeWorker(limits: ExtractionLimits): PooledWorker {
 function giveBack(pooled: PooledWorker, heapBytes: number): void {
   const worn = pooled.files >= MAX_FILES_PER_WORKER || heapBytes > (pooled.heapMb * 1024 * 1024) / 2;
   if (worn || idle.length >= MAX_IDLE_WORKERS) {
-    pooled.worker.on('error', () => {});
-    void pooled.worker.terminate();
+    retire(pooled.worker);
     return;
   }
   const drop = () => {
@@ -91,6 +90,12 @@ function giveBack(pooled: PooledWorker, heapBytes: number): void {
     void pooled.worker.terminate();
   }, IDLE_WORKER_MS).unref();
   idle.push(pooled);
+}
+
+/** Ends a worker whose job is over: a late error of it must not go unhandled in this process. */
+function retire(worker: Worker): void {
+  worker.on('error', () => {});
+  void worker.terminate();
 }
 
 /**
@@ -118,11 +123,7 @@ export function runExtraction(
       signal?.removeEventListener('abort', onAbort);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
       if (keep) giveBack(pooled, keep.heapBytes);
-      else {
-        // The job has its answer: a late error of the worker being ended must not go unhandled.
-        worker.on('error', () => {});
-        void worker.terminate();
-      }
+      else retire(worker);
       outcome();
     };
     const timer = setTimeout(
