@@ -19,6 +19,9 @@ const firstLine = (text) =>
     .find((line) => line.trim() !== '')
     ?.trim()
     .slice(0, 300) ?? '';
+// A file that failed without a failed test (it did not load, a hook threw) counts once. Vitest's
+// numFailedTestSuites is not that: it counts every describe block above a failed test as well.
+let failedFiles = 0;
 for (const suite of report.testResults ?? []) {
   const where = relative(process.cwd(), suite.name ?? '');
   const failedTests = (suite.assertionResults ?? []).filter((t) => t.status === 'failed');
@@ -26,11 +29,12 @@ for (const suite of report.testResults ?? []) {
     console.log(`failed: ${where} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
   }
   if (suite.status === 'failed' && failedTests.length === 0) {
-    console.log(`failed: ${where} (the suite): ${firstLine(suite.message)}`);
+    failedFiles += 1;
+    console.log(`failed: ${where} (the file): ${firstLine(suite.message)}`);
   }
 }
 const passed = report.numPassedTests ?? 0;
-const failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
+const failed = (report.numFailedTests ?? 0) + failedFiles;
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 if (passed + failed === 0) {

@@ -150,8 +150,12 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       };
       expect(() => new Webhook(secret).verify(got!.body, stale)).toThrow();
 
-      // The delivery history shows the success.
-      const [delivery] = await p.deliveries(owner, ws.id, webhook.id);
+      // The delivery history shows the success (recorded once the receiver's answer is read, which
+      // can be a moment after the receiver saw the request).
+      const delivery = await p.waitFor('the delivery recorded', async () => {
+        const [latest] = await p.deliveries(owner, ws.id, webhook.id);
+        return latest?.status !== 'delivering' && latest;
+      });
       expect(delivery).toMatchObject({
         status: 'succeeded',
         attempts: 1,
