@@ -88,7 +88,11 @@ export function spawnNode(script, args, { env = {}, name = path.basename(script)
   assertOpen();
   const logFile = path.join(runDir, `${name}-${spawned++}.log`);
   const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [script, ...args], {
+  // BENCH_CPU_PROF_DIR: every Node process of the run writes a V8 CPU profile there when it exits.
+  const profile = process.env.BENCH_CPU_PROF_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF_DIR)}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, script, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', fd, fd],

@@ -13,6 +13,14 @@ WHERE token_hash = ${tokenHash} AND config_id = ${configId}::uuid AND user_id = 
   AND expires_at > now()
 RETURNING state;
 
+-- src/persistence/model-usage.repository.ts: INSERT_USAGE
+INSERT INTO control.model_usage
+  (user_id, token_id, credential, model, provider, kind, input_tokens, output_tokens, images,
+   searches, embeddings, workspace_id, latency_ms, status, event_id)
+SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
+   $8::int[], $9::int[], $10::int[], $11::int[], $12::uuid[], $13::int[], $14::text[], $15::text[])
+ON CONFLICT (event_id) DO NOTHING;
+
 -- src/persistence/model-usage.repository.ts: ModelUsageRepository.sums.rows
 SELECT ${groups}, count(*) AS requests, sum(input_tokens) AS input, sum(output_tokens) AS output,
   sum(images) AS images, sum(searches) AS searches, sum(embeddings) AS embeddings,

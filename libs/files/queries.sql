@@ -29,3 +29,16 @@ SELECT h.id, h.score::float8 AS score, h.name_match, h.content_match,
 FROM hits h, q
 ORDER BY h.score DESC, h.id
 LIMIT ${limit} OFFSET ${offset};
+
+-- src/persistence/processing.repository.ts: ProcessingRepository.finish.marked
+UPDATE data.files SET status = 'ready', chunk_count = ${chunks.length}, text_truncated = ${textTruncated},
+       lease_until = NULL, processed_at = now(), failure_reason = NULL, failure_message = NULL, updated_at = now()
+ WHERE id = ${id}::uuid AND status = 'processing';
+
+-- src/persistence/processing.repository.ts: ProcessingRepository.finish
+DELETE FROM data.file_chunks WHERE file_id = ${id}::uuid;
+
+-- src/persistence/processing.repository.ts: ProcessingRepository.finish
+INSERT INTO data.file_chunks (file_id, workspace_id, ordinal, text, embedding)
+SELECT ${id}::uuid, ${workspaceId}::uuid, c.ordinal - 1, c.text, c.embedding::float4[]
+  FROM unnest(${texts}::text[], ${vectors}::text[]) WITH ORDINALITY AS c(text, embedding, ordinal);

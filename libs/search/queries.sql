@@ -63,6 +63,10 @@ SELECT count(*) AS total ${from};
 -- src/persistence/saved-searches.repository.ts: SavedSearchesRepository.collectionExists.found
 SELECT 1 FROM search_read.collections WHERE id = ${collectionId}::uuid AND workspace_id = ${workspaceId}::uuid;
 
+-- src/persistence/search-queries.repository.ts: SearchQueriesRepository.insert
+INSERT INTO data.search_queries (workspace_id, user_id, query, mode, result_count, duration_ms)
+VALUES ($1, $2, $3, $4, $5, $6);
+
 -- src/persistence/search-queries.repository.ts: SearchQueriesRepository.top.rows
 SELECT query, count(*) AS count FROM data.search_queries
  WHERE workspace_id = ${workspaceId}::uuid AND created_at >= ${since} ${zeroOnly ? DataPrisma.sql`AND result_count = 0` : DataPrisma.empty}

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataPrisma } from '@kw/platform-persistence';
+import { DataPrisma, type Database } from '@kw/platform-persistence';
+import { DATABASE } from '@kw/platform-runtime';
 import { SEARCH_DB, type SearchDb } from './search-database.js';
 
 export interface NewSearchQuery {
@@ -14,10 +15,18 @@ export interface NewSearchQuery {
 /** data.search_queries: the workspace searches recorded for the owners' analytics (search's own table). */
 @Injectable()
 export class SearchQueriesRepository {
-  constructor(@Inject(SEARCH_DB) private readonly db: SearchDb) {}
+  constructor(
+    @Inject(SEARCH_DB) private readonly db: SearchDb,
+    @Inject(DATABASE) private readonly database: Pick<Database, 'pool'>,
+  ) {}
 
+  /** One per workspace search: a plain statement (decision 0008), a fifth of a Prisma create's CPU. */
   async insert(entry: NewSearchQuery): Promise<void> {
-    await this.db.searchQueryLog.create({ data: entry });
+    await this.database.pool.query(
+      `INSERT INTO data.search_queries (workspace_id, user_id, query, mode, result_count, duration_ms)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [entry.workspaceId, entry.userId, entry.query, entry.mode, entry.resultCount, entry.durationMs],
+    );
   }
 
   /** Queries recorded since `since` (only those that found nothing with `zeroOnly`). */
