@@ -10,5 +10,8 @@ WHERE id IN (
   FOR UPDATE SKIP LOCKED)
 RETURNING id::text;
 
+-- src/persistence/webhooks.repository.ts: WebhooksRepository.subscribedIds
+SELECT id::text FROM data.webhooks WHERE workspace_id = $1 AND enabled AND $2 = ANY(events);
+
 -- src/persistence/webhooks.repository.ts: WebhooksRepository.createWithSecret
 SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${webhook.workspaceId}`}));

@@ -110,7 +110,7 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
     // The in-process bus: removals come from the sweep (fragment.deleted is left to webhooks).
     worker.sweepIntervalMs = 100;
     await worker.start(bus);
-    relay = new OutboxRelay(db, bus, silent, { pollIntervalMs: 20 });
+    relay = new OutboxRelay(pool, bus, silent, { pollIntervalMs: 20 });
     relay.start();
   });
   afterAll(async () => {

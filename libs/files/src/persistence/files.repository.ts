@@ -158,7 +158,9 @@ export class FilesRepository {
     });
   }
 
-  findManyWithAttachments(ids: string[]): Promise<FileWithAttachments[]> {
+  async findManyWithAttachments(ids: string[]): Promise<FileWithAttachments[]> {
+    // No ids is the common case (a search that matched no file): Prisma would still send two statements.
+    if (ids.length === 0) return [];
     return this.db.file.findMany({ where: { id: { in: ids } }, include: withAttachments });
   }
 

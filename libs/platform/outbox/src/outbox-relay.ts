@@ -1,4 +1,5 @@
-import type { DataPrismaClient } from '@kw/platform-persistence';
+import type pg from 'pg';
+import { sqlTransaction } from '@kw/platform-persistence';
 import type { DomainEvent, EventBus, EventLogger } from './event-bus.js';
 import { onOutboxWritten } from './outbox-written.js';
 import { PollingLoop } from './polling-loop.js';
@@ -35,7 +36,8 @@ export class OutboxRelay {
   private stopListening?: () => void;
 
   constructor(
-    private readonly db: DataPrismaClient,
+    /** The process's pool: a pass is a plain `pg` transaction (decision 0008), one per commit that wrote rows. */
+    private readonly pool: pg.Pool,
     private readonly bus: EventBus,
     private readonly logger: EventLogger,
     options: OutboxRelayOptions = {},
@@ -73,37 +75,34 @@ export class OutboxRelay {
 
   /** Publishes one batch; returns how many rows were published. */
   async relayBatch(): Promise<number> {
-    return this.db.$transaction(
-      async (tx) => {
-        const rows = await tx.$queryRaw<OutboxRow[]>`
-          SELECT id::text, aggregate_type, aggregate_id, event_type, payload, headers, created_at
-          FROM data.outbox WHERE published_at IS NULL
-          ORDER BY created_at, id LIMIT ${this.batchSize}
-          FOR UPDATE SKIP LOCKED`;
-        const published: string[] = [];
-        let failure: { id: string; err: unknown } | undefined;
-        // In order, stopping at the first failure so a later event never overtakes an earlier one.
-        for (const row of rows) {
-          try {
-            await publishTraced(this.bus, toEvent(row));
-            published.push(row.id);
-          } catch (err) {
-            failure = { id: row.id, err };
-            break;
-          }
+    return sqlTransaction(this.pool, async (tx) => {
+      const rows = await tx.$queryRaw<OutboxRow[]>`
+        SELECT id::text, aggregate_type, aggregate_id, event_type, payload, headers, created_at
+        FROM data.outbox WHERE published_at IS NULL
+        ORDER BY created_at, id LIMIT ${this.batchSize}
+        FOR UPDATE SKIP LOCKED`;
+      const published: string[] = [];
+      let failure: { id: string; err: unknown } | undefined;
+      // In order, stopping at the first failure so a later event never overtakes an earlier one.
+      for (const row of rows) {
+        try {
+          await publishTraced(this.bus, toEvent(row));
+          published.push(row.id);
+        } catch (err) {
+          failure = { id: row.id, err };
+          break;
         }
-        if (published.length > 0) {
-          await tx.$executeRaw`UPDATE data.outbox SET published_at = now(), attempts = attempts + 1 WHERE id = ANY(${published}::uuid[])`;
-        }
-        if (failure) {
-          await tx.$executeRaw`UPDATE data.outbox SET attempts = attempts + 1 WHERE id = ${failure.id}::uuid`;
-          this.logger.warn({ err: failure.err, eventId: failure.id }, 'outbox event not published; will retry');
-          if (published.length === 0) throw failure.err;
-        }
-        return published.length;
-      },
-      { maxWait: 30_000, timeout: 60_000 },
-    );
+      }
+      if (published.length > 0) {
+        await tx.$executeRaw`UPDATE data.outbox SET published_at = now(), attempts = attempts + 1 WHERE id = ANY(${published}::uuid[])`;
+      }
+      if (failure) {
+        await tx.$executeRaw`UPDATE data.outbox SET attempts = attempts + 1 WHERE id = ${failure.id}::uuid`;
+        this.logger.warn({ err: failure.err, eventId: failure.id }, 'outbox event not published; will retry');
+        if (published.length === 0) throw failure.err;
+      }
+      return published.length;
+    });
   }
 }
 

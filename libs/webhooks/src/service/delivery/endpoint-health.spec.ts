@@ -54,7 +54,7 @@ describeWith(['postgres'], 'webhook endpoint health', () => {
     });
 
   it('starts the failure clock at the first failure and clears it on a success', async () => {
-    const health = new EndpointHealth(new WebhooksRepository(db), settings, silent, client);
+    const health = new EndpointHealth(new WebhooksRepository(db, { pool }), settings, silent, client);
     const hook = await webhook();
     await health.record(hook, { ok: false, status: 500, durationMs: 1, failure: 'status' });
     const failing = await db.webhook.findUniqueOrThrow({ where: { id: hook.id } });
@@ -68,7 +68,7 @@ describeWith(['postgres'], 'webhook endpoint health', () => {
   });
 
   it('disables an endpoint failing for longer than the limit, cancels its pending deliveries and notifies the owners once', async () => {
-    const health = new EndpointHealth(new WebhooksRepository(db), settings, silent, client);
+    const health = new EndpointHealth(new WebhooksRepository(db, { pool }), settings, silent, client);
     const hook = await webhook({ failingSince: new Date(Date.now() - 121 * HOUR) });
     const pending = await db.webhookDelivery.create({
       data: { webhookId: hook.id, workspaceId: hook.workspaceId, eventType: 'fragment.created', body: '{}' },
@@ -91,7 +91,7 @@ describeWith(['postgres'], 'webhook endpoint health', () => {
   });
 
   it('keeps an endpoint failing for less than the limit enabled', async () => {
-    const health = new EndpointHealth(new WebhooksRepository(db), settings, silent, client);
+    const health = new EndpointHealth(new WebhooksRepository(db, { pool }), settings, silent, client);
     const hook = await webhook({ failingSince: new Date(Date.now() - 119 * HOUR) });
     await health.record(hook, { ok: false, status: 503, durationMs: 1, failure: 'status' });
     expect((await db.webhook.findUniqueOrThrow({ where: { id: hook.id } })).enabled).toBe(true);
