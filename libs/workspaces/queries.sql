@@ -15,7 +15,7 @@ SELECT 1 FROM control.hosted_zones WHERE id = ${id}::uuid FOR UPDATE;
 -- src/persistence/workspaces-database.ts: lockWorkspace
 SELECT id FROM ${workspacesTable} WHERE id = ${workspaceId}::uuid FOR UPDATE;
 
--- src/persistence/workspaces.repository.ts: WorkspacesRepository.findWithRelation.rows
+-- src/persistence/workspaces.repository.ts: withRelation
 SELECT w.id::text AS id, w.name, w.description, w.visibility, w.status, w.hosted_zone_id::text AS "hostedZoneId",
        w.settings, w.created_by::text AS "createdBy", w.created_at AS "createdAt", w.updated_at AS "updatedAt",
        w.archived_at AS "archivedAt", z.endpoint_url AS "endpointUrl", (z.id IS NOT NULL) AS "hasZone",
@@ -23,8 +23,7 @@ SELECT w.id::text AS id, w.name, w.description, w.visibility, w.status, w.hosted
   FROM control.workspaces w
   LEFT JOIN control.hosted_zones z ON z.id = w.hosted_zone_id
   LEFT JOIN control.workspace_members m ON m.workspace_id = w.id AND m.user_id = ${userId}::uuid
-  LEFT JOIN control.workspace_subscriptions s ON s.workspace_id = w.id AND s.user_id = ${userId}::uuid
- WHERE w.id = ${workspaceId}::uuid;
+  LEFT JOIN control.workspace_subscriptions s ON s.workspace_id = w.id AND s.user_id = ${userId}::uuid;
 
 -- src/persistence/workspaces.repository.ts: WorkspacesRepository.createWithin
 SELECT pg_advisory_xact_lock(hashtextextended(${`workspaces-of:${workspace.createdBy}`}, 0));

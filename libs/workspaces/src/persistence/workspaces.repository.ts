@@ -31,13 +31,38 @@ export interface WorkspaceWithRelation {
   subscribed: boolean;
 }
 
-/** One row of `findWithRelation`'s statement: the workspace's columns, its zone's endpoint, the user's role and subscription. */
+/** One row of `withRelation`: the workspace's columns, its zone's endpoint, the user's role and subscription. */
 type JoinedRow = Omit<WorkspaceRow, 'hostedZone'> & {
   endpointUrl: string | null;
   hasZone: boolean;
   role: string | null;
   subscribed: boolean;
 };
+
+/**
+ * Workspaces with their zone's endpoint and `userId`'s membership and subscription (m and s: null
+ * where there is none); the caller adds the WHERE. Every data-plane request asks this for one
+ * workspace (ResolveAccess), and the listings for the user's: Prisma's relational include cost
+ * three or four queries and as many query plans each time.
+ */
+const withRelation = (userId: string) => ControlPrisma.sql`
+  SELECT w.id::text AS id, w.name, w.description, w.visibility, w.status, w.hosted_zone_id::text AS "hostedZoneId",
+         w.settings, w.created_by::text AS "createdBy", w.created_at AS "createdAt", w.updated_at AS "updatedAt",
+         w.archived_at AS "archivedAt", z.endpoint_url AS "endpointUrl", (z.id IS NOT NULL) AS "hasZone",
+         m.role, (s.user_id IS NOT NULL) AS subscribed
+    FROM control.workspaces w
+    LEFT JOIN control.hosted_zones z ON z.id = w.hosted_zone_id
+    LEFT JOIN control.workspace_members m ON m.workspace_id = w.id AND m.user_id = ${userId}::uuid
+    LEFT JOIN control.workspace_subscriptions s ON s.workspace_id = w.id AND s.user_id = ${userId}::uuid`;
+
+function fromJoined(row: JoinedRow): WorkspaceWithRelation {
+  const { endpointUrl, hasZone, role, subscribed, ...workspace } = row;
+  return {
+    workspace: { ...workspace, hostedZone: hasZone ? { endpointUrl } : null },
+    role: role ?? undefined,
+    subscribed,
+  };
+}
 
 export interface DiscoverQuery {
   /** Matched (ILIKE, escaped) against name and description; empty matches everything. */
@@ -63,30 +88,10 @@ const relationOf = (userId: string) => ({
 export class WorkspacesRepository {
   constructor(@Inject(WORKSPACES_DB) private readonly db: WorkspacesDb) {}
 
-  /**
-   * The workspace and the user's membership and subscription, in one statement: every
-   * data-plane request asks this (ResolveAccess), and the relational include it replaces
-   * cost four queries and four query compilations per request.
-   */
+  /** The workspace and the user's membership and subscription, in one statement (`withRelation`). */
   async findWithRelation(workspaceId: string, userId: string): Promise<WorkspaceWithRelation | undefined> {
-    const rows = await this.db.$queryRaw<JoinedRow[]>`
-      SELECT w.id::text AS id, w.name, w.description, w.visibility, w.status, w.hosted_zone_id::text AS "hostedZoneId",
-             w.settings, w.created_by::text AS "createdBy", w.created_at AS "createdAt", w.updated_at AS "updatedAt",
-             w.archived_at AS "archivedAt", z.endpoint_url AS "endpointUrl", (z.id IS NOT NULL) AS "hasZone",
-             m.role, (s.user_id IS NOT NULL) AS subscribed
-        FROM control.workspaces w
-        LEFT JOIN control.hosted_zones z ON z.id = w.hosted_zone_id
-        LEFT JOIN control.workspace_members m ON m.workspace_id = w.id AND m.user_id = ${userId}::uuid
-        LEFT JOIN control.workspace_subscriptions s ON s.workspace_id = w.id AND s.user_id = ${userId}::uuid
-       WHERE w.id = ${workspaceId}::uuid`;
-    const row = rows[0];
-    if (!row) return undefined;
-    const { endpointUrl, hasZone, role, subscribed, ...workspace } = row;
-    return {
-      workspace: { ...workspace, hostedZone: hasZone ? { endpointUrl } : null },
-      role: role ?? undefined,
-      subscribed,
-    };
+    const rows = await this.db.$queryRaw<JoinedRow[]>`${withRelation(userId)} WHERE w.id = ${workspaceId}::uuid`;
+    return rows[0] && fromJoined(rows[0]);
   }
 
   /** A new workspace with its creator as owner. */
@@ -121,26 +126,23 @@ export class WorkspacesRepository {
     await this.db.workspace.update({ where: { id }, data: { settings: { ...settings } } });
   }
 
-  /** Workspaces the user is a member of (not archived), by name, with the user's membership. */
-  listMembered(userId: string) {
-    return this.db.workspace.findMany({
-      where: { archivedAt: null, members: { some: { userId } } },
-      include: { members: { where: { userId } }, ...ZONE_ENDPOINT },
-      orderBy: byName,
-    });
+  /**
+   * Workspaces the user is a member of (not archived), by name, with the user's membership.
+   * One statement, as `findWithRelation` (Prisma's include cost three queries and their plans).
+   */
+  async listMembered(userId: string): Promise<WorkspaceWithRelation[]> {
+    const rows = await this.db.$queryRaw<JoinedRow[]>`${withRelation(userId)}
+      WHERE w.archived_at IS NULL AND m.user_id IS NOT NULL ORDER BY w.name, w.id`;
+    return rows.map(fromJoined);
   }
 
   /** Workspaces the user is a member of or subscribes to (public ones only), by name, with the user's relation. */
-  listAccessible(userId: string) {
-    return this.db.workspace.findMany({
-      where: {
-        archivedAt: null,
-        // A subscription to a workspace that became private grants nothing, so it is not listed.
-        OR: [{ members: { some: { userId } } }, { visibility: 'public', subscriptions: { some: { userId } } }],
-      },
-      include: relationOf(userId),
-      orderBy: byName,
-    });
+  async listAccessible(userId: string): Promise<WorkspaceWithRelation[]> {
+    // A subscription to a workspace that became private grants nothing, so it is not listed.
+    const rows = await this.db.$queryRaw<JoinedRow[]>`${withRelation(userId)}
+      WHERE w.archived_at IS NULL AND (m.user_id IS NOT NULL OR (w.visibility = 'public' AND s.user_id IS NOT NULL))
+      ORDER BY w.name, w.id`;
+    return rows.map(fromJoined);
   }
 
   /** Archived workspaces the user owns, most recently archived first. */

@@ -22,8 +22,8 @@ export class WorkspaceListingsHandlers {
     const rows = await this.workspaces.listMembered(userId);
     return {
       workspaces: rows
-        .filter((w) => tokenReaches(auth, w.id))
-        .map(({ members, ...w }) => workspaceView(w, relationFrom(members[0]?.role, false))),
+        .filter(({ workspace }) => tokenReaches(auth, workspace.id))
+        .map(({ workspace, role }) => workspaceView(workspace, relationFrom(role, false))),
     };
   }
 
@@ -36,10 +36,8 @@ export class WorkspaceListingsHandlers {
     const rows = await this.workspaces.listAccessible(userId);
     return {
       workspaces: rows
-        .filter((w) => tokenReaches(auth, w.id))
-        .map(({ members, subscriptions, ...w }) =>
-          workspaceView(w, relationFrom(members[0]?.role, subscriptions.length > 0)),
-        ),
+        .filter(({ workspace }) => tokenReaches(auth, workspace.id))
+        .map(({ workspace, role, subscribed }) => workspaceView(workspace, relationFrom(role, subscribed))),
     };
   }
 
