@@ -76,7 +76,6 @@ export interface DiscoverQuery {
 /** `%`, `_` and `\` typed by the user match themselves, not any character. */
 export const likePattern = (query: string): string => `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-const byName = [{ name: 'asc' as const }, { id: 'asc' as const }];
 const relationOf = (userId: string) => ({
   members: { where: { userId } },
   subscriptions: { where: { userId } },
