@@ -50,6 +50,17 @@ VALUES (${issuer}, ${kind}, ${jti}, ${expiresAt}) ON CONFLICT DO NOTHING;
 DELETE FROM control.seen_jwt_ids
 WHERE ctid IN (SELECT ctid FROM control.seen_jwt_ids WHERE expires_at < ${now} LIMIT 100);
 
+-- src/persistence/tokens.repository.ts: TOKEN_WITH_USER
+SELECT t.id::text AS id, t.user_id::text AS "userId", t.name, t.display_prefix AS "displayPrefix",
+       t.token_hash AS "tokenHash", t.scopes, t.all_workspaces AS "allWorkspaces",
+       t.workspace_ids::text[] AS "workspaceIds", t.expires_at AS "expiresAt", t.revoked_at AS "revokedAt",
+       t.last_used_at AS "lastUsedAt", t.last_used_ip AS "lastUsedIp", t.created_at AS "createdAt",
+       t.updated_at AS "updatedAt", u.email AS "userEmail", u.display_name AS "userDisplayName",
+       u.password_hash AS "userPasswordHash", u.status AS "userStatus", u.platform_admin AS "userPlatformAdmin",
+       u.created_at AS "userCreatedAt", u.updated_at AS "userUpdatedAt"
+  FROM control.personal_access_tokens t JOIN control.users u ON u.id = t.user_id
+ WHERE t.token_hash = $1;
+
 -- src/persistence/tokens.repository.ts: TokensRepository.recordUses
 INSERT INTO control.token_usage_daily (token_id, day, requests)
 SELECT ${tokenId}::uuid, d::date, n FROM unnest(${days}::text[], ${counts}::int[]) AS u(d, n)

@@ -4,6 +4,19 @@
 -- src/persistence/billing.repository.ts: BillingRepository.onceForEvent
 SELECT pg_advisory_xact_lock(hashtextextended(${lock}, 0));
 
+-- src/persistence/embed-configs.repository.ts: KEY_WITH_CONFIG
+SELECT k.id::text AS id, k.config_id::text AS "configId", k.label, k.allowed_origins AS "allowedOrigins",
+       k.public, k.expires_at AS "expiresAt", k.token_prefix AS "tokenPrefix",
+       k.scoped_token_sealed AS "scopedTokenSealed", k.revoked_at AS "revokedAt", k.created_at AS "createdAt",
+       k.updated_at AS "updatedAt", c.created_by::text AS "cCreatedBy", c.workspace_id::text AS "cWorkspaceId",
+       c.name AS "cName", c.status AS "cStatus", c.model AS "cModel", c.model_locked AS "cModelLocked",
+       c.features AS "cFeatures", c.main_expert_id::text AS "cMainExpertId", c.stateless AS "cStateless",
+       c.system_prompt AS "cSystemPrompt", c.default_context AS "cDefaultContext",
+       c.trusted_issuer AS "cTrustedIssuer", c.created_at AS "cCreatedAt", c.updated_at AS "cUpdatedAt",
+       c.archived_at AS "cArchivedAt"
+  FROM control.embed_keys k JOIN control.embed_configs c ON c.id = k.config_id
+ WHERE k.token_hash = $1;
+
 -- src/persistence/embed-conversations.repository.ts: EmbedConversationsRepository.append
 SELECT id FROM ${conversationsTable} WHERE id = ${conversation.id}::uuid FOR UPDATE;
 
@@ -12,6 +25,14 @@ DELETE FROM ${heldTurnsTable}
 WHERE token_hash = ${tokenHash} AND config_id = ${configId}::uuid AND user_id = ${userId}::uuid
   AND expires_at > now()
 RETURNING state;
+
+-- src/persistence/experts.repository.ts: ExpertsRepository.ofWorkspace
+SELECT id::text AS id, created_by::text AS "createdBy", workspace_id::text AS "workspaceId", name,
+      system_prompt AS "systemPrompt", enabled_tools AS "enabledTools", routing_keywords AS "routingKeywords",
+      model_preference AS "modelPreference", created_at AS "createdAt", updated_at AS "updatedAt"
+ FROM control.chat_experts
+WHERE created_by = $1 AND workspace_id = $2 AND archived_at IS NULL
+ORDER BY created_at, id LIMIT $3;
 
 -- src/persistence/model-usage.repository.ts: INSERT_USAGE
 INSERT INTO control.model_usage

@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { Database } from '@kw/platform-persistence';
+import { DATABASE } from '@kw/platform-runtime';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 import type { TokenUse } from '../domain/tokens/token-uses-message.js';
 import type { TokenRow, UserRow } from './rows.js';
@@ -31,13 +33,70 @@ export interface TokenCredentialStore {
   recordUses(tokenId: string, use: TokenUse): Promise<void>;
 }
 
+const TOKEN_WITH_USER = `
+  SELECT t.id::text AS id, t.user_id::text AS "userId", t.name, t.display_prefix AS "displayPrefix",
+         t.token_hash AS "tokenHash", t.scopes, t.all_workspaces AS "allWorkspaces",
+         t.workspace_ids::text[] AS "workspaceIds", t.expires_at AS "expiresAt", t.revoked_at AS "revokedAt",
+         t.last_used_at AS "lastUsedAt", t.last_used_ip AS "lastUsedIp", t.created_at AS "createdAt",
+         t.updated_at AS "updatedAt", u.email AS "userEmail", u.display_name AS "userDisplayName",
+         u.password_hash AS "userPasswordHash", u.status AS "userStatus", u.platform_admin AS "userPlatformAdmin",
+         u.created_at AS "userCreatedAt", u.updated_at AS "userUpdatedAt"
+    FROM control.personal_access_tokens t JOIN control.users u ON u.id = t.user_id
+   WHERE t.token_hash = $1`;
+
+type TokenWithUserRow = TokenRow & {
+  userEmail: string;
+  userDisplayName: string;
+  userPasswordHash: string | null;
+  userStatus: string;
+  userPlatformAdmin: boolean;
+  userCreatedAt: Date;
+  userUpdatedAt: Date;
+};
+
+function tokenWithUser(row: TokenWithUserRow): TokenRow & { user: UserRow } {
+  const {
+    userEmail,
+    userDisplayName,
+    userPasswordHash,
+    userStatus,
+    userPlatformAdmin,
+    userCreatedAt,
+    userUpdatedAt,
+    ...token
+  } = row;
+  return {
+    ...token,
+    user: {
+      id: token.userId,
+      email: userEmail,
+      displayName: userDisplayName,
+      passwordHash: userPasswordHash,
+      status: userStatus,
+      platformAdmin: userPlatformAdmin,
+      createdAt: userCreatedAt,
+      updatedAt: userUpdatedAt,
+    },
+  };
+}
+
 /** Personal access tokens and their daily usage. Only hashes of secrets are ever stored. */
 @Injectable()
 export class TokensRepository implements TokenCredentialStore {
-  constructor(@Inject(IDENTITY_DB) private readonly db: IdentityDb) {}
+  constructor(
+    @Inject(IDENTITY_DB) private readonly db: IdentityDb,
+    /** The process's pool (never null here: IDENTITY_DB refuses to start without one). */
+    @Inject(DATABASE) private readonly database: Pick<Database, 'pool'>,
+  ) {}
 
-  findByHash(tokenHash: string): Promise<(TokenRow & { user: UserRow }) | null> {
-    return this.db.personalAccessToken.findUnique({ where: { tokenHash }, include: { user: true } });
+  /**
+   * The token and its user in one statement (decision 0008): asked by every request whose token
+   * the gateway's cache does not hold, and by every embed turn on a key's scoped token; Prisma's
+   * include cost two queries and their plans.
+   */
+  async findByHash(tokenHash: string): Promise<(TokenRow & { user: UserRow }) | null> {
+    const { rows } = await this.database.pool.query<TokenWithUserRow>(TOKEN_WITH_USER, [tokenHash]);
+    return rows[0] ? tokenWithUser(rows[0]) : null;
   }
 
   /** A token of this user that is not revoked (expired ones are still shown, with expiresAt). */

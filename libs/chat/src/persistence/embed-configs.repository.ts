@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ControlPrisma } from '@kw/platform-persistence';
+import { ControlPrisma, type Database } from '@kw/platform-persistence';
+import { DATABASE } from '@kw/platform-runtime';
 import { CHAT_DB, type ChatDb } from './chat-database.js';
 
 export interface EmbedFeaturesRow {
@@ -87,6 +88,38 @@ function configRow(stored: NonNullable<Stored>): EmbedConfigRow {
 }
 
 const json = (value: unknown) => value as ControlPrisma.InputJsonValue;
+
+/** A key's columns and its configuration's (jsonb columns arrive parsed; timestamps as Dates). */
+const KEY_WITH_CONFIG = `
+  SELECT k.id::text AS id, k.config_id::text AS "configId", k.label, k.allowed_origins AS "allowedOrigins",
+         k.public, k.expires_at AS "expiresAt", k.token_prefix AS "tokenPrefix",
+         k.scoped_token_sealed AS "scopedTokenSealed", k.revoked_at AS "revokedAt", k.created_at AS "createdAt",
+         k.updated_at AS "updatedAt", c.created_by::text AS "cCreatedBy", c.workspace_id::text AS "cWorkspaceId",
+         c.name AS "cName", c.status AS "cStatus", c.model AS "cModel", c.model_locked AS "cModelLocked",
+         c.features AS "cFeatures", c.main_expert_id::text AS "cMainExpertId", c.stateless AS "cStateless",
+         c.system_prompt AS "cSystemPrompt", c.default_context AS "cDefaultContext",
+         c.trusted_issuer AS "cTrustedIssuer", c.created_at AS "cCreatedAt", c.updated_at AS "cUpdatedAt",
+         c.archived_at AS "cArchivedAt"
+    FROM control.embed_keys k JOIN control.embed_configs c ON c.id = k.config_id
+   WHERE k.token_hash = $1`;
+
+interface KeyWithConfigRow extends EmbedKeyRow {
+  cCreatedBy: string;
+  cWorkspaceId: string;
+  cName: string;
+  cStatus: string;
+  cModel: string;
+  cModelLocked: boolean;
+  cFeatures: EmbedFeaturesRow;
+  cMainExpertId: string | null;
+  cStateless: boolean;
+  cSystemPrompt: string;
+  cDefaultContext: ContextItemRow[];
+  cTrustedIssuer: TrustedIssuerRow | null;
+  cCreatedAt: Date;
+  cUpdatedAt: Date;
+  cArchivedAt: Date | null;
+}
 const KEY_COLUMNS = {
   id: true,
   configId: true,
@@ -104,7 +137,10 @@ const KEY_COLUMNS = {
 /** Embed configurations and their keys, always scoped to the configuration's creator. */
 @Injectable()
 export class EmbedConfigsRepository {
-  constructor(@Inject(CHAT_DB) private readonly db: ChatDb) {}
+  constructor(
+    @Inject(CHAT_DB) private readonly db: ChatDb,
+    @Inject(DATABASE) private readonly database: Pick<Database, 'pool'>,
+  ) {}
 
   async page(
     createdBy: string,
@@ -187,14 +223,46 @@ export class EmbedConfigsRepository {
   }
 
   /** A key by its token's SHA-256, with its configuration: what the embed chat admits a request by. */
+  /**
+   * The key and its configuration in one statement (decision 0008): every embed request admits
+   * its key, and Prisma's select with the relation cost two queries and their plans.
+   */
   async findKeyByHash(tokenHash: string): Promise<{ key: EmbedKeyRow; config: EmbedConfigRow } | null> {
-    const found = await this.db.embedKey.findUnique({
-      where: { tokenHash },
-      select: { ...KEY_COLUMNS, config: true },
-    });
-    if (!found) return null;
-    const { config, ...key } = found;
-    return { key, config: configRow(config) };
+    const { rows } = await this.database.pool.query<KeyWithConfigRow>(KEY_WITH_CONFIG, [tokenHash]);
+    const row = rows[0];
+    if (!row) return null;
+    const key: EmbedKeyRow = {
+      id: row.id,
+      configId: row.configId,
+      label: row.label,
+      allowedOrigins: row.allowedOrigins,
+      public: row.public,
+      expiresAt: row.expiresAt,
+      tokenPrefix: row.tokenPrefix,
+      scopedTokenSealed: row.scopedTokenSealed,
+      revokedAt: row.revokedAt,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+    };
+    const config: EmbedConfigRow & { archivedAt: Date | null } = {
+      id: row.configId,
+      createdBy: row.cCreatedBy,
+      workspaceId: row.cWorkspaceId,
+      name: row.cName,
+      status: row.cStatus,
+      model: row.cModel,
+      modelLocked: row.cModelLocked,
+      features: row.cFeatures,
+      mainExpertId: row.cMainExpertId,
+      stateless: row.cStateless,
+      systemPrompt: row.cSystemPrompt,
+      defaultContext: row.cDefaultContext,
+      trustedIssuer: row.cTrustedIssuer ?? null,
+      createdAt: row.cCreatedAt,
+      updatedAt: row.cUpdatedAt,
+      archivedAt: row.cArchivedAt,
+    };
+    return { key, config };
   }
 
   countKeys(configId: string): Promise<number> {

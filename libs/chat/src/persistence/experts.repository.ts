@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { Database } from '@kw/platform-persistence';
+import { DATABASE } from '@kw/platform-runtime';
 import { CHAT_DB, type ChatDb } from './chat-database.js';
 
 export interface ExpertRow {
@@ -24,7 +26,10 @@ const LIVE = { archivedAt: null };
 /** Custom experts, always scoped to their creator; archived ones are invisible. */
 @Injectable()
 export class ExpertsRepository {
-  constructor(@Inject(CHAT_DB) private readonly db: ChatDb) {}
+  constructor(
+    @Inject(CHAT_DB) private readonly db: ChatDb,
+    @Inject(DATABASE) private readonly database: Pick<Database, 'pool'>,
+  ) {}
 
   async page(
     createdBy: string,
@@ -45,12 +50,18 @@ export class ExpertsRepository {
   }
 
   /** The creator's live experts over a workspace, oldest first (the embed chat's routing candidates). */
-  ofWorkspace(createdBy: string, workspaceId: string, limit: number): Promise<ExpertRow[]> {
-    return this.db.chatExpert.findMany({
-      where: { createdBy, workspaceId, ...LIVE },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      take: limit,
-    });
+  /** Asked on every embed turn (its routing candidates): a plain statement (decision 0008). */
+  async ofWorkspace(createdBy: string, workspaceId: string, limit: number): Promise<ExpertRow[]> {
+    const { rows } = await this.database.pool.query<ExpertRow>(
+      `SELECT id::text AS id, created_by::text AS "createdBy", workspace_id::text AS "workspaceId", name,
+              system_prompt AS "systemPrompt", enabled_tools AS "enabledTools", routing_keywords AS "routingKeywords",
+              model_preference AS "modelPreference", created_at AS "createdAt", updated_at AS "updatedAt"
+         FROM control.chat_experts
+        WHERE created_by = $1 AND workspace_id = $2 AND archived_at IS NULL
+        ORDER BY created_at, id LIMIT $3`,
+      [createdBy, workspaceId, limit],
+    );
+    return rows;
   }
 
   insert(expert: NewExpert): Promise<ExpertRow> {
