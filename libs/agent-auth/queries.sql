@@ -66,5 +66,10 @@ INSERT INTO control.token_usage_daily (token_id, day, requests)
 SELECT ${tokenId}::uuid, d::date, n FROM unnest(${days}::text[], ${counts}::int[]) AS u(d, n)
 ON CONFLICT (token_id, day) DO UPDATE SET requests = control.token_usage_daily.requests + EXCLUDED.requests;
 
+-- src/persistence/users.repository.ts: UsersRepository.findById
+SELECT id::text AS id, email, display_name AS "displayName", password_hash AS "passwordHash", status,
+     platform_admin AS "platformAdmin", created_at AS "createdAt", updated_at AS "updatedAt"
+FROM control.users WHERE id = $1;
+
 -- src/persistence/users.repository.ts: UsersRepository.createFirst
 LOCK TABLE control.users IN EXCLUSIVE MODE;

@@ -1,4 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { isUuid } from '@kw/platform-ids';
+import type { Database } from '@kw/platform-persistence';
+import { DATABASE } from '@kw/platform-runtime';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 import type { UserRow } from './rows.js';
 
@@ -12,10 +15,22 @@ export interface NewUser {
 /** Accounts. Emails are stored lower-cased (callers normalise them). */
 @Injectable()
 export class UsersRepository {
-  constructor(@Inject(IDENTITY_DB) private readonly db: IdentityDb) {}
+  constructor(
+    @Inject(IDENTITY_DB) private readonly db: IdentityDb,
+    /** The process's pool (never null here: IDENTITY_DB refuses to start without one). */
+    @Inject(DATABASE) private readonly database: Pick<Database, 'pool'>,
+  ) {}
 
-  findById(id: string): Promise<UserRow | null> {
-    return this.db.user.findUnique({ where: { id } });
+  /** The account behind most checks of a caller (agent tokens, grants, OAuth): a plain statement (decision 0008). */
+  async findById(id: string): Promise<UserRow | null> {
+    if (!isUuid(id)) return null;
+    const { rows } = await this.database.pool.query<UserRow>(
+      `SELECT id::text AS id, email, display_name AS "displayName", password_hash AS "passwordHash", status,
+              platform_admin AS "platformAdmin", created_at AS "createdAt", updated_at AS "updatedAt"
+         FROM control.users WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
   }
 
   findByEmail(email: string): Promise<UserRow | null> {
