@@ -64,11 +64,21 @@ ON CONFLICT (entity_id, fragment_id) DO NOTHING;
 SELECT 1 FROM data.fragment_types WHERE id = $1 AND workspace_id = $2;
 
 -- src/persistence/fragments.repository.ts: FRAGMENT_BY_ID
-SELECT id, workspace_id AS "workspaceId", fragment_type_id AS "fragmentTypeId", title, content, summary,
-     summary_source AS "summarySource", tags, enhance_tags AS "enhanceTags", key, status,
-     created_via AS "createdVia", version, enrichment, created_by AS "createdBy", updated_by AS "updatedBy",
-     created_at AS "createdAt", updated_at AS "updatedAt", archived_at AS "archivedAt"
-FROM data.fragments WHERE id = $1;
+SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE id = $1;
+
+-- src/persistence/fragments.repository.ts: LIST_FRAGMENTS
+SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE %WHERE% ORDER BY %ORDER% LIMIT $%TAKE% OFFSET $%SKIP%;
+
+-- src/persistence/fragments.repository.ts: UPDATE_FRAGMENT
+UPDATE data.fragments SET %SET%, version = version + 1
+WHERE id = $1 AND version = $2 ${RETURNING_FRAGMENT};
+
+-- src/persistence/fragments.repository.ts: ARCHIVE_FRAGMENT
+UPDATE data.fragments SET archived_at = $2, version = version + 1, updated_at = $2
+WHERE id = $1 ${RETURNING_FRAGMENT};
+
+-- src/persistence/fragments.repository.ts: COUNT_FRAGMENTS
+SELECT count(*)::int AS count FROM data.fragments WHERE %WHERE%;
 
 -- src/persistence/fragments.repository.ts: INSERT_FRAGMENTS
 INSERT INTO data.fragments (id, workspace_id, fragment_type_id, title, content, summary, summary_source, tags, enhance_tags, key,
@@ -81,6 +91,13 @@ WITH created AS (
   RETURNING id
 )
 ${outbox.text};
+
+-- src/persistence/fragments.repository.ts: FragmentsRepository.updateWithEvent
+UPDATE data.fragment_chunks SET version = ${updated.version}
+WHERE fragment_id = ${current.id}::uuid AND version = ${current.version};
+
+-- src/persistence/fragments.repository.ts: FragmentsRepository.deleteWithEvent
+DELETE FROM data.fragments WHERE id = ${current.id}::uuid;
 
 -- src/persistence/transfers.repository.ts: TransfersRepository.recordImportedMany
 INSERT INTO data.imported_records (workspace_id, kind, source_id, target_id)

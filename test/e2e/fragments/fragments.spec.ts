@@ -163,10 +163,10 @@ describe('memory fragments', () => {
           { workspaceId: own.id, fragmentTypeId: own.noteTypeId, title: 't', content: 'c', ...fields },
           201,
         );
-      const a = (await make({ tags: ['red', 'blue'] })).fragment;
-      const b = (await make({ tags: ['red'] })).fragment;
+      const a = (await make({ title: 'banana', tags: ['red', 'blue'] })).fragment;
+      const b = (await make({ title: 'apple', tags: ['red'] })).fragment;
       const decision = own.types.find((t) => t.key === 'decision');
-      const c = (await make({ fragmentTypeId: decision.id })).fragment;
+      const c = (await make({ title: 'cherry', fragmentTypeId: decision.id })).fragment;
       const ids = async (q: string) =>
         (
           await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${own.id}${q}`, undefined, 200)
@@ -185,6 +185,16 @@ describe('memory fragments', () => {
       );
       for (const f of published.items) expect(f.status).toBe('published');
       expect(await ids('&sort=createdAt&order=desc')).toEqual([c.id, b.id, a.id]);
+      expect(await ids('&sort=title')).toEqual([b.id, a.id, c.id]);
+      expect(await ids('&sort=title&order=desc')).toEqual([c.id, a.id, b.id]);
+      // The last one updated lists last by updatedAt, and its filters see the new values (after
+      // enrichment, which may write summaries and tags, hence updatedAt, of all three).
+      for (let i = 0; i < 400 && (await ids('&status=published')).length < 3; i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      await p.api.ok(owner.auth, 'PATCH', `/api/memory-fragments/${a.id}`, { tags: ['green'] }, 200);
+      expect(await ids('&sort=updatedAt')).toEqual([b.id, c.id, a.id]);
+      expect(await ids('&tags=red')).toEqual([b.id]);
+      expect(await ids('&tags=green&sort=title&order=desc')).toEqual([a.id]);
       const page = await p.api.ok(
         owner.auth,
         'GET',

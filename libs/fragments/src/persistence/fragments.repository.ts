@@ -1,10 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { announcingOutbox, appendOutbox, outboxInsert, type NewOutboxEvent } from '@kw/platform-outbox';
-import type { Database } from '@kw/platform-persistence';
+import { sqlTransaction, type Database } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
+import { isUuid } from '@kw/platform-ids';
 import { FRAGMENTS_DB, type DataDb } from './fragments-database.js';
 import type { FragmentRow } from './rows.js';
+
+/** FragmentRow's columns under its names (uuid and text as strings, jsonb parsed, timestamptz as Date). */
+const FRAGMENT_COLUMNS = `id, workspace_id AS "workspaceId", fragment_type_id AS "fragmentTypeId", title, content, summary,
+                summary_source AS "summarySource", tags, enhance_tags AS "enhanceTags", key, status,
+                created_via AS "createdVia", version, enrichment, created_by AS "createdBy", updated_by AS "updatedBy",
+                created_at AS "createdAt", updated_at AS "updatedAt", archived_at AS "archivedAt"`;
 
 /**
  * Reads one fragment by id with a plain `pg` statement instead of Prisma: the busiest read
@@ -16,11 +23,27 @@ import type { FragmentRow } from './rows.js';
  * outlives the pool client that prepared it ("prepared statement already exists").
  */
 const FRAGMENT_BY_ID: Pick<pg.QueryConfig, 'text'> = {
-  text: `SELECT id, workspace_id AS "workspaceId", fragment_type_id AS "fragmentTypeId", title, content, summary,
-                summary_source AS "summarySource", tags, enhance_tags AS "enhanceTags", key, status,
-                created_via AS "createdVia", version, enrichment, created_by AS "createdBy", updated_by AS "updatedBy",
-                created_at AS "createdAt", updated_at AS "updatedAt", archived_at AS "archivedAt"
-           FROM data.fragments WHERE id = $1`,
+  text: `SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE id = $1`,
+};
+
+/**
+ * The listing's page and count (GET /api/memory-fragments, MCP's list): plain statements too,
+ * FragmentRow's columns as in FRAGMENT_BY_ID. `%WHERE%` and `%ORDER%` are filled by `listingWhere`
+ * and `ORDER_COLUMNS` only, never from input.
+ */
+const LIST_FRAGMENTS = `SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE %WHERE% ORDER BY %ORDER% LIMIT $%TAKE% OFFSET $%SKIP%`;
+const RETURNING_FRAGMENT = `RETURNING ${FRAGMENT_COLUMNS}`;
+/** An update at the version read ($1 the id, $2 that version); `%SET%` from `updateWithEvent` only. */
+const UPDATE_FRAGMENT = `UPDATE data.fragments SET %SET%, version = version + 1
+  WHERE id = $1 AND version = $2 ${RETURNING_FRAGMENT}`;
+/** $2 is the time of archiving (this process's clock, like every other time the platform writes). */
+const ARCHIVE_FRAGMENT = `UPDATE data.fragments SET archived_at = $2, version = version + 1, updated_at = $2
+  WHERE id = $1 ${RETURNING_FRAGMENT}`;
+const COUNT_FRAGMENTS = `SELECT count(*)::int AS count FROM data.fragments WHERE %WHERE%`;
+const ORDER_COLUMNS: Record<FragmentOrder['field'], string> = {
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  title: 'title',
 };
 
 /**
@@ -169,56 +192,85 @@ export class FragmentsRepository {
     return this.db.fragment.count({ where: { workspaceId } });
   }
 
-  countMatching(filter: FragmentFilter): Promise<number> {
-    return this.db.fragment.count({ where: whereOf(filter) });
+  async countMatching(filter: FragmentFilter): Promise<number> {
+    const where = listingWhere(filter);
+    if (!where) return 0;
+    const { rows } = await this.database.pool.query<{ count: number }>(
+      COUNT_FRAGMENTS.replace('%WHERE%', () => where.text),
+      where.values,
+    );
+    return rows[0]!.count;
   }
 
   /** A page of the fragments matching, in `order` with the id breaking ties. */
-  findMatching(filter: FragmentFilter, order: FragmentOrder, take: number, skip: number): Promise<FragmentRow[]> {
-    return this.db.fragment.findMany({
-      where: whereOf(filter),
-      orderBy: [{ [order.field]: order.order }, { id: order.order }],
-      take,
-      skip,
-    });
+  async findMatching(filter: FragmentFilter, order: FragmentOrder, take: number, skip: number): Promise<FragmentRow[]> {
+    const where = listingWhere(filter);
+    if (!where) return [];
+    const direction = order.order === 'desc' ? 'DESC' : 'ASC';
+    const text = LIST_FRAGMENTS.replace('%WHERE%', () => where.text)
+      .replace('%ORDER%', `${ORDER_COLUMNS[order.field]} ${direction}, id ${direction}`)
+      .replace('%TAKE%', String(where.values.length + 1))
+      .replace('%SKIP%', String(where.values.length + 2));
+    const { rows } = await this.database.pool.query<FragmentRow>(text, [...where.values, take, skip]);
+    return rows;
   }
 
   /**
    * Writes `changes` if the fragment is still at `current.version` (optimistic concurrency), with
    * the outbox row `eventOf` makes of the updated row, in one transaction. When the text is
    * unchanged its embeddings still hold: they follow the new version (search counts only chunks
-   * of the fragment's current version).
+   * of the fragment's current version). Plain `pg` (decision 0008), as the create.
    */
   async updateWithEvent(
     current: FragmentRow,
     changes: FragmentChanges,
     eventOf: (updated: FragmentRow) => NewOutboxEvent,
   ): Promise<VersionedUpdate> {
+    const sets = [
+      'title = $3',
+      'content = $4',
+      'tags = $5::text[]',
+      'enhance_tags = $6',
+      'updated_by = $7',
+      'updated_at = $8',
+    ];
+    const values: unknown[] = [
+      current.id,
+      current.version,
+      changes.title,
+      changes.content,
+      changes.tags,
+      changes.enhanceTags,
+      changes.updatedBy,
+      new Date(),
+    ];
+    const set = (column: string, value: unknown) => {
+      values.push(value);
+      sets.push(`${column} = $${values.length}`);
+    };
+    if (changes.summary) {
+      set('summary', changes.summary.summary);
+      set('summary_source', changes.summary.summarySource);
+    }
+    if (changes.fragmentTypeId !== undefined) set('fragment_type_id', changes.fragmentTypeId);
+    if (changes.key !== undefined) set('key', changes.key);
+    if (changes.enrichment !== undefined) {
+      sets.push(`status = 'processing'`);
+      set('enrichment', JSON.stringify(changes.enrichment));
+    }
+    const update = UPDATE_FRAGMENT.replace('%SET%', () => sets.join(', '));
     return announcingOutbox(
-      this.db.$transaction(async (tx) => {
-        const { count } = await tx.fragment.updateMany({
-          where: { id: current.id, version: current.version },
-          data: {
-            title: changes.title,
-            content: changes.content,
-            ...(changes.summary && changes.summary),
-            tags: changes.tags,
-            enhanceTags: changes.enhanceTags,
-            ...(changes.fragmentTypeId !== undefined && { fragmentTypeId: changes.fragmentTypeId }),
-            ...(changes.key !== undefined && { key: changes.key }),
-            ...(changes.enrichment !== undefined && { status: 'processing', enrichment: changes.enrichment }),
-            version: { increment: 1 },
-            updatedBy: changes.updatedBy,
-          },
-        });
-        const updated = await tx.fragment.findUniqueOrThrow({ where: { id: current.id } });
+      sqlTransaction(this.database.pool, async (tx) => {
+        const [updated] = await tx.$queryRawUnsafe<FragmentRow[]>(update, ...values);
         // Someone else's update landed between the read and this write: nothing was changed.
-        if (count === 0) return { updated: false, currentVersion: updated.version };
+        if (!updated) {
+          const [now] = await tx.$queryRawUnsafe<FragmentRow[]>(FRAGMENT_BY_ID.text, current.id);
+          if (!now) throw new Error(`fragment ${current.id} vanished during its update`);
+          return { updated: false, currentVersion: now.version };
+        }
         if (changes.enrichment === undefined)
-          await tx.fragmentChunk.updateMany({
-            where: { fragmentId: current.id, version: current.version },
-            data: { version: updated.version },
-          });
+          await tx.$executeRaw`UPDATE data.fragment_chunks SET version = ${updated.version}
+                                WHERE fragment_id = ${current.id}::uuid AND version = ${current.version}`;
         await appendOutbox(tx, eventOf(updated));
         return { updated: true, row: updated };
       }),
@@ -231,11 +283,9 @@ export class FragmentsRepository {
     eventOf: (archived: FragmentRow) => NewOutboxEvent,
   ): Promise<FragmentRow> {
     return announcingOutbox(
-      this.db.$transaction(async (tx) => {
-        const archived = await tx.fragment.update({
-          where: { id: current.id },
-          data: { archivedAt: new Date(), version: { increment: 1 } },
-        });
+      sqlTransaction(this.database.pool, async (tx) => {
+        const [archived] = await tx.$queryRawUnsafe<FragmentRow[]>(ARCHIVE_FRAGMENT, current.id, new Date());
+        if (!archived) throw new Error(`fragment ${current.id} vanished during its archiving`);
         await appendOutbox(tx, eventOf(archived));
         return archived;
       }),
@@ -245,24 +295,37 @@ export class FragmentsRepository {
   /** Deletes the fragment for good (chunks, links and mentions cascade) with its outbox row. */
   async deleteWithEvent(current: FragmentRow, event: NewOutboxEvent): Promise<void> {
     await announcingOutbox(
-      this.db.$transaction(async (tx) => {
-        await tx.fragment.delete({ where: { id: current.id } });
+      sqlTransaction(this.database.pool, async (tx) => {
+        await tx.$executeRaw`DELETE FROM data.fragments WHERE id = ${current.id}::uuid`;
         await appendOutbox(tx, event);
       }),
     );
   }
 }
 
-function whereOf(filter: FragmentFilter) {
-  return {
-    workspaceId: filter.workspaceId,
-    ...(filter.id !== undefined && { id: filter.id }),
-    ...(filter.fragmentTypeId !== undefined && { fragmentTypeId: filter.fragmentTypeId }),
-    ...(filter.status !== undefined && { status: filter.status }),
-    ...(filter.key !== undefined && { key: filter.key }),
-    ...(filter.tags !== undefined && { tags: { hasEvery: filter.tags } }),
-    ...(!filter.includeArchived && { archivedAt: null }),
+/**
+ * The listing's conditions as SQL with positional parameters; undefined when an id filter is
+ * not a UUID (it can match nothing, and Postgres would refuse the comparison).
+ */
+function listingWhere(filter: FragmentFilter): { text: string; values: unknown[] } | undefined {
+  if (
+    (filter.id !== undefined && !isUuid(filter.id)) ||
+    (filter.fragmentTypeId !== undefined && !isUuid(filter.fragmentTypeId))
+  )
+    return undefined;
+  const values: unknown[] = [filter.workspaceId];
+  const conditions = ['workspace_id = $1'];
+  const add = (condition: (param: string) => string, value: unknown) => {
+    values.push(value);
+    conditions.push(condition(`$${values.length}`));
   };
+  if (filter.id !== undefined) add((p) => `id = ${p}`, filter.id);
+  if (filter.fragmentTypeId !== undefined) add((p) => `fragment_type_id = ${p}`, filter.fragmentTypeId);
+  if (filter.status !== undefined) add((p) => `status = ${p}`, filter.status);
+  if (filter.key !== undefined) add((p) => `key = ${p}`, filter.key);
+  if (filter.tags !== undefined) add((p) => `tags @> ${p}::text[]`, filter.tags);
+  if (!filter.includeArchived) conditions.push('archived_at IS NULL');
+  return { text: conditions.join(' AND '), values };
 }
 
 /** A row's values for its INSERT_FRAGMENTS tuple (INSERT_FRAGMENT_PARAMS of them), in column order. */

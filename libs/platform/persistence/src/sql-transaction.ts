@@ -11,6 +11,7 @@ export interface SqlExecutor {
   $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): PromiseLike<number>;
   $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): PromiseLike<T>;
   $executeRawUnsafe(query: string, ...values: unknown[]): PromiseLike<number>;
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): PromiseLike<T>;
 }
 
 /**
@@ -30,6 +31,7 @@ export function sqlStatements(target: () => Pick<pg.Pool | pg.PoolClient, 'query
       return (await target().query(text, params)).rows as R;
     },
     $executeRawUnsafe: async (text, ...values) => (await target().query(text, values)).rowCount ?? 0,
+    $queryRawUnsafe: async <R>(text: string, ...values: unknown[]) => (await target().query(text, values)).rows as R,
   };
 }
 
