@@ -66,6 +66,9 @@ SELECT 1 FROM data.fragment_types WHERE id = $1 AND workspace_id = $2;
 -- src/persistence/fragments.repository.ts: FRAGMENT_BY_ID
 SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE id = $1;
 
+-- src/persistence/fragments.repository.ts: FRAGMENT_BY_KEY
+SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE workspace_id = $1 AND key = $2;
+
 -- src/persistence/fragments.repository.ts: LIST_FRAGMENTS
 SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE %WHERE% ORDER BY %ORDER% LIMIT $%TAKE% OFFSET $%SKIP%;
 
@@ -91,6 +94,9 @@ WITH created AS (
   RETURNING id
 )
 ${outbox.text};
+
+-- src/persistence/fragments.repository.ts: FragmentsRepository.findIdByKey
+SELECT id FROM data.fragments WHERE workspace_id = $1 AND key = $2;
 
 -- src/persistence/fragments.repository.ts: FragmentsRepository.updateWithEvent
 UPDATE data.fragment_chunks SET version = ${updated.version}

@@ -26,6 +26,8 @@ const FRAGMENT_BY_ID: Pick<pg.QueryConfig, 'text'> = {
   text: `SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE id = $1`,
 };
 
+const FRAGMENT_BY_KEY = `SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE workspace_id = $1 AND key = $2`;
+
 /**
  * The listing's page and count (GET /api/memory-fragments, MCP's list): plain statements too,
  * FragmentRow's columns as in FRAGMENT_BY_ID. `%WHERE%` and `%ORDER%` are filled by `listingWhere`
@@ -173,18 +175,21 @@ export class FragmentsRepository {
     return found.map((f) => f.id);
   }
 
-  /** The fragment holding `key` in the workspace (archived ones too), for upserts. */
+  /**
+   * The fragment holding `key` in the workspace (archived ones too), for upserts: one statement
+   * (decision 0008), asked once per upserted item that finds its key taken.
+   */
   async findByKey(workspaceId: string, key: string): Promise<FragmentRow | undefined> {
-    const id = await this.findIdByKey(workspaceId, key);
-    return (id && (await this.findById(id))) || undefined;
+    const { rows } = await this.database.pool.query<FragmentRow>(FRAGMENT_BY_KEY, [workspaceId, key]);
+    return rows[0];
   }
 
   async findIdByKey(workspaceId: string, key: string): Promise<string | undefined> {
-    const existing = await this.db.fragment.findUnique({
-      where: { workspaceId_key: { workspaceId, key } },
-      select: { id: true },
-    });
-    return existing?.id;
+    const { rows } = await this.database.pool.query<{ id: string }>(
+      `SELECT id FROM data.fragments WHERE workspace_id = $1 AND key = $2`,
+      [workspaceId, key],
+    );
+    return rows[0]?.id;
   }
 
   /** Every fragment of the workspace, archived ones included. */
