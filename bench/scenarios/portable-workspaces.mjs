@@ -1,7 +1,8 @@
 // 13. Portable workspaces: a workspace exported to one archive and imported into a fresh one by
 // the platform's background jobs, each against what a client could do instead through the same
 // API in the same run: page through the fragments (export) and write them with the bulk route
-// (import). Enrichment is waited for between the phases, so it never runs during a measurement.
+// (import). Then (c, d) a client syncing the same notes again by key, against writing them new.
+// Enrichment is waited for between the phases, so it never runs during a measurement.
 import { quick, waitFor } from '../lib.mjs';
 import { notes } from '../corpus.mjs';
 
@@ -14,23 +15,38 @@ export async function portableWorkspaces({ embedded }) {
   const { api } = embedded;
   const gen = notes({ seed: 13 });
   const items = Array.from({ length: FRAGMENTS }, (_, i) => ({ ...gen.next(), key: `bench-${i}` }));
-  const bulkInto = async (workspaceId, typeId) => {
+  // `expect` names the outcome every item must have (created, or with upsert: unchanged or updated).
+  const bulkInto = async (workspaceId, typeId, { upsert = false, expect = 'created', suffix = '' } = {}) => {
     for (let i = 0; i < items.length; i += BULK) {
       const answer = await api.request('POST', '/api/memory-fragments/bulk', {
         workspaceId,
+        upsert,
         items: items
           .slice(i, i + BULK)
-          .map((n) => ({ fragmentTypeId: typeId, key: n.key, title: n.title, content: n.content })),
+          .map((n) => ({ fragmentTypeId: typeId, key: n.key, title: n.title + suffix, content: n.content })),
       });
-      if (answer.created !== Math.min(BULK, items.length - i)) throw new Error(`bulk created ${answer.created}`);
+      if (answer[expect] !== Math.min(BULK, items.length - i)) throw new Error(`bulk ${expect} ${answer[expect]}`);
     }
+  };
+  const timedSeconds = async (work) => {
+    const started = performance.now();
+    await work();
+    return (performance.now() - started) / 1000;
   };
 
   // Import baseline: the same fragments through the bulk route, into a workspace of their own.
   const source = await api.workspace('bench portable source');
-  const bulkStarted = performance.now();
-  await bulkInto(source.workspaceId, source.typeId);
-  const bulkSeconds = (performance.now() - bulkStarted) / 1000;
+  const bulkSeconds = await timedSeconds(() => bulkInto(source.workspaceId, source.typeId));
+  await api.waitEnriched(source.workspaceId, 600_000);
+
+  // A client syncing the same notes again by key (upsert): first all unchanged, then all with a
+  // new title (updates, which queue enrichment again: waited for before the export).
+  const unchangedSeconds = await timedSeconds(() =>
+    bulkInto(source.workspaceId, source.typeId, { upsert: true, expect: 'unchanged' }),
+  );
+  const updatedSeconds = await timedSeconds(() =>
+    bulkInto(source.workspaceId, source.typeId, { upsert: true, expect: 'updated', suffix: ' (v2)' }),
+  );
   await api.waitEnriched(source.workspaceId, 600_000);
 
   // Export baseline: every fragment paged through the listing route.
@@ -92,6 +108,24 @@ export async function portableWorkspaces({ embedded }) {
       ratio: bulkSeconds / importSeconds,
       target: TARGET,
       note,
+    },
+    {
+      scenario: 'bulk upsert of the same keyed notes, all unchanged, vs the bulk route creating them',
+      unit: 'fragments/s',
+      platform: { rps: rate(unchangedSeconds), seconds: +unchangedSeconds.toFixed(2) },
+      baseline: { rps: rate(bulkSeconds), seconds: +bulkSeconds.toFixed(2) },
+      ratio: bulkSeconds / unchangedSeconds,
+      target: 1,
+      note: `${note}; ${BULK} items a request, upsert by key (a re-sync that changes nothing)`,
+    },
+    {
+      scenario: 'bulk upsert of the same keyed notes, every title changed, vs the bulk route creating them',
+      unit: 'fragments/s',
+      platform: { rps: rate(updatedSeconds), seconds: +updatedSeconds.toFixed(2) },
+      baseline: { rps: rate(bulkSeconds), seconds: +bulkSeconds.toFixed(2) },
+      ratio: bulkSeconds / updatedSeconds,
+      target: TARGET,
+      note: `${note}; ${BULK} items a request, upsert by key (each an update at its version, enrichment queued again)`,
     },
   ];
 }
