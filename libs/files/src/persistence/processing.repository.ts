@@ -66,10 +66,12 @@ export class ProcessingRepository {
     // array literal per chunk.
     const texts = chunks.map((c) => c.text);
     const vectors = chunks.map((c) => `{${c.embedding.map((x) => (Number.isFinite(x) ? x : 0)).join(',')}}`);
+    // This process's clock, as for every other time the files component writes (created_at too).
+    const now = new Date();
     return sqlTransaction(this.database.pool, async (tx) => {
       const marked = await tx.$executeRaw`
         UPDATE data.files SET status = 'ready', chunk_count = ${chunks.length}, text_truncated = ${textTruncated},
-               lease_until = NULL, processed_at = now(), failure_reason = NULL, failure_message = NULL, updated_at = now()
+               lease_until = NULL, processed_at = ${now}, failure_reason = NULL, failure_message = NULL, updated_at = ${now}
          WHERE id = ${id}::uuid AND status = 'processing'`;
       if (marked === 0) return false;
       await tx.$executeRaw`DELETE FROM data.file_chunks WHERE file_id = ${id}::uuid`;
