@@ -27,6 +27,7 @@ import { memoryCollector } from './scenarios/memory.mjs';
 import { mixedLoadRows, runMixedLoad, seedMixedLoad } from './scenarios/mixed-load.mjs';
 import { natsHop } from './scenarios/nats-hop.mjs';
 import { portableWorkspaces } from './scenarios/portable-workspaces.mjs';
+import { WEBHOOK_ENV, webhookDeliveries } from './scenarios/webhooks.mjs';
 import { searchPlan, searchScenario } from './scenarios/search.mjs';
 
 const startedAt = performance.now();
@@ -160,11 +161,12 @@ try {
       ['10', 'embed chat: latency added'],
       ['12', 'agent authentication'],
       ['13', 'portable workspaces'],
+      ['14', 'webhook deliveries'],
     ],
     async () => {
       standIn = await startModelStandIn();
       issuer = await agentIssuer();
-      return startEmbedded({ env: { ...standIn.env, ...issuer.env } });
+      return startEmbedded({ env: { ...standIn.env, ...issuer.env, ...WEBHOOK_ENV } });
     },
     async (embedded) => {
       await scenario('1', 'gateway route vs bare Fastify', () => gatewayRoute({ embedded }), embedded);
@@ -192,6 +194,12 @@ try {
         '13',
         'portable workspaces: export and import jobs',
         () => portableWorkspaces({ embedded }),
+        embedded,
+      );
+      await scenario(
+        '14',
+        'webhook deliveries: bulk creates until every delivery arrived',
+        () => webhookDeliveries({ embedded }),
         embedded,
       );
       memory.platform(embedded, 'embedded default');
