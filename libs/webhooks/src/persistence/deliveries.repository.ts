@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { sqlTransaction, type Database } from '@kw/platform-persistence';
+import { DATABASE } from '@kw/platform-runtime';
 import type { DeliveryRow, DeliveryWithAttempts, WebhookRow } from './rows.js';
 import { WEBHOOKS_DB, type WebhooksDb } from './webhooks-database.js';
 
@@ -41,7 +43,11 @@ const withAttempts = { attemptLog: { orderBy: { number: 'asc' as const } } };
 /** Deliveries (the durable schedule of sends) and their attempts. */
 @Injectable()
 export class DeliveriesRepository {
-  constructor(@Inject(WEBHOOKS_DB) private readonly db: WebhooksDb) {}
+  constructor(
+    @Inject(WEBHOOKS_DB) private readonly db: WebhooksDb,
+    /** The process's pool (never null here: WEBHOOKS_DB refuses to start without one). */
+    @Inject(DATABASE) private readonly database: Pick<Database, 'pool'>,
+  ) {}
 
   /** A page of a webhook's deliveries, newest first, with their attempts; and how many there are. */
   async pageForWebhook(
@@ -90,11 +96,15 @@ export class DeliveriesRepository {
    * redelivered event adds nothing. Returns how many were added.
    */
   async addForEvent(webhookIds: string[], event: FannedOutEvent): Promise<number> {
-    const { count } = await this.db.webhookDelivery.createMany({
-      data: webhookIds.map((webhookId) => ({ webhookId, ...event })),
-      skipDuplicates: true,
-    });
-    return count;
+    // One statement per event (decision 0008); due at once by the database's clock, which
+    // claimDue compares against.
+    const { rowCount } = await this.database.pool.query(
+      `INSERT INTO data.webhook_deliveries (webhook_id, workspace_id, event_id, event_type, body)
+       SELECT w, $2, $3, $4, $5 FROM unnest($1::uuid[]) AS w
+       ON CONFLICT (webhook_id, event_id) DO NOTHING`,
+      [webhookIds, event.workspaceId, event.eventId, event.eventType, event.body],
+    );
+    return rowCount ?? 0;
   }
 
   /**
@@ -125,11 +135,22 @@ export class DeliveriesRepository {
     });
   }
 
-  /** The attempt and the delivery's next state (lease released), in one transaction. */
+  /**
+   * The attempt's record and the delivery's next state (lease released), in one transaction of plain statements
+   * (decision 0008): every delivery attempt makes it, and Prisma's batch cost two plans each time.
+   */
   async recordAttempt(deliveryId: string, attempt: RecordedAttempt, next: DeliveryAfterAttempt): Promise<void> {
-    await this.db.$transaction([
-      this.db.webhookDeliveryAttempt.create({ data: { deliveryId, ...attempt } }),
-      this.db.webhookDelivery.update({ where: { id: deliveryId }, data: { ...next, leaseUntil: null } }),
-    ]);
+    await sqlTransaction(this.database.pool, async (tx) => {
+      await tx.$executeRaw`
+        INSERT INTO data.webhook_delivery_attempts (delivery_id, number, started_at, duration_ms, status, failure, message)
+        VALUES (${deliveryId}::uuid, ${attempt.number}, ${attempt.startedAt}, ${attempt.durationMs}, ${attempt.status},
+                ${attempt.failure}, ${attempt.message})`;
+      await tx.$executeRaw`
+        UPDATE data.webhook_deliveries
+           SET status = ${next.status}, attempts = ${next.attempts}, last_status = ${next.lastStatus},
+               last_failure = ${next.lastFailure}, next_attempt_at = ${next.nextAttemptAt},
+               completed_at = ${next.completedAt}, lease_until = NULL
+         WHERE id = ${deliveryId}::uuid`;
+    });
   }
 }

@@ -117,17 +117,23 @@ export class WebhooksRepository {
   }
 
   /** The sealed secrets that sign a delivery at `now`: the current one and any still in their overlap. */
+  /** Read at every delivery attempt: a plain statement (decision 0008). */
   async signingSecretsSealed(webhookId: string, now: Date): Promise<string[]> {
-    const rows = await this.db.webhookSecret.findMany({
-      where: { webhookId, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
-      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
-    });
-    return rows.map((row) => row.secretSealed);
+    const { rows } = await this.database.pool.query<{ secret_sealed: string }>(
+      `SELECT secret_sealed FROM data.webhook_secrets
+        WHERE webhook_id = $1 AND (expires_at IS NULL OR expires_at > $2)
+        ORDER BY created_at DESC, id ASC`,
+      [webhookId, now],
+    );
+    return rows.map((row) => row.secret_sealed);
   }
 
-  /** A success clears the failure clock. */
+  /** A success clears the failure clock. Written after every successful delivery: a plain statement. */
   async recordSuccess(id: string, at: Date): Promise<void> {
-    await this.db.webhook.updateMany({ where: { id }, data: { lastSuccessAt: at, failingSince: null } });
+    await this.database.pool.query(
+      `UPDATE data.webhooks SET last_success_at = $2, failing_since = NULL, updated_at = $2 WHERE id = $1`,
+      [id, at],
+    );
   }
 
   /** The clock starts at the first failure after a success (set once, by whichever attempt is first). */
