@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sqlTransaction, type Database } from '@kw/platform-persistence';
+import { realArrayLiteral, sqlTransaction, type Database } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { FILES_DB, type FilesDb } from './files-database.js';
 import type { FileRow } from './rows.js';
@@ -65,7 +65,7 @@ export class ProcessingRepository {
     // (a hundred 256-number chunks cost it tens of milliseconds of CPU); here they go as one
     // array literal per chunk.
     const texts = chunks.map((c) => c.text);
-    const vectors = chunks.map((c) => `{${c.embedding.map((x) => (Number.isFinite(x) ? x : 0)).join(',')}}`);
+    const vectors = chunks.map((c) => realArrayLiteral(c.embedding));
     // This process's clock, as for every other time the files component writes (created_at too).
     const now = new Date();
     return sqlTransaction(this.database.pool, async (tx) => {

@@ -7,7 +7,14 @@ import {
   recordProcessedEvent,
   wasEventProcessed,
 } from '@kw/platform-outbox';
-import { DataPrisma, sqlStatements, sqlTransaction, type Database, type SqlExecutor } from '@kw/platform-persistence';
+import {
+  DataPrisma,
+  realArrayLiteral,
+  sqlStatements,
+  sqlTransaction,
+  type Database,
+  type SqlExecutor,
+} from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { FRAGMENTS_DB, type DataDb } from './fragments-database.js';
 import type { FragmentText, ProcessingFragment } from './rows.js';
@@ -188,9 +195,7 @@ export class EnrichmentRepository {
         await tx.$executeRaw`DELETE FROM data.fragment_chunks WHERE fragment_id = ${fragment.id}::uuid`;
         if (write.chunks.length > 0) {
           const texts = write.chunks.map((c) => c.text);
-          const vectors = write.chunks.map(
-            (c) => `{${c.embedding.map((x) => (Number.isFinite(x) ? x : 0)).join(',')}}`,
-          );
+          const vectors = write.chunks.map((c) => realArrayLiteral(c.embedding));
           await tx.$executeRaw`INSERT INTO data.fragment_chunks (fragment_id, workspace_id, ordinal, text, embedding, version)
             SELECT ${fragment.id}::uuid, ${fragment.workspaceId}::uuid, c.ordinal - 1, c.text, c.embedding::float4[], ${version}
               FROM unnest(${texts}::text[], ${vectors}::text[]) WITH ORDINALITY AS c(text, embedding, ordinal)`;
