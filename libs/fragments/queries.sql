@@ -95,9 +95,6 @@ WITH created AS (
 )
 ${outbox.text};
 
--- src/persistence/fragments.repository.ts: FragmentsRepository.findIdByKey
-SELECT id FROM data.fragments WHERE workspace_id = $1 AND key = $2;
-
 -- src/persistence/fragments.repository.ts: FragmentsRepository.updateWithEvent
 UPDATE data.fragment_chunks SET version = ${updated.version}
 WHERE fragment_id = ${current.id}::uuid AND version = ${current.version};

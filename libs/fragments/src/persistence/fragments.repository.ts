@@ -184,12 +184,9 @@ export class FragmentsRepository {
     return rows[0];
   }
 
+  /** The id of the fragment holding `key` (a key conflict names it: a rare path, the row read whole). */
   async findIdByKey(workspaceId: string, key: string): Promise<string | undefined> {
-    const { rows } = await this.database.pool.query<{ id: string }>(
-      `SELECT id FROM data.fragments WHERE workspace_id = $1 AND key = $2`,
-      [workspaceId, key],
-    );
-    return rows[0]?.id;
+    return (await this.findByKey(workspaceId, key))?.id;
   }
 
   /** Every fragment of the workspace, archived ones included. */
