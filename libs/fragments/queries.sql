@@ -78,7 +78,7 @@ WHERE id = $1 AND version = $2 ${RETURNING_FRAGMENT};
 
 -- src/persistence/fragments.repository.ts: ARCHIVE_FRAGMENT
 UPDATE data.fragments SET archived_at = $2, version = version + 1, updated_at = $2
-WHERE id = $1 ${RETURNING_FRAGMENT};
+WHERE id = $1 AND archived_at IS NULL ${RETURNING_FRAGMENT};
 
 -- src/persistence/fragments.repository.ts: COUNT_FRAGMENTS
 SELECT count(*)::int AS count FROM data.fragments WHERE %WHERE%;
@@ -99,7 +99,7 @@ ${outbox.text};
 UPDATE data.fragment_chunks SET version = ${updated.version}
 WHERE fragment_id = ${current.id}::uuid AND version = ${current.version};
 
--- src/persistence/fragments.repository.ts: FragmentsRepository.deleteWithEvent
+-- src/persistence/fragments.repository.ts: FragmentsRepository.deleteWithEvent.deleted
 DELETE FROM data.fragments WHERE id = ${current.id}::uuid;
 
 -- src/persistence/transfers.repository.ts: TransfersRepository.recordImportedMany

@@ -40,7 +40,7 @@ const UPDATE_FRAGMENT = `UPDATE data.fragments SET %SET%, version = version + 1
   WHERE id = $1 AND version = $2 ${RETURNING_FRAGMENT}`;
 /** $2 is the time of archiving (this process's clock, like every other time the platform writes). */
 const ARCHIVE_FRAGMENT = `UPDATE data.fragments SET archived_at = $2, version = version + 1, updated_at = $2
-  WHERE id = $1 ${RETURNING_FRAGMENT}`;
+  WHERE id = $1 AND archived_at IS NULL ${RETURNING_FRAGMENT}`;
 const COUNT_FRAGMENTS = `SELECT count(*)::int AS count FROM data.fragments WHERE %WHERE%`;
 const ORDER_COLUMNS: Record<FragmentOrder['field'], string> = {
   createdAt: 'created_at',
@@ -89,7 +89,9 @@ export interface FragmentChanges {
   updatedBy: string;
 }
 
-export type VersionedUpdate = { updated: true; row: FragmentRow } | { updated: false; currentVersion: number };
+/** `gone`: the fragment was deleted for good between the caller's read and this write. */
+export type VersionedUpdate =
+  { updated: true; row: FragmentRow } | { updated: false; currentVersion: number } | { updated: false; gone: true };
 
 /** Memory fragments (data.fragments) and the outbox rows announcing their changes. */
 @Injectable()
@@ -264,11 +266,10 @@ export class FragmentsRepository {
     return announcingOutbox(
       sqlTransaction(this.database.pool, async (tx) => {
         const [updated] = await tx.$queryRawUnsafe<FragmentRow[]>(update, ...values);
-        // Someone else's update landed between the read and this write: nothing was changed.
+        // Someone else's update (or permanent delete) landed between the read and this write.
         if (!updated) {
           const [now] = await tx.$queryRawUnsafe<FragmentRow[]>(FRAGMENT_BY_ID.text, current.id);
-          if (!now) throw new Error(`fragment ${current.id} vanished during its update`);
-          return { updated: false, currentVersion: now.version };
+          return now ? { updated: false, currentVersion: now.version } : { updated: false, gone: true };
         }
         if (changes.enrichment === undefined)
           await tx.$executeRaw`UPDATE data.fragment_chunks SET version = ${updated.version}
@@ -279,27 +280,36 @@ export class FragmentsRepository {
     );
   }
 
-  /** Archives the fragment (version + 1) with the outbox row `eventOf` makes of the archived row. */
+  /**
+   * Archives the fragment (version + 1) with the outbox row `eventOf` makes of the archived row.
+   * A concurrent archive that landed first is answered with its row and no second event;
+   * undefined when the fragment was deleted for good meanwhile.
+   */
   async archiveWithEvent(
     current: FragmentRow,
     eventOf: (archived: FragmentRow) => NewOutboxEvent,
-  ): Promise<FragmentRow> {
+  ): Promise<FragmentRow | undefined> {
     return announcingOutbox(
       sqlTransaction(this.database.pool, async (tx) => {
         const [archived] = await tx.$queryRawUnsafe<FragmentRow[]>(ARCHIVE_FRAGMENT, current.id, new Date());
-        if (!archived) throw new Error(`fragment ${current.id} vanished during its archiving`);
+        if (!archived) return (await tx.$queryRawUnsafe<FragmentRow[]>(FRAGMENT_BY_ID.text, current.id))[0];
         await appendOutbox(tx, eventOf(archived));
         return archived;
       }),
     );
   }
 
-  /** Deletes the fragment for good (chunks, links and mentions cascade) with its outbox row. */
-  async deleteWithEvent(current: FragmentRow, event: NewOutboxEvent): Promise<void> {
-    await announcingOutbox(
+  /**
+   * Deletes the fragment for good (chunks, links and mentions cascade) with its outbox row; false
+   * (and no event) when a concurrent delete removed it first.
+   */
+  async deleteWithEvent(current: FragmentRow, event: NewOutboxEvent): Promise<boolean> {
+    return announcingOutbox(
       sqlTransaction(this.database.pool, async (tx) => {
-        await tx.$executeRaw`DELETE FROM data.fragments WHERE id = ${current.id}::uuid`;
+        const deleted = await tx.$executeRaw`DELETE FROM data.fragments WHERE id = ${current.id}::uuid`;
+        if (deleted === 0) return false;
         await appendOutbox(tx, event);
+        return true;
       }),
     );
   }

@@ -234,8 +234,8 @@ export class FragmentsHandlers {
         },
         (updated) => fragmentChangedEvent(context, 'fragment.updated', updated, needs),
       );
-      // Someone else's update landed between the read and this write: nothing was changed.
-      if (!result.updated) throw versionConflict(result.currentVersion);
+      // Someone else's update or permanent delete landed between the read and this write.
+      if (!result.updated) throw 'gone' in result ? fragmentNotFound() : versionConflict(result.currentVersion);
       return { fragment: fragmentView(result.row) };
     } catch (error) {
       if (isUniqueViolation(error) && input.key) throw await this.keyConflict(workspaceId, input.key);
@@ -251,16 +251,19 @@ export class FragmentsHandlers {
       hiddenAs: fragmentNotFound,
     });
     if (input.permanent && relation !== 'owner') throw ownersOnly();
-    let row = current;
-    if (input.permanent)
-      await this.fragments.deleteWithEvent(
+    let row: FragmentRow | undefined = current;
+    // A concurrent permanent delete that landed first answers 404, as it would a moment later.
+    if (input.permanent) {
+      const deleted = await this.fragments.deleteWithEvent(
         current,
         fragmentChangedEvent(context, 'fragment.deleted', current, [], { permanent: true }),
       );
-    else if (!current.archivedAt)
+      if (!deleted) throw fragmentNotFound();
+    } else if (!current.archivedAt)
       row = await this.fragments.archiveWithEvent(current, (archived) =>
         fragmentChangedEvent(context, 'fragment.deleted', archived, []),
       );
+    if (!row) throw fragmentNotFound();
     return { fragment: fragmentView(row) };
   }
 

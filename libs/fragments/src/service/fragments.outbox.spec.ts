@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { AccountLimits, LimitNotices } from '@kw/platform-entitlements';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RequestContext } from '@kw/platform-context';
 import { createPrismaClient, migrate, openDatabase, type Database } from '@kw/platform-persistence';
 import { ensureDefaultTypes } from './default-types.js';
@@ -28,6 +28,7 @@ describe('fragment outbox events', () => {
   let database: Database;
   let db: DataDb;
   let handlers: FragmentsHandlers;
+  let repository: FragmentsRepository;
   let typeId: string;
 
   const events = (fragmentId: string) =>
@@ -54,8 +55,9 @@ describe('fragment outbox events', () => {
     db = createPrismaClient('data', database.pool);
     const types = new FragmentTypesRepository(db, database);
     // No PLANS: no plan limits, so neither ever calls another component.
+    repository = new FragmentsRepository(db, database);
     handlers = new FragmentsHandlers(
-      new FragmentsRepository(db, database),
+      repository,
       types,
       gate,
       loadConfig({}),
@@ -153,5 +155,50 @@ describe('fragment outbox events', () => {
       ['fragment.deleted', 4, []],
     ]);
     expect(await db.fragment.count({ where: { id: f.id! } })).toBe(0);
+  });
+
+  it('answers 404 with no event when a permanent delete lands between the read and the write of an update, archive or delete', async () => {
+    // The handler reads the fragment, then a concurrent permanent delete removes it before the write.
+    const deleteAfterRead = () => {
+      const read = repository.findById.bind(repository);
+      return vi.spyOn(repository, 'findById').mockImplementationOnce(async (id) => {
+        const row = await read(id);
+        await db.fragment.delete({ where: { id } });
+        return row;
+      });
+    };
+    const attempts = [
+      (id: string) =>
+        handlers.update(
+          { fragmentId: id, title: 'x', tagsSupplied: false, tags: [], operations: [], expectedVersion: 0 } as never,
+          context,
+        ),
+      (id: string) => handlers.delete({ fragmentId: id, permanent: false } as never, context),
+      (id: string) => handlers.delete({ fragmentId: id, permanent: true } as never, context),
+    ];
+    for (const attempt of attempts) {
+      const f = (await create()).fragment!;
+      const spy = deleteAfterRead();
+      await expect(attempt(f.id!)).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+      spy.mockRestore();
+      expect((await events(f.id!)).map((e) => e.eventType)).toEqual(['fragment.created']);
+    }
+  });
+
+  it('archives once when two archive requests race: the second answers the archived row with no second event', async () => {
+    const f = (await create()).fragment!;
+    const read = repository.findById.bind(repository);
+    // Both requests read the fragment unarchived before either writes.
+    const stale = await read(f.id!);
+    const spy = vi.spyOn(repository, 'findById').mockResolvedValue(stale);
+    const [first, second] = await Promise.all([
+      handlers.delete({ fragmentId: f.id, permanent: false } as never, context),
+      handlers.delete({ fragmentId: f.id, permanent: false } as never, context),
+    ]);
+    spy.mockRestore();
+    expect(first.fragment).toEqual(second.fragment);
+    expect(first.fragment).toMatchObject({ version: 2 });
+    expect(first.fragment!.archivedAt).toBeTruthy();
+    expect((await events(f.id!)).map((e) => e.eventType)).toEqual(['fragment.created', 'fragment.deleted']);
   });
 });
