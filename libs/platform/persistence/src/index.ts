@@ -15,6 +15,7 @@ export {
 export { PoolInsideTransactionError, insideTransaction } from './transaction-rule.js';
 export { sqlStatements, sqlTransaction, type SqlExecutor } from './sql-transaction.js';
 export { realArrayLiteral } from './real-array-literal.js';
+export { GroupCommit } from './group-commit.js';
 export { createPrismaClient, ControlPrismaClient, DataPrismaClient } from './prisma/create-prisma-client.js';
 export { Prisma as ControlPrisma, type Installation } from './generated/control/client.js';
 export { Prisma as DataPrisma, type OutboxEvent } from './generated/data/client.js';

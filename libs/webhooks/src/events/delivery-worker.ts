@@ -3,7 +3,8 @@ import type { Logger } from '@kw/platform-observability';
 import { PollingLoop } from '@kw/platform-outbox';
 import { LOGGER } from '@kw/platform-runtime';
 import { DeliveriesRepository } from '../persistence/deliveries.repository.js';
-import { DeliveryAttempter } from '../service/delivery/attempt-delivery.js';
+import type { WebhookRow } from '../persistence/rows.js';
+import { DeliveryAttempter, type PreparedEndpoint } from '../service/delivery/attempt-delivery.js';
 
 const BATCH = 16;
 const POLL_MS = 1_000;
@@ -46,16 +47,22 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Claims and sends one batch; returns how many deliveries it attempted. */
   async deliverDue(): Promise<number> {
-    const claimed = await this.deliveries.claimDue(BATCH, LEASE_SECONDS);
-    if (claimed.length === 0) return 0;
-    const deliveries = await this.deliveries.findWithWebhooks(claimed);
+    const deliveries = await this.deliveries.claimDue(BATCH, LEASE_SECONDS);
+    if (deliveries.length === 0) return 0;
+    // The batch's deliveries to one endpoint share its check, headers and secrets.
+    const endpoints = new Map<string, Promise<PreparedEndpoint>>();
+    const endpointOf = (webhook: WebhookRow) => {
+      let endpoint = endpoints.get(webhook.id);
+      if (!endpoint) endpoints.set(webhook.id, (endpoint = this.attempter.prepare(webhook)));
+      return endpoint;
+    };
     await Promise.all(
       deliveries.map(async ({ webhook, ...delivery }) => {
         if (!webhook.enabled) {
           await this.deliveries.cancelForDisabledEndpoint(delivery.id);
           return;
         }
-        await this.attempter.attempt(delivery, webhook).catch((err: unknown) => {
+        await this.attempter.attempt(delivery, webhook, endpointOf(webhook)).catch((err: unknown) => {
           // The lease brings the row back; nothing else to do but say why.
           this.logger.error({ err, deliveryId: delivery.id }, 'webhook delivery attempt failed unexpectedly');
         });

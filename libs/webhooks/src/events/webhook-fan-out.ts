@@ -3,7 +3,6 @@ import type { Logger } from '@kw/platform-observability';
 import { EVENT_BUS, type DomainEvent, type EventBus, type EventSubscription } from '@kw/platform-outbox';
 import { LOGGER } from '@kw/platform-runtime';
 import { DeliveriesRepository } from '../persistence/deliveries.repository.js';
-import { WebhooksRepository } from '../persistence/webhooks.repository.js';
 import { payloadOfEvent } from '../service/delivery/event-payload.js';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks-limits.js';
 import { DeliveryWorker } from './delivery-worker.js';
@@ -22,7 +21,6 @@ export class WebhookFanOut implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: EventBus,
-    private readonly webhooks: WebhooksRepository,
     private readonly deliveries: DeliveriesRepository,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly worker: DeliveryWorker,
@@ -33,7 +31,8 @@ export class WebhookFanOut implements OnApplicationBootstrap, OnModuleDestroy {
       {
         consumer: FAN_OUT_CONSUMER,
         eventTypes: [...WEBHOOK_EVENT_TYPES],
-        concurrency: 4,
+        // Events in flight together share one insert (DeliveriesRepository.addForEvent).
+        concurrency: 16,
         ackWaitMs: 30_000,
         retryDelayMs: 1_000,
       },
@@ -54,10 +53,9 @@ export class WebhookFanOut implements OnApplicationBootstrap, OnModuleDestroy {
   async fanOut(event: DomainEvent): Promise<number> {
     const workspaceId = typeof event.payload.workspaceId === 'string' ? event.payload.workspaceId : '';
     if (!workspaceId) return 0;
-    const hookIds = await this.webhooks.subscribedIds(workspaceId, event.eventType);
-    if (hookIds.length === 0) return 0;
+    // The endpoints that selected the event are found by the insert itself.
     const body = JSON.stringify(payloadOfEvent(event));
-    const count = await this.deliveries.addForEvent(hookIds, {
+    const count = await this.deliveries.addForEvent({
       workspaceId,
       eventId: event.id,
       eventType: event.eventType,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sqlTransaction, type Database } from '@kw/platform-persistence';
+import { GroupCommit, type Database } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import type { DeliveryRow, DeliveryWithAttempts, WebhookRow } from './rows.js';
 import { WEBHOOKS_DB, type WebhooksDb } from './webhooks-database.js';
@@ -39,6 +39,68 @@ export interface DeliveryAfterAttempt {
 }
 
 const withAttempts = { attemptLog: { orderBy: { number: 'asc' as const } } };
+
+interface AttemptRecord {
+  deliveryId: string;
+  attempt: RecordedAttempt;
+  next: DeliveryAfterAttempt;
+}
+
+/**
+ * The attempts of a batch and each delivery's next state (lease released), in one statement:
+ * the attempt rows are inserted for the deliveries that still exist (an endpoint deleted
+ * meanwhile took its deliveries along).
+ */
+const RECORD_ATTEMPTS = `
+  WITH a AS (
+    SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[],
+                         $8::text[], $9::int[], $10::int[], $11::text[], $12::timestamptz[], $13::timestamptz[])
+      AS a(delivery_id, number, started_at, duration_ms, status, failure, message,
+           next_status, attempts, last_status, last_failure, next_attempt_at, completed_at)
+  ), updated AS (
+    UPDATE data.webhook_deliveries d
+       SET status = a.next_status, attempts = a.attempts, last_status = a.last_status, last_failure = a.last_failure,
+           next_attempt_at = a.next_attempt_at, completed_at = a.completed_at, lease_until = NULL
+      FROM a WHERE d.id = a.delivery_id
+    RETURNING d.id
+  )
+  INSERT INTO data.webhook_delivery_attempts (delivery_id, number, started_at, duration_ms, status, failure, message)
+  SELECT a.delivery_id, a.number, a.started_at, a.duration_ms, a.status, a.failure, a.message
+    FROM a JOIN updated ON updated.id = a.delivery_id`;
+
+/** Due at once by the database's clock, which CLAIM_DUE compares against. */
+const ADD_FOR_EVENTS = `
+  INSERT INTO data.webhook_deliveries (webhook_id, workspace_id, event_id, event_type, body)
+  SELECT w.id, e.workspace_id, e.event_id, e.event_type, e.body
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS e(workspace_id, event_id, event_type, body)
+    JOIN data.webhooks w ON w.workspace_id = e.workspace_id AND w.enabled AND e.event_type = ANY(w.events)
+  ON CONFLICT (webhook_id, event_id) DO NOTHING
+  RETURNING event_id::text`;
+
+const DELIVERY_COLUMNS = `d.id, d.webhook_id AS "webhookId", d.workspace_id AS "workspaceId", d.event_id AS "eventId",
+  d.event_type AS "eventType", d.body, d.status, d.attempts, d.next_attempt_at AS "nextAttemptAt",
+  d.lease_until AS "leaseUntil", d.last_status AS "lastStatus", d.last_failure AS "lastFailure", d.test,
+  d.created_at AS "createdAt", d.completed_at AS "completedAt"`;
+const WEBHOOK_JSON = `json_build_object('id', w.id, 'workspaceId', w.workspace_id, 'name', w.name, 'url', w.url,
+  'events', w.events, 'headersSealed', w.headers_sealed, 'headerNames', w.header_names, 'enabled', w.enabled,
+  'disabledReason', w.disabled_reason, 'disabledAt', w.disabled_at, 'lastSuccessAt', w.last_success_at,
+  'failingSince', w.failing_since, 'createdBy', w.created_by, 'createdAt', w.created_at, 'updatedAt', w.updated_at)`;
+
+/**
+ * Claims up to $1 due deliveries (FOR UPDATE SKIP LOCKED, so replicas share the work), marks
+ * them \`delivering\` under a lease of $2 seconds, and returns them with their endpoints.
+ */
+const CLAIM_DUE = `
+  WITH claimed AS (
+    UPDATE data.webhook_deliveries SET status = 'delivering', lease_until = now() + make_interval(secs => $2::int)
+    WHERE id IN (
+      SELECT id FROM data.webhook_deliveries
+      WHERE status IN ('pending', 'delivering') AND next_attempt_at <= now() AND (status = 'pending' OR lease_until < now())
+      ORDER BY next_attempt_at LIMIT $1
+      FOR UPDATE SKIP LOCKED)
+    RETURNING *)
+  SELECT ${DELIVERY_COLUMNS}, ${WEBHOOK_JSON} AS webhook
+    FROM claimed d JOIN data.webhooks w ON w.id = d.webhook_id`;
 
 /** Deliveries (the durable schedule of sends) and their attempts. */
 @Injectable()
@@ -92,39 +154,38 @@ export class DeliveriesRepository {
   }
 
   /**
-   * One delivery per endpoint for an event; idempotent by (endpoint, event id), so a
-   * redelivered event adds nothing. Returns how many were added.
+   * One delivery per enabled endpoint that selected the event's kind; idempotent by (endpoint,
+   * event id), so a redelivered event adds nothing. Returns how many were added. Every event of
+   * every workspace asks it: the events fanned out while one statement is in flight go together
+   * in the next (group commit, one plain statement: decision 0008).
    */
-  async addForEvent(webhookIds: string[], event: FannedOutEvent): Promise<number> {
-    // One statement per event (decision 0008); due at once by the database's clock, which
-    // claimDue compares against.
-    const { rowCount } = await this.database.pool.query(
-      `INSERT INTO data.webhook_deliveries (webhook_id, workspace_id, event_id, event_type, body)
-       SELECT w, $2, $3, $4, $5 FROM unnest($1::uuid[]) AS w
-       ON CONFLICT (webhook_id, event_id) DO NOTHING`,
-      [webhookIds, event.workspaceId, event.eventId, event.eventType, event.body],
-    );
-    return rowCount ?? 0;
+  addForEvent(event: FannedOutEvent): Promise<number> {
+    return this.fanOutWrites.add(event);
   }
+
+  private readonly fanOutWrites = new GroupCommit<FannedOutEvent, number>(async (events) => {
+    const { rows } = await this.database.pool.query<{ event_id: string }>(ADD_FOR_EVENTS, [
+      events.map((e) => e.workspaceId),
+      events.map((e) => e.eventId),
+      events.map((e) => e.eventType),
+      events.map((e) => e.body),
+    ]);
+    const added = new Map<string, number>();
+    for (const { event_id } of rows) added.set(event_id, (added.get(event_id) ?? 0) + 1);
+    return events.map((e) => added.get(e.eventId) ?? 0);
+  });
 
   /**
    * Claims up to `batch` due deliveries (FOR UPDATE SKIP LOCKED, so replicas share the work):
-   * marks them `delivering` under a lease of `leaseSeconds`. Returns the claimed ids.
+   * marks them `delivering` under a lease of `leaseSeconds`, and returns them with their
+   * endpoints. One plain statement (decision 0008): the worker asks it for every batch.
    */
-  async claimDue(batch: number, leaseSeconds: number): Promise<string[]> {
-    const claimed = await this.db.$queryRaw<{ id: string }[]>`
-      UPDATE data.webhook_deliveries SET status = 'delivering', lease_until = now() + make_interval(secs => ${leaseSeconds}::int)
-      WHERE id IN (
-        SELECT id FROM data.webhook_deliveries
-        WHERE status IN ('pending', 'delivering') AND next_attempt_at <= now() AND (status = 'pending' OR lease_until < now())
-        ORDER BY next_attempt_at LIMIT ${batch}
-        FOR UPDATE SKIP LOCKED)
-      RETURNING id::text`;
-    return claimed.map((c) => c.id);
-  }
-
-  findWithWebhooks(ids: string[]): Promise<Array<DeliveryRow & { webhook: WebhookRow }>> {
-    return this.db.webhookDelivery.findMany({ where: { id: { in: ids } }, include: { webhook: true } });
+  async claimDue(batch: number, leaseSeconds: number): Promise<Array<DeliveryRow & { webhook: WebhookRow }>> {
+    const { rows } = await this.database.pool.query<DeliveryRow & { webhook: Record<string, unknown> }>(CLAIM_DUE, [
+      batch,
+      leaseSeconds,
+    ]);
+    return rows.map((row) => ({ ...row, webhook: webhookOfJson(row.webhook) }));
   }
 
   /** A claimed delivery whose endpoint was disabled meanwhile: cancelled, lease released. */
@@ -136,21 +197,43 @@ export class DeliveriesRepository {
   }
 
   /**
-   * The attempt's record and the delivery's next state (lease released), in one transaction of plain statements
-   * (decision 0008): every delivery attempt makes it, and Prisma's batch cost two plans each time.
+   * The attempt's record and the delivery's next state (lease released). Every attempt makes
+   * it, so the attempts finished while one write is in flight are recorded together by the
+   * next (group commit, one plain statement: decision 0008).
    */
-  async recordAttempt(deliveryId: string, attempt: RecordedAttempt, next: DeliveryAfterAttempt): Promise<void> {
-    await sqlTransaction(this.database.pool, async (tx) => {
-      await tx.$executeRaw`
-        INSERT INTO data.webhook_delivery_attempts (delivery_id, number, started_at, duration_ms, status, failure, message)
-        VALUES (${deliveryId}::uuid, ${attempt.number}, ${attempt.startedAt}, ${attempt.durationMs}, ${attempt.status},
-                ${attempt.failure}, ${attempt.message})`;
-      await tx.$executeRaw`
-        UPDATE data.webhook_deliveries
-           SET status = ${next.status}, attempts = ${next.attempts}, last_status = ${next.lastStatus},
-               last_failure = ${next.lastFailure}, next_attempt_at = ${next.nextAttemptAt},
-               completed_at = ${next.completedAt}, lease_until = NULL
-         WHERE id = ${deliveryId}::uuid`;
-    });
+  recordAttempt(deliveryId: string, attempt: RecordedAttempt, next: DeliveryAfterAttempt): Promise<void> {
+    return this.attemptWrites.add({ deliveryId, attempt, next });
   }
+
+  private readonly attemptWrites = new GroupCommit<AttemptRecord>(async (records) => {
+    const column = <T>(read: (r: AttemptRecord) => T) => records.map(read);
+    await this.database.pool.query(RECORD_ATTEMPTS, [
+      column((r) => r.deliveryId),
+      column((r) => r.attempt.number),
+      column((r) => r.attempt.startedAt),
+      column((r) => r.attempt.durationMs),
+      column((r) => r.attempt.status),
+      column((r) => r.attempt.failure),
+      column((r) => r.attempt.message),
+      column((r) => r.next.status),
+      column((r) => r.next.attempts),
+      column((r) => r.next.lastStatus),
+      column((r) => r.next.lastFailure),
+      column((r) => r.next.nextAttemptAt),
+      column((r) => r.next.completedAt),
+    ]);
+  });
+}
+
+/** An endpoint row from CLAIM_DUE's json_build_object: timestamps arrive as ISO text. */
+function webhookOfJson(json: Record<string, unknown>): WebhookRow {
+  const date = (value: unknown) => (value == null ? null : new Date(value as string));
+  return {
+    ...(json as unknown as WebhookRow),
+    disabledAt: date(json.disabledAt),
+    lastSuccessAt: date(json.lastSuccessAt),
+    failingSince: date(json.failingSince),
+    createdAt: date(json.createdAt)!,
+    updatedAt: date(json.updatedAt)!,
+  };
 }

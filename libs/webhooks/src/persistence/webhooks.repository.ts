@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Database } from '@kw/platform-persistence';
+import { GroupCommit, type Database } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import type { AttemptRow, WebhookRow } from './rows.js';
 import { WEBHOOKS_DB, type WebhooksDb } from './webhooks-database.js';
@@ -29,6 +29,29 @@ export interface WebhookChanges {
 
 export type { AttemptRow, WebhookRow };
 
+/** A delivery's outcome for its endpoint's health, in the order the attempts finished. */
+interface EndpointOutcome {
+  id: string;
+  ok: boolean;
+  at: Date;
+}
+
+/**
+ * The outcomes of a batch, one row per endpoint: `success_at` is its last success, `failing_from`
+ * the first failure after that (null when the last outcome was a success). A success clears
+ * the failure clock; a failure starts it unless it runs already (or restarts it after a
+ * success of the same batch).
+ */
+const RECORD_OUTCOMES = `
+  UPDATE data.webhooks w
+     SET last_success_at = coalesce(u.success_at, w.last_success_at),
+         failing_since = CASE WHEN u.failing_from IS NULL THEN NULL
+                              WHEN u.success_at IS NOT NULL THEN u.failing_from
+                              ELSE coalesce(w.failing_since, u.failing_from) END,
+         updated_at = greatest(w.updated_at, coalesce(u.failing_from, u.success_at))
+    FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS u(id, success_at, failing_from)
+   WHERE w.id = u.id`;
+
 /** Webhook endpoints, their signing secrets and their health. */
 @Injectable()
 export class WebhooksRepository {
@@ -52,18 +75,6 @@ export class WebhooksRepository {
       where: { workspaceId, enabled: true, events: { has: eventType } },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });
-  }
-
-  /**
-   * The ids of the enabled endpoints of a workspace that selected an event kind. Asked for every
-   * event of every workspace, most of which have no endpoint: a plain statement (decision 0008).
-   */
-  async subscribedIds(workspaceId: string, eventType: string): Promise<string[]> {
-    const { rows } = await this.database.pool.query<{ id: string }>(
-      `SELECT id::text FROM data.webhooks WHERE workspace_id = $1 AND enabled AND $2 = ANY(events)`,
-      [workspaceId, eventType],
-    );
-    return rows.map((row) => row.id);
   }
 
   /**
@@ -128,18 +139,35 @@ export class WebhooksRepository {
     return rows.map((row) => row.secret_sealed);
   }
 
-  /** A success clears the failure clock. Written after every successful delivery: a plain statement. */
-  async recordSuccess(id: string, at: Date): Promise<void> {
-    await this.database.pool.query(
-      `UPDATE data.webhooks SET last_success_at = $2, failing_since = NULL, updated_at = $2 WHERE id = $1`,
-      [id, at],
-    );
+  /** A success clears the failure clock. */
+  recordSuccess(id: string, at: Date): Promise<void> {
+    return this.outcomeWrites.add({ id, ok: true, at });
   }
 
   /** The clock starts at the first failure after a success (set once, by whichever attempt is first). */
-  async startFailureClock(id: string, at: Date): Promise<void> {
-    await this.db.webhook.updateMany({ where: { id, failingSince: null }, data: { failingSince: at } });
+  startFailureClock(id: string, at: Date): Promise<void> {
+    return this.outcomeWrites.add({ id, ok: false, at });
   }
+
+  /**
+   * Every delivery attempt writes its endpoint's health: the outcomes that finish while one
+   * write is in flight go together in the next, one row per endpoint (a burst of deliveries
+   * to one endpoint no longer queues on that row's lock).
+   */
+  private readonly outcomeWrites = new GroupCommit<EndpointOutcome>(async (outcomes) => {
+    const byEndpoint = new Map<string, { successAt: Date | null; failingFrom: Date | null }>();
+    for (const { id, ok, at } of outcomes) {
+      const state = byEndpoint.get(id) ?? { successAt: null, failingFrom: null };
+      if (ok) byEndpoint.set(id, { successAt: at, failingFrom: null });
+      else byEndpoint.set(id, { ...state, failingFrom: state.failingFrom ?? at });
+    }
+    const ids = [...byEndpoint.keys()];
+    await this.database.pool.query(RECORD_OUTCOMES, [
+      ids,
+      ids.map((id) => byEndpoint.get(id)!.successAt),
+      ids.map((id) => byEndpoint.get(id)!.failingFrom),
+    ]);
+  });
 
   /**
    * Disables an enabled endpoint and cancels its pending deliveries, in one transaction.

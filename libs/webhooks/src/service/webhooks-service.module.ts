@@ -9,6 +9,7 @@ import { DeliveryAttempter } from './delivery/attempt-delivery.js';
 import { deliverySettingsProvider } from './delivery/delivery-settings.js';
 import { DeliveryWorker } from '../events/delivery-worker.js';
 import { EndpointHealth } from './delivery/endpoint-health.js';
+import { TargetConnections } from './targets/index.js';
 import { WebhookFanOut } from '../events/webhook-fan-out.js';
 import { DeliveriesHandlers } from './deliveries.handlers.js';
 import { WebhooksHandlers } from './webhooks.handlers.js';
@@ -34,6 +35,8 @@ import { WorkspacePurgeHandlers } from './workspace-purge.handlers.js';
     DeliveriesRepository,
     WebhookRecords,
     EndpointHealth,
+    // Keep-alive connections to receivers, shared by every delivery of this process.
+    { provide: TargetConnections, useFactory: () => new TargetConnections() },
     DeliveryAttempter,
     DeliveryWorker,
     WebhookFanOut,

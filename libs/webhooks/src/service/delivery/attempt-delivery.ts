@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
-import { checkTarget, sendToTarget, type SendResult } from '../targets/index.js';
+import { checkTarget, sendToTarget, TargetConnections, type CheckedTarget, type SendResult } from '../targets/index.js';
 import { openHeaders, signingSecrets } from '../webhook-secrets.js';
 import { DeliveriesRepository } from '../../persistence/deliveries.repository.js';
 import type { DeliveryRow, WebhookRow } from '../../persistence/rows.js';
@@ -21,6 +21,15 @@ export interface AttemptOutcome extends SendResult {
   deliveryStatus: string;
 }
 
+/** What every delivery to one endpoint needs, worked out once per batch. */
+export interface PreparedEndpoint {
+  /** The checked target, or why the target is refused now. */
+  target: CheckedTarget | { refused: string; checkMs: number };
+  /** Configured authentication headers with the fixed ones; the signature is added per delivery. */
+  headers: Record<string, string>;
+  secrets: string[];
+}
+
 /**
  * One attempt of one delivery: re-checks the target (DNS may have changed since it was
  * configured), signs with every secret still signing, sends to the checked address only,
@@ -35,12 +44,36 @@ export class DeliveryAttempter {
     @Inject(DELIVERY_SETTINGS) private readonly settings: DeliverySettings,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly health: EndpointHealth,
+    private readonly connections: TargetConnections,
   ) {}
 
-  async attempt(delivery: DeliveryRow, webhook: WebhookRow): Promise<AttemptOutcome> {
+  /**
+   * Re-checks the endpoint's target (DNS may have changed since it was configured) and opens
+   * its headers and signing secrets: once for all the deliveries to it that a batch holds.
+   */
+  async prepare(webhook: WebhookRow): Promise<PreparedEndpoint> {
+    const started = performance.now();
+    const secrets = signingSecrets(this.webhooks, this.box, webhook.id);
+    let target: PreparedEndpoint['target'];
+    try {
+      target = await checkTarget(webhook.url, this.settings.policy);
+    } catch (err) {
+      target = { refused: (err as Error).message, checkMs: performance.now() - started };
+    }
+    const headers: Record<string, string> = {};
+    for (const { name, value } of openHeaders(this.box, webhook.headersSealed)) headers[name] = value;
+    Object.assign(headers, { 'content-type': 'application/json', 'user-agent': USER_AGENT });
+    return { target, headers, secrets: await secrets };
+  }
+
+  async attempt(
+    delivery: DeliveryRow,
+    webhook: WebhookRow,
+    endpoint: PreparedEndpoint | Promise<PreparedEndpoint> = this.prepare(webhook),
+  ): Promise<AttemptOutcome> {
     const startedAt = new Date();
     const messageId = messageIdOf(delivery.id);
-    const result = await this.send(delivery, webhook, messageId);
+    const result = await this.send(delivery, await endpoint, messageId);
     const number = delivery.attempts + 1;
     const retryIn =
       result.ok || result.status === 410 || delivery.test
@@ -87,33 +120,17 @@ export class DeliveryAttempter {
     return { ...result, deliveryId: delivery.id, messageId, deliveryStatus: status };
   }
 
-  private async send(delivery: DeliveryRow, webhook: WebhookRow, messageId: string): Promise<SendResult> {
-    const started = performance.now();
-    let target;
-    try {
-      target = await checkTarget(webhook.url, this.settings.policy);
-    } catch (err) {
-      return {
-        ok: false,
-        durationMs: performance.now() - started,
-        failure: 'refused',
-        message: (err as Error).message,
-      };
-    }
-    const secrets = await signingSecrets(this.webhooks, this.box, webhook.id);
-    const headers: Record<string, string> = {};
-    for (const { name, value } of openHeaders(this.box, webhook.headersSealed)) headers[name] = value;
-    Object.assign(
-      headers,
-      { 'content-type': 'application/json', 'user-agent': USER_AGENT },
-      signedHeaders(messageId, delivery.body, secrets),
-    );
+  private async send(delivery: DeliveryRow, endpoint: PreparedEndpoint, messageId: string): Promise<SendResult> {
+    const { target } = endpoint;
+    if ('refused' in target)
+      return { ok: false, durationMs: target.checkMs, failure: 'refused', message: target.refused };
     return sendToTarget({
       target,
-      headers,
+      headers: { ...endpoint.headers, ...signedHeaders(messageId, delivery.body, endpoint.secrets) },
       body: delivery.body,
       timeoutMs: this.settings.timeoutMs,
       ca: this.settings.ca,
+      agent: this.connections.agentFor(target),
     });
   }
 }

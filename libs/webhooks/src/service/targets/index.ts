@@ -9,4 +9,5 @@ export {
 export { isForbiddenAddress } from '@kw/platform-net';
 export { parseRetryAfter } from './retry-after.js';
 export { sendToTarget, type SendFailure, type SendRequest, type SendResult } from './send-to-target.js';
+export { TargetConnections, type TargetConnectionsOptions } from './target-connections.js';
 export { TargetRefusedError, type TargetRefusalReason } from './target-refused.error.js';

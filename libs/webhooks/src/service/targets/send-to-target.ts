@@ -14,6 +14,11 @@ export interface SendRequest {
   timeoutMs?: number;
   /** Extra CA certificates (PEM) trusted besides the default ones (WEBHOOKS_CA_FILE). */
   ca?: string | Buffer;
+  /**
+   * Keep-alive connections to this very target (TargetConnections.agentFor). Without one the
+   * exchange has a connection of its own, closed after it.
+   */
+  agent?: https.Agent;
 }
 
 export type SendFailure = 'timeout' | 'connect' | 'tls' | 'redirect' | 'status' | 'refused';
@@ -54,22 +59,39 @@ const SENDER_HEADERS = new Set([
  */
 export async function sendToTarget(req: SendRequest): Promise<SendResult> {
   const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  const { target } = req;
-  if (target.addresses.length === 0) {
+  if (req.target.addresses.length === 0) {
     return { ok: false, failure: 'refused', durationMs: 0, message: 'the target has no checked address' };
   }
+  // A kept connection the receiver closed while it was idle fails before any answer: the
+  // request never reached the receiver's application, so it goes again (the pool may hold more
+  // than one such connection; a new one is made when it holds none).
+  for (let tries = 0; tries < STALE_RETRIES; tries++) {
+    const outcome = await exchange(req, started);
+    if (!outcome.staleConnection) return outcome.result;
+  }
+  const durationMs = Math.round(performance.now() - started);
+  return { ok: false, failure: 'connect', durationMs, message: 'every kept connection was closed by the receiver' };
+}
 
-  return new Promise<SendResult>((resolve) => {
+const STALE_RETRIES = 3;
+
+type ExchangeResult = { result: SendResult; staleConnection?: false } | { staleConnection: true };
+
+function exchange(req: SendRequest, started: number): Promise<ExchangeResult> {
+  const elapsed = () => Math.round(performance.now() - started);
+  const { target } = req;
+  return new Promise<ExchangeResult>((resolve) => {
     let settled = false;
     // Where the exchange was when it failed: before TCP connect, during the TLS handshake, or after.
     let phase: 'connect' | 'tls' | 'exchange' = 'connect';
-    const finish = (result: Omit<SendResult, 'durationMs'>) => {
+    let answered = false;
+    /** `keep`: the response was read to its end, so a kept connection can serve the next delivery. */
+    const finish = (result: Omit<SendResult, 'durationMs'>, keep = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      request.destroy();
-      resolve({ ...result, durationMs: elapsed() });
+      if (!keep || !req.agent) request.destroy();
+      resolve({ result: { ...result, durationMs: elapsed() } });
     };
 
     // Framing and routing headers are the sender's, whatever the caller (or a configured
@@ -87,54 +109,69 @@ export async function sendToTarget(req: SendRequest): Promise<SendResult> {
         port: target.port,
         path: `${target.url.pathname}${target.url.search}`,
         headers,
-        agent: false, // no pooled socket can outlive the check it was made under
+        // A pooled socket is one this target's check approved (TargetConnections is keyed by it).
+        agent: req.agent ?? false,
         lookup: pinnedLookup(target.addresses),
         servername: literal ? undefined : target.hostname, // SNI must be a name (RFC 6066)
         ...(req.ca ? { secureContext: secureContextWith(req.ca) } : {}),
       });
     } catch (err) {
       // Node validates headers synchronously (e.g. a configured header value with a line break).
-      resolve({ ok: false, failure: 'refused', durationMs: elapsed(), message: (err as Error).message });
+      resolve({ result: { ok: false, failure: 'refused', durationMs: elapsed(), message: (err as Error).message } });
       return;
     }
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // A second exchange (after a stale kept connection) gets what is left of the deadline.
     const timer = setTimeout(
       () => finish({ ok: false, failure: 'timeout', message: `no complete response within ${timeoutMs} ms` }),
-      timeoutMs,
+      Math.max(1, timeoutMs - (performance.now() - started)),
     );
 
     request.on('socket', (socket) => {
+      // A kept socket is connected already (and must not collect a listener per delivery).
+      if (request.reusedSocket) {
+        phase = 'exchange';
+        return;
+      }
       socket.once('connect', () => (phase = 'tls'));
       socket.once('secureConnect', () => (phase = 'exchange'));
     });
     request.on('error', (err: NodeJS.ErrnoException) => {
+      if (request.reusedSocket && !answered && STALE_CONNECTION_CODES.has(err.code ?? '') && !settled) {
+        settled = true;
+        clearTimeout(timer);
+        request.destroy();
+        resolve({ staleConnection: true });
+        return;
+      }
       finish({ ok: false, failure: phase === 'tls' || isTlsError(err) ? 'tls' : 'connect', message: err.message });
     });
     request.on('response', (res) => {
+      answered = true;
       const status = res.statusCode ?? 0;
       const chunks: Buffer[] = [];
       let read = 0;
-      const done = () => {
+      const done = (complete: boolean) => {
         const body = Buffer.concat(chunks).toString('utf8').slice(0, SNIPPET_CHARS);
         const common = {
           status,
           ...(body ? { responseSnippet: body } : {}),
           ...optional('retryAfterMs', parseRetryAfter(header(res.headers['retry-after']))),
         };
-        if (status >= 200 && status < 300) finish({ ok: true, ...common });
+        if (status >= 200 && status < 300) finish({ ok: true, ...common }, complete);
         else if (status >= 300 && status < 400)
-          finish({ ok: false, failure: 'redirect', message: `redirect (${status}) not followed`, ...common });
-        else finish({ ok: false, failure: 'status', message: `receiver answered ${status}`, ...common });
+          finish({ ok: false, failure: 'redirect', message: `redirect (${status}) not followed`, ...common }, complete);
+        else finish({ ok: false, failure: 'status', message: `receiver answered ${status}`, ...common }, complete);
       };
       res.on('data', (chunk: Buffer) => {
         if (read < BODY_READ_CAP) chunks.push(chunk.subarray(0, BODY_READ_CAP - read));
         read += chunk.length;
-        if (read >= BODY_READ_CAP) done(); // enough for the log; the rest is dropped with the socket
+        if (read >= BODY_READ_CAP) done(false); // enough for the log; the rest is dropped with the socket
       });
-      res.on('end', done);
+      res.on('end', () => done(true));
       // The status has arrived; a connection cut while the body streams does not change it.
-      res.on('aborted', done);
-      res.on('error', done);
+      res.on('aborted', () => done(false));
+      res.on('error', () => done(false));
     });
     request.end(req.body);
   });
@@ -159,6 +196,9 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
     }
   };
 }
+
+/** How a kept connection that the receiver closed while idle fails when it is written to. */
+const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 const TLS_ERROR_CODES = /^(ERR_TLS_|ERR_SSL_|EPROTO$|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 
