@@ -63,6 +63,9 @@ ON CONFLICT (entity_id, fragment_id) DO NOTHING;
 -- src/persistence/fragment-types.repository.ts: FragmentTypesRepository.existsInWorkspace
 SELECT 1 FROM data.fragment_types WHERE id = $1 AND workspace_id = $2;
 
+-- src/persistence/fragment-types.repository.ts: FragmentTypesRepository.deleteUnlessUsed.locked
+SELECT 1 FROM data.fragment_types WHERE id = ${id}::uuid FOR UPDATE;
+
 -- src/persistence/fragments.repository.ts: FRAGMENT_BY_ID
 SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE id = $1;
 

@@ -41,6 +41,9 @@ SELECT ${DELIVERY_COLUMNS}, ${WEBHOOK_JSON} AS webhook
 -- src/persistence/webhooks.repository.ts: WebhooksRepository.createWithSecret
 SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${webhook.workspaceId}`}));
 
+-- src/persistence/webhooks.repository.ts: WebhooksRepository.rotateSecret.held
+SELECT 1 FROM data.webhooks WHERE id = ${webhookId}::uuid FOR KEY SHARE;
+
 -- src/persistence/webhooks.repository.ts: WebhooksRepository.signingSecretsSealed
 SELECT secret_sealed FROM data.webhook_secrets
 WHERE webhook_id = $1 AND (expires_at IS NULL OR expires_at > $2)

@@ -65,8 +65,13 @@ export class FragmentTypesRepository {
    * Deletes the type unless fragments use it (archived ones count too: they still reference it,
    * restrict FK), in one transaction. Returns how many fragments use it: 0 when deleted.
    */
-  async deleteUnlessUsed(id: string): Promise<number> {
+  async deleteUnlessUsed(id: string): Promise<number | 'gone'> {
     return this.db.$transaction(async (tx) => {
+      // The lock waits for creates that have just referenced the type (their foreign key check
+      // holds a share lock on it) and keeps new ones out until the delete commits: the count
+      // then sees every fragment of it, and a create that comes later fails its check.
+      const locked = await tx.$queryRaw<unknown[]>`SELECT 1 FROM data.fragment_types WHERE id = ${id}::uuid FOR UPDATE`;
+      if (locked.length === 0) return 'gone';
       const fragmentCount = await tx.fragment.count({ where: { fragmentTypeId: id } });
       if (fragmentCount > 0) return fragmentCount;
       await tx.fragmentType.delete({ where: { id } });

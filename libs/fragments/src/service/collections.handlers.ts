@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FragmentsService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { AppError, ErrorCode } from '@kw/platform-errors';
+import { AppError, ErrorCode, isForeignKeyViolation } from '@kw/platform-errors';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { isUuid } from '@kw/platform-ids';
 import { FRAGMENT_LIST_LIMIT_DEFAULT } from '../fragments-limits.js';
@@ -68,7 +68,15 @@ export class CollectionsHandlers {
   async add(input: RequestOf<typeof FragmentsService, 'addCollectionFragments'>, context: RequestContext) {
     const row = await this.authorizeWrite(context, input.workspaceId, input.collectionId);
     const ids = await this.fragmentsOf(row.workspaceId, input.fragmentIds);
-    return { added: await this.collections.addFragments(row.id, ids) };
+    try {
+      return { added: await this.collections.addFragments(row.id, ids) };
+    } catch (error) {
+      if (!isForeignKeyViolation(error)) throw error;
+      // The collection or a fragment was deleted after the checks: the checks again say which.
+      await this.find(row.workspaceId, row.id);
+      await this.fragmentsOf(row.workspaceId, ids);
+      throw error;
+    }
   }
 
   @Handles(FragmentsService.method.removeCollectionFragments)

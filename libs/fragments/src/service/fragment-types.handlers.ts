@@ -71,6 +71,7 @@ export class FragmentTypesHandlers {
     const type = await this.find(workspaceId, input.fragmentTypeId);
     // Archived fragments count too: they still reference the type (restrict FK).
     const fragmentCount = await this.types.deleteUnlessUsed(type.id);
+    if (fragmentCount === 'gone') throw fragmentTypeNotFound(); // a concurrent delete came first
     if (fragmentCount > 0) throw typeInUse(fragmentCount);
     return {};
   }

@@ -4,7 +4,7 @@ import { FragmentsService, type CreateFragmentRequest } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
 import { AccountLimits, LimitNotices } from '@kw/platform-entitlements';
-import { AppError } from '@kw/platform-errors';
+import { AppError, isForeignKeyViolation } from '@kw/platform-errors';
 import { isUuid, orderedUuids } from '@kw/platform-ids';
 import type { NewOutboxEvent } from '@kw/platform-outbox';
 import { APP_CONFIG } from '@kw/platform-runtime';
@@ -72,6 +72,8 @@ export class FragmentsHandlers {
     } catch (error) {
       // The unique (workspace_id, key) decides between concurrent creates: exactly one wins.
       if (isUniqueViolation(error) && input.key !== undefined) throw await this.keyConflict(workspaceId, input.key);
+      // The type was deleted after the check (its delete waited for no fragment of it).
+      if (isForeignKeyViolation(error)) throw invalidFragmentType();
       throw error;
     }
   }
@@ -239,6 +241,7 @@ export class FragmentsHandlers {
       return { fragment: fragmentView(result.row) };
     } catch (error) {
       if (isUniqueViolation(error) && input.key) throw await this.keyConflict(workspaceId, input.key);
+      if (isForeignKeyViolation(error)) throw invalidFragmentType();
       throw error;
     }
   }

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, ErrorCode, unstorableInputError, type AppErrorInit } from '@kw/platform-errors';
+import {
+  AppError,
+  ErrorCode,
+  concurrentDeleteError,
+  unstorableInputError,
+  type AppErrorInit,
+} from '@kw/platform-errors';
 import type { Logger } from './logger.js';
 import type { Headers, Reply } from './transport.js';
 
@@ -17,6 +23,12 @@ export function exposableError(err: unknown, logger: Logger, fields: Record<stri
   if (AppError.isAppError(err)) return err;
   const refusedInput = unstorableInputError(err);
   if (refusedInput) return refusedInput;
+  // A race with a delete is the caller's timing, not a fault: logged so a pattern shows.
+  const raced = concurrentDeleteError(err);
+  if (raced) {
+    logger.info({ ...fields, err }, 'request lost a race with a delete');
+    return raced;
+  }
   const errorId = randomUUID();
   logger.error({ ...fields, errorId, err }, 'request handler failed');
   return new AppError({ status: 500, code: ErrorCode.INTERNAL_ERROR, message: 'Internal error', details: { errorId } });

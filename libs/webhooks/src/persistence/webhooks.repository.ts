@@ -92,27 +92,36 @@ export class WebhooksRepository {
     });
   }
 
-  update(id: string, changes: WebhookChanges): Promise<WebhookRow> {
-    return this.db.webhook.update({ where: { id }, data: changes });
+  /** Null when the endpoint was deleted meanwhile. */
+  async update(id: string, changes: WebhookChanges): Promise<WebhookRow | null> {
+    const { count } = await this.db.webhook.updateMany({ where: { id }, data: changes });
+    return count === 0 ? null : this.db.webhook.findUnique({ where: { id } });
   }
 
-  /** Deliveries and their history go with it (cascade). */
-  async delete(id: string): Promise<void> {
-    await this.db.webhook.deleteMany({ where: { id } });
+  /** Deliveries and their history go with it (cascade). False when it was deleted meanwhile. */
+  async delete(id: string): Promise<boolean> {
+    const { count } = await this.db.webhook.deleteMany({ where: { id } });
+    return count > 0;
   }
 
   /**
    * A new signing secret; older secrets still in an overlap end no later than `expiresAt`,
    * expired ones are dropped. One transaction.
    */
-  async rotateSecret(webhookId: string, secretSealed: string, expiresAt: Date): Promise<void> {
-    await this.db.$transaction(async (tx) => {
+  async rotateSecret(webhookId: string, secretSealed: string, expiresAt: Date): Promise<boolean> {
+    return this.db.$transaction(async (tx) => {
+      // Keeps a concurrent delete of the endpoint out until the new secret is stored.
+      const held = await tx.$queryRaw<
+        unknown[]
+      >`SELECT 1 FROM data.webhooks WHERE id = ${webhookId}::uuid FOR KEY SHARE`;
+      if (held.length === 0) return false;
       await tx.webhookSecret.updateMany({
         where: { webhookId, OR: [{ expiresAt: null }, { expiresAt: { gt: expiresAt } }] },
         data: { expiresAt },
       });
       await tx.webhookSecret.deleteMany({ where: { webhookId, expiresAt: { lte: new Date() } } });
       await tx.webhookSecret.create({ data: { webhookId, secretSealed } });
+      return true;
     });
   }
 

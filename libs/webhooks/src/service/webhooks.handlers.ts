@@ -16,7 +16,7 @@ import {
 import { validEvents, validHeaders, validName } from './webhook-input.js';
 import { sealHeaders } from './webhook-secrets.js';
 import { webhookView } from './webhook-view.js';
-import { WebhookRecords } from './webhook-records.js';
+import { WebhookRecords, webhookNotFound } from './webhook-records.js';
 import { WebhooksRepository, type WebhookChanges } from '../persistence/webhooks.repository.js';
 
 /**
@@ -96,6 +96,7 @@ export class WebhooksHandlers {
       if (input.enabled) Object.assign(data, { disabledReason: null, disabledAt: null, failingSince: null });
     }
     const row = await this.webhooks.update(current.id, data);
+    if (!row) throw webhookNotFound(); // deleted since it was read
     return { webhook: webhookView(row, (await this.records.overlapEnds([row.id])).get(row.id) ?? null) };
   }
 
@@ -103,7 +104,7 @@ export class WebhooksHandlers {
   async delete(input: RequestOf<typeof WebhooksService, 'deleteWebhook'>, context: RequestContext) {
     const row = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
     // Deliveries and their history go with it (cascade): nothing is sent for it any more.
-    await this.webhooks.delete(row.id);
+    if (!(await this.webhooks.delete(row.id))) throw webhookNotFound(); // a concurrent delete came first
     return {};
   }
 
@@ -122,7 +123,7 @@ export class WebhooksHandlers {
     const secret = newSigningSecret();
     const expiresAt = new Date(Date.now() + overlap * 1000);
     // Older secrets still in an overlap end no later than this one's.
-    await this.webhooks.rotateSecret(current.id, this.box.seal(secret), expiresAt);
+    if (!(await this.webhooks.rotateSecret(current.id, this.box.seal(secret), expiresAt))) throw webhookNotFound();
     return { webhook: webhookView(current, expiresAt), secret, previousSecretExpiresAt: expiresAt.toISOString() };
   }
 }

@@ -1,0 +1,232 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFilesPlatform } from './files/files-fixture.js';
+import type { Person } from './fragments/fragments-fixture.js';
+import type { Answer } from './workspaces/workspaces-api.js';
+
+const ROUNDS = 6;
+
+/**
+ * Requests that conflict, sent at the same moment: whichever lands first, the other answers
+ * in the error shape with a 4xx that says what happened (404 gone, 409 conflict), never a 500,
+ * and the data ends in one of the states a sequential order would have left.
+ */
+describe('conflicting requests at the same moment (embedded platform, real HTTP)', () => {
+  let fx: Awaited<ReturnType<typeof startFilesPlatform>>;
+  let owner: Person;
+  let ws: { id: string; noteTypeId: string };
+
+  beforeAll(async () => {
+    fx = await startFilesPlatform();
+    owner = await fx.person();
+    ws = await fx.workspace(owner);
+  }, 120_000);
+  afterAll(async () => {
+    await fx?.stop();
+  });
+
+  const call = (method: string, path: string, body?: unknown) => fx.api.call(owner.auth, method, path, body);
+  const fragment = async (fields: Record<string, unknown> = {}) =>
+    (
+      await fx.api.ok(
+        owner.auth,
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 't', content: 'c', ...fields },
+        201,
+      )
+    ).fragment;
+  /** Every answer is a success or one of `allowed`, in the error shape. */
+  const expectOnly = (answers: Answer[], allowed: number[]) => {
+    for (const answer of answers) {
+      if (answer.status < 300) continue;
+      const logged = fx.platform.logs
+        .filter((l: any) => l.level === 'error' || l.level === 50)
+        .slice(-2)
+        .map((l: any) => JSON.stringify(l).slice(0, 900));
+      expect(allowed, `${answer.status} ${answer.text} ${JSON.stringify(logged)}`).toContain(answer.status);
+      expect(answer.body).toMatchObject({ error: expect.any(String), code: expect.any(String) });
+    }
+  };
+
+  it('a fragment updated, archived and deleted for good at once', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const f = await fragment();
+      const answers = await Promise.all([
+        call('PATCH', `/api/memory-fragments/${f.id}`, { title: 'new' }),
+        call('DELETE', `/api/memory-fragments/${f.id}`),
+        call('DELETE', `/api/memory-fragments/${f.id}?permanent=true`),
+        call('PATCH', `/api/memory-fragments/${f.id}`, { content: 'changed', version: 1 }),
+      ]);
+      expectOnly(answers, [404, 409]);
+      expect(answers[2]!.status).toBe(200); // the permanent delete always wins in the end
+      expect((await call('GET', `/api/memory-fragments/${f.id}`)).status).toBe(404);
+    }
+  });
+
+  it('a fragment added to a collection while it is deleted, and a collection deleted while fragments are added', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const f = await fragment();
+      const collection = (
+        await fx.api.ok(owner.auth, 'POST', `/api/workspaces/${ws.id}/collections`, { name: `c${round}` }, 201)
+      ).collection;
+      const members = `/api/workspaces/${ws.id}/collections/${collection.id}/fragments`;
+      const answers = await Promise.all([
+        call('POST', members, { fragmentIds: [f.id] }),
+        call('DELETE', `/api/memory-fragments/${f.id}?permanent=true`),
+        call('DELETE', `/api/workspaces/${ws.id}/collections/${collection.id}`),
+        call('POST', members, { fragmentIds: [f.id] }),
+      ]);
+      expectOnly(answers, [400, 404]);
+      expect((await call('GET', `/api/workspaces/${ws.id}/collections/${collection.id}`)).status).toBe(404);
+    }
+  });
+
+  it('a fragment type deleted while fragments of it are created', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const type = (
+        await fx.api.ok(
+          owner.auth,
+          'POST',
+          `/api/workspaces/${ws.id}/fragment-types`,
+          { key: `t${round}`, name: 'T' },
+          201,
+        )
+      ).fragmentType;
+      const create = () =>
+        call('POST', '/api/memory-fragments', {
+          workspaceId: ws.id,
+          fragmentTypeId: type.id,
+          title: 't',
+          content: 'c',
+        });
+      const answers = await Promise.all([
+        create(),
+        call('DELETE', `/api/workspaces/${ws.id}/fragment-types/${type.id}`),
+        create(),
+      ]);
+      expectOnly(answers, [400, 404, 409]);
+      // Either the type is gone and no fragment has it, or it stayed because a fragment has it.
+      const created = answers.filter((a) => a.status === 201).length;
+      const typeNow = await call('GET', `/api/workspaces/${ws.id}/fragment-types/${type.id}`);
+      if (typeNow.status === 404) expect(created).toBe(0);
+      else expect(answers[1]!.status).toBe(409);
+    }
+  });
+
+  it('two fragments created with one key, and an upsert racing a delete', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const key = `k-${round}`;
+      const answers = await Promise.all(
+        [fragment, fragment].map(() =>
+          call('POST', '/api/memory-fragments', {
+            workspaceId: ws.id,
+            fragmentTypeId: ws.noteTypeId,
+            title: 't',
+            content: 'c',
+            key,
+          }),
+        ),
+      );
+      expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
+      const holder = answers.find((a) => a.status === 201)!.body.fragment;
+      const bulk = await Promise.all([
+        call('POST', '/api/memory-fragments/bulk', {
+          workspaceId: ws.id,
+          upsert: true,
+          items: [{ fragmentTypeId: ws.noteTypeId, title: 'again', content: 'c', key }],
+        }),
+        call('DELETE', `/api/memory-fragments/${holder.id}?permanent=true`),
+      ]);
+      expectOnly(bulk, [404, 409]);
+    }
+  });
+
+  it('a webhook updated, rotated and deleted at once', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const hook = (
+        await fx.api.ok(
+          owner.auth,
+          'POST',
+          `/api/workspaces/${ws.id}/webhooks`,
+          { name: 'h', url: 'https://93.184.216.34/in', events: ['fragment.created'] },
+          201,
+        )
+      ).webhook;
+      const base = `/api/workspaces/${ws.id}/webhooks/${hook.id}`;
+      const answers = await Promise.all([
+        call('PATCH', base, { name: 'renamed' }),
+        call('POST', `${base}/rotate-secret`, {}),
+        call('DELETE', base),
+        call('PATCH', base, { events: ['fragment.updated'] }),
+      ]);
+      expectOnly(answers, [404, 409]);
+      expect((await call('GET', base)).status).toBe(404);
+    }
+  });
+
+  it('fragments created in a workspace while it is archived', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const other = await fx.workspace(owner, { name: `w${round}` });
+      const create = () =>
+        call('POST', '/api/memory-fragments', {
+          workspaceId: other.id,
+          fragmentTypeId: other.noteTypeId,
+          title: 't',
+          content: 'c',
+        });
+      const answers = await Promise.all([create(), call('DELETE', `/api/workspaces/${other.id}`), create()]);
+      expectOnly(answers, [403, 404, 409]);
+    }
+  });
+
+  it('a collection and a fragment type renamed while they are deleted', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const collection = (
+        await fx.api.ok(owner.auth, 'POST', `/api/workspaces/${ws.id}/collections`, { name: `r${round}` }, 201)
+      ).collection;
+      const type = (
+        await fx.api.ok(
+          owner.auth,
+          'POST',
+          `/api/workspaces/${ws.id}/fragment-types`,
+          { key: `r${round}`, name: 'T' },
+          201,
+        )
+      ).fragmentType;
+      const c = `/api/workspaces/${ws.id}/collections/${collection.id}`;
+      const t = `/api/workspaces/${ws.id}/fragment-types/${type.id}`;
+      const answers = await Promise.all([
+        call('PATCH', c, { name: 'renamed' }),
+        call('DELETE', c),
+        call('DELETE', c),
+        call('PATCH', t, { name: 'renamed' }),
+        call('DELETE', t),
+        call('DELETE', t),
+      ]);
+      expectOnly(answers, [404]);
+      expect((await call('GET', c)).status).toBe(404);
+      expect((await call('GET', t)).status).toBe(404);
+    }
+  });
+
+  it('a file renamed, attached, downloaded and deleted at once, and attached to a fragment being deleted', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const uploaded = await fx.upload(owner.auth, { workspaceId: ws.id }, [
+        { name: `n${round}.txt`, bytes: new TextEncoder().encode(`note ${round}`), mime: 'text/plain' },
+      ]);
+      expect(uploaded.status).toBe(201);
+      const file = uploaded.body.file;
+      const f = await fragment();
+      const answers = await Promise.all([
+        call('PATCH', `/api/files/${file.id}`, { name: 'renamed.txt' }),
+        call('POST', `/api/files/${file.id}/attachments`, { fragmentId: f.id }),
+        call('DELETE', `/api/memory-fragments/${f.id}?permanent=true`),
+        call('DELETE', `/api/files/${file.id}`),
+        call('POST', `/api/files/${file.id}/cancel`, {}),
+        call('DELETE', `/api/files/${file.id}`),
+      ]);
+      expectOnly(answers, [404, 409]);
+      expect((await fx.download(owner.auth, `/api/files/${file.id}/download`)).res.status).toBe(404);
+    }
+  });
+});
