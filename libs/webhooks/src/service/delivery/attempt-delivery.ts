@@ -52,18 +52,24 @@ export class DeliveryAttempter {
    * its headers and signing secrets: once for all the deliveries to it that a batch holds.
    */
   async prepare(webhook: WebhookRow): Promise<PreparedEndpoint> {
-    const started = performance.now();
-    const secrets = signingSecrets(this.webhooks, this.box, webhook.id);
-    let target: PreparedEndpoint['target'];
-    try {
-      target = await checkTarget(webhook.url, this.settings.policy);
-    } catch (err) {
-      target = { refused: (err as Error).message, checkMs: performance.now() - started };
-    }
     const headers: Record<string, string> = {};
     for (const { name, value } of openHeaders(this.box, webhook.headersSealed)) headers[name] = value;
     Object.assign(headers, { 'content-type': 'application/json', 'user-agent': USER_AGENT });
-    return { target, headers, secrets: await secrets };
+    // Together: name resolution may take seconds, and the secrets' read must not wait for it.
+    const [target, secrets] = await Promise.all([
+      this.checkedTarget(webhook.url),
+      signingSecrets(this.webhooks, this.box, webhook.id),
+    ]);
+    return { target, headers, secrets };
+  }
+
+  private async checkedTarget(url: string): Promise<PreparedEndpoint['target']> {
+    const started = performance.now();
+    try {
+      return await checkTarget(url, this.settings.policy);
+    } catch (err) {
+      return { refused: (err as Error).message, checkMs: performance.now() - started };
+    }
   }
 
   async attempt(
