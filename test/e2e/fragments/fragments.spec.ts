@@ -192,7 +192,17 @@ describe('memory fragments', () => {
       for (let i = 0; i < 400 && (await ids('&status=published')).length < 3; i++)
         await new Promise((resolve) => setTimeout(resolve, 50));
       await p.api.ok(owner.auth, 'PATCH', `/api/memory-fragments/${a.id}`, { tags: ['green'] }, 200);
-      expect(await ids('&sort=updatedAt')).toEqual([b.id, c.id, a.id]);
+      // b and c last changed when their enrichment finished, in either order (or the same
+      // millisecond: then by id): the listing follows their updatedAt, a comes last.
+      const [bNow, cNow] = await Promise.all(
+        [b, c].map(
+          async (f) => (await p.api.ok(owner.auth, 'GET', `/api/memory-fragments/${f.id}`, undefined, 200)).fragment,
+        ),
+      );
+      const byUpdate = [bNow, cNow].sort((x, y) =>
+        x.updatedAt !== y.updatedAt ? (x.updatedAt < y.updatedAt ? -1 : 1) : x.id < y.id ? -1 : 1,
+      );
+      expect(await ids('&sort=updatedAt')).toEqual([...byUpdate.map((f) => f.id), a.id]);
       expect(await ids('&tags=red')).toEqual([b.id]);
       expect(await ids('&tags=green&sort=title&order=desc')).toEqual([a.id]);
       const page = await p.api.ok(
