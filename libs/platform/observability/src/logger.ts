@@ -42,5 +42,18 @@ export function createLogger(settings: LoggerSettings): Logger {
       return reqId ? { reqId } : {};
     },
   };
-  return settings.destination ? pino(options, settings.destination as pino.DestinationStream) : pino(options);
+  return pino(options, (settings.destination as pino.DestinationStream | undefined) ?? stdoutWithoutWaiting());
+}
+
+/**
+ * Standard output, written without blocking the event loop: lines logged while a write is in
+ * flight go out together in the next one (no timer, so a line is never held back waiting for
+ * more). Written synchronously, one access log line per request cost about 45 % of the
+ * gateway's throughput (bench scenario 1 at LOG_LEVEL=info: 16.5k -> 9.1k requests/s). pino
+ * flushes what is pending when the process exits, a crash's last lines included.
+ */
+function stdoutWithoutWaiting(): pino.DestinationStream {
+  // A reader that stops reading (a stuck log shipper) must not grow the buffer without end:
+  // beyond 16 MiB pending, lines are dropped rather than the process running out of memory.
+  return pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 });
 }
