@@ -72,6 +72,9 @@ SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE id = $1;
 -- src/persistence/fragments.repository.ts: FRAGMENT_BY_KEY
 SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE workspace_id = $1 AND key = $2;
 
+-- src/persistence/fragments.repository.ts: FRAGMENTS_BY_KEYS
+SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE workspace_id = $1 AND key = ANY($2::text[]);
+
 -- src/persistence/fragments.repository.ts: LIST_FRAGMENTS
 SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE %WHERE% ORDER BY %ORDER% LIMIT $%TAKE% OFFSET $%SKIP%;
 

@@ -209,6 +209,43 @@ describe('bulk fragment writes', () => {
     expect(counted.totalCount).toBe(504);
   }, 60_000);
 
+  it('upserts many held keys at once with the outcomes of a one-by-one write, a key named twice included', async () => {
+    const shelf = await p.workspace(owner);
+    const item = (i: number, extra: Record<string, unknown> = {}) => ({
+      ...note(i, { summary: 'given', tags: ['t'] }),
+      fragmentTypeId: shelf.noteTypeId,
+      ...extra,
+    });
+    const seeded = await bulk(owner.auth, {
+      workspaceId: shelf.id,
+      items: Array.from({ length: 40 }, (_, i) => item(i)),
+    });
+    expect(seeded.body).toMatchObject({ created: 40 });
+    // Keys 0-39 are held: even ones change, odd ones are the same; key 5 is named twice (changed,
+    // then changed again); 40 is new; an invalid item in the middle fails alone.
+    const items = [
+      ...Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? item(i, { title: `Changed ${i}` }) : item(i))),
+      item(5, { title: 'Five again' }),
+      item(40),
+      item(41, { title: '' }),
+    ];
+    items[5] = item(5, { title: 'Five' });
+    const answer = await bulk(owner.auth, { workspaceId: shelf.id, upsert: true, items });
+    expect(answer.status, answer.text).toBe(200);
+    const statuses = answer.body.results.map((r: any) => r.status);
+    expect(statuses.slice(0, 40)).toEqual(
+      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 || i === 5 ? 'updated' : 'unchanged')),
+    );
+    expect(statuses.slice(40)).toEqual(['updated', 'created', 'failed']);
+    expect(answer.body).toMatchObject({ created: 1, updated: 22, unchanged: 19, failed: 1 });
+    const results = answer.body.results;
+    expect(results.slice(0, 40).map((r: any) => r.id)).toEqual(seeded.body.results.map((r: any) => r.id));
+    const five = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments/${results[5].id}`, undefined, 200);
+    expect(five.fragment).toMatchObject({ title: 'Five again', version: 3 });
+    const two = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments/${results[2].id}`, undefined, 200);
+    expect(two.fragment).toMatchObject({ title: 'Changed 2', version: 2 });
+  }, 60_000);
+
   it('creates each key once when two requests race for the same keys', async () => {
     const race = await p.workspace(owner);
     const items = Array.from({ length: 150 }, (_, i) => ({

@@ -27,6 +27,7 @@ const FRAGMENT_BY_ID: Pick<pg.QueryConfig, 'text'> = {
 };
 
 const FRAGMENT_BY_KEY = `SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE workspace_id = $1 AND key = $2`;
+const FRAGMENTS_BY_KEYS = `SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE workspace_id = $1 AND key = ANY($2::text[])`;
 
 /**
  * The listing's page and count (GET /api/memory-fragments, MCP's list): plain statements too,
@@ -184,6 +185,13 @@ export class FragmentsRepository {
   async findByKey(workspaceId: string, key: string): Promise<FragmentRow | undefined> {
     const { rows } = await this.database.pool.query<FragmentRow>(FRAGMENT_BY_KEY, [workspaceId, key]);
     return rows[0];
+  }
+
+  /** The fragments holding `keys` in the workspace (archived ones too), by key: a bulk upsert's one read. */
+  async findManyByKeys(workspaceId: string, keys: readonly string[]): Promise<Map<string, FragmentRow>> {
+    if (keys.length === 0) return new Map();
+    const { rows } = await this.database.pool.query<FragmentRow>(FRAGMENTS_BY_KEYS, [workspaceId, keys]);
+    return new Map(rows.map((row) => [row.key!, row]));
   }
 
   /** The id of the fragment holding `key` (a key conflict names it: a rare path, the row read whole). */

@@ -28,9 +28,11 @@ type Outcome = MessageInitShape<typeof BulkItemOutcomeSchema>;
  *
  * The outcomes are those of writing the items one after the other, in order; the writes are
  * not. Items that create a fragment under a key nobody holds (or under none) are created
- * together (`createMany`: a statement per hundred instead of one each); the rest (updates, and
- * a key an earlier item of the request wrote) follow one at a time, where each sees what the
- * items before it wrote.
+ * together (`createMany`: a statement per hundred instead of one each). Items whose key the
+ * workspace held before the request, and that no other item names, touch one fragment each
+ * that nothing else of the request touches: they are read in one statement and written
+ * UPSERT_CONCURRENCY at a time. The rest (a key several items name) follow one at a time, in
+ * order, where each sees what the items before it wrote.
  */
 @Injectable()
 export class BulkFragmentsHandlers {
@@ -63,6 +65,8 @@ export class BulkFragmentsHandlers {
     const written = new Set<string>();
     const fresh: number[] = [];
     const inTurn: number[] = [];
+    const named = new Map<string, number>();
+    for (const { fragment } of items) if (fragment.key) named.set(fragment.key, (named.get(fragment.key) ?? 0) + 1);
     for (const [at, { index, fragment }] of items.entries()) {
       // The field limits serve() applies to CreateFragment, applied to each item.
       const invalid = limitViolations(CreateFragmentRequestSchema.typeName, fragment)[0];
@@ -86,7 +90,17 @@ export class BulkFragmentsHandlers {
         ? failed(items[at].index, result)
         : { index: items[at].index, status: 'created', fragmentId: result.id };
     }
-    for (const at of inTurn)
+    const keyOf = (at: number) => items[at].fragment.key ?? '';
+    const alone = (at: number) => taken.has(keyOf(at)) && named.get(keyOf(at)) === 1;
+    const independent = inTurn.filter(alone);
+    const existing = input.upsert
+      ? await this.fragments.findManyByKeys(workspaceId, independent.map(keyOf))
+      : new Map<string, FragmentRow>();
+    await forEachConcurrently(independent, UPSERT_CONCURRENCY, async (at) => {
+      const { index, fragment } = items[at];
+      outcomes[at] = await this.writeOne(index, fragment, input.upsert, context, existing.get(keyOf(at)) ?? null);
+    });
+    for (const at of inTurn.filter((at) => !alone(at)))
       outcomes[at] = await this.writeOne(items[at].index, items[at].fragment, input.upsert, context);
     return { outcomes };
   }
@@ -97,9 +111,16 @@ export class BulkFragmentsHandlers {
     item: CreateFragmentRequest,
     upsert: boolean,
     context: RequestContext,
+    /** The key's holder when the caller read it already (null: it holds none any more). */
+    known?: FragmentRow | null,
   ): Promise<Outcome> {
     try {
-      const existing = upsert && item.key ? await this.fragments.findByKey(item.workspaceId, item.key) : undefined;
+      const existing =
+        upsert && item.key
+          ? known !== undefined
+            ? (known ?? undefined)
+            : await this.fragments.findByKey(item.workspaceId, item.key)
+          : undefined;
       if (existing) {
         if (unchanged(existing, item)) return { index, status: 'unchanged', fragmentId: existing.id };
         const { fragment } = await this.single.update(
@@ -126,6 +147,17 @@ export class BulkFragmentsHandlers {
       return failed(index, err);
     }
   }
+}
+
+/** Upserted items written at once (each a read and a versioned update: round trips, not CPU). */
+const UPSERT_CONCURRENCY = 8;
+
+async function forEachConcurrently<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 function failed(index: number, err: AppError): Outcome {
