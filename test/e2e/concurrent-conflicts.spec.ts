@@ -289,4 +289,62 @@ describe('conflicting requests at the same moment (embedded platform, real HTTP)
       expect(members.map((m: { userId: string }) => m.userId)).toEqual([owner.id]);
     }
   });
+
+  it('account resources changed and deleted at once: tokens, applications, experts, embed configurations and keys, vault secrets, hosted zones', async () => {
+    const created = async (path: string, body: unknown, pick: (b: any) => string) => {
+      const answer = await call('POST', path, body);
+      expect(answer.status, `${path}: ${answer.text}`).toBe(201);
+      return pick(answer.body);
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      const token = await created('/api/tokens', { name: `t${round}`, scopes: ['fragments:read'] }, (b) => b.token.id);
+      const app = await created(
+        '/api/applications',
+        { name: `a${round}`, redirectUris: ['https://app.example/callback'] },
+        (b) => b.application.id,
+      );
+      const expert = await created('/api/v2/experts', { name: `e${round}`, workspaceId: ws.id }, (b) => b.expert.id);
+      const config = await created('/api/v2/configs', { name: `c${round}`, workspaceId: ws.id }, (b) => b.config.id);
+      const key = await created(`/api/v2/configs/${config}/keys`, { label: 'k', public: true }, (b) => b.key.id);
+      const secret = await created(
+        '/api/v1/vault/secrets',
+        { name: `v${round}`, type: 'api-key', provider: 'x', value: 'v' },
+        (b) => b.secret.id,
+      );
+      const zone = await created('/api/hosted-zones', { name: `z${round}`, region: 'eu' }, (b) => b.hostedZone.id);
+      const answers = await Promise.all([
+        call('PATCH', `/api/tokens/${token}`, { name: 'renamed' }),
+        call('DELETE', `/api/tokens/${token}`),
+        call('DELETE', `/api/tokens/${token}`),
+        call('PATCH', `/api/applications/${app}`, { name: 'renamed' }),
+        call('POST', `/api/applications/${app}/secret`, {}),
+        call('DELETE', `/api/applications/${app}`),
+        call('DELETE', `/api/applications/${app}`),
+        call('PATCH', `/api/v2/experts/${expert}`, { name: 'renamed' }),
+        call('DELETE', `/api/v2/experts/${expert}`),
+        call('DELETE', `/api/v2/experts/${expert}`),
+        call('PATCH', `/api/v2/configs/${config}/keys/${key}`, { label: 'renamed' }),
+        call('DELETE', `/api/v2/configs/${config}/keys/${key}`),
+        call('POST', `/api/v2/configs/${config}/keys`, { label: 'late', public: true }),
+        call('PATCH', `/api/v2/configs/${config}`, { name: 'renamed' }),
+        call('DELETE', `/api/v2/configs/${config}`),
+        call('PATCH', `/api/v1/vault/secrets/${secret}`, { name: 'renamed' }),
+        call('DELETE', `/api/v1/vault/secrets/${secret}`),
+        call('DELETE', `/api/v1/vault/secrets/${secret}`),
+        call('PATCH', `/api/hosted-zones/${zone}`, { name: 'renamed' }),
+        call('POST', `/api/hosted-zones/${zone}/enrollment-token`, {}),
+        call('DELETE', `/api/hosted-zones/${zone}`),
+        call('DELETE', `/api/hosted-zones/${zone}`),
+      ]);
+      expectOnly(answers, [404, 409]);
+      for (const gone of [
+        `/api/tokens/${token}`,
+        `/api/applications/${app}`,
+        `/api/v2/experts/${expert}`,
+        `/api/v1/vault/secrets/${secret}`,
+        `/api/hosted-zones/${zone}`,
+      ])
+        expect((await call('GET', gone)).status, gone).toBe(404);
+    }
+  });
 });
