@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { ArchiveError, readArchive, writeArchive, type ArchiveRecords } from './workspace-archive.js';
@@ -54,9 +54,9 @@ function withEntry(bytes: Uint8Array, name: string, text: string, records: numbe
   return zipSync(files);
 }
 
-const failure = (bytes: Uint8Array) => {
+const failure = async (bytes: Uint8Array) => {
   try {
-    readArchive(bytes);
+    await readArchive(bytes);
   } catch (err) {
     if (err instanceof ArchiveError) return err.message;
     throw err;
@@ -65,9 +65,9 @@ const failure = (bytes: Uint8Array) => {
 };
 
 describe('the workspace archive', () => {
-  it('reads back exactly what was written', () => {
-    const bytes = writeArchive({ workspaceId: 'w1' }, records(), new Date('2026-11-26T01:02:03Z'), BYTES);
-    const read = readArchive(bytes);
+  it('reads back exactly what was written', async () => {
+    const bytes = await writeArchive({ workspaceId: 'w1' }, records(), new Date('2026-11-26T01:02:03Z'), BYTES);
+    const read = await readArchive(bytes);
     expect(read.records).toEqual(records());
     expect(strFromU8(read.fileBytes.get('file1')!)).toBe('hello');
     expect(read.manifest).toMatchObject({
@@ -78,32 +78,50 @@ describe('the workspace archive', () => {
     });
   });
 
-  it('names the entry and line of a bad record, and refuses dangling references', () => {
-    const bytes = writeArchive({ workspaceId: 'w1' }, records(), new Date(), BYTES);
+  it('names the entry and line of a bad record, and refuses dangling references', async () => {
+    const bytes = await writeArchive({ workspaceId: 'w1' }, records(), new Date(), BYTES);
     const line = (r: object) => `${JSON.stringify(r)}\n`;
-    expect(failure(withEntry(bytes, 'collections.ndjson', `${line({ id: 'c1', name: 'C' })}not json\n`, 2))).toMatch(
-      /^collections\.ndjson line 2: /,
-    );
     expect(
-      failure(withEntry(bytes, 'collection-fragments.ndjson', line({ collectionId: 'c9', fragmentId: 'f1' }), 1)),
+      await failure(withEntry(bytes, 'collections.ndjson', `${line({ id: 'c1', name: 'C' })}not json\n`, 2)),
+    ).toMatch(/^collections\.ndjson line 2: /);
+    expect(
+      await failure(withEntry(bytes, 'collection-fragments.ndjson', line({ collectionId: 'c9', fragmentId: 'f1' }), 1)),
     ).toBe('collection-fragments.ndjson line 1: names a collection or fragment the archive lacks');
-    expect(failure(withEntry(bytes, 'collections.ndjson', line({ id: 'c1', name: 'C' }), 2))).toBe(
+    expect(await failure(withEntry(bytes, 'collections.ndjson', line({ id: 'c1', name: 'C' }), 2))).toBe(
       'collections.ndjson: 1 records where the manifest says 2',
     );
   });
 
-  it('refuses another format or version, a missing entry and a truncated zip', () => {
-    const bytes = writeArchive({ workspaceId: 'w1' }, records(), new Date(), BYTES);
+  it('refuses another format or version, a missing entry and a truncated zip', async () => {
+    const bytes = await writeArchive({ workspaceId: 'w1' }, records(), new Date(), BYTES);
     const files = unzipSync(bytes);
     const manifest = JSON.parse(strFromU8(files['manifest.json']!));
-    expect(failure(zipSync({ ...files, 'manifest.json': strToU8(JSON.stringify({ ...manifest, version: 2 })) }))).toBe(
-      'manifest.json: version 2 is not supported (1)',
-    );
+    expect(
+      await failure(zipSync({ ...files, 'manifest.json': strToU8(JSON.stringify({ ...manifest, version: 2 })) })),
+    ).toBe('manifest.json: version 2 is not supported (1)');
     const { ['graph-relations.ndjson']: _dropped, ...rest } = files;
-    expect(failure(zipSync(rest))).toBe('graph-relations.ndjson: missing');
-    expect(failure(bytes.slice(0, bytes.length - 10))).toMatch(/truncated or damaged/);
-    expect(failure(zipSync({ ...files, 'files/file1': strToU8('hellO') }))).toBe(
+    expect(await failure(zipSync(rest))).toBe('graph-relations.ndjson: missing');
+    expect(await failure(bytes.slice(0, bytes.length - 10))).toMatch(/truncated or damaged/);
+    expect(await failure(zipSync({ ...files, 'files/file1': strToU8('hellO') }))).toBe(
       'files/file1: size or SHA-256 does not match files.ndjson',
     );
+  });
+
+  it('zips and unzips an archive above 2 MiB in worker threads, with the same result', async () => {
+    // A 3 MiB file (stored as is) and a 3 MiB fragment (deflated): both paths leave the thread.
+    const big = records();
+    const content = 'x'.repeat(3 * 1024 * 1024);
+    big['fragments.ndjson'] = [{ ...big['fragments.ndjson'][0]!, content }];
+    const blob = randomBytes(3 * 1024 * 1024);
+    big['files.ndjson'] = [
+      { ...big['files.ndjson'][0]!, sizeBytes: blob.length, sha256: createHash('sha256').update(blob).digest('hex') },
+    ];
+    const bytes = await writeArchive({ workspaceId: 'w1' }, big, new Date(), new Map([['file1', blob]]));
+    expect(bytes.length).toBeGreaterThan(3 * 1024 * 1024);
+    expect(bytes.length).toBeLessThan(4 * 1024 * 1024); // the fragment's text deflated
+    const read = await readArchive(bytes);
+    expect(read.records['fragments.ndjson'][0]!.content).toBe(content);
+    expect(Buffer.from(read.fileBytes.get('file1')!).equals(blob)).toBe(true);
+    expect(await failure(bytes.slice(0, bytes.length - 10))).toMatch(/truncated or damaged/);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
+import { strFromU8, strToU8, unzip, unzipSync, zip, zipSync, type Unzipped, type Zippable } from 'fflate';
 
 /**
  * The portable workspace archive, version 1 (docs/portable-workspaces.md): one zip holding
@@ -119,12 +119,12 @@ export class ArchiveError extends Error {
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-export function writeArchive(
+export async function writeArchive(
   source: ArchiveManifest['source'],
   records: ArchiveRecords,
   exportedAt = new Date(),
   fileBytes: ReadonlyMap<string, Uint8Array> = new Map(),
-): Uint8Array {
+): Promise<Uint8Array> {
   const files: Zippable = {};
   // Stored, not deflated again: most files (PDF, images, office documents) are compressed already.
   for (const file of records['files.ndjson']) files[fileEntry(file.id)] = [fileBytes.get(file.id)!, { level: 0 }];
@@ -143,8 +143,21 @@ export function writeArchive(
     entries,
   };
   files['manifest.json'] = strToU8(`${JSON.stringify(manifest, null, 2)}\n`);
-  return zipSync(files, { level: 6 });
+  const size = Object.values(files).reduce<number>(
+    (sum, file) => sum + (file instanceof Uint8Array ? file.length : (file as [Uint8Array, unknown])[0].length),
+    0,
+  );
+  if (size <= IN_THREAD_ZIP_BYTES) return zipSync(files, { level: 6 });
+  return new Promise((resolve, reject) => zip(files, { level: 6 }, (err, data) => (err ? reject(err) : resolve(data))));
 }
+
+/**
+ * Archives up to this size are zipped (or unzipped) on the calling thread: about 16 ms per MiB
+ * at level 6 here, so a few MiB block the process's other requests for tens of milliseconds,
+ * less than starting fflate's worker threads costs. Larger ones go to those workers, so a big
+ * workspace's export or import does not stall every request of the process for seconds.
+ */
+const IN_THREAD_ZIP_BYTES = 2 * 1024 * 1024;
 
 type Check<T> = (value: Record<string, unknown>) => T;
 
@@ -227,14 +240,19 @@ const CHECKS: { [K in EntryName]: Check<ArchiveRecords[K][number]> } = {
  * count, each record's fields, and the references between records. Throws ArchiveError naming
  * the entry and line of the first problem.
  */
-export function readArchive(bytes: Uint8Array): {
+export async function readArchive(bytes: Uint8Array): Promise<{
   manifest: ArchiveManifest;
   records: ArchiveRecords;
   fileBytes: Map<string, Uint8Array>;
-} {
+}> {
   let files: Record<string, Uint8Array>;
   try {
-    files = unzipSync(bytes);
+    files =
+      bytes.length <= IN_THREAD_ZIP_BYTES
+        ? unzipSync(bytes)
+        : await new Promise<Unzipped>((resolve, reject) =>
+            unzip(bytes, (err, data) => (err ? reject(err) : resolve(data))),
+          );
   } catch (err) {
     throw new ArchiveError(`not a readable zip (${(err as Error).message}); truncated or damaged`);
   }

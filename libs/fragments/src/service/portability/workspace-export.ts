@@ -60,7 +60,7 @@ export class WorkspaceExport {
       'files.ndjson': [],
     };
     const fileBytes = await this.files(workspaceId, records['files.ndjson']);
-    const bytes = writeArchive({ workspaceId }, records, new Date(), fileBytes);
+    const bytes = await writeArchive({ workspaceId }, records, new Date(), fileBytes);
     const key = exportArchiveKey(workspaceId, job.id);
     await this.storage.put(key, Readable.from([bytes]), { contentType: 'application/zip' });
     const result = Object.fromEntries(

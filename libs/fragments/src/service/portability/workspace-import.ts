@@ -78,7 +78,7 @@ export class WorkspaceImport {
     for await (const chunk of await this.storage.get(job.archiveKey!)) chunks.push(chunk as Buffer);
     const bytes = Buffer.concat(chunks);
     if (options.format === 'markdown') return { records: readMarkdownFolder(bytes), fileBytes: new Map() };
-    const { records, fileBytes } = readArchive(bytes);
+    const { records, fileBytes } = await readArchive(bytes);
     const files = records['files.ndjson'];
     if (options.skipFiles) records['files.ndjson'] = [];
     // A Leaf serves no files (Hosted Zone V1): say which, before anything is written.
