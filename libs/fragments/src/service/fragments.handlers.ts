@@ -72,7 +72,7 @@ export class FragmentsHandlers {
     } catch (error) {
       // The unique (workspace_id, key) decides between concurrent creates: exactly one wins.
       if (isUniqueViolation(error) && input.key !== undefined) throw await this.keyConflict(workspaceId, input.key);
-      // The type was deleted after the check (its delete waited for no fragment of it).
+      // The type was deleted between its check and this insert (the delete counted no fragment of it).
       if (isForeignKeyViolation(error)) throw invalidFragmentType();
       throw error;
     }
