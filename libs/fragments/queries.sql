@@ -69,9 +69,6 @@ SELECT 1 FROM data.fragment_types WHERE id = ${id}::uuid FOR UPDATE;
 -- src/persistence/fragments.repository.ts: FRAGMENT_BY_ID
 SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE id = $1;
 
--- src/persistence/fragments.repository.ts: FRAGMENT_BY_KEY
-SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE workspace_id = $1 AND key = $2;
-
 -- src/persistence/fragments.repository.ts: FRAGMENTS_BY_KEYS
 SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE workspace_id = $1 AND key = ANY($2::text[]);
 

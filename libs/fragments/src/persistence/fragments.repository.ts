@@ -26,7 +26,6 @@ const FRAGMENT_BY_ID: Pick<pg.QueryConfig, 'text'> = {
   text: `SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE id = $1`,
 };
 
-const FRAGMENT_BY_KEY = `SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE workspace_id = $1 AND key = $2`;
 const FRAGMENTS_BY_KEYS = `SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE workspace_id = $1 AND key = ANY($2::text[])`;
 
 /**
@@ -178,16 +177,15 @@ export class FragmentsRepository {
     return found.map((f) => f.id);
   }
 
-  /**
-   * The fragment holding `key` in the workspace (archived ones too), for upserts: one statement
-   * (decision 0008), asked once per upserted item that finds its key taken.
-   */
+  /** The fragment holding `key` in the workspace (archived ones too), for upserts. */
   async findByKey(workspaceId: string, key: string): Promise<FragmentRow | undefined> {
-    const { rows } = await this.database.pool.query<FragmentRow>(FRAGMENT_BY_KEY, [workspaceId, key]);
-    return rows[0];
+    return (await this.findManyByKeys(workspaceId, [key])).get(key);
   }
 
-  /** The fragments holding `keys` in the workspace (archived ones too), by key: a bulk upsert's one read. */
+  /**
+   * The fragments holding `keys` in the workspace (archived ones too), by key: one statement
+   * (decision 0008), a bulk request's one read of the keys it names.
+   */
   async findManyByKeys(workspaceId: string, keys: readonly string[]): Promise<Map<string, FragmentRow>> {
     if (keys.length === 0) return new Map();
     const { rows } = await this.database.pool.query<FragmentRow>(FRAGMENTS_BY_KEYS, [workspaceId, keys]);

@@ -30,8 +30,8 @@ type Outcome = MessageInitShape<typeof BulkItemOutcomeSchema>;
  * not. Items that create a fragment under a key nobody holds (or under none) are created
  * together (`createMany`: a statement per hundred instead of one each). Items whose key the
  * workspace held before the request, and that no other item names, touch one fragment each
- * that nothing else of the request touches: they are read in one statement and written
- * UPSERT_CONCURRENCY at a time. The rest (a key several items name) follow one at a time, in
+ * that nothing else of the request touches: they are written UPSERT_CONCURRENCY at a time, from
+ * the holders read up front (one statement for every key of the request). The rest (a key several items name) follow one at a time, in
  * order, where each sees what the items before it wrote.
  */
 @Injectable()
@@ -59,7 +59,8 @@ export class BulkFragmentsHandlers {
       fragment: { ...item.fragment!, workspaceId } as CreateFragmentRequest,
     }));
     const outcomes: Outcome[] = [];
-    const taken = await this.fragments.idsByKeys(workspaceId, [
+    // The keys' holders before the request, read once: which items create, and an upsert's rows.
+    const taken = await this.fragments.findManyByKeys(workspaceId, [
       ...new Set(items.flatMap((item) => (item.fragment.key ? [item.fragment.key] : []))),
     ]);
     const written = new Set<string>();
@@ -92,13 +93,9 @@ export class BulkFragmentsHandlers {
     }
     const keyOf = (at: number) => items[at].fragment.key ?? '';
     const alone = (at: number) => taken.has(keyOf(at)) && named.get(keyOf(at)) === 1;
-    const independent = inTurn.filter(alone);
-    const existing = input.upsert
-      ? await this.fragments.findManyByKeys(workspaceId, independent.map(keyOf))
-      : new Map<string, FragmentRow>();
-    await forEachConcurrently(independent, UPSERT_CONCURRENCY, async (at) => {
+    await forEachConcurrently(inTurn.filter(alone), UPSERT_CONCURRENCY, async (at) => {
       const { index, fragment } = items[at];
-      outcomes[at] = await this.writeOne(index, fragment, input.upsert, context, existing.get(keyOf(at)) ?? null);
+      outcomes[at] = await this.writeOne(index, fragment, input.upsert, context, taken.get(keyOf(at)) ?? null);
     });
     for (const at of inTurn.filter((at) => !alone(at)))
       outcomes[at] = await this.writeOne(items[at].index, items[at].fragment, input.upsert, context);
