@@ -235,6 +235,23 @@ export function percentiles(samples) {
   return { p50: at(0.5), p95: at(0.95), p99: at(0.99), n: sorted.length };
 }
 
+/**
+ * A result row for `count` items done in `platformSeconds` against the same `count` done the
+ * baseline's way in `baselineSeconds` (rates per second; ratio above 1: the platform is faster).
+ */
+export function throughputRow({ scenario, unit, count, platformSeconds, baselineSeconds, target, note }) {
+  const side = (seconds) => ({ rps: +(count / seconds).toFixed(1), seconds: +seconds.toFixed(2) });
+  return {
+    scenario,
+    unit,
+    platform: side(platformSeconds),
+    baseline: side(baselineSeconds),
+    ratio: baselineSeconds / platformSeconds,
+    target,
+    note,
+  };
+}
+
 /** Runs `fn(i)` `count` times in sequence; latency percentiles in ms. */
 export async function timed(count, fn) {
   const samples = [];

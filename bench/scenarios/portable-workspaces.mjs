@@ -3,7 +3,7 @@
 // API in the same run: page through the fragments (export) and write them with the bulk route
 // (import). Then (c, d) a client syncing the same notes again by key, against writing them new.
 // Enrichment is waited for between the phases, so it never runs during a measurement.
-import { quick, waitFor } from '../lib.mjs';
+import { quick, throughputRow, waitFor } from '../lib.mjs';
 import { notes } from '../corpus.mjs';
 
 export const TARGET = 0.5;
@@ -88,45 +88,34 @@ export async function portableWorkspaces({ embedded }) {
   if (done.result.fragments.created !== FRAGMENTS) throw new Error(`imported ${JSON.stringify(done.result)}`);
   await api.waitEnriched(target.workspaceId, 600_000);
 
-  const rate = (seconds) => +(FRAGMENTS / seconds).toFixed(1);
   const note = `embedded mode, ${FRAGMENTS} generated notes (archive ${(archive.length / 1024).toFixed(0)} KiB)`;
+  const row = (scenario, platformSeconds, baselineSeconds, target, rowNote = note) =>
+    throughputRow({
+      scenario,
+      unit: 'fragments/s',
+      count: FRAGMENTS,
+      platformSeconds,
+      baselineSeconds,
+      target,
+      note: rowNote,
+    });
   return [
-    {
-      scenario: 'workspace export (job + download) vs paging through the listing route',
-      unit: 'fragments/s',
-      platform: { rps: rate(exportSeconds), seconds: +exportSeconds.toFixed(2) },
-      baseline: { rps: rate(pageSeconds), seconds: +pageSeconds.toFixed(2) },
-      ratio: pageSeconds / exportSeconds,
-      target: TARGET,
-      note,
-    },
-    {
-      scenario: 'workspace import (job) vs the bulk route writing the same fragments',
-      unit: 'fragments/s',
-      platform: { rps: rate(importSeconds), seconds: +importSeconds.toFixed(2) },
-      baseline: { rps: rate(bulkSeconds), seconds: +bulkSeconds.toFixed(2) },
-      ratio: bulkSeconds / importSeconds,
-      target: TARGET,
-      note,
-    },
-    {
-      scenario: 'bulk upsert of the same keyed notes, all unchanged, vs the bulk route creating them',
-      unit: 'fragments/s',
-      platform: { rps: rate(unchangedSeconds), seconds: +unchangedSeconds.toFixed(2) },
-      baseline: { rps: rate(bulkSeconds), seconds: +bulkSeconds.toFixed(2) },
-      ratio: bulkSeconds / unchangedSeconds,
-      target: 1,
-      note: `${note}; ${BULK} items a request, upsert by key (a re-sync that changes nothing)`,
-    },
-    {
-      scenario: 'bulk upsert of the same keyed notes, every title changed, vs the bulk route creating them',
-      unit: 'fragments/s',
-      platform: { rps: rate(updatedSeconds), seconds: +updatedSeconds.toFixed(2) },
-      baseline: { rps: rate(bulkSeconds), seconds: +bulkSeconds.toFixed(2) },
-      ratio: bulkSeconds / updatedSeconds,
-      target: TARGET,
-      note: `${note}; ${BULK} items a request, upsert by key (each an update at its version, enrichment queued again)`,
-    },
+    row('workspace export (job + download) vs paging through the listing route', exportSeconds, pageSeconds, TARGET),
+    row('workspace import (job) vs the bulk route writing the same fragments', importSeconds, bulkSeconds, TARGET),
+    row(
+      'bulk upsert of the same keyed notes, all unchanged, vs the bulk route creating them',
+      unchangedSeconds,
+      bulkSeconds,
+      1,
+      `${note}; ${BULK} items a request, upsert by key (a re-sync that changes nothing)`,
+    ),
+    row(
+      'bulk upsert of the same keyed notes, every title changed, vs the bulk route creating them',
+      updatedSeconds,
+      bulkSeconds,
+      TARGET,
+      `${note}; ${BULK} items a request, upsert by key (each an update at its version, enrichment queued again)`,
+    ),
   ];
 }
 

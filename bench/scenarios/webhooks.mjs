@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:https';
 import path from 'node:path';
-import { percentiles, quick, root, waitFor } from '../lib.mjs';
+import { percentiles, quick, root, throughputRow, waitFor } from '../lib.mjs';
 import { notes } from '../corpus.mjs';
 
 export const TARGET = 0.5;
@@ -82,15 +82,15 @@ export async function webhookDeliveries({ embedded }) {
     const rate = (seconds) => +(FRAGMENTS / seconds).toFixed(1);
     const wait = percentiles(afterCreate);
     return [
-      {
+      throughputRow({
         scenario: 'webhook deliveries (bulk creates until every delivery arrived) vs posting the same bodies directly',
         unit: 'deliveries/s',
-        platform: { rps: rate(platformSeconds), seconds: +platformSeconds.toFixed(2) },
-        baseline: { rps: rate(baselineSeconds), seconds: +baselineSeconds.toFixed(2) },
-        ratio: baselineSeconds / platformSeconds,
+        count: FRAGMENTS,
+        platformSeconds,
+        baselineSeconds,
         target: TARGET,
         note: `embedded mode; ${FRAGMENTS} fragments in bulk requests of ${BULK}, one endpoint (fragment.created), HTTPS on 127.0.0.1, ${bodyBytes}-byte bodies; creates answered in ${createSeconds.toFixed(2)} s; arrival after the last create's answer p50/p99 ${wait.p50.toFixed(0)}/${wait.p99.toFixed(0)} ms; first to last arrival ${spanSeconds.toFixed(2)} s (${rate(spanSeconds)}/s); baseline ${BASELINE_CONCURRENCY} requests in flight over keep-alive`,
-      },
+      }),
     ];
   } finally {
     await receiver.close();
