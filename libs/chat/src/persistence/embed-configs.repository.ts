@@ -222,10 +222,10 @@ export class EmbedConfigsRepository {
     });
   }
 
-  /** A key by its token's SHA-256, with its configuration: what the embed chat admits a request by. */
   /**
-   * The key and its configuration in one statement (decision 0008): every embed request admits
-   * its key, and Prisma's select with the relation cost two queries and their plans.
+   * A key by its token's SHA-256, with its configuration: what the embed chat admits a request
+   * by. One statement (decision 0008): every embed request asks it, and Prisma's select with the
+   * relation cost two queries and their plans.
    */
   async findKeyByHash(tokenHash: string): Promise<{ key: EmbedKeyRow; config: EmbedConfigRow } | null> {
     const { rows } = await this.database.pool.query<KeyWithConfigRow>(KEY_WITH_CONFIG, [tokenHash]);

@@ -49,8 +49,10 @@ export class ExpertsRepository {
     return this.db.chatExpert.findFirst({ where: { id, createdBy, ...LIVE } });
   }
 
-  /** The creator's live experts over a workspace, oldest first (the embed chat's routing candidates). */
-  /** Asked on every embed turn (its routing candidates): a plain statement (decision 0008). */
+  /**
+   * The creator's live experts over a workspace, oldest first: the embed chat's routing
+   * candidates, asked on every embed turn, so a plain statement (decision 0008).
+   */
   async ofWorkspace(createdBy: string, workspaceId: string, limit: number): Promise<ExpertRow[]> {
     const { rows } = await this.database.pool.query<ExpertRow>(
       `SELECT id::text AS id, created_by::text AS "createdBy", workspace_id::text AS "workspaceId", name,

@@ -126,13 +126,19 @@ export async function writeArchive(
   fileBytes: ReadonlyMap<string, Uint8Array> = new Map(),
 ): Promise<Uint8Array> {
   const files: Zippable = {};
+  let size = 0; // uncompressed, to choose the thread (IN_THREAD_ZIP_BYTES)
   // Stored, not deflated again: most files (PDF, images, office documents) are compressed already.
-  for (const file of records['files.ndjson']) files[fileEntry(file.id)] = [fileBytes.get(file.id)!, { level: 0 }];
+  for (const file of records['files.ndjson']) {
+    const bytes = fileBytes.get(file.id)!;
+    files[fileEntry(file.id)] = [bytes, { level: 0 }];
+    size += bytes.length;
+  }
   const entries = {} as ArchiveManifest['entries'];
   for (const name of ENTRY_NAMES) {
     const lines = (records[name] as unknown[]).map((r) => `${JSON.stringify(r)}\n`).join('');
     const bytes = strToU8(lines);
     files[name] = bytes;
+    size += bytes.length;
     entries[name] = { records: records[name].length, sha256: sha256(bytes) };
   }
   const manifest: ArchiveManifest = {
@@ -143,10 +149,6 @@ export async function writeArchive(
     entries,
   };
   files['manifest.json'] = strToU8(`${JSON.stringify(manifest, null, 2)}\n`);
-  const size = Object.values(files).reduce<number>(
-    (sum, file) => sum + (file instanceof Uint8Array ? file.length : (file as [Uint8Array, unknown])[0].length),
-    0,
-  );
   if (size <= IN_THREAD_ZIP_BYTES) return zipSync(files, { level: 6 });
   return new Promise((resolve, reject) => zip(files, { level: 6 }, (err, data) => (err ? reject(err) : resolve(data))));
 }

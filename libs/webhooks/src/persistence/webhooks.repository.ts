@@ -136,8 +136,10 @@ export class WebhooksRepository {
     return new Map(rows.filter((r) => r._max.expiresAt).map((r) => [r.webhookId, r._max.expiresAt!]));
   }
 
-  /** The sealed secrets that sign a delivery at `now`: the current one and any still in their overlap. */
-  /** Read at every delivery attempt: a plain statement (decision 0008). */
+  /**
+   * The sealed secrets that sign a delivery at `now`: the current one and any still in their
+   * overlap. Read for every endpoint of every delivery batch: a plain statement (decision 0008).
+   */
   async signingSecretsSealed(webhookId: string, now: Date): Promise<string[]> {
     const { rows } = await this.database.pool.query<{ secret_sealed: string }>(
       `SELECT secret_sealed FROM data.webhook_secrets
