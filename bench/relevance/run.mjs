@@ -9,7 +9,10 @@
 //
 //   npm run bench:relevance -- --collection=../shared/data/ir/nfcorpus [--queries=100]
 //        [--modes=keyword,semantic,hybrid] [--concurrency=8] [--url=http://… --token=…]
-//        [--reuse=<dir>] [--sweep] [--model=use]
+//        [--reuse=<dir>] [--sweep] [--model=use] [--derive=no-titles|passages|claims]
+//
+// --derive measures a collection made from the given one (derived-collections.mjs: the same
+// documents without titles, passage queries, or claim queries with one answer each).
 //
 // --reuse keeps the embedded platform's data directory in <dir>: the first run loads the
 // collection there, later runs (after a ranking change and a rebuild) search it again without
@@ -31,6 +34,7 @@ import { cleanupAll, root, startBaseline } from '../lib.mjs';
 import { startEmbedded } from '../platforms.mjs';
 import { loadCollection, QUERY_CHARS_MAX } from './beir.mjs';
 import { bm25Baseline } from './bm25.mjs';
+import { deriveCollection } from './derived-collections.mjs';
 import { sweepFusion } from './fusion-sweep.mjs';
 import { searchResults, searchUrl } from './search-api.mjs';
 import { mean, ndcgAt, percentile, recallAt } from './metrics.mjs';
@@ -126,7 +130,7 @@ async function pool(items, concurrency, fn) {
 const titleOf = (doc) => (doc.title.trim() || doc.text.trim().slice(0, 120) || doc.id).slice(0, 500);
 
 async function main() {
-  const collection = loadCollection(collectionDir);
+  const collection = deriveCollection(loadCollection(collectionDir), args.derive);
   const queries = args.queries ? collection.queries.slice(0, Number(args.queries)) : collection.queries;
   log(`${collection.name}: ${collection.docs.length} documents, ${queries.length} judged test queries`);
 
