@@ -225,6 +225,37 @@ describe('plan limits', () => {
     ]);
   }, 60_000);
 
+  it('uploads racing for the last bytes: exactly those that fit are kept, and a delete frees its bytes', async () => {
+    const owner = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const ws = await api.createWorkspace(owner.token);
+    const upload = async (bytes: number, name: string) => {
+      const form = new FormData();
+      form.append('workspaceId', ws.id);
+      form.append('file', new Blob([Buffer.alloc(bytes, 'b')], { type: 'text/plain' }), name);
+      const res = await fetch(`${platform.url}/api/files/upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.token}` },
+        body: form,
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    };
+    // Each saw 2,000 bytes free when it began; three of 600 fit, a fourth would not.
+    const raced = await Promise.all(Array.from({ length: 16 }, (_, i) => upload(600, `race-${i}.txt`)));
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 201, 201, ...Array(13).fill(403)]);
+    for (const refused of raced.filter((r) => r.status === 403))
+      expect(limitOf(refused)).toEqual({ status: 403, code: 'PLAN_LIMIT_REACHED', limit: 'storageBytes' });
+    for (const kept of raced.filter((r) => r.status === 201))
+      expect((await api.ok(owner.token, 'GET', `/api/files/${kept.body.file.id}`, undefined, 200)).file.sizeBytes).toBe(
+        600,
+      );
+    expect(limitOf(await upload(600, 'one-more.txt'))).toMatchObject({ status: 403, limit: 'storageBytes' });
+    // Deleting one gives its 600 bytes back.
+    const kept = raced.find((r) => r.status === 201)!.body.file.id;
+    await api.ok(owner.token, 'DELETE', `/api/files/${kept}`, undefined, 200);
+    expect((await upload(600, 'after-delete.txt')).status).toBe(201);
+  }, 60_000);
+
   it('limits an account’s requests per minute with 429, over all its credentials', async () => {
     const metered = await userWithToken(platform.url, admin.ADMIN_TOKEN);
     const other = await userWithToken(platform.url, admin.ADMIN_TOKEN);

@@ -35,6 +35,11 @@ const withAttachments = { attachments: { select: { fragmentId: true }, orderBy: 
 /** The event that starts processing; the processing worker subscribes to it. */
 export const FILE_UPLOADED_EVENT = 'file.uploaded';
 
+/** Thrown inside complete's transaction to roll it back; never leaves the repository. */
+class OverQuota extends Error {
+  usedBefore = 0;
+}
+
 /** Files, their extracted chunks and their attachments to fragments. */
 @Injectable()
 export class FilesRepository {
@@ -44,10 +49,13 @@ export class FilesRepository {
     return this.db.file.findUnique({ where: { id }, include: withAttachments });
   }
 
-  /** Bytes the workspace's files take; a reservation counts once its size is known. */
+  /**
+   * Bytes the workspace's files take; a reservation counts once its size is known. One row kept
+   * by a trigger (FileUsage in the schema), not a sum over the workspace's files.
+   */
   async usedBytes(workspaceId: string): Promise<number> {
-    const sum = await this.db.file.aggregate({ where: { workspaceId }, _sum: { sizeBytes: true } });
-    return Number(sum._sum.sizeBytes ?? 0n);
+    const usage = await this.db.fileUsage.findUnique({ where: { workspaceId } });
+    return Number(usage?.usedBytes ?? 0n);
   }
 
   /** The upload's row, `uploading` until its blob is stored, with the attachment it asked for. */
@@ -69,9 +77,18 @@ export class FilesRepository {
 
   /**
    * The blob is stored: the file becomes `processing` and its event is written in the same
-   * transaction, so a committed file is always processed. Null when the reservation is gone.
+   * transaction, so a committed file is always processed. Null when the reservation is gone;
+   * `{ overQuota }` (nothing written) when the workspace's files would then take more than
+   * `quotaBytes`: the check reads the usage after this file's size was added to it, and that row
+   * stays locked until the transaction ends, so uploads completing side by side are counted one
+   * after the other and cannot together pass the quota.
    */
-  async complete(id: string, blob: StoredBlob): Promise<FileWithAttachments | null> {
+  async complete(
+    id: string,
+    blob: StoredBlob,
+    quotaBytes: number,
+  ): Promise<FileWithAttachments | null | { overQuota: { usedBefore: number } }> {
+    const over = new OverQuota();
     return announcingOutbox(
       this.db.$transaction(async (tx) => {
         const moved = await tx.file.updateMany({
@@ -80,6 +97,12 @@ export class FilesRepository {
         });
         if (moved.count === 0) return null;
         const row = await tx.file.findUniqueOrThrow({ where: { id }, include: withAttachments });
+        const usage = await tx.fileUsage.findUnique({ where: { workspaceId: row.workspaceId } });
+        const used = Number(usage?.usedBytes ?? 0n);
+        if (used > quotaBytes) {
+          over.usedBefore = used - blob.sizeBytes;
+          throw over; // rolls the transaction back
+        }
         await appendOutbox(tx, {
           aggregateType: 'file',
           aggregateId: id,
@@ -88,7 +111,10 @@ export class FilesRepository {
         });
         return row;
       }),
-    );
+    ).catch((err: unknown) => {
+      if (err === over) return { overQuota: { usedBefore: over.usedBefore } };
+      throw err;
+    });
   }
 
   /** Drops a reservation that never completed; answers its blob key, or null when there was none. */

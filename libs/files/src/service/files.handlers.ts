@@ -91,20 +91,28 @@ export class FilesHandlers {
     const { row, planHolderId } = await this.ownReservation(input.fileId, context);
     if (!FILE_KINDS.includes(input.kind as never)) throw badRequest('Unknown file kind', { field: 'kind' });
     const { quota, full, plan } = await this.storageCap(planHolderId);
-    // Uploads running side by side each saw the quota left at their start: the last to finish re-checks.
+    // Refuses early what is over already; the binding check is complete()'s, under the usage row's lock.
     const used = await this.files.usedBytes(row.workspaceId);
     const size = Number(input.sizeBytes);
     if (size < 0 || used + size > quota || size > this.config.FILES_MAX_BYTES) {
       await this.discard(row.id, row.storageKey);
       throw size > this.config.FILES_MAX_BYTES ? quotaExceeded(quota, used) : full(used);
     }
-    const file = await this.files.complete(row.id, {
-      sizeBytes: size,
-      sha256: validSha256(input.sha256),
-      mimeType: input.mimeType.slice(0, 255) || 'application/octet-stream',
-      kind: input.kind,
-    });
+    const file = await this.files.complete(
+      row.id,
+      {
+        sizeBytes: size,
+        sha256: validSha256(input.sha256),
+        mimeType: input.mimeType.slice(0, 255) || 'application/octet-stream',
+        kind: input.kind,
+      },
+      quota,
+    );
     if (!file) throw fileNotFound();
+    if ('overQuota' in file) {
+      await this.discard(row.id, row.storageKey);
+      throw full(file.overQuota.usedBefore);
+    }
     if (plan) await this.notices.observe(row.workspaceId, 'storageBytes', used + size, plan);
     return { file: fileView(file) };
   }
