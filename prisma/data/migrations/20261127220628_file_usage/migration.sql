@@ -15,8 +15,8 @@ LANGUAGE plpgsql
 AS E'
 BEGIN
   IF TG_OP = ''UPDATE'' AND NEW.size_bytes = OLD.size_bytes AND NEW.workspace_id = OLD.workspace_id THEN
-    RETURN NULL;
-  END IF;
+    RETURN NULL\073
+  END IF\073
   IF TG_OP IN (''UPDATE'', ''DELETE'') AND OLD.size_bytes <> 0 THEN
     UPDATE data.file_usage SET used_bytes = used_bytes - OLD.size_bytes WHERE workspace_id = OLD.workspace_id\073
   END IF\073
