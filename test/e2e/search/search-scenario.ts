@@ -159,6 +159,21 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
     expect((await search({ q: 'what is the', mode: 'keyword' })).results).toEqual([]);
   });
 
+  it('keyword: syntax that matches nothing is read as plain words, its exclusions still honoured', async () => {
+    // No fragment holds the phrase "control plane" and the word marketing: rather than nothing,
+    // the fragments holding any of the words, ranked.
+    const relaxed = await search({ q: '"control plane" marketing', mode: 'keyword' });
+    expect(relaxed.results.map((r: any) => r.title).sort()).toEqual(['Kubernetes cluster upgrades', 'Quarterly plan']);
+    const excluding = await search({ q: '"control plane" marketing -kubernetes', mode: 'keyword' });
+    expect(excluding.results.map((r: any) => r.title)).toEqual(['Quarterly plan']);
+    const phrase = await search({ q: 'marketing -"cluster upgrades" "control plane"', mode: 'keyword' });
+    expect(phrase.results.map((r: any) => r.title)).toEqual(['Quarterly plan']);
+    // Syntax that matches keeps its precise reading (every word, the phrase in order).
+    expect(
+      (await search({ q: '"control plane" kubernetes', mode: 'keyword' })).results.map((r: any) => r.title),
+    ).toEqual(['Kubernetes cluster upgrades']);
+  });
+
   it('keyword: a pasted passage is prose, whatever quotes, dashes or ORs it holds; 2,000 characters at most', async () => {
     // An abstract-like passage: quotes, an odds ratio "OR", a "-word". Read as search syntax it
     // would require all of its words and find nothing.

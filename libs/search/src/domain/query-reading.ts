@@ -16,6 +16,11 @@ export interface ReadQuery {
   precise: boolean;
   /** The words that rank: the text without exclusions, quotes or the OR operator. */
   rankingText: string;
+  /**
+   * What a precise query excludes (`-word` -> "word", `-"a phrase"` -> "a phrase"): honoured
+   * also when the query is relaxed because its syntax matched nothing (see `relaxed`).
+   */
+  exclusions: string[];
 }
 
 /**
@@ -34,12 +39,25 @@ export const SYNTAX_WORDS_MAX = 16;
 
 export function readQuery(text: string): ReadQuery {
   const precise = SYNTAX.test(text) && text.trim().split(/\s+/).length <= SYNTAX_WORDS_MAX;
-  if (!precise) return { text, precise, rankingText: text };
+  if (!precise) return { text, precise, rankingText: text, exclusions: [] };
+  const exclusions = [...text.matchAll(EXCLUSION)]
+    .map((m) => m[0].trim().slice(1).replace(/"/g, ' ').trim())
+    .filter((e) => e !== '');
   const rankingText = text
     .replace(EXCLUSION, ' ')
     .replace(/(?:^|\s)OR(?=\s|$)/g, ' ')
     .replace(/"/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-  return { text, precise, rankingText };
+  return { text, precise, rankingText, exclusions };
+}
+
+/**
+ * A precise query whose syntax matched nothing, read again as a plain one: any of its words,
+ * ranked by BM25, its exclusions still honoured. An agent that quotes a term inside a question
+ * ('what did we decide about "control plane" upgrades') means the words, not all of them and the
+ * phrase in that order; a person who typed syntax sees the closest matches rather than nothing.
+ */
+export function relaxed(query: ReadQuery): ReadQuery {
+  return { ...query, precise: false };
 }

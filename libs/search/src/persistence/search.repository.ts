@@ -81,7 +81,8 @@ export class SearchRepository {
    * count per word is its document frequency among the authorized workspaces' live fragments
    * (a filter narrows the results without changing how rare a word is). `corpus` gives the
    * fragment count and average length. A precise query (ReadQuery.precise) keeps only the
-   * fragments its web-search syntax matches.
+   * fragments its web-search syntax matches; a relaxed one (any word) still drops the fragments
+   * its exclusions match.
    */
   async keywordCandidates(
     workspaceIds: string[],
@@ -90,11 +91,18 @@ export class SearchRepository {
     corpus: CorpusStatistics,
     depth: number,
   ): Promise<RankedId[]> {
-    const narrowed = query.precise || filters.types.length > 0 || filters.tags.length > 0 || !!filters.collectionId;
+    const excluding = !query.precise && query.exclusions.length > 0;
+    const narrowed =
+      query.precise || excluding || filters.types.length > 0 || filters.tags.length > 0 || !!filters.collectionId;
+    const matched = query.precise
+      ? sql`f.search_document @@ websearch_to_tsquery('english', ${query.text})`
+      : excluding
+        ? sql`NOT EXISTS (SELECT 1 FROM unnest(${query.exclusions}::text[]) e
+                           WHERE f.search_document @@ phraseto_tsquery('english', e))`
+        : sql`TRUE`;
     const kept = narrowed
       ? sql`JOIN search_read.fragments f ON f.id = s.fragment_id
-             WHERE ${filterConditions(filters)}
-               AND ${query.precise ? sql`f.search_document @@ websearch_to_tsquery('english', ${query.text})` : sql`TRUE`}`
+             WHERE ${filterConditions(filters)} AND ${matched}`
       : sql``;
     const rows = await this.rows<{ id: string; score: number }>(sql`
       WITH postings AS (

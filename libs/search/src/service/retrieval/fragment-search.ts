@@ -3,7 +3,7 @@ import type { SearchHit, SearchPage } from '@kw/contracts';
 import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
 import type { AppConfig } from '@kw/platform-config';
 import { APP_CONFIG } from '@kw/platform-runtime';
-import { readQuery, type ReadQuery } from '../../domain/query-reading.js';
+import { readQuery, relaxed, type ReadQuery } from '../../domain/query-reading.js';
 import { SearchRepository, type RankedId } from '../../persistence/search.repository.js';
 import { VECTOR_INDEX, type VectorIndex } from '../vector/vector-index.js';
 import { CandidateReranking } from './candidate-reranking.js';
@@ -86,7 +86,9 @@ export class FragmentSearch {
   ): Promise<RankedId[]> {
     const corpus = await this.corpus.of(workspaceIds);
     if (corpus.documents === 0) return [];
-    return this.repository.keywordCandidates(workspaceIds, query, criteria, corpus, RETRIEVAL_DEPTH);
+    const found = await this.repository.keywordCandidates(workspaceIds, query, criteria, corpus, RETRIEVAL_DEPTH);
+    if (found.length > 0 || !query.precise) return found;
+    return this.repository.keywordCandidates(workspaceIds, relaxed(query), criteria, corpus, RETRIEVAL_DEPTH);
   }
 
   /** Query embedding from the same provider that embedded the chunks, then the vector index. */
