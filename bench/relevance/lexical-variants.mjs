@@ -56,14 +56,20 @@ function proximityScore(index, doc, words) {
   return score;
 }
 
-function rm3Weights(index, words, first, lambda) {
+/** P(w | R) over the best 10 documents: each one's word distribution weighted by its score. */
+function relevanceModel(index, first, leaveOut = new Set()) {
   const feedback = first.slice(0, 10);
   const total = feedback.reduce((sum, [, s]) => sum + s, 0) || 1;
-  const relevance = new Map();
+  const model = new Map();
   for (const [doc, s] of feedback)
     for (const [word, positions] of index.docTerms[doc])
-      relevance.set(word, (relevance.get(word) ?? 0) + ((s / total) * positions.length) / index.lengths[doc]);
-  const expansion = [...relevance].sort((a, b) => b[1] - a[1]).slice(0, 10);
+      if (!leaveOut.has(word))
+        model.set(word, (model.get(word) ?? 0) + ((s / total) * positions.length) / index.lengths[doc]);
+  return model;
+}
+
+function rm3Weights(index, words, first, lambda) {
+  const expansion = [...relevanceModel(index, first)].sort((a, b) => b[1] - a[1]).slice(0, 10);
   const mass = expansion.reduce((sum, [, w]) => sum + w, 0) || 1;
   const weights = new Map(words.map((w) => [w, lambda / words.length]));
   for (const [word, w] of expansion) weights.set(word, (weights.get(word) ?? 0) + ((1 - lambda) * w) / mass);
@@ -71,14 +77,7 @@ function rm3Weights(index, words, first, lambda) {
 }
 
 function rareWordWeights(index, words, first, share) {
-  const feedback = first.slice(0, 10);
-  const total = feedback.reduce((sum, [, s]) => sum + s, 0) || 1;
-  const asked = new Set(words);
-  const model = new Map();
-  for (const [doc, s] of feedback)
-    for (const [word, positions] of index.docTerms[doc])
-      if (!asked.has(word))
-        model.set(word, (model.get(word) ?? 0) + ((s / total) * positions.length) / index.lengths[doc]);
+  const model = relevanceModel(index, first, new Set(words));
   const cap = Math.max(20, Math.floor(index.documents * 0.05));
   const chosen = [...model]
     .sort((a, b) => b[1] - a[1])
