@@ -13,6 +13,19 @@ import pg from 'pg';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const quick = process.argv.includes('--quick');
+
+/** `--name=value` arguments as { name: value } (a bare `--flag` is 'true'). */
+export function cliArgs(argv = process.argv.slice(2)) {
+  return Object.fromEntries(
+    argv
+      .filter((a) => a.startsWith('--'))
+      .map((a) => {
+        const [name, ...value] = a.slice(2).split('=');
+        return [name, value.length ? value.join('=') : 'true'];
+      }),
+  );
+}
+
 /** Seconds per throughput measurement (platform and baseline each). */
 export const DURATION = quick ? 3 : 10;
 export const CONNECTIONS = 16;

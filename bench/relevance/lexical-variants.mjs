@@ -23,18 +23,13 @@
 //                    pass over the query's words). "kept to the query's matches": only documents
 //                    holding a query word are ranked, as keyword mode promises
 import path from 'node:path';
-import { root } from '../lib.mjs';
+import { cliArgs, root } from '../lib.mjs';
 import { loadCollection } from './beir.mjs';
 import { lexicalIndex, ranked } from './bm25.mjs';
 import { DERIVED, deriveCollection, describe } from './derived-collections.mjs';
 import { mean, ndcgAt, recallAt } from './metrics.mjs';
 
-const args = Object.fromEntries(
-  process.argv
-    .slice(2)
-    .filter((a) => a.startsWith('--'))
-    .map((a) => a.slice(2).split('=')),
-);
+const args = cliArgs();
 const DEPTH = 100;
 
 function proximityScore(index, doc, words) {

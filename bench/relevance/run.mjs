@@ -30,7 +30,7 @@
 // Collections are never committed to this repository.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { cleanupAll, root, startBaseline } from '../lib.mjs';
+import { cleanupAll, cliArgs, root, startBaseline } from '../lib.mjs';
 import { startEmbedded } from '../platforms.mjs';
 import { loadCollection, QUERY_CHARS_MAX } from './beir.mjs';
 import { bm25Baseline } from './bm25.mjs';
@@ -39,15 +39,7 @@ import { sweepFusion } from './fusion-sweep.mjs';
 import { searchResults, searchUrl } from './search-api.mjs';
 import { mean, ndcgAt, percentile, recallAt } from './metrics.mjs';
 
-const args = Object.fromEntries(
-  process.argv
-    .slice(2)
-    .filter((a) => a.startsWith('--'))
-    .map((a) => {
-      const [k, ...v] = a.slice(2).split('=');
-      return [k, v.length ? v.join('=') : 'true'];
-    }),
-);
+const args = cliArgs();
 const collectionDir = path.resolve(
   root,
   args.collection ?? process.env.KW_IR_COLLECTION ?? '../shared/data/ir/nfcorpus',

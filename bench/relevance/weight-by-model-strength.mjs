@@ -10,16 +10,11 @@
 //   node bench/relevance/weight-by-model-strength.mjs --collection=../shared/data/ir/nfcorpus
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { root } from '../lib.mjs';
+import { cliArgs, root } from '../lib.mjs';
 import { loadCollection } from './beir.mjs';
 import { mean, ndcgAt } from './metrics.mjs';
 
-const args = Object.fromEntries(
-  process.argv
-    .slice(2)
-    .filter((a) => a.startsWith('--'))
-    .map((a) => a.slice(2).split('=')),
-);
+const args = cliArgs();
 const collection = loadCollection(path.resolve(root, args.collection ?? '../shared/data/ir/nfcorpus'));
 const results = path.join(root, 'bench/results');
 const lists = JSON.parse(readFileSync(path.join(results, `relevance-${collection.name}-lists.json`), 'utf8'));

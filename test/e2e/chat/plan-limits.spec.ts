@@ -34,6 +34,19 @@ describe('plan limits', () => {
     code: answer.body?.code,
     limit: answer.body?.limit,
   });
+  /** One text file of `bytes` bytes through the multipart upload route. */
+  const uploadFile = async (token: string, workspaceId: string, bytes: number, name: string) => {
+    const form = new FormData();
+    form.append('workspaceId', workspaceId);
+    form.append('file', new Blob([Buffer.alloc(bytes, 'a')], { type: 'text/plain' }), name);
+    const res = await fetch(`${platform.url}/api/files/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
   const limitNotices = async (token: string) =>
     (await api.ok(token, 'GET', '/api/notifications?limit=100', undefined, 200)).items
       .filter((n: any) => n.kind === 'workspace.limit')
@@ -198,18 +211,7 @@ describe('plan limits', () => {
   it('caps the workspace’s file storage at the plan’s bytes', async () => {
     const owner = await userWithToken(platform.url, admin.ADMIN_TOKEN);
     const ws = await api.createWorkspace(owner.token);
-    const upload = async (bytes: number) => {
-      const form = new FormData();
-      form.append('workspaceId', ws.id);
-      form.append('file', new Blob([Buffer.alloc(bytes, 'a')], { type: 'text/plain' }), `f${bytes}.txt`);
-      const res = await fetch(`${platform.url}/api/files/upload`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${owner.token}` },
-        body: form,
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined };
-    };
+    const upload = (bytes: number) => uploadFile(owner.token, ws.id, bytes, `f${bytes}.txt`);
     expect((await upload(1700)).status).toBe(201);
     expect(await limitNotices(owner.token)).toEqual([
       { workspaceId: ws.id, limit: 'storageBytes', threshold: 80, max: 2000 },
@@ -228,18 +230,7 @@ describe('plan limits', () => {
   it('uploads racing for the last bytes: exactly those that fit are kept, and a delete frees its bytes', async () => {
     const owner = await userWithToken(platform.url, admin.ADMIN_TOKEN);
     const ws = await api.createWorkspace(owner.token);
-    const upload = async (bytes: number, name: string) => {
-      const form = new FormData();
-      form.append('workspaceId', ws.id);
-      form.append('file', new Blob([Buffer.alloc(bytes, 'b')], { type: 'text/plain' }), name);
-      const res = await fetch(`${platform.url}/api/files/upload`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${owner.token}` },
-        body: form,
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined };
-    };
+    const upload = (bytes: number, name: string) => uploadFile(owner.token, ws.id, bytes, name);
     // Each saw 2,000 bytes free when it began; three of 600 fit, a fourth would not.
     const raced = await Promise.all(Array.from({ length: 16 }, (_, i) => upload(600, `race-${i}.txt`)));
     expect(raced.map((r) => r.status).sort()).toEqual([201, 201, 201, ...Array(13).fill(403)]);
