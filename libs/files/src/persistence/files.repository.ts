@@ -77,7 +77,8 @@ export class FilesRepository {
 
   /**
    * The blob is stored: the file becomes `processing` and its event is written in the same
-   * transaction, so a committed file is always processed. Null when the reservation is gone;
+   * transaction, so a committed file is always processed. Answers the file and what the
+   * workspace's files take with it; null when the reservation is gone;
    * `{ overQuota }` (nothing written) when the workspace's files would then take more than
    * `quotaBytes`: the check reads the usage after this file's size was added to it, and that row
    * stays locked until the transaction ends, so uploads completing side by side are counted one
@@ -87,7 +88,7 @@ export class FilesRepository {
     id: string,
     blob: StoredBlob,
     quotaBytes: number,
-  ): Promise<FileWithAttachments | null | { overQuota: { usedBefore: number } }> {
+  ): Promise<{ file: FileWithAttachments; usedBytes: number } | null | { overQuota: { usedBefore: number } }> {
     const over = new OverQuota();
     return announcingOutbox(
       this.db.$transaction(async (tx) => {
@@ -109,7 +110,7 @@ export class FilesRepository {
           eventType: FILE_UPLOADED_EVENT,
           payload: { fileId: id, workspaceId: row.workspaceId, kind: blob.kind, sizeBytes: blob.sizeBytes },
         });
-        return row;
+        return { file: row, usedBytes: used };
       }),
     ).catch((err: unknown) => {
       if (err === over) return { overQuota: { usedBefore: over.usedBefore } };

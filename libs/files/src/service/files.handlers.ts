@@ -91,14 +91,14 @@ export class FilesHandlers {
     const { row, planHolderId } = await this.ownReservation(input.fileId, context);
     if (!FILE_KINDS.includes(input.kind as never)) throw badRequest('Unknown file kind', { field: 'kind' });
     const { quota, full, plan } = await this.storageCap(planHolderId);
-    // Refuses early what is over already; the binding check is complete()'s, under the usage row's lock.
-    const used = await this.files.usedBytes(row.workspaceId);
     const size = Number(input.sizeBytes);
-    if (size < 0 || used + size > quota || size > this.config.FILES_MAX_BYTES) {
+    if (size < 0 || size > this.config.FILES_MAX_BYTES) {
       await this.discard(row.id, row.storageKey);
-      throw size > this.config.FILES_MAX_BYTES ? quotaExceeded(quota, used) : full(used);
+      const used = await this.files.usedBytes(row.workspaceId);
+      throw size < 0 ? full(used) : quotaExceeded(quota, used);
     }
-    const file = await this.files.complete(
+    // The quota itself is checked by complete(), under the usage row's lock, so racing uploads cannot pass it together.
+    const completed = await this.files.complete(
       row.id,
       {
         sizeBytes: size,
@@ -108,13 +108,13 @@ export class FilesHandlers {
       },
       quota,
     );
-    if (!file) throw fileNotFound();
-    if ('overQuota' in file) {
+    if (!completed) throw fileNotFound();
+    if ('overQuota' in completed) {
       await this.discard(row.id, row.storageKey);
-      throw full(file.overQuota.usedBefore);
+      throw full(completed.overQuota.usedBefore);
     }
-    if (plan) await this.notices.observe(row.workspaceId, 'storageBytes', used + size, plan);
-    return { file: fileView(file) };
+    if (plan) await this.notices.observe(row.workspaceId, 'storageBytes', completed.usedBytes, plan);
+    return { file: fileView(completed.file) };
   }
 
   @Handles(FilesService.method.abortUpload)
