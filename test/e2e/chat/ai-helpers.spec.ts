@@ -64,6 +64,8 @@ describe('AI helpers, availability and usage', () => {
       AI_BASE_URL: openai.url,
       AI_API_KEY: 'sk-test',
       AI_EMBEDDING_MODEL: 'text-embedding-3-small',
+      // A marker configured for queries (the model has none of its own): inputType asks for it.
+      AI_EMBEDDING_QUERY_PREFIX: 'query: ',
       // A chat provider nobody answers at: availability must say so.
       CHAT_PROVIDERS: JSON.stringify({
         providers: [{ id: 'down', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-x', retries: 0 }],
@@ -131,7 +133,17 @@ describe('AI helpers, availability and usage', () => {
       text: 'hello there',
     });
     expect(summary.body.summary).toContain('hello there');
-    expect(openai.requests.some((r) => r.path === '/v1/embeddings')).toBe(true);
+    const sent = () => openai.requests.filter((r) => r.path === '/v1/embeddings').at(-1)!.body.input;
+    expect(sent()).toEqual(['alpha', 'beta']);
+    const asQuery = async (inputType: string) =>
+      api(compatible, { token: admin.ADMIN_TOKEN }, 'POST', '/api/ai/embedding', { input: 'alpha', inputType });
+    expect((await asQuery('query')).status).toBe(200);
+    expect(sent()).toEqual(['query: alpha']);
+    expect((await asQuery('document')).status).toBe(200);
+    expect(sent()).toEqual(['alpha']);
+    const bad = await asQuery('passage');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'inputType' }] });
 
     const byName = async (platform: PlatformProcess) =>
       Object.fromEntries(

@@ -26,7 +26,13 @@ describe('hybrid search with a dense embedding model (embedded platform, OpenAI 
 
   beforeAll(async () => {
     openai = await startOpenAiStandIn();
-    p = await startFragmentsPlatform({ AI_PROVIDER: 'openai', AI_BASE_URL: openai.url, AI_API_KEY: 'k' });
+    // A model trained with markers (nomic-embed-text): queries and documents are marked apart.
+    p = await startFragmentsPlatform({
+      AI_PROVIDER: 'openai',
+      AI_BASE_URL: openai.url,
+      AI_API_KEY: 'k',
+      AI_EMBEDDING_MODEL: 'nomic-ai/nomic-embed-text-v1.5',
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -57,6 +63,15 @@ describe('hybrid search with a dense embedding model (embedded platform, OpenAI 
     }
   }, 120_000);
 
+  it("embeds the notes and the query with the model's markers for each", async () => {
+    const inputs = () =>
+      openai.requests.filter((r) => r.path === '/v1/embeddings').flatMap((r) => r.body.input as string[]);
+    expect(inputs()).toContain('search_document: Compost heap\n\nTurn the compost heap weekly; compost needs air.');
+    expect(inputs().every((text) => text.startsWith('search_document: '))).toBe(true);
+    await search('compost heap', 'semantic');
+    expect(inputs().at(-1)).toBe('search_query: compost heap');
+  });
+
   it('the model puts every note in a narrow band of similarity', async () => {
     const semantic = await search('compost heap', 'semantic');
     expect(semantic).toHaveLength(3);
@@ -66,20 +81,20 @@ describe('hybrid search with a dense embedding model (embedded platform, OpenAI 
   });
 
   it("scales the model's similarities over their range: its last candidate adds nothing, its first the full share", async () => {
-    const semantic = await search('compost heap', 'semantic');
+    const semantic = await search('tax return', 'semantic');
     // The stand-in's order (its vectors fold character codes): not the one a reader would choose.
-    expect(semantic.map((h) => h.title)).toEqual(['Bicycle repair', 'Compost heap', 'Tax return']);
-    const [best, compost, worst] = semantic.map((h) => h.score) as [number, number, number];
-    const hybrid = await search('compost heap');
-    // Semantic weight 0.4 by default for a model; only the compost note holds the words.
+    expect(semantic.map((h) => h.title)).toEqual(['Bicycle repair', 'Tax return', 'Compost heap']);
+    const [best, tax, worst] = semantic.map((h) => h.score) as [number, number, number];
+    const hybrid = await search('tax return');
+    // Semantic weight 0.4 by default for a model; only the tax note holds the words.
     expect(hybrid.map((h) => [h.title, h.matchedBy])).toEqual([
-      ['Compost heap', ['keyword', 'semantic']],
+      ['Tax return', ['keyword', 'semantic']],
       ['Bicycle repair', ['semantic']],
-      ['Tax return', ['semantic']],
+      ['Compost heap', ['semantic']],
     ]);
-    expect(hybrid[0]!.score).toBeCloseTo(0.6 + (0.4 * (compost - worst)) / (best - worst), 9);
+    expect(hybrid[0]!.score).toBeCloseTo(0.6 + (0.4 * (tax - worst)) / (best - worst), 9);
     expect(hybrid[1]!.score).toBeCloseTo(0.4, 9);
-    // Divided by the best, the last would still have earned 0.4 x 0.98.
+    // Divided by the best, the last would still have earned 0.4 x 0.99.
     expect(hybrid[2]!.score).toBe(0);
   });
 });

@@ -46,7 +46,7 @@ export class AiHelpersController {
   @ApiBadGatewayResponse({ description: 'The AI provider failed' })
   async embedding(@Body() body: EmbeddingRequestDto): Promise<EmbeddingResponseDto> {
     const texts = typeof body.input === 'string' ? [body.input] : body.input;
-    const answer = await this.client.call(AiHelpersService.method.embed, { texts });
+    const answer = await this.client.call(AiHelpersService.method.embed, { texts, inputType: body.inputType });
     return {
       provider: answer.provider,
       model: answer.model,

@@ -23,7 +23,7 @@ export class AiHelpersHandlers {
 
   @Handles(AiHelpersService.method.embed)
   embed(input: EmbedRequest, context: RequestContext) {
-    return this.helpers.embed(input.texts, context);
+    return this.helpers.embed(input.texts, context, input.inputType);
   }
 
   @Handles(AiHelpersService.method.summarize)

@@ -59,7 +59,7 @@ export async function processFile(
   const chunks: ChunkToStore[] = [];
   for (let i = 0; i < texts.length && !options.signal.aborted; i += EMBED_BATCH) {
     const batch = texts.slice(i, i + EMBED_BATCH);
-    const vectors = await ai.embed(batch);
+    const vectors = await ai.embed(batch, 'document');
     batch.forEach((text, j) => chunks.push({ text, embedding: vectors[j] ?? [] }));
   }
   return { chunks, textTruncated: extracted.truncated };

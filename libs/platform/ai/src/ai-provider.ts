@@ -1,3 +1,5 @@
+import type { EmbeddingPurpose } from './embedding-prompts.js';
+
 /** An entity found in a text: a person or project name, a handle, a URL, a technology, a linked note... */
 export interface ExtractedEntity {
   kind: 'name' | 'handle' | 'url' | 'hashtag' | 'email' | 'technology' | 'note';
@@ -24,8 +26,11 @@ export interface AiProvider {
   readonly name: string;
   summarize(text: string): Promise<string>;
   generateTags(text: string, max: number): Promise<string[]>;
-  /** One L2-normalised vector per text, in order. */
-  embed(texts: string[]): Promise<number[][]>;
+  /**
+   * One L2-normalised vector per text, in order. `purpose`: what the texts are embedded for
+   * (search queries, or the fragments and files searched), for models that mark each apart.
+   */
+  embed(texts: string[], purpose?: EmbeddingPurpose): Promise<number[][]>;
   extractGraph(text: string): Promise<GraphExtraction>;
 }
 

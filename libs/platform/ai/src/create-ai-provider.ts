@@ -1,6 +1,7 @@
 import type { AppConfig } from '@kw/platform-config';
 import type { AiProvider } from './ai-provider.js';
 import { BuiltinAiProvider } from './builtin-provider.js';
+import { embeddingPrompts } from './embedding-prompts.js';
 import { OpenAiCompatibleProvider } from './openai-provider.js';
 
 /** The provider the configuration names (AI_PROVIDER); the built-in one by default. */
@@ -11,6 +12,10 @@ export function createAiProvider(config: AppConfig): AiProvider {
       apiKey: config.AI_API_KEY,
       chatModel: config.AI_CHAT_MODEL,
       embeddingModel: config.AI_EMBEDDING_MODEL,
+      embeddingPrompts: embeddingPrompts(config.AI_EMBEDDING_MODEL, {
+        query: config.AI_EMBEDDING_QUERY_PREFIX,
+        document: config.AI_EMBEDDING_DOCUMENT_PREFIX,
+      }),
       timeoutMs: config.AI_TIMEOUT_MS,
     });
   }

@@ -95,6 +95,25 @@ describe('OpenAI-compatible provider', () => {
     expect(await provider.embed([])).toEqual([]);
   });
 
+  it("puts the model's marker before texts embedded for a purpose, and none before others", async () => {
+    const { port } = server.address() as AddressInfo;
+    const marked = new OpenAiCompatibleProvider({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      chatModel: 'chat-m',
+      embeddingModel: 'nomic-embed-text',
+      embeddingPrompts: { query: 'search_query: ', document: 'search_document: ' },
+    });
+    await marked.embed(['boiling kettles'], 'query');
+    expect(seen.at(-1)!.body.input).toEqual(['search_query: boiling kettles']);
+    await marked.embed(['A kettle boils.', 'A teapot steeps.'], 'document');
+    expect(seen.at(-1)!.body.input).toEqual(['search_document: A kettle boils.', 'search_document: A teapot steeps.']);
+    await marked.embed(['as given']);
+    expect(seen.at(-1)!.body.input).toEqual(['as given']);
+    // A provider without markers sends every text as given.
+    await provider.embed(['q'], 'query');
+    expect(seen.at(-1)!.body.input).toEqual(['q']);
+  });
+
   it('fails with the HTTP status when the endpoint answers an error', async () => {
     failing.on = true;
     try {

@@ -1,4 +1,5 @@
 import type { AiProvider, GraphExtraction } from './ai-provider.js';
+import type { EmbeddingPrompts, EmbeddingPurpose } from './embedding-prompts.js';
 import { extractGraphByPatterns } from './pattern-entities.js';
 
 export interface OpenAiProviderOptions {
@@ -7,6 +8,8 @@ export interface OpenAiProviderOptions {
   apiKey?: string;
   chatModel: string;
   embeddingModel: string;
+  /** Put before each text embedded for a purpose (embeddingPrompts: the model family's by default). */
+  embeddingPrompts?: EmbeddingPrompts;
   timeoutMs?: number;
 }
 
@@ -45,11 +48,12 @@ export class OpenAiCompatibleProvider implements AiProvider {
     return parseTags(answer).slice(0, max);
   }
 
-  async embed(texts: string[]): Promise<number[][]> {
+  async embed(texts: string[], purpose?: EmbeddingPurpose): Promise<number[][]> {
     if (texts.length === 0) return [];
+    const prompt = purpose ? (this.options.embeddingPrompts?.[purpose] ?? '') : '';
     const body = await this.post<{ data?: Array<{ index: number; embedding: number[] }> }>('/embeddings', {
       model: this.options.embeddingModel,
-      input: texts,
+      input: prompt ? texts.map((t) => prompt + t) : texts,
     });
     const data = body.data;
     if (!Array.isArray(data) || data.length !== texts.length)

@@ -662,6 +662,22 @@ export class AppConfig {
   @MinLength(1)
   AI_EMBEDDING_MODEL = 'text-embedding-3-small';
 
+  /**
+   * Put before each search query embedded (AI_PROVIDER=openai), for models trained with such a
+   * marker (`query: ` for e5). Unset: the model family's (docs/enrichment.md), none for others;
+   * `none`: no marker.
+   */
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  AI_EMBEDDING_QUERY_PREFIX?: string;
+
+  /** Put before each fragment or file chunk embedded (`passage: ` for e5); like AI_EMBEDDING_QUERY_PREFIX. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  AI_EMBEDDING_DOCUMENT_PREFIX?: string;
+
   /** How long one call to the AI provider may take before it counts as a failed attempt. */
   @Transform(toInt)
   @IsInt()

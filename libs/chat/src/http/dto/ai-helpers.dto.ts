@@ -25,6 +25,15 @@ export class EmbeddingRequestDto {
   @IsString({ each: true })
   @MaxLength(TEXT_MAX, { each: true })
   input!: string | string[];
+
+  @ApiPropertyOptional({
+    enum: ['query', 'document'],
+    description:
+      "Embed the texts as search embeds a query, or as enrichment embeds a fragment (with the model's marker for it, if it has one), so they compare with the stored vectors; unset: the texts as given",
+  })
+  @IsOptional()
+  @IsIn(['query', 'document'])
+  inputType?: 'query' | 'document';
 }
 
 export class EmbeddingDto {

@@ -40,13 +40,15 @@ export class AiHelpers {
     return capability === 'embedding' ? this.config.AI_EMBEDDING_MODEL : this.config.AI_CHAT_MODEL;
   }
 
-  async embed(texts: string[], context: RequestContext) {
+  async embed(texts: string[], context: RequestContext, inputType?: string) {
     const caller = requireAccount(context, 'chat:use');
+    if (inputType !== undefined && inputType !== 'query' && inputType !== 'document')
+      throw invalidField('inputType', 'query or document');
     if (texts.length === 0 || texts.length > EMBED_MAX_TEXTS)
       throw invalidField('input', `1 to ${EMBED_MAX_TEXTS} texts`);
     if (texts.some((t) => t.length === 0 || t.length > HELPER_TEXT_MAX))
       throw invalidField('input', `each text has 1 to ${HELPER_TEXT_MAX} characters`);
-    const vectors = await this.run('embedding', caller, null, () => this.provider.embed(texts), {
+    const vectors = await this.run('embedding', caller, null, () => this.provider.embed(texts, inputType), {
       embeddings: texts.length,
     });
     return {

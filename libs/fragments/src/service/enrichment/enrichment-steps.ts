@@ -30,7 +30,7 @@ export async function computeStep(step: EnrichmentStep, fragment: FragmentText, 
       return { step, tags: await ai.generateTags(fullText(fragment), GENERATED_TAGS) };
     case 'embedding': {
       const texts = chunkText(fullText(fragment));
-      const vectors = await ai.embed(texts);
+      const vectors = await ai.embed(texts, 'document');
       return { step, chunks: texts.map((text, i) => ({ text, embedding: vectors[i] })) };
     }
     case 'graph':

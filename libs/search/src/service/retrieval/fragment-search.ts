@@ -93,7 +93,7 @@ export class FragmentSearch {
 
   /** Query embedding from the same provider that embedded the chunks, then the vector index. */
   private async semanticCandidates(workspaceIds: string[], criteria: SearchCriteria): Promise<RankedId[]> {
-    const [vector] = await this.ai.embed([criteria.query]);
+    const [vector] = await this.ai.embed([criteria.query], 'query');
     if (!vector || vector.every((x) => x === 0)) return [];
     const hits = await this.vectors.nearest({
       workspaceIds,
