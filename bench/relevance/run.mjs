@@ -8,7 +8,7 @@
 // bench/results/relevance-<collection>.json.
 //
 //   npm run bench:relevance -- --collection=../shared/data/ir/nfcorpus [--queries=100]
-//        [--modes=keyword,semantic,hybrid] [--concurrency=8] [--url=http://… --token=…]
+//        [--modes=keyword,semantic,hybrid,agentic] [--concurrency=8] [--url=http://… --token=…]
 //        [--reuse=<dir>] [--sweep] [--model=use] [--derive=no-titles|passages|claims]
 //
 // --derive measures a collection made from the given one (derived-collections.mjs: the same
@@ -36,7 +36,7 @@ import { loadCollection, QUERY_CHARS_MAX } from './beir.mjs';
 import { bm25Baseline } from './bm25.mjs';
 import { deriveCollection } from './derived-collections.mjs';
 import { sweepFusion } from './fusion-sweep.mjs';
-import { searchResults, searchUrl } from './search-api.mjs';
+import { defaultPage, searchResults } from './search-api.mjs';
 import { mean, ndcgAt, percentile, recallAt } from './metrics.mjs';
 
 const args = cliArgs();
@@ -170,8 +170,7 @@ async function main() {
           results.map((r) => docOf.get(r.fragmentId)),
         );
         const started = performance.now();
-        const page = await fetch(searchUrl(api, workspaceId, mode, q.text), { headers: api.auth });
-        await page.arrayBuffer();
+        await defaultPage(api, workspaceId, mode, q.text);
         times.push(performance.now() - started);
       }
       results[mode] = {

@@ -27,6 +27,12 @@ describe('agentic search with a model', () => {
       summary: 'Policy.',
     });
     expect(res.status, res.text).toBe(201);
+    // Embedded by the model before the tests turn it off (expect.poll is not available here).
+    for (let i = 0; i < 300; i++) {
+      const got = await p.api.call(owner.auth, 'GET', `/api/memory-fragments/${res.body.fragment.id}`);
+      if (got.body.fragment?.status === 'published') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }, 120_000);
   afterAll(async () => {
     await p?.stop();
@@ -54,5 +60,23 @@ describe('agentic search with a model', () => {
       detail: expect.stringContaining('failed'),
     });
     expect(res.body.leads[0].title).toBe('Work policy');
+    // Its search step ran on BM25 alone: the query could not be embedded.
+    expect(res.body.leads[0].why).toContain('keyword match (home, office, fridays)');
+    expect(res.body.leads[0].why).not.toContain('meaning');
+  });
+
+  it('answers hybrid search from its keyword side while the model is down, and semantic search with 502', async () => {
+    ai.failing.on = true;
+    const url = (mode: string) =>
+      `/api/search?workspaceId=${ws.id}&q=${encodeURIComponent('remote work')}&mode=${mode}`;
+    const hybrid = await p.api.call(owner.auth, 'GET', url('hybrid'));
+    expect(hybrid.status, hybrid.text).toBe(200);
+    expect(hybrid.body.results.map((r: any) => [r.title, r.matchedBy])).toEqual([['Work policy', ['keyword']]]);
+    const semantic = await p.api.call(owner.auth, 'GET', url('semantic'));
+    expect(semantic.status, semantic.text).toBe(502);
+    expect(semantic.body).toMatchObject({ code: 'UPSTREAM_ERROR' });
+    ai.failing.on = false;
+    const back = await p.api.call(owner.auth, 'GET', url('hybrid'));
+    expect(back.body.results[0].matchedBy).toEqual(['keyword', 'semantic']);
   });
 });

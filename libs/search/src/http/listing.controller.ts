@@ -51,9 +51,9 @@ export class ListingController {
   @ApiOperation({
     summary: 'Agentic search',
     description:
-      'Multi-step discovery for AI clients: expands the query (keywords, graph entities), runs keyword and ' +
-      'graph retrievals, follows graph links and merges the results into leads with the steps taken. Leads ' +
-      'carry a snippet, never the content. Scope `search:read`.',
+      'Multi-step discovery for AI clients: runs the workspace search (BM25 and vectors) on the query, widens it ' +
+      '(model keywords, graph entities), follows graph links and merges the results into leads with the steps ' +
+      'taken. Leads carry a snippet, never the content. Scope `search:read`.',
   })
   @ApiOkResponse({ type: AgenticSearchResponseDto })
   async agenticSearch(@Body() body: AgenticSearchDto): Promise<AgenticSearchResponseDto> {

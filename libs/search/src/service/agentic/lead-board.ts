@@ -5,7 +5,11 @@ export interface Lead {
   score: number;
 }
 
-/** Collects candidates from several retrievals: one entry per fragment, scores summed, reasons listed once. */
+/**
+ * Collects candidates from several retrievals: one entry per fragment, scores summed, reasons
+ * listed once. A search hit comes without its title (the leads' texts are read once, for the
+ * best); a graph reference brings one.
+ */
 export class LeadBoard {
   private readonly leads = new Map<string, { title: string; score: number; reasons: string[] }>();
 
@@ -13,8 +17,9 @@ export class LeadBoard {
     return this.leads.size;
   }
 
-  add(fragment: { id: string; title: string }, score: number, reason: string): void {
-    const lead = this.leads.get(fragment.id) ?? { title: fragment.title, score: 0, reasons: [] };
+  add(fragment: { id: string; title?: string }, score: number, reason: string): void {
+    const lead = this.leads.get(fragment.id) ?? { title: '', score: 0, reasons: [] };
+    lead.title ||= fragment.title ?? '';
     lead.score += score;
     if (!lead.reasons.includes(reason)) lead.reasons.push(reason);
     this.leads.set(fragment.id, lead);

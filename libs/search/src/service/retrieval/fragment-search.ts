@@ -2,7 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { SearchHit, SearchPage } from '@kw/contracts';
 import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
 import type { AppConfig } from '@kw/platform-config';
-import { APP_CONFIG } from '@kw/platform-runtime';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+import type { Logger } from '@kw/platform-observability';
+import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { readQuery, relaxed, type ReadQuery } from '../../domain/query-reading.js';
 import { SearchRepository, type RankedId } from '../../persistence/search.repository.js';
 import { VECTOR_INDEX, type VectorIndex } from '../vector/vector-index.js';
@@ -30,6 +32,7 @@ export class FragmentSearch {
     @Inject(VECTOR_INDEX) private readonly vectors: VectorIndex,
     @Inject(AI_PROVIDER) private readonly ai: AiProvider,
     @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.semanticWeight = semanticWeight(config.SEARCH_SEMANTIC_WEIGHT, ai.name);
   }
@@ -43,32 +46,10 @@ export class FragmentSearch {
     limit: number,
     offset: number,
   ): Promise<SearchPageView> {
-    const empty = { hits: [], totalCount: 0, limit, offset, mode: criteria.mode };
-    if (workspaceIds.length === 0 || criteria.query.trim() === '') return empty;
-    // The retrievers are independent: on a pooled database they run side by side.
+    if (workspaceIds.length === 0 || criteria.query.trim() === '')
+      return { hits: [], totalCount: 0, limit, offset, mode: criteria.mode };
     const query = readQuery(criteria.query);
-    const [keyword, semantic] = await Promise.all([
-      criteria.mode !== 'semantic' ? this.keywordCandidates(workspaceIds, query, criteria) : undefined,
-      criteria.mode !== 'keyword' ? this.semanticCandidates(workspaceIds, criteria) : undefined,
-    ]);
-    // Single modes answer with their retriever's own ranking; hybrid may be reranked.
-    const ranked =
-      criteria.mode === 'hybrid'
-        ? await this.reranking.rerank(
-            workspaceIds,
-            criteria.query,
-            fuseByWeightedScore([
-              { retriever: 'keyword', weight: 1 - this.semanticWeight, hits: keyword ?? [] },
-              {
-                retriever: 'semantic',
-                weight: this.semanticWeight,
-                hits: semantic ?? [],
-                scale: 'range', // similarities sit in a band: see ScoreScale
-              },
-            ]),
-            offset,
-          )
-        : single((criteria.mode === 'keyword' ? keyword : semantic) ?? [], criteria.mode);
+    const ranked = await this.rank(workspaceIds, criteria, query, offset);
     const page = ranked.slice(offset, offset + limit);
     return {
       hits: await this.load(workspaceIds, query, page),
@@ -77,6 +58,41 @@ export class FragmentSearch {
       offset,
       mode: criteria.mode,
     };
+  }
+
+  /**
+   * Every candidate of the query, best first, without loading the fragments (agentic search
+   * merges them with its other retrievals). `rerankFrom`: the page's offset, for the reranker.
+   */
+  async rank(
+    workspaceIds: string[],
+    criteria: SearchCriteria,
+    query = readQuery(criteria.query),
+    rerankFrom = 0,
+  ): Promise<FusedHit[]> {
+    if (workspaceIds.length === 0 || criteria.query.trim() === '') return [];
+    // The retrievers are independent: on a pooled database they run side by side.
+    const [keyword, semantic] = await Promise.all([
+      criteria.mode !== 'semantic' ? this.keywordCandidates(workspaceIds, query, criteria) : undefined,
+      criteria.mode !== 'keyword' ? this.semanticCandidates(workspaceIds, criteria) : undefined,
+    ]);
+    // Single modes answer with their retriever's own ranking; hybrid may be reranked.
+    return criteria.mode === 'hybrid'
+      ? await this.reranking.rerank(
+          workspaceIds,
+          criteria.query,
+          fuseByWeightedScore([
+            { retriever: 'keyword', weight: 1 - this.semanticWeight, hits: keyword ?? [] },
+            {
+              retriever: 'semantic',
+              weight: this.semanticWeight,
+              hits: semantic ?? [],
+              scale: 'range', // similarities sit in a band: see ScoreScale
+            },
+          ]),
+          rerankFrom,
+        )
+      : single((criteria.mode === 'keyword' ? keyword : semantic) ?? [], criteria.mode);
   }
 
   private async keywordCandidates(
@@ -91,9 +107,26 @@ export class FragmentSearch {
     return this.repository.keywordCandidates(workspaceIds, relaxed(query), criteria, corpus, RETRIEVAL_DEPTH);
   }
 
-  /** Query embedding from the same provider that embedded the chunks, then the vector index. */
+  /**
+   * Query embedding from the same provider that embedded the chunks, then the vector index. A
+   * model that cannot embed the query (down, timing out) leaves hybrid search to its keyword
+   * side, as a failing reranker leaves the fused order; semantic search has nothing to answer
+   * with and says so (502).
+   */
   private async semanticCandidates(workspaceIds: string[], criteria: SearchCriteria): Promise<RankedId[]> {
-    const [vector] = await this.ai.embed([criteria.query], 'query');
+    let vector: number[] | undefined;
+    try {
+      [vector] = await this.ai.embed([criteria.query], 'query');
+    } catch (err) {
+      if (criteria.mode === 'semantic')
+        throw new AppError({
+          status: 502,
+          code: ErrorCode.UPSTREAM_ERROR,
+          message: 'The embedding model could not embed the query; keyword search still answers',
+        });
+      this.logger.warn({ err: (err as Error).message }, 'search: query not embedded, keyword results only');
+      return [];
+    }
     if (!vector || vector.every((x) => x === 0)) return [];
     const hits = await this.vectors.nearest({
       workspaceIds,
