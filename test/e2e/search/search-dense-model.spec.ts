@@ -32,6 +32,7 @@ describe('hybrid search with a dense embedding model (embedded platform, OpenAI 
       AI_BASE_URL: openai.url,
       AI_API_KEY: 'k',
       AI_EMBEDDING_MODEL: 'nomic-ai/nomic-embed-text-v1.5',
+      SEARCH_EMBEDDING_TIMEOUT_MS: '1000',
     });
   }, 120_000);
 
@@ -96,5 +97,23 @@ describe('hybrid search with a dense embedding model (embedded platform, OpenAI 
     expect(hybrid[1]!.score).toBeCloseTo(0.4, 9);
     // Divided by the best, the last would still have earned 0.4 x 0.99.
     expect(hybrid[2]!.score).toBe(0);
+  });
+
+  it('answers from the keyword side when the model does not embed the query in time', async () => {
+    openai.setMode('hang');
+    try {
+      const abandoned = openai.aborted();
+      // SEARCH_EMBEDDING_TIMEOUT_MS is 1 s here; with enrichment's AI_TIMEOUT_MS (60 s) this
+      // test would run out of time.
+      const hybrid = await search('tax return');
+      await expect.poll(() => openai.aborted()).toBe(abandoned + 1);
+      expect(hybrid.map((h) => [h.title, h.matchedBy])).toEqual([['Tax return', ['keyword']]]);
+      const qs = new URLSearchParams({ workspaceId, q: 'tax return', mode: 'semantic' });
+      const semantic = await p.api.call(owner.auth, 'GET', `/api/search?${qs}`);
+      expect(semantic.status, semantic.text).toBe(502);
+      expect(semantic.body.code).toBe('UPSTREAM_ERROR');
+    } finally {
+      openai.setMode('ok');
+    }
   });
 });

@@ -18,6 +18,11 @@ export interface GraphExtraction {
   relations: ExtractedRelation[];
 }
 
+export interface EmbedOptions {
+  /** How long this call may take (the provider's own timeout otherwise). */
+  timeoutMs?: number;
+}
+
 /**
  * The AI provider port of enrichment: the built-in provider (no network, deterministic) or an
  * OpenAI-compatible endpoint. Every method may throw; the caller retries with backoff.
@@ -30,7 +35,7 @@ export interface AiProvider {
    * One L2-normalised vector per text, in order. `purpose`: what the texts are embedded for
    * (search queries, or the fragments and files searched), for models that mark each apart.
    */
-  embed(texts: string[], purpose?: EmbeddingPurpose): Promise<number[][]>;
+  embed(texts: string[], purpose?: EmbeddingPurpose, options?: EmbedOptions): Promise<number[][]>;
   extractGraph(text: string): Promise<GraphExtraction>;
 }
 

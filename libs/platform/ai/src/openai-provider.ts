@@ -1,4 +1,4 @@
-import type { AiProvider, GraphExtraction } from './ai-provider.js';
+import type { AiProvider, EmbedOptions, GraphExtraction } from './ai-provider.js';
 import type { EmbeddingPrompts, EmbeddingPurpose } from './embedding-prompts.js';
 import { extractGraphByPatterns } from './pattern-entities.js';
 
@@ -48,13 +48,14 @@ export class OpenAiCompatibleProvider implements AiProvider {
     return parseTags(answer).slice(0, max);
   }
 
-  async embed(texts: string[], purpose?: EmbeddingPurpose): Promise<number[][]> {
+  async embed(texts: string[], purpose?: EmbeddingPurpose, options: EmbedOptions = {}): Promise<number[][]> {
     if (texts.length === 0) return [];
     const prompt = purpose ? (this.options.embeddingPrompts?.[purpose] ?? '') : '';
-    const body = await this.post<{ data?: Array<{ index: number; embedding: number[] }> }>('/embeddings', {
-      model: this.options.embeddingModel,
-      input: prompt ? texts.map((t) => prompt + t) : texts,
-    });
+    const body = await this.post<{ data?: Array<{ index: number; embedding: number[] }> }>(
+      '/embeddings',
+      { model: this.options.embeddingModel, input: prompt ? texts.map((t) => prompt + t) : texts },
+      options.timeoutMs,
+    );
     const data = body.data;
     if (!Array.isArray(data) || data.length !== texts.length)
       throw new AiProviderError('embeddings: unexpected response shape');
@@ -79,7 +80,7 @@ export class OpenAiCompatibleProvider implements AiProvider {
     return content;
   }
 
-  private async post<T>(path: string, payload: unknown): Promise<T> {
+  private async post<T>(path: string, payload: unknown, timeoutMs = this.options.timeoutMs ?? 60_000): Promise<T> {
     const url = `${this.options.baseUrl.replace(/\/$/, '')}${path}`;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.options.apiKey) headers['authorization'] = `Bearer ${this.options.apiKey}`;
@@ -87,7 +88,7 @@ export class OpenAiCompatibleProvider implements AiProvider {
       method: 'POST',
       headers,
       body: JSON.stringify(payload),
-      signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     if (!res.ok) {
       const detail = (await res.text().catch(() => '')).slice(0, 200);

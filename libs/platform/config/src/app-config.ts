@@ -226,6 +226,17 @@ export class AppConfig {
   @Max(60_000)
   SEARCH_RERANK_TIMEOUT_MS = 3_000;
 
+  /**
+   * How long a search waits for the model to embed its query (AI_PROVIDER=openai) before hybrid
+   * search answers from its keyword side alone and semantic search with 502. Shorter than
+   * AI_TIMEOUT_MS, which bounds enrichment's calls: a person waits on this one.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  SEARCH_EMBEDDING_TIMEOUT_MS = 5_000;
+
   /** S3-compatible object storage for files. Unset: local folder under DATA_DIR. */
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })

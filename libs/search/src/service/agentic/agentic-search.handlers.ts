@@ -107,10 +107,12 @@ export class AgenticSearchHandlers {
     // The query as the workspace's own search reads it (BM25 and vectors, fused), then BM25
     // with the words the model and the graph added, which weigh less: they widen, not decide.
     const own = queryTerms(input.query);
-    for (const hit of await this.ranked(workspaceId, input.query, 'hybrid'))
-      board.add({ id: hit.fragmentId }, WEIGHT.search * hit.score, reasonOf(hit, own));
     const added = [...new Set([...terms, ...nameTerms(seeds.map((e) => e.name))].filter((t) => !own.includes(t)))];
-    const addedHits = added.length > 0 ? await this.ranked(workspaceId, added.join(' '), 'keyword') : [];
+    const [hits, addedHits] = await Promise.all([
+      this.ranked(workspaceId, input.query, 'hybrid'),
+      added.length > 0 ? this.ranked(workspaceId, added.join(' '), 'keyword') : [],
+    ]);
+    for (const hit of hits) board.add({ id: hit.fragmentId }, WEIGHT.search * hit.score, reasonOf(hit, own));
     const best = addedHits[0]?.score || 1;
     for (const hit of addedHits)
       board.add(
@@ -132,7 +134,8 @@ export class AgenticSearchHandlers {
       AGENTIC_CANDIDATES,
     );
     // Each mention counts (a seed 1, a neighbour 0.5); a fragment's sum is divided by the best
-    // fragment's, so the graph adds at most WEIGHT.graph however many entities a query names.
+    // fragment's (at least 1), so the graph adds at most WEIGHT.graph however many entities a
+    // query names.
     const found: Array<{ ref: { id: string; title: string }; weight: number; reason: string }> = [];
     for (const [entityId, refs] of mentions) {
       const seed = traversal.depths.get(entityId) === 0;
@@ -147,7 +150,8 @@ export class AgenticSearchHandlers {
     }
     const sums = new Map<string, number>();
     for (const { ref, weight } of found) sums.set(ref.id, (sums.get(ref.id) ?? 0) + weight);
-    const most = Math.max(1, ...sums.values());
+    let most = 1;
+    for (const sum of sums.values()) most = Math.max(most, sum);
     for (const { ref, weight, reason } of found) board.add(ref, (WEIGHT.graph * weight) / most, reason);
     const graphFound = found.length;
     steps.push({

@@ -35,7 +35,10 @@ export class FragmentSearch {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.semanticWeight = semanticWeight(config.SEARCH_SEMANTIC_WEIGHT, ai.name);
+    this.embeddingTimeoutMs = config.SEARCH_EMBEDDING_TIMEOUT_MS;
   }
+
+  private readonly embeddingTimeoutMs: number;
 
   /** The semantic retriever's share of hybrid search (the keyword retriever has the rest). */
   private readonly semanticWeight: number;
@@ -109,14 +112,14 @@ export class FragmentSearch {
 
   /**
    * Query embedding from the same provider that embedded the chunks, then the vector index. A
-   * model that cannot embed the query (down, timing out) leaves hybrid search to its keyword
+   * model that cannot embed the query (down, or slower than SEARCH_EMBEDDING_TIMEOUT_MS) leaves hybrid search to its keyword
    * side, as a failing reranker leaves the fused order; semantic search has nothing to answer
    * with and says so (502).
    */
   private async semanticCandidates(workspaceIds: string[], criteria: SearchCriteria): Promise<RankedId[]> {
     let vector: number[] | undefined;
     try {
-      [vector] = await this.ai.embed([criteria.query], 'query');
+      [vector] = await this.ai.embed([criteria.query], 'query', { timeoutMs: this.embeddingTimeoutMs });
     } catch (err) {
       if (criteria.mode === 'semantic')
         throw new AppError({
