@@ -71,6 +71,9 @@ describe('hybrid search with a dense embedding model (embedded platform, OpenAI 
     expect(inputs().every((text) => text.startsWith('search_document: '))).toBe(true);
     await search('compost heap', 'semantic');
     expect(inputs().at(-1)).toBe('search_query: compost heap');
+    // The next page of the query, or the query again, reuses its vector.
+    await search('compost heap', 'hybrid');
+    expect(inputs().filter((text) => text === 'search_query: compost heap')).toHaveLength(1);
   });
 
   it('the model puts every note in a narrow band of similarity', async () => {
@@ -105,10 +108,11 @@ describe('hybrid search with a dense embedding model (embedded platform, OpenAI 
       const abandoned = openai.aborted();
       // SEARCH_EMBEDDING_TIMEOUT_MS is 1 s here; with enrichment's AI_TIMEOUT_MS (60 s) this
       // test would run out of time.
-      const hybrid = await search('tax return');
+      // A query not asked before: a recent query's vector would be reused without asking the model.
+      const hybrid = await search('quarterly tax');
       await expect.poll(() => openai.aborted()).toBe(abandoned + 1);
       expect(hybrid.map((h) => [h.title, h.matchedBy])).toEqual([['Tax return', ['keyword']]]);
-      const qs = new URLSearchParams({ workspaceId, q: 'tax return', mode: 'semantic' });
+      const qs = new URLSearchParams({ workspaceId, q: 'quarterly tax', mode: 'semantic' });
       const semantic = await p.api.call(owner.auth, 'GET', `/api/search?${qs}`);
       expect(semantic.status, semantic.text).toBe(502);
       expect(semantic.body.code).toBe('UPSTREAM_ERROR');

@@ -10,6 +10,7 @@ import { SearchRepository, type RankedId } from '../../persistence/search.reposi
 import { VECTOR_INDEX, type VectorIndex } from '../vector/vector-index.js';
 import { CandidateReranking } from './candidate-reranking.js';
 import { CorpusStatisticsCache } from './corpus-statistics-cache.js';
+import { QueryEmbeddings } from './query-embeddings.js';
 import { fuseByWeightedScore, semanticWeight, type FusedHit } from './rank-fusion.js';
 import { MIN_SIMILARITY, RETRIEVAL_DEPTH, type SearchCriteria } from './search-query.js';
 
@@ -30,15 +31,18 @@ export class FragmentSearch {
     private readonly corpus: CorpusStatisticsCache,
     private readonly reranking: CandidateReranking,
     @Inject(VECTOR_INDEX) private readonly vectors: VectorIndex,
-    @Inject(AI_PROVIDER) private readonly ai: AiProvider,
+    @Inject(AI_PROVIDER) ai: AiProvider,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.semanticWeight = semanticWeight(config.SEARCH_SEMANTIC_WEIGHT, ai.name);
-    this.embeddingTimeoutMs = config.SEARCH_EMBEDDING_TIMEOUT_MS;
+    this.queryVectors = new QueryEmbeddings(async (text) => {
+      const [vector] = await ai.embed([text], 'query', { timeoutMs: config.SEARCH_EMBEDDING_TIMEOUT_MS });
+      return vector;
+    });
   }
 
-  private readonly embeddingTimeoutMs: number;
+  private readonly queryVectors: QueryEmbeddings;
 
   /** The semantic retriever's share of hybrid search (the keyword retriever has the rest). */
   private readonly semanticWeight: number;
@@ -111,7 +115,8 @@ export class FragmentSearch {
   }
 
   /**
-   * Query embedding from the same provider that embedded the chunks, then the vector index. A
+   * Query embedding from the same provider that embedded the chunks (a recent query's vector
+   * reused: QueryEmbeddings), then the vector index. A
    * model that cannot embed the query (down, or slower than SEARCH_EMBEDDING_TIMEOUT_MS) leaves hybrid search to its keyword
    * side, as a failing reranker leaves the fused order; semantic search has nothing to answer
    * with and says so (502).
@@ -119,7 +124,7 @@ export class FragmentSearch {
   private async semanticCandidates(workspaceIds: string[], criteria: SearchCriteria): Promise<RankedId[]> {
     let vector: number[] | undefined;
     try {
-      [vector] = await this.ai.embed([criteria.query], 'query', { timeoutMs: this.embeddingTimeoutMs });
+      vector = await this.queryVectors.of(criteria.query);
     } catch (err) {
       if (criteria.mode === 'semantic')
         throw new AppError({
