@@ -116,6 +116,10 @@ describe('hybrid search with a dense embedding model (embedded platform, OpenAI 
       const semantic = await p.api.call(owner.auth, 'GET', `/api/search?${qs}`);
       expect(semantic.status, semantic.text).toBe(502);
       expect(semantic.body.code).toBe('UPSTREAM_ERROR');
+      // Operators see it: vectors by where they came from (the model, reused, failed).
+      const metrics = await (await fetch(`${p.platform.url}/metrics`)).text();
+      expect(metrics).toMatch(/kw_search_query_embeddings_total\{outcome="failed"[^}]*\} 2\n/);
+      expect(metrics).toMatch(/kw_search_query_embeddings_total\{outcome="reused"[^}]*\} [1-9]/);
     } finally {
       openai.setMode('ok');
     }

@@ -3,8 +3,9 @@ import type { SearchHit, SearchPage } from '@kw/contracts';
 import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
 import type { AppConfig } from '@kw/platform-config';
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import type { Logger } from '@kw/platform-observability';
-import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
+import type { Logger, PlatformMetrics } from '@kw/platform-observability';
+import { APP_CONFIG, LOGGER, METRICS } from '@kw/platform-runtime';
+import { Counter } from 'prom-client';
 import { readQuery, relaxed, type ReadQuery } from '../../domain/query-reading.js';
 import { SearchRepository, type RankedId } from '../../persistence/search.repository.js';
 import { VECTOR_INDEX, type VectorIndex } from '../vector/vector-index.js';
@@ -13,6 +14,8 @@ import { CorpusStatisticsCache } from './corpus-statistics-cache.js';
 import { QueryEmbeddings } from './query-embeddings.js';
 import { fuseByWeightedScore, semanticWeight, type FusedHit } from './rank-fusion.js';
 import { MIN_SIMILARITY, RETRIEVAL_DEPTH, type SearchCriteria } from './search-query.js';
+
+const QUERY_EMBEDDINGS_METRIC = 'kw_search_query_embeddings_total';
 
 /** A hit and a page as the search contract carries them (plain objects, derived from proto/). */
 export type SearchHitView = Omit<SearchHit, '$typeName' | '$unknown'>;
@@ -34,13 +37,31 @@ export class FragmentSearch {
     @Inject(AI_PROVIDER) ai: AiProvider,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(METRICS) metrics: PlatformMetrics,
   ) {
     this.semanticWeight = semanticWeight(config.SEARCH_SEMANTIC_WEIGHT, ai.name);
-    this.queryVectors = new QueryEmbeddings(async (text) => {
-      const [vector] = await ai.embed([text], 'query', { timeoutMs: config.SEARCH_EMBEDDING_TIMEOUT_MS });
-      return vector;
-    });
+    const outcomes =
+      (metrics.registry.getSingleMetric(QUERY_EMBEDDINGS_METRIC) as Counter<'outcome'> | undefined) ??
+      new Counter({
+        name: QUERY_EMBEDDINGS_METRIC,
+        help: "Search queries' vectors by where they came from: model (embedded now), reused (a recent query's), failed (the model failed or was late: hybrid answered from keywords, semantic with 502)",
+        labelNames: ['outcome'],
+        registers: [metrics.registry],
+      });
+    this.queryVectors = new QueryEmbeddings(
+      async (text) => {
+        const [vector] = await ai.embed([text], 'query', { timeoutMs: config.SEARCH_EMBEDDING_TIMEOUT_MS });
+        return vector;
+      },
+      undefined,
+      undefined,
+      (outcome) => outcomes.inc({ outcome }),
+    );
   }
+
+  /** When the last "query not embedded" warning was logged: one a minute tells an outage without flooding the log. */
+  private warnedAt = 0;
+  private unembedded = 0;
 
   private readonly queryVectors: QueryEmbeddings;
 
@@ -132,7 +153,15 @@ export class FragmentSearch {
           code: ErrorCode.UPSTREAM_ERROR,
           message: 'The embedding model could not embed the query; keyword search still answers',
         });
-      this.logger.warn({ err: (err as Error).message }, 'search: query not embedded, keyword results only');
+      this.unembedded += 1;
+      if (Date.now() - this.warnedAt >= 60_000) {
+        this.logger.warn(
+          { err: (err as Error).message, searches: this.unembedded },
+          'search: queries not embedded, keyword results only',
+        );
+        this.warnedAt = Date.now();
+        this.unembedded = 0;
+      }
       return [];
     }
     if (!vector || vector.every((x) => x === 0)) return [];

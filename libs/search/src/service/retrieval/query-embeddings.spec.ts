@@ -41,9 +41,13 @@ describe('query embeddings', () => {
 
   it('keeps no failure: the next search asks the model again', async () => {
     const model = counting();
-    const cache = new QueryEmbeddings(model.embed);
+    const outcomes: string[] = [];
+    const cache = new QueryEmbeddings(model.embed, 10, 60_000, (o) => outcomes.push(o));
     await expect(cache.of('boom')).rejects.toThrow('model down');
     await expect(cache.of('boom')).rejects.toThrow('model down');
     expect(model.asked).toEqual(['boom', 'boom']);
+    await cache.of('tea');
+    await cache.of('tea');
+    expect(outcomes).toEqual(['failed', 'failed', 'model', 'reused']);
   });
 });

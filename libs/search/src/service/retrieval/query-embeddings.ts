@@ -17,6 +17,8 @@ export class QueryEmbeddings {
     private readonly embed: (query: string) => Promise<number[] | undefined>,
     private readonly limit = QUERY_EMBEDDINGS_KEPT,
     private readonly ttlMs = QUERY_EMBEDDING_TTL_MS,
+    /** Told where each vector came from: `reused`, `model`, or `failed` (the model threw). */
+    private readonly observe: (outcome: 'reused' | 'model' | 'failed') => void = () => {},
   ) {}
 
   async of(query: string, now = Date.now()): Promise<number[] | undefined> {
@@ -24,9 +26,17 @@ export class QueryEmbeddings {
     this.kept.delete(query);
     if (known && now - known.at < this.ttlMs) {
       this.kept.set(query, known); // most recently used last
+      this.observe('reused');
       return known.vector;
     }
-    const vector = await this.embed(query);
+    let vector: number[] | undefined;
+    try {
+      vector = await this.embed(query);
+    } catch (err) {
+      this.observe('failed');
+      throw err;
+    }
+    this.observe('model');
     if (!vector) return vector;
     this.kept.set(query, { vector, at: now });
     for (const oldest of this.kept.keys()) {
