@@ -18,7 +18,7 @@ export interface GraphExtraction {
   relations: ExtractedRelation[];
 }
 
-export interface EmbedOptions {
+export interface CallOptions {
   /** How long this call may take (the provider's own timeout otherwise). */
   timeoutMs?: number;
 }
@@ -30,12 +30,12 @@ export interface EmbedOptions {
 export interface AiProvider {
   readonly name: string;
   summarize(text: string): Promise<string>;
-  generateTags(text: string, max: number): Promise<string[]>;
+  generateTags(text: string, max: number, options?: CallOptions): Promise<string[]>;
   /**
    * One L2-normalised vector per text, in order. `purpose`: what the texts are embedded for
    * (search queries, or the fragments and files searched), for models that mark each apart.
    */
-  embed(texts: string[], purpose?: EmbeddingPurpose, options?: EmbedOptions): Promise<number[][]>;
+  embed(texts: string[], purpose?: EmbeddingPurpose, options?: CallOptions): Promise<number[][]>;
   extractGraph(text: string): Promise<GraphExtraction>;
 }
 

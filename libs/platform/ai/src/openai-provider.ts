@@ -1,4 +1,4 @@
-import type { AiProvider, EmbedOptions, GraphExtraction } from './ai-provider.js';
+import type { AiProvider, CallOptions, GraphExtraction } from './ai-provider.js';
 import type { EmbeddingPrompts, EmbeddingPurpose } from './embedding-prompts.js';
 import { extractGraphByPatterns } from './pattern-entities.js';
 
@@ -43,12 +43,12 @@ export class OpenAiCompatibleProvider implements AiProvider {
     return (await this.chat(SUMMARY_PROMPT, text)).trim();
   }
 
-  async generateTags(text: string, max: number): Promise<string[]> {
-    const answer = await this.chat(TAGS_PROMPT(max), text);
+  async generateTags(text: string, max: number, options: CallOptions = {}): Promise<string[]> {
+    const answer = await this.chat(TAGS_PROMPT(max), text, options.timeoutMs);
     return parseTags(answer).slice(0, max);
   }
 
-  async embed(texts: string[], purpose?: EmbeddingPurpose, options: EmbedOptions = {}): Promise<number[][]> {
+  async embed(texts: string[], purpose?: EmbeddingPurpose, options: CallOptions = {}): Promise<number[][]> {
     if (texts.length === 0) return [];
     const prompt = purpose ? (this.options.embeddingPrompts?.[purpose] ?? '') : '';
     const body = await this.post<{ data?: Array<{ index: number; embedding: number[] }> }>(
@@ -66,15 +66,19 @@ export class OpenAiCompatibleProvider implements AiProvider {
     return extractGraphByPatterns(text);
   }
 
-  private async chat(system: string, user: string): Promise<string> {
-    const body = await this.post<{ choices?: Array<{ message?: { content?: string } }> }>('/chat/completions', {
-      model: this.options.chatModel,
-      messages: [
-        { role: 'system', content: system },
-        { role: 'user', content: user },
-      ],
-      temperature: 0,
-    });
+  private async chat(system: string, user: string, timeoutMs?: number): Promise<string> {
+    const body = await this.post<{ choices?: Array<{ message?: { content?: string } }> }>(
+      '/chat/completions',
+      {
+        model: this.options.chatModel,
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
+        temperature: 0,
+      },
+      timeoutMs,
+    );
     const content = body.choices?.[0]?.message?.content;
     if (typeof content !== 'string') throw new AiProviderError('chat completion: no message content');
     return content;

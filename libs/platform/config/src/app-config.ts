@@ -227,15 +227,16 @@ export class AppConfig {
   SEARCH_RERANK_TIMEOUT_MS = 3_000;
 
   /**
-   * How long a search waits for the model to embed its query (AI_PROVIDER=openai) before hybrid
-   * search answers from its keyword side alone and semantic search with 502. Shorter than
-   * AI_TIMEOUT_MS, which bounds enrichment's calls: a person waits on this one.
+   * How long a search waits for the model (AI_PROVIDER=openai): to embed its query, before hybrid
+   * search answers from its keyword side alone and semantic search with 502; to widen an agentic
+   * search's query, before its own keywords stand. Shorter than AI_TIMEOUT_MS, which bounds
+   * enrichment's calls: a person waits on these.
    */
   @Transform(toInt)
   @IsInt()
   @Min(100)
   @Max(60_000)
-  SEARCH_EMBEDDING_TIMEOUT_MS = 5_000;
+  SEARCH_MODEL_TIMEOUT_MS = 5_000;
 
   /** S3-compatible object storage for files. Unset: local folder under DATA_DIR. */
   @IsOptional()

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { FragmentListingService } from '@kw/contracts';
 import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
+import type { AppConfig } from '@kw/platform-config';
+import { APP_CONFIG } from '@kw/platform-runtime';
 import type { RequestContext } from '@kw/platform-context';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { GraphRepository, type EntityRow } from '../../persistence/graph.repository.js';
@@ -68,6 +70,7 @@ export class AgenticSearchHandlers {
     private readonly fragmentSearch: FragmentSearch,
     private readonly gate: WorkspaceGate,
     @Inject(AI_PROVIDER) private readonly ai: AiProvider,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Handles(FragmentListingService.method.agenticSearch)
@@ -77,7 +80,7 @@ export class AgenticSearchHandlers {
     const steps: Step[] = [];
     const board = new LeadBoard();
 
-    const { terms, detail } = await expandQuery(input.query, this.ai);
+    const { terms, detail } = await expandQuery(input.query, this.ai, this.config.SEARCH_MODEL_TIMEOUT_MS);
     steps.push({ kind: 'expand', detail, terms, found: terms.length });
 
     const seeds = await this.graph.entitiesNamedIn(workspaceId, input.query, AGENTIC_CANDIDATES);

@@ -14,13 +14,14 @@ const MODEL_TERMS_MAX = 5;
  * The keywords of a query, widened by the configured model when there is one (AI_PROVIDER=openai:
  * it is asked for the query's topics, the provider's tag prompt). The model's words pass through
  * queryTerms like the user's, so only plain words reach full-text search. A failing model is
- * not fatal: the built-in keywords stand and the step says so.
+ * not fatal, nor one slower than `timeoutMs` (SEARCH_MODEL_TIMEOUT_MS): the built-in keywords
+ * stand and the step says so.
  */
-export async function expandQuery(query: string, ai: AiProvider): Promise<Expansion> {
+export async function expandQuery(query: string, ai: AiProvider, timeoutMs?: number): Promise<Expansion> {
   const own = queryTerms(query);
   if (ai.name === 'builtin') return { terms: own, detail: 'keywords of the query (built-in expansion)' };
   try {
-    const topics = queryTerms((await ai.generateTags(query, MODEL_TERMS_MAX)).join(' '));
+    const topics = queryTerms((await ai.generateTags(query, MODEL_TERMS_MAX, { timeoutMs })).join(' '));
     const added = topics.filter((t) => !own.includes(t));
     return {
       terms: [...own, ...added].slice(0, AGENTIC_TERMS_MAX + MODEL_TERMS_MAX),

@@ -50,7 +50,7 @@ export class FragmentSearch {
       });
     this.queryVectors = new QueryEmbeddings(
       async (text) => {
-        const [vector] = await ai.embed([text], 'query', { timeoutMs: config.SEARCH_EMBEDDING_TIMEOUT_MS });
+        const [vector] = await ai.embed([text], 'query', { timeoutMs: config.SEARCH_MODEL_TIMEOUT_MS });
         return vector;
       },
       undefined,
@@ -138,7 +138,7 @@ export class FragmentSearch {
   /**
    * Query embedding from the same provider that embedded the chunks (a recent query's vector
    * reused: QueryEmbeddings), then the vector index. A
-   * model that cannot embed the query (down, or slower than SEARCH_EMBEDDING_TIMEOUT_MS) leaves hybrid search to its keyword
+   * model that cannot embed the query (down, or slower than SEARCH_MODEL_TIMEOUT_MS) leaves hybrid search to its keyword
    * side, as a failing reranker leaves the fused order; semantic search has nothing to answer
    * with and says so (502).
    */
