@@ -17,7 +17,7 @@ import {
 import { AgenticRepository } from '../../persistence/agentic.repository.js';
 import { LeadBoard } from './lead-board.js';
 import { expandQuery } from './query-expansion.js';
-import { nameTerms, queryTerms } from './query-terms.js';
+import { nameTerms } from './query-terms.js';
 import { FragmentSearch } from '../retrieval/fragment-search.js';
 import type { FusedHit } from '../retrieval/rank-fusion.js';
 import type { SearchMode } from '../retrieval/search-query.js';
@@ -80,7 +80,7 @@ export class AgenticSearchHandlers {
     const steps: Step[] = [];
     const board = new LeadBoard();
 
-    const { terms, detail } = await expandQuery(input.query, this.ai, this.config.SEARCH_MODEL_TIMEOUT_MS);
+    const { terms, own, detail } = await expandQuery(input.query, this.ai, this.config.SEARCH_MODEL_TIMEOUT_MS);
     steps.push({ kind: 'expand', detail, terms, found: terms.length });
 
     const seeds = await this.graph.entitiesNamedIn(workspaceId, input.query, AGENTIC_CANDIDATES);
@@ -109,7 +109,6 @@ export class AgenticSearchHandlers {
 
     // The query as the workspace's own search reads it (BM25 and vectors, fused), then BM25
     // with the words the model and the graph added, which weigh less: they widen, not decide.
-    const own = queryTerms(input.query);
     const added = [...new Set([...terms, ...nameTerms(seeds.map((e) => e.name))].filter((t) => !own.includes(t)))];
     const [hits, addedHits] = await Promise.all([
       this.ranked(workspaceId, input.query, 'hybrid'),

@@ -3,7 +3,10 @@ import { AGENTIC_TERMS_MAX } from '../../search-limits.js';
 import { queryTerms } from './query-terms.js';
 
 export interface Expansion {
+  /** The query's own keywords, then the model's. */
   terms: string[];
+  /** The query's own keywords alone. */
+  own: string[];
   detail: string;
 }
 
@@ -19,15 +22,16 @@ const MODEL_TERMS_MAX = 5;
  */
 export async function expandQuery(query: string, ai: AiProvider, timeoutMs?: number): Promise<Expansion> {
   const own = queryTerms(query);
-  if (ai.name === 'builtin') return { terms: own, detail: 'keywords of the query (built-in expansion)' };
+  if (ai.name === 'builtin') return { terms: own, own, detail: 'keywords of the query (built-in expansion)' };
   try {
     const topics = queryTerms((await ai.generateTags(query, MODEL_TERMS_MAX, { timeoutMs })).join(' '));
     const added = topics.filter((t) => !own.includes(t));
     return {
       terms: [...own, ...added].slice(0, AGENTIC_TERMS_MAX + MODEL_TERMS_MAX),
+      own,
       detail: `keywords of the query, expanded by the ${ai.name} model (+${added.length})`,
     };
   } catch {
-    return { terms: own, detail: `keywords of the query (the ${ai.name} model failed: built-in expansion)` };
+    return { terms: own, own, detail: `keywords of the query (the ${ai.name} model failed: built-in expansion)` };
   }
 }

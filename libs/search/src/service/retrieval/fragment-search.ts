@@ -53,9 +53,7 @@ export class FragmentSearch {
         const [vector] = await ai.embed([text], 'query', { timeoutMs: config.SEARCH_MODEL_TIMEOUT_MS });
         return vector;
       },
-      undefined,
-      undefined,
-      (outcome) => outcomes.inc({ outcome }),
+      { observe: (outcome) => outcomes.inc({ outcome }) },
     );
   }
 
@@ -74,8 +72,6 @@ export class FragmentSearch {
     limit: number,
     offset: number,
   ): Promise<SearchPageView> {
-    if (workspaceIds.length === 0 || criteria.query.trim() === '')
-      return { hits: [], totalCount: 0, limit, offset, mode: criteria.mode };
     const query = readQuery(criteria.query);
     const ranked = await this.rank(workspaceIds, criteria, query, offset);
     const page = ranked.slice(offset, offset + limit);

@@ -16,7 +16,7 @@ describe('query embeddings', () => {
 
   it('embeds a query once while it is fresh, then again', async () => {
     const model = counting();
-    const cache = new QueryEmbeddings(model.embed, 10, 1_000);
+    const cache = new QueryEmbeddings(model.embed, { limit: 10, ttlMs: 1_000 });
     expect(await cache.of('tea', 0)).toEqual([3, 1]);
     expect(await cache.of('tea', 999)).toEqual([3, 1]);
     expect(model.asked).toEqual(['tea']);
@@ -26,7 +26,7 @@ describe('query embeddings', () => {
 
   it('keeps the most recently used queries up to its limit', async () => {
     const model = counting();
-    const cache = new QueryEmbeddings(model.embed, 2, 60_000);
+    const cache = new QueryEmbeddings(model.embed, { limit: 2, ttlMs: 60_000 });
     await cache.of('a', 0);
     await cache.of('b', 0);
     await cache.of('a', 1); // a is now the most recent
@@ -42,7 +42,7 @@ describe('query embeddings', () => {
   it('keeps no failure: the next search asks the model again', async () => {
     const model = counting();
     const outcomes: string[] = [];
-    const cache = new QueryEmbeddings(model.embed, 10, 60_000, (o) => outcomes.push(o));
+    const cache = new QueryEmbeddings(model.embed, { observe: (o) => outcomes.push(o) });
     await expect(cache.of('boom')).rejects.toThrow('model down');
     await expect(cache.of('boom')).rejects.toThrow('model down');
     expect(model.asked).toEqual(['boom', 'boom']);

@@ -13,13 +13,23 @@ export const QUERY_EMBEDDING_TTL_MS = 10 * 60_000;
 export class QueryEmbeddings {
   private readonly kept = new Map<string, { vector: number[]; at: number }>();
 
+  private readonly limit: number;
+  private readonly ttlMs: number;
+  /** Told where each vector came from: `reused`, `model`, or `failed` (the model threw). */
+  private readonly observe: (outcome: 'reused' | 'model' | 'failed') => void;
+
   constructor(
     private readonly embed: (query: string) => Promise<number[] | undefined>,
-    private readonly limit = QUERY_EMBEDDINGS_KEPT,
-    private readonly ttlMs = QUERY_EMBEDDING_TTL_MS,
-    /** Told where each vector came from: `reused`, `model`, or `failed` (the model threw). */
-    private readonly observe: (outcome: 'reused' | 'model' | 'failed') => void = () => {},
-  ) {}
+    options: {
+      limit?: number;
+      ttlMs?: number;
+      observe?: (outcome: 'reused' | 'model' | 'failed') => void;
+    } = {},
+  ) {
+    this.limit = options.limit ?? QUERY_EMBEDDINGS_KEPT;
+    this.ttlMs = options.ttlMs ?? QUERY_EMBEDDING_TTL_MS;
+    this.observe = options.observe ?? (() => {});
+  }
 
   async of(query: string, now = Date.now()): Promise<number[] | undefined> {
     const known = this.kept.get(query);
