@@ -8,9 +8,11 @@
 // bench/results/relevance-<collection>.json.
 //
 //   npm run bench:relevance -- --collection=../shared/data/ir/nfcorpus [--queries=100]
-//        [--modes=keyword,semantic,hybrid,agentic] [--concurrency=8] [--url=http://… --token=…]
+//        [--modes=keyword,semantic,hybrid,agentic,files,files-keyword,files-semantic] [--concurrency=8] [--url=http://… --token=…]
 //        [--reuse=<dir>] [--sweep] [--model=use] [--derive=no-titles|passages|claims]
 //
+// `files`, `files-keyword` and `files-semantic` upload the collection as text files too
+// (file-corpus.mjs, once per --reuse directory) and measure the files search in that mode.
 // --derive measures a collection made from the given one (derived-collections.mjs: the same
 // documents without titles, passage queries, or claim queries with one answer each).
 //
@@ -35,8 +37,9 @@ import { startEmbedded } from '../platforms.mjs';
 import { loadCollection, QUERY_CHARS_MAX } from './beir.mjs';
 import { bm25Baseline } from './bm25.mjs';
 import { deriveCollection } from './derived-collections.mjs';
+import { uploadCorpus, waitProcessed } from './file-corpus.mjs';
 import { sweepFusion } from './fusion-sweep.mjs';
-import { defaultPage, searchResults } from './search-api.mjs';
+import { defaultPage, isFilesMode, searchResults } from './search-api.mjs';
 import { mean, ndcgAt, percentile, recallAt } from './metrics.mjs';
 
 const args = cliArgs();
@@ -157,6 +160,18 @@ async function main() {
       log(`enriched after ${loadSeconds} s`);
       rememberState(collection.name, { workspaceId, docOf: [...docOf], loadSeconds }, platform.credentials);
     }
+    let fileDocOf = new Map(state?.fileDocOf ?? []);
+    if (MODES.some(isFilesMode) && fileDocOf.size === 0) {
+      const uploadStarted = performance.now();
+      fileDocOf = await uploadCorpus(api, workspaceId, collection.docs, { concurrency: CONCURRENCY, log });
+      await waitProcessed(api, [...fileDocOf.keys()], { timeoutMs: 60 * 60_000, log });
+      log(`files uploaded and processed in ${((performance.now() - uploadStarted) / 1000).toFixed(1)} s`);
+      rememberState(
+        collection.name,
+        { workspaceId, docOf: [...docOf], loadSeconds, fileDocOf: [...fileDocOf] },
+        platform.credentials,
+      );
+    }
 
     const results = { bm25: score(queries, collection.qrels, (q) => baseline.get(q.id)) };
     for (const mode of MODES) {
@@ -167,7 +182,7 @@ async function main() {
         const results = await searchResults(api, workspaceId, mode, q.text, { limit: DEPTH });
         ranked.set(
           q.id,
-          results.map((r) => docOf.get(r.fragmentId)),
+          results.map((r) => (isFilesMode(mode) ? fileDocOf.get(r.fileId) : docOf.get(r.fragmentId))),
         );
         const started = performance.now();
         await defaultPage(api, workspaceId, mode, q.text);

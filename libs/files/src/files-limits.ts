@@ -6,6 +6,14 @@ export const FILES_PER_UPLOAD_MAX = 20;
 export const FILES_BULK_DELETE_MAX = 100;
 /** A contract limit: workspace search, which asks the files search too, reads it. */
 export { FILE_SEARCH_QUERY_MAX_CHARS } from '@kw/contracts';
+/** Files search ranks in workspace search's modes (a contract value). */
+export { SEARCH_MODES, type SearchMode } from '@kw/contracts';
+/** Each retriever of files search contributes at most this many files; later ones are not reachable. */
+export const FILE_RETRIEVAL_DEPTH = 500;
+/** Name matches ranked at most (a query like "." matches every name). */
+export const FILE_NAME_MATCHES_MAX = 5_000;
+/** A chunk this close to the query (cosine) or closer counts as a semantic match, as for fragments. */
+export const FILE_MIN_SIMILARITY = 0.1;
 export const FILE_SEARCH_WORDS_MAX = 32;
 export const FILE_SEARCH_PAGE_MAX = 100;
 export const FILE_SEARCH_PAGE_DEFAULT = 20;

@@ -1,8 +1,7 @@
 /** Field and paging limits of the search component, read by DTOs, handlers and docs. */
 
-/** Search modes (the proto's SearchQuery.mode), and the paging of search results. */
-export type SearchMode = 'hybrid' | 'keyword' | 'semantic';
-export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'keyword', 'semantic'];
+/** Search modes (the proto's SearchQuery.mode, a contract value), and the paging of search results. */
+export { SEARCH_MODES, type SearchMode } from '@kw/contracts';
 /** The longest query text (a contract limit: the MCP search tool reads it too). */
 export { SEARCH_QUERY_MAX } from '@kw/contracts';
 export const SEARCH_LIMIT_DEFAULT = 20;

@@ -64,13 +64,23 @@ describe('files', () => {
       const found = await p.api.ok(
         owner.auth,
         'GET',
-        `/api/files/search?workspaceId=${ws}&q=${sample.word}`,
+        `/api/files/search?workspaceId=${ws}&q=${sample.word}&mode=keyword`,
         undefined,
         200,
       );
       expect(found.items.map((h: any) => h.file.id)).toEqual([fileId]);
-      expect(found.items[0].matched).toContain('content');
+      expect(found.items[0].matched).toEqual(['content']);
       expect(found.items[0].snippet.toLowerCase()).toContain(sample.word);
+      // Hybrid (the default) may add files close in meaning; the one holding the word leads.
+      const hybrid = await p.api.ok(
+        owner.auth,
+        'GET',
+        `/api/files/search?workspaceId=${ws}&q=${sample.word}`,
+        undefined,
+        200,
+      );
+      expect(hybrid.items[0].file.id).toBe(fileId);
+      expect(hybrid.items[0].matched).toContain('content');
     });
 
     it('downloads the identical bytes, whole and as a range, with its ETag', async () => {
@@ -112,6 +122,7 @@ describe('files', () => {
       .toBeGreaterThan(0);
     const body = await p.api.ok(owner.auth, 'GET', `/api/search?workspaceId=${ws}&q=${pdf.word}`, undefined, 200);
     expect(body.results.every((h: any) => h.kind === 'fragment')).toBe(true);
+    // Files beside the results are matched by their words (the files search in keyword mode).
     expect(body.files).toEqual([
       expect.objectContaining({ kind: 'file', name: pdf.file, fileKind: 'pdf', matchedBy: ['content'] }),
     ]);
@@ -148,6 +159,116 @@ describe('files', () => {
     const narrow = await p.api.ok(token, 'GET', `/api/search?workspaceId=${ws}&q=${pdf.word}`, undefined, 200);
     expect(narrow.results.length).toBeGreaterThan(0);
     expect(narrow.files).toEqual([]);
+  });
+
+  it('answers a question with the file holding its rare words first, whatever the common ones repeat', async () => {
+    const { id: questions } = await p.workspace(owner);
+    const common =
+      'The team report for the office. The team met and the report was read; the office team filed the report.';
+    const res = await p.upload(owner.auth, { workspaceId: questions }, [
+      { name: 'minutes-1.txt', bytes: Buffer.from(common), mime: 'text/plain' },
+      { name: 'minutes-2.txt', bytes: Buffer.from(`${common} The team thanked the office.`), mime: 'text/plain' },
+      {
+        name: 'trial.txt',
+        bytes: Buffer.from('Vitamin D lowered the fracture risk of older adults in the trial.'),
+        mime: 'text/plain',
+      },
+      { name: 'minutes-3.txt', bytes: Buffer.from(`${common} ${common}`), mime: 'text/plain' },
+    ]);
+    expect(res.status, res.text).toBe(201);
+    for (const file of res.body.files) expect(await p.settled(owner.auth, file.id)).toMatchObject({ status: 'ready' });
+    const q = encodeURIComponent('does the team report say that vitamin D helps?');
+    const found = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/files/search?workspaceId=${questions}&q=${q}&mode=keyword`,
+      undefined,
+      200,
+    );
+    // The minutes hold two of the question's words, three times each; the trial holds one, once.
+    // But three of the four files say "team" and "report", one says "vitamin": BM25 ranks the trial
+    // first, where a rank without word rarity (ts_rank, the search before) put it last.
+    expect(found.items.map((h: any) => h.file.name)[0]).toBe('trial.txt');
+    expect(found.totalCount).toBe(4);
+    expect(found.items[0]).toMatchObject({ matched: ['content'] });
+    expect(found.items[0].snippet).toContain('**Vitamin**');
+    expect(found.items[0].score).toBeGreaterThan(found.items[1].score);
+    // Scores are BM25 and decrease down the page.
+    const scores = found.items.map((h: any) => h.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    // Hybrid, the default, ranks the trial first too: the words' ranking has most of the weight.
+    const hybrid = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/files/search?workspaceId=${questions}&q=${q}`,
+      undefined,
+      200,
+    );
+    expect(hybrid.items[0].file.name).toBe('trial.txt');
+    // A name match still comes first, before any content match.
+    const named = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/files/search?workspaceId=${questions}&q=${encodeURIComponent('minutes-3')}`,
+      undefined,
+      200,
+    );
+    expect(named.items.map((h: any) => [h.file.name, h.matched])).toEqual([['minutes-3.txt', ['name']]]);
+    // Stop words alone match no text.
+    const empty = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/files/search?workspaceId=${questions}&q=the%20and%20of`,
+      undefined,
+      200,
+    );
+    expect(empty).toMatchObject({ items: [], totalCount: 0 });
+  });
+
+  it('finds a file by meaning when no word matches, as soon as it is ready, and no longer once deleted', async () => {
+    const { id: meaning } = await p.workspace(owner);
+    const search = (q: string, mode?: string) =>
+      p.api.ok(
+        owner.auth,
+        'GET',
+        `/api/files/search?workspaceId=${meaning}&q=${encodeURIComponent(q)}${mode ? `&mode=${mode}` : ''}`,
+        undefined,
+        200,
+      );
+    const first = await p.upload(owner.auth, { workspaceId: meaning }, [
+      { name: 'budget.txt', bytes: Buffer.from('Quarterly budget of the marketing office.'), mime: 'text/plain' },
+    ]);
+    expect(await p.settled(owner.auth, first.body.file.id)).toMatchObject({ status: 'ready' });
+    // Searched once: this process now holds the workspace's vectors.
+    expect((await search('quarterly budget')).items.map((h: any) => h.file.name)).toEqual(['budget.txt']);
+    const geology = await p.upload(owner.auth, { workspaceId: meaning }, [
+      {
+        name: 'geology.txt',
+        bytes: Buffer.from('Field notes on zanzibarite crystals and their cleavage planes.'),
+        mime: 'text/plain',
+      },
+    ]);
+    const geologyId = geology.body.file.id;
+    expect(await p.settled(owner.auth, geologyId)).toMatchObject({ status: 'ready' });
+    // A misspelt word matches no text; the built-in vectors (words and their letter trigrams) still
+    // put the file close to it. The snippet is the chunk's opening: it holds no word of the query.
+    const typo = 'zanzibarrite crystal';
+    expect((await search('zanzibarrite', 'keyword')).items).toEqual([]);
+    const semantic = await search(typo, 'semantic');
+    expect(semantic.items.map((h: any) => [h.file.name, h.matched])).toEqual([['geology.txt', ['semantic']]]);
+    expect(semantic.items[0].snippet).toContain('Field notes on zanzibarite');
+    expect(semantic.items[0].score).toBeGreaterThan(0.1);
+    expect(semantic.items[0].score).toBeLessThanOrEqual(1);
+    const hybrid = await search(typo);
+    expect(hybrid.items[0]).toMatchObject({ file: { id: geologyId }, matched: ['content', 'semantic'] });
+    // Deleted: neither its words nor its vectors answer any more.
+    await p.api.ok(owner.auth, 'DELETE', `/api/files/${geologyId}`, undefined, 200);
+    expect((await search(typo, 'semantic')).items).toEqual([]);
+    expect((await search(typo)).items).toEqual([]);
+    // An unknown mode is refused in the error shape.
+    const bad = await p.api.call(owner.auth, 'GET', `/api/files/search?workspaceId=${meaning}&q=x&mode=fuzzy`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('VALIDATION_FAILED');
   });
 
   it('keeps an image as metadata only: ready with no text', async () => {

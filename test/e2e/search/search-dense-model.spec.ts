@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAiStandIn, type StandIn } from '../../support/stand-ins/openai-stand-in.js';
 import { untilPublished } from '../enrichment/enrichment-fixture.js';
-import { startFragmentsPlatform, type Person } from '../fragments/fragments-fixture.js';
+import { startFilesPlatform } from '../files/files-fixture.js';
+import type { Person } from '../fragments/fragments-fixture.js';
 
 type Hit = { fragmentId: string; title: string; score: number; matchedBy: string[] };
 
@@ -13,7 +14,7 @@ type Hit = { fragmentId: string; title: string; score: number; matchedBy: string
  */
 describe('hybrid search with a dense embedding model (embedded platform, OpenAI stand-in)', () => {
   let openai: StandIn;
-  let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
+  let p: Awaited<ReturnType<typeof startFilesPlatform>>;
   let owner: Person;
   let workspaceId: string;
 
@@ -27,7 +28,7 @@ describe('hybrid search with a dense embedding model (embedded platform, OpenAI 
   beforeAll(async () => {
     openai = await startOpenAiStandIn();
     // A model trained with markers (nomic-embed-text): queries and documents are marked apart.
-    p = await startFragmentsPlatform({
+    p = await startFilesPlatform({
       AI_PROVIDER: 'openai',
       AI_BASE_URL: openai.url,
       AI_API_KEY: 'k',
@@ -130,6 +131,37 @@ describe('hybrid search with a dense embedding model (embedded platform, OpenAI 
       expect(agentic.body.steps[0].detail).toContain('failed');
       expect(agentic.body.leads[0]).toMatchObject({ title: 'Tax return', why: 'keyword match (quarterly, deadline)' });
       await expect.poll(() => openai.aborted()).toBe(before + 2);
+    } finally {
+      openai.setMode('ok');
+    }
+  });
+
+  it('ranks files by the model too, and by their words when the model does not answer in time', async () => {
+    const uploaded = await p.upload(owner.auth, { workspaceId }, [
+      { name: 'heap.txt', bytes: Buffer.from('Turn the compost heap weekly; it needs air.'), mime: 'text/plain' },
+    ]);
+    expect(uploaded.status, uploaded.text).toBe(201);
+    expect(await p.settled(owner.auth, uploaded.body.file.id)).toMatchObject({ status: 'ready' });
+    const files = (q: string, mode: string) =>
+      p.api.call(owner.auth, 'GET', `/api/files/search?${new URLSearchParams({ workspaceId, q, mode })}`);
+    const queries = () =>
+      openai.requests
+        .filter((r) => r.path === '/v1/embeddings')
+        .flatMap((r) => r.body.input as string[])
+        .filter((text) => text === 'search_query: turning a heap');
+    const semantic = await files('turning a heap', 'semantic');
+    expect(semantic.status, semantic.text).toBe(200);
+    expect(semantic.body.items.map((h: any) => [h.file.name, h.matched])).toEqual([['heap.txt', ['semantic']]]);
+    // The query went to the model with its marker, as workspace search sends it.
+    expect(queries()).toHaveLength(1);
+    openai.setMode('hang');
+    try {
+      const hybrid = await files('compost weekly', 'hybrid');
+      expect(hybrid.status, hybrid.text).toBe(200);
+      expect(hybrid.body.items.map((h: any) => [h.file.name, h.matched])).toEqual([['heap.txt', ['content']]]);
+      const refused = await files('compost weekly', 'semantic');
+      expect(refused.status, refused.text).toBe(502);
+      expect(refused.body.code).toBe('UPSTREAM_ERROR');
     } finally {
       openai.setMode('ok');
     }

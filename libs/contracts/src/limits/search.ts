@@ -6,6 +6,13 @@
 export const SEARCH_QUERY_MAX = 2_000;
 
 /**
+ * The retrievers a search asks (SearchQuery.mode of workspace search, SearchFilesRequest.mode of
+ * files search): both fused, words only (BM25), or meaning only (vectors).
+ */
+export type SearchMode = 'hybrid' | 'keyword' | 'semantic';
+export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'keyword', 'semantic'];
+
+/**
  * Agentic search reads a question or a pasted passage as search does: the same bound (REST, the
  * search service through MESSAGE_LIMITS, the MCP agentic_search tool).
  */

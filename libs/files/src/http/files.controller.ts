@@ -103,7 +103,7 @@ export class FilesController {
   @Get('search')
   @ApiOperation({
     summary: 'Search files',
-    description: `By part of the name (case-insensitive) or by words of the extracted text (any word, stemmed); name matches first. ${READ}`,
+    description: `By part of the name (case-insensitive), by words of the extracted text (any word, stemmed, ranked by BM25) and by meaning (chunk vectors), in workspace search's modes; name matches first. ${READ}`,
   })
   @ApiOkResponse({ type: FileSearchResultDto })
   async search(@Query() query: FileSearchQueryDto): Promise<FileSearchResultDto> {
@@ -114,6 +114,7 @@ export class FilesController {
       query: query.q,
       limit,
       offset,
+      mode: query.mode ?? 'hybrid',
     });
     const items = hits.map((h) => ({
       file: fileJson(h.file!),

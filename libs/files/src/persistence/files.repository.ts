@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { announcingOutbox, appendOutbox } from '@kw/platform-outbox';
+import { CHUNK_BM25_B, CHUNK_BM25_K1 } from '../domain/chunk-ranking.js';
 import { FILES_DB, type FilesDb } from './files-database.js';
 import type { FileRow, FileWithAttachments } from './rows.js';
 
@@ -22,13 +23,11 @@ export interface StoredBlob {
   kind: string;
 }
 
-export interface FileSearchRow {
-  id: string;
+/** A file's best chunk for a query and its score. */
+export interface ChunkScoreRow {
+  fileId: string;
+  ordinal: number;
   score: number;
-  name_match: boolean;
-  content_match: boolean;
-  snippet: string;
-  total: number;
 }
 
 const withAttachments = { attachments: { select: { fragmentId: true }, orderBy: { createdAt: 'asc' } } } as const;
@@ -192,46 +191,69 @@ export class FilesRepository {
   }
 
   /**
-   * Files of a workspace whose name contains the query (`pattern`, an escaped ILIKE pattern) or whose extracted text matches it (any
-   * of its words, `english` stemming, ranked by ts_rank): name matches first, then content.
+   * Files whose extracted text holds any of the query's words (`english` stemming, stop words
+   * dropped), best first by the Okapi BM25 score of their best chunk, over the inverted index
+   * data.file_chunk_terms: only the rows of the query's words are read, and their count per word
+   * is its document frequency among the workspace's chunks. Ties by file id.
    */
-  search(
-    workspaceId: string,
-    words: string[],
-    pattern: string,
-    limit: number,
-    offset: number,
-  ): Promise<FileSearchRow[]> {
-    // Each word through plainto_tsquery (never a syntax error), or-ed: a sentence finds files
-    // that hold any of its words; stop words drop out.
-    return this.db.$queryRaw<FileSearchRow[]>`
-      WITH q AS (
-        SELECT coalesce(string_agg(t::text, ' | '), '')::tsquery AS tsq
-        FROM unnest(${words}::text[]) AS w, plainto_tsquery('english', w) AS t
-        WHERE numnode(t) > 0
+  keywordCandidates(workspaceId: string, query: string, depth: number): Promise<ChunkScoreRow[]> {
+    return this.db.$queryRaw<ChunkScoreRow[]>`
+      WITH corpus AS (
+        SELECT greatest(count(*), 1)::float8 AS chunks, greatest(avg(search_length), 1)::float8 AS average_length
+          FROM data.file_chunks WHERE workspace_id = ${workspaceId}::uuid
       ),
-      content AS (
-        SELECT c.file_id, max(ts_rank(to_tsvector('english', c.text), q.tsq)) AS rank,
-               (array_agg(c.text ORDER BY ts_rank(to_tsvector('english', c.text), q.tsq) DESC))[1] AS best
-        FROM data.file_chunks c, q
-        WHERE c.workspace_id = ${workspaceId}::uuid AND to_tsvector('english', c.text) @@ q.tsq
-        GROUP BY c.file_id
+      postings AS (
+        SELECT t.file_id, t.ordinal, t.lexeme, t.tf::float8 AS tf, t.length
+          FROM data.file_chunk_terms t
+         WHERE t.workspace_id = ${workspaceId}::uuid
+           AND t.lexeme IN (SELECT u.lexeme FROM unnest(to_tsvector('english', ${query})) AS u)
       ),
-      hits AS (
-        SELECT f.id, f.name ILIKE ${pattern} AS name_match, content.file_id IS NOT NULL AS content_match,
-               (CASE WHEN f.name ILIKE ${pattern} THEN 1 ELSE 0 END) + coalesce(content.rank, 0) AS score,
-               coalesce(content.best, '') AS best
-        FROM data.files f LEFT JOIN content ON content.file_id = f.id
-        WHERE f.workspace_id = ${workspaceId}::uuid AND f.status <> 'uploading'
-          AND (f.name ILIKE ${pattern} OR content.file_id IS NOT NULL)
+      frequencies AS (
+        SELECT lexeme, count(*)::float8 AS df FROM postings GROUP BY lexeme
+      ),
+      chunk_scores AS (
+        SELECT p.file_id, p.ordinal,
+               sum(ln(1 + (greatest(c.chunks, fr.df) - fr.df + 0.5) / (fr.df + 0.5))
+                   * p.tf * (${CHUNK_BM25_K1}::float8 + 1)
+                   / (p.tf + ${CHUNK_BM25_K1}::float8 * (1 - ${CHUNK_BM25_B}::float8 + ${CHUNK_BM25_B}::float8 * p.length / c.average_length))) AS score
+          FROM postings p JOIN frequencies fr USING (lexeme), corpus c
+         GROUP BY p.file_id, p.ordinal
+      ),
+      best AS (
+        SELECT DISTINCT ON (file_id) file_id, ordinal, score
+          FROM chunk_scores ORDER BY file_id, score DESC, ordinal
       )
-      SELECT h.id, h.score::float8 AS score, h.name_match, h.content_match,
-             CASE WHEN h.best = '' THEN '' ELSE ts_headline('english', h.best, q.tsq,
-               'MaxWords=30, MinWords=10, MaxFragments=1, StartSel=**, StopSel=**') END AS snippet,
-             (count(*) OVER ())::int AS total
-      FROM hits h, q
-      ORDER BY h.score DESC, h.id
-      LIMIT ${limit} OFFSET ${offset}`;
+      SELECT file_id::text AS "fileId", ordinal, score::float8 AS score
+        FROM best ORDER BY score DESC, file_id LIMIT ${depth}`;
+  }
+
+  /** Files whose name contains the query (`pattern`, an escaped ILIKE pattern), by id; uploads still running never. */
+  async nameMatches(workspaceId: string, pattern: string, max: number): Promise<string[]> {
+    const rows = await this.db.$queryRaw<{ id: string }[]>`
+      SELECT id::text AS id FROM data.files
+       WHERE workspace_id = ${workspaceId}::uuid AND status <> 'uploading' AND name ILIKE ${pattern}
+       ORDER BY id LIMIT ${max}`;
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * The snippet of each given chunk: its words around the query's (any of them, stemmed)
+   * between `**`, or its opening when it holds none of them (a match by meaning). Keyed
+   * `fileId:ordinal`.
+   */
+  async snippets(query: string, chunks: { fileId: string; ordinal: number }[]): Promise<Map<string, string>> {
+    if (chunks.length === 0) return new Map();
+    const rows = await this.db.$queryRaw<{ key: string; snippet: string }[]>`
+      WITH highlight AS (
+        -- Each word a quoted tsquery literal (a quote doubled, a backslash escaped), or-ed.
+        SELECT coalesce(string_agg(${"'"} || replace(replace(u.lexeme, ${'\\'}, ${'\\\\'}), ${"'"}, ${"''"}) || ${"'"}, ' | '), '')::tsquery AS tsq
+          FROM unnest(to_tsvector('english', ${query})) AS u
+      )
+      SELECT c.file_id::text || ':' || c.ordinal AS key,
+             ts_headline('english', c.text, h.tsq, 'MaxWords=30, MinWords=10, MaxFragments=1, StartSel=**, StopSel=**') AS snippet
+        FROM unnest(${chunks.map((c) => c.fileId)}::uuid[], ${chunks.map((c) => c.ordinal)}::int[]) AS k(file_id, ordinal)
+        JOIN data.file_chunks c ON c.file_id = k.file_id AND c.ordinal = k.ordinal, highlight h`;
+    return new Map(rows.map((r) => [r.key, r.snippet]));
   }
 
   /** The blob keys of the workspace's files (read before purgeWorkspace deletes their rows). */

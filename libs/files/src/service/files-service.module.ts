@@ -6,10 +6,12 @@ import { APP_CONFIG, blobStorageProvider, entitlementProviders } from '@kw/platf
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { BlobSweeper } from '../events/blob-sweeper.js';
 import { extractionLimitsProvider, FileProcessingWorker } from '../events/file-processing.worker.js';
+import { ChunkVectorsRepository } from '../persistence/chunk-vectors.repository.js';
 import { filesDbProviders } from '../persistence/files-database.js';
 import { FilesRepository } from '../persistence/files.repository.js';
 import { ProcessingRepository } from '../persistence/processing.repository.js';
 import { AttachmentsHandlers } from './attachments.handlers.js';
+import { ChunkVectors } from './chunk-vectors.js';
 import { FileRecords } from './file-records.js';
 import { FileSearchHandlers } from './file-search.handlers.js';
 import { FileTransfersHandlers } from './file-transfers.handlers.js';
@@ -29,6 +31,8 @@ import { WorkspacePurgeHandlers } from './workspace-purge.handlers.js';
     WorkspaceGate,
     FilesRepository,
     ProcessingRepository,
+    ChunkVectorsRepository,
+    ChunkVectors,
     FileRecords,
     FragmentLookup,
     ProcessingJobs,

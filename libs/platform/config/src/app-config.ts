@@ -182,7 +182,8 @@ export class AppConfig {
   VECTOR_MEMORY_MB = 256;
 
   /**
-   * Share of the semantic retriever in hybrid search (0..1; the keyword retriever has the rest).
+   * Share of the semantic retriever in hybrid search, of fragments and of files (0..1; the keyword
+   * retriever has the rest).
    * Unset: 0.2 with the built-in AI provider (word-hashing vectors rank worse than BM25) and
    * 0.4 with a real embedding model. docs/search.md, "Relevance".
    */
@@ -227,7 +228,7 @@ export class AppConfig {
   SEARCH_RERANK_TIMEOUT_MS = 3_000;
 
   /**
-   * How long a search waits for the model (AI_PROVIDER=openai): to embed its query, before hybrid
+   * How long a search (workspace or files) waits for the model (AI_PROVIDER=openai): to embed its query, before hybrid
    * search answers from its keyword side alone and semantic search with 502; to widen an agentic
    * search's query, before its own keywords stand. Shorter than AI_TIMEOUT_MS, which bounds
    * enrichment's calls: a person waits on these.
@@ -293,6 +294,17 @@ export class AppConfig {
   @IsInt()
   @Min(1000)
   FILES_SWEEP_AFTER_MS = 6 * 60 * 60 * 1000;
+
+  /**
+   * Memory budget, in MB, of the chunk vectors files search keeps per process to rank files by
+   * meaning (about 1.5 KB per chunk at 384 dimensions), the least recently searched workspaces
+   * dropped first. A workspace whose files alone exceed it is ranked by its words only; 0 always.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65_536)
+  FILES_VECTOR_MEMORY_MB = 128;
 
   /**
    * How long an export's archive stays downloadable after its job finished; then the archive is

@@ -31,6 +31,9 @@ export async function fileHits(client: ServiceClient, request: FileHitsRequest):
       query: request.query.slice(0, FILE_SEARCH_QUERY_MAX_CHARS),
       limit: FILE_HITS_MAX,
       offset: 0,
+      // By their words: a search asks the model for its query's vector once (the fragments'),
+      // not once more for the files; and a file beside the results holds the words searched.
+      mode: 'keyword',
     });
     return hits.map(({ file, score, matched, snippet }) => ({
       kind: 'file' as const,

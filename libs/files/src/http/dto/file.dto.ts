@@ -4,6 +4,7 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsIn,
   IsInt,
   IsOptional,
   IsString,
@@ -19,6 +20,7 @@ import {
   FILE_SEARCH_PAGE_DEFAULT,
   FILE_SEARCH_PAGE_MAX,
   FILE_SEARCH_QUERY_MAX_CHARS,
+  SEARCH_MODES,
 } from '../../files-limits.js';
 
 const NAME_MAX_CHARS = 1_000;
@@ -125,6 +127,15 @@ export class FileSearchQueryDto {
   @MinLength(1)
   @MaxLength(FILE_SEARCH_QUERY_MAX_CHARS)
   q!: string;
+  @ApiPropertyOptional({
+    enum: SEARCH_MODES,
+    default: 'hybrid',
+    description:
+      'Which retrievers rank the extracted text: its words (BM25) and meaning fused, words only, or meaning only',
+  })
+  @IsOptional()
+  @IsIn(SEARCH_MODES)
+  mode?: string;
   @ApiPropertyOptional({ minimum: 1, maximum: FILE_SEARCH_PAGE_MAX, default: FILE_SEARCH_PAGE_DEFAULT })
   @IsOptional()
   @Type(() => Number)
@@ -143,9 +154,20 @@ export class FileSearchQueryDto {
 
 export class FileSearchHitDto {
   @ApiProperty({ type: FileDto }) file!: FileDto;
-  @ApiProperty() score!: number;
-  @ApiProperty({ type: [String], description: '`name`, `content` or both' }) matched!: string[];
-  @ApiProperty({ description: 'Extracted text around the match, matches between ** (empty for a name match)' })
+  @ApiProperty({
+    description:
+      'Fused score (hybrid), BM25 of the best chunk (keyword) or its cosine (semantic); 0 for a name match alone',
+  })
+  score!: number;
+  @ApiProperty({
+    type: [String],
+    description: 'What matched: `name`, `content` (words of the text), `semantic` (a chunk close in meaning)',
+  })
+  matched!: string[];
+  @ApiProperty({
+    description:
+      'The ranking chunk around the query words, matches between ** (its opening when matched by meaning only; empty for a name match alone)',
+  })
   snippet!: string;
 }
 

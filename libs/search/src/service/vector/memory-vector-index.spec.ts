@@ -14,7 +14,8 @@ import {
 import type { SearchDb } from '../../persistence/search-database.js';
 import { ChunkVectorsRepository } from '../../persistence/vectors/chunk-vectors.repository.js';
 import { ExactCosineIndex } from '../../persistence/vectors/exact-cosine-index.js';
-import { decodeFloat4Array, MemoryVectorIndex } from './memory-vector-index.js';
+import { decodeFloat4Array } from '@kw/platform-ranking';
+import { MemoryVectorIndex } from './memory-vector-index.js';
 import { VectorIndexWarmup } from './vector-index-warmup.js';
 import type { VectorHit, VectorIndex, VectorQuery } from './vector-index.js';
 

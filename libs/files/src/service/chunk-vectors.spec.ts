@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import type { ChunkVectorRow, ChunkVectorsRepository } from '../persistence/chunk-vectors.repository.js';
+import { ChunkVectors } from './chunk-vectors.js';
+
+/** A float4[] as `array_send` writes it: one dimension, no nulls, big-endian floats. */
+function arraySend(values: number[]): Uint8Array {
+  const view = new DataView(new ArrayBuffer(20 + values.length * 8));
+  view.setInt32(0, 1);
+  view.setInt32(4, 0);
+  view.setInt32(8, 700);
+  view.setInt32(12, values.length);
+  view.setInt32(16, 1);
+  values.forEach((v, i) => {
+    view.setInt32(20 + i * 8, 4);
+    view.setFloat32(24 + i * 8, v);
+  });
+  return new Uint8Array(view.buffer);
+}
+
+/** The workspaces' chunks as the repository would read them, and how often it read them. */
+function repository(workspaces: Record<string, Array<[string, number, number[]]>>) {
+  const reads: string[] = [];
+  const repo = {
+    version: async (id: string) => {
+      const rows = workspaces[id] ?? [];
+      return { key: JSON.stringify(rows), chunks: rows.length };
+    },
+    vectors: async (id: string): Promise<ChunkVectorRow[]> => {
+      reads.push(id);
+      return (workspaces[id] ?? []).map(([f, o, v]) => ({ f, o, e: arraySend(v) }));
+    },
+  };
+  return { repo: repo as unknown as ChunkVectorsRepository, reads };
+}
+
+const options = { limit: 10, minSimilarity: 0.1 };
+
+describe('ChunkVectors', () => {
+  it("ranks files by their best chunk's cosine, above the threshold, ties by file id", async () => {
+    const { repo } = repository({
+      w: [
+        ['b', 0, [1, 0, 0]],
+        ['a', 0, [0, 1, 0]],
+        ['a', 1, [1, 0.1, 0]],
+        ['c', 0, [0, 0, 1]], // orthogonal: under the threshold
+        ['d', 0, [1, 0, 0]],
+      ],
+    });
+    const vectors = new ChunkVectors(repo, { FILES_VECTOR_MEMORY_MB: 1 });
+    const hits = await vectors.nearest('w', [2, 0, 0], options);
+    expect(hits!.map((h) => [h.fileId, h.ordinal])).toEqual([
+      ['b', 0],
+      ['d', 0],
+      ['a', 1],
+    ]);
+    expect(hits![0]!.similarity).toBeCloseTo(1, 6);
+    expect(hits![2]!.similarity).toBeCloseTo(1 / Math.sqrt(1.01), 6);
+    expect(await vectors.nearest('w', [0, 0, 0], options)).toEqual([]);
+    expect(await vectors.nearest('w', [1, 0], options)).toEqual([]); // another dimension
+  });
+
+  it('reads a workspace again only when its files changed', async () => {
+    const workspaces: Record<string, Array<[string, number, number[]]>> = { w: [['a', 0, [1, 0]]] };
+    const { repo, reads } = repository(workspaces);
+    const vectors = new ChunkVectors(repo, { FILES_VECTOR_MEMORY_MB: 1 });
+    await vectors.nearest('w', [1, 0], options);
+    await vectors.nearest('w', [1, 0], options);
+    expect(reads).toEqual(['w']);
+    workspaces.w = [...workspaces.w!, ['b', 0, [0, 1]]];
+    expect((await vectors.nearest('w', [0, 1], options))!.map((h) => h.fileId)).toEqual(['b']);
+    expect(reads).toEqual(['w', 'w']);
+  });
+
+  it('keeps the chunks of the dimension most have, leaving out another model’s', async () => {
+    const { repo } = repository({
+      w: [
+        ['a', 0, [1, 0]],
+        ['b', 0, [0, 1]],
+        ['old', 0, [1, 0, 0]],
+      ],
+    });
+    const vectors = new ChunkVectors(repo, { FILES_VECTOR_MEMORY_MB: 1 });
+    expect((await vectors.nearest('w', [1, 1], options))!.map((h) => h.fileId)).toEqual(['a', 'b']);
+    expect(await vectors.nearest('w', [1, 0, 0], options)).toEqual([]);
+  });
+
+  it('holds workspaces within the budget, dropping the least recently searched, and none over it', async () => {
+    const chunk = (f: string): [string, number, number[]] => [
+      f,
+      0,
+      Array.from({ length: 384 }, (_, i) => (i === 0 ? 1 : 0)),
+    ];
+    // 1 MB holds 682 chunks of 384 floats: two workspaces of 400 do not fit together.
+    const many = (prefix: string) => Array.from({ length: 400 }, (_, i) => chunk(`${prefix}${i}`));
+    const { repo, reads } = repository({
+      x: many('x'),
+      y: many('y'),
+      big: Array.from({ length: 700 }, (_, i) => chunk(`b${i}`)),
+    });
+    const vectors = new ChunkVectors(repo, { FILES_VECTOR_MEMORY_MB: 1 });
+    const query = chunk('q')[2];
+    await vectors.nearest('x', query, options);
+    await vectors.nearest('y', query, options); // x dropped
+    await vectors.nearest('y', query, options);
+    await vectors.nearest('x', query, options); // read again
+    expect(reads).toEqual(['x', 'y', 'x']);
+    // Over the budget alone: not read at all, and no semantic candidates.
+    expect(await vectors.nearest('big', query, options)).toBeUndefined();
+    expect(reads).toEqual(['x', 'y', 'x']);
+    const none = new ChunkVectors(repo, { FILES_VECTOR_MEMORY_MB: 0 });
+    expect(await none.nearest('x', query, options)).toBeUndefined();
+  });
+});

@@ -1,0 +1,2 @@
+export * from './float4-vectors.js';
+export * from './weighted-score-fusion.js';
