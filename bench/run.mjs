@@ -17,6 +17,7 @@ import { CONNECTIONS, DURATION, cleanupAll, logTail, quick, root } from './lib.m
 import { DEFAULT_APPS, startDistributed, startEmbedded } from './platforms.mjs';
 import { printReport, writeReport } from './report.mjs';
 import { chatScenario, embedChatScenario, startModelStandIn } from './scenarios/chat.mjs';
+import { fileSearchScenario } from './scenarios/file-search.mjs';
 import { filesScenario } from './scenarios/files.mjs';
 import { fragmentCreate } from './scenarios/fragment-create.mjs';
 import { fragmentGet } from './scenarios/fragment-get.mjs';
@@ -274,8 +275,15 @@ try {
       for (const size of sizes) rows.push(...(await searchScenario(size, { memory })));
       return rows;
     });
+    await scenario('15', 'files search at scale', fileSearchScenario);
   } else {
-    skip([['5', 'search']], 'set DATABASE_URL');
+    skip(
+      [
+        ['5', 'search'],
+        ['15', 'files search'],
+      ],
+      'set DATABASE_URL',
+    );
   }
 } catch (err) {
   crash('-', 'orchestrator', err);

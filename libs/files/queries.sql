@@ -6,10 +6,15 @@ SELECT count(*)::int AS files, coalesce(sum(extract(epoch FROM processed_at)), 0
      coalesce(sum(chunk_count), 0)::int AS chunks
 FROM data.files WHERE workspace_id = $1::uuid AND status = 'ready';
 
+-- src/persistence/chunk-vectors.repository.ts: ChunkVectorsRepository.readyFiles
+SELECT id::text AS f, (extract(epoch FROM processed_at) * 1000)::float8 AS p
+FROM data.files WHERE workspace_id = $1::uuid AND status = 'ready';
+
 -- src/persistence/chunk-vectors.repository.ts: ChunkVectorsRepository.vectors
 SELECT c.file_id::text AS f, c.ordinal AS o, array_send(c.embedding) AS e
  FROM data.file_chunks c JOIN data.files f ON f.id = c.file_id AND f.status = 'ready'
-WHERE c.workspace_id = $1::uuid;
+WHERE c.workspace_id = $1::uuid AND c.file_id = ANY($2::uuid[])
+ORDER BY c.file_id, c.ordinal;
 
 -- src/persistence/files.repository.ts: FilesRepository.keywordCandidates
 WITH corpus AS (

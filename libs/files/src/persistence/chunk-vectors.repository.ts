@@ -34,13 +34,24 @@ export class ChunkVectorsRepository {
     return { key: `${files}:${processed}:${chunks}`, chunks };
   }
 
-  /** Every chunk vector of the workspace's ready files. */
-  async vectors(workspaceId: string): Promise<ChunkVectorRow[]> {
+  /** The workspace's ready files and when each was processed (epoch ms): what a held copy is compared with. */
+  async readyFiles(workspaceId: string): Promise<Array<{ f: string; p: number }>> {
+    const { rows } = await this.database.pool.query<{ f: string; p: number }>(
+      `SELECT id::text AS f, (extract(epoch FROM processed_at) * 1000)::float8 AS p
+         FROM data.files WHERE workspace_id = $1::uuid AND status = 'ready'`,
+      [workspaceId],
+    );
+    return rows;
+  }
+
+  /** Every chunk vector of these files (of the workspace, and ready), by file then ordinal. */
+  async vectors(workspaceId: string, fileIds: string[]): Promise<ChunkVectorRow[]> {
     const { rows } = await this.database.pool.query<ChunkVectorRow>(
       `SELECT c.file_id::text AS f, c.ordinal AS o, array_send(c.embedding) AS e
          FROM data.file_chunks c JOIN data.files f ON f.id = c.file_id AND f.status = 'ready'
-        WHERE c.workspace_id = $1::uuid`,
-      [workspaceId],
+        WHERE c.workspace_id = $1::uuid AND c.file_id = ANY($2::uuid[])
+        ORDER BY c.file_id, c.ordinal`,
+      [workspaceId, fileIds],
     );
     return rows;
   }

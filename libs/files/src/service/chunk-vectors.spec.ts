@@ -17,17 +17,25 @@ function arraySend(values: number[]): Uint8Array {
   return new Uint8Array(view.buffer);
 }
 
-/** The workspaces' chunks as the repository would read them, and how often it read them. */
-function repository(workspaces: Record<string, Array<[string, number, number[]]>>) {
-  const reads: string[] = [];
+/** The workspaces' chunks as the repository would read them (each file processed at `processed[file]`, 1 by default), and the files it read. */
+function repository(
+  workspaces: Record<string, Array<[string, number, number[]]>>,
+  processed: Record<string, number> = {},
+) {
+  const reads: string[][] = [];
+  const filesOf = (id: string) => [...new Set((workspaces[id] ?? []).map(([f]) => f))];
   const repo = {
-    version: async (id: string) => {
-      const rows = workspaces[id] ?? [];
-      return { key: JSON.stringify(rows), chunks: rows.length };
-    },
-    vectors: async (id: string): Promise<ChunkVectorRow[]> => {
-      reads.push(id);
-      return (workspaces[id] ?? []).map(([f, o, v]) => ({ f, o, e: arraySend(v) }));
+    version: async (id: string) => ({
+      key: JSON.stringify([workspaces[id] ?? [], filesOf(id).map((f) => processed[f] ?? 1)]),
+      chunks: (workspaces[id] ?? []).length,
+    }),
+    readyFiles: async (id: string) => filesOf(id).map((f) => ({ f, p: processed[f] ?? 1 })),
+    vectors: async (id: string, fileIds: string[]): Promise<ChunkVectorRow[]> => {
+      reads.push([...fileIds].sort());
+      return (workspaces[id] ?? [])
+        .filter(([f]) => fileIds.includes(f))
+        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]))
+        .map(([f, o, v]) => ({ f, o, e: arraySend(v) }));
     },
   };
   return { repo: repo as unknown as ChunkVectorsRepository, reads };
@@ -56,22 +64,39 @@ describe('ChunkVectors', () => {
     expect(hits![0]!.similarity).toBeCloseTo(1, 6);
     expect(hits![2]!.similarity).toBeCloseTo(1 / Math.sqrt(1.01), 6);
     expect(await vectors.nearest('w', [0, 0, 0], options)).toEqual([]);
-    expect(await vectors.nearest('w', [1, 0], options)).toEqual([]); // another dimension
   });
 
-  it('reads a workspace again only when its files changed', async () => {
-    const workspaces: Record<string, Array<[string, number, number[]]>> = { w: [['a', 0, [1, 0]]] };
-    const { repo, reads } = repository(workspaces);
+  it('reads only the files processed since, or drops those gone, when the files changed', async () => {
+    const workspaces: Record<string, Array<[string, number, number[]]>> = {
+      w: [
+        ['a', 0, [1, 0]],
+        ['b', 0, [0, 1]],
+      ],
+    };
+    const processed: Record<string, number> = {};
+    const { repo, reads } = repository(workspaces, processed);
     const vectors = new ChunkVectors(repo, { FILES_VECTOR_MEMORY_MB: 1 });
     await vectors.nearest('w', [1, 0], options);
     await vectors.nearest('w', [1, 0], options);
-    expect(reads).toEqual(['w']);
-    workspaces.w = [...workspaces.w!, ['b', 0, [0, 1]]];
-    expect((await vectors.nearest('w', [0, 1], options))!.map((h) => h.fileId)).toEqual(['b']);
-    expect(reads).toEqual(['w', 'w']);
+    expect(reads).toEqual([['a', 'b']]);
+    // c uploaded: only c is read.
+    workspaces.w = [...workspaces.w!, ['c', 0, [1, 1]]];
+    expect((await vectors.nearest('w', [1, 1], options))!.map((h) => h.fileId)).toEqual(['c', 'a', 'b']);
+    expect(reads).toEqual([['a', 'b'], ['c']]);
+    // a processed again (another text): only a is read; b deleted: dropped without a read.
+    workspaces.w = [
+      ['a', 0, [0, 1]],
+      ['c', 0, [1, 1]],
+    ];
+    processed.a = 2;
+    expect((await vectors.nearest('w', [0, 1], options))!.map((h) => [h.fileId, h.similarity > 0.99])).toEqual([
+      ['a', true],
+      ['c', false],
+    ]);
+    expect(reads).toEqual([['a', 'b'], ['c'], ['a']]);
   });
 
-  it('keeps the chunks of the dimension most have, leaving out another model’s', async () => {
+  it('compares the query with the chunks of its own dimension only (another model’s are left out)', async () => {
     const { repo } = repository({
       w: [
         ['a', 0, [1, 0]],
@@ -81,7 +106,7 @@ describe('ChunkVectors', () => {
     });
     const vectors = new ChunkVectors(repo, { FILES_VECTOR_MEMORY_MB: 1 });
     expect((await vectors.nearest('w', [1, 1], options))!.map((h) => h.fileId)).toEqual(['a', 'b']);
-    expect(await vectors.nearest('w', [1, 0, 0], options)).toEqual([]);
+    expect((await vectors.nearest('w', [1, 0, 0], options))!.map((h) => h.fileId)).toEqual(['old']);
   });
 
   it('holds workspaces within the budget, dropping the least recently searched, and none over it', async () => {
@@ -103,10 +128,10 @@ describe('ChunkVectors', () => {
     await vectors.nearest('y', query, options); // x dropped
     await vectors.nearest('y', query, options);
     await vectors.nearest('x', query, options); // read again
-    expect(reads).toEqual(['x', 'y', 'x']);
+    expect(reads.map((files) => files[0]![0])).toEqual(['x', 'y', 'x']);
     // Over the budget alone: not read at all, and no semantic candidates.
     expect(await vectors.nearest('big', query, options)).toBeUndefined();
-    expect(reads).toEqual(['x', 'y', 'x']);
+    expect(reads).toHaveLength(3);
     const none = new ChunkVectors(repo, { FILES_VECTOR_MEMORY_MB: 0 });
     expect(await none.nearest('x', query, options)).toBeUndefined();
   });

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '@kw/platform-config';
 import { decodeFloat4Array, unit } from '@kw/platform-ranking';
 import { APP_CONFIG } from '@kw/platform-runtime';
-import { ChunkVectorsRepository, type ChunkVectorRow } from '../persistence/chunk-vectors.repository.js';
+import { ChunkVectorsRepository } from '../persistence/chunk-vectors.repository.js';
 
 /** A file's chunk nearest to a query. */
 export interface ChunkMatch {
@@ -11,13 +11,19 @@ export interface ChunkMatch {
   similarity: number;
 }
 
-/** One workspace's chunk vectors: unit length, packed one after the other. */
-interface HeldWorkspace {
-  key: string;
+/** One file's chunk vectors (unit length, packed one after the other) as of its processing. */
+interface HeldFile {
+  processed: number;
   dimension: number;
-  fileIds: string[];
   ordinals: Int32Array;
   vectors: Float32Array;
+}
+
+interface HeldWorkspace {
+  key: string;
+  files: Map<string, HeldFile>;
+  chunks: number;
+  bytes: number;
 }
 
 /** The dimension assumed before a workspace's vectors were ever read (the built-in provider's). */
@@ -28,16 +34,20 @@ const THRESHOLD_TOLERANCE = 1e-6;
 /**
  * The chunk vectors of the workspaces this process searched, to rank files by meaning: exact
  * cosine over every chunk of the workspace's ready files (a file scores by its best chunk), in
- * memory, because cosine in SQL costs about 0.1 ms per chunk and query. A workspace is read
- * once and again only when its files changed (ChunkVectorsRepository.version, one small query
- * per search), so a file is findable by meaning as soon as it is ready. Held within
- * FILES_VECTOR_MEMORY_MB, the least recently searched workspace dropped first; one larger than
- * the budget is not held and answers undefined (ranked by its words only).
+ * memory, because cosine in SQL costs about 0.1 ms per chunk and query. Each search compares
+ * the workspace's files with what is held (ChunkVectorsRepository.version, one small query);
+ * when they changed, only the files processed since, or gone, are read or dropped, so a file is
+ * findable by meaning as soon as it is ready, and an upload does not make the next search read
+ * the whole workspace again. Held within FILES_VECTOR_MEMORY_MB, the least recently searched
+ * workspace dropped first; one larger than the budget is not held and answers undefined (ranked
+ * by its words only).
  */
 @Injectable()
 export class ChunkVectors {
   private readonly held = new Map<string, HeldWorkspace>(); // insertion order: least recently used first
-  private readonly loading = new Map<string, Promise<HeldWorkspace>>();
+  private readonly refreshing = new Map<string, Promise<HeldWorkspace>>();
+  /** Bytes per chunk last seen in each workspace (the model's dimension), to tell one over the budget before reading it. */
+  private readonly chunkBytes = new Map<string, number>();
   private heldBytes = 0;
   private readonly budgetBytes: number;
 
@@ -50,7 +60,8 @@ export class ChunkVectors {
 
   /**
    * Each file's chunk nearest to `query` with at least `minSimilarity`, best first (ties by file
-   * id), at most `limit`; undefined when the workspace's vectors are over the budget.
+   * id), at most `limit`; chunks of another dimension than the query's (another model) are not
+   * compared. Undefined when the workspace's vectors are over the budget.
    */
   async nearest(
     workspaceId: string,
@@ -60,19 +71,25 @@ export class ChunkVectors {
     const workspace = await this.workspace(workspaceId);
     if (!workspace) return undefined;
     const q = unit(Float32Array.from(query));
-    if (!q || q.length !== workspace.dimension) return [];
-    const best = new Map<string, ChunkMatch>();
-    const { dimension, vectors, fileIds, ordinals } = workspace;
-    for (let chunk = 0; chunk < fileIds.length; chunk++) {
-      let dot = 0;
-      const base = chunk * dimension;
-      for (let i = 0; i < dimension; i++) dot += vectors[base + i]! * q[i]!;
-      if (dot < minSimilarity - THRESHOLD_TOLERANCE) continue;
-      const fileId = fileIds[chunk]!;
-      const known = best.get(fileId);
-      if (!known || dot > known.similarity) best.set(fileId, { fileId, ordinal: ordinals[chunk]!, similarity: dot });
+    if (!q) return [];
+    const dimension = q.length;
+    const found: ChunkMatch[] = [];
+    for (const [fileId, file] of workspace.files) {
+      if (file.dimension !== dimension) continue;
+      let best = -Infinity;
+      let bestOrdinal = -1;
+      for (let chunk = 0; chunk < file.ordinals.length; chunk++) {
+        let dot = 0;
+        const base = chunk * dimension;
+        for (let i = 0; i < dimension; i++) dot += file.vectors[base + i]! * q[i]!;
+        if (dot > best) {
+          best = dot;
+          bestOrdinal = file.ordinals[chunk]!;
+        }
+      }
+      if (best >= minSimilarity - THRESHOLD_TOLERANCE) found.push({ fileId, ordinal: bestOrdinal, similarity: best });
     }
-    return [...best.values()]
+    return found
       .sort((a, b) => b.similarity - a.similarity || (a.fileId < b.fileId ? -1 : a.fileId > b.fileId ? 1 : 0))
       .slice(0, limit);
   }
@@ -85,60 +102,80 @@ export class ChunkVectors {
       this.held.set(workspaceId, current);
       return current;
     }
-    if (chunks * (current?.dimension ?? ASSUMED_DIMENSION) * 4 > this.budgetBytes) {
+    if (chunks * (this.chunkBytes.get(workspaceId) ?? ASSUMED_DIMENSION * 4) > this.budgetBytes) {
       this.forget(workspaceId);
       return undefined;
     }
-    // Searches of one workspace arriving together read it once.
-    const loadKey = `${workspaceId}:${key}`;
-    let load = this.loading.get(loadKey);
-    if (!load) {
-      load = this.repository
-        .vectors(workspaceId)
-        .then((rows) => pack(key, rows))
-        .finally(() => this.loading.delete(loadKey));
-      this.loading.set(loadKey, load);
+    // Searches of one workspace arriving together bring it up to date once.
+    const refreshKey = `${workspaceId}:${key}`;
+    let refresh = this.refreshing.get(refreshKey);
+    if (!refresh) {
+      refresh = this.refreshed(workspaceId, key, current).finally(() => this.refreshing.delete(refreshKey));
+      this.refreshing.set(refreshKey, refresh);
     }
-    const loaded = await load;
-    if (loaded.vectors.byteLength > this.budgetBytes) return undefined;
-    if (this.held.get(workspaceId) !== loaded) {
-      this.forget(workspaceId);
-      this.held.set(workspaceId, loaded);
-      this.heldBytes += loaded.vectors.byteLength;
-      for (const id of [...this.held.keys()]) {
-        if (this.heldBytes <= this.budgetBytes || id === workspaceId) break;
-        this.forget(id);
-      }
+    const updated = await refresh;
+    if (this.chunkBytes.size >= 10_000) this.chunkBytes.clear(); // a bound: it is only a first guess
+    if (updated.chunks > 0) this.chunkBytes.set(workspaceId, updated.bytes / updated.chunks);
+    this.forget(workspaceId);
+    if (updated.bytes > this.budgetBytes) return undefined;
+    this.held.set(workspaceId, updated);
+    this.heldBytes += updated.bytes;
+    for (const id of [...this.held.keys()]) {
+      if (this.heldBytes <= this.budgetBytes || id === workspaceId) break;
+      this.forget(id);
     }
-    return loaded;
+    return updated;
+  }
+
+  /** What is held of the workspace, brought up to its ready files: only the changed ones are read. */
+  private async refreshed(
+    workspaceId: string,
+    key: string,
+    current: HeldWorkspace | undefined,
+  ): Promise<HeldWorkspace> {
+    const ready = await this.repository.readyFiles(workspaceId);
+    const files = new Map<string, HeldFile>();
+    const stale: string[] = [];
+    for (const { f, p } of ready) {
+      const held = current?.files.get(f);
+      if (held && held.processed === p) files.set(f, held);
+      else stale.push(f);
+    }
+    const processedOf = new Map(ready.map((r) => [r.f, r.p]));
+    const rows = stale.length > 0 ? await this.repository.vectors(workspaceId, stale) : [];
+    for (let start = 0; start < rows.length;) {
+      let end = start;
+      while (end < rows.length && rows[end]!.f === rows[start]!.f) end++;
+      const fileId = rows[start]!.f;
+      const vectors = rows.slice(start, end).map((r) => ({ ordinal: r.o, vector: unit(decodeFloat4Array(r.e)) }));
+      files.set(fileId, pack(processedOf.get(fileId) ?? 0, vectors));
+      start = end;
+    }
+    let bytes = 0;
+    let chunks = 0;
+    for (const file of files.values()) {
+      bytes += file.vectors.byteLength;
+      chunks += file.ordinals.length;
+    }
+    return { key, files, chunks, bytes };
   }
 
   private forget(workspaceId: string): void {
     const held = this.held.get(workspaceId);
     if (!held) return;
     this.held.delete(workspaceId);
-    this.heldBytes -= held.vectors.byteLength;
+    this.heldBytes -= held.bytes;
   }
 }
 
 /**
- * The rows as one packed array of unit vectors. Chunks embedded with another dimension (a model
- * changed and the file not processed again) are left out: they cannot be compared with the
- * query. The dimension kept is that of most chunks.
+ * A file's chunks as one packed array of unit vectors. A chunk of another dimension than the
+ * file's first (never within one processing run) or without a vector is left out.
  */
-function pack(key: string, rows: ChunkVectorRow[]): HeldWorkspace {
-  const decoded = rows.map((r) => ({ fileId: r.f, ordinal: r.o, vector: unit(decodeFloat4Array(r.e)) }));
-  const counts = new Map<number, number>();
-  for (const { vector } of decoded) if (vector) counts.set(vector.length, (counts.get(vector.length) ?? 0) + 1);
-  const dimension = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]?.[0] ?? 0;
-  const kept = decoded.filter((d) => d.vector?.length === dimension);
+function pack(processed: number, chunks: Array<{ ordinal: number; vector: Float32Array | undefined }>): HeldFile {
+  const dimension = chunks.find((c) => c.vector)?.vector!.length ?? 0;
+  const kept = chunks.filter((c) => c.vector?.length === dimension);
   const vectors = new Float32Array(kept.length * dimension);
-  kept.forEach((d, i) => vectors.set(d.vector!, i * dimension));
-  return {
-    key,
-    dimension,
-    fileIds: kept.map((d) => d.fileId),
-    ordinals: Int32Array.from(kept, (d) => d.ordinal),
-    vectors,
-  };
+  kept.forEach((c, i) => vectors.set(c.vector!, i * dimension));
+  return { processed, dimension, ordinals: Int32Array.from(kept, (c) => c.ordinal), vectors };
 }

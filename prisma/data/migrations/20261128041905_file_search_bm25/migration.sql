@@ -41,7 +41,7 @@ AS $$
     FROM unnest(to_tsvector('english', body)) AS u
 $$;
 
--- Written in the transaction that inserts the chunk; removed with it (the foreign key cascades).
+-- Written in the transaction that inserts the chunk, and removed with it (the foreign key cascades).
 -- Chunks are never updated: processing a file again deletes its chunks and inserts new ones.
 -- The body is an E-string with \073 for each semicolon: the Prisma CLI splits a migration at every
 -- semicolon, even inside a function body.

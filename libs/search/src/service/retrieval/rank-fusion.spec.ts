@@ -125,13 +125,19 @@ describe('fuseByWeightedScore with a list scaled over its range', () => {
         (keywordIds, semanticIds, keywordScores, semanticScores, stretch, floor) => {
           const keyword = keywordIds.map((id, i): [string, number] => [id, keywordScores[i]! * 10]);
           const semantic = semanticIds.map((id, i): [string, number] => [id, semanticScores[i]!]);
-          // Scores rounded before ordering: the change may move a score by a rounding error.
-          const order = (hits: Array<[string, number]>) =>
-            fuseByWeightedScore([list('keyword', 0.5, keyword), list('semantic', 0.5, hits, 'range')])
-              .map((h) => ({ id: h.fragmentId, score: Math.round(h.score * 1e9) }))
-              .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-          const moved = semantic.map(([id, s]): [string, number] => [id, floor + stretch * s]);
-          expect(order(moved)).toEqual(order(semantic));
+          // Every fused score is the same up to a rounding error, so the order is the same (ties
+          // by id). Comparing rounded scores would fail when a score sits on a rounding boundary.
+          const scores = (hits: Array<[string, number]>) =>
+            new Map(
+              fuseByWeightedScore([list('keyword', 0.5, keyword), list('semantic', 0.5, hits, 'range')]).map((h) => [
+                h.fragmentId,
+                h.score,
+              ]),
+            );
+          const moved = scores(semantic.map(([id, s]): [string, number] => [id, floor + stretch * s]));
+          const original = scores(semantic);
+          expect([...moved.keys()].sort()).toEqual([...original.keys()].sort());
+          for (const [id, score] of original) expect(Math.abs(moved.get(id)! - score)).toBeLessThan(1e-9);
         },
       ),
       { numRuns: 500 },
