@@ -12,6 +12,7 @@ import { FilesRepository } from '../persistence/files.repository.js';
 import { ProcessingRepository } from '../persistence/processing.repository.js';
 import { AttachmentsHandlers } from './attachments.handlers.js';
 import { ChunkVectors } from './chunk-vectors.js';
+import { FileRanking } from './file-ranking.js';
 import { FileRecords } from './file-records.js';
 import { FileSearchHandlers } from './file-search.handlers.js';
 import { FileTransfersHandlers } from './file-transfers.handlers.js';
@@ -33,6 +34,7 @@ import { WorkspacePurgeHandlers } from './workspace-purge.handlers.js';
     ProcessingRepository,
     ChunkVectorsRepository,
     ChunkVectors,
+    FileRanking,
     FileRecords,
     FragmentLookup,
     ProcessingJobs,
