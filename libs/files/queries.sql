@@ -17,11 +17,7 @@ WHERE c.workspace_id = $1::uuid AND c.file_id = ANY($2::uuid[])
 ORDER BY c.file_id, c.ordinal;
 
 -- src/persistence/files.repository.ts: FilesRepository.keywordCandidates
-WITH corpus AS (
-  SELECT greatest(count(*), 1)::float8 AS chunks, greatest(avg(search_length), 1)::float8 AS average_length
-    FROM data.file_chunks WHERE workspace_id = ${workspaceId}::uuid
-),
-postings AS (
+WITH postings AS (
   SELECT t.file_id, t.ordinal, t.lexeme, t.tf::float8 AS tf, t.length
     FROM data.file_chunk_terms t
    WHERE t.workspace_id = ${workspaceId}::uuid
@@ -32,10 +28,10 @@ frequencies AS (
 ),
 chunk_scores AS (
   SELECT p.file_id, p.ordinal,
-         sum(ln(1 + (greatest(c.chunks, fr.df) - fr.df + 0.5) / (fr.df + 0.5))
+         sum(ln(1 + (greatest(${corpus.documents}::float8, fr.df) - fr.df + 0.5) / (fr.df + 0.5))
              * p.tf * (${CHUNK_BM25_K1}::float8 + 1)
-             / (p.tf + ${CHUNK_BM25_K1}::float8 * (1 - ${CHUNK_BM25_B}::float8 + ${CHUNK_BM25_B}::float8 * p.length / c.average_length))) AS score
-    FROM postings p JOIN frequencies fr USING (lexeme), corpus c
+             / (p.tf + ${CHUNK_BM25_K1}::float8 * (1 - ${CHUNK_BM25_B}::float8 + ${CHUNK_BM25_B}::float8 * p.length / ${corpus.averageLength}::float8))) AS score
+    FROM postings p JOIN frequencies fr USING (lexeme)
    GROUP BY p.file_id, p.ordinal
 ),
 best AS (
@@ -44,6 +40,10 @@ best AS (
 )
 SELECT file_id::text AS "fileId", ordinal, score::float8 AS score
   FROM best ORDER BY score DESC, file_id LIMIT ${depth};
+
+-- src/persistence/files.repository.ts: FilesRepository.corpusStatistics
+SELECT count(*)::float8 AS documents, coalesce(avg(search_length), 0)::float8 AS average_length
+  FROM data.file_chunks WHERE workspace_id = ${workspaceId}::uuid;
 
 -- src/persistence/files.repository.ts: FilesRepository.nameMatches.rows
 SELECT id::text AS id FROM data.files

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { announcingOutbox, appendOutbox } from '@kw/platform-outbox';
+import type { CorpusStatistics } from '@kw/platform-ranking';
 import { CHUNK_BM25_B, CHUNK_BM25_K1 } from '../domain/chunk-ranking.js';
 import { FILES_DB, type FilesDb } from './files-database.js';
 import type { FileRow, FileWithAttachments } from './rows.js';
@@ -194,15 +195,17 @@ export class FilesRepository {
    * Files whose extracted text holds any of the query's words (`english` stemming, stop words
    * dropped), best first by the Okapi BM25 score of their best chunk, over the inverted index
    * data.file_chunk_terms: only the rows of the query's words are read, and their count per word
-   * is its document frequency among the workspace's chunks. Ties by file id.
+   * is its document frequency among the workspace's chunks (`corpus`: their count and average
+   * length, corpusStatistics). Ties by file id.
    */
-  keywordCandidates(workspaceId: string, query: string, depth: number): Promise<ChunkScoreRow[]> {
+  keywordCandidates(
+    workspaceId: string,
+    query: string,
+    corpus: CorpusStatistics,
+    depth: number,
+  ): Promise<ChunkScoreRow[]> {
     return this.db.$queryRaw<ChunkScoreRow[]>`
-      WITH corpus AS (
-        SELECT greatest(count(*), 1)::float8 AS chunks, greatest(avg(search_length), 1)::float8 AS average_length
-          FROM data.file_chunks WHERE workspace_id = ${workspaceId}::uuid
-      ),
-      postings AS (
+      WITH postings AS (
         SELECT t.file_id, t.ordinal, t.lexeme, t.tf::float8 AS tf, t.length
           FROM data.file_chunk_terms t
          WHERE t.workspace_id = ${workspaceId}::uuid
@@ -213,10 +216,10 @@ export class FilesRepository {
       ),
       chunk_scores AS (
         SELECT p.file_id, p.ordinal,
-               sum(ln(1 + (greatest(c.chunks, fr.df) - fr.df + 0.5) / (fr.df + 0.5))
+               sum(ln(1 + (greatest(${corpus.documents}::float8, fr.df) - fr.df + 0.5) / (fr.df + 0.5))
                    * p.tf * (${CHUNK_BM25_K1}::float8 + 1)
-                   / (p.tf + ${CHUNK_BM25_K1}::float8 * (1 - ${CHUNK_BM25_B}::float8 + ${CHUNK_BM25_B}::float8 * p.length / c.average_length))) AS score
-          FROM postings p JOIN frequencies fr USING (lexeme), corpus c
+                   / (p.tf + ${CHUNK_BM25_K1}::float8 * (1 - ${CHUNK_BM25_B}::float8 + ${CHUNK_BM25_B}::float8 * p.length / ${corpus.averageLength}::float8))) AS score
+          FROM postings p JOIN frequencies fr USING (lexeme)
          GROUP BY p.file_id, p.ordinal
       ),
       best AS (
@@ -225,6 +228,14 @@ export class FilesRepository {
       )
       SELECT file_id::text AS "fileId", ordinal, score::float8 AS score
         FROM best ORDER BY score DESC, file_id LIMIT ${depth}`;
+  }
+
+  /** How many chunks the workspace's files have and their average BM25 length (a scan of its chunks). */
+  async corpusStatistics(workspaceId: string): Promise<CorpusStatistics> {
+    const [row] = await this.db.$queryRaw<{ documents: number; average_length: number }[]>`
+      SELECT count(*)::float8 AS documents, coalesce(avg(search_length), 0)::float8 AS average_length
+        FROM data.file_chunks WHERE workspace_id = ${workspaceId}::uuid`;
+    return { documents: Number(row?.documents ?? 0), averageLength: Math.max(Number(row?.average_length ?? 0), 1) };
   }
 
   /** Files whose name contains the query (`pattern`, an escaped ILIKE pattern), by id; uploads still running never. */

@@ -3,7 +3,7 @@ import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
 import type { AppConfig } from '@kw/platform-config';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import type { Logger } from '@kw/platform-observability';
-import { fuseByWeightedScore, semanticWeight, type ScoredId } from '@kw/platform-ranking';
+import { CachedCorpusStatistics, fuseByWeightedScore, semanticWeight, type ScoredId } from '@kw/platform-ranking';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { FILE_MIN_SIMILARITY, FILE_NAME_MATCHES_MAX, FILE_RETRIEVAL_DEPTH, type SearchMode } from '../files-limits.js';
 import { FilesRepository } from '../persistence/files.repository.js';
@@ -29,6 +29,8 @@ export class FileRanking {
   private readonly modelTimeoutMs: number;
   /** When the last "query not embedded" warning was logged: one a minute tells an outage. */
   private warnedAt = 0;
+  /** The workspace's chunk count and average length, for BM25 (reused for a while in large workspaces). */
+  private readonly corpus: CachedCorpusStatistics;
 
   constructor(
     private readonly files: FilesRepository,
@@ -39,6 +41,7 @@ export class FileRanking {
   ) {
     this.semanticWeight = semanticWeight(config.SEARCH_SEMANTIC_WEIGHT, ai.name);
     this.modelTimeoutMs = config.SEARCH_MODEL_TIMEOUT_MS;
+    this.corpus = new CachedCorpusStatistics(([workspaceId]) => files.corpusStatistics(workspaceId!));
   }
 
   /** Every candidate, best first: name matches, then the text's rankings in the mode's way. */
@@ -51,7 +54,7 @@ export class FileRanking {
   ): Promise<RankedFile[]> {
     const [names, keyword, semantic] = await Promise.all([
       this.files.nameMatches(workspaceId, pattern, FILE_NAME_MATCHES_MAX),
-      mode !== 'semantic' && words ? this.files.keywordCandidates(workspaceId, words, FILE_RETRIEVAL_DEPTH) : [],
+      mode !== 'semantic' && words ? this.keywordCandidates(workspaceId, words) : [],
       mode !== 'keyword' ? this.semanticCandidates(workspaceId, query, mode) : [],
     ]);
     const chunkOf = new Map<string, number>();
@@ -84,6 +87,12 @@ export class FileRanking {
       .filter((hit) => !named.has(hit.id))
       .map((hit) => ({ fileId: hit.id, score: hit.score, matched: hit.matchedBy, chunk: chunkOf.get(hit.id) }));
     return [...first, ...rest];
+  }
+
+  private async keywordCandidates(workspaceId: string, words: string) {
+    const corpus = await this.corpus.of([workspaceId]);
+    if (corpus.documents === 0) return [];
+    return this.files.keywordCandidates(workspaceId, words, corpus, FILE_RETRIEVAL_DEPTH);
   }
 
   /**

@@ -12,13 +12,8 @@ export const BM25_B = 0.4;
  * 20261125110000_search_bm25.
  */
 
-/** What BM25 needs of the searched fragments as a whole. */
-export interface CorpusStatistics {
-  /** Live fragments in the searched workspaces. */
-  documents: number;
-  /** Their average length in BM25 tokens (at least 1). */
-  averageLength: number;
-}
+/** What BM25 needs of the searched fragments as a whole (shared with files search). */
+export type { CorpusStatistics } from '@kw/platform-ranking';
 
 /**
  * A sentence beyond this many distinct words ranks by its first ones: a pasted paragraph
