@@ -137,11 +137,6 @@ describe('hybrid search with a dense embedding model (embedded platform, OpenAI 
   });
 
   it('ranks files by the model too, and by their words when the model does not answer in time', async () => {
-    const uploaded = await p.upload(owner.auth, { workspaceId }, [
-      { name: 'heap.txt', bytes: Buffer.from('Turn the compost heap weekly; it needs air.'), mime: 'text/plain' },
-    ]);
-    expect(uploaded.status, uploaded.text).toBe(201);
-    expect(await p.settled(owner.auth, uploaded.body.file.id)).toMatchObject({ status: 'ready' });
     const files = (q: string, mode: string) =>
       p.api.call(owner.auth, 'GET', `/api/files/search?${new URLSearchParams({ workspaceId, q, mode })}`);
     const queries = () =>
@@ -149,6 +144,16 @@ describe('hybrid search with a dense embedding model (embedded platform, OpenAI 
         .filter((r) => r.path === '/v1/embeddings')
         .flatMap((r) => r.body.input as string[])
         .filter((text) => text === 'search_query: turning a heap');
+    // No file yet: nothing to compare, and no model call spent on the query.
+    const none = await files('turning a heap', 'semantic');
+    expect(none.status, none.text).toBe(200);
+    expect(none.body.items).toEqual([]);
+    expect(queries()).toHaveLength(0);
+    const uploaded = await p.upload(owner.auth, { workspaceId }, [
+      { name: 'heap.txt', bytes: Buffer.from('Turn the compost heap weekly; it needs air.'), mime: 'text/plain' },
+    ]);
+    expect(uploaded.status, uploaded.text).toBe(201);
+    expect(await p.settled(owner.auth, uploaded.body.file.id)).toMatchObject({ status: 'ready' });
     const semantic = await files('turning a heap', 'semantic');
     expect(semantic.status, semantic.text).toBe(200);
     expect(semantic.body.items.map((h: any) => [h.file.name, h.matched])).toEqual([['heap.txt', ['semantic']]]);

@@ -55,7 +55,7 @@ describe('ChunkVectors', () => {
       ],
     });
     const vectors = new ChunkVectors(repo, { FILES_VECTOR_MEMORY_MB: 1 });
-    const hits = await vectors.nearest('w', [2, 0, 0], options);
+    const hits = await vectors.nearest('w', async () => [2, 0, 0], options);
     expect(hits!.map((h) => [h.fileId, h.ordinal])).toEqual([
       ['b', 0],
       ['d', 0],
@@ -63,7 +63,7 @@ describe('ChunkVectors', () => {
     ]);
     expect(hits![0]!.similarity).toBeCloseTo(1, 6);
     expect(hits![2]!.similarity).toBeCloseTo(1 / Math.sqrt(1.01), 6);
-    expect(await vectors.nearest('w', [0, 0, 0], options)).toEqual([]);
+    expect(await vectors.nearest('w', async () => [0, 0, 0], options)).toEqual([]);
   });
 
   it('reads only the files processed since, or drops those gone, when the files changed', async () => {
@@ -76,12 +76,12 @@ describe('ChunkVectors', () => {
     const processed: Record<string, number> = {};
     const { repo, reads } = repository(workspaces, processed);
     const vectors = new ChunkVectors(repo, { FILES_VECTOR_MEMORY_MB: 1 });
-    await vectors.nearest('w', [1, 0], options);
-    await vectors.nearest('w', [1, 0], options);
+    await vectors.nearest('w', async () => [1, 0], options);
+    await vectors.nearest('w', async () => [1, 0], options);
     expect(reads).toEqual([['a', 'b']]);
     // c uploaded: only c is read.
     workspaces.w = [...workspaces.w!, ['c', 0, [1, 1]]];
-    expect((await vectors.nearest('w', [1, 1], options))!.map((h) => h.fileId)).toEqual(['c', 'a', 'b']);
+    expect((await vectors.nearest('w', async () => [1, 1], options))!.map((h) => h.fileId)).toEqual(['c', 'a', 'b']);
     expect(reads).toEqual([['a', 'b'], ['c']]);
     // a processed again (another text): only a is read; b deleted: dropped without a read.
     workspaces.w = [
@@ -89,11 +89,29 @@ describe('ChunkVectors', () => {
       ['c', 0, [1, 1]],
     ];
     processed.a = 2;
-    expect((await vectors.nearest('w', [0, 1], options))!.map((h) => [h.fileId, h.similarity > 0.99])).toEqual([
+    expect(
+      (await vectors.nearest('w', async () => [0, 1], options))!.map((h) => [h.fileId, h.similarity > 0.99]),
+    ).toEqual([
       ['a', true],
       ['c', false],
     ]);
     expect(reads).toEqual([['a', 'b'], ['c'], ['a']]);
+  });
+
+  it('does not ask for the query vector in a workspace without chunks', async () => {
+    const { repo } = repository({ empty: [] });
+    const vectors = new ChunkVectors(repo, { FILES_VECTOR_MEMORY_MB: 1 });
+    let asked = 0;
+    const hits = await vectors.nearest(
+      'empty',
+      async () => {
+        asked++;
+        return [1, 0];
+      },
+      options,
+    );
+    expect(hits).toEqual([]);
+    expect(asked).toBe(0);
   });
 
   it('compares the query with the chunks of its own dimension only (another model’s are left out)', async () => {
@@ -105,8 +123,8 @@ describe('ChunkVectors', () => {
       ],
     });
     const vectors = new ChunkVectors(repo, { FILES_VECTOR_MEMORY_MB: 1 });
-    expect((await vectors.nearest('w', [1, 1], options))!.map((h) => h.fileId)).toEqual(['a', 'b']);
-    expect((await vectors.nearest('w', [1, 0, 0], options))!.map((h) => h.fileId)).toEqual(['old']);
+    expect((await vectors.nearest('w', async () => [1, 1], options))!.map((h) => h.fileId)).toEqual(['a', 'b']);
+    expect((await vectors.nearest('w', async () => [1, 0, 0], options))!.map((h) => h.fileId)).toEqual(['old']);
   });
 
   it('holds workspaces within the budget, dropping the least recently searched, and none over it', async () => {
@@ -124,15 +142,15 @@ describe('ChunkVectors', () => {
     });
     const vectors = new ChunkVectors(repo, { FILES_VECTOR_MEMORY_MB: 1 });
     const query = chunk('q')[2];
-    await vectors.nearest('x', query, options);
-    await vectors.nearest('y', query, options); // x dropped
-    await vectors.nearest('y', query, options);
-    await vectors.nearest('x', query, options); // read again
+    await vectors.nearest('x', async () => query, options);
+    await vectors.nearest('y', async () => query, options); // x dropped
+    await vectors.nearest('y', async () => query, options);
+    await vectors.nearest('x', async () => query, options); // read again
     expect(reads.map((files) => files[0]![0])).toEqual(['x', 'y', 'x']);
     // Over the budget alone: not read at all, and no semantic candidates.
-    expect(await vectors.nearest('big', query, options)).toBeUndefined();
+    expect(await vectors.nearest('big', async () => query, options)).toBeUndefined();
     expect(reads).toHaveLength(3);
     const none = new ChunkVectors(repo, { FILES_VECTOR_MEMORY_MB: 0 });
-    expect(await none.nearest('x', query, options)).toBeUndefined();
+    expect(await none.nearest('x', async () => query, options)).toBeUndefined();
   });
 });

@@ -59,18 +59,22 @@ export class ChunkVectors {
   }
 
   /**
-   * Each file's chunk nearest to `query` with at least `minSimilarity`, best first (ties by file
-   * id), at most `limit`; chunks of another dimension than the query's (another model) are not
-   * compared. Undefined when the workspace's vectors are over the budget.
+   * Each file's chunk nearest to the query's vector with at least `minSimilarity`, best first
+   * (ties by file id), at most `limit`; chunks of another dimension than the query's (another
+   * model) are not compared. `embedQuery` is called only when the workspace has chunks to compare
+   * (a hosted model's call is not spent on a workspace without files). Undefined when the
+   * workspace's vectors are over the budget.
    */
   async nearest(
     workspaceId: string,
-    query: number[],
+    embedQuery: () => Promise<number[] | undefined>,
     { limit, minSimilarity }: { limit: number; minSimilarity: number },
   ): Promise<ChunkMatch[] | undefined> {
     const workspace = await this.workspace(workspaceId);
     if (!workspace) return undefined;
-    const q = unit(Float32Array.from(query));
+    if (workspace.chunks === 0) return [];
+    const query = await embedQuery();
+    const q = query && unit(Float32Array.from(query));
     if (!q) return [];
     const dimension = q.length;
     const found: ChunkMatch[] = [];

@@ -102,10 +102,21 @@ export class FileRanking {
    * vectors are over FILES_VECTOR_MEMORY_MB: no semantic candidates.
    */
   private async semanticCandidates(workspaceId: string, query: string, mode: SearchMode) {
-    let vector: number[] | undefined;
-    try {
-      [vector] = await this.ai.embed([query], 'query', { timeoutMs: this.modelTimeoutMs });
-    } catch (err) {
+    let failure: Error | undefined;
+    const embedQuery = async () => {
+      try {
+        const [vector] = await this.ai.embed([query], 'query', { timeoutMs: this.modelTimeoutMs });
+        return vector && !vector.every((x) => x === 0) ? vector : undefined;
+      } catch (err) {
+        failure = err as Error;
+        return undefined;
+      }
+    };
+    const found = await this.vectors.nearest(workspaceId, embedQuery, {
+      limit: FILE_RETRIEVAL_DEPTH,
+      minSimilarity: FILE_MIN_SIMILARITY,
+    });
+    if (failure) {
       if (mode === 'semantic')
         throw new AppError({
           status: 502,
@@ -113,16 +124,11 @@ export class FileRanking {
           message: 'The embedding model could not embed the query; keyword search still answers',
         });
       if (Date.now() - this.warnedAt >= 60_000) {
-        this.logger.warn({ err: (err as Error).message }, 'files search: query not embedded, words only');
+        this.logger.warn({ err: failure.message }, 'files search: query not embedded, words only');
         this.warnedAt = Date.now();
       }
       return [];
     }
-    if (!vector || vector.every((x) => x === 0)) return [];
-    const found = await this.vectors.nearest(workspaceId, vector, {
-      limit: FILE_RETRIEVAL_DEPTH,
-      minSimilarity: FILE_MIN_SIMILARITY,
-    });
     return (found ?? []).map((m) => ({ fileId: m.fileId, ordinal: m.ordinal, score: m.similarity }));
   }
 }
