@@ -96,6 +96,23 @@ describe('ChunkVectors', () => {
       ['c', false],
     ]);
     expect(reads).toEqual([['a', 'b'], ['c'], ['a']]);
+    // An image (ready, no chunks) is asked for once, then held empty: a later refresh (another
+    // file changed) does not ask for it again.
+    let key = 'with an image';
+    const withImage = repository({ w: workspaces.w! }, processed);
+    const imageVectors = new ChunkVectors(
+      {
+        version: async () => ({ key, chunks: 2 }),
+        readyFiles: async () => [...(await withImage.repo.readyFiles('w')), { f: 'image', p: 1 }],
+        vectors: withImage.repo.vectors,
+      } as unknown as ChunkVectorsRepository,
+      { FILES_VECTOR_MEMORY_MB: 1 },
+    );
+    await imageVectors.nearest('w', async () => [0, 1], options);
+    processed.c = 2;
+    key = 'c processed again';
+    await imageVectors.nearest('w', async () => [0, 1], options);
+    expect(withImage.reads).toEqual([['a', 'c', 'image'], ['c']]);
   });
 
   it('does not ask for the query vector in a workspace without chunks', async () => {

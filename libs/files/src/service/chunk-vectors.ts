@@ -155,6 +155,8 @@ export class ChunkVectors {
       files.set(fileId, pack(processedOf.get(fileId) ?? 0, vectors));
       start = end;
     }
+    // A ready file without text (an image) is held empty: it is not asked for again.
+    for (const fileId of stale) if (!files.has(fileId)) files.set(fileId, pack(processedOf.get(fileId) ?? 0, []));
     let bytes = 0;
     let chunks = 0;
     for (const file of files.values()) {
