@@ -119,7 +119,9 @@ describe('embedded mode', () => {
     const appliedAtFirst = first.logs.filter((l) => l.msg === 'migration applied');
     expect(appliedAtFirst.length).toBeGreaterThan(0);
 
-    expect(await first.stop()).toBe(0);
+    const code = await first.stop();
+    // The reason, if it did not exit cleanly: its last words.
+    expect(code, `${first.stderr.join('')}\n${JSON.stringify(first.logs.slice(-15))}`).toBe(0);
     platform = await startEmbedded(dataDir);
     expect(platform.logs.filter((l) => l.msg === 'migration applied')).toEqual([]);
     expect(platform.logs.find((l) => l.msg === 'installation')?.installationId).toBe(installation);

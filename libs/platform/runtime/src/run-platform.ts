@@ -53,8 +53,11 @@ export interface RunningPlatform {
   /** Base URL the HTTP server listens on (API for the gateway, probes/metrics otherwise). */
   url: string;
   components: string[];
-  /** Stops taking traffic, drains HTTP requests and messages, closes the database. */
-  close(): Promise<void>;
+  /**
+   * Stops taking traffic, drains HTTP requests and messages, closes the database. `drained` is
+   * called between the two: what is left is the database's own stop, bounded by itself.
+   */
+  close(drained?: () => void): Promise<void>;
 }
 
 const DEFAULT_METRICS_PORT = 9464;
@@ -249,7 +252,7 @@ function createRunning(parts: {
     transport: parts.transport,
     url: parts.url,
     components: parts.names,
-    close() {
+    close(drained) {
       closing ??= (async () => {
         parts.app.get(Lifecycle).markDraining();
         // Close HTTP first: in-flight requests may still call other components. A keep-alive
@@ -263,6 +266,7 @@ function createRunning(parts: {
           clearInterval(sweeper);
         }
         await parts.app.close();
+        drained?.();
         await parts.database?.close();
         // The last spans (the drain's requests) leave before the process does.
         await parts.tracing.flush();
@@ -282,13 +286,19 @@ function handleSignals(running: RunningPlatform, config: AppConfig, logger: Logg
       process.exit(1);
     }, config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
-    running.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    // The grace period bounds the drain (requests, messages, components). The embedded
+    // database's stop after it is bounded by its own (a fast shutdown, whose checkpoint on a busy
+    // disk can take seconds, then an immediate one): exiting in its middle would only leave it
+    // stopping without us, and report a clean stop as a failed one.
+    running
+      .close(() => clearTimeout(force))
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
