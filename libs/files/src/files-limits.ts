@@ -17,5 +17,8 @@ export const FILE_MIN_SIMILARITY = 0.1;
 export const FILE_SEARCH_WORDS_MAX = 32;
 export const FILE_SEARCH_PAGE_MAX = 100;
 export const FILE_SEARCH_PAGE_DEFAULT = 20;
+/** Chunks of a file's text one read answers: 10 unless asked (about 10,000 characters), at most the contract's 50. */
+export const FILE_CHUNKS_PAGE_DEFAULT = 10;
+export { FILE_CHUNKS_PAGE_MAX } from '@kw/contracts';
 /** The byte proxy (GET /api/workspace-files/{fileId}/bytes) answers 413 above this (spec, Limits). */
 export const BYTE_PROXY_MAX_BYTES = 50 * 1024 * 1024;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders, createToken } from '../../support/accounts.js';
 import type { Person } from '../fragments/fragments-fixture.js';
+import { call, connectMcp } from '../mcp/mcp-fixture.js';
 import { SAMPLES, fixture, sha256, startFilesPlatform } from './files-fixture.js';
 
 const CAP = 4 * 1024 * 1024;
@@ -225,6 +226,125 @@ describe('files', () => {
     expect(empty).toMatchObject({ items: [], totalCount: 0 });
   });
 
+  it("reads a file's text by chunks, from the chunk a search hit names, over REST and MCP", async () => {
+    const { id: reading } = await p.workspace(owner);
+    // Twelve paragraphs of about 330 characters: several chunks of about 1,000. Only the tenth
+    // holds the rare word.
+    const paragraphs = Array.from(
+      { length: 12 },
+      (_, i) =>
+        `Section ${i + 1}. ` +
+        'The harbour ledger lists cargo, tides and crews for the season. '.repeat(5) +
+        (i === 9 ? 'The quillfeather shipment arrived late.' : 'Nothing else happened.'),
+    );
+    const res = await p.upload(owner.auth, { workspaceId: reading }, [
+      { name: 'ledger.txt', bytes: Buffer.from(paragraphs.join('\n\n')), mime: 'text/plain' },
+      { name: 'pixel.png', bytes: fixture('sample.png') },
+    ]);
+    expect(res.status, res.text).toBe(201);
+    const [ledger, image] = res.body.files.map((f: any) => f.id);
+    const { chunkCount } = await p.settled(owner.auth, ledger);
+    await p.settled(owner.auth, image);
+    expect(chunkCount).toBeGreaterThanOrEqual(3);
+
+    const found = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/files/search?workspaceId=${reading}&q=quillfeather`,
+      undefined,
+      200,
+    );
+    const hit = found.items[0];
+    expect(hit.file.id).toBe(ledger);
+    expect(hit.chunk).toBeGreaterThan(0);
+    const one = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/files/${ledger}/chunks?offset=${hit.chunk}&limit=1`,
+      undefined,
+      200,
+    );
+    expect(one).toMatchObject({ success: true, count: 1, totalCount: chunkCount, offset: hit.chunk, limit: 1 });
+    expect(one.file).toMatchObject({ id: ledger, status: 'ready', chunkCount });
+    expect(one.items[0].ordinal).toBe(hit.chunk);
+    expect(one.items[0].text).toContain('quillfeather');
+    // A name match alone names no chunk.
+    const named = await p.api.ok(owner.auth, 'GET', `/api/files/search?workspaceId=${reading}&q=pixel`, undefined, 200);
+    expect(named.items[0]).toMatchObject({ matched: ['name'] });
+    expect(named.items[0]).not.toHaveProperty('chunk');
+    // The workspace search's file hit names the same chunk.
+    const beside = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/search?workspaceId=${reading}&q=quillfeather`,
+      undefined,
+      200,
+    );
+    expect(beside.files[0]).toMatchObject({ fileId: ledger, chunk: hit.chunk });
+
+    // Every chunk in order, the whole text in them; pages of two.
+    const all = await p.api.ok(owner.auth, 'GET', `/api/files/${ledger}/chunks?limit=50`, undefined, 200);
+    expect(all.items.map((c: any) => c.ordinal)).toEqual([...Array(chunkCount).keys()]);
+    for (let i = 1; i <= 12; i++) expect(all.items.some((c: any) => c.text.includes(`Section ${i}.`))).toBe(true);
+    const page = await p.api.ok(owner.auth, 'GET', `/api/files/${ledger}/chunks?offset=1&limit=2`, undefined, 200);
+    expect(page.items.map((c: any) => c.ordinal)).toEqual([1, 2]);
+    const past = await p.api.ok(owner.auth, 'GET', `/api/files/${ledger}/chunks?offset=${chunkCount}`, undefined, 200);
+    expect(past).toMatchObject({ items: [], count: 0, totalCount: chunkCount });
+    // An image is ready with no text.
+    const none = await p.api.ok(owner.auth, 'GET', `/api/files/${image}/chunks`, undefined, 200);
+    expect(none).toMatchObject({ items: [], totalCount: 0, file: { kind: 'image', status: 'ready' } });
+    for (const bad of ['limit=51', 'limit=0', 'offset=-1', 'limit=two']) {
+      const refused = await p.api.call(owner.auth, 'GET', `/api/files/${ledger}/chunks?${bad}`);
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body, bad).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        fields: [{ field: bad.split('=')[0] }],
+      });
+    }
+
+    // An MCP client finds the file and reads the passage, then the next chunks.
+    const mcp = await connectMcp(p.base, owner.auth);
+    try {
+      const search = await call(mcp, 'search_workspace_files', {
+        workspaceId: reading,
+        query: 'quillfeather shipment',
+      });
+      expect(search.isError, search.text).toBe(false);
+      expect(search.data.hits[0]).toMatchObject({
+        fileId: ledger,
+        name: 'ledger.txt',
+        status: 'ready',
+        chunk: hit.chunk,
+      });
+      expect(search.data.hits[0].snippet).toContain('**quillfeather**');
+      const read = await call(mcp, 'read_workspace_file', { fileId: ledger, fromChunk: hit.chunk, maxChunks: 1 });
+      expect(read.isError, read.text).toBe(false);
+      expect(read.data.file).toMatchObject({ fileId: ledger, chunkCount });
+      expect(read.data.chunks[0].text).toContain('quillfeather');
+      expect(read.data.nextChunk).toBe(hit.chunk + 1 < chunkCount ? hit.chunk + 1 : null);
+      const last = await call(mcp, 'read_workspace_file', { fileId: ledger, fromChunk: chunkCount - 1 });
+      expect(last.data.chunks.map((c: any) => c.ordinal)).toEqual([chunkCount - 1]);
+      expect(last.data.nextChunk).toBeNull();
+      const tooMany = await call(mcp, 'read_workspace_file', { fileId: ledger, maxChunks: 21 });
+      expect(tooMany.isError).toBe(true);
+    } finally {
+      await mcp.close();
+    }
+    // Another tenant's MCP client gets what an unknown file gets.
+    const theirs = await connectMcp(p.base, stranger.auth);
+    try {
+      const read = await call(theirs, 'read_workspace_file', { fileId: ledger });
+      const unknown = await call(theirs, 'read_workspace_file', { fileId: '00000000-0000-4000-8000-000000000000' });
+      expect(read.isError).toBe(true);
+      expect(read.text).toBe(unknown.text);
+      const search = await call(theirs, 'search_workspace_files', { workspaceId: reading, query: 'quillfeather' });
+      expect(search.isError).toBe(true);
+      expect(search.data?.hits).toBeUndefined();
+    } finally {
+      await theirs.close();
+    }
+  });
+
   it('finds a file by meaning when no word matches, as soon as it is ready, and no longer once deleted', async () => {
     const { id: meaning } = await p.workspace(owner);
     const search = (q: string, mode?: string) =>
@@ -428,6 +548,7 @@ describe('files', () => {
       ['PATCH', '', { name: 'x' }],
       ['DELETE', '', undefined],
       ['GET', '/status', undefined],
+      ['GET', '/chunks', undefined],
       ['GET', '/download', undefined],
       ['POST', '/cancel', undefined],
     ] as const) {

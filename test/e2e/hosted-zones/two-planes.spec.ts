@@ -282,13 +282,21 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
       expect(got.data.fragment.content).toContain(MARKER);
       const found = await call(client, 'search', { workspaceId, query: 'leaf ingest worker' });
       expect(found.data.hits.map((h: any) => h.fragmentId)).toContain(fragmentId);
+      // Files are not part of Hosted Zone V1: the Leaf's file tools fail as tools, not as the endpoint.
+      const files = await call(client, 'search_workspace_files', { workspaceId, query: 'leaf' });
+      expect(files.isError).toBe(true);
+      expect(files.text).toMatch(/^SERVICE_UNAVAILABLE/);
       // The Cloud's MCP endpoint answers the same tool with the way to the Leaf.
       const cloudClient = await connectMcp(cloud.url, owner.token);
       const bounced = await call(cloudClient, 'list_fragments', { workspaceId });
+      const cloudFiles = await call(cloudClient, 'search_workspace_files', { workspaceId, query: 'leaf' });
       await cloudClient.close();
       expect(bounced.isError).toBe(true);
       expect(bounced.text).toContain('HOSTED_ZONE_REQUIRED');
       expect(bounced.text).toContain(leafUrl);
+      // The Cloud's files say that the zone keeps no files (there is nowhere to go).
+      expect(cloudFiles.isError).toBe(true);
+      expect(cloudFiles.text).toContain('FILES_UNSUPPORTED_IN_HOSTED_ZONE');
     } finally {
       await client.close();
     }

@@ -460,6 +460,7 @@ export const FILE_ROUTES: MatrixRoute[] = [
     body: { description: 'changed by the matrix' },
   },
   { method: 'GET', path: '/api/files/{file}/status', action: 'files:read' },
+  { method: 'GET', path: '/api/files/{file}/chunks?limit=2', action: 'files:read' },
   { method: 'GET', path: '/api/files/{file}/download', action: 'files:read' },
   // 200 while the file is still processing, 409 CONFLICT once it is not (ready, or cancelled by
   // an earlier case): both mean the caller was let through.

@@ -32,3 +32,6 @@ export const WEB_SEARCH_QUERY_MAX = 2_000;
  * workspace search asks it with the opening of a longer query.
  */
 export const FILE_SEARCH_QUERY_MAX_CHARS = 500;
+
+/** The most chunks of a file's text one read answers (FilesService.ReadFileChunks, its route, the read_workspace_file tool). */
+export const FILE_CHUNKS_PAGE_MAX = 50;

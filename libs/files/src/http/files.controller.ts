@@ -15,11 +15,18 @@ import { AppError, ErrorCode, badRequest } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
 import { ServiceClient } from '@kw/platform-transport';
-import { FILE_DESCRIPTION_MAX_CHARS, FILE_SEARCH_PAGE_DEFAULT, FILES_PER_UPLOAD_MAX } from '../files-limits.js';
+import {
+  FILE_CHUNKS_PAGE_DEFAULT,
+  FILE_DESCRIPTION_MAX_CHARS,
+  FILE_SEARCH_PAGE_DEFAULT,
+  FILES_PER_UPLOAD_MAX,
+} from '../files-limits.js';
 import {
   AttachmentDto,
   BulkDeleteFilesDto,
   BulkDeleteResultDto,
+  FileChunksDto,
+  FileChunksQueryDto,
   FileResponseDto,
   FileSearchQueryDto,
   FileSearchResultDto,
@@ -121,6 +128,7 @@ export class FilesController {
       score: h.score,
       matched: h.matched.split(',').filter(Boolean),
       snippet: h.snippet,
+      ...(h.chunk === undefined ? {} : { chunk: h.chunk }),
     }));
     return { success: true, items, count: items.length, totalCount, limit, offset };
   }
@@ -197,6 +205,23 @@ export class FilesController {
   async status(@Param('id') id: string): Promise<FileStatusDto> {
     const { file } = await this.client.call(M.getFile, { fileId: id });
     return statusJson(file!);
+  }
+
+  @Get(':id/chunks')
+  @ApiOperation({
+    summary: "Read the file's text",
+    description:
+      "The extracted text as the chunks files search ranks, in order from `offset` (a search hit's `chunk`): about " +
+      '1,000 characters each, neighbours overlapping by a sentence or two. A file not ready (processing, failed, ' +
+      `cancelled) or without text (an image) has none. ${READ}`,
+  })
+  @ApiOkResponse({ type: FileChunksDto })
+  async chunks(@Param('id') id: string, @Query() query: FileChunksQueryDto): Promise<FileChunksDto> {
+    const limit = query.limit ?? FILE_CHUNKS_PAGE_DEFAULT;
+    const offset = query.offset ?? 0;
+    const { file, chunks, totalCount } = await this.client.call(M.readFileChunks, { fileId: id, offset, limit });
+    const items = chunks.map((c) => ({ ordinal: c.ordinal, text: c.text }));
+    return { success: true, file: fileJson(file!), items, count: items.length, totalCount, limit, offset };
   }
 
   @Post(':id/cancel')

@@ -267,6 +267,16 @@ export class FilesRepository {
     return new Map(rows.map((r) => [r.key, r.snippet]));
   }
 
+  /** A page of a file's chunks in order (their ordinals are 0, 1, ... as processing stored them). */
+  chunks(fileId: string, offset: number, limit: number): Promise<{ ordinal: number; text: string }[]> {
+    return this.db.fileChunk.findMany({
+      where: { fileId, ordinal: { gte: offset } },
+      select: { ordinal: true, text: true },
+      orderBy: { ordinal: 'asc' },
+      take: limit,
+    });
+  }
+
   /** The blob keys of the workspace's files (read before purgeWorkspace deletes their rows). */
   async storageKeysIn(workspaceId: string): Promise<string[]> {
     const rows = await this.db.file.findMany({ where: { workspaceId }, select: { storageKey: true } });

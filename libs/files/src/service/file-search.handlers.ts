@@ -62,7 +62,7 @@ export class FileSearchHandlers {
       const file = byId.get(r.fileId);
       if (!file) return []; // deleted since it was ranked
       const snippet = r.chunk === undefined ? '' : (snippets.get(`${r.fileId}:${r.chunk}`) ?? '');
-      return [{ file: fileView(file), score: r.score, matched: r.matched.join(','), snippet }];
+      return [{ file: fileView(file), score: r.score, matched: r.matched.join(','), snippet, chunk: r.chunk }];
     });
     return { hits, totalCount: ranked.length };
   }

@@ -12,6 +12,7 @@ import { FilesRepository } from '../persistence/files.repository.js';
 import { ProcessingRepository } from '../persistence/processing.repository.js';
 import { AttachmentsHandlers } from './attachments.handlers.js';
 import { ChunkVectors } from './chunk-vectors.js';
+import { FileChunksHandlers } from './file-chunks.handlers.js';
 import { FileRanking } from './file-ranking.js';
 import { FileRecords } from './file-records.js';
 import { FileSearchHandlers } from './file-search.handlers.js';
@@ -41,6 +42,7 @@ import { WorkspacePurgeHandlers } from './workspace-purge.handlers.js';
     FilesHandlers,
     AttachmentsHandlers,
     FileSearchHandlers,
+    FileChunksHandlers,
     FileTransfersHandlers,
     WorkspacePurgeHandlers,
     FileProcessingWorker,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { AGENTIC_QUERY_MAX, GRAPH_QUERY_MAX, SEARCH_QUERY_MAX, WEB_SEARCH_QUERY_MAX } from '@kw/contracts';
+import {
+  AGENTIC_QUERY_MAX,
+  FILE_SEARCH_QUERY_MAX_CHARS,
+  GRAPH_QUERY_MAX,
+  SEARCH_QUERY_MAX,
+  WEB_SEARCH_QUERY_MAX,
+} from '@kw/contracts';
 import { AGENT_TOOLS, describeAgentTools, findAgentTool, findAssignableTool, toolJsonSchema } from './agent-tools.js';
 
 describe('the agent tool registry', () => {
@@ -44,6 +50,7 @@ describe('the agent tool registry', () => {
     expect(AGENTIC_QUERY_MAX).toBe(SEARCH_QUERY_MAX);
     expect(maxLength('related')).toBe(GRAPH_QUERY_MAX);
     expect(maxLength('web_search')).toBe(WEB_SEARCH_QUERY_MAX);
+    expect(maxLength('search_workspace_files')).toBe(FILE_SEARCH_QUERY_MAX_CHARS);
   });
 
   it('finds a tool by id, and nothing for an unknown id', () => {

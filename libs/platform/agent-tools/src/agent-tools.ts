@@ -4,6 +4,7 @@ import { accountTools } from './tools/account-tools.js';
 import { chatManagementTools } from './tools/chat-management-tools.js';
 import { collectionTools } from './tools/collection-tools.js';
 import { conversationTools } from './tools/conversation-tools.js';
+import { fileTools } from './tools/file-tools.js';
 import { fragmentTools } from './tools/fragment-tools.js';
 import { searchTools } from './tools/search-tools.js';
 
@@ -13,6 +14,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = Object.freeze([
   ...fragmentTools,
   ...collectionTools,
   ...searchTools,
+  ...fileTools,
   ...conversationTools,
   ...chatManagementTools,
 ]);

@@ -35,7 +35,7 @@ export async function fileHits(client: ServiceClient, request: FileHitsRequest):
       // not once more for the files; and a file beside the results holds the words searched.
       mode: 'keyword',
     });
-    return hits.map(({ file, score, matched, snippet }) => ({
+    return hits.map(({ file, score, matched, snippet, chunk }) => ({
       kind: 'file' as const,
       fileId: file!.id,
       workspaceId: file!.workspaceId,
@@ -45,6 +45,7 @@ export async function fileHits(client: ServiceClient, request: FileHitsRequest):
       snippet,
       score,
       matchedBy: matched.split(',').filter(Boolean),
+      ...(chunk === undefined ? {} : { chunk }),
       fragmentIds: file!.fragmentIds,
       createdAt: file!.createdAt,
       updatedAt: file!.updatedAt,

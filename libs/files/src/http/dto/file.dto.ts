@@ -16,6 +16,8 @@ import {
 } from 'class-validator';
 import {
   FILES_BULK_DELETE_MAX,
+  FILE_CHUNKS_PAGE_DEFAULT,
+  FILE_CHUNKS_PAGE_MAX,
   FILE_DESCRIPTION_MAX_CHARS,
   FILE_SEARCH_PAGE_DEFAULT,
   FILE_SEARCH_PAGE_MAX,
@@ -169,6 +171,11 @@ export class FileSearchHitDto {
       'The ranking chunk around the query words, matches between ** (its opening when matched by meaning only; empty for a name match alone)',
   })
   snippet!: string;
+  @ApiPropertyOptional({
+    description:
+      'The ordinal of the chunk the snippet comes from: `GET /api/files/{id}/chunks?offset=` reads it with its neighbours (absent for a name match alone)',
+  })
+  chunk?: number;
 }
 
 export class FileSearchResultDto {
@@ -176,6 +183,41 @@ export class FileSearchResultDto {
   @ApiProperty({ type: [FileSearchHitDto] }) items!: FileSearchHitDto[];
   @ApiProperty() count!: number;
   @ApiProperty() totalCount!: number;
+  @ApiProperty() limit!: number;
+  @ApiProperty() offset!: number;
+}
+
+export class FileChunksQueryDto {
+  @ApiPropertyOptional({ minimum: 0, default: 0, description: 'The first chunk to read (its ordinal)' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  offset?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: FILE_CHUNKS_PAGE_MAX, default: FILE_CHUNKS_PAGE_DEFAULT })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(FILE_CHUNKS_PAGE_MAX)
+  limit?: number;
+}
+
+export class FileChunkDto {
+  @ApiProperty({ description: 'Its place in the file, from 0' }) ordinal!: number;
+  @ApiProperty({
+    description: 'About 1,000 characters of the extracted text; a chunk repeats the last sentences of the one before',
+  })
+  text!: string;
+}
+
+export class FileChunksDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ type: FileDto, description: 'The file; only a `ready` file has chunks' }) file!: FileDto;
+  @ApiProperty({ type: [FileChunkDto] }) items!: FileChunkDto[];
+  @ApiProperty() count!: number;
+  @ApiProperty({ description: 'The chunks of the file (its chunkCount once ready, else 0)' }) totalCount!: number;
   @ApiProperty() limit!: number;
   @ApiProperty() offset!: number;
 }

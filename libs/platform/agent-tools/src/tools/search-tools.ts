@@ -36,7 +36,8 @@ export const searchTools: AgentTool[] = [
     title: 'Search',
     description:
       'Hybrid keyword + semantic search over one workspace, or over every workspace you can read when ' +
-      'workspaceId is left out. Answers snippets and ids; use get_fragment for content.',
+      'workspaceId is left out. Answers snippets and ids; use get_fragment for content. Uploaded files: ' +
+      'search_workspace_files.',
     inputSchema: {
       query: z.string().min(1).max(SEARCH_QUERY_MAX),
       workspaceId: z.uuid().optional().describe('Leave out to search every readable workspace'),

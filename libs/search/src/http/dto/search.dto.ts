@@ -121,8 +121,16 @@ export class FileSearchHitDto {
   @ApiProperty({ description: 'pdf, docx, html, markdown, text, csv, json, image or other' }) fileKind!: string;
   @ApiProperty({ description: 'Extracted text around the match, matches between ** (empty for a name match)' })
   snippet!: string;
-  @ApiProperty({ description: "The files search's score: 1 for a name match plus the content's ts_rank" })
+  @ApiProperty({
+    description:
+      "The files search's score by words: BM25 of the file's best chunk (0 for a name match alone, which comes first)",
+  })
   score!: number;
+  @ApiPropertyOptional({
+    description:
+      'The chunk the snippet comes from: `GET /api/files/{id}/chunks?offset=` reads it (absent for a name match alone)',
+  })
+  chunk?: number;
   @ApiProperty({ type: [String], enum: ['name', 'content'] }) matchedBy!: string[];
   @ApiProperty({ type: [String], description: 'Fragments the file is attached to' }) fragmentIds!: string[];
   @ApiProperty() createdAt!: string;

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/files/v1/files.proto.
  */
 export const file_kw_files_v1_files: GenFile = /*@__PURE__*/
-  fileDesc("Chdrdy9maWxlcy92MS9maWxlcy5wcm90bxILa3cuZmlsZXMudjEixgMKCkZpbGVSZWNvcmQSCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEQoJbWltZV90eXBlGAUgASgJEgwKBGtpbmQYBiABKAkSEgoKc2l6ZV9ieXRlcxgHIAEoAxIOCgZzaGEyNTYYCCABKAkSDgoGc3RhdHVzGAkgASgJEhYKDmZhaWx1cmVfcmVhc29uGAogASgJEhcKD2ZhaWx1cmVfbWVzc2FnZRgLIAEoCRISCgpwYWdlc19kb25lGAwgASgFEhMKC3BhZ2VzX3RvdGFsGA0gASgFEhMKC2NodW5rX2NvdW50GA4gASgFEhIKCmNyZWF0ZWRfYnkYDyABKAkSEgoKY3JlYXRlZF9hdBgQIAEoCRISCgp1cGRhdGVkX2F0GBEgASgJEhQKDHByb2Nlc3NlZF9hdBgSIAEoCRIUCgxmcmFnbWVudF9pZHMYEyADKAkSEwoLc3RvcmFnZV9rZXkYFCABKAkSGgoSZGVjbGFyZWRfbWltZV90eXBlGBUgASgJEhYKDnRleHRfdHJ1bmNhdGVkGBYgASgIIoMBChJCZWdpblVwbG9hZFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRIaChJkZWNsYXJlZF9taW1lX3R5cGUYAyABKAkSEwoLZnJhZ21lbnRfaWQYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkiYgoTQmVnaW5VcGxvYWRSZXNwb25zZRIPCgdmaWxlX2lkGAEgASgJEhMKC3N0b3JhZ2Vfa2V5GAIgASgJEhEKCW1heF9ieXRlcxgDIAEoAxISCgpsaW1pdGVkX2J5GAQgASgJIm0KFUNvbXBsZXRlVXBsb2FkUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhIKCnNpemVfYnl0ZXMYAiABKAMSDgoGc2hhMjU2GAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCRIMCgRraW5kGAUgASgJIj8KFkNvbXBsZXRlVXBsb2FkUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiJQoSQWJvcnRVcGxvYWRSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkiFQoTQWJvcnRVcGxvYWRSZXNwb25zZSIhCg5HZXRGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJIjgKD0dldEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJqChFVcGRhdGVGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgDIAEoCUgBiAEBQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbiI7ChJVcGRhdGVGaWxlUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiJAoRRGVsZXRlRmlsZVJlcXVlc3QSDwoHZmlsZV9pZBgBIAEoCSIUChJEZWxldGVGaWxlUmVzcG9uc2UiKgoWQnVsa0RlbGV0ZUZpbGVzUmVxdWVzdBIQCghmaWxlX2lkcxgBIAMoCSJgChFCdWxrRGVsZXRlT3V0Y29tZRIPCgdmaWxlX2lkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgSEgoKZXJyb3JfY29kZRgDIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAQgASgJIksKF0J1bGtEZWxldGVGaWxlc1Jlc3BvbnNlEjAKCG91dGNvbWVzGAEgAygLMh4ua3cuZmlsZXMudjEuQnVsa0RlbGV0ZU91dGNvbWUiJAoRQ2FuY2VsRmlsZVJlcXVlc3QSDwoHZmlsZV9pZBgBIAEoCSI7ChJDYW5jZWxGaWxlUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiZgoSU2VhcmNoRmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVsaW1pdBgDIAEoBRIOCgZvZmZzZXQYBCABKAUSDAoEbW9kZRgFIAEoCSJnCg1GaWxlU2VhcmNoSGl0EiUKBGZpbGUYASABKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkEg0KBXNjb3JlGAIgASgBEg8KB21hdGNoZWQYAyABKAkSDwoHc25pcHBldBgEIAEoCSJUChNTZWFyY2hGaWxlc1Jlc3BvbnNlEigKBGhpdHMYASADKAsyGi5rdy5maWxlcy52MS5GaWxlU2VhcmNoSGl0EhMKC3RvdGFsX2NvdW50GAIgASgFIjkKEUF0dGFjaEZpbGVSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkSEwoLZnJhZ21lbnRfaWQYAiABKAkiOwoSQXR0YWNoRmlsZVJlc3BvbnNlEiUKBGZpbGUYASABKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkIjkKEURldGFjaEZpbGVSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkSEwoLZnJhZ21lbnRfaWQYAiABKAkiOwoSRGV0YWNoRmlsZVJlc3BvbnNlEiUKBGZpbGUYASABKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkIi8KGExpc3RGcmFnbWVudEZpbGVzUmVxdWVzdBITCgtmcmFnbWVudF9pZBgBIAEoCSJDChlMaXN0RnJhZ21lbnRGaWxlc1Jlc3BvbnNlEiYKBWZpbGVzGAEgAygLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJQChlMaXN0V29ya3NwYWNlRmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUiRAoaTGlzdFdvcmtzcGFjZUZpbGVzUmVzcG9uc2USJgoFZmlsZXMYASADKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkIsABChFJbXBvcnRGaWxlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc3RhZ2VkX2tleRgCIAEoCRIRCglmaWxlX25hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEQoJbWltZV90eXBlGAUgASgJEgwKBGtpbmQYBiABKAkSEgoKc2l6ZV9ieXRlcxgHIAEoAxIOCgZzaGEyNTYYCCABKAkSFAoMZnJhZ21lbnRfaWRzGAkgAygJIkwKEkltcG9ydEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZBIPCgdjcmVhdGVkGAIgASgIIjIKGlB1cmdlV29ya3NwYWNlRmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCSIsChtQdXJnZVdvcmtzcGFjZUZpbGVzUmVzcG9uc2USDQoFZmlsZXMYASABKAUykgoKDEZpbGVzU2VydmljZRJQCgtCZWdpblVwbG9hZBIfLmt3LmZpbGVzLnYxLkJlZ2luVXBsb2FkUmVxdWVzdBogLmt3LmZpbGVzLnYxLkJlZ2luVXBsb2FkUmVzcG9uc2USWQoOQ29tcGxldGVVcGxvYWQSIi5rdy5maWxlcy52MS5Db21wbGV0ZVVwbG9hZFJlcXVlc3QaIy5rdy5maWxlcy52MS5Db21wbGV0ZVVwbG9hZFJlc3BvbnNlElAKC0Fib3J0VXBsb2FkEh8ua3cuZmlsZXMudjEuQWJvcnRVcGxvYWRSZXF1ZXN0GiAua3cuZmlsZXMudjEuQWJvcnRVcGxvYWRSZXNwb25zZRJECgdHZXRGaWxlEhsua3cuZmlsZXMudjEuR2V0RmlsZVJlcXVlc3QaHC5rdy5maWxlcy52MS5HZXRGaWxlUmVzcG9uc2USTQoKVXBkYXRlRmlsZRIeLmt3LmZpbGVzLnYxLlVwZGF0ZUZpbGVSZXF1ZXN0Gh8ua3cuZmlsZXMudjEuVXBkYXRlRmlsZVJlc3BvbnNlEk0KCkRlbGV0ZUZpbGUSHi5rdy5maWxlcy52MS5EZWxldGVGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLkRlbGV0ZUZpbGVSZXNwb25zZRJcCg9CdWxrRGVsZXRlRmlsZXMSIy5rdy5maWxlcy52MS5CdWxrRGVsZXRlRmlsZXNSZXF1ZXN0GiQua3cuZmlsZXMudjEuQnVsa0RlbGV0ZUZpbGVzUmVzcG9uc2USTQoKQ2FuY2VsRmlsZRIeLmt3LmZpbGVzLnYxLkNhbmNlbEZpbGVSZXF1ZXN0Gh8ua3cuZmlsZXMudjEuQ2FuY2VsRmlsZVJlc3BvbnNlElAKC1NlYXJjaEZpbGVzEh8ua3cuZmlsZXMudjEuU2VhcmNoRmlsZXNSZXF1ZXN0GiAua3cuZmlsZXMudjEuU2VhcmNoRmlsZXNSZXNwb25zZRJNCgpBdHRhY2hGaWxlEh4ua3cuZmlsZXMudjEuQXR0YWNoRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5BdHRhY2hGaWxlUmVzcG9uc2USTQoKRGV0YWNoRmlsZRIeLmt3LmZpbGVzLnYxLkRldGFjaEZpbGVSZXF1ZXN0Gh8ua3cuZmlsZXMudjEuRGV0YWNoRmlsZVJlc3BvbnNlEmIKEUxpc3RGcmFnbWVudEZpbGVzEiUua3cuZmlsZXMudjEuTGlzdEZyYWdtZW50RmlsZXNSZXF1ZXN0GiYua3cuZmlsZXMudjEuTGlzdEZyYWdtZW50RmlsZXNSZXNwb25zZRJlChJMaXN0V29ya3NwYWNlRmlsZXMSJi5rdy5maWxlcy52MS5MaXN0V29ya3NwYWNlRmlsZXNSZXF1ZXN0Gicua3cuZmlsZXMudjEuTGlzdFdvcmtzcGFjZUZpbGVzUmVzcG9uc2USTQoKSW1wb3J0RmlsZRIeLmt3LmZpbGVzLnYxLkltcG9ydEZpbGVSZXF1ZXN0Gh8ua3cuZmlsZXMudjEuSW1wb3J0RmlsZVJlc3BvbnNlEmgKE1B1cmdlV29ya3NwYWNlRmlsZXMSJy5rdy5maWxlcy52MS5QdXJnZVdvcmtzcGFjZUZpbGVzUmVxdWVzdBooLmt3LmZpbGVzLnYxLlB1cmdlV29ya3NwYWNlRmlsZXNSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("Chdrdy9maWxlcy92MS9maWxlcy5wcm90bxILa3cuZmlsZXMudjEixgMKCkZpbGVSZWNvcmQSCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEQoJbWltZV90eXBlGAUgASgJEgwKBGtpbmQYBiABKAkSEgoKc2l6ZV9ieXRlcxgHIAEoAxIOCgZzaGEyNTYYCCABKAkSDgoGc3RhdHVzGAkgASgJEhYKDmZhaWx1cmVfcmVhc29uGAogASgJEhcKD2ZhaWx1cmVfbWVzc2FnZRgLIAEoCRISCgpwYWdlc19kb25lGAwgASgFEhMKC3BhZ2VzX3RvdGFsGA0gASgFEhMKC2NodW5rX2NvdW50GA4gASgFEhIKCmNyZWF0ZWRfYnkYDyABKAkSEgoKY3JlYXRlZF9hdBgQIAEoCRISCgp1cGRhdGVkX2F0GBEgASgJEhQKDHByb2Nlc3NlZF9hdBgSIAEoCRIUCgxmcmFnbWVudF9pZHMYEyADKAkSEwoLc3RvcmFnZV9rZXkYFCABKAkSGgoSZGVjbGFyZWRfbWltZV90eXBlGBUgASgJEhYKDnRleHRfdHJ1bmNhdGVkGBYgASgIIoMBChJCZWdpblVwbG9hZFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRIaChJkZWNsYXJlZF9taW1lX3R5cGUYAyABKAkSEwoLZnJhZ21lbnRfaWQYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkiYgoTQmVnaW5VcGxvYWRSZXNwb25zZRIPCgdmaWxlX2lkGAEgASgJEhMKC3N0b3JhZ2Vfa2V5GAIgASgJEhEKCW1heF9ieXRlcxgDIAEoAxISCgpsaW1pdGVkX2J5GAQgASgJIm0KFUNvbXBsZXRlVXBsb2FkUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhIKCnNpemVfYnl0ZXMYAiABKAMSDgoGc2hhMjU2GAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCRIMCgRraW5kGAUgASgJIj8KFkNvbXBsZXRlVXBsb2FkUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiJQoSQWJvcnRVcGxvYWRSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkiFQoTQWJvcnRVcGxvYWRSZXNwb25zZSIhCg5HZXRGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJIjgKD0dldEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJqChFVcGRhdGVGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgDIAEoCUgBiAEBQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbiI7ChJVcGRhdGVGaWxlUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiJAoRRGVsZXRlRmlsZVJlcXVlc3QSDwoHZmlsZV9pZBgBIAEoCSIUChJEZWxldGVGaWxlUmVzcG9uc2UiKgoWQnVsa0RlbGV0ZUZpbGVzUmVxdWVzdBIQCghmaWxlX2lkcxgBIAMoCSJgChFCdWxrRGVsZXRlT3V0Y29tZRIPCgdmaWxlX2lkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgSEgoKZXJyb3JfY29kZRgDIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAQgASgJIksKF0J1bGtEZWxldGVGaWxlc1Jlc3BvbnNlEjAKCG91dGNvbWVzGAEgAygLMh4ua3cuZmlsZXMudjEuQnVsa0RlbGV0ZU91dGNvbWUiJAoRQ2FuY2VsRmlsZVJlcXVlc3QSDwoHZmlsZV9pZBgBIAEoCSI7ChJDYW5jZWxGaWxlUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiZgoSU2VhcmNoRmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVsaW1pdBgDIAEoBRIOCgZvZmZzZXQYBCABKAUSDAoEbW9kZRgFIAEoCSKFAQoNRmlsZVNlYXJjaEhpdBIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZBINCgVzY29yZRgCIAEoARIPCgdtYXRjaGVkGAMgASgJEg8KB3NuaXBwZXQYBCABKAkSEgoFY2h1bmsYBSABKAVIAIgBAUIICgZfY2h1bmsiVAoTU2VhcmNoRmlsZXNSZXNwb25zZRIoCgRoaXRzGAEgAygLMhoua3cuZmlsZXMudjEuRmlsZVNlYXJjaEhpdBITCgt0b3RhbF9jb3VudBgCIAEoBSJHChVSZWFkRmlsZUNodW5rc1JlcXVlc3QSDwoHZmlsZV9pZBgBIAEoCRIOCgZvZmZzZXQYAiABKAUSDQoFbGltaXQYAyABKAUiKgoJRmlsZUNodW5rEg8KB29yZGluYWwYASABKAUSDAoEdGV4dBgCIAEoCSJ8ChZSZWFkRmlsZUNodW5rc1Jlc3BvbnNlEiUKBGZpbGUYASABKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkEiYKBmNodW5rcxgCIAMoCzIWLmt3LmZpbGVzLnYxLkZpbGVDaHVuaxITCgt0b3RhbF9jb3VudBgDIAEoBSI5ChFBdHRhY2hGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhMKC2ZyYWdtZW50X2lkGAIgASgJIjsKEkF0dGFjaEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCI5ChFEZXRhY2hGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhMKC2ZyYWdtZW50X2lkGAIgASgJIjsKEkRldGFjaEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCIvChhMaXN0RnJhZ21lbnRGaWxlc1JlcXVlc3QSEwoLZnJhZ21lbnRfaWQYASABKAkiQwoZTGlzdEZyYWdtZW50RmlsZXNSZXNwb25zZRImCgVmaWxlcxgBIAMoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiUAoZTGlzdFdvcmtzcGFjZUZpbGVzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDQoFbGltaXQYAiABKAUSDgoGb2Zmc2V0GAMgASgFIkQKGkxpc3RXb3Jrc3BhY2VGaWxlc1Jlc3BvbnNlEiYKBWZpbGVzGAEgAygLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCLAAQoRSW1wb3J0RmlsZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnN0YWdlZF9rZXkYAiABKAkSEQoJZmlsZV9uYW1lGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhEKCW1pbWVfdHlwZRgFIAEoCRIMCgRraW5kGAYgASgJEhIKCnNpemVfYnl0ZXMYByABKAMSDgoGc2hhMjU2GAggASgJEhQKDGZyYWdtZW50X2lkcxgJIAMoCSJMChJJbXBvcnRGaWxlUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQSDwoHY3JlYXRlZBgCIAEoCCIyChpQdXJnZVdvcmtzcGFjZUZpbGVzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkiLAobUHVyZ2VXb3Jrc3BhY2VGaWxlc1Jlc3BvbnNlEg0KBWZpbGVzGAEgASgFMu0KCgxGaWxlc1NlcnZpY2USUAoLQmVnaW5VcGxvYWQSHy5rdy5maWxlcy52MS5CZWdpblVwbG9hZFJlcXVlc3QaIC5rdy5maWxlcy52MS5CZWdpblVwbG9hZFJlc3BvbnNlElkKDkNvbXBsZXRlVXBsb2FkEiIua3cuZmlsZXMudjEuQ29tcGxldGVVcGxvYWRSZXF1ZXN0GiMua3cuZmlsZXMudjEuQ29tcGxldGVVcGxvYWRSZXNwb25zZRJQCgtBYm9ydFVwbG9hZBIfLmt3LmZpbGVzLnYxLkFib3J0VXBsb2FkUmVxdWVzdBogLmt3LmZpbGVzLnYxLkFib3J0VXBsb2FkUmVzcG9uc2USRAoHR2V0RmlsZRIbLmt3LmZpbGVzLnYxLkdldEZpbGVSZXF1ZXN0Ghwua3cuZmlsZXMudjEuR2V0RmlsZVJlc3BvbnNlEk0KClVwZGF0ZUZpbGUSHi5rdy5maWxlcy52MS5VcGRhdGVGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLlVwZGF0ZUZpbGVSZXNwb25zZRJNCgpEZWxldGVGaWxlEh4ua3cuZmlsZXMudjEuRGVsZXRlRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5EZWxldGVGaWxlUmVzcG9uc2USXAoPQnVsa0RlbGV0ZUZpbGVzEiMua3cuZmlsZXMudjEuQnVsa0RlbGV0ZUZpbGVzUmVxdWVzdBokLmt3LmZpbGVzLnYxLkJ1bGtEZWxldGVGaWxlc1Jlc3BvbnNlEk0KCkNhbmNlbEZpbGUSHi5rdy5maWxlcy52MS5DYW5jZWxGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLkNhbmNlbEZpbGVSZXNwb25zZRJQCgtTZWFyY2hGaWxlcxIfLmt3LmZpbGVzLnYxLlNlYXJjaEZpbGVzUmVxdWVzdBogLmt3LmZpbGVzLnYxLlNlYXJjaEZpbGVzUmVzcG9uc2USWQoOUmVhZEZpbGVDaHVua3MSIi5rdy5maWxlcy52MS5SZWFkRmlsZUNodW5rc1JlcXVlc3QaIy5rdy5maWxlcy52MS5SZWFkRmlsZUNodW5rc1Jlc3BvbnNlEk0KCkF0dGFjaEZpbGUSHi5rdy5maWxlcy52MS5BdHRhY2hGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLkF0dGFjaEZpbGVSZXNwb25zZRJNCgpEZXRhY2hGaWxlEh4ua3cuZmlsZXMudjEuRGV0YWNoRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5EZXRhY2hGaWxlUmVzcG9uc2USYgoRTGlzdEZyYWdtZW50RmlsZXMSJS5rdy5maWxlcy52MS5MaXN0RnJhZ21lbnRGaWxlc1JlcXVlc3QaJi5rdy5maWxlcy52MS5MaXN0RnJhZ21lbnRGaWxlc1Jlc3BvbnNlEmUKEkxpc3RXb3Jrc3BhY2VGaWxlcxImLmt3LmZpbGVzLnYxLkxpc3RXb3Jrc3BhY2VGaWxlc1JlcXVlc3QaJy5rdy5maWxlcy52MS5MaXN0V29ya3NwYWNlRmlsZXNSZXNwb25zZRJNCgpJbXBvcnRGaWxlEh4ua3cuZmlsZXMudjEuSW1wb3J0RmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5JbXBvcnRGaWxlUmVzcG9uc2USaAoTUHVyZ2VXb3Jrc3BhY2VGaWxlcxInLmt3LmZpbGVzLnYxLlB1cmdlV29ya3NwYWNlRmlsZXNSZXF1ZXN0Gigua3cuZmlsZXMudjEuUHVyZ2VXb3Jrc3BhY2VGaWxlc1Jlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message kw.files.v1.FileRecord
@@ -582,6 +582,14 @@ export type FileSearchHit = Message<"kw.files.v1.FileSearchHit"> & {
    * @generated from field: string snippet = 4;
    */
   snippet: string;
+
+  /**
+   * The ordinal of the chunk the snippet comes from (ReadFileChunks reads it); absent for a
+   * name match alone.
+   *
+   * @generated from field: optional int32 chunk = 5;
+   */
+  chunk?: number | undefined;
 };
 
 /**
@@ -614,6 +622,86 @@ export const SearchFilesResponseSchema: GenMessage<SearchFilesResponse> = /*@__P
   messageDesc(file_kw_files_v1_files, 20);
 
 /**
+ * @generated from message kw.files.v1.ReadFileChunksRequest
+ */
+export type ReadFileChunksRequest = Message<"kw.files.v1.ReadFileChunksRequest"> & {
+  /**
+   * @generated from field: string file_id = 1;
+   */
+  fileId: string;
+
+  /**
+   * The first chunk's ordinal (0-based) and how many to read.
+   *
+   * @generated from field: int32 offset = 2;
+   */
+  offset: number;
+
+  /**
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message kw.files.v1.ReadFileChunksRequest.
+ * Use `create(ReadFileChunksRequestSchema)` to create a new message.
+ */
+export const ReadFileChunksRequestSchema: GenMessage<ReadFileChunksRequest> = /*@__PURE__*/
+  messageDesc(file_kw_files_v1_files, 21);
+
+/**
+ * @generated from message kw.files.v1.FileChunk
+ */
+export type FileChunk = Message<"kw.files.v1.FileChunk"> & {
+  /**
+   * @generated from field: int32 ordinal = 1;
+   */
+  ordinal: number;
+
+  /**
+   * @generated from field: string text = 2;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message kw.files.v1.FileChunk.
+ * Use `create(FileChunkSchema)` to create a new message.
+ */
+export const FileChunkSchema: GenMessage<FileChunk> = /*@__PURE__*/
+  messageDesc(file_kw_files_v1_files, 22);
+
+/**
+ * @generated from message kw.files.v1.ReadFileChunksResponse
+ */
+export type ReadFileChunksResponse = Message<"kw.files.v1.ReadFileChunksResponse"> & {
+  /**
+   * @generated from field: kw.files.v1.FileRecord file = 1;
+   */
+  file?: FileRecord | undefined;
+
+  /**
+   * @generated from field: repeated kw.files.v1.FileChunk chunks = 2;
+   */
+  chunks: FileChunk[];
+
+  /**
+   * Every chunk of the file (its chunk_count): neighbouring chunks overlap by a few sentences.
+   *
+   * @generated from field: int32 total_count = 3;
+   */
+  totalCount: number;
+};
+
+/**
+ * Describes the message kw.files.v1.ReadFileChunksResponse.
+ * Use `create(ReadFileChunksResponseSchema)` to create a new message.
+ */
+export const ReadFileChunksResponseSchema: GenMessage<ReadFileChunksResponse> = /*@__PURE__*/
+  messageDesc(file_kw_files_v1_files, 23);
+
+/**
  * @generated from message kw.files.v1.AttachFileRequest
  */
 export type AttachFileRequest = Message<"kw.files.v1.AttachFileRequest"> & {
@@ -633,7 +721,7 @@ export type AttachFileRequest = Message<"kw.files.v1.AttachFileRequest"> & {
  * Use `create(AttachFileRequestSchema)` to create a new message.
  */
 export const AttachFileRequestSchema: GenMessage<AttachFileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 21);
+  messageDesc(file_kw_files_v1_files, 24);
 
 /**
  * @generated from message kw.files.v1.AttachFileResponse
@@ -650,7 +738,7 @@ export type AttachFileResponse = Message<"kw.files.v1.AttachFileResponse"> & {
  * Use `create(AttachFileResponseSchema)` to create a new message.
  */
 export const AttachFileResponseSchema: GenMessage<AttachFileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 22);
+  messageDesc(file_kw_files_v1_files, 25);
 
 /**
  * @generated from message kw.files.v1.DetachFileRequest
@@ -672,7 +760,7 @@ export type DetachFileRequest = Message<"kw.files.v1.DetachFileRequest"> & {
  * Use `create(DetachFileRequestSchema)` to create a new message.
  */
 export const DetachFileRequestSchema: GenMessage<DetachFileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 23);
+  messageDesc(file_kw_files_v1_files, 26);
 
 /**
  * @generated from message kw.files.v1.DetachFileResponse
@@ -689,7 +777,7 @@ export type DetachFileResponse = Message<"kw.files.v1.DetachFileResponse"> & {
  * Use `create(DetachFileResponseSchema)` to create a new message.
  */
 export const DetachFileResponseSchema: GenMessage<DetachFileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 24);
+  messageDesc(file_kw_files_v1_files, 27);
 
 /**
  * @generated from message kw.files.v1.ListFragmentFilesRequest
@@ -706,7 +794,7 @@ export type ListFragmentFilesRequest = Message<"kw.files.v1.ListFragmentFilesReq
  * Use `create(ListFragmentFilesRequestSchema)` to create a new message.
  */
 export const ListFragmentFilesRequestSchema: GenMessage<ListFragmentFilesRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 25);
+  messageDesc(file_kw_files_v1_files, 28);
 
 /**
  * @generated from message kw.files.v1.ListFragmentFilesResponse
@@ -723,7 +811,7 @@ export type ListFragmentFilesResponse = Message<"kw.files.v1.ListFragmentFilesRe
  * Use `create(ListFragmentFilesResponseSchema)` to create a new message.
  */
 export const ListFragmentFilesResponseSchema: GenMessage<ListFragmentFilesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 26);
+  messageDesc(file_kw_files_v1_files, 29);
 
 /**
  * @generated from message kw.files.v1.ListWorkspaceFilesRequest
@@ -750,7 +838,7 @@ export type ListWorkspaceFilesRequest = Message<"kw.files.v1.ListWorkspaceFilesR
  * Use `create(ListWorkspaceFilesRequestSchema)` to create a new message.
  */
 export const ListWorkspaceFilesRequestSchema: GenMessage<ListWorkspaceFilesRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 27);
+  messageDesc(file_kw_files_v1_files, 30);
 
 /**
  * @generated from message kw.files.v1.ListWorkspaceFilesResponse
@@ -767,7 +855,7 @@ export type ListWorkspaceFilesResponse = Message<"kw.files.v1.ListWorkspaceFiles
  * Use `create(ListWorkspaceFilesResponseSchema)` to create a new message.
  */
 export const ListWorkspaceFilesResponseSchema: GenMessage<ListWorkspaceFilesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 28);
+  messageDesc(file_kw_files_v1_files, 31);
 
 /**
  * @generated from message kw.files.v1.ImportFileRequest
@@ -826,7 +914,7 @@ export type ImportFileRequest = Message<"kw.files.v1.ImportFileRequest"> & {
  * Use `create(ImportFileRequestSchema)` to create a new message.
  */
 export const ImportFileRequestSchema: GenMessage<ImportFileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 29);
+  messageDesc(file_kw_files_v1_files, 32);
 
 /**
  * @generated from message kw.files.v1.ImportFileResponse
@@ -848,7 +936,7 @@ export type ImportFileResponse = Message<"kw.files.v1.ImportFileResponse"> & {
  * Use `create(ImportFileResponseSchema)` to create a new message.
  */
 export const ImportFileResponseSchema: GenMessage<ImportFileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 30);
+  messageDesc(file_kw_files_v1_files, 33);
 
 /**
  * @generated from message kw.files.v1.PurgeWorkspaceFilesRequest
@@ -865,7 +953,7 @@ export type PurgeWorkspaceFilesRequest = Message<"kw.files.v1.PurgeWorkspaceFile
  * Use `create(PurgeWorkspaceFilesRequestSchema)` to create a new message.
  */
 export const PurgeWorkspaceFilesRequestSchema: GenMessage<PurgeWorkspaceFilesRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 31);
+  messageDesc(file_kw_files_v1_files, 34);
 
 /**
  * @generated from message kw.files.v1.PurgeWorkspaceFilesResponse
@@ -882,7 +970,7 @@ export type PurgeWorkspaceFilesResponse = Message<"kw.files.v1.PurgeWorkspaceFil
  * Use `create(PurgeWorkspaceFilesResponseSchema)` to create a new message.
  */
 export const PurgeWorkspaceFilesResponseSchema: GenMessage<PurgeWorkspaceFilesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 32);
+  messageDesc(file_kw_files_v1_files, 35);
 
 /**
  * Workspace files (served by the files component, data plane of the Cloud only: files are not
@@ -978,6 +1066,17 @@ export const FilesService: GenService<{
     methodKind: "unary";
     input: typeof SearchFilesRequestSchema;
     output: typeof SearchFilesResponseSchema;
+  },
+  /**
+   * A page of a file's extracted text, as the chunks it was searched by (files:read): what an
+   * agent reads after a search hit names the chunk.
+   *
+   * @generated from rpc kw.files.v1.FilesService.ReadFileChunks
+   */
+  readFileChunks: {
+    methodKind: "unary";
+    input: typeof ReadFileChunksRequestSchema;
+    output: typeof ReadFileChunksResponseSchema;
   },
   /**
    * @generated from rpc kw.files.v1.FilesService.AttachFile
