@@ -4,6 +4,8 @@
 export { SEARCH_MODES, type SearchMode } from '@kw/contracts';
 /** The longest query text (a contract limit: the MCP search tool reads it too). */
 export { SEARCH_QUERY_MAX } from '@kw/contracts';
+/** What an embedding or rerank model reads of a longer query: its opening. */
+export { SEARCH_QUERY_MODEL_CHARS } from '@kw/contracts';
 export const SEARCH_LIMIT_DEFAULT = 20;
 export const SEARCH_LIMIT_MAX = 100;
 /** Each retriever contributes at most this many candidates; results beyond are not reachable. */

@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SEARCH_QUERY_MAX } from '@kw/contracts';
 import { createToken } from '../../support/accounts.js';
 import { startFragmentsPlatform, type Person } from '../fragments/fragments-fixture.js';
 import { call, connectMcp } from './mcp-fixture.js';
@@ -169,7 +170,10 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     const agentic = await call(client, 'agentic_search', { workspaceId: ws.id, query: passage.slice(0, 2_000) });
     expect(agentic.isError, agentic.text).toBe(false);
     expect(agentic.data.leads.map((l: any) => l.fragmentId)).toContain(fragmentId);
-    const tooLong = await call(client, 'agentic_search', { workspaceId: ws.id, query: 'x'.repeat(2_001) });
+    const tooLong = await call(client, 'agentic_search', {
+      workspaceId: ws.id,
+      query: 'x'.repeat(SEARCH_QUERY_MAX + 1),
+    });
     expect(tooLong.isError).toBe(true);
     const graphTooLong = await call(client, 'related', { workspaceId: ws.id, query: 'x'.repeat(501) });
     expect(graphTooLong.isError).toBe(true);

@@ -77,6 +77,15 @@ describe('hybrid search with a dense embedding model (embedded platform, OpenAI 
     expect(inputs().filter((text) => text === 'search_query: compost heap')).toHaveLength(1);
   });
 
+  it("gives the model a long query's opening: 2,000 characters, whatever the query's length", async () => {
+    const inputs = () =>
+      openai.requests.filter((r) => r.path === '/v1/embeddings').flatMap((r) => r.body.input as string[]);
+    const page = `How often should the compost heap be turned? ${'Air keeps a heap working, and turning lets it in. '.repeat(150)}`;
+    expect(page.length).toBeGreaterThan(7_000);
+    expect((await search(page.slice(0, 8_000), 'semantic'))[0]?.title).toBe('Compost heap');
+    expect(inputs().at(-1)).toBe(`search_query: ${page.slice(0, 2_000)}`);
+  });
+
   it('the model puts every note in a narrow band of similarity', async () => {
     const semantic = await search('compost heap', 'semantic');
     expect(semantic).toHaveLength(3);

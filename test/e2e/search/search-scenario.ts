@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { SEARCH_QUERY_MAX } from '@kw/contracts';
 import { untilPublished } from '../enrichment/enrichment-fixture.js';
 import { startFragmentsPlatform, type Person } from '../fragments/fragments-fixture.js';
 import { WORKSPACE_NOT_FOUND } from '../workspaces/workspaces-api.js';
@@ -174,7 +175,7 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
     ).toEqual(['Kubernetes cluster upgrades']);
   });
 
-  it('keyword: a pasted passage is prose, whatever quotes, dashes or ORs it holds; 2,000 characters at most', async () => {
+  it('keyword: a pasted passage is prose, whatever quotes, dashes or ORs it holds; 8,000 characters at most', async () => {
     // An abstract-like passage: quotes, an odds ratio "OR", a "-word". Read as search syntax it
     // would require all of its words and find nothing.
     const passage =
@@ -182,8 +183,11 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
       'B-tree index and adding a GIN index; the team measured every step before and after the change. ';
     const found = await search({ q: passage, mode: 'keyword' });
     expect(found.results[0].title).toBe('Postgres index tuning');
-    const long = passage.repeat(Math.ceil(2_000 / passage.length)).slice(0, 2_000);
-    expect((await search({ q: long, mode: 'keyword' })).results[0].title).toBe('Postgres index tuning');
+    // A pasted page (an argument, an abstract with its title) is a query too, in every mode.
+    expect(SEARCH_QUERY_MAX).toBe(8_000);
+    const long = passage.repeat(Math.ceil(SEARCH_QUERY_MAX / passage.length)).slice(0, SEARCH_QUERY_MAX);
+    for (const mode of ['keyword', 'hybrid', 'semantic'])
+      expect((await search({ q: long, mode })).results[0].title, mode).toBe('Postgres index tuning');
     const res = await get(owner.auth, `/api/search?${new URLSearchParams({ workspaceId: ws.id, q: `${long}x` })}`);
     expect(res.status, res.text).toBe(400);
     expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'q' }] });

@@ -1,9 +1,17 @@
 /**
- * The longest search query text: a question, or a pasted passage to find what resembles it
- * (longer than anything typed in a search box; still well inside a URL's limits). Read by the
- * search DTOs, the search service and the MCP search tool.
+ * The longest search query text: a question, or a pasted passage or page to find what resembles
+ * it (an argument, an abstract with its title). Read by the search DTOs, the search service and
+ * the MCP search tool. 8,000 Latin characters, their spaces and punctuation percent-encoded, stay
+ * inside the 16 KiB an HTTP request line and headers may take (431 beyond).
  */
-export const SEARCH_QUERY_MAX = 2_000;
+export const SEARCH_QUERY_MAX = 8_000;
+
+/**
+ * What a model reads of a longer search query: its opening, the first 2,000 characters (about
+ * 500 tokens, what most embedding and rerank models read at all; some servers refuse more
+ * rather than cut). BM25 ranks by the query's first 48 words anyway (docs/search.md).
+ */
+export const SEARCH_QUERY_MODEL_CHARS = 2_000;
 
 /**
  * The retrievers a search asks (SearchQuery.mode of workspace search, SearchFilesRequest.mode of

@@ -40,7 +40,7 @@ describe('the agent tool registry', () => {
   it('lets the search tool take a query as long as the search routes do (a pasted passage)', () => {
     const query = toolJsonSchema(findAgentTool('search')!).properties as Record<string, { maxLength?: number }>;
     expect(query.query!.maxLength).toBe(SEARCH_QUERY_MAX);
-    expect(SEARCH_QUERY_MAX).toBe(2_000);
+    expect(SEARCH_QUERY_MAX).toBe(8_000);
   });
 
   it('bounds every other query as its route does (the service checks the same contract limit)', () => {

@@ -1,5 +1,5 @@
 import type { AiProvider } from '@kw/platform-ai';
-import { AGENTIC_TERMS_MAX } from '../../search-limits.js';
+import { AGENTIC_TERMS_MAX, SEARCH_QUERY_MODEL_CHARS } from '../../search-limits.js';
 import { queryTerms } from './query-terms.js';
 
 export interface Expansion {
@@ -18,13 +18,15 @@ const MODEL_TERMS_MAX = 5;
  * it is asked for the query's topics, the provider's tag prompt). The model's words pass through
  * queryTerms like the user's, so only plain words reach full-text search. A failing model is
  * not fatal, nor one slower than `timeoutMs` (SEARCH_MODEL_TIMEOUT_MS): the built-in keywords
- * stand and the step says so.
+ * stand and the step says so. The model reads a long query's opening (SEARCH_QUERY_MODEL_CHARS).
  */
 export async function expandQuery(query: string, ai: AiProvider, timeoutMs?: number): Promise<Expansion> {
   const own = queryTerms(query);
   if (ai.name === 'builtin') return { terms: own, own, detail: 'keywords of the query (built-in expansion)' };
   try {
-    const topics = queryTerms((await ai.generateTags(query, MODEL_TERMS_MAX, { timeoutMs })).join(' '));
+    const topics = queryTerms(
+      (await ai.generateTags(query.slice(0, SEARCH_QUERY_MODEL_CHARS), MODEL_TERMS_MAX, { timeoutMs })).join(' '),
+    );
     const added = topics.filter((t) => !own.includes(t));
     return {
       terms: [...own, ...added].slice(0, AGENTIC_TERMS_MAX + MODEL_TERMS_MAX),

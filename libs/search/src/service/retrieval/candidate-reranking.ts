@@ -5,6 +5,7 @@ import type { AppConfig } from '@kw/platform-config';
 import type { Logger, PlatformMetrics } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER, METRICS } from '@kw/platform-runtime';
 import { SearchRepository } from '../../persistence/search.repository.js';
+import { SEARCH_QUERY_MODEL_CHARS } from '../../search-limits.js';
 import type { FusedHit } from './rank-fusion.js';
 
 export const RERANKER = Symbol('RERANKER');
@@ -89,7 +90,7 @@ export class CandidateReranking {
     const timer = this.calls.startTimer();
     try {
       const ranking = await this.reranker.rerank(
-        query,
+        query.slice(0, SEARCH_QUERY_MODEL_CHARS),
         head.map((h) => texts.get(h.fragmentId) ?? ''),
       );
       order = ranking.map(({ index, score }) => ({

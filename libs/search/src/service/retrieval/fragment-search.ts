@@ -6,6 +6,7 @@ import { AppError, ErrorCode } from '@kw/platform-errors';
 import type { Logger, PlatformMetrics } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER, METRICS } from '@kw/platform-runtime';
 import { Counter } from 'prom-client';
+import { SEARCH_QUERY_MODEL_CHARS } from '../../search-limits.js';
 import { readQuery, relaxed, type ReadQuery } from '../../domain/query-reading.js';
 import { SearchRepository, type RankedId } from '../../persistence/search.repository.js';
 import { VECTOR_INDEX, type VectorIndex } from '../vector/vector-index.js';
@@ -50,7 +51,9 @@ export class FragmentSearch {
       });
     this.queryVectors = new QueryEmbeddings(
       async (text) => {
-        const [vector] = await ai.embed([text], 'query', { timeoutMs: config.SEARCH_MODEL_TIMEOUT_MS });
+        const [vector] = await ai.embed([text.slice(0, SEARCH_QUERY_MODEL_CHARS)], 'query', {
+          timeoutMs: config.SEARCH_MODEL_TIMEOUT_MS,
+        });
         return vector;
       },
       { observe: (outcome) => outcomes.inc({ outcome }) },
