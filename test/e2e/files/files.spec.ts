@@ -325,6 +325,17 @@ describe('files', () => {
       const last = await call(mcp, 'read_workspace_file', { fileId: ledger, fromChunk: chunkCount - 1 });
       expect(last.data.chunks.map((c: any) => c.ordinal)).toEqual([chunkCount - 1]);
       expect(last.data.nextChunk).toBeNull();
+      // The search tool names the file beside the fragments, as GET /api/search does: on the first
+      // page, without tag filters (files have none).
+      const beside = await call(mcp, 'search', { workspaceId: reading, query: 'quillfeather' });
+      expect(beside.isError, beside.text).toBe(false);
+      expect(beside.data.files.map((f: any) => [f.fileId, f.chunk])).toEqual([[ledger, hit.chunk]]);
+      expect(
+        (await call(mcp, 'search', { workspaceId: reading, query: 'quillfeather', offset: 10 })).data.files,
+      ).toEqual([]);
+      expect(
+        (await call(mcp, 'search', { workspaceId: reading, query: 'quillfeather', tags: ['ops'] })).data.files,
+      ).toEqual([]);
       const tooMany = await call(mcp, 'read_workspace_file', { fileId: ledger, maxChunks: 21 });
       expect(tooMany.isError).toBe(true);
     } finally {

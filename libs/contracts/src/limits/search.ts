@@ -41,5 +41,8 @@ export const WEB_SEARCH_QUERY_MAX = 2_000;
  */
 export const FILE_SEARCH_QUERY_MAX_CHARS = 500;
 
+/** Files shown beside a workspace search's first page of fragments (GET /api/search, the MCP search tool). */
+export const FILE_HITS_BESIDE_SEARCH = 5;
+
 /** The most chunks of a file's text one read answers (FilesService.ReadFileChunks, its route, the read_workspace_file tool). */
 export const FILE_CHUNKS_PAGE_MAX = 50;

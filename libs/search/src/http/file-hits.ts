@@ -1,10 +1,7 @@
-import { FILE_SEARCH_QUERY_MAX_CHARS, FilesService } from '@kw/contracts';
+import { FILE_HITS_BESIDE_SEARCH, FILE_SEARCH_QUERY_MAX_CHARS, FilesService } from '@kw/contracts';
 import { AppError } from '@kw/platform-errors';
 import { ServiceClient } from '@kw/platform-transport';
 import type { FileSearchHitDto } from './dto/search.dto.js';
-
-/** File hits shown with the first page of a workspace search. */
-export const FILE_HITS_MAX = 5;
 
 export interface FileHitsRequest {
   workspaceId: string;
@@ -29,7 +26,7 @@ export async function fileHits(client: ServiceClient, request: FileHitsRequest):
       workspaceId: request.workspaceId,
       // A longer workspace search query (up to 2,000 characters) asks with its opening.
       query: request.query.slice(0, FILE_SEARCH_QUERY_MAX_CHARS),
-      limit: FILE_HITS_MAX,
+      limit: FILE_HITS_BESIDE_SEARCH,
       offset: 0,
       // By their words: a search asks the model for its query's vector once (the fragments'),
       // not once more for the files; and a file beside the results holds the words searched.

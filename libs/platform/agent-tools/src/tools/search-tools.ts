@@ -12,6 +12,7 @@ import {
 import { badRequest } from '@kw/platform-errors';
 import { LIST_LIMIT_MAX } from '../tool-limits.js';
 import { READ_ONLY, defineAgentTool, type AgentTool } from '../agent-tool.js';
+import { filesBesideSearch } from './file-tools.js';
 
 const S = SearchService.method;
 
@@ -36,8 +37,9 @@ export const searchTools: AgentTool[] = [
     title: 'Search',
     description:
       'Hybrid keyword + semantic search over one workspace, or over every workspace you can read when ' +
-      'workspaceId is left out. Answers snippets and ids; use get_fragment for content. Uploaded files: ' +
-      'search_workspace_files.',
+      'workspaceId is left out. Answers snippets and ids; use get_fragment for content. In one workspace, ' +
+      'the first page also names up to 5 uploaded files holding the words (files; read_workspace_file reads ' +
+      'them, search_workspace_files searches only files).',
     inputSchema: {
       query: z.string().min(1).max(SEARCH_QUERY_MAX),
       workspaceId: z.uuid().optional().describe('Leave out to search every readable workspace'),
@@ -56,8 +58,19 @@ export const searchTools: AgentTool[] = [
         collectionId: '',
       };
       const paging = { limit: args.limit ?? 10, offset: args.offset ?? 0 };
-      if (args.workspaceId)
-        return hitsOut((await client.call(S.search, { workspaceId: args.workspaceId, search, ...paging })).page);
+      if (args.workspaceId) {
+        // Two components, independent questions: asked side by side.
+        const [{ page }, files] = await Promise.all([
+          client.call(S.search, { workspaceId: args.workspaceId, search, ...paging }),
+          filesBesideSearch(client, {
+            workspaceId: args.workspaceId,
+            query: args.query,
+            offset: paging.offset,
+            tags: search.tags.length,
+          }),
+        ]);
+        return { ...hitsOut(page), files };
+      }
       const { page, workspaceCount } = await client.call(S.globalSearch, { search, ...paging });
       return { ...hitsOut(page), workspaceCount };
     },
