@@ -226,6 +226,63 @@ describe('files', () => {
     expect(empty).toMatchObject({ items: [], totalCount: 0 });
   });
 
+  it("lists a workspace's files newest first, of one status or kind, paged", async () => {
+    const { id: listed } = await p.workspace(owner);
+    const ids: string[] = [];
+    // One upload after the other: each file is newer than the one before.
+    for (const [name, bytes] of [
+      ['a.txt', fixture('sample.txt')],
+      ['b.png', fixture('sample.png')],
+      ['c.md', fixture('sample.md')],
+    ] as const) {
+      const res = await p.upload(owner.auth, { workspaceId: listed }, [{ name, bytes }]);
+      expect(res.status, res.text).toBe(201);
+      ids.push(res.body.file.id);
+      await p.settled(owner.auth, res.body.file.id);
+    }
+    const list = (query: string) => p.api.call(owner.auth, 'GET', `/api/files?workspaceId=${listed}${query}`);
+    const all = (await list('')).body;
+    expect(all).toMatchObject({ success: true, count: 3, totalCount: 3, limit: 20, offset: 0 });
+    expect(all.items.map((f: any) => f.name)).toEqual(['c.md', 'b.png', 'a.txt']);
+    expect(all.items[0]).toMatchObject({ id: ids[2], status: 'ready', kind: 'markdown' });
+    expect(all.items[0]).not.toHaveProperty('storageKey');
+    expect((await list('&kind=image')).body.items.map((f: any) => f.name)).toEqual(['b.png']);
+    expect((await list('&status=ready')).body.totalCount).toBe(3);
+    expect((await list('&status=failed')).body).toMatchObject({ items: [], totalCount: 0 });
+    const page = (await list('&limit=2&offset=1')).body;
+    expect(page).toMatchObject({ count: 2, totalCount: 3, limit: 2, offset: 1 });
+    expect(page.items.map((f: any) => f.name)).toEqual(['b.png', 'a.txt']);
+    // A deleted file is gone from the list.
+    await p.api.ok(owner.auth, 'DELETE', `/api/files/${ids[1]}`, undefined, 200);
+    expect((await list('')).body.items.map((f: any) => f.name)).toEqual(['c.md', 'a.txt']);
+    for (const bad of ['&status=uploading', '&kind=exe', '&limit=101', '&offset=-1']) {
+      const refused = await list(bad);
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body.code, bad).toBe('VALIDATION_FAILED');
+    }
+    const noWorkspace = await p.api.call(owner.auth, 'GET', '/api/files');
+    expect(noWorkspace.status).toBe(400);
+    // Another tenant: the workspace does not exist for them.
+    const theirs = await p.api.call(stranger.auth, 'GET', `/api/files?workspaceId=${listed}`);
+    expect(theirs.status).toBe(404);
+    // An MCP client lists the same files.
+    const mcp = await connectMcp(p.base, owner.auth);
+    try {
+      const tool = await call(mcp, 'list_workspace_files', { workspaceId: listed });
+      expect(tool.isError, tool.text).toBe(false);
+      expect(tool.data).toMatchObject({ count: 2, totalCount: 2 });
+      expect(tool.data.files.map((f: any) => [f.name, f.kind, f.status])).toEqual([
+        ['c.md', 'markdown', 'ready'],
+        ['a.txt', 'text', 'ready'],
+      ]);
+      const bad = await call(mcp, 'list_workspace_files', { workspaceId: listed, kind: 'exe' });
+      expect(bad.isError).toBe(true);
+      expect(bad.text).toContain('kind');
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("reads a file's text by chunks, from the chunk a search hit names, over REST and MCP", async () => {
     const { id: reading } = await p.workspace(owner);
     // Twelve paragraphs of about 330 characters: several chunks of about 1,000. Only the tenth

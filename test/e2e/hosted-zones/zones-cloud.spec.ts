@@ -375,6 +375,9 @@ describe('hosted zones (Cloud)', () => {
       const search = await api.call(owner.token, 'GET', `/api/files/search?workspaceId=${placed.id}&q=secret`);
       expect(search.status).toBe(409);
       expect(search.body).toEqual(expected);
+      const listed = await api.call(owner.token, 'GET', `/api/files?workspaceId=${placed.id}`);
+      expect(listed.status).toBe(409);
+      expect(listed.body).toEqual(expected);
       expect(existsSync(path.join(dataDir, 'files', 'files', placed.id))).toBe(false);
       // A stranger learns nothing of the zone.
       const hidden = await api.call(stranger.token, 'GET', `/api/files/search?workspaceId=${placed.id}&q=secret`);

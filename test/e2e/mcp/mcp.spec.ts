@@ -72,6 +72,7 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
         'list_experts',
         'list_fragment_types',
         'list_fragments',
+        'list_workspace_files',
         'list_workspaces',
         'read_workspace_file',
         'related',

@@ -451,6 +451,7 @@ export const FILE_ROUTES: MatrixRoute[] = [
     multipart: true,
     body: { workspaceId: '{ws}' },
   },
+  { method: 'GET', path: '/api/files?workspaceId={ws}', action: 'files:read' },
   { method: 'GET', path: '/api/files/search?workspaceId={ws}&q=matrix', action: 'files:read' },
   { method: 'GET', path: '/api/files/{file}', action: 'files:read' },
   {

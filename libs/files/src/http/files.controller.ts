@@ -18,6 +18,7 @@ import { ServiceClient } from '@kw/platform-transport';
 import {
   FILE_CHUNKS_PAGE_DEFAULT,
   FILE_DESCRIPTION_MAX_CHARS,
+  FILE_LIST_PAGE_DEFAULT,
   FILE_SEARCH_PAGE_DEFAULT,
   FILES_PER_UPLOAD_MAX,
 } from '../files-limits.js';
@@ -27,6 +28,8 @@ import {
   BulkDeleteResultDto,
   FileChunksDto,
   FileChunksQueryDto,
+  FileListPageDto,
+  FileListQueryDto,
   FileResponseDto,
   FileSearchQueryDto,
   FileSearchResultDto,
@@ -105,6 +108,26 @@ export class FilesController {
     if (stored.length === 0) throw badRequest('The upload has no `file` part', { field: 'file' });
     const files = stored.map(fileJson);
     return { success: true, files, file: files[0]! };
+  }
+
+  @Get()
+  @ApiOperation({
+    summary: "List a workspace's files",
+    description: `Newest first, optionally of one \`status\` or \`kind\`; uploads still running are not listed. ${READ}`,
+  })
+  @ApiOkResponse({ type: FileListPageDto })
+  async list(@Query() query: FileListQueryDto): Promise<FileListPageDto> {
+    const limit = query.limit ?? FILE_LIST_PAGE_DEFAULT;
+    const offset = query.offset ?? 0;
+    const { files, totalCount } = await this.client.call(M.listFiles, {
+      workspaceId: query.workspaceId,
+      status: query.status ?? '',
+      kind: query.kind ?? '',
+      limit,
+      offset,
+    });
+    const items = files.map(fileJson);
+    return { success: true, items, count: items.length, totalCount, limit, offset };
   }
 
   @Get('search')

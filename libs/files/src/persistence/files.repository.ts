@@ -31,6 +31,19 @@ export interface ChunkScoreRow {
   score: number;
 }
 
+/** What a listing may narrow to. */
+export interface ListedFiles {
+  status?: string;
+  kind?: string;
+}
+
+// A reservation still uploading is never listed, whatever the filter.
+const listedWhere = (workspaceId: string, { status, kind }: ListedFiles) => ({
+  workspaceId,
+  status: status ?? { not: 'uploading' },
+  ...(kind ? { kind } : {}),
+});
+
 const withAttachments = { attachments: { select: { fragmentId: true }, orderBy: { createdAt: 'asc' } } } as const;
 /** The event that starts processing; the processing worker subscribes to it. */
 export const FILE_UPLOADED_EVENT = 'file.uploaded';
@@ -175,6 +188,22 @@ export class FilesRepository {
       take,
       skip,
     });
+  }
+
+  /** A page of the workspace's stored files, newest first (ties by id), of one status or kind if given. */
+  listNewest(workspaceId: string, filter: ListedFiles, take: number, skip: number): Promise<FileWithAttachments[]> {
+    return this.db.file.findMany({
+      where: listedWhere(workspaceId, filter),
+      include: withAttachments,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take,
+      skip,
+    });
+  }
+
+  /** How many files listNewest pages through. */
+  countListed(workspaceId: string, filter: ListedFiles): Promise<number> {
+    return this.db.file.count({ where: listedWhere(workspaceId, filter) });
   }
 
   /** A stored file of the workspace with this name and content (what an import made before). */

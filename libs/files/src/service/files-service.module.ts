@@ -13,6 +13,7 @@ import { ProcessingRepository } from '../persistence/processing.repository.js';
 import { AttachmentsHandlers } from './attachments.handlers.js';
 import { ChunkVectors } from './chunk-vectors.js';
 import { FileChunksHandlers } from './file-chunks.handlers.js';
+import { FileListingHandlers } from './file-listing.handlers.js';
 import { FileRanking } from './file-ranking.js';
 import { FileRecords } from './file-records.js';
 import { FileSearchHandlers } from './file-search.handlers.js';
@@ -43,6 +44,7 @@ import { WorkspacePurgeHandlers } from './workspace-purge.handlers.js';
     AttachmentsHandlers,
     FileSearchHandlers,
     FileChunksHandlers,
+    FileListingHandlers,
     FileTransfersHandlers,
     WorkspacePurgeHandlers,
     FileProcessingWorker,

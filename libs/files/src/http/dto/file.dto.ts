@@ -19,11 +19,17 @@ import {
   FILE_CHUNKS_PAGE_DEFAULT,
   FILE_CHUNKS_PAGE_MAX,
   FILE_DESCRIPTION_MAX_CHARS,
+  FILE_LIST_OFFSET_MAX,
+  FILE_LIST_PAGE_DEFAULT,
+  FILE_LIST_PAGE_MAX,
   FILE_SEARCH_PAGE_DEFAULT,
   FILE_SEARCH_PAGE_MAX,
   FILE_SEARCH_QUERY_MAX_CHARS,
   SEARCH_MODES,
 } from '../../files-limits.js';
+
+import { FILE_KINDS } from '../../domain/file-kind.js';
+import { FILE_STATUSES } from '../../domain/file-status.js';
 
 const NAME_MAX_CHARS = 1_000;
 
@@ -218,6 +224,41 @@ export class FileChunksDto {
   @ApiProperty({ type: [FileChunkDto] }) items!: FileChunkDto[];
   @ApiProperty() count!: number;
   @ApiProperty({ description: 'The chunks of the file (its chunkCount once ready, else 0)' }) totalCount!: number;
+  @ApiProperty() limit!: number;
+  @ApiProperty() offset!: number;
+}
+
+export class FileListQueryDto {
+  @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
+  @ApiPropertyOptional({ enum: FILE_STATUSES, description: 'Only files in this state' })
+  @IsOptional()
+  @IsIn(FILE_STATUSES)
+  status?: string;
+  @ApiPropertyOptional({ enum: FILE_KINDS, description: 'Only files of this kind' })
+  @IsOptional()
+  @IsIn(FILE_KINDS)
+  kind?: string;
+  @ApiPropertyOptional({ minimum: 1, maximum: FILE_LIST_PAGE_MAX, default: FILE_LIST_PAGE_DEFAULT })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(FILE_LIST_PAGE_MAX)
+  limit?: number;
+  @ApiPropertyOptional({ minimum: 0, maximum: FILE_LIST_OFFSET_MAX, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(FILE_LIST_OFFSET_MAX)
+  offset?: number;
+}
+
+export class FileListPageDto {
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ type: [FileDto], description: 'Newest first' }) items!: FileDto[];
+  @ApiProperty() count!: number;
+  @ApiProperty() totalCount!: number;
   @ApiProperty() limit!: number;
   @ApiProperty() offset!: number;
 }

@@ -65,11 +65,42 @@ export async function filesBesideSearch(
 }
 
 /**
- * search_workspace_files and read_workspace_file: the files routes' rules (files:read). Named
+ * list_workspace_files, search_workspace_files and read_workspace_file: the files routes' rules (files:read). Named
  * for the workspace so that a model does not take them for a client's own file-system tools
  * (the MCP file-system server's search_files and read_file).
  */
 export const fileTools: AgentTool[] = [
+  defineAgentTool({
+    id: 'list_workspace_files',
+    title: 'List workspace files',
+    description:
+      'The files (PDFs, documents, notes, data, images) uploaded to a workspace, newest first, with their ' +
+      'processing status and chunk count; optionally only one status (processing, ready, failed, cancelled) ' +
+      'or kind (pdf, docx, html, markdown, text, csv, json, image, other).',
+    inputSchema: {
+      workspaceId: z.uuid(),
+      status: z.string().max(20).optional().describe('processing, ready, failed or cancelled'),
+      kind: z.string().max(20).optional().describe('pdf, docx, html, markdown, text, csv, json, image or other'),
+      limit: z.number().int().min(1).max(LIST_LIMIT_MAX).optional(),
+      offset: z.number().int().min(0).optional(),
+    },
+    annotations: READ_ONLY,
+    async run(args, client) {
+      const { files, totalCount } = await client.call(M.listFiles, {
+        workspaceId: args.workspaceId,
+        status: args.status ?? '',
+        kind: args.kind ?? '',
+        limit: args.limit ?? 20,
+        offset: args.offset ?? 0,
+      });
+      return {
+        files: files.map((f) => ({ ...fileOut(f), sizeBytes: Number(f.sizeBytes), createdAt: f.createdAt })),
+        count: files.length,
+        totalCount,
+      };
+    },
+  }),
+
   defineAgentTool({
     id: 'search_workspace_files',
     title: 'Search workspace files',

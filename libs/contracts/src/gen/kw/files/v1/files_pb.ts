@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/files/v1/files.proto.
  */
 export const file_kw_files_v1_files: GenFile = /*@__PURE__*/
-  fileDesc("Chdrdy9maWxlcy92MS9maWxlcy5wcm90bxILa3cuZmlsZXMudjEixgMKCkZpbGVSZWNvcmQSCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEQoJbWltZV90eXBlGAUgASgJEgwKBGtpbmQYBiABKAkSEgoKc2l6ZV9ieXRlcxgHIAEoAxIOCgZzaGEyNTYYCCABKAkSDgoGc3RhdHVzGAkgASgJEhYKDmZhaWx1cmVfcmVhc29uGAogASgJEhcKD2ZhaWx1cmVfbWVzc2FnZRgLIAEoCRISCgpwYWdlc19kb25lGAwgASgFEhMKC3BhZ2VzX3RvdGFsGA0gASgFEhMKC2NodW5rX2NvdW50GA4gASgFEhIKCmNyZWF0ZWRfYnkYDyABKAkSEgoKY3JlYXRlZF9hdBgQIAEoCRISCgp1cGRhdGVkX2F0GBEgASgJEhQKDHByb2Nlc3NlZF9hdBgSIAEoCRIUCgxmcmFnbWVudF9pZHMYEyADKAkSEwoLc3RvcmFnZV9rZXkYFCABKAkSGgoSZGVjbGFyZWRfbWltZV90eXBlGBUgASgJEhYKDnRleHRfdHJ1bmNhdGVkGBYgASgIIoMBChJCZWdpblVwbG9hZFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRIaChJkZWNsYXJlZF9taW1lX3R5cGUYAyABKAkSEwoLZnJhZ21lbnRfaWQYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkiYgoTQmVnaW5VcGxvYWRSZXNwb25zZRIPCgdmaWxlX2lkGAEgASgJEhMKC3N0b3JhZ2Vfa2V5GAIgASgJEhEKCW1heF9ieXRlcxgDIAEoAxISCgpsaW1pdGVkX2J5GAQgASgJIm0KFUNvbXBsZXRlVXBsb2FkUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhIKCnNpemVfYnl0ZXMYAiABKAMSDgoGc2hhMjU2GAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCRIMCgRraW5kGAUgASgJIj8KFkNvbXBsZXRlVXBsb2FkUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiJQoSQWJvcnRVcGxvYWRSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkiFQoTQWJvcnRVcGxvYWRSZXNwb25zZSIhCg5HZXRGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJIjgKD0dldEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJqChFVcGRhdGVGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgDIAEoCUgBiAEBQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbiI7ChJVcGRhdGVGaWxlUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiJAoRRGVsZXRlRmlsZVJlcXVlc3QSDwoHZmlsZV9pZBgBIAEoCSIUChJEZWxldGVGaWxlUmVzcG9uc2UiKgoWQnVsa0RlbGV0ZUZpbGVzUmVxdWVzdBIQCghmaWxlX2lkcxgBIAMoCSJgChFCdWxrRGVsZXRlT3V0Y29tZRIPCgdmaWxlX2lkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgSEgoKZXJyb3JfY29kZRgDIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAQgASgJIksKF0J1bGtEZWxldGVGaWxlc1Jlc3BvbnNlEjAKCG91dGNvbWVzGAEgAygLMh4ua3cuZmlsZXMudjEuQnVsa0RlbGV0ZU91dGNvbWUiJAoRQ2FuY2VsRmlsZVJlcXVlc3QSDwoHZmlsZV9pZBgBIAEoCSI7ChJDYW5jZWxGaWxlUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiZgoSU2VhcmNoRmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVsaW1pdBgDIAEoBRIOCgZvZmZzZXQYBCABKAUSDAoEbW9kZRgFIAEoCSKFAQoNRmlsZVNlYXJjaEhpdBIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZBINCgVzY29yZRgCIAEoARIPCgdtYXRjaGVkGAMgASgJEg8KB3NuaXBwZXQYBCABKAkSEgoFY2h1bmsYBSABKAVIAIgBAUIICgZfY2h1bmsiVAoTU2VhcmNoRmlsZXNSZXNwb25zZRIoCgRoaXRzGAEgAygLMhoua3cuZmlsZXMudjEuRmlsZVNlYXJjaEhpdBITCgt0b3RhbF9jb3VudBgCIAEoBSJHChVSZWFkRmlsZUNodW5rc1JlcXVlc3QSDwoHZmlsZV9pZBgBIAEoCRIOCgZvZmZzZXQYAiABKAUSDQoFbGltaXQYAyABKAUiKgoJRmlsZUNodW5rEg8KB29yZGluYWwYASABKAUSDAoEdGV4dBgCIAEoCSJ8ChZSZWFkRmlsZUNodW5rc1Jlc3BvbnNlEiUKBGZpbGUYASABKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkEiYKBmNodW5rcxgCIAMoCzIWLmt3LmZpbGVzLnYxLkZpbGVDaHVuaxITCgt0b3RhbF9jb3VudBgDIAEoBSI5ChFBdHRhY2hGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhMKC2ZyYWdtZW50X2lkGAIgASgJIjsKEkF0dGFjaEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCI5ChFEZXRhY2hGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhMKC2ZyYWdtZW50X2lkGAIgASgJIjsKEkRldGFjaEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCIvChhMaXN0RnJhZ21lbnRGaWxlc1JlcXVlc3QSEwoLZnJhZ21lbnRfaWQYASABKAkiQwoZTGlzdEZyYWdtZW50RmlsZXNSZXNwb25zZRImCgVmaWxlcxgBIAMoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiUAoZTGlzdFdvcmtzcGFjZUZpbGVzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDQoFbGltaXQYAiABKAUSDgoGb2Zmc2V0GAMgASgFIkQKGkxpc3RXb3Jrc3BhY2VGaWxlc1Jlc3BvbnNlEiYKBWZpbGVzGAEgAygLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCLAAQoRSW1wb3J0RmlsZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnN0YWdlZF9rZXkYAiABKAkSEQoJZmlsZV9uYW1lGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhEKCW1pbWVfdHlwZRgFIAEoCRIMCgRraW5kGAYgASgJEhIKCnNpemVfYnl0ZXMYByABKAMSDgoGc2hhMjU2GAggASgJEhQKDGZyYWdtZW50X2lkcxgJIAMoCSJMChJJbXBvcnRGaWxlUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQSDwoHY3JlYXRlZBgCIAEoCCIyChpQdXJnZVdvcmtzcGFjZUZpbGVzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkiLAobUHVyZ2VXb3Jrc3BhY2VGaWxlc1Jlc3BvbnNlEg0KBWZpbGVzGAEgASgFMu0KCgxGaWxlc1NlcnZpY2USUAoLQmVnaW5VcGxvYWQSHy5rdy5maWxlcy52MS5CZWdpblVwbG9hZFJlcXVlc3QaIC5rdy5maWxlcy52MS5CZWdpblVwbG9hZFJlc3BvbnNlElkKDkNvbXBsZXRlVXBsb2FkEiIua3cuZmlsZXMudjEuQ29tcGxldGVVcGxvYWRSZXF1ZXN0GiMua3cuZmlsZXMudjEuQ29tcGxldGVVcGxvYWRSZXNwb25zZRJQCgtBYm9ydFVwbG9hZBIfLmt3LmZpbGVzLnYxLkFib3J0VXBsb2FkUmVxdWVzdBogLmt3LmZpbGVzLnYxLkFib3J0VXBsb2FkUmVzcG9uc2USRAoHR2V0RmlsZRIbLmt3LmZpbGVzLnYxLkdldEZpbGVSZXF1ZXN0Ghwua3cuZmlsZXMudjEuR2V0RmlsZVJlc3BvbnNlEk0KClVwZGF0ZUZpbGUSHi5rdy5maWxlcy52MS5VcGRhdGVGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLlVwZGF0ZUZpbGVSZXNwb25zZRJNCgpEZWxldGVGaWxlEh4ua3cuZmlsZXMudjEuRGVsZXRlRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5EZWxldGVGaWxlUmVzcG9uc2USXAoPQnVsa0RlbGV0ZUZpbGVzEiMua3cuZmlsZXMudjEuQnVsa0RlbGV0ZUZpbGVzUmVxdWVzdBokLmt3LmZpbGVzLnYxLkJ1bGtEZWxldGVGaWxlc1Jlc3BvbnNlEk0KCkNhbmNlbEZpbGUSHi5rdy5maWxlcy52MS5DYW5jZWxGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLkNhbmNlbEZpbGVSZXNwb25zZRJQCgtTZWFyY2hGaWxlcxIfLmt3LmZpbGVzLnYxLlNlYXJjaEZpbGVzUmVxdWVzdBogLmt3LmZpbGVzLnYxLlNlYXJjaEZpbGVzUmVzcG9uc2USWQoOUmVhZEZpbGVDaHVua3MSIi5rdy5maWxlcy52MS5SZWFkRmlsZUNodW5rc1JlcXVlc3QaIy5rdy5maWxlcy52MS5SZWFkRmlsZUNodW5rc1Jlc3BvbnNlEk0KCkF0dGFjaEZpbGUSHi5rdy5maWxlcy52MS5BdHRhY2hGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLkF0dGFjaEZpbGVSZXNwb25zZRJNCgpEZXRhY2hGaWxlEh4ua3cuZmlsZXMudjEuRGV0YWNoRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5EZXRhY2hGaWxlUmVzcG9uc2USYgoRTGlzdEZyYWdtZW50RmlsZXMSJS5rdy5maWxlcy52MS5MaXN0RnJhZ21lbnRGaWxlc1JlcXVlc3QaJi5rdy5maWxlcy52MS5MaXN0RnJhZ21lbnRGaWxlc1Jlc3BvbnNlEmUKEkxpc3RXb3Jrc3BhY2VGaWxlcxImLmt3LmZpbGVzLnYxLkxpc3RXb3Jrc3BhY2VGaWxlc1JlcXVlc3QaJy5rdy5maWxlcy52MS5MaXN0V29ya3NwYWNlRmlsZXNSZXNwb25zZRJNCgpJbXBvcnRGaWxlEh4ua3cuZmlsZXMudjEuSW1wb3J0RmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5JbXBvcnRGaWxlUmVzcG9uc2USaAoTUHVyZ2VXb3Jrc3BhY2VGaWxlcxInLmt3LmZpbGVzLnYxLlB1cmdlV29ya3NwYWNlRmlsZXNSZXF1ZXN0Gigua3cuZmlsZXMudjEuUHVyZ2VXb3Jrc3BhY2VGaWxlc1Jlc3BvbnNlYgZwcm90bzM");
+  fileDesc("Chdrdy9maWxlcy92MS9maWxlcy5wcm90bxILa3cuZmlsZXMudjEixgMKCkZpbGVSZWNvcmQSCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEQoJbWltZV90eXBlGAUgASgJEgwKBGtpbmQYBiABKAkSEgoKc2l6ZV9ieXRlcxgHIAEoAxIOCgZzaGEyNTYYCCABKAkSDgoGc3RhdHVzGAkgASgJEhYKDmZhaWx1cmVfcmVhc29uGAogASgJEhcKD2ZhaWx1cmVfbWVzc2FnZRgLIAEoCRISCgpwYWdlc19kb25lGAwgASgFEhMKC3BhZ2VzX3RvdGFsGA0gASgFEhMKC2NodW5rX2NvdW50GA4gASgFEhIKCmNyZWF0ZWRfYnkYDyABKAkSEgoKY3JlYXRlZF9hdBgQIAEoCRISCgp1cGRhdGVkX2F0GBEgASgJEhQKDHByb2Nlc3NlZF9hdBgSIAEoCRIUCgxmcmFnbWVudF9pZHMYEyADKAkSEwoLc3RvcmFnZV9rZXkYFCABKAkSGgoSZGVjbGFyZWRfbWltZV90eXBlGBUgASgJEhYKDnRleHRfdHJ1bmNhdGVkGBYgASgIIoMBChJCZWdpblVwbG9hZFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRIaChJkZWNsYXJlZF9taW1lX3R5cGUYAyABKAkSEwoLZnJhZ21lbnRfaWQYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkiYgoTQmVnaW5VcGxvYWRSZXNwb25zZRIPCgdmaWxlX2lkGAEgASgJEhMKC3N0b3JhZ2Vfa2V5GAIgASgJEhEKCW1heF9ieXRlcxgDIAEoAxISCgpsaW1pdGVkX2J5GAQgASgJIm0KFUNvbXBsZXRlVXBsb2FkUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhIKCnNpemVfYnl0ZXMYAiABKAMSDgoGc2hhMjU2GAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCRIMCgRraW5kGAUgASgJIj8KFkNvbXBsZXRlVXBsb2FkUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiJQoSQWJvcnRVcGxvYWRSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkiFQoTQWJvcnRVcGxvYWRSZXNwb25zZSIhCg5HZXRGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJIjgKD0dldEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJlChBMaXN0RmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUSDgoGc3RhdHVzGAQgASgJEgwKBGtpbmQYBSABKAkiUAoRTGlzdEZpbGVzUmVzcG9uc2USJgoFZmlsZXMYASADKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkEhMKC3RvdGFsX2NvdW50GAIgASgFImoKEVVwZGF0ZUZpbGVSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAMgASgJSAGIAQFCBwoFX25hbWVCDgoMX2Rlc2NyaXB0aW9uIjsKElVwZGF0ZUZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCIkChFEZWxldGVGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJIhQKEkRlbGV0ZUZpbGVSZXNwb25zZSIqChZCdWxrRGVsZXRlRmlsZXNSZXF1ZXN0EhAKCGZpbGVfaWRzGAEgAygJImAKEUJ1bGtEZWxldGVPdXRjb21lEg8KB2ZpbGVfaWQYASABKAkSDwoHZGVsZXRlZBgCIAEoCBISCgplcnJvcl9jb2RlGAMgASgJEhUKDWVycm9yX21lc3NhZ2UYBCABKAkiSwoXQnVsa0RlbGV0ZUZpbGVzUmVzcG9uc2USMAoIb3V0Y29tZXMYASADKAsyHi5rdy5maWxlcy52MS5CdWxrRGVsZXRlT3V0Y29tZSIkChFDYW5jZWxGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJIjsKEkNhbmNlbEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJmChJTZWFyY2hGaWxlc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEg0KBWxpbWl0GAMgASgFEg4KBm9mZnNldBgEIAEoBRIMCgRtb2RlGAUgASgJIoUBCg1GaWxlU2VhcmNoSGl0EiUKBGZpbGUYASABKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkEg0KBXNjb3JlGAIgASgBEg8KB21hdGNoZWQYAyABKAkSDwoHc25pcHBldBgEIAEoCRISCgVjaHVuaxgFIAEoBUgAiAEBQggKBl9jaHVuayJUChNTZWFyY2hGaWxlc1Jlc3BvbnNlEigKBGhpdHMYASADKAsyGi5rdy5maWxlcy52MS5GaWxlU2VhcmNoSGl0EhMKC3RvdGFsX2NvdW50GAIgASgFIkcKFVJlYWRGaWxlQ2h1bmtzUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEg4KBm9mZnNldBgCIAEoBRINCgVsaW1pdBgDIAEoBSIqCglGaWxlQ2h1bmsSDwoHb3JkaW5hbBgBIAEoBRIMCgR0ZXh0GAIgASgJInwKFlJlYWRGaWxlQ2h1bmtzUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQSJgoGY2h1bmtzGAIgAygLMhYua3cuZmlsZXMudjEuRmlsZUNodW5rEhMKC3RvdGFsX2NvdW50GAMgASgFIjkKEUF0dGFjaEZpbGVSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkSEwoLZnJhZ21lbnRfaWQYAiABKAkiOwoSQXR0YWNoRmlsZVJlc3BvbnNlEiUKBGZpbGUYASABKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkIjkKEURldGFjaEZpbGVSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkSEwoLZnJhZ21lbnRfaWQYAiABKAkiOwoSRGV0YWNoRmlsZVJlc3BvbnNlEiUKBGZpbGUYASABKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkIi8KGExpc3RGcmFnbWVudEZpbGVzUmVxdWVzdBITCgtmcmFnbWVudF9pZBgBIAEoCSJDChlMaXN0RnJhZ21lbnRGaWxlc1Jlc3BvbnNlEiYKBWZpbGVzGAEgAygLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJQChlMaXN0V29ya3NwYWNlRmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUiRAoaTGlzdFdvcmtzcGFjZUZpbGVzUmVzcG9uc2USJgoFZmlsZXMYASADKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkIsABChFJbXBvcnRGaWxlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc3RhZ2VkX2tleRgCIAEoCRIRCglmaWxlX25hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEQoJbWltZV90eXBlGAUgASgJEgwKBGtpbmQYBiABKAkSEgoKc2l6ZV9ieXRlcxgHIAEoAxIOCgZzaGEyNTYYCCABKAkSFAoMZnJhZ21lbnRfaWRzGAkgAygJIkwKEkltcG9ydEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZBIPCgdjcmVhdGVkGAIgASgIIjIKGlB1cmdlV29ya3NwYWNlRmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCSIsChtQdXJnZVdvcmtzcGFjZUZpbGVzUmVzcG9uc2USDQoFZmlsZXMYASABKAUyuQsKDEZpbGVzU2VydmljZRJQCgtCZWdpblVwbG9hZBIfLmt3LmZpbGVzLnYxLkJlZ2luVXBsb2FkUmVxdWVzdBogLmt3LmZpbGVzLnYxLkJlZ2luVXBsb2FkUmVzcG9uc2USWQoOQ29tcGxldGVVcGxvYWQSIi5rdy5maWxlcy52MS5Db21wbGV0ZVVwbG9hZFJlcXVlc3QaIy5rdy5maWxlcy52MS5Db21wbGV0ZVVwbG9hZFJlc3BvbnNlElAKC0Fib3J0VXBsb2FkEh8ua3cuZmlsZXMudjEuQWJvcnRVcGxvYWRSZXF1ZXN0GiAua3cuZmlsZXMudjEuQWJvcnRVcGxvYWRSZXNwb25zZRJECgdHZXRGaWxlEhsua3cuZmlsZXMudjEuR2V0RmlsZVJlcXVlc3QaHC5rdy5maWxlcy52MS5HZXRGaWxlUmVzcG9uc2USSgoJTGlzdEZpbGVzEh0ua3cuZmlsZXMudjEuTGlzdEZpbGVzUmVxdWVzdBoeLmt3LmZpbGVzLnYxLkxpc3RGaWxlc1Jlc3BvbnNlEk0KClVwZGF0ZUZpbGUSHi5rdy5maWxlcy52MS5VcGRhdGVGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLlVwZGF0ZUZpbGVSZXNwb25zZRJNCgpEZWxldGVGaWxlEh4ua3cuZmlsZXMudjEuRGVsZXRlRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5EZWxldGVGaWxlUmVzcG9uc2USXAoPQnVsa0RlbGV0ZUZpbGVzEiMua3cuZmlsZXMudjEuQnVsa0RlbGV0ZUZpbGVzUmVxdWVzdBokLmt3LmZpbGVzLnYxLkJ1bGtEZWxldGVGaWxlc1Jlc3BvbnNlEk0KCkNhbmNlbEZpbGUSHi5rdy5maWxlcy52MS5DYW5jZWxGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLkNhbmNlbEZpbGVSZXNwb25zZRJQCgtTZWFyY2hGaWxlcxIfLmt3LmZpbGVzLnYxLlNlYXJjaEZpbGVzUmVxdWVzdBogLmt3LmZpbGVzLnYxLlNlYXJjaEZpbGVzUmVzcG9uc2USWQoOUmVhZEZpbGVDaHVua3MSIi5rdy5maWxlcy52MS5SZWFkRmlsZUNodW5rc1JlcXVlc3QaIy5rdy5maWxlcy52MS5SZWFkRmlsZUNodW5rc1Jlc3BvbnNlEk0KCkF0dGFjaEZpbGUSHi5rdy5maWxlcy52MS5BdHRhY2hGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLkF0dGFjaEZpbGVSZXNwb25zZRJNCgpEZXRhY2hGaWxlEh4ua3cuZmlsZXMudjEuRGV0YWNoRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5EZXRhY2hGaWxlUmVzcG9uc2USYgoRTGlzdEZyYWdtZW50RmlsZXMSJS5rdy5maWxlcy52MS5MaXN0RnJhZ21lbnRGaWxlc1JlcXVlc3QaJi5rdy5maWxlcy52MS5MaXN0RnJhZ21lbnRGaWxlc1Jlc3BvbnNlEmUKEkxpc3RXb3Jrc3BhY2VGaWxlcxImLmt3LmZpbGVzLnYxLkxpc3RXb3Jrc3BhY2VGaWxlc1JlcXVlc3QaJy5rdy5maWxlcy52MS5MaXN0V29ya3NwYWNlRmlsZXNSZXNwb25zZRJNCgpJbXBvcnRGaWxlEh4ua3cuZmlsZXMudjEuSW1wb3J0RmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5JbXBvcnRGaWxlUmVzcG9uc2USaAoTUHVyZ2VXb3Jrc3BhY2VGaWxlcxInLmt3LmZpbGVzLnYxLlB1cmdlV29ya3NwYWNlRmlsZXNSZXF1ZXN0Gigua3cuZmlsZXMudjEuUHVyZ2VXb3Jrc3BhY2VGaWxlc1Jlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message kw.files.v1.FileRecord
@@ -337,6 +337,69 @@ export const GetFileResponseSchema: GenMessage<GetFileResponse> = /*@__PURE__*/
   messageDesc(file_kw_files_v1_files, 8);
 
 /**
+ * @generated from message kw.files.v1.ListFilesRequest
+ */
+export type ListFilesRequest = Message<"kw.files.v1.ListFilesRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: int32 offset = 3;
+   */
+  offset: number;
+
+  /**
+   * processing, ready, failed or cancelled; "" for every status.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * pdf, docx, html, markdown, text, csv, json, image or other; "" for every kind.
+   *
+   * @generated from field: string kind = 5;
+   */
+  kind: string;
+};
+
+/**
+ * Describes the message kw.files.v1.ListFilesRequest.
+ * Use `create(ListFilesRequestSchema)` to create a new message.
+ */
+export const ListFilesRequestSchema: GenMessage<ListFilesRequest> = /*@__PURE__*/
+  messageDesc(file_kw_files_v1_files, 9);
+
+/**
+ * @generated from message kw.files.v1.ListFilesResponse
+ */
+export type ListFilesResponse = Message<"kw.files.v1.ListFilesResponse"> & {
+  /**
+   * @generated from field: repeated kw.files.v1.FileRecord files = 1;
+   */
+  files: FileRecord[];
+
+  /**
+   * @generated from field: int32 total_count = 2;
+   */
+  totalCount: number;
+};
+
+/**
+ * Describes the message kw.files.v1.ListFilesResponse.
+ * Use `create(ListFilesResponseSchema)` to create a new message.
+ */
+export const ListFilesResponseSchema: GenMessage<ListFilesResponse> = /*@__PURE__*/
+  messageDesc(file_kw_files_v1_files, 10);
+
+/**
  * @generated from message kw.files.v1.UpdateFileRequest
  */
 export type UpdateFileRequest = Message<"kw.files.v1.UpdateFileRequest"> & {
@@ -361,7 +424,7 @@ export type UpdateFileRequest = Message<"kw.files.v1.UpdateFileRequest"> & {
  * Use `create(UpdateFileRequestSchema)` to create a new message.
  */
 export const UpdateFileRequestSchema: GenMessage<UpdateFileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 9);
+  messageDesc(file_kw_files_v1_files, 11);
 
 /**
  * @generated from message kw.files.v1.UpdateFileResponse
@@ -378,7 +441,7 @@ export type UpdateFileResponse = Message<"kw.files.v1.UpdateFileResponse"> & {
  * Use `create(UpdateFileResponseSchema)` to create a new message.
  */
 export const UpdateFileResponseSchema: GenMessage<UpdateFileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 10);
+  messageDesc(file_kw_files_v1_files, 12);
 
 /**
  * @generated from message kw.files.v1.DeleteFileRequest
@@ -395,7 +458,7 @@ export type DeleteFileRequest = Message<"kw.files.v1.DeleteFileRequest"> & {
  * Use `create(DeleteFileRequestSchema)` to create a new message.
  */
 export const DeleteFileRequestSchema: GenMessage<DeleteFileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 11);
+  messageDesc(file_kw_files_v1_files, 13);
 
 /**
  * @generated from message kw.files.v1.DeleteFileResponse
@@ -408,7 +471,7 @@ export type DeleteFileResponse = Message<"kw.files.v1.DeleteFileResponse"> & {
  * Use `create(DeleteFileResponseSchema)` to create a new message.
  */
 export const DeleteFileResponseSchema: GenMessage<DeleteFileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 12);
+  messageDesc(file_kw_files_v1_files, 14);
 
 /**
  * @generated from message kw.files.v1.BulkDeleteFilesRequest
@@ -425,7 +488,7 @@ export type BulkDeleteFilesRequest = Message<"kw.files.v1.BulkDeleteFilesRequest
  * Use `create(BulkDeleteFilesRequestSchema)` to create a new message.
  */
 export const BulkDeleteFilesRequestSchema: GenMessage<BulkDeleteFilesRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 13);
+  messageDesc(file_kw_files_v1_files, 15);
 
 /**
  * @generated from message kw.files.v1.BulkDeleteOutcome
@@ -459,7 +522,7 @@ export type BulkDeleteOutcome = Message<"kw.files.v1.BulkDeleteOutcome"> & {
  * Use `create(BulkDeleteOutcomeSchema)` to create a new message.
  */
 export const BulkDeleteOutcomeSchema: GenMessage<BulkDeleteOutcome> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 14);
+  messageDesc(file_kw_files_v1_files, 16);
 
 /**
  * @generated from message kw.files.v1.BulkDeleteFilesResponse
@@ -476,7 +539,7 @@ export type BulkDeleteFilesResponse = Message<"kw.files.v1.BulkDeleteFilesRespon
  * Use `create(BulkDeleteFilesResponseSchema)` to create a new message.
  */
 export const BulkDeleteFilesResponseSchema: GenMessage<BulkDeleteFilesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 15);
+  messageDesc(file_kw_files_v1_files, 17);
 
 /**
  * @generated from message kw.files.v1.CancelFileRequest
@@ -493,7 +556,7 @@ export type CancelFileRequest = Message<"kw.files.v1.CancelFileRequest"> & {
  * Use `create(CancelFileRequestSchema)` to create a new message.
  */
 export const CancelFileRequestSchema: GenMessage<CancelFileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 16);
+  messageDesc(file_kw_files_v1_files, 18);
 
 /**
  * @generated from message kw.files.v1.CancelFileResponse
@@ -510,7 +573,7 @@ export type CancelFileResponse = Message<"kw.files.v1.CancelFileResponse"> & {
  * Use `create(CancelFileResponseSchema)` to create a new message.
  */
 export const CancelFileResponseSchema: GenMessage<CancelFileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 17);
+  messageDesc(file_kw_files_v1_files, 19);
 
 /**
  * @generated from message kw.files.v1.SearchFilesRequest
@@ -550,7 +613,7 @@ export type SearchFilesRequest = Message<"kw.files.v1.SearchFilesRequest"> & {
  * Use `create(SearchFilesRequestSchema)` to create a new message.
  */
 export const SearchFilesRequestSchema: GenMessage<SearchFilesRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 18);
+  messageDesc(file_kw_files_v1_files, 20);
 
 /**
  * @generated from message kw.files.v1.FileSearchHit
@@ -597,7 +660,7 @@ export type FileSearchHit = Message<"kw.files.v1.FileSearchHit"> & {
  * Use `create(FileSearchHitSchema)` to create a new message.
  */
 export const FileSearchHitSchema: GenMessage<FileSearchHit> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 19);
+  messageDesc(file_kw_files_v1_files, 21);
 
 /**
  * @generated from message kw.files.v1.SearchFilesResponse
@@ -619,7 +682,7 @@ export type SearchFilesResponse = Message<"kw.files.v1.SearchFilesResponse"> & {
  * Use `create(SearchFilesResponseSchema)` to create a new message.
  */
 export const SearchFilesResponseSchema: GenMessage<SearchFilesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 20);
+  messageDesc(file_kw_files_v1_files, 22);
 
 /**
  * @generated from message kw.files.v1.ReadFileChunksRequest
@@ -648,7 +711,7 @@ export type ReadFileChunksRequest = Message<"kw.files.v1.ReadFileChunksRequest">
  * Use `create(ReadFileChunksRequestSchema)` to create a new message.
  */
 export const ReadFileChunksRequestSchema: GenMessage<ReadFileChunksRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 21);
+  messageDesc(file_kw_files_v1_files, 23);
 
 /**
  * @generated from message kw.files.v1.FileChunk
@@ -670,7 +733,7 @@ export type FileChunk = Message<"kw.files.v1.FileChunk"> & {
  * Use `create(FileChunkSchema)` to create a new message.
  */
 export const FileChunkSchema: GenMessage<FileChunk> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 22);
+  messageDesc(file_kw_files_v1_files, 24);
 
 /**
  * @generated from message kw.files.v1.ReadFileChunksResponse
@@ -699,7 +762,7 @@ export type ReadFileChunksResponse = Message<"kw.files.v1.ReadFileChunksResponse
  * Use `create(ReadFileChunksResponseSchema)` to create a new message.
  */
 export const ReadFileChunksResponseSchema: GenMessage<ReadFileChunksResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 23);
+  messageDesc(file_kw_files_v1_files, 25);
 
 /**
  * @generated from message kw.files.v1.AttachFileRequest
@@ -721,7 +784,7 @@ export type AttachFileRequest = Message<"kw.files.v1.AttachFileRequest"> & {
  * Use `create(AttachFileRequestSchema)` to create a new message.
  */
 export const AttachFileRequestSchema: GenMessage<AttachFileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 24);
+  messageDesc(file_kw_files_v1_files, 26);
 
 /**
  * @generated from message kw.files.v1.AttachFileResponse
@@ -738,7 +801,7 @@ export type AttachFileResponse = Message<"kw.files.v1.AttachFileResponse"> & {
  * Use `create(AttachFileResponseSchema)` to create a new message.
  */
 export const AttachFileResponseSchema: GenMessage<AttachFileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 25);
+  messageDesc(file_kw_files_v1_files, 27);
 
 /**
  * @generated from message kw.files.v1.DetachFileRequest
@@ -760,7 +823,7 @@ export type DetachFileRequest = Message<"kw.files.v1.DetachFileRequest"> & {
  * Use `create(DetachFileRequestSchema)` to create a new message.
  */
 export const DetachFileRequestSchema: GenMessage<DetachFileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 26);
+  messageDesc(file_kw_files_v1_files, 28);
 
 /**
  * @generated from message kw.files.v1.DetachFileResponse
@@ -777,7 +840,7 @@ export type DetachFileResponse = Message<"kw.files.v1.DetachFileResponse"> & {
  * Use `create(DetachFileResponseSchema)` to create a new message.
  */
 export const DetachFileResponseSchema: GenMessage<DetachFileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 27);
+  messageDesc(file_kw_files_v1_files, 29);
 
 /**
  * @generated from message kw.files.v1.ListFragmentFilesRequest
@@ -794,7 +857,7 @@ export type ListFragmentFilesRequest = Message<"kw.files.v1.ListFragmentFilesReq
  * Use `create(ListFragmentFilesRequestSchema)` to create a new message.
  */
 export const ListFragmentFilesRequestSchema: GenMessage<ListFragmentFilesRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 28);
+  messageDesc(file_kw_files_v1_files, 30);
 
 /**
  * @generated from message kw.files.v1.ListFragmentFilesResponse
@@ -811,7 +874,7 @@ export type ListFragmentFilesResponse = Message<"kw.files.v1.ListFragmentFilesRe
  * Use `create(ListFragmentFilesResponseSchema)` to create a new message.
  */
 export const ListFragmentFilesResponseSchema: GenMessage<ListFragmentFilesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 29);
+  messageDesc(file_kw_files_v1_files, 31);
 
 /**
  * @generated from message kw.files.v1.ListWorkspaceFilesRequest
@@ -838,7 +901,7 @@ export type ListWorkspaceFilesRequest = Message<"kw.files.v1.ListWorkspaceFilesR
  * Use `create(ListWorkspaceFilesRequestSchema)` to create a new message.
  */
 export const ListWorkspaceFilesRequestSchema: GenMessage<ListWorkspaceFilesRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 30);
+  messageDesc(file_kw_files_v1_files, 32);
 
 /**
  * @generated from message kw.files.v1.ListWorkspaceFilesResponse
@@ -855,7 +918,7 @@ export type ListWorkspaceFilesResponse = Message<"kw.files.v1.ListWorkspaceFiles
  * Use `create(ListWorkspaceFilesResponseSchema)` to create a new message.
  */
 export const ListWorkspaceFilesResponseSchema: GenMessage<ListWorkspaceFilesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 31);
+  messageDesc(file_kw_files_v1_files, 33);
 
 /**
  * @generated from message kw.files.v1.ImportFileRequest
@@ -914,7 +977,7 @@ export type ImportFileRequest = Message<"kw.files.v1.ImportFileRequest"> & {
  * Use `create(ImportFileRequestSchema)` to create a new message.
  */
 export const ImportFileRequestSchema: GenMessage<ImportFileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 32);
+  messageDesc(file_kw_files_v1_files, 34);
 
 /**
  * @generated from message kw.files.v1.ImportFileResponse
@@ -936,7 +999,7 @@ export type ImportFileResponse = Message<"kw.files.v1.ImportFileResponse"> & {
  * Use `create(ImportFileResponseSchema)` to create a new message.
  */
 export const ImportFileResponseSchema: GenMessage<ImportFileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 33);
+  messageDesc(file_kw_files_v1_files, 35);
 
 /**
  * @generated from message kw.files.v1.PurgeWorkspaceFilesRequest
@@ -953,7 +1016,7 @@ export type PurgeWorkspaceFilesRequest = Message<"kw.files.v1.PurgeWorkspaceFile
  * Use `create(PurgeWorkspaceFilesRequestSchema)` to create a new message.
  */
 export const PurgeWorkspaceFilesRequestSchema: GenMessage<PurgeWorkspaceFilesRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 34);
+  messageDesc(file_kw_files_v1_files, 36);
 
 /**
  * @generated from message kw.files.v1.PurgeWorkspaceFilesResponse
@@ -970,7 +1033,7 @@ export type PurgeWorkspaceFilesResponse = Message<"kw.files.v1.PurgeWorkspaceFil
  * Use `create(PurgeWorkspaceFilesResponseSchema)` to create a new message.
  */
 export const PurgeWorkspaceFilesResponseSchema: GenMessage<PurgeWorkspaceFilesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 35);
+  messageDesc(file_kw_files_v1_files, 37);
 
 /**
  * Workspace files (served by the files component, data plane of the Cloud only: files are not
@@ -1022,6 +1085,16 @@ export const FilesService: GenService<{
     methodKind: "unary";
     input: typeof GetFileRequestSchema;
     output: typeof GetFileResponseSchema;
+  },
+  /**
+   * A page of the workspace's files, newest first, optionally of one status or kind (files:read).
+   *
+   * @generated from rpc kw.files.v1.FilesService.ListFiles
+   */
+  listFiles: {
+    methodKind: "unary";
+    input: typeof ListFilesRequestSchema;
+    output: typeof ListFilesResponseSchema;
   },
   /**
    * @generated from rpc kw.files.v1.FilesService.UpdateFile
