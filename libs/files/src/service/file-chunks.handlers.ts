@@ -30,7 +30,8 @@ export class FileChunksHandlers {
     if (input.offset < 0) throw badRequest('offset must be at least 0', { field: 'offset' });
     const { file } = await this.records.authorizedFile(context, input.fileId, 'files:read');
     // Only a ready file's chunks are whole: processing writes them with its `ready` status.
-    const chunks = file.status === 'ready' ? await this.files.chunks(file.id, input.offset, limit) : [];
-    return { file: fileView(file), chunks, totalCount: file.status === 'ready' ? file.chunkCount : 0 };
+    if (file.status !== 'ready') return { file: fileView(file), chunks: [], totalCount: 0 };
+    const chunks = await this.files.chunks(file.id, input.offset, limit);
+    return { file: fileView(file), chunks, totalCount: file.chunkCount };
   }
 }

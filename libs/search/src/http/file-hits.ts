@@ -24,7 +24,7 @@ export async function fileHits(client: ServiceClient, request: FileHitsRequest):
   try {
     const { hits } = await client.call(FilesService.method.searchFiles, {
       workspaceId: request.workspaceId,
-      // A longer workspace search query (up to 2,000 characters) asks with its opening.
+      // A longer workspace search query (up to SEARCH_QUERY_MAX characters) asks with its opening.
       query: request.query.slice(0, FILE_SEARCH_QUERY_MAX_CHARS),
       limit: FILE_HITS_BESIDE_SEARCH,
       offset: 0,

@@ -51,9 +51,7 @@ export class FragmentSearch {
       });
     this.queryVectors = new QueryEmbeddings(
       async (text) => {
-        const [vector] = await ai.embed([text.slice(0, SEARCH_QUERY_MODEL_CHARS)], 'query', {
-          timeoutMs: config.SEARCH_MODEL_TIMEOUT_MS,
-        });
+        const [vector] = await ai.embed([text], 'query', { timeoutMs: config.SEARCH_MODEL_TIMEOUT_MS });
         return vector;
       },
       { observe: (outcome) => outcomes.inc({ outcome }) },
@@ -144,7 +142,8 @@ export class FragmentSearch {
   private async semanticCandidates(workspaceIds: string[], criteria: SearchCriteria): Promise<RankedId[]> {
     let vector: number[] | undefined;
     try {
-      vector = await this.queryVectors.of(criteria.query);
+      // The model reads the opening: the vectors are kept by what it read, so queries that share it share one.
+      vector = await this.queryVectors.of(criteria.query.slice(0, SEARCH_QUERY_MODEL_CHARS));
     } catch (err) {
       if (criteria.mode === 'semantic')
         throw new AppError({
