@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SearchService } from '@kw/contracts';
+import { filesBesideSearch } from '@kw/platform-file-hits';
 import { ServiceClient } from '@kw/platform-transport';
 import {
   GlobalSearchResultsDto,
@@ -12,7 +13,7 @@ import {
   WorkspaceSearchQueryDto,
   searchOf,
 } from './dto/search.dto.js';
-import { fileHits } from './file-hits.js';
+import { fileHitJson } from './file-hits.js';
 import { resultsJson } from './presenters.js';
 
 const M = SearchService.method;
@@ -40,14 +41,14 @@ export class SearchController {
         limit: query.limit ?? 0,
         offset: query.offset ?? 0,
       }),
-      fileHits(this.client, {
+      filesBesideSearch(this.client, {
         workspaceId: query.workspaceId,
         query: query.q,
         offset: query.offset ?? 0,
         fragmentFilters: search.types.length > 0 || search.tags.length > 0 || search.collectionId !== '',
       }),
     ]);
-    return { ...resultsJson(page), files };
+    return { ...resultsJson(page), files: files.map(fileHitJson) };
   }
 
   @Get('global')

@@ -1,13 +1,5 @@
 import * as z from 'zod/v4';
-import {
-  FILE_HITS_BESIDE_SEARCH,
-  FILE_SEARCH_QUERY_MAX_CHARS,
-  FilesService,
-  type FileRecord,
-  type FileSearchHit,
-} from '@kw/contracts';
-import { AppError } from '@kw/platform-errors';
-import type { ServiceClient } from '@kw/platform-transport';
+import { FILE_SEARCH_QUERY_MAX_CHARS, FilesService, type FileRecord, type FileSearchHit } from '@kw/contracts';
 import { LIST_LIMIT_MAX } from '../tool-limits.js';
 import { READ_ONLY, defineAgentTool, type AgentTool } from '../agent-tool.js';
 
@@ -28,7 +20,7 @@ function fileOut(file: FileRecord) {
   };
 }
 
-function hitOut(h: FileSearchHit) {
+export function fileHitOut(h: FileSearchHit) {
   return {
     ...fileOut(h.file!),
     snippet: h.snippet,
@@ -36,32 +28,6 @@ function hitOut(h: FileSearchHit) {
     matchedBy: h.matched.split(',').filter(Boolean),
     ...(h.chunk === undefined ? {} : { chunk: h.chunk }),
   };
-}
-
-/**
- * The files the search tool shows beside a workspace's fragments, as GET /api/search does: on
- * the first page, without tag filters (files have none), the files search's best few by the
- * query's words (one model call per search, the fragments'). A caller who may not read files,
- * or a plane without files (a Leaf), gets none, and the fragments as always.
- */
-export async function filesBesideSearch(
-  client: ServiceClient,
-  request: { workspaceId: string; query: string; offset: number; tags: number },
-): Promise<ReturnType<typeof hitOut>[]> {
-  if (request.offset > 0 || request.tags > 0 || !request.query.trim()) return [];
-  try {
-    const { hits } = await client.call(M.searchFiles, {
-      workspaceId: request.workspaceId,
-      query: request.query.slice(0, FILE_SEARCH_QUERY_MAX_CHARS),
-      mode: 'keyword',
-      limit: FILE_HITS_BESIDE_SEARCH,
-      offset: 0,
-    });
-    return hits.map(hitOut);
-  } catch (err) {
-    if (AppError.isAppError(err)) return [];
-    throw err;
-  }
 }
 
 /**
@@ -124,7 +90,7 @@ export const fileTools: AgentTool[] = [
         limit: args.limit ?? 10,
         offset: args.offset ?? 0,
       });
-      return { hits: hits.map(hitOut), count: hits.length, totalCount };
+      return { hits: hits.map(fileHitOut), count: hits.length, totalCount };
     },
   }),
 

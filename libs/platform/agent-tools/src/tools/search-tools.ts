@@ -10,9 +10,10 @@ import {
   type SearchPage,
 } from '@kw/contracts';
 import { badRequest } from '@kw/platform-errors';
+import { filesBesideSearch } from '@kw/platform-file-hits';
 import { LIST_LIMIT_MAX } from '../tool-limits.js';
 import { READ_ONLY, defineAgentTool, type AgentTool } from '../agent-tool.js';
-import { filesBesideSearch } from './file-tools.js';
+import { fileHitOut } from './file-tools.js';
 
 const S = SearchService.method;
 
@@ -66,10 +67,10 @@ export const searchTools: AgentTool[] = [
             workspaceId: args.workspaceId,
             query: args.query,
             offset: paging.offset,
-            tags: search.tags.length,
+            fragmentFilters: search.tags.length > 0,
           }),
         ]);
-        return { ...hitsOut(page), files };
+        return { ...hitsOut(page), files: files.map(fileHitOut) };
       }
       const { page, workspaceCount } = await client.call(S.globalSearch, { search, ...paging });
       return { ...hitsOut(page), workspaceCount };

@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { FILE_HITS_BESIDE_SEARCH, FILE_SEARCH_QUERY_MAX_CHARS, FilesService } from '@kw/contracts';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+import { InProcessBus, InProcessTransport, serve, ServiceClient } from '@kw/platform-transport';
+import { filesBesideSearch } from './files-beside-search.js';
+
+/**
+ * The one rule for the files beside a workspace search (REST and the MCP search tool), against
+ * a files service answering over a real in-process transport.
+ */
+const WS = '0b7e5b1e-7a8c-4d6f-9a0b-1c2d3e4f5a6b';
+const FILE = {
+  id: '5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d',
+  workspaceId: WS,
+  name: 'handbook.pdf',
+  mimeType: 'application/pdf',
+  kind: 'pdf',
+  status: 'ready',
+};
+
+let transports: InProcessTransport[] = [];
+afterEach(async () => {
+  await Promise.all(transports.map((t) => t.drain()));
+  transports = [];
+});
+
+function setUp(answer: () => Promise<unknown> | unknown) {
+  const bus = new InProcessBus();
+  const files = new InProcessTransport({ component: 'files', bus });
+  const search = new InProcessTransport({ component: 'search', bus });
+  transports.push(files, search);
+  const asked: Array<{ query: string; mode: string; limit: number; offset: number }> = [];
+  serve(files, FilesService.method.searchFiles, async (req) => {
+    asked.push({ query: req.query, mode: req.mode, limit: req.limit, offset: req.offset });
+    return (await answer()) as never;
+  });
+  return { client: new ServiceClient(search), asked };
+}
+
+const first = { workspaceId: WS, query: 'leave policy', offset: 0, fragmentFilters: false };
+
+describe('filesBesideSearch', () => {
+  it('asks the files search by words for the best few, with at most its query length', async () => {
+    const { client, asked } = setUp(() => ({
+      hits: [{ file: FILE, score: 2.5, matched: 'content', snippet: 'the leave policy', chunk: 3 }],
+      totalCount: 1,
+    }));
+    const hits = await filesBesideSearch(client, { ...first, query: 'x'.repeat(FILE_SEARCH_QUERY_MAX_CHARS + 50) });
+    expect(asked).toEqual([
+      { query: 'x'.repeat(FILE_SEARCH_QUERY_MAX_CHARS), mode: 'keyword', limit: FILE_HITS_BESIDE_SEARCH, offset: 0 },
+    ]);
+    expect(hits.map((h) => [h.file?.name, h.snippet, h.chunk])).toEqual([['handbook.pdf', 'the leave policy', 3]]);
+  });
+
+  it('shows no files past the first page, with fragment-only filters, or for a blank query, without asking', async () => {
+    const { client, asked } = setUp(() => ({ hits: [], totalCount: 0 }));
+    expect(await filesBesideSearch(client, { ...first, offset: 10 })).toEqual([]);
+    expect(await filesBesideSearch(client, { ...first, fragmentFilters: true })).toEqual([]);
+    expect(await filesBesideSearch(client, { ...first, query: '   ' })).toEqual([]);
+    expect(asked).toEqual([]);
+  });
+
+  it('gives no files when the caller may not read them or no files service answers', async () => {
+    const refused = setUp(() => {
+      throw new AppError({ status: 403, code: ErrorCode.FORBIDDEN, message: 'Missing scope files:read' });
+    });
+    expect(await filesBesideSearch(refused.client, first)).toEqual([]);
+    expect(refused.asked).toHaveLength(1);
+
+    const bus = new InProcessBus();
+    const lonely = new InProcessTransport({ component: 'search', bus });
+    transports.push(lonely);
+    expect(await filesBesideSearch(new ServiceClient(lonely), first)).toEqual([]);
+  });
+
+  it('lets a defect through rather than answer it as "no files"', async () => {
+    const broken = { call: () => Promise.reject(new TypeError('defect')) } as unknown as ServiceClient;
+    await expect(filesBesideSearch(broken, first)).rejects.toThrow('defect');
+  });
+});
