@@ -24,5 +24,5 @@ await runPlatform({
   ],
   defaultTargets: (config) => (config.RUN_MODE === 'embedded' ? ['all'] : ['gateway']),
   // The MCP endpoint calls several components; it lives at the edge, wherever the API is served.
-  edgeModules: [McpHttpModule],
+  edgeModules: [McpHttpModule.forCloud()],
 });

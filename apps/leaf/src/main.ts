@@ -15,5 +15,5 @@ await runPlatform({
   components: [leafEdgeComponent, fragmentsComponent, searchComponent, webhooksComponent],
   defaultTargets: ['all'],
   // The same MCP endpoint as the Cloud's, for this zone's workspaces (handoff tokens).
-  edgeModules: [McpHttpModule],
+  edgeModules: [McpHttpModule.forLeaf()],
 });

@@ -282,10 +282,28 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
       expect(got.data.fragment.content).toContain(MARKER);
       const found = await call(client, 'search', { workspaceId, query: 'leaf ingest worker' });
       expect(found.data.hits.map((h: any) => h.fragmentId)).toContain(fragmentId);
-      // Files are not part of Hosted Zone V1: the Leaf's file tools fail as tools, not as the endpoint.
+      // The Leaf offers the tools its components answer: no files (not part of Hosted Zone V1),
+      // no accounts or workspace list (the Cloud's), no chat management.
+      const offered = (await client.listTools()).tools.map((t) => t.name);
+      expect(offered).toEqual(
+        expect.arrayContaining(['search', 'get_fragment', 'create_fragment', 'list_collections']),
+      );
+      for (const cloudOnly of [
+        'search_workspace_files',
+        'read_workspace_file',
+        'list_workspaces',
+        'whoami',
+        'create_expert',
+      ])
+        expect(offered).not.toContain(cloudOnly);
+      const described = await fetch(`${leafUrl}/api/mcp`, {
+        headers: { accept: 'application/json', authorization: `Bearer ${handoff.token}` },
+      });
+      expect(described.status).toBe(200);
+      expect(((await described.json()) as { tools: string[] }).tools.sort()).toEqual([...offered].sort());
       const files = await call(client, 'search_workspace_files', { workspaceId, query: 'leaf' });
       expect(files.isError).toBe(true);
-      expect(files.text).toMatch(/^SERVICE_UNAVAILABLE/);
+      expect(files.text).toMatch(/not found/i);
       // The Cloud's MCP endpoint answers the same tool with the way to the Leaf.
       const cloudClient = await connectMcp(cloud.url, owner.token);
       const bounced = await call(cloudClient, 'list_fragments', { workspaceId });

@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import type { ServiceClient } from '@kw/platform-transport';
 import { FRAGMENT_URI_TEMPLATE } from '../service/fragment-resources.js';
-import { SERVER_NAME, toolNames } from '../service/create-mcp-server.js';
+import { SERVER_NAME } from '../service/create-mcp-server.js';
+import type { McpToolSet } from '../service/mcp-tool-set.js';
 
 export class McpDescriptionDto {
   @ApiProperty({ example: SERVER_NAME }) name!: string;
@@ -15,11 +15,8 @@ export class McpDescriptionDto {
   @ApiProperty({ type: 'object', additionalProperties: true }) resources!: Record<string, unknown>;
 }
 
-let cachedTools: string[] | undefined;
-
-/** What GET /api/mcp with `Accept: application/json` answers. */
-export function describeServer(base: string, version: string, client: ServiceClient): McpDescriptionDto {
-  cachedTools ??= toolNames(client);
+/** What GET /api/mcp with `Accept: application/json` answers: the tools of this endpoint (the Cloud's or a Leaf's). */
+export function describeServer(base: string, version: string, toolSet: McpToolSet): McpDescriptionDto {
   return {
     name: SERVER_NAME,
     version,
@@ -31,7 +28,7 @@ export function describeServer(base: string, version: string, client: ServiceCli
       credentials: ['personal access token (kwp_...)', 'handoff token at a hosted zone Leaf'],
       resourceMetadata: `${base}/.well-known/oauth-protected-resource`,
     },
-    tools: cachedTools,
+    tools: toolSet.tools.map((tool) => tool.id),
     resources: { templates: [FRAGMENT_URI_TEMPLATE] },
   };
 }

@@ -1,8 +1,28 @@
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { McpController } from './mcp.controller.js';
 import { ProtectedResourceController } from './protected-resource.controller.js';
 import { McpSessions } from '../service/mcp-sessions.js';
+import { CLOUD_TOOL_SET, LEAF_TOOL_SET, MCP_TOOL_SET, type McpToolSet } from '../service/mcp-tool-set.js';
 
-/** The MCP endpoint and its discovery document: an edge module of the gateway and the Leaf. */
-@Module({ controllers: [McpController, ProtectedResourceController], providers: [McpSessions] })
-export class McpHttpModule {}
+/**
+ * The MCP endpoint and its discovery document: an edge module of the gateway (`forCloud`) and
+ * the Leaf (`forLeaf`), which differ in the tools they offer.
+ */
+@Module({})
+export class McpHttpModule {
+  static forCloud(): DynamicModule {
+    return McpHttpModule.offering(CLOUD_TOOL_SET);
+  }
+
+  static forLeaf(): DynamicModule {
+    return McpHttpModule.offering(LEAF_TOOL_SET);
+  }
+
+  private static offering(toolSet: McpToolSet): DynamicModule {
+    return {
+      module: McpHttpModule,
+      controllers: [McpController, ProtectedResourceController],
+      providers: [McpSessions, { provide: MCP_TOOL_SET, useValue: toolSet }],
+    };
+  }
+}

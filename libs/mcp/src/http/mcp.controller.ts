@@ -24,6 +24,7 @@ import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, buildInfo, LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { createMcpServer } from '../service/create-mcp-server.js';
+import { MCP_TOOL_SET, type McpToolSet } from '../service/mcp-tool-set.js';
 import { McpSessions } from '../service/mcp-sessions.js';
 import type { McpAuthExtra } from '../service/tool-context.js';
 import { describeServer, McpDescriptionDto } from './describe-server.js';
@@ -53,6 +54,7 @@ export class McpController implements OnModuleInit {
     private readonly client: ServiceClient,
     private readonly sessions: McpSessions,
     private readonly moduleRef: ModuleRef,
+    @Inject(MCP_TOOL_SET) private readonly toolSet: McpToolSet,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -86,7 +88,7 @@ export class McpController implements OnModuleInit {
     if (!this.sessions.hasRoom(caller.auth.credentialId))
       return rpcError(reply, 503, -32000, 'Too many open MCP sessions; close some (DELETE /api/mcp) and retry');
 
-    const server = createMcpServer(this.client, this.version);
+    const server = createMcpServer(this.client, this.version, this.toolSet);
     const credentialId = caller.auth.credentialId;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -114,7 +116,7 @@ export class McpController implements OnModuleInit {
     const accept = header(request, 'accept') ?? '';
     if (!accept.includes('text/event-stream')) {
       checkOrigin(header(request, 'origin'), this.origins, publicBase(this.config, request));
-      void reply.send(describeServer(publicBase(this.config, request), this.version, this.client));
+      void reply.send(describeServer(publicBase(this.config, request), this.version, this.toolSet));
       return;
     }
     const caller = await this.admit(request, reply);

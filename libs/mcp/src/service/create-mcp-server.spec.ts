@@ -8,7 +8,8 @@ import { AuthContextSchema } from '@kw/contracts';
 import { requestContext, type AuthContext } from '@kw/platform-context';
 import { AppError } from '@kw/platform-errors';
 import type { ServiceClient } from '@kw/platform-transport';
-import { createMcpServer, toolNames } from './create-mcp-server.js';
+import { createMcpServer } from './create-mcp-server.js';
+import { CLOUD_TOOL_SET, LEAF_TOOL_SET, type McpToolSet } from './mcp-tool-set.js';
 
 // The server alone, over the SDK's in-memory transport, with the service client stood in:
 // what is tested is what the MCP layer adds (registration, the caller's context, error
@@ -50,8 +51,8 @@ afterEach(async () => {
 });
 
 /** Connects an SDK client; every message reaches the server with `authInfo` as the controller attaches it. */
-async function connect(client: ServiceClient, caller: AuthInfo | undefined) {
-  const server = createMcpServer(client, '1.2.3');
+async function connect(client: ServiceClient, caller: AuthInfo | undefined, toolSet: McpToolSet = CLOUD_TOOL_SET) {
+  const server = createMcpServer(client, '1.2.3', toolSet);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const deliver = serverSide.onmessage!;
@@ -73,7 +74,7 @@ describe('createMcpServer', () => {
     expect(mcp.getInstructions()).toContain('list_workspaces');
 
     const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(toolNames(client).sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(CLOUD_TOOL_SET.tools.map((t) => t.id).sort());
     expect(tools.length).toBeGreaterThanOrEqual(8);
     for (const tool of tools) {
       expect(tool.inputSchema.type, tool.name).toBe('object');
@@ -86,6 +87,29 @@ describe('createMcpServer', () => {
 
     const { resourceTemplates } = await mcp.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['kw://fragments/{fragmentId}']);
+  });
+
+  it("offers on a Leaf only the tools its components answer, and tells the model to name the handoff's workspace", async () => {
+    const { client } = stubClient({});
+    const mcp = await connect(client, callerInfo, LEAF_TOOL_SET);
+    expect(mcp.getInstructions()).toContain('workspaceId');
+    expect(mcp.getInstructions()).not.toContain('list_workspaces');
+    const names = (await mcp.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['search', 'agentic_search', 'related', 'get_fragment', 'create_fragment']),
+    );
+    expect(names).toEqual(expect.arrayContaining(['list_fragments', 'list_collections', 'add_to_collection']));
+    // Identity and workspaces, files and chat live in the Cloud only.
+    for (const cloudOnly of [
+      'whoami',
+      'list_workspaces',
+      'search_workspace_files',
+      'read_workspace_file',
+      'list_experts',
+    ])
+      expect(names).not.toContain(cloudOnly);
+    const unknown = await mcp.callTool({ name: 'whoami', arguments: {} });
+    expect(unknown.isError).toBe(true);
   });
 
   it("runs a tool's service calls as the HTTP request's caller, with its request id", async () => {

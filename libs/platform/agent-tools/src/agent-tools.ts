@@ -19,8 +19,20 @@ export const AGENT_TOOLS: readonly AgentTool[] = Object.freeze([
   ...chatManagementTools,
 ]);
 
-/** The tools the MCP endpoint offers: all but those only a chat conversation can run. */
+/** The tools the Cloud's MCP endpoint offers: all but those only a chat conversation can run. */
 export const MCP_TOOLS: readonly AgentTool[] = Object.freeze(AGENT_TOOLS.filter((tool) => tool.runsIn !== 'chat'));
+
+/**
+ * Tools that call services only the Cloud runs: identity and workspaces (accounts, the workspace
+ * list), files (not part of Hosted Zone V1) and chat (experts, embed configurations).
+ */
+const CLOUD_ONLY: ReadonlySet<AgentTool> = new Set([...accountTools, ...fileTools, ...chatManagementTools]);
+
+/**
+ * The tools a hosted zone's Leaf offers over MCP: those its own components (fragments, search)
+ * answer. Listing tools that can only fail there would send an agent after errors.
+ */
+export const LEAF_MCP_TOOLS: readonly AgentTool[] = Object.freeze(MCP_TOOLS.filter((tool) => !CLOUD_ONLY.has(tool)));
 
 const byId = new Map(AGENT_TOOLS.map((tool) => [tool.id, tool]));
 
