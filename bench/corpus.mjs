@@ -190,17 +190,38 @@ export function queries(count, { seed = 99, vocab = vocabulary() } = {}) {
  */
 export function sentenceQueries(count, { seed = 23, vocab = vocabulary() } = {}) {
   const random = rng(seed);
-  const { words } = vocab;
-  const glue = ['how', 'does', 'the', 'of', 'in', 'for', 'what', 'is', 'with', 'and', 'when', 'to', 'a', 'about'];
   return Array.from({ length: count }, () => {
     const length = 10 + Math.floor(random() * 21);
     const parts = [];
-    for (let i = 0; i < length; i++)
-      parts.push(
-        random() < 0.4
-          ? glue[Math.floor(random() * glue.length)]
-          : words[Math.floor(Math.exp(Math.log(5) + random() * (Math.log(words.length) - Math.log(5))))],
-      );
+    for (let i = 0; i < length; i++) parts.push(queryWord(random, vocab.words));
     return parts.join(' ');
   });
+}
+
+/**
+ * Pasted passages (a page, an argument whose like is wanted): 75-100% of maxChars (the longest
+ * query search takes, SEARCH_QUERY_MAX) in the words of sentenceQueries.
+ */
+export function passageQueries(count, { seed = 29, vocab = vocabulary(), maxChars = 8_000 } = {}) {
+  const random = rng(seed);
+  return Array.from({ length: count }, () => {
+    const target = maxChars * (0.75 + random() * 0.25);
+    const parts = [];
+    let length = -1;
+    for (;;) {
+      const word = queryWord(random, vocab.words);
+      if (length + 1 + word.length > target) return parts.join(' ');
+      parts.push(word);
+      length += 1 + word.length;
+    }
+  });
+}
+
+const GLUE = ['how', 'does', 'the', 'of', 'in', 'for', 'what', 'is', 'with', 'and', 'when', 'to', 'a', 'about'];
+
+/** A word of a question: glue 40% of the time, else a vocabulary word, log-uniform by rank (most are rare). */
+function queryWord(random, words) {
+  return random() < 0.4
+    ? GLUE[Math.floor(random() * GLUE.length)]
+    : words[Math.floor(Math.exp(Math.log(5) + random() * (Math.log(words.length) - Math.log(5))))];
 }

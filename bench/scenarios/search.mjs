@@ -6,7 +6,7 @@
 import path from 'node:path';
 import pg from 'pg';
 import { logTail, quick, root, scratchDatabase, timed } from '../lib.mjs';
-import { notes, queries, sentenceQueries, vocabulary } from '../corpus.mjs';
+import { notes, passageQueries, queries, sentenceQueries, vocabulary } from '../corpus.mjs';
 import { startEmbedded } from '../platforms.mjs';
 
 /** The raw queries' p50s summed over the API's p50: the API should add little to the SQL it runs. */
@@ -39,6 +39,12 @@ async function agenticRow(api, workspaceId, list, fullText, size) {
     note: `${list.length} sequential queries, 10 leads each, built-in provider (pattern entities); the questions' vectors kept from the search row above (cheap to make with the built-in provider)`,
   };
 }
+
+const SHAPE_LABELS = {
+  keywords: '1-2 keywords',
+  sentences: '10-30-word questions',
+  passages: '6,000-8,000-character passages',
+};
 
 /** Agentic search runs about three retrievals and the graph: a third of the raw query's speed. */
 export const AGENTIC_TARGET = 0.33;
@@ -160,6 +166,7 @@ export async function searchScenario({ size, count }, { memory }) {
     const shapes = [
       { shape: 'keywords', list: queries(count, { vocab }) },
       { shape: 'sentences', list: sentenceQueries(count, { vocab }) },
+      { shape: 'passages', list: passageQueries(count, { vocab }) },
     ];
     // The first query of a workspace loads what the vector index keeps in memory (without
     // pgvector): timed on its own and reported, then the steady state is measured.
@@ -197,7 +204,7 @@ export async function searchScenario({ size, count }, { memory }) {
         ]);
       });
       const row = {
-        scenario: `GET /api/search (hybrid) p95 at ${size / 1000}k fragments, ${shape === 'keywords' ? '1-2 keywords' : '10-30-word questions'}, vs the raw full-text SQL alone`,
+        scenario: `GET /api/search (hybrid) p95 at ${size / 1000}k fragments, ${SHAPE_LABELS[shape]}, vs the raw full-text SQL alone`,
         unit: 'ms p95',
         platform: { p50: apiTimes.p50, p95: apiTimes.p95, p99: apiTimes.p99 },
         baseline: { p50: fullText.p50, p95: fullText.p95, p99: fullText.p99 },
@@ -218,7 +225,10 @@ export async function searchScenario({ size, count }, { memory }) {
           // How selective the queries were: full-text hits and fused totals.
           keywordHits: spread(keywordHits),
           apiTotalCount: spread(matches),
-          examples: list.slice(0, 7).map((q, i) => ({ q, keywordHits: keywordHits[i] })),
+          examples: list.slice(0, 7).map((q, i) => ({
+            q: q.length > 200 ? `${q.slice(0, 200)}… (${q.length} characters)` : q,
+            keywordHits: keywordHits[i],
+          })),
         },
       };
       console.error(`bench: search: ${JSON.stringify(row.search)}`);
