@@ -282,6 +282,10 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
       expect(got.data.fragment.content).toContain(MARKER);
       const found = await call(client, 'search', { workspaceId, query: 'leaf ingest worker' });
       expect(found.data.hits.map((h: any) => h.fragmentId)).toContain(fragmentId);
+      // Without a workspace: every workspace the token opens (the handoff's one), as on the Cloud.
+      const everywhere = await call(client, 'search', { query: 'leaf ingest worker' });
+      expect(everywhere.isError, everywhere.text).toBe(false);
+      expect(everywhere.data.hits.map((h: any) => h.fragmentId)).toContain(fragmentId);
       // The Leaf offers the tools its components answer: no files (not part of Hosted Zone V1),
       // no accounts or workspace list (the Cloud's), no chat management.
       const offered = (await client.listTools()).tools.map((t) => t.name);
