@@ -301,6 +301,50 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       expect(stored.rows.at(-1)!.id).toBe(done.messageId);
     });
 
+    it('finds and reads an uploaded file for the visitor with the default file tools', async () => {
+      const form = new FormData();
+      form.append('workspaceId', ws);
+      const manual = 'Zephyr kettle manual. Descaling: fill with one part vinegar to two parts water every 90 days.';
+      form.append('file', new Blob([manual], { type: 'text/plain' }), 'zephyr-manual.txt');
+      const uploaded = await fetch(`${base}/api/files/upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.token}` },
+        body: form,
+      });
+      expect(uploaded.status).toBe(201);
+      const fileId = ((await uploaded.json()) as any).file.id as string;
+      await expect
+        .poll(async () => (await api(owner.token, 'GET', `/api/files/${fileId}/status`)).body.status, {
+          timeout: 60_000,
+          interval: 200,
+        })
+        .toBe('ready');
+
+      model.script(
+        { toolCalls: [{ name: 'search_workspace_files', arguments: { workspaceId: ws, query: 'descaling vinegar' } }] },
+        (request) => ({
+          toolCalls: [
+            { name: 'read_workspace_file', arguments: { fileId: lastTool(request).hits[0].fileId, fromChunk: 0 } },
+          ],
+        }),
+        (request) => ({ text: lastTool(request).chunks[0].text }),
+      );
+      const res = await ask('How do I descale the Zephyr kettle?');
+      expect(res.status, res.text).toBe(200);
+      const tools = res.events.filter((e) => e.event === 'tool').map((e) => `${e.data.name}:${e.data.status}`);
+      expect(tools).toEqual([
+        'search_workspace_files:started',
+        'search_workspace_files:ok',
+        'read_workspace_file:started',
+        'read_workspace_file:ok',
+      ]);
+      const answer = res.events
+        .filter((e) => e.event === 'delta')
+        .map((e) => e.data.text)
+        .join('');
+      expect(answer).toContain('one part vinegar to two parts water');
+    });
+
     it('continues the stored conversation on the next turn, for its user only', async () => {
       const firstConversation = (await ask('warm-up')).events[0].data.conversationId as string;
       model.script((request) => ({

@@ -29,6 +29,8 @@ describe('embed agent plan', () => {
       'list_fragments',
       'list_collections',
       'related',
+      'search_workspace_files',
+      'read_workspace_file',
     ]);
     expect(toolsFor(undefined, { structuredQuestions: true, webSearch: false })).toContain('ask_user');
     expect(toolsFor(expert('x', [], ['web_search', 'get_fragment', 'ask_user']), off)).toEqual(['get_fragment']);

@@ -16,8 +16,20 @@ export interface EmbedFeatureSwitches {
   webSearch: boolean;
 }
 
-/** What an agent without an expert may do: find and read, in the configuration's workspace. */
-export const DEFAULT_EMBED_TOOLS = ['search', 'get_fragment', 'list_fragments', 'list_collections', 'related'];
+/**
+ * What an agent without an expert may do: find and read, in the configuration's workspace. The
+ * file tools too: the search tool names matching files with the chunk to read, and a visitor's
+ * answer may be in an uploaded manual rather than a fragment.
+ */
+export const DEFAULT_EMBED_TOOLS = [
+  'search',
+  'get_fragment',
+  'list_fragments',
+  'list_collections',
+  'related',
+  'search_workspace_files',
+  'read_workspace_file',
+];
 /** Tools that need a feature of the configuration switched on, whoever offers them. */
 const GATED_TOOLS: Record<string, keyof EmbedFeatureSwitches> = {
   ask_user: 'structuredQuestions',
