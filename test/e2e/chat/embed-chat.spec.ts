@@ -274,7 +274,10 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       expect(requests[0].messages[0].content).toContain('Answer questions about our kettles.');
       expect(requests[0].messages[0].content).toContain(ws);
       const offered = requests[0].tools!.map((t) => t.function.name);
-      expect(offered).toEqual(expect.arrayContaining(['search', 'get_fragment', 'ask_user']));
+      // The visitor (a host page's user) may read files: the file tools are offered.
+      expect(offered).toEqual(
+        expect.arrayContaining(['search', 'get_fragment', 'ask_user', 'search_workspace_files', 'read_workspace_file']),
+      );
       expect(offered).not.toContain('web_search');
       expect(offered).not.toContain('create_fragment');
       expect(lastTool(requests[2]).fragment.id).toBe(fragmentId);

@@ -23,7 +23,8 @@ describe('embed agent plan', () => {
 
   it('offers the default tools without an expert and drops the ones the configuration switched off', () => {
     const off = { structuredQuestions: false, webSearch: false };
-    expect(toolsFor(undefined, off)).toEqual([
+    const all = ['*'];
+    expect(toolsFor(undefined, off, all)).toEqual([
       'search',
       'get_fragment',
       'list_fragments',
@@ -32,11 +33,27 @@ describe('embed agent plan', () => {
       'search_workspace_files',
       'read_workspace_file',
     ]);
-    expect(toolsFor(undefined, { structuredQuestions: true, webSearch: false })).toContain('ask_user');
-    expect(toolsFor(expert('x', [], ['web_search', 'get_fragment', 'ask_user']), off)).toEqual(['get_fragment']);
+    expect(toolsFor(undefined, { structuredQuestions: true, webSearch: false }, all)).toContain('ask_user');
+    expect(toolsFor(expert('x', [], ['web_search', 'get_fragment', 'ask_user']), off, all)).toEqual(['get_fragment']);
     expect(
-      toolsFor(expert('x', [], ['web_search', 'ask_user']), { structuredQuestions: true, webSearch: true }),
+      toolsFor(expert('x', [], ['web_search', 'ask_user']), { structuredQuestions: true, webSearch: true }, all),
     ).toEqual(['web_search', 'ask_user']);
+  });
+
+  it('offers the file tools only to a caller who may read files, with an expert or without', () => {
+    const off = { structuredQuestions: false, webSearch: false };
+    const reader = ['fragments:read', 'search:read', 'files:read'];
+    const noFiles = ['fragments:read', 'search:read'];
+    expect(toolsFor(undefined, off, reader)).toEqual(
+      expect.arrayContaining(['search_workspace_files', 'read_workspace_file']),
+    );
+    const withoutFiles = toolsFor(undefined, off, noFiles);
+    expect(withoutFiles).toContain('search');
+    expect(withoutFiles).not.toContain('search_workspace_files');
+    expect(withoutFiles).not.toContain('read_workspace_file');
+    const librarian = expert('lib', [], ['list_workspace_files', 'read_workspace_file', 'get_fragment']);
+    expect(toolsFor(librarian, off, noFiles)).toEqual(['get_fragment']);
+    expect(toolsFor(librarian, off, reader)).toEqual(['list_workspace_files', 'read_workspace_file', 'get_fragment']);
   });
 
   it('chooses the model: locked wins, then the request, the expert, the configuration', () => {

@@ -1,3 +1,5 @@
+import { scopeAllows, type Action } from '@kw/platform-access-policy';
+
 /**
  * Who answers an embed turn and with which tools: pure rules, no I/O (docs/chat.md#embed-chat).
  */
@@ -35,6 +37,15 @@ const GATED_TOOLS: Record<string, keyof EmbedFeatureSwitches> = {
   ask_user: 'structuredQuestions',
   web_search: 'webSearch',
 };
+/**
+ * Tools whose every call needs a scope the caller may lack (a key acting through its creator's
+ * scoped token without files:read): not offered, rather than offered to fail at each call.
+ */
+const SCOPED_TOOLS: Record<string, Action> = {
+  list_workspace_files: 'files:read',
+  search_workspace_files: 'files:read',
+  read_workspace_file: 'files:read',
+};
 
 function matches(text: string, keyword: string): boolean {
   const escaped = keyword.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -54,12 +65,20 @@ export function routeTurn<E extends ExpertLike>(
   return hit ? { expert: hit, routed: true } : { expert: main, routed: false };
 }
 
-/** The tool ids offered: the expert's (or the default set), less those the configuration switched off. */
-export function toolsFor(expert: ExpertLike | undefined, features: EmbedFeatureSwitches): string[] {
+/**
+ * The tool ids offered: the expert's (or the default set), less those the configuration switched
+ * off and those the caller's scopes do not allow.
+ */
+export function toolsFor(
+  expert: ExpertLike | undefined,
+  features: EmbedFeatureSwitches,
+  callerScopes: readonly string[],
+): string[] {
   const base = expert ? expert.enabledTools : [...DEFAULT_EMBED_TOOLS, 'ask_user', 'web_search'];
   return [...new Set(base)].filter((id) => {
     const gate = GATED_TOOLS[id];
-    return gate === undefined || features[gate];
+    const scope = SCOPED_TOOLS[id];
+    return (gate === undefined || features[gate]) && (scope === undefined || scopeAllows(callerScopes, scope));
   });
 }
 

@@ -109,8 +109,10 @@ export class EmbedChatController {
     const { expert, routed } = routeTurn(last.content, admitted.mainExpert, admitted.routedExperts);
     const model = this.modelOf(modelFor(body.model, expert, config));
     // The visitor's turns are their usage (kind chat): their plan's models and budget apply.
-    await this.plans.check(requestContext.current()!.auth!.userId, model.id, 'chat');
-    const toolIds = toolsFor(expert, config.features ?? { structuredQuestions: false, webSearch: false });
+    const caller = requestContext.current()!.auth!;
+    await this.plans.check(caller.userId, model.id, 'chat');
+    const features = config.features ?? { structuredQuestions: false, webSearch: false };
+    const toolIds = toolsFor(expert, features, caller.scopes);
     let conversationId = body.conversationId ?? randomUUID();
     const newConversation = !config.stateless && !body.conversationId;
     const history: ChatMessage[] = [];
