@@ -86,17 +86,23 @@ WHERE id = $1 AND archived_at IS NULL ${RETURNING_FRAGMENT};
 -- src/persistence/fragments.repository.ts: COUNT_FRAGMENTS
 SELECT count(*)::int AS count FROM data.fragments WHERE %WHERE%;
 
+-- src/persistence/fragments.repository.ts: COUNT_IN_WORKSPACE
+SELECT count(*)::int AS count FROM data.fragments WHERE workspace_id = $1::uuid;
+
 -- src/persistence/fragments.repository.ts: INSERT_FRAGMENTS
 INSERT INTO data.fragments (id, workspace_id, fragment_type_id, title, content, summary, summary_source, tags, enhance_tags, key,
 status, created_via, version, enrichment, created_by, updated_by, created_at, updated_at);
 
--- src/persistence/fragments.repository.ts: FragmentsRepository.insertManyWithEvents
+-- src/persistence/fragments.repository.ts: insertStatement
 WITH created AS (
   ${INSERT_FRAGMENTS}
   VALUES ${tuples.join(',\n                  ')}
   RETURNING id
 )
 ${outbox.text};
+
+-- src/persistence/fragments.repository.ts: FragmentsRepository.insertWithinLimit
+SELECT pg_advisory_xact_lock(hashtextextended(${`fragments-of:${workspaceId}`}, 0));
 
 -- src/persistence/fragments.repository.ts: FragmentsRepository.updateWithEvent
 UPDATE data.fragment_chunks SET version = ${updated.version}

@@ -114,6 +114,35 @@ describe('plan limits', () => {
     expect((await create(6)).status).toBe(201);
   }, 60_000);
 
+  it('lets exactly the plan’s number through when creates and a bulk write race for the last places', async () => {
+    const owner = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const ws = await api.createWorkspace(owner.token);
+    const types = await api.ok(owner.token, 'GET', `/api/workspaces/${ws.id}/fragment-types`, undefined, 200);
+    const note = types.items.find((t: any) => t.key === 'note').id;
+    const item = (i: number) => ({ fragmentTypeId: note, title: `Race ${i}`, content: `Content ${i}`, summary: 's' });
+    const [bulk, ...singles] = await Promise.all([
+      api.call(owner.token, 'POST', '/api/memory-fragments/bulk', {
+        workspaceId: ws.id,
+        items: [item(100), item(101)],
+      }),
+      ...Array.from({ length: 10 }, (_, i) =>
+        api.call(owner.token, 'POST', '/api/memory-fragments', { workspaceId: ws.id, ...item(i) }),
+      ),
+    ]);
+    const created =
+      singles.filter((r) => r.status === 201).length +
+      bulk!.body.results.filter((r: any) => r.status === 'created').length;
+    expect(created).toBe(5);
+    expect(singles.every((r) => r.status === 201 || limitOf(r).code === 'PLAN_LIMIT_REACHED')).toBe(true);
+    const listed = await api.ok(owner.token, 'GET', `/api/memory-fragments?workspaceId=${ws.id}`, undefined, 200);
+    expect(listed.totalCount).toBe(5);
+    // Each create near the limit was counted with those before it: 80 % and 100 % told once each.
+    expect(await limitNotices(owner.token)).toEqual([
+      { workspaceId: ws.id, limit: 'fragmentsPerWorkspace', threshold: 100, max: 5 },
+      { workspaceId: ws.id, limit: 'fragmentsPerWorkspace', threshold: 80, max: 5 },
+    ]);
+  }, 60_000);
+
   it('stops a bulk write at the plan’s limit item by item, and tells each threshold once', async () => {
     const owner = await userWithToken(platform.url, admin.ADMIN_TOKEN);
     const ws = await api.createWorkspace(owner.token);

@@ -42,6 +42,7 @@ const UPDATE_FRAGMENT = `UPDATE data.fragments SET %SET%, version = version + 1
 const ARCHIVE_FRAGMENT = `UPDATE data.fragments SET archived_at = $2, version = version + 1, updated_at = $2
   WHERE id = $1 AND archived_at IS NULL ${RETURNING_FRAGMENT}`;
 const COUNT_FRAGMENTS = `SELECT count(*)::int AS count FROM data.fragments WHERE %WHERE%`;
+const COUNT_IN_WORKSPACE = `SELECT count(*)::int AS count FROM data.fragments WHERE workspace_id = $1::uuid`;
 const ORDER_COLUMNS: Record<FragmentOrder['field'], string> = {
   createdAt: 'created_at',
   updatedAt: 'updated_at',
@@ -55,6 +56,29 @@ const ORDER_COLUMNS: Record<FragmentOrder['field'], string> = {
 const INSERT_FRAGMENTS = `INSERT INTO data.fragments (id, workspace_id, fragment_type_id, title, content, summary, summary_source, tags, enhance_tags, key,
                                        status, created_via, version, enrichment, created_by, updated_by, created_at, updated_at)`;
 const INSERT_FRAGMENT_PARAMS = 17;
+
+/** The statement of `insertManyWithEvents`: the fragment rows, then their outbox rows. */
+function insertStatement(
+  rows: readonly FragmentRow[],
+  events: readonly NewOutboxEvent[],
+): { text: string; values: unknown[] } {
+  const values = rows.flatMap(fragmentInsertValues);
+  const tuples = rows.map((_, r) => {
+    const n = r * INSERT_FRAGMENT_PARAMS;
+    const params = Array.from({ length: INSERT_FRAGMENT_PARAMS }, (_, p) => `$${n + p + 1}`);
+    return `(${params.join(', ')}, $${n + INSERT_FRAGMENT_PARAMS})`; // updated_at = created_at
+  });
+  const outbox = outboxInsert(events, values.length + 1);
+  return {
+    text: `WITH created AS (
+           ${INSERT_FRAGMENTS}
+           VALUES ${tuples.join(',\n                  ')}
+           RETURNING id
+         )
+         ${outbox.text}`,
+    values: [...values, ...outbox.values],
+  };
+}
 
 /** Which fragments a list shows. */
 export interface FragmentFilter {
@@ -129,24 +153,35 @@ export class FragmentsRepository {
    */
   async insertManyWithEvents(rows: readonly FragmentRow[], events: readonly NewOutboxEvent[]): Promise<void> {
     if (rows.length === 0) return;
-    const values = rows.flatMap(fragmentInsertValues);
-    const tuples = rows.map((_, r) => {
-      const n = r * INSERT_FRAGMENT_PARAMS;
-      const params = Array.from({ length: INSERT_FRAGMENT_PARAMS }, (_, p) => `$${n + p + 1}`);
-      return `(${params.join(', ')}, $${n + INSERT_FRAGMENT_PARAMS})`; // updated_at = created_at
-    });
-    const outbox = outboxInsert(events, values.length + 1);
     // Unnamed, like FRAGMENT_BY_ID: a named statement outlives its pool client in the embedded
     // PGlite (one session for every socket).
-    await announcingOutbox(
-      this.database.pool.query({
-        text: `WITH created AS (
-           ${INSERT_FRAGMENTS}
-           VALUES ${tuples.join(',\n                  ')}
-           RETURNING id
-         )
-         ${outbox.text}`,
-        values: [...values, ...outbox.values],
+    await announcingOutbox(this.database.pool.query(insertStatement(rows, events)));
+  }
+
+  /**
+   * `insertManyWithEvents` for as many of `rows` (from the first) as the workspace has room for
+   * under `max` fragments (archived ones count). The count and the insert run in one transaction
+   * under a per-workspace advisory lock, so creates at the same instant, on any replica, cannot
+   * pass the limit together: the quota uses it near the limit only, where the lock serialising a
+   * workspace's creates costs little. Answers how many were written and the count with them.
+   */
+  async insertWithinLimit(
+    workspaceId: string,
+    rows: readonly FragmentRow[],
+    events: readonly NewOutboxEvent[],
+    max: number,
+  ): Promise<{ written: number; count: number }> {
+    return announcingOutbox(
+      sqlTransaction(this.database.pool, async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`fragments-of:${workspaceId}`}, 0))`;
+        // Read after the lock is held: READ COMMITTED sees every create that held it before.
+        const [{ count }] = await tx.$queryRawUnsafe<Array<{ count: number }>>(COUNT_IN_WORKSPACE, workspaceId);
+        const written = Math.max(0, Math.min(rows.length, max - count));
+        if (written > 0) {
+          const insert = insertStatement(rows.slice(0, written), events.slice(0, written));
+          await tx.$executeRawUnsafe(insert.text, ...insert.values);
+        }
+        return { written, count: count + written };
       }),
     );
   }

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '@kw/platform-errors';
 import { EXACT_COUNT_WITHIN, RECOUNT_AFTER_MS, FragmentQuota } from './fragment-quota.js';
 
 /** A fragments table that only counts, and says how often it was counted. */
@@ -12,55 +11,42 @@ function table(initial: number) {
 describe('FragmentQuota', () => {
   it('far from the limit, counts once and then adds its own creates until the recount interval', async () => {
     const { state, quota } = table(10);
-    for (let i = 0; i < 50; i++) await quota.reserve('w', 100_000, 1_000);
+    expect(await quota.decide('w', 100_000, 1, 1_000)).toEqual({ near: false, counted: 11 });
+    for (let i = 0; i < 50; i++) expect(await quota.decide('w', 100_000, 1, 1_000)).toEqual({ near: false });
     expect(state.counts).toBe(1);
-    await quota.reserve('w', 100_000, 1_000 + RECOUNT_AFTER_MS);
+    expect(await quota.decide('w', 100_000, 1, 1_000 + RECOUNT_AFTER_MS)).toEqual({ near: false, counted: 11 });
     expect(state.counts).toBe(2);
   });
 
-  it('near the limit, counts exactly on every create and refuses at the limit', async () => {
-    const max = 5;
+  it('near the limit, leaves every create to the locked insert, without counting again while its count is fresh', async () => {
     const { state, quota } = table(3);
-    await quota.reserve('w', max, 0);
-    state.rows = 4;
-    await quota.reserve('w', max, 1);
-    state.rows = 5;
-    const refused = await quota.reserve('w', max, 2).catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(AppError);
-    expect((refused as AppError).code).toBe('FRAGMENT_LIMIT_REACHED');
-    expect(state.counts).toBe(3);
+    expect(await quota.decide('w', 5, 1, 0)).toEqual({ near: true });
+    // The locked insert wrote one and says the workspace now holds 4.
+    quota.remember('w', 4, 1);
+    expect(await quota.decide('w', 5, 1, 2)).toEqual({ near: true });
+    expect(state.counts).toBe(1);
+    expect(await quota.decide('w', 5, 1, 1 + RECOUNT_AFTER_MS)).toEqual({ near: true });
+    expect(state.counts).toBe(2);
   });
 
-  it('switches to exact counts once its own creates bring the workspace within the margin', async () => {
+  it('hands over to the locked insert once its own creates bring the workspace within the margin', async () => {
     const max = EXACT_COUNT_WITHIN + 20;
     const { state, quota } = table(0);
-    for (let i = 0; i < 30; i++) {
-      await quota.reserve('w', max, 0);
-      state.rows++;
-    }
-    // One count, then 19 remembered creates (while count + 1,000 < 1,020), then 10 exact ones.
-    expect(state.counts).toBe(1 + 10);
-  });
-
-  it('grants many creates at once up to the room left, counting exactly near the limit', async () => {
-    const { state, quota } = table(95);
-    expect(await quota.reserveMany('w', 100, 3, 0)).toEqual({ granted: 3, counted: 98 });
-    state.rows = 98;
-    // Two fit, the third would pass the limit: as three creates one after another.
-    expect(await quota.reserveMany('w', 100, 3, 1)).toEqual({ granted: 2, counted: 100 });
-    state.rows = 100;
-    expect(await quota.reserveMany('w', 100, 1, 2)).toEqual({ granted: 0, counted: 100 });
-    expect(state.counts).toBe(3);
-  });
-
-  it('far from the limit, adds a batch to the remembered count without counting again', async () => {
-    const { state, quota } = table(0);
-    expect(await quota.reserveMany('w', 100_000, 500, 0)).toEqual({ granted: 500, counted: 500 });
-    expect(await quota.reserveMany('w', 100_000, 500, 1)).toEqual({ granted: 500 });
+    const decisions: boolean[] = [];
+    for (let i = 0; i < 30; i++) decisions.push((await quota.decide('w', max, 1, 0)).near);
+    // One count, then creates remembered while count + 1 + 1,000 <= 1,020: 20 far, 10 near.
+    expect(decisions.filter((near) => !near)).toHaveLength(20);
+    expect(decisions.slice(20).every((near) => near)).toBe(true);
     expect(state.counts).toBe(1);
-    // 1,000 remembered + 500 wanted would come within the margin of a 2,400 limit: count again.
-    state.rows = 1_000;
-    expect(await quota.reserveMany('w', 2_400, 500, 2)).toEqual({ granted: 500, counted: 1_500 });
-    expect(state.counts).toBe(2);
+  });
+
+  it('decides for a batch as a whole: far when all of it stays clear of the margin', async () => {
+    const { state, quota } = table(0);
+    expect(await quota.decide('w', 100_000, 500, 0)).toEqual({ near: false, counted: 500 });
+    expect(await quota.decide('w', 100_000, 500, 1)).toEqual({ near: false });
+    expect(state.counts).toBe(1);
+    // 1,000 remembered + 500 wanted would come within the margin of a 2,400 limit.
+    expect(await quota.decide('w', 2_400, 500, 2)).toEqual({ near: true });
+    expect(state.counts).toBe(1);
   });
 });

@@ -61,14 +61,18 @@ export class FragmentsHandlers {
     assertCreatable(input);
     await this.assertTypeOf(workspaceId, input.fragmentTypeId);
     const cap = await this.fragmentCap(author.planHolderId);
-    const counted = await this.quota.reserve(workspaceId, cap.max, Date.now(), cap.planRefusal);
+    const refusal = () => cap.planRefusal?.() ?? fragmentLimitReached(cap.max);
+    const decision = await this.quota.decide(workspaceId, cap.max, 1);
     // An import keeps the archived id (it checked that no fragment has it).
     const { row, event } = newFragment(input, author, input.id && isUuid(input.id) ? input.id : randomUUID(), context);
+    let counted = decision.near ? undefined : decision.counted;
     try {
-      await this.fragments.insertWithEvent(row, event);
-      if (cap.plan && counted !== undefined)
-        await this.notices.observe(workspaceId, 'fragmentsPerWorkspace', counted, cap.plan);
-      return { fragment: fragmentView(row) };
+      if (decision.near) {
+        const { written, count } = await this.fragments.insertWithinLimit(workspaceId, [row], [event], cap.max);
+        this.quota.remember(workspaceId, count);
+        if (written === 0) throw refusal();
+        counted = count;
+      } else await this.fragments.insertWithEvent(row, event);
     } catch (error) {
       // The unique (workspace_id, key) decides between concurrent creates: exactly one wins.
       if (isUniqueViolation(error) && input.key !== undefined) throw await this.keyConflict(workspaceId, input.key);
@@ -76,6 +80,9 @@ export class FragmentsHandlers {
       if (isForeignKeyViolation(error)) throw invalidFragmentType();
       throw error;
     }
+    if (cap.plan && counted !== undefined)
+      await this.notices.observe(workspaceId, 'fragmentsPerWorkspace', counted, cap.plan);
+    return { fragment: fragmentView(row) };
   }
 
   /**
@@ -109,21 +116,27 @@ export class FragmentsHandlers {
     if (admitted.length === 0) return results;
 
     const cap = await this.fragmentCap(author.planHolderId);
-    const { granted, counted } = await this.quota.reserveMany(author.workspaceId, cap.max, admitted.length);
-    for (const i of admitted.slice(granted)) results[i] = cap.planRefusal?.() ?? fragmentLimitReached(cap.max);
+    const decision = await this.quota.decide(author.workspaceId, cap.max, admitted.length);
+    const limit = decision.near
+      ? { max: cap.max, refusal: () => cap.planRefusal?.() ?? fragmentLimitReached(cap.max) }
+      : undefined;
     const now = new Date();
-    const ids = orderedUuids(granted, now.getTime());
-    const made = admitted.slice(0, granted).map((i, n) => {
+    const ids = orderedUuids(admitted.length, now.getTime());
+    const made = admitted.map((i, n) => {
       const id = inputs[i].id && isUuid(inputs[i].id) ? inputs[i].id! : ids[n];
       return { index: i, ...newFragment(inputs[i], author, id, context, now) };
     });
+    // Each created one's count with it, for the plan's notices (near the limit, or just counted).
+    const counts = new Map<number, number>();
     for (let start = 0; start < made.length; start += BULK_INSERT_ROWS)
-      await this.insertGroup(author.workspaceId, made.slice(start, start + BULK_INSERT_ROWS), results);
+      await this.insertGroup(author.workspaceId, made.slice(start, start + BULK_INSERT_ROWS), results, limit, counts);
+    if (!decision.near && decision.counted !== undefined)
+      for (const [n, m] of made.entries()) counts.set(m.index, decision.counted - made.length + n + 1);
     // The notices as one create after another would observe them: each created one at its count.
-    if (cap.plan && counted !== undefined)
-      for (const [n, m] of made.entries())
-        if (!AppError.isAppError(results[m.index]))
-          await this.notices.observe(author.workspaceId, 'fragmentsPerWorkspace', counted - granted + n + 1, cap.plan);
+    if (cap.plan)
+      for (const m of made)
+        if (!AppError.isAppError(results[m.index]) && counts.has(m.index))
+          await this.notices.observe(author.workspaceId, 'fragmentsPerWorkspace', counts.get(m.index)!, cap.plan);
     return results;
   }
 
@@ -310,19 +323,36 @@ export class FragmentsHandlers {
     workspaceId: string,
     group: ReadonlyArray<{ index: number; row: FragmentRow; event: NewOutboxEvent }>,
     results: Array<FragmentRow | AppError>,
+    limit: { max: number; refusal: () => AppError } | undefined,
+    counts: Map<number, number>,
   ): Promise<void> {
-    // True when the rows were written, false when a key (or id) of theirs was taken.
+    // Writes the rows (near the limit, those that fit: the rest are refused as one create
+    // after another would be); false when a key (or id) of theirs was taken, and nothing written.
     const written = async (rows: typeof group): Promise<boolean> => {
+      let fitting = rows;
       try {
-        await this.fragments.insertManyWithEvents(
-          rows.map((m) => m.row),
-          rows.map((m) => m.event),
-        );
+        if (!limit)
+          await this.fragments.insertManyWithEvents(
+            rows.map((m) => m.row),
+            rows.map((m) => m.event),
+          );
+        else {
+          const { written: fit, count } = await this.fragments.insertWithinLimit(
+            workspaceId,
+            rows.map((m) => m.row),
+            rows.map((m) => m.event),
+            limit.max,
+          );
+          this.quota.remember(workspaceId, count);
+          rows.slice(0, fit).forEach((m, n) => counts.set(m.index, count - fit + n + 1));
+          for (const m of rows.slice(fit)) results[m.index] = limit.refusal();
+          fitting = rows.slice(0, fit);
+        }
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         return false;
       }
-      for (const m of rows) results[m.index] = m.row;
+      for (const m of fitting) results[m.index] = m.row;
       return true;
     };
     if (await written(group)) return;
@@ -334,13 +364,9 @@ export class FragmentsHandlers {
     });
     if (await written(left)) return;
     for (const m of left) {
-      try {
-        await this.fragments.insertWithEvent(m.row, m.event);
-        results[m.index] = m.row;
-      } catch (error) {
-        if (!isUniqueViolation(error) || m.row.key === null) throw error;
-        results[m.index] = await this.keyConflict(workspaceId, m.row.key);
-      }
+      if (await written([m])) continue;
+      if (m.row.key === null) throw new Error(`fragment ${m.row.id}: unique violation without a key`);
+      results[m.index] = await this.keyConflict(workspaceId, m.row.key);
     }
   }
 
