@@ -20,7 +20,7 @@ ORDER BY c.file_id, c.ordinal;
 WITH postings AS (
   SELECT t.file_id, t.ordinal, t.lexeme, t.tf::float8 AS tf, t.length
     FROM data.file_chunk_terms t
-   WHERE t.workspace_id = ${workspaceId}::uuid
+   WHERE t.workspace_id = ANY(${workspaceIds}::uuid[])
      AND t.lexeme IN (SELECT u.lexeme FROM unnest(to_tsvector('english', ${query})) AS u)
 ),
 frequencies AS (
@@ -43,11 +43,11 @@ SELECT file_id::text AS "fileId", ordinal, score::float8 AS score
 
 -- src/persistence/files.repository.ts: FilesRepository.corpusStatistics
 SELECT count(*)::float8 AS documents, coalesce(avg(search_length), 0)::float8 AS average_length
-  FROM data.file_chunks WHERE workspace_id = ${workspaceId}::uuid;
+  FROM data.file_chunks WHERE workspace_id = ANY(${workspaceIds}::uuid[]);
 
 -- src/persistence/files.repository.ts: FilesRepository.nameMatches.rows
 SELECT id::text AS id FROM data.files
- WHERE workspace_id = ${workspaceId}::uuid AND status <> 'uploading' AND name ILIKE ${pattern}
+ WHERE workspace_id = ANY(${workspaceIds}::uuid[]) AND status <> 'uploading' AND name ILIKE ${pattern}
  ORDER BY id LIMIT ${max};
 
 -- src/persistence/files.repository.ts: FilesRepository.snippets.rows

@@ -162,6 +162,57 @@ describe('files', () => {
     expect(narrow.files).toEqual([]);
   });
 
+  it('shows files in the global search from every workspace the caller may read files of, and no one else’s', async () => {
+    const [{ id: first }, { id: second }, { id: theirs }] = [
+      await p.workspace(owner),
+      await p.workspace(owner),
+      await p.workspace(stranger),
+    ];
+    const text = (name: string) => Buffer.from(`The ${name} survey found wombatite in the northern seam.`);
+    for (const [who, workspaceId, name] of [
+      [owner, first, 'alpha-survey.txt'],
+      [owner, second, 'beta-survey.txt'],
+      [stranger, theirs, 'gamma-survey.txt'],
+    ] as const) {
+      const res = await p.upload(who.auth, { workspaceId }, [{ name, bytes: text(name), mime: 'text/plain' }]);
+      expect(res.status, res.text).toBe(201);
+      await p.settled(who.auth, res.body.file.id);
+    }
+    const global = (auth: string, params = '') =>
+      p.api.ok(auth, 'GET', `/api/search/global?q=wombatite${params}`, undefined, 200);
+    const named = (body: any) => body.files.map((f: any) => [f.name, f.workspaceId]).sort();
+
+    const mine = await global(owner.auth);
+    expect(named(mine)).toEqual([
+      ['alpha-survey.txt', first],
+      ['beta-survey.txt', second],
+    ]);
+    expect(mine.files[0]).toMatchObject({ kind: 'file', matchedBy: ['content'], chunk: 0 });
+    expect(mine.files[0].snippet).toContain('wombatite');
+    expect(named(await global(stranger.auth))).toEqual([['gamma-survey.txt', theirs]]);
+    // As beside a workspace search: not past the first page, not with fragment filters.
+    expect((await global(owner.auth, '&offset=5')).files).toEqual([]);
+    expect((await global(owner.auth, '&tags=geology')).files).toEqual([]);
+    // A token that may search every workspace but not read files sees no files.
+    const { token } = await createToken(p.base, owner.auth, { scopes: ['search:read', 'workspaces:read'] });
+    const narrow = await global(token);
+    expect(narrow.workspaceCount).toBeGreaterThanOrEqual(2);
+    expect(narrow.files).toEqual([]);
+    // An archived workspace is not searched, its files neither.
+    await p.api.ok(owner.auth, 'DELETE', `/api/workspaces/${second}`, undefined, 200);
+    expect(named(await global(owner.auth))).toEqual([['alpha-survey.txt', first]]);
+
+    // The MCP search tool without a workspace names the same files.
+    const mcp = await connectMcp(p.base, owner.auth);
+    try {
+      const found = await call(mcp, 'search', { query: 'wombatite' });
+      expect(found.isError, found.text).toBe(false);
+      expect(found.data.files.map((f: any) => [f.name, f.workspaceId])).toEqual([['alpha-survey.txt', first]]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('answers a question with the file holding its rare words first, whatever the common ones repeat', async () => {
     const { id: questions } = await p.workspace(owner);
     const common =

@@ -62,7 +62,7 @@ import {
 } from './vault.js';
 import { AgenticSearchRequestSchema } from '../gen/kw/search/v1/listing_pb.js';
 import { GraphRetrieveRequestSchema, SearchGraphEntitiesRequestSchema } from '../gen/kw/search/v1/graph_pb.js';
-import { SearchFilesRequestSchema } from '../gen/kw/files/v1/files_pb.js';
+import { GlobalSearchFilesRequestSchema, SearchFilesRequestSchema } from '../gen/kw/files/v1/files_pb.js';
 import { AGENTIC_QUERY_MAX, FILE_SEARCH_QUERY_MAX_CHARS, GRAPH_QUERY_MAX } from './search.js';
 import { WEBHOOK_NAME_MAX, WEBHOOK_URL_MAX } from './webhooks.js';
 import { VISIBILITIES, WORKSPACE_DESCRIPTION_MAX, WORKSPACE_NAME_MAX } from './workspaces.js';
@@ -218,6 +218,7 @@ export const MESSAGE_LIMITS: readonly MessageLimits[] = [
   limitsOf(SearchGraphEntitiesRequestSchema, { query: { maxChars: GRAPH_QUERY_MAX } }),
   limitsOf(GraphRetrieveRequestSchema, { query: { maxChars: GRAPH_QUERY_MAX } }),
   limitsOf(SearchFilesRequestSchema, { query: { maxChars: FILE_SEARCH_QUERY_MAX_CHARS } }),
+  limitsOf(GlobalSearchFilesRequestSchema, { query: { maxChars: FILE_SEARCH_QUERY_MAX_CHARS } }),
 ];
 
 const byTypeName = new Map(MESSAGE_LIMITS.map((limits) => [limits.schema.typeName, limits]));

@@ -228,7 +228,7 @@ export class FilesRepository {
    * length, corpusStatistics). Ties by file id.
    */
   keywordCandidates(
-    workspaceId: string,
+    workspaceIds: readonly string[],
     query: string,
     corpus: CorpusStatistics,
     depth: number,
@@ -237,7 +237,7 @@ export class FilesRepository {
       WITH postings AS (
         SELECT t.file_id, t.ordinal, t.lexeme, t.tf::float8 AS tf, t.length
           FROM data.file_chunk_terms t
-         WHERE t.workspace_id = ${workspaceId}::uuid
+         WHERE t.workspace_id = ANY(${workspaceIds}::uuid[])
            AND t.lexeme IN (SELECT u.lexeme FROM unnest(to_tsvector('english', ${query})) AS u)
       ),
       frequencies AS (
@@ -260,18 +260,18 @@ export class FilesRepository {
   }
 
   /** How many chunks the workspace's files have and their average BM25 length (a scan of its chunks). */
-  async corpusStatistics(workspaceId: string): Promise<CorpusStatistics> {
+  async corpusStatistics(workspaceIds: readonly string[]): Promise<CorpusStatistics> {
     const [row] = await this.db.$queryRaw<{ documents: number; average_length: number }[]>`
       SELECT count(*)::float8 AS documents, coalesce(avg(search_length), 0)::float8 AS average_length
-        FROM data.file_chunks WHERE workspace_id = ${workspaceId}::uuid`;
+        FROM data.file_chunks WHERE workspace_id = ANY(${workspaceIds}::uuid[])`;
     return { documents: Number(row?.documents ?? 0), averageLength: Math.max(Number(row?.average_length ?? 0), 1) };
   }
 
   /** Files whose name contains the query (`pattern`, an escaped ILIKE pattern), by id; uploads still running never. */
-  async nameMatches(workspaceId: string, pattern: string, max: number): Promise<string[]> {
+  async nameMatches(workspaceIds: readonly string[], pattern: string, max: number): Promise<string[]> {
     const rows = await this.db.$queryRaw<{ id: string }[]>`
       SELECT id::text AS id FROM data.files
-       WHERE workspace_id = ${workspaceId}::uuid AND status <> 'uploading' AND name ILIKE ${pattern}
+       WHERE workspace_id = ANY(${workspaceIds}::uuid[]) AND status <> 'uploading' AND name ILIKE ${pattern}
        ORDER BY id LIMIT ${max}`;
     return rows.map((r) => r.id);
   }

@@ -41,21 +41,25 @@ export class FileRanking {
   ) {
     this.semanticWeight = semanticWeight(config.SEARCH_SEMANTIC_WEIGHT, ai.name);
     this.modelTimeoutMs = config.SEARCH_MODEL_TIMEOUT_MS;
-    this.corpus = new CachedCorpusStatistics(([workspaceId]) => files.corpusStatistics(workspaceId!));
+    this.corpus = new CachedCorpusStatistics((workspaceIds) => files.corpusStatistics(workspaceIds));
   }
 
-  /** Every candidate, best first: name matches, then the text's rankings in the mode's way. */
+  /**
+   * Every candidate in the workspaces, best first: name matches, then the text's rankings in the
+   * mode's way. Meaning is searched in one workspace at a time (its vectors), so the hybrid and
+   * semantic modes take one; by words, any number (a global search's files).
+   */
   async rank(
-    workspaceId: string,
+    workspaceIds: readonly string[],
     query: string,
     words: string,
     pattern: string,
     mode: SearchMode,
   ): Promise<RankedFile[]> {
     const [names, keyword, semantic] = await Promise.all([
-      this.files.nameMatches(workspaceId, pattern, FILE_NAME_MATCHES_MAX),
-      mode !== 'semantic' && words ? this.keywordCandidates(workspaceId, words) : [],
-      mode !== 'keyword' ? this.semanticCandidates(workspaceId, query, mode) : [],
+      this.files.nameMatches(workspaceIds, pattern, FILE_NAME_MATCHES_MAX),
+      mode !== 'semantic' && words ? this.keywordCandidates(workspaceIds, words) : [],
+      mode !== 'keyword' ? this.semanticCandidates(onlyOne(workspaceIds), query, mode) : [],
     ]);
     const chunkOf = new Map<string, number>();
     // The snippet shows the chunk with the query's words, else the one nearest in meaning.
@@ -89,10 +93,11 @@ export class FileRanking {
     return [...first, ...rest];
   }
 
-  private async keywordCandidates(workspaceId: string, words: string) {
-    const corpus = await this.corpus.of([workspaceId]);
+  private async keywordCandidates(workspaceIds: readonly string[], words: string) {
+    if (workspaceIds.length === 0) return [];
+    const corpus = await this.corpus.of([...workspaceIds]);
     if (corpus.documents === 0) return [];
-    return this.files.keywordCandidates(workspaceId, words, corpus, FILE_RETRIEVAL_DEPTH);
+    return this.files.keywordCandidates(workspaceIds, words, corpus, FILE_RETRIEVAL_DEPTH);
   }
 
   /**
@@ -131,4 +136,9 @@ export class FileRanking {
     }
     return (found ?? []).map((m) => ({ fileId: m.fileId, ordinal: m.ordinal, score: m.similarity }));
   }
+}
+
+function onlyOne(workspaceIds: readonly string[]): string {
+  if (workspaceIds.length !== 1) throw new Error('files are searched by meaning in one workspace at a time');
+  return workspaceIds[0]!;
 }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { FilesService } from '@kw/contracts';
+import { FilesService, WorkspacesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { badRequest } from '@kw/platform-errors';
-import { Handles, type RequestOf } from '@kw/platform-transport';
+import { AppError, badRequest } from '@kw/platform-errors';
+import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
 import { FilesRepository } from '../persistence/files.repository.js';
 import {
   FILE_SEARCH_PAGE_DEFAULT,
@@ -12,7 +12,7 @@ import {
   SEARCH_MODES,
   type SearchMode,
 } from '../files-limits.js';
-import { FileRanking } from './file-ranking.js';
+import { FileRanking, type RankedFile } from './file-ranking.js';
 import { FileRecords } from './file-records.js';
 import { fileView } from './file-view.js';
 
@@ -27,17 +27,13 @@ export class FileSearchHandlers {
     private readonly files: FilesRepository,
     private readonly records: FileRecords,
     private readonly ranking: FileRanking,
+    private readonly client: ServiceClient,
   ) {}
 
   @Handles(FilesService.method.searchFiles)
   async search(input: RequestOf<typeof FilesService, 'searchFiles'>, context: RequestContext) {
     const { workspaceId } = await this.records.authorizeWorkspace(context, input.workspaceId, 'files:read');
-    // The upper bound is a contract limit (MESSAGE_LIMITS): the transport refuses a longer query
-    // before this runs. Blank is this handler's to refuse.
-    const query = input.query.trim();
-    if (!query) {
-      throw badRequest(`q must hold 1 to ${FILE_SEARCH_QUERY_MAX_CHARS} characters`, { field: 'q' });
-    }
+    const query = queryOf(input.query);
     const limit = input.limit || FILE_SEARCH_PAGE_DEFAULT;
     if (limit < 1 || limit > FILE_SEARCH_PAGE_MAX || input.offset < 0) {
       throw badRequest(`limit must be 1 to ${FILE_SEARCH_PAGE_MAX} and offset at least 0`, { field: 'limit' });
@@ -46,24 +42,71 @@ export class FileSearchHandlers {
     if (!SEARCH_MODES.includes(mode)) {
       throw badRequest(`mode must be one of ${SEARCH_MODES.join(', ')}`, { field: 'mode' });
     }
-    const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, FILE_SEARCH_WORDS_MAX);
-    const pattern = `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const ranked = await this.ranking.rank(workspaceId, query, words.join(' '), pattern, mode);
-    const page = ranked.slice(input.offset, input.offset + limit);
+    const ranked = await this.ranking.rank([workspaceId], query.text, query.words, query.pattern, mode);
+    return {
+      hits: await this.hitsOf(ranked.slice(input.offset, input.offset + limit), query.words),
+      totalCount: ranked.length,
+    };
+  }
+
+  /**
+   * The files beside a global search: by words (as `search` in keyword mode) over every Cloud
+   * workspace the caller may read files of, as global search picks its workspaces (the list of
+   * the workspaces component, each one re-checked by the gate; archived ones and those in a
+   * hosted zone skipped, and a refusal only leaves that workspace out).
+   */
+  @Handles(FilesService.method.globalSearchFiles)
+  async globalSearch(input: RequestOf<typeof FilesService, 'globalSearchFiles'>, context: RequestContext) {
+    const query = queryOf(input.query);
+    const limit = input.limit || FILE_SEARCH_PAGE_DEFAULT;
+    if (limit < 1 || limit > FILE_SEARCH_PAGE_MAX) {
+      throw badRequest(`limit must be 1 to ${FILE_SEARCH_PAGE_MAX}`, { field: 'limit' });
+    }
+    const { workspaces } = await this.client.call(WorkspacesService.method.listAccessibleWorkspaces, {});
+    const readable: string[] = [];
+    for (const workspace of workspaces) {
+      if (workspace.archivedAt || workspace.hostedZoneId) continue;
+      const allowed = await this.records.authorizeWorkspace(context, workspace.id, 'files:read').then(
+        () => true,
+        (err: unknown) => {
+          if (AppError.isAppError(err) && err.status < 500) return false;
+          throw err;
+        },
+      );
+      if (allowed) readable.push(workspace.id);
+    }
+    if (readable.length === 0) return { hits: [], totalCount: 0 };
+    const ranked = await this.ranking.rank(readable, query.text, query.words, query.pattern, 'keyword');
+    return { hits: await this.hitsOf(ranked.slice(0, limit), query.words), totalCount: ranked.length };
+  }
+
+  /** The page's files, each with its snippet; a file deleted since it was ranked is left out. */
+  private async hitsOf(page: RankedFile[], words: string) {
     const [files, snippets] = await Promise.all([
       this.files.findManyWithAttachments(page.map((r) => r.fileId)),
       this.files.snippets(
-        words.join(' '),
+        words,
         page.flatMap((r) => (r.chunk === undefined ? [] : [{ fileId: r.fileId, ordinal: r.chunk }])),
       ),
     ]);
     const byId = new Map(files.map((f) => [f.id, f]));
-    const hits = page.flatMap((r) => {
+    return page.flatMap((r) => {
       const file = byId.get(r.fileId);
-      if (!file) return []; // deleted since it was ranked
+      if (!file) return [];
       const snippet = r.chunk === undefined ? '' : (snippets.get(`${r.fileId}:${r.chunk}`) ?? '');
       return [{ file: fileView(file), score: r.score, matched: r.matched.join(','), snippet, chunk: r.chunk }];
     });
-    return { hits, totalCount: ranked.length };
   }
+}
+
+/**
+ * How a files search reads its query: the name contains it (an escaped ILIKE pattern), the text
+ * holds any of its first FILE_SEARCH_WORDS_MAX words. The upper bound is a contract limit
+ * (MESSAGE_LIMITS): the transport refuses a longer query before a handler runs; blank is refused here.
+ */
+function queryOf(raw: string): { text: string; words: string; pattern: string } {
+  const text = raw.trim();
+  if (!text) throw badRequest(`q must hold 1 to ${FILE_SEARCH_QUERY_MAX_CHARS} characters`, { field: 'q' });
+  const words = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, FILE_SEARCH_WORDS_MAX);
+  return { text, words: words.join(' '), pattern: `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
 }

@@ -34,7 +34,12 @@ function setUp(answer: () => Promise<unknown> | unknown) {
     asked.push({ query: req.query, mode: req.mode, limit: req.limit, offset: req.offset });
     return (await answer()) as never;
   });
-  return { client: new ServiceClient(search), asked };
+  const global: Array<{ query: string; limit: number }> = [];
+  serve(files, FilesService.method.globalSearchFiles, async (req) => {
+    global.push({ query: req.query, limit: req.limit });
+    return (await answer()) as never;
+  });
+  return { client: new ServiceClient(search), asked, global };
 }
 
 const first = { workspaceId: WS, query: 'leave policy', offset: 0, fragmentFilters: false };
@@ -50,6 +55,17 @@ describe('filesBesideSearch', () => {
       { query: 'x'.repeat(FILE_SEARCH_QUERY_MAX_CHARS), mode: 'keyword', limit: FILE_HITS_BESIDE_SEARCH, offset: 0 },
     ]);
     expect(hits.map((h) => [h.file?.name, h.snippet, h.chunk])).toEqual([['handbook.pdf', 'the leave policy', 3]]);
+  });
+
+  it('without a workspace, asks the global files search for the best few', async () => {
+    const { client, asked, global } = setUp(() => ({
+      hits: [{ file: FILE, score: 1, matched: 'name', snippet: '' }],
+      totalCount: 1,
+    }));
+    const hits = await filesBesideSearch(client, { query: 'handbook', offset: 0, fragmentFilters: false });
+    expect(global).toEqual([{ query: 'handbook', limit: FILE_HITS_BESIDE_SEARCH }]);
+    expect(asked).toEqual([]);
+    expect(hits.map((h) => h.file?.workspaceId)).toEqual([WS]);
   });
 
   it('shows no files past the first page, with fragment-only filters, or for a blank query, without asking', async () => {

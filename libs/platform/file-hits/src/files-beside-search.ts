@@ -3,7 +3,8 @@ import { AppError } from '@kw/platform-errors';
 import type { ServiceClient } from '@kw/platform-transport';
 
 export interface FilesBesideSearchRequest {
-  workspaceId: string;
+  /** The workspace searched; absent for a global search (every readable workspace). */
+  workspaceId?: string;
   query: string;
   offset: number;
   /** Filters only fragments have (types, tags, a collection): files cannot match them. */
@@ -11,28 +12,33 @@ export interface FilesBesideSearchRequest {
 }
 
 /**
- * The files shown beside a workspace search's fragments (GET /api/search and the MCP search
- * tool): the files component's own search, asked as the caller, not fused into the fragments
- * (the scores are not on one scale, and paging stays the fragments'). Only on the first page,
- * without fragment-only filters; the best FILE_HITS_BESIDE_SEARCH by the query's words, so one
- * search asks the model for one query vector (the fragments'), and a file shown holds the words
- * searched. A caller who may not read files, a hosted zone, or a process without a files
- * service answering (a Leaf): no files, and the fragments as always. Each edge shapes the hits.
+ * The files shown beside a search's fragments (GET /api/search and /api/search/global, and the
+ * MCP search tool with or without a workspace): the files component's own search, asked as the
+ * caller, not fused into the fragments (the scores are not on one scale, and paging stays the
+ * fragments'). Only on the first page, without fragment-only filters; the best
+ * FILE_HITS_BESIDE_SEARCH by the query's words, so one search asks the model for one query
+ * vector (the fragments'), and a file shown holds the words searched. A caller who may not read
+ * files, a hosted zone, or a process without a files service answering (a Leaf): no files, and
+ * the fragments as always. Each edge shapes the hits.
  */
 export async function filesBesideSearch(
   client: ServiceClient,
   request: FilesBesideSearchRequest,
 ): Promise<FileSearchHit[]> {
   if (request.offset > 0 || request.fragmentFilters || !request.query.trim()) return [];
+  // A longer search query (up to SEARCH_QUERY_MAX characters) asks with its opening.
+  const query = request.query.slice(0, FILE_SEARCH_QUERY_MAX_CHARS);
   try {
-    const { hits } = await client.call(FilesService.method.searchFiles, {
-      workspaceId: request.workspaceId,
-      // A longer workspace search query (up to SEARCH_QUERY_MAX characters) asks with its opening.
-      query: request.query.slice(0, FILE_SEARCH_QUERY_MAX_CHARS),
-      mode: 'keyword',
-      limit: FILE_HITS_BESIDE_SEARCH,
-      offset: 0,
-    });
+    const { hits } =
+      request.workspaceId === undefined
+        ? await client.call(FilesService.method.globalSearchFiles, { query, limit: FILE_HITS_BESIDE_SEARCH })
+        : await client.call(FilesService.method.searchFiles, {
+            workspaceId: request.workspaceId,
+            query,
+            mode: 'keyword',
+            limit: FILE_HITS_BESIDE_SEARCH,
+            offset: 0,
+          });
     return hits;
   } catch (err) {
     if (AppError.isAppError(err)) return [];

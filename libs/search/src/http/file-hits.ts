@@ -1,7 +1,7 @@
 import type { FileSearchHit } from '@kw/contracts';
 import type { FileSearchHitDto } from './dto/search.dto.js';
 
-/** A file shown beside a workspace search's fragments (`filesBesideSearch`), as the REST answer names it. */
+/** A file shown beside a workspace or global search's fragments (`filesBesideSearch`), as the REST answer names it. */
 export function fileHitJson({ file, score, matched, snippet, chunk }: FileSearchHit): FileSearchHitDto {
   return {
     kind: 'file' as const,

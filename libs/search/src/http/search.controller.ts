@@ -55,19 +55,25 @@ export class SearchController {
   @ApiOperation({
     summary: 'Search every readable workspace',
     description:
-      'Each result names its workspace. Workspaces whose data lives in a hosted zone are not searched here: ' +
+      'Each result names its workspace; on the first page, files whose name or extracted text match, from every workspace whose files the caller may read, in `files`. ' +
+      'Workspaces whose data lives in a hosted zone are not searched here: ' +
       '`skippedWorkspaces` names them with their Leaf (the TypeScript client searches them too). ' +
       'Scopes `search:read` and `workspaces:read`.',
   })
   @ApiOkResponse({ type: GlobalSearchResultsDto })
   async global(@Query() query: SearchFiltersDto): Promise<GlobalSearchResultsDto> {
-    const { page, workspaceCount, skippedWorkspaces } = await this.client.call(M.globalSearch, {
-      search: searchOf(query),
-      limit: query.limit ?? 0,
-      offset: query.offset ?? 0,
-    });
+    const search = searchOf(query);
+    const [{ page, workspaceCount, skippedWorkspaces }, files] = await Promise.all([
+      this.client.call(M.globalSearch, { search, limit: query.limit ?? 0, offset: query.offset ?? 0 }),
+      filesBesideSearch(this.client, {
+        query: query.q,
+        offset: query.offset ?? 0,
+        fragmentFilters: search.types.length > 0 || search.tags.length > 0,
+      }),
+    ]);
     return {
       ...resultsJson(page),
+      files: files.map(fileHitJson),
       workspaceCount,
       skippedWorkspaces: skippedWorkspaces.map((w) => ({
         workspaceId: w.workspaceId,

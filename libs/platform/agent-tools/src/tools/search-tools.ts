@@ -38,9 +38,9 @@ export const searchTools: AgentTool[] = [
     title: 'Search',
     description:
       'Hybrid keyword + semantic search over one workspace, or over every workspace you can read when ' +
-      'workspaceId is left out. Answers snippets and ids; use get_fragment for content. In one workspace, ' +
-      'the first page also names up to 5 uploaded files holding the words (files; read_workspace_file reads ' +
-      'them, search_workspace_files searches only files).',
+      'workspaceId is left out. Answers snippets and ids; use get_fragment for content. The first page also ' +
+      'names up to 5 uploaded files holding the words (files, each with its workspaceId; read_workspace_file ' +
+      'reads them, search_workspace_files searches only files).',
     inputSchema: {
       query: z.string().min(1).max(SEARCH_QUERY_MAX),
       workspaceId: z.uuid().optional().describe('Leave out to search every readable workspace'),
@@ -72,8 +72,15 @@ export const searchTools: AgentTool[] = [
         ]);
         return { ...hitsOut(page), files: files.map(fileHitOut) };
       }
-      const { page, workspaceCount } = await client.call(S.globalSearch, { search, ...paging });
-      return { ...hitsOut(page), workspaceCount };
+      const [{ page, workspaceCount }, files] = await Promise.all([
+        client.call(S.globalSearch, { search, ...paging }),
+        filesBesideSearch(client, {
+          query: args.query,
+          offset: paging.offset,
+          fragmentFilters: search.tags.length > 0,
+        }),
+      ]);
+      return { ...hitsOut(page), files: files.map(fileHitOut), workspaceCount };
     },
   }),
 

@@ -143,7 +143,7 @@ export class SearchResultsDto {
   @ApiPropertyOptional({
     type: [FileSearchHitDto],
     description:
-      'Workspace search only: up to 5 files whose name or extracted text match, on the first page and without type, tag or collection filters (docs/files.md)',
+      'Workspace and global search (not simple): up to 5 files whose name or extracted text match, each naming its workspace, on the first page and without type, tag or collection filters, when the caller may read files (docs/files.md)',
   })
   files?: FileSearchHitDto[];
   @ApiProperty({ description: 'Matches reachable by paging (at most the retrieval depth)' }) total!: number;

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/files/v1/files.proto.
  */
 export const file_kw_files_v1_files: GenFile = /*@__PURE__*/
-  fileDesc("Chdrdy9maWxlcy92MS9maWxlcy5wcm90bxILa3cuZmlsZXMudjEixgMKCkZpbGVSZWNvcmQSCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEQoJbWltZV90eXBlGAUgASgJEgwKBGtpbmQYBiABKAkSEgoKc2l6ZV9ieXRlcxgHIAEoAxIOCgZzaGEyNTYYCCABKAkSDgoGc3RhdHVzGAkgASgJEhYKDmZhaWx1cmVfcmVhc29uGAogASgJEhcKD2ZhaWx1cmVfbWVzc2FnZRgLIAEoCRISCgpwYWdlc19kb25lGAwgASgFEhMKC3BhZ2VzX3RvdGFsGA0gASgFEhMKC2NodW5rX2NvdW50GA4gASgFEhIKCmNyZWF0ZWRfYnkYDyABKAkSEgoKY3JlYXRlZF9hdBgQIAEoCRISCgp1cGRhdGVkX2F0GBEgASgJEhQKDHByb2Nlc3NlZF9hdBgSIAEoCRIUCgxmcmFnbWVudF9pZHMYEyADKAkSEwoLc3RvcmFnZV9rZXkYFCABKAkSGgoSZGVjbGFyZWRfbWltZV90eXBlGBUgASgJEhYKDnRleHRfdHJ1bmNhdGVkGBYgASgIIoMBChJCZWdpblVwbG9hZFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRIaChJkZWNsYXJlZF9taW1lX3R5cGUYAyABKAkSEwoLZnJhZ21lbnRfaWQYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkiYgoTQmVnaW5VcGxvYWRSZXNwb25zZRIPCgdmaWxlX2lkGAEgASgJEhMKC3N0b3JhZ2Vfa2V5GAIgASgJEhEKCW1heF9ieXRlcxgDIAEoAxISCgpsaW1pdGVkX2J5GAQgASgJIm0KFUNvbXBsZXRlVXBsb2FkUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhIKCnNpemVfYnl0ZXMYAiABKAMSDgoGc2hhMjU2GAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCRIMCgRraW5kGAUgASgJIj8KFkNvbXBsZXRlVXBsb2FkUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiJQoSQWJvcnRVcGxvYWRSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkiFQoTQWJvcnRVcGxvYWRSZXNwb25zZSIhCg5HZXRGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJIjgKD0dldEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJlChBMaXN0RmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUSDgoGc3RhdHVzGAQgASgJEgwKBGtpbmQYBSABKAkiUAoRTGlzdEZpbGVzUmVzcG9uc2USJgoFZmlsZXMYASADKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkEhMKC3RvdGFsX2NvdW50GAIgASgFImoKEVVwZGF0ZUZpbGVSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAMgASgJSAGIAQFCBwoFX25hbWVCDgoMX2Rlc2NyaXB0aW9uIjsKElVwZGF0ZUZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCIkChFEZWxldGVGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJIhQKEkRlbGV0ZUZpbGVSZXNwb25zZSIqChZCdWxrRGVsZXRlRmlsZXNSZXF1ZXN0EhAKCGZpbGVfaWRzGAEgAygJImAKEUJ1bGtEZWxldGVPdXRjb21lEg8KB2ZpbGVfaWQYASABKAkSDwoHZGVsZXRlZBgCIAEoCBISCgplcnJvcl9jb2RlGAMgASgJEhUKDWVycm9yX21lc3NhZ2UYBCABKAkiSwoXQnVsa0RlbGV0ZUZpbGVzUmVzcG9uc2USMAoIb3V0Y29tZXMYASADKAsyHi5rdy5maWxlcy52MS5CdWxrRGVsZXRlT3V0Y29tZSIkChFDYW5jZWxGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJIjsKEkNhbmNlbEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJmChJTZWFyY2hGaWxlc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEg0KBWxpbWl0GAMgASgFEg4KBm9mZnNldBgEIAEoBRIMCgRtb2RlGAUgASgJIoUBCg1GaWxlU2VhcmNoSGl0EiUKBGZpbGUYASABKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkEg0KBXNjb3JlGAIgASgBEg8KB21hdGNoZWQYAyABKAkSDwoHc25pcHBldBgEIAEoCRISCgVjaHVuaxgFIAEoBUgAiAEBQggKBl9jaHVuayJUChNTZWFyY2hGaWxlc1Jlc3BvbnNlEigKBGhpdHMYASADKAsyGi5rdy5maWxlcy52MS5GaWxlU2VhcmNoSGl0EhMKC3RvdGFsX2NvdW50GAIgASgFIkcKFVJlYWRGaWxlQ2h1bmtzUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEg4KBm9mZnNldBgCIAEoBRINCgVsaW1pdBgDIAEoBSIqCglGaWxlQ2h1bmsSDwoHb3JkaW5hbBgBIAEoBRIMCgR0ZXh0GAIgASgJInwKFlJlYWRGaWxlQ2h1bmtzUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQSJgoGY2h1bmtzGAIgAygLMhYua3cuZmlsZXMudjEuRmlsZUNodW5rEhMKC3RvdGFsX2NvdW50GAMgASgFIjkKEUF0dGFjaEZpbGVSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkSEwoLZnJhZ21lbnRfaWQYAiABKAkiOwoSQXR0YWNoRmlsZVJlc3BvbnNlEiUKBGZpbGUYASABKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkIjkKEURldGFjaEZpbGVSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkSEwoLZnJhZ21lbnRfaWQYAiABKAkiOwoSRGV0YWNoRmlsZVJlc3BvbnNlEiUKBGZpbGUYASABKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkIi8KGExpc3RGcmFnbWVudEZpbGVzUmVxdWVzdBITCgtmcmFnbWVudF9pZBgBIAEoCSJDChlMaXN0RnJhZ21lbnRGaWxlc1Jlc3BvbnNlEiYKBWZpbGVzGAEgAygLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJQChlMaXN0V29ya3NwYWNlRmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUiRAoaTGlzdFdvcmtzcGFjZUZpbGVzUmVzcG9uc2USJgoFZmlsZXMYASADKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkIsABChFJbXBvcnRGaWxlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc3RhZ2VkX2tleRgCIAEoCRIRCglmaWxlX25hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEQoJbWltZV90eXBlGAUgASgJEgwKBGtpbmQYBiABKAkSEgoKc2l6ZV9ieXRlcxgHIAEoAxIOCgZzaGEyNTYYCCABKAkSFAoMZnJhZ21lbnRfaWRzGAkgAygJIkwKEkltcG9ydEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZBIPCgdjcmVhdGVkGAIgASgIIjIKGlB1cmdlV29ya3NwYWNlRmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCSIsChtQdXJnZVdvcmtzcGFjZUZpbGVzUmVzcG9uc2USDQoFZmlsZXMYASABKAUyuQsKDEZpbGVzU2VydmljZRJQCgtCZWdpblVwbG9hZBIfLmt3LmZpbGVzLnYxLkJlZ2luVXBsb2FkUmVxdWVzdBogLmt3LmZpbGVzLnYxLkJlZ2luVXBsb2FkUmVzcG9uc2USWQoOQ29tcGxldGVVcGxvYWQSIi5rdy5maWxlcy52MS5Db21wbGV0ZVVwbG9hZFJlcXVlc3QaIy5rdy5maWxlcy52MS5Db21wbGV0ZVVwbG9hZFJlc3BvbnNlElAKC0Fib3J0VXBsb2FkEh8ua3cuZmlsZXMudjEuQWJvcnRVcGxvYWRSZXF1ZXN0GiAua3cuZmlsZXMudjEuQWJvcnRVcGxvYWRSZXNwb25zZRJECgdHZXRGaWxlEhsua3cuZmlsZXMudjEuR2V0RmlsZVJlcXVlc3QaHC5rdy5maWxlcy52MS5HZXRGaWxlUmVzcG9uc2USSgoJTGlzdEZpbGVzEh0ua3cuZmlsZXMudjEuTGlzdEZpbGVzUmVxdWVzdBoeLmt3LmZpbGVzLnYxLkxpc3RGaWxlc1Jlc3BvbnNlEk0KClVwZGF0ZUZpbGUSHi5rdy5maWxlcy52MS5VcGRhdGVGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLlVwZGF0ZUZpbGVSZXNwb25zZRJNCgpEZWxldGVGaWxlEh4ua3cuZmlsZXMudjEuRGVsZXRlRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5EZWxldGVGaWxlUmVzcG9uc2USXAoPQnVsa0RlbGV0ZUZpbGVzEiMua3cuZmlsZXMudjEuQnVsa0RlbGV0ZUZpbGVzUmVxdWVzdBokLmt3LmZpbGVzLnYxLkJ1bGtEZWxldGVGaWxlc1Jlc3BvbnNlEk0KCkNhbmNlbEZpbGUSHi5rdy5maWxlcy52MS5DYW5jZWxGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLkNhbmNlbEZpbGVSZXNwb25zZRJQCgtTZWFyY2hGaWxlcxIfLmt3LmZpbGVzLnYxLlNlYXJjaEZpbGVzUmVxdWVzdBogLmt3LmZpbGVzLnYxLlNlYXJjaEZpbGVzUmVzcG9uc2USWQoOUmVhZEZpbGVDaHVua3MSIi5rdy5maWxlcy52MS5SZWFkRmlsZUNodW5rc1JlcXVlc3QaIy5rdy5maWxlcy52MS5SZWFkRmlsZUNodW5rc1Jlc3BvbnNlEk0KCkF0dGFjaEZpbGUSHi5rdy5maWxlcy52MS5BdHRhY2hGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLkF0dGFjaEZpbGVSZXNwb25zZRJNCgpEZXRhY2hGaWxlEh4ua3cuZmlsZXMudjEuRGV0YWNoRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5EZXRhY2hGaWxlUmVzcG9uc2USYgoRTGlzdEZyYWdtZW50RmlsZXMSJS5rdy5maWxlcy52MS5MaXN0RnJhZ21lbnRGaWxlc1JlcXVlc3QaJi5rdy5maWxlcy52MS5MaXN0RnJhZ21lbnRGaWxlc1Jlc3BvbnNlEmUKEkxpc3RXb3Jrc3BhY2VGaWxlcxImLmt3LmZpbGVzLnYxLkxpc3RXb3Jrc3BhY2VGaWxlc1JlcXVlc3QaJy5rdy5maWxlcy52MS5MaXN0V29ya3NwYWNlRmlsZXNSZXNwb25zZRJNCgpJbXBvcnRGaWxlEh4ua3cuZmlsZXMudjEuSW1wb3J0RmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5JbXBvcnRGaWxlUmVzcG9uc2USaAoTUHVyZ2VXb3Jrc3BhY2VGaWxlcxInLmt3LmZpbGVzLnYxLlB1cmdlV29ya3NwYWNlRmlsZXNSZXF1ZXN0Gigua3cuZmlsZXMudjEuUHVyZ2VXb3Jrc3BhY2VGaWxlc1Jlc3BvbnNlYgZwcm90bzM");
+  fileDesc("Chdrdy9maWxlcy92MS9maWxlcy5wcm90bxILa3cuZmlsZXMudjEixgMKCkZpbGVSZWNvcmQSCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEQoJbWltZV90eXBlGAUgASgJEgwKBGtpbmQYBiABKAkSEgoKc2l6ZV9ieXRlcxgHIAEoAxIOCgZzaGEyNTYYCCABKAkSDgoGc3RhdHVzGAkgASgJEhYKDmZhaWx1cmVfcmVhc29uGAogASgJEhcKD2ZhaWx1cmVfbWVzc2FnZRgLIAEoCRISCgpwYWdlc19kb25lGAwgASgFEhMKC3BhZ2VzX3RvdGFsGA0gASgFEhMKC2NodW5rX2NvdW50GA4gASgFEhIKCmNyZWF0ZWRfYnkYDyABKAkSEgoKY3JlYXRlZF9hdBgQIAEoCRISCgp1cGRhdGVkX2F0GBEgASgJEhQKDHByb2Nlc3NlZF9hdBgSIAEoCRIUCgxmcmFnbWVudF9pZHMYEyADKAkSEwoLc3RvcmFnZV9rZXkYFCABKAkSGgoSZGVjbGFyZWRfbWltZV90eXBlGBUgASgJEhYKDnRleHRfdHJ1bmNhdGVkGBYgASgIIoMBChJCZWdpblVwbG9hZFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRIaChJkZWNsYXJlZF9taW1lX3R5cGUYAyABKAkSEwoLZnJhZ21lbnRfaWQYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkiYgoTQmVnaW5VcGxvYWRSZXNwb25zZRIPCgdmaWxlX2lkGAEgASgJEhMKC3N0b3JhZ2Vfa2V5GAIgASgJEhEKCW1heF9ieXRlcxgDIAEoAxISCgpsaW1pdGVkX2J5GAQgASgJIm0KFUNvbXBsZXRlVXBsb2FkUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhIKCnNpemVfYnl0ZXMYAiABKAMSDgoGc2hhMjU2GAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCRIMCgRraW5kGAUgASgJIj8KFkNvbXBsZXRlVXBsb2FkUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQiJQoSQWJvcnRVcGxvYWRSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkiFQoTQWJvcnRVcGxvYWRSZXNwb25zZSIhCg5HZXRGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJIjgKD0dldEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJlChBMaXN0RmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUSDgoGc3RhdHVzGAQgASgJEgwKBGtpbmQYBSABKAkiUAoRTGlzdEZpbGVzUmVzcG9uc2USJgoFZmlsZXMYASADKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkEhMKC3RvdGFsX2NvdW50GAIgASgFImoKEVVwZGF0ZUZpbGVSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAMgASgJSAGIAQFCBwoFX25hbWVCDgoMX2Rlc2NyaXB0aW9uIjsKElVwZGF0ZUZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCIkChFEZWxldGVGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJIhQKEkRlbGV0ZUZpbGVSZXNwb25zZSIqChZCdWxrRGVsZXRlRmlsZXNSZXF1ZXN0EhAKCGZpbGVfaWRzGAEgAygJImAKEUJ1bGtEZWxldGVPdXRjb21lEg8KB2ZpbGVfaWQYASABKAkSDwoHZGVsZXRlZBgCIAEoCBISCgplcnJvcl9jb2RlGAMgASgJEhUKDWVycm9yX21lc3NhZ2UYBCABKAkiSwoXQnVsa0RlbGV0ZUZpbGVzUmVzcG9uc2USMAoIb3V0Y29tZXMYASADKAsyHi5rdy5maWxlcy52MS5CdWxrRGVsZXRlT3V0Y29tZSIkChFDYW5jZWxGaWxlUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJIjsKEkNhbmNlbEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJmChJTZWFyY2hGaWxlc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEg0KBWxpbWl0GAMgASgFEg4KBm9mZnNldBgEIAEoBRIMCgRtb2RlGAUgASgJIjgKGEdsb2JhbFNlYXJjaEZpbGVzUmVxdWVzdBINCgVxdWVyeRgBIAEoCRINCgVsaW1pdBgCIAEoBSKFAQoNRmlsZVNlYXJjaEhpdBIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZBINCgVzY29yZRgCIAEoARIPCgdtYXRjaGVkGAMgASgJEg8KB3NuaXBwZXQYBCABKAkSEgoFY2h1bmsYBSABKAVIAIgBAUIICgZfY2h1bmsiVAoTU2VhcmNoRmlsZXNSZXNwb25zZRIoCgRoaXRzGAEgAygLMhoua3cuZmlsZXMudjEuRmlsZVNlYXJjaEhpdBITCgt0b3RhbF9jb3VudBgCIAEoBSJaChlHbG9iYWxTZWFyY2hGaWxlc1Jlc3BvbnNlEigKBGhpdHMYASADKAsyGi5rdy5maWxlcy52MS5GaWxlU2VhcmNoSGl0EhMKC3RvdGFsX2NvdW50GAIgASgFIkcKFVJlYWRGaWxlQ2h1bmtzUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEg4KBm9mZnNldBgCIAEoBRINCgVsaW1pdBgDIAEoBSIqCglGaWxlQ2h1bmsSDwoHb3JkaW5hbBgBIAEoBRIMCgR0ZXh0GAIgASgJInwKFlJlYWRGaWxlQ2h1bmtzUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLmt3LmZpbGVzLnYxLkZpbGVSZWNvcmQSJgoGY2h1bmtzGAIgAygLMhYua3cuZmlsZXMudjEuRmlsZUNodW5rEhMKC3RvdGFsX2NvdW50GAMgASgFIjkKEUF0dGFjaEZpbGVSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkSEwoLZnJhZ21lbnRfaWQYAiABKAkiOwoSQXR0YWNoRmlsZVJlc3BvbnNlEiUKBGZpbGUYASABKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkIjkKEURldGFjaEZpbGVSZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkSEwoLZnJhZ21lbnRfaWQYAiABKAkiOwoSRGV0YWNoRmlsZVJlc3BvbnNlEiUKBGZpbGUYASABKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkIi8KGExpc3RGcmFnbWVudEZpbGVzUmVxdWVzdBITCgtmcmFnbWVudF9pZBgBIAEoCSJDChlMaXN0RnJhZ21lbnRGaWxlc1Jlc3BvbnNlEiYKBWZpbGVzGAEgAygLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZCJQChlMaXN0V29ya3NwYWNlRmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZvZmZzZXQYAyABKAUiRAoaTGlzdFdvcmtzcGFjZUZpbGVzUmVzcG9uc2USJgoFZmlsZXMYASADKAsyFy5rdy5maWxlcy52MS5GaWxlUmVjb3JkIsABChFJbXBvcnRGaWxlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc3RhZ2VkX2tleRgCIAEoCRIRCglmaWxlX25hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEQoJbWltZV90eXBlGAUgASgJEgwKBGtpbmQYBiABKAkSEgoKc2l6ZV9ieXRlcxgHIAEoAxIOCgZzaGEyNTYYCCABKAkSFAoMZnJhZ21lbnRfaWRzGAkgAygJIkwKEkltcG9ydEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcua3cuZmlsZXMudjEuRmlsZVJlY29yZBIPCgdjcmVhdGVkGAIgASgIIjIKGlB1cmdlV29ya3NwYWNlRmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCSIsChtQdXJnZVdvcmtzcGFjZUZpbGVzUmVzcG9uc2USDQoFZmlsZXMYASABKAUynQwKDEZpbGVzU2VydmljZRJQCgtCZWdpblVwbG9hZBIfLmt3LmZpbGVzLnYxLkJlZ2luVXBsb2FkUmVxdWVzdBogLmt3LmZpbGVzLnYxLkJlZ2luVXBsb2FkUmVzcG9uc2USWQoOQ29tcGxldGVVcGxvYWQSIi5rdy5maWxlcy52MS5Db21wbGV0ZVVwbG9hZFJlcXVlc3QaIy5rdy5maWxlcy52MS5Db21wbGV0ZVVwbG9hZFJlc3BvbnNlElAKC0Fib3J0VXBsb2FkEh8ua3cuZmlsZXMudjEuQWJvcnRVcGxvYWRSZXF1ZXN0GiAua3cuZmlsZXMudjEuQWJvcnRVcGxvYWRSZXNwb25zZRJECgdHZXRGaWxlEhsua3cuZmlsZXMudjEuR2V0RmlsZVJlcXVlc3QaHC5rdy5maWxlcy52MS5HZXRGaWxlUmVzcG9uc2USSgoJTGlzdEZpbGVzEh0ua3cuZmlsZXMudjEuTGlzdEZpbGVzUmVxdWVzdBoeLmt3LmZpbGVzLnYxLkxpc3RGaWxlc1Jlc3BvbnNlEk0KClVwZGF0ZUZpbGUSHi5rdy5maWxlcy52MS5VcGRhdGVGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLlVwZGF0ZUZpbGVSZXNwb25zZRJNCgpEZWxldGVGaWxlEh4ua3cuZmlsZXMudjEuRGVsZXRlRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5EZWxldGVGaWxlUmVzcG9uc2USXAoPQnVsa0RlbGV0ZUZpbGVzEiMua3cuZmlsZXMudjEuQnVsa0RlbGV0ZUZpbGVzUmVxdWVzdBokLmt3LmZpbGVzLnYxLkJ1bGtEZWxldGVGaWxlc1Jlc3BvbnNlEk0KCkNhbmNlbEZpbGUSHi5rdy5maWxlcy52MS5DYW5jZWxGaWxlUmVxdWVzdBofLmt3LmZpbGVzLnYxLkNhbmNlbEZpbGVSZXNwb25zZRJQCgtTZWFyY2hGaWxlcxIfLmt3LmZpbGVzLnYxLlNlYXJjaEZpbGVzUmVxdWVzdBogLmt3LmZpbGVzLnYxLlNlYXJjaEZpbGVzUmVzcG9uc2USYgoRR2xvYmFsU2VhcmNoRmlsZXMSJS5rdy5maWxlcy52MS5HbG9iYWxTZWFyY2hGaWxlc1JlcXVlc3QaJi5rdy5maWxlcy52MS5HbG9iYWxTZWFyY2hGaWxlc1Jlc3BvbnNlElkKDlJlYWRGaWxlQ2h1bmtzEiIua3cuZmlsZXMudjEuUmVhZEZpbGVDaHVua3NSZXF1ZXN0GiMua3cuZmlsZXMudjEuUmVhZEZpbGVDaHVua3NSZXNwb25zZRJNCgpBdHRhY2hGaWxlEh4ua3cuZmlsZXMudjEuQXR0YWNoRmlsZVJlcXVlc3QaHy5rdy5maWxlcy52MS5BdHRhY2hGaWxlUmVzcG9uc2USTQoKRGV0YWNoRmlsZRIeLmt3LmZpbGVzLnYxLkRldGFjaEZpbGVSZXF1ZXN0Gh8ua3cuZmlsZXMudjEuRGV0YWNoRmlsZVJlc3BvbnNlEmIKEUxpc3RGcmFnbWVudEZpbGVzEiUua3cuZmlsZXMudjEuTGlzdEZyYWdtZW50RmlsZXNSZXF1ZXN0GiYua3cuZmlsZXMudjEuTGlzdEZyYWdtZW50RmlsZXNSZXNwb25zZRJlChJMaXN0V29ya3NwYWNlRmlsZXMSJi5rdy5maWxlcy52MS5MaXN0V29ya3NwYWNlRmlsZXNSZXF1ZXN0Gicua3cuZmlsZXMudjEuTGlzdFdvcmtzcGFjZUZpbGVzUmVzcG9uc2USTQoKSW1wb3J0RmlsZRIeLmt3LmZpbGVzLnYxLkltcG9ydEZpbGVSZXF1ZXN0Gh8ua3cuZmlsZXMudjEuSW1wb3J0RmlsZVJlc3BvbnNlEmgKE1B1cmdlV29ya3NwYWNlRmlsZXMSJy5rdy5maWxlcy52MS5QdXJnZVdvcmtzcGFjZUZpbGVzUmVxdWVzdBooLmt3LmZpbGVzLnYxLlB1cmdlV29ya3NwYWNlRmlsZXNSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * @generated from message kw.files.v1.FileRecord
@@ -616,6 +616,28 @@ export const SearchFilesRequestSchema: GenMessage<SearchFilesRequest> = /*@__PUR
   messageDesc(file_kw_files_v1_files, 20);
 
 /**
+ * @generated from message kw.files.v1.GlobalSearchFilesRequest
+ */
+export type GlobalSearchFilesRequest = Message<"kw.files.v1.GlobalSearchFilesRequest"> & {
+  /**
+   * @generated from field: string query = 1;
+   */
+  query: string;
+
+  /**
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message kw.files.v1.GlobalSearchFilesRequest.
+ * Use `create(GlobalSearchFilesRequestSchema)` to create a new message.
+ */
+export const GlobalSearchFilesRequestSchema: GenMessage<GlobalSearchFilesRequest> = /*@__PURE__*/
+  messageDesc(file_kw_files_v1_files, 21);
+
+/**
  * @generated from message kw.files.v1.FileSearchHit
  */
 export type FileSearchHit = Message<"kw.files.v1.FileSearchHit"> & {
@@ -660,7 +682,7 @@ export type FileSearchHit = Message<"kw.files.v1.FileSearchHit"> & {
  * Use `create(FileSearchHitSchema)` to create a new message.
  */
 export const FileSearchHitSchema: GenMessage<FileSearchHit> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 21);
+  messageDesc(file_kw_files_v1_files, 22);
 
 /**
  * @generated from message kw.files.v1.SearchFilesResponse
@@ -682,7 +704,31 @@ export type SearchFilesResponse = Message<"kw.files.v1.SearchFilesResponse"> & {
  * Use `create(SearchFilesResponseSchema)` to create a new message.
  */
 export const SearchFilesResponseSchema: GenMessage<SearchFilesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 22);
+  messageDesc(file_kw_files_v1_files, 23);
+
+/**
+ * @generated from message kw.files.v1.GlobalSearchFilesResponse
+ */
+export type GlobalSearchFilesResponse = Message<"kw.files.v1.GlobalSearchFilesResponse"> & {
+  /**
+   * @generated from field: repeated kw.files.v1.FileSearchHit hits = 1;
+   */
+  hits: FileSearchHit[];
+
+  /**
+   * Files matching in every workspace searched (at most the retrieval depth).
+   *
+   * @generated from field: int32 total_count = 2;
+   */
+  totalCount: number;
+};
+
+/**
+ * Describes the message kw.files.v1.GlobalSearchFilesResponse.
+ * Use `create(GlobalSearchFilesResponseSchema)` to create a new message.
+ */
+export const GlobalSearchFilesResponseSchema: GenMessage<GlobalSearchFilesResponse> = /*@__PURE__*/
+  messageDesc(file_kw_files_v1_files, 24);
 
 /**
  * @generated from message kw.files.v1.ReadFileChunksRequest
@@ -711,7 +757,7 @@ export type ReadFileChunksRequest = Message<"kw.files.v1.ReadFileChunksRequest">
  * Use `create(ReadFileChunksRequestSchema)` to create a new message.
  */
 export const ReadFileChunksRequestSchema: GenMessage<ReadFileChunksRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 23);
+  messageDesc(file_kw_files_v1_files, 25);
 
 /**
  * @generated from message kw.files.v1.FileChunk
@@ -733,7 +779,7 @@ export type FileChunk = Message<"kw.files.v1.FileChunk"> & {
  * Use `create(FileChunkSchema)` to create a new message.
  */
 export const FileChunkSchema: GenMessage<FileChunk> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 24);
+  messageDesc(file_kw_files_v1_files, 26);
 
 /**
  * @generated from message kw.files.v1.ReadFileChunksResponse
@@ -762,7 +808,7 @@ export type ReadFileChunksResponse = Message<"kw.files.v1.ReadFileChunksResponse
  * Use `create(ReadFileChunksResponseSchema)` to create a new message.
  */
 export const ReadFileChunksResponseSchema: GenMessage<ReadFileChunksResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 25);
+  messageDesc(file_kw_files_v1_files, 27);
 
 /**
  * @generated from message kw.files.v1.AttachFileRequest
@@ -784,7 +830,7 @@ export type AttachFileRequest = Message<"kw.files.v1.AttachFileRequest"> & {
  * Use `create(AttachFileRequestSchema)` to create a new message.
  */
 export const AttachFileRequestSchema: GenMessage<AttachFileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 26);
+  messageDesc(file_kw_files_v1_files, 28);
 
 /**
  * @generated from message kw.files.v1.AttachFileResponse
@@ -801,7 +847,7 @@ export type AttachFileResponse = Message<"kw.files.v1.AttachFileResponse"> & {
  * Use `create(AttachFileResponseSchema)` to create a new message.
  */
 export const AttachFileResponseSchema: GenMessage<AttachFileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 27);
+  messageDesc(file_kw_files_v1_files, 29);
 
 /**
  * @generated from message kw.files.v1.DetachFileRequest
@@ -823,7 +869,7 @@ export type DetachFileRequest = Message<"kw.files.v1.DetachFileRequest"> & {
  * Use `create(DetachFileRequestSchema)` to create a new message.
  */
 export const DetachFileRequestSchema: GenMessage<DetachFileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 28);
+  messageDesc(file_kw_files_v1_files, 30);
 
 /**
  * @generated from message kw.files.v1.DetachFileResponse
@@ -840,7 +886,7 @@ export type DetachFileResponse = Message<"kw.files.v1.DetachFileResponse"> & {
  * Use `create(DetachFileResponseSchema)` to create a new message.
  */
 export const DetachFileResponseSchema: GenMessage<DetachFileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 29);
+  messageDesc(file_kw_files_v1_files, 31);
 
 /**
  * @generated from message kw.files.v1.ListFragmentFilesRequest
@@ -857,7 +903,7 @@ export type ListFragmentFilesRequest = Message<"kw.files.v1.ListFragmentFilesReq
  * Use `create(ListFragmentFilesRequestSchema)` to create a new message.
  */
 export const ListFragmentFilesRequestSchema: GenMessage<ListFragmentFilesRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 30);
+  messageDesc(file_kw_files_v1_files, 32);
 
 /**
  * @generated from message kw.files.v1.ListFragmentFilesResponse
@@ -874,7 +920,7 @@ export type ListFragmentFilesResponse = Message<"kw.files.v1.ListFragmentFilesRe
  * Use `create(ListFragmentFilesResponseSchema)` to create a new message.
  */
 export const ListFragmentFilesResponseSchema: GenMessage<ListFragmentFilesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 31);
+  messageDesc(file_kw_files_v1_files, 33);
 
 /**
  * @generated from message kw.files.v1.ListWorkspaceFilesRequest
@@ -901,7 +947,7 @@ export type ListWorkspaceFilesRequest = Message<"kw.files.v1.ListWorkspaceFilesR
  * Use `create(ListWorkspaceFilesRequestSchema)` to create a new message.
  */
 export const ListWorkspaceFilesRequestSchema: GenMessage<ListWorkspaceFilesRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 32);
+  messageDesc(file_kw_files_v1_files, 34);
 
 /**
  * @generated from message kw.files.v1.ListWorkspaceFilesResponse
@@ -918,7 +964,7 @@ export type ListWorkspaceFilesResponse = Message<"kw.files.v1.ListWorkspaceFiles
  * Use `create(ListWorkspaceFilesResponseSchema)` to create a new message.
  */
 export const ListWorkspaceFilesResponseSchema: GenMessage<ListWorkspaceFilesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 33);
+  messageDesc(file_kw_files_v1_files, 35);
 
 /**
  * @generated from message kw.files.v1.ImportFileRequest
@@ -977,7 +1023,7 @@ export type ImportFileRequest = Message<"kw.files.v1.ImportFileRequest"> & {
  * Use `create(ImportFileRequestSchema)` to create a new message.
  */
 export const ImportFileRequestSchema: GenMessage<ImportFileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 34);
+  messageDesc(file_kw_files_v1_files, 36);
 
 /**
  * @generated from message kw.files.v1.ImportFileResponse
@@ -999,7 +1045,7 @@ export type ImportFileResponse = Message<"kw.files.v1.ImportFileResponse"> & {
  * Use `create(ImportFileResponseSchema)` to create a new message.
  */
 export const ImportFileResponseSchema: GenMessage<ImportFileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 35);
+  messageDesc(file_kw_files_v1_files, 37);
 
 /**
  * @generated from message kw.files.v1.PurgeWorkspaceFilesRequest
@@ -1016,7 +1062,7 @@ export type PurgeWorkspaceFilesRequest = Message<"kw.files.v1.PurgeWorkspaceFile
  * Use `create(PurgeWorkspaceFilesRequestSchema)` to create a new message.
  */
 export const PurgeWorkspaceFilesRequestSchema: GenMessage<PurgeWorkspaceFilesRequest> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 36);
+  messageDesc(file_kw_files_v1_files, 38);
 
 /**
  * @generated from message kw.files.v1.PurgeWorkspaceFilesResponse
@@ -1033,7 +1079,7 @@ export type PurgeWorkspaceFilesResponse = Message<"kw.files.v1.PurgeWorkspaceFil
  * Use `create(PurgeWorkspaceFilesResponseSchema)` to create a new message.
  */
 export const PurgeWorkspaceFilesResponseSchema: GenMessage<PurgeWorkspaceFilesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_files_v1_files, 37);
+  messageDesc(file_kw_files_v1_files, 39);
 
 /**
  * Workspace files (served by the files component, data plane of the Cloud only: files are not
@@ -1139,6 +1185,19 @@ export const FilesService: GenService<{
     methodKind: "unary";
     input: typeof SearchFilesRequestSchema;
     output: typeof SearchFilesResponseSchema;
+  },
+  /**
+   * The files beside a global search: the best `limit` by the query's words (name matches
+   * first, then BM25, as SearchFiles' keyword mode) over every Cloud workspace whose files the
+   * caller may read (files:read; archived and hosted-zone workspaces are not searched). Each
+   * hit's file names its workspace.
+   *
+   * @generated from rpc kw.files.v1.FilesService.GlobalSearchFiles
+   */
+  globalSearchFiles: {
+    methodKind: "unary";
+    input: typeof GlobalSearchFilesRequestSchema;
+    output: typeof GlobalSearchFilesResponseSchema;
   },
   /**
    * A page of a file's extracted text, as the chunks it was searched by (files:read): what an
