@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminEnv, userWithToken } from '../../support/accounts.js';
+import { adminEnv, createToken, userWithToken } from '../../support/accounts.js';
 import { createTestDatabase } from '../../support/postgres.js';
 import { startSearxngStandIn, type SearxngStandIn } from '../../support/stand-ins/searxng-stand-in.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
@@ -480,6 +480,41 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
             ).rows[0].n,
         )
         .toBe(2);
+    });
+    it("offers no file tools when the key's scoped token may not read files", async () => {
+      const offeredWith = async (scopedToken: string) => {
+        const created = await api(owner.token, 'POST', `/api/v2/configs/${configId}/keys`, {
+          label: 'scoped',
+          allowedDomains: [SITE],
+          scopedToken,
+        });
+        expect(created.status, created.text).toBe(201);
+        const before = model.chatRequests().length;
+        model.script({ text: 'hello' });
+        const res = await embed('chat', {
+          key: created.body.token,
+          body: { messages: [{ role: 'user', content: 'hello?' }] },
+        });
+        expect(res.status, res.text).toBe(200);
+        return model
+          .chatRequests()
+          .slice(before)[0]!
+          .tools!.map((t) => t.function.name);
+      };
+      const narrow = await createToken(base, owner.token, {
+        scopes: ['chat:use', 'workspaces:read', 'fragments:read', 'collections:read', 'search:read'],
+      });
+      const without = await offeredWith(narrow.token);
+      expect(without).toEqual(expect.arrayContaining(['search', 'get_fragment', 'list_collections']));
+      expect(without).not.toContain('search_workspace_files');
+      expect(without).not.toContain('read_workspace_file');
+      // The same key with files:read in its token: offered.
+      const reader = await createToken(base, owner.token, {
+        scopes: ['chat:use', 'workspaces:read', 'fragments:read', 'collections:read', 'search:read', 'files:read'],
+      });
+      expect(await offeredWith(reader.token)).toEqual(
+        expect.arrayContaining(['search', 'search_workspace_files', 'read_workspace_file']),
+      );
     });
   });
 
