@@ -53,6 +53,23 @@ describe('plan limits', () => {
       .map((n: any) => n.payload)
       .map((p: any) => ({ workspaceId: p.workspaceId, limit: p.limit, threshold: p.threshold, max: p.max }));
 
+  /** A new account's workspace, with the id of its note type. */
+  const noteWorkspace = async () => {
+    const owner = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const ws = await api.createWorkspace(owner.token);
+    const types = await api.ok(owner.token, 'GET', `/api/workspaces/${ws.id}/fragment-types`, undefined, 200);
+    return { owner, ws, note: types.items.find((t: any) => t.key === 'note').id as string };
+  };
+  /** The workspace holds the plan's 5 fragments, and its owner was told 80 % and 100 %, once each. */
+  const expectFullAndToldOnce = async (token: string, workspaceId: string) => {
+    const listed = await api.ok(token, 'GET', `/api/memory-fragments?workspaceId=${workspaceId}`, undefined, 200);
+    expect(listed.totalCount).toBe(5);
+    expect(await limitNotices(token)).toEqual([
+      { workspaceId, limit: 'fragmentsPerWorkspace', threshold: 100, max: 5 },
+      { workspaceId, limit: 'fragmentsPerWorkspace', threshold: 80, max: 5 },
+    ]);
+  };
+
   beforeAll(async () => {
     platform = await startEmbedded(dataDir, { ...admin, PLANS: JSON.stringify(PLANS) });
     api = workspacesApi(platform.url);
@@ -115,10 +132,7 @@ describe('plan limits', () => {
   }, 60_000);
 
   it('lets exactly the plan’s number through when creates and a bulk write race for the last places', async () => {
-    const owner = await userWithToken(platform.url, admin.ADMIN_TOKEN);
-    const ws = await api.createWorkspace(owner.token);
-    const types = await api.ok(owner.token, 'GET', `/api/workspaces/${ws.id}/fragment-types`, undefined, 200);
-    const note = types.items.find((t: any) => t.key === 'note').id;
+    const { owner, ws, note } = await noteWorkspace();
     const item = (i: number) => ({ fragmentTypeId: note, title: `Race ${i}`, content: `Content ${i}`, summary: 's' });
     const [bulk, ...singles] = await Promise.all([
       api.call(owner.token, 'POST', '/api/memory-fragments/bulk', {
@@ -134,20 +148,12 @@ describe('plan limits', () => {
       bulk!.body.results.filter((r: any) => r.status === 'created').length;
     expect(created).toBe(5);
     expect(singles.every((r) => r.status === 201 || limitOf(r).code === 'PLAN_LIMIT_REACHED')).toBe(true);
-    const listed = await api.ok(owner.token, 'GET', `/api/memory-fragments?workspaceId=${ws.id}`, undefined, 200);
-    expect(listed.totalCount).toBe(5);
-    // Each create near the limit was counted with those before it: 80 % and 100 % told once each.
-    expect(await limitNotices(owner.token)).toEqual([
-      { workspaceId: ws.id, limit: 'fragmentsPerWorkspace', threshold: 100, max: 5 },
-      { workspaceId: ws.id, limit: 'fragmentsPerWorkspace', threshold: 80, max: 5 },
-    ]);
+    // Each create near the limit was counted with those before it.
+    await expectFullAndToldOnce(owner.token, ws.id);
   }, 60_000);
 
   it('stops a bulk write at the plan’s limit item by item, and tells each threshold once', async () => {
-    const owner = await userWithToken(platform.url, admin.ADMIN_TOKEN);
-    const ws = await api.createWorkspace(owner.token);
-    const types = await api.ok(owner.token, 'GET', `/api/workspaces/${ws.id}/fragment-types`, undefined, 200);
-    const note = types.items.find((t: any) => t.key === 'note').id;
+    const { owner, ws, note } = await noteWorkspace();
     const item = (i: number) => ({ fragmentTypeId: note, title: `Note ${i}`, content: `Content ${i}`, summary: 's' });
     const answer = await api.ok(
       owner.token,
@@ -170,13 +176,8 @@ describe('plan limits', () => {
       status: 403,
       message: 'The plan small allows 5 fragments per workspace',
     });
-    const listed = await api.ok(owner.token, 'GET', `/api/memory-fragments?workspaceId=${ws.id}`, undefined, 200);
-    expect(listed.totalCount).toBe(5);
     // The write passed 80 % and reached 100 % at once: both told, each once.
-    expect(await limitNotices(owner.token)).toEqual([
-      { workspaceId: ws.id, limit: 'fragmentsPerWorkspace', threshold: 100, max: 5 },
-      { workspaceId: ws.id, limit: 'fragmentsPerWorkspace', threshold: 80, max: 5 },
-    ]);
+    await expectFullAndToldOnce(owner.token, ws.id);
   }, 60_000);
 
   it('counts the workspace against its creator’s plan, whoever adds to it', async () => {
