@@ -17,6 +17,9 @@ SELECT k.id::text AS id, k.config_id::text AS "configId", k.label, k.allowed_ori
   FROM control.embed_keys k JOIN control.embed_configs c ON c.id = k.config_id
  WHERE k.token_hash = $1;
 
+-- src/persistence/embed-configs.repository.ts: EmbedConfigsRepository.insertKeyWithin
+SELECT pg_advisory_xact_lock(hashtextextended(${`embed-keys-of:${key.configId}`}, 0));
+
 -- src/persistence/embed-conversations.repository.ts: EmbedConversationsRepository.append
 SELECT id FROM ${conversationsTable} WHERE id = ${conversation.id}::uuid FOR UPDATE;
 
@@ -56,3 +59,6 @@ SELECT ${groups} FROM control.model_usage WHERE ${where} GROUP BY ${groupBy}) g;
 -- src/persistence/model-usage.repository.ts: ModelUsageRepository.spentSince
 SELECT sum(input_tokens + output_tokens) AS tokens, sum(images) AS images
 FROM control.model_usage WHERE user_id = ${userId}::uuid AND at >= ${from};
+
+-- src/persistence/vault.repository.ts: VaultRepository.insertWithin
+SELECT pg_advisory_xact_lock(hashtextextended(${`vault-of:${secret.userId}`}, 0));

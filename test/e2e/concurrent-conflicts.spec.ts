@@ -347,4 +347,54 @@ describe('conflicting requests at the same moment (embedded platform, real HTTP)
         expect((await call('GET', gone)).status, gone).toBe(404);
     }
   });
+
+  it('creates racing for the last places of a cap: exactly those that fit are kept, the rest answer 409', async () => {
+    // An account of its own: the other tests leave secrets and saved searches behind.
+    const person = await fx.person();
+    const { id: workspaceId } = await fx.workspace(person);
+    const as = (method: string, path: string, body?: unknown) => fx.api.call(person.auth, method, path, body);
+    const config = await fx.api.ok(person.auth, 'POST', '/api/v2/configs', { workspaceId, name: 'Caps' }, 201);
+    const configId = config.config.id;
+    const caps = [
+      {
+        what: 'saved searches per user and workspace',
+        max: 100,
+        code: 'CONFLICT',
+        create: (i: number) => as('POST', '/api/search/saved', { workspaceId, name: `s${i}`, q: `q${i}` }),
+        count: async () => (await as('GET', `/api/search/saved?workspaceId=${workspaceId}`)).body.items.length,
+      },
+      {
+        what: 'embed keys per configuration',
+        max: 50,
+        code: 'QUOTA_EXCEEDED',
+        create: (i: number) => as('POST', `/api/v2/configs/${configId}/keys`, { label: `k${i}`, public: true }),
+        count: async () => (await as('GET', `/api/v2/configs/${configId}/keys`)).body.keys.length,
+      },
+      {
+        what: 'vault secrets per user',
+        max: 500,
+        // /api/v1 answers in the OpenAI shape, its codes in lower case.
+        code: 'quota_exceeded',
+        create: (i: number) => as('POST', '/api/v1/vault/secrets', { name: `s${i}`, type: 'generic', value: 'v' }),
+        count: async () => (await as('GET', '/api/v1/vault/secrets')).body.secrets.length,
+      },
+    ];
+    for (const cap of caps) {
+      // Up to two places short of the cap, twenty at a time (the cap is not reached meanwhile).
+      for (let start = 0; start < cap.max - 2; start += 20) {
+        const batch = Array.from({ length: Math.min(20, cap.max - 2 - start) }, (_, i) => cap.create(start + i));
+        for (const answer of await Promise.all(batch)) expect(answer.status, `${cap.what}: ${answer.text}`).toBe(201);
+      }
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => cap.create(cap.max + i)));
+      expect(
+        answers.filter((a) => a.status === 201),
+        cap.what,
+      ).toHaveLength(2);
+      expectOnly(answers, [409]);
+      // The platform's shape, or the OpenAI one on /api/v1 routes.
+      const codes = answers.filter((a) => a.status === 409).map((a) => a.body.code ?? a.body.error?.code);
+      expect(new Set(codes), cap.what).toEqual(new Set([cap.code]));
+      expect(await cap.count(), cap.what).toBe(cap.max);
+    }
+  }, 120_000);
 });

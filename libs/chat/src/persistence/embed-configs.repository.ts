@@ -265,16 +265,21 @@ export class EmbedConfigsRepository {
     return { key, config };
   }
 
-  countKeys(configId: string): Promise<number> {
-    return this.db.embedKey.count({ where: { configId } });
-  }
-
   findKey(configId: string, id: string): Promise<EmbedKeyRow | null> {
     return this.db.embedKey.findFirst({ where: { id, configId }, select: KEY_COLUMNS });
   }
 
-  insertKey(key: NewEmbedKey): Promise<EmbedKeyRow> {
-    return this.db.embedKey.create({ data: key, select: KEY_COLUMNS });
+  /**
+   * Creates the key unless its configuration already has `max` (revoked ones count; null then,
+   * nothing written). Creates are serialised per configuration (an advisory lock in the
+   * transaction), so the cap holds under concurrency.
+   */
+  insertKeyWithin(key: NewEmbedKey, max: number): Promise<EmbedKeyRow | null> {
+    return this.db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`embed-keys-of:${key.configId}`}, 0))`;
+      if ((await tx.embedKey.count({ where: { configId: key.configId } })) >= max) return null;
+      return tx.embedKey.create({ data: key, select: KEY_COLUMNS });
+    });
   }
 
   async updateKey(configId: string, id: string, changes: EmbedKeyChanges): Promise<EmbedKeyRow | null> {

@@ -40,9 +40,18 @@ export class VaultRepository {
     });
   }
 
-  async insert(secret: NewSecret): Promise<SecretRow> {
+  /**
+   * Stores the secret unless its owner already keeps `max` (null then, nothing written). Creates
+   * are serialised per owner (an advisory lock in the transaction), so the cap holds under
+   * concurrency. A name the owner already uses throws SecretNameTaken.
+   */
+  async insertWithin(secret: NewSecret, max: number): Promise<SecretRow | null> {
     try {
-      return await this.db.vaultSecret.create({ data: secret });
+      return await this.db.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`vault-of:${secret.userId}`}, 0))`;
+        if ((await tx.vaultSecret.count({ where: { userId: secret.userId } })) >= max) return null;
+        return tx.vaultSecret.create({ data: secret });
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw new SecretNameTaken();
       throw err;

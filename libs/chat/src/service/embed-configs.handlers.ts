@@ -145,25 +145,27 @@ export class EmbedConfigsHandlers {
     }
     const expiresAt = validExpiry(input.expiresAt);
     const scopedTokenSealed = input.scopedToken ? this.box.seal(await this.ownToken(userId, input.scopedToken)) : null;
-    if ((await this.configs.countKeys(config.id)) >= EMBED_KEYS_PER_CONFIG_MAX) {
+    const token = `${EMBED_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const key = await this.configs.insertKeyWithin(
+      {
+        id: randomUUID(),
+        configId: config.id,
+        label,
+        allowedOrigins,
+        public: input.public,
+        expiresAt,
+        tokenHash: hashEmbedKey(token),
+        tokenPrefix: token.slice(0, 12),
+        scopedTokenSealed,
+      },
+      EMBED_KEYS_PER_CONFIG_MAX,
+    );
+    if (!key)
       throw new AppError({
         status: 409,
         code: ErrorCode.QUOTA_EXCEEDED,
         message: `A configuration has at most ${EMBED_KEYS_PER_CONFIG_MAX} keys`,
       });
-    }
-    const token = `${EMBED_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
-    const key = await this.configs.insertKey({
-      id: randomUUID(),
-      configId: config.id,
-      label,
-      allowedOrigins,
-      public: input.public,
-      expiresAt,
-      tokenHash: hashEmbedKey(token),
-      tokenPrefix: token.slice(0, 12),
-      scopedTokenSealed,
-    });
     return { key: embedKeyView(key), token };
   }
 

@@ -46,16 +46,18 @@ export class VaultHandlers {
   async create(input: Req<'createSecret'>, context: RequestContext) {
     const { userId } = requireAccount(context, 'vault:manage');
     const secret = validNewSecret(input);
-    if ((await this.vault.listOf(userId)).length >= VAULT_SECRETS_PER_USER_MAX) {
-      throw new AppError({
-        status: 409,
-        code: ErrorCode.QUOTA_EXCEEDED,
-        message: `A user keeps at most ${VAULT_SECRETS_PER_USER_MAX} secrets`,
-      });
-    }
     const id = randomUUID();
     try {
-      const row = await this.vault.insert({ id, userId, ...secret, ...this.sealer.seal(input.value, id) });
+      const row = await this.vault.insertWithin(
+        { id, userId, ...secret, ...this.sealer.seal(input.value, id) },
+        VAULT_SECRETS_PER_USER_MAX,
+      );
+      if (!row)
+        throw new AppError({
+          status: 409,
+          code: ErrorCode.QUOTA_EXCEEDED,
+          message: `A user keeps at most ${VAULT_SECRETS_PER_USER_MAX} secrets`,
+        });
       return { secret: secretView(row) };
     } catch (err) {
       if (err instanceof SecretNameTaken) throw nameTaken(secret.name);

@@ -19,12 +19,19 @@ export interface NewSavedSearch {
 export class SavedSearchesRepository {
   constructor(@Inject(SEARCH_DB) private readonly db: SearchDb) {}
 
-  async countOf(workspaceId: string, userId: string): Promise<number> {
-    return this.db.savedSearch.count({ where: { workspaceId, userId } });
-  }
-
-  async insert(data: NewSavedSearch): Promise<SavedSearchRow> {
-    return this.db.savedSearch.create({ data });
+  /**
+   * Saves the search unless the user already keeps `max` in the workspace (null then, nothing
+   * written). Creates are serialised per user and workspace (an advisory lock in the
+   * transaction), so the cap holds under concurrency.
+   */
+  insertWithin(data: NewSavedSearch, max: number): Promise<SavedSearchRow | null> {
+    return this.db.$transaction(async (tx) => {
+      const owner = `saved-searches-of:${data.workspaceId}:${data.userId}`;
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${owner}, 0))`;
+      const count = await tx.savedSearch.count({ where: { workspaceId: data.workspaceId, userId: data.userId } });
+      if (count >= max) return null;
+      return tx.savedSearch.create({ data });
+    });
   }
 
   /** The user's saved searches of the workspace, oldest first. */

@@ -51,23 +51,25 @@ export class SavedSearchesHandlers {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const criteria = criteriaOf(input.search);
     if (criteria.collectionId) await this.checkOwnCollection(workspaceId, criteria.collectionId);
-    const count = await this.saved.countOf(workspaceId, userId);
-    if (count >= SAVED_SEARCHES_MAX)
+    const row = await this.saved.insertWithin(
+      {
+        workspaceId,
+        userId,
+        name: input.name,
+        query: criteria.query,
+        mode: criteria.mode,
+        types: criteria.types,
+        tags: criteria.tags,
+        collectionId: criteria.collectionId ?? null,
+      },
+      SAVED_SEARCHES_MAX,
+    );
+    if (!row)
       throw new AppError({
         status: 409,
         code: ErrorCode.CONFLICT,
         message: `At most ${SAVED_SEARCHES_MAX} saved searches per workspace`,
       });
-    const row = await this.saved.insert({
-      workspaceId,
-      userId,
-      name: input.name,
-      query: criteria.query,
-      mode: criteria.mode,
-      types: criteria.types,
-      tags: criteria.tags,
-      collectionId: criteria.collectionId ?? null,
-    });
     return { savedSearch: savedView(row) };
   }
 
