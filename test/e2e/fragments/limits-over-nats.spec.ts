@@ -23,6 +23,8 @@ import { workspacesApi } from '../workspaces/workspaces-api.js';
  * REST edge: FragmentsService.CreateFragment called over real NATS, past the gateway and its
  * DTOs, is refused by the fragments service with the answer REST gives for the same body.
  */
+const CAP = 20;
+
 describeWith(['postgres', 'nats'], 'field limits over NATS (the service enforces them, not only the REST edge)', () => {
   const prefix = `t${randomBytes(4).toString('hex')}`;
   const admin = adminEnv();
@@ -49,6 +51,8 @@ describeWith(['postgres', 'nats'], 'field limits over NATS (the service enforces
       DATABASE_URL: db.url,
       NATS_URL: TEST_NATS_URL!,
       NATS_SUBJECT_PREFIX: prefix,
+      // Small, so a test can reach the deployment's cap (each workspace has its own count).
+      MAX_FRAGMENTS_PER_WORKSPACE: String(CAP),
       ...admin,
     });
     const { user, token: pat } = await userWithToken(platform.url, admin.ADMIN_TOKEN);
@@ -189,6 +193,47 @@ describeWith(['postgres', 'nats'], 'field limits over NATS (the service enforces
     );
     expect((graph as AppError).toJSON()).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', param: 'query' });
   });
+
+  it('holds the deployment’s fragment cap when creates race for its last places (409 FRAGMENT_LIMIT_REACHED)', async () => {
+    const api = workspacesApi(platform.url);
+    const ws = await api.createWorkspace(token, { name: 'Capped' });
+    const types = await api.ok(token, 'GET', `/api/workspaces/${ws.id}/fragment-types`, undefined, 200);
+    const note = types.items.find((t: any) => t.key === 'note').id;
+    const create = (i: number) =>
+      api.call(token, 'POST', '/api/memory-fragments', {
+        workspaceId: ws.id,
+        fragmentTypeId: note,
+        title: `Capped ${i}`,
+        content: 'c',
+        summary: 's',
+      });
+    for (let i = 0; i < CAP - 3; i++) expect((await create(i)).status).toBe(201);
+    const answers = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) => create(100 + i)),
+      api.call(token, 'POST', '/api/memory-fragments/bulk', {
+        workspaceId: ws.id,
+        items: [0, 1, 2].map((i) => ({ fragmentTypeId: note, title: `Bulk ${i}`, content: 'c', summary: 's' })),
+      }),
+    ]);
+    const bulk = answers.pop()!;
+    const created =
+      answers.filter((a) => a.status === 201).length +
+      bulk.body.results.filter((r: any) => r.status === 'created').length;
+    expect(created).toBe(3);
+    for (const refused of answers.filter((a) => a.status !== 201))
+      expect(refused).toMatchObject({
+        status: 409,
+        body: { code: 'FRAGMENT_LIMIT_REACHED', error: expect.any(String) },
+      });
+    const limits = await api.ok(token, 'POST', '/api/memory-fragments/check-limits', { workspaceId: ws.id }, 200);
+    expect(limits).toMatchObject({
+      maxFragmentsPerWorkspace: CAP,
+      currentCount: CAP,
+      remaining: 0,
+      canCreate: false,
+      limitedBy: 'deployment',
+    });
+  }, 60_000);
 
   it('stored nothing that was refused', async () => {
     const api = workspacesApi(platform.url);

@@ -61,7 +61,6 @@ export class FragmentsHandlers {
     assertCreatable(input);
     await this.assertTypeOf(workspaceId, input.fragmentTypeId);
     const cap = await this.fragmentCap(author.planHolderId);
-    const refusal = () => cap.planRefusal?.() ?? fragmentLimitReached(cap.max);
     const decision = await this.quota.decide(workspaceId, cap.max, 1);
     // An import keeps the archived id (it checked that no fragment has it).
     const { row, event } = newFragment(input, author, input.id && isUuid(input.id) ? input.id : randomUUID(), context);
@@ -70,7 +69,7 @@ export class FragmentsHandlers {
       if (decision.near) {
         const { written, count } = await this.fragments.insertWithinLimit(workspaceId, [row], [event], cap.max);
         this.quota.remember(workspaceId, count);
-        if (written === 0) throw refusal();
+        if (written === 0) throw pastTheCap(cap);
         counted = count;
       } else await this.fragments.insertWithEvent(row, event);
     } catch (error) {
@@ -117,9 +116,7 @@ export class FragmentsHandlers {
 
     const cap = await this.fragmentCap(author.planHolderId);
     const decision = await this.quota.decide(author.workspaceId, cap.max, admitted.length);
-    const limit = decision.near
-      ? { max: cap.max, refusal: () => cap.planRefusal?.() ?? fragmentLimitReached(cap.max) }
-      : undefined;
+    const limit = decision.near ? { max: cap.max, refusal: () => pastTheCap(cap) } : undefined;
     const now = new Date();
     const ids = orderedUuids(admitted.length, now.getTime());
     const made = admitted.map((i, n) => {
@@ -401,6 +398,11 @@ function assertCreatable(input: CreateFragmentRequest): void {
 function assertContentSize(content: string): void {
   if (Buffer.byteLength(content, 'utf8') > FRAGMENT_CONTENT_MAX_BYTES)
     throw invalidInput('content', `must be at most ${FRAGMENT_CONTENT_MAX_BYTES} bytes`);
+}
+
+/** A create past the cap: the plan's 403 PLAN_LIMIT_REACHED, or the deployment's 409 FRAGMENT_LIMIT_REACHED. */
+function pastTheCap(cap: { max: number; planRefusal?: () => AppError }): AppError {
+  return cap.planRefusal?.() ?? fragmentLimitReached(cap.max);
 }
 
 /**
