@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EmbedConfigsService, IdentityService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { AppError, ErrorCode, invalidField, notFound } from '@kw/platform-errors';
+import { AppError, ErrorCode, capReached, invalidField, notFound } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
 import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
@@ -160,12 +160,7 @@ export class EmbedConfigsHandlers {
       },
       EMBED_KEYS_PER_CONFIG_MAX,
     );
-    if (!key)
-      throw new AppError({
-        status: 409,
-        code: ErrorCode.QUOTA_EXCEEDED,
-        message: `A configuration has at most ${EMBED_KEYS_PER_CONFIG_MAX} keys`,
-      });
+    if (!key) throw capReached(`A configuration has at most ${EMBED_KEYS_PER_CONFIG_MAX} keys`);
     return { key: embedKeyView(key), token };
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { VaultService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { AppError, ErrorCode, notFound } from '@kw/platform-errors';
+import { AppError, ErrorCode, capReached, notFound } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
 import type { EnvelopeSealer } from '@kw/platform-secret-box';
 import { Handles, type RequestOf } from '@kw/platform-transport';
@@ -52,12 +52,7 @@ export class VaultHandlers {
         { id, userId, ...secret, ...this.sealer.seal(input.value, id) },
         VAULT_SECRETS_PER_USER_MAX,
       );
-      if (!row)
-        throw new AppError({
-          status: 409,
-          code: ErrorCode.QUOTA_EXCEEDED,
-          message: `A user keeps at most ${VAULT_SECRETS_PER_USER_MAX} secrets`,
-        });
+      if (!row) throw capReached(`A user keeps at most ${VAULT_SECRETS_PER_USER_MAX} secrets`);
       return { secret: secretView(row) };
     } catch (err) {
       if (err instanceof SecretNameTaken) throw nameTaken(secret.name);

@@ -54,6 +54,10 @@ export const invalidField = (field: string, problem: string): AppError =>
 export const badRequest = (message: string, details?: Record<string, unknown>): AppError =>
   new AppError({ status: 400, code: ErrorCode.BAD_REQUEST, message, details });
 
+/** A count cap reached (secrets per user, keys per configuration...): 409 QUOTA_EXCEEDED. */
+export const capReached = (message: string): AppError =>
+  new AppError({ status: 409, code: ErrorCode.QUOTA_EXCEEDED, message });
+
 export const serviceUnavailable = (service: string): AppError =>
   new AppError({ status: 503, code: ErrorCode.SERVICE_UNAVAILABLE, message: `The ${service} service is unavailable` });
 
