@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { FilesService, WorkspacesService } from '@kw/contracts';
+import { FilesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { AppError, badRequest } from '@kw/platform-errors';
-import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
+import { badRequest } from '@kw/platform-errors';
+import { Handles, type RequestOf } from '@kw/platform-transport';
+import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { FilesRepository } from '../persistence/files.repository.js';
 import {
   FILE_SEARCH_PAGE_DEFAULT,
@@ -27,7 +28,7 @@ export class FileSearchHandlers {
     private readonly files: FilesRepository,
     private readonly records: FileRecords,
     private readonly ranking: FileRanking,
-    private readonly client: ServiceClient,
+    private readonly gate: WorkspaceGate,
   ) {}
 
   @Handles(FilesService.method.searchFiles)
@@ -51,9 +52,8 @@ export class FileSearchHandlers {
 
   /**
    * The files beside a global search: by words (as `search` in keyword mode) over every Cloud
-   * workspace the caller may read files of, as global search picks its workspaces (the list of
-   * the workspaces component, each one re-checked by the gate; archived ones and those in a
-   * hosted zone skipped, and a refusal only leaves that workspace out).
+   * workspace the caller may read files of, picked by the gate as global search picks its own
+   * (archived ones and those in a hosted zone left out).
    */
   @Handles(FilesService.method.globalSearchFiles)
   async globalSearch(input: RequestOf<typeof FilesService, 'globalSearchFiles'>, context: RequestContext) {
@@ -62,19 +62,7 @@ export class FileSearchHandlers {
     if (limit < 1 || limit > FILE_SEARCH_PAGE_MAX) {
       throw badRequest(`limit must be 1 to ${FILE_SEARCH_PAGE_MAX}`, { field: 'limit' });
     }
-    const { workspaces } = await this.client.call(WorkspacesService.method.listAccessibleWorkspaces, {});
-    const readable: string[] = [];
-    for (const workspace of workspaces) {
-      if (workspace.archivedAt || workspace.hostedZoneId) continue;
-      const allowed = await this.records.authorizeWorkspace(context, workspace.id, 'files:read').then(
-        () => true,
-        (err: unknown) => {
-          if (AppError.isAppError(err) && err.status < 500) return false;
-          throw err;
-        },
-      );
-      if (allowed) readable.push(workspace.id);
-    }
+    const { workspaceIds: readable } = await this.gate.readableWorkspaces(context, 'files:read');
     if (readable.length === 0) return { hits: [], totalCount: 0 };
     const ranked = await this.ranking.rank(readable, query.text, query.words, query.pattern, 'keyword');
     return { hits: await this.hitsOf(ranked.slice(0, limit), query.words), totalCount: ranked.length };

@@ -26,12 +26,15 @@ type Answer = {
   moveImport?: boolean;
 };
 
-function setUp(answer: () => Answer, ttlMs = 60_000) {
+type Listed = { id: string; name: string; archivedAt?: string; hostedZoneId?: string; endpointUrl?: string };
+
+function setUp(answer: (workspaceId: string) => Answer, ttlMs = 60_000, listed: Listed[] = []) {
   const bus = new InProcessBus();
   const workspaces = new InProcessTransport({ component: 'workspaces', bus });
   const fragments = new InProcessTransport({ component: 'fragments', bus });
   let calls = 0;
-  serve(workspaces, WorkspacesService.method.resolveAccess, async () => {
+  serve(workspaces, WorkspacesService.method.listAccessibleWorkspaces, async () => ({ workspaces: listed }));
+  serve(workspaces, WorkspacesService.method.resolveAccess, async ({ workspaceId }) => {
     calls++;
     return {
       relation: 'none',
@@ -41,7 +44,7 @@ function setUp(answer: () => Answer, ttlMs = 60_000) {
       endpointUrl: '',
       status: 'active',
       planHolderId: OWNER,
-      ...answer(),
+      ...answer(workspaceId),
     };
   });
   const gate = new WorkspaceGate(new ServiceClient(fragments), fragments, { ACCESS_CACHE_TTL_MS: ttlMs });
@@ -198,5 +201,53 @@ describe('WorkspaceGate', () => {
     await ctx.gate.authorize(as(auth()), WS, 'fragments:read');
     await ctx.gate.authorize(as(auth()), WS, 'fragments:read');
     expect(ctx.calls()).toBe(2);
+  });
+
+  describe('readableWorkspaces (a search across all of them)', () => {
+    const ids = ['readable', 'viewer', 'hidden', 'archived', 'zoned'].map(
+      (_, i) => `${i + 1}0000000-0000-4000-8000-000000000000`,
+    );
+    const [readable, viewer, hidden, archived, zoned] = ids;
+    const zone = { hostedZoneId: 'c0ffee00-0000-4000-8000-000000000001', endpointUrl: 'https://leaf.example.test' };
+    const listed: Listed[] = [
+      { id: readable, name: 'Readable' },
+      { id: viewer, name: 'Viewer' },
+      { id: hidden, name: 'Gone since listed' },
+      { id: archived, name: 'Archived', archivedAt: '2026-11-01T00:00:00.000Z' },
+      { id: zoned, name: 'In a zone', ...zone },
+    ];
+    const relations: Record<string, Answer> = {
+      [readable]: { found: true, relation: 'owner' },
+      [viewer]: { found: true, relation: 'viewer' },
+      [hidden]: { found: false },
+    };
+    const answer = (id: string): Answer => relations[id] ?? { found: true, relation: 'owner' };
+
+    it('reads those the action is allowed in, leaves out archived and refused ones, and names those in a hosted zone', async () => {
+      ctx = setUp(answer, 60_000, listed);
+      expect(await ctx.gate.readableWorkspaces(as(auth()), 'search:read')).toEqual({
+        workspaceIds: [readable, viewer],
+        inHostedZones: [{ workspaceId: zoned, name: 'In a zone', ...zone }],
+      });
+      // A write: the viewer is refused (403), which only leaves that workspace out.
+      expect((await ctx.gate.readableWorkspaces(as(auth()), 'fragments:write')).workspaceIds).toEqual([readable]);
+      // A token whose scopes do not hold the action reads none.
+      expect(
+        (await ctx.gate.readableWorkspaces(as(auth({ scopes: ['fragments:read'] })), 'search:read')).workspaceIds,
+      ).toEqual([]);
+    });
+
+    it('fails the whole answer when a check fails for another reason than a refusal', async () => {
+      ctx = setUp(
+        (id) => {
+          if (id === viewer) throw new Error('workspaces component down');
+          return answer(id);
+        },
+        60_000,
+        listed,
+      );
+      const err = await refusal(ctx.gate.readableWorkspaces(as(auth()), 'search:read'));
+      expect(err.status).toBeGreaterThanOrEqual(500);
+    });
   });
 });

@@ -4,7 +4,7 @@ import { WorkspaceAccessChangedSchema, WorkspacesService, type AuthContext } fro
 import { decide, denialError, type Action, type Visibility } from '@kw/platform-access-policy';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
-import { hostedZoneRequired, workspaceMoving, type AppError } from '@kw/platform-errors';
+import { AppError, hostedZoneRequired, workspaceMoving } from '@kw/platform-errors';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import {
   InvalidatedCache,
@@ -40,6 +40,20 @@ export interface GateOptions {
 }
 
 type Access = MessageShape<typeof WorkspacesService.method.resolveAccess.output>;
+
+/** A workspace the caller may see whose data lives in a hosted zone's Leaf, never on this plane. */
+export interface InHostedZone {
+  workspaceId: string;
+  name: string;
+  hostedZoneId: string;
+  endpointUrl: string;
+}
+
+/** The workspaces a search across all of them reads, and those it names instead (docs/search.md). */
+export interface Readable {
+  workspaceIds: string[];
+  inHostedZones: InHostedZone[];
+}
 
 /** Actions that change nothing of the workspace's data (chat reads it to answer). */
 const readOnly = (action: Action): boolean => action.endsWith(':read') || action === 'chat:use';
@@ -127,6 +141,39 @@ export class WorkspaceGate implements OnModuleInit, OnModuleDestroy {
     // Moving out of this plane: what is here is being copied, so it is read-only.
     if (access!.status === 'moving' && !readOnly(action) && !options.duringMove) throw workspaceMoving();
     return gate;
+  }
+
+  /**
+   * The caller's workspaces on this plane where `action` is allowed, for a search across all of
+   * them: the workspaces component lists them, each is checked as `authorize` would (so a
+   * token's reach and scopes still count); archived ones are left out, and those in a hosted
+   * zone are named apart (their data is in a Leaf). A refusal (4xx) only leaves a workspace
+   * out; anything else fails the whole answer.
+   */
+  async readableWorkspaces(context: RequestContext, action: Action): Promise<Readable> {
+    const { workspaces } = await this.client.call(WorkspacesService.method.listAccessibleWorkspaces, {});
+    const readable: Readable = { workspaceIds: [], inHostedZones: [] };
+    for (const workspace of workspaces) {
+      if (workspace.archivedAt) continue;
+      if (workspace.hostedZoneId) {
+        readable.inHostedZones.push({
+          workspaceId: workspace.id,
+          name: workspace.name,
+          hostedZoneId: workspace.hostedZoneId,
+          endpointUrl: workspace.endpointUrl,
+        });
+        continue;
+      }
+      const allowed = await this.authorize(context, workspace.id, action).then(
+        () => true,
+        (err: unknown) => {
+          if (AppError.isAppError(err) && err.status < 500) return false;
+          throw err;
+        },
+      );
+      if (allowed) readable.workspaceIds.push(workspace.id);
+    }
+    return readable;
   }
 
   private async resolve(auth: AuthContext, workspaceId: string): Promise<Access> {

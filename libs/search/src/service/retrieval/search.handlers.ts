@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { SearchService, WorkspacesService } from '@kw/contracts';
+import { SearchService } from '@kw/contracts';
 import { assertAccountAllowed } from '@kw/platform-access-policy';
 import type { RequestContext } from '@kw/platform-context';
-import { AppError } from '@kw/platform-errors';
-import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
+import { Handles, type RequestOf } from '@kw/platform-transport';
 import { SearchQueryLog } from '../analytics/search-query-log.js';
 import { SearchRepository } from '../../persistence/search.repository.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
@@ -20,7 +19,6 @@ export class SearchHandlers {
   constructor(
     private readonly repository: SearchRepository,
     private readonly gate: WorkspaceGate,
-    private readonly client: ServiceClient,
     private readonly fragments: FragmentSearch,
     private readonly queryLog: SearchQueryLog,
   ) {}
@@ -58,30 +56,11 @@ export class SearchHandlers {
       account: context.auth?.userId ? { active: true } : undefined,
       action: 'search:read',
     });
-    const { workspaces } = await this.client.call(WorkspacesService.method.listAccessibleWorkspaces, {});
-    const readable: string[] = [];
-    const skippedWorkspaces = [];
-    for (const workspace of workspaces) {
-      if (workspace.archivedAt) continue;
-      // Its data is in a Leaf, never here: the answer names it, so the client can ask the Leaf.
-      if (workspace.hostedZoneId) {
-        skippedWorkspaces.push({
-          workspaceId: workspace.id,
-          name: workspace.name,
-          hostedZoneId: workspace.hostedZoneId,
-          endpointUrl: workspace.endpointUrl,
-        });
-        continue;
-      }
-      const allowed = await this.gate.authorize(context, workspace.id, 'search:read').then(
-        () => true,
-        (err: unknown) => {
-          if (err instanceof AppError && err.status < 500) return false;
-          throw err;
-        },
-      );
-      if (allowed) readable.push(workspace.id);
-    }
+    // Those in a hosted zone are named in the answer, so the client can ask their Leaf.
+    const { workspaceIds: readable, inHostedZones: skippedWorkspaces } = await this.gate.readableWorkspaces(
+      context,
+      'search:read',
+    );
     const { limit, offset } = pageOf(input.limit, input.offset);
     const page = await this.fragments.search(readable, criteriaOf(input.search), limit, offset);
     return { page, workspaceCount: readable.length, skippedWorkspaces };
