@@ -101,9 +101,6 @@ WITH created AS (
 )
 ${outbox.text};
 
--- src/persistence/fragments.repository.ts: FragmentsRepository.insertWithinLimit
-SELECT pg_advisory_xact_lock(hashtextextended(${`fragments-of:${workspaceId}`}, 0));
-
 -- src/persistence/fragments.repository.ts: FragmentsRepository.updateWithEvent
 UPDATE data.fragment_chunks SET version = ${updated.version}
 WHERE fragment_id = ${current.id}::uuid AND version = ${current.version};

@@ -51,9 +51,6 @@ SELECT ${columns} ${from} ORDER BY ${orderBy} LIMIT ${query.limit} OFFSET ${quer
 -- src/persistence/listing.repository.ts: ListingRepository.list
 SELECT count(*) AS total ${from};
 
--- src/persistence/saved-searches.repository.ts: SavedSearchesRepository.insertWithin
-SELECT pg_advisory_xact_lock(hashtextextended(${owner}, 0));
-
 -- src/persistence/saved-searches.repository.ts: SavedSearchesRepository.collectionExists.found
 SELECT 1 FROM search_read.collections WHERE id = ${collectionId}::uuid AND workspace_id = ${workspaceId}::uuid;
 

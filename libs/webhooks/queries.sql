@@ -38,9 +38,6 @@ WITH claimed AS (
 SELECT ${DELIVERY_COLUMNS}, ${WEBHOOK_JSON} AS webhook
   FROM claimed d JOIN data.webhooks w ON w.id = d.webhook_id;
 
--- src/persistence/webhooks.repository.ts: WebhooksRepository.createWithSecret
-SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${webhook.workspaceId}`}));
-
 -- src/persistence/webhooks.repository.ts: WebhooksRepository.rotateSecret.held
 SELECT 1 FROM data.webhooks WHERE id = ${webhookId}::uuid FOR KEY SHARE;
 

@@ -25,9 +25,6 @@ SELECT w.id::text AS id, w.name, w.description, w.visibility, w.status, w.hosted
   LEFT JOIN control.workspace_members m ON m.workspace_id = w.id AND m.user_id = ${userId}::uuid
   LEFT JOIN control.workspace_subscriptions s ON s.workspace_id = w.id AND s.user_id = ${userId}::uuid;
 
--- src/persistence/workspaces.repository.ts: WorkspacesRepository.createWithin
-SELECT pg_advisory_xact_lock(hashtextextended(${`workspaces-of:${workspace.createdBy}`}, 0));
-
 -- src/persistence/workspaces.repository.ts: WorkspacesRepository.discoverPublic.page
 SELECT id, count(*) OVER () AS total FROM ${workspacesTable}
 WHERE visibility = 'public' AND archived_at IS NULL ${search} ${restriction}

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CHAT_DB, type ChatDb, type ChatTx } from './chat-database.js';
 import { PlanAssignmentsRepository } from './plan-assignments.repository.js';
+import { lockUntilCommit } from '@kw/platform-persistence';
 
 /** A subscription at the billing provider as the last applied webhook event left it. */
 export interface BillingSubscriptionRow {
@@ -120,8 +121,7 @@ export class BillingRepository {
       });
       if (recorded.count === 0) return { duplicate: true };
       if (event.customerId) {
-        const lock = `billing:${event.provider}:${event.customerId}`;
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lock}, 0))`;
+        await lockUntilCommit(tx, `billing:${event.provider}:${event.customerId}`);
       }
       const result = await work({
         billing: new BillingRepository(tx, this.assignments.within(tx)),

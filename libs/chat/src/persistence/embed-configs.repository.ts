@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ControlPrisma, type Database } from '@kw/platform-persistence';
+import { ControlPrisma, type Database, createBelowCap } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { CHAT_DB, type ChatDb } from './chat-database.js';
 
@@ -275,11 +275,17 @@ export class EmbedConfigsRepository {
    * transaction), so the cap holds under concurrency.
    */
   insertKeyWithin(key: NewEmbedKey, max: number): Promise<EmbedKeyRow | null> {
-    return this.db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`embed-keys-of:${key.configId}`}, 0))`;
-      if ((await tx.embedKey.count({ where: { configId: key.configId } })) >= max) return null;
-      return tx.embedKey.create({ data: key, select: KEY_COLUMNS });
-    });
+    return this.db.$transaction((tx) =>
+      createBelowCap(
+        tx,
+        {
+          lockKey: `embed-keys-of:${key.configId}`,
+          max,
+          count: () => tx.embedKey.count({ where: { configId: key.configId } }),
+        },
+        () => tx.embedKey.create({ data: key, select: KEY_COLUMNS }),
+      ),
+    );
   }
 
   async updateKey(configId: string, id: string, changes: EmbedKeyChanges): Promise<EmbedKeyRow | null> {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ControlPrisma } from '@kw/platform-persistence';
+import { ControlPrisma, createBelowCap } from '@kw/platform-persistence';
 import { CHAT_DB, type ChatDb } from './chat-database.js';
 import type { SealedValue, SecretAccessRow, SecretRow } from './rows.js';
 
@@ -47,11 +47,17 @@ export class VaultRepository {
    */
   async insertWithin(secret: NewSecret, max: number): Promise<SecretRow | null> {
     try {
-      return await this.db.$transaction(async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`vault-of:${secret.userId}`}, 0))`;
-        if ((await tx.vaultSecret.count({ where: { userId: secret.userId } })) >= max) return null;
-        return tx.vaultSecret.create({ data: secret });
-      });
+      return await this.db.$transaction((tx) =>
+        createBelowCap(
+          tx,
+          {
+            lockKey: `vault-of:${secret.userId}`,
+            max,
+            count: () => tx.vaultSecret.count({ where: { userId: secret.userId } }),
+          },
+          () => tx.vaultSecret.create({ data: secret }),
+        ),
+      );
     } catch (err) {
       if (isUniqueViolation(err)) throw new SecretNameTaken();
       throw err;

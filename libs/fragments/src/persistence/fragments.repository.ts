@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { announcingOutbox, appendOutbox, outboxInsert, type NewOutboxEvent } from '@kw/platform-outbox';
-import { sqlTransaction, type Database } from '@kw/platform-persistence';
+import { sqlTransaction, type Database, lockUntilCommit } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { isUuid } from '@kw/platform-ids';
 import { FRAGMENTS_DB, type DataDb } from './fragments-database.js';
@@ -173,7 +173,7 @@ export class FragmentsRepository {
   ): Promise<{ written: number; count: number }> {
     return announcingOutbox(
       sqlTransaction(this.database.pool, async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`fragments-of:${workspaceId}`}, 0))`;
+        await lockUntilCommit(tx, `fragments-of:${workspaceId}`);
         // Read after the lock is held: READ COMMITTED sees every create that held it before.
         const [{ count }] = await tx.$queryRawUnsafe<Array<{ count: number }>>(COUNT_IN_WORKSPACE, workspaceId);
         const written = Math.max(0, Math.min(rows.length, max - count));

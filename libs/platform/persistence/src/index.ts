@@ -14,6 +14,7 @@ export {
 } from './migrations/migration-errors.js';
 export { PoolInsideTransactionError, insideTransaction } from './transaction-rule.js';
 export { sqlStatements, sqlTransaction, type SqlExecutor } from './sql-transaction.js';
+export { createBelowCap, lockUntilCommit, type Cap } from './capped-create.js';
 export { realArrayLiteral } from './real-array-literal.js';
 export { GroupCommit } from './group-commit.js';
 export { createPrismaClient, ControlPrismaClient, DataPrismaClient } from './prisma/create-prisma-client.js';

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SEARCH_DB, type SearchDb } from './search-database.js';
+import { createBelowCap } from '@kw/platform-persistence';
 
 export type SavedSearchRow = Awaited<ReturnType<SearchDb['savedSearch']['findUniqueOrThrow']>>;
 
@@ -25,13 +26,17 @@ export class SavedSearchesRepository {
    * transaction), so the cap holds under concurrency.
    */
   insertWithin(data: NewSavedSearch, max: number): Promise<SavedSearchRow | null> {
-    return this.db.$transaction(async (tx) => {
-      const owner = `saved-searches-of:${data.workspaceId}:${data.userId}`;
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${owner}, 0))`;
-      const count = await tx.savedSearch.count({ where: { workspaceId: data.workspaceId, userId: data.userId } });
-      if (count >= max) return null;
-      return tx.savedSearch.create({ data });
-    });
+    return this.db.$transaction((tx) =>
+      createBelowCap(
+        tx,
+        {
+          lockKey: `saved-searches-of:${data.workspaceId}:${data.userId}`,
+          max,
+          count: () => tx.savedSearch.count({ where: { workspaceId: data.workspaceId, userId: data.userId } }),
+        },
+        () => tx.savedSearch.create({ data }),
+      ),
+    );
   }
 
   /** The user's saved searches of the workspace, oldest first. */

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GroupCommit, type Database } from '@kw/platform-persistence';
+import { GroupCommit, type Database, createBelowCap } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import type { AttemptRow, WebhookRow } from './rows.js';
 import { WEBHOOKS_DB, type WebhooksDb } from './webhooks-database.js';
@@ -83,13 +83,21 @@ export class WebhooksRepository {
    * advisory lock in the transaction) so the cap holds under concurrency.
    */
   createWithSecret(webhook: NewWebhook, secretSealed: string, max: number): Promise<WebhookRow | null> {
-    return this.db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${webhook.workspaceId}`}))`;
-      if ((await tx.webhook.count({ where: { workspaceId: webhook.workspaceId } })) >= max) return null;
-      const created = await tx.webhook.create({ data: webhook });
-      await tx.webhookSecret.create({ data: { webhookId: created.id, secretSealed } });
-      return created;
-    });
+    return this.db.$transaction((tx) =>
+      createBelowCap(
+        tx,
+        {
+          lockKey: `webhooks-of:${webhook.workspaceId}`,
+          max,
+          count: () => tx.webhook.count({ where: { workspaceId: webhook.workspaceId } }),
+        },
+        async () => {
+          const created = await tx.webhook.create({ data: webhook });
+          await tx.webhookSecret.create({ data: { webhookId: created.id, secretSealed } });
+          return created;
+        },
+      ),
+    );
   }
 
   /** Null when the endpoint was deleted meanwhile. */

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ControlPrisma } from '@kw/platform-persistence';
+import { ControlPrisma, createBelowCap } from '@kw/platform-persistence';
 import { ZONE_ENDPOINT, type WorkspaceRow } from './rows.js';
 import {
   refusing,
@@ -105,10 +105,16 @@ export class WorkspacesRepository {
    */
   createWithin(workspace: NewWorkspace, max: number): Promise<WorkspaceRow | 'limit_reached'> {
     return refusing<WorkspaceRow, 'limit_reached'>(this.db, async (tx, refuse) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`workspaces-of:${workspace.createdBy}`}, 0))`;
-      if ((await tx.workspace.count({ where: { createdBy: workspace.createdBy } })) >= max)
-        return refuse('limit_reached');
-      return insertWorkspace(tx, workspace);
+      const created = await createBelowCap(
+        tx,
+        {
+          lockKey: `workspaces-of:${workspace.createdBy}`,
+          max,
+          count: () => tx.workspace.count({ where: { createdBy: workspace.createdBy } }),
+        },
+        () => insertWorkspace(tx, workspace),
+      );
+      return created ?? refuse('limit_reached');
     });
   }
 
