@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ControlPrisma } from '@kw/platform-persistence';
+import { createBelowCap, type ControlPrisma } from '@kw/platform-persistence';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 import { revokeGrants } from './agent-grants.repository.js';
 
@@ -85,9 +85,28 @@ export class OAuthApplicationsRepository {
     await this.db.oAuthApplication.updateMany({ where: { id }, data: { lastUsedAt: at } });
   }
 
-  /** Registrations made from this address since `since` (the RFC 7591 rate limit). */
-  countRegisteredSince(address: string, since: Date): Promise<number> {
-    return this.db.oAuthApplication.count({ where: { registeredFrom: address, createdAt: { gte: since } } });
+  /**
+   * Creates a dynamically registered client unless `max` were registered from its address since
+   * `since` (the RFC 7591 rate limit; null then, nothing written). Registrations from one address
+   * are serialised (an advisory lock in the transaction), so a burst cannot pass the limit.
+   */
+  createRegisteredWithin(
+    application: NewApplication & { registeredFrom: string },
+    since: Date,
+    max: number,
+  ): Promise<ApplicationRow | null> {
+    const registeredFrom = application.registeredFrom;
+    return this.db.$transaction((tx) =>
+      createBelowCap(
+        tx,
+        {
+          lockKey: `registrations-from:${registeredFrom}`,
+          max,
+          count: () => tx.oAuthApplication.count({ where: { registeredFrom, createdAt: { gte: since } } }),
+        },
+        () => tx.oAuthApplication.create({ data: application }),
+      ),
+    );
   }
 
   /**

@@ -113,18 +113,11 @@ export class Applications {
 
   /**
    * RFC 7591 registration, for MCP clients that arrive knowing only the server's URL. Limits:
-   * OAUTH_REGISTRATIONS_PER_HOUR per address; the redirect URI rules of user-registered
+   * OAUTH_REGISTRATIONS_PER_HOUR per address (counted when the client is written, so a burst
+   * cannot pass it; metadata is checked first); the redirect URI rules of user-registered
    * applications; the scopes an agent may hold; expiry when unused (sweepUnused).
    */
   async register(input: RegisterClientRequest, now = new Date()) {
-    const since = new Date(now.getTime() - HOUR_MS);
-    if ((await this.applications.countRegisteredSince(input.ip, since)) >= this.config.OAUTH_REGISTRATIONS_PER_HOUR)
-      throw new AppError({
-        status: 429,
-        code: 'temporarily_unavailable',
-        message: 'Too many client registrations from this address; try again later',
-        details: { retryAfterSeconds: 3600 },
-      });
     const method = input.tokenEndpointAuthMethod || 'client_secret_basic';
     if (!['none', 'client_secret_basic', 'client_secret_post'].includes(method))
       throw registrationError(
@@ -149,20 +142,31 @@ export class Applications {
     const name = (input.clientName || 'MCP client').trim().slice(0, NAME_MAX);
     const clientType = method === 'none' ? 'public' : 'confidential';
     const secret = clientType === 'confidential' ? generateToken(CLIENT_SECRET_PREFIX) : undefined;
+    const row = await this.applications.createRegisteredWithin(
+      {
+        ownerId: null,
+        name,
+        description: '',
+        homepageUrl: input.clientUri && /^https:\/\/\S+$/.test(input.clientUri) ? input.clientUri.slice(0, 2000) : null,
+        redirectUris,
+        clientType,
+        tokenEndpointAuthMethod: method,
+        scopes,
+        secretHash: secret?.tokenHash ?? null,
+        secretPrefix: secret?.displayPrefix ?? null,
+        registeredFrom: input.ip,
+      },
+      new Date(now.getTime() - HOUR_MS),
+      this.config.OAUTH_REGISTRATIONS_PER_HOUR,
+    );
+    if (!row)
+      throw new AppError({
+        status: 429,
+        code: 'temporarily_unavailable',
+        message: 'Too many client registrations from this address; try again later',
+        details: { retryAfterSeconds: 3600 },
+      });
     await this.applications.sweepUnused(now);
-    const row = await this.applications.create({
-      ownerId: null,
-      name,
-      description: '',
-      homepageUrl: input.clientUri && /^https:\/\/\S+$/.test(input.clientUri) ? input.clientUri.slice(0, 2000) : null,
-      redirectUris,
-      clientType,
-      tokenEndpointAuthMethod: method,
-      scopes,
-      secretHash: secret?.tokenHash ?? null,
-      secretPrefix: secret?.displayPrefix ?? null,
-      registeredFrom: input.ip,
-    });
     return {
       application: toApplicationMessage(row),
       clientSecret: secret?.token,
