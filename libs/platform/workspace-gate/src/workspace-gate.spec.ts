@@ -237,6 +237,19 @@ describe('WorkspaceGate', () => {
       ).toEqual([]);
     });
 
+    it('keeps the listed order over many workspaces, checked a few at a time', async () => {
+      const many = Array.from({ length: 20 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+      const hiddenOnes = new Set(many.filter((_, i) => i % 3 === 0));
+      ctx = setUp(
+        (id) => (hiddenOnes.has(id) ? { found: false } : { found: true, relation: 'viewer' }),
+        60_000,
+        many.map((id, i) => ({ id, name: `Workspace ${i}` })),
+      );
+      const { workspaceIds } = await ctx.gate.readableWorkspaces(as(auth()), 'search:read');
+      expect(workspaceIds).toEqual(many.filter((id) => !hiddenOnes.has(id)));
+      expect(ctx.calls()).toBe(20);
+    });
+
     it('fails the whole answer when a check fails for another reason than a refusal', async () => {
       ctx = setUp(
         (id) => {
