@@ -13,6 +13,8 @@ import { startEmbedded } from '../platforms.mjs';
 // Issue 10's goal: search p95 at most 2x the raw full-text query alone (ratio = full-text p95 / API p95).
 export const TARGET = 0.5;
 const BATCH = 1000;
+/** The workspaces of the bench account in global search's row: the loaded one and empty ones. */
+const GLOBAL_WORKSPACES = 5;
 
 /**
  * Agentic search (POST /api/fragments/agentic-search, 10 leads) with the same questions, against
@@ -37,6 +39,32 @@ async function agenticRow(api, workspaceId, list, fullText, size) {
     ratio: fullText.p95 / times.p95,
     target: AGENTIC_TARGET,
     note: `${list.length} sequential queries, 10 leads each, built-in provider (pattern entities); the questions' vectors kept from the search row above (cheap to make with the built-in provider)`,
+  };
+}
+
+/**
+ * Global search (GET /api/search/global) with the same questions, against the same raw full-text
+ * times. The caller has `workspaces` workspaces (the loaded one and empty ones): global search
+ * lists them, checks each (search:read, and files:read for its files), searches fragments over
+ * all of them and ranks their files by the same words, in parallel.
+ */
+async function globalRow(api, list, fullText, size, workspaces) {
+  const times = await timed(list.length, async (i) => {
+    const res = await fetch(`${api.base}/api/search/global?q=${encodeURIComponent(list[i])}&limit=20`, {
+      headers: api.auth,
+    });
+    if (!res.ok) throw new Error(`global search answered ${res.status}: ${await res.text()}`);
+    const body = await res.json();
+    if (body.workspaceCount !== workspaces) throw new Error(`global search read ${body.workspaceCount} workspaces`);
+  });
+  return {
+    scenario: `GET /api/search/global p95 at ${size / 1000}k fragments in ${workspaces} workspaces, 10-30-word questions, vs the raw full-text SQL alone (one workspace)`,
+    unit: 'ms p95',
+    platform: { p50: times.p50, p95: times.p95, p99: times.p99 },
+    baseline: { p50: fullText.p50, p95: fullText.p95, p99: fullText.p99 },
+    ratio: fullText.p95 / times.p95,
+    target: TARGET,
+    note: `${list.length} sequential queries; the fragments of one workspace, ${workspaces - 1} empty ones beside it, no files`,
   };
 }
 
@@ -149,6 +177,8 @@ export async function searchScenario({ size, count }, { memory }) {
     const userId =
       (await db.query(`SELECT id::text FROM control.users LIMIT 1`).catch(() => ({ rows: [] }))).rows[0]?.id ??
       crypto.randomUUID();
+    // Global search reads every workspace of the caller: a few empty ones beside the loaded one.
+    for (let i = 1; i < GLOBAL_WORKSPACES; i++) await api.workspace(`bench search ${size} beside ${i}`);
     const vocab = vocabulary();
     const started = performance.now();
     const chunks = await loadFragments(db, {
@@ -233,7 +263,10 @@ export async function searchScenario({ size, count }, { memory }) {
       };
       console.error(`bench: search: ${JSON.stringify(row.search)}`);
       rows.push(row);
-      if (shape === 'sentences') rows.push(await agenticRow(api, workspaceId, list, fullText, size));
+      if (shape === 'sentences') {
+        rows.push(await agenticRow(api, workspaceId, list, fullText, size));
+        rows.push(await globalRow(api, list, fullText, size, GLOBAL_WORKSPACES));
+      }
     }
     return rows;
   } catch (err) {
