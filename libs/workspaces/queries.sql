@@ -15,15 +15,15 @@ SELECT 1 FROM control.hosted_zones WHERE id = ${id}::uuid FOR UPDATE;
 -- src/persistence/workspaces-database.ts: lockWorkspace
 SELECT id FROM ${workspacesTable} WHERE id = ${workspaceId}::uuid FOR UPDATE;
 
--- src/persistence/workspaces.repository.ts: withRelation
+-- src/persistence/workspaces.repository.ts: WITH_RELATION
 SELECT w.id::text AS id, w.name, w.description, w.visibility, w.status, w.hosted_zone_id::text AS "hostedZoneId",
        w.settings, w.created_by::text AS "createdBy", w.created_at AS "createdAt", w.updated_at AS "updatedAt",
        w.archived_at AS "archivedAt", z.endpoint_url AS "endpointUrl", (z.id IS NOT NULL) AS "hasZone",
        m.role, (s.user_id IS NOT NULL) AS subscribed
   FROM control.workspaces w
   LEFT JOIN control.hosted_zones z ON z.id = w.hosted_zone_id
-  LEFT JOIN control.workspace_members m ON m.workspace_id = w.id AND m.user_id = ${userId}::uuid
-  LEFT JOIN control.workspace_subscriptions s ON s.workspace_id = w.id AND s.user_id = ${userId}::uuid;
+  LEFT JOIN control.workspace_members m ON m.workspace_id = w.id AND m.user_id = $1::uuid
+  LEFT JOIN control.workspace_subscriptions s ON s.workspace_id = w.id AND s.user_id = $1::uuid;
 
 -- src/persistence/workspaces.repository.ts: WorkspacesRepository.discoverPublic.page
 SELECT id, count(*) OVER () AS total FROM ${workspacesTable}

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ControlPrisma, createBelowCap } from '@kw/platform-persistence';
+import { ControlPrisma, createBelowCap, DATABASE, type Database } from '@kw/platform-persistence';
 import { ZONE_ENDPOINT, type WorkspaceRow } from './rows.js';
 import {
   refusing,
@@ -31,7 +31,7 @@ export interface WorkspaceWithRelation {
   subscribed: boolean;
 }
 
-/** One row of `withRelation`: the workspace's columns, its zone's endpoint, the user's role and subscription. */
+/** One row of `WITH_RELATION`: the workspace's columns, its zone's endpoint, the user's role and subscription. */
 type JoinedRow = Omit<WorkspaceRow, 'hostedZone'> & {
   endpointUrl: string | null;
   hasZone: boolean;
@@ -40,20 +40,22 @@ type JoinedRow = Omit<WorkspaceRow, 'hostedZone'> & {
 };
 
 /**
- * Workspaces with their zone's endpoint and `userId`'s membership and subscription (m and s: null
- * where there is none); the caller adds the WHERE. Every data-plane request asks this for one
- * workspace (ResolveAccess), and the listings for the user's: Prisma's relational include cost
- * three or four queries and as many query plans each time.
+ * Workspaces with their zone's endpoint and the membership and subscription of the user `$1`
+ * (m and s: null where there is none); the caller adds the WHERE. Every data-plane request asks
+ * this for one workspace (ResolveAccess, a gate's cache miss), and the listings for the user's:
+ * Prisma's relational include cost three or four queries and as many query plans each time, and
+ * its `$queryRaw` still a tenth of an embed turn's CPU in its query compiler (decision 0008),
+ * so it runs on `pg`.
  */
-const withRelation = (userId: string) => ControlPrisma.sql`
+const WITH_RELATION = `
   SELECT w.id::text AS id, w.name, w.description, w.visibility, w.status, w.hosted_zone_id::text AS "hostedZoneId",
          w.settings, w.created_by::text AS "createdBy", w.created_at AS "createdAt", w.updated_at AS "updatedAt",
          w.archived_at AS "archivedAt", z.endpoint_url AS "endpointUrl", (z.id IS NOT NULL) AS "hasZone",
          m.role, (s.user_id IS NOT NULL) AS subscribed
     FROM control.workspaces w
     LEFT JOIN control.hosted_zones z ON z.id = w.hosted_zone_id
-    LEFT JOIN control.workspace_members m ON m.workspace_id = w.id AND m.user_id = ${userId}::uuid
-    LEFT JOIN control.workspace_subscriptions s ON s.workspace_id = w.id AND s.user_id = ${userId}::uuid`;
+    LEFT JOIN control.workspace_members m ON m.workspace_id = w.id AND m.user_id = $1::uuid
+    LEFT JOIN control.workspace_subscriptions s ON s.workspace_id = w.id AND s.user_id = $1::uuid`;
 
 function fromJoined(row: JoinedRow): WorkspaceWithRelation {
   const { endpointUrl, hasZone, role, subscribed, ...workspace } = row;
@@ -85,11 +87,17 @@ const relationOf = (userId: string) => ({
 /** Workspaces: their rows, settings and the account-wide listings. */
 @Injectable()
 export class WorkspacesRepository {
-  constructor(@Inject(WORKSPACES_DB) private readonly db: WorkspacesDb) {}
+  constructor(
+    @Inject(WORKSPACES_DB) private readonly db: WorkspacesDb,
+    @Inject(DATABASE) private readonly database: Pick<Database, 'pool'>,
+  ) {}
 
-  /** The workspace and the user's membership and subscription, in one statement (`withRelation`). */
+  /** The workspace and the user's membership and subscription, in one statement (`WITH_RELATION`). */
   async findWithRelation(workspaceId: string, userId: string): Promise<WorkspaceWithRelation | undefined> {
-    const rows = await this.db.$queryRaw<JoinedRow[]>`${withRelation(userId)} WHERE w.id = ${workspaceId}::uuid`;
+    const { rows } = await this.database.pool.query<JoinedRow>(`${WITH_RELATION} WHERE w.id = $2::uuid`, [
+      userId,
+      workspaceId,
+    ]);
     return rows[0] && fromJoined(rows[0]);
   }
 
@@ -136,17 +144,22 @@ export class WorkspacesRepository {
    * One statement, as `findWithRelation` (Prisma's include cost three queries and their plans).
    */
   async listMembered(userId: string): Promise<WorkspaceWithRelation[]> {
-    const rows = await this.db.$queryRaw<JoinedRow[]>`${withRelation(userId)}
-      WHERE w.archived_at IS NULL AND m.user_id IS NOT NULL ORDER BY w.name, w.id`;
+    const { rows } = await this.database.pool.query<JoinedRow>(
+      `${WITH_RELATION} WHERE w.archived_at IS NULL AND m.user_id IS NOT NULL ORDER BY w.name, w.id`,
+      [userId],
+    );
     return rows.map(fromJoined);
   }
 
   /** Workspaces the user is a member of or subscribes to (public ones only), by name, with the user's relation. */
   async listAccessible(userId: string): Promise<WorkspaceWithRelation[]> {
     // A subscription to a workspace that became private grants nothing, so it is not listed.
-    const rows = await this.db.$queryRaw<JoinedRow[]>`${withRelation(userId)}
-      WHERE w.archived_at IS NULL AND (m.user_id IS NOT NULL OR (w.visibility = 'public' AND s.user_id IS NOT NULL))
-      ORDER BY w.name, w.id`;
+    const { rows } = await this.database.pool.query<JoinedRow>(
+      `${WITH_RELATION}
+        WHERE w.archived_at IS NULL AND (m.user_id IS NOT NULL OR (w.visibility = 'public' AND s.user_id IS NOT NULL))
+        ORDER BY w.name, w.id`,
+      [userId],
+    );
     return rows.map(fromJoined);
   }
 

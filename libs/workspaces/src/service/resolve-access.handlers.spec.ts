@@ -20,9 +20,9 @@ function handlerWith(row: ReturnType<typeof workspace> | null) {
       role: members[0]?.role ?? null,
       subscribed: subscriptions.length > 0,
     }))(row);
-  const db = { $queryRaw: async () => (joined ? [joined] : []) } as unknown as WorkspacesDb;
+  const database = { pool: { query: async () => ({ rows: joined ? [joined] : [] }) } } as never;
   const moves = { unfinished: async () => null } as unknown as WorkspaceMovesRepository;
-  return new ResolveAccessHandlers(new WorkspaceAccess(new WorkspacesRepository(db)), moves);
+  return new ResolveAccessHandlers(new WorkspaceAccess(new WorkspacesRepository({} as WorkspacesDb, database)), moves);
 }
 
 function workspace(
