@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { DATABASE, sqlStatements, type Database, type SqlExecutor } from '@kw/platform-persistence';
 import { announcingOutbox, appendOutbox } from '@kw/platform-outbox';
 import type { CorpusStatistics } from '@kw/platform-ranking';
 import { CHUNK_BM25_B, CHUNK_BM25_K1 } from '../domain/chunk-ranking.js';
@@ -56,7 +57,19 @@ class OverQuota extends Error {
 /** Files, their extracted chunks and their attachments to fragments. */
 @Injectable()
 export class FilesRepository {
-  constructor(@Inject(FILES_DB) private readonly db: FilesDb) {}
+  /**
+   * The statements of a search (candidates, statistics, names, snippets) through plain `pg`: a
+   * Prisma `$queryRaw` still passes its query compiler, and every workspace search's first page
+   * asks these too (decision 0008).
+   */
+  private readonly sql: SqlExecutor;
+
+  constructor(
+    @Inject(FILES_DB) private readonly db: FilesDb,
+    @Inject(DATABASE) database: Pick<Database, 'pool'>,
+  ) {
+    this.sql = sqlStatements(() => database.pool);
+  }
 
   findById(id: string): Promise<FileWithAttachments | null> {
     return this.db.file.findUnique({ where: { id }, include: withAttachments });
@@ -227,13 +240,13 @@ export class FilesRepository {
    * is its document frequency among the workspace's chunks (`corpus`: their count and average
    * length, corpusStatistics). Ties by file id.
    */
-  keywordCandidates(
+  async keywordCandidates(
     workspaceIds: readonly string[],
     query: string,
     corpus: CorpusStatistics,
     depth: number,
   ): Promise<ChunkScoreRow[]> {
-    return this.db.$queryRaw<ChunkScoreRow[]>`
+    return this.sql.$queryRaw<ChunkScoreRow[]>`
       WITH postings AS (
         SELECT t.file_id, t.ordinal, t.lexeme, t.tf::float8 AS tf, t.length
           FROM data.file_chunk_terms t
@@ -261,7 +274,7 @@ export class FilesRepository {
 
   /** How many chunks the workspace's files have and their average BM25 length (a scan of its chunks). */
   async corpusStatistics(workspaceIds: readonly string[]): Promise<CorpusStatistics> {
-    const [row] = await this.db.$queryRaw<{ documents: number; average_length: number }[]>`
+    const [row] = await this.sql.$queryRaw<{ documents: number; average_length: number }[]>`
       SELECT count(*)::float8 AS documents, coalesce(avg(search_length), 0)::float8 AS average_length
         FROM data.file_chunks WHERE workspace_id = ANY(${workspaceIds}::uuid[])`;
     return { documents: Number(row?.documents ?? 0), averageLength: Math.max(Number(row?.average_length ?? 0), 1) };
@@ -269,7 +282,7 @@ export class FilesRepository {
 
   /** Files whose name contains the query (`pattern`, an escaped ILIKE pattern), by id; uploads still running never. */
   async nameMatches(workspaceIds: readonly string[], pattern: string, max: number): Promise<string[]> {
-    const rows = await this.db.$queryRaw<{ id: string }[]>`
+    const rows = await this.sql.$queryRaw<{ id: string }[]>`
       SELECT id::text AS id FROM data.files
        WHERE workspace_id = ANY(${workspaceIds}::uuid[]) AND status <> 'uploading' AND name ILIKE ${pattern}
        ORDER BY id LIMIT ${max}`;
@@ -283,7 +296,7 @@ export class FilesRepository {
    */
   async snippets(query: string, chunks: { fileId: string; ordinal: number }[]): Promise<Map<string, string>> {
     if (chunks.length === 0) return new Map();
-    const rows = await this.db.$queryRaw<{ key: string; snippet: string }[]>`
+    const rows = await this.sql.$queryRaw<{ key: string; snippet: string }[]>`
       WITH highlight AS (
         -- Each word a quoted tsquery literal (a quote doubled, a backslash escaped), or-ed.
         SELECT coalesce(string_agg(${"'"} || replace(replace(u.lexeme, ${'\\'}, ${'\\\\'}), ${"'"}, ${"''"}) || ${"'"}, ' | '), '')::tsquery AS tsq

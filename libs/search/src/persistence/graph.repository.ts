@@ -1,6 +1,11 @@
-import { DataPrisma as Prisma } from '@kw/platform-persistence';
+import {
+  DATABASE,
+  DataPrisma as Prisma,
+  sqlStatements,
+  type Database,
+  type SqlExecutor,
+} from '@kw/platform-persistence';
 import { Inject, Injectable } from '@nestjs/common';
-import { SEARCH_DB, type SearchDb } from './search-database.js';
 import { GRAPH_FRAGMENTS_PER_NODE } from '../search-limits.js';
 
 export interface EntityRow {
@@ -37,17 +42,22 @@ const entityColumns = Prisma.sql`e.id::text AS id, e.kind, e.name, count(DISTINC
  */
 @Injectable()
 export class GraphRepository {
-  constructor(@Inject(SEARCH_DB) private readonly db: SearchDb) {}
+  /** Through plain `pg`: a Prisma `$queryRaw` still passes its query compiler (decision 0008). */
+  private readonly sql: SqlExecutor;
+
+  constructor(@Inject(DATABASE) database: Pick<Database, 'pool'>) {
+    this.sql = sqlStatements(() => database.pool);
+  }
 
   async graphStats(workspaceId: string) {
-    const entities = await this.db.$queryRaw<Array<{ kind: string; count: number }>>`
+    const entities = await this.sql.$queryRaw<Array<{ kind: string; count: number }>>`
       SELECT e.kind, count(DISTINCT e.id)::int AS count FROM search_read.graph_entities e ${liveMentions(workspaceId)}
       WHERE e.workspace_id = ${workspaceId}::uuid GROUP BY e.kind ORDER BY count DESC, e.kind`;
-    const relations = await this.db.$queryRaw<Array<{ kind: string; count: number }>>`
+    const relations = await this.sql.$queryRaw<Array<{ kind: string; count: number }>>`
       SELECT r.kind, count(*)::int AS count FROM search_read.graph_relations r
       JOIN search_read.fragments f ON f.id = r.fragment_id AND f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL
       WHERE r.workspace_id = ${workspaceId}::uuid GROUP BY r.kind ORDER BY count DESC, r.kind`;
-    const [{ mentions }] = await this.db.$queryRaw<Array<{ mentions: number }>>`
+    const [{ mentions }] = await this.sql.$queryRaw<Array<{ mentions: number }>>`
       SELECT count(*)::int AS mentions FROM search_read.graph_entities e ${liveMentions(workspaceId)} WHERE e.workspace_id = ${workspaceId}::uuid`;
     const sum = (rows: Array<{ count: number }>) => rows.reduce((n, r) => n + r.count, 0);
     return {
@@ -69,7 +79,7 @@ export class GraphRepository {
   ): Promise<EntityRow[]> {
     const escaped = normalizeName(text).replace(/[\\%_]/g, (c) => `\\${c}`);
     const pattern = match === 'prefix' ? `${escaped}%` : `%${escaped}%`;
-    return this.db.$queryRaw<EntityRow[]>`
+    return this.sql.$queryRaw<EntityRow[]>`
       SELECT ${entityColumns} FROM search_read.graph_entities e ${liveMentions(workspaceId)}
       WHERE e.workspace_id = ${workspaceId}::uuid AND e.normalized_name LIKE ${pattern} ${kind ? Prisma.sql`AND e.kind = ${kind}` : Prisma.empty}
       GROUP BY e.id, e.kind, e.name ORDER BY "mentionCount" DESC, e.name, e.id LIMIT ${limit}`;
@@ -77,7 +87,7 @@ export class GraphRepository {
 
   async entitiesByIds(workspaceId: string, ids: readonly string[]): Promise<EntityRow[]> {
     if (ids.length === 0) return [];
-    return this.db.$queryRaw<EntityRow[]>`
+    return this.sql.$queryRaw<EntityRow[]>`
       SELECT ${entityColumns} FROM search_read.graph_entities e ${liveMentions(workspaceId)}
       WHERE e.workspace_id = ${workspaceId}::uuid AND e.id = ANY(${[...ids]}::uuid[]) GROUP BY e.id, e.kind, e.name`;
   }
@@ -85,7 +95,7 @@ export class GraphRepository {
   /** Entities whose whole name occurs in the text (words bounded by spaces or punctuation). */
   async entitiesNamedIn(workspaceId: string, text: string, limit: number): Promise<EntityRow[]> {
     const padded = ` ${normalizeName(text).replace(/[\s,;:!?()"'[\]{}]+|\.(?=\s|$)/g, ' ')} `;
-    return this.db.$queryRaw<EntityRow[]>`
+    return this.sql.$queryRaw<EntityRow[]>`
       SELECT ${entityColumns} FROM search_read.graph_entities e ${liveMentions(workspaceId)}
       WHERE e.workspace_id = ${workspaceId}::uuid AND length(e.normalized_name) >= 2 AND strpos(${padded}, ' ' || e.normalized_name || ' ') > 0
       GROUP BY e.id, e.kind, e.name ORDER BY "mentionCount" DESC, e.name, e.id LIMIT ${limit}`;
@@ -94,7 +104,7 @@ export class GraphRepository {
   /** The relations touching any of the entities, merged per (source, target, kind) with how many live fragments state them. */
   async edgesAround(workspaceId: string, ids: readonly string[]): Promise<EdgeRow[]> {
     if (ids.length === 0) return [];
-    return this.db.$queryRaw<EdgeRow[]>`
+    return this.sql.$queryRaw<EdgeRow[]>`
       SELECT r.source_id::text AS "sourceId", r.target_id::text AS "targetId", r.kind, count(DISTINCT r.fragment_id)::int AS weight
       FROM search_read.graph_relations r
       JOIN search_read.fragments f ON f.id = r.fragment_id AND f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL
@@ -110,7 +120,7 @@ export class GraphRepository {
   ): Promise<Map<string, FragmentRef[]>> {
     const byEntity = new Map<string, FragmentRef[]>();
     if (ids.length === 0) return byEntity;
-    const rows = await this.db.$queryRaw<Array<{ entityId: string; id: string; title: string }>>`
+    const rows = await this.sql.$queryRaw<Array<{ entityId: string; id: string; title: string }>>`
       SELECT entity_id::text AS "entityId", id, title FROM (
         SELECT m.entity_id, f.id::text AS id, f.title, row_number() OVER (PARTITION BY m.entity_id ORDER BY f.created_at DESC, f.id) AS n
         FROM search_read.graph_mentions m JOIN search_read.fragments f ON f.id = m.fragment_id AND f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL

@@ -128,7 +128,7 @@ export class SearchRepository {
 
   /** How many live fragments the workspaces hold and their average BM25 length. */
   async corpusStatistics(workspaceIds: string[]): Promise<CorpusStatistics> {
-    const [row] = await this.db.$queryRaw<{ documents: number; average_length: number }[]>(sql`
+    const [row] = await this.rows<{ documents: number; average_length: number }>(sql`
       SELECT count(*)::float8 AS documents, coalesce(avg(f.search_length), 0)::float8 AS average_length
         FROM search_read.fragments f WHERE ${liveInWorkspaces(workspaceIds)}`);
     return { documents: Number(row?.documents ?? 0), averageLength: Math.max(Number(row?.average_length ?? 0), 1) };
@@ -136,7 +136,7 @@ export class SearchRepository {
 
   /** The ids among `ids` that pass the type, tag and collection filters (in no order). */
   async matching(workspaceIds: string[], ids: string[], filters: FragmentFilters): Promise<Set<string>> {
-    const rows = await this.db.$queryRaw<{ id: string }[]>(DataPrisma.sql`
+    const rows = await this.rows<{ id: string }>(sql`
       SELECT f.id::text AS id FROM search_read.fragments f WHERE f.id = ANY(${ids}::uuid[]) AND ${fragmentConditions(workspaceIds, filters)}`);
     return new Set(rows.map((r) => r.id));
   }
