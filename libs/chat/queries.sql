@@ -14,8 +14,27 @@ SELECT k.id::text AS id, k.config_id::text AS "configId", k.label, k.allowed_ori
   FROM control.embed_keys k JOIN control.embed_configs c ON c.id = k.config_id
  WHERE k.token_hash = $1;
 
+-- src/persistence/embed-conversations.repository.ts: EmbedConversationsRepository.exists
+SELECT EXISTS (SELECT 1 FROM control.embed_conversations
+                WHERE id = ${id}::uuid AND config_id = ${configId}::uuid AND user_id = ${userId}::uuid) AS found;
+
+-- src/persistence/embed-conversations.repository.ts: EmbedConversationsRepository.messages.rows
+SELECT id::text AS id, role, message, created_at AS "createdAt" FROM control.embed_messages
+ WHERE conversation_id = ${conversationId}::uuid ORDER BY seq DESC LIMIT ${limit};
+
 -- src/persistence/embed-conversations.repository.ts: EmbedConversationsRepository.append
-SELECT id FROM ${conversationsTable} WHERE id = ${conversation.id}::uuid FOR UPDATE;
+INSERT INTO control.embed_conversations (id, config_id, user_id)
+VALUES (${conversation.id}::uuid, ${conversation.configId}::uuid, ${conversation.userId}::uuid);
+
+-- src/persistence/embed-conversations.repository.ts: EmbedConversationsRepository.append.touched
+UPDATE control.embed_conversations SET updated_at = now()
+WHERE id = ${conversation.id}::uuid;
+
+-- src/persistence/embed-conversations.repository.ts: EmbedConversationsRepository.append
+INSERT INTO control.embed_messages (id, conversation_id, seq, role, message)
+SELECT (m.item->>'id')::uuid, ${conversation.id}::uuid, last.seq + m.n, m.item->>'role', m.item->'message'
+  FROM jsonb_array_elements(${JSON.stringify(messages)}::jsonb) WITH ORDINALITY AS m(item, n),
+       (SELECT coalesce(max(seq), 0) AS seq FROM control.embed_messages WHERE conversation_id = ${conversation.id}::uuid) last;
 
 -- src/persistence/embed-conversations.repository.ts: EmbedConversationsRepository.take.rows
 DELETE FROM ${heldTurnsTable}

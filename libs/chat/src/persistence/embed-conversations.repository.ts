@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ControlPrisma, PLANE_SCHEMAS } from '@kw/platform-persistence';
+import {
+  ControlPrisma,
+  DATABASE,
+  PLANE_SCHEMAS,
+  sqlStatements,
+  sqlTransaction,
+  type Database,
+  type SqlExecutor,
+} from '@kw/platform-persistence';
 import { CHAT_DB, type ChatDb } from './chat-database.js';
 
 export interface StoredMessageRow {
@@ -17,7 +25,6 @@ export interface HeldTurnRow {
 }
 
 const json = (value: unknown) => value as ControlPrisma.InputJsonValue;
-const conversationsTable = ControlPrisma.raw(`"${PLANE_SCHEMAS.control}"."embed_conversations"`);
 const heldTurnsTable = ControlPrisma.raw(`"${PLANE_SCHEMAS.control}"."embed_held_turns"`);
 
 /**
@@ -27,55 +34,59 @@ const heldTurnsTable = ControlPrisma.raw(`"${PLANE_SCHEMAS.control}"."embed_held
  */
 @Injectable()
 export class EmbedConversationsRepository {
-  constructor(@Inject(CHAT_DB) private readonly db: ChatDb) {}
+  /**
+   * A stored turn's reads and its write through plain `pg`: they are on every turn of a
+   * configuration that stores conversations, where Prisma's calls cost several times the
+   * statements' own time (decision 0008).
+   */
+  private readonly sql: SqlExecutor;
+
+  constructor(
+    @Inject(CHAT_DB) private readonly db: ChatDb,
+    @Inject(DATABASE) private readonly database: Pick<Database, 'pool'>,
+  ) {
+    this.sql = sqlStatements(() => database.pool);
+  }
 
   async exists(configId: string, userId: string, id: string): Promise<boolean> {
-    return (await this.db.embedConversation.count({ where: { id, configId, userId } })) > 0;
+    const [row] = await this.sql.$queryRaw<Array<{ found: boolean }>>`
+      SELECT EXISTS (SELECT 1 FROM control.embed_conversations
+                      WHERE id = ${id}::uuid AND config_id = ${configId}::uuid AND user_id = ${userId}::uuid) AS found`;
+    return row.found;
   }
 
   /** The newest `limit` messages of the conversation, oldest first. */
   async messages(conversationId: string, limit: number): Promise<StoredMessageRow[]> {
-    const rows = await this.db.embedMessage.findMany({
-      where: { conversationId },
-      orderBy: { seq: 'desc' },
-      take: limit,
-      select: { id: true, role: true, message: true, createdAt: true },
-    });
+    const rows = await this.sql.$queryRaw<StoredMessageRow[]>`
+      SELECT id::text AS id, role, message, created_at AS "createdAt" FROM control.embed_messages
+       WHERE conversation_id = ${conversationId}::uuid ORDER BY seq DESC LIMIT ${limit}`;
     return rows.reverse();
   }
 
   /**
    * Appends messages after the conversation's last one, creating the conversation when `create`
-   * is set. One transaction: a turn is stored whole or not at all.
+   * is set. One transaction: a turn is stored whole or not at all. False (nothing written) when
+   * the conversation is gone.
    */
   async append(
     conversation: { id: string; configId: string; userId: string; create: boolean },
     messages: Array<{ id: string; role: string; message: unknown }>,
-  ): Promise<void> {
-    await this.db.$transaction(async (tx) => {
+  ): Promise<boolean> {
+    return sqlTransaction(this.database.pool, async (tx) => {
       if (conversation.create) {
-        await tx.embedConversation.create({
-          data: { id: conversation.id, configId: conversation.configId, userId: conversation.userId },
-        });
+        await tx.$executeRaw`INSERT INTO control.embed_conversations (id, config_id, user_id)
+          VALUES (${conversation.id}::uuid, ${conversation.configId}::uuid, ${conversation.userId}::uuid)`;
       } else {
-        // Locks the conversation's row: two turns at once get consecutive sequence numbers.
-        await tx.$queryRaw`SELECT id FROM ${conversationsTable} WHERE id = ${conversation.id}::uuid FOR UPDATE`;
-        await tx.embedConversation.update({ where: { id: conversation.id }, data: { updatedAt: new Date() } });
+        // The update locks the conversation's row: two turns at once get consecutive sequence numbers.
+        const touched = await tx.$executeRaw`UPDATE control.embed_conversations SET updated_at = now()
+          WHERE id = ${conversation.id}::uuid`;
+        if (touched === 0) return false;
       }
-      const last = await tx.embedMessage.aggregate({
-        where: { conversationId: conversation.id },
-        _max: { seq: true },
-      });
-      const first = (last._max.seq ?? 0) + 1;
-      await tx.embedMessage.createMany({
-        data: messages.map((m, i) => ({
-          id: m.id,
-          conversationId: conversation.id,
-          seq: first + i,
-          role: m.role,
-          message: json(m.message),
-        })),
-      });
+      await tx.$executeRaw`INSERT INTO control.embed_messages (id, conversation_id, seq, role, message)
+        SELECT (m.item->>'id')::uuid, ${conversation.id}::uuid, last.seq + m.n, m.item->>'role', m.item->'message'
+          FROM jsonb_array_elements(${JSON.stringify(messages)}::jsonb) WITH ORDINALITY AS m(item, n),
+               (SELECT coalesce(max(seq), 0) AS seq FROM control.embed_messages WHERE conversation_id = ${conversation.id}::uuid) last`;
+      return true;
     });
   }
 

@@ -71,7 +71,8 @@ export class EmbedChatHandlers {
         throw badRequest('A stored message needs an id and a role');
       return { id: m.id, role: message.role, message };
     });
-    await this.conversations.append({ id, configId: input.configId, userId, create }, messages);
+    if (!(await this.conversations.append({ id, configId: input.configId, userId, create }, messages)))
+      throw conversationNotFound();
     return { conversationId: id };
   }
 
