@@ -18,6 +18,7 @@ import { DEFAULT_APPS, startDistributed, startEmbedded } from './platforms.mjs';
 import { printReport, writeReport } from './report.mjs';
 import { chatScenario, embedChatScenario, startModelStandIn } from './scenarios/chat.mjs';
 import { fileSearchScenario } from './scenarios/file-search.mjs';
+import { leafScenario } from './scenarios/leaf.mjs';
 import { filesScenario } from './scenarios/files.mjs';
 import { fragmentCreate } from './scenarios/fragment-create.mjs';
 import { fragmentGet } from './scenarios/fragment-get.mjs';
@@ -56,7 +57,7 @@ async function scenario(id, title, fn, platform) {
     const seconds = +((performance.now() - started) / 1000).toFixed(1);
     rows.forEach((r, i) =>
       results.push({
-        id: rows.length > 1 ? `${id}${'abcdefgh'[i]}` : id,
+        id: rows.length > 1 ? `${id}${'abcdefghijklmnopqrstuvwxyz'[i]}` : id,
         status: 'ok',
         ...r,
         ratio: +r.ratio.toFixed(3),
@@ -276,11 +277,13 @@ try {
       return rows;
     });
     await scenario('15', 'files search at scale', fileSearchScenario);
+    await scenario('16', 'a Leaf read vs the Cloud read', () => leafScenario({ memory }));
   } else {
     skip(
       [
         ['5', 'search'],
         ['15', 'files search'],
+        ['16', 'a Leaf'],
       ],
       'set DATABASE_URL',
     );

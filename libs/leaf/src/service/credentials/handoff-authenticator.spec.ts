@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type JWK, type JWTPayload } from 'jose';
+import * as jose from 'jose';
 import { AppError } from '@kw/platform-errors';
 import { createLogger } from '@kw/platform-observability';
 import type { CloudClient } from '../cloud/cloud-client.js';
@@ -10,6 +11,13 @@ import type { LeafSettings } from '../../leaf-settings.js';
 import type { Enrollment, LeafStateRepository } from '../../persistence/leaf-state.repository.js';
 import { HandoffAuthenticator } from './handoff-authenticator.js';
 import { RevokedHandoffs } from './revoked-handoffs.js';
+
+// The real jwtVerify, counted: how many tokens had their signature checked.
+vi.mock('jose', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('jose')>();
+  return { ...actual, jwtVerify: vi.fn(actual.jwtVerify) };
+});
+const signatureChecks = () => vi.mocked(jose.jwtVerify).mock.calls.length;
 
 const ISSUER = 'https://cloud.example.com';
 const ZONE = randomUUID();
@@ -233,5 +241,42 @@ describe('HandoffAuthenticator', () => {
     };
     expect(await keys.refresh()).toBe(false);
     await expect(authenticator.authenticateBearer(await token())).resolves.toBeDefined();
+  });
+
+  describe('remembering verified tokens', () => {
+    afterEach(() => vi.useRealTimers());
+
+    it('checks a token once while it is valid, and every new token', async () => {
+      const jwt = await token();
+      const before = signatureChecks();
+      const first = await authenticator.authenticateBearer(jwt);
+      const again = await authenticator.authenticateBearer(jwt);
+      expect(again.auth).toEqual(first.auth);
+      expect(signatureChecks() - before).toBe(1);
+      await authenticator.authenticateBearer(await token());
+      expect(signatureChecks() - before).toBe(2);
+    });
+
+    it('still refuses a remembered token once the Cloud revokes it', async () => {
+      const jwt = await token({ issuedAgo: 10 });
+      await authenticator.authenticateBearer(jwt);
+      await revoked.replace([{ userId: USER, workspaceId: WORKSPACE, revokedAt: clock - 5_000 }]);
+      expect((await refusal(authenticator.authenticateBearer(jwt))).message).toMatch(/revoked/);
+    });
+
+    it('refuses a remembered token once it expires', async () => {
+      const jwt = await token({ expiresIn: 60 });
+      await authenticator.authenticateBearer(jwt);
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 70_000 });
+      expect((await refusal(authenticator.authenticateBearer(jwt))).message).toMatch(/expired/);
+    });
+
+    it('checks remembered tokens again when the keys change: one signed by a withdrawn key is refused', async () => {
+      const jwt = await token();
+      await authenticator.authenticateBearer(jwt);
+      published = { keys: [keyB.jwk] };
+      await keys.refresh();
+      expect((await refusal(authenticator.authenticateBearer(jwt))).message).toMatch(/key the Cloud does not publish/);
+    });
   });
 });
