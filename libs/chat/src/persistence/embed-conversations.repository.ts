@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ControlPrisma,
-  DATABASE,
   PLANE_SCHEMAS,
   sqlStatements,
   sqlTransaction,
   type Database,
   type SqlExecutor,
 } from '@kw/platform-persistence';
+import { DATABASE } from '@kw/platform-runtime';
 import { CHAT_DB, type ChatDb } from './chat-database.js';
 
 export interface StoredMessageRow {

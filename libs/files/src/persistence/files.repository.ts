@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DATABASE, sqlStatements, type Database, type SqlExecutor } from '@kw/platform-persistence';
+import { sqlStatements, type Database, type SqlExecutor } from '@kw/platform-persistence';
+import { DATABASE } from '@kw/platform-runtime';
 import { announcingOutbox, appendOutbox } from '@kw/platform-outbox';
 import type { CorpusStatistics } from '@kw/platform-ranking';
 import { CHUNK_BM25_B, CHUNK_BM25_K1 } from '../domain/chunk-ranking.js';

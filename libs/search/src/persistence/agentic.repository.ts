@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DATABASE, sqlStatements, type Database, type SqlExecutor } from '@kw/platform-persistence';
+import { sqlStatements, type Database, type SqlExecutor } from '@kw/platform-persistence';
+import { DATABASE } from '@kw/platform-runtime';
 
 export interface LeadText {
   title: string;

@@ -1,10 +1,5 @@
-import {
-  DATABASE,
-  DataPrisma as Prisma,
-  sqlStatements,
-  type Database,
-  type SqlExecutor,
-} from '@kw/platform-persistence';
+import { DataPrisma as Prisma, sqlStatements, type Database, type SqlExecutor } from '@kw/platform-persistence';
+import { DATABASE } from '@kw/platform-runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { GRAPH_FRAGMENTS_PER_NODE } from '../search-limits.js';
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ControlPrisma, createBelowCap, DATABASE, type Database } from '@kw/platform-persistence';
+import { ControlPrisma, createBelowCap, type Database } from '@kw/platform-persistence';
+import { DATABASE } from '@kw/platform-runtime';
 import { ZONE_ENDPOINT, type WorkspaceRow } from './rows.js';
 import {
   refusing,
