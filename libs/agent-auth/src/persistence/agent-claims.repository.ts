@@ -37,12 +37,15 @@ export interface RecordedPoll {
 export class AgentClaimsRepository {
   constructor(@Inject(IDENTITY_DB) private readonly db: IdentityDb) {}
 
-  /** Creates a claim, and forgets up to 100 claims expired for a day (their rows are of no use then). */
-  async create(claim: NewAgentClaim, now: Date): Promise<AgentClaimRow> {
-    const row = await this.db.agentClaim.create({ data: claim });
-    await this.db.$executeRaw`DELETE FROM control.agent_claims WHERE id IN (
-      SELECT id FROM control.agent_claims WHERE expires_at < ${new Date(now.getTime() - DAY_MS)} LIMIT 100)`;
-    return row;
+  create(claim: NewAgentClaim): Promise<AgentClaimRow> {
+    return this.db.agentClaim.create({ data: claim });
+  }
+
+  /** Forgets up to `limit` claims expired for a day (their rows are of no use then); how many went. */
+  sweepExpired(now: Date, limit: number): Promise<number> {
+    return this.db.$executeRaw`DELETE FROM control.agent_claims WHERE id IN (
+      SELECT id FROM control.agent_claims WHERE expires_at < ${new Date(now.getTime() - DAY_MS)}
+      LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
   }
 
   findByTokenHash(claimTokenHash: string): Promise<AgentClaimRow | null> {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ControlPrisma } from '@kw/platform-persistence';
+import { sqlStatements, type ControlPrisma, type Database, type SqlExecutor } from '@kw/platform-persistence';
+import { DATABASE } from '@kw/platform-runtime';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 import type { UserRow } from './rows.js';
 
@@ -41,24 +42,50 @@ export type RefreshOutcome =
 /** Agent grants and their tokens (one family per grant). Only hashes of secrets are stored. */
 @Injectable()
 export class AgentGrantsRepository {
-  constructor(@Inject(IDENTITY_DB) private readonly db: IdentityDb) {}
+  /** The token exchange's write through plain `pg`: one statement where Prisma made four calls (decision 0008). */
+  private readonly sql: SqlExecutor;
 
-  /** A new grant and its first token pair, together. */
-  async createWithTokens(grant: NewAgentGrant, tokens: NewTokenPair): Promise<AgentGrantRow> {
-    return this.db.$transaction((tx) => insertGrant(tx, grant, tokens));
+  constructor(
+    @Inject(IDENTITY_DB) private readonly db: IdentityDb,
+    @Inject(DATABASE) database: Pick<Database, 'pool'>,
+  ) {
+    this.sql = sqlStatements(() => database.pool);
+  }
+
+  /** A new grant and its first token pair, together (one statement); the grant's id. */
+  async createWithTokens(grant: NewAgentGrant, tokens: NewTokenPair): Promise<string> {
+    const [row] = await this.sql.$queryRaw<Array<{ id: string }>>`
+      WITH g AS (
+        INSERT INTO control.agent_grants
+          (user_id, method, agent_name, issuer, subject, scopes, all_workspaces, workspace_ids, application_id, audience)
+        VALUES (${grant.userId}::uuid, ${grant.method}, ${grant.agentName}, ${grant.issuer}, ${grant.subject},
+                ${grant.scopes}::text[], ${grant.allWorkspaces}, ${grant.workspaceIds}::uuid[],
+                ${grant.applicationId ?? null}::uuid, ${grant.audience ?? null})
+        RETURNING id
+      ), pair AS (
+        INSERT INTO control.agent_tokens (grant_id, kind, token_hash, expires_at)
+        SELECT g.id, t.kind, t.token_hash, t.expires_at FROM g, (VALUES
+          ('access', ${tokens.accessHash}, ${tokens.accessExpiresAt}::timestamptz),
+          ('refresh', ${tokens.refreshHash}, ${tokens.refreshExpiresAt}::timestamptz)) AS t (kind, token_hash, expires_at)
+      )
+      SELECT id FROM g`;
+    return row.id;
   }
 
   /**
-   * Forgets up to 100 tokens expired for a day (a refresh token's row must outlive its use for
-   * reuse detection, which its expiry bounds) and revoked grants with no token left.
+   * Forgets up to `limit` tokens expired for a day (a refresh token's row must outlive its use
+   * for reuse detection, which its expiry bounds), then up to `limit` revoked grants with no
+   * token left; how many rows went. Rows another sweeper holds are skipped, not waited for.
    */
-  async sweepExpired(now: Date): Promise<void> {
+  async sweepExpired(now: Date, limit: number): Promise<number> {
     const before = new Date(now.getTime() - DAY_MS);
-    await this.db.$executeRaw`DELETE FROM control.agent_tokens WHERE id IN (
-      SELECT id FROM control.agent_tokens WHERE expires_at < ${before} LIMIT 100)`;
-    await this.db.$executeRaw`DELETE FROM control.agent_grants g WHERE g.id IN (
+    const tokens = await this.db.$executeRaw`DELETE FROM control.agent_tokens WHERE id IN (
+      SELECT id FROM control.agent_tokens WHERE expires_at < ${before} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
+    const grants = await this.db.$executeRaw`DELETE FROM control.agent_grants g WHERE g.id IN (
       SELECT id FROM control.agent_grants WHERE revoked_at < ${before}
-        AND NOT EXISTS (SELECT 1 FROM control.agent_tokens t WHERE t.grant_id = agent_grants.id) LIMIT 100)`;
+        AND NOT EXISTS (SELECT 1 FROM control.agent_tokens t WHERE t.grant_id = agent_grants.id)
+      LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
+    return tokens + grants;
   }
 
   findAccessByHash(tokenHash: string): Promise<AccessTokenFound | null> {

@@ -111,15 +111,15 @@ export class OAuthApplicationsRepository {
 
   /**
    * Dynamically registered clients expire unused: never used within a day of registering, or
-   * not used for 90 days. Up to 100 at a time.
+   * not used for 90 days. Up to `limit` at a time; how many went.
    */
-  async sweepUnused(now: Date): Promise<void> {
-    await this.db.$executeRaw`DELETE FROM control.oauth_applications WHERE id IN (
+  sweepUnused(now: Date, limit: number): Promise<number> {
+    return this.db.$executeRaw`DELETE FROM control.oauth_applications WHERE id IN (
       SELECT id FROM control.oauth_applications
       WHERE owner_id IS NULL AND (
         (last_used_at IS NULL AND created_at < ${new Date(now.getTime() - DAY_MS)})
         OR last_used_at < ${new Date(now.getTime() - 90 * DAY_MS)})
       AND NOT EXISTS (SELECT 1 FROM control.agent_grants g WHERE g.application_id = oauth_applications.id AND g.revoked_at IS NULL)
-      LIMIT 100)`;
+      LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
   }
 }

@@ -39,12 +39,15 @@ const DAY_MS = 86_400_000;
 export class OAuthAuthorizationsRepository {
   constructor(@Inject(IDENTITY_DB) private readonly db: IdentityDb) {}
 
-  /** Records a request, and forgets up to 100 that ended a day ago. */
-  async create(authorization: NewAuthorization, now: Date): Promise<AuthorizationRow> {
-    const row = await this.db.oAuthAuthorization.create({ data: authorization });
-    await this.db.$executeRaw`DELETE FROM control.oauth_authorizations WHERE id IN (
-      SELECT id FROM control.oauth_authorizations WHERE expires_at < ${new Date(now.getTime() - DAY_MS)} LIMIT 100)`;
-    return row;
+  create(authorization: NewAuthorization): Promise<AuthorizationRow> {
+    return this.db.oAuthAuthorization.create({ data: authorization });
+  }
+
+  /** Forgets up to `limit` requests that ended a day ago; how many went. */
+  sweepEnded(now: Date, limit: number): Promise<number> {
+    return this.db.$executeRaw`DELETE FROM control.oauth_authorizations WHERE id IN (
+      SELECT id FROM control.oauth_authorizations WHERE expires_at < ${new Date(now.getTime() - DAY_MS)}
+      LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
   }
 
   findById(id: string): Promise<AuthorizationRow | null> {

@@ -12,6 +12,10 @@ export interface NewUser {
   platformAdmin?: boolean;
 }
 
+/** A user row as Prisma would give it. */
+const USER_COLUMNS = `id::text AS id, email, display_name AS "displayName", password_hash AS "passwordHash", status,
+  platform_admin AS "platformAdmin", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
 /** Accounts. Emails are stored lower-cased (callers normalise them). */
 @Injectable()
 export class UsersRepository {
@@ -25,16 +29,19 @@ export class UsersRepository {
   async findById(id: string): Promise<UserRow | null> {
     if (!isUuid(id)) return null;
     const { rows } = await this.database.pool.query<UserRow>(
-      `SELECT id::text AS id, email, display_name AS "displayName", password_hash AS "passwordHash", status,
-              platform_admin AS "platformAdmin", created_at AS "createdAt", updated_at AS "updatedAt"
-         FROM control.users WHERE id = $1`,
+      `SELECT ${USER_COLUMNS} FROM control.users WHERE id = $1`,
       [id],
     );
     return rows[0] ?? null;
   }
 
-  findByEmail(email: string): Promise<UserRow | null> {
-    return this.db.user.findUnique({ where: { email } });
+  /** The account of a sign-in or of an identity assertion (every token exchange): a plain statement too. */
+  async findByEmail(email: string): Promise<UserRow | null> {
+    const { rows } = await this.database.pool.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM control.users WHERE email = $1`,
+      [email],
+    );
+    return rows[0] ?? null;
   }
 
   findManyByIds(ids: string[]): Promise<UserRow[]> {

@@ -44,6 +44,7 @@ import { ApplicationsHandlers } from './applications.handlers.js';
 import { Applications } from './oauth/applications.js';
 import { Authorizations } from './oauth/authorizations.js';
 import { ClientAuthentication } from './oauth/client-authentication.js';
+import { ExpiredRowsSweeper } from '../events/expired-rows-sweeper.js';
 
 /**
  * The agent-auth service: accounts, sessions and personal access tokens (IdentityService);
@@ -95,6 +96,7 @@ import { ClientAuthentication } from './oauth/client-authentication.js';
     Authorizations,
     ClientAuthentication,
     ApplicationsHandlers,
+    ExpiredRowsSweeper,
   ],
 })
 export class AgentAuthServiceModule {}

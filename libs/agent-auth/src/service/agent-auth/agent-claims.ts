@@ -56,18 +56,15 @@ export class AgentClaims {
     now = new Date(),
   ): Promise<StartedClaim> {
     const secret = generateToken(CLAIM_TOKEN_PREFIX);
-    const row = await this.claims.create(
-      {
-        claimTokenHash: secret.tokenHash,
-        loginHint: input.loginHint,
-        agentName: input.agentName,
-        requestedScopes: input.scopes ?? [...DEFAULT_AGENT_SCOPES],
-        expiresAt: new Date(now.getTime() + this.config.AGENT_CLAIM_TTL_SECONDS * 1000),
-        windowExpiresAt: this.windowEnd(now),
-        intervalSeconds: this.config.AGENT_CLAIM_POLL_INTERVAL_SECONDS,
-      },
-      now,
-    );
+    const row = await this.claims.create({
+      claimTokenHash: secret.tokenHash,
+      loginHint: input.loginHint,
+      agentName: input.agentName,
+      requestedScopes: input.scopes ?? [...DEFAULT_AGENT_SCOPES],
+      expiresAt: new Date(now.getTime() + this.config.AGENT_CLAIM_TTL_SECONDS * 1000),
+      windowExpiresAt: this.windowEnd(now),
+      intervalSeconds: this.config.AGENT_CLAIM_POLL_INTERVAL_SECONDS,
+    });
     return {
       claimToken: secret.token,
       claim: {

@@ -85,7 +85,7 @@ export class SignedJwtVerifier {
     if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 200)
       throw new JwtRefused('bad_claims', 'The jti claim must be a string of 1 to 200 characters');
     const expiresAt = new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000);
-    if (!(await this.seen.remember(issuer.issuer, expected.kind, payload.jti, expiresAt, now)))
+    if (!(await this.seen.remember(issuer.issuer, expected.kind, payload.jti, expiresAt)))
       throw new JwtRefused('replayed', 'This JWT was used before (jti)');
     return { issuer, payload };
   }

@@ -95,7 +95,6 @@ export class TokenEndpoint {
       },
       minted.stored,
     );
-    await this.grants.sweepExpired(now);
     return minted.answer(scopes);
   }
 

@@ -115,7 +115,7 @@ export class Applications {
    * RFC 7591 registration, for MCP clients that arrive knowing only the server's URL. Limits:
    * OAUTH_REGISTRATIONS_PER_HOUR per address (counted when the client is written, so a burst
    * cannot pass it; metadata is checked first); the redirect URI rules of user-registered
-   * applications; the scopes an agent may hold; expiry when unused (sweepUnused).
+   * applications; the scopes an agent may hold; expiry when unused (ExpiredRowsSweeper).
    */
   async register(input: RegisterClientRequest, now = new Date()) {
     const method = input.tokenEndpointAuthMethod || 'client_secret_basic';
@@ -166,7 +166,6 @@ export class Applications {
         message: 'Too many client registrations from this address; try again later',
         details: { retryAfterSeconds: 3600 },
       });
-    await this.applications.sweepUnused(now);
     return {
       application: toApplicationMessage(row),
       clientSecret: secret?.token,

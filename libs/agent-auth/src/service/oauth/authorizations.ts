@@ -76,18 +76,15 @@ export class Authorizations {
       // The server itself as the resource: the whole API, no narrower audience.
       audience = path === '/' ? null : path;
     }
-    const row = await this.authorizations.create(
-      {
-        applicationId: application.id,
-        redirectUri,
-        codeChallenge: input.codeChallenge,
-        state: state ?? null,
-        requestedScopes: asked,
-        audience,
-        expiresAt: new Date(now.getTime() + AUTHORIZATION_REQUEST_TTL_SECONDS * 1000),
-      },
-      now,
-    );
+    const row = await this.authorizations.create({
+      applicationId: application.id,
+      redirectUri,
+      codeChallenge: input.codeChallenge,
+      state: state ?? null,
+      requestedScopes: asked,
+      audience,
+      expiresAt: new Date(now.getTime() + AUTHORIZATION_REQUEST_TTL_SECONDS * 1000),
+    });
     return {
       outcome: 'consent',
       authorizationId: row.id,
