@@ -113,6 +113,9 @@ describe('structured listing', () => {
       'updatedAt',
     ]);
     expect(plain.body.items[0].createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    // Each column type as JSON: int4 a number, an absent timestamp null, text[] an array.
+    const typed = await list({ filter: "title = 'Alpha'", select: ['version', 'archivedAt', 'summary', 'tags'] });
+    expect(typed.body.items).toEqual([{ version: 1, archivedAt: null, summary: 'About models', tags: ['ai', 'ml'] }]);
   });
 
   it('pages stably and completely, whatever the order', async () => {

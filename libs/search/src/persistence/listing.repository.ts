@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataPrisma as Prisma } from '@kw/platform-persistence';
+import { DataPrisma as Prisma, sqlStatements, type Database, type SqlExecutor } from '@kw/platform-persistence';
+import { DATABASE } from '@kw/platform-runtime';
 import type { SqlFragment } from '../service/listing/filter/index.js';
-import { SEARCH_DB, type SearchDb } from './search-database.js';
 
 /** A listing as the filter compiler and the field whitelist describe it (every text a constant of theirs). */
 export interface ListingQuery {
@@ -25,7 +25,16 @@ const prismaSql = (fragment: SqlFragment): Prisma.Sql => Prisma.sql(fragment.str
  */
 @Injectable()
 export class ListingRepository {
-  constructor(@Inject(SEARCH_DB) private readonly db: SearchDb) {}
+  /**
+   * Plain `pg` (decision 0008): a listing is one of the search modes agents call most. The
+   * selectable columns are uuid, text, text[], int4 and timestamptz, which `pg` reads as Prisma
+   * did (strings, arrays, numbers, dates); only the count's int8 comes back as a string.
+   */
+  private readonly sql: SqlExecutor;
+
+  constructor(@Inject(DATABASE) database: Pick<Database, 'pool'>) {
+    this.sql = sqlStatements(() => database.pool);
+  }
 
   /** One page of rows (selected fields by name) and the count of all matching rows. */
   async list(query: ListingQuery): Promise<{ rows: Record<string, unknown>[]; total: number }> {
@@ -40,10 +49,10 @@ export class ListingRepository {
     );
     if (query.orderBy.length === 0) keys.push(Prisma.sql`f.created_at ASC`);
     const orderBy = Prisma.join([...keys, Prisma.sql`f.id ASC`]);
-    const rows = await this.db.$queryRaw<
+    const rows = await this.sql.$queryRaw<
       Record<string, unknown>[]
     >`SELECT ${columns} ${from} ORDER BY ${orderBy} LIMIT ${query.limit} OFFSET ${query.offset}`;
-    const [{ total }] = await this.db.$queryRaw<Array<{ total: bigint | number }>>`SELECT count(*) AS total ${from}`;
+    const [{ total }] = await this.sql.$queryRaw<Array<{ total: string }>>`SELECT count(*) AS total ${from}`;
     return { rows, total: Number(total) };
   }
 }
