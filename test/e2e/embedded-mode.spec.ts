@@ -88,6 +88,15 @@ describe('embedded mode', () => {
     expect(document.paths['/api/auth/sign-in'].post).toMatchObject({ security: [] });
     expect(document.paths['/api/auth/sign-out'].post).toMatchObject({ security: [{ session: [] }] });
     expect(document.paths['/api/workspaces'].get).not.toHaveProperty('security');
+    // Bearer-token surfaces (a session cookie is not read there), and MCP, which checks its own.
+    for (const [path, method] of [
+      ['/api/v1/chat/completions', 'post'],
+      ['/api/v1/models', 'get'],
+      ['/api/workspace-files/bytes', 'post'],
+      ['/api/mcp', 'post'],
+    ] as const)
+      expect(document.paths[path][method], path).toMatchObject({ security: [{ bearer: [] }] });
+    expect(document.paths['/api/v1/vault/secrets'].get).not.toHaveProperty('security');
     expect(JSON.stringify(document)).not.toContain('x-kw-public');
     // Generated from the DTOs, not written by hand.
     expect(document.components.schemas).toHaveProperty('HealthDto');

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -154,6 +155,26 @@ describe('sessions, profile and beta features', () => {
       error: 'This route accepts only a signed-in browser session, not an access token',
       code: 'FORBIDDEN',
     });
+  });
+
+  it('bearer-token surfaces (/api/v1 models, chat, images, web search; the workspace file byte proxy) ignore a session cookie; the vault takes it', async () => {
+    const user = await createUser(base, admin.ADMIN_TOKEN);
+    const session = await signIn(base, user.email, user.password);
+    const withSession = { cookie: session.cookie, 'x-csrf-token': session.csrf };
+    for (const [method, path, body] of [
+      ['GET', '/api/v1/models'],
+      ['POST', '/api/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'hi' }] }],
+      ['POST', '/api/v1/images/generations', { prompt: 'a cat' }],
+      ['POST', '/api/v1/web/search', { query: 'cats' }],
+      ['GET', `/api/workspace-files/${randomUUID()}/bytes`],
+      ['POST', '/api/workspace-files/bytes', { workspaceId: randomUUID(), fileName: 'a.txt', base64: 'aGk=' }],
+    ] as const) {
+      const res = await json(method, path, withSession, body);
+      expect(res.status, `${method} ${path}`).toBe(401);
+      expect(res.headers.get('www-authenticate'), path).toMatch(/^Bearer/);
+    }
+    // Vault management is an ordinary signed-in user's route (spec: session or PAT).
+    expect((await json('GET', '/api/v1/vault/secrets', withSession)).status).toBe(200);
   });
 
   it('signs out: 204, cookies cleared, the session stops working', async () => {

@@ -62,7 +62,7 @@ describe('webhook targets (default settings)', () => {
   it.each(REFUSED)('refuses %s (%s) with 400', async (_what, url) => {
     const res = await create(url);
     expect(res.status, res.text).toBe(400);
-    expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'url' }] });
     expect(res.body.error).toBeTruthy();
   });
 

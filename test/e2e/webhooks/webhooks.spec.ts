@@ -61,6 +61,11 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
         const res = await p.api.call(owner.auth, 'POST', p.hooks(ws.id), body);
         expect(res.status, JSON.stringify(body)).toBe(400);
         expect(res.body.code).toMatch(/VALIDATION_FAILED|BAD_REQUEST/);
+        // The one shape of a field error (docs/errors.md), whichever check refused it.
+        if (res.body.code === 'VALIDATION_FAILED')
+          expect(res.body.fields, JSON.stringify(res.body)).toEqual([
+            { field: expect.any(String), problems: [expect.any(String)] },
+          ]);
       }
       expect((await p.api.ok(owner.auth, 'GET', p.hooks(ws.id), undefined, 200)).count).toBe(before);
     });

@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
-  ApiBearerAuth,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
@@ -97,7 +96,6 @@ const issuer = (i: TrustedIssuerDto | null | undefined) =>
 
 /** Embed configurations and their domain-scoped keys (docs/chat.md#embed-configurations-and-keys). */
 @ApiTags('Embed configurations')
-@ApiBearerAuth('bearer')
 @Controller('api/v2/configs')
 export class EmbedConfigsController {
   constructor(

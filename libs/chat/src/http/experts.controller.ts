@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
-  ApiBearerAuth,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
@@ -42,7 +41,6 @@ export const expertDto = (e: ExpertRecord): ExpertDto => ({
 
 /** Custom experts (docs/chat.md#custom-experts): session or PAT with `applications:manage`. */
 @ApiTags('Experts')
-@ApiBearerAuth('bearer')
 @Controller('api/v2/experts')
 export class ExpertsController {
   constructor(

@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
-  ApiBearerAuth,
   ApiConflictResponse,
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -27,7 +26,6 @@ const NOT_YOURS = 'No secret of yours has this id (other users\u2019 secrets ans
 
 /** The secret vault: a user's secrets, values write-only (docs/chat.md#the-vault). */
 @ApiTags('Vault')
-@ApiBearerAuth('bearer')
 @Controller('api/v1/vault')
 export class VaultController {
   constructor(

@@ -1,16 +1,9 @@
 import { Body, Controller, Delete, HttpCode, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiForbiddenResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiForbiddenResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WebSearchAccessService, type AuthContext } from '@kw/contracts';
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import { CurrentAuth } from '@kw/platform-http';
+import { BearerOnly, CurrentAuth } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import type { WebSearchProvider } from '@kw/platform-web-search';
 import { WEB_SEARCH_RESULTS_DEFAULT } from '../chat-limits.js';
@@ -35,7 +28,7 @@ const notConfigured = () =>
   });
 
 @ApiTags('OpenAI-compatible')
-@ApiBearerAuth('bearer')
+@BearerOnly()
 @Controller('api/v1/web')
 export class WebSearchController {
   constructor(
@@ -110,7 +103,6 @@ export class WebSearchController {
 
 /** An administrator's grant of web search to one account, besides a plan's entitlement (scope `admin`). */
 @ApiTags('Administration')
-@ApiBearerAuth('bearer')
 @Controller('api/admin/users')
 export class WebSearchGrantsController {
   constructor(private readonly client: ServiceClient) {}

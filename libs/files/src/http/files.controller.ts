@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import {
-  ApiBearerAuth,
   ApiBody,
   ApiConsumes,
   ApiCreatedResponse,
@@ -59,7 +58,6 @@ const UPLOAD_SCHEMA = {
 };
 
 @ApiTags('Files')
-@ApiBearerAuth('bearer')
 @Controller('api/files')
 export class FilesController {
   constructor(

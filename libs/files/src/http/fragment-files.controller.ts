@@ -1,12 +1,11 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { FilesService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { FileListDto } from './dto/file.dto.js';
 import { fileJson } from './presenters.js';
 
 @ApiTags('Files')
-@ApiBearerAuth('bearer')
 @Controller('api/fragments')
 export class FragmentFilesController {
   constructor(private readonly client: ServiceClient) {}

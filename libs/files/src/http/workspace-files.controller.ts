@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FilesService } from '@kw/contracts';
 import { AppError, ErrorCode, badRequest } from '@kw/platform-errors';
-import { AcceptsQueryKey } from '@kw/platform-http';
+import { AcceptsQueryKey, BearerOnly } from '@kw/platform-http';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
 import { ServiceClient } from '@kw/platform-transport';
 import { BYTE_PROXY_MAX_BYTES } from '../files-limits.js';
@@ -41,7 +41,7 @@ export function decodeBase64Payload(value: string): Buffer {
  * only where the configuration exposes workspace files to the parent).
  */
 @ApiTags('Files')
-@ApiBearerAuth('bearer')
+@BearerOnly()
 @AcceptsQueryKey('workspace-files')
 @Controller('api/workspace-files')
 export class WorkspaceFilesController {

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { BULK_FRAGMENTS_MAX, FragmentsService, type BulkItemOutcome } from '@kw/contracts';
 import { AppError } from '@kw/platform-errors';
 import { validateAgainst } from '@kw/platform-http';
@@ -43,7 +43,6 @@ function resultOf(o: BulkItemOutcome): BulkItemResultDto {
 
 /** Bulk writes for importers (docs/fragments.md#bulk-writes). */
 @ApiTags('Memory fragments')
-@ApiBearerAuth('bearer')
 @Controller('api/memory-fragments')
 export class BulkFragmentsController {
   constructor(private readonly client: ServiceClient) {}

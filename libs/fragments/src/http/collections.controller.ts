@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { FragmentsService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import {
@@ -20,7 +20,6 @@ import { collectionJson, fragmentJson } from './presenters.js';
 const M = FragmentsService.method;
 
 @ApiTags('Collections')
-@ApiBearerAuth('bearer')
 @Controller('api/workspaces/:id')
 export class CollectionsController {
   constructor(private readonly client: ServiceClient) {}

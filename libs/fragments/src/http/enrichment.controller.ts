@@ -1,12 +1,11 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { EnrichmentService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { EnrichFragmentResponseDto } from './dto/enrichment.dto.js';
 import { enrichmentRequestJson } from './presenters.js';
 
 @ApiTags('Memory fragments')
-@ApiBearerAuth('bearer')
 @Controller('api/memory-fragments')
 export class EnrichmentController {
   constructor(private readonly client: ServiceClient) {}

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { FragmentsService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import {
@@ -14,7 +14,6 @@ import { fragmentTypeJson } from './presenters.js';
 const M = FragmentsService.method;
 
 @ApiTags('Fragment types')
-@ApiBearerAuth('bearer')
 @Controller('api/workspaces/:id/fragment-types')
 export class FragmentTypesController {
   constructor(private readonly client: ServiceClient) {}

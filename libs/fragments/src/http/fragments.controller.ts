@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { FragmentsService } from '@kw/contracts';
 import { badRequest } from '@kw/platform-errors';
 import { ServiceClient } from '@kw/platform-transport';
@@ -28,7 +28,6 @@ function versionFromIfMatch(header: string | undefined): number | undefined {
 }
 
 @ApiTags('Memory fragments')
-@ApiBearerAuth('bearer')
 @Controller('api/memory-fragments')
 export class FragmentsController {
   constructor(private readonly client: ServiceClient) {}

@@ -1,7 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
-  ApiBearerAuth,
   ApiBody,
   ApiConsumes,
   ApiOkResponse,
@@ -41,7 +40,6 @@ function transferJson(t: Transfer | undefined): TransferDto {
 
 /** Portable workspaces (docs/portable-workspaces.md): export and import jobs and the archive. */
 @ApiTags('Portable workspaces')
-@ApiBearerAuth('bearer')
 @ApiParam({ name: 'id', format: 'uuid', description: 'The workspace' })
 @Controller('api/workspaces/:id')
 export class TransfersController {

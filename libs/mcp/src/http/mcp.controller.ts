@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Controller, Delete, Get, Inject, Post, Req, Res, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -66,7 +66,9 @@ export class McpController implements OnModuleInit {
   }
 
   @Post()
+  // Public to the gateway's guard only: admit() authenticates (its 401 names the resource metadata).
   @Public()
+  @ApiBearerAuth('bearer')
   @ApiOperation({
     summary: 'MCP JSON-RPC (Streamable HTTP)',
     description:

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { GraphService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { plainJson } from './presenters.js';
@@ -17,7 +17,6 @@ import {
 const M = GraphService.method;
 
 @ApiTags('Knowledge graph')
-@ApiBearerAuth('bearer')
 @Controller('api/graph')
 export class GraphController {
   constructor(private readonly client: ServiceClient) {}

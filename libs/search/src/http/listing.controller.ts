@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { FragmentListingService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { plainJson } from './presenters.js';
@@ -14,7 +14,6 @@ import {
 const M = FragmentListingService.method;
 
 @ApiTags('Search')
-@ApiBearerAuth('bearer')
 @Controller('api/fragments')
 export class ListingController {
   constructor(private readonly client: ServiceClient) {}

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SearchService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import { resultsJson, savedJson } from './presenters.js';
@@ -15,7 +15,6 @@ import {
 const M = SearchService.method;
 
 @ApiTags('Search')
-@ApiBearerAuth('bearer')
 @Controller('api/search/saved')
 export class SavedSearchesController {
   constructor(private readonly client: ServiceClient) {}

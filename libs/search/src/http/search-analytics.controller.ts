@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
 import { SearchService } from '@kw/contracts';
@@ -40,7 +40,6 @@ export class SearchAnalyticsDto {
 const countJson = (c: { query: string; count: number }): QueryCountDto => ({ query: c.query, count: c.count });
 
 @ApiTags('Search')
-@ApiBearerAuth('bearer')
 @Controller('api/search/analytics')
 export class SearchAnalyticsController {
   constructor(private readonly client: ServiceClient) {}

@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SearchService } from '@kw/contracts';
 import { filesBesideSearch } from '@kw/platform-file-hits';
 import { ServiceClient } from '@kw/platform-transport';
@@ -19,7 +19,6 @@ import { resultsJson } from './presenters.js';
 const M = SearchService.method;
 
 @ApiTags('Search')
-@ApiBearerAuth('bearer')
 @Controller('api/search')
 export class SearchController {
   constructor(private readonly client: ServiceClient) {}

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WebhooksService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import {
@@ -23,7 +23,6 @@ const M = WebhooksService.method;
 const MANAGE = 'Owners and collaborators (`webhooks:manage`); sessions and tokens with that scope.';
 
 @ApiTags('Webhooks')
-@ApiBearerAuth('bearer')
 @Controller('api/workspaces/:id/webhooks')
 export class WebhooksController {
   constructor(private readonly client: ServiceClient) {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { WebhooksService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { AppError, ErrorCode } from '@kw/platform-errors';
+import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { DeliveryAttempter } from './delivery/attempt-delivery.js';
 import { DeliveryWorker } from '../events/delivery-worker.js';
@@ -33,12 +33,7 @@ export class DeliveriesHandlers {
   async list(input: RequestOf<typeof WebhooksService, 'listWebhookDeliveries'>, context: RequestContext) {
     const webhook = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
     if (input.status && !DELIVERY_STATUSES.has(input.status)) {
-      throw new AppError({
-        status: 400,
-        code: ErrorCode.VALIDATION_FAILED,
-        message: `status must be one of: ${[...DELIVERY_STATUSES].join(', ')}`,
-        details: { field: 'status' },
-      });
+      throw invalidField('status', `must be one of: ${[...DELIVERY_STATUSES].join(', ')}`);
     }
     const take = Math.min(Math.max(input.limit || DELIVERIES_LIMIT_DEFAULT, 1), DELIVERIES_LIMIT_MAX);
     const { rows, totalCount } = await this.deliveries.pageForWebhook(

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@kw/platform-errors';
+import { invalidField } from '@kw/platform-errors';
 import {
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_HEADER_NAME_MAX,
@@ -8,9 +8,6 @@ import {
   type WebhookEventType,
 } from '../webhooks-limits.js';
 import type { HeaderPair } from './webhook-secrets.js';
-
-const invalid = (field: string, message: string) =>
-  new AppError({ status: 400, code: ErrorCode.VALIDATION_FAILED, message, details: { field } });
 
 /** RFC 9110 token characters. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -38,17 +35,17 @@ const RESERVED_HEADERS = new Set([
 export function validName(name: string): string {
   const trimmed = name.trim();
   if (!trimmed || trimmed.length > WEBHOOK_NAME_MAX)
-    throw invalid('name', `name must be 1 to ${WEBHOOK_NAME_MAX} characters`);
+    throw invalidField('name', `must be 1 to ${WEBHOOK_NAME_MAX} characters`);
   return trimmed;
 }
 
 /** A non-empty selection of released event kinds, deduplicated; anything else is 400. */
 export function validEvents(events: readonly string[]): WebhookEventType[] {
   if (events.length === 0)
-    throw invalid('events', `events must select at least one of: ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+    throw invalidField('events', `must select at least one of: ${WEBHOOK_EVENT_TYPES.join(', ')}`);
   const unknown = events.filter((e) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(e));
   if (unknown.length > 0)
-    throw invalid(
+    throw invalidField(
       'events',
       `unknown event kind(s): ${unknown.join(', ')}; released kinds: ${WEBHOOK_EVENT_TYPES.join(', ')}`,
     );
@@ -56,18 +53,18 @@ export function validEvents(events: readonly string[]): WebhookEventType[] {
 }
 
 export function validHeaders(headers: readonly HeaderPair[]): HeaderPair[] {
-  if (headers.length > WEBHOOK_HEADERS_MAX) throw invalid('headers', `at most ${WEBHOOK_HEADERS_MAX} headers`);
+  if (headers.length > WEBHOOK_HEADERS_MAX) throw invalidField('headers', `at most ${WEBHOOK_HEADERS_MAX} headers`);
   const seen = new Set<string>();
   return headers.map(({ name, value }) => {
     const lower = name.toLowerCase();
     if (!HEADER_NAME.test(name) || name.length > WEBHOOK_HEADER_NAME_MAX)
-      throw invalid('headers', `header name "${name.slice(0, 80)}" is not a valid HTTP header name`);
+      throw invalidField('headers', `header name "${name.slice(0, 80)}" is not a valid HTTP header name`);
     if (RESERVED_HEADERS.has(lower))
-      throw invalid('headers', `header "${name}" is set by the platform and cannot be configured`);
-    if (seen.has(lower)) throw invalid('headers', `header "${name}" is given twice`);
+      throw invalidField('headers', `header "${name}" is set by the platform and cannot be configured`);
+    if (seen.has(lower)) throw invalidField('headers', `header "${name}" is given twice`);
     seen.add(lower);
     if (!HEADER_VALUE.test(value) || value.length > WEBHOOK_HEADER_VALUE_MAX)
-      throw invalid(
+      throw invalidField(
         'headers',
         `the value of header "${name}" must be printable ASCII of at most ${WEBHOOK_HEADER_VALUE_MAX} characters`,
       );

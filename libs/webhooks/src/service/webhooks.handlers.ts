@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { WebhooksService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { AppError, ErrorCode } from '@kw/platform-errors';
+import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
@@ -113,12 +113,7 @@ export class WebhooksHandlers {
     const current = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
     const overlap = input.overlapSeconds || SECRET_OVERLAP_DEFAULT_SECONDS;
     if (overlap < 0 || overlap > SECRET_OVERLAP_MAX_SECONDS) {
-      throw new AppError({
-        status: 400,
-        code: ErrorCode.VALIDATION_FAILED,
-        message: `overlapSeconds must be between 1 and ${SECRET_OVERLAP_MAX_SECONDS}`,
-        details: { field: 'overlapSeconds' },
-      });
+      throw invalidField('overlapSeconds', `must be between 1 and ${SECRET_OVERLAP_MAX_SECONDS}`);
     }
     const secret = newSigningSecret();
     const expiresAt = new Date(Date.now() + overlap * 1000);

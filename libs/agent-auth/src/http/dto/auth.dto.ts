@@ -22,9 +22,9 @@ export class SignInResponseDto {
 }
 
 export class CredentialDto {
-  @ApiProperty({ enum: ['pat', 'session'] }) kind!: string;
-  @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiPropertyOptional({ description: 'Token name (tokens only)' }) name?: string;
+  @ApiProperty({ enum: ['pat', 'session', 'agent'] }) kind!: string;
+  @ApiProperty({ format: 'uuid', description: 'The token, the session, or for an agent its grant' }) id!: string;
+  @ApiPropertyOptional({ description: "The token's name, or the agent's" }) name?: string;
   @ApiPropertyOptional({ format: 'date-time' }) expiresAt?: string;
   @ApiProperty({ type: [String], example: ['fragments:read'] }) scopes!: string[];
   @ApiProperty({

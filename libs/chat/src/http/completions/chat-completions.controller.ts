@@ -1,9 +1,9 @@
 import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '@kw/contracts';
 import { requestContext } from '@kw/platform-context';
-import { CurrentAuth } from '@kw/platform-http';
+import { BearerOnly, CurrentAuth } from '@kw/platform-http';
 import type { ModelGateway } from '@kw/platform-models';
 import { parseChatRequest } from '../../domain/chat-request.js';
 import { checkChatFitsModel } from '../../domain/model-fit.js';
@@ -23,7 +23,7 @@ import { sseStream } from './sse-stream.js';
  * that goes away cancels the upstream request.
  */
 @ApiTags('OpenAI-compatible')
-@ApiBearerAuth('bearer')
+@BearerOnly()
 @Controller('api/v1')
 export class ChatCompletionsController {
   constructor(

@@ -1,10 +1,10 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import { CurrentAuth, Public, publicBase } from '@kw/platform-http';
+import { BearerOnly, CurrentAuth, Public, publicBase } from '@kw/platform-http';
 import type { ModelGateway, ModelInfo } from '@kw/platform-models';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { invalidParam } from '../../domain/chat-request.js';
@@ -36,7 +36,7 @@ export class ImagesController {
 
   @Post('generations')
   @HttpCode(200)
-  @ApiBearerAuth('bearer')
+  @BearerOnly()
   @ApiOperation({
     summary: 'Generate an image',
     description:

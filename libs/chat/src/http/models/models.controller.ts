@@ -1,14 +1,14 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthContext } from '@kw/contracts';
-import { CurrentAuth } from '@kw/platform-http';
+import { BearerOnly, CurrentAuth } from '@kw/platform-http';
 import { assertChatAllowed } from '../chat-access.js';
 import { ModelListDto } from '../dto/models.dto.js';
 import { modelView } from '../presenters.js';
 import { ModelCatalog } from './model-catalog.js';
 
 @ApiTags('OpenAI-compatible')
-@ApiBearerAuth('bearer')
+@BearerOnly()
 @Controller('api/v1')
 export class ModelsController {
   constructor(private readonly catalog: ModelCatalog) {}

@@ -4,7 +4,7 @@ import { ModuleRef, Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@kw/platform-errors';
 import { csrfFailed, sessionRequired, unauthenticated, WWW_AUTHENTICATE } from './auth-errors.js';
-import { PUBLIC_ROUTE, SESSION_ONLY_ROUTE } from './auth.metadata.js';
+import { BEARER_ONLY_ROUTE, PUBLIC_ROUTE, SESSION_ONLY_ROUTE } from './auth.metadata.js';
 import { authenticateBearer } from './bearer.strategy.js';
 import { admittedAuthentication, findEdgeAdmission, type EdgeAdmission } from './edge-admission.js';
 import { CSRF_COOKIE, CSRF_HEADER, parseCookies, SESSION_COOKIE } from './cookies.js';
@@ -19,6 +19,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 interface RouteAuth {
   public: boolean;
   sessionOnly: boolean;
+  /** The session cookie is not read: only the Authorization header (or a query key). */
+  bearerOnly: boolean;
   /** The purpose of @AcceptsQueryKey, or undefined. */
   queryKey: string | undefined;
 }
@@ -70,6 +72,7 @@ export class AuthGuard implements CanActivate, OnModuleInit {
       route = {
         public: this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets) === true,
         sessionOnly: this.reflector.getAllAndOverride<boolean>(SESSION_ONLY_ROUTE, targets) === true,
+        bearerOnly: this.reflector.getAllAndOverride<boolean>(BEARER_ONLY_ROUTE, targets) === true,
         queryKey: this.reflector.getAllAndOverride<string | undefined>(QUERY_KEY_ROUTE, targets),
       };
       this.routes.set(handler, route);
@@ -89,7 +92,7 @@ export class AuthGuard implements CanActivate, OnModuleInit {
       return;
     }
     const authorization = request.headers.authorization;
-    const cookies = authorization === undefined ? parseCookies(request.headers.cookie) : {};
+    const cookies = authorization === undefined && !route.bearerOnly ? parseCookies(request.headers.cookie) : {};
     const credential = authorization ?? cookies[SESSION_COOKIE];
     let caller: AuthenticatedCaller;
     try {

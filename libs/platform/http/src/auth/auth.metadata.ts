@@ -1,5 +1,5 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiExtension } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
 
 /** OpenAPI extension marking public operations until the document is finished. */
 export const PUBLIC_EXTENSION = 'x-kw-public';
@@ -9,6 +9,7 @@ const SWAGGER_SECURITY = 'swagger/apiSecurity';
 
 export const PUBLIC_ROUTE = 'kw:auth:public';
 export const SESSION_ONLY_ROUTE = 'kw:auth:session-only';
+export const BEARER_ONLY_ROUTE = 'kw:auth:bearer-only';
 
 /** The route needs no credential (health, version, sign-in). Every other route does. */
 export const Public = (): MethodDecorator & ClassDecorator =>
@@ -23,3 +24,12 @@ export const Public = (): MethodDecorator & ClassDecorator =>
  */
 export const SessionOnly = (): MethodDecorator & ClassDecorator =>
   applyDecorators(SetMetadata(SESSION_ONLY_ROUTE, true), SetMetadata(SWAGGER_SECURITY, [{ session: [] }]));
+
+/**
+ * The route takes its credential from the Authorization header only: a browser session's
+ * cookie is not read there (spec: Authentication, "Other schemes": /api/v1/* and
+ * /api/workspace-files/* are bearer-token surfaces; cookies are not reused by services). A
+ * request with only a session answers 401 as one with nothing.
+ */
+export const BearerOnly = (): MethodDecorator & ClassDecorator =>
+  applyDecorators(SetMetadata(BEARER_ONLY_ROUTE, true), ApiBearerAuth('bearer'));

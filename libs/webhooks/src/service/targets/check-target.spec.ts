@@ -78,7 +78,7 @@ describe('checkTarget: refused with the default policy', () => {
     expect(error).toBeInstanceOf(AppError);
     expect(error.status).toBe(400);
     expect(error.code).toBe('VALIDATION_FAILED');
-    expect(error.details).toEqual({ field: 'url', reason, ...(range ? { range } : {}) });
+    expect(error.details).toMatchObject({ fields: [{ field: 'url' }], reason, ...(range ? { range } : {}) });
     expect(error.message).toMatch(/^Webhook target refused: /);
   });
 
@@ -103,7 +103,7 @@ describe('checkTarget: refused with the default policy', () => {
 
   it('refuses a name the real resolver cannot resolve (nonexistent.invalid) as dns', async () => {
     const error = await refusal(checkTarget('https://nonexistent.invalid/hook', DEFAULT_POLICY));
-    expect(error.details).toEqual({ field: 'url', reason: 'dns' });
+    expect(error.details).toMatchObject({ fields: [{ field: 'url' }], reason: 'dns' });
   });
 
   it('refuses when resolution takes longer than the DNS timeout', async () => {
@@ -111,12 +111,12 @@ describe('checkTarget: refused with the default policy', () => {
     const error = await refusal(
       checkTarget('https://slow.example.com/', { ...DEFAULT_POLICY, dnsTimeoutMs: 20 }, hanging),
     );
-    expect(error.details).toEqual({ field: 'url', reason: 'dns' });
+    expect(error.details).toMatchObject({ fields: [{ field: 'url' }], reason: 'dns' });
   });
 
   it('refuses a name that resolves to no address at all', async () => {
     const error = await refusal(checkTarget('https://empty.example.com/', DEFAULT_POLICY, async () => []));
-    expect(error.details).toEqual({ field: 'url', reason: 'dns' });
+    expect(error.details).toMatchObject({ fields: [{ field: 'url' }], reason: 'dns' });
   });
 
   it('does not say which address a name resolved to (no internal DNS leak)', async () => {
@@ -193,7 +193,7 @@ describe('checkTarget: the test setting (WEBHOOKS_ALLOW_PRIVATE_TARGETS)', () =>
     ['https://224.0.0.1/', 'multicast'],
   ])('still refuses %s (%s)', async (url, range) => {
     const error = await refusal(checkTarget(url, TEST_SETTING));
-    expect(error.details).toEqual({ field: 'url', reason: 'address', range });
+    expect(error.details).toMatchObject({ fields: [{ field: 'url' }], reason: 'address', range });
   });
 
   it('still refuses a name that does not resolve', async () => {

@@ -1,8 +1,8 @@
 import { AppError, ErrorCode } from '@kw/platform-errors';
 
 /**
- * Why a webhook target was refused; returned to the caller as `details.reason` so a client
- * can branch on it. 'address' comes with `details.range` (the forbidden range's name).
+ * Why a webhook target was refused; the error body carries it as `reason` so a client can
+ * branch on it. 'address' comes with `range` (the forbidden range's name).
  */
 export type TargetRefusalReason =
   'invalid-url' | 'scheme' | 'credentials' | 'query-credentials' | 'port' | 'localhost' | 'address' | 'dns';
@@ -16,7 +16,8 @@ export class TargetRefusedError extends AppError {
       status: 400,
       code: ErrorCode.VALIDATION_FAILED,
       message: `Webhook target refused: ${message}`,
-      details: { field: 'url', reason, ...(range ? { range } : {}) },
+      details: { fields: [{ field: 'url', problems: [message] }], reason, ...(range ? { range } : {}) },
+      param: 'url',
     });
     this.name = 'TargetRefusedError';
     this.reason = reason;
