@@ -105,7 +105,7 @@ async function listingRow(api, db, workspaceId, list, size) {
 
 const LISTING_MATCH = `FROM search_read.fragments f JOIN search_read.fragment_types ft ON ft.id = f.fragment_type_id
   WHERE f.workspace_id = $1 AND f.archived_at IS NULL
-    AND EXISTS (SELECT 1 FROM unnest(f.tags) AS tag WHERE lower(tag) = lower($2))`;
+    AND f.tags_folded @> ARRAY[lower($2)]::text[]`;
 const RAW_LISTING_PAGE = `SELECT f.id, f.title, ft.key AS type, f.tags, f.status, f.created_at, f.updated_at ${LISTING_MATCH}
   ORDER BY f.updated_at DESC NULLS FIRST, f.id LIMIT 50`;
 const RAW_LISTING_COUNT = `SELECT count(*) ${LISTING_MATCH}`;

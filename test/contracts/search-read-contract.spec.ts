@@ -33,6 +33,7 @@ const CONTRACT: Record<string, Array<[column: string, type: string]>> = {
     ['archived_at', 'timestamp with time zone'],
     ['search_document', 'tsvector'],
     ['search_length', 'integer'],
+    ['tags_folded', 'text[]'],
   ],
   fragment_terms: [
     ['workspace_id', 'uuid'],

@@ -22,7 +22,7 @@ export class WorkspaceExportRepository {
         where: { workspaceId, ...(after && { id: { gt: after } }) },
         orderBy: { id: 'asc' },
         take: EXPORT_BATCH,
-        omit: { searchLength: true },
+        omit: { searchLength: true, tagsFolded: true },
       });
       if (batch.length === 0) return;
       yield batch;

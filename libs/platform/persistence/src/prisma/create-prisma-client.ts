@@ -32,9 +32,14 @@ export function createPrismaClient(plane: Plane, connection: string | pg.Pool): 
   return guardTransactions(
     plane === 'control'
       ? tracePrismaClient(new ControlPrismaClient({ adapter, transactionOptions }))
-      : // search_length is generated for keyword search (migration search_bm25): never part of a row.
+      : // search_length and tags_folded are generated for search (migrations search_bm25,
+        // listing_tags_folded): never part of a row.
         tracePrismaClient(
-          new DataPrismaClient({ adapter, transactionOptions, omit: { fragment: { searchLength: true } } }),
+          new DataPrismaClient({
+            adapter,
+            transactionOptions,
+            omit: { fragment: { searchLength: true, tagsFolded: true } },
+          }),
         ),
   );
 }

@@ -17,8 +17,9 @@ const COMPARATORS: Record<string, SqlFragment> = {
 
 /**
  * Compiles a parsed filter to a SQL condition. Columns and operators come from constants;
- * every value is a bound parameter. Each comparison is wrapped in COALESCE(.., false) so
- * `not` over a NULL column behaves like two-valued logic.
+ * every value is a bound parameter. A comparison on a nullable column is wrapped in
+ * COALESCE(.., false) so `not` over a NULL column behaves like two-valued logic; the others
+ * are never NULL (values are never NULL either), and stay bare so their indexes serve them.
  */
 export function compileFilter(node: FilterNode): SqlFragment {
   switch (node.type) {
@@ -28,8 +29,10 @@ export function compileFilter(node: FilterNode): SqlFragment {
       return sql`(${compileFilter(node.left)} OR ${compileFilter(node.right)})`;
     case 'not':
       return sql`(NOT ${compileFilter(node.operand)})`;
-    case 'compare':
-      return sql`COALESCE(${compileComparison(node)}, false)`;
+    case 'compare': {
+      const comparison = compileComparison(node);
+      return fieldSpec(node.field)?.nullable ? sql`COALESCE(${comparison}, false)` : comparison;
+    }
   }
 }
 
@@ -57,7 +60,8 @@ function compileComparison(node: Extract<FilterNode, { type: 'compare' }>): SqlF
       return sql`(${spec.sql} ${COMPARATORS[node.op]} ${id}::uuid)`;
     }
     case 'tags':
-      return sql`EXISTS (SELECT 1 FROM unnest(${spec.sql}) AS tag WHERE lower(tag) = lower(${stringOf(value, node.field)}))`;
+      // Case-insensitive: the stored lower-cased tags hold the lower-cased value (GIN index).
+      return sql`(${spec.folded!} @> ARRAY[lower(${stringOf(value, node.field)})]::text[])`;
     case 'number': {
       if (value.kind !== 'number' || !/^-?\d{1,9}$/.test(value.value))
         throw new FilterError(value.position, `'${node.field}' takes a whole number`);

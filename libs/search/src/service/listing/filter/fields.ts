@@ -8,6 +8,8 @@ export interface FieldSpec {
   kind: FieldKind;
   /** The SQL for the column: a constant of this file, never text from the request. */
   sql: SqlFragment;
+  /** Tags only: the same tags lower-cased, a GIN-indexed column, for `has`. */
+  folded?: SqlFragment;
   nullable?: boolean;
   /** Can be named in `select` (the pseudo-field `text` cannot). */
   selectable?: boolean;
@@ -29,7 +31,7 @@ export const FIELDS: Record<string, FieldSpec> = {
   /** The fragment type's key ("note"). */
   type: { kind: 'text', sql: col('ft.key'), selectable: true, sortable: true },
   fragmentTypeId: { kind: 'uuid', sql: col('f.fragment_type_id'), selectable: true },
-  tags: { kind: 'tags', sql: col('f.tags'), selectable: true },
+  tags: { kind: 'tags', sql: col('f.tags'), folded: col('f.tags_folded'), selectable: true },
   status: { kind: 'text', sql: col('f.status'), selectable: true, sortable: true },
   key: { kind: 'text', sql: col('f.key'), nullable: true, selectable: true, sortable: true },
   createdVia: { kind: 'text', sql: col('f.created_via'), selectable: true },

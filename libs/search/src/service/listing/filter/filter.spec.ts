@@ -27,6 +27,14 @@ describe('filter language', () => {
     expect(sql.values).toEqual(["x' or 1=1 --", 'ai', '2026-01-01T00:00:00.000Z', '%50\\%\\_\\\\%']);
   });
 
+  it('leaves comparisons that are never null bare, so their indexes serve them; nullable ones are coalesced', () => {
+    const text = (t: string) => filterToSql(t).strings.join('$');
+    // The GIN index on the lower-cased tags cannot serve a COALESCE around the test.
+    expect(text("tags has 'AI'")).toBe('(f.tags_folded @> ARRAY[lower($)]::text[])');
+    expect(text("createdAt >= '2026-01-01'")).not.toContain('COALESCE');
+    expect(text("not summary = 'x'")).toBe('(NOT COALESCE((f.summary = $), false))');
+  });
+
   it('never throws anything but FilterError, on random and structured input', () => {
     const token = fc.constantFrom(
       'title',
