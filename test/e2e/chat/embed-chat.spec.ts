@@ -516,6 +516,36 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
         expect.arrayContaining(['search', 'search_workspace_files', 'read_workspace_file']),
       );
     });
+
+    it("stops admitting a key's scoped token the moment it is revoked, and counts each turn as a use of it", async () => {
+      // The scoped token's authentication is cached between turns (AUTH_CACHE_TTL_MS, 10 s by
+      // default): the revocation's broadcast must drop it, and cached turns must still count.
+      const scoped = await createToken(base, owner.token, { name: 'kiosk token' });
+      const created = await api(owner.token, 'POST', `/api/v2/configs/${configId}/keys`, {
+        label: 'kiosk, revoked later',
+        allowedDomains: [SITE],
+        scopedToken: scoped.token,
+      });
+      expect(created.status, created.text).toBe(201);
+      const turn = () =>
+        embed('chat', { key: created.body.token, body: { messages: [{ role: 'user', content: 'hello?' }] } });
+      for (const text of ['first', 'second']) {
+        model.script({ text });
+        const res = await turn();
+        expect(res.status, res.text).toBe(200);
+      }
+      // Three uses: the key's creation checked the token, then two turns, the second answered
+      // from the cache (its use reaches the analytics within about a second).
+      await expect
+        .poll(async () => (await api(owner.token, 'GET', `/api/tokens/${scoped.id}/analytics`)).body.totalRequests, {
+          timeout: 5_000,
+        })
+        .toBe(3);
+      expect((await api(owner.token, 'DELETE', `/api/tokens/${scoped.id}`)).status).toBe(204);
+      const refused = await turn();
+      expect(refused.status, refused.text).toBe(401);
+      expect(refused.json.code).toBe('UNAUTHENTICATED');
+    });
   });
 
   describe('the agent', () => {

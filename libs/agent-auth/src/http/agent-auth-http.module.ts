@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { gatewayAuthProviders } from '@kw/platform-http';
 import { AdminUsersController } from './admin-users.controller.js';
 import { AuthController } from './auth.controller.js';
-import { GatewayTokenCache } from './gateway-token-cache.js';
+import { TokenAuthenticationCache } from '@kw/platform-token-cache';
 import { IdentityGatewayAuthenticator } from './identity-gateway.authenticator.js';
 import { DiscoveryController } from './discovery.controller.js';
 import { ProfileController } from './profile.controller.js';
@@ -40,6 +40,6 @@ import { TrustedIssuersController } from './trusted-issuers.controller.js';
     AgentGrantsController,
     TrustedIssuersController,
   ],
-  providers: [GatewayTokenCache, ...gatewayAuthProviders(IdentityGatewayAuthenticator)],
+  providers: [TokenAuthenticationCache, ...gatewayAuthProviders(IdentityGatewayAuthenticator)],
 })
 export class AgentAuthHttpModule {}

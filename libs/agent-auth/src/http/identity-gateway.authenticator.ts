@@ -8,7 +8,7 @@ import {
 } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import { classifyBearer } from '../domain/tokens/token-format.js';
-import { GatewayTokenCache, type FetchedAuthentication } from './gateway-token-cache.js';
+import { TokenAuthenticationCache, type FetchedAuthentication } from '@kw/platform-token-cache';
 
 function toCaller(caller: Caller | undefined): AuthenticatedCaller {
   if (!caller?.auth || !caller.user || !caller.auth.userId) throw unauthenticated();
@@ -18,14 +18,14 @@ function toCaller(caller: Caller | undefined): AuthenticatedCaller {
 /**
  * The gateway's side of authentication: a bearer string that cannot be a token (a kwp_ token
  * with a wrong checksum, or a short opaque string) is refused here, before any message or
- * database lookup; a token authenticated moments ago is answered from the GatewayTokenCache;
+ * database lookup; a token authenticated moments ago is answered from the TokenAuthenticationCache;
  * everything else is resolved by IdentityService.
  */
 @Injectable()
 export class IdentityGatewayAuthenticator extends GatewayAuthenticator {
   constructor(
     private readonly client: ServiceClient,
-    @Optional() private readonly tokenCache?: GatewayTokenCache,
+    @Optional() private readonly tokenCache?: TokenAuthenticationCache,
   ) {
     super();
   }

@@ -11,7 +11,7 @@ import {
 } from '@nestjs/swagger';
 import { IdentityService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
-import { GatewayTokenCache } from './gateway-token-cache.js';
+import { TokenAuthenticationCache } from '@kw/platform-token-cache';
 import {
   CreatedTokenDto,
   CreateTokenDto,
@@ -28,7 +28,7 @@ import {
 export class TokensController {
   constructor(
     private readonly client: ServiceClient,
-    @Optional() private readonly tokenCache?: GatewayTokenCache,
+    @Optional() private readonly tokenCache?: TokenAuthenticationCache,
   ) {}
 
   @Get()

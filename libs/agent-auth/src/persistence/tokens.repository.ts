@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Database } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
-import type { TokenUse } from '../domain/tokens/token-uses-message.js';
+import type { TokenUse } from '@kw/platform-token-cache';
 import type { TokenRow, UserRow } from './rows.js';
 
 export interface NewToken {

@@ -14,7 +14,7 @@ import {
 import { CredentialChanges } from './credentials/credential-changes.js';
 import { HandoffRevocations } from './credentials/handoff-revocations.js';
 import { RecordTokenUses } from './credentials/record-token-uses.js';
-import { TokenUsageRecorder } from '../domain/tokens/token-usage-recorder.js';
+import { TokenUsageRecorder } from '@kw/platform-token-cache';
 import { SignIn, SignOut } from './credentials/sign-in.js';
 import { IdentityHandlers } from './identity.handlers.js';
 import { BetaFeaturesRepository } from '../persistence/beta-features.repository.js';

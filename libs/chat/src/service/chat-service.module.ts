@@ -3,6 +3,7 @@ import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { loadEnvelopeSealer, loadSecretBox, SECRET_BOX } from '@kw/platform-secret-box';
+import { TokenAuthenticationCache } from '@kw/platform-token-cache';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { chatDbProviders } from '../persistence/chat-database.js';
 import { EmbedConfigsRepository } from '../persistence/embed-configs.repository.js';
@@ -69,6 +70,8 @@ import { createBillingProvider } from './billing/create-billing-provider.js';
     EmbedConversationsRepository,
     HostIdentity,
     EmbedAdmission,
+    // The embed keys' scoped tokens, authenticated once per AUTH_CACHE_TTL_MS (revocations drop them).
+    TokenAuthenticationCache,
     EmbedFeedback,
     EmbedChatHandlers,
     // The AI provider enrichment uses (AI_PROVIDER), for the AI helpers.

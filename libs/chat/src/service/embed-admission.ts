@@ -1,8 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
 import { AuthContextSchema, IdentityService, WorkspacesService } from '@kw/contracts';
+import { PerAccountCache } from '@kw/platform-entitlements';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
+import { TokenAuthenticationCache, type FetchedAuthentication } from '@kw/platform-token-cache';
 import { ServiceClient } from '@kw/platform-transport';
 import { EmbedConfigsRepository, type EmbedConfigRow } from '../persistence/embed-configs.repository.js';
 import { ExpertsRepository } from '../persistence/experts.repository.js';
@@ -26,6 +28,9 @@ export const HOST_USER_SCOPES = [
   'chat:use',
   'profile:read',
 ] as const;
+
+/** How long a turn reuses the workspace name an earlier turn read. */
+const WORKSPACE_NAME_TTL_MS = 10_000;
 
 /** Routing candidates considered per turn. */
 const ROUTED_EXPERTS_MAX = 50;
@@ -70,12 +75,15 @@ export interface AdmitRequest {
  */
 @Injectable()
 export class EmbedAdmission {
+  private readonly workspaceNames = new PerAccountCache<{ workspaceName: string }>(WORKSPACE_NAME_TTL_MS);
+
   constructor(
     private readonly configs: EmbedConfigsRepository,
     private readonly experts: ExpertsRepository,
     private readonly hostIdentity: HostIdentity,
     private readonly client: ServiceClient,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
+    @Optional() private readonly tokenCache?: TokenAuthenticationCache,
   ) {}
 
   async admit(request: AdmitRequest) {
@@ -144,15 +152,9 @@ export class EmbedAdmission {
     if (!sealed) {
       throw noIdentity("Sign-in required: send the host page's user token (Authorization: Bearer <JWT>)");
     }
-    const answer = await this.client
-      .call(IdentityService.method.authenticateToken, { token: this.box.open(sealed), ip: '' })
-      .catch((err: unknown) => {
-        if (AppError.isAppError(err) && err.status === 401) {
-          throw noIdentity("The embed key's scoped token no longer works");
-        }
-        throw err;
-      });
-    const auth = answer.caller!.auth!;
+    const token = this.box.open(sealed);
+    const fetch = () => this.authenticateScopedToken(token);
+    const { auth } = this.tokenCache ? await this.tokenCache.authenticate(token, '', fetch) : (await fetch()).caller;
     const reaches = auth.allWorkspaces || auth.workspaceIds.includes(config.workspaceId);
     return {
       by: 'scoped-token',
@@ -164,10 +166,30 @@ export class EmbedAdmission {
     };
   }
 
-  private async workspaceName(config: EmbedConfigRow): Promise<{ workspaceName: string }> {
-    const answer = await asConfigCreator(config, ['workspaces:read'], () =>
-      this.client.call(WorkspacesService.method.getWorkspace, { workspaceId: config.workspaceId }),
-    ).catch(() => undefined);
-    return { workspaceName: answer?.workspace?.name ?? '' };
+  private async authenticateScopedToken(token: string): Promise<FetchedAuthentication> {
+    const answer = await this.client
+      .call(IdentityService.method.authenticateToken, { token, ip: '' })
+      .catch((err: unknown) => {
+        if (AppError.isAppError(err) && err.status === 401) {
+          throw noIdentity("The embed key's scoped token no longer works");
+        }
+        throw err;
+      });
+    const { auth, user } = answer.caller ?? {};
+    if (!auth || !user) throw noIdentity("The embed key's scoped token no longer works");
+    return {
+      caller: { auth, user },
+      expiresAt: answer.expiresAt === undefined ? undefined : new Date(answer.expiresAt),
+    };
+  }
+
+  /** Only the agent's instructions name the workspace: a rename reaches them within WORKSPACE_NAME_TTL_MS. */
+  private workspaceName(config: EmbedConfigRow): Promise<{ workspaceName: string }> {
+    return this.workspaceNames.get(`${config.createdBy}/${config.workspaceId}`, async () => {
+      const answer = await asConfigCreator(config, ['workspaces:read'], () =>
+        this.client.call(WorkspacesService.method.getWorkspace, { workspaceId: config.workspaceId }),
+      ).catch(() => undefined);
+      return { workspaceName: answer?.workspace?.name ?? '' };
+    });
   }
 }

@@ -4,7 +4,7 @@ import { generateToken, hashToken } from '../../domain/tokens/token-format.js';
 import type { TokenCredentialStore } from '../../persistence/tokens.repository.js';
 import type { TokenRow, UserRow } from '../../persistence/rows.js';
 import { AuthenticateToken } from './authenticate-token.js';
-import { TokenUsageRecorder } from '../../domain/tokens/token-usage-recorder.js';
+import { TokenUsageRecorder } from '@kw/platform-token-cache';
 import type { AuthenticateAgentToken } from './authenticate-agent-token.js';
 
 const now = new Date('2026-11-22T12:00:00Z');

@@ -6,7 +6,7 @@ import { toUserMessage } from '../mappers.js';
 import { TokensRepository, type TokenCredentialStore } from '../../persistence/tokens.repository.js';
 import { invalidCredential } from './credential-errors.js';
 import { AuthenticateAgentToken } from './authenticate-agent-token.js';
-import { TOKEN_USAGE_STORE, TokenUsageRecorder } from '../../domain/tokens/token-usage-recorder.js';
+import { TOKEN_USAGE_STORE, TokenUsageRecorder } from '@kw/platform-token-cache';
 
 export const TOKEN_CREDENTIAL_STORE = Symbol('agent-auth.TokenCredentialStore');
 

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RecordTokenUsesRequest } from '@kw/contracts';
-import { fromTokenUsesMessage } from '../../domain/tokens/token-uses-message.js';
+import { fromTokenUsesMessage, TOKEN_USAGE_STORE } from '@kw/platform-token-cache';
 import type { TokenCredentialStore } from '../../persistence/tokens.repository.js';
-import { TOKEN_USAGE_STORE } from '../../domain/tokens/token-usage-recorder.js';
 import { isUuid } from '@kw/platform-ids';
 
 /**

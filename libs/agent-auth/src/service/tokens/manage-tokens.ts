@@ -17,7 +17,7 @@ import { toTokenMessage } from '../mappers.js';
 import type { TokenRow } from '../../persistence/rows.js';
 import { TokensRepository, type TokenChanges } from '../../persistence/tokens.repository.js';
 import { CredentialChanges } from '../credentials/credential-changes.js';
-import { TokenUsageRecorder } from '../../domain/tokens/token-usage-recorder.js';
+import { TokenUsageRecorder } from '@kw/platform-token-cache';
 import { capExpiry, grantForNewToken, narrowedScopes, narrowedWorkspaces, parseFutureExpiry } from './token-grants.js';
 import { isUuid } from '@kw/platform-ids';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { TokenUse } from '../../persistence/tokens.repository.js';
+import type { TokenUse } from './token-use.js';
 import { TokenUsageRecorder } from './token-usage-recorder.js';
 
 /** A store that keeps what was written, as totals per token and day, and can be made to fail. */

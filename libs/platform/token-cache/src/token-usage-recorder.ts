@@ -1,12 +1,17 @@
 import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
 import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
-import type { TokenCredentialStore, TokenUse } from '../../persistence/tokens.repository.js';
+import type { TokenUse } from './token-use.js';
 
 /** How long uses gather in memory before one write per token records them. */
 export const TOKEN_USAGE_FLUSH_MS = 1_000;
 
-export const TOKEN_USAGE_STORE = Symbol('agent-auth.TokenUsageStore');
+/** Where recorded uses go: agent-auth's token table, or agent-auth itself over the bus. */
+export interface TokenUseStore {
+  recordUses(tokenId: string, use: TokenUse): Promise<void>;
+}
+
+export const TOKEN_USAGE_STORE = Symbol('platform.TokenUseStore');
 
 /**
  * Records token use (last use, requests per UTC day) in batches instead of on every request:
@@ -24,7 +29,7 @@ export class TokenUsageRecorder implements OnModuleDestroy {
   flushEveryMs = TOKEN_USAGE_FLUSH_MS;
 
   constructor(
-    @Inject(TOKEN_USAGE_STORE) private readonly store: Pick<TokenCredentialStore, 'recordUses'>,
+    @Inject(TOKEN_USAGE_STORE) private readonly store: TokenUseStore,
     @Optional() @Inject(LOGGER) private readonly logger?: Logger,
   ) {}
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { CredentialsChangedSchema, IdentityService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
@@ -12,9 +13,8 @@ import {
   type Subscription,
   type Transport,
 } from '@kw/platform-transport';
-import { TokenUsageRecorder } from '../domain/tokens/token-usage-recorder.js';
-import { hashToken } from '../domain/tokens/token-format.js';
-import { toTokenUsesMessage, type TokenUse } from '../domain/tokens/token-uses-message.js';
+import { TokenUsageRecorder } from './token-usage-recorder.js';
+import { toTokenUsesMessage, type TokenUse } from './token-use.js';
 
 /** What agent-auth answered for a token: the caller, and the token's expiry if it has one. */
 export interface FetchedAuthentication {
@@ -26,8 +26,9 @@ const credentialTag = (id: string) => `c:${id}`;
 const userTag = (id: string) => `u:${id}`;
 
 /**
- * The gateway's token authentication cache, keyed by the token's SHA-256 (never the token
- * itself), with what keeps it honest:
+ * A token authentication cache, keyed by the token's SHA-256 (never the token itself): the
+ * gateway's for bearer tokens, and the embed chat's for its keys' scoped tokens. What keeps it
+ * honest:
  * - CredentialsChanged broadcasts from agent-auth drop entries of revoked, changed or
  *   re-dated tokens and of changed accounts (subscribed for the life of the module);
  * - entries live at most AUTH_CACHE_TTL_MS (the bound for a missed broadcast) and never past
@@ -36,7 +37,7 @@ const userTag = (id: string) => `u:${id}`;
  *   agent-auth (RecordTokenUses) once a second, and before token analytics are read.
  */
 @Injectable()
-export class GatewayTokenCache implements OnModuleInit, OnModuleDestroy {
+export class TokenAuthenticationCache implements OnModuleInit, OnModuleDestroy {
   private readonly cache: InvalidatedCache<AuthenticatedCaller>;
   private readonly uses: TokenUsageRecorder;
   private subscription?: Subscription;
@@ -76,7 +77,7 @@ export class GatewayTokenCache implements OnModuleInit, OnModuleDestroy {
     fetch: () => Promise<FetchedAuthentication>,
   ): Promise<AuthenticatedCaller> {
     if (!this.cache.enabled) return (await fetch()).caller;
-    const tokenHash = hashToken(token);
+    const tokenHash = createHash('sha256').update(token, 'utf8').digest('hex');
     const cached = this.cache.get(tokenHash);
     if (cached) {
       // Usage analytics exist for personal access tokens; an agent grant keeps only its last use.

@@ -1,0 +1,3 @@
+export * from './token-authentication-cache.js';
+export * from './token-usage-recorder.js';
+export * from './token-use.js';
