@@ -60,6 +60,24 @@ describe('enrichment (embedded, in-process bus)', () => {
     expect(done.enrichment.embedding.state).toBe('done');
   });
 
+  it('publishes a fragment holding words no tag or graph entity can hold, with tags a client can send back', async () => {
+    // Before, the 12,000-character word became a tag (too big for the tag index) and the long
+    // wiki link an entity (too big for the graph's): every write failed, forever "processing".
+    const blob = 'a1b2c3d4e5f6'.repeat(1_000);
+    const link = Array.from({ length: 500 }, (_, i) => `word${i}`).join(' ');
+    const url = `https://example.com/${'p'.repeat(3_000)}`;
+    const { fragment } = await create({
+      content: `# Key\n\n${blob}\n\nSee [[${link}]] and ${url} about PostgreSQL. ${blob}`,
+    });
+    const done = await untilPublished(() => get(fragment.id));
+    for (const step of ['summary', 'tags', 'embedding', 'graph'])
+      expect(done.enrichment[step]).toMatchObject({ state: 'done', version: 1 });
+    expect(done.tags.length).toBeGreaterThan(0);
+    expect(done.tags.every((t: string) => t.length <= 100)).toBe(true);
+    const patched = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, { tags: done.tags });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+  });
+
   it('re-enriches on request: back to processing, then published again', async () => {
     const { fragment } = await create({ content: 'Short note about Redis.' });
     await untilPublished(() => get(fragment.id));

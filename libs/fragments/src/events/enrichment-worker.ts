@@ -28,7 +28,7 @@ export class EnrichmentWorker implements OnApplicationBootstrap, OnModuleDestroy
       },
       async ({ event, deliveryCount }) => {
         if (deliveryCount > 1) this.logger.info({ eventId: event.id, deliveryCount }, 'fragment event redelivered');
-        await this.enricher.handle(event);
+        await this.enricher.handle(event, deliveryCount);
       },
     );
     this.logger.info({ bus: this.bus.kind, consumer: ENRICHMENT_CONSUMER }, 'enrichment worker started');

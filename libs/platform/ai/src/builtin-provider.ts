@@ -36,7 +36,11 @@ export class BuiltinAiProvider implements AiProvider {
   async generateTags(text: string, max: number): Promise<string[]> {
     const hashtags = [...text.matchAll(/(?<![\w#])#([\p{L}][\p{L}\p{N}_-]{1,49})/gu)].map((m) => m[1].toLowerCase());
     const frequency = countWords(contentWords(text.replace(/https?:\/\/\S+/g, ' ')));
-    const keywords = [...frequency.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([w]) => w);
+    // A "word" of more than 50 characters (a key, a hash, a blob) is not a topic.
+    const keywords = [...frequency.entries()]
+      .filter(([w]) => w.length <= 50)
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .map(([w]) => w);
     return [...new Set([...hashtags, ...keywords])].slice(0, max);
   }
 

@@ -1,4 +1,5 @@
-import { chunkText, type AiProvider, type GraphExtraction } from '@kw/platform-ai';
+import { FRAGMENT_TAG_MAX, FRAGMENT_TITLE_MAX } from '@kw/contracts';
+import { chunkText, type AiProvider, type ExtractedEntity, type GraphExtraction } from '@kw/platform-ai';
 import type { FragmentText } from '../../persistence/rows.js';
 import type { LockedFragment, StepWrite } from '../../persistence/enrichment.repository.js';
 import { fragmentEmbeddedEvent } from '../../events/fragment-events.js';
@@ -16,6 +17,15 @@ export type StepResult =
 
 export const MAX_TAGS = 50;
 const GENERATED_TAGS = 8;
+
+/**
+ * The longest entity name the graph keeps: a title's limit. A longer one (a blob pasted between
+ * [[ ]], a URL of thousands of characters) names nothing a reader would look up, and would not fit
+ * the graph's unique index (its write would fail, and with it the fragment's enrichment).
+ */
+export const ENTITY_NAME_MAX = FRAGMENT_TITLE_MAX;
+/** Relation kinds are words ('co_occurs', 'links_to'); a provider's longer ones are dropped. */
+const KIND_MAX = 64;
 
 function fullText(f: FragmentText): string {
   return f.title ? `${f.title}\n\n${f.content}` : f.content;
@@ -36,9 +46,27 @@ export async function computeStep(step: EnrichmentStep, fragment: FragmentText, 
     case 'graph':
       return {
         step,
-        graph: withWikiLinks(await ai.extractGraph(fullText(fragment)), fragment.title, fragment.content),
+        graph: storableGraph(
+          withWikiLinks(await ai.extractGraph(fullText(fragment)), fragment.title, fragment.content),
+        ),
       };
   }
+}
+
+/** The graph without entities the graph cannot store, nor relations that touch them. */
+function storableGraph(graph: GraphExtraction): GraphExtraction {
+  const fits = (e: ExtractedEntity) => e.name.trim() !== '' && e.name.length <= ENTITY_NAME_MAX;
+  return {
+    entities: graph.entities.filter(fits),
+    relations: graph.relations.filter(
+      (r) => fits(r.source) && fits(r.target) && r.kind !== '' && r.kind.length <= KIND_MAX,
+    ),
+  };
+}
+
+/** Generated tags as a user could have typed them: trimmed, lower-case, within the tag limit. */
+function storableTags(tags: string[]): string[] {
+  return tags.map((t) => t.trim().toLowerCase()).filter((t) => t !== '' && t.length <= FRAGMENT_TAG_MAX);
 }
 
 /**
@@ -59,7 +87,8 @@ export function stepWrite(
     case 'tags': {
       // enhanceTags merges generated tags into the supplied ones; otherwise generated tags replace.
       const base = fragment.enhanceTags ? current.tags : [];
-      const tags = [...new Set([...base, ...result.tags.map((t) => t.toLowerCase())])].slice(0, MAX_TAGS);
+      // A generated word longer than a tag may be (a key, a blob) is no tag, and would not fit the tag index.
+      const tags = [...new Set([...base, ...storableTags(result.tags)])].slice(0, MAX_TAGS);
       return { step: 'tags', tags };
     }
     case 'embedding':

@@ -41,7 +41,8 @@ export class FragmentEnricher {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async handle(event: DomainEvent): Promise<void> {
+  /** `deliveryCount`: this event's delivery, from 1 (the bus counts redeliveries). */
+  async handle(event: DomainEvent, deliveryCount = 1): Promise<void> {
     const payload = readFragmentEventPayload(event.payload);
     if (!payload) {
       this.logger.warn(
@@ -78,11 +79,29 @@ export class FragmentEnricher {
         (step): step is 'summary' | 'tags' | 'graph' => step === 'summary' || step === 'tags' || step === 'graph',
       );
     // Processed by another delivery meanwhile, or the fragment moved on: the repository writes nothing.
-    await this.enrichment.writeResults(ENRICHMENT_CONSUMER, event.id, fragment, payload.version, states, (locked) =>
-      outcomes
-        .map(({ result }) => (result ? stepWrite(fragment, locked, result, generated) : undefined))
-        .filter((write): write is StepWrite => write !== undefined),
-    );
+    try {
+      await this.enrichment.writeResults(ENRICHMENT_CONSUMER, event.id, fragment, payload.version, states, (locked) =>
+        outcomes
+          .map(({ result }) => (result ? stepWrite(fragment, locked, result, generated) : undefined))
+          .filter((write): write is StepWrite => write !== undefined),
+      );
+    } catch (err) {
+      // Redelivered (a dropped connection heals) until the attempts run out; then a result the
+      // database refuses on every delivery must not hold the fragment in `processing` forever.
+      if (deliveryCount < this.config.ENRICHMENT_MAX_ATTEMPTS) throw err;
+      this.logger.error(
+        { err, fragmentId: fragment.id, deliveryCount },
+        'enrichment results could not be stored; publishing the fragment with those steps failed',
+      );
+      const at = new Date().toISOString();
+      const unstored = Object.fromEntries(
+        outcomes.map(({ step, state, result }): [EnrichmentStep, StepState] => [
+          step,
+          result ? { ...state, state: 'failed', error: 'its result could not be stored', at } : state,
+        ]),
+      );
+      await this.enrichment.writeResults(ENRICHMENT_CONSUMER, event.id, fragment, payload.version, unstored, () => []);
+    }
   }
 
   private async compute(step: EnrichmentStep, fragment: FragmentText, version: number): Promise<StepOutcome> {
