@@ -91,5 +91,11 @@ SELECT ${USER_COLUMNS} FROM control.users WHERE id = $1;
 -- src/persistence/users.repository.ts: UsersRepository.findByEmail
 SELECT ${USER_COLUMNS} FROM control.users WHERE email = $1;
 
+-- src/persistence/users.repository.ts: UsersRepository.setStatus.admins
+SELECT id::text AS id FROM control.users WHERE platform_admin AND status = 'active' ORDER BY id FOR UPDATE;
+
+-- src/persistence/users.repository.ts: UsersRepository.setStatus.rows
+UPDATE control.users SET status = $2, updated_at = now() WHERE id = $1::uuid RETURNING ${USER_COLUMNS};
+
 -- src/persistence/users.repository.ts: UsersRepository.createFirst
 LOCK TABLE control.users IN EXCLUSIVE MODE;

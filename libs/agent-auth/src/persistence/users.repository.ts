@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isUuid } from '@kw/platform-ids';
-import type { Database } from '@kw/platform-persistence';
+import { sqlTransaction, type Database } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 import type { UserRow } from './rows.js';
@@ -10,6 +10,11 @@ export interface NewUser {
   displayName: string;
   passwordHash: string | null;
   platformAdmin?: boolean;
+}
+
+export interface UserFilter {
+  email?: string;
+  status?: 'active' | 'disabled';
 }
 
 /** A user row as Prisma would give it. */
@@ -56,9 +61,40 @@ export class UsersRepository {
     return this.db.user.update({ where: { id }, data: { displayName } });
   }
 
-  /** Disables the account: every credential of it stops working at the next check. */
-  async disable(id: string): Promise<void> {
-    await this.db.user.updateMany({ where: { id, status: 'active' }, data: { status: 'disabled' } });
+  /** Accounts, newest first: part of the email (case-insensitive) and a status narrow them. */
+  async list(filter: UserFilter, limit: number, offset: number): Promise<{ users: UserRow[]; totalCount: number }> {
+    const where = {
+      ...(filter.email ? { email: { contains: filter.email.toLowerCase() } } : {}),
+      ...(filter.status ? { status: filter.status } : {}),
+    };
+    const [users, totalCount] = await Promise.all([
+      this.db.user.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset }),
+      this.db.user.count({ where }),
+    ]);
+    return { users, totalCount };
+  }
+
+  /**
+   * Sets the account's status, unless that would leave no active platform administrator. The
+   * active administrators' rows are locked first, so two administrators disabling each other at
+   * once cannot both succeed. Answers the row, `last-admin`, or null for an unknown account.
+   */
+  async setStatus(id: string, status: 'active' | 'disabled'): Promise<UserRow | 'last-admin' | null> {
+    if (!isUuid(id)) return null;
+    return sqlTransaction(this.database.pool, async (tx) => {
+      if (status === 'disabled') {
+        const admins = await tx.$queryRawUnsafe<Array<{ id: string }>>(
+          `SELECT id::text AS id FROM control.users WHERE platform_admin AND status = 'active' ORDER BY id FOR UPDATE`,
+        );
+        if (admins.length === 1 && admins[0]!.id === id) return 'last-admin';
+      }
+      const rows = await tx.$queryRawUnsafe<UserRow[]>(
+        `UPDATE control.users SET status = $2, updated_at = now() WHERE id = $1::uuid RETURNING ${USER_COLUMNS}`,
+        id,
+        status,
+      );
+      return rows[0] ?? null;
+    });
   }
 
   async isEmpty(): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BetaFeatures } from './accounts/beta-features.js';
+import { AdministerUsers } from './accounts/administer-users.js';
 import { CreateUser } from './accounts/create-user.js';
 import { DescribeCredential } from './accounts/describe-credential.js';
 import { Profile } from './accounts/profile.js';
@@ -70,6 +71,7 @@ import { ExpiredRowsSweeper } from '../events/expired-rows-sweeper.js';
     SignOut,
     DescribeCredential,
     CreateUser,
+    AdministerUsers,
     Profile,
     BetaFeatures,
     ManageTokens,

@@ -8,9 +8,12 @@ import {
   type FindUserByEmailRequest,
   type GetTokenAnalyticsRequest,
   type GetTokenRequest,
+  type GetUserRequest,
   type GetUsersRequest,
+  type ListUsersRequest,
   type RecordTokenUsesRequest,
   type RevokeTokenRequest,
+  type SetUserStatusRequest,
   type SignInRequest,
   type UpdateBetaFeatureRequest,
   type UpdateProfileRequest,
@@ -19,6 +22,7 @@ import {
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { Handles } from '@kw/platform-transport';
+import { AdministerUsers } from './accounts/administer-users.js';
 import { BetaFeatures } from './accounts/beta-features.js';
 import { CreateUser } from './accounts/create-user.js';
 import { DescribeCredential } from './accounts/describe-credential.js';
@@ -42,6 +46,7 @@ export class IdentityHandlers {
     private readonly signOutCase: SignOut,
     private readonly describeCredentialCase: DescribeCredential,
     private readonly createUserCase: CreateUser,
+    private readonly administerUsers: AdministerUsers,
     private readonly profile: Profile,
     private readonly betaFeatures: BetaFeatures,
     private readonly tokens: ManageTokens,
@@ -100,6 +105,21 @@ export class IdentityHandlers {
   @Handles(IdentityService.method.createUser)
   createUser(input: CreateUserRequest, context: RequestContext) {
     return this.createUserCase.execute(input, context);
+  }
+
+  @Handles(IdentityService.method.listUsers)
+  listUsers(input: ListUsersRequest, context: RequestContext) {
+    return this.administerUsers.list(input, context);
+  }
+
+  @Handles(IdentityService.method.getUser)
+  getUser(input: GetUserRequest, context: RequestContext) {
+    return this.administerUsers.get(input, context);
+  }
+
+  @Handles(IdentityService.method.setUserStatus)
+  setUserStatus(input: SetUserStatusRequest, context: RequestContext) {
+    return this.administerUsers.setStatus(input, context);
   }
 
   @Handles(IdentityService.method.listTokens)

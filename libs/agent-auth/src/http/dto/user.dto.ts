@@ -1,5 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import type { User } from '@kw/contracts';
+import { USERS_PAGE_MAX } from '../../domain/accounts/users-page.js';
 
 export class UserDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
@@ -24,4 +27,49 @@ export function toUserDto(user: User | undefined): UserDto {
     platformAdmin: user.platformAdmin,
     createdAt: user.createdAt,
   };
+}
+
+export class ListUsersQueryDto {
+  @ApiPropertyOptional({ description: 'Part of the email, case-insensitive', maxLength: 320 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(320)
+  email?: string;
+
+  @ApiPropertyOptional({ enum: ['active', 'disabled'] })
+  @IsOptional()
+  @IsIn(['active', 'disabled'])
+  status?: 'active' | 'disabled';
+
+  @ApiPropertyOptional({ minimum: 1, maximum: USERS_PAGE_MAX, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(USERS_PAGE_MAX)
+  limit?: number;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 1_000_000, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  offset?: number;
+}
+
+export class UserListDto {
+  @ApiProperty({ type: [UserDto] }) users!: UserDto[];
+  @ApiProperty({ description: 'Accounts matching the filter, all pages' }) totalCount!: number;
+  @ApiProperty() limit!: number;
+  @ApiProperty() offset!: number;
+}
+
+export class UpdateUserDto {
+  @ApiProperty({
+    enum: ['active', 'disabled'],
+    description: 'disabled: every credential of the account stops working; active: re-enabled',
+  })
+  @IsIn(['active', 'disabled'])
+  status!: 'active' | 'disabled';
 }

@@ -95,7 +95,9 @@ export class SecurityEvents {
         await this.grants.revokeUserGrants(account, reason, now);
         await this.sessions.revokeAllOfUser(account, now);
         // The platform never deletes an account on a provider's word: purged means disabled here.
-        if (type !== EVENT_TYPES.credentialChangeRequired) await this.users.disable(account);
+        // The last active platform administrator stays enabled (its sessions and grants are
+        // revoked all the same): no one could re-enable an account after that.
+        if (type !== EVENT_TYPES.credentialChangeRequired) await this.users.setStatus(account, 'disabled');
         // Also the hosted zones' Leaves: they refuse the account's handoff tokens from now on.
         await this.changes.accountRevoked(account);
         return;
