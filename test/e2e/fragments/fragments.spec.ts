@@ -174,6 +174,7 @@ describe('memory fragments', () => {
       expect(await ids('')).toEqual([a.id, b.id, c.id]);
       expect(await ids('&tags=red')).toEqual([a.id, b.id]);
       expect(await ids('&tags=red,blue')).toEqual([a.id]);
+      expect(await ids('&tags=RED,Blue')).toEqual([a.id]);
       expect(await ids(`&fragmentTypeId=${decision.id}`)).toEqual([c.id]);
       expect(await ids(`&id=${b.id}`)).toEqual([b.id]);
       const published = await p.api.ok(

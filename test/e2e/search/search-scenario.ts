@@ -255,6 +255,11 @@ export function searchScenario(start: () => Promise<Platform>, vectorIndexes: st
       'Team onboarding checklist',
     ]);
     expect((await search({ q: 'postgres', types: 'decision' })).results).toEqual([]);
+    // Tags and type keys compare case-insensitively, as in the fragment list and the listing.
+    for (const filters of [{ tags: 'HR' }, { tags: 'Hr', types: 'NOTE' }] as Array<Record<string, string>>)
+      expect((await search({ q: 'postgres', ...filters })).results.map((r: any) => r.title)).toEqual([
+        'Team onboarding checklist',
+      ]);
     const collection = await p.api.ok(owner.auth, 'POST', `/api/workspaces/${ws.id}/collections`, { name: 'Ops' }, 201);
     await p.api.ok(
       owner.auth,

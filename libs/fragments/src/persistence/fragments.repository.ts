@@ -376,7 +376,9 @@ function listingWhere(filter: FragmentFilter): { text: string; values: unknown[]
   if (filter.fragmentTypeId !== undefined) add((p) => `fragment_type_id = ${p}`, filter.fragmentTypeId);
   if (filter.status !== undefined) add((p) => `status = ${p}`, filter.status);
   if (filter.key !== undefined) add((p) => `key = ${p}`, filter.key);
-  if (filter.tags !== undefined) add((p) => `tags @> ${p}::text[]`, filter.tags);
+  // Tags compare case-insensitively (the tags_folded GIN index), as in search and the structured listing.
+  if (filter.tags !== undefined)
+    add((p) => `tags_folded @> ARRAY(SELECT lower(t) FROM unnest(${p}::text[]) t)`, filter.tags);
   if (!filter.includeArchived) conditions.push('archived_at IS NULL');
   return { text: conditions.join(' AND '), values };
 }

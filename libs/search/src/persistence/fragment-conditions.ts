@@ -25,12 +25,15 @@ export function liveInWorkspaces(workspaceIds: string[]): DataPrisma.Sql {
 /** The optional type, tag and collection filters (TRUE when none is given). */
 export function filterConditions(criteria: FragmentFilters): DataPrisma.Sql {
   const parts: DataPrisma.Sql[] = [sql`TRUE`];
+  // Type keys are lower-case slugs and tags compare case-insensitively (the tags_folded GIN
+  // index), as in the fragment list and the structured listing: `NOTE` and `PG` find them.
   if (criteria.types.length > 0) {
     parts.push(
-      sql`EXISTS (SELECT 1 FROM search_read.fragment_types t WHERE t.id = f.fragment_type_id AND t.key = ANY(${criteria.types}::text[]))`,
+      sql`EXISTS (SELECT 1 FROM search_read.fragment_types t WHERE t.id = f.fragment_type_id AND t.key = ANY(${criteria.types.map((k) => k.toLowerCase())}::text[]))`,
     );
   }
-  if (criteria.tags.length > 0) parts.push(sql`f.tags @> ${criteria.tags}::text[]`);
+  if (criteria.tags.length > 0)
+    parts.push(sql`f.tags_folded @> ARRAY(SELECT lower(t) FROM unnest(${criteria.tags}::text[]) t)`);
   if (criteria.collectionId) {
     parts.push(
       sql`EXISTS (SELECT 1 FROM search_read.collection_fragments cf WHERE cf.fragment_id = f.id AND cf.collection_id = ${criteria.collectionId}::uuid)`,
