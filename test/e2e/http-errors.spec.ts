@@ -64,6 +64,26 @@ describe('HTTP error model', () => {
     expect((await readJson(res)).code).toBe('METHOD_NOT_ALLOWED');
   });
 
+  it('a wrong method or path answers 405/404 whatever body it carries (its parser refusing it or not)', async () => {
+    const bodies: Array<[string, string]> = [
+      ['application/x-www-form-urlencoded', 'a=b'],
+      ['multipart/form-data; boundary=x', '--x--\r\n'],
+      ['text/plain', 'hello'],
+      ['application/json', '{"broken": '],
+    ];
+    for (const [type, body] of bodies) {
+      const wrongMethod = await fetch(`${base}/api/health`, { method: 'PUT', headers: { 'content-type': type }, body });
+      expect(wrongMethod.status, type).toBe(405);
+      expect((await readJson(wrongMethod)).code).toBe('METHOD_NOT_ALLOWED');
+      const unknown = await fetch(`${base}/api/no-such-thing`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body,
+      });
+      expect(unknown.status, type).toBe(404);
+    }
+  });
+
   it('malformed JSON: 400 INVALID_JSON', async () => {
     const res = await echo('{"component": "fragments", "text": ');
     expect(res.status).toBe(400);
