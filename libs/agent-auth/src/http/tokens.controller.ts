@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Optional, Param, Patch, Post }
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
+  ApiForbiddenResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -52,7 +53,12 @@ export class TokensController {
       'with an expiring token never outlives it.',
   })
   @ApiCreatedResponse({ type: CreatedTokenDto })
-  @ApiBadRequestResponse({ description: 'Unknown scope, empty scopes, or expiresAt not in the future' })
+  @ApiBadRequestResponse({
+    description: 'Unknown scope, empty scopes, an empty workspaceIds list, or expiresAt not in the future',
+  })
+  @ApiForbiddenResponse({
+    description: 'Your credential holds none of the requested scopes, or none of the workspaces',
+  })
   async create(@Body() body: CreateTokenDto): Promise<CreatedTokenDto> {
     const created = await this.client.call(IdentityService.method.createToken, {
       name: body.name,
