@@ -199,6 +199,18 @@ describe('personal access tokens', () => {
     expect(await readJson(await call('GET', `/api/tokens/${t.id}`, token))).toMatchObject({ workspaceIds: ws });
   });
 
+  it('refuses null on PATCH: an expiry cannot be removed', async () => {
+    const { token } = await userWithToken(base, admin.ADMIN_TOKEN);
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const t = await createToken(base, token, { name: 'dated', scopes: ['profile:read'], expiresAt });
+    for (const field of ['expiresAt', 'name', 'scopes', 'workspaceIds']) {
+      const res = await call('PATCH', `/api/tokens/${t.id}`, token, { [field]: null });
+      expect(res.status, field).toBe(400);
+      expect(await readJson(res)).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field }] });
+    }
+    expect(await readJson(await call('GET', `/api/tokens/${t.id}`, token))).toMatchObject({ name: 'dated', expiresAt });
+  });
+
   it('updates narrow only; adding a scope or workspace is refused', async () => {
     const ws = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b'];
     const { token } = await userWithToken(base, admin.ADMIN_TOKEN);

@@ -88,9 +88,12 @@ export class TokensController {
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOperation({
     summary: 'Update a token',
-    description: 'Rename, change the expiry, or narrow scopes and workspaces (adding either is refused with 400).',
+    description:
+      'Rename, change the expiry, or narrow scopes and workspaces (adding either is refused with 400). ' +
+      'Null is refused for every field: an expiry cannot be removed, a workspace list cannot be emptied.',
   })
   @ApiOkResponse({ type: TokenDto })
+  @ApiBadRequestResponse({ description: 'A widening, a null field, an empty workspaceIds list' })
   @ApiNotFoundResponse({ description: 'No such token of yours' })
   async update(@Param('id') id: string, @Body() body: UpdateTokenDto): Promise<TokenDto> {
     const { tokenInfo } = await this.client.call(IdentityService.method.updateToken, {
