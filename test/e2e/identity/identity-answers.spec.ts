@@ -94,4 +94,39 @@ describe('identity answers', () => {
     expect(decided.status).toBe(200);
     expect(await decided.json()).toEqual({ status: 'approved' });
   });
+
+  it('answers every secret with Cache-Control: no-store', async () => {
+    const noStore = (res: Response, route: string) =>
+      expect([route, res.status, res.headers.get('cache-control'), res.headers.get('pragma')]).toEqual([
+        route,
+        expect.any(Number),
+        'no-store',
+        'no-cache',
+      ]);
+    const signedIn = await post('/api/auth/sign-in', { email: person.email, password: person.password });
+    expect(signedIn.status).toBe(200);
+    noStore(signedIn, 'POST /api/auth/sign-in');
+
+    const token = await post('/api/tokens', { name: 'ci', scopes: ['profile:read'] }, session);
+    expect(token.status).toBe(201);
+    noStore(token, 'POST /api/tokens');
+
+    const app = await post('/api/applications', { name: 'Confidential', redirectUris: [REDIRECT] }, session);
+    expect(app.status).toBe(201);
+    noStore(app, 'POST /api/applications');
+    const appId = ((await app.json()) as any).application.id as string;
+    const rotated = await post(`/api/applications/${appId}/secret`, {}, session);
+    expect(rotated.status).toBe(201);
+    noStore(rotated, 'POST /api/applications/{id}/secret');
+
+    const registered = await post('/oauth2/register', { redirect_uris: [REDIRECT] });
+    expect(registered.status).toBe(201);
+    noStore(registered, 'POST /oauth2/register');
+
+    const { res: started, body: claim } = await startClaim();
+    noStore(started, 'POST /agent/identity');
+    const renewed = await post('/agent/identity/claim', { claim_token: claim.claim_token, email: person.email });
+    expect(renewed.status).toBe(200);
+    noStore(renewed, 'POST /agent/identity/claim');
+  });
 });

@@ -9,6 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { OAuthApplicationsService } from '@kw/contracts';
+import { NoStore } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import {
   ApplicationDto,
@@ -42,6 +43,7 @@ export class ApplicationsController {
 
   @Post()
   @HttpCode(201)
+  @NoStore()
   @ApiOperation({
     summary: 'Register an application',
     description: 'A confidential client gets its secret in this response only; a public client has none (PKCE).',
@@ -103,6 +105,7 @@ export class ApplicationsController {
 
   @Post(':id/secret')
   @HttpCode(201)
+  @NoStore()
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOperation({
     summary: "Rotate a confidential application's secret",

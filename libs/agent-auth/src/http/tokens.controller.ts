@@ -11,6 +11,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { IdentityService } from '@kw/contracts';
+import { NoStore } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import { TokenAuthenticationCache } from '@kw/platform-token-cache';
 import {
@@ -45,6 +46,7 @@ export class TokensController {
 
   @Post()
   @HttpCode(201)
+  @NoStore()
   @ApiOperation({
     summary: 'Create a token',
     description:
