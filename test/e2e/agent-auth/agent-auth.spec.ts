@@ -330,6 +330,40 @@ describe('agent authentication: identity assertions, tokens and security events'
       }
     });
 
+    it('accepts a SET without exp, as RFC 8417 writes them; iat bounds its age and its jti is still single-use', async () => {
+      const tokens = await tokensFor(user.email, { sub: 'subject-without-exp' });
+      const now = Math.floor(Date.now() / 1000);
+      const events = { [EVENT('session-revoked')]: {} };
+      const subject = { sub_id: { format: 'iss_sub', iss: idp.issuer, sub: 'subject-without-exp' } };
+      const unexpiring = await idp.securityEvent(base, events, { ...subject, exp: undefined });
+      expect(JSON.parse(Buffer.from(unexpiring.split('.')[1], 'base64url').toString())).not.toHaveProperty('exp');
+      const pushed = await pushEvent(unexpiring);
+      expect(pushed.status, await pushed.clone().text()).toBe(202);
+      expect((await bearer(tokens.access_token)).status).toBe(401);
+      // The same SET again is a replay; one issued over an hour ago, or without iat, is refused.
+      const refusals: Array<[string, string]> = [
+        ['replayed', unexpiring],
+        ['older than an hour', await idp.securityEvent(base, events, { ...subject, exp: undefined, iat: now - 7200 })],
+        ['without iat', await idp.securityEvent(base, events, { ...subject, exp: undefined, iat: undefined })],
+      ];
+      for (const [name, set] of refusals) {
+        const res = await pushEvent(set);
+        expect({ name, status: res.status, err: ((await res.json()) as any).err }).toEqual({
+          name,
+          status: 400,
+          err: 'invalid_request',
+        });
+      }
+      // An ID-JAG still needs exp.
+      const res = await exchange(await idp.idJag(base, { email: user.email, exp: undefined }));
+      const body = (await res.json()) as any;
+      expect([res.status, body.error, body.error_description]).toEqual([
+        400,
+        'invalid_grant',
+        expect.stringContaining('exp'),
+      ]);
+    });
+
     it('refuses bad SETs with RFC 8935 errors and changes nothing', async () => {
       const tokens = await tokensFor(user.email);
       const now = Math.floor(Date.now() / 1000);
