@@ -8,6 +8,7 @@ import {
   GRANT_REFRESH,
 } from '../../domain/agent-auth/oauth.js';
 import { verifiesS256 } from '../../domain/agent-auth/pkce.js';
+import { matchRedirectUri } from '../../domain/agent-auth/redirect-uris.js';
 import { OAuthAuthorizationsRepository } from '../../persistence/oauth-authorizations.repository.js';
 import { OAuthApplicationsRepository } from '../../persistence/oauth-applications.repository.js';
 import { ClientAuthentication } from '../oauth/client-authentication.js';
@@ -102,6 +103,9 @@ export class TokenEndpoint {
    * OAuth 2.1 §4.1.3: the client authenticates (or names itself, if public), the code must be
    * its own, unexpired and unused, the redirect URI the one of the request, the PKCE verifier
    * must match, and a `resource` the one approved. A code used twice revokes what it issued.
+   * The application as it is now decides too (it may have changed since the consent): the
+   * redirect URI must still be registered, and approved scopes it may no longer ask for are
+   * not issued (an active client is already required by its authentication).
    */
   private async exchangeCode(input: IssueTokenRequest, now: Date): Promise<TokenAnswer> {
     const application = await this.clients.authenticate(input, now);
@@ -119,6 +123,11 @@ export class TokenEndpoint {
           throw oauthError('invalid_grant', 'The code was issued to another client');
         if (input.redirectUri !== authorization.redirectUri)
           throw oauthError('invalid_grant', 'redirect_uri differs from the authorization request');
+        if (!matchRedirectUri(application.redirectUris, authorization.redirectUri))
+          throw oauthError('invalid_grant', 'The application no longer uses this redirect_uri');
+        const scopes = authorization.scopes.filter((s) => application.scopes.includes(s));
+        if (scopes.length === 0)
+          throw oauthError('invalid_grant', 'The application may no longer ask for any of the approved scopes');
         if (!verifiesS256(input.codeVerifier!, authorization.codeChallenge))
           throw oauthError('invalid_grant', 'The PKCE code_verifier does not match');
         if (input.resource !== undefined) {
@@ -132,7 +141,7 @@ export class TokenEndpoint {
           agentName: application.name,
           issuer: null,
           subject: null,
-          scopes: authorization.scopes,
+          scopes,
           allWorkspaces: authorization.allWorkspaces,
           workspaceIds: authorization.workspaceIds,
           applicationId: application.id,
