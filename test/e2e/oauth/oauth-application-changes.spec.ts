@@ -10,8 +10,10 @@ const OTHER_REDIRECT = 'https://app.example.test/other-callback';
 /**
  * An application that its owner changes while it is being used, over real HTTP against the
  * embedded platform: a consent page shown before the change is decided against the application
- * as it is now (a removed redirect URI, a disabled application, narrowed scopes), and so is
- * the code exchange.
+ * as it is now (a removed redirect URI, a disabled application, narrowed scopes), so is the
+ * code exchange, and disabling stops the application's live access tokens at once on the
+ * gateway (its authentication cache is dropped by the broadcast: the cache TTL here is five
+ * minutes), until it is enabled again.
  */
 describe('OAuth applications changed while in use', () => {
   const dataDir = tempDir('kw-oauth-changes-');
@@ -81,6 +83,7 @@ describe('OAuth applications changed while in use', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(params).toString(),
     });
+  const bearer = (token: string) => fetch(`${base}/api/workspaces`, { headers: { authorization: `Bearer ${token}` } });
 
   beforeAll(async () => {
     platform = await startEmbedded(dataDir, {
@@ -88,6 +91,8 @@ describe('OAuth applications changed while in use', () => {
       AUTH_FAILURES_PER_ADDRESS: '100000',
       AUTH_FAILURES_PER_CREDENTIAL: '100000',
       RATE_LIMIT_PER_ADDRESS: '100000',
+      // Only the CredentialsChanged broadcast can drop a cached authentication within the test.
+      AUTH_CACHE_TTL_MS: '300000',
     });
     base = platform.url;
     const owner = await createUser(base, admin.ADMIN_TOKEN);
@@ -163,5 +168,28 @@ describe('OAuth applications changed while in use', () => {
     expect([tokens2.status, tokens2.body.scope]).toEqual([200, 'fragments:read']);
     const grants = (await api('GET', '/api/agent-grants')).body.grants as Array<{ scopes: string[] }>;
     expect(grants.every((g) => g.scopes.length === 1)).toBe(true);
+  });
+
+  it('stops the live access tokens of a disabled application at once, and lets them work again once enabled', async () => {
+    const id = await createApp();
+    const consent = await showConsent(id);
+    const tokens = await exchange(id, (await decide(consent.decisionUrl, 'approve')).body.redirectTo, consent);
+    expect(tokens.status).toBe(200);
+    // Authenticated once: the gateway answers the next requests from its cache.
+    expect((await bearer(tokens.body.access_token)).status).toBe(200);
+    expect((await bearer(tokens.body.access_token)).status).toBe(200);
+    expect((await api('PATCH', `/api/applications/${id}`, { status: 'disabled' })).status).toBe(200);
+    const refused = await bearer(tokens.body.access_token);
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as any).code).toBe('UNAUTHENTICATED');
+    const refresh = await form({
+      grant_type: 'refresh_token',
+      client_id: id,
+      refresh_token: tokens.body.refresh_token,
+    });
+    expect([refresh.status, ((await refresh.json()) as any).error]).toEqual([401, 'invalid_client']);
+    // The grant was kept: enabled again, the same access token works.
+    expect((await api('PATCH', `/api/applications/${id}`, { status: 'active' })).status).toBe(200);
+    expect((await bearer(tokens.body.access_token)).status).toBe(200);
   });
 });

@@ -76,7 +76,9 @@ export class ApplicationsController {
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOperation({
     summary: 'Update an application',
-    description: '`status: disabled` stops new authorizations and token requests (grants are kept); `active` resumes.',
+    description:
+      '`status: disabled` stops new authorizations, token requests and its live access tokens at once (grants are ' +
+      'kept); `active` resumes.',
   })
   @ApiOkResponse({ type: ApplicationDto })
   @ApiNotFoundResponse({ description: 'No such application of yours' })

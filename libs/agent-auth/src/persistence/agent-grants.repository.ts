@@ -164,6 +164,12 @@ export class AgentGrantsRepository {
     return grant?.userId ?? null;
   }
 
+  /** The ids of the live grants made through an application. */
+  async liveIdsOfApplication(applicationId: string): Promise<string[]> {
+    const rows = await this.db.agentGrant.findMany({ where: { applicationId, revokedAt: null }, select: { id: true } });
+    return rows.map((g) => g.id);
+  }
+
   findLive(id: string, userId: string): Promise<AgentGrantRow | null> {
     return this.db.agentGrant.findFirst({ where: { id, userId, revokedAt: null } });
   }
