@@ -125,6 +125,12 @@ export class AgentGrantsRepository {
     });
   }
 
+  /** The grant a refresh token belongs to, whatever the token's state. */
+  async grantOfRefreshToken(refreshHash: string): Promise<AgentGrantRow | null> {
+    const token = await this.db.agentToken.findUnique({ where: { tokenHash: refreshHash }, include: { grant: true } });
+    return token?.kind === 'refresh' ? token.grant : null;
+  }
+
   /** Revokes one token (RFC 7009 for an access token); its grant id when it existed and was live. */
   async revokeToken(tokenHash: string, now: Date): Promise<AgentTokenRow | null> {
     const token = await this.db.agentToken.findUnique({ where: { tokenHash } });

@@ -27,6 +27,7 @@ import { CredentialChanges } from '../credentials/credential-changes.js';
 import { AgentClaims } from './agent-claims.js';
 import { AgentTokenMinter } from './agent-token-minter.js';
 import { IdentityAssertions } from './identity-assertions.js';
+import { TrustedIssuers } from './trusted-issuers.js';
 
 type TokenAnswer = MessageInitShape<typeof IssueTokenResponseSchema>;
 
@@ -47,6 +48,7 @@ export class TokenEndpoint {
     private readonly clients: ClientAuthentication,
     private readonly authorizations: OAuthAuthorizationsRepository,
     private readonly applications: OAuthApplicationsRepository,
+    private readonly issuers: TrustedIssuers,
   ) {}
 
   issue(input: IssueTokenRequest, now = new Date()): Promise<TokenAnswer> {
@@ -159,12 +161,26 @@ export class TokenEndpoint {
     return minted.answer(outcome.grant.scopes);
   }
 
+  /**
+   * A grant an identity provider's assertion made lives only while that provider is trusted:
+   * removing an added issuer revokes its grants, but one dropped from AGENT_TRUSTED_ISSUERS
+   * (a restart) is found here, and its grant revoked then.
+   */
+  private async refuseUntrustedIssuer(refreshHash: string, now: Date): Promise<void> {
+    const grant = await this.grants.grantOfRefreshToken(refreshHash);
+    if (!grant?.issuer || grant.revokedAt || (await this.issuers.find(grant.issuer))) return;
+    if (await this.grants.revokeGrant(grant.id, 'identity provider no longer trusted', now))
+      await this.changes.tokensChanged(grant.id);
+    throw oauthError('invalid_grant', 'The identity provider that vouched for this grant is no longer trusted');
+  }
+
   private async refresh(input: IssueTokenRequest, now: Date): Promise<TokenAnswer> {
     const token = input.refreshToken ?? '';
     if (!token) throw oauthError('invalid_request', 'refresh_token is required');
     if (secretPrefixOf(token) !== AGENT_REFRESH_PREFIX) throw oauthError('invalid_grant', 'Unknown refresh token');
     // An application named in the request must authenticate; a grant of an application needs it.
     const client = await this.clients.authenticateIfApplication(input, now);
+    await this.refuseUntrustedIssuer(hashToken(token), now);
     const minted = this.minter.mint(now);
     const requested = parseAgentScope(input.scope);
     // RFC 6749 §6: `scope` may not ask for more than the grant; the answer's scope is the grant's.
