@@ -183,11 +183,12 @@ export class TokenEndpoint {
     await this.refuseUntrustedIssuer(hashToken(token), now);
     const minted = this.minter.mint(now);
     const requested = parseAgentScope(input.scope);
-    // RFC 6749 §6: `scope` may not ask for more than the grant; the answer's scope is the grant's.
+    // RFC 6749 §6: `scope` may narrow the new access token to a subset of the grant (more is
+    // invalid_scope); the grant, and so the new refresh token, keeps all of its scopes.
     const outcome = await this.grants.rotate(hashToken(token), minted.stored, now, (grant) => {
       if ((grant.applicationId ?? undefined) !== client?.id)
         throw oauthError('invalid_grant', 'The refresh token was issued to another client');
-      narrowScopes(grant.scopes, requested);
+      return narrowScopes(grant.scopes, requested);
     });
     if (outcome.kind === 'reused') {
       await this.changes.tokensChanged(outcome.grantId);
@@ -195,6 +196,6 @@ export class TokenEndpoint {
     }
     if (outcome.kind === 'invalid')
       throw oauthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
-    return minted.answer(outcome.grant.scopes);
+    return minted.answer(outcome.accessScopes);
   }
 }

@@ -47,7 +47,8 @@ export class AuthenticateAgentToken {
           userId: grant.userId,
           credentialId: grant.id,
           credentialKind: 'agent',
-          scopes: grant.scopes,
+          // An access token narrowed at refresh (RFC 6749 §6) acts with its own scopes, never beyond the grant's.
+          scopes: found.scopes.length > 0 ? found.scopes.filter((s) => grant.scopes.includes(s)) : grant.scopes,
           allWorkspaces: grant.allWorkspaces,
           workspaceIds: grant.allWorkspaces ? [] : grant.workspaceIds,
           audience: grant.audience ?? '',
