@@ -148,6 +148,47 @@ describe('agent authentication: identity assertions, tokens and security events'
     expect((await form('/oauth2/revoke', { token: 'kwa_unknown' })).status).toBe(200);
   });
 
+  it('refresh narrows the new access token to the scope asked for; the grant keeps its scopes', async () => {
+    const granted = 'workspaces:read fragments:read search:read';
+    const first = await tokensFor(user.email, { scope: granted, sub: 'subject-narrowed' });
+    const refresh = async (refreshToken: string, scope?: string) => {
+      const res = await form('/oauth2/token', {
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        ...(scope === undefined ? {} : { scope }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    // Beyond the grant: invalid_scope, and the refresh token is not spent.
+    const beyond = await refresh(first.refresh_token, 'workspaces:read fragments:write');
+    expect([beyond.status, beyond.body.error]).toEqual([400, 'invalid_scope']);
+    const narrowed = await refresh(first.refresh_token, 'workspaces:read');
+    expect([narrowed.status, narrowed.body.scope]).toEqual([200, 'workspaces:read']);
+    const acting = (await (await bearer(narrowed.body.access_token)).json()) as any;
+    expect(acting.credential.scopes).toEqual(['workspaces:read']);
+    expect((await bearer(narrowed.body.access_token, '/api/workspaces')).status).toBe(200);
+    // fragments:read is not in the narrowed token: a workspace's fragments are 403 for it.
+    const session = await sessionHeaders();
+    const created = await fetch(`${base}/api/workspaces`, {
+      method: 'POST',
+      headers: { ...session, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'narrowing' }),
+    });
+    const workspaceId = ((await created.json()) as any).workspace.id as string;
+    const fragments = `/api/memory-fragments?workspaceId=${workspaceId}`;
+    expect((await bearer(narrowed.body.access_token, fragments)).status).toBe(403);
+    // The grant, and the refresh token that came with the narrowed access token, keep all three.
+    const { grants } = (await (
+      await fetch(`${base}/api/agent-grants`, { headers: await sessionHeaders() })
+    ).json()) as any;
+    expect(grants.find((g: any) => g.scopes.length === 3 && g.issuer === idp.issuer)).toBeTruthy();
+    const widened = await refresh(narrowed.body.refresh_token);
+    expect([widened.status, widened.body.scope]).toEqual([200, granted]);
+    expect(((await (await bearer(widened.body.access_token)).json()) as any).credential.scopes).toEqual(
+      granted.split(' '),
+    );
+  });
+
   it('a reused refresh token revokes its whole family', async () => {
     const first = await tokensFor(user.email);
     const second = (await (
@@ -328,6 +369,40 @@ describe('agent authentication: identity assertions, tokens and security events'
         });
         expect(signInAgain.status).toBe(401);
       }
+    });
+
+    it('accepts a SET without exp, as RFC 8417 writes them; iat bounds its age and its jti is still single-use', async () => {
+      const tokens = await tokensFor(user.email, { sub: 'subject-without-exp' });
+      const now = Math.floor(Date.now() / 1000);
+      const events = { [EVENT('session-revoked')]: {} };
+      const subject = { sub_id: { format: 'iss_sub', iss: idp.issuer, sub: 'subject-without-exp' } };
+      const unexpiring = await idp.securityEvent(base, events, { ...subject, exp: undefined });
+      expect(JSON.parse(Buffer.from(unexpiring.split('.')[1], 'base64url').toString())).not.toHaveProperty('exp');
+      const pushed = await pushEvent(unexpiring);
+      expect(pushed.status, await pushed.clone().text()).toBe(202);
+      expect((await bearer(tokens.access_token)).status).toBe(401);
+      // The same SET again is a replay; one issued over an hour ago, or without iat, is refused.
+      const refusals: Array<[string, string]> = [
+        ['replayed', unexpiring],
+        ['older than an hour', await idp.securityEvent(base, events, { ...subject, exp: undefined, iat: now - 7200 })],
+        ['without iat', await idp.securityEvent(base, events, { ...subject, exp: undefined, iat: undefined })],
+      ];
+      for (const [name, set] of refusals) {
+        const res = await pushEvent(set);
+        expect({ name, status: res.status, err: ((await res.json()) as any).err }).toEqual({
+          name,
+          status: 400,
+          err: 'invalid_request',
+        });
+      }
+      // An ID-JAG still needs exp.
+      const res = await exchange(await idp.idJag(base, { email: user.email, exp: undefined }));
+      const body = (await res.json()) as any;
+      expect([res.status, body.error, body.error_description]).toEqual([
+        400,
+        'invalid_grant',
+        expect.stringContaining('exp'),
+      ]);
     });
 
     it('refuses bad SETs with RFC 8935 errors and changes nothing', async () => {

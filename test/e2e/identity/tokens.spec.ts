@@ -168,6 +168,49 @@ describe('personal access tokens', () => {
     );
   });
 
+  it('never mints or narrows a token to no workspace at all', async () => {
+    const ws = ['00000000-0000-4000-8000-000000000011', '00000000-0000-4000-8000-000000000012'];
+    const { token } = await userWithToken(base, admin.ADMIN_TOKEN);
+    const { token: onlyFirst } = await userWithToken(base, admin.ADMIN_TOKEN, {
+      scopes: ['tokens:manage', 'fragments:read'],
+      workspaceIds: [ws[0]],
+    });
+    const before = (await readJson(await call('GET', '/api/tokens', onlyFirst))).tokens.length;
+    const empty = await call('POST', '/api/tokens', token, { name: 'nowhere', scopes: ['*'], workspaceIds: [] });
+    expect(empty.status).toBe(400);
+    expect(await readJson(empty)).toEqual({
+      error: 'workspaceIds: choose at least one workspace, or all of them',
+      code: 'VALIDATION_FAILED',
+      fields: [{ field: 'workspaceIds', problems: ['choose at least one workspace, or all of them'] }],
+    });
+    const elsewhere = await call('POST', '/api/tokens', onlyFirst, {
+      name: 'elsewhere',
+      scopes: ['fragments:read'],
+      workspaceIds: [ws[1]],
+    });
+    expect(elsewhere.status).toBe(403);
+    expect(await readJson(elsewhere)).toMatchObject({ code: 'FORBIDDEN' });
+    expect((await readJson(await call('GET', '/api/tokens', onlyFirst))).tokens.length).toBe(before);
+
+    const t = await createToken(base, token, { name: 'somewhere', scopes: ['profile:read'], workspaceIds: ws });
+    const narrowed = await call('PATCH', `/api/tokens/${t.id}`, token, { workspaceIds: [] });
+    expect(narrowed.status).toBe(400);
+    expect(await readJson(narrowed)).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'workspaceIds' }] });
+    expect(await readJson(await call('GET', `/api/tokens/${t.id}`, token))).toMatchObject({ workspaceIds: ws });
+  });
+
+  it('refuses null on PATCH: an expiry cannot be removed', async () => {
+    const { token } = await userWithToken(base, admin.ADMIN_TOKEN);
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const t = await createToken(base, token, { name: 'dated', scopes: ['profile:read'], expiresAt });
+    for (const field of ['expiresAt', 'name', 'scopes', 'workspaceIds']) {
+      const res = await call('PATCH', `/api/tokens/${t.id}`, token, { [field]: null });
+      expect(res.status, field).toBe(400);
+      expect(await readJson(res)).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field }] });
+    }
+    expect(await readJson(await call('GET', `/api/tokens/${t.id}`, token))).toMatchObject({ name: 'dated', expiresAt });
+  });
+
   it('updates narrow only; adding a scope or workspace is refused', async () => {
     const ws = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b'];
     const { token } = await userWithToken(base, admin.ADMIN_TOKEN);

@@ -11,7 +11,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import { AgentAuthService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
-import { Public, publicBase } from '@kw/platform-http';
+import { NoStore, Public, publicBase } from '@kw/platform-http';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { setError } from '../domain/agent-auth/oauth-errors.js';
@@ -39,6 +39,7 @@ export class AgentIdentityController {
 
   @Post('identity')
   @HttpCode(200)
+  @NoStore()
   @ApiOperation({
     summary: 'Register an agent',
     description:
@@ -71,6 +72,7 @@ export class AgentIdentityController {
 
   @Post('identity/claim')
   @HttpCode(200)
+  @NoStore()
   @ApiOperation({
     summary: 'Renew the user-code window of a claim',
     description: "While the claim token is valid and the claim undecided; `email` must be the claim's login_hint.",

@@ -9,6 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { OAuthApplicationsService } from '@kw/contracts';
+import { NoStore } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import {
   ApplicationDto,
@@ -42,6 +43,7 @@ export class ApplicationsController {
 
   @Post()
   @HttpCode(201)
+  @NoStore()
   @ApiOperation({
     summary: 'Register an application',
     description: 'A confidential client gets its secret in this response only; a public client has none (PKCE).',
@@ -74,7 +76,9 @@ export class ApplicationsController {
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOperation({
     summary: 'Update an application',
-    description: '`status: disabled` stops new authorizations and token requests (grants are kept); `active` resumes.',
+    description:
+      '`status: disabled` stops new authorizations, token requests and its live access tokens at once (grants are ' +
+      'kept); `active` resumes.',
   })
   @ApiOkResponse({ type: ApplicationDto })
   @ApiNotFoundResponse({ description: 'No such application of yours' })
@@ -103,6 +107,7 @@ export class ApplicationsController {
 
   @Post(':id/secret')
   @HttpCode(201)
+  @NoStore()
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOperation({
     summary: "Rotate a confidential application's secret",

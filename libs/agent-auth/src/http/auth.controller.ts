@@ -3,7 +3,14 @@ import { ModuleRef } from '@nestjs/core';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IdentityService } from '@kw/contracts';
-import { admittedAuthentication, findEdgeAdmission, Public, SessionOnly, type EdgeAdmission } from '@kw/platform-http';
+import {
+  admittedAuthentication,
+  findEdgeAdmission,
+  NoStore,
+  Public,
+  SessionOnly,
+  type EdgeAdmission,
+} from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import { SignInDto, SignInResponseDto, ValidateTokenResponseDto } from './dto/auth.dto.js';
 import { toUserDto } from './dto/user.dto.js';
@@ -26,6 +33,7 @@ export class AuthController implements OnModuleInit {
   @Public()
   @Post('sign-in')
   @HttpCode(200)
+  @NoStore()
   @ApiOperation({
     summary: 'Sign in (browser session)',
     description:

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiBody, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { OAuthApplicationsService } from '@kw/contracts';
-import { Public } from '@kw/platform-http';
+import { NoStore, Public } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import { oauthError } from '../domain/agent-auth/oauth-errors.js';
 import { ClientRegisteredDto, ClientRegistrationDto } from './dto/oauth.dto.js';
@@ -33,6 +33,7 @@ export class ClientRegistrationController {
 
   @Post('register')
   @HttpCode(201)
+  @NoStore()
   @ApiOperation({ summary: 'Register a client (RFC 7591)' })
   @ApiBody({ type: ClientRegistrationDto })
   @ApiCreatedResponse({ type: ClientRegisteredDto })

@@ -36,7 +36,8 @@ export class OAuthController {
       'authentication (client_secret_basic, client_secret_post, or client_id alone for public clients); ' +
       '`urn:ietf:params:oauth:grant-type:jwt-bearer` with `assertion` (an ID-JAG), ' +
       '`urn:kw:agent-auth:grant-type:claim` with `claim_token` (poll at the given interval), or ' +
-      '`refresh_token` (rotated at each use; a reused one revokes its grant).',
+      '`refresh_token` (rotated at each use; a reused one revokes its grant; `scope` narrows the new access token ' +
+      'to a subset of the grant).',
   })
   @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
   @ApiBody({ type: TokenRequestDto })

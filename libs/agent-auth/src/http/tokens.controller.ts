@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Optional, Param, Patch, Post }
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
+  ApiForbiddenResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -10,6 +11,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { IdentityService } from '@kw/contracts';
+import { NoStore } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import { TokenAuthenticationCache } from '@kw/platform-token-cache';
 import {
@@ -44,6 +46,7 @@ export class TokensController {
 
   @Post()
   @HttpCode(201)
+  @NoStore()
   @ApiOperation({
     summary: 'Create a token',
     description:
@@ -52,7 +55,12 @@ export class TokensController {
       'with an expiring token never outlives it.',
   })
   @ApiCreatedResponse({ type: CreatedTokenDto })
-  @ApiBadRequestResponse({ description: 'Unknown scope, empty scopes, or expiresAt not in the future' })
+  @ApiBadRequestResponse({
+    description: 'Unknown scope, empty scopes, an empty workspaceIds list, or expiresAt not in the future',
+  })
+  @ApiForbiddenResponse({
+    description: 'Your credential holds none of the requested scopes, or none of the workspaces',
+  })
   async create(@Body() body: CreateTokenDto): Promise<CreatedTokenDto> {
     const created = await this.client.call(IdentityService.method.createToken, {
       name: body.name,
@@ -82,9 +90,12 @@ export class TokensController {
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOperation({
     summary: 'Update a token',
-    description: 'Rename, change the expiry, or narrow scopes and workspaces (adding either is refused with 400).',
+    description:
+      'Rename, change the expiry, or narrow scopes and workspaces (adding either is refused with 400). ' +
+      'Null is refused for every field: an expiry cannot be removed, a workspace list cannot be emptied.',
   })
   @ApiOkResponse({ type: TokenDto })
+  @ApiBadRequestResponse({ description: 'A widening, a null field, an empty workspaceIds list' })
   @ApiNotFoundResponse({ description: 'No such token of yours' })
   async update(@Param('id') id: string, @Body() body: UpdateTokenDto): Promise<TokenDto> {
     const { tokenInfo } = await this.client.call(IdentityService.method.updateToken, {

@@ -60,7 +60,9 @@ export class TrustedIssuersController {
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOperation({
     summary: 'Stop trusting an identity provider',
-    description: 'Configured ones cannot be removed here.',
+    description:
+      'Every live agent grant its assertions made is revoked with it (their tokens stop at once). ' +
+      'Configured ones cannot be removed here.',
   })
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiNotFoundResponse({ description: 'No such added issuer' })

@@ -26,6 +26,8 @@ export interface NewTokenPair {
   accessExpiresAt: Date;
   refreshHash: string;
   refreshExpiresAt: Date;
+  /** The access token's own scopes, narrower than its grant's (a refresh's `scope`); absent: the grant's. */
+  accessScopes?: string[];
 }
 
 const DAY_MS = 86_400_000;
@@ -34,7 +36,7 @@ export type AccessTokenFound = AgentTokenRow & { grant: AgentGrantRow & { user: 
 
 /** The outcome of presenting a refresh token. */
 export type RefreshOutcome =
-  | { kind: 'rotated'; grant: AgentGrantRow }
+  | { kind: 'rotated'; grant: AgentGrantRow; accessScopes: string[] }
   /** Already exchanged once: the family was revoked just now. */
   | { kind: 'reused'; grantId: string }
   | { kind: 'invalid' };
@@ -104,14 +106,17 @@ export class AgentGrantsRepository {
     refreshHash: string,
     next: NewTokenPair,
     now: Date,
-    /** Checks the request against the grant before anything changes; throwing leaves the token unused. */
-    accept: (grant: AgentGrantRow) => void,
+    /**
+     * Checks the request against the grant before anything changes (throwing leaves the token
+     * unused) and answers the new access token's scopes.
+     */
+    accept: (grant: AgentGrantRow) => string[],
   ): Promise<RefreshOutcome> {
     return this.db.$transaction(async (tx) => {
       const token = await tx.agentToken.findUnique({ where: { tokenHash: refreshHash }, include: { grant: true } });
       if (!token || token.kind !== 'refresh' || token.revokedAt || token.grant.revokedAt || token.expiresAt <= now)
         return { kind: 'invalid' } as const;
-      accept(token.grant);
+      const accessScopes = accept(token.grant);
       const { count } = await tx.agentToken.updateMany({
         where: { id: token.id, usedAt: null },
         data: { usedAt: now },
@@ -120,9 +125,17 @@ export class AgentGrantsRepository {
         await revokeGrants(tx, { id: token.grantId }, 'refresh token reused', now);
         return { kind: 'reused', grantId: token.grantId } as const;
       }
-      await tx.agentToken.createMany({ data: tokenRows(token.grantId, next) });
-      return { kind: 'rotated', grant: token.grant } as const;
+      // A subset of the grant's: stored only when it leaves some out (empty reads as the grant's).
+      const narrower = accessScopes.length < token.grant.scopes.length ? accessScopes : undefined;
+      await tx.agentToken.createMany({ data: tokenRows(token.grantId, { ...next, accessScopes: narrower }) });
+      return { kind: 'rotated', grant: token.grant, accessScopes } as const;
     });
+  }
+
+  /** The grant a refresh token belongs to, whatever the token's state. */
+  async grantOfRefreshToken(refreshHash: string): Promise<AgentGrantRow | null> {
+    const token = await this.db.agentToken.findUnique({ where: { tokenHash: refreshHash }, include: { grant: true } });
+    return token?.kind === 'refresh' ? token.grant : null;
   }
 
   /** Revokes one token (RFC 7009 for an access token); its grant id when it existed and was live. */
@@ -164,6 +177,12 @@ export class AgentGrantsRepository {
     return grant?.userId ?? null;
   }
 
+  /** The ids of the live grants made through an application. */
+  async liveIdsOfApplication(applicationId: string): Promise<string[]> {
+    const rows = await this.db.agentGrant.findMany({ where: { applicationId, revokedAt: null }, select: { id: true } });
+    return rows.map((g) => g.id);
+  }
+
   findLive(id: string, userId: string): Promise<AgentGrantRow | null> {
     return this.db.agentGrant.findFirst({ where: { id, userId, revokedAt: null } });
   }
@@ -196,7 +215,13 @@ export async function insertGrant(
 
 function tokenRows(grantId: string, tokens: NewTokenPair) {
   return [
-    { grantId, kind: 'access', tokenHash: tokens.accessHash, expiresAt: tokens.accessExpiresAt },
+    {
+      grantId,
+      kind: 'access',
+      tokenHash: tokens.accessHash,
+      expiresAt: tokens.accessExpiresAt,
+      scopes: tokens.accessScopes ?? [],
+    },
     { grantId, kind: 'refresh', tokenHash: tokens.refreshHash, expiresAt: tokens.refreshExpiresAt },
   ];
 }

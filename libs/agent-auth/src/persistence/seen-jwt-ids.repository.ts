@@ -26,7 +26,7 @@ export class SeenJwtIdsRepository {
     return inserted === 1;
   }
 
-  /** Forgets up to `limit` ids past their expiry (a JWT that old is refused by its exp anyway); how many went. */
+  /** Forgets up to `limit` ids past their expiry (a JWT that old is refused by its time claims anyway); how many went. */
   sweepExpired(now: Date, limit: number): Promise<number> {
     return this.db.$executeRaw`DELETE FROM control.seen_jwt_ids
       WHERE ctid IN (SELECT ctid FROM control.seen_jwt_ids WHERE expires_at < ${now} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;

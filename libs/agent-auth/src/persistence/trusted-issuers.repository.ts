@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ControlPrisma } from '@kw/platform-persistence';
+import { revokeGrants } from './agent-grants.repository.js';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 
 export type TrustedIssuerRow = ControlPrisma.TrustedIssuerModel;
@@ -29,8 +30,16 @@ export class TrustedIssuersRepository {
     return this.db.trustedIssuer.create({ data: { ...issuer, jwks: issuer.jwks ?? undefined } });
   }
 
-  async remove(id: string): Promise<boolean> {
-    const { count } = await this.db.trustedIssuer.deleteMany({ where: { id } });
-    return count > 0;
+  /**
+   * Stops trusting an issuer and revokes the live agent grants its assertions made, together;
+   * the revoked grant ids, or null when no such issuer was added.
+   */
+  removeWithGrants(id: string, reason: string, now: Date): Promise<string[] | null> {
+    return this.db.$transaction(async (tx) => {
+      const row = await tx.trustedIssuer.findUnique({ where: { id }, select: { issuer: true } });
+      const { count } = await tx.trustedIssuer.deleteMany({ where: { id } });
+      if (!row || count === 0) return null;
+      return revokeGrants(tx, { issuer: row.issuer }, reason, now);
+    });
   }
 }

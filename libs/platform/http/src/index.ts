@@ -10,3 +10,4 @@ export * from './input-guard.js';
 export * from './server-errors.js';
 export * from './route-bodies.js';
 export * from './html.js';
+export * from './no-store.js';

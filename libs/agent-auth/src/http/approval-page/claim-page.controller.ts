@@ -79,7 +79,7 @@ export class ClaimPageController {
   @ApiNotFoundResponse({ description: 'No such claim for this account, or it expired' })
   @ApiConflictResponse({ description: 'The page is out of date (code changed, window ended, already decided)' })
   async decide(@Param('id') id: string, @Body() body: ClaimDecisionDto): Promise<ClaimDecidedDto> {
-    return this.client.call(AgentAuthService.method.decideClaim, {
+    const { status } = await this.client.call(AgentAuthService.method.decideClaim, {
       claimId: id,
       approve: body.decision === 'approve',
       userCode: body.userCode ?? '',
@@ -88,5 +88,7 @@ export class ClaimPageController {
       allWorkspaces: body.workspaceIds === undefined,
       workspaceIds: body.workspaceIds ?? [],
     });
+    // The documented body only: the contract message carries protobuf's own fields ($typeName).
+    return { status };
   }
 }

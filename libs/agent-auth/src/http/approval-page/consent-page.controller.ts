@@ -126,7 +126,7 @@ export class ConsentPageController {
     @Body() body: AuthorizationDecisionDto,
     @Req() request: FastifyRequest,
   ): Promise<AuthorizationDecidedDto> {
-    return this.client.call(OAuthApplicationsService.method.decideAuthorization, {
+    const { redirectTo } = await this.client.call(OAuthApplicationsService.method.decideAuthorization, {
       issuer: publicBase(this.config, request),
       authorizationId: id,
       approve: body.decision === 'approve',
@@ -134,5 +134,7 @@ export class ConsentPageController {
       allWorkspaces: body.workspaceIds === undefined,
       workspaceIds: body.workspaceIds ?? [],
     });
+    // The documented body only: the contract message carries protobuf's own fields ($typeName).
+    return { redirectTo };
   }
 }

@@ -1,5 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsISO8601, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  IsUUID,
+  MaxLength,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 import type { PersonalAccessToken } from '@kw/contracts';
 
 const SCOPES_DESCRIPTION = 'Scopes (actions, or `*`): see the scope vocabulary in docs/authentication.md';
@@ -68,24 +78,33 @@ export class CreateTokenDto {
   expiresAt?: string;
 }
 
+/**
+ * A PATCH field that may be absent but not null: null would read as "remove it", which a
+ * token's name, scopes, workspaces and expiry do not allow (a 200 that changed nothing lied).
+ */
+const Present = () => ValidateIf((_object, value) => value !== undefined);
+
 export class UpdateTokenDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
-  @IsOptional()
+  @Present()
   @IsString()
   @MinLength(1)
   @MaxLength(100)
   name?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'New expiry, in the future' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'New expiry, in the future. It cannot be removed (null is refused)',
+  })
+  @Present()
+  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 timestamp in the future (an expiry cannot be removed)' })
   expiresAt?: string;
 
   @ApiPropertyOptional({
     type: [String],
     description: 'Narrowing only: a scope the token does not have is refused (400)',
   })
-  @IsOptional()
+  @Present()
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
@@ -96,7 +115,7 @@ export class UpdateTokenDto {
     format: 'uuid',
     description: 'Narrowing only: restrict the token to these workspaces (a subset of what it reaches)',
   })
-  @IsOptional()
+  @Present()
   @IsArray()
   @ArrayMaxSize(200)
   @IsUUID('all', { each: true })

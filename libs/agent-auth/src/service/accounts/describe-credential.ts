@@ -55,7 +55,8 @@ export class DescribeCredential {
         kind: 'agent',
         id: grant.id,
         name: grant.agentName,
-        scopes: grant.scopes,
+        // What this access token acts with: the grant's, or fewer when a refresh narrowed it.
+        scopes: grant.scopes.filter((s) => auth.scopes.includes(s)),
         allWorkspaces: grant.allWorkspaces,
         workspaceIds: grant.allWorkspaces ? [] : grant.workspaceIds,
         user: toUserMessage(user),

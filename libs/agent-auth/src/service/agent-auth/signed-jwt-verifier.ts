@@ -43,7 +43,11 @@ export interface JwtExpectations {
  * payload only to pick the keys) must be trusted; the signature must verify with one of its
  * keys and an allowed asymmetric algorithm; `typ`, `aud`, `exp`, `iat` (not older than an hour)
  * and `nbf` must hold with a minute of clock skew; the `jti` must never have been accepted
- * before (it is remembered until the JWT expires).
+ * before (it is remembered for as long as the JWT would be accepted).
+ *
+ * `exp` is required of ID-JAGs only. Security Event Tokens need not carry it (RFC 8417's own
+ * examples do not): their age is bounded by `iat` alone (the same hour), which is also how
+ * long their `jti` is remembered, so a replay is caught for as long as it could be accepted.
  */
 @Injectable()
 export class SignedJwtVerifier {
@@ -73,7 +77,7 @@ export class SignedJwtVerifier {
         issuer: issuer.issuer,
         clockTolerance: CLOCK_SKEW_SECONDS,
         maxTokenAge: MAX_JWT_AGE_SECONDS + CLOCK_SKEW_SECONDS,
-        requiredClaims: ['exp', 'iat', 'jti'],
+        requiredClaims: expected.kind === 'assertion' ? ['exp', 'iat', 'jti'] : ['iat', 'jti'],
         currentDate: now,
       }));
     } catch (err) {
@@ -84,11 +88,22 @@ export class SignedJwtVerifier {
       throw new JwtRefused('wrong_audience', 'The JWT is not for this server');
     if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 200)
       throw new JwtRefused('bad_claims', 'The jti claim must be a string of 1 to 200 characters');
-    const expiresAt = new Date((payload.exp! + CLOCK_SKEW_SECONDS) * 1000);
-    if (!(await this.seen.remember(issuer.issuer, expected.kind, payload.jti, expiresAt)))
+    if (!(await this.seen.remember(issuer.issuer, expected.kind, payload.jti, acceptedUntil(payload))))
       throw new JwtRefused('replayed', 'This JWT was used before (jti)');
     return { issuer, payload };
   }
+}
+
+/**
+ * The last moment the JWT passes the time checks above: its `exp` or the end of its `iat`
+ * window, whichever comes first, plus the clock skew (and a second: jose compares whole
+ * seconds). Its jti must be remembered until then.
+ */
+function acceptedUntil(payload: JWTPayload): Date {
+  // jose refuses once `now - iat - skew` exceeds maxTokenAge (itself the hour plus the skew).
+  const ageLimit = payload.iat! + MAX_JWT_AGE_SECONDS + 2 * CLOCK_SKEW_SECONDS;
+  const last = payload.exp === undefined ? ageLimit : Math.min(payload.exp + CLOCK_SKEW_SECONDS, ageLimit);
+  return new Date((last + 1) * 1000);
 }
 
 function refusalOf(err: unknown): JwtRefused {

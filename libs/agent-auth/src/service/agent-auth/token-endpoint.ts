@@ -8,6 +8,7 @@ import {
   GRANT_REFRESH,
 } from '../../domain/agent-auth/oauth.js';
 import { verifiesS256 } from '../../domain/agent-auth/pkce.js';
+import { matchRedirectUri } from '../../domain/agent-auth/redirect-uris.js';
 import { OAuthAuthorizationsRepository } from '../../persistence/oauth-authorizations.repository.js';
 import { OAuthApplicationsRepository } from '../../persistence/oauth-applications.repository.js';
 import { ClientAuthentication } from '../oauth/client-authentication.js';
@@ -26,6 +27,7 @@ import { CredentialChanges } from '../credentials/credential-changes.js';
 import { AgentClaims } from './agent-claims.js';
 import { AgentTokenMinter } from './agent-token-minter.js';
 import { IdentityAssertions } from './identity-assertions.js';
+import { TrustedIssuers } from './trusted-issuers.js';
 
 type TokenAnswer = MessageInitShape<typeof IssueTokenResponseSchema>;
 
@@ -46,6 +48,7 @@ export class TokenEndpoint {
     private readonly clients: ClientAuthentication,
     private readonly authorizations: OAuthAuthorizationsRepository,
     private readonly applications: OAuthApplicationsRepository,
+    private readonly issuers: TrustedIssuers,
   ) {}
 
   issue(input: IssueTokenRequest, now = new Date()): Promise<TokenAnswer> {
@@ -102,6 +105,9 @@ export class TokenEndpoint {
    * OAuth 2.1 §4.1.3: the client authenticates (or names itself, if public), the code must be
    * its own, unexpired and unused, the redirect URI the one of the request, the PKCE verifier
    * must match, and a `resource` the one approved. A code used twice revokes what it issued.
+   * The application as it is now decides too (it may have changed since the consent): the
+   * redirect URI must still be registered, and approved scopes it may no longer ask for are
+   * not issued (an active client is already required by its authentication).
    */
   private async exchangeCode(input: IssueTokenRequest, now: Date): Promise<TokenAnswer> {
     const application = await this.clients.authenticate(input, now);
@@ -119,6 +125,11 @@ export class TokenEndpoint {
           throw oauthError('invalid_grant', 'The code was issued to another client');
         if (input.redirectUri !== authorization.redirectUri)
           throw oauthError('invalid_grant', 'redirect_uri differs from the authorization request');
+        if (!matchRedirectUri(application.redirectUris, authorization.redirectUri))
+          throw oauthError('invalid_grant', 'The application no longer uses this redirect_uri');
+        const scopes = authorization.scopes.filter((s) => application.scopes.includes(s));
+        if (scopes.length === 0)
+          throw oauthError('invalid_grant', 'The application may no longer ask for any of the approved scopes');
         if (!verifiesS256(input.codeVerifier!, authorization.codeChallenge))
           throw oauthError('invalid_grant', 'The PKCE code_verifier does not match');
         if (input.resource !== undefined) {
@@ -132,7 +143,7 @@ export class TokenEndpoint {
           agentName: application.name,
           issuer: null,
           subject: null,
-          scopes: authorization.scopes,
+          scopes,
           allWorkspaces: authorization.allWorkspaces,
           workspaceIds: authorization.workspaceIds,
           applicationId: application.id,
@@ -150,19 +161,34 @@ export class TokenEndpoint {
     return minted.answer(outcome.grant.scopes);
   }
 
+  /**
+   * A grant an identity provider's assertion made lives only while that provider is trusted:
+   * removing an added issuer revokes its grants, but one dropped from AGENT_TRUSTED_ISSUERS
+   * (a restart) is found here, and its grant revoked then.
+   */
+  private async refuseUntrustedIssuer(refreshHash: string, now: Date): Promise<void> {
+    const grant = await this.grants.grantOfRefreshToken(refreshHash);
+    if (!grant?.issuer || grant.revokedAt || (await this.issuers.find(grant.issuer))) return;
+    if (await this.grants.revokeGrant(grant.id, 'identity provider no longer trusted', now))
+      await this.changes.tokensChanged(grant.id);
+    throw oauthError('invalid_grant', 'The identity provider that vouched for this grant is no longer trusted');
+  }
+
   private async refresh(input: IssueTokenRequest, now: Date): Promise<TokenAnswer> {
     const token = input.refreshToken ?? '';
     if (!token) throw oauthError('invalid_request', 'refresh_token is required');
     if (secretPrefixOf(token) !== AGENT_REFRESH_PREFIX) throw oauthError('invalid_grant', 'Unknown refresh token');
     // An application named in the request must authenticate; a grant of an application needs it.
     const client = await this.clients.authenticateIfApplication(input, now);
+    await this.refuseUntrustedIssuer(hashToken(token), now);
     const minted = this.minter.mint(now);
     const requested = parseAgentScope(input.scope);
-    // RFC 6749 §6: `scope` may not ask for more than the grant; the answer's scope is the grant's.
+    // RFC 6749 §6: `scope` may narrow the new access token to a subset of the grant (more is
+    // invalid_scope); the grant, and so the new refresh token, keeps all of its scopes.
     const outcome = await this.grants.rotate(hashToken(token), minted.stored, now, (grant) => {
       if ((grant.applicationId ?? undefined) !== client?.id)
         throw oauthError('invalid_grant', 'The refresh token was issued to another client');
-      narrowScopes(grant.scopes, requested);
+      return narrowScopes(grant.scopes, requested);
     });
     if (outcome.kind === 'reused') {
       await this.changes.tokensChanged(outcome.grantId);
@@ -170,6 +196,6 @@ export class TokenEndpoint {
     }
     if (outcome.kind === 'invalid')
       throw oauthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
-    return minted.answer(outcome.grant.scopes);
+    return minted.answer(outcome.accessScopes);
   }
 }

@@ -7,6 +7,7 @@ import { publicFetch } from '@kw/platform-net';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { ASYMMETRIC_ALGORITHMS } from '../../domain/agent-auth/oauth.js';
 import { TrustedIssuersRepository, type TrustedIssuerRow } from '../../persistence/trusted-issuers.repository.js';
+import { CredentialChanges } from '../credentials/credential-changes.js';
 
 /** A trusted identity provider, from configuration or added by an administrator. */
 export interface TrustedIssuer {
@@ -46,6 +47,7 @@ export class TrustedIssuers {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly repository: TrustedIssuersRepository,
+    private readonly changes: CredentialChanges,
   ) {
     this.configured = parseConfigured(config.AGENT_TRUSTED_ISSUERS);
   }
@@ -77,8 +79,17 @@ export class TrustedIssuers {
     return fromRow(row);
   }
 
-  async remove(id: string): Promise<void> {
-    if (!isUuid(id) || !(await this.repository.remove(id))) throw notFound('Trusted issuer');
+  /**
+   * Stops trusting an added issuer. What its assertions granted is revoked with it (an
+   * administrator un-trusts a provider because it can no longer be believed) and every gateway
+   * drops those grants' cached tokens.
+   */
+  async remove(id: string, now = new Date()): Promise<void> {
+    const revoked = isUuid(id)
+      ? await this.repository.removeWithGrants(id, 'identity provider no longer trusted', now)
+      : null;
+    if (!revoked) throw notFound('Trusted issuer');
+    if (revoked.length > 0) await this.changes.tokensChanged(...revoked);
   }
 
   /** The issuer's verification keys (jose key resolver), reused across calls while its settings are unchanged. */

@@ -19,6 +19,7 @@ import {
   type ApplicationChanges,
   type ApplicationRow,
 } from '../../persistence/oauth-applications.repository.js';
+import { AgentGrantsRepository } from '../../persistence/agent-grants.repository.js';
 import { CallerAccounts } from '../caller-accounts.js';
 import { CredentialChanges } from '../credentials/credential-changes.js';
 
@@ -32,8 +33,8 @@ const DESCRIPTION_MAX = 1000;
  * OAuth applications: registered by users (`applications:manage`) or by MCP clients themselves
  * (RFC 7591). A confidential client's secret is shown once and stored as its SHA-256; rotating
  * keeps the previous one working for an overlap. Deleting an application revokes every grant
- * made through it; disabling (`status: disabled`) stops new authorizations and token requests
- * and keeps the grants, which work again when it is enabled.
+ * made through it; disabling (`status: disabled`) stops new authorizations, token requests and
+ * the use of its live access tokens, and keeps the grants, which work again when it is enabled.
  */
 @Injectable()
 export class Applications {
@@ -42,6 +43,7 @@ export class Applications {
     private readonly callers: CallerAccounts,
     private readonly applications: OAuthApplicationsRepository,
     private readonly changes: CredentialChanges,
+    private readonly grants: AgentGrantsRepository,
   ) {}
 
   async list(context: RequestContext): Promise<ApplicationMessage[]> {
@@ -87,6 +89,11 @@ export class Applications {
       changes.status = input.status;
     }
     const row = await this.applications.update(current.id, changes);
+    // Disabled: its tokens stop at once, so no gateway may keep them cached.
+    if (current.status === 'active' && row.status === 'disabled') {
+      const grantIds = await this.grants.liveIdsOfApplication(row.id);
+      if (grantIds.length > 0) await this.changes.tokensChanged(...grantIds);
+    }
     return toApplicationMessage(row);
   }
 

@@ -95,7 +95,12 @@ export class Authorizations {
     };
   }
 
-  /** Approve or deny, signed in (browser session): where the browser goes next. */
+  /**
+   * Approve or deny, signed in (browser session): where the browser goes next. The application
+   * may have changed while its page was shown, so it is read again: a disabled or deleted one,
+   * or a redirect URI no longer registered, gets nothing (not even a denial: the owner took
+   * that address away), and approved scopes it may no longer ask for are dropped.
+   */
   async decide(input: DecideAuthorizationRequest, context: RequestContext, now = new Date()) {
     const { user, auth } = await this.callers.requireActive(context);
     if (auth.credentialKind !== 'session')
@@ -108,10 +113,18 @@ export class Authorizations {
       ? await this.authorizations.findById(input.authorizationId)
       : null;
     if (!authorization || authorization.expiresAt <= now) throw notFound('Authorization request');
-    const scopes = [...new Set(input.scopes)];
-    if (input.approve && scopes.length === 0) throw invalidField('scopes', 'approve at least one scope');
-    const beyond = scopes.filter((s) => !authorization.requestedScopes.includes(s));
+    const chosen = [...new Set(input.scopes)];
+    if (input.approve && chosen.length === 0) throw invalidField('scopes', 'approve at least one scope');
+    const beyond = chosen.filter((s) => !authorization.requestedScopes.includes(s));
     if (beyond.length > 0) throw invalidField('scopes', `not requested by the application: ${beyond.join(', ')}`);
+    const application = await this.applications.findById(authorization.applicationId);
+    if (!application || application.status !== 'active')
+      throw changed('The application was disabled or deleted since this page was shown; nothing was sent to it');
+    if (!matchRedirectUri(application.redirectUris, authorization.redirectUri))
+      throw changed('The application no longer uses this redirect URI; nothing was sent to it');
+    const scopes = chosen.filter((s) => application.scopes.includes(s));
+    if (input.approve && scopes.length === 0)
+      throw changed('The application may no longer ask for any of the scopes you approved');
     const workspaceIds = [...new Set(input.workspaceIds)];
     if (workspaceIds.some((id) => !isUuid(id))) throw invalidField('workspaceIds', 'must be workspace ids');
     if (input.approve && !input.allWorkspaces && workspaceIds.length === 0)
@@ -149,6 +162,9 @@ export class Authorizations {
     };
   }
 }
+
+/** The application changed between the consent page and the decision: 409, read it again. */
+const changed = (message: string) => new AppError({ status: 409, code: ErrorCode.CONFLICT, message });
 
 const pageError = (error: string, description: string): StartAnswer => ({
   outcome: 'error',

@@ -44,6 +44,22 @@ describe('token grants', () => {
     expect(status(() => grantForNewToken({ scopes: [], ...all }, { scopes: ['*'], ...all }))).toBe(400);
   });
 
+  it('never mints a token that reaches no workspace', () => {
+    const none = { allWorkspaces: false, workspaceIds: [] as string[] };
+    const onlyA = { scopes: ['*'], allWorkspaces: false, workspaceIds: ['a'] };
+    // An empty list: 400, whoever asks.
+    expect(status(() => grantForNewToken({ scopes: ['*'], ...none }, { scopes: ['*'], ...all }))).toBe(400);
+    expect(status(() => grantForNewToken({ scopes: ['*'], ...none }, onlyA))).toBe(400);
+    // None of the requested workspaces is held: 403, as for scopes.
+    expect(
+      status(() => grantForNewToken({ scopes: ['*'], allWorkspaces: false, workspaceIds: ['b', 'c'] }, onlyA)),
+    ).toBe(403);
+    // A creator that reaches no workspace mints nothing either.
+    expect(status(() => grantForNewToken({ scopes: ['*'], ...all }, { scopes: ['*'], ...none }))).toBe(403);
+    expect(status(() => narrowedWorkspaces([], all))).toBe(400);
+    expect(status(() => narrowedWorkspaces([], { allWorkspaces: false, workspaceIds: ['a'] }))).toBe(400);
+  });
+
   it('updates only narrow', () => {
     expect(narrowedScopes(['fragments:read'], ['*'])).toEqual(['fragments:read']);
     expect(narrowedScopes(['*'], ['*'])).toEqual(['*']);

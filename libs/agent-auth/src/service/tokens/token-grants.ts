@@ -22,12 +22,18 @@ export interface NarrowedGrant {
   droppedWorkspaceIds: string[];
 }
 
+/** An empty workspace list would make a token that reaches nothing: said as the consent page says it. */
+const noWorkspaceChosen = () => invalidField('workspaceIds', 'choose at least one workspace, or all of them');
+
 /**
  * The grant of a new token: the requested scopes and workspaces that the creating credential
- * itself holds (a token never mints a broader one). What is left out is reported, not granted.
+ * itself holds (a token never mints a broader one). What is left out is reported, not granted;
+ * a token that would reach no workspace at all is refused, not minted.
  */
 export function grantForNewToken(requested: TokenGrant, creator: TokenGrant): NarrowedGrant {
-  const scopes = narrowScopes(validateScopes(requested.scopes), creator.scopes);
+  const valid = validateScopes(requested.scopes);
+  if (!requested.allWorkspaces && requested.workspaceIds.length === 0) throw noWorkspaceChosen();
+  const scopes = narrowScopes(valid, creator.scopes);
   if (scopes.scopes.length === 0) {
     throw new AppError({
       status: 403,
@@ -36,6 +42,13 @@ export function grantForNewToken(requested: TokenGrant, creator: TokenGrant): Na
     });
   }
   const workspaces = narrowWorkspaces(requested, creator);
+  if (!workspaces.allWorkspaces && workspaces.workspaceIds.length === 0) {
+    throw new AppError({
+      status: 403,
+      code: ErrorCode.FORBIDDEN,
+      message: 'Your credential reaches none of the requested workspaces',
+    });
+  }
   const droppedWorkspaceIds = requested.allWorkspaces
     ? []
     : [...new Set(requested.workspaceIds)].filter((id) => !workspaces.workspaceIds.includes(id));
@@ -59,6 +72,7 @@ export function narrowedScopes(requested: readonly string[], current: readonly s
 /** New workspace restriction of an existing token: a subset of what it reaches. */
 export function narrowedWorkspaces(requested: readonly string[], current: WorkspaceGrant): string[] {
   const ids = [...new Set(requested)];
+  if (ids.length === 0) throw noWorkspaceChosen();
   if (current.allWorkspaces) return ids;
   const added = ids.filter((id) => !current.workspaceIds.includes(id));
   if (added.length > 0)

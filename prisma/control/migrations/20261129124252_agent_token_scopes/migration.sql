@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "agent_tokens" ADD COLUMN     "scopes" TEXT[] DEFAULT ARRAY[]::TEXT[];
