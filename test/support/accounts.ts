@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { assertNoContractInternals } from './http.js';
 
 /**
  * Accounts and credentials for end-to-end tests against a running platform (`base` is its
@@ -62,6 +63,7 @@ async function send(
   const text = await res.text();
   if (res.status !== expect)
     throw new Error(`${method} ${path}: expected ${expect}, got ${res.status}: ${text.slice(0, 500)}`);
+  assertNoContractInternals(text, `${method} ${path}`);
   return text ? JSON.parse(text) : undefined;
 }
 

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import OpenAI from 'openai';
 import { adminEnv, userWithToken } from '../../support/accounts.js';
+import { assertNoContractInternals } from '../../support/http.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { startAnthropicStandIn } from '../../support/stand-ins/anthropic-stand-in.js';
 import { startOpenAiStandIn } from '../../support/stand-ins/openai-stand-in.js';
@@ -99,6 +100,7 @@ export async function call(base: string, token: string | undefined, method: stri
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();
+  assertNoContractInternals(text, `${method} ${path}`);
   let parsed: any;
   try {
     parsed = text ? JSON.parse(text) : undefined;

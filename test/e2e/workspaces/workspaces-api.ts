@@ -1,4 +1,5 @@
 import { authHeaders, type TestAuth } from '../../support/accounts.js';
+import { assertNoContractInternals } from '../../support/http.js';
 
 /** One HTTP answer: status, the raw body (to compare bytes) and the parsed JSON. */
 export interface Answer {
@@ -23,6 +24,7 @@ export function workspacesApi(base: string) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
+    assertNoContractInternals(text, `${method} ${path}`);
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;

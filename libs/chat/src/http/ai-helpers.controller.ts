@@ -63,7 +63,11 @@ export class AiHelpersController {
   })
   @ApiOkResponse({ type: SummaryResponseDto })
   async summary(@Body() body: TextOrFragmentDto): Promise<SummaryResponseDto> {
-    return this.client.call(AiHelpersService.method.summarize, { text: body.text, fragmentId: body.fragmentId });
+    const { summary, provider, model } = await this.client.call(AiHelpersService.method.summarize, {
+      text: body.text,
+      fragmentId: body.fragmentId,
+    });
+    return { summary, provider, model };
   }
 
   @Post('tags')
@@ -71,11 +75,12 @@ export class AiHelpersController {
   @ApiOperation({ summary: 'Suggest tags for a text or a fragment', description: 'What enrichment would tag it with.' })
   @ApiOkResponse({ type: TagsResponseDto })
   async tags(@Body() body: TagsRequestDto): Promise<TagsResponseDto> {
-    return this.client.call(AiHelpersService.method.tag, {
+    const { tags, provider, model } = await this.client.call(AiHelpersService.method.tag, {
       text: body.text,
       fragmentId: body.fragmentId,
       max: body.max ?? 0,
     });
+    return { tags, provider, model };
   }
 
   @Get('availability')
