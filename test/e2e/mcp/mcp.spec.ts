@@ -146,6 +146,24 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     expect(archived.data.fragment.archivedAt).not.toBeNull();
   });
 
+  it('keeps every one of concurrent appends sent without expectedVersion', async () => {
+    const created = await call(client, 'create_fragment', {
+      workspaceId: ws.id,
+      fragmentTypeId: ws.noteTypeId,
+      title: 'Appended by many agents',
+      content: 'start',
+    });
+    const id = created.data.fragment.id;
+    const lines = Array.from({ length: 6 }, (_, n) => `agent line ${n}`);
+    const results = await Promise.all(
+      lines.map((append) => call(client, 'update_fragment', { fragmentId: id, append })),
+    );
+    for (const result of results) expect(result.isError, result.text).toBe(false);
+    const got = await call(client, 'get_fragment', { fragmentId: id });
+    expect(got.data.fragment.content.split('\n').slice(1).sort()).toEqual(lines);
+    expect(got.data.fragment.version).toBe(1 + lines.length);
+  });
+
   it('searches one workspace or all readable ones, runs agentic search and follows graph links', async () => {
     const one = await call(client, 'search', { workspaceId: ws.id, query: 'billing queue' });
     expect(one.isError, one.text).toBe(false);

@@ -122,7 +122,8 @@ export class FragmentsController {
       '`replaceSection` (the body under the heading up to the next heading of the same or higher level; ' +
       'unknown heading: 400 `SECTION_NOT_FOUND`)); `content` with `operations`: 400. Optimistic ' +
       'concurrency with body `version` or `If-Match: "<version>"`: stale answers 409 `VERSION_CONFLICT` ' +
-      'with `currentVersion`. A title or content change re-runs enrichment (status `processing`). ' +
+      'with `currentVersion`; without either, the update applies to whatever is current (concurrent ones ' +
+      'one after another, none refused). A title or content change re-runs enrichment (status `processing`). ' +
       'Contributors update only their own fragments. Scope `fragments:write`.',
   })
   @ApiHeader({ name: 'If-Match', required: false, description: 'The version last read, e.g. "3"' })
