@@ -60,6 +60,34 @@ describe('enrichment (embedded, in-process bus)', () => {
     expect(done.enrichment.embedding.state).toBe('done');
   });
 
+  it('generates a summary again when a PATCH clears it with "", and only the summary', async () => {
+    const content = 'Vector search finds notes by meaning. Embeddings are computed for every note.';
+    const { fragment } = await create({ content, summary: 'Mine.', tags: ['kept'] });
+    const before = await untilPublished(() => get(fragment.id));
+    expect(before.summary).toBe('Mine.');
+    expect(before.enrichment.summary.state).toBe('skipped');
+
+    const cleared = await p.api.ok(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, { summary: '' }, 200);
+    expect(cleared.fragment).toMatchObject({ summary: null, status: 'processing', version: 2 });
+    expect(cleared.fragment.enrichment.summary.state).toBe('pending');
+    const done = await untilPublished(() => get(fragment.id));
+    expect(done.summary).toContain('Vector search finds notes by meaning.');
+    expect(done.enrichment.summary).toMatchObject({ state: 'done', version: 2 });
+    // The other steps are not run again: the text did not change.
+    expect(done.enrichment.embedding).toMatchObject({ state: 'done', version: 1 });
+    expect(done.enrichment.tags.state).toBe('skipped');
+    expect(done.tags).toEqual(['kept']);
+    // Its chunks follow the new version (search reads only the current version's): still found by meaning.
+    const found = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/search?workspaceId=${ws.id}&mode=semantic&q=${encodeURIComponent('vector search meaning')}`,
+      undefined,
+      200,
+    );
+    expect(JSON.stringify(found)).toContain(fragment.id);
+  });
+
   it('re-enriches on request: back to processing, then published again', async () => {
     const { fragment } = await create({ content: 'Short note about Redis.' });
     await untilPublished(() => get(fragment.id));

@@ -123,7 +123,8 @@ export class FragmentsController {
       'unknown heading: 400 `SECTION_NOT_FOUND`)); `content` with `operations`: 400. Optimistic ' +
       'concurrency with body `version` or `If-Match: "<version>"`: stale answers 409 `VERSION_CONFLICT` ' +
       'with `currentVersion`; without either, the update applies to whatever is current (concurrent ones ' +
-      'one after another, none refused). A title or content change re-runs enrichment (status `processing`). ' +
+      'one after another, none refused). A title or content change re-runs enrichment (status `processing`); `summary: ""` ' +
+      'clears the summary and generates it again (the summary step only). ' +
       'Contributors update only their own fragments. Scope `fragments:write`.',
   })
   @ApiHeader({ name: 'If-Match', required: false, description: 'The version last read, e.g. "3"' })

@@ -111,7 +111,10 @@ export interface FragmentChanges {
   fragmentTypeId?: string;
   /** Present when the update supplied a key (null clears it). */
   key?: string | null;
-  /** Present when the text changed: the fragment goes back to `processing` with this enrichment state. */
+  /**
+   * Present when enrichment runs again (the text changed, or the summary was cleared): the
+   * fragment goes back to `processing` with this enrichment state.
+   */
   enrichment?: object;
   updatedBy: string;
 }
@@ -388,7 +391,7 @@ async function writeUpdate(
   const update = UPDATE_FRAGMENT.replace('%SET%', () => sets.join(', '));
   const [updated] = await tx.$queryRawUnsafe<FragmentRow[]>(update, ...values);
   if (!updated) return undefined;
-  if (changes.enrichment === undefined)
+  if (changes.title === current.title && changes.content === current.content)
     await tx.$executeRaw`UPDATE data.fragment_chunks SET version = ${updated.version}
                           WHERE fragment_id = ${current.id}::uuid AND version = ${current.version}`;
   await appendOutbox(tx, eventOf(updated));

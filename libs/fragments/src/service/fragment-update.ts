@@ -2,7 +2,14 @@ import type { FragmentsService } from '@kw/contracts';
 import type { RequestOf } from '@kw/platform-transport';
 import type { FragmentChanges } from '../persistence/fragments.repository.js';
 import type { FragmentRow } from '../persistence/rows.js';
-import { enrichmentNeeds, pendingEnrichment, type EnrichmentStep } from './enrichment/enrichment-state.js';
+import {
+  enrichmentNeeds,
+  pendingEnrichment,
+  readEnrichment,
+  type EnrichmentState,
+  type EnrichmentStep,
+  type StepState,
+} from './enrichment/enrichment-state.js';
 import { assertContentSize, normalizeTags } from './fragment-fields.js';
 import { applyOperations, type PatchOperation } from './patch-operations.js';
 
@@ -32,8 +39,14 @@ export function planUpdate(row: FragmentRow, input: UpdateInput, updatedBy: stri
   const hasUserSummary = summarySupplied ? input.summary!.trim() !== '' : row.summarySource === 'user';
   const tags = input.tagsSupplied ? normalizeTags(input.tags) : row.tags;
   const enhanceTags = input.enhanceTags ?? row.enhanceTags;
-  // Only a change of the text re-runs enrichment; other changes are announced with no steps.
-  const needs: EnrichmentStep[] = textChanged ? enrichmentNeeds(hasUserSummary, tags.length > 0, enhanceTags) : [];
+  // A change of the text re-runs enrichment. A summary cleared ("") is generated again: only that
+  // step, the others keep what they did. Other changes are announced with no steps.
+  const summaryCleared = summarySupplied && !hasUserSummary;
+  const needs: EnrichmentStep[] = textChanged
+    ? enrichmentNeeds(hasUserSummary, tags.length > 0, enhanceTags)
+    : summaryCleared
+      ? ['summary']
+      : [];
   return {
     changes: {
       title,
@@ -49,8 +62,17 @@ export function planUpdate(row: FragmentRow, input: UpdateInput, updatedBy: stri
       ...(input.fragmentTypeId !== undefined && { fragmentTypeId: input.fragmentTypeId }),
       ...(input.key !== undefined && { key: input.key === '' ? null : input.key }),
       ...(textChanged && { enrichment: pendingEnrichment(needs, now) }),
+      ...(!textChanged && needs.length > 0 && { enrichment: requeued(row, needs, now) }),
       updatedBy,
     },
     needs,
   };
+}
+
+/** The fragment's enrichment state with `steps` pending again and the others as they are. */
+function requeued(row: FragmentRow, steps: readonly EnrichmentStep[], now: Date): EnrichmentState {
+  const pending = pendingEnrichment(steps, now);
+  const state: EnrichmentState = { ...readEnrichment(row.enrichment) };
+  for (const step of steps) state[step] = pending[step] as StepState;
+  return state;
 }
