@@ -12,6 +12,8 @@ import {
 } from './enrichment/enrichment-state.js';
 import { assertContentSize, normalizeTags } from './fragment-fields.js';
 import { applyOperations, type PatchOperation } from './patch-operations.js';
+import { allowedSteps } from './workspace-enrichment.js';
+import type { Gate } from './workspace-gate.js';
 
 export type UpdateInput = RequestOf<typeof FragmentsService, 'updateFragment'>;
 
@@ -27,7 +29,12 @@ export interface PlannedUpdate {
  * write landed first (FragmentsHandlers.update). Throws the input's own refusals: a patch
  * operation naming a heading the content lacks, content past its limit.
  */
-export function planUpdate(row: FragmentRow, input: UpdateInput, updatedBy: string, now: Date): PlannedUpdate {
+export function planUpdate(
+  row: FragmentRow,
+  input: UpdateInput,
+  author: Pick<Gate, 'userId' | 'enrichment'>,
+  now: Date,
+): PlannedUpdate {
   const content =
     input.operations.length > 0
       ? applyOperations(row.content, input.operations as PatchOperation[])
@@ -42,11 +49,11 @@ export function planUpdate(row: FragmentRow, input: UpdateInput, updatedBy: stri
   // A change of the text re-runs enrichment. A summary cleared ("") is generated again: only that
   // step, the others keep what they did. Other changes are announced with no steps.
   const summaryCleared = summarySupplied && !hasUserSummary;
-  const needs: EnrichmentStep[] = textChanged
-    ? enrichmentNeeds(hasUserSummary, tags.length > 0, enhanceTags)
-    : summaryCleared
-      ? ['summary']
-      : [];
+  // The workspace's settings may leave the AI summary or tags out.
+  const needs = allowedSteps(
+    textChanged ? enrichmentNeeds(hasUserSummary, tags.length > 0, enhanceTags) : summaryCleared ? ['summary'] : [],
+    author.enrichment,
+  );
   return {
     changes: {
       title,
@@ -63,7 +70,7 @@ export function planUpdate(row: FragmentRow, input: UpdateInput, updatedBy: stri
       ...(input.key !== undefined && { key: input.key === '' ? null : input.key }),
       ...(textChanged && { enrichment: pendingEnrichment(needs, now) }),
       ...(!textChanged && needs.length > 0 && { enrichment: requeued(row, needs, now) }),
-      updatedBy,
+      updatedBy: author.userId,
     },
     needs,
   };

@@ -35,7 +35,8 @@ import { assertContentSize, normalizeTags } from './fragment-fields.js';
 import { FragmentQuota } from './fragment-quota.js';
 import { fragmentView } from './fragment-view.js';
 import { planUpdate } from './fragment-update.js';
-import { WorkspaceGate } from './workspace-gate.js';
+import { allowedSteps } from './workspace-enrichment.js';
+import { WorkspaceGate, type Gate } from './workspace-gate.js';
 
 const SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', title: 'title' } as const;
 
@@ -204,16 +205,16 @@ export class FragmentsHandlers {
   @Handles(FragmentsService.method.updateFragment)
   async update(input: RequestOf<typeof FragmentsService, 'updateFragment'>, context: RequestContext) {
     const current = await this.load(input.fragmentId);
-    const { userId, workspaceId } = await this.gate.authorize(context, current.workspaceId, 'fragments:write', {
+    const author = await this.gate.authorize(context, current.workspaceId, 'fragments:write', {
       resourceOwnerId: current.createdBy,
       hiddenAs: fragmentNotFound,
     });
     if (input.expectedVersion > 0 && input.expectedVersion !== current.version) throw versionConflict(current.version);
     if (input.fragmentTypeId !== undefined && input.fragmentTypeId !== current.fragmentTypeId)
-      await this.assertTypeOf(workspaceId, input.fragmentTypeId);
+      await this.assertTypeOf(author.workspaceId, input.fragmentTypeId);
 
     const plan = (row: FragmentRow) => {
-      const { changes, needs } = planUpdate(row, input, userId, new Date());
+      const { changes, needs } = planUpdate(row, input, author, new Date());
       const eventOf = (updated: FragmentRow) => fragmentChangedEvent(context, 'fragment.updated', updated, needs);
       return { changes, eventOf };
     };
@@ -228,7 +229,7 @@ export class FragmentsHandlers {
       if (!result.updated) throw 'gone' in result ? fragmentNotFound() : versionConflict(result.currentVersion);
       return { fragment: fragmentView(result.row) };
     } catch (error) {
-      if (isUniqueViolation(error) && input.key) throw await this.keyConflict(workspaceId, input.key);
+      if (isUniqueViolation(error) && input.key) throw await this.keyConflict(author.workspaceId, input.key);
       if (isForeignKeyViolation(error)) throw invalidFragmentType();
       throw error;
     }
@@ -381,13 +382,13 @@ function pastTheCap(cap: { max: number; planRefusal?: () => AppError }): AppErro
  */
 function newFragment(
   input: CreateFragmentRequest,
-  author: { workspaceId: string; userId: string },
+  author: Pick<Gate, 'workspaceId' | 'userId' | 'enrichment'>,
   id: string,
   context: RequestContext,
   now = new Date(),
 ): { row: FragmentRow; event: NewOutboxEvent } {
   const hasSummary = input.summary !== undefined && input.summary.trim() !== '';
-  const needs = enrichmentNeeds(hasSummary, input.tagsSupplied, input.enhanceTags);
+  const needs = allowedSteps(enrichmentNeeds(hasSummary, input.tagsSupplied, input.enhanceTags), author.enrichment);
   const row: FragmentRow = {
     id,
     workspaceId: author.workspaceId,
