@@ -177,6 +177,9 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     const related = await call(client, 'related', { workspaceId: ws.id, query: 'Ada Lovelace' });
     expect(related.isError, related.text).toBe(false);
     expect(related.data.entities.map((e: any) => e.name)).toContain('Ada Lovelace');
+    // Each entity once, although the query's seeds are among the graph's nodes too.
+    const entityIds = related.data.entities.map((e: any) => e.id);
+    expect(entityIds).toEqual([...new Set(entityIds)]);
     expect(related.data.fragments.map((f: any) => f.fragmentId)).toContain(fragmentId);
     const byFragment = await call(client, 'related', { workspaceId: ws.id, fragmentId });
     expect(byFragment.isError, byFragment.text).toBe(false);
