@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { SEARCH_QUERY_MAX } from '@kw/contracts';
 import { createToken } from '../../support/accounts.js';
 import { startFragmentsPlatform, type Person } from '../fragments/fragments-fixture.js';
@@ -244,7 +245,32 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     const { contents } = await client.readResource({ uri: `kw://fragments/${fragmentId}` });
     expect(contents[0]).toMatchObject({ uri: `kw://fragments/${fragmentId}`, mimeType: 'text/markdown' });
     expect((contents[0] as { text: string }).text).toMatch(/^# Restarting the billing queue/);
-    await expect(client.readResource({ uri: `kw://fragments/${UNKNOWN}` })).rejects.toThrow();
+    // Unknown, malformed and hidden (a workspace the viewer is not in) answer alike: MCP's "Resource not found".
+    const { fragment: hidden } = await p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments',
+      { workspaceId: other.id, fragmentTypeId: other.noteTypeId, title: 'Not for viewers', content: 'x' },
+      201,
+    );
+    const asViewer = await connectMcp(p.platform.url, viewer.auth);
+    try {
+      for (const [reader, id] of [
+        [client, UNKNOWN],
+        [client, 'not-a-uuid'],
+        [asViewer, hidden.id],
+      ] as const) {
+        const uri = `kw://fragments/${id}`;
+        const refused = await reader.readResource({ uri }).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+        expect(refused, uri).toBeInstanceOf(McpError);
+        expect(refused).toMatchObject({ code: -32002, data: { uri } });
+      }
+    } finally {
+      await asViewer.close();
+    }
   });
 
   it('turns bad arguments and failures into isError results an AI can act on', async () => {
