@@ -137,6 +137,36 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     const stale = await call(client, 'update_fragment', { fragmentId: id, title: 'Stale write', expectedVersion: 1 });
     expect(stale.isError).toBe(true);
     expect(stale.text).toMatch(/VERSION_CONFLICT/);
+    expect(stale.data).toMatchObject({ code: 'VERSION_CONFLICT', currentVersion: 2 });
+
+    // A taken key names its holder, as the REST answer does (existingId).
+    const keyed = await call(client, 'create_fragment', {
+      workspaceId: ws.id,
+      fragmentTypeId: note.id,
+      title: 'Keyed',
+      content: 'First holder of the key.',
+      key: 'mcp-key',
+    });
+    const taken = await call(client, 'create_fragment', {
+      workspaceId: ws.id,
+      fragmentTypeId: note.id,
+      title: 'Keyed again',
+      content: 'x',
+      key: 'mcp-key',
+    });
+    expect(taken.isError).toBe(true);
+    expect(taken.text).toMatch(/^KEY_EXISTS: /);
+    expect(taken.text).toContain(keyed.data.fragment.id);
+    const overRest = await p.api.call(owner.auth, 'POST', '/api/memory-fragments', {
+      workspaceId: ws.id,
+      fragmentTypeId: note.id,
+      title: 'Keyed over REST',
+      content: 'x',
+      key: 'mcp-key',
+    });
+    expect(overRest.status).toBe(409);
+    expect(taken.data).toEqual(overRest.body);
+    expect(taken.data).toMatchObject({ code: 'KEY_EXISTS', existingId: keyed.data.fragment.id });
 
     const listed = await call(client, 'list_fragments', { workspaceId: ws.id, limit: 1 });
     expect(listed.data).toMatchObject({ count: 1, limit: 1 });
