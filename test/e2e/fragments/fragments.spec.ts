@@ -288,6 +288,14 @@ describe('memory fragments', () => {
         body: JSON.stringify({ title: 'v3' }),
       });
       expect(ok.status).toBe(200);
+      // `*` matches whatever is current (RFC 9110): no version precondition.
+      const any = await fetch(`${p.platform.url}/api/memory-fragments/${fragment.id}`, {
+        method: 'PATCH',
+        headers: { ...authHeaders(owner.auth), 'content-type': 'application/json', 'if-match': '*' },
+        body: JSON.stringify({ title: 'v4' }),
+      });
+      expect(any.status).toBe(200);
+      expect(((await any.json()) as { fragment: unknown }).fragment).toMatchObject({ title: 'v4', version: 4 });
     });
 
     it('applies concurrent updates without a version to whatever is current: none fails, none is lost', async () => {

@@ -19,9 +19,12 @@ import { fragmentJson } from './presenters.js';
 
 const M = FragmentsService.method;
 
-/** Parses `If-Match: "<version>"` (quotes and a weak prefix optional); anything else is 400. */
+/**
+ * Parses `If-Match: "<version>"` (quotes and a weak prefix optional); anything else is 400.
+ * `*` matches any current representation (RFC 9110 §13.1.1): no version precondition.
+ */
 function versionFromIfMatch(header: string | undefined): number | undefined {
-  if (header === undefined) return undefined;
+  if (header === undefined || header.trim() === '*') return undefined;
   const match = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
   if (!match) throw badRequest('If-Match must be a fragment version such as "3"');
   return Number(match[1]);
@@ -127,7 +130,11 @@ export class FragmentsController {
       'clears the summary and generates it again (the summary step only). ' +
       'Contributors update only their own fragments. Scope `fragments:write`.',
   })
-  @ApiHeader({ name: 'If-Match', required: false, description: 'The version last read, e.g. "3"' })
+  @ApiHeader({
+    name: 'If-Match',
+    required: false,
+    description: 'The version last read, e.g. "3"; `*` sets no precondition (the fragment exists: 404 otherwise)',
+  })
   @ApiOkResponse({ type: FragmentResponseDto })
   async update(
     @Param('id') id: string,
