@@ -101,12 +101,12 @@ WITH created AS (
 )
 ${outbox.text};
 
--- src/persistence/fragments.repository.ts: FragmentsRepository.updateWithEvent
-UPDATE data.fragment_chunks SET version = ${updated.version}
-WHERE fragment_id = ${current.id}::uuid AND version = ${current.version};
-
 -- src/persistence/fragments.repository.ts: FragmentsRepository.deleteWithEvent.deleted
 DELETE FROM data.fragments WHERE id = ${current.id}::uuid;
+
+-- src/persistence/fragments.repository.ts: writeUpdate
+UPDATE data.fragment_chunks SET version = ${updated.version}
+WHERE fragment_id = ${current.id}::uuid AND version = ${current.version};
 
 -- src/persistence/transfers.repository.ts: TransfersRepository.recordImportedMany
 INSERT INTO data.imported_records (workspace_id, kind, source_id, target_id)

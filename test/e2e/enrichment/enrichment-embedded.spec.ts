@@ -78,6 +78,83 @@ describe('enrichment (embedded, in-process bus)', () => {
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
   });
 
+  it('generates a summary again when a PATCH clears it with "", and only the summary', async () => {
+    const content = 'Vector search finds notes by meaning. Embeddings are computed for every note.';
+    const { fragment } = await create({ content, summary: 'Mine.', tags: ['kept'] });
+    const before = await untilPublished(() => get(fragment.id));
+    expect(before.summary).toBe('Mine.');
+    expect(before.enrichment.summary.state).toBe('skipped');
+
+    const cleared = await p.api.ok(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, { summary: '' }, 200);
+    expect(cleared.fragment).toMatchObject({ summary: null, status: 'processing', version: 2 });
+    expect(cleared.fragment.enrichment.summary.state).toBe('pending');
+    const done = await untilPublished(() => get(fragment.id));
+    expect(done.summary).toContain('Vector search finds notes by meaning.');
+    expect(done.enrichment.summary).toMatchObject({ state: 'done', version: 2 });
+    // The other steps are not run again: the text did not change.
+    expect(done.enrichment.embedding).toMatchObject({ state: 'done', version: 1 });
+    expect(done.enrichment.tags.state).toBe('skipped');
+    expect(done.tags).toEqual(['kept']);
+    // Its chunks follow the new version (search reads only the current version's): still found by meaning.
+    const found = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/search?workspaceId=${ws.id}&mode=semantic&q=${encodeURIComponent('vector search meaning')}`,
+      undefined,
+      200,
+    );
+    expect(JSON.stringify(found)).toContain(fragment.id);
+  });
+
+  it('follows the workspace settings enrichment.summaries and enrichment.tags, from the next write on', async () => {
+    const own = await p.workspace(owner);
+    const settings = (enrichment: Record<string, boolean>) =>
+      p.api.ok(owner.auth, 'PATCH', `/api/workspaces/${own.id}/settings`, { enrichment }, 200);
+    const write = (fields: Record<string, unknown>) =>
+      p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: own.id, fragmentTypeId: own.noteTypeId, title: 'Note', ...fields },
+        201,
+      );
+    const content = 'Vector search finds notes by meaning. Embeddings are computed for every note. #search';
+
+    // Read right after the change: a cached access answer of the workspace must not hide it.
+    await write({ content: 'Warms the cached answer.' });
+    await settings({ summaries: false, tags: false });
+    const off = await write({ content, enhanceTags: true });
+    expect(off.fragment.enrichment).toMatchObject({ summary: { state: 'skipped' }, tags: { state: 'skipped' } });
+    const plain = await untilPublished(() => get(off.fragment.id));
+    expect(plain).toMatchObject({ summary: null, tags: [] });
+    expect(plain.enrichment.embedding.state).toBe('done');
+    // An edit of the text, and a summary cleared, generate nothing either while they are off.
+    const edited = await p.api.ok(
+      owner.auth,
+      'PATCH',
+      `/api/memory-fragments/${off.fragment.id}`,
+      { content: `${content} More.`, summary: '' },
+      200,
+    );
+    expect(edited.fragment.enrichment).toMatchObject({ summary: { state: 'skipped' }, tags: { state: 'skipped' } });
+    expect(await untilPublished(() => get(off.fragment.id))).toMatchObject({ summary: null, tags: [] });
+
+    // Only summaries off: tags are generated, the summary is not.
+    await settings({ tags: true });
+    const second = await write({ content });
+    const tagsOnly = await untilPublished(() => get(second.fragment.id));
+    expect(tagsOnly.summary).toBeNull();
+    expect(tagsOnly.tags).toContain('search');
+    expect(tagsOnly.enrichment.summary.state).toBe('skipped');
+
+    await settings({ summaries: true });
+    const third = await write({ content });
+    const on = await untilPublished(() => get(third.fragment.id));
+    expect(on.summary).toContain('Vector search finds notes by meaning.');
+    expect(on.tags).toContain('search');
+    for (const step of ['summary', 'tags']) expect(on.enrichment[step].state).toBe('done');
+  });
+
   it('re-enriches on request: back to processing, then published again', async () => {
     const { fragment } = await create({ content: 'Short note about Redis.' });
     await untilPublished(() => get(fragment.id));

@@ -289,6 +289,46 @@ describe('memory fragments', () => {
         body: JSON.stringify({ title: 'v3' }),
       });
       expect(ok.status).toBe(200);
+      // `*` matches whatever is current (RFC 9110): no version precondition.
+      const any = await fetch(`${p.platform.url}/api/memory-fragments/${fragment.id}`, {
+        method: 'PATCH',
+        headers: { ...authHeaders(owner.auth), 'content-type': 'application/json', 'if-match': '*' },
+        body: JSON.stringify({ title: 'v4' }),
+      });
+      expect(any.status).toBe(200);
+      expect(((await any.json()) as { fragment: unknown }).fragment).toMatchObject({ title: 'v4', version: 4 });
+    });
+
+    it('applies concurrent updates without a version to whatever is current: none fails, none is lost', async () => {
+      const { fragment } = await p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'race', content: 'start' },
+        201,
+      );
+      const patch = (body: Record<string, unknown>) =>
+        p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, body);
+      const lines = Array.from({ length: 8 }, (_, n) => `line${n}`);
+      const appends = await Promise.all(lines.map((text) => patch({ operations: [{ op: 'append', text }] })));
+      expect(appends.map((r) => r.status)).toEqual(lines.map(() => 200));
+      const tagged = await Promise.all(lines.map((_, n) => patch({ tags: [`t${n}`] })));
+      expect(tagged.map((r) => r.status)).toEqual(lines.map(() => 200));
+
+      const { fragment: after } = await p.api.ok(
+        owner.auth,
+        'GET',
+        `/api/memory-fragments/${fragment.id}`,
+        undefined,
+        200,
+      );
+      const written = after.content.split('\n');
+      expect(written[0]).toBe('start');
+      expect(written.slice(1).sort()).toEqual(lines);
+      // Each update wrote its own version; the last tags written are one of those sent.
+      expect(after.version).toBe(1 + 2 * lines.length);
+      expect(after.tags).toHaveLength(1);
+      expect(lines.map((_, n) => `t${n}`)).toContain(after.tags[0]);
     });
 
     it('applies patch operations, refuses content with operations and unknown headings', async () => {

@@ -225,6 +225,46 @@ describe('fragment types and collections', () => {
       expect((await p.api.call(outsider.auth, 'GET', base)).text).toBe(WORKSPACE_NOT_FOUND);
     });
 
+    it('counts in fragmentCount what the collection lists: archived fragments stay members, uncounted', async () => {
+      const ws = await p.workspace(owner);
+      const base = `/api/workspaces/${ws.id}/collections`;
+      const ids: string[] = [];
+      for (const title of ['kept', 'archived'])
+        ids.push(
+          (
+            await p.api.ok(
+              owner.auth,
+              'POST',
+              '/api/memory-fragments',
+              { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title, content: 'c' },
+              201,
+            )
+          ).fragment.id,
+        );
+      const { collection } = await p.api.ok(owner.auth, 'POST', base, { name: 'Mixed' }, 201);
+      await p.api.ok(owner.auth, 'POST', `${base}/${collection.id}/fragments`, { fragmentIds: ids }, 200);
+      await p.api.ok(owner.auth, 'DELETE', `/api/memory-fragments/${ids[1]}`, undefined, 200);
+
+      const listed = await p.api.ok(owner.auth, 'GET', `${base}/${collection.id}/fragments`, undefined, 200);
+      expect(listed).toMatchObject({ count: 1, totalCount: 1 });
+      const counts = [
+        (await p.api.ok(owner.auth, 'GET', base, undefined, 200)).items[0].fragmentCount,
+        (await p.api.ok(owner.auth, 'GET', `${base}/${collection.id}`, undefined, 200)).collection.fragmentCount,
+        (await p.api.ok(owner.auth, 'PATCH', `${base}/${collection.id}`, { name: 'Mixed 2' }, 200)).collection
+          .fragmentCount,
+      ];
+      expect(counts).toEqual([1, 1, 1]);
+      // Still a member: the lookup names the collection for the archived fragment too.
+      const lookup = await p.api.ok(
+        owner.auth,
+        'POST',
+        `/api/workspaces/${ws.id}/fragment-collections`,
+        { fragmentIds: [ids[1]] },
+        200,
+      );
+      expect(lookup.items[0].collections).toEqual([{ id: collection.id, name: 'Mixed 2' }]);
+    });
+
     it('lets a contributor change only the collections it created', async () => {
       const ws = await p.workspace(owner);
       const contributor = await p.person();

@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { SEARCH_QUERY_MAX } from '@kw/contracts';
 import { createToken } from '../../support/accounts.js';
 import { startFragmentsPlatform, type Person } from '../fragments/fragments-fixture.js';
@@ -136,6 +137,36 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     const stale = await call(client, 'update_fragment', { fragmentId: id, title: 'Stale write', expectedVersion: 1 });
     expect(stale.isError).toBe(true);
     expect(stale.text).toMatch(/VERSION_CONFLICT/);
+    expect(stale.data).toMatchObject({ code: 'VERSION_CONFLICT', currentVersion: 2 });
+
+    // A taken key names its holder, as the REST answer does (existingId).
+    const keyed = await call(client, 'create_fragment', {
+      workspaceId: ws.id,
+      fragmentTypeId: note.id,
+      title: 'Keyed',
+      content: 'First holder of the key.',
+      key: 'mcp-key',
+    });
+    const taken = await call(client, 'create_fragment', {
+      workspaceId: ws.id,
+      fragmentTypeId: note.id,
+      title: 'Keyed again',
+      content: 'x',
+      key: 'mcp-key',
+    });
+    expect(taken.isError).toBe(true);
+    expect(taken.text).toMatch(/^KEY_EXISTS: /);
+    expect(taken.text).toContain(keyed.data.fragment.id);
+    const overRest = await p.api.call(owner.auth, 'POST', '/api/memory-fragments', {
+      workspaceId: ws.id,
+      fragmentTypeId: note.id,
+      title: 'Keyed over REST',
+      content: 'x',
+      key: 'mcp-key',
+    });
+    expect(overRest.status).toBe(409);
+    expect(taken.data).toEqual(overRest.body);
+    expect(taken.data).toMatchObject({ code: 'KEY_EXISTS', existingId: keyed.data.fragment.id });
 
     const listed = await call(client, 'list_fragments', { workspaceId: ws.id, limit: 1 });
     expect(listed.data).toMatchObject({ count: 1, limit: 1 });
@@ -144,6 +175,24 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
 
     const archived = await call(client, 'archive_fragment', { fragmentId: id });
     expect(archived.data.fragment.archivedAt).not.toBeNull();
+  });
+
+  it('keeps every one of concurrent appends sent without expectedVersion', async () => {
+    const created = await call(client, 'create_fragment', {
+      workspaceId: ws.id,
+      fragmentTypeId: ws.noteTypeId,
+      title: 'Appended by many agents',
+      content: 'start',
+    });
+    const id = created.data.fragment.id;
+    const lines = Array.from({ length: 6 }, (_, n) => `agent line ${n}`);
+    const results = await Promise.all(
+      lines.map((append) => call(client, 'update_fragment', { fragmentId: id, append })),
+    );
+    for (const result of results) expect(result.isError, result.text).toBe(false);
+    const got = await call(client, 'get_fragment', { fragmentId: id });
+    expect(got.data.fragment.content.split('\n').slice(1).sort()).toEqual(lines);
+    expect(got.data.fragment.version).toBe(1 + lines.length);
   });
 
   it('searches one workspace or all readable ones, runs agentic search and follows graph links', async () => {
@@ -159,6 +208,9 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     const related = await call(client, 'related', { workspaceId: ws.id, query: 'Ada Lovelace' });
     expect(related.isError, related.text).toBe(false);
     expect(related.data.entities.map((e: any) => e.name)).toContain('Ada Lovelace');
+    // Each entity once, although the query's seeds are among the graph's nodes too.
+    const entityIds = related.data.entities.map((e: any) => e.id);
+    expect(entityIds).toEqual([...new Set(entityIds)]);
     expect(related.data.fragments.map((f: any) => f.fragmentId)).toContain(fragmentId);
     const byFragment = await call(client, 'related', { workspaceId: ws.id, fragmentId });
     expect(byFragment.isError, byFragment.text).toBe(false);
@@ -223,7 +275,32 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     const { contents } = await client.readResource({ uri: `kw://fragments/${fragmentId}` });
     expect(contents[0]).toMatchObject({ uri: `kw://fragments/${fragmentId}`, mimeType: 'text/markdown' });
     expect((contents[0] as { text: string }).text).toMatch(/^# Restarting the billing queue/);
-    await expect(client.readResource({ uri: `kw://fragments/${UNKNOWN}` })).rejects.toThrow();
+    // Unknown, malformed and hidden (a workspace the viewer is not in) answer alike: MCP's "Resource not found".
+    const { fragment: hidden } = await p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments',
+      { workspaceId: other.id, fragmentTypeId: other.noteTypeId, title: 'Not for viewers', content: 'x' },
+      201,
+    );
+    const asViewer = await connectMcp(p.platform.url, viewer.auth);
+    try {
+      for (const [reader, id] of [
+        [client, UNKNOWN],
+        [client, 'not-a-uuid'],
+        [asViewer, hidden.id],
+      ] as const) {
+        const uri = `kw://fragments/${id}`;
+        const refused = await reader.readResource({ uri }).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+        expect(refused, uri).toBeInstanceOf(McpError);
+        expect(refused).toMatchObject({ code: -32002, data: { uri } });
+      }
+    } finally {
+      await asViewer.close();
+    }
   });
 
   it('turns bad arguments and failures into isError results an AI can act on', async () => {

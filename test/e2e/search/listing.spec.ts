@@ -169,6 +169,7 @@ describe('structured listing', () => {
       code: 'INVALID_FILTER',
       position,
       error: expect.stringContaining('Invalid filter'),
+      param: 'filter',
     });
     expect(res.body.reason).toContain(reason);
   });

@@ -19,9 +19,12 @@ import { fragmentJson } from './presenters.js';
 
 const M = FragmentsService.method;
 
-/** Parses `If-Match: "<version>"` (quotes and a weak prefix optional); anything else is 400. */
+/**
+ * Parses `If-Match: "<version>"` (quotes and a weak prefix optional); anything else is 400.
+ * `*` matches any current representation (RFC 9110 §13.1.1): no version precondition.
+ */
 function versionFromIfMatch(header: string | undefined): number | undefined {
-  if (header === undefined) return undefined;
+  if (header === undefined || header.trim() === '*') return undefined;
   const match = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
   if (!match) throw badRequest('If-Match must be a fragment version such as "3"');
   return Number(match[1]);
@@ -122,10 +125,16 @@ export class FragmentsController {
       '`replaceSection` (the body under the heading up to the next heading of the same or higher level; ' +
       'unknown heading: 400 `SECTION_NOT_FOUND`)); `content` with `operations`: 400. Optimistic ' +
       'concurrency with body `version` or `If-Match: "<version>"`: stale answers 409 `VERSION_CONFLICT` ' +
-      'with `currentVersion`. A title or content change re-runs enrichment (status `processing`). ' +
+      'with `currentVersion`; without either, the update applies to whatever is current (concurrent ones ' +
+      'one after another, none refused). A title or content change re-runs enrichment (status `processing`); `summary: ""` ' +
+      'clears the summary and generates it again (the summary step only). ' +
       'Contributors update only their own fragments. Scope `fragments:write`.',
   })
-  @ApiHeader({ name: 'If-Match', required: false, description: 'The version last read, e.g. "3"' })
+  @ApiHeader({
+    name: 'If-Match',
+    required: false,
+    description: 'The version last read, e.g. "3"; `*` sets no precondition (the fragment exists: 404 otherwise)',
+  })
   @ApiOkResponse({ type: FragmentResponseDto })
   async update(
     @Param('id') id: string,

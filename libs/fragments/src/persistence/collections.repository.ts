@@ -7,12 +7,12 @@ import type { CollectionLink, CollectionRow, CountedCollectionRow, FragmentRow }
 export class CollectionsRepository {
   constructor(@Inject(FRAGMENTS_DB) private readonly db: DataDb) {}
 
-  /** The workspace's collections, oldest first, each with its number of fragments. */
+  /** The workspace's collections, oldest first, each with the number of fragments its listing shows (not archived). */
   async listWithCounts(workspaceId: string): Promise<CountedCollectionRow[]> {
     const rows = await this.db.collection.findMany({
       where: { workspaceId },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      include: { _count: { select: { fragments: true } } },
+      include: { _count: { select: { fragments: { where: { fragment: { archivedAt: null } } } } } },
     });
     return rows.map(({ _count, ...row }) => ({ ...row, fragmentCount: _count.fragments }));
   }
@@ -51,11 +51,6 @@ export class CollectionsRepository {
   /** Membership rows cascade; the fragments themselves stay. */
   async delete(id: string): Promise<void> {
     await this.db.collection.delete({ where: { id } });
-  }
-
-  /** Its fragments, archived ones included. */
-  countMembers(collectionId: string): Promise<number> {
-    return this.db.collectionFragment.count({ where: { collectionId } });
   }
 
   /** Adds fragments (those already in it are skipped); returns how many were added. */

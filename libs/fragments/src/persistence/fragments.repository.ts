@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { announcingOutbox, appendOutbox, outboxInsert, type NewOutboxEvent } from '@kw/platform-outbox';
-import { sqlTransaction, type Database, lockUntilCommit } from '@kw/platform-persistence';
+import { sqlTransaction, type Database, type SqlExecutor, lockUntilCommit } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { isUuid } from '@kw/platform-ids';
 import { FRAGMENTS_DB, type DataDb } from './fragments-database.js';
@@ -25,6 +25,9 @@ const FRAGMENT_COLUMNS = `id, workspace_id AS "workspaceId", fragment_type_id AS
 const FRAGMENT_BY_ID: Pick<pg.QueryConfig, 'text'> = {
   text: `SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE id = $1`,
 };
+
+/** FRAGMENT_BY_ID, the row locked until the transaction ends (an update that must not lose a race). */
+const FRAGMENT_BY_ID_LOCKED = `${FRAGMENT_BY_ID.text} FOR UPDATE`;
 
 const FRAGMENTS_BY_KEYS = `SELECT ${FRAGMENT_COLUMNS} FROM data.fragments WHERE workspace_id = $1 AND key = ANY($2::text[])`;
 
@@ -108,7 +111,10 @@ export interface FragmentChanges {
   fragmentTypeId?: string;
   /** Present when the update supplied a key (null clears it). */
   key?: string | null;
-  /** Present when the text changed: the fragment goes back to `processing` with this enrichment state. */
+  /**
+   * Present when enrichment runs again (the text changed, or the summary was cleared): the
+   * fragment goes back to `processing` with this enrichment state.
+   */
   enrichment?: object;
   updatedBy: string;
 }
@@ -262,60 +268,42 @@ export class FragmentsRepository {
 
   /**
    * Writes `changes` if the fragment is still at `current.version` (optimistic concurrency), with
-   * the outbox row `eventOf` makes of the updated row, in one transaction. When the text is
-   * unchanged its embeddings still hold: they follow the new version (search counts only chunks
-   * of the fragment's current version). Plain `pg` (decision 0008), as the create.
+   * the outbox row `eventOf` makes of the updated row, in one transaction. Plain `pg` (decision
+   * 0008), as the create.
    */
   async updateWithEvent(
     current: FragmentRow,
     changes: FragmentChanges,
     eventOf: (updated: FragmentRow) => NewOutboxEvent,
   ): Promise<VersionedUpdate> {
-    const sets = [
-      'title = $3',
-      'content = $4',
-      'tags = $5::text[]',
-      'enhance_tags = $6',
-      'updated_by = $7',
-      'updated_at = $8',
-    ];
-    const values: unknown[] = [
-      current.id,
-      current.version,
-      changes.title,
-      changes.content,
-      changes.tags,
-      changes.enhanceTags,
-      changes.updatedBy,
-      new Date(),
-    ];
-    const set = (column: string, value: unknown) => {
-      values.push(value);
-      sets.push(`${column} = $${values.length}`);
-    };
-    if (changes.summary) {
-      set('summary', changes.summary.summary);
-      set('summary_source', changes.summary.summarySource);
-    }
-    if (changes.fragmentTypeId !== undefined) set('fragment_type_id', changes.fragmentTypeId);
-    if (changes.key !== undefined) set('key', changes.key);
-    if (changes.enrichment !== undefined) {
-      sets.push(`status = 'processing'`);
-      set('enrichment', JSON.stringify(changes.enrichment));
-    }
-    const update = UPDATE_FRAGMENT.replace('%SET%', () => sets.join(', '));
     return announcingOutbox(
       sqlTransaction(this.database.pool, async (tx) => {
-        const [updated] = await tx.$queryRawUnsafe<FragmentRow[]>(update, ...values);
+        const updated = await writeUpdate(tx, current, changes, eventOf);
+        if (updated) return { updated: true, row: updated };
         // Someone else's update (or permanent delete) landed between the read and this write.
-        if (!updated) {
-          const [now] = await tx.$queryRawUnsafe<FragmentRow[]>(FRAGMENT_BY_ID.text, current.id);
-          return now ? { updated: false, currentVersion: now.version } : { updated: false, gone: true };
-        }
-        if (changes.enrichment === undefined)
-          await tx.$executeRaw`UPDATE data.fragment_chunks SET version = ${updated.version}
-                                WHERE fragment_id = ${current.id}::uuid AND version = ${current.version}`;
-        await appendOutbox(tx, eventOf(updated));
+        const [now] = await tx.$queryRawUnsafe<FragmentRow[]>(FRAGMENT_BY_ID.text, current.id);
+        return now ? { updated: false, currentVersion: now.version } : { updated: false, gone: true };
+      }),
+    );
+  }
+
+  /**
+   * An update with no version precondition: locks the fragment's row, asks `plan` what to write
+   * over the row as it is now, and writes it, in one transaction. Concurrent ones wait for each
+   * other, so none is lost. `plan` runs inside the transaction: it must not touch the database
+   * (a pure function of the row); what it throws rolls the transaction back and is rethrown.
+   */
+  async updateLatestWithEvent(
+    fragmentId: string,
+    plan: (locked: FragmentRow) => { changes: FragmentChanges; eventOf: (updated: FragmentRow) => NewOutboxEvent },
+  ): Promise<{ updated: true; row: FragmentRow } | { updated: false; gone: true }> {
+    return announcingOutbox(
+      sqlTransaction(this.database.pool, async (tx) => {
+        const [locked] = await tx.$queryRawUnsafe<FragmentRow[]>(FRAGMENT_BY_ID_LOCKED, fragmentId);
+        if (!locked) return { updated: false, gone: true };
+        const { changes, eventOf } = plan(locked);
+        const updated = await writeUpdate(tx, locked, changes, eventOf);
+        if (!updated) throw new Error(`fragment ${fragmentId}: a locked row changed under its update`);
         return { updated: true, row: updated };
       }),
     );
@@ -354,6 +342,60 @@ export class FragmentsRepository {
       }),
     );
   }
+}
+
+/**
+ * Writes `changes` over `current` if it is still at its version, with the outbox row `eventOf`
+ * makes of the updated row; undefined (nothing written) when the version moved on. When the text
+ * is unchanged its embeddings still hold: they follow the new version (search counts only chunks
+ * of the fragment's current version).
+ */
+async function writeUpdate(
+  tx: SqlExecutor,
+  current: FragmentRow,
+  changes: FragmentChanges,
+  eventOf: (updated: FragmentRow) => NewOutboxEvent,
+): Promise<FragmentRow | undefined> {
+  const sets = [
+    'title = $3',
+    'content = $4',
+    'tags = $5::text[]',
+    'enhance_tags = $6',
+    'updated_by = $7',
+    'updated_at = $8',
+  ];
+  const values: unknown[] = [
+    current.id,
+    current.version,
+    changes.title,
+    changes.content,
+    changes.tags,
+    changes.enhanceTags,
+    changes.updatedBy,
+    new Date(),
+  ];
+  const set = (column: string, value: unknown) => {
+    values.push(value);
+    sets.push(`${column} = $${values.length}`);
+  };
+  if (changes.summary) {
+    set('summary', changes.summary.summary);
+    set('summary_source', changes.summary.summarySource);
+  }
+  if (changes.fragmentTypeId !== undefined) set('fragment_type_id', changes.fragmentTypeId);
+  if (changes.key !== undefined) set('key', changes.key);
+  if (changes.enrichment !== undefined) {
+    sets.push(`status = 'processing'`);
+    set('enrichment', JSON.stringify(changes.enrichment));
+  }
+  const update = UPDATE_FRAGMENT.replace('%SET%', () => sets.join(', '));
+  const [updated] = await tx.$queryRawUnsafe<FragmentRow[]>(update, ...values);
+  if (!updated) return undefined;
+  if (changes.title === current.title && changes.content === current.content)
+    await tx.$executeRaw`UPDATE data.fragment_chunks SET version = ${updated.version}
+                          WHERE fragment_id = ${current.id}::uuid AND version = ${current.version}`;
+  await appendOutbox(tx, eventOf(updated));
+  return updated;
 }
 
 /**

@@ -128,8 +128,9 @@ export class CollectionsHandlers {
     return row;
   }
 
+  /** What its fragment listing shows: archived fragments stay members but are not counted. */
   private countOf(collectionId: string): Promise<number> {
-    return this.collections.countMembers(collectionId);
+    return this.collections.countListedFragments(collectionId);
   }
 
   /** The ids (deduplicated, in order) when all are fragments of the workspace; else 404 naming the others. */

@@ -21,7 +21,7 @@ import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { FragmentTypesRepository } from '../persistence/fragment-types.repository.js';
 import { FragmentsRepository, type FragmentFilter, type FragmentOrder } from '../persistence/fragments.repository.js';
 import type { FragmentRow } from '../persistence/rows.js';
-import { enrichmentNeeds, pendingEnrichment, type EnrichmentStep } from './enrichment/enrichment-state.js';
+import { enrichmentNeeds, pendingEnrichment } from './enrichment/enrichment-state.js';
 import {
   ownersOnly,
   fragmentLimitReached,
@@ -31,10 +31,12 @@ import {
   keyExists,
   versionConflict,
 } from './fragment-errors.js';
+import { assertContentSize, normalizeTags } from './fragment-fields.js';
 import { FragmentQuota } from './fragment-quota.js';
 import { fragmentView } from './fragment-view.js';
-import { applyOperations, type PatchOperation } from './patch-operations.js';
-import { WorkspaceGate } from './workspace-gate.js';
+import { planUpdate } from './fragment-update.js';
+import { allowedSteps } from './workspace-enrichment.js';
+import { WorkspaceGate, type Gate } from './workspace-gate.js';
 
 const SORT_FIELDS = { createdAt: 'createdAt', updatedAt: 'updatedAt', title: 'title' } as const;
 
@@ -203,54 +205,31 @@ export class FragmentsHandlers {
   @Handles(FragmentsService.method.updateFragment)
   async update(input: RequestOf<typeof FragmentsService, 'updateFragment'>, context: RequestContext) {
     const current = await this.load(input.fragmentId);
-    const { userId, workspaceId } = await this.gate.authorize(context, current.workspaceId, 'fragments:write', {
+    const author = await this.gate.authorize(context, current.workspaceId, 'fragments:write', {
       resourceOwnerId: current.createdBy,
       hiddenAs: fragmentNotFound,
     });
     if (input.expectedVersion > 0 && input.expectedVersion !== current.version) throw versionConflict(current.version);
     if (input.fragmentTypeId !== undefined && input.fragmentTypeId !== current.fragmentTypeId)
-      await this.assertTypeOf(workspaceId, input.fragmentTypeId);
+      await this.assertTypeOf(author.workspaceId, input.fragmentTypeId);
 
-    const content =
-      input.operations.length > 0
-        ? applyOperations(current.content, input.operations as PatchOperation[])
-        : (input.content ?? current.content);
-    assertContentSize(content);
-    const title = input.title ?? current.title;
-    const textChanged = content !== current.content || title !== current.title;
-    const summarySupplied = input.summary !== undefined;
-    const hasUserSummary = summarySupplied ? input.summary!.trim() !== '' : current.summarySource === 'user';
-    const tags = input.tagsSupplied ? normalizeTags(input.tags) : current.tags;
-    const enhanceTags = input.enhanceTags ?? current.enhanceTags;
-    // Only a change of the text re-runs enrichment; other changes are announced with no steps.
-    const needs: EnrichmentStep[] = textChanged ? enrichmentNeeds(hasUserSummary, tags.length > 0, enhanceTags) : [];
-    const now = new Date();
+    const plan = (row: FragmentRow) => {
+      const { changes, needs } = planUpdate(row, input, author, new Date());
+      const eventOf = (updated: FragmentRow) => fragmentChangedEvent(context, 'fragment.updated', updated, needs);
+      return { changes, eventOf };
+    };
     try {
-      const result = await this.fragments.updateWithEvent(
-        current,
-        {
-          title,
-          content,
-          ...(summarySupplied && {
-            summary: {
-              summary: hasUserSummary ? input.summary! : null,
-              summarySource: hasUserSummary ? ('user' as const) : null,
-            },
-          }),
-          tags,
-          enhanceTags,
-          ...(input.fragmentTypeId !== undefined && { fragmentTypeId: input.fragmentTypeId }),
-          ...(input.key !== undefined && { key: input.key === '' ? null : input.key }),
-          ...(textChanged && { enrichment: pendingEnrichment(needs, now) }),
-          updatedBy: userId,
-        },
-        (updated) => fragmentChangedEvent(context, 'fragment.updated', updated, needs),
-      );
+      const first = plan(current);
+      let result = await this.fragments.updateWithEvent(current, first.changes, first.eventOf);
+      // Without a version the update applies to whatever is current: one that lost the race to
+      // another write is planned again over the row, locked this time, so no write is lost.
+      if (!result.updated && !('gone' in result) && input.expectedVersion === 0)
+        result = await this.fragments.updateLatestWithEvent(current.id, plan);
       // Someone else's update or permanent delete landed between the read and this write.
       if (!result.updated) throw 'gone' in result ? fragmentNotFound() : versionConflict(result.currentVersion);
       return { fragment: fragmentView(result.row) };
     } catch (error) {
-      if (isUniqueViolation(error) && input.key) throw await this.keyConflict(workspaceId, input.key);
+      if (isUniqueViolation(error) && input.key) throw await this.keyConflict(author.workspaceId, input.key);
       if (isForeignKeyViolation(error)) throw invalidFragmentType();
       throw error;
     }
@@ -384,20 +363,11 @@ export class FragmentsHandlers {
   }
 }
 
-function normalizeTags(tags: readonly string[]): string[] {
-  return [...new Set(tags.map((t) => t.trim()).filter((t) => t !== ''))];
-}
-
 /** What a create checks of its input alone, before any lookup. */
 function assertCreatable(input: CreateFragmentRequest): void {
   if (!(CREATED_VIA as readonly string[]).includes(input.createdVia || 'api'))
     throw invalidInput('createdVia', `must be one of ${CREATED_VIA.join(', ')}`);
   assertContentSize(input.content);
-}
-
-function assertContentSize(content: string): void {
-  if (Buffer.byteLength(content, 'utf8') > FRAGMENT_CONTENT_MAX_BYTES)
-    throw invalidInput('content', `must be at most ${FRAGMENT_CONTENT_MAX_BYTES} bytes`);
 }
 
 /** A create past the cap: the plan's 403 PLAN_LIMIT_REACHED, or the deployment's 409 FRAGMENT_LIMIT_REACHED. */
@@ -412,13 +382,13 @@ function pastTheCap(cap: { max: number; planRefusal?: () => AppError }): AppErro
  */
 function newFragment(
   input: CreateFragmentRequest,
-  author: { workspaceId: string; userId: string },
+  author: Pick<Gate, 'workspaceId' | 'userId' | 'enrichment'>,
   id: string,
   context: RequestContext,
   now = new Date(),
 ): { row: FragmentRow; event: NewOutboxEvent } {
   const hasSummary = input.summary !== undefined && input.summary.trim() !== '';
-  const needs = enrichmentNeeds(hasSummary, input.tagsSupplied, input.enhanceTags);
+  const needs = allowedSteps(enrichmentNeeds(hasSummary, input.tagsSupplied, input.enhanceTags), author.enrichment);
   const row: FragmentRow = {
     id,
     workspaceId: author.workspaceId,

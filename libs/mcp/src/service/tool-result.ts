@@ -9,11 +9,20 @@ export function toolOk(result: Record<string, unknown>): CallToolResult {
 /**
  * A failed tool call is a result with isError (the MCP spec: the model sees it and can act),
  * not a protocol error. The message says what went wrong and what to do next; internal
- * failures say only that, with the error id the logs have.
+ * failures say only that, with the error id the logs have. A platform error also comes as
+ * structured content shaped like its REST body, `{error, code, ...fields}` (existingId,
+ * currentVersion...), so a program reads the same fields as over REST.
  */
 export function toolError(err: unknown): CallToolResult {
   const text = messageFor(err);
-  return { isError: true, content: [{ type: 'text', text }] };
+  if (!AppError.isAppError(err)) return { isError: true, content: [{ type: 'text', text }] };
+  // What REST keeps out of its body (headers' material) stays out here too.
+  const { allow: _allow, retryAfterSeconds: _retry, ...fields } = err.details ?? {};
+  return {
+    isError: true,
+    content: [{ type: 'text', text }],
+    structuredContent: { error: err.message, code: err.code, ...fields },
+  };
 }
 
 function messageFor(err: unknown): string {
@@ -30,6 +39,10 @@ function messageFor(err: unknown): string {
       return 'UNAUTHENTICATED: the credential is no longer valid. Sign in again or use a new token.';
     case 'RATE_LIMITED':
       return `RATE_LIMITED: ${err.message}. Wait and retry.`;
+    case 'KEY_EXISTS':
+      return `KEY_EXISTS: ${err.message} (existingId: ${String(details.existingId)}). Update that fragment with update_fragment, or use another key.`;
+    case 'VERSION_CONFLICT':
+      return `VERSION_CONFLICT: ${err.message} (currentVersion: ${String(details.currentVersion)}). Read the fragment again (get_fragment) and retry with its version.`;
     default: {
       const field =
         typeof details.field === 'string' ? ` (field: ${details.field})` : err.param ? ` (field: ${err.param})` : '';

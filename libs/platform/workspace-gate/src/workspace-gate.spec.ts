@@ -96,6 +96,24 @@ describe('WorkspaceGate', () => {
       relation: 'collaborator',
       planHolderId: OWNER,
       moveImport: false,
+      enrichment: { summaries: true, tags: true },
+    });
+  });
+
+  it("says the workspace's enrichment settings; both on where the answer has none (a Leaf)", async () => {
+    ctx = setUp((id) => ({
+      found: true,
+      relation: 'owner',
+      ...(id === WS && { enrichment: { summaries: false, tags: true } }),
+    }));
+    expect((await ctx.gate.authorize(as(auth()), WS, 'fragments:write')).enrichment).toEqual({
+      summaries: false,
+      tags: true,
+    });
+    const other = 'c0ffee00-0000-4000-8000-0000000000aa';
+    expect((await ctx.gate.authorize(as(auth()), other, 'fragments:write')).enrichment).toEqual({
+      summaries: true,
+      tags: true,
     });
   });
 

@@ -26,6 +26,8 @@ export interface Gate {
   planHolderId: string;
   /** The workspace is moving here and this is its move's import (docs/portable-workspaces.md#moving). */
   moveImport: boolean;
+  /** Its settings enrichment.summaries and enrichment.tags (both on where none are kept: a Leaf). */
+  enrichment: { summaries: boolean; tags: boolean };
 }
 
 export interface GateOptions {
@@ -135,6 +137,7 @@ export class WorkspaceGate implements OnModuleInit, OnModuleDestroy {
       relation: access!.relation,
       planHolderId: access!.planHolderId,
       moveImport: false,
+      enrichment: { summaries: access!.enrichment?.summaries ?? true, tags: access!.enrichment?.tags ?? true },
     };
     // A move into this plane: only its import writes here until the placement switches.
     if (access!.moveImport && (options.moveImport || context.moveImportOf === workspaceId))

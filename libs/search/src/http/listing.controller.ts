@@ -25,7 +25,7 @@ export class ListingController {
     description:
       'Selected fields of the fragments matching a filter expression, ordered and paged (order keys, then ' +
       'id: advancing `offset` by `count` visits every row once). Archived fragments only with ' +
-      '`includeArchived`. 400 `INVALID_FILTER` with `position` and `reason` for a bad filter. Scope ' +
+      '`includeArchived`. 400 `INVALID_FILTER` with `position`, `reason` and `param: "filter"` for a bad filter. Scope ' +
       '`fragments:read`.',
   })
   @ApiOkResponse({ type: ListFragmentsStructuredResponseDto })

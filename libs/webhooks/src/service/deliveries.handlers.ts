@@ -7,7 +7,7 @@ import { DeliveryAttempter } from './delivery/attempt-delivery.js';
 import { DeliveryWorker } from '../events/delivery-worker.js';
 import { samplePayload } from './delivery/event-payload.js';
 import { DELIVERIES_LIMIT_DEFAULT, DELIVERIES_LIMIT_MAX } from '../webhooks-limits.js';
-import { validEvents } from './webhook-input.js';
+import { validEventType } from './webhook-input.js';
 import { isUuid } from '@kw/platform-ids';
 import { deliveryNotFound, webhookNotFound, WebhookRecords } from './webhook-records.js';
 import { deliveryView } from './webhook-view.js';
@@ -74,20 +74,20 @@ export class DeliveriesHandlers {
   @Handles(WebhooksService.method.triggerWebhooks)
   async trigger(input: RequestOf<typeof WebhooksService, 'triggerWebhooks'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'webhooks:manage');
-    const [eventType] = validEvents([input.eventType]);
+    const eventType = validEventType(input.eventType);
     if (input.webhookId && !isUuid(input.webhookId)) throw webhookNotFound();
     const hooks = input.webhookId
       ? await this.webhooks.findInWorkspace(input.webhookId, workspaceId).then((row) => (row ? [row] : []))
-      : await this.webhooks.listSubscribed(workspaceId, eventType!);
+      : await this.webhooks.listSubscribed(workspaceId, eventType);
     if (input.webhookId && hooks.length === 0) throw webhookNotFound();
-    const body = JSON.stringify(samplePayload(eventType!, workspaceId));
+    const body = JSON.stringify(samplePayload(eventType, workspaceId));
     const outcomes = await Promise.all(
       hooks.map(async (webhook) => {
         // Claimed from the start (delivering + lease) so the worker leaves it to this request.
         const delivery = await this.deliveries.createTest({
           webhookId: webhook.id,
           workspaceId,
-          eventType: eventType!,
+          eventType: eventType,
           body,
           leaseUntil: new Date(Date.now() + 60_000),
         });

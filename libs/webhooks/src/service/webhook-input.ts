@@ -52,6 +52,13 @@ export function validEvents(events: readonly string[]): WebhookEventType[] {
   return [...new Set(events)] as WebhookEventType[];
 }
 
+/** One released event kind (the test trigger's `eventType`); anything else is 400 naming that field. */
+export function validEventType(eventType: string): WebhookEventType {
+  if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(eventType))
+    throw invalidField('eventType', `must be one of: ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+  return eventType as WebhookEventType;
+}
+
 export function validHeaders(headers: readonly HeaderPair[]): HeaderPair[] {
   if (headers.length > WEBHOOK_HEADERS_MAX) throw invalidField('headers', `at most ${WEBHOOK_HEADERS_MAX} headers`);
   const seen = new Set<string>();

@@ -73,7 +73,15 @@ describe('ResolveAccess', () => {
       // Its creator's plan sets its limits (docs/plans.md).
       planHolderId: USER,
       moveImport: false,
+      // No settings stored: the defaults.
+      enrichment: { summaries: true, tags: true },
     });
+  });
+
+  it("carries the workspace's enrichment settings", async () => {
+    const row = { ...workspace({ role: 'viewer' }), settings: { enrichment: { summaries: false } } };
+    const answer = await handlerWith(row).resolve({ workspaceId: WS } as never, context());
+    expect(answer.enrichment).toEqual({ summaries: false, tags: true });
   });
 
   it('hides a private workspace from a non-member, a missing one and a malformed id', async () => {

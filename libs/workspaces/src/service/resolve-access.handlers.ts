@@ -4,6 +4,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { tokenReaches } from './caller.js';
 import { WorkspaceAccess } from './workspace-access.js';
+import { readSettings } from './workspace-settings.js';
 import { WorkspaceMovesRepository } from '../persistence/workspace-moves.repository.js';
 
 /**
@@ -34,6 +35,8 @@ export class ResolveAccessHandlers {
       endpointUrl: workspace.hostedZone?.endpointUrl ?? '',
       planHolderId: workspace.createdBy,
       moveImport: workspace.status === 'moving' && (await this.movingToTheCloud(workspace.id)),
+      // What the fragments component asks enrichment for depends on these (docs/workspaces.md#settings).
+      enrichment: readSettings(workspace.settings).enrichment,
     };
   }
 

@@ -5,6 +5,7 @@ import { AppError, badRequest } from '@kw/platform-errors';
 import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
 import { WorkspacesRepository } from '../persistence/workspaces.repository.js';
 import { isUuid } from '@kw/platform-ids';
+import { AccessChanges } from './access-changes.js';
 import { WorkspaceAccess } from './workspace-access.js';
 import { applySettingsPatch, readSettings, settingsMessage } from './workspace-settings.js';
 
@@ -15,6 +16,7 @@ export class SettingsHandlers {
     private readonly workspaces: WorkspacesRepository,
     private readonly access: WorkspaceAccess,
     private readonly client: ServiceClient,
+    private readonly changes: AccessChanges,
   ) {}
 
   @Handles(WorkspacesService.method.getWorkspaceSettings)
@@ -37,6 +39,8 @@ export class SettingsHandlers {
       allowPublicSubscriptions: input.allowPublicSubscriptions,
     });
     await this.workspaces.updateSettings(workspace.id, next);
+    // ResolveAccess answers carry the enrichment settings: the gates' cached answers must go.
+    this.changes.workspace(workspace.id);
     return { settings: settingsMessage(next) };
   }
 

@@ -158,7 +158,8 @@ export class CollectionDto {
   @ApiProperty({ format: 'uuid' }) createdBy!: string;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
-  @ApiProperty() fragmentCount!: number;
+  @ApiProperty({ description: 'Its non-archived fragments: what its fragment listing shows' })
+  fragmentCount!: number;
 }
 
 export class CollectionResponseDto {

@@ -150,7 +150,7 @@ export const fragmentTools: AgentTool[] = [
         .max(FRAGMENT_CONTENT_MAX_BYTES)
         .optional()
         .describe('Text added at the start (instead of content)'),
-      summary: z.string().max(FRAGMENT_SUMMARY_MAX).optional(),
+      summary: z.string().max(FRAGMENT_SUMMARY_MAX).optional().describe('"" clears it and has one generated'),
       tags: tags.optional().describe('Replaces the tags'),
       expectedVersion: z.number().int().min(1).optional(),
     },

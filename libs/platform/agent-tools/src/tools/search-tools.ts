@@ -141,8 +141,11 @@ export const searchTools: AgentTool[] = [
         limit: args.limit ?? 10,
       });
       const node = (n: { id: string; name: string; kind: string }) => ({ id: n.id, name: n.name, kind: n.kind });
+      // The seeds are among the nodes too: each entity once, seeds first.
+      const entities = new Map<string, ReturnType<typeof node>>();
+      for (const n of [...res.seeds, ...res.nodes]) if (!entities.has(n.id)) entities.set(n.id, node(n));
       return {
-        entities: [...res.seeds, ...res.nodes].map(node),
+        entities: [...entities.values()],
         relations: res.edges.map((e) => ({
           sourceId: e.sourceId,
           targetId: e.targetId,

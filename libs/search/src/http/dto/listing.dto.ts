@@ -34,7 +34,8 @@ export class ListFragmentsStructuredDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
   @ApiPropertyOptional({
     description:
-      "Filter expression (docs/search-listing-and-graph.md), at most 2,000 characters and 16 levels of nesting, e.g. `type = 'note' and tags has 'ai' and createdAt >= '2026-01-01' and not title ~ 'draft'`. A bad one is 400 `INVALID_FILTER` with `position` and `reason`.",
+      "Filter expression (docs/search-listing-and-graph.md), at most 2,000 characters and 16 levels of nesting, e.g. `type = 'note' and tags has 'ai' and createdAt >= '2026-01-01' and not title ~ 'draft'`. " +
+      'A bad one is 400 `INVALID_FILTER` with `position`, `reason` and `param: "filter"`.',
   })
   @IsOptional()
   @IsString()

@@ -3,8 +3,16 @@ import { Type } from 'class-transformer';
 import { IsBoolean, IsOptional, IsUUID, ValidateIf, ValidateNested } from 'class-validator';
 
 export class EnrichmentSettingsDto {
-  @ApiProperty({ description: 'Generate a summary for new fragments that come without one' }) summaries!: boolean;
-  @ApiProperty({ description: 'Generate tags for new fragments that come without them' }) tags!: boolean;
+  @ApiProperty({
+    description:
+      'Generate a summary for fragments written from now on that come without one (false: the summary step is skipped)',
+  })
+  summaries!: boolean;
+  @ApiProperty({
+    description:
+      'Generate tags for fragments written from now on that come without them, or add to them with enhanceTags (false: the tags step is skipped)',
+  })
+  tags!: boolean;
 }
 
 export class WorkspaceSettingsDto {

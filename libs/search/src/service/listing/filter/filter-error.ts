@@ -16,12 +16,15 @@ export class FilterError extends Error {
   }
 }
 
-/** The 400 answer for a bad filter: `{error, code: 'INVALID_FILTER', position, reason}`. */
+/**
+ * The 400 answer for a bad filter: `{error, code: 'INVALID_FILTER', position, reason, param:
+ * 'filter'}`. `param` is in the details too: the platform's error body shows details, not `param`.
+ */
 export const invalidFilter = (error: FilterError): AppError =>
   new AppError({
     status: 400,
     code: 'INVALID_FILTER',
     message: `Invalid filter: ${error.message}`,
-    details: { position: error.position, reason: error.reason },
+    details: { position: error.position, reason: error.reason, param: 'filter' },
     param: 'filter',
   });
