@@ -19,7 +19,12 @@ const context = { requestId: 'req-1', auth: { userId: USER } } as unknown as Req
 
 /** An owner of every workspace: authorization itself is covered by the e2e suites. */
 const gate = {
-  authorize: async (_c: RequestContext, workspaceId: string) => ({ workspaceId, userId: USER, relation: 'owner' }),
+  authorize: async (_c: RequestContext, workspaceId: string) => ({
+    workspaceId,
+    userId: USER,
+    relation: 'owner',
+    enrichment: { summaries: true, tags: true },
+  }),
 } as unknown as WorkspaceGate;
 
 /** The outbox rows are written in the same transaction as the fragment change (real embedded Postgres). */
