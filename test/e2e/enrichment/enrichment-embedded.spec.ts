@@ -155,6 +155,16 @@ describe('enrichment (embedded, in-process bus)', () => {
     for (const step of ['summary', 'tags']) expect(on.enrichment[step].state).toBe('done');
   });
 
+  it('reads tags: null as tags not sent: AI tags on create, unchanged on PATCH', async () => {
+    const { fragment } = await create({ content: 'Vector search finds notes by meaning. #search', tags: null });
+    const done = await untilPublished(() => get(fragment.id));
+    expect(done.enrichment.tags.state).toBe('done');
+    expect(done.tags).toContain('search');
+    const patched = await p.api.call(owner.auth, 'PATCH', `/api/memory-fragments/${fragment.id}`, { tags: null });
+    expect(patched.status).toBe(200);
+    expect(patched.body.fragment.tags).toEqual(done.tags);
+  });
+
   it('re-enriches on request: back to processing, then published again', async () => {
     const { fragment } = await create({ content: 'Short note about Redis.' });
     await untilPublished(() => get(fragment.id));

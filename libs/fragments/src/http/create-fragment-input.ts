@@ -16,7 +16,8 @@ export function createFragmentInput(
     title: body.title,
     content: body.content,
     summary: body.summary,
-    tagsSupplied: body.tags !== undefined,
+    // null is "not sent", as for every other field: AI tags (an empty list is "no tags").
+    tagsSupplied: body.tags != null,
     tags: body.tags ?? [],
     enhanceTags: body.enhanceTags ?? false,
     createdVia: body.createdVia ?? defaults.createdVia,

@@ -154,7 +154,8 @@ export class FragmentsController {
       title: body.title,
       content: body.content,
       summary: body.summary,
-      tagsSupplied: body.tags !== undefined,
+      // null is "not sent", as for every other field (an empty list clears the tags).
+      tagsSupplied: body.tags != null,
       tags: body.tags ?? [],
       enhanceTags: body.enhanceTags,
       fragmentTypeId: body.fragmentTypeId,
