@@ -501,11 +501,15 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
       });
       expect(sse.status).toBe(400);
 
-      const resource: any = await (await fetch(`${p.platform.url}/.well-known/oauth-protected-resource`)).json();
-      expect(resource).toMatchObject({
-        resource: `${p.platform.url}/api/mcp`,
-        authorization_servers: [p.platform.url],
-      });
+      // At the root address and at the one with the resource's path inserted (RFC 9728 §3.1).
+      for (const path of ['', '/api/mcp']) {
+        const res = await fetch(`${p.platform.url}/.well-known/oauth-protected-resource${path}`);
+        expect(res.status, path).toBe(200);
+        expect(await res.json()).toMatchObject({
+          resource: `${p.platform.url}/api/mcp`,
+          authorization_servers: [p.platform.url],
+        });
+      }
       for (const doc of ['oauth-authorization-server', 'openid-configuration']) {
         const meta: any = await (await fetch(`${p.platform.url}/.well-known/${doc}`)).json();
         expect(meta.issuer, doc).toBe(p.platform.url);

@@ -13,7 +13,9 @@ import { publicBase } from '@kw/platform-http';
 export class ProtectedResourceController {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  @Get('oauth-protected-resource')
+  // Both addresses RFC 9728 §3.1 allows: the root one (what WWW-Authenticate's resource_metadata
+  // names) and the one with the resource's path inserted, which MCP clients try first.
+  @Get(['oauth-protected-resource', 'oauth-protected-resource/api/mcp'])
   @Public()
   @ApiOperation({ summary: 'OAuth protected resource metadata (RFC 9728) of the MCP endpoint' })
   metadata(@Req() request: FastifyRequest): Record<string, unknown> {
