@@ -292,6 +292,14 @@ describe('OAuth applications and the authorization code flow', () => {
       secret,
     ]);
     expect(((await noVerifier.json()) as any).error).toBe('invalid_request');
+    const noRedirect = await tokenRequest({ grant_type: 'authorization_code', code, code_verifier: verifier }, [
+      id,
+      secret,
+    ]);
+    expect((await noRedirect.json()) as any).toMatchObject({
+      error: 'invalid_grant',
+      error_description: 'redirect_uri is required: the one of the authorization request',
+    });
     const good = await exchange(code);
     expect(good.status).toBe(200);
     const issued = (await good.json()) as any;
@@ -389,6 +397,8 @@ describe('OAuth applications and the authorization code flow', () => {
     secrets.push(confidential.client_secret);
     const bad = await register({ redirect_uris: ['http://evil.example/cb'] });
     expect([bad.status, ((await bad.json()) as any).error]).toEqual([400, 'invalid_redirect_uri']);
+    const longName = await register({ redirect_uris: [REDIRECT], client_name: 'x'.repeat(2_001) });
+    expect([longName.status, ((await longName.json()) as any).error]).toEqual([400, 'invalid_client_metadata']);
     // OAUTH_REGISTRATIONS_PER_HOUR=3 here and two are registered: of six at once, one is.
     const burst = await Promise.all(Array.from({ length: 6 }, () => register({ redirect_uris: [REDIRECT] })));
     expect(burst.map((r) => r.status).sort()).toEqual([201, 429, 429, 429, 429, 429]);

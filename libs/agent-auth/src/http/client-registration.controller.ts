@@ -10,13 +10,13 @@ import { ClientRegisteredDto, ClientRegistrationDto } from './dto/oauth.dto.js';
 const strings = (value: unknown, field: string, max: number): string[] => {
   if (value === undefined) return [];
   if (!Array.isArray(value) || value.length > max || value.some((v) => typeof v !== 'string' || v.length > 2000))
-    throw oauthError('invalid_request', `${field} must be a list of at most ${max} strings`);
+    throw oauthError('invalid_client_metadata', `${field} must be a list of at most ${max} strings`);
   return value as string[];
 };
 const text = (value: unknown, field: string): string | undefined => {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || value.length > 2000)
-    throw oauthError('invalid_request', `${field} must be a string`);
+    throw oauthError('invalid_client_metadata', `${field} must be a string of at most 2,000 characters`);
   return value;
 };
 

@@ -12,7 +12,10 @@ export type OAuthErrorCode =
   | 'authorization_pending'
   | 'slow_down'
   | 'access_denied'
-  | 'expired_token';
+  | 'expired_token'
+  // RFC 7591 §3.2.2: dynamic client registration.
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata';
 
 /**
  * An error of the agent-auth protocol routes (/oauth2/*, /agent/identity*): the HTTP edge

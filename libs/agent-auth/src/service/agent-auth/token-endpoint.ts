@@ -124,7 +124,12 @@ export class TokenEndpoint {
         if (authorization.applicationId !== application.id)
           throw oauthError('invalid_grant', 'The code was issued to another client');
         if (input.redirectUri !== authorization.redirectUri)
-          throw oauthError('invalid_grant', 'redirect_uri differs from the authorization request');
+          throw oauthError(
+            'invalid_grant',
+            input.redirectUri
+              ? 'redirect_uri differs from the authorization request'
+              : 'redirect_uri is required: the one of the authorization request',
+          );
         if (!matchRedirectUri(application.redirectUris, authorization.redirectUri))
           throw oauthError('invalid_grant', 'The application no longer uses this redirect_uri');
         const scopes = authorization.scopes.filter((s) => application.scopes.includes(s));
@@ -187,7 +192,12 @@ export class TokenEndpoint {
     // invalid_scope); the grant, and so the new refresh token, keeps all of its scopes.
     const outcome = await this.grants.rotate(hashToken(token), minted.stored, now, (grant) => {
       if ((grant.applicationId ?? undefined) !== client?.id)
-        throw oauthError('invalid_grant', 'The refresh token was issued to another client');
+        throw oauthError(
+          'invalid_grant',
+          grant.applicationId && !client
+            ? 'The refresh token was issued to a client: send its client_id (and secret, if it has one)'
+            : 'The refresh token was issued to another client',
+        );
       return narrowScopes(grant.scopes, requested);
     });
     if (outcome.kind === 'reused') {
