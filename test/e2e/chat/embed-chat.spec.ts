@@ -134,6 +134,8 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       WEB_SEARCH_PROVIDER: 'searxng',
       WEB_SEARCH_URL: searxng.url,
       CHAT_PROVIDERS: scriptedProviders(model),
+      // The JWKS test serves its keys over plain HTTP on loopback.
+      EMBED_JWKS_ALLOW_PRIVATE: 'true',
       // Everyone on an open plan; the budget test moves one visitor to a spent one.
       PLANS: JSON.stringify({
         default: 'open',

@@ -93,7 +93,8 @@ export class TrustedIssuerDto {
   audience!: string;
 
   @ApiPropertyOptional({
-    description: 'Where the issuer publishes its keys (or give `jwks`)',
+    description:
+      'Where the issuer publishes its keys (or give `jwks`): a public `https` URL. Plain http, credentials, `localhost` and literal loopback, private or link-local addresses are refused (400); the name is resolved and checked again at every fetch',
     maxLength: EMBED_ISSUER_MAX,
   })
   @IsOptional()
