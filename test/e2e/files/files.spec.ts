@@ -106,6 +106,23 @@ describe('files', () => {
     });
   });
 
+  it('answers 416 to any range of an empty file, a suffix range included, on the download and the byte proxy', async () => {
+    const res = await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'empty.txt', bytes: Buffer.alloc(0) }]);
+    expect(res.status, res.text).toBe(201);
+    const id = res.body.file.id;
+    for (const path of [`/api/files/${id}/download`, `/api/workspace-files/${id}/bytes`]) {
+      for (const range of ['bytes=-5', 'bytes=0-']) {
+        const got = await p.download(owner.auth, path, { range });
+        expect(got.res.status, `${path} ${range}`).toBe(416);
+        expect(got.res.headers.get('content-range')).toBe('bytes */0');
+        expect(JSON.parse(Buffer.from(got.bytes).toString())).toMatchObject({ code: 'RANGE_NOT_SATISFIABLE' });
+      }
+      const whole = await p.download(owner.auth, path);
+      expect(whole.res.status).toBe(200);
+      expect(whole.bytes.byteLength).toBe(0);
+    }
+  });
+
   it('shows file content in the workspace search, each hit saying whether it is a fragment or a file', async () => {
     await p.api.ok(
       owner.auth,
