@@ -325,6 +325,35 @@ describe('embed configurations and keys (/api/v2/configs)', () => {
     });
   });
 
+  it('caps a configuration at 50 keys that are not revoked: revoking one makes room for another', async () => {
+    // A user of its own: the listings the other tests count stay as they are.
+    const author = await p.person();
+    const authorWs = (await api(author.token, 'POST', '/api/workspaces', { name: 'keys' })).body.workspace.id;
+    const config = (await api(author.token, 'POST', '/api/v2/configs', { workspaceId: authorWs, name: 'many keys' }))
+      .body.config.id;
+    const createKey = (label: string) =>
+      api(author.token, 'POST', `/api/v2/configs/${config}/keys`, { label, public: true });
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const created = await createKey(`key ${i}`);
+      expect(created.status, created.text).toBe(201);
+      ids.push(created.body.key.id);
+    }
+    const over = await createKey('one too many');
+    expect(over.status).toBe(409);
+    expect(over.body.code).toBe('QUOTA_EXCEEDED');
+    // Revoked keys stay listed and cannot be deleted, so they must not hold places.
+    for (const id of ids.slice(0, 2)) {
+      expect((await api(author.token, 'DELETE', `/api/v2/configs/${config}/keys/${id}`)).status).toBe(204);
+    }
+    expect((await createKey('rotated 1')).status).toBe(201);
+    expect((await createKey('rotated 2')).status).toBe(201);
+    expect((await createKey('still one too many')).status).toBe(409);
+    const listed = (await api(author.token, 'GET', `/api/v2/configs/${config}/keys`)).body.keys;
+    expect(listed).toHaveLength(52);
+    expect(listed.filter((k: { revokedAt: string | null }) => k.revokedAt === null)).toHaveLength(50);
+  });
+
   it('lists with filters and paging; archiving moves a configuration to status archived', async () => {
     const second = await api(owner.token, 'POST', '/api/v2/configs', { workspaceId: ws, name: 'second' });
     expect(second.status).toBe(201);

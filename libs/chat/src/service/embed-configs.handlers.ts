@@ -168,7 +168,10 @@ export class EmbedConfigsHandlers {
       },
       EMBED_KEYS_PER_CONFIG_MAX,
     );
-    if (!key) throw capReached(`A configuration has at most ${EMBED_KEYS_PER_CONFIG_MAX} keys`);
+    if (!key)
+      throw capReached(
+        `A configuration has at most ${EMBED_KEYS_PER_CONFIG_MAX} keys that are not revoked: revoke one to make room`,
+      );
     return { key: embedKeyView(key), token };
   }
 
