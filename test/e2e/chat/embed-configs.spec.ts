@@ -227,6 +227,15 @@ describe('embed configurations and keys (/api/v2/configs)', () => {
         allowedDomains: ['https://docs.example.com/path'],
       });
       expect(bad.status).toBe(400);
+      // A wildcard would be stored and never match an Origin: refused like "*".
+      for (const origin of ['https://*.example.com', 'https://docs.*', '*']) {
+        const wildcard = await api(owner.token, 'POST', `/api/v2/configs/${configId}/keys`, {
+          label: 'site',
+          allowedDomains: ['https://docs.example.com', origin],
+        });
+        expect(wildcard.status, origin).toBe(400);
+        expect(wildcard.body.fields[0].field).toBe('allowedDomains[1]');
+      }
     });
 
     it('creates a key: the token once, metadata after', async () => {

@@ -115,6 +115,10 @@ export function validOrigins(origins: string[]): string[] {
         if (!url || !bare || !['http:', 'https:'].includes(url.protocol)) {
           throw invalidField(`allowedDomains[${i}]`, 'must be an origin such as https://example.com (no path)');
         }
+        // The URL parser keeps `*` in a host, but an Origin header never has one: it would never match.
+        if (url.hostname.includes('*')) {
+          throw invalidField(`allowedDomains[${i}]`, 'wildcards are not supported: list each origin');
+        }
         return url.origin;
       }),
     ),

@@ -255,7 +255,8 @@ export class CreateEmbedKeyDto {
   @ApiPropertyOptional({
     type: [String],
     maxItems: EMBED_KEY_ORIGINS_MAX,
-    description: 'Origins (https://example.com) whose pages may use the key; a non-public key needs at least one',
+    description:
+      'Origins (https://example.com) whose pages may use the key, each listed (no paths, no wildcards); a non-public key needs at least one',
   })
   @IsOptional()
   @IsArray()
@@ -292,7 +293,11 @@ export class UpdateEmbedKeyDto {
   @MaxLength(EMBED_KEY_LABEL_MAX)
   label?: string;
 
-  @ApiPropertyOptional({ type: [String], maxItems: EMBED_KEY_ORIGINS_MAX, description: 'Replaced as a whole' })
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: EMBED_KEY_ORIGINS_MAX,
+    description: 'Replaced as a whole; origins as on creation (no paths, no wildcards)',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(EMBED_KEY_ORIGINS_MAX)
