@@ -812,6 +812,45 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       expect(replay.json.code).toBe('NOT_FOUND');
     });
 
+    it('refuses answers the question did not offer, and the token still works after', async () => {
+      model.script(
+        {
+          toolCalls: [
+            {
+              name: 'ask_user',
+              arguments: { questions: [{ question: 'Which kettle?', options: ['Zephyr', 'Zephyr Mini'] }] },
+            },
+          ],
+        },
+        (request) => ({ text: `Noted: ${lastTool(request).answers[0].selected[0]}` }),
+      );
+      const paused = await ask('It leaks again');
+      const { resumeToken } = paused.events.at(-1)!.data;
+      const answerWith = async (answer: Record<string, unknown>) =>
+        embed('answer', {
+          jwt: await jwtFor(visitor.user.email),
+          body: { resumeToken, answers: [{ question: 'Which kettle?', ...answer }] },
+        });
+      for (const [answer, field] of [
+        [{ selected: ['A toaster'] }, 'answers[0].selected'],
+        [{ selected: ['Zephyr', 'Zephyr Mini'] }, 'answers[0].selected'],
+        [{ selected: [], other: 'A toaster' }, 'answers[0].other'],
+      ] as const) {
+        const refused = await answerWith(answer);
+        expect(refused.status, refused.text).toBe(400);
+        expect(refused.json).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field }] });
+      }
+      const resumed = await answerWith({ selected: ['Zephyr'] });
+      expect(resumed.status, resumed.text).toBe(200);
+      expect(resumed.events.at(-1)!.event).toBe('done');
+      expect(
+        resumed.events
+          .filter((e) => e.event === 'delta')
+          .map((e) => e.data.text)
+          .join(''),
+      ).toBe('Noted: Zephyr');
+    });
+
     it('refuses an expired resume token', async () => {
       model.script({
         toolCalls: [{ name: 'ask_user', arguments: { questions: [{ question: 'Colour?', options: ['red'] }] } }],
