@@ -590,7 +590,20 @@ describe('files', () => {
   it('refuses uploads that name no workspace before the file, or no file, or are not multipart', async () => {
     const late = await p.upload(owner.auth, {}, [{ name: 'a.txt', bytes: fixture('sample.txt') }]);
     expect(late.status).toBe(400);
-    expect(late.body.code).toBe('BAD_REQUEST');
+    expect(late.body).toMatchObject({ code: 'BAD_REQUEST', error: 'workspaceId is required, before the file parts' });
+    // Sent first but malformed: said so, not that it came too late.
+    for (const [fields, field] of [
+      [{ workspaceId: 'not-a-uuid' }, 'workspaceId'],
+      [{ workspaceId: ws, fragmentId: 'nope' }, 'fragmentId'],
+    ] as const) {
+      const bad = await p.upload(owner.auth, fields, [{ name: 'a.txt', bytes: fixture('sample.txt') }]);
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        error: `${field}: must be a UUID`,
+        fields: [{ field, problems: ['must be a UUID'] }],
+      });
+    }
     const none = await p.upload(owner.auth, { workspaceId: ws }, []);
     expect(none.status).toBe(400);
     const json = await p.api.call(owner.auth, 'POST', '/api/files/upload', { workspaceId: ws });
