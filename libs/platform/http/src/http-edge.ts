@@ -37,7 +37,7 @@ export function installHttpEdge(
     { bodyLimit: fastify.initialConfig.bodyLimit },
     jsonParser(fastify, deps.routeBodies ?? {}) as never,
   );
-  const routes = new RouteTable();
+  const routes = new RouteTable(fastify.initialConfig.routerOptions);
   const responder = new ErrorResponder(deps.logger, routes);
 
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
