@@ -699,6 +699,31 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       expect(anywhere.headers.get('access-control-allow-origin')).toBe('https://other.example');
     });
 
+    it('answers a body that is not JSON with its 400 and the CORS headers of an admitted origin only', async () => {
+      const broken = async (origin: string) => {
+        const res = await fetch(`${base}/api/v2/embed/chat?key=${encodeURIComponent(key)}`, {
+          method: 'POST',
+          headers: {
+            origin,
+            authorization: `Bearer ${await jwtFor(visitor.user.email)}`,
+            'content-type': 'application/json',
+          },
+          body: '{"messages": [',
+        });
+        return { status: res.status, headers: res.headers, json: (await res.json()) as { code: string } };
+      };
+      // Refused by the body parser, before the route's guard: the page's script can still read why.
+      const allowed = await broken(SITE);
+      expect(allowed.status).toBe(400);
+      expect(allowed.json.code).toBe('INVALID_JSON');
+      expect(allowed.headers.get('access-control-allow-origin')).toBe(SITE);
+      expect(allowed.headers.get('access-control-expose-headers')).toBe('x-embed-session-id');
+      const foreign = await broken('https://evil.example');
+      expect(foreign.status).toBe(400);
+      expect(foreign.json.code).toBe('INVALID_JSON');
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
     it('refuses a JWT of another issuer, an expired one, one for another audience, and none at all', async () => {
       const { privateKey: otherKey } = await generateKeyPair('ES256');
       const cases = [
