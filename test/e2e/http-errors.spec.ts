@@ -58,6 +58,21 @@ describe('HTTP error model', () => {
     });
   });
 
+  it('a path the router does not serve is 404 whatever the method, a trailing slash included', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${base}/api/version/`, { method });
+      expect(res.status, method).toBe(404);
+      expect(res.headers.get('allow')).toBeNull();
+      expect(await readJson(res)).toEqual({ error: `No route ${method} /api/version/`, code: 'NOT_FOUND' });
+    }
+    // Under /api/v1 in OpenAI's shape, never a 405 saying GET is not allowed but allowed.
+    const models = await fetch(`${base}/api/v1/models/`);
+    expect(models.status).toBe(404);
+    expect(await readJson(models)).toMatchObject({
+      error: { type: 'not_found_error', code: 'not_found', message: 'No route GET /api/v1/models/' },
+    });
+  });
+
   it('a path parameter route with the wrong method is 405 too', async () => {
     const res = await fetch(`${base}/api/health/fragments`, { method: 'POST' });
     expect(res.status).toBe(405);

@@ -180,6 +180,22 @@ describe('OpenAI-compatible API through the openai SDK', () => {
     expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('messages[0].content[0]');
   });
 
+  it('refuses an image part in a system message, even to a vision model (images come from users)', async () => {
+    const res = await call(p.base, token, 'POST', '/api/v1/chat/completions', {
+      model: 'gpt-4o',
+      messages: [
+        { role: 'system', content: [{ type: 'image_url', image_url: { url: IMAGE_DATA_URL } }] },
+        { role: 'user', content: 'What is in the picture?' },
+      ],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      param: 'messages[0].content',
+      message: expect.stringContaining('a system message has text parts only'),
+    });
+  });
+
   it('refuses max_tokens above the model capability', async () => {
     const err = await client.chat.completions
       .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1001 })

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STAND_IN_ERROR_MESSAGES, STAND_IN_STREAM_ERROR } from '../../support/stand-ins/openai-stand-in.js';
 import { OPERATOR_OPENAI_KEY, call, startChatPlatform } from './chat-fixture.js';
 
 const until = async (check: () => boolean, timeoutMs = 10_000) => {
@@ -41,8 +42,17 @@ describe('chat upstream failures and bring-your-own-key', () => {
         p.flaky.setMode('ok');
         expect(res.status).toBe(502);
         expect(res.body.error).toMatchObject({ type: 'server_error', code: 'upstream_error', param: '' });
-        expect(res.body.error.message).toContain('flaky');
+        const status = Number(mode.slice('status-'.length));
+        expect(res.body.error.message).toBe(`The model provider "flaky" failed: HTTP ${status}`);
         expect(res.text).not.toMatch(/at .*\.(js|ts):\d+/);
+        // What the provider said is in the server's log (read from its stdout, which may lag the
+        // answer), not in the answer.
+        expect(res.text).not.toContain(STAND_IN_ERROR_MESSAGES[status]);
+        await expect
+          .poll(() => p.platform.logs)
+          .toContainEqual(
+            expect.objectContaining({ msg: 'Model provider failed', providerSaid: STAND_IN_ERROR_MESSAGES[status] }),
+          );
       },
     );
 
@@ -74,8 +84,38 @@ describe('chat upstream failures and bring-your-own-key', () => {
         })().catch((e: unknown) => e);
         p.flaky.setMode('ok');
         expect(err).toBeInstanceOf(OpenAI.APIError);
+        expect((err as Error).message).not.toContain(STAND_IN_STREAM_ERROR);
       },
     );
+
+    it("ends an embed turn whose provider fails with an error event that keeps the provider's words out", async () => {
+      const owner = await p.person();
+      const ws = (await call(p.base, owner.token, 'POST', '/api/workspaces', { name: 'embed' })).body.workspace.id;
+      const config = await call(p.base, owner.token, 'POST', '/api/v2/configs', {
+        workspaceId: ws,
+        name: 'flaky assistant',
+        model: 'flaky/gpt-4o',
+      });
+      expect(config.status, config.text).toBe(201);
+      const key = await call(p.base, owner.token, 'POST', `/api/v2/configs/${config.body.config.id}/keys`, {
+        label: 'any site',
+        public: true,
+        scopedToken: owner.token,
+      });
+      expect(key.status, key.text).toBe(201);
+      p.flaky.setMode('status-500');
+      const res = await fetch(`${p.base}/api/v2/embed/chat?key=${key.body.token}`, {
+        method: 'POST',
+        headers: { origin: 'https://shop.example', 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'hello' }] }),
+      });
+      const text = await res.text();
+      p.flaky.setMode('ok');
+      expect(res.status, text).toBe(200);
+      expect(text).toContain('event: error');
+      expect(text).toContain('The model provider \\"flaky\\" failed: HTTP 500');
+      expect(text).not.toContain(STAND_IN_ERROR_MESSAGES[500]);
+    });
 
     it('a client that disconnects mid-stream cancels the upstream request', async () => {
       p.flaky.setMode('stall-mid-stream');

@@ -134,6 +134,8 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       WEB_SEARCH_PROVIDER: 'searxng',
       WEB_SEARCH_URL: searxng.url,
       CHAT_PROVIDERS: scriptedProviders(model),
+      // The JWKS test serves its keys over plain HTTP on loopback.
+      EMBED_JWKS_ALLOW_PRIVATE: 'true',
       // Everyone on an open plan; the budget test moves one visitor to a spent one.
       PLANS: JSON.stringify({
         default: 'open',
@@ -697,6 +699,31 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       expect(anywhere.headers.get('access-control-allow-origin')).toBe('https://other.example');
     });
 
+    it('answers a body that is not JSON with its 400 and the CORS headers of an admitted origin only', async () => {
+      const broken = async (origin: string) => {
+        const res = await fetch(`${base}/api/v2/embed/chat?key=${encodeURIComponent(key)}`, {
+          method: 'POST',
+          headers: {
+            origin,
+            authorization: `Bearer ${await jwtFor(visitor.user.email)}`,
+            'content-type': 'application/json',
+          },
+          body: '{"messages": [',
+        });
+        return { status: res.status, headers: res.headers, json: (await res.json()) as { code: string } };
+      };
+      // Refused by the body parser, before the route's guard: the page's script can still read why.
+      const allowed = await broken(SITE);
+      expect(allowed.status).toBe(400);
+      expect(allowed.json.code).toBe('INVALID_JSON');
+      expect(allowed.headers.get('access-control-allow-origin')).toBe(SITE);
+      expect(allowed.headers.get('access-control-expose-headers')).toBe('x-embed-session-id');
+      const foreign = await broken('https://evil.example');
+      expect(foreign.status).toBe(400);
+      expect(foreign.json.code).toBe('INVALID_JSON');
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
     it('refuses a JWT of another issuer, an expired one, one for another audience, and none at all', async () => {
       const { privateKey: otherKey } = await generateKeyPair('ES256');
       const cases = [
@@ -808,6 +835,45 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       const replay = await embed('answer', { jwt: await jwtFor(visitor.user.email), body: answer });
       expect(replay.status).toBe(404);
       expect(replay.json.code).toBe('NOT_FOUND');
+    });
+
+    it('refuses answers the question did not offer, and the token still works after', async () => {
+      model.script(
+        {
+          toolCalls: [
+            {
+              name: 'ask_user',
+              arguments: { questions: [{ question: 'Which kettle?', options: ['Zephyr', 'Zephyr Mini'] }] },
+            },
+          ],
+        },
+        (request) => ({ text: `Noted: ${lastTool(request).answers[0].selected[0]}` }),
+      );
+      const paused = await ask('It leaks again');
+      const { resumeToken } = paused.events.at(-1)!.data;
+      const answerWith = async (answer: Record<string, unknown>) =>
+        embed('answer', {
+          jwt: await jwtFor(visitor.user.email),
+          body: { resumeToken, answers: [{ question: 'Which kettle?', ...answer }] },
+        });
+      for (const [answer, field] of [
+        [{ selected: ['A toaster'] }, 'answers[0].selected'],
+        [{ selected: ['Zephyr', 'Zephyr Mini'] }, 'answers[0].selected'],
+        [{ selected: [], other: 'A toaster' }, 'answers[0].other'],
+      ] as const) {
+        const refused = await answerWith(answer);
+        expect(refused.status, refused.text).toBe(400);
+        expect(refused.json).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field }] });
+      }
+      const resumed = await answerWith({ selected: ['Zephyr'] });
+      expect(resumed.status, resumed.text).toBe(200);
+      expect(resumed.events.at(-1)!.event).toBe('done');
+      expect(
+        resumed.events
+          .filter((e) => e.event === 'delta')
+          .map((e) => e.data.text)
+          .join(''),
+      ).toBe('Noted: Zephyr');
     });
 
     it('refuses an expired resume token', async () => {

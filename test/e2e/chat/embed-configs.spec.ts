@@ -1,3 +1,8 @@
+import { lookup } from 'node:dns/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../support/accounts.js';
 import { call, startChatPlatform } from './chat-fixture.js';
@@ -104,6 +109,81 @@ describe('embed configurations and keys (/api/v2/configs)', () => {
     expect((await api(owner.token, 'GET', '/api/v2/configs')).body.totalCount).toBe(before);
   });
 
+  it.each([
+    'http://idp.example/jwks',
+    'https://127.0.0.1:8443/internal-admin/jwks',
+    'https://169.254.169.254/latest/meta-data/',
+    'https://localhost:8443/jwks',
+    'https://[::1]/jwks',
+    'https://10.0.0.5/jwks',
+    'https://user:secret@idp.example/jwks',
+  ])('refuses the JWKS URL %s when saved, on create and on update', async (jwksUrl) => {
+    const trustedIssuer = { issuer: 'https://idp.example', audience: 'a', jwksUrl };
+    const created = await api(owner.token, 'POST', '/api/v2/configs', { workspaceId: ws, name: 'x', trustedIssuer });
+    expect(created.status, created.text).toBe(400);
+    expect(created.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      fields: [{ field: 'trustedIssuer.jwksUrl', problems: [expect.stringContaining('public https URL')] }],
+    });
+    const updated = await api(owner.token, 'PATCH', `/api/v2/configs/${configId}`, { trustedIssuer });
+    expect(updated.status, updated.text).toBe(400);
+    expect(updated.body.fields[0].field).toBe('trustedIssuer.jwksUrl');
+  });
+
+  it('fetches a JWKS URL only when its name resolves to public addresses: a name of this machine is refused at use', async () => {
+    // A host name that is no literal address and not localhost, so it passes the check at save
+    // time, but resolves to this machine (loopback or a private address).
+    const name = hostname();
+    const { address } = await lookup(name);
+    expect(address, `${name} must resolve to this machine for this test`).toMatch(
+      /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|::1$|f[cd])/,
+    );
+    let connections = 0;
+    const jwksServer = createServer();
+    jwksServer.on('connection', (socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => jwksServer.listen(0, address, resolve));
+    try {
+      const jwksUrl = `https://${name}:${(jwksServer.address() as AddressInfo).port}/.well-known/jwks.json`;
+      // A user of its own: the listings the other tests count stay as they are.
+      const author = await p.person();
+      const authorWs = (await api(author.token, 'POST', '/api/workspaces', { name: 'internal' })).body.workspace.id;
+      const config = await api(author.token, 'POST', '/api/v2/configs', {
+        workspaceId: authorWs,
+        name: 'internal keys',
+        trustedIssuer: { issuer: 'https://idp.example', audience: 'kw-embed', jwksUrl },
+      });
+      expect(config.status, config.text).toBe(201);
+      const site = 'https://shop.example';
+      const key = await api(author.token, 'POST', `/api/v2/configs/${config.body.config.id}/keys`, {
+        label: 'site',
+        allowedDomains: [site],
+      });
+      expect(key.status, key.text).toBe(201);
+      const { privateKey } = await generateKeyPair('ES256');
+      const jwt = await new SignJWT({ email: author.user.email })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+        .setIssuer('https://idp.example')
+        .setAudience('kw-embed')
+        .setExpirationTime('5m')
+        .sign(privateKey);
+      const res = await fetch(`${p.base}/api/v2/embed/chat?key=${key.body.token}`, {
+        method: 'POST',
+        headers: { origin: site, authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      const body = (await res.json()) as { code: string; error: string };
+      expect(res.status).toBe(401);
+      expect(body.error).toContain('key set could not be fetched');
+      // Refused before connecting: the server on this machine never saw the platform.
+      expect(connections).toBe(0);
+    } finally {
+      jwksServer.close();
+    }
+  });
+
   it('needs a workspace the creator can read, and an expert of theirs over it', async () => {
     const otherWs = (await api(stranger.token, 'POST', '/api/workspaces', { name: 'theirs' })).body.workspace.id;
     expect((await api(owner.token, 'POST', '/api/v2/configs', { workspaceId: otherWs, name: 'x' })).status).toBe(404);
@@ -147,6 +227,15 @@ describe('embed configurations and keys (/api/v2/configs)', () => {
         allowedDomains: ['https://docs.example.com/path'],
       });
       expect(bad.status).toBe(400);
+      // A wildcard would be stored and never match an Origin: refused like "*".
+      for (const origin of ['https://*.example.com', 'https://docs.*', '*']) {
+        const wildcard = await api(owner.token, 'POST', `/api/v2/configs/${configId}/keys`, {
+          label: 'site',
+          allowedDomains: ['https://docs.example.com', origin],
+        });
+        expect(wildcard.status, origin).toBe(400);
+        expect(wildcard.body.fields[0].field).toBe('allowedDomains[1]');
+      }
     });
 
     it('creates a key: the token once, metadata after', async () => {
@@ -243,6 +332,35 @@ describe('embed configurations and keys (/api/v2/configs)', () => {
       ).toBe(404);
       expect((await api(owner.token, 'DELETE', `/api/v2/configs/${configId}/keys/${keyId}`)).status).toBe(404);
     });
+  });
+
+  it('caps a configuration at 50 keys that are not revoked: revoking one makes room for another', async () => {
+    // A user of its own: the listings the other tests count stay as they are.
+    const author = await p.person();
+    const authorWs = (await api(author.token, 'POST', '/api/workspaces', { name: 'keys' })).body.workspace.id;
+    const config = (await api(author.token, 'POST', '/api/v2/configs', { workspaceId: authorWs, name: 'many keys' }))
+      .body.config.id;
+    const createKey = (label: string) =>
+      api(author.token, 'POST', `/api/v2/configs/${config}/keys`, { label, public: true });
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const created = await createKey(`key ${i}`);
+      expect(created.status, created.text).toBe(201);
+      ids.push(created.body.key.id);
+    }
+    const over = await createKey('one too many');
+    expect(over.status).toBe(409);
+    expect(over.body.code).toBe('QUOTA_EXCEEDED');
+    // Revoked keys stay listed and cannot be deleted, so they must not hold places.
+    for (const id of ids.slice(0, 2)) {
+      expect((await api(author.token, 'DELETE', `/api/v2/configs/${config}/keys/${id}`)).status).toBe(204);
+    }
+    expect((await createKey('rotated 1')).status).toBe(201);
+    expect((await createKey('rotated 2')).status).toBe(201);
+    expect((await createKey('still one too many')).status).toBe(409);
+    const listed = (await api(author.token, 'GET', `/api/v2/configs/${config}/keys`)).body.keys;
+    expect(listed).toHaveLength(52);
+    expect(listed.filter((k: { revokedAt: string | null }) => k.revokedAt === null)).toHaveLength(50);
   });
 
   it('lists with filters and paging; archiving moves a configuration to status archived', async () => {

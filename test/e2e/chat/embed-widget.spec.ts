@@ -171,6 +171,19 @@ ${url.searchParams.get('poster') ? `<iframe id="poster" src="${url.searchParams.
       });
       keys[name] = key.body.token;
     }
+    const stateless = await api(owner.token, 'POST', '/api/v2/configs', {
+      workspaceId: ws,
+      name: 'Kettle help (stateless)',
+      stateless: true,
+      trustedIssuer,
+    });
+    expect(stateless.status, stateless.text).toBe(201);
+    keys.stateless = (
+      await api(owner.token, 'POST', `/api/v2/configs/${stateless.body.config.id}/keys`, {
+        label: 'stateless',
+        allowedDomains: [host.origin],
+      })
+    ).body.token;
     browser = await launchChromium();
     mkdirSync(SCREENSHOTS, { recursive: true });
   }, 180_000);
@@ -376,6 +389,35 @@ ${url.searchParams.get('poster') ? `<iframe id="poster" src="${url.searchParams.
     });
     expect(direct.status).toBe(403);
     await plain.close();
+  });
+
+  it('keeps a stateless conversation going past the embed API’s limits, sending back the newest history', async () => {
+    const page = await newPage({ key: keys.stateless });
+    const frame = await chatFrame(page);
+    const before = model.chatRequests().length;
+    const LONG = 'x'.repeat(40_000); // over the 32,000 characters the API takes per message
+    const answers = [...Array.from({ length: 52 }, (_, i) => `answer ${i}`), LONG, 'answer 53'];
+    for (const [i, answer] of answers.entries()) {
+      model.script({ text: answer });
+      // A message typed while the previous answer is still being read is not sent.
+      await frame.waitForSelector('#composer:not([aria-busy])');
+      await ask(frame, `turn ${i}`);
+      await answerText(frame, i);
+    }
+    // 54 turns: from the 51st on, the whole history would be over the API's 100 messages.
+    expect(await frame.locator('.msg.status').count()).toBe(0);
+    const requests = model.chatRequests().slice(before);
+    expect(requests).toHaveLength(54);
+    const sent = (n: number) => requests[n].messages.filter((m) => m.role !== 'system');
+    expect(sent(50)).toHaveLength(99); // the newest 98 of 100 earlier messages, and the new one
+    expect(sent(50).slice(-3)).toEqual([
+      { role: 'user', content: 'turn 49' },
+      { role: 'assistant', content: 'answer 49' },
+      { role: 'user', content: 'turn 50' },
+    ]);
+    expect(sent(53).at(-2)).toEqual({ role: 'assistant', content: LONG.slice(0, 32_000) });
+    expect(sent(53).at(-1)).toEqual({ role: 'user', content: 'turn 53' });
+    await page.close();
   });
 
   it('renders model output and fragment content as text, never as HTML', async () => {

@@ -106,6 +106,23 @@ describe('files', () => {
     });
   });
 
+  it('answers 416 to any range of an empty file, a suffix range included, on the download and the byte proxy', async () => {
+    const res = await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'empty.txt', bytes: Buffer.alloc(0) }]);
+    expect(res.status, res.text).toBe(201);
+    const id = res.body.file.id;
+    for (const path of [`/api/files/${id}/download`, `/api/workspace-files/${id}/bytes`]) {
+      for (const range of ['bytes=-5', 'bytes=0-']) {
+        const got = await p.download(owner.auth, path, { range });
+        expect(got.res.status, `${path} ${range}`).toBe(416);
+        expect(got.res.headers.get('content-range')).toBe('bytes */0');
+        expect(JSON.parse(Buffer.from(got.bytes).toString())).toMatchObject({ code: 'RANGE_NOT_SATISFIABLE' });
+      }
+      const whole = await p.download(owner.auth, path);
+      expect(whole.res.status).toBe(200);
+      expect(whole.bytes.byteLength).toBe(0);
+    }
+  });
+
   it('shows file content in the workspace search, each hit saying whether it is a fragment or a file', async () => {
     await p.api.ok(
       owner.auth,
@@ -573,7 +590,20 @@ describe('files', () => {
   it('refuses uploads that name no workspace before the file, or no file, or are not multipart', async () => {
     const late = await p.upload(owner.auth, {}, [{ name: 'a.txt', bytes: fixture('sample.txt') }]);
     expect(late.status).toBe(400);
-    expect(late.body.code).toBe('BAD_REQUEST');
+    expect(late.body).toMatchObject({ code: 'BAD_REQUEST', error: 'workspaceId is required, before the file parts' });
+    // Sent first but malformed: said so, not that it came too late.
+    for (const [fields, field] of [
+      [{ workspaceId: 'not-a-uuid' }, 'workspaceId'],
+      [{ workspaceId: ws, fragmentId: 'nope' }, 'fragmentId'],
+    ] as const) {
+      const bad = await p.upload(owner.auth, fields, [{ name: 'a.txt', bytes: fixture('sample.txt') }]);
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        error: `${field}: must be a UUID`,
+        fields: [{ field, problems: ['must be a UUID'] }],
+      });
+    }
     const none = await p.upload(owner.auth, { workspaceId: ws }, []);
     expect(none.status).toBe(400);
     const json = await p.api.call(owner.auth, 'POST', '/api/files/upload', { workspaceId: ws });

@@ -165,25 +165,29 @@ async function brokeOff(exchange: Exchange, malformed: string): Promise<boolean>
     case 'stall-mid-stream':
       return true;
     case 'error-event':
-      res.end(
-        `data: ${JSON.stringify({ error: { message: 'The stand-in is overloaded', type: 'server_error' } })}\n\n`,
-      );
+      res.end(`data: ${JSON.stringify({ error: { message: STAND_IN_STREAM_ERROR, type: 'server_error' } })}\n\n`);
       return true;
     default:
       return false;
   }
 }
 
+/** What the stand-in's error bodies say per status (`status-<n>` modes), for tests that look for it. */
+export const STAND_IN_ERROR_MESSAGES: Record<number, string> = {
+  400: "Invalid value for 'temperature': must be at most 2.",
+  401: 'Incorrect API key provided.',
+  429: 'Rate limit reached.',
+  500: 'The server had an error while processing your request: internal upstream secret detail.',
+};
+
+/** What the `error-event` mode's mid-stream error event says. */
+export const STAND_IN_STREAM_ERROR = 'The stand-in is overloaded';
+
 function failWithStatus(exchange: Exchange): void {
   const status = Number(exchange.mode.slice('status-'.length));
   const headers: Record<string, string> = status === 429 ? { 'retry-after': String(exchange.retryAfterSeconds) } : {};
-  const messages: Record<number, string> = {
-    400: "Invalid value for 'temperature': must be at most 2.",
-    401: 'Incorrect API key provided.',
-    429: 'Rate limit reached.',
-    500: 'The server had an error while processing your request.',
-  };
-  sendJson(exchange.res, status, { error: { message: messages[status] ?? 'error', type: 'stand_in_error' } }, headers);
+  const message = STAND_IN_ERROR_MESSAGES[status] ?? 'error';
+  sendJson(exchange.res, status, { error: { message, type: 'stand_in_error' } }, headers);
 }
 
 /** A non-streaming answer broken the way the mode says. */

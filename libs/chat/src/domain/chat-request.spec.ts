@@ -71,6 +71,16 @@ describe('parseChatRequest', () => {
       'messages[0].content[0].image_url.url',
     ],
     [{ ...base, messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].tool_call_id'],
+    [
+      {
+        ...base,
+        messages: [
+          { role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png' } }] },
+          { role: 'user', content: 'hi' },
+        ],
+      },
+      'messages[0].content',
+    ],
     [{ ...base, messages: [{ role: 'user', content: 'x', tool_calls: [] }] }, 'messages[0].tool_calls'],
     [{ ...base, temperature: 3 }, 'temperature'],
     [{ ...base, max_tokens: 0 }, 'max_tokens'],

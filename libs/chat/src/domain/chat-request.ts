@@ -122,8 +122,8 @@ function message(value: unknown, i: number): ChatMessage {
   const out: ChatMessage = { role: role as ChatMessage['role'], content: null };
   if (typeof content === 'string') out.content = content;
   else if (Array.isArray(content)) {
-    if (role === 'tool' || role === 'assistant') {
-      // Text parts only: images come from users (OpenAI's rule too).
+    if (role !== 'user') {
+      // Text parts only: images come from users (OpenAI's rule too), never the system prompt.
       const parts = contentParts(content, `${at}.content`);
       if (parts.some((p) => p.type !== 'text'))
         throw invalidParam(`${at}.content`, `a ${role} message has text parts only`);

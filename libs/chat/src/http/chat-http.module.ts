@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import type { AppConfig } from '@kw/platform-config';
-import { QUERY_KEY_AUTHENTICATOR } from '@kw/platform-http';
+import { ERROR_HEADERS, QUERY_KEY_AUTHENTICATOR } from '@kw/platform-http';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { BLOB_STORAGE, createBlobStorage } from '@kw/platform-storage';
 import { ChatCompletionsController } from './completions/chat-completions.controller.js';
@@ -9,6 +9,7 @@ import { ContextItems } from './embed/context-items.js';
 import { EmbedAgent } from './embed/embed-agent.js';
 import { EmbedChatController } from './embed/embed-chat.controller.js';
 import { EmbedKeyAuthenticator, EmbedKeyGuard, EmbedRequests } from './embed/embed-key.guard.js';
+import { EmbedErrorCors } from './embed/embed-error-cors.js';
 import { EmbedWidgetController } from './embed/widget/embed-widget.controller.js';
 import { ExpertsController } from './experts.controller.js';
 import { GeneratedImages } from './images/generated-images.js';
@@ -59,6 +60,7 @@ import { webSearchProvider } from './web-search.provider.js';
     EmbedRequests,
     EmbedKeyGuard,
     { provide: QUERY_KEY_AUTHENTICATOR, useClass: EmbedKeyAuthenticator },
+    { provide: ERROR_HEADERS, useClass: EmbedErrorCors },
     ContextItems,
     EmbedAgent,
   ],

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { EmbedConfigsService, type EmbedConfigRecord, type EmbedKeyRecord } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
-import { CHAT_PAGE_DEFAULT } from '../chat-limits.js';
+import { CHAT_PAGE_DEFAULT, EMBED_KEYS_PER_CONFIG_MAX } from '../chat-limits.js';
 import {
   CreateEmbedConfigDto,
   CreateEmbedKeyDto,
@@ -198,7 +198,7 @@ export class EmbedConfigsController {
   @HttpCode(201)
   @ApiOperation({
     summary: 'Create a domain-scoped key',
-    description: 'The token is in this answer only. A non-public key needs at least one allowed origin.',
+    description: `The token is in this answer only. A non-public key needs at least one allowed origin. At most ${EMBED_KEYS_PER_CONFIG_MAX} keys that are not revoked per configuration (409 QUOTA_EXCEEDED; revoked keys do not count).`,
   })
   @ApiCreatedResponse({ type: CreatedEmbedKeyDto })
   async createKey(@Param('configId') configId: string, @Body() body: CreateEmbedKeyDto): Promise<CreatedEmbedKeyDto> {

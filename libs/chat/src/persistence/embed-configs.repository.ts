@@ -270,9 +270,11 @@ export class EmbedConfigsRepository {
   }
 
   /**
-   * Creates the key unless its configuration already has `max` (revoked ones count; null then,
-   * nothing written). Creates are serialised per configuration (an advisory lock in the
-   * transaction), so the cap holds under concurrency.
+   * Creates the key unless its configuration already has `max` unrevoked keys (null then,
+   * nothing written). Revoked keys stay listed but cannot be deleted, so they do not count:
+   * otherwise a configuration that ever had `max` keys could never get another. Creates are
+   * serialised per configuration (an advisory lock in the transaction), so the cap holds under
+   * concurrency; a revoke racing a create only lowers the count.
    */
   insertKeyWithin(key: NewEmbedKey, max: number): Promise<EmbedKeyRow | null> {
     return this.db.$transaction((tx) =>
@@ -281,7 +283,7 @@ export class EmbedConfigsRepository {
         {
           lockKey: `embed-keys-of:${key.configId}`,
           max,
-          count: () => tx.embedKey.count({ where: { configId: key.configId } }),
+          count: () => tx.embedKey.count({ where: { configId: key.configId, revokedAt: null } }),
         },
         () => tx.embedKey.create({ data: key, select: KEY_COLUMNS }),
       ),

@@ -1,5 +1,6 @@
 import { invalidField } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
+import { refusedUrlForm } from '@kw/platform-net';
 import {
   EMBED_CONTEXT_TYPES,
   EMBED_FEEDBACK_MODES,
@@ -45,28 +46,38 @@ export function validContext(items: ContextItemRow[]): ContextItemRow[] {
   });
 }
 
-const httpsUrl = (value: string) => {
+/** Why a JWKS URL may not be saved, or null: the form checks of the fetch guard (no DNS here). */
+function refusedJwksUrl(value: string, policy: JwksUrlPolicy): string | null {
+  let url: URL;
   try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:';
+    url = new URL(value);
   } catch {
-    return false;
+    return 'not a URL';
   }
-};
+  return refusedUrlForm(url, policy);
+}
+
+/** EMBED_JWKS_ALLOW_PRIVATE (a test setting) opens plain HTTP and loopback/private hosts. */
+export interface JwksUrlPolicy {
+  allowPrivate: boolean;
+}
 
 /**
  * The issuer of the host page's JWTs: its `iss`, the audience its tokens must name, and its keys
- * (a JWKS URL, or a JWKS document). Checked for form here; keys are fetched when a JWT is verified.
+ * (a JWKS URL, or a JWKS document). Checked for form here: a JWKS URL must be public HTTPS, and a
+ * host that is a literal address or localhost is judged now; a name is resolved and checked
+ * again at every fetch (HostIdentity), since DNS can point it anywhere later.
  */
-export function validIssuer(issuer: TrustedIssuerRow): TrustedIssuerRow {
+export function validIssuer(issuer: TrustedIssuerRow, policy: JwksUrlPolicy): TrustedIssuerRow {
   const at = 'trustedIssuer';
   if (!issuer.issuer.trim() || issuer.issuer.length > EMBED_ISSUER_MAX)
     throw invalidField(`${at}.issuer`, 'is required');
   if (!issuer.audience.trim() || issuer.audience.length > EMBED_ISSUER_MAX)
     throw invalidField(`${at}.audience`, 'is required');
   if (!issuer.jwksUrl === !issuer.jwksJson) throw invalidField(`${at}.jwksUrl`, 'give exactly one of jwksUrl and jwks');
-  if (issuer.jwksUrl && (issuer.jwksUrl.length > EMBED_ISSUER_MAX || !httpsUrl(issuer.jwksUrl))) {
-    throw invalidField(`${at}.jwksUrl`, 'must be an http(s) URL');
+  if (issuer.jwksUrl) {
+    const refused = issuer.jwksUrl.length > EMBED_ISSUER_MAX ? 'too long' : refusedJwksUrl(issuer.jwksUrl, policy);
+    if (refused) throw invalidField(`${at}.jwksUrl`, `must be a public https URL (${refused})`);
   }
   if (issuer.jwksJson) {
     if (Buffer.byteLength(issuer.jwksJson) > EMBED_JWKS_JSON_MAX_BYTES)
@@ -103,6 +114,10 @@ export function validOrigins(origins: string[]): string[] {
         const bare = url && url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
         if (!url || !bare || !['http:', 'https:'].includes(url.protocol)) {
           throw invalidField(`allowedDomains[${i}]`, 'must be an origin such as https://example.com (no path)');
+        }
+        // The URL parser keeps `*` in a host, but an Origin header never has one: it would never match.
+        if (url.hostname.includes('*')) {
+          throw invalidField(`allowedDomains[${i}]`, 'wildcards are not supported: list each origin');
         }
         return url.origin;
       }),

@@ -1,10 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EmbedConfigsService, IdentityService } from '@kw/contracts';
+import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode, capReached, invalidField, notFound } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
+import { APP_CONFIG } from '@kw/platform-runtime';
 import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { CHAT_PAGE_DEFAULT, CHAT_PAGE_MAX, EMBED_KEYS_PER_CONFIG_MAX } from '../chat-limits.js';
@@ -24,6 +26,7 @@ import {
   validFeatures,
   validIssuer,
   validOrigins,
+  type JwksUrlPolicy,
 } from './embed-config-input.js';
 import { embedConfigView, embedKeyView } from './embed-config-view.js';
 
@@ -39,13 +42,18 @@ const keyNotFound = () => notFound('Embed key');
  */
 @Injectable()
 export class EmbedConfigsHandlers {
+  private readonly jwksPolicy: JwksUrlPolicy;
+
   constructor(
     private readonly configs: EmbedConfigsRepository,
     private readonly experts: ExpertsRepository,
     private readonly gate: WorkspaceGate,
     private readonly client: ServiceClient,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.jwksPolicy = { allowPrivate: config.EMBED_JWKS_ALLOW_PRIVATE === true };
+  }
 
   @Handles(EmbedConfigsService.method.listConfigs)
   async list(input: Req<'listConfigs'>, context: RequestContext) {
@@ -69,7 +77,7 @@ export class EmbedConfigsHandlers {
     const name = validConfigName(input.name);
     const features = validFeatures(input.features);
     const defaultContext = validContext(input.defaultContext);
-    const trustedIssuer = input.trustedIssuer ? validIssuer(input.trustedIssuer) : null;
+    const trustedIssuer = input.trustedIssuer ? validIssuer(input.trustedIssuer, this.jwksPolicy) : null;
     await this.gate.authorize(context, input.workspaceId, 'chat:use');
     const mainExpertId = await this.expertOf(userId, input.mainExpertId, input.workspaceId);
     const row = await this.configs.insert({
@@ -111,7 +119,7 @@ export class EmbedConfigsHandlers {
     if (input.systemPrompt !== undefined) changes.systemPrompt = input.systemPrompt;
     if (input.setDefaultContext) changes.defaultContext = validContext(input.defaultContext);
     if (input.clearTrustedIssuer) changes.trustedIssuer = null;
-    else if (input.trustedIssuer) changes.trustedIssuer = validIssuer(input.trustedIssuer);
+    else if (input.trustedIssuer) changes.trustedIssuer = validIssuer(input.trustedIssuer, this.jwksPolicy);
     const row = await this.configs.update(userId, input.id, changes);
     if (!row) throw configNotFound();
     return { config: embedConfigView(row) };
@@ -160,7 +168,10 @@ export class EmbedConfigsHandlers {
       },
       EMBED_KEYS_PER_CONFIG_MAX,
     );
-    if (!key) throw capReached(`A configuration has at most ${EMBED_KEYS_PER_CONFIG_MAX} keys`);
+    if (!key)
+      throw capReached(
+        `A configuration has at most ${EMBED_KEYS_PER_CONFIG_MAX} keys that are not revoked: revoke one to make room`,
+      );
     return { key: embedKeyView(key), token };
   }
 

@@ -1,13 +1,17 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
+  customFetch,
   errors as joseErrors,
   jwtVerify,
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
+import type { AppConfig } from '@kw/platform-config';
 import { AppError, ErrorCode } from '@kw/platform-errors';
+import { publicFetch, type PublicFetchPolicy } from '@kw/platform-net';
+import { APP_CONFIG } from '@kw/platform-runtime';
 import type { TrustedIssuerRow } from '../persistence/embed-configs.repository.js';
 
 /** Remote key sets kept (each caches its keys and refetches on an unknown `kid`). */
@@ -47,11 +51,18 @@ function reasonOf(err: unknown): string {
  * Verifies the JWT a host page sends for its signed-in user against the embed configuration's
  * trusted issuer (`jose`): signature by one of the issuer's keys (a JWKS URL, fetched and cached,
  * or the keys stored on the configuration), `iss`, `aud`, `exp` and `nbf`. The user is named by
- * the `email` claim; `email_verified: false` is refused.
+ * the `email` claim; `email_verified: false` is refused. A JWKS URL is fetched through
+ * publicFetch: public HTTPS addresses only, checked at each fetch (the name may resolve anywhere
+ * since it was saved), no redirects, unless EMBED_JWKS_ALLOW_PRIVATE (tests).
  */
 @Injectable()
 export class HostIdentity {
   private readonly remoteSets = new Map<string, JWTVerifyGetKey>();
+  private readonly fetchPolicy: PublicFetchPolicy;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.fetchPolicy = { allowPrivate: config.EMBED_JWKS_ALLOW_PRIVATE === true, timeoutMs: JWKS_FETCH_TIMEOUT_MS };
+  }
 
   async verify(token: string, issuer: TrustedIssuerRow): Promise<{ email: string; subject: string }> {
     let payload: JWTPayload;
@@ -77,7 +88,10 @@ export class HostIdentity {
     let set = this.remoteSets.get(issuer.jwksUrl);
     if (!set) {
       if (this.remoteSets.size >= REMOTE_SETS_MAX) this.remoteSets.delete(this.remoteSets.keys().next().value!);
-      set = createRemoteJWKSet(new URL(issuer.jwksUrl), { timeoutDuration: JWKS_FETCH_TIMEOUT_MS });
+      set = createRemoteJWKSet(new URL(issuer.jwksUrl), {
+        timeoutDuration: JWKS_FETCH_TIMEOUT_MS,
+        [customFetch]: (url: string, init: RequestInit) => publicFetch(url, init, this.fetchPolicy),
+      });
       this.remoteSets.set(issuer.jwksUrl, set);
     }
     return set;

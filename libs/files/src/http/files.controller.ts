@@ -10,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FilesService, type FileRecord } from '@kw/contracts';
-import { AppError, ErrorCode, badRequest } from '@kw/platform-errors';
+import { AppError, ErrorCode, badRequest, invalidField } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
 import { ServiceClient } from '@kw/platform-transport';
@@ -207,7 +207,7 @@ export class FilesController {
     summary: 'Download a file',
     description:
       'The stored bytes, streamed, as an attachment with a safe UTF-8 file name. The SHA-256 is the ETag ' +
-      '(If-None-Match answers 304); one `Range: bytes=a-b` answers 206, a range past the end 416. ' +
+      '(If-None-Match answers 304); one `Range: bytes=a-b` answers 206, a range past the end (any range of an empty file) 416. ' +
       READ,
   })
   @ApiProduces('application/octet-stream')
@@ -279,14 +279,15 @@ export class FilesController {
   }
 }
 
+/** The fields read so far, when the first file part arrives: a missing one may just come too late. */
 function checkFields(fields: { workspaceId: string; fragmentId: string; description: string }): void {
-  if (!isUuid(fields.workspaceId)) {
-    throw badRequest('workspaceId (a UUID) must come before the file parts', { field: 'workspaceId' });
+  if (!fields.workspaceId) {
+    throw badRequest('workspaceId is required, before the file parts', { field: 'workspaceId' });
   }
-  if (fields.fragmentId && !isUuid(fields.fragmentId))
-    throw badRequest('fragmentId must be a UUID', { field: 'fragmentId' });
+  if (!isUuid(fields.workspaceId)) throw invalidField('workspaceId', 'must be a UUID');
+  if (fields.fragmentId && !isUuid(fields.fragmentId)) throw invalidField('fragmentId', 'must be a UUID');
   if (fields.description.length > FILE_DESCRIPTION_MAX_CHARS) {
-    throw badRequest(`description must be at most ${FILE_DESCRIPTION_MAX_CHARS} characters`, { field: 'description' });
+    throw invalidField('description', `must be at most ${FILE_DESCRIPTION_MAX_CHARS} characters`);
   }
 }
 

@@ -736,6 +736,16 @@ export class AppConfig {
   @Max(86_400)
   CHAT_IMAGE_URL_TTL_SECONDS = 3_600;
 
+  /**
+   * TEST SETTING, off by default: lets an embed configuration's `trustedIssuer.jwksUrl` be plain
+   * HTTP on `localhost`, loopback, private or unique-local addresses (a test identity provider on
+   * this machine). Link-local (cloud metadata) stays refused. Never in production.
+   */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  EMBED_JWKS_ALLOW_PRIVATE?: boolean;
+
   /** Web search provider of POST /api/v1/web/search: `searxng` (self-hosted) or `exa` (hosted API). Unset: web search answers 502. */
   @IsOptional()
   @IsIn(['searxng', 'exa'])

@@ -14,10 +14,14 @@ export class ErrorResponder {
     private readonly routes: RouteTable,
   ) {}
 
-  /** What to answer when no route matched: 405 if the path exists with other methods. */
+  /**
+   * What to answer when no route matched: 405 if the path exists with other methods. Should the
+   * table ever allow the very method the router refused, the path is not served: 404, never a
+   * 405 that lists the method it refuses.
+   */
   routeMiss(request: FastifyRequest): AppError {
     const allow = this.routes.allowedMethods(request.url);
-    if (allow.length > 0) {
+    if (allow.length > 0 && !allow.includes(request.method)) {
       return new AppError({
         status: 405,
         code: ErrorCode.METHOD_NOT_ALLOWED,

@@ -5,6 +5,7 @@ import { acceptOrCreateRequestId, requestContext } from '@kw/platform-context';
 import type { PlatformMetrics } from '@kw/platform-observability';
 import { extractTraceContext, SpanKind, SpanStatusCode, startSpan, type Span } from '@kw/platform-tracing';
 import { AllExceptionsFilter } from './all-exceptions.filter.js';
+import { ERROR_HEADERS, type ErrorHeaders } from './error-headers.js';
 import { ErrorResponder } from './error-responder.js';
 import { ambiguousAuthorization } from './auth/ambiguous-authorization.js';
 import { checkBody, checkParameters } from './input-guard.js';
@@ -37,7 +38,7 @@ export function installHttpEdge(
     { bodyLimit: fastify.initialConfig.bodyLimit },
     jsonParser(fastify, deps.routeBodies ?? {}) as never,
   );
-  const routes = new RouteTable();
+  const routes = new RouteTable(fastify.initialConfig.routerOptions);
   const responder = new ErrorResponder(deps.logger, routes);
 
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
@@ -87,7 +88,10 @@ export function installHttpEdge(
 
   // Fastify's own errors (body parsing, size limits) reach the filter too: Nest installs
   // Fastify's error handler at init and routes them through its exception filters.
-  app.useGlobalFilters(new AllExceptionsFilter(responder));
+  // Looked up at the first error (requests come after init), then kept.
+  let errorHeaders: { found?: ErrorHeaders } | undefined;
+  const findErrorHeaders = () => (errorHeaders ??= { found: componentErrorHeaders(app) }).found;
+  app.useGlobalFilters(new AllExceptionsFilter(responder, findErrorHeaders));
   app.useGlobalPipes(createValidationPipe());
 }
 
@@ -108,4 +112,13 @@ function installInputGuard(fastify: FastifyInstance): void {
   fastify.addHook('preValidation', (request, _reply, done) => {
     done(checkParameters(request.params) ?? checkParameters(request.query) ?? checkBody(request.body));
   });
+}
+
+/** The ErrorHeaders a component provides, if one does. */
+function componentErrorHeaders(app: NestFastifyApplication): ErrorHeaders | undefined {
+  try {
+    return app.get<ErrorHeaders>(ERROR_HEADERS, { strict: false });
+  } catch {
+    return undefined;
+  }
 }

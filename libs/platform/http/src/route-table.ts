@@ -3,13 +3,28 @@ import type { HTTPMethod } from 'find-my-way';
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
+/** How the application's router matches paths; the table must match them the same way. */
+export interface RouteMatching {
+  ignoreTrailingSlash?: boolean;
+  ignoreDuplicateSlashes?: boolean;
+}
+
 /**
  * A copy of the application's routes, matched by path only. Fastify answers an unmatched
  * method with 404; this lets the not-found handler tell "no such path" (404) from "this path
- * exists with other methods" (405 with Allow).
+ * exists with other methods" (405 with Allow). It matches paths as the router does (given its
+ * options): a table that ignored a trailing slash the router does not would call
+ * `/api/v1/models/` a path allowing GET, while the router serves it to nobody.
  */
 export class RouteTable {
-  private readonly router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+  private readonly router: ReturnType<typeof FindMyWay>;
+
+  constructor(matching: RouteMatching = {}) {
+    this.router = FindMyWay({
+      ignoreTrailingSlash: matching.ignoreTrailingSlash ?? false,
+      ignoreDuplicateSlashes: matching.ignoreDuplicateSlashes ?? false,
+    });
+  }
 
   add(method: string | string[], url: string): void {
     for (const m of Array.isArray(method) ? method : [method]) {

@@ -2,6 +2,7 @@ import { AppError } from '@kw/platform-errors';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAnthropicStandIn, type StandIn } from '../../../../test/support/stand-ins/anthropic-stand-in.js';
 import { AnthropicProvider } from './anthropic-provider.js';
+import type { UpstreamError } from './model-errors.js';
 import { toAnthropicRequest } from './anthropic-translation.js';
 import { defaultProviderConfig, type ProviderConfig } from './providers-config.js';
 import type { ChatCompletionChunk, ChatCompletionRequest } from './wire.js';
@@ -300,7 +301,7 @@ describe('Anthropic provider', () => {
     for (const [mode, text] of [
       ['malformed-stream', 'malformed stream'],
       ['close-mid-stream', 'the connection closed before the answer was complete'],
-      ['error-event', 'Overloaded'],
+      ['error-event', 'an error in the stream'],
     ] as const) {
       standIn.setMode(mode);
       const err = await failure(collect(await p.stream(ask)));
@@ -308,6 +309,10 @@ describe('Anthropic provider', () => {
       expect(err).toMatchObject({ status: 502, code: 'UPSTREAM_ERROR' });
       expect(err.message).toContain(text);
     }
+    // What the provider said in its error event is for the log, not the client.
+    const err = await failure(collect(await p.stream(ask)));
+    expect(err.message).not.toContain('Overloaded');
+    expect((err as UpstreamError).providerSaid).toContain('Overloaded');
   });
 
   it('sends a BYOK key instead of the configured one, and configured headers', async () => {

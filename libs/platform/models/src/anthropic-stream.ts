@@ -70,13 +70,10 @@ export class AnthropicChunkTranslator {
         this.done = true;
         return this.chunk({}, this.finish ?? 'stop', true);
       case 'error':
-        throw upstreamError(
-          this.provider,
-          truncate(event.error?.message ?? event.error?.type ?? 'error in the stream'),
-          {
-            retryable: event.error?.type === 'overloaded_error',
-          },
-        );
+        throw upstreamError(this.provider, 'an error in the stream', {
+          retryable: event.error?.type === 'overloaded_error',
+          providerSaid: truncate([event.error?.type, event.error?.message].filter(Boolean).join(': ')) || undefined,
+        });
       default:
         return undefined; // ping, content_block_stop, and events added later
     }

@@ -17,12 +17,14 @@ describe('model errors', () => {
     expect(abortError()).toMatchObject({ name: 'AbortError' });
   });
 
-  it('keeps 300 characters of the provider’s message, scrubs the key sent, and drops HTML pages', () => {
+  it('keeps 300 characters of the provider’s message for the log only, scrubs the key sent, and drops HTML pages', () => {
     const long = JSON.stringify({ error: { message: `key sk-secret-1 refused ${'x'.repeat(400)}` } });
     const err = upstreamHttpError('openai', 401, long, undefined, 'sk-secret-1');
-    expect(err.message).not.toContain('sk-secret-1');
-    expect(err.message).toContain('key *** refused');
-    expect(err.message.length).toBeLessThan(360);
+    expect(err.message).toBe('The model provider "openai" failed: HTTP 401');
+    expect(err.providerSaid).not.toContain('sk-secret-1');
+    expect(err.providerSaid).toContain('key *** refused');
+    expect(err.providerSaid!.length).toBeLessThanOrEqual(300);
+    expect(JSON.stringify(err.toJSON())).not.toContain('refused');
     expect(
       upstreamHttpError('openai', 502, '<html><body>Bad gateway</body></html>', undefined, undefined).message,
     ).toBe('The model provider "openai" failed: HTTP 502');

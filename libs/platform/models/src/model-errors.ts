@@ -16,17 +16,24 @@ export interface UpstreamFailureInfo {
   upstreamStatus?: number;
   /** What the provider's Retry-After (or retry-after-ms) asked for. */
   retryAfterMs?: number;
+  /**
+   * The provider's own words about the failure (its error body's message), for the server log
+   * only: a 502 answer names the provider and the status, never what the provider said.
+   */
+  providerSaid?: string;
 }
 
 /**
  * An AppError that remembers how the provider failed, so the gateway can decide on retries
- * and fallback. The extra fields stay out of toJSON (the client sees status, code, message).
+ * and fallback, and log it. The extra fields stay out of toJSON (the client sees status, code,
+ * message).
  */
 export class UpstreamError extends AppError {
   readonly provider: string;
   readonly retryable: boolean;
   readonly upstreamStatus?: number;
   readonly retryAfterMs?: number;
+  readonly providerSaid?: string;
 
   constructor(init: ConstructorParameters<typeof AppError>[0], provider: string, info: UpstreamFailureInfo = {}) {
     super(init);
@@ -34,10 +41,15 @@ export class UpstreamError extends AppError {
     this.retryable = info.retryable ?? false;
     this.upstreamStatus = info.upstreamStatus;
     this.retryAfterMs = info.retryAfterMs;
+    this.providerSaid = info.providerSaid;
   }
 }
 
-/** 502: the provider failed (or answered something unusable). `detail` must hold no secret. */
+/**
+ * 502: the provider failed (or answered something unusable). `detail` is shown to the client, so
+ * it is the platform's own words (a status, "connection error"); the provider's go in
+ * `info.providerSaid`, which only the log sees.
+ */
 export function upstreamError(provider: string, detail: string, info: UpstreamFailureInfo = {}): UpstreamError {
   return new UpstreamError(
     {
@@ -81,7 +93,10 @@ const REJECTED = new Set([400, 413, 422]);
 
 /**
  * Classifies a non-2xx answer. `body` is the (possibly partial) error body; `secret` is the key
- * that was sent, scrubbed from anything echoed back.
+ * that was sent, scrubbed from anything echoed back or logged. A refusal of the request (400,
+ * 413, 422) passes the provider's message on, since it says what to fix; any other failure
+ * answers with its status only and keeps the message for the log (it can describe the
+ * provider's internals).
  */
 export function upstreamHttpError(
   provider: string,
@@ -93,10 +108,11 @@ export function upstreamHttpError(
   const said = truncate(redact(messageOf(body), secret));
   if (REJECTED.has(status)) return upstreamRejected(provider, said || `HTTP ${status}`);
   const retryable = status === 408 || status === 429 || status >= 500;
-  return upstreamError(provider, said ? `HTTP ${status}: ${said}` : `HTTP ${status}`, {
+  return upstreamError(provider, `HTTP ${status}`, {
     retryable,
     upstreamStatus: status,
     retryAfterMs,
+    providerSaid: said || undefined,
   });
 }
 

@@ -119,7 +119,7 @@ export class ModelGateway {
     const { value, served } = await this.run(model, options, (provider, target, callOptions) =>
       provider.stream({ ...request, model: target.upstreamId, stream: true }, callOptions),
     );
-    return { chunks: value, served };
+    return { chunks: this.loggingFailure(model, value), served };
   }
 
   async generateImage(
@@ -198,14 +198,39 @@ export class ModelGateway {
           return { value, served };
         } catch (err) {
           if (signal?.aborted) throw isAbortError(err) ? err : abortError(signal.reason);
-          if (!(err instanceof UpstreamError) || !err.retryable) throw err;
+          if (!(err instanceof UpstreamError) || !err.retryable) throw this.logged(model, err);
           lastError = err;
           if (retry >= retries) break;
           await this.pause(this.backoff(retry, err.retryAfterMs), signal);
         }
       }
     }
-    throw lastError;
+    throw this.logged(model, lastError);
+  }
+
+  /** A failed stream's error, logged as it ends the stream: the client sees only its status. */
+  private async *loggingFailure<T>(model: ModelInfo, chunks: AsyncIterable<T>): AsyncGenerator<T> {
+    try {
+      yield* chunks;
+    } catch (err) {
+      throw this.logged(model, err);
+    }
+  }
+
+  /** Logs a provider's failure with what the provider said, which its 502 answer leaves out. */
+  private logged(model: ModelInfo, err: unknown): unknown {
+    if (err instanceof UpstreamError && err.status >= 500)
+      this.logger?.warn(
+        {
+          model: model.id,
+          provider: err.provider,
+          upstreamStatus: err.upstreamStatus,
+          error: err.message,
+          providerSaid: err.providerSaid,
+        },
+        'Model provider failed',
+      );
+    return err;
   }
 
   private *targets(

@@ -1,6 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startOpenAiStandIn, TINY_PNG_B64, type StandIn } from '../../../../test/support/stand-ins/openai-stand-in.js';
+import {
+  STAND_IN_ERROR_MESSAGES,
+  STAND_IN_STREAM_ERROR,
+  startOpenAiStandIn,
+  TINY_PNG_B64,
+  type StandIn,
+} from '../../../../test/support/stand-ins/openai-stand-in.js';
 import { AppError } from '@kw/platform-errors';
+import type { UpstreamError } from './model-errors.js';
 import { OpenAiCompatibleProvider } from './openai-compatible-provider.js';
 import { defaultProviderConfig, type ProviderConfig } from './providers-config.js';
 import type { ChatCompletionChunk, ChatCompletionRequest } from './wire.js';
@@ -237,9 +244,9 @@ describe('OpenAI-compatible provider', () => {
     const err500 = await failure(p.complete(chat));
     expect(err500).toBeInstanceOf(AppError);
     expect(err500).toMatchObject({ status: 502, code: 'UPSTREAM_ERROR', retryable: true, upstreamStatus: 500 });
-    expect(err500.message).toBe(
-      'The model provider "openai" failed: HTTP 500: The server had an error while processing your request.',
-    );
+    // The provider's words are logged, never answered (docs/chat.md: no upstream body).
+    expect(err500.message).toBe('The model provider "openai" failed: HTTP 500');
+    expect((err500 as UpstreamError).providerSaid).toBe(STAND_IN_ERROR_MESSAGES[500]);
 
     standIn.setMode('status-429', { retryAfterSeconds: 3 });
     expect(await failure(p.stream(chat))).toMatchObject({ status: 502, retryable: true, retryAfterMs: 3000 });
@@ -313,7 +320,7 @@ describe('OpenAI-compatible provider', () => {
     for (const [mode, text] of [
       ['malformed-stream', 'malformed stream'],
       ['close-mid-stream', 'the connection closed before the answer was complete'],
-      ['error-event', 'The stand-in is overloaded'],
+      ['error-event', 'an error in the stream'],
     ] as const) {
       standIn.setMode(mode);
       const chunks = await p.stream(chat);
@@ -322,6 +329,10 @@ describe('OpenAI-compatible provider', () => {
       expect(err).toMatchObject({ status: 502, code: 'UPSTREAM_ERROR' });
       expect(err.message).toContain(text);
     }
+    // What the provider said in the stream is for the log, not the client.
+    const said = await failure(collect(await p.stream(chat)));
+    expect(said.message).not.toContain(STAND_IN_STREAM_ERROR);
+    expect((said as UpstreamError).providerSaid).toBe(STAND_IN_STREAM_ERROR);
     standIn.setMode('malformed-stream');
     expect(await failure(p.complete(chat))).toMatchObject({ status: 502, code: 'UPSTREAM_ERROR' });
   });

@@ -1,4 +1,4 @@
-import { messageOf, upstreamError } from './model-errors.js';
+import { messageOf, truncate, upstreamError } from './model-errors.js';
 import { MAX_EVENT_CHARS, SseParser } from './sse.js';
 import type { UpstreamExchange } from './upstream-http.js';
 import type { ChatCompletionChunk, Usage } from './wire.js';
@@ -55,7 +55,10 @@ function parse(data: string, provider: string): ChatCompletionChunk {
     throw upstreamError(provider, 'malformed stream: a data line is not JSON');
   }
   // OpenRouter and others report a failure mid-stream as {error: {...}} in a data line.
-  if (chunk?.error) throw upstreamError(provider, messageOf(JSON.stringify(chunk)) || 'error in the stream');
+  if (chunk?.error)
+    throw upstreamError(provider, 'an error in the stream', {
+      providerSaid: truncate(messageOf(JSON.stringify(chunk))) || undefined,
+    });
   if (!chunk || !Array.isArray(chunk.choices))
     throw upstreamError(provider, 'malformed stream: a chunk has no choices');
   return chunk;

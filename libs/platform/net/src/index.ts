@@ -1,2 +1,2 @@
 export { isForbiddenAddress } from './forbidden-address.js';
-export { publicFetch, refusedUrl, type PublicFetchPolicy } from './public-fetch.js';
+export { publicFetch, refusedUrl, refusedUrlForm, type PublicFetchPolicy } from './public-fetch.js';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicFetch, refusedUrl } from './public-fetch.js';
+import { publicFetch, refusedUrl, refusedUrlForm } from './public-fetch.js';
 
 describe('publicFetch', () => {
   let base: string;
@@ -24,6 +24,23 @@ describe('publicFetch', () => {
     expect(await refusedUrl(new URL('https://169.254.169.254/latest'), strict)).toMatch(/linkLocal/);
     expect(await refusedUrl(new URL('https://u:p@93.184.216.34/'), strict)).toBe('credentials in the URL');
     await expect(publicFetch(`${base}/`, {}, strict)).rejects.toThrow(/refused/);
+  });
+
+  it('judges a URL without DNS when it is saved: scheme, credentials, literal addresses and localhost names', () => {
+    const strict = { allowPrivate: false };
+    expect(refusedUrlForm(new URL('http://idp.example/jwks'), strict)).toBe('not HTTPS');
+    expect(refusedUrlForm(new URL('https://localhost:8443/jwks'), strict)).toBe('a loopback name');
+    expect(refusedUrlForm(new URL('https://keys.localhost./jwks'), strict)).toBe('a loopback name');
+    expect(refusedUrlForm(new URL('https://127.0.0.1/internal-admin/jwks'), strict)).toMatch(/loopback/);
+    expect(refusedUrlForm(new URL('https://0x7f.1/jwks'), strict)).toMatch(/loopback/); // the URL parser normalises it
+    expect(refusedUrlForm(new URL('https://[::ffff:169.254.169.254]/'), strict)).toMatch(/linkLocal/);
+    expect(refusedUrlForm(new URL('https://u:p@idp.example/'), strict)).toBe('credentials in the URL');
+    // A name is not resolved here: fetch time (refusedUrl) judges its addresses.
+    expect(refusedUrlForm(new URL('https://idp.example/jwks'), strict)).toBeNull();
+    const tests = { allowPrivate: true };
+    expect(refusedUrlForm(new URL('http://127.0.0.1:9000/jwks'), tests)).toBeNull();
+    expect(refusedUrlForm(new URL('http://localhost:9000/jwks'), tests)).toBeNull();
+    expect(refusedUrlForm(new URL('https://169.254.169.254/latest'), tests)).toMatch(/linkLocal/);
   });
 
   it('with the test setting reaches loopback, still never link-local, never follows redirects, caps the size', async () => {

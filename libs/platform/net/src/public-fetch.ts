@@ -16,20 +16,43 @@ export interface PublicFetchPolicy {
 
 const TEST_SETTING_RANGES = new Set(['loopback', 'private', 'uniqueLocal']);
 
-/** Why a URL may not be fetched, or null. Checks the scheme and every address the name resolves to. */
-export async function refusedUrl(url: URL, policy: PublicFetchPolicy): Promise<string | null> {
+/**
+ * Why a URL may not be fetched, judged without DNS: its scheme, credentials, and a host that is
+ * a literal address or a localhost name. For checking a URL when it is saved; a name can still
+ * resolve to a private address, which refusedUrl (at fetch time) catches.
+ */
+export function refusedUrlForm(url: URL, policy: Pick<PublicFetchPolicy, 'allowPrivate'>): string | null {
   if (url.protocol !== 'https:' && !(policy.allowPrivate && url.protocol === 'http:')) return 'not HTTPS';
   if (url.username || url.password) return 'credentials in the URL';
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const host = bareHost(url);
+  const name = host.replace(/\.$/, '');
+  if ((name === 'localhost' || name.endsWith('.localhost')) && !policy.allowPrivate) return 'a loopback name';
+  return isIP(host) ? refusedAddress(host, policy) : null;
+}
+
+/** Why a URL may not be fetched, or null. Checks the scheme and every address the name resolves to. */
+export async function refusedUrl(url: URL, policy: PublicFetchPolicy): Promise<string | null> {
+  const form = refusedUrlForm(url, policy);
+  if (form) return form;
+  const host = bareHost(url);
   const addresses = isIP(host)
     ? [host]
     : (await dns.lookup(host, { all: true, verbatim: true }).catch(() => [])).map((a) => a.address);
   if (addresses.length === 0) return 'the name does not resolve';
   for (const address of addresses) {
-    const range = isForbiddenAddress(address);
-    if (range && !(policy.allowPrivate && TEST_SETTING_RANGES.has(range))) return `address in the ${range} range`;
+    const refused = refusedAddress(address, policy);
+    if (refused) return refused;
   }
   return null;
+}
+
+function bareHost(url: URL): string {
+  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+}
+
+function refusedAddress(address: string, policy: Pick<PublicFetchPolicy, 'allowPrivate'>): string | null {
+  const range = isForbiddenAddress(address);
+  return range && !(policy.allowPrivate && TEST_SETTING_RANGES.has(range)) ? `address in the ${range} range` : null;
 }
 
 /**

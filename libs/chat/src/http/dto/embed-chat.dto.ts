@@ -45,7 +45,7 @@ export class EmbedChatRequestDto {
     minItems: 1,
     maxItems: EMBED_CHAT_MESSAGES_MAX,
     description:
-      "The turn's messages, the last one the user's. With a stored conversation (`conversationId`, not stateless) they are appended to what is stored; in stateless mode they are the whole history.",
+      "The turn's messages, the last one the user's. With a stored conversation (`conversationId`, not stateless) they are appended to what is stored; in stateless mode they are the history the client keeps (its newest part beyond these limits, as the widget does).",
   })
   @IsArray()
   @ArrayMinSize(1)

@@ -93,7 +93,8 @@ export class TrustedIssuerDto {
   audience!: string;
 
   @ApiPropertyOptional({
-    description: 'Where the issuer publishes its keys (or give `jwks`)',
+    description:
+      'Where the issuer publishes its keys (or give `jwks`): a public `https` URL. Plain http, credentials, `localhost` and literal loopback, private or link-local addresses are refused (400); the name is resolved and checked again at every fetch',
     maxLength: EMBED_ISSUER_MAX,
   })
   @IsOptional()
@@ -254,7 +255,8 @@ export class CreateEmbedKeyDto {
   @ApiPropertyOptional({
     type: [String],
     maxItems: EMBED_KEY_ORIGINS_MAX,
-    description: 'Origins (https://example.com) whose pages may use the key; a non-public key needs at least one',
+    description:
+      'Origins (https://example.com) whose pages may use the key, each listed (no paths, no wildcards); a non-public key needs at least one',
   })
   @IsOptional()
   @IsArray()
@@ -291,7 +293,11 @@ export class UpdateEmbedKeyDto {
   @MaxLength(EMBED_KEY_LABEL_MAX)
   label?: string;
 
-  @ApiPropertyOptional({ type: [String], maxItems: EMBED_KEY_ORIGINS_MAX, description: 'Replaced as a whole' })
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: EMBED_KEY_ORIGINS_MAX,
+    description: 'Replaced as a whole; origins as on creation (no paths, no wildcards)',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(EMBED_KEY_ORIGINS_MAX)

@@ -20,6 +20,7 @@ import { ServiceClient } from '@kw/platform-transport';
 import { EMBED_AGENT_TURN_MS, EMBED_HELD_TURN_TTL_SECONDS } from '../../chat-limits.js';
 import { modelFor, routeTurn, toolsFor } from '../../domain/embed-agent-plan.js';
 import { embedInstructions } from '../../domain/embed-instructions.js';
+import { askedQuestions, checkAnswers } from '../../domain/structured-answers.js';
 import { clientAbortSignal } from '../completions/client-abort.js';
 import {
   EmbedChatRequestDto,
@@ -176,7 +177,12 @@ export class EmbedChatController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Answer a structured question and resume the turn',
-    description: `The \`resumeToken\` of a \`question\` event works once, for ${EMBED_HELD_TURN_TTL_SECONDS / 60} minutes, for the same user and configuration (otherwise 404). ${EVENTS}`,
+    description: [
+      `The \`resumeToken\` of a \`question\` event works once, for ${EMBED_HELD_TURN_TTL_SECONDS / 60} minutes, for the same user and configuration (otherwise 404).`,
+      'Answers must fit the questions: selections among the options (unless `allowOther`), one unless `multiple`,',
+      '`other` only where allowed (400 otherwise, and the token still works).',
+      EVENTS,
+    ].join(' '),
   })
   @ApiBody({ type: EmbedResumeRequestDto })
   @ApiProduces('text/event-stream')
@@ -194,6 +200,19 @@ export class EmbedChatController {
       configId: config.id,
     });
     const state = JSON.parse(held.stateJson) as TurnState;
+    const asked = askedQuestions(state.messages, state.pendingCallId);
+    try {
+      if (asked.length > 0) checkAnswers(asked, body.answers);
+    } catch (err) {
+      // Taking the turn used the token up: hold it again, so the visitor can answer properly.
+      await this.client.call(EmbedChatService.method.holdTurn, {
+        tokenHash: hashOf(body.resumeToken),
+        configId: config.id,
+        stateJson: held.stateJson,
+        ttlSeconds: EMBED_HELD_TURN_TTL_SECONDS,
+      });
+      throw err;
+    }
     const model = this.modelOf(state.model);
     const answers = body.answers.map((a) => ({
       question: a.question,

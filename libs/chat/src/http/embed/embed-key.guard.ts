@@ -23,7 +23,13 @@ export const EMBED_SESSION_HEADER = 'x-embed-session-id';
 export const EMBED_HOST_ORIGIN_HEADER = 'x-embed-host-origin';
 
 const ADMITTED = Symbol.for('kw.embed.admitted');
-type WithAdmission = FastifyRequest & { [ADMITTED]?: AdmitEmbedCallResponse };
+const GUARDED = Symbol.for('kw.embed.guarded');
+type WithAdmission = FastifyRequest & { [ADMITTED]?: AdmitEmbedCallResponse; [GUARDED]?: true };
+
+/** Whether EmbedKeyGuard saw the request (admitted or refused it): its error needs no second look. */
+export function reachedEmbedGuard(request: FastifyRequest): boolean {
+  return (request as WithAdmission)[GUARDED] === true;
+}
 
 const keyMissing = () =>
   new AppError({
@@ -109,6 +115,7 @@ export class EmbedKeyGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const preflight = request.method === 'OPTIONS';
+    (request as WithAdmission)[GUARDED] = true;
     const { admitted, origin, crossOrigin } = await this.requests.admit(request, { preflight });
     if (crossOrigin) {
       void reply.headers({

@@ -9,7 +9,8 @@ export interface ByteRange {
 /**
  * The one range of a `Range: bytes=...` header (RFC 9110 14.1.2), clipped to the file. Null
  * means "send the whole file": no header, another unit, several ranges (allowed: a server may
- * ignore Range) or a header that does not parse. A range starting past the end is 416.
+ * ignore Range) or a header that does not parse. A range starting past the end is 416, and so
+ * is every range of an empty file.
  */
 export function parseByteRange(header: string | undefined, size: number): ByteRange | null {
   if (!header) return null;
@@ -17,9 +18,10 @@ export function parseByteRange(header: string | undefined, size: number): ByteRa
   if (!match || (match[1] === '' && match[2] === '')) return null;
   const [first, last] = [match[1], match[2]];
   if (first === '') {
-    // A suffix: the last N bytes.
+    // A suffix: the last N bytes. An empty file has no last byte to send (its range would be
+    // 0--1), so it is as unsatisfiable as `bytes=0-` there.
     const n = Number(last);
-    if (n === 0) throw unsatisfiable(size);
+    if (n === 0 || size === 0) throw unsatisfiable(size);
     return { start: Math.max(0, size - n), end: size - 1 };
   }
   const start = Number(first);

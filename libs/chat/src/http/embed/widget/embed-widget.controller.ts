@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EmbedChatService } from '@kw/contracts';
+import type { AppConfig } from '@kw/platform-config';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { escapeHtml, Public, scriptJson } from '@kw/platform-http';
+import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
+import { EMBED_CHAT_MESSAGE_MAX_CHARS, EMBED_CHAT_MESSAGES_MAX } from '../../../chat-limits.js';
 import { hashEmbedKey } from '../../../domain/embed-key.js';
 import { FRAME_CSS } from './frame-style.js';
 
@@ -20,6 +23,7 @@ const ASSET_TYPES: Record<string, string> = {
   'widget.js': 'text/javascript; charset=utf-8',
   'frame.js': 'text/javascript; charset=utf-8',
   'markdown.js': 'text/javascript; charset=utf-8',
+  'history-window.js': 'text/javascript; charset=utf-8',
 };
 
 const etagOf = (body: string) => `"${createHash('sha256').update(body).digest('hex').slice(0, 20)}"`;
@@ -51,7 +55,10 @@ const keyInvalid = () =>
 export class EmbedWidgetController {
   private readonly assets = new Map<string, Asset>();
 
-  constructor(private readonly client: ServiceClient) {}
+  constructor(
+    private readonly client: ServiceClient,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Get('widget.js')
   @ApiOperation({
@@ -75,6 +82,12 @@ export class EmbedWidgetController {
   @ApiExcludeEndpoint()
   markdown(@Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
     this.send('markdown.js', request, reply);
+  }
+
+  @Get('history-window.js')
+  @ApiExcludeEndpoint()
+  historyWindow(@Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
+    this.send('history-window.js', request, reply);
   }
 
   @Get('frame.css')
@@ -118,6 +131,12 @@ export class EmbedWidgetController {
       stateless: config.stateless,
       exposeFiles: config.features?.exposeWorkspaceFilesToParent ?? false,
       allowedOrigins: admitted.publicKey ? null : admitted.allowedOrigins,
+      // What POST /api/v2/embed/chat accepts: a stateless frame trims the history it sends to it.
+      limits: {
+        messages: EMBED_CHAT_MESSAGES_MAX,
+        messageChars: EMBED_CHAT_MESSAGE_MAX_CHARS,
+        bodyBytes: this.config.BODY_LIMIT_BYTES,
+      },
     };
     const version = (name: string) => encodeURIComponent(this.asset(name).etag.replace(/"/g, ''));
     const html = `<!doctype html>

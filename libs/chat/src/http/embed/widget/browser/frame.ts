@@ -2,8 +2,9 @@
  * The chat panel, inside the platform's iframe (/embed/frame): the host page cannot read it.
  * It talks to the embed API with the key of its URL, gets the host user's JWT from the parent
  * by postMessage, and posts back only to the parent's origin (one of the key's allowed origins),
- * never to '*'. Served to browsers as is: its only import is the Markdown renderer next to it.
+ * never to '*'. Served to browsers as is: its only imports are the modules next to it.
  */
+import { historyToSend, type HistoryLimits } from './history-window.js';
 import { parseMarkdown, type MdNode } from './markdown.js';
 
 interface FrameConfig {
@@ -16,6 +17,8 @@ interface FrameConfig {
   exposeFiles: boolean;
   /** null for a public key: any parent. */
   allowedOrigins: string[] | null;
+  /** The embed API's request limits, which a stateless history is trimmed to. */
+  limits: HistoryLimits;
 }
 
 interface Question {
@@ -153,7 +156,10 @@ async function send(text: string): Promise<void> {
   form.setAttribute('aria-busy', 'true');
   renderMarkdown(bubble('user'), content);
   hostEvent('message_sent', { text: content });
-  const messages = config.stateless ? [...history, { role: 'user', content }] : [{ role: 'user', content }];
+  // Stateless: the whole history goes back each turn, trimmed to what the API takes (newest kept).
+  const messages = config.stateless
+    ? historyToSend(history, { role: 'user', content }, config.limits)
+    : [{ role: 'user', content }];
   try {
     const res = await fetch(apiUrl('chat'), {
       method: 'POST',
@@ -165,7 +171,7 @@ async function send(text: string): Promise<void> {
       return;
     }
     if (config.stateless) {
-      history.push({ role: 'user', content });
+      history.splice(0, history.length, ...messages);
       conversationId = res.headers.get('x-embed-session-id') ?? conversationId;
     }
     await readAnswer(res);
