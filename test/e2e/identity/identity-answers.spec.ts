@@ -128,5 +128,25 @@ describe('identity answers', () => {
     const renewed = await post('/agent/identity/claim', { claim_token: claim.claim_token, email: person.email });
     expect(renewed.status).toBe(200);
     noStore(renewed, 'POST /agent/identity/claim');
+
+    // Other components' secrets: an embed key's token and a webhook's signing secret.
+    const workspace = await post('/api/workspaces', { name: 'Secrets' }, session);
+    expect(workspace.status).toBe(201);
+    const workspaceId = ((await workspace.json()) as any).workspace.id as string;
+    const config = await post('/api/v2/configs', { workspaceId, name: 'Site' }, session);
+    expect(config.status).toBe(201);
+    const configId = ((await config.json()) as any).config.id as string;
+    const key = await post(`/api/v2/configs/${configId}/keys`, { label: 'site', public: true }, session);
+    expect(key.status).toBe(201);
+    noStore(key, 'POST /api/v2/configs/{id}/keys');
+    // A public address, disabled: nothing is ever sent to it.
+    const hook = { name: 'h', url: 'https://8.8.8.8/hook', events: ['fragment.created'], enabled: false };
+    const webhook = await post(`/api/workspaces/${workspaceId}/webhooks`, hook, session);
+    expect(webhook.status).toBe(201);
+    noStore(webhook, 'POST /api/workspaces/{id}/webhooks');
+    const webhookId = ((await webhook.json()) as any).webhook.id as string;
+    const rotatedHook = await post(`/api/workspaces/${workspaceId}/webhooks/${webhookId}/rotate-secret`, {}, session);
+    expect(rotatedHook.status).toBe(200);
+    noStore(rotatedHook, 'POST /api/workspaces/{id}/webhooks/{id}/rotate-secret');
   });
 });

@@ -1,3 +1,4 @@
+import { NoStore } from '@kw/platform-http';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
@@ -195,6 +196,7 @@ export class EmbedConfigsController {
   }
 
   @Post(':configId/keys')
+  @NoStore()
   @HttpCode(201)
   @ApiOperation({
     summary: 'Create a domain-scoped key',

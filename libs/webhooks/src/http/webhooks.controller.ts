@@ -1,3 +1,4 @@
+import { NoStore } from '@kw/platform-http';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WebhooksService } from '@kw/contracts';
@@ -36,6 +37,7 @@ export class WebhooksController {
   }
 
   @Post()
+  @NoStore()
   @ApiOperation({
     summary: 'Create a webhook',
     description: `Answers the signing secret once. The target is checked against the SSRF rules (400 otherwise). ${MANAGE}`,
@@ -112,6 +114,7 @@ export class WebhooksController {
   }
 
   @Post(':webhookId/rotate-secret')
+  @NoStore()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Rotate the signing secret',
