@@ -29,7 +29,12 @@ const USER = randomUUID();
 const WS = randomUUID();
 const context = { requestId: 'req-vector-sync', auth: { userId: USER } } as unknown as RequestContext;
 const gate = {
-  authorize: async (_c: RequestContext, workspaceId: string) => ({ workspaceId, userId: USER, relation: 'owner' }),
+  authorize: async (_c: RequestContext, workspaceId: string) => ({
+    workspaceId,
+    userId: USER,
+    relation: 'owner',
+    enrichment: { summaries: true, tags: true },
+  }),
 } as unknown as WorkspaceGate;
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent } as never;
 
