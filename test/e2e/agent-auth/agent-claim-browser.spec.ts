@@ -172,6 +172,28 @@ describeWith(['chromium'], 'agent claims in the browser', () => {
     await page.context().close();
   });
 
+  it('an agent withdraws its claim by revoking the claim token: polls expire and the page is gone', async () => {
+    const claim = await startClaim(person.email);
+    expect(await poll(claim)).toMatchObject({ status: 400, body: { error: 'authorization_pending' } });
+    const revoked = await fetch(`${base}/oauth2/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: claim.claim_token }).toString(),
+    });
+    expect(revoked.status).toBe(200);
+    // No wait: the interval applies to polls, and the answer no longer depends on it.
+    expect(await poll(claim)).toMatchObject({ status: 400, body: { error: 'expired_token' } });
+    const page = await newPage();
+    await page.goto(claim.claim.verification_uri);
+    if (await page.isVisible('#sign-in')) {
+      await page.fill('#email', person.email);
+      await page.fill('#password', person.password);
+      await Promise.all([page.waitForEvent('load'), page.click('#sign-in-button')]);
+    }
+    expect(await page.isVisible('#review:not(.hidden)')).toBe(false);
+    await page.context().close();
+  });
+
   it('an expired user-code window is renewed with /agent/identity/claim', async () => {
     const claim = await startClaim(person.email);
     const page = await newPage();

@@ -48,6 +48,19 @@ export class AgentClaimsRepository {
       LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
   }
 
+  /**
+   * Ends a claim its agent withdrew (RFC 7009 revocation of its claim token): not yet exchanged
+   * for tokens, it expires now, so polls answer expired_token and the page is gone. Answers
+   * whether a claim ended.
+   */
+  async withdraw(claimTokenHash: string, now: Date): Promise<boolean> {
+    const { count } = await this.db.agentClaim.updateMany({
+      where: { claimTokenHash, status: { in: ['pending', 'approved'] }, expiresAt: { gt: now } },
+      data: { expiresAt: now, windowExpiresAt: now },
+    });
+    return count > 0;
+  }
+
   findByTokenHash(claimTokenHash: string): Promise<AgentClaimRow | null> {
     return this.db.agentClaim.findUnique({ where: { claimTokenHash } });
   }

@@ -96,6 +96,11 @@ export class AgentClaims {
     };
   }
 
+  /** The agent withdraws its claim (revoking its claim token): it expires now, whatever its state before exchange. */
+  async withdraw(claimToken: string, now = new Date()): Promise<void> {
+    await this.claims.withdraw(hashToken(claimToken), now);
+  }
+
   /** The claim grant of the token endpoint: RFC 8628 §3.5's answers, tokens once approved. */
   async poll(claimToken: string, now = new Date()): Promise<MessageInitShape<typeof IssueTokenResponseSchema>> {
     const claim = await this.byToken(claimToken, now);

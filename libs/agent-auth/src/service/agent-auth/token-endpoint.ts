@@ -19,6 +19,7 @@ import {
   AGENT_ACCESS_PREFIX,
   AGENT_REFRESH_PREFIX,
   AUTHORIZATION_CODE_PREFIX,
+  CLAIM_TOKEN_PREFIX,
   hashToken,
   secretPrefixOf,
 } from '../../domain/tokens/token-format.js';
@@ -70,10 +71,14 @@ export class TokenEndpoint {
     }
   }
 
-  /** RFC 7009: revoking a refresh token ends its grant; an access token ends alone. Unknown tokens: no error. */
+  /**
+   * RFC 7009: revoking a refresh token ends its grant; an access token ends alone; a claim token
+   * withdraws its claim (an agent that gives up waiting for the person). Unknown tokens: no error.
+   */
   async revoke(input: RevokeOAuthTokenRequest, now = new Date()): Promise<void> {
     if (!input.token) throw oauthError('invalid_request', 'token is required');
     const prefix = secretPrefixOf(input.token);
+    if (prefix === CLAIM_TOKEN_PREFIX) return this.claims.withdraw(input.token, now);
     if (prefix !== AGENT_ACCESS_PREFIX && prefix !== AGENT_REFRESH_PREFIX) return;
     const token = await this.grants.revokeToken(hashToken(input.token), now);
     if (!token) return;
