@@ -16,7 +16,8 @@ export function toolOk(result: Record<string, unknown>): CallToolResult {
 export function toolError(err: unknown): CallToolResult {
   const text = messageFor(err);
   if (!AppError.isAppError(err)) return { isError: true, content: [{ type: 'text', text }] };
-  // What REST keeps out of its body (headers' material) stays out here too.
+  // What REST keeps out of its body (headers' material) stays out here too. The tools declare no
+  // outputSchema: the SDK client checks any structuredContent against one, an error's included.
   const { allow: _allow, retryAfterSeconds: _retry, ...fields } = err.details ?? {};
   return {
     isError: true,
