@@ -302,6 +302,7 @@ describe('OAuth applications and the authorization code flow', () => {
     });
     const good = await exchange(code);
     expect(good.status).toBe(200);
+    expect([good.headers.get('cache-control'), good.headers.get('pragma')]).toEqual(['no-store', 'no-cache']);
     const issued = (await good.json()) as any;
     expect(
       (await fetch(`${base}/api/workspaces`, { headers: { authorization: `Bearer ${issued.access_token}` } })).status,

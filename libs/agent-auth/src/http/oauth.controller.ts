@@ -3,7 +3,7 @@ import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiOkResponse, ApiOperatio
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgentAuthService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
-import { Public, publicBase } from '@kw/platform-http';
+import { NoStore, Public, publicBase } from '@kw/platform-http';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { RevokeRequestDto, TokenAnswerDto, TokenRequestDto } from './dto/agent-auth.dto.js';
@@ -29,6 +29,7 @@ export class OAuthController {
 
   @Post('token')
   @HttpCode(200)
+  @NoStore()
   @ApiOperation({
     summary: 'Token endpoint',
     description:
@@ -43,7 +44,7 @@ export class OAuthController {
   @ApiBody({ type: TokenRequestDto })
   @ApiOkResponse({ type: TokenAnswerDto })
   @ApiBadRequestResponse({ description: OAUTH_ERRORS })
-  async token(@Body() body: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async token(@Body() body: unknown, @Req() request: FastifyRequest) {
     const params = oauthParams(body, [
       'grant_type',
       'assertion',
@@ -57,7 +58,6 @@ export class OAuthController {
       'client_id',
       'client_secret',
     ]);
-    void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const client = clientCredentials(request.headers.authorization, params);
     const answer = await this.client.call(AgentAuthService.method.issueToken, {
       issuer: publicBase(this.config, request),
@@ -86,7 +86,8 @@ export class OAuthController {
   @ApiOperation({
     summary: 'Revoke a token (RFC 7009)',
     description:
-      'An agent access token ends alone; a refresh token ends its whole grant. Unknown tokens answer 200 too.',
+      'An agent access token ends alone; a refresh token ends its whole grant; a claim token withdraws its claim. ' +
+      'Unknown tokens answer 200 too.',
   })
   @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
   @ApiBody({ type: RevokeRequestDto })
