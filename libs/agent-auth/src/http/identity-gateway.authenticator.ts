@@ -1,5 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { IdentityService, type Caller } from '@kw/contracts';
+import { IdentityService } from '@kw/contracts';
 import {
   GatewayAuthenticator,
   unauthenticated,
@@ -8,12 +8,7 @@ import {
 } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import { classifyBearer } from '../domain/tokens/token-format.js';
-import { TokenAuthenticationCache, type FetchedAuthentication } from '@kw/platform-token-cache';
-
-function toCaller(caller: Caller | undefined): AuthenticatedCaller {
-  if (!caller?.auth || !caller.user || !caller.auth.userId) throw unauthenticated();
-  return { auth: caller.auth, user: caller.user };
-}
+import { fetchTokenAuthentication, TokenAuthenticationCache, toAuthenticatedCaller } from '@kw/platform-token-cache';
 
 /**
  * The gateway's side of authentication: a bearer string that cannot be a token (a kwp_ token
@@ -32,7 +27,7 @@ export class IdentityGatewayAuthenticator extends GatewayAuthenticator {
 
   async authenticateBearer(token: string, ip: string): Promise<AuthenticatedCaller> {
     if (classifyBearer(token) === 'malformed') throw unauthenticated('The bearer token is malformed');
-    const fetch = () => this.fetchToken(token, ip);
+    const fetch = () => fetchTokenAuthentication(this.client, token, ip);
     return this.tokenCache ? this.tokenCache.authenticate(token, ip, fetch) : (await fetch()).caller;
   }
 
@@ -41,11 +36,6 @@ export class IdentityGatewayAuthenticator extends GatewayAuthenticator {
       sessionToken,
       ip,
     });
-    return { ...toCaller(caller), csrfTokenHash };
-  }
-
-  private async fetchToken(token: string, ip: string): Promise<FetchedAuthentication> {
-    const { caller, expiresAt } = await this.client.call(IdentityService.method.authenticateToken, { token, ip });
-    return { caller: toCaller(caller), expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt) };
+    return { ...toAuthenticatedCaller(caller), csrfTokenHash };
   }
 }

@@ -4,7 +4,11 @@ import { AuthContextSchema, IdentityService, WorkspacesService } from '@kw/contr
 import { PerAccountCache } from '@kw/platform-entitlements';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
-import { TokenAuthenticationCache, type FetchedAuthentication } from '@kw/platform-token-cache';
+import {
+  fetchTokenAuthentication,
+  TokenAuthenticationCache,
+  type FetchedAuthentication,
+} from '@kw/platform-token-cache';
 import { ServiceClient } from '@kw/platform-transport';
 import { EmbedConfigsRepository, type EmbedConfigRow } from '../persistence/embed-configs.repository.js';
 import { ExpertsRepository } from '../persistence/experts.repository.js';
@@ -166,21 +170,12 @@ export class EmbedAdmission {
     };
   }
 
-  private async authenticateScopedToken(token: string): Promise<FetchedAuthentication> {
-    const answer = await this.client
-      .call(IdentityService.method.authenticateToken, { token, ip: '' })
-      .catch((err: unknown) => {
-        if (AppError.isAppError(err) && err.status === 401) {
-          throw noIdentity("The embed key's scoped token no longer works");
-        }
-        throw err;
-      });
-    const { auth, user } = answer.caller ?? {};
-    if (!auth || !user) throw noIdentity("The embed key's scoped token no longer works");
-    return {
-      caller: { auth, user },
-      expiresAt: answer.expiresAt === undefined ? undefined : new Date(answer.expiresAt),
-    };
+  private authenticateScopedToken(token: string): Promise<FetchedAuthentication> {
+    return fetchTokenAuthentication(this.client, token, '').catch((err: unknown) => {
+      if (AppError.isAppError(err) && err.status === 401)
+        throw noIdentity("The embed key's scoped token no longer works");
+      throw err;
+    });
   }
 
   /** Only the agent's instructions name the workspace: a rename reaches them within WORKSPACE_NAME_TTL_MS. */
