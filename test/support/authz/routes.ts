@@ -150,6 +150,17 @@ export const IDENTITY_ROUTES: MatrixRoute[] = [
     platformAdmin: true,
     body: { email: 'made-{n}@example.test', displayName: 'Made', password: 'a-long-enough-password-1' },
   },
+  // Administering accounts (docs/authentication.md#administering-accounts).
+  { method: 'GET', path: '/api/admin/users', action: 'admin', account: true, platformAdmin: true },
+  { method: 'GET', path: '/api/admin/users/{member}', action: 'admin', account: true, platformAdmin: true },
+  {
+    method: 'PATCH',
+    path: '/api/admin/users/{member}',
+    action: 'admin',
+    account: true,
+    platformAdmin: true,
+    body: { status: 'active' },
+  },
   // Withdraws every handoff signing key at once (docs/hosted-zones.md#keys-and-rotation).
   {
     method: 'POST',
