@@ -6,7 +6,17 @@ import { publicFetch, refusedUrl, refusedUrlForm } from './public-fetch.js';
 describe('publicFetch', () => {
   let base: string;
   const server = createServer((req, res) => {
-    if (req.url === '/redirect') res.writeHead(302, { location: 'http://169.254.169.254/' }).end();
+    if (req.url === '/echo') {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () =>
+        res
+          .writeHead(201, { 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'] })
+          .end(JSON.stringify({ method: req.method, host: req.headers.host, accept: req.headers.accept, body })),
+      );
+    } else if (req.url === '/empty') res.writeHead(204).end();
+    else if (req.url === '/hang') res.writeHead(200, { 'content-length': '10' }).write('12345');
+    else if (req.url === '/redirect') res.writeHead(302, { location: 'http://169.254.169.254/' }).end();
     else if (req.url === '/big') res.writeHead(200, { 'content-type': 'application/json' }).end('x'.repeat(2048));
     else res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":[]}');
   });
@@ -49,5 +59,42 @@ describe('publicFetch', () => {
     expect(await refusedUrl(new URL('http://169.254.169.254/'), tests)).toMatch(/linkLocal/);
     await expect(publicFetch(`${base}/redirect`, {}, tests)).rejects.toThrow(/redirect/);
     await expect(publicFetch(`${base}/big`, {}, tests)).rejects.toThrow(/more than 1024 bytes/);
+  });
+
+  it('connects to the addresses it checked, not to what the name resolves to at connection time (DNS rebinding)', async () => {
+    const port = new URL(base).port;
+    // First answer loopback (allowed by the test setting), then the metadata address. A fetch
+    // that resolved again when connecting would reach 169.254.169.254 (or fail on the .test name).
+    const answers = [
+      [{ address: '127.0.0.1', family: 4 as const }],
+      [{ address: '169.254.169.254', family: 4 as const }],
+    ];
+    let calls = 0;
+    const lookup = async () => answers[Math.min(calls++, 1)];
+    const response = await publicFetch(`http://jwks.rebind.test:${port}/echo`, {}, { allowPrivate: true, lookup });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({ host: `jwks.rebind.test:${port}` });
+    expect(calls).toBe(1);
+    // The second resolution is the checked one now, and it is refused before any connection.
+    await expect(
+      publicFetch(`http://jwks.rebind.test:${port}/echo`, {}, { allowPrivate: true, lookup }),
+    ).rejects.toThrow(/linkLocal/);
+  });
+
+  it('sends the method, headers and body, answers status and headers, and gives up at the deadline', async () => {
+    const tests = { allowPrivate: true };
+    const response = await publicFetch(
+      `${base}/echo`,
+      { method: 'POST', headers: { accept: 'application/jwk-set+json' }, body: 'ping' },
+      tests,
+    );
+    expect(response.status).toBe(201);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+    expect(await response.json()).toMatchObject({ method: 'POST', accept: 'application/jwk-set+json', body: 'ping' });
+    const empty = await publicFetch(`${base}/empty`, {}, tests);
+    expect(empty.status).toBe(204);
+    expect(await empty.text()).toBe('');
+    await expect(publicFetch(`${base}/hang`, {}, { ...tests, timeoutMs: 200 })).rejects.toThrow(/abort/i);
   });
 });

@@ -1,6 +1,5 @@
-import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
-import { isForbiddenAddress } from '@kw/platform-net';
+import { defaultLookupAll, isForbiddenAddress, type LookupAll, type ResolvedAddress } from '@kw/platform-net';
 import { TargetRefusedError } from './target-refused.error.js';
 
 export interface TargetPolicy {
@@ -14,12 +13,7 @@ export interface TargetPolicy {
   dnsTimeoutMs?: number;
 }
 
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
-
-export type LookupAll = (hostname: string) => Promise<ResolvedAddress[]>;
+export { defaultLookupAll, type LookupAll, type ResolvedAddress };
 
 /** A target that passed every rule, with the addresses that were checked: deliveries connect only to these. */
 export interface CheckedTarget {
@@ -55,11 +49,6 @@ const CREDENTIAL_PARAM_EXACT = new Set([
   'sessionid',
 ]);
 const CREDENTIAL_PARAM_SUFFIXES = ['token', 'secret', 'password', 'apikey', 'accesskey', 'signature'];
-
-export const defaultLookupAll: LookupAll = async (hostname) => {
-  const results = await dns.lookup(hostname, { all: true, verbatim: true });
-  return results.map((r) => ({ address: r.address, family: r.family === 6 ? 6 : 4 }));
-};
 
 /**
  * Parses and checks a webhook target URL; throws TargetRefusedError with the reason.

@@ -1,8 +1,9 @@
 import type { ClientRequest } from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import tls from 'node:tls';
-import type { CheckedTarget, ResolvedAddress } from './check-target.js';
+import { pinnedLookup } from '@kw/platform-net';
+import type { CheckedTarget } from './check-target.js';
 import { parseRetryAfter } from './retry-after.js';
 
 export interface SendRequest {
@@ -175,26 +176,6 @@ function exchange(req: SendRequest, started: number): Promise<ExchangeResult> {
     });
     request.end(req.body);
   });
-}
-
-/**
- * A lookup that answers with the checked addresses only, whatever DNS says now. Node asks for
- * all of them (autoSelectFamily, on by default) and tries the next when one fails to connect.
- */
-function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    const candidates =
-      options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
-    if (candidates.length === 0) {
-      const err: NodeJS.ErrnoException = new Error('no checked address of the requested family');
-      err.code = 'ENOTFOUND';
-      callback(err, '', 0);
-    } else if (options.all) {
-      (callback as unknown as (err: null, all: ResolvedAddress[]) => void)(null, candidates);
-    } else {
-      callback(null, candidates[0].address, candidates[0].family);
-    }
-  };
 }
 
 /** How a kept connection that the receiver closed while idle fails when it is written to. */
