@@ -4,7 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_POOL, migrate, startPGliteServer, type EmbeddedServer } from '@kw/platform-persistence';
-import { createTestDatabase } from '../support/postgres.js';
+import { migratedTestDatabase, type MigratedTestDatabase } from '../support/postgres.js';
 import { describeWith } from '../support/services.js';
 
 /**
@@ -116,18 +116,13 @@ function contractOf(view: string, withVector: boolean): Array<[string, string]> 
 
 describeWith(['postgres'], 'search read contract (views of schema search_read)', () => {
   let pool: pg.Pool;
-  let drop: () => Promise<void>;
+  let database: MigratedTestDatabase<'data'>;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('kw_search_contract');
-    drop = database.drop;
-    pool = new pg.Pool({ connectionString: database.url, max: 2 });
-    await migrate(pool, 'data');
+    database = await migratedTestDatabase('kw_search_contract', 'data', 2);
+    pool = database.pool;
   });
-  afterAll(async () => {
-    await pool?.end();
-    await drop?.();
-  });
+  afterAll(() => database?.close());
 
   it('has exactly the contract views', async () => {
     const { rows } = await pool.query<{ name: string }>(

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { createPrismaClient, migrate, type ControlPrismaClient, type DataPrismaClient } from '@kw/platform-persistence';
 import { TEST_DATABASE_URL } from './services.js';
+
+type Plane = 'control' | 'data';
 
 /** Creates an empty database on the test server; returns its URL and a drop function. */
 export async function createTestDatabase(
@@ -37,6 +40,49 @@ export async function createTestDatabase(
       } finally {
         await c.end();
       }
+    },
+  };
+}
+
+export interface MigratedTestDatabase<P extends Plane> {
+  url: string;
+  pool: pg.Pool;
+  /** A Prisma client on the pool, made when first read. */
+  readonly prisma: P extends 'control' ? ControlPrismaClient : DataPrismaClient;
+  /** Disconnects the client, ends the pool and drops the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh database on the test server with one plane's migrations applied, for a repository's
+ * spec on real Postgres: its pool (`maxConnections`), a Prisma client on it, and close().
+ */
+export async function migratedTestDatabase<P extends Plane>(
+  prefix: string,
+  plane: P,
+  maxConnections = 4,
+): Promise<MigratedTestDatabase<P>> {
+  const database = await createTestDatabase(prefix);
+  const pool = new pg.Pool({ connectionString: database.url, max: maxConnections });
+  try {
+    await migrate(pool, plane);
+  } catch (err) {
+    await pool.end();
+    await database.drop();
+    throw err;
+  }
+  let prisma: ControlPrismaClient | DataPrismaClient | undefined;
+  return {
+    url: database.url,
+    pool,
+    get prisma() {
+      prisma ??= createPrismaClient(plane, pool);
+      return prisma as MigratedTestDatabase<P>['prisma'];
+    },
+    close: async () => {
+      await prisma?.$disconnect();
+      await pool.end();
+      await database.drop();
     },
   };
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { createPrismaClient, migrate, type ControlPrismaClient } from '@kw/platform-persistence';
-import { createTestDatabase } from '../../../../test/support/postgres.js';
+import type { ControlPrismaClient } from '@kw/platform-persistence';
+import { migratedTestDatabase, type MigratedTestDatabase } from '../../../../test/support/postgres.js';
 import { describeWith } from '../../../../test/support/services.js';
 import { AgentClaimsRepository } from '../persistence/agent-claims.repository.js';
 import { AgentGrantsRepository } from '../persistence/agent-grants.repository.js';
@@ -23,18 +23,15 @@ const DAY = 24 * HOUR;
  * sweepers at once (two replicas) delete each row once without waiting on each other.
  */
 describeWith(['postgres'], 'expired agent authentication rows (real Postgres)', () => {
-  let drop: () => Promise<void>;
+  let database: MigratedTestDatabase<'control'>;
   let pool: pg.Pool;
   let db: ControlPrismaClient;
   let sweeper: ExpiredRowsSweeper;
   let userId: string;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('kw_agent_auth_sweep');
-    drop = database.drop;
-    pool = new pg.Pool({ connectionString: database.url, max: 4 });
-    await migrate(pool, 'control');
-    db = createPrismaClient('control', pool);
+    database = await migratedTestDatabase('kw_agent_auth_sweep', 'control');
+    ({ pool, prisma: db } = database);
     const logger = { info: () => undefined, warn: () => undefined };
     sweeper = new ExpiredRowsSweeper(
       new SeenJwtIdsRepository(db, { pool }),
@@ -52,11 +49,7 @@ describeWith(['postgres'], 'expired agent authentication rows (real Postgres)', 
                 control.oauth_authorizations, control.oauth_applications`,
     );
   });
-  afterAll(async () => {
-    await db?.$disconnect();
-    await pool?.end();
-    await drop?.();
-  });
+  afterAll(() => database?.close());
 
   const grant = (fields: { revokedAt?: Date; applicationId?: string } = {}) =>
     db.agentGrant.create({

@@ -1,33 +1,26 @@
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { createPrismaClient, migrate, type ControlPrismaClient } from '@kw/platform-persistence';
-import { createTestDatabase } from '../../../../test/support/postgres.js';
+import type { ControlPrismaClient } from '@kw/platform-persistence';
+import { migratedTestDatabase, type MigratedTestDatabase } from '../../../../test/support/postgres.js';
 import { describeWith } from '../../../../test/support/services.js';
 import { UsersRepository } from './users.repository.js';
 
 /** An account's status, on real Postgres: the platform always keeps an active administrator. */
 describeWith(['postgres'], 'account status (real Postgres)', () => {
-  let drop: () => Promise<void>;
+  let database: MigratedTestDatabase<'control'>;
   let pool: pg.Pool;
   let db: ControlPrismaClient;
   let users: UsersRepository;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('kw_users_status');
-    drop = database.drop;
-    pool = new pg.Pool({ connectionString: database.url, max: 4 });
-    await migrate(pool, 'control');
-    db = createPrismaClient('control', pool);
+    database = await migratedTestDatabase('kw_users_status', 'control');
+    ({ pool, prisma: db } = database);
     users = new UsersRepository(db, { pool });
   });
   beforeEach(async () => {
     await pool.query('TRUNCATE control.users CASCADE');
   });
-  afterAll(async () => {
-    await db?.$disconnect();
-    await pool?.end();
-    await drop?.();
-  });
+  afterAll(() => database?.close());
 
   const account = async (email: string, platformAdmin: boolean) =>
     (await db.user.create({ data: { email, displayName: email, platformAdmin } })).id;

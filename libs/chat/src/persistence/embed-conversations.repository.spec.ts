@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { migrate } from '@kw/platform-persistence';
-import { createTestDatabase } from '../../../../test/support/postgres.js';
+import { migratedTestDatabase, type MigratedTestDatabase } from '../../../../test/support/postgres.js';
 import { describeWith } from '../../../../test/support/services.js';
 import { EmbedConversationsRepository } from './embed-conversations.repository.js';
 
@@ -13,26 +12,21 @@ import { EmbedConversationsRepository } from './embed-conversations.repository.j
  */
 describeWith(['postgres'], 'embed conversations (stored turns)', () => {
   let pool: pg.Pool;
-  let drop: () => Promise<void>;
+  let database: MigratedTestDatabase<'control'>;
   let repository: EmbedConversationsRepository;
   const configId = randomUUID();
   const userId = randomUUID();
 
   beforeAll(async () => {
-    const database = await createTestDatabase('kw_embed_turns');
-    drop = database.drop;
-    pool = new pg.Pool({ connectionString: database.url, max: 6 });
-    await migrate(pool, 'control');
+    database = await migratedTestDatabase('kw_embed_turns', 'control', 6);
+    pool = database.pool;
     await pool.query(
       `INSERT INTO control.embed_configs (id, created_by, workspace_id, name, updated_at) VALUES ($1, $2, $3, 'c', now())`,
       [configId, userId, randomUUID()],
     );
     repository = new EmbedConversationsRepository({} as never, { pool });
   });
-  afterAll(async () => {
-    await pool?.end();
-    await drop?.();
-  });
+  afterAll(() => database?.close());
 
   const turn = (label: string) => [
     { id: randomUUID(), role: 'user', message: { role: 'user', content: `${label}?` } },

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { GraphExtraction } from '@kw/platform-ai';
-import { createPrismaClient, migrate, type DataPrismaClient } from '@kw/platform-persistence';
-import { createTestDatabase } from '../../../../test/support/postgres.js';
+import type { DataPrismaClient } from '@kw/platform-persistence';
+import { migratedTestDatabase, type MigratedTestDatabase } from '../../../../test/support/postgres.js';
 import { describeWith } from '../../../../test/support/services.js';
 import { ChunkFixture } from '../../../../test/support/chunk-vectors.js';
 import { EnrichmentRepository } from './enrichment.repository.js';
@@ -12,25 +12,18 @@ describeWith(['postgres'], 'enrichment writes (plain pg transaction)', () => {
   const ws = randomUUID();
   let pool: pg.Pool;
   let db: DataPrismaClient;
-  let drop: () => Promise<void>;
+  let database: MigratedTestDatabase<'data'>;
   let fixture: ChunkFixture;
   let repository: EnrichmentRepository;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('kw_enrichment_writes');
-    drop = database.drop;
-    pool = new pg.Pool({ connectionString: database.url, max: 4 });
-    await migrate(pool, 'data');
-    db = createPrismaClient('data', pool);
+    database = await migratedTestDatabase('kw_enrichment_writes', 'data');
+    ({ pool, prisma: db } = database);
     fixture = new ChunkFixture(db);
     await fixture.addWorkspaces(ws);
     repository = new EnrichmentRepository(db, { pool });
   });
-  afterAll(async () => {
-    await db?.$disconnect();
-    await pool?.end();
-    await drop?.();
-  });
+  afterAll(() => database?.close());
 
   const graph: GraphExtraction = {
     entities: [

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createPrismaClient, migrate, type DataPrismaClient } from '@kw/platform-persistence';
-import { createTestDatabase } from '../../../../test/support/postgres.js';
+import type { DataPrismaClient } from '@kw/platform-persistence';
+import { migratedTestDatabase, type MigratedTestDatabase } from '../../../../test/support/postgres.js';
 import { describeWith } from '../../../../test/support/services.js';
 import { FragmentsRepository } from './fragments.repository.js';
 import type { FragmentRow } from './rows.js';
@@ -14,23 +14,16 @@ import type { FragmentRow } from './rows.js';
 describeWith(['postgres'], 'fragment inserts within the workspace limit (advisory lock)', () => {
   let pool: pg.Pool;
   let db: DataPrismaClient;
-  let drop: () => Promise<void>;
+  let database: MigratedTestDatabase<'data'>;
   let repository: FragmentsRepository;
   const typeOf = new Map<string, string>();
 
   beforeAll(async () => {
-    const database = await createTestDatabase('kw_fragment_limit');
-    drop = database.drop;
-    pool = new pg.Pool({ connectionString: database.url, max: 8 });
-    await migrate(pool, 'data');
-    db = createPrismaClient('data', pool);
+    database = await migratedTestDatabase('kw_fragment_limit', 'data', 8);
+    ({ pool, prisma: db } = database);
     repository = new FragmentsRepository(db, { pool } as never);
   });
-  afterAll(async () => {
-    await db?.$disconnect();
-    await pool?.end();
-    await drop?.();
-  });
+  afterAll(() => database?.close());
 
   const workspace = async () => {
     const id = randomUUID();

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { loadConfig } from '@kw/platform-config';
 import { InProcessEventBus, type DomainEvent } from '@kw/platform-outbox';
-import { createPrismaClient, migrate } from '@kw/platform-persistence';
-import { createTestDatabase } from '../../../../test/support/postgres.js';
+import { migratedTestDatabase, type MigratedTestDatabase } from '../../../../test/support/postgres.js';
 import { describeWith } from '../../../../test/support/services.js';
 import type { SearchDb } from '../persistence/search-database.js';
 import { type IndexedChunk, type VectorIndexSync } from '../service/vector/vector-index.js';
@@ -59,8 +57,7 @@ const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => sile
  * test/e2e/search/search-qdrant.spec.ts when QDRANT_URL is set).
  */
 describeWith(['postgres'], 'vector index sync (real Postgres, recording index)', () => {
-  let drop: () => Promise<void>;
-  let pool: pg.Pool;
+  let database: MigratedTestDatabase<'data'>;
   let db: SearchDb;
   let index: RecordingIndex;
   let syncer: VectorIndexSyncer;
@@ -69,18 +66,11 @@ describeWith(['postgres'], 'vector index sync (real Postgres, recording index)',
   let typeId: string;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('kw_vector_sync');
-    drop = database.drop;
-    pool = new pg.Pool({ connectionString: database.url, max: 4 });
-    await migrate(pool, 'data');
-    db = createPrismaClient('data', pool);
+    database = await migratedTestDatabase('kw_vector_sync', 'data');
+    db = database.prisma;
     typeId = (await db.fragmentType.create({ data: { workspaceId: ws, key: 'note', name: 'Note' } })).id;
   });
-  afterAll(async () => {
-    await db?.$disconnect();
-    await pool?.end();
-    await drop?.();
-  });
+  afterAll(() => database?.close());
   beforeEach(async () => {
     await db.$executeRaw`TRUNCATE data.fragments, data.fragment_chunks, data.vector_index_sync CASCADE`;
     index = new RecordingIndex();

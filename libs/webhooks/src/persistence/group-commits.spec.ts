@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createPrismaClient, migrate } from '@kw/platform-persistence';
-import { createTestDatabase } from '../../../../test/support/postgres.js';
+import { migratedTestDatabase, type MigratedTestDatabase } from '../../../../test/support/postgres.js';
 import { describeWith } from '../../../../test/support/services.js';
 import { DeliveriesRepository, type FannedOutEvent } from './deliveries.repository.js';
 import type { WebhooksDb } from './webhooks-database.js';
@@ -13,26 +12,19 @@ import { WebhooksRepository } from './webhooks.repository.js';
  * (group commit): calls made without awaiting each other land in one batch after the first.
  */
 describeWith(['postgres'], 'webhook writes made together (real Postgres)', () => {
-  let drop: () => Promise<void>;
+  let database: MigratedTestDatabase<'data'>;
   let pool: pg.Pool;
   let db: WebhooksDb;
   let deliveries: DeliveriesRepository;
   let webhooks: WebhooksRepository;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('kw_webhook_group_commits');
-    drop = database.drop;
-    pool = new pg.Pool({ connectionString: database.url, max: 4 });
-    await migrate(pool, 'data');
-    db = createPrismaClient('data', pool);
+    database = await migratedTestDatabase('kw_webhook_group_commits', 'data');
+    ({ pool, prisma: db } = database);
     deliveries = new DeliveriesRepository(db, { pool });
     webhooks = new WebhooksRepository(db, { pool });
   });
-  afterAll(async () => {
-    await db?.$disconnect();
-    await pool?.end();
-    await drop?.();
-  });
+  afterAll(() => database?.close());
 
   const webhook = (workspaceId: string, fields: Record<string, unknown> = {}) =>
     db.webhook.create({

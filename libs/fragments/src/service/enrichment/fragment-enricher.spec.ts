@@ -5,8 +5,8 @@ import { BuiltinAiProvider } from '@kw/platform-ai';
 import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import type { DomainEvent } from '@kw/platform-outbox';
-import { createPrismaClient, migrate, type DataPrismaClient } from '@kw/platform-persistence';
-import { createTestDatabase } from '../../../../../test/support/postgres.js';
+import type { DataPrismaClient } from '@kw/platform-persistence';
+import { migratedTestDatabase, type MigratedTestDatabase } from '../../../../../test/support/postgres.js';
 import { describeWith } from '../../../../../test/support/services.js';
 import { ChunkFixture } from '../../../../../test/support/chunk-vectors.js';
 import { EnrichmentRepository } from '../../persistence/enrichment.repository.js';
@@ -25,26 +25,19 @@ describeWith(['postgres'], 'enrichment whose results the database refuses', () =
   const ws = randomUUID();
   let pool: pg.Pool;
   let db: DataPrismaClient;
-  let drop: () => Promise<void>;
+  let database: MigratedTestDatabase<'data'>;
   let fixture: ChunkFixture;
   let enricher: FragmentEnricher;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('kw_enrichment_refused');
-    drop = database.drop;
-    pool = new pg.Pool({ connectionString: database.url, max: 4 });
-    await migrate(pool, 'data');
-    db = createPrismaClient('data', pool);
+    database = await migratedTestDatabase('kw_enrichment_refused', 'data');
+    ({ pool, prisma: db } = database);
     fixture = new ChunkFixture(db);
     await fixture.addWorkspaces(ws);
     const config = { ENRICHMENT_MAX_ATTEMPTS: 3, ENRICHMENT_RETRY_BASE_MS: 1 } as AppConfig;
     enricher = new FragmentEnricher(new EnrichmentRepository(db, { pool }), new NulSummaries(), config, quiet);
   });
-  afterAll(async () => {
-    await db?.$disconnect();
-    await pool?.end();
-    await drop?.();
-  });
+  afterAll(() => database?.close());
 
   it('is redelivered until the attempts run out, then publishes the fragment with those steps failed', async () => {
     const fragmentId = await fixture.fragment([[1, 0, 0]], ws);

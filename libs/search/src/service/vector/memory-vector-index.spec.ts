@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createPrismaClient, migrate } from '@kw/platform-persistence';
-import { createTestDatabase } from '../../../../../test/support/postgres.js';
+import { migratedTestDatabase, type MigratedTestDatabase } from '../../../../../test/support/postgres.js';
 import { describeWith } from '../../../../../test/support/services.js';
 import {
   ChunkFixture,
@@ -34,7 +33,7 @@ class RecordingFallback implements VectorIndex {
  * answers, on the data as it is at the moment of the query (no events feed it).
  */
 describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
-  let drop: () => Promise<void>;
+  let database: MigratedTestDatabase<'data'>;
   let pool: pg.Pool;
   let db: SearchDb;
   const ws = randomUUID();
@@ -42,19 +41,12 @@ describeWith(['postgres'], 'in-process vector index (real Postgres)', () => {
   let chunks: ChunkFixture;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('kw_memory_vectors');
-    drop = database.drop;
-    pool = new pg.Pool({ connectionString: database.url, max: 4 });
-    await migrate(pool, 'data');
-    db = createPrismaClient('data', pool);
+    database = await migratedTestDatabase('kw_memory_vectors', 'data');
+    ({ pool, prisma: db } = database);
     chunks = new ChunkFixture(db);
     await chunks.addWorkspaces(ws, other);
   });
-  afterAll(async () => {
-    await db?.$disconnect();
-    await pool?.end();
-    await drop?.();
-  });
+  afterAll(() => database?.close());
   beforeEach(() => chunks.clear());
 
   const fragment = (vectors: number[][], workspaceId = ws) => chunks.fragment(vectors, workspaceId);

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createPrismaClient, migrate } from '@kw/platform-persistence';
 import type { ServiceClient } from '@kw/platform-transport';
-import { createTestDatabase } from '../../../../../test/support/postgres.js';
+import { migratedTestDatabase, type MigratedTestDatabase } from '../../../../../test/support/postgres.js';
 import { describeWith } from '../../../../../test/support/services.js';
 import type { WebhooksDb } from '../../persistence/webhooks-database.js';
 import { WebhooksRepository } from '../../persistence/webhooks.repository.js';
@@ -15,7 +14,7 @@ const HOUR = 3_600_000;
 
 /** An endpoint's health over time, against real Postgres; the owners' notification is recorded. */
 describeWith(['postgres'], 'webhook endpoint health', () => {
-  let drop: () => Promise<void>;
+  let database: MigratedTestDatabase<'data'>;
   let pool: pg.Pool;
   let db: WebhooksDb;
   const notified: Array<{ workspaceId: string; kind: string; payload: any }> = [];
@@ -28,18 +27,11 @@ describeWith(['postgres'], 'webhook endpoint health', () => {
   const settings = { disableAfterMs: 120 * HOUR } as DeliverySettings;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('kw_webhook_health');
-    drop = database.drop;
-    pool = new pg.Pool({ connectionString: database.url, max: 2 });
-    await migrate(pool, 'data');
-    db = createPrismaClient('data', pool);
+    database = await migratedTestDatabase('kw_webhook_health', 'data', 2);
+    ({ pool, prisma: db } = database);
   });
 
-  afterAll(async () => {
-    await db?.$disconnect();
-    await pool?.end();
-    await drop?.();
-  });
+  afterAll(() => database?.close());
 
   const webhook = (fields: Record<string, unknown> = {}) =>
     db.webhook.create({
