@@ -27,13 +27,22 @@ ON CONFLICT (webhook_id, event_id) DO NOTHING
 RETURNING event_id::text;
 
 -- src/persistence/deliveries.repository.ts: CLAIM_DUE
-WITH claimed AS (
+WITH busy AS (SELECT * FROM unnest($3::uuid[], $4::int[]) AS b(webhook_id, room)),
+candidates AS (
+  SELECT id, webhook_id, next_attempt_at FROM data.webhook_deliveries
+  WHERE status IN ('pending', 'delivering') AND next_attempt_at <= now() AND (status = 'pending' OR lease_until < now())
+    AND webhook_id NOT IN (SELECT webhook_id FROM busy WHERE room <= 0)
+  ORDER BY next_attempt_at LIMIT $1 * 4
+  FOR UPDATE SKIP LOCKED),
+picked AS (
+  SELECT id FROM (
+    SELECT c.id, c.next_attempt_at, coalesce(b.room, $5::int) AS room,
+           row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at) AS n
+    FROM candidates c LEFT JOIN busy b ON b.webhook_id = c.webhook_id) ranked
+  WHERE n <= room ORDER BY next_attempt_at LIMIT $1),
+claimed AS (
   UPDATE data.webhook_deliveries SET status = 'delivering', lease_until = now() + make_interval(secs => $2::int)
-  WHERE id IN (
-    SELECT id FROM data.webhook_deliveries
-    WHERE status IN ('pending', 'delivering') AND next_attempt_at <= now() AND (status = 'pending' OR lease_until < now())
-    ORDER BY next_attempt_at LIMIT $1
-    FOR UPDATE SKIP LOCKED)
+  WHERE id IN (SELECT id FROM picked)
   RETURNING *)
 SELECT ${DELIVERY_COLUMNS}, ${WEBHOOK_JSON} AS webhook
   FROM claimed d JOIN data.webhooks w ON w.id = d.webhook_id;

@@ -90,17 +90,38 @@ const WEBHOOK_JSON = `json_build_object('id', w.id, 'workspaceId', w.workspace_i
  * Claims up to $1 due deliveries (FOR UPDATE SKIP LOCKED, so replicas share the work), marks
  * them \`delivering\` under a lease of $2 seconds, and returns them with their endpoints.
  */
+// Due deliveries, at most $1, oldest first, and at most an endpoint's room of each endpoint:
+// $3/$4 name the endpoints this worker already sends to and how many more each may take, $5
+// is the room of any other. Endpoints without room are not even read, so one endpoint's backlog
+// never hides the deliveries of others behind it (the candidates are the oldest $1 * 4).
 const CLAIM_DUE = `
-  WITH claimed AS (
+  WITH busy AS (SELECT * FROM unnest($3::uuid[], $4::int[]) AS b(webhook_id, room)),
+  candidates AS (
+    SELECT id, webhook_id, next_attempt_at FROM data.webhook_deliveries
+    WHERE status IN ('pending', 'delivering') AND next_attempt_at <= now() AND (status = 'pending' OR lease_until < now())
+      AND webhook_id NOT IN (SELECT webhook_id FROM busy WHERE room <= 0)
+    ORDER BY next_attempt_at LIMIT $1 * 4
+    FOR UPDATE SKIP LOCKED),
+  picked AS (
+    SELECT id FROM (
+      SELECT c.id, c.next_attempt_at, coalesce(b.room, $5::int) AS room,
+             row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at) AS n
+      FROM candidates c LEFT JOIN busy b ON b.webhook_id = c.webhook_id) ranked
+    WHERE n <= room ORDER BY next_attempt_at LIMIT $1),
+  claimed AS (
     UPDATE data.webhook_deliveries SET status = 'delivering', lease_until = now() + make_interval(secs => $2::int)
-    WHERE id IN (
-      SELECT id FROM data.webhook_deliveries
-      WHERE status IN ('pending', 'delivering') AND next_attempt_at <= now() AND (status = 'pending' OR lease_until < now())
-      ORDER BY next_attempt_at LIMIT $1
-      FOR UPDATE SKIP LOCKED)
+    WHERE id IN (SELECT id FROM picked)
     RETURNING *)
   SELECT ${DELIVERY_COLUMNS}, ${WEBHOOK_JSON} AS webhook
     FROM claimed d JOIN data.webhooks w ON w.id = d.webhook_id`;
+
+/** How many deliveries a claim may take of each endpoint. */
+export interface EndpointRoom {
+  /** Endpoints the worker sends to now, and how many more each may take (0: none). */
+  busy: ReadonlyMap<string, number>;
+  /** Any other endpoint. */
+  other: number;
+}
 
 /** Deliveries (the durable schedule of sends) and their attempts. */
 @Injectable()
@@ -180,10 +201,17 @@ export class DeliveriesRepository {
    * marks them `delivering` under a lease of `leaseSeconds`, and returns them with their
    * endpoints. One plain statement (decision 0008): the worker asks it for every batch.
    */
-  async claimDue(batch: number, leaseSeconds: number): Promise<Array<DeliveryRow & { webhook: WebhookRow }>> {
+  async claimDue(
+    batch: number,
+    leaseSeconds: number,
+    room: EndpointRoom = { busy: new Map(), other: batch },
+  ): Promise<Array<DeliveryRow & { webhook: WebhookRow }>> {
     const { rows } = await this.database.pool.query<DeliveryRow & { webhook: Record<string, unknown> }>(CLAIM_DUE, [
       batch,
       leaseSeconds,
+      [...room.busy.keys()],
+      [...room.busy.values()],
+      room.other,
     ]);
     return rows.map((row) => ({ ...row, webhook: webhookOfJson(row.webhook) }));
   }
