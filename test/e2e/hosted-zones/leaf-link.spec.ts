@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { adminEnv, userWithToken, createToken } from '../../support/accounts.js';
 import { ALLOW_HTTP_ENDPOINTS, freePort, startLeaf } from '../../support/hosted-zones.js';
@@ -54,6 +56,10 @@ describeWith(
     let cloud: PlatformProcess | undefined;
     let cloudUrl: string;
     let leaf: PlatformProcess;
+    let leafPort: number;
+    const leafDir = tempDir('kw-hz-leaf-');
+    let zoneId: string;
+    let zoneToken: string;
     let owner: { token: string; id: string };
     let workspaceId: string;
     let noteTypeId: string;
@@ -84,8 +90,33 @@ describeWith(
       return { user, token, tokenId };
     }
 
-    const handoff = async (token: string): Promise<string> =>
-      (await api().ok(token, 'POST', `/api/workspaces/${workspaceId}/handoff`, undefined, 200)).token;
+    const handoff = async (token: string, workspace = workspaceId): Promise<string> =>
+      (await api().ok(token, 'POST', `/api/workspaces/${workspace}/handoff`, undefined, 200)).token;
+
+    /** The Leaf, always on the same port, database and DATA_DIR. */
+    function startTheLeaf(enrollmentToken: string): Promise<PlatformProcess> {
+      return startLeaf({
+        PORT: String(leafPort),
+        PUBLIC_URL: `http://127.0.0.1:${leafPort}`,
+        DATABASE_URL: leafDb.url,
+        DATA_DIR: leafDir,
+        CLOUD_URL: cloudUrl,
+        ENROLLMENT_TOKEN: enrollmentToken,
+        SECRETS_ENCRYPTION_KEY: LEAF_KEY,
+        LEAF_HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS),
+        ...UNLIMITED,
+      });
+    }
+
+    /** A new workspace on the zone, once the Leaf provisioned it. */
+    async function placedWorkspace(name: string): Promise<string> {
+      const { workspace } = await api().ok(owner.token, 'POST', '/api/workspaces', { name, hostedZoneId: zoneId }, 201);
+      await until('the workspace active', async () => {
+        const { workspace: w } = await api().ok(owner.token, 'GET', `/api/workspaces/${workspace.id}`, undefined, 200);
+        return w.status === 'active';
+      });
+      return workspace.id;
+    }
 
     async function atLeaf(
       token: string,
@@ -134,18 +165,10 @@ describeWith(
       owner = { token: o.token, id: o.user.id };
 
       const created = await api().ok(owner.token, 'POST', '/api/hosted-zones', { name: 'Links', region: 'here' }, 201);
-      const leafPort = await freePort();
-      leaf = await startLeaf({
-        PORT: String(leafPort),
-        PUBLIC_URL: `http://127.0.0.1:${leafPort}`,
-        DATABASE_URL: leafDb.url,
-        DATA_DIR: tempDir('kw-hz-leaf-'),
-        CLOUD_URL: cloudUrl,
-        ENROLLMENT_TOKEN: created.enrollmentToken,
-        SECRETS_ENCRYPTION_KEY: LEAF_KEY,
-        LEAF_HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS),
-        ...UNLIMITED,
-      });
+      zoneId = created.hostedZone.id;
+      zoneToken = created.enrollmentToken;
+      leafPort = await freePort();
+      leaf = await startTheLeaf(zoneToken);
       await until('the zone online', async () => {
         const { hostedZone } = await api().ok(
           owner.token,
@@ -179,6 +202,7 @@ describeWith(
       await cloudDb?.drop();
       await leafDb?.drop();
       rmSync(cloudDir, { recursive: true, force: true });
+      rmSync(leafDir, { recursive: true, force: true });
     }, 60_000);
 
     it("refuses a removed member's handoff token within one heartbeat; other members are not affected", async () => {
@@ -274,6 +298,43 @@ describeWith(
       expect((await atLeaf(viaOther)).status).toBe(200);
     });
 
+    it('stops serving an archived workspace within one heartbeat (its tokens are revoked), keeps its data, and serves it again after a restore', async () => {
+      const archivedId = await placedWorkspace('Archived and back');
+      const token = await handoff(owner.token, archivedId);
+      const types = await atLeaf(token, 'GET', `/api/workspaces/${archivedId}/fragment-types`);
+      const note = types.body.items.find((t: { key: string }) => t.key === 'note').id;
+      const list = (t: string) => atLeaf(t, 'GET', `/api/memory-fragments?workspaceId=${archivedId}`);
+      const write = (t: string) =>
+        atLeaf(t, 'POST', '/api/memory-fragments', {
+          workspaceId: archivedId,
+          fragmentTypeId: note,
+          title: 'Kept through the archive',
+          content: 'still here after a restore',
+        });
+      expect((await write(token)).status).toBe(201);
+      const other = await handoff(owner.token);
+
+      const archivedAt = Date.now();
+      await api().ok(owner.token, 'DELETE', `/api/workspaces/${archivedId}`, undefined, 200);
+      const { elapsedMs, body } = await refusedAfter(token, archivedAt);
+      expect(elapsedMs).toBeLessThan(BOUND_MS);
+      expect(body).toMatchObject({ code: 'UNAUTHENTICATED', error: expect.stringContaining('revoked') });
+      expect((await list(token)).status).toBe(401);
+      expect((await write(token)).status).toBe(401);
+      expect((await api().call(owner.token, 'POST', `/api/workspaces/${archivedId}/handoff`)).status).toBe(404);
+      // Another workspace of the zone is not affected.
+      expect((await atLeaf(other)).status).toBe(200);
+
+      // Tokens issued up to the second after a revocation are refused too (docs): restore after it.
+      await new Promise((r) => setTimeout(r, Math.max(0, archivedAt + 2_100 - Date.now())));
+      await api().ok(owner.token, 'POST', `/api/workspaces/${archivedId}/restore`, undefined, 200);
+      const fresh = await handoff(owner.token, archivedId);
+      const listed = await list(fresh);
+      expect(listed.status).toBe(200);
+      expect(listed.body.items.map((f: { title: string }) => f.title)).toEqual(['Kept through the archive']);
+      expect((await write(fresh)).status).toBe(201);
+    });
+
     it('refuses the tokens of a withdrawn signing key once the Cloud rotates it after a compromise; new tokens work', async () => {
       const before = await handoff(owner.token);
       expect((await atLeaf(before)).status).toBe(200);
@@ -338,5 +399,80 @@ describeWith(
       );
       expect(await metric('kw_leaf_cloud_link_up')).toBe(1);
     }, 120_000);
+    it("serves nothing once its zone is deleted, and purges that zone's workspaces when enrolled into another zone; refuses another zone's token while its own zone still counts on it", async () => {
+      const marker = `zone-marker-${randomUUID()}`;
+      const types = await atLeaf(await handoff(owner.token), 'GET', `/api/workspaces/${workspaceId}/fragment-types`);
+      const note = types.body.items.find((t: { key: string }) => t.key === 'note').id;
+      const written = await atLeaf(await handoff(owner.token), 'POST', '/api/memory-fragments', {
+        workspaceId,
+        fragmentTypeId: note,
+        title: 'Secret',
+        content: `secret content ${marker}`,
+      });
+      expect(written.status).toBe(201);
+      const leafSql = new pg.Client({ connectionString: leafDb.url });
+      await leafSql.connect();
+      const rowsHoldingMarker = async () => {
+        const { rows } = await leafSql.query(
+          `SELECT count(*)::int AS n FROM data.fragments AS f WHERE f::text LIKE $1`,
+          [`%${marker}%`],
+        );
+        return rows[0].n as number;
+      };
+      try {
+        expect(await rowsHoldingMarker()).toBe(1);
+        const other = await api().ok(owner.token, 'POST', '/api/hosted-zones', { name: 'Other', region: 'x' }, 201);
+
+        // While zone A still counts on this Leaf, another zone's token is refused (exit 2), nothing changed.
+        expect(await leaf.stop()).toBe(0);
+        await expect(startTheLeaf(other.enrollmentToken)).rejects.toThrow(/exited with 2[\s\S]*another hosted zone/);
+        leaf = await startTheLeaf(zoneToken);
+        await until('the Leaf serving again', async () => (await atLeaf(await handoff(owner.token))).status === 200);
+
+        // Zone A goes, with its (archived) workspaces: the Leaf serves nothing from its next heartbeat.
+        const placed = (await api().ok(owner.token, 'GET', `/api/hosted-zones/${zoneId}`, undefined, 200)).hostedZone;
+        expect(placed.workspaceCount).toBeGreaterThan(0);
+        const accessible = await api().ok(owner.token, 'GET', '/api/workspaces/accessible', undefined, 200);
+        const onZone = accessible.items.filter((w: { hostedZoneId: string }) => w.hostedZoneId === zoneId);
+        const tokens = await Promise.all(onZone.map((w: { id: string }) => handoff(owner.token, w.id)));
+        for (const w of onZone) await api().ok(owner.token, 'DELETE', `/api/workspaces/${w.id}`, undefined, 200);
+        const deleted = await api().ok(
+          owner.token,
+          'DELETE',
+          `/api/hosted-zones/${zoneId}?deleteArchivedWorkspaces=true`,
+          undefined,
+          200,
+        );
+        expect(deleted.deletedWorkspaceIds).toHaveLength(onZone.length);
+        const refused = await until('the Leaf to serve nothing', async () => {
+          const res = await atLeaf(tokens[0]);
+          return res.status === 401 && /serves no workspace/.test(res.body.error) && res;
+        });
+        expect(refused.body.code).toBe('UNAUTHENTICATED');
+        const h = await health();
+        expect(h.status).toBe(503);
+        expect(h.body.cloudLink).toMatchObject({ status: 'down', link: 'refused' });
+        // Refused, not purged: the data stays until the Leaf is enrolled into another zone.
+        expect(await rowsHoldingMarker()).toBe(1);
+
+        // Enrolled into another zone on the same database: zone A's workspaces are purged, none is served.
+        expect(await leaf.stop()).toBe(0);
+        const token = await api().ok(
+          owner.token,
+          'POST',
+          `/api/hosted-zones/${other.hostedZone.id}/enrollment-token`,
+          undefined,
+          200,
+        );
+        leaf = await startTheLeaf(token.enrollmentToken);
+        const enrolled = leaf.logs.find((l) => l.msg === 'leaf enrolled');
+        expect(enrolled).toMatchObject({ hostedZoneId: other.hostedZone.id, workspaces: 0 });
+        await until('the previous zone purged', async () => (await rowsHoldingMarker()) === 0);
+        const { rows } = await leafSql.query('SELECT workspace_id FROM data.leaf_workspaces');
+        expect(rows).toEqual([]);
+      } finally {
+        await leafSql.end();
+      }
+    }, 180_000);
   },
 );

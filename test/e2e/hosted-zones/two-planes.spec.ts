@@ -305,6 +305,36 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
       });
       expect(described.status).toBe(200);
       expect(((await described.json()) as { tools: string[] }).tools.sort()).toEqual([...offered].sort());
+      // Signing in: a Leaf is no OAuth authorization server; its 401 says where handoff tokens come from.
+      const anonymous = await fetch(`${leafUrl}/api/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+      });
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="kw"');
+      const refusal = (await anonymous.json()) as { code: string; error: string };
+      expect(refusal.code).toBe('UNAUTHENTICATED');
+      expect(refusal.error).toContain(`POST ${cloud.url}/api/workspaces/{id}/handoff`);
+      for (const discovery of [
+        '/.well-known/oauth-protected-resource',
+        '/.well-known/oauth-protected-resource/api/mcp',
+        '/.well-known/oauth-authorization-server',
+      ])
+        expect((await fetch(`${leafUrl}${discovery}`)).status, discovery).toBe(404);
+      const authentication = (
+        (await (await fetch(`${leafUrl}/api/mcp`, { headers: { accept: 'application/json' } })).json()) as any
+      ).authentication;
+      expect(authentication).toEqual({
+        type: 'bearer',
+        credentials: ['handoff token, issued by the Cloud'],
+        handoff: `POST ${cloud.url}/api/workspaces/{id}/handoff`,
+      });
+      // An unknown id is pointed at the tools the Leaf offers.
+      const missing = await call(client, 'get_fragment', { fragmentId: '00000000-0000-4000-8000-000000000000' });
+      expect(missing.isError).toBe(true);
+      expect(missing.text).toMatch(/^NOT_FOUND/);
+      expect(missing.text).not.toContain('list_workspaces');
       const files = await call(client, 'search_workspace_files', { workspaceId, query: 'leaf' });
       expect(files.isError).toBe(true);
       expect(files.text).toMatch(/not found/i);

@@ -310,13 +310,11 @@ describeWith(['postgres'], 'moving a workspace between the Cloud and a Leaf', ()
       return m.status === 'copying' && m;
     });
     expect(copying.targetEndpointUrl).toBe(leafUrl);
-    const handoff = await api().ok(
-      owner.token,
-      'POST',
-      `/api/workspaces/${wsId}/moves/${move.id}/handoff`,
-      undefined,
-      200,
-    );
+    const handoffRes = await api().call(owner.token, 'POST', `/api/workspaces/${wsId}/moves/${move.id}/handoff`);
+    expect(handoffRes.status).toBe(200);
+    // It carries a bearer token: no cache may keep it.
+    expect(handoffRes.headers.get('cache-control')).toBe('no-store');
+    const handoff = handoffRes.body;
     expect(handoff).toMatchObject({ hostedZoneId: zoneId, endpointUrl: leafUrl, workspaceId: wsId });
     const atTarget = await fetch(`${leafUrl}/api/workspaces/${wsId}/fragment-types`, {
       headers: { authorization: `Bearer ${handoff.token}` },

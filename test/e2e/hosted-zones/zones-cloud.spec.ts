@@ -44,7 +44,13 @@ describe('hosted zones (Cloud)', () => {
     if (credential) headers.authorization = `Bearer ${credential}`;
     const res = await fetch(`${platform.url}${path}`, { method, headers, body: JSON.stringify(body ?? {}) });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, text, headers: res.headers };
+  }
+
+  /** An answer that carries a secret (docs/authentication.md): no cache may keep it. */
+  function expectNoStore(headers: Headers, what: string): void {
+    expect(headers.get('cache-control'), what).toBe('no-store');
+    expect(headers.get('pragma'), what).toBe('no-cache');
   }
 
   async function readJwks(): Promise<JSONWebKeySet> {
@@ -62,6 +68,7 @@ describe('hosted zones (Cloud)', () => {
       leafVersion: 'leaf-test-1',
     });
     if (res.status !== 200) throw new Error(`enroll: ${res.status} ${res.text}`);
+    expectNoStore(res.headers, 'POST /api/hosted-zones/enroll (zone credential)');
     return res.body;
   }
 
@@ -83,6 +90,7 @@ describe('hosted zones (Cloud)', () => {
     it('creates a pending zone with a one-time enrollment token, owned by the caller', async () => {
       const res = await api.call(owner.token, 'POST', '/api/hosted-zones', { name: 'Frankfurt', region: 'eu-central' });
       expect(res.status).toBe(201);
+      expectNoStore(res.headers, 'POST /api/hosted-zones (enrollment token)');
       expect(res.body).toEqual({
         success: true,
         hostedZone: {
@@ -410,6 +418,7 @@ describe('hosted zones (Cloud)', () => {
     it('issues a handoff token that verifies against the published JWKS, with every data-plane action for the owner', async () => {
       const res = await api.call(owner.token, 'POST', `/api/workspaces/${placed.id}/handoff`, undefined);
       expect(res.status).toBe(200);
+      expectNoStore(res.headers, 'POST /api/workspaces/{id}/handoff (bearer token)');
       expect(res.body).toEqual({
         success: true,
         token: expect.any(String),
@@ -512,7 +521,10 @@ describe('hosted zones (Cloud)', () => {
     });
 
     it('re-enrolls with a new enrollment token: the new credential works, the old one no longer does', async () => {
-      const reset = await api.ok(owner.token, 'POST', `/api/hosted-zones/${zone.id}/enrollment-token`, undefined, 200);
+      const resetRes = await api.call(owner.token, 'POST', `/api/hosted-zones/${zone.id}/enrollment-token`, undefined);
+      expect(resetRes.status).toBe(200);
+      expectNoStore(resetRes.headers, 'POST /api/hosted-zones/{id}/enrollment-token');
+      const reset = resetRes.body;
       expect(reset.enrollmentToken).toMatch(/^kwe_/);
       expect(reset.hostedZone.id).toBe(zone.id);
       const again = await enroll(reset.enrollmentToken);

@@ -6,6 +6,7 @@ export interface Answer {
   status: number;
   text: string;
   body: any;
+  headers: Headers;
 }
 
 /** The byte-exact body of every hidden, missing or archived workspace. */
@@ -31,7 +32,7 @@ export function workspacesApi(base: string) {
     } catch {
       throw new Error(`${method} ${path}: not JSON (${res.status}): ${text.slice(0, 200)}`);
     }
-    return { status: res.status, text, body: parsed };
+    return { status: res.status, text, body: parsed, headers: res.headers };
   }
 
   /** Like call, but fails with the body when the status is not the expected one. */

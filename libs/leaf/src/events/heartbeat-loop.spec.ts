@@ -26,8 +26,17 @@ function setup(answers: Array<HeartbeatAnswer | Error>, readyFailures = 0) {
   const frozen = new Set<string>();
   const steps: string[] = [];
   let purgeFailures = 0;
+  const orphans = new Set<string>();
+  const refusals: Array<Date | null> = [];
   const store = {
     current: () => ({ zoneCredential: 'kwz_x' }),
+    orphans: () => [...orphans],
+    forgetOrphan: async (id: string) => {
+      orphans.delete(id);
+      steps.push(`forget ${id}`);
+    },
+    refused: () => !!refusals.at(-1),
+    setRefused: async (at: Date | null) => void refusals.push(at),
     frozenWorkspaces: () => [...frozen],
     replaceFrozen: async (ids: string[]) => {
       frozen.clear();
@@ -98,6 +107,8 @@ function setup(answers: Array<HeartbeatAnswer | Error>, readyFailures = 0) {
     sentFrozen,
     steps,
     failPurges,
+    orphans,
+    refusals,
   };
 }
 
@@ -171,6 +182,39 @@ describe('HeartbeatLoop', () => {
     expect(t.link.state().lastFailureAt).toBeGreaterThan(t.link.state().lastSuccessAt!);
     await t.loop.beat();
     expect(t.link.state().failure).toBe('refused');
+  });
+
+  it('stops serving while the Cloud refuses the zone credential (persisted), and serves again once a heartbeat is answered', async () => {
+    const t = setup([
+      new CloudRefusedError(401, 'UNAUTHENTICATED', 'no'),
+      new CloudUnavailableError('down'),
+      { hostedZoneId: 'z', placements: [] },
+    ]);
+    await t.loop.beat();
+    expect(t.refusals).toEqual([expect.any(Date)]);
+    // Unreachable is not refused: nothing changes.
+    await t.loop.beat();
+    expect(t.refusals).toHaveLength(1);
+    await t.loop.beat();
+    expect(t.refusals.at(-1)).toBeNull();
+  });
+
+  it('purges the workspaces of the zone the Leaf served before it enrolled into its zone now, even while the Cloud is unreachable; a failure is retried', async () => {
+    const ws = randomUUID();
+    const t = setup([new CloudUnavailableError('down'), new CloudUnavailableError('down')]);
+    t.orphans.add(ws);
+    t.failPurges(1);
+    await t.loop.beat();
+    expect(t.steps).toEqual([]);
+    expect(t.logs.some((l) => l.level === 'error' && /retrying/.test(l.msg))).toBe(true);
+    await t.loop.beat();
+    expect(t.steps).toEqual([
+      `PurgeWorkspaceFragments ${ws}`,
+      `PurgeWorkspaceSearchData ${ws}`,
+      `PurgeWorkspaceWebhooks ${ws}`,
+      `forget ${ws}`,
+    ]);
+    expect(t.orphans.size).toBe(0);
   });
 
   it('says how to recover when the Cloud refuses the zone credential', async () => {

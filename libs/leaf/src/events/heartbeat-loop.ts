@@ -50,11 +50,20 @@ export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationS
   async beat(): Promise<void> {
     const enrollment = this.state.current();
     if (!enrollment) return;
+    for (const workspaceId of this.state.orphans())
+      await this.purgeOrphan(workspaceId).catch((err: unknown) =>
+        this.logger.error(
+          { err, workspaceId },
+          "could not purge a previous zone's workspace; retrying with the next heartbeat",
+        ),
+      );
     const answer = await this.cloud
       .heartbeat(enrollment.zoneCredential, this.state.frozenWorkspaces())
       .catch((err: unknown) => this.reportFailure(err));
     if (answer) {
       this.link.succeeded();
+      if (this.state.refused()) this.logger.info({}, "the Cloud accepts this Leaf's zone credential again");
+      await this.state.setRefused(null);
       if (this.cloudDown) this.logger.info({ cloudUrl: this.settings.cloudUrl }, 'the Cloud answers heartbeats again');
       this.cloudDown = false;
       // First: a revoked token must not be served a moment longer than needed.
@@ -104,21 +113,39 @@ export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationS
    */
   private async remove(zoneCredential: string, workspaceId: string): Promise<void> {
     await this.state.deprovision(workspaceId);
-    const slow = { timeoutMs: 300_000 };
-    await this.client.call(FragmentsService.method.purgeWorkspaceFragments, { workspaceId }, slow);
-    await this.client.call(SearchService.method.purgeWorkspaceSearchData, { workspaceId }, slow);
-    await this.client.call(WebhooksService.method.purgeWorkspaceWebhooks, { workspaceId }, slow);
+    await this.purge(workspaceId);
     await this.cloud.placementRemoved(zoneCredential, workspaceId);
     this.logger.info({ workspaceId }, 'workspace removed from this Leaf (moved away)');
   }
 
-  private reportFailure(err: unknown): void {
+  /** A workspace of the zone this Leaf served before it enrolled into its zone now: purged, then forgotten. */
+  private async purgeOrphan(workspaceId: string): Promise<void> {
+    await this.purge(workspaceId);
+    await this.state.forgetOrphan(workspaceId);
+    this.logger.info({ workspaceId }, "a previous zone's workspace purged from this Leaf");
+  }
+
+  /** Every component's data of the workspace (fragments, types, collections, graph, search, webhooks). Idempotent. */
+  private async purge(workspaceId: string): Promise<void> {
+    const slow = { timeoutMs: 300_000 };
+    await this.client.call(FragmentsService.method.purgeWorkspaceFragments, { workspaceId }, slow);
+    await this.client.call(SearchService.method.purgeWorkspaceSearchData, { workspaceId }, slow);
+    await this.client.call(WebhooksService.method.purgeWorkspaceWebhooks, { workspaceId }, slow);
+  }
+
+  private async reportFailure(err: unknown): Promise<void> {
     if (err instanceof CloudRefusedError && err.status === 401) {
       this.link.failed('refused');
-      this.logger.error(
-        { cloudUrl: this.settings.cloudUrl },
-        "the Cloud refused this Leaf's zone credential (zone deleted or enrollment reset): restart the Leaf with a new ENROLLMENT_TOKEN",
-      );
+      // Its zone was deleted or another Leaf enrolled for it: serve nothing from now on (data kept).
+      const first = !this.state.refused();
+      await this.state
+        .setRefused(new Date())
+        .catch((e: unknown) => this.logger.error({ err: e }, 'could not record the refusal'));
+      if (first)
+        this.logger.error(
+          { cloudUrl: this.settings.cloudUrl },
+          "the Cloud refused this Leaf's zone credential (zone deleted or enrolled elsewhere): the Leaf serves nothing; start it with a new ENROLLMENT_TOKEN",
+        );
       return;
     }
     if (!this.cloudDown)

@@ -21,6 +21,8 @@ export interface Enrollment {
   /** The Cloud's last revocation list as JSON (read by parseRevocations), null before the first heartbeat. */
   revocations: unknown;
   revocationsFetchedAt: Date | null;
+  /** When the Cloud last refused the zone credential (zone deleted or enrolled elsewhere); null while accepted. */
+  refusedAt: Date | null;
 }
 
 export interface NewEnrollment {
@@ -49,6 +51,8 @@ export class LeafStateRepository {
   private readonly provisioned = new Map<string, string>();
   /** Provisioned workspaces moving out of the zone, served read-only. */
   private readonly frozen = new Set<string>();
+  /** Workspaces another zone placed here (before the Leaf enrolled into its zone now): never served, purged. */
+  private readonly orphaned = new Set<string>();
 
   constructor(
     @Inject(LEAF_DB) private readonly db: LeafDb,
@@ -59,15 +63,7 @@ export class LeafStateRepository {
   /** Reads the state from the database; undefined before the first enrollment. */
   async load(): Promise<Enrollment | undefined> {
     const row = await this.db.leafState.findUnique({ where: { id: STATE_ID } });
-    const workspaces = await this.db.leafWorkspace.findMany({
-      select: { workspaceId: true, name: true, frozenAt: true },
-    });
-    this.provisioned.clear();
-    this.frozen.clear();
-    for (const w of workspaces) {
-      this.provisioned.set(w.workspaceId, w.name);
-      if (w.frozenAt) this.frozen.add(w.workspaceId);
-    }
+    await this.loadWorkspaces(row?.hostedZoneId);
     if (!row) return (this.enrollment = undefined);
     let zoneCredential: string;
     try {
@@ -89,8 +85,27 @@ export class LeafStateRepository {
       jwksFetchedAt: row.jwksFetchedAt,
       revocations: row.revocations ?? null,
       revocationsFetchedAt: row.revocationsFetchedAt,
+      refusedAt: row.refusedAt,
     };
     return this.enrollment;
+  }
+
+  /** The provisioned set: the zone's own workspaces are served, any other zone's are orphans. */
+  private async loadWorkspaces(hostedZoneId: string | undefined): Promise<void> {
+    const workspaces = await this.db.leafWorkspace.findMany({
+      select: { workspaceId: true, name: true, frozenAt: true, hostedZoneId: true },
+    });
+    this.provisioned.clear();
+    this.frozen.clear();
+    this.orphaned.clear();
+    for (const w of workspaces) {
+      if (w.hostedZoneId !== hostedZoneId) {
+        this.orphaned.add(w.workspaceId);
+        continue;
+      }
+      this.provisioned.set(w.workspaceId, w.name);
+      if (w.frozenAt) this.frozen.add(w.workspaceId);
+    }
   }
 
   /** The current enrollment; undefined until enrolled. */
@@ -112,6 +127,7 @@ export class LeafStateRepository {
       revocations: DataPrisma.DbNull,
       revocationsFetchedAt: null,
       enrolledAt: new Date(),
+      refusedAt: null,
     };
     await this.db.leafState.upsert({ where: { id: STATE_ID }, create: { id: STATE_ID, ...data }, update: data });
     this.enrollment = {
@@ -121,7 +137,10 @@ export class LeafStateRepository {
       jwksFetchedAt: null,
       revocations: null,
       revocationsFetchedAt: null,
+      refusedAt: null,
     };
+    // Enrolled into another zone: the previous zone's workspaces are not this zone's (orphans).
+    await this.loadWorkspaces(enrolled.hostedZoneId);
     this.announce({ all: true });
     return this.enrollment;
   }
@@ -140,6 +159,34 @@ export class LeafStateRepository {
     if (this.enrollment) this.enrollment = { ...this.enrollment, revocations, revocationsFetchedAt: fetchedAt };
   }
 
+  /**
+   * The Cloud refused the zone credential (`at`), or answered again (null). While refused the
+   * Leaf serves nothing: its zone was deleted or another Leaf enrolled for it. Persisted, so a
+   * restart does not serve for a moment before its first heartbeat.
+   */
+  async setRefused(at: Date | null): Promise<void> {
+    if (!this.enrollment || (this.enrollment.refusedAt === null) === (at === null)) return;
+    await this.db.leafState.update({ where: { id: STATE_ID }, data: { refusedAt: at } });
+    this.enrollment = { ...this.enrollment, refusedAt: at };
+    this.announce({ all: true });
+  }
+
+  /** Whether the Cloud refuses this Leaf's zone credential now. */
+  refused(): boolean {
+    return !!this.enrollment?.refusedAt;
+  }
+
+  /** Workspaces of another zone still in this Leaf's database, to purge. */
+  orphans(): string[] {
+    return [...this.orphaned];
+  }
+
+  /** An orphan's data is purged: its record goes. Idempotent. */
+  async forgetOrphan(workspaceId: string): Promise<void> {
+    await this.db.leafWorkspace.deleteMany({ where: { workspaceId } });
+    this.orphaned.delete(workspaceId);
+  }
+
   /** Known provisioned here (this process's view; see `provisionedNow`). */
   isProvisioned(workspaceId: string): boolean {
     return this.provisioned.has(workspaceId);
@@ -148,7 +195,10 @@ export class LeafStateRepository {
   /** Provisioned here, asking the database when this process has not seen it (another replica provisioned it). */
   async provisionedNow(workspaceId: string): Promise<boolean> {
     if (this.provisioned.has(workspaceId)) return true;
-    const row = await this.db.leafWorkspace.findUnique({ where: { workspaceId }, select: { name: true } });
+    const row = await this.db.leafWorkspace.findFirst({
+      where: { workspaceId, hostedZoneId: this.enrollment?.hostedZoneId ?? '' },
+      select: { name: true },
+    });
     if (row) {
       this.provisioned.set(workspaceId, row.name);
       this.announce({ workspaceIds: [workspaceId] });
@@ -166,7 +216,13 @@ export class LeafStateRepository {
    * (keyed by workspace id), so the record is what makes this Leaf serve it. Idempotent.
    */
   async provision(workspaceId: string, name: string): Promise<void> {
-    await this.db.leafWorkspace.upsert({ where: { workspaceId }, create: { workspaceId, name }, update: { name } });
+    const hostedZoneId = this.enrollment?.hostedZoneId ?? null;
+    await this.db.leafWorkspace.upsert({
+      where: { workspaceId },
+      create: { workspaceId, name, hostedZoneId },
+      update: { name, hostedZoneId },
+    });
+    this.orphaned.delete(workspaceId);
     this.provisioned.set(workspaceId, name);
     this.announce({ workspaceIds: [workspaceId] });
   }

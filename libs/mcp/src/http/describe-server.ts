@@ -16,18 +16,31 @@ export class McpDescriptionDto {
 }
 
 /** What GET /api/mcp with `Accept: application/json` answers: the tools of this endpoint (the Cloud's or a Leaf's). */
-export function describeServer(base: string, version: string, toolSet: McpToolSet): McpDescriptionDto {
+export function describeServer(
+  base: string,
+  version: string,
+  toolSet: McpToolSet,
+  handoffUrl: string,
+): McpDescriptionDto {
+  const authentication =
+    toolSet.plane === 'leaf'
+      ? {
+          type: 'bearer',
+          credentials: ['handoff token, issued by the Cloud'],
+          handoff: `POST ${handoffUrl}`,
+        }
+      : {
+          type: 'bearer',
+          credentials: ['personal access token (kwp_...)', 'handoff token at a hosted zone Leaf'],
+          resourceMetadata: `${base}/.well-known/oauth-protected-resource`,
+        };
   return {
     name: SERVER_NAME,
     version,
     protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
     latestProtocolVersion: LATEST_PROTOCOL_VERSION,
     transport: { type: 'streamable-http', endpoint: `${base}/api/mcp`, sessionHeader: 'Mcp-Session-Id' },
-    authentication: {
-      type: 'bearer',
-      credentials: ['personal access token (kwp_...)', 'handoff token at a hosted zone Leaf'],
-      resourceMetadata: `${base}/.well-known/oauth-protected-resource`,
-    },
+    authentication,
     tools: toolSet.tools.map((tool) => tool.id),
     resources: { templates: [FRAGMENT_URI_TEMPLATE] },
   };

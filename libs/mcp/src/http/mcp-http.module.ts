@@ -21,7 +21,8 @@ export class McpHttpModule {
   private static offering(toolSet: McpToolSet): DynamicModule {
     return {
       module: McpHttpModule,
-      controllers: [McpController, ProtectedResourceController],
+      // A Leaf accepts only the Cloud's handoff tokens: no OAuth discovery there (docs/mcp.md#leaf).
+      controllers: toolSet.plane === 'cloud' ? [McpController, ProtectedResourceController] : [McpController],
       providers: [McpSessions, { provide: MCP_TOOL_SET, useValue: toolSet }],
     };
   }

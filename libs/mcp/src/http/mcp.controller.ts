@@ -118,7 +118,8 @@ export class McpController implements OnModuleInit {
     const accept = header(request, 'accept') ?? '';
     if (!accept.includes('text/event-stream')) {
       checkOrigin(header(request, 'origin'), this.origins, publicBase(this.config, request));
-      void reply.send(describeServer(publicBase(this.config, request), this.version, this.toolSet));
+      const base = publicBase(this.config, request);
+      void reply.send(describeServer(base, this.version, this.toolSet, handoffUrl(this.config)));
       return;
     }
     const caller = await this.admit(request, reply);
@@ -141,15 +142,26 @@ export class McpController implements OnModuleInit {
     await this.handle(session.transport, request, reply, caller);
   }
 
-  /** Origin, then the bearer credential; a refusal carries the protected-resource metadata URL. */
+  /**
+   * Origin, then the bearer credential. The Cloud's refusal carries the protected-resource
+   * metadata URL (OAuth discovery); a Leaf's says where handoff tokens come from instead.
+   */
   private async admit(request: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedCaller> {
     const base = publicBase(this.config, request);
     checkOrigin(header(request, 'origin'), this.origins, base);
-    const challenge = `Bearer realm="kw", resource_metadata="${base}/.well-known/oauth-protected-resource"`;
+    const leaf = this.toolSet.plane === 'leaf';
+    const challenge = leaf
+      ? 'Bearer realm="kw"'
+      : `Bearer realm="kw", resource_metadata="${base}/.well-known/oauth-protected-resource"`;
     try {
       const authorization = request.headers.authorization;
       // Without a credential the request was already counted as anonymous by the AuthGuard (a public route).
-      if (authorization === undefined) throw unauthenticated('A bearer token is required for the MCP endpoint');
+      if (authorization === undefined)
+        throw unauthenticated(
+          leaf
+            ? `A handoff token is required for this Leaf's MCP endpoint: ask the Cloud for one (POST ${handoffUrl(this.config)}) and send it as Authorization: Bearer <token>`
+            : 'A bearer token is required for the MCP endpoint',
+        );
       const caller = await admittedAuthentication(this.admission, request, reply, authorization, () =>
         authenticateBearer({ headers: { authorization }, ip: request.ip }),
       );
@@ -189,6 +201,11 @@ export class McpController implements OnModuleInit {
           .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
     }
   }
+}
+
+/** Where a Leaf's callers get handoff tokens: the Cloud's handoff route (CLOUD_URL, which a Leaf has). */
+export function handoffUrl(config: AppConfig): string {
+  return `${(config.CLOUD_URL ?? '').replace(/\/+$/, '')}/api/workspaces/{id}/handoff`;
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {

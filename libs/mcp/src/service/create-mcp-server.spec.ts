@@ -112,6 +112,26 @@ describe('createMcpServer', () => {
     expect(unknown.isError).toBe(true);
   });
 
+  it('points a NOT_FOUND at the tools this endpoint offers: on a Leaf, not list_workspaces', async () => {
+    const missing = () => {
+      throw new AppError({ status: 404, code: 'NOT_FOUND', message: 'Fragment not found' });
+    };
+    const { client } = stubClient({ GetFragment: missing });
+    const fragmentId = '8f7d1c52-7c39-4a53-9a55-1b1cf1f4a0ff';
+    const text = async (toolSet: McpToolSet) => {
+      const mcp = await connect(client, callerInfo, toolSet);
+      const result = await mcp.callTool({ name: 'get_fragment', arguments: { fragmentId } });
+      expect(result.isError).toBe(true);
+      return (result.content as Array<{ text: string }>)[0].text;
+    };
+    const atLeaf = await text(LEAF_TOOL_SET);
+    expect(atLeaf).toMatch(
+      /^NOT_FOUND: Fragment not found\. Check the id \(list_fragments and search return valid ids\)/,
+    );
+    expect(atLeaf).not.toContain('list_workspaces');
+    expect(await text(CLOUD_TOOL_SET)).toContain('list_workspaces, list_fragments and search return valid ids');
+  });
+
   it("runs a tool's service calls as the HTTP request's caller, with its request id", async () => {
     const { client, calls } = stubClient({
       GetProfile: () => ({ user: { id: auth.userId, email: 'ada@example.com', displayName: 'Ada' } }),

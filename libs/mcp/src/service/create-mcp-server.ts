@@ -17,7 +17,7 @@ export function createMcpServer(client: ServiceClient, version: string, toolSet:
   for (const tool of toolSet.tools) {
     const { title, description, inputSchema, annotations } = tool;
     server.registerTool(tool.id, { title, description, inputSchema, annotations }, (args, extra) =>
-      runTool(extra, () => tool.run(args, client)),
+      runTool(extra, () => tool.run(args, client), toolSet),
     );
   }
   registerFragmentResources(server, client);

@@ -2,6 +2,12 @@ import { LEAF_MCP_TOOLS, MCP_TOOLS, type AgentTool } from '@kw/platform-agent-to
 
 /** What one MCP endpoint offers: its tools and the instructions a client's model reads first. */
 export interface McpToolSet {
+  /**
+   * `cloud`: accounts' credentials, and OAuth discovery (RFC 9728) for clients that sign in.
+   * `leaf`: handoff tokens only, which the Cloud issues; no OAuth discovery (a Leaf is no
+   * authorization server), and a 401 that says where a handoff token comes from.
+   */
+  plane: 'cloud' | 'leaf';
   tools: readonly AgentTool[];
   instructions: string;
 }
@@ -13,6 +19,7 @@ const RECOVERY =
 
 /** The Cloud's endpoint: every tool but those only a chat conversation runs. */
 export const CLOUD_TOOL_SET: McpToolSet = {
+  plane: 'cloud',
   tools: MCP_TOOLS,
   instructions: [
     'Knowledge workspaces: find, read and store knowledge (memory fragments) for the signed-in user.',
@@ -23,6 +30,7 @@ export const CLOUD_TOOL_SET: McpToolSet = {
 
 /** A hosted zone's Leaf: the tools its components (fragments, search) answer, for one workspace at a time. */
 export const LEAF_TOOL_SET: McpToolSet = {
+  plane: 'leaf',
   tools: LEAF_MCP_TOOLS,
   instructions: [
     "Knowledge workspaces of one hosted zone, served by the zone's Leaf: find, read and store memory fragments.",

@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthContext } from '@kw/platform-context';
 import { requestContext } from '@kw/platform-context';
 import { unauthenticated } from '@kw/platform-http';
+import type { McpToolSet } from './mcp-tool-set.js';
 import { toolError, toolOk } from './tool-result.js';
 
 /** What the MCP controller attaches to each HTTP request (the SDK hands it to handlers as authInfo). */
@@ -31,11 +32,12 @@ export function callerOf(extra: HandlerExtra): McpAuthExtra {
 export async function runTool(
   extra: HandlerExtra,
   work: () => Promise<Record<string, unknown>>,
+  toolSet?: McpToolSet,
 ): Promise<CallToolResult> {
   try {
     const { auth, requestId } = callerOf(extra);
     return toolOk(await requestContext.run({ requestId, auth }, work));
   } catch (err) {
-    return toolError(err);
+    return toolError(err, toolSet);
   }
 }

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HostedZonesService } from '@kw/contracts';
-import { Public } from '@kw/platform-http';
+import { NoStore, Public } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import { HandoffResponseDto, JwksDto, RotateHandoffKeysResponseDto } from './dto/hosted-zones.dto.js';
 import { handoffJson } from './presenters.js';
@@ -16,6 +16,7 @@ export class HandoffController {
 
   @Post('api/workspaces/:id/handoff')
   @HttpCode(200)
+  @NoStore()
   @ApiOperation({
     summary: 'Get a handoff token for a Leaf-backed workspace',
     description:

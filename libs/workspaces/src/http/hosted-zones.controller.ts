@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HostedZonesService } from '@kw/contracts';
+import { NoStore } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import {
   CreateHostedZoneDto,
@@ -25,6 +26,7 @@ export class HostedZonesController {
   constructor(private readonly client: ServiceClient) {}
 
   @Post()
+  @NoStore()
   @ApiOperation({
     summary: 'Create a hosted zone',
     description:
@@ -102,6 +104,7 @@ export class HostedZonesController {
 
   @Post(':id/enrollment-token')
   @HttpCode(200)
+  @NoStore()
   @ApiOperation({
     summary: 'Issue a new enrollment token',
     description:

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTa
 import type { FastifyRequest } from 'fastify';
 import { HostedZonesService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
-import { Public, publicBase } from '@kw/platform-http';
+import { NoStore, Public, publicBase } from '@kw/platform-http';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { jwksPath } from '../service/hosted-zones/hosted-zone-settings.js';
@@ -40,6 +40,7 @@ export class LeafLinkController {
 
   @Post('enroll')
   @HttpCode(200)
+  @NoStore()
   @ApiOperation({
     summary: 'Enroll a Leaf',
     description:

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WorkspaceMovesService } from '@kw/contracts';
+import { NoStore } from '@kw/platform-http';
 import { ServiceClient } from '@kw/platform-transport';
 import { HandoffResponseDto } from './dto/hosted-zones.dto.js';
 import { CompleteMoveDto, StartMoveDto, WorkspaceMoveResponseDto } from './dto/moves.dto.js';
@@ -43,6 +44,7 @@ export class MovesController {
 
   @Post(':moveId/handoff')
   @HttpCode(200)
+  @NoStore()
   @ApiOperation({
     summary: "A handoff token for the move's target zone",
     description:

@@ -25,11 +25,12 @@ const EXPIRY_MARGIN_MS = 60_000;
 /**
  * Inside a membership change's transaction: the member's handoff tokens for a Leaf-backed
  * workspace are revoked in the same commit as the change (nothing for a Cloud workspace).
+ * Without a user (an archive), every handoff token of the workspace issued until `at`.
  */
-export async function recordMembershipRevocation(
+export async function recordWorkspaceRevocation(
   tx: WorkspacesTx,
   workspaceId: string,
-  userId: string,
+  userId: string | null,
   at: Date,
 ): Promise<void> {
   const workspace = await tx.workspace.findUnique({ where: { id: workspaceId }, select: { hostedZoneId: true } });

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { recordMembershipRevocation } from './handoff-revocations.repository.js';
+import { recordWorkspaceRevocation } from './handoff-revocations.repository.js';
 import type { MemberRow } from './rows.js';
 import { lockWorkspace, refusing, WORKSPACES_DB, type WorkspacesDb, type WorkspacesTx } from './workspaces-database.js';
 
@@ -40,7 +40,7 @@ export class MembersRepository {
       const member = await lockedMember(tx, workspaceId, userId);
       if (!member) return refuse('not_member');
       if (member.role === 'owner' && role !== 'owner' && !(await anotherOwner(tx, workspaceId))) refuse('last_owner');
-      if (member.role !== role) await recordMembershipRevocation(tx, workspaceId, member.userId, new Date());
+      if (member.role !== role) await recordWorkspaceRevocation(tx, workspaceId, member.userId, new Date());
       return tx.workspaceMember.update({
         where: { workspaceId_userId: { workspaceId, userId: member.userId } },
         data: { role },
@@ -55,7 +55,7 @@ export class MembersRepository {
       if (!member) return refuse('not_member');
       if (member.role === 'owner' && !(await anotherOwner(tx, workspaceId))) refuse('last_owner');
       await tx.workspaceMember.delete({ where: { workspaceId_userId: { workspaceId, userId: member.userId } } });
-      await recordMembershipRevocation(tx, workspaceId, member.userId, new Date());
+      await recordWorkspaceRevocation(tx, workspaceId, member.userId, new Date());
       return undefined;
     });
   }

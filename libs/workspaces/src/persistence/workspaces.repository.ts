@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ControlPrisma, createBelowCap, type Database } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
+import { recordWorkspaceRevocation } from './handoff-revocations.repository.js';
 import { ZONE_ENDPOINT, type WorkspaceRow } from './rows.js';
 import {
   refusing,
@@ -131,9 +132,17 @@ export class WorkspacesRepository {
     return this.db.workspace.update({ where: { id }, data: changes, include: ZONE_ENDPOINT });
   }
 
-  /** Archives (a date) or restores (null). */
+  /**
+   * Archives (a date) or restores (null). An archive revokes, in the same commit, every handoff
+   * token of a Leaf-backed workspace issued until then: the Leaf stops serving it (its data
+   * stays there, for a restore; tokens issued after a restore work).
+   */
   setArchivedAt(id: string, archivedAt: Date | null): Promise<WorkspaceRow> {
-    return this.db.workspace.update({ where: { id }, data: { archivedAt }, include: ZONE_ENDPOINT });
+    if (!archivedAt) return this.db.workspace.update({ where: { id }, data: { archivedAt }, include: ZONE_ENDPOINT });
+    return this.db.$transaction(async (tx) => {
+      await recordWorkspaceRevocation(tx, id, null, archivedAt);
+      return tx.workspace.update({ where: { id }, data: { archivedAt }, include: ZONE_ENDPOINT });
+    });
   }
 
   async updateSettings(id: string, settings: object): Promise<void> {

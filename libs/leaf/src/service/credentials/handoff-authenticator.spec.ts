@@ -51,6 +51,7 @@ describe('HandoffAuthenticator', () => {
   let authenticator: HandoffAuthenticator;
   let keys: HandoffKeys;
   let revoked: RevokedHandoffs;
+  let enrollment: Enrollment;
 
   async function token(options: TokenOptions = {}): Promise<string> {
     const key = options.key ?? keyA;
@@ -88,7 +89,7 @@ describe('HandoffAuthenticator', () => {
     published = { keys: [keyA.jwk] };
     fetches = 0;
     clock = Date.now();
-    const enrollment: Enrollment = {
+    enrollment = {
       hostedZoneId: ZONE,
       zoneCredential: 'kwz_test',
       enrollmentTokenHash: 'x',
@@ -99,6 +100,7 @@ describe('HandoffAuthenticator', () => {
       jwksFetchedAt: null,
       revocations: null,
       revocationsFetchedAt: null,
+      refusedAt: null,
     };
     const store = {
       current: () => enrollment,
@@ -154,6 +156,16 @@ describe('HandoffAuthenticator', () => {
     await expect(
       authenticator.authenticateBearer(await token({ claims: { kw_cred: randomUUID() } })),
     ).resolves.toBeDefined();
+  });
+
+  it('refuses every token while the Cloud refuses the zone credential (zone deleted or enrolled elsewhere)', async () => {
+    const jwt = await token();
+    await expect(authenticator.authenticateBearer(jwt)).resolves.toBeDefined();
+    enrollment.refusedAt = new Date(clock);
+    const err = await refusal(authenticator.authenticateBearer(jwt));
+    expect(err.message).toMatch(/serves no workspace/);
+    enrollment.refusedAt = null;
+    await expect(authenticator.authenticateBearer(jwt)).resolves.toBeDefined();
   });
 
   it('refuses an expired token (beyond the clock tolerance)', async () => {

@@ -70,6 +70,10 @@ export class HandoffAuthenticator extends GatewayAuthenticator {
     if (!JWT_SHAPE.test(token)) throw unauthenticated(NOT_A_HANDOFF);
     const enrollment = this.state.current();
     if (!enrollment) throw unauthenticated('This Leaf has not enrolled with its Cloud yet');
+    if (enrollment.refusedAt)
+      throw unauthenticated(
+        'This Leaf serves no workspace: the Cloud no longer accepts it for its hosted zone (the zone was deleted, or another Leaf enrolled for it)',
+      );
     const options: JWTVerifyOptions = {
       algorithms: ['ES256'],
       issuer: enrollment.issuer,

@@ -4,6 +4,7 @@ import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
 import { CloudClient, CloudRefusedError } from '../cloud/cloud-client.js';
 import { RevokedHandoffs } from '../credentials/revoked-handoffs.js';
+import { CloudLink } from '../health/cloud-link.js';
 import { HandoffKeys } from '../keys/handoff-keys.js';
 import { LEAF_SETTINGS, type LeafSettings } from '../../leaf-settings.js';
 import { hashEnrollmentToken, LeafStateRepository, type Enrollment } from '../../persistence/leaf-state.repository.js';
@@ -22,6 +23,7 @@ export class LeafEnrollment implements OnModuleInit {
     private readonly cloud: CloudClient,
     private readonly keys: HandoffKeys,
     private readonly revoked: RevokedHandoffs,
+    private readonly link: CloudLink,
     @Inject(LEAF_SETTINGS) private readonly settings: LeafSettings,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -37,6 +39,14 @@ export class LeafEnrollment implements OnModuleInit {
       },
       'leaf enrolled',
     );
+    if (enrollment.refusedAt) {
+      // Until a heartbeat is answered again: serving nothing, as before the restart.
+      this.link.failed('refused');
+      this.logger.error(
+        { hostedZoneId: enrollment.hostedZoneId, refusedAt: enrollment.refusedAt.toISOString() },
+        "the Cloud refused this Leaf's zone credential (zone deleted or enrolled elsewhere): it serves nothing; start it with a new ENROLLMENT_TOKEN",
+      );
+    }
     this.keys.usePersisted();
     this.revoked.usePersisted();
     const fetched = await this.keys.refresh();
@@ -61,8 +71,10 @@ export class LeafEnrollment implements OnModuleInit {
       );
     try {
       const enrolled = await this.cloud.enroll(token);
+      if (stored && enrolled.hostedZoneId !== stored.hostedZoneId) await this.leavePreviousZone(stored);
       return await this.state.saveEnrollment(enrolled, token);
     } catch (err) {
+      if (err instanceof ConfigError) throw err;
       if (err instanceof CloudRefusedError && err.status === 401) {
         throw new ConfigError([
           'ENROLLMENT_TOKEN: the Cloud refused it (unknown, already used or expired). Ask the Cloud for a new ' +
@@ -71,5 +83,36 @@ export class LeafEnrollment implements OnModuleInit {
       }
       throw err;
     }
+  }
+
+  /**
+   * The token is another zone's: a Leaf serves one zone, so the previous zone's workspaces will
+   * be purged (docs/hosted-zones-leaf.md#enrolling-into-another-zone). Only when the Cloud no longer
+   * accepts this Leaf for that zone (it was deleted, with its workspaces, or another Leaf
+   * enrolled for it): while it does, its workspaces' content is here and nowhere else, so the
+   * start is refused instead and nothing is changed.
+   */
+  private async leavePreviousZone(stored: Enrollment): Promise<void> {
+    const workspaces = this.state.workspaces().length;
+    if (workspaces === 0) return;
+    const stillAccepted = await this.cloud.heartbeat(stored.zoneCredential).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof CloudRefusedError && err.status === 401) return false;
+        throw err;
+      },
+    );
+    if (stillAccepted) {
+      throw new ConfigError([
+        `ENROLLMENT_TOKEN: it is for another hosted zone than ${stored.hostedZoneId}, whose ${workspaces} ` +
+          "workspace(s) this Leaf's database holds and which the Cloud still counts on this Leaf for. A Leaf " +
+          "serves one zone: start the new zone's Leaf on its own DATA_DIR / DATABASE_URL (and ask the Cloud for " +
+          'a new enrollment token, this one is used), or move those workspaces away and delete their zone first',
+      ]);
+    }
+    this.logger.warn(
+      { previousHostedZoneId: stored.hostedZoneId, workspaces },
+      "enrolling into another zone: the previous zone's workspaces are no longer served and will be purged",
+    );
   }
 }

@@ -54,9 +54,9 @@ describe('cloudLinkHealth', () => {
     expect(cloudLinkHealth(observe({ link: { lastSuccessAt: overdue + 2 } })).link).toBe('up');
   });
 
-  it('is degraded when the Cloud refused the zone credential, before the first answer, or with stale keys', () => {
+  it('is degraded before the first answer, or with stale keys; down when the Cloud refused the zone credential (it serves nothing)', () => {
     const refused = cloudLinkHealth(observe({ link: { lastFailureAt: NOW, failure: 'refused' } }));
-    expect(refused).toMatchObject({ status: 'degraded', link: 'refused' });
+    expect(refused).toMatchObject({ status: 'down', link: 'refused' });
     expect(refused.detail).toMatch(/ENROLLMENT_TOKEN/);
     expect(cloudLinkHealth(observe({ link: {} }))).toMatchObject({ status: 'degraded', link: 'pending' });
     const stale = cloudLinkHealth(observe({ keysFetchedAt: NOW - 600_001 }));

@@ -21,8 +21,10 @@ const iso = (ms: number | undefined): string | null => (ms === undefined ? null 
 
 /**
  * The Leaf's link to its Cloud, and what it means for serving (docs/hosted-zones-leaf.md):
- * - `down` when no token can be verified: not enrolled, or no Cloud key at all;
- * - `degraded` while the Cloud does not answer heartbeats (or refused the zone credential),
+ * - `down` when no token can be verified: not enrolled, or no Cloud key at all; or when the
+ *   Cloud refused the zone credential (the zone was deleted or enrolled elsewhere), since the
+ *   Leaf then serves nothing;
+ * - `degraded` while the Cloud does not answer heartbeats,
  *   before the first answer, or when the keys were not refreshed for two refresh periods:
  *   tokens issued before the outage are still served until they expire;
  * - `ok` otherwise.
@@ -49,19 +51,22 @@ export function cloudLinkHealth(o: LinkObservation): CloudLinkReport {
     detail = enrolled
       ? 'No Cloud key: every handoff token is refused until the JWKS can be fetched'
       : 'Not enrolled with a Cloud';
+  } else if (link === 'refused') {
+    status = 'down';
+    detail =
+      "The Cloud refused this Leaf's zone credential (the zone was deleted, or another Leaf enrolled for it): " +
+      'it serves nothing; start it with a new ENROLLMENT_TOKEN';
   } else if (link === 'up' && keysFresh) {
     status = 'ok';
     detail = 'The Cloud answers heartbeats';
   } else {
     status = 'degraded';
     detail =
-      link === 'refused'
-        ? "The Cloud refused this Leaf's zone credential: restart it with a new ENROLLMENT_TOKEN"
-        : link === 'up'
-          ? 'The Cloud keys could not be refreshed: serving with the cached ones'
-          : link === 'pending'
-            ? 'No heartbeat answered yet'
-            : 'The Cloud is unreachable: serving with the cached keys; new placements and revocations wait for it';
+      link === 'up'
+        ? 'The Cloud keys could not be refreshed: serving with the cached ones'
+        : link === 'pending'
+          ? 'No heartbeat answered yet'
+          : 'The Cloud is unreachable: serving with the cached keys; new placements and revocations wait for it';
   }
   return {
     status,
