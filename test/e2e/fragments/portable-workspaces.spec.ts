@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders } from '../../support/accounts.js';
+import { deflatedEntries, deflatedZeros, rawZip } from '../../support/zip-bomb.js';
 import { startFragmentsPlatform, type Person } from './fragments-fixture.js';
 
 /**
@@ -284,6 +285,26 @@ describe('portable workspaces: export and import', () => {
     });
     expect(res.status).toBe(415);
   }, 60_000);
+
+  it('fails a zip bomb without inflating it, and never inflates entries the manifest does not list', async () => {
+    const target = await p.workspace(owner);
+    const files = unzipSync(archive) as Record<string, Uint8Array>;
+    const GIB = 1024 * 1024 * 1024;
+    const zeros = await deflatedZeros(1.5 * GIB); // about 7 MB
+    const bomb = rawZip(
+      deflatedEntries(files).map((e) => (e.name === 'fragments.ndjson' ? { ...e, data: zeros, size: 1.5 * GIB } : e)),
+    );
+    const failed = await importArchive(target.id, bomb);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toBe(
+      `fragments.ndjson: ${1.5 * GIB} bytes uncompressed, over the import's limit of ${256 * 1024 * 1024} bytes per entry`,
+    );
+    // The same zeros beside the archive's entries, under a name the manifest does not list: ignored.
+    const junk = rawZip([...deflatedEntries(files), { name: 'junk.bin', method: 8, data: zeros, size: 1.5 * GIB }]);
+    const done = await importArchive(target.id, junk);
+    expect(done.status, done.error).toBe('done');
+    expect(done.result.fragments).toEqual({ created: 30, updated: 0, unchanged: 0 });
+  }, 120_000);
 
   it('imports records that repeat a key or an id as one after another would', async () => {
     const target = await p.workspace(owner);

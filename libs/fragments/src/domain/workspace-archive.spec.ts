@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
+import { deflatedEntries, deflatedZeros, rawZip } from '../../../../test/support/zip-bomb.js';
 import { ArchiveError, readArchive, writeArchive, type ArchiveRecords } from './workspace-archive.js';
 
 const records = (): ArchiveRecords => ({
@@ -123,5 +124,70 @@ describe('the workspace archive', () => {
     expect(read.records['fragments.ndjson'][0]!.content).toBe(content);
     expect(Buffer.from(read.fileBytes.get('file1')!).equals(blob)).toBe(true);
     expect(await failure(bytes.slice(0, bytes.length - 10))).toMatch(/truncated or damaged/);
+  });
+
+  describe('a zip bomb', () => {
+    const GIB = 1024 * 1024 * 1024;
+    /** The entries of a valid archive, as a hand-made zip can hold them. */
+    const entries = async () =>
+      unzipSync(await writeArchive({ workspaceId: 'w1' }, records(), new Date(), BYTES)) as Record<string, Uint8Array>;
+    const rssGrowth = async (work: () => Promise<unknown>) => {
+      const before = process.memoryUsage().rss;
+      await work();
+      return process.memoryUsage().rss - before;
+    };
+
+    it('is refused by the declared size of an entry, before inflating it, memory unmoved', async () => {
+      const files = await entries();
+      // 1.5 GiB of zeros in the archive's fragments entry: a 7 MB zip declaring its true size.
+      const zeros = await deflatedZeros(1.5 * GIB);
+      const bomb = rawZip(
+        deflatedEntries(files).map((e) => (e.name === 'fragments.ndjson' ? { ...e, data: zeros, size: 1.5 * GIB } : e)),
+      );
+      expect(bomb.length).toBeLessThan(10 * 1024 * 1024);
+      let message = '';
+      const grew = await rssGrowth(async () => (message = await failure(bomb)));
+      expect(message).toBe(
+        `fragments.ndjson: ${1.5 * GIB} bytes uncompressed, over the import's limit of ${256 * 1024 * 1024} bytes per entry`,
+      );
+      expect(grew).toBeLessThan(64 * 1024 * 1024);
+    }, 30_000);
+
+    it('stops inflating an entry that holds more than it declares', async () => {
+      const files = await entries();
+      // Declares 1 KiB, holds 1.5 GiB: inflation stops just past the declared size.
+      const zeros = await deflatedZeros(1.5 * GIB);
+      const liar = rawZip(
+        deflatedEntries(files).map((e) => (e.name === 'fragments.ndjson' ? { ...e, data: zeros, size: 1024 } : e)),
+      );
+      let message = '';
+      const grew = await rssGrowth(async () => (message = await failure(liar)));
+      expect(message).toBe('fragments.ndjson: inflates to more than the 1024 bytes its zip header declares; damaged');
+      expect(grew).toBeLessThan(64 * 1024 * 1024);
+    }, 30_000);
+
+    it('never inflates an entry the manifest does not list, and caps the total', async () => {
+      const files = await entries();
+      const junk = { name: 'junk.bin', method: 8 as const, data: await deflatedZeros(1.5 * GIB), size: 1.5 * GIB };
+      const withJunk = rawZip([...deflatedEntries(files), junk]);
+      const grew = await rssGrowth(async () => expect((await readArchive(withJunk)).records).toEqual(records()));
+      expect(grew).toBeLessThan(64 * 1024 * 1024);
+      // Within each entry's limit, past the total: the entry that would pass it is named.
+      const total = Object.entries(files)
+        .filter(([name]) => name !== 'files/file1')
+        .reduce((sum, [, bytes]) => sum + bytes.length, 0);
+      await expect(
+        readArchive(rawZip(deflatedEntries(files)), { limits: { maxEntryBytes: 1024 * 1024, maxTotalBytes: total } }),
+      ).rejects.toThrow("files/file1: the archive's entries hold more than the import's limit");
+      // With skipFiles the files are not inflated at all.
+      expect(
+        (
+          await readArchive(rawZip(deflatedEntries(files)), {
+            skipFiles: true,
+            limits: { maxEntryBytes: 1024 * 1024, maxTotalBytes: total },
+          })
+        ).fileBytes.size,
+      ).toBe(0);
+    }, 30_000);
   });
 });

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { strFromU8, strToU8, unzip, unzipSync, zip, zipSync, type Unzipped, type Zippable } from 'fflate';
+import { strFromU8, strToU8, zip, zipSync, type Zippable } from 'fflate';
+import { ArchiveError } from './archive-error.js';
+import { listZip, ZipInflater, type InflateLimits } from './archive-zip.js';
 
 /**
  * The portable workspace archive, version 1 (docs/portable-workspaces.md): one zip holding
@@ -104,18 +106,7 @@ export interface ArchiveManifest {
   entries: Record<EntryName, { records: number; sha256: string }>;
 }
 
-/** Where an archive is damaged: the entry, and the line for NDJSON (1-based). */
-export class ArchiveError extends Error {
-  override readonly name = 'ArchiveError';
-
-  constructor(
-    message: string,
-    readonly entry?: string,
-    readonly line?: number,
-  ) {
-    super(entry ? `${entry}${line ? ` line ${line}` : ''}: ${message}` : message);
-  }
-}
+export { ArchiveError };
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -154,7 +145,7 @@ export async function writeArchive(
 }
 
 /**
- * Archives up to this size are zipped (or unzipped) on the calling thread: about 16 ms per MiB
+ * Archives up to this size are zipped on the calling thread: about 16 ms per MiB
  * at level 6 here, so a few MiB block the process's other requests for tens of milliseconds,
  * less than starting fflate's worker threads costs. Larger ones go to those workers, so a big
  * workspace's export or import does not stall every request of the process for seconds.
@@ -237,28 +228,37 @@ const CHECKS: { [K in EntryName]: Check<ArchiveRecords[K][number]> } = {
 };
 
 /**
+ * The uncompressed bytes an import inflates at most (docs/portable-workspaces.md, "Bounds"): per
+ * entry as much as the largest archive an import takes, and four times that in total (text
+ * deflates about that well), so that a zip bomb fails after inflating no more than this.
+ */
+export const ARCHIVE_INFLATE_LIMITS: InflateLimits = {
+  maxEntryBytes: 256 * 1024 * 1024,
+  maxTotalBytes: 1024 * 1024 * 1024,
+};
+
+/**
  * Reads and checks a whole archive before anything is written: the zip (a truncated one has
  * no central directory), the manifest's format and version, each entry's checksum and record
  * count, each record's fields, and the references between records. Throws ArchiveError naming
- * the entry and line of the first problem.
+ * the entry and line of the first problem. Only the manifest, the entries it lists and the
+ * files `files.ndjson` names are inflated (none with `skipFiles`), each within `limits`.
  */
-export async function readArchive(bytes: Uint8Array): Promise<{
+export async function readArchive(
+  bytes: Uint8Array,
+  options: { skipFiles?: boolean; limits?: InflateLimits } = {},
+): Promise<{
   manifest: ArchiveManifest;
   records: ArchiveRecords;
   fileBytes: Map<string, Uint8Array>;
 }> {
-  let files: Record<string, Uint8Array>;
-  try {
-    files =
-      bytes.length <= IN_THREAD_ZIP_BYTES
-        ? unzipSync(bytes)
-        : await new Promise<Unzipped>((resolve, reject) =>
-            unzip(bytes, (err, data) => (err ? reject(err) : resolve(data))),
-          );
-  } catch (err) {
-    throw new ArchiveError(`not a readable zip (${(err as Error).message}); truncated or damaged`);
-  }
-  const manifestBytes = files['manifest.json'];
+  const entries = listZip(bytes);
+  const zip = new ZipInflater(bytes, options.limits ?? ARCHIVE_INFLATE_LIMITS);
+  const inflate = async (name: string) => {
+    const entry = entries.get(name);
+    return entry ? zip.read(entry) : undefined;
+  };
+  const manifestBytes = await inflate('manifest.json');
   if (!manifestBytes) throw new ArchiveError('no manifest.json', 'manifest.json');
   let manifest: ArchiveManifest;
   try {
@@ -275,8 +275,9 @@ export async function readArchive(bytes: Uint8Array): Promise<{
   const records = {} as ArchiveRecords;
   for (const name of ENTRY_NAMES) {
     const expected = manifest.entries?.[name];
-    const entry = files[name];
-    if (!expected || !entry) throw new ArchiveError('missing', name);
+    if (!expected) throw new ArchiveError('missing', name);
+    const entry = await inflate(name);
+    if (!entry) throw new ArchiveError('missing', name);
     if (sha256(entry) !== expected.sha256) throw new ArchiveError('checksum does not match the manifest', name);
     const lines = strFromU8(entry).split('\n');
     if (lines.at(-1) === '') lines.pop();
@@ -295,9 +296,10 @@ export async function readArchive(bytes: Uint8Array): Promise<{
   }
   checkReferences(records);
   const fileBytes = new Map<string, Uint8Array>();
+  if (options.skipFiles) return { manifest, records, fileBytes };
   for (const file of records['files.ndjson']) {
     const name = fileEntry(file.id);
-    const content = files[name];
+    const content = await inflate(name);
     if (!content) throw new ArchiveError('missing', name);
     if (content.length !== file.sizeBytes || sha256(content) !== file.sha256)
       throw new ArchiveError('size or SHA-256 does not match files.ndjson', name);

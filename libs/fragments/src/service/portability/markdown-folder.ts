@@ -1,6 +1,7 @@
-import { strFromU8, unzipSync } from 'fflate';
+import { strFromU8 } from 'fflate';
 import { FRAGMENT_CONTENT_MAX_BYTES, FRAGMENT_TAG_MAX, FRAGMENT_TAGS_MAX, FRAGMENT_TITLE_MAX } from '@kw/contracts';
 import {
+  ARCHIVE_INFLATE_LIMITS,
   ArchiveError,
   type ArchivedCollection,
   type ArchivedFragment,
@@ -8,6 +9,7 @@ import {
   type ArchivedType,
   type ArchiveRecords,
 } from '../../domain/workspace-archive.js';
+import { listZip, ZipInflater } from '../../domain/archive-zip.js';
 import { parseFrontmatter } from '../frontmatter.js';
 
 const NOTE_TYPE: ArchivedType = { id: 'type:note', key: 'note', name: 'Note', description: '' };
@@ -20,15 +22,24 @@ const NOTE_TYPE: ArchivedType = { id: 'type:note', key: 'note', name: 'Note', de
  * folders (`.obsidian/`, `.trash/`) and other files are skipped; `[[wiki links]]` become graph
  * relations when the fragments are enriched.
  */
-export function readMarkdownFolder(bytes: Uint8Array, now = new Date()): ArchiveRecords {
-  let entries: Record<string, Uint8Array>;
-  try {
-    entries = unzipSync(bytes, { filter: (file) => isNote(file.name) });
-  } catch (err) {
-    throw new ArchiveError(`not a readable zip (${(err as Error).message}); truncated or damaged`);
-  }
-  const paths = Object.keys(entries).sort();
+export async function readMarkdownFolder(
+  bytes: Uint8Array,
+  now = new Date(),
+  limits = ARCHIVE_INFLATE_LIMITS,
+): Promise<ArchiveRecords> {
+  const listed = listZip(bytes);
+  const paths = [...listed.keys()].filter(isNote).sort();
   if (paths.length === 0) throw new ArchiveError('the zip holds no Markdown (.md) files');
+  // Only notes are inflated, none past a fragment's size (refused by its declared size, and
+  // inflation never goes past that), and all of them within the archive's limits.
+  const zip = new ZipInflater(bytes, limits);
+  const entries: Record<string, Uint8Array> = {};
+  for (const path of paths) {
+    const entry = listed.get(path)!;
+    if (entry.size > FRAGMENT_CONTENT_MAX_BYTES)
+      throw new ArchiveError(`larger than ${FRAGMENT_CONTENT_MAX_BYTES} bytes, the most a fragment holds`, path);
+    entries[path] = await zip.read(entry);
+  }
   const types = new Map<string, ArchivedType>([[NOTE_TYPE.key, NOTE_TYPE]]);
   const collections = new Map<string, ArchivedCollection>();
   const fragments: ArchivedFragment[] = [];

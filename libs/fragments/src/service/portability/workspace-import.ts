@@ -77,8 +77,8 @@ export class WorkspaceImport {
     const chunks: Buffer[] = [];
     for await (const chunk of await this.storage.get(job.archiveKey!)) chunks.push(chunk as Buffer);
     const bytes = Buffer.concat(chunks);
-    if (options.format === 'markdown') return { records: readMarkdownFolder(bytes), fileBytes: new Map() };
-    const { records, fileBytes } = await readArchive(bytes);
+    if (options.format === 'markdown') return { records: await readMarkdownFolder(bytes), fileBytes: new Map() };
+    const { records, fileBytes } = await readArchive(bytes, { skipFiles: options.skipFiles });
     const files = records['files.ndjson'];
     if (options.skipFiles) records['files.ndjson'] = [];
     // A Leaf serves no files (Hosted Zone V1): say which, before anything is written.
