@@ -3,6 +3,7 @@ import { FRAGMENT_CONTENT_MAX_BYTES, FRAGMENT_TAG_MAX, FRAGMENT_TAGS_MAX, FRAGME
 import {
   ARCHIVE_INFLATE_LIMITS,
   ArchiveError,
+  checkRecord,
   type ArchivedCollection,
   type ArchivedFragment,
   type ArchivedMembership,
@@ -54,9 +55,10 @@ export async function readMarkdownFolder(
     if (!types.has(type.key)) types.set(type.key, type);
     // The file's name is the note's name, as in Obsidian: [[links]] name files, so the title
     // must too for links to meet (a frontmatter title stays in the content's frontmatter).
-    const title = path.split('/').pop()!.replace(/\.md$/i, '').trim().slice(0, FRAGMENT_TITLE_MAX);
+    // By code point, so a cut never splits a surrogate pair.
+    const title = [...path.split('/').pop()!.replace(/\.md$/i, '').trim()].slice(0, FRAGMENT_TITLE_MAX).join('');
     const tags = tagsOf(fm.tags);
-    fragments.push({
+    const fragment: ArchivedFragment = {
       id: path,
       fragmentTypeId: types.get(type.key)!.id,
       title: title || 'Untitled',
@@ -71,7 +73,13 @@ export async function readMarkdownFolder(
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
       archivedAt: null,
-    });
+    };
+    // The rules an archive's records meet (a NUL in a note, say, names the note, before any write).
+    try {
+      fragments.push(checkRecord('fragments.ndjson', { ...fragment }));
+    } catch (err) {
+      throw new ArchiveError((err as Error).message, path);
+    }
     const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
     if (folder) {
       const id = `folder:${folder}`;

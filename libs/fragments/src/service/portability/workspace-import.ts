@@ -4,7 +4,6 @@ import { create } from '@bufbuild/protobuf';
 import {
   AddCollectionFragmentsRequestSchema,
   COLLECTION_FRAGMENT_IDS_MAX,
-  CREATED_VIA,
   CreateCollectionRequestSchema,
   CreateFragmentRequestSchema,
   CreateFragmentTypeRequestSchema,
@@ -37,6 +36,31 @@ import { CollectionsHandlers } from '../collections.handlers.js';
 import { FragmentErrorCode } from '../fragment-errors.js';
 import { FragmentTypesHandlers } from '../fragment-types.handlers.js';
 import { FragmentsHandlers } from '../fragments.handlers.js';
+
+/**
+ * A write of the import that the platform refused (a plan limit, a key taken meanwhile...), with
+ * the place of the record it was writing: the job's error says what and where.
+ */
+export class ImportWriteError extends Error {
+  override readonly name = 'ImportWriteError';
+
+  constructor(
+    readonly place: string,
+    readonly reason: AppError,
+  ) {
+    const limit = typeof reason.details?.limit === 'string' ? ` ${reason.details.limit}` : '';
+    super(`${place}: ${reason.message} (${reason.code}${limit})`);
+  }
+}
+
+/** Runs one write, naming `place` in what the platform refuses; other failures pass as they are. */
+async function at<T>(place: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw AppError.isAppError(err) ? new ImportWriteError(place, err) : err;
+  }
+}
 
 /** Progress is written at most this often (in records), not after each one. */
 const PROGRESS_EVERY = 25;
@@ -123,7 +147,7 @@ export class WorkspaceImport {
     const archived = records['fragments.ndjson'];
     for (let start = 0; start < archived.length; start += BULK_INSERT_ROWS) {
       const batch = archived.slice(start, start + BULK_INSERT_ROWS);
-      const imported = await this.importFragments(ws, batch, typeIds, known, seen, context);
+      const imported = await this.importFragments(ws, batch, start + 1, typeIds, known, seen, context);
       for (const [i, { id, outcome }] of imported.entries()) {
         fragmentIds.set(batch[i].id, id);
         fragmentCounts[outcome]++;
@@ -146,14 +170,19 @@ export class WorkspaceImport {
           collectionId,
           fragmentIds: slice,
         });
-        memberships += (await this.collections.add(input, context)).added;
+        memberships += (
+          await at(`collection-fragments.ndjson, collection ${collectionId}`, () =>
+            this.collections.add(input, context),
+          )
+        ).added;
         for (const _ of slice) await step();
       }
     const fileCounts = { created: 0, unchanged: 0 };
-    for (const file of records['files.ndjson']) {
-      fileCounts[
-        (await this.importFile(job, file, archive.fileBytes.get(file.id)!, fragmentIds)) ? 'created' : 'unchanged'
-      ]++;
+    for (const [line, file] of records['files.ndjson'].entries()) {
+      const created = await at(`files.ndjson line ${line + 1}`, () =>
+        this.importFile(job, file, archive.fileBytes.get(file.id)!, fragmentIds),
+      );
+      fileCounts[created ? 'created' : 'unchanged']++;
       await step();
     }
     return this.transfers.finish(job.id, {
@@ -178,17 +207,19 @@ export class WorkspaceImport {
     const listed = await this.types.list(create(ListFragmentTypesRequestSchema, { workspaceId: ws }), context);
     const byKey = new Map(listed.fragmentTypes.map((t) => [t.key, t.id]));
     const ids = new Map<string, string>();
-    for (const type of records['fragment-types.ndjson']) {
+    for (const [line, type] of records['fragment-types.ndjson'].entries()) {
       let id = byKey.get(type.key);
       if (!id) {
-        const made = await this.types.create(
-          create(CreateFragmentTypeRequestSchema, {
-            workspaceId: ws,
-            key: type.key,
-            name: type.name,
-            description: type.description,
-          }),
-          context,
+        const made = await at(`fragment-types.ndjson line ${line + 1}`, () =>
+          this.types.create(
+            create(CreateFragmentTypeRequestSchema, {
+              workspaceId: ws,
+              key: type.key,
+              name: type.name,
+              description: type.description,
+            }),
+            context,
+          ),
         );
         id = made.fragmentType.id!;
         byKey.set(type.key, id);
@@ -210,6 +241,7 @@ export class WorkspaceImport {
   private async importFragments(
     ws: string,
     batch: readonly ArchivedFragment[],
+    firstLine: number,
     typeIds: Map<string, string>,
     known: Map<string, string>,
     seen: { keys: Set<string>; ids: Set<string> },
@@ -239,14 +271,14 @@ export class WorkspaceImport {
 
     const results: Array<{ id: string; outcome: keyof Counts }> = [];
     const recorded: Array<{ sourceId: string; targetId: string }> = [];
-    let refused: AppError | undefined;
+    let refused: ImportWriteError | undefined;
     for (const [n, i] of fresh.entries()) {
       const result = created[n];
       if (!AppError.isAppError(result)) {
         results[i] = { id: result.id, outcome: 'created' };
         recorded.push({ sourceId: batch[i].id, targetId: result.id });
       } else if (result.code === FragmentErrorCode.KEY_EXISTS) inTurn.push(i);
-      else refused ??= result;
+      else refused ??= new ImportWriteError(`fragments.ndjson line ${firstLine + i}`, result);
     }
     await this.transfers.recordImportedMany(ws, 'fragment', recorded);
     // A record the workspace may not take fails the import, as a create would have one by one.
@@ -255,7 +287,9 @@ export class WorkspaceImport {
       if (results[i] && f.archivedAt)
         await this.fragments.delete(create(DeleteFragmentRequestSchema, { fragmentId: results[i].id }), context);
     for (const i of inTurn.sort((a, b) => a - b))
-      results[i] = await this.importFragment(ws, batch[i], typeIds, known, context);
+      results[i] = await at(`fragments.ndjson line ${firstLine + i}`, () =>
+        this.importFragment(ws, batch[i], typeIds, known, context),
+      );
     return results;
   }
 
@@ -346,18 +380,20 @@ export class WorkspaceImport {
   ): Promise<Map<string, string>> {
     const known = await this.transfers.importedIds(ws, 'collection');
     const ids = new Map<string, string>();
-    for (const c of records['collections.ndjson']) {
+    for (const [line, c] of records['collections.ndjson'].entries()) {
       const knownId = known.get(c.id);
       let id = knownId && (await this.collectionRows.findInWorkspace(ws, knownId))?.id;
       if (!id) {
-        const made = await this.collections.create(
-          create(CreateCollectionRequestSchema, {
-            workspaceId: ws,
-            name: c.name,
-            description: c.description,
-            id: isUuid(c.id) && !(await this.collectionRows.exists(c.id)) ? c.id : undefined,
-          }),
-          context,
+        const made = await at(`collections.ndjson line ${line + 1}`, async () =>
+          this.collections.create(
+            create(CreateCollectionRequestSchema, {
+              workspaceId: ws,
+              name: c.name,
+              description: c.description,
+              id: isUuid(c.id) && !(await this.collectionRows.exists(c.id)) ? c.id : undefined,
+            }),
+            context,
+          ),
         );
         id = made.collection!.id!;
         await this.transfers.recordImported(ws, 'collection', c.id, id);
@@ -385,7 +421,7 @@ function createRequestOf(ws: string, f: ArchivedFragment, fragmentTypeId: string
     tagsSupplied: true,
     tags: f.tags,
     enhanceTags: f.enhanceTags,
-    createdVia: (CREATED_VIA as readonly string[]).includes(f.createdVia) ? f.createdVia : 'import',
+    createdVia: f.createdVia, // one of CREATED_VIA: readArchive refused any other
     key: f.key ?? undefined,
     id,
   });
