@@ -498,3 +498,116 @@ describe('portable workspaces: export archives expire', () => {
     expect(archives()).toEqual([]);
   }, 60_000);
 });
+
+/** An archive made by hand, its manifest agreeing with its entries (what an export would write). */
+function handMadeArchive(records: Record<string, object[]>, fileBytes: Record<string, Uint8Array> = {}): Uint8Array {
+  const names = [
+    'fragment-types.ndjson',
+    'fragments.ndjson',
+    'collections.ndjson',
+    'collection-fragments.ndjson',
+    'graph-entities.ndjson',
+    'graph-relations.ndjson',
+    'files.ndjson',
+  ];
+  const zipped: Record<string, Uint8Array> = {};
+  const entries: Record<string, { records: number; sha256: string }> = {};
+  for (const name of names) {
+    const list = records[name] ?? [];
+    zipped[name] = strToU8(list.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    entries[name] = { records: list.length, sha256: createHash('sha256').update(zipped[name]).digest('hex') };
+  }
+  for (const [id, bytes] of Object.entries(fileBytes)) zipped[`files/${id}`] = bytes;
+  zipped['manifest.json'] = strToU8(
+    JSON.stringify({
+      format: 'kw-workspace-archive',
+      version: 1,
+      exportedAt: new Date().toISOString(),
+      source: { workspaceId: '00000000-0000-4000-8000-000000000000' },
+      entries,
+    }),
+  );
+  return zipSync(zipped);
+}
+
+/** Imports past a plan's limits: the job fails with the plan's refusal and the place, like the API's. */
+describe('portable workspaces: imports within the plan', () => {
+  let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
+  let owner: Person;
+  const PLANS = {
+    default: 'tiny',
+    plans: [{ id: 'tiny', name: 'Tiny', limits: { storageBytes: 2000, fragmentsPerWorkspace: 5 } }],
+  };
+  const at = '2026-11-26T00:00:00.000Z';
+  const fragment = (n: number) => ({
+    id: `f${n}`,
+    fragmentTypeId: 't1',
+    title: `Fragment ${n}`,
+    content: `Content ${n}`,
+    summary: null,
+    summarySource: null,
+    tags: [],
+    enhanceTags: false,
+    key: null,
+    createdVia: 'api',
+    createdAt: at,
+    updatedAt: at,
+    archivedAt: null,
+  });
+  const types = [{ id: 't1', key: 'note', name: 'Note', description: '' }];
+  const file = (id: string, name: string, bytes: Uint8Array, mimeType: string) => ({
+    id,
+    name,
+    description: '',
+    mimeType,
+    kind: 'text',
+    sizeBytes: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    fragmentIds: ['f1'],
+  });
+  const importArchive = async (workspaceId: string, bytes: Uint8Array) => {
+    const res = await fetch(`${p.platform.url}/api/workspaces/${workspaceId}/imports`, {
+      method: 'POST',
+      headers: { ...authHeaders(owner.auth), 'content-type': 'application/zip' },
+      body: Buffer.from(bytes),
+    });
+    expect(res.status).toBe(202);
+    const path = `/api/workspaces/${workspaceId}/imports/${((await res.json()) as any).transfer.id}`;
+    let last: any;
+    await expect
+      .poll(async () => (last = (await p.api.call(owner.auth, 'GET', path)).body.transfer).status, { timeout: 60_000 })
+      .not.toBe('processing');
+    return last;
+  };
+
+  beforeAll(async () => {
+    p = await startFragmentsPlatform({ PLANS: JSON.stringify(PLANS) });
+    owner = await p.person();
+  }, 90_000);
+  afterAll(async () => p?.stop());
+
+  it("fails files past the plan's storage with PLAN_LIMIT_REACHED, naming the file's line", async () => {
+    const ws = await p.workspace(owner);
+    const small = strToU8('<p>plain text, whatever the archive says</p>\n');
+    const big = strToU8('x'.repeat(3023));
+    const archive = handMadeArchive(
+      {
+        'fragment-types.ndjson': types,
+        'fragments.ndjson': [fragment(1)],
+        'files.ndjson': [file('a', 'a.txt', small, 'text/html'), file('b', 'b.txt', big, 'text/plain')],
+      },
+      { a: small, b: big },
+    );
+    const failed = await importArchive(ws.id, archive);
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error:
+        "files.ndjson line 2: The file is larger than the storage the workspace's plan has left (PLAN_LIMIT_REACHED storageBytes)",
+    });
+    // The file written before it is made exactly as an upload: its type from its bytes.
+    const holder = (await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${ws.id}`, undefined, 200))
+      .items[0];
+    const attached = await p.api.ok(owner.auth, 'GET', `/api/fragments/${holder.id}/files`, undefined, 200);
+    expect(attached.items.map((f: any) => [f.name, f.mimeType])).toEqual([['a.txt', 'text/plain']]);
+  }, 60_000);
+});

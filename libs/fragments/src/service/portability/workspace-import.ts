@@ -58,7 +58,8 @@ async function at<T>(place: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    throw AppError.isAppError(err) ? new ImportWriteError(place, err) : err;
+    // A refusal; an internal error (a 5xx from another component included) stays one, for the logs.
+    throw AppError.isAppError(err) && err.status < 500 ? new ImportWriteError(place, err) : err;
   }
 }
 
