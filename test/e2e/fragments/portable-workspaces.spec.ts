@@ -248,6 +248,22 @@ describe('portable workspaces: export and import', () => {
     expect(await snapshot(target.id)).toEqual(await snapshot(source.id));
   }, 120_000);
 
+  it('imports its own export back into the workspace without duplicating anything', async () => {
+    const before = await snapshot(source.id);
+    const back = await importArchive(source.id, archive);
+    expect(back.status, back.error).toBe('done');
+    // Keyless fragments and collections are found by their ids, which are this workspace's own.
+    expect(back.result.fragments).toEqual({ created: 0, updated: 0, unchanged: 30 });
+    expect(back.result).toMatchObject({
+      collections: 2,
+      collectionFragmentsAdded: 0,
+      files: { created: 0, unchanged: 2 },
+    });
+    const collections = await p.api.ok(owner.auth, 'GET', `/api/workspaces/${source.id}/collections`, undefined, 200);
+    expect(collections.items).toHaveLength(2);
+    expect(await snapshot(source.id)).toEqual(before);
+  }, 60_000);
+
   it('refuses a truncated or damaged archive before writing anything, saying where', async () => {
     const target = await p.workspace(owner);
     const truncated = await importArchive(target.id, archive.slice(0, Math.floor(archive.length / 2)));

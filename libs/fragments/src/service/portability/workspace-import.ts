@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
@@ -15,7 +16,7 @@ import {
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import { isUuid } from '@kw/platform-ids';
+import { isUuid, orderedUuids } from '@kw/platform-ids';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
@@ -249,39 +250,49 @@ export class WorkspaceImport {
     context: RequestContext,
   ): Promise<Array<{ id: string; outcome: keyof Counts }>> {
     const knownIds = batch.flatMap((f) => known.get(f.id) ?? []);
-    const [taken, keyHolders] = await Promise.all([
-      this.fragmentRows.takenIds([...new Set([...knownIds, ...batch.map((f) => f.id).filter(isUuid)])]),
+    const archivedIds = batch.map((f) => f.id).filter(isUuid);
+    const [taken, keyHolders, own] = await Promise.all([
+      this.fragmentRows.takenIds([...new Set([...knownIds, ...archivedIds])]),
       this.fragmentRows.idsByKeys(ws, [...new Set(batch.flatMap((f) => f.key ?? []))]),
+      this.fragmentRows.existingIds(ws, archivedIds).then((ids) => new Set(ids)),
     ]);
     const fresh: number[] = [];
     const inTurn: number[] = [];
     for (const [i, f] of batch.entries()) {
       const knownId = known.get(f.id);
-      const there = (knownId && taken.has(knownId)) || (f.key && (keyHolders.has(f.key) || seen.keys.has(f.key)));
+      // A fragment of this workspace with the archived id is that record: the workspace's own
+      // export coming back, or an import that kept the id.
+      const there =
+        (knownId && taken.has(knownId)) || own.has(f.id) || (f.key && (keyHolders.has(f.key) || seen.keys.has(f.key)));
       (there ? inTurn : fresh).push(i);
       if (f.key) seen.keys.add(f.key);
     }
-    const inputs = fresh.map((i) => {
+    const newIds = orderedUuids(fresh.length); // in archive order, as createMany's own would be
+    const planned: Array<{ sourceId: string; targetId: string }> = [];
+    const inputs = fresh.map((i, n) => {
       const f = batch[i];
       // Its id is kept where no fragment has it (another plane, or after a move's purge): links survive a move.
       const keepId = isUuid(f.id) && !taken.has(f.id) && !seen.ids.has(f.id);
       seen.ids.add(f.id);
-      return createRequestOf(ws, f, typeIds.get(f.fragmentTypeId)!, keepId ? f.id : undefined);
+      const id = keepId ? f.id : newIds[n];
+      planned.push({ sourceId: f.id, targetId: id });
+      return createRequestOf(ws, f, typeIds.get(f.fragmentTypeId)!, id);
     });
+    // What each will become is kept before it is written: a process stopped between the write and
+    // this record would otherwise leave fragments the next import does not find, and makes again.
+    // A record whose write is refused keeps a target that does not exist, which finds nothing.
+    await this.transfers.recordImportedMany(ws, 'fragment', planned);
     const created = await this.fragments.createMany(ws, inputs, context);
 
     const results: Array<{ id: string; outcome: keyof Counts }> = [];
-    const recorded: Array<{ sourceId: string; targetId: string }> = [];
     let refused: ImportWriteError | undefined;
     for (const [n, i] of fresh.entries()) {
       const result = created[n];
       if (!AppError.isAppError(result)) {
         results[i] = { id: result.id, outcome: 'created' };
-        recorded.push({ sourceId: batch[i].id, targetId: result.id });
       } else if (result.code === FragmentErrorCode.KEY_EXISTS) inTurn.push(i);
       else refused ??= new ImportWriteError(`fragments.ndjson line ${firstLine + i}`, result);
     }
-    await this.transfers.recordImportedMany(ws, 'fragment', recorded);
     // A record the workspace may not take fails the import, as a create would have one by one.
     if (refused) throw refused;
     for (const [i, f] of batch.entries())
@@ -303,11 +314,20 @@ export class WorkspaceImport {
   ): Promise<{ id: string; outcome: keyof Counts }> {
     const fragmentTypeId = typeIds.get(f.fragmentTypeId)!;
     const knownId = known.get(f.id);
+    const inWorkspace = async (id: string) => {
+      const row = await this.fragmentRows.findById(id);
+      return row?.workspaceId === ws ? row : undefined;
+    };
+    // What an earlier import made of it, the fragment of this workspace with its id, or its key's.
     const existing =
-      (knownId && (await this.fragmentRows.findById(knownId))) ||
+      (knownId && (await inWorkspace(knownId))) ||
+      (isUuid(f.id) && (await inWorkspace(f.id))) ||
       (f.key ? await this.fragmentRows.findByKey(ws, f.key) : undefined);
-    if (existing && existing.workspaceId === ws) {
-      if (sameContent(existing, f, fragmentTypeId)) return { id: existing.id, outcome: 'unchanged' };
+    if (existing) {
+      if (sameContent(existing, f, fragmentTypeId)) {
+        if (knownId !== existing.id) await this.transfers.recordImported(ws, 'fragment', f.id, existing.id);
+        return { id: existing.id, outcome: 'unchanged' };
+      }
       await this.fragments.update(
         create(UpdateFragmentRequestSchema, {
           fragmentId: existing.id,
@@ -325,18 +345,11 @@ export class WorkspaceImport {
       await this.transfers.recordImported(ws, 'fragment', f.id, existing.id);
       return { id: existing.id, outcome: 'updated' };
     }
-    const { fragment } = await this.fragments.create(
-      createRequestOf(
-        ws,
-        f,
-        fragmentTypeId,
-        // Its id is kept where no fragment has it (another plane, or after a move's purge): links survive a move.
-        isUuid(f.id) && !(await this.fragmentRows.findById(f.id)) ? f.id : undefined,
-      ),
-      context,
-    );
-    const id = fragment.id!;
+    // Its id is kept where no fragment has it (another plane, or after a move's purge): links survive
+    // a move. Recorded before the write, as in importFragments.
+    const id = isUuid(f.id) && !(await this.fragmentRows.findById(f.id)) ? f.id : randomUUID();
     await this.transfers.recordImported(ws, 'fragment', f.id, id);
+    await this.fragments.create(createRequestOf(ws, f, fragmentTypeId, id), context);
     if (f.archivedAt) await this.fragments.delete(create(DeleteFragmentRequestSchema, { fragmentId: id }), context);
     return { id, outcome: 'created' };
   }
@@ -383,21 +396,27 @@ export class WorkspaceImport {
     const ids = new Map<string, string>();
     for (const [line, c] of records['collections.ndjson'].entries()) {
       const knownId = known.get(c.id);
-      let id = knownId && (await this.collectionRows.findInWorkspace(ws, knownId))?.id;
+      // What an earlier import made of it, or the collection of this workspace with its id (its own export).
+      let id =
+        (knownId && (await this.collectionRows.findInWorkspace(ws, knownId))?.id) ||
+        (isUuid(c.id) && (await this.collectionRows.findInWorkspace(ws, c.id))?.id);
+      if (id && id !== knownId) await this.transfers.recordImported(ws, 'collection', c.id, id);
       if (!id) {
+        // Recorded before it is made: a process stopped in between leaves nothing the next import misses.
+        const target = isUuid(c.id) && !(await this.collectionRows.exists(c.id)) ? c.id : randomUUID();
+        await this.transfers.recordImported(ws, 'collection', c.id, target);
         const made = await at(`collections.ndjson line ${line + 1}`, async () =>
           this.collections.create(
             create(CreateCollectionRequestSchema, {
               workspaceId: ws,
               name: c.name,
               description: c.description,
-              id: isUuid(c.id) && !(await this.collectionRows.exists(c.id)) ? c.id : undefined,
+              id: target,
             }),
             context,
           ),
         );
         id = made.collection!.id!;
-        await this.transfers.recordImported(ws, 'collection', c.id, id);
       }
       ids.set(c.id, id);
       await step();
