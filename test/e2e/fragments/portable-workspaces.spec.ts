@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders } from '../../support/accounts.js';
+import { deflatedEntries, deflatedZeros, rawZip } from '../../support/zip-bomb.js';
 import { startFragmentsPlatform, type Person } from './fragments-fixture.js';
 
 /**
@@ -247,6 +248,22 @@ describe('portable workspaces: export and import', () => {
     expect(await snapshot(target.id)).toEqual(await snapshot(source.id));
   }, 120_000);
 
+  it('imports its own export back into the workspace without duplicating anything', async () => {
+    const before = await snapshot(source.id);
+    const back = await importArchive(source.id, archive);
+    expect(back.status, back.error).toBe('done');
+    // Keyless fragments and collections are found by their ids, which are this workspace's own.
+    expect(back.result.fragments).toEqual({ created: 0, updated: 0, unchanged: 30 });
+    expect(back.result).toMatchObject({
+      collections: 2,
+      collectionFragmentsAdded: 0,
+      files: { created: 0, unchanged: 2 },
+    });
+    const collections = await p.api.ok(owner.auth, 'GET', `/api/workspaces/${source.id}/collections`, undefined, 200);
+    expect(collections.items).toHaveLength(2);
+    expect(await snapshot(source.id)).toEqual(before);
+  }, 60_000);
+
   it('refuses a truncated or damaged archive before writing anything, saying where', async () => {
     const target = await p.workspace(owner);
     const truncated = await importArchive(target.id, archive.slice(0, Math.floor(archive.length / 2)));
@@ -275,6 +292,40 @@ describe('portable workspaces: export and import', () => {
     const tampered = await importArchive(target.id, zipSync(files));
     expect(tampered.error).toBe('fragments.ndjson: checksum does not match the manifest');
 
+    // Records the API would refuse, or the database could not store, past line 1: nothing written.
+    const recordsWith = (changes: Record<number, object>) => {
+      const list = strFromU8(unzipSync(archive)['fragments.ndjson']!)
+        .trim()
+        .split('\n')
+        .map((l, i) => ({ ...JSON.parse(l), ...changes[i] }));
+      const text = list.map((r) => `${JSON.stringify(r)}\n`).join('');
+      const entries: Record<string, Uint8Array> = { ...files, 'fragments.ndjson': strToU8(text) };
+      const sha256 = createHash('sha256').update(entries['fragments.ndjson']).digest('hex');
+      entries['manifest.json'] = strToU8(
+        JSON.stringify({ ...manifest, entries: { ...manifest.entries, 'fragments.ndjson': { records: 30, sha256 } } }),
+      );
+      return zipSync(entries);
+    };
+    for (const [changes, error] of [
+      [{ 1: { content: 'x'.repeat(1_000_001) } }, 'fragments.ndjson line 2: content must be at most 1000000 bytes'],
+      [{ 2: { title: 'nul\u0000here' } }, 'fragments.ndjson line 3: title must not contain the NUL character (U+0000)'],
+      [
+        { 3: { title: '\ud800 lone' } },
+        'fragments.ndjson line 4: title must be well-formed Unicode (it contains a lone UTF-16 surrogate)',
+      ],
+      [
+        { 4: { id: JSON.parse(lines[3]!).id, title: 'Same id' } },
+        `fragments.ndjson line 5: id ${JSON.parse(lines[3]!).id} is the id of line 4 too`,
+      ],
+      [
+        { 5: { archivedAt: 'not a date' } },
+        'fragments.ndjson line 6: archivedAt must be an ISO 8601 date-time or null',
+      ],
+    ] as const) {
+      const refused = await importArchive(target.id, recordsWith(changes));
+      expect(refused).toMatchObject({ status: 'failed', error });
+    }
+
     const listed = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${target.id}`, undefined, 200);
     expect(listed.totalCount).toBe(0);
     const res = await fetch(`${p.platform.url}/api/workspaces/${target.id}/imports`, {
@@ -285,6 +336,26 @@ describe('portable workspaces: export and import', () => {
     expect(res.status).toBe(415);
   }, 60_000);
 
+  it('fails a zip bomb without inflating it, and never inflates entries the manifest does not list', async () => {
+    const target = await p.workspace(owner);
+    const files = unzipSync(archive) as Record<string, Uint8Array>;
+    const GIB = 1024 * 1024 * 1024;
+    const zeros = await deflatedZeros(1.5 * GIB); // about 7 MB
+    const bomb = rawZip(
+      deflatedEntries(files).map((e) => (e.name === 'fragments.ndjson' ? { ...e, data: zeros, size: 1.5 * GIB } : e)),
+    );
+    const failed = await importArchive(target.id, bomb);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toBe(
+      `fragments.ndjson: ${1.5 * GIB} bytes uncompressed, over the import's limit of ${256 * 1024 * 1024} bytes per entry`,
+    );
+    // The same zeros beside the archive's entries, under a name the manifest does not list: ignored.
+    const junk = rawZip([...deflatedEntries(files), { name: 'junk.bin', method: 8, data: zeros, size: 1.5 * GIB }]);
+    const done = await importArchive(target.id, junk);
+    expect(done.status, done.error).toBe('done');
+    expect(done.result.fragments).toEqual({ created: 30, updated: 0, unchanged: 0 });
+  }, 120_000);
+
   it('imports records that repeat a key or an id as one after another would', async () => {
     const target = await p.workspace(owner);
     const files = unzipSync(archive);
@@ -294,13 +365,13 @@ describe('portable workspaces: export and import', () => {
       .map((l) => JSON.parse(l));
     const keyed = records.find((r) => r.key === 'k-0');
     const unkeyed = records.find((r) => r.key === null && !r.archivedAt);
-    // The same key under another id, and twice one id no fragment has (here every archived id is
-    // taken: the source workspace is on this plane): written after the originals.
+    // The same key under another id, and an id no fragment has (here every archived id is taken:
+    // the source workspace is on this plane): written after the originals. (One id twice is
+    // refused: see the damaged archives.)
     const freshId = '2b7e4c1a-8d3f-4e6b-a9c2-5f1d0e3b7a64';
     records.push(
       { ...keyed, id: '7d1c9a52-3f4e-4b8a-9c1d-2e5f6a7b8c9d', content: 'The later k-0' },
       { ...unkeyed, id: freshId, title: 'First with a fresh id' },
-      { ...unkeyed, id: freshId, title: 'Second with the same id' },
     );
     files['fragments.ndjson'] = strToU8(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
     const manifest = JSON.parse(strFromU8(files['manifest.json']!));
@@ -312,7 +383,7 @@ describe('portable workspaces: export and import', () => {
 
     const done = await importArchive(target.id, zipSync(files));
     expect(done.status, done.error).toBe('done');
-    expect(done.result.fragments).toEqual({ created: 32, updated: 1, unchanged: 0 });
+    expect(done.result.fragments).toEqual({ created: 31, updated: 1, unchanged: 0 });
     const byKey = await p.api.ok(
       owner.auth,
       'GET',
@@ -328,12 +399,9 @@ describe('portable workspaces: export and import', () => {
       undefined,
       200,
     );
-    const twins = listed.items.filter((f: any) => f.title.endsWith('with a fresh id') || f.title.endsWith('same id'));
-    // The first keeps the archived id; the second, whose id is taken by then, gets a new one.
-    expect(twins.map((f: any) => [f.title, f.id === freshId]).sort()).toEqual([
-      ['First with a fresh id', true],
-      ['Second with the same id', false],
-    ]);
+    const fresh = listed.items.filter((f: any) => f.title.endsWith('with a fresh id'));
+    // It keeps the archived id.
+    expect(fresh.map((f: any) => [f.title, f.id === freshId])).toEqual([['First with a fresh id', true]]);
   }, 60_000);
 
   it('imports a Markdown folder: frontmatter, folders as collections, wiki links in the graph', async () => {
@@ -444,5 +512,118 @@ describe('portable workspaces: export archives expire', () => {
     expect(download.status).toBe(409);
     expect(((await download.json()) as any).error).toMatch(/expired/);
     expect(archives()).toEqual([]);
+  }, 60_000);
+});
+
+/** An archive made by hand, its manifest agreeing with its entries (what an export would write). */
+function handMadeArchive(records: Record<string, object[]>, fileBytes: Record<string, Uint8Array> = {}): Uint8Array {
+  const names = [
+    'fragment-types.ndjson',
+    'fragments.ndjson',
+    'collections.ndjson',
+    'collection-fragments.ndjson',
+    'graph-entities.ndjson',
+    'graph-relations.ndjson',
+    'files.ndjson',
+  ];
+  const zipped: Record<string, Uint8Array> = {};
+  const entries: Record<string, { records: number; sha256: string }> = {};
+  for (const name of names) {
+    const list = records[name] ?? [];
+    zipped[name] = strToU8(list.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    entries[name] = { records: list.length, sha256: createHash('sha256').update(zipped[name]).digest('hex') };
+  }
+  for (const [id, bytes] of Object.entries(fileBytes)) zipped[`files/${id}`] = bytes;
+  zipped['manifest.json'] = strToU8(
+    JSON.stringify({
+      format: 'kw-workspace-archive',
+      version: 1,
+      exportedAt: new Date().toISOString(),
+      source: { workspaceId: '00000000-0000-4000-8000-000000000000' },
+      entries,
+    }),
+  );
+  return zipSync(zipped);
+}
+
+/** Imports past a plan's limits: the job fails with the plan's refusal and the place, like the API's. */
+describe('portable workspaces: imports within the plan', () => {
+  let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
+  let owner: Person;
+  const PLANS = {
+    default: 'tiny',
+    plans: [{ id: 'tiny', name: 'Tiny', limits: { storageBytes: 2000, fragmentsPerWorkspace: 5 } }],
+  };
+  const at = '2026-11-26T00:00:00.000Z';
+  const fragment = (n: number) => ({
+    id: `f${n}`,
+    fragmentTypeId: 't1',
+    title: `Fragment ${n}`,
+    content: `Content ${n}`,
+    summary: null,
+    summarySource: null,
+    tags: [],
+    enhanceTags: false,
+    key: null,
+    createdVia: 'api',
+    createdAt: at,
+    updatedAt: at,
+    archivedAt: null,
+  });
+  const types = [{ id: 't1', key: 'note', name: 'Note', description: '' }];
+  const file = (id: string, name: string, bytes: Uint8Array, mimeType: string) => ({
+    id,
+    name,
+    description: '',
+    mimeType,
+    kind: 'text',
+    sizeBytes: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    fragmentIds: ['f1'],
+  });
+  const importArchive = async (workspaceId: string, bytes: Uint8Array) => {
+    const res = await fetch(`${p.platform.url}/api/workspaces/${workspaceId}/imports`, {
+      method: 'POST',
+      headers: { ...authHeaders(owner.auth), 'content-type': 'application/zip' },
+      body: Buffer.from(bytes),
+    });
+    expect(res.status).toBe(202);
+    const path = `/api/workspaces/${workspaceId}/imports/${((await res.json()) as any).transfer.id}`;
+    let last: any;
+    await expect
+      .poll(async () => (last = (await p.api.call(owner.auth, 'GET', path)).body.transfer).status, { timeout: 60_000 })
+      .not.toBe('processing');
+    return last;
+  };
+
+  beforeAll(async () => {
+    p = await startFragmentsPlatform({ PLANS: JSON.stringify(PLANS) });
+    owner = await p.person();
+  }, 90_000);
+  afterAll(async () => p?.stop());
+
+  it("fails files past the plan's storage with PLAN_LIMIT_REACHED, naming the file's line", async () => {
+    const ws = await p.workspace(owner);
+    const small = strToU8('<p>plain text, whatever the archive says</p>\n');
+    const big = strToU8('x'.repeat(3023));
+    const archive = handMadeArchive(
+      {
+        'fragment-types.ndjson': types,
+        'fragments.ndjson': [fragment(1)],
+        'files.ndjson': [file('a', 'a.txt', small, 'text/html'), file('b', 'b.txt', big, 'text/plain')],
+      },
+      { a: small, b: big },
+    );
+    const failed = await importArchive(ws.id, archive);
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error:
+        "files.ndjson line 2: The file is larger than the storage the workspace's plan has left (PLAN_LIMIT_REACHED storageBytes)",
+    });
+    // The file written before it is made exactly as an upload: its type from its bytes.
+    const holder = (await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${ws.id}`, undefined, 200))
+      .items[0];
+    const attached = await p.api.ok(owner.auth, 'GET', `/api/fragments/${holder.id}/files`, undefined, 200);
+    expect(attached.items.map((f: any) => [f.name, f.mimeType])).toEqual([['a.txt', 'text/plain']]);
   }, 60_000);
 });

@@ -3,8 +3,10 @@ import { create } from '@bufbuild/protobuf';
 import { BeginUploadRequestSchema, CompleteUploadRequestSchema, FilesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode, badRequest } from '@kw/platform-errors';
-import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
+import { BLOB_STORAGE, BlobTooLargeError, type BlobStorage } from '@kw/platform-storage';
 import { Handles, type RequestOf } from '@kw/platform-transport';
+import { sniffFileKind } from '../domain/file-kind.js';
+import { HeadCapture, tooLarge } from '../domain/upload-bytes.js';
 import { FilesRepository } from '../persistence/files.repository.js';
 import { FileRecords } from './file-records.js';
 import { fileView } from './file-view.js';
@@ -60,10 +62,15 @@ export class FileTransfersHandlers {
       }),
       context,
     );
+    const head = new HeadCapture();
     const stored = await this.storage
-      .put(begun.storageKey, await this.storage.get(input.stagedKey), { maxBytes: Number(begun.maxBytes) })
+      .put(begun.storageKey, (await this.storage.get(input.stagedKey)).pipe(head), {
+        maxBytes: Number(begun.maxBytes),
+      })
       .catch(async (err: unknown) => {
         await this.uploads.abortUpload({ fileId: begun.fileId } as Req<'abortUpload'>, context);
+        // Past what the workspace has left: the upload's answer (403 PLAN_LIMIT_REACHED for the plan's storage).
+        if (err instanceof BlobTooLargeError) throw tooLarge(begun.limitedBy, Number(begun.maxBytes));
         throw err;
       });
     if (stored.sha256 !== input.sha256) {
@@ -75,13 +82,15 @@ export class FileTransfersHandlers {
         param: 'sha256',
       });
     }
+    // Its type from its bytes, as an upload's: the archive's mimeType and kind only as declared ones.
+    const sniffed = await sniffFileKind(head.head, input.fileName, input.mimeType);
     const { file } = await this.uploads.completeUpload(
       create(CompleteUploadRequestSchema, {
         fileId: begun.fileId,
         sizeBytes: BigInt(stored.bytes),
         sha256: stored.sha256,
-        mimeType: input.mimeType,
-        kind: input.kind,
+        mimeType: sniffed.mimeType,
+        kind: sniffed.kind,
       }),
       context,
     );

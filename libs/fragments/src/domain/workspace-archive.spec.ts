@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
+import { deflatedEntries, deflatedZeros, rawZip } from '../../../../test/support/zip-bomb.js';
 import { ArchiveError, readArchive, writeArchive, type ArchiveRecords } from './workspace-archive.js';
 
 const records = (): ArchiveRecords => ({
@@ -92,6 +93,78 @@ describe('the workspace archive', () => {
     );
   });
 
+  it('refuses, with entry and line, every record the API would refuse or the database could not store', async () => {
+    const bytes = await writeArchive({ workspaceId: 'w1' }, records(), new Date(), BYTES);
+    const f1 = records()['fragments.ndjson'][0]!;
+    const fragments = (...changes: object[]) =>
+      withEntry(
+        bytes,
+        'fragments.ndjson',
+        [f1, ...changes.map((c, i) => ({ ...f1, id: `f${i + 2}`, key: null, ...c }))]
+          .map((r) => `${JSON.stringify(r)}\n`)
+          .join(''),
+        changes.length + 1,
+      );
+    expect(await failure(fragments({ content: 'x'.repeat(1_000_001) }))).toBe(
+      'fragments.ndjson line 2: content must be at most 1000000 bytes',
+    );
+    expect(await failure(fragments({}, { title: 'nul\u0000here' }))).toBe(
+      'fragments.ndjson line 3: title must not contain the NUL character (U+0000)',
+    );
+    expect(await failure(fragments({ title: '\ud800 lone' }))).toBe(
+      'fragments.ndjson line 2: title must be well-formed Unicode (it contains a lone UTF-16 surrogate)',
+    );
+    expect(await failure(fragments({ tags: ['ok', 'a\udc00'] }))).toMatch(
+      /^fragments\.ndjson line 2: each value in tags/,
+    );
+    expect(await failure(fragments({ title: '   ' }))).toBe('fragments.ndjson line 2: title must not be blank');
+    expect(await failure(fragments({ title: 'x'.repeat(501) }))).toBe(
+      'fragments.ndjson line 2: title must be shorter than or equal to 500 characters',
+    );
+    expect(await failure(fragments({ tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }))).toBe(
+      'fragments.ndjson line 2: tags must contain no more than 50 elements',
+    );
+    expect(await failure(fragments({ createdVia: 'hacker' }))).toBe(
+      'fragments.ndjson line 2: createdVia must be one of api, mcp, import, web, agent, chat, integration',
+    );
+    expect(await failure(fragments({ archivedAt: 'not a date' }))).toBe(
+      'fragments.ndjson line 2: archivedAt must be an ISO 8601 date-time or null',
+    );
+    expect(await failure(fragments({ enhanceTags: 'yes' }))).toBe(
+      'fragments.ndjson line 2: enhanceTags must be a boolean',
+    );
+    // The same id twice: references to it would be ambiguous.
+    expect(await failure(fragments({}, { id: 'f2', title: 'Another' }))).toBe(
+      'fragments.ndjson line 3: id f2 is the id of line 2 too',
+    );
+    const line = (r: object) => `${JSON.stringify(r)}\n`;
+    expect(
+      await failure(
+        withEntry(
+          bytes,
+          'fragment-types.ndjson',
+          line({ id: 't1', key: 'note' }) + line({ id: 't2', key: 'Bad Key', name: 'B' }),
+          2,
+        ),
+      ),
+    ).toBe('fragment-types.ndjson line 1: name must be a string');
+    expect(
+      await failure(
+        withEntry(
+          bytes,
+          'fragment-types.ndjson',
+          line({ id: 't1', key: 'note', name: 'N' }) + line({ id: 't2', key: 'Bad Key', name: 'B' }),
+          2,
+        ),
+      ),
+    ).toBe('fragment-types.ndjson line 2: key must be lower-case letters, digits, - or _');
+    expect(
+      await failure(
+        withEntry(bytes, 'collections.ndjson', line({ id: 'c1', name: 'C' }) + line({ id: 'c1', name: 'D' }), 2),
+      ),
+    ).toBe('collections.ndjson line 2: id c1 is the id of line 1 too');
+  });
+
   it('refuses another format or version, a missing entry and a truncated zip', async () => {
     const bytes = await writeArchive({ workspaceId: 'w1' }, records(), new Date(), BYTES);
     const files = unzipSync(bytes);
@@ -108,10 +181,10 @@ describe('the workspace archive', () => {
   });
 
   it('zips and unzips an archive above 2 MiB in worker threads, with the same result', async () => {
-    // A 3 MiB file (stored as is) and a 3 MiB fragment (deflated): both paths leave the thread.
+    // A 3 MiB file (stored as is) and 3 MB of fragments (deflated): both paths leave the thread.
     const big = records();
-    const content = 'x'.repeat(3 * 1024 * 1024);
-    big['fragments.ndjson'] = [{ ...big['fragments.ndjson'][0]!, content }];
+    const content = 'x'.repeat(1_000_000); // a fragment's most, three times over
+    big['fragments.ndjson'] = ['f1', 'f2', 'f3'].map((id) => ({ ...big['fragments.ndjson'][0]!, id, content }));
     const blob = randomBytes(3 * 1024 * 1024);
     big['files.ndjson'] = [
       { ...big['files.ndjson'][0]!, sizeBytes: blob.length, sha256: createHash('sha256').update(blob).digest('hex') },
@@ -120,8 +193,73 @@ describe('the workspace archive', () => {
     expect(bytes.length).toBeGreaterThan(3 * 1024 * 1024);
     expect(bytes.length).toBeLessThan(4 * 1024 * 1024); // the fragment's text deflated
     const read = await readArchive(bytes);
-    expect(read.records['fragments.ndjson'][0]!.content).toBe(content);
+    expect(read.records['fragments.ndjson'].map((f) => f.content)).toEqual([content, content, content]);
     expect(Buffer.from(read.fileBytes.get('file1')!).equals(blob)).toBe(true);
     expect(await failure(bytes.slice(0, bytes.length - 10))).toMatch(/truncated or damaged/);
+  });
+
+  describe('a zip bomb', () => {
+    const GIB = 1024 * 1024 * 1024;
+    /** The entries of a valid archive, as a hand-made zip can hold them. */
+    const entries = async () =>
+      unzipSync(await writeArchive({ workspaceId: 'w1' }, records(), new Date(), BYTES)) as Record<string, Uint8Array>;
+    const rssGrowth = async (work: () => Promise<unknown>) => {
+      const before = process.memoryUsage().rss;
+      await work();
+      return process.memoryUsage().rss - before;
+    };
+
+    it('is refused by the declared size of an entry, before inflating it, memory unmoved', async () => {
+      const files = await entries();
+      // 1.5 GiB of zeros in the archive's fragments entry: a 7 MB zip declaring its true size.
+      const zeros = await deflatedZeros(1.5 * GIB);
+      const bomb = rawZip(
+        deflatedEntries(files).map((e) => (e.name === 'fragments.ndjson' ? { ...e, data: zeros, size: 1.5 * GIB } : e)),
+      );
+      expect(bomb.length).toBeLessThan(10 * 1024 * 1024);
+      let message = '';
+      const grew = await rssGrowth(async () => (message = await failure(bomb)));
+      expect(message).toBe(
+        `fragments.ndjson: ${1.5 * GIB} bytes uncompressed, over the import's limit of ${256 * 1024 * 1024} bytes per entry`,
+      );
+      expect(grew).toBeLessThan(64 * 1024 * 1024);
+    }, 30_000);
+
+    it('stops inflating an entry that holds more than it declares', async () => {
+      const files = await entries();
+      // Declares 1 KiB, holds 1.5 GiB: inflation stops just past the declared size.
+      const zeros = await deflatedZeros(1.5 * GIB);
+      const liar = rawZip(
+        deflatedEntries(files).map((e) => (e.name === 'fragments.ndjson' ? { ...e, data: zeros, size: 1024 } : e)),
+      );
+      let message = '';
+      const grew = await rssGrowth(async () => (message = await failure(liar)));
+      expect(message).toBe('fragments.ndjson: inflates to more than the 1024 bytes its zip header declares; damaged');
+      expect(grew).toBeLessThan(64 * 1024 * 1024);
+    }, 30_000);
+
+    it('never inflates an entry the manifest does not list, and caps the total', async () => {
+      const files = await entries();
+      const junk = { name: 'junk.bin', method: 8 as const, data: await deflatedZeros(1.5 * GIB), size: 1.5 * GIB };
+      const withJunk = rawZip([...deflatedEntries(files), junk]);
+      const grew = await rssGrowth(async () => expect((await readArchive(withJunk)).records).toEqual(records()));
+      expect(grew).toBeLessThan(64 * 1024 * 1024);
+      // Within each entry's limit, past the total: the entry that would pass it is named.
+      const total = Object.entries(files)
+        .filter(([name]) => name !== 'files/file1')
+        .reduce((sum, [, bytes]) => sum + bytes.length, 0);
+      await expect(
+        readArchive(rawZip(deflatedEntries(files)), { limits: { maxEntryBytes: 1024 * 1024, maxTotalBytes: total } }),
+      ).rejects.toThrow("files/file1: the archive's entries hold more than the import's limit");
+      // With skipFiles the files are not inflated at all.
+      expect(
+        (
+          await readArchive(rawZip(deflatedEntries(files)), {
+            skipFiles: true,
+            limits: { maxEntryBytes: 1024 * 1024, maxTotalBytes: total },
+          })
+        ).fileBytes.size,
+      ).toBe(0);
+    }, 30_000);
   });
 });

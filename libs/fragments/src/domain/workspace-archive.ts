@@ -1,5 +1,22 @@
 import { createHash } from 'node:crypto';
-import { strFromU8, strToU8, unzip, unzipSync, zip, zipSync, type Unzipped, type Zippable } from 'fflate';
+import { strFromU8, strToU8, zip, zipSync, type Zippable } from 'fflate';
+import {
+  charCount,
+  COLLECTION_NAME_MAX,
+  CREATED_VIA,
+  DESCRIPTION_MAX,
+  FRAGMENT_CONTENT_MAX_BYTES,
+  FRAGMENT_KEY_MAX,
+  FRAGMENT_SUMMARY_MAX,
+  FRAGMENT_TAG_MAX,
+  FRAGMENT_TAGS_MAX,
+  FRAGMENT_TITLE_MAX,
+  FRAGMENT_TYPE_KEY_MAX,
+  FRAGMENT_TYPE_NAME_MAX,
+  utf8Bytes,
+} from '@kw/contracts';
+import { ArchiveError } from './archive-error.js';
+import { listZip, ZipInflater, type InflateLimits } from './archive-zip.js';
 
 /**
  * The portable workspace archive, version 1 (docs/portable-workspaces.md): one zip holding
@@ -104,18 +121,7 @@ export interface ArchiveManifest {
   entries: Record<EntryName, { records: number; sha256: string }>;
 }
 
-/** Where an archive is damaged: the entry, and the line for NDJSON (1-based). */
-export class ArchiveError extends Error {
-  override readonly name = 'ArchiveError';
-
-  constructor(
-    message: string,
-    readonly entry?: string,
-    readonly line?: number,
-  ) {
-    super(entry ? `${entry}${line ? ` line ${line}` : ''}: ${message}` : message);
-  }
-}
+export { ArchiveError };
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -154,7 +160,7 @@ export async function writeArchive(
 }
 
 /**
- * Archives up to this size are zipped (or unzipped) on the calling thread: about 16 ms per MiB
+ * Archives up to this size are zipped on the calling thread: about 16 ms per MiB
  * at level 6 here, so a few MiB block the process's other requests for tens of milliseconds,
  * less than starting fflate's worker threads costs. Larger ones go to those workers, so a big
  * workspace's export or import does not stall every request of the process for seconds.
@@ -163,102 +169,187 @@ const IN_THREAD_ZIP_BYTES = 2 * 1024 * 1024;
 
 type Check<T> = (value: Record<string, unknown>) => T;
 
-const str = (v: unknown, field: string, nullable = false): string | null => {
-  if (nullable && v === null) return null;
-  if (typeof v !== 'string') throw new Error(`${field} must be a string${nullable ? ' or null' : ''}`);
+/** What a string field of a record may hold: the API's rules for the field it is written to. */
+interface TextRule {
+  nullable?: boolean;
+  /** Not empty nor only white space. */
+  nonBlank?: boolean;
+  maxChars?: number;
+  maxBytes?: number;
+  oneOf?: readonly string[];
+  pattern?: { test: RegExp; says: string };
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** A fragment type's key, as the API takes it (FragmentTypesHandlers). */
+const TYPE_KEY = /^[a-z0-9][a-z0-9_-]*$/;
+/** An archived id: any text without control characters (a UUID from an export, a path from a folder). */
+const ID_MAX_CHARS = 1_000;
+
+/**
+ * A string field, refused as the API would refuse it (docs/errors.md, "Input the platform refuses
+ * everywhere", and the field limits): no NUL, well-formed Unicode, within its limits. PostgreSQL
+ * cannot store the first two, so an archive holding them must fail here, not while writing.
+ */
+function text(v: unknown, field: string, rule: TextRule & { nullable: true }): string | null;
+function text(v: unknown, field: string, rule?: TextRule): string;
+function text(v: unknown, field: string, rule: TextRule = {}): string | null {
+  if (rule.nullable && v === null) return null;
+  if (typeof v !== 'string') throw new Error(`${field} must be a string${rule.nullable ? ' or null' : ''}`);
+  if (v.includes('\u0000')) throw new Error(`${field} must not contain the NUL character (U+0000)`);
+  if (LONE_SURROGATE.test(v))
+    throw new Error(`${field} must be well-formed Unicode (it contains a lone UTF-16 surrogate)`);
+  if (rule.nonBlank && !/\S/.test(v)) throw new Error(`${field} must not be blank`);
+  if (rule.maxChars !== undefined && charCount(v) > rule.maxChars)
+    throw new Error(`${field} must be shorter than or equal to ${rule.maxChars} characters`);
+  if (rule.maxBytes !== undefined && utf8Bytes(v) > rule.maxBytes)
+    throw new Error(`${field} must be at most ${rule.maxBytes} bytes`);
+  if (rule.oneOf && !rule.oneOf.includes(v)) throw new Error(`${field} must be one of ${rule.oneOf.join(', ')}`);
+  if (rule.pattern && !rule.pattern.test.test(v)) throw new Error(`${field} ${rule.pattern.says}`);
   return v;
-};
-const reqStr = (v: unknown, field: string) => str(v, field) as string;
+}
+
+const id = (v: unknown, field = 'id') => text(v, field, { nonBlank: true, maxChars: ID_MAX_CHARS });
+
+function texts(v: unknown, field: string, rule: TextRule & { maxItems?: number } = {}): string[] {
+  if (!Array.isArray(v) || v.some((t) => typeof t !== 'string')) throw new Error(`${field} must be a list of strings`);
+  if (rule.maxItems !== undefined && v.length > rule.maxItems)
+    throw new Error(`${field} must contain no more than ${rule.maxItems} elements`);
+  return v.map((t: string) => text(t, `each value in ${field}`, rule));
+}
+
+/** An ISO 8601 time, as the export writes them. */
+function time(v: unknown, field: string, nullable = false): string | null {
+  if (nullable && v === null) return null;
+  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(v) || Number.isNaN(Date.parse(v)))
+    throw new Error(`${field} must be an ISO 8601 date-time${nullable ? ' or null' : ''}`);
+  return v;
+}
+
+function bool(v: unknown, field: string): boolean {
+  if (v === undefined) return false;
+  if (typeof v !== 'boolean') throw new Error(`${field} must be a boolean`);
+  return v;
+}
 
 const CHECKS: { [K in EntryName]: Check<ArchiveRecords[K][number]> } = {
   'fragment-types.ndjson': (r) => ({
-    id: reqStr(r.id, 'id'),
-    key: reqStr(r.key, 'key'),
-    name: reqStr(r.name, 'name'),
-    description: reqStr(r.description ?? '', 'description'),
+    id: id(r.id),
+    key: text(r.key, 'key', {
+      maxChars: FRAGMENT_TYPE_KEY_MAX,
+      pattern: { test: TYPE_KEY, says: 'must be lower-case letters, digits, - or _' },
+    }),
+    name: text(r.name, 'name', { nonBlank: true, maxChars: FRAGMENT_TYPE_NAME_MAX }),
+    description: text(r.description ?? '', 'description', { maxChars: DESCRIPTION_MAX }),
   }),
-  'fragments.ndjson': (r) => {
-    if (!Array.isArray(r.tags) || r.tags.some((t) => typeof t !== 'string'))
-      throw new Error('tags must be a list of strings');
-    return {
-      id: reqStr(r.id, 'id'),
-      fragmentTypeId: reqStr(r.fragmentTypeId, 'fragmentTypeId'),
-      title: reqStr(r.title, 'title'),
-      content: reqStr(r.content, 'content'),
-      summary: str(r.summary ?? null, 'summary', true),
-      summarySource: str(r.summarySource ?? null, 'summarySource', true),
-      tags: r.tags as string[],
-      enhanceTags: r.enhanceTags === true,
-      key: str(r.key ?? null, 'key', true),
-      createdVia: reqStr(r.createdVia ?? 'import', 'createdVia'),
-      createdAt: reqStr(r.createdAt, 'createdAt'),
-      updatedAt: reqStr(r.updatedAt, 'updatedAt'),
-      archivedAt: str(r.archivedAt ?? null, 'archivedAt', true),
-    };
-  },
+  'fragments.ndjson': (r) => ({
+    id: id(r.id),
+    fragmentTypeId: id(r.fragmentTypeId, 'fragmentTypeId'),
+    title: text(r.title, 'title', { nonBlank: true, maxChars: FRAGMENT_TITLE_MAX }),
+    content: text(r.content, 'content', { maxBytes: FRAGMENT_CONTENT_MAX_BYTES }),
+    summary: text(r.summary ?? null, 'summary', { nullable: true, maxChars: FRAGMENT_SUMMARY_MAX }),
+    summarySource: text(r.summarySource ?? null, 'summarySource', { nullable: true, oneOf: ['user', 'ai'] }),
+    tags: texts(r.tags, 'tags', { maxItems: FRAGMENT_TAGS_MAX, maxChars: FRAGMENT_TAG_MAX }),
+    enhanceTags: bool(r.enhanceTags, 'enhanceTags'),
+    key: text(r.key ?? null, 'key', {
+      nullable: true,
+      maxChars: FRAGMENT_KEY_MAX,
+      pattern: { test: /^[\s\S]+$/, says: 'must not be empty' },
+    }),
+    createdVia: text(r.createdVia ?? 'import', 'createdVia', { oneOf: CREATED_VIA }),
+    createdAt: time(r.createdAt, 'createdAt')!,
+    updatedAt: time(r.updatedAt, 'updatedAt')!,
+    archivedAt: time(r.archivedAt ?? null, 'archivedAt', true),
+  }),
   'collections.ndjson': (r) => ({
-    id: reqStr(r.id, 'id'),
-    name: reqStr(r.name, 'name'),
-    description: reqStr(r.description ?? '', 'description'),
+    id: id(r.id),
+    name: text(r.name, 'name', { nonBlank: true, maxChars: COLLECTION_NAME_MAX }),
+    description: text(r.description ?? '', 'description', { maxChars: DESCRIPTION_MAX }),
   }),
   'collection-fragments.ndjson': (r) => ({
-    collectionId: reqStr(r.collectionId, 'collectionId'),
-    fragmentId: reqStr(r.fragmentId, 'fragmentId'),
+    collectionId: id(r.collectionId, 'collectionId'),
+    fragmentId: id(r.fragmentId, 'fragmentId'),
   }),
   'graph-entities.ndjson': (r) => ({
-    id: reqStr(r.id, 'id'),
-    kind: reqStr(r.kind, 'kind'),
-    name: reqStr(r.name, 'name'),
+    id: id(r.id),
+    kind: text(r.kind, 'kind'),
+    name: text(r.name, 'name'),
   }),
   'graph-relations.ndjson': (r) => ({
-    sourceId: reqStr(r.sourceId, 'sourceId'),
-    targetId: reqStr(r.targetId, 'targetId'),
-    kind: reqStr(r.kind, 'kind'),
-    fragmentId: reqStr(r.fragmentId, 'fragmentId'),
+    sourceId: id(r.sourceId, 'sourceId'),
+    targetId: id(r.targetId, 'targetId'),
+    kind: text(r.kind, 'kind'),
+    fragmentId: id(r.fragmentId, 'fragmentId'),
   }),
   'files.ndjson': (r) => {
     if (!Number.isSafeInteger(r.sizeBytes) || (r.sizeBytes as number) < 0)
       throw new Error('sizeBytes must be a non-negative integer');
     if (typeof r.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(r.sha256))
       throw new Error('sha256 must be 64 hex digits');
-    if (!Array.isArray(r.fragmentIds) || r.fragmentIds.some((t) => typeof t !== 'string'))
-      throw new Error('fragmentIds must be a list of strings');
     return {
-      id: reqStr(r.id, 'id'),
-      name: reqStr(r.name, 'name'),
-      description: reqStr(r.description ?? '', 'description'),
-      mimeType: reqStr(r.mimeType, 'mimeType'),
-      kind: reqStr(r.kind, 'kind'),
+      id: id(r.id),
+      name: text(r.name, 'name', { nonBlank: true }),
+      description: text(r.description ?? '', 'description', { maxChars: DESCRIPTION_MAX }),
+      // What the file is, the platform finds from its bytes as for an upload; these say what the source thought.
+      mimeType: text(r.mimeType, 'mimeType', { maxChars: 255 }),
+      kind: text(r.kind, 'kind', { maxChars: 255 }),
       sizeBytes: r.sizeBytes as number,
       sha256: r.sha256,
-      fragmentIds: r.fragmentIds as string[],
+      fragmentIds: texts(r.fragmentIds, 'fragmentIds', { nonBlank: true, maxChars: ID_MAX_CHARS }),
     };
   },
+};
+
+/**
+ * Checks one record of an entry as the import reads it: the API's rules for every field it
+ * writes (so a record that passes is one the API takes), in the record's typed form. Throws an
+ * Error saying what is wrong; the caller adds the place.
+ */
+export function checkRecord<K extends EntryName>(entry: K, value: Record<string, unknown>): ArchiveRecords[K][number] {
+  return CHECKS[entry](value) as ArchiveRecords[K][number];
+}
+
+/** Entries whose records each have an id that others refer to: an id given twice would be ambiguous. */
+const ENTRIES_WITH_IDS: readonly EntryName[] = [
+  'fragment-types.ndjson',
+  'fragments.ndjson',
+  'collections.ndjson',
+  'graph-entities.ndjson',
+  'files.ndjson',
+];
+
+/**
+ * The uncompressed bytes an import inflates at most (docs/portable-workspaces.md, "Bounds"): per
+ * entry as much as the largest archive an import takes, and four times that in total (text
+ * deflates about that well), so that a zip bomb fails after inflating no more than this.
+ */
+export const ARCHIVE_INFLATE_LIMITS: InflateLimits = {
+  maxEntryBytes: 256 * 1024 * 1024,
+  maxTotalBytes: 1024 * 1024 * 1024,
 };
 
 /**
  * Reads and checks a whole archive before anything is written: the zip (a truncated one has
  * no central directory), the manifest's format and version, each entry's checksum and record
  * count, each record's fields, and the references between records. Throws ArchiveError naming
- * the entry and line of the first problem.
+ * the entry and line of the first problem. Only the manifest, the entries it lists and the
+ * files `files.ndjson` names are inflated (none with `skipFiles`), each within `limits`.
  */
-export async function readArchive(bytes: Uint8Array): Promise<{
+export async function readArchive(
+  bytes: Uint8Array,
+  options: { skipFiles?: boolean; limits?: InflateLimits } = {},
+): Promise<{
   manifest: ArchiveManifest;
   records: ArchiveRecords;
   fileBytes: Map<string, Uint8Array>;
 }> {
-  let files: Record<string, Uint8Array>;
-  try {
-    files =
-      bytes.length <= IN_THREAD_ZIP_BYTES
-        ? unzipSync(bytes)
-        : await new Promise<Unzipped>((resolve, reject) =>
-            unzip(bytes, (err, data) => (err ? reject(err) : resolve(data))),
-          );
-  } catch (err) {
-    throw new ArchiveError(`not a readable zip (${(err as Error).message}); truncated or damaged`);
-  }
-  const manifestBytes = files['manifest.json'];
+  const entries = listZip(bytes);
+  const zip = new ZipInflater(bytes, options.limits ?? ARCHIVE_INFLATE_LIMITS);
+  const inflate = async (name: string) => {
+    const entry = entries.get(name);
+    return entry ? zip.read(entry) : undefined;
+  };
+  const manifestBytes = await inflate('manifest.json');
   if (!manifestBytes) throw new ArchiveError('no manifest.json', 'manifest.json');
   let manifest: ArchiveManifest;
   try {
@@ -275,8 +366,9 @@ export async function readArchive(bytes: Uint8Array): Promise<{
   const records = {} as ArchiveRecords;
   for (const name of ENTRY_NAMES) {
     const expected = manifest.entries?.[name];
-    const entry = files[name];
-    if (!expected || !entry) throw new ArchiveError('missing', name);
+    if (!expected) throw new ArchiveError('missing', name);
+    const entry = await inflate(name);
+    if (!entry) throw new ArchiveError('missing', name);
     if (sha256(entry) !== expected.sha256) throw new ArchiveError('checksum does not match the manifest', name);
     const lines = strFromU8(entry).split('\n');
     if (lines.at(-1) === '') lines.pop();
@@ -291,13 +383,22 @@ export async function readArchive(bytes: Uint8Array): Promise<{
     });
     if (parsed.length !== expected.records)
       throw new ArchiveError(`${parsed.length} records where the manifest says ${expected.records}`, name);
+    if (ENTRIES_WITH_IDS.includes(name)) {
+      const lineOf = new Map<string, number>();
+      (parsed as Array<{ id: string }>).forEach((r, i) => {
+        const first = lineOf.get(r.id);
+        if (first !== undefined) throw new ArchiveError(`id ${r.id} is the id of line ${first} too`, name, i + 1);
+        lineOf.set(r.id, i + 1);
+      });
+    }
     (records as unknown as Record<string, unknown[]>)[name] = parsed;
   }
   checkReferences(records);
   const fileBytes = new Map<string, Uint8Array>();
+  if (options.skipFiles) return { manifest, records, fileBytes };
   for (const file of records['files.ndjson']) {
     const name = fileEntry(file.id);
-    const content = files[name];
+    const content = await inflate(name);
     if (!content) throw new ArchiveError('missing', name);
     if (content.length !== file.sizeBytes || sha256(content) !== file.sha256)
       throw new ArchiveError('size or SHA-256 does not match files.ndjson', name);

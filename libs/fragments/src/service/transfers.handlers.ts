@@ -12,7 +12,7 @@ import { ArchiveError } from '../domain/workspace-archive.js';
 import { TransfersRepository, type TransferRow } from '../persistence/transfers.repository.js';
 import { importArchiveKey, transferView } from './portability/transfer-view.js';
 import { WorkspaceExport } from './portability/workspace-export.js';
-import { WorkspaceImport } from './portability/workspace-import.js';
+import { ImportWriteError, WorkspaceImport } from './portability/workspace-import.js';
 import { WorkspaceGate } from './workspace-gate.js';
 
 const transferNotFound = () => new AppError({ status: 404, code: ErrorCode.NOT_FOUND, message: 'Transfer not found' });
@@ -132,7 +132,7 @@ export class TransfersHandlers implements OnApplicationBootstrap {
     setImmediate(() => {
       void work()
         .catch(async (err: unknown) => {
-          const known = err instanceof ArchiveError || AppError.isAppError(err);
+          const known = err instanceof ArchiveError || err instanceof ImportWriteError || AppError.isAppError(err);
           if (!known) this.logger.error({ err, transferId: job.id }, 'workspace transfer failed');
           return this.transfers.finish(job.id, {
             status: 'failed',

@@ -1,10 +1,9 @@
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { FilesService, type FileRecord } from '@kw/contracts';
-import { AppError, ErrorCode } from '@kw/platform-errors';
-import { planLimitError } from '@kw/platform-entitlements';
 import { BlobTooLargeError, type BlobStorage } from '@kw/platform-storage';
 import type { ServiceClient } from '@kw/platform-transport';
-import { SNIFF_HEAD_BYTES, sniffFileKind } from '../../domain/file-kind.js';
+import { sniffFileKind } from '../../domain/file-kind.js';
+import { HeadCapture, tooLarge } from '../../domain/upload-bytes.js';
 
 const M = FilesService.method;
 
@@ -18,48 +17,6 @@ export interface IncomingFile {
   fileName: string;
   declaredMimeType: string;
   stream: Readable;
-}
-
-/** Passes bytes through and keeps the first few, for sniffing once the blob is stored. */
-class HeadCapture extends Transform {
-  private readonly parts: Buffer[] = [];
-  private kept = 0;
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    if (this.kept < SNIFF_HEAD_BYTES) {
-      const piece = chunk.subarray(0, SNIFF_HEAD_BYTES - this.kept);
-      this.parts.push(Buffer.from(piece));
-      this.kept += piece.length;
-    }
-    callback(null, chunk);
-  }
-
-  get head(): Uint8Array {
-    return Buffer.concat(this.parts);
-  }
-}
-
-function tooLarge(limitedBy: string, maxBytes: number): AppError {
-  // The plan's storage (docs/plans.md): 403 like every plan limit, naming it.
-  if (limitedBy === 'plan') {
-    return planLimitError('storageBytes', "The file is larger than the storage the workspace's plan has left", {
-      left: maxBytes,
-    });
-  }
-  if (limitedBy === 'quota') {
-    return new AppError({
-      status: 413,
-      code: ErrorCode.QUOTA_EXCEEDED,
-      message: 'The file is larger than the storage the workspace has left',
-      details: { limit: maxBytes },
-    });
-  }
-  return new AppError({
-    status: 413,
-    code: ErrorCode.PAYLOAD_TOO_LARGE,
-    message: `The file is larger than ${maxBytes} bytes`,
-    details: { limit: maxBytes },
-  });
 }
 
 /**

@@ -7,8 +7,8 @@ const vault = (files: Record<string, string>) =>
   zipSync(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, strToU8(v)])));
 
 describe('a Markdown folder as archive records', () => {
-  it('makes each note a fragment named by its file, frontmatter its tags, type and summary, folders collections', () => {
-    const records = readMarkdownFolder(
+  it('makes each note a fragment named by its file, frontmatter its tags, type and summary, folders collections', async () => {
+    const records = await readMarkdownFolder(
       vault({
         'Work/Plans/Q4.md':
           '\uFEFF---\ntitle: Ignored for the name\ntags: "#launch, q4 launch"\ntype: Meeting Notes\nsummary: Plan\n---\nBody',
@@ -34,11 +34,11 @@ describe('a Markdown folder as archive records', () => {
     ]);
   });
 
-  it('refuses a zip without notes, and a note larger than a fragment, naming it', () => {
-    expect(() => readMarkdownFolder(vault({ 'a.txt': 'x' }))).toThrow(ArchiveError);
-    expect(() => readMarkdownFolder(vault({ 'big.md': 'x'.repeat(1_000_001) }))).toThrow(
+  it('refuses a zip without notes, and a note larger than a fragment, naming it', async () => {
+    await expect(readMarkdownFolder(vault({ 'a.txt': 'x' }))).rejects.toThrow(ArchiveError);
+    await expect(readMarkdownFolder(vault({ 'big.md': 'x'.repeat(1_000_001) }))).rejects.toThrow(
       /^big\.md: larger than 1000000 bytes/,
     );
-    expect(() => readMarkdownFolder(strToU8('not a zip'))).toThrow(/truncated or damaged/);
+    await expect(readMarkdownFolder(strToU8('not a zip'))).rejects.toThrow(/truncated or damaged/);
   });
 });

@@ -1,13 +1,16 @@
-import { strFromU8, unzipSync } from 'fflate';
+import { strFromU8 } from 'fflate';
 import { FRAGMENT_CONTENT_MAX_BYTES, FRAGMENT_TAG_MAX, FRAGMENT_TAGS_MAX, FRAGMENT_TITLE_MAX } from '@kw/contracts';
 import {
+  ARCHIVE_INFLATE_LIMITS,
   ArchiveError,
+  checkRecord,
   type ArchivedCollection,
   type ArchivedFragment,
   type ArchivedMembership,
   type ArchivedType,
   type ArchiveRecords,
 } from '../../domain/workspace-archive.js';
+import { listZip, ZipInflater } from '../../domain/archive-zip.js';
 import { parseFrontmatter } from '../frontmatter.js';
 
 const NOTE_TYPE: ArchivedType = { id: 'type:note', key: 'note', name: 'Note', description: '' };
@@ -20,15 +23,24 @@ const NOTE_TYPE: ArchivedType = { id: 'type:note', key: 'note', name: 'Note', de
  * folders (`.obsidian/`, `.trash/`) and other files are skipped; `[[wiki links]]` become graph
  * relations when the fragments are enriched.
  */
-export function readMarkdownFolder(bytes: Uint8Array, now = new Date()): ArchiveRecords {
-  let entries: Record<string, Uint8Array>;
-  try {
-    entries = unzipSync(bytes, { filter: (file) => isNote(file.name) });
-  } catch (err) {
-    throw new ArchiveError(`not a readable zip (${(err as Error).message}); truncated or damaged`);
-  }
-  const paths = Object.keys(entries).sort();
+export async function readMarkdownFolder(
+  bytes: Uint8Array,
+  now = new Date(),
+  limits = ARCHIVE_INFLATE_LIMITS,
+): Promise<ArchiveRecords> {
+  const listed = listZip(bytes);
+  const paths = [...listed.keys()].filter(isNote).sort();
   if (paths.length === 0) throw new ArchiveError('the zip holds no Markdown (.md) files');
+  // Only notes are inflated, none past a fragment's size (refused by its declared size, and
+  // inflation never goes past that), and all of them within the archive's limits.
+  const zip = new ZipInflater(bytes, limits);
+  const entries: Record<string, Uint8Array> = {};
+  for (const path of paths) {
+    const entry = listed.get(path)!;
+    if (entry.size > FRAGMENT_CONTENT_MAX_BYTES)
+      throw new ArchiveError(`larger than ${FRAGMENT_CONTENT_MAX_BYTES} bytes, the most a fragment holds`, path);
+    entries[path] = await zip.read(entry);
+  }
   const types = new Map<string, ArchivedType>([[NOTE_TYPE.key, NOTE_TYPE]]);
   const collections = new Map<string, ArchivedCollection>();
   const fragments: ArchivedFragment[] = [];
@@ -43,9 +55,10 @@ export function readMarkdownFolder(bytes: Uint8Array, now = new Date()): Archive
     if (!types.has(type.key)) types.set(type.key, type);
     // The file's name is the note's name, as in Obsidian: [[links]] name files, so the title
     // must too for links to meet (a frontmatter title stays in the content's frontmatter).
-    const title = path.split('/').pop()!.replace(/\.md$/i, '').trim().slice(0, FRAGMENT_TITLE_MAX);
+    // By code point, so a cut never splits a surrogate pair.
+    const title = [...path.split('/').pop()!.replace(/\.md$/i, '').trim()].slice(0, FRAGMENT_TITLE_MAX).join('');
     const tags = tagsOf(fm.tags);
-    fragments.push({
+    const fragment: ArchivedFragment = {
       id: path,
       fragmentTypeId: types.get(type.key)!.id,
       title: title || 'Untitled',
@@ -60,7 +73,13 @@ export function readMarkdownFolder(bytes: Uint8Array, now = new Date()): Archive
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
       archivedAt: null,
-    });
+    };
+    // The rules an archive's records meet (a NUL in a note, say, names the note, before any write).
+    try {
+      fragments.push(checkRecord('fragments.ndjson', { ...fragment }));
+    } catch (err) {
+      throw new ArchiveError((err as Error).message, path);
+    }
     const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
     if (folder) {
       const id = `folder:${folder}`;

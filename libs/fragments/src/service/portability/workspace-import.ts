@@ -1,10 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
 import {
   AddCollectionFragmentsRequestSchema,
   COLLECTION_FRAGMENT_IDS_MAX,
-  CREATED_VIA,
   CreateCollectionRequestSchema,
   CreateFragmentRequestSchema,
   CreateFragmentTypeRequestSchema,
@@ -16,7 +16,7 @@ import {
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import { isUuid } from '@kw/platform-ids';
+import { isUuid, orderedUuids } from '@kw/platform-ids';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
@@ -37,6 +37,32 @@ import { CollectionsHandlers } from '../collections.handlers.js';
 import { FragmentErrorCode } from '../fragment-errors.js';
 import { FragmentTypesHandlers } from '../fragment-types.handlers.js';
 import { FragmentsHandlers } from '../fragments.handlers.js';
+
+/**
+ * A write of the import that the platform refused (a plan limit, a key taken meanwhile...), with
+ * the place of the record it was writing: the job's error says what and where.
+ */
+export class ImportWriteError extends Error {
+  override readonly name = 'ImportWriteError';
+
+  constructor(
+    readonly place: string,
+    readonly reason: AppError,
+  ) {
+    const limit = typeof reason.details?.limit === 'string' ? ` ${reason.details.limit}` : '';
+    super(`${place}: ${reason.message} (${reason.code}${limit})`);
+  }
+}
+
+/** Runs one write, naming `place` in what the platform refuses; other failures pass as they are. */
+async function at<T>(place: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    // A refusal; an internal error (a 5xx from another component included) stays one, for the logs.
+    throw AppError.isAppError(err) && err.status < 500 ? new ImportWriteError(place, err) : err;
+  }
+}
 
 /** Progress is written at most this often (in records), not after each one. */
 const PROGRESS_EVERY = 25;
@@ -77,8 +103,8 @@ export class WorkspaceImport {
     const chunks: Buffer[] = [];
     for await (const chunk of await this.storage.get(job.archiveKey!)) chunks.push(chunk as Buffer);
     const bytes = Buffer.concat(chunks);
-    if (options.format === 'markdown') return { records: readMarkdownFolder(bytes), fileBytes: new Map() };
-    const { records, fileBytes } = await readArchive(bytes);
+    if (options.format === 'markdown') return { records: await readMarkdownFolder(bytes), fileBytes: new Map() };
+    const { records, fileBytes } = await readArchive(bytes, { skipFiles: options.skipFiles });
     const files = records['files.ndjson'];
     if (options.skipFiles) records['files.ndjson'] = [];
     // A Leaf serves no files (Hosted Zone V1): say which, before anything is written.
@@ -123,7 +149,7 @@ export class WorkspaceImport {
     const archived = records['fragments.ndjson'];
     for (let start = 0; start < archived.length; start += BULK_INSERT_ROWS) {
       const batch = archived.slice(start, start + BULK_INSERT_ROWS);
-      const imported = await this.importFragments(ws, batch, typeIds, known, seen, context);
+      const imported = await this.importFragments(ws, batch, start + 1, typeIds, known, seen, context);
       for (const [i, { id, outcome }] of imported.entries()) {
         fragmentIds.set(batch[i].id, id);
         fragmentCounts[outcome]++;
@@ -146,14 +172,19 @@ export class WorkspaceImport {
           collectionId,
           fragmentIds: slice,
         });
-        memberships += (await this.collections.add(input, context)).added;
+        memberships += (
+          await at(`collection-fragments.ndjson, collection ${collectionId}`, () =>
+            this.collections.add(input, context),
+          )
+        ).added;
         for (const _ of slice) await step();
       }
     const fileCounts = { created: 0, unchanged: 0 };
-    for (const file of records['files.ndjson']) {
-      fileCounts[
-        (await this.importFile(job, file, archive.fileBytes.get(file.id)!, fragmentIds)) ? 'created' : 'unchanged'
-      ]++;
+    for (const [line, file] of records['files.ndjson'].entries()) {
+      const created = await at(`files.ndjson line ${line + 1}`, () =>
+        this.importFile(job, file, archive.fileBytes.get(file.id)!, fragmentIds),
+      );
+      fileCounts[created ? 'created' : 'unchanged']++;
       await step();
     }
     return this.transfers.finish(job.id, {
@@ -178,17 +209,19 @@ export class WorkspaceImport {
     const listed = await this.types.list(create(ListFragmentTypesRequestSchema, { workspaceId: ws }), context);
     const byKey = new Map(listed.fragmentTypes.map((t) => [t.key, t.id]));
     const ids = new Map<string, string>();
-    for (const type of records['fragment-types.ndjson']) {
+    for (const [line, type] of records['fragment-types.ndjson'].entries()) {
       let id = byKey.get(type.key);
       if (!id) {
-        const made = await this.types.create(
-          create(CreateFragmentTypeRequestSchema, {
-            workspaceId: ws,
-            key: type.key,
-            name: type.name,
-            description: type.description,
-          }),
-          context,
+        const made = await at(`fragment-types.ndjson line ${line + 1}`, () =>
+          this.types.create(
+            create(CreateFragmentTypeRequestSchema, {
+              workspaceId: ws,
+              key: type.key,
+              name: type.name,
+              description: type.description,
+            }),
+            context,
+          ),
         );
         id = made.fragmentType.id!;
         byKey.set(type.key, id);
@@ -210,52 +243,65 @@ export class WorkspaceImport {
   private async importFragments(
     ws: string,
     batch: readonly ArchivedFragment[],
+    firstLine: number,
     typeIds: Map<string, string>,
     known: Map<string, string>,
     seen: { keys: Set<string>; ids: Set<string> },
     context: RequestContext,
   ): Promise<Array<{ id: string; outcome: keyof Counts }>> {
     const knownIds = batch.flatMap((f) => known.get(f.id) ?? []);
-    const [taken, keyHolders] = await Promise.all([
-      this.fragmentRows.takenIds([...new Set([...knownIds, ...batch.map((f) => f.id).filter(isUuid)])]),
+    const archivedIds = batch.map((f) => f.id).filter(isUuid);
+    const [taken, keyHolders, own] = await Promise.all([
+      this.fragmentRows.takenIds([...new Set([...knownIds, ...archivedIds])]),
       this.fragmentRows.idsByKeys(ws, [...new Set(batch.flatMap((f) => f.key ?? []))]),
+      this.fragmentRows.existingIds(ws, archivedIds).then((ids) => new Set(ids)),
     ]);
     const fresh: number[] = [];
     const inTurn: number[] = [];
     for (const [i, f] of batch.entries()) {
       const knownId = known.get(f.id);
-      const there = (knownId && taken.has(knownId)) || (f.key && (keyHolders.has(f.key) || seen.keys.has(f.key)));
+      // A fragment of this workspace with the archived id is that record: the workspace's own
+      // export coming back, or an import that kept the id.
+      const there =
+        (knownId && taken.has(knownId)) || own.has(f.id) || (f.key && (keyHolders.has(f.key) || seen.keys.has(f.key)));
       (there ? inTurn : fresh).push(i);
       if (f.key) seen.keys.add(f.key);
     }
-    const inputs = fresh.map((i) => {
+    const newIds = orderedUuids(fresh.length); // in archive order, as createMany's own would be
+    const planned: Array<{ sourceId: string; targetId: string }> = [];
+    const inputs = fresh.map((i, n) => {
       const f = batch[i];
       // Its id is kept where no fragment has it (another plane, or after a move's purge): links survive a move.
       const keepId = isUuid(f.id) && !taken.has(f.id) && !seen.ids.has(f.id);
       seen.ids.add(f.id);
-      return createRequestOf(ws, f, typeIds.get(f.fragmentTypeId)!, keepId ? f.id : undefined);
+      const id = keepId ? f.id : newIds[n];
+      planned.push({ sourceId: f.id, targetId: id });
+      return createRequestOf(ws, f, typeIds.get(f.fragmentTypeId)!, id);
     });
+    // What each will become is kept before it is written: a process stopped between the write and
+    // this record would otherwise leave fragments the next import does not find, and makes again.
+    // A record whose write is refused keeps a target that does not exist, which finds nothing.
+    await this.transfers.recordImportedMany(ws, 'fragment', planned);
     const created = await this.fragments.createMany(ws, inputs, context);
 
     const results: Array<{ id: string; outcome: keyof Counts }> = [];
-    const recorded: Array<{ sourceId: string; targetId: string }> = [];
-    let refused: AppError | undefined;
+    let refused: ImportWriteError | undefined;
     for (const [n, i] of fresh.entries()) {
       const result = created[n];
       if (!AppError.isAppError(result)) {
         results[i] = { id: result.id, outcome: 'created' };
-        recorded.push({ sourceId: batch[i].id, targetId: result.id });
       } else if (result.code === FragmentErrorCode.KEY_EXISTS) inTurn.push(i);
-      else refused ??= result;
+      else refused ??= new ImportWriteError(`fragments.ndjson line ${firstLine + i}`, result);
     }
-    await this.transfers.recordImportedMany(ws, 'fragment', recorded);
     // A record the workspace may not take fails the import, as a create would have one by one.
     if (refused) throw refused;
     for (const [i, f] of batch.entries())
       if (results[i] && f.archivedAt)
         await this.fragments.delete(create(DeleteFragmentRequestSchema, { fragmentId: results[i].id }), context);
     for (const i of inTurn.sort((a, b) => a - b))
-      results[i] = await this.importFragment(ws, batch[i], typeIds, known, context);
+      results[i] = await at(`fragments.ndjson line ${firstLine + i}`, () =>
+        this.importFragment(ws, batch[i], typeIds, known, context),
+      );
     return results;
   }
 
@@ -268,11 +314,20 @@ export class WorkspaceImport {
   ): Promise<{ id: string; outcome: keyof Counts }> {
     const fragmentTypeId = typeIds.get(f.fragmentTypeId)!;
     const knownId = known.get(f.id);
+    const inWorkspace = async (id: string) => {
+      const row = await this.fragmentRows.findById(id);
+      return row?.workspaceId === ws ? row : undefined;
+    };
+    // What an earlier import made of it, the fragment of this workspace with its id, or its key's.
     const existing =
-      (knownId && (await this.fragmentRows.findById(knownId))) ||
+      (knownId && (await inWorkspace(knownId))) ||
+      (isUuid(f.id) && (await inWorkspace(f.id))) ||
       (f.key ? await this.fragmentRows.findByKey(ws, f.key) : undefined);
-    if (existing && existing.workspaceId === ws) {
-      if (sameContent(existing, f, fragmentTypeId)) return { id: existing.id, outcome: 'unchanged' };
+    if (existing) {
+      if (sameContent(existing, f, fragmentTypeId)) {
+        if (knownId !== existing.id) await this.transfers.recordImported(ws, 'fragment', f.id, existing.id);
+        return { id: existing.id, outcome: 'unchanged' };
+      }
       await this.fragments.update(
         create(UpdateFragmentRequestSchema, {
           fragmentId: existing.id,
@@ -290,18 +345,11 @@ export class WorkspaceImport {
       await this.transfers.recordImported(ws, 'fragment', f.id, existing.id);
       return { id: existing.id, outcome: 'updated' };
     }
-    const { fragment } = await this.fragments.create(
-      createRequestOf(
-        ws,
-        f,
-        fragmentTypeId,
-        // Its id is kept where no fragment has it (another plane, or after a move's purge): links survive a move.
-        isUuid(f.id) && !(await this.fragmentRows.findById(f.id)) ? f.id : undefined,
-      ),
-      context,
-    );
-    const id = fragment.id!;
+    // Its id is kept where no fragment has it (another plane, or after a move's purge): links survive
+    // a move. Recorded before the write, as in importFragments.
+    const id = isUuid(f.id) && !(await this.fragmentRows.findById(f.id)) ? f.id : randomUUID();
     await this.transfers.recordImported(ws, 'fragment', f.id, id);
+    await this.fragments.create(createRequestOf(ws, f, fragmentTypeId, id), context);
     if (f.archivedAt) await this.fragments.delete(create(DeleteFragmentRequestSchema, { fragmentId: id }), context);
     return { id, outcome: 'created' };
   }
@@ -346,21 +394,29 @@ export class WorkspaceImport {
   ): Promise<Map<string, string>> {
     const known = await this.transfers.importedIds(ws, 'collection');
     const ids = new Map<string, string>();
-    for (const c of records['collections.ndjson']) {
+    for (const [line, c] of records['collections.ndjson'].entries()) {
       const knownId = known.get(c.id);
-      let id = knownId && (await this.collectionRows.findInWorkspace(ws, knownId))?.id;
+      // What an earlier import made of it, or the collection of this workspace with its id (its own export).
+      let id =
+        (knownId && (await this.collectionRows.findInWorkspace(ws, knownId))?.id) ||
+        (isUuid(c.id) && (await this.collectionRows.findInWorkspace(ws, c.id))?.id);
+      if (id && id !== knownId) await this.transfers.recordImported(ws, 'collection', c.id, id);
       if (!id) {
-        const made = await this.collections.create(
-          create(CreateCollectionRequestSchema, {
-            workspaceId: ws,
-            name: c.name,
-            description: c.description,
-            id: isUuid(c.id) && !(await this.collectionRows.exists(c.id)) ? c.id : undefined,
-          }),
-          context,
+        // Recorded before it is made: a process stopped in between leaves nothing the next import misses.
+        const target = isUuid(c.id) && !(await this.collectionRows.exists(c.id)) ? c.id : randomUUID();
+        await this.transfers.recordImported(ws, 'collection', c.id, target);
+        const made = await at(`collections.ndjson line ${line + 1}`, async () =>
+          this.collections.create(
+            create(CreateCollectionRequestSchema, {
+              workspaceId: ws,
+              name: c.name,
+              description: c.description,
+              id: target,
+            }),
+            context,
+          ),
         );
         id = made.collection!.id!;
-        await this.transfers.recordImported(ws, 'collection', c.id, id);
       }
       ids.set(c.id, id);
       await step();
@@ -385,7 +441,7 @@ function createRequestOf(ws: string, f: ArchivedFragment, fragmentTypeId: string
     tagsSupplied: true,
     tags: f.tags,
     enhanceTags: f.enhanceTags,
-    createdVia: (CREATED_VIA as readonly string[]).includes(f.createdVia) ? f.createdVia : 'import',
+    createdVia: f.createdVia, // one of CREATED_VIA: readArchive refused any other
     key: f.key ?? undefined,
     id,
   });

@@ -1,0 +1,50 @@
+import { Transform, type TransformCallback } from 'node:stream';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+import { planLimitError } from '@kw/platform-entitlements';
+import { SNIFF_HEAD_BYTES } from './file-kind.js';
+
+// What an upload and an import of a file share while its bytes are stored: the head kept for
+// sniffing its type, and the refusal of bytes past what the workspace has left.
+
+/** Passes bytes through and keeps the first few, for sniffing once the blob is stored. */
+export class HeadCapture extends Transform {
+  private readonly parts: Buffer[] = [];
+  private kept = 0;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.kept < SNIFF_HEAD_BYTES) {
+      const piece = chunk.subarray(0, SNIFF_HEAD_BYTES - this.kept);
+      this.parts.push(Buffer.from(piece));
+      this.kept += piece.length;
+    }
+    callback(null, chunk);
+  }
+
+  get head(): Uint8Array {
+    return Buffer.concat(this.parts);
+  }
+}
+
+/** Bytes past `maxBytes` (BlobTooLargeError): the refusal of whichever limit `limitedBy` names (beginUpload's answer). */
+export function tooLarge(limitedBy: string, maxBytes: number): AppError {
+  // The plan's storage (docs/plans.md): 403 like every plan limit, naming it.
+  if (limitedBy === 'plan') {
+    return planLimitError('storageBytes', "The file is larger than the storage the workspace's plan has left", {
+      left: maxBytes,
+    });
+  }
+  if (limitedBy === 'quota') {
+    return new AppError({
+      status: 413,
+      code: ErrorCode.QUOTA_EXCEEDED,
+      message: 'The file is larger than the storage the workspace has left',
+      details: { limit: maxBytes },
+    });
+  }
+  return new AppError({
+    status: 413,
+    code: ErrorCode.PAYLOAD_TOO_LARGE,
+    message: `The file is larger than ${maxBytes} bytes`,
+    details: { limit: maxBytes },
+  });
+}
