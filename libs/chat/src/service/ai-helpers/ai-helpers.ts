@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { FragmentsService } from '@kw/contracts';
-import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
+import { AI_PROVIDER, AiProviderError, type AiProvider } from '@kw/platform-ai';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
-import { APP_CONFIG } from '@kw/platform-runtime';
+import type { Logger } from '@kw/platform-observability';
+import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { ModelUsageRepository } from '../../persistence/model-usage.repository.js';
 import { requireAccount } from '../chat-caller.js';
@@ -31,6 +32,7 @@ export class AiHelpers {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly client: ServiceClient,
     private readonly usage: ModelUsageRepository,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   /** The model behind a capability, as usage records and answers name it. */
@@ -88,7 +90,11 @@ export class AiHelpers {
     return { text: `${fragment!.title}\n\n${fragment!.content}`, workspaceId: fragment!.workspaceId };
   }
 
-  /** Runs a provider call and records it, failed or not; a provider failure is a 502. */
+  /**
+   * Runs a provider call and records it, failed or not. A provider failure is a 502 in the
+   * platform's words (the path and status, a timeout): what the provider said goes to the log
+   * only, its key scrubbed, as on /api/v1 (docs/errors.md, UPSTREAM_ERROR).
+   */
   private async run<T>(
     kind: 'embedding' | 'summary' | 'tags',
     caller: { userId: string; tokenId: string },
@@ -102,10 +108,21 @@ export class AiHelpers {
       return await call();
     } catch (err) {
       status = 'upstream_error';
+      const known = err instanceof AiProviderError;
+      this.logger.warn(
+        {
+          provider: this.provider.name,
+          capability: kind,
+          upstreamStatus: known ? err.status : undefined,
+          error: known ? err.message : String((err as Error)?.message ?? err).slice(0, 300),
+          providerSaid: known ? err.providerSaid : undefined,
+        },
+        'AI provider failed',
+      );
       throw new AppError({
         status: 502,
         code: ErrorCode.UPSTREAM_ERROR,
-        message: `The AI provider (${this.provider.name}) failed: ${(err as Error).message?.slice(0, 200) ?? 'unknown error'}`,
+        message: `The AI provider (${this.provider.name}) failed${known ? `: ${err.message}` : ''}`,
       });
     } finally {
       await this.usage.insertMany([
