@@ -66,6 +66,14 @@ describe('AI helpers, availability and usage', () => {
       AI_EMBEDDING_MODEL: 'text-embedding-3-small',
       // A marker configured for queries (the model has none of its own): inputType asks for it.
       AI_EMBEDDING_QUERY_PREFIX: 'query: ',
+      // Plan `tiny` has a monthly token budget (the tokens test assigns it); the default has none.
+      PLANS: JSON.stringify({
+        default: 'open',
+        plans: [
+          { id: 'open', name: 'Open' },
+          { id: 'tiny', name: 'Tiny', limits: { monthlyTokens: 300 } },
+        ],
+      }),
       // A failing enrichment step is recorded after two quick attempts.
       ENRICHMENT_MAX_ATTEMPTS: '2',
       ENRICHMENT_RETRY_BASE_MS: '10',
@@ -227,6 +235,65 @@ describe('AI helpers, availability and usage', () => {
     } finally {
       openai.setMode('ok');
     }
+  });
+
+  it("records the tokens the provider reports for helper and enrichment calls, and refuses helpers once the plan's budget is spent", async () => {
+    const person = await userWithToken(compatible.url, admin.ADMIN_TOKEN);
+    expect(
+      (
+        await api(compatible, { token: admin.ADMIN_TOKEN }, 'PUT', `/api/admin/users/${person.user.id}/plan`, {
+          planId: 'tiny',
+        })
+      ).status,
+    ).toBe(204);
+    // The stand-in reports usage: chat completions 10 prompt tokens per message and a word per
+    // output word, embeddings a prompt token per word.
+    expect((await api(compatible, person, 'POST', '/api/ai/summary', { text: 'kettles boil water' })).status).toBe(200);
+    expect((await api(compatible, person, 'POST', '/api/ai/tags', { text: 'kettles boil water' })).status).toBe(200);
+    expect((await api(compatible, person, 'POST', '/api/ai/embedding', { input: ['one two', 'three'] })).status).toBe(
+      200,
+    );
+    const ws = (await api(compatible, person, 'POST', '/api/workspaces', { name: 'tokens' })).body.workspace.id;
+    const types = (await api(compatible, person, 'GET', `/api/workspaces/${ws}/fragment-types`)).body.items;
+    await api(compatible, person, 'POST', '/api/memory-fragments', {
+      workspaceId: ws,
+      fragmentTypeId: types.find((t: { key: string }) => t.key === 'note').id,
+      title: 'Tokens',
+      content: 'Counting the tokens of enrichment.',
+    });
+    // The pass's embedding, summary, tags and graph records.
+    await expect
+      .poll(
+        async () => (await api(compatible, person, 'GET', '/api/ai/usage?capability=enrichment')).body.totals.requests,
+        { timeout: 30_000 },
+      )
+      .toBe(4);
+    const usage = (await api(compatible, person, 'GET', '/api/ai/usage?groupBy=capability')).body;
+    const rows = Object.fromEntries(usage.rows.map((r: any) => [r.capability, r]));
+    expect(rows.summary).toMatchObject({ requests: 1, inputTokens: 20, outputTokens: 4 });
+    expect(rows.tags).toMatchObject({ requests: 1, inputTokens: 20, outputTokens: 4 });
+    expect(rows.embedding).toMatchObject({ requests: 1, inputTokens: 3, outputTokens: 0 });
+    // Summary and tags (20 in, the echoed content out each) and the chunk's words.
+    expect(rows.enrichment.inputTokens).toBeGreaterThan(40);
+    expect(rows.enrichment.outputTokens).toBeGreaterThan(0);
+    const spent = usage.totals.inputTokens + usage.totals.outputTokens;
+    expect((await api(compatible, person, 'GET', '/api/subscription')).body.usage.tokens).toBe(spent);
+
+    // The budget (300) runs out: the next helper call is refused before the provider is asked.
+    let refused: Awaited<ReturnType<typeof api>> | undefined;
+    for (let i = 0; i < 20 && !refused; i++) {
+      const res = await api(compatible, person, 'POST', '/api/ai/summary', { text: 'kettles boil water' });
+      if (res.status !== 200) refused = res;
+    }
+    expect(refused?.status, refused?.text).toBe(403);
+    expect(refused!.body).toMatchObject({ code: 'PLAN_LIMIT_REACHED', limit: 'monthlyTokens' });
+    const asked = openai.requests.length;
+    for (const [path, body] of [
+      ['/api/ai/tags', { text: 'x' }],
+      ['/api/ai/embedding', { input: 'x' }],
+    ] as const)
+      expect((await api(compatible, person, 'POST', path, body)).body.code).toBe('PLAN_LIMIT_REACHED');
+    expect(openai.requests.length).toBe(asked);
   });
 
   it('adds up exactly what a scripted mix of calls did, per filter, and only the caller’s', async () => {

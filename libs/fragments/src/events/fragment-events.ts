@@ -90,6 +90,7 @@ export function fragmentEmbeddedEvent(
   fragment: Pick<FragmentText, 'id' | 'workspaceId' | 'version' | 'createdBy'>,
   chunks: number,
   generated: NonNullable<FragmentEmbeddedPayload['generated']> = [],
+  tokens: NonNullable<FragmentEmbeddedPayload['tokens']> = {},
 ): NewOutboxEvent & { payload: FragmentEmbeddedPayload } {
   return {
     aggregateType: 'fragment',
@@ -102,6 +103,7 @@ export function fragmentEmbeddedEvent(
       chunks,
       createdBy: fragment.createdBy,
       generated,
+      tokens,
       occurredAt: new Date().toISOString(),
     },
   };

@@ -40,6 +40,7 @@ function openAiServer(seen: Seen[], failing: Failing): Server {
           object: 'chat.completion',
           model: body.model,
           choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+          usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
         }),
       );
       return;
@@ -193,5 +194,18 @@ describe('OpenAI-compatible provider', () => {
       embeddingModel: 'e',
     });
     await expect(down.summarize('x')).rejects.toThrow(/^\/chat\/completions: connection error \(ECONNREFUSED\)$/);
+  });
+
+  it('tells the tokens each answer reports', async () => {
+    const told: unknown[] = [];
+    const onUsage = (u: unknown) => told.push(u);
+    await provider.summarize('x', { onUsage });
+    await provider.generateTags('x', 3, { onUsage });
+    await provider.embed(['a', 'b'], undefined, { onUsage });
+    expect(told).toEqual([
+      { inputTokens: 7, outputTokens: 3 },
+      { inputTokens: 7, outputTokens: 3 },
+      { inputTokens: 1, outputTokens: 0 },
+    ]);
   });
 });

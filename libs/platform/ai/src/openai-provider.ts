@@ -47,26 +47,27 @@ export class OpenAiCompatibleProvider implements AiProvider {
 
   constructor(private readonly options: OpenAiProviderOptions) {}
 
-  async summarize(text: string): Promise<string> {
-    return (await this.chat(SUMMARY_PROMPT, text)).trim();
+  async summarize(text: string, options: CallOptions = {}): Promise<string> {
+    return (await this.chat(SUMMARY_PROMPT, text, options)).trim();
   }
 
   async generateTags(text: string, max: number, options: CallOptions = {}): Promise<string[]> {
-    const answer = await this.chat(TAGS_PROMPT(max), text, options.timeoutMs);
+    const answer = await this.chat(TAGS_PROMPT(max), text, options);
     return parseTags(answer).slice(0, max);
   }
 
   async embed(texts: string[], purpose?: EmbeddingPurpose, options: CallOptions = {}): Promise<number[][]> {
     if (texts.length === 0) return [];
     const prompt = purpose ? (this.options.embeddingPrompts?.[purpose] ?? '') : '';
-    const body = await this.post<{ data?: Array<{ index: number; embedding: number[] }> }>(
+    const body = await this.post<{ data?: Array<{ index: number; embedding: number[] }>; usage?: WireUsage }>(
       '/embeddings',
       { model: this.options.embeddingModel, input: prompt ? texts.map((t) => prompt + t) : texts },
       options.timeoutMs,
     );
     const data = body.data;
     if (!Array.isArray(data) || data.length !== texts.length)
-      throw new AiProviderError('embeddings: unexpected response shape');
+      throw new AiProviderError('/embeddings: unexpected response shape');
+    reportUsage(body.usage, options);
     return [...data].sort((a, b) => a.index - b.index).map((d) => normalise(d.embedding));
   }
 
@@ -74,8 +75,8 @@ export class OpenAiCompatibleProvider implements AiProvider {
     return extractGraphByPatterns(text);
   }
 
-  private async chat(system: string, user: string, timeoutMs?: number): Promise<string> {
-    const body = await this.post<{ choices?: Array<{ message?: { content?: string } }> }>(
+  private async chat(system: string, user: string, options: CallOptions): Promise<string> {
+    const body = await this.post<{ choices?: Array<{ message?: { content?: string } }>; usage?: WireUsage }>(
       '/chat/completions',
       {
         model: this.options.chatModel,
@@ -85,10 +86,11 @@ export class OpenAiCompatibleProvider implements AiProvider {
         ],
         temperature: 0,
       },
-      timeoutMs,
+      options.timeoutMs,
     );
     const content = body.choices?.[0]?.message?.content;
-    if (typeof content !== 'string') throw new AiProviderError('chat completion: no message content');
+    if (typeof content !== 'string') throw new AiProviderError('/chat/completions: no message content');
+    reportUsage(body.usage, options);
     return content;
   }
 
@@ -124,6 +126,19 @@ export class OpenAiCompatibleProvider implements AiProvider {
       );
     }
   }
+}
+
+/** An OpenAI-compatible answer's `usage` (embeddings report prompt tokens only). */
+interface WireUsage {
+  prompt_tokens?: unknown;
+  completion_tokens?: unknown;
+}
+
+/** Tells the caller the tokens the answer reports; an answer without `usage` reports nothing. */
+function reportUsage(usage: WireUsage | undefined, options: CallOptions): void {
+  if (!options.onUsage || !usage || typeof usage !== 'object') return;
+  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.round(n) : 0);
+  options.onUsage({ inputTokens: count(usage.prompt_tokens), outputTokens: count(usage.completion_tokens) });
 }
 
 /** A failed exchange in the platform's words: a timeout, or the connection's error code (never its message). */
