@@ -39,10 +39,15 @@ class HeadCapture extends Transform {
   }
 }
 
-function tooLarge(limitedBy: string, maxBytes: number): AppError {
-  // The plan's storage (docs/plans.md): 403 like every plan limit, naming it.
+function tooLarge(begun: { limitedBy: string; maxBytes: bigint; planMaxBytes: bigint; planId: string }): AppError {
+  const maxBytes = Number(begun.maxBytes);
+  const limitedBy = begun.limitedBy;
+  // The plan's storage (docs/plans.md): 403 like every plan limit, with the one refusal's
+  // fields (limit, max: the plan's storageBytes, planId) and what was left (`left`).
   if (limitedBy === 'plan') {
     return planLimitError('storageBytes', "The file is larger than the storage the workspace's plan has left", {
+      max: Number(begun.planMaxBytes),
+      planId: begun.planId,
       left: maxBytes,
     });
   }
@@ -88,7 +93,7 @@ export async function storeUpload(
     incoming.stream.unpipe(head);
     incoming.stream.resume();
     await client.call(M.abortUpload, { fileId: begun.fileId }).catch(() => undefined);
-    if (err instanceof BlobTooLargeError) throw tooLarge(begun.limitedBy, Number(begun.maxBytes));
+    if (err instanceof BlobTooLargeError) throw tooLarge(begun);
     throw err;
   }
   const sniffed = await sniffFileKind(head.head, incoming.fileName, incoming.declaredMimeType);
