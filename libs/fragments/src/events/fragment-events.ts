@@ -103,7 +103,8 @@ export function fragmentEmbeddedEvent(
       chunks,
       createdBy: fragment.createdBy,
       generated,
-      tokens,
+      // Only when a step reported tokens (the built-in provider never does).
+      ...(Object.keys(tokens).length > 0 ? { tokens } : {}),
       occurredAt: new Date().toISOString(),
     },
   };
