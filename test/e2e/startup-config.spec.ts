@@ -32,6 +32,42 @@ describe('start-up configuration', () => {
   });
 });
 
+describeWith(['postgres', 'nats'], 'configuration its components read', () => {
+  // The gateway composes the chat API (CHAT_PROVIDERS) and the plan limits (PLANS): a bad table
+  // found while the components are built is a configuration error too: exit 2, the variable named.
+  // (Distributed, so that a start that wrongly succeeds keeps no data folder behind.)
+  it.each([
+    // Not a URL (class-validator took a bare word for a host name; new URL() then threw a TypeError).
+    ['STRIPE_API_URL', 'notaurl', 'STRIPE_API_URL: '],
+    ['CHAT_PROVIDERS', '{"providers": [', 'CHAT_PROVIDERS: providers config: not valid JSON'],
+    ['CHAT_PROVIDERS', '{"providers": [{"id": "x", "kind": "other"}]}', 'CHAT_PROVIDERS: providers[0].kind'],
+    [
+      'PLANS',
+      '{"default":"free","plans":[{"id":"free","name":"Free","limit":{"x":1}}]}',
+      'PLANS: plans[0].limit: unknown field',
+    ],
+    ['PLANS', '{"default":"free","plans":[{"id":"free"}]}', 'PLANS: plans[0].name'],
+    ['PLANS', '{"default":"free","plans":[{"id":"free","name":"Free"}],"extra":1}', 'PLANS: extra: unknown field'],
+  ])('exits 2 naming %s when it is %s', (name, value, message) => {
+    const run = spawnSync(process.execPath, [path.join(ROOT, 'dist/apps/gateway/src/main.js')], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        RUN_MODE: 'distributed',
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+        NATS_URL: TEST_NATS_URL!,
+        PORT: '0',
+        [name]: value,
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(run.stderr).not.toContain('TypeError');
+  });
+});
+
 describeWith(['postgres', 'nats'], 'the distributed supervisor', () => {
   it('does not restart an app that refused its configuration, and says what to set', async () => {
     const database = await createTestDatabase('kw_supervisor');

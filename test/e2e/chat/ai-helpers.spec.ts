@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminEnv, userWithToken } from '../../support/accounts.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { startExaStandIn, type ExaStandIn } from '../../support/stand-ins/exa-stand-in.js';
-import { startOpenAiStandIn, type StandIn } from '../../support/stand-ins/openai-stand-in.js';
+import { STAND_IN_ERROR_MESSAGES, startOpenAiStandIn, type StandIn } from '../../support/stand-ins/openai-stand-in.js';
 import { call } from './chat-fixture.js';
 
 type Caller = Awaited<ReturnType<typeof userWithToken>>;
@@ -66,6 +66,17 @@ describe('AI helpers, availability and usage', () => {
       AI_EMBEDDING_MODEL: 'text-embedding-3-small',
       // A marker configured for queries (the model has none of its own): inputType asks for it.
       AI_EMBEDDING_QUERY_PREFIX: 'query: ',
+      // Plan `tiny` has a monthly token budget (the tokens test assigns it); the default has none.
+      PLANS: JSON.stringify({
+        default: 'open',
+        plans: [
+          { id: 'open', name: 'Open' },
+          { id: 'tiny', name: 'Tiny', limits: { monthlyTokens: 300 } },
+        ],
+      }),
+      // A failing enrichment step is recorded after two quick attempts.
+      ENRICHMENT_MAX_ATTEMPTS: '2',
+      ENRICHMENT_RETRY_BASE_MS: '10',
       // A chat provider nobody answers at: availability must say so.
       CHAT_PROVIDERS: JSON.stringify({
         providers: [{ id: 'down', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-x', retries: 0 }],
@@ -161,6 +172,128 @@ describe('AI helpers, availability and usage', () => {
     expect(up.chat).toMatchObject({ available: true, provider: 'standin' });
     // Web search is configured there, but the admin account has no web-search access yet.
     expect(up.web_search.reason).toMatch(/no web-search access/);
+  });
+
+  it("answers a provider's failure with 502 in its own words: nothing of the provider's body, in answers or on fragments", async () => {
+    const admin$ = { token: admin.ADMIN_TOKEN };
+    const leaks = [STAND_IN_ERROR_MESSAGES[500], STAND_IN_ERROR_MESSAGES[401], STAND_IN_ERROR_MESSAGES[400], 'partial'];
+    const expectNoLeak = (text: string) => {
+      for (const leak of leaks) expect(text).not.toContain(leak);
+      expect(text).not.toContain('sk-test');
+    };
+    const cases = [
+      ['status-500', 'HTTP 500'],
+      ['status-401', 'HTTP 401'],
+      ['status-400', 'HTTP 400'],
+      // A 200 whose JSON body breaks off: a parser's message would quote the provider's bytes.
+      ['malformed-stream', 'the answer is not valid JSON'],
+    ] as const;
+    try {
+      for (const [mode, words] of cases) {
+        openai.setMode(mode);
+        for (const [path, body] of [
+          ['/api/ai/summary', { text: 'hello' }],
+          ['/api/ai/tags', { text: 'hello' }],
+          ['/api/ai/embedding', { input: 'hello' }],
+        ] as const) {
+          if (mode === 'malformed-stream' && path === '/api/ai/embedding') continue; // the stand-in breaks only completions
+          const res = await api(compatible, admin$, 'POST', path, body);
+          expect(res.status, `${mode} ${path}`).toBe(502);
+          expect(res.body.code).toBe('UPSTREAM_ERROR');
+          expect(res.body.error).toContain(words);
+          expectNoLeak(res.text);
+        }
+      }
+      // What the provider said is in the server's log, not in the answer.
+      await expect
+        .poll(() => compatible.logs)
+        .toContainEqual(
+          expect.objectContaining({ msg: 'AI provider failed', providerSaid: STAND_IN_ERROR_MESSAGES[500] }),
+        );
+
+      // Enrichment records the failure on the fragment, which any reader of the workspace sees.
+      openai.setMode('status-500');
+      const ws = (await api(compatible, admin$, 'POST', '/api/workspaces', { name: 'failing' })).body.workspace.id;
+      const types = (await api(compatible, admin$, 'GET', `/api/workspaces/${ws}/fragment-types`)).body.items;
+      const created = await api(compatible, admin$, 'POST', '/api/memory-fragments', {
+        workspaceId: ws,
+        fragmentTypeId: types.find((t: { key: string }) => t.key === 'note').id,
+        title: 'Failing',
+        content: 'The provider is down.',
+      });
+      const id = created.body.fragment.id;
+      await expect
+        .poll(async () => (await api(compatible, admin$, 'GET', `/api/memory-fragments/${id}`)).body.fragment.status, {
+          timeout: 30_000,
+        })
+        .toBe('published');
+      const read = await api(compatible, admin$, 'GET', `/api/memory-fragments/${id}`);
+      const enrichment = read.body.fragment.enrichment;
+      for (const step of ['summary', 'tags', 'embedding'])
+        expect(enrichment[step], step).toMatchObject({ state: 'failed', error: expect.stringContaining('HTTP 500') });
+      expectNoLeak(read.text);
+    } finally {
+      openai.setMode('ok');
+    }
+  });
+
+  it("records the tokens the provider reports for helper and enrichment calls, and refuses helpers once the plan's budget is spent", async () => {
+    const person = await userWithToken(compatible.url, admin.ADMIN_TOKEN);
+    expect(
+      (
+        await api(compatible, { token: admin.ADMIN_TOKEN }, 'PUT', `/api/admin/users/${person.user.id}/plan`, {
+          planId: 'tiny',
+        })
+      ).status,
+    ).toBe(204);
+    // The stand-in reports usage: chat completions 10 prompt tokens per message and a word per
+    // output word, embeddings a prompt token per word.
+    expect((await api(compatible, person, 'POST', '/api/ai/summary', { text: 'kettles boil water' })).status).toBe(200);
+    expect((await api(compatible, person, 'POST', '/api/ai/tags', { text: 'kettles boil water' })).status).toBe(200);
+    expect((await api(compatible, person, 'POST', '/api/ai/embedding', { input: ['one two', 'three'] })).status).toBe(
+      200,
+    );
+    const ws = (await api(compatible, person, 'POST', '/api/workspaces', { name: 'tokens' })).body.workspace.id;
+    const types = (await api(compatible, person, 'GET', `/api/workspaces/${ws}/fragment-types`)).body.items;
+    await api(compatible, person, 'POST', '/api/memory-fragments', {
+      workspaceId: ws,
+      fragmentTypeId: types.find((t: { key: string }) => t.key === 'note').id,
+      title: 'Tokens',
+      content: 'Counting the tokens of enrichment.',
+    });
+    // The pass's embedding, summary, tags and graph records.
+    await expect
+      .poll(
+        async () => (await api(compatible, person, 'GET', '/api/ai/usage?capability=enrichment')).body.totals.requests,
+        { timeout: 30_000 },
+      )
+      .toBe(4);
+    const usage = (await api(compatible, person, 'GET', '/api/ai/usage?groupBy=capability')).body;
+    const rows = Object.fromEntries(usage.rows.map((r: any) => [r.capability, r]));
+    expect(rows.summary).toMatchObject({ requests: 1, inputTokens: 20, outputTokens: 4 });
+    expect(rows.tags).toMatchObject({ requests: 1, inputTokens: 20, outputTokens: 4 });
+    expect(rows.embedding).toMatchObject({ requests: 1, inputTokens: 3, outputTokens: 0 });
+    // Summary and tags (20 in, the echoed content out each) and the chunk's words.
+    expect(rows.enrichment.inputTokens).toBeGreaterThan(40);
+    expect(rows.enrichment.outputTokens).toBeGreaterThan(0);
+    const spent = usage.totals.inputTokens + usage.totals.outputTokens;
+    expect((await api(compatible, person, 'GET', '/api/subscription')).body.usage.tokens).toBe(spent);
+
+    // The budget (300) runs out: the next helper call is refused before the provider is asked.
+    let refused: Awaited<ReturnType<typeof api>> | undefined;
+    for (let i = 0; i < 20 && !refused; i++) {
+      const res = await api(compatible, person, 'POST', '/api/ai/summary', { text: 'kettles boil water' });
+      if (res.status !== 200) refused = res;
+    }
+    expect(refused?.status, refused?.text).toBe(403);
+    expect(refused!.body).toMatchObject({ code: 'PLAN_LIMIT_REACHED', limit: 'monthlyTokens' });
+    const asked = openai.requests.length;
+    for (const [path, body] of [
+      ['/api/ai/tags', { text: 'x' }],
+      ['/api/ai/embedding', { input: 'x' }],
+    ] as const)
+      expect((await api(compatible, person, 'POST', path, body)).body.code).toBe('PLAN_LIMIT_REACHED');
+    expect(openai.requests.length).toBe(asked);
   });
 
   it('adds up exactly what a scripted mix of calls did, per filter, and only the caller’s', async () => {

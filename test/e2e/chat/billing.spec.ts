@@ -328,6 +328,18 @@ describe('subscription billing with Stripe', () => {
     expect(output).not.toContain(stripe.secretKey);
     expect(output).not.toContain(stripe.webhookSecret);
   });
+
+  it('shows no billing once the deployment runs without a billing provider, even for an account Stripe billed', async () => {
+    const who = await customer();
+    await deliver(completed(who, 'sub_off'));
+    await deliver(subscriptionEvent('updated', { id: 'sub_off', customer: who.customer, status: 'active' }));
+    await deliver(subscriptionEvent('deleted', { id: 'sub_off', customer: who.customer, status: 'canceled' }));
+    expect(await subscription(who.token)).toMatchObject({ billing: { provider: 'stripe', status: 'canceled' } });
+    // The same data, started again without billing (the last test of this block: it ends billing).
+    await platform.stop();
+    platform = await startEmbedded(dataDir, { ...admin, PLANS: JSON.stringify(PLANS) });
+    expect(await subscription(who.token)).toMatchObject({ plan: { id: 'free' }, billing: null });
+  }, 90_000);
 });
 
 describe('subscription billing when no provider is configured', () => {

@@ -250,7 +250,24 @@ describe('plan limits', () => {
     ]);
     // 300 bytes are left: a larger file is refused while it streams, and nothing is kept (else
     // the 300 that follow would not fit).
-    expect(limitOf(await upload(400))).toEqual({ status: 403, code: 'PLAN_LIMIT_REACHED', limit: 'storageBytes' });
+    const over = await upload(400);
+    expect(limitOf(over)).toEqual({ status: 403, code: 'PLAN_LIMIT_REACHED', limit: 'storageBytes' });
+    // The one refusal's shape (limit, max, planId), plus what was left.
+    expect(over.body).toMatchObject({ limit: 'storageBytes', max: 2000, planId: 'small', left: 300 });
+    // The byte proxy of embed parents stores through the same upload.
+    const proxied = await api.call(owner.token, 'POST', '/api/workspace-files/bytes', {
+      workspaceId: ws.id,
+      fileName: 'proxied.txt',
+      mimeType: 'text/plain',
+      base64: Buffer.alloc(400, 'a').toString('base64'),
+    });
+    expect(proxied.status, JSON.stringify(proxied.body)).toBe(403);
+    expect(proxied.body).toMatchObject({
+      code: 'PLAN_LIMIT_REACHED',
+      limit: 'storageBytes',
+      max: 2000,
+      planId: 'small',
+    });
     expect((await upload(300)).status).toBe(201);
     expect(limitOf(await upload(1))).toEqual({ status: 403, code: 'PLAN_LIMIT_REACHED', limit: 'storageBytes' });
     expect(await limitNotices(owner.token)).toEqual([

@@ -88,6 +88,10 @@ describe('plans and entitlements', () => {
 
   it('refuses a model outside the plan, and stops chat once the month’s tokens are spent', async () => {
     const { token } = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    // The model list holds only what the plan includes (as OpenAI lists what a key may use).
+    const listed = async (who: string) =>
+      ((await call(platform.url, who, 'GET', '/api/v1/models')).body.data as Array<{ id: string }>).map((m) => m.id);
+    expect(await listed(token)).toEqual(['gpt-4o-mini']);
     const outside = await chat(token, 'gpt-4o');
     expect(outside.status).toBe(403);
     expect(outside.body.error).toMatchObject({
@@ -124,7 +128,11 @@ describe('plans and entitlements', () => {
     expect((await search(person.token)).status).toBe(200);
     const subscription = await call(platform.url, person.token, 'GET', '/api/subscription');
     expect(subscription.body.plan).toEqual({ id: 'pro', name: 'Pro', limits: {}, entitlements: { webSearch: true } });
-    // Pro allows every model.
+    // Pro allows every model, and lists them all.
     expect((await chat(person.token, 'gpt-4o')).status).toBe(200);
+    const listed = (await call(platform.url, person.token, 'GET', '/api/v1/models')).body.data.map(
+      (m: { id: string }) => m.id,
+    );
+    expect(listed).toEqual(expect.arrayContaining(['gpt-4o-mini', 'gpt-4o']));
   });
 });

@@ -16,7 +16,8 @@ const GENERATED_STEPS = new Set<string>(['summary', 'tags', 'graph']);
  * Enrichment's usage (docs/ai-helpers.md#usage): the durable consumer `chat-enrichment-usage` of
  * `fragment.embedded` records each fragment's embedding as usage of the fragment's creator in
  * its workspace (kind `enrichment`, the chunks embedded), and one record for each summary, tags
- * or graph call of the same pass, keyed by the event's id so a redelivery records nothing more. The fragments component does not wait for it, and a
+ * or graph call of the same pass, keyed by the event's id so a redelivery records nothing more;
+ * each record holds the tokens the provider reported for its call (the event's `tokens`). The fragments component does not wait for it, and a
  * deployment without the chat component (a Leaf) simply has no such consumer.
  */
 @Injectable()
@@ -66,8 +67,13 @@ export class EnrichmentUsageWorker implements OnApplicationBootstrap, OnModuleDe
           latencyMs: 0,
           status: 'ok',
         };
+        const tokens = (step: string) => {
+          const told = (payload.tokens as Record<string, { input?: unknown; output?: unknown }> | undefined)?.[step];
+          return { inputTokens: tokenCount(told?.input), outputTokens: tokenCount(told?.output) };
+        };
         await this.usage.insertForEvent(event.id, {
           ...record,
+          ...tokens('embedding'),
           model: this.helpers.modelOf('embedding'),
           embeddings: Math.max(0, Number(payload.chunks) || 0),
         });
@@ -76,6 +82,7 @@ export class EnrichmentUsageWorker implements OnApplicationBootstrap, OnModuleDe
         for (const step of new Set(generated.filter((g) => GENERATED_STEPS.has(g))))
           await this.usage.insertForEvent(`${event.id}:${step}`, {
             ...record,
+            ...tokens(step),
             model: this.helpers.modelOf(step === 'tags' ? 'tags' : 'summary'),
           });
       },
@@ -87,4 +94,9 @@ export class EnrichmentUsageWorker implements OnApplicationBootstrap, OnModuleDe
     // The in-process bus is the process's shared one: the fragments component closes it.
     if (this.ownsBus) await this.bus?.close();
   }
+}
+
+/** A token count from an event: a non-negative integer, else 0. */
+function tokenCount(n: unknown): number {
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.min(Math.round(n), 2 ** 31 - 1) : 0;
 }

@@ -37,6 +37,12 @@ export class PlanGate {
       );
   }
 
+  /** The model ids the caller's plan includes; undefined: every model of the deployment. */
+  async allowedModels(userId: string): Promise<ReadonlySet<string> | undefined> {
+    const entitlements = await this.entitlementsOf(userId);
+    return entitlements.allModels ? undefined : new Set(entitlements.models);
+  }
+
   private entitlementsOf(userId: string): Promise<GetEntitlementsResponse> {
     return this.cache.get(userId, () => this.client.call(PlansService.method.getEntitlements, {}));
   }

@@ -75,5 +75,11 @@ export type FragmentEmbeddedPayload = {
   createdBy?: string;
   /** The other model calls of the same enrichment pass (usage counts them); absent in older events. */
   generated?: Array<'summary' | 'tags' | 'graph'>;
+  /**
+   * The tokens the provider reported for this pass's model calls, per step (usage records and
+   * plan budgets count them). A step absent here reported none (the built-in provider never
+   * does); absent in older events.
+   */
+  tokens?: Partial<Record<'embedding' | 'summary' | 'tags' | 'graph', { input: number; output: number }>>;
   occurredAt: string;
 };

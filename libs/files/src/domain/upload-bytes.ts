@@ -25,11 +25,25 @@ export class HeadCapture extends Transform {
   }
 }
 
+/** The part of beginUpload's answer that says which limit an upload is held to. */
+export interface UploadLimit {
+  limitedBy: string;
+  maxBytes: bigint;
+  /** Set when the plan's storage is the binding limit (`limitedBy: 'plan'`). */
+  planMaxBytes?: bigint;
+  planId?: string;
+}
+
 /** Bytes past `maxBytes` (BlobTooLargeError): the refusal of whichever limit `limitedBy` names (beginUpload's answer). */
-export function tooLarge(limitedBy: string, maxBytes: number): AppError {
-  // The plan's storage (docs/plans.md): 403 like every plan limit, naming it.
+export function tooLarge(begun: UploadLimit): AppError {
+  const maxBytes = Number(begun.maxBytes);
+  const limitedBy = begun.limitedBy;
+  // The plan's storage (docs/plans.md): 403 like every plan limit, with the one refusal's
+  // fields (limit, max: the plan's storageBytes, planId) and what was left (`left`).
   if (limitedBy === 'plan') {
     return planLimitError('storageBytes', "The file is larger than the storage the workspace's plan has left", {
+      max: Number(begun.planMaxBytes ?? 0),
+      planId: begun.planId ?? '',
       left: maxBytes,
     });
   }

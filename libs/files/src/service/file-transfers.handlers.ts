@@ -70,7 +70,7 @@ export class FileTransfersHandlers {
       .catch(async (err: unknown) => {
         await this.uploads.abortUpload({ fileId: begun.fileId } as Req<'abortUpload'>, context);
         // Past what the workspace has left: the upload's answer (403 PLAN_LIMIT_REACHED for the plan's storage).
-        if (err instanceof BlobTooLargeError) throw tooLarge(begun.limitedBy, Number(begun.maxBytes));
+        if (err instanceof BlobTooLargeError) throw tooLarge(begun);
         throw err;
       });
     if (stored.sha256 !== input.sha256) {

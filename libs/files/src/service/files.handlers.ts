@@ -59,7 +59,7 @@ export class FilesHandlers {
     );
     const description = validDescription(input.description);
     if (input.fragmentId) await this.fragments.requireInWorkspace(input.fragmentId, workspaceId);
-    const { quota, full, limitedBy } = await this.storageCap(planHolderId);
+    const { quota, full, limitedBy, plan } = await this.storageCap(planHolderId);
     const used = await this.files.usedBytes(workspaceId);
     if (used >= quota) throw full(used);
     const id = randomUUID();
@@ -83,6 +83,9 @@ export class FilesHandlers {
       storageKey,
       maxBytes: BigInt(Math.min(fileCap, left)),
       limitedBy: left < fileCap ? limitedBy : 'file',
+      ...(left < fileCap && limitedBy === 'plan' && plan
+        ? { planMaxBytes: BigInt(plan.max), planId: plan.planId }
+        : {}),
     };
   }
 

@@ -90,6 +90,7 @@ export function fragmentEmbeddedEvent(
   fragment: Pick<FragmentText, 'id' | 'workspaceId' | 'version' | 'createdBy'>,
   chunks: number,
   generated: NonNullable<FragmentEmbeddedPayload['generated']> = [],
+  tokens: NonNullable<FragmentEmbeddedPayload['tokens']> = {},
 ): NewOutboxEvent & { payload: FragmentEmbeddedPayload } {
   return {
     aggregateType: 'fragment',
@@ -102,6 +103,8 @@ export function fragmentEmbeddedEvent(
       chunks,
       createdBy: fragment.createdBy,
       generated,
+      // Only when a step reported tokens (the built-in provider never does).
+      ...(Object.keys(tokens).length > 0 ? { tokens } : {}),
       occurredAt: new Date().toISOString(),
     },
   };

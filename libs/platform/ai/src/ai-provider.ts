@@ -18,9 +18,20 @@ export interface GraphExtraction {
   relations: ExtractedRelation[];
 }
 
+/** The tokens a provider reports for one call (an OpenAI-compatible answer's `usage`). */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
 export interface CallOptions {
   /** How long this call may take (the provider's own timeout otherwise). */
   timeoutMs?: number;
+  /**
+   * Told the tokens of a call that succeeded, when the provider reports them (usage records and
+   * plan budgets count them); the built-in provider reports none.
+   */
+  onUsage?: (usage: TokenUsage) => void;
 }
 
 /**
@@ -29,7 +40,7 @@ export interface CallOptions {
  */
 export interface AiProvider {
   readonly name: string;
-  summarize(text: string): Promise<string>;
+  summarize(text: string, options?: CallOptions): Promise<string>;
   generateTags(text: string, max: number, options?: CallOptions): Promise<string[]>;
   /**
    * One L2-normalised vector per text, in order. `purpose`: what the texts are embedded for

@@ -10,7 +10,14 @@ interface Seen {
 }
 
 /** A local server speaking the OpenAI wire format (chat completions, embeddings). */
-function openAiServer(seen: Seen[], failing: { on: boolean }): Server {
+interface Failing {
+  on: boolean;
+  /** Answer this status and raw body instead of the default 500. */
+  status?: number;
+  body?: string;
+}
+
+function openAiServer(seen: Seen[], failing: Failing): Server {
   return createServer(async (req: IncomingMessage, res) => {
     let raw = '';
     for await (const chunk of req) raw += chunk;
@@ -18,8 +25,8 @@ function openAiServer(seen: Seen[], failing: { on: boolean }): Server {
     seen.push({ path: req.url!, authorization: req.headers.authorization, body });
     res.setHeader('content-type', 'application/json');
     if (failing.on) {
-      res.statusCode = 500;
-      res.end(JSON.stringify({ error: { message: 'boom', type: 'server_error' } }));
+      res.statusCode = failing.status ?? 500;
+      res.end(failing.body ?? JSON.stringify({ error: { message: 'boom', type: 'server_error' } }));
       return;
     }
     if (req.url === '/v1/chat/completions') {
@@ -33,6 +40,7 @@ function openAiServer(seen: Seen[], failing: { on: boolean }): Server {
           object: 'chat.completion',
           model: body.model,
           choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+          usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
         }),
       );
       return;
@@ -54,7 +62,7 @@ function openAiServer(seen: Seen[], failing: { on: boolean }): Server {
 
 describe('OpenAI-compatible provider', () => {
   const seen: Seen[] = [];
-  const failing = { on: false };
+  const failing: Failing = { on: false };
   let server: Server;
   let provider: OpenAiCompatibleProvider;
 
@@ -122,5 +130,82 @@ describe('OpenAI-compatible provider', () => {
     } finally {
       failing.on = false;
     }
+  });
+
+  it("never puts the provider's error body in the error's message; the log's copy has the key scrubbed", async () => {
+    const cases: Array<{ status: number; body: string; secret: string }> = [
+      // OpenAI echoes the key it was sent.
+      {
+        status: 401,
+        body: JSON.stringify({
+          error: { message: 'Incorrect API key provided: sk-test', type: 'invalid_request_error' },
+        }),
+        secret: 'Incorrect API key',
+      },
+      {
+        status: 500,
+        body: JSON.stringify({ error: { message: 'PROVIDER_LEAK internal stack at /srv/secret.py' } }),
+        secret: 'PROVIDER_LEAK',
+      },
+      {
+        status: 400,
+        body: JSON.stringify({ error: { message: 'PROVIDER_LEAK bad request' } }),
+        secret: 'PROVIDER_LEAK',
+      },
+      // A 200 whose body is not JSON: a parser's message would quote it.
+      { status: 200, body: '{"PROVIDER_LEAK sk-test', secret: 'PROVIDER_LEAK' },
+    ];
+    try {
+      for (const c of cases) {
+        Object.assign(failing, { on: true, status: c.status, body: c.body });
+        for (const call of [
+          () => provider.summarize('x'),
+          () => provider.generateTags('x', 3),
+          () => provider.embed(['x']),
+        ]) {
+          const err = (await call().then(
+            () => undefined,
+            (e: unknown) => e,
+          )) as AiProviderError;
+          expect(err).toBeInstanceOf(AiProviderError);
+          expect(err.message).toMatch(
+            c.status === 200 ? /: the answer is not valid JSON$/ : new RegExp(`: HTTP ${c.status}$`),
+          );
+          expect(err.message).not.toContain(c.secret);
+          expect(err.message).not.toContain('sk-test');
+          expect(err.providerSaid).toContain(c.secret);
+          expect(err.providerSaid).not.toContain('sk-test');
+        }
+      }
+      expect(failing.on).toBe(true);
+    } finally {
+      Object.assign(failing, { on: false, status: undefined, body: undefined });
+    }
+  });
+
+  it('names a connection failure by its code', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const down = new OpenAiCompatibleProvider({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      chatModel: 'c',
+      embeddingModel: 'e',
+    });
+    await expect(down.summarize('x')).rejects.toThrow(/^\/chat\/completions: connection error \(ECONNREFUSED\)$/);
+  });
+
+  it('tells the tokens each answer reports', async () => {
+    const told: unknown[] = [];
+    const onUsage = (u: unknown) => told.push(u);
+    await provider.summarize('x', { onUsage });
+    await provider.generateTags('x', 3, { onUsage });
+    await provider.embed(['a', 'b'], undefined, { onUsage });
+    expect(told).toEqual([
+      { inputTokens: 7, outputTokens: 3 },
+      { inputTokens: 7, outputTokens: 3 },
+      { inputTokens: 1, outputTokens: 0 },
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import { messageOf, truncate } from '@kw/platform-models';
 import type { AiProvider, CallOptions, GraphExtraction } from './ai-provider.js';
 import type { EmbeddingPrompts, EmbeddingPurpose } from './embedding-prompts.js';
 import { extractGraphByPatterns } from './pattern-entities.js';
@@ -13,11 +14,18 @@ export interface OpenAiProviderOptions {
   timeoutMs?: number;
 }
 
-/** An OpenAI-compatible endpoint answered with an error (status kept for the failure record). */
+/**
+ * An OpenAI-compatible endpoint failed. `message` is the platform's own words (the path and the
+ * status, "not valid JSON", a timeout): it may be shown to callers and stored on a fragment's
+ * enrichment. What the provider said (its error message, with the key sent scrubbed) is
+ * `providerSaid`, for the server log only: an error body can echo the key or describe the
+ * provider's internals (docs/errors.md, UPSTREAM_ERROR).
+ */
 export class AiProviderError extends Error {
   constructor(
     message: string,
     readonly status?: number,
+    readonly providerSaid?: string,
   ) {
     super(message);
     this.name = 'AiProviderError';
@@ -39,26 +47,27 @@ export class OpenAiCompatibleProvider implements AiProvider {
 
   constructor(private readonly options: OpenAiProviderOptions) {}
 
-  async summarize(text: string): Promise<string> {
-    return (await this.chat(SUMMARY_PROMPT, text)).trim();
+  async summarize(text: string, options: CallOptions = {}): Promise<string> {
+    return (await this.chat(SUMMARY_PROMPT, text, options)).trim();
   }
 
   async generateTags(text: string, max: number, options: CallOptions = {}): Promise<string[]> {
-    const answer = await this.chat(TAGS_PROMPT(max), text, options.timeoutMs);
+    const answer = await this.chat(TAGS_PROMPT(max), text, options);
     return parseTags(answer).slice(0, max);
   }
 
   async embed(texts: string[], purpose?: EmbeddingPurpose, options: CallOptions = {}): Promise<number[][]> {
     if (texts.length === 0) return [];
     const prompt = purpose ? (this.options.embeddingPrompts?.[purpose] ?? '') : '';
-    const body = await this.post<{ data?: Array<{ index: number; embedding: number[] }> }>(
+    const body = await this.post<{ data?: Array<{ index: number; embedding: number[] }>; usage?: WireUsage }>(
       '/embeddings',
       { model: this.options.embeddingModel, input: prompt ? texts.map((t) => prompt + t) : texts },
       options.timeoutMs,
     );
     const data = body.data;
     if (!Array.isArray(data) || data.length !== texts.length)
-      throw new AiProviderError('embeddings: unexpected response shape');
+      throw new AiProviderError('/embeddings: unexpected response shape');
+    reportUsage(body.usage, options);
     return [...data].sort((a, b) => a.index - b.index).map((d) => normalise(d.embedding));
   }
 
@@ -66,8 +75,8 @@ export class OpenAiCompatibleProvider implements AiProvider {
     return extractGraphByPatterns(text);
   }
 
-  private async chat(system: string, user: string, timeoutMs?: number): Promise<string> {
-    const body = await this.post<{ choices?: Array<{ message?: { content?: string } }> }>(
+  private async chat(system: string, user: string, options: CallOptions): Promise<string> {
+    const body = await this.post<{ choices?: Array<{ message?: { content?: string } }>; usage?: WireUsage }>(
       '/chat/completions',
       {
         model: this.options.chatModel,
@@ -77,10 +86,11 @@ export class OpenAiCompatibleProvider implements AiProvider {
         ],
         temperature: 0,
       },
-      timeoutMs,
+      options.timeoutMs,
     );
     const content = body.choices?.[0]?.message?.content;
-    if (typeof content !== 'string') throw new AiProviderError('chat completion: no message content');
+    if (typeof content !== 'string') throw new AiProviderError('/chat/completions: no message content');
+    reportUsage(body.usage, options);
     return content;
   }
 
@@ -88,18 +98,60 @@ export class OpenAiCompatibleProvider implements AiProvider {
     const url = `${this.options.baseUrl.replace(/\/$/, '')}${path}`;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.options.apiKey) headers['authorization'] = `Bearer ${this.options.apiKey}`;
-    const res = await fetch(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(payload),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    if (!res.ok) {
-      const detail = (await res.text().catch(() => '')).slice(0, 200);
-      throw new AiProviderError(`${path}: HTTP ${res.status}${detail ? ` ${detail}` : ''}`, res.status);
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(payload),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      text = await res.text();
+    } catch (err) {
+      throw new AiProviderError(`${path}: ${failureOf(err, timeoutMs)}`);
     }
-    return (await res.json()) as T;
+    if (!res.ok) {
+      const said = truncate(redact(messageOf(text), this.options.apiKey));
+      throw new AiProviderError(`${path}: HTTP ${res.status}`, res.status, said || undefined);
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      // The parser's message quotes the answer's bytes: the log gets a scrubbed start of it.
+      throw new AiProviderError(
+        `${path}: the answer is not valid JSON`,
+        res.status,
+        truncate(redact(text.trim(), this.options.apiKey)) || undefined,
+      );
+    }
   }
+}
+
+/** An OpenAI-compatible answer's `usage` (embeddings report prompt tokens only). */
+interface WireUsage {
+  prompt_tokens?: unknown;
+  completion_tokens?: unknown;
+}
+
+/** Tells the caller the tokens the answer reports; an answer without `usage` reports nothing. */
+function reportUsage(usage: WireUsage | undefined, options: CallOptions): void {
+  if (!options.onUsage || !usage || typeof usage !== 'object') return;
+  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.round(n) : 0);
+  options.onUsage({ inputTokens: count(usage.prompt_tokens), outputTokens: count(usage.completion_tokens) });
+}
+
+/** A failed exchange in the platform's words: a timeout, or the connection's error code (never its message). */
+function failureOf(err: unknown, timeoutMs: number): string {
+  const name = (err as Error)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  const code = ((err as { cause?: { code?: unknown } })?.cause?.code ?? (err as { code?: unknown })?.code) as unknown;
+  return typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code) ? `connection error (${code})` : 'connection error';
+}
+
+/** The key sent, replaced by *** wherever an answer echoes it. */
+function redact(text: string, secret: string | undefined): string {
+  return secret && secret.length >= 4 && text.includes(secret) ? text.split(secret).join('***') : text;
 }
 
 /** Tags from a model answer: a JSON array when it complies, else a comma/line separated list. */

@@ -33,6 +33,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('refuses a URL setting without its http(s) scheme, which new URL() would reject later', () => {
+    const urls = ['STRIPE_API_URL', 'PUBLIC_URL', 'AI_BASE_URL', 'WEB_SEARCH_URL', 'BILLING_RETURN_URL', 'QDRANT_URL'];
+    try {
+      loadConfig(Object.fromEntries(urls.map((name) => [name, 'notaurl'])));
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      for (const name of urls) expect((err as ConfigError).message).toContain(`${name}:`);
+    }
+    expect(loadConfig({ STRIPE_API_URL: 'http://127.0.0.1:3621' }).STRIPE_API_URL).toBe('http://127.0.0.1:3621');
+  });
+
   it('requires DATABASE_URL and NATS_URL in distributed mode', () => {
     expect(() => loadConfig({ RUN_MODE: 'distributed' })).toThrow(/DATABASE_URL: required[\s\S]*NATS_URL: required/);
     expect(

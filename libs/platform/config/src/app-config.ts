@@ -38,6 +38,13 @@ export type ComponentName = (typeof COMPONENTS)[number];
 
 export const AI_PROVIDERS = ['builtin', 'openai'] as const;
 
+/**
+ * A URL setting: http(s) with its scheme. Without require_protocol, class-validator accepts a bare
+ * word (`notaurl`, a host name) that `new URL()` then refuses deep inside a component, as a crash
+ * instead of a configuration error.
+ */
+const HTTP_URL = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
@@ -78,7 +85,7 @@ export class AppConfig {
 
   /** Public origin used in links (OpenAPI servers, discovery documents). Default http://localhost:PORT. */
   @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  @IsUrl(HTTP_URL)
   PUBLIC_URL?: string;
 
   /** Folder of the embedded database and local files. */
@@ -144,12 +151,12 @@ export class AppConfig {
    * spans go to `<url>/v1/traces`. Unset (and no OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): tracing is off.
    */
   @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  @IsUrl(HTTP_URL)
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
 
   /** The full URL spans are posted to; wins over OTEL_EXPORTER_OTLP_ENDPOINT. */
   @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  @IsUrl(HTTP_URL)
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
 
   /** service.name of this process's spans. Default: `kw-<component>` (`kw-gateway`, `kw-fragments`...). */
@@ -167,7 +174,7 @@ export class AppConfig {
 
   /** Vector index at scale (search component). Unset: pgvector, or without it an index in the search process's memory. */
   @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  @IsUrl(HTTP_URL)
   QDRANT_URL?: string;
 
   /**
@@ -199,7 +206,7 @@ export class AppConfig {
    * that reorders the best hybrid candidates. Unset: no reranking. docs/search.md, "Reranking".
    */
   @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  @IsUrl(HTTP_URL)
   SEARCH_RERANK_URL?: string;
 
   /** Bearer key sent to SEARCH_RERANK_URL (never logged). */
@@ -241,7 +248,7 @@ export class AppConfig {
 
   /** S3-compatible object storage for files. Unset: local folder under DATA_DIR. */
   @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  @IsUrl(HTTP_URL)
   S3_ENDPOINT?: string;
 
   @IsOptional()
@@ -323,7 +330,7 @@ export class AppConfig {
 
   /** Leaf only: the Cloud whose keys it trusts, and the one-time enrollment token. */
   @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  @IsUrl(HTTP_URL)
   CLOUD_URL?: string;
 
   @IsOptional()
@@ -567,12 +574,12 @@ export class AppConfig {
   STRIPE_WEBHOOK_SECRET?: string;
 
   /** Stripe's API origin (a local stand-in in tests). */
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  @IsUrl(HTTP_URL)
   STRIPE_API_URL = 'https://api.stripe.com';
 
   /** Where checkout and the customer portal send people back when a request names no URL; default PUBLIC_URL. */
   @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  @IsUrl(HTTP_URL)
   BILLING_RETURN_URL?: string;
 
   /** A hosted zone whose Leaf has not sent a heartbeat for this long shows `offline` (new placements on it are refused). */
@@ -668,7 +675,7 @@ export class AppConfig {
 
   /** Base URL of the OpenAI-compatible API, version included (e.g. https://api.openai.com/v1, http://localhost:11434/v1). */
   @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  @IsUrl(HTTP_URL)
   AI_BASE_URL?: string;
 
   /** Bearer key sent to the OpenAI-compatible API (unset: no Authorization header, e.g. a local Ollama). */
@@ -753,7 +760,7 @@ export class AppConfig {
 
   /** Base URL of the web search provider (SearXNG instance; Exa defaults to https://api.exa.ai). */
   @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  @IsUrl(HTTP_URL)
   WEB_SEARCH_URL?: string;
 
   /** API key of the hosted web search provider. */

@@ -10,8 +10,8 @@ import { planLimitError, planLimitReached } from './plan-limit-errors.js';
 const PLANS = JSON.stringify({
   default: 'free',
   plans: [
-    { id: 'free', limits: { fragmentsPerWorkspace: 10, requestsPerMinute: 60 } },
-    { id: 'pro', billing: { priceId: 'price_pro' } },
+    { id: 'free', name: 'Free', limits: { fragmentsPerWorkspace: 10, requestsPerMinute: 60 } },
+    { id: 'pro', name: 'Pro', billing: { priceId: 'price_pro' } },
   ],
 });
 
@@ -121,15 +121,38 @@ describe('the plan table', () => {
       }
       return 'accepted';
     };
-    expect(refusal([{ id: 'a', limits: { storageBytes: -1 } }])).toContain('plans[0].limits.storageBytes');
-    expect(refusal([{ id: 'a', limits: { seats: 3 } }])).toContain('plans[0].limits.seats');
-    expect(refusal([{ id: 'a', billing: {} }])).toContain('plans[0].billing.priceId');
+    expect(refusal([{ id: 'a', name: 'A', limits: { storageBytes: -1 } }])).toContain('plans[0].limits.storageBytes');
+    expect(refusal([{ id: 'a', name: 'A', limits: { seats: 3 } }])).toContain('plans[0].limits.seats');
+    expect(refusal([{ id: 'a', name: 'A', billing: {} }])).toContain('plans[0].billing.priceId');
     expect(
       refusal([
-        { id: 'a', billing: { priceId: 'p' } },
-        { id: 'b', billing: { priceId: 'p' } },
+        { id: 'a', name: 'A', billing: { priceId: 'p' } },
+        { id: 'b', name: 'B', billing: { priceId: 'p' } },
       ]),
     ).toContain('plans[1].billing.priceId');
+    expect(refusal([{ id: 'a', name: 'A' }])).toBe('accepted');
+  });
+
+  it('refuses unknown and missing fields, naming them (a typo must not drop limits silently)', () => {
+    const refusal = (table: unknown) => {
+      try {
+        parsePlans(JSON.stringify(table));
+      } catch (err) {
+        if (err instanceof ConfigError) return err.message;
+      }
+      return 'accepted';
+    };
+    const plan = (extra: object) => ({ default: 'a', plans: [{ id: 'a', name: 'A', ...extra }] });
+    expect(refusal(plan({ limit: { monthlyTokens: 1 } }))).toContain('PLANS: plans[0].limit: unknown field');
+    expect(refusal({ default: 'a', plans: [{ id: 'a' }] })).toContain('PLANS: plans[0].name: required');
+    expect(refusal({ default: 'a', plans: [{ id: 'a', name: '' }] })).toContain('plans[0].name');
+    expect(refusal({ ...plan({}), extra: 1 })).toContain('PLANS: extra: unknown field');
+    expect(refusal(plan({ entitlements: { websearch: true } }))).toContain('plans[0].entitlements.websearch: unknown');
+    expect(refusal(plan({ billing: { priceId: 'p', price: 1 } }))).toContain('plans[0].billing.price: unknown');
+    expect(refusal(plan({ limits: 5 }))).toContain('plans[0].limits: must be an object');
+    expect(refusal(plan({ entitlements: [] }))).toContain('plans[0].entitlements: must be an object');
+    expect(refusal({ default: 'a', plans: ['a'] })).toContain('plans[0]: must be an object');
+    expect(refusal([plan({})])).toContain('PLANS: must be an object');
   });
 
   it('refuses with 403 PLAN_LIMIT_REACHED naming the limit', () => {

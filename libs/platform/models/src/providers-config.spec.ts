@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '@kw/platform-config';
 import { loadProvidersConfig, parseProvidersConfig } from './providers-config.js';
 
 const parse = (providers: unknown[], env: Record<string, string> = {}) =>
@@ -165,5 +166,9 @@ describe('loadProvidersConfig', () => {
     expect(() => loadProvidersConfig({ CHAT_PROVIDERS_FILE: '/nonexistent/providers.json' }, {})).toThrow(
       'CHAT_PROVIDERS_FILE: cannot read /nonexistent/providers.json (ENOENT)',
     );
+    // A configuration error, so the process stops with exit code 2 naming the variable.
+    expect(() => loadProvidersConfig({ CHAT_PROVIDERS: '{' }, {})).toThrow(ConfigError);
+    expect(() => loadProvidersConfig({ CHAT_PROVIDERS: '{"providers":[{"id":"x"}]}' }, {})).toThrow(ConfigError);
+    expect(() => loadProvidersConfig({ CHAT_PROVIDERS_FILE: '/nonexistent/providers.json' }, {})).toThrow(ConfigError);
   });
 });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { ConfigError } from '@kw/platform-config';
 
 export type ProviderKind = 'openai' | 'anthropic';
 
@@ -155,7 +156,7 @@ export function loadProvidersConfig(
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(`CHAT_PROVIDERS_FILE: cannot read ${file}${code ? ` (${code})` : ''}`);
+    throw new ConfigError([`CHAT_PROVIDERS_FILE: cannot read ${file}${code ? ` (${code})` : ''}`]);
   }
   return withContext(`CHAT_PROVIDERS_FILE (${file})`, () => parseProvidersConfig(text, env));
 }
@@ -164,7 +165,8 @@ function withContext<T>(context: string, parse: () => T): T {
   try {
     return parse();
   } catch (err) {
-    throw new Error(`${context}: ${(err as Error).message}`);
+    // A configuration error: the start stops with exit code 2, naming the variable (docs/configuration.md).
+    throw new ConfigError([`${context}: ${(err as Error).message}`]);
   }
 }
 

@@ -4,6 +4,7 @@ import type { AuthContext } from '@kw/contracts';
 import { BearerOnly, CurrentAuth } from '@kw/platform-http';
 import { assertChatAllowed } from '../chat-access.js';
 import { ModelListDto } from '../dto/models.dto.js';
+import { PlanGate } from '../plan-gate.js';
 import { modelView } from '../presenters.js';
 import { ModelCatalog } from './model-catalog.js';
 
@@ -11,17 +12,23 @@ import { ModelCatalog } from './model-catalog.js';
 @BearerOnly()
 @Controller('api/v1')
 export class ModelsController {
-  constructor(private readonly catalog: ModelCatalog) {}
+  constructor(
+    private readonly catalog: ModelCatalog,
+    private readonly plans: PlanGate,
+  ) {}
 
   @Get('models')
   @ApiOperation({
     summary: 'List the models',
     description:
-      'The models of the configured providers, discovered from their model lists and described by the operator. Empty when no provider is configured.',
+      "The models of the configured providers the caller's plan includes, discovered from their model lists and described by the operator (as OpenAI lists the models a key may use). Empty when no provider is configured.",
   })
   @ApiOkResponse({ type: ModelListDto })
-  list(@CurrentAuth() auth: AuthContext): ModelListDto {
+  async list(@CurrentAuth() auth: AuthContext): Promise<ModelListDto> {
     assertChatAllowed(auth);
-    return { object: 'list', data: this.catalog.list().map(modelView) };
+    // Only what the caller may call: a listed model must not then answer 403 plan_model_not_allowed.
+    const allowed = await this.plans.allowedModels(auth.userId);
+    const models = this.catalog.list().filter((m) => !allowed || allowed.has(m.id));
+    return { object: 'list', data: models.map(modelView) };
   }
 }

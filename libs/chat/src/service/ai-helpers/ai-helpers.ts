@@ -1,13 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { FragmentsService } from '@kw/contracts';
-import { AI_PROVIDER, type AiProvider } from '@kw/platform-ai';
+import { AI_PROVIDER, AiProviderError, type AiProvider, type CallOptions, type TokenUsage } from '@kw/platform-ai';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
+import { planLimitError } from '@kw/platform-entitlements';
 import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
-import { APP_CONFIG } from '@kw/platform-runtime';
+import type { Logger } from '@kw/platform-observability';
+import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { ModelUsageRepository } from '../../persistence/model-usage.repository.js';
 import { requireAccount } from '../chat-caller.js';
+import { Plans } from '../plans/plans.js';
 
 /** What a helper works on: a text, or a fragment the caller may read. */
 export interface HelperInput {
@@ -31,6 +34,8 @@ export class AiHelpers {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly client: ServiceClient,
     private readonly usage: ModelUsageRepository,
+    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly plans: Plans,
   ) {}
 
   /** The model behind a capability, as usage records and answers name it. */
@@ -48,9 +53,14 @@ export class AiHelpers {
       throw invalidField('input', `1 to ${EMBED_MAX_TEXTS} texts`);
     if (texts.some((t) => t.length === 0 || t.length > HELPER_TEXT_MAX))
       throw invalidField('input', `each text has 1 to ${HELPER_TEXT_MAX} characters`);
-    const vectors = await this.run('embedding', caller, null, () => this.provider.embed(texts, inputType), {
-      embeddings: texts.length,
-    });
+    const vectors = await this.run(
+      'embedding',
+      caller,
+      context,
+      null,
+      (options) => this.provider.embed(texts, inputType, options),
+      { embeddings: texts.length },
+    );
     return {
       provider: this.provider.name,
       model: this.modelOf('embedding'),
@@ -62,7 +72,9 @@ export class AiHelpers {
   async summarize(input: HelperInput, context: RequestContext) {
     const caller = requireAccount(context, 'chat:use');
     const { text, workspaceId } = await this.textOf(input);
-    const summary = await this.run('summary', caller, workspaceId, () => this.provider.summarize(text));
+    const summary = await this.run('summary', caller, context, workspaceId, (options) =>
+      this.provider.summarize(text, options),
+    );
     return { summary, provider: this.provider.name, model: this.modelOf('summary') };
   }
 
@@ -71,7 +83,9 @@ export class AiHelpers {
     const max = input.max === 0 ? 8 : input.max;
     if (max < 1 || max > 50) throw invalidField('max', '1 to 50');
     const { text, workspaceId } = await this.textOf(input);
-    const tags = await this.run('tags', caller, workspaceId, () => this.provider.generateTags(text, max));
+    const tags = await this.run('tags', caller, context, workspaceId, (options) =>
+      this.provider.generateTags(text, max, options),
+    );
     return { tags, provider: this.provider.name, model: this.modelOf('tags') };
   }
 
@@ -88,24 +102,49 @@ export class AiHelpers {
     return { text: `${fragment!.title}\n\n${fragment!.content}`, workspaceId: fragment!.workspaceId };
   }
 
-  /** Runs a provider call and records it, failed or not; a provider failure is a 502. */
+  /**
+   * Runs a provider call and records it, failed or not. A provider failure is a 502 in the
+   * platform's words (the path and status, a timeout): what the provider said goes to the log
+   * only, its key scrubbed, as on /api/v1 (docs/errors.md, UPSTREAM_ERROR). The record holds
+   * the tokens the provider reported, which the plan's monthly token budget counts; a spent
+   * budget refuses the call before the provider is asked, as a chat completion is
+   * (docs/plans.md).
+   */
   private async run<T>(
     kind: 'embedding' | 'summary' | 'tags',
     caller: { userId: string; tokenId: string },
+    context: RequestContext,
     workspaceId: string | null,
-    call: () => Promise<T>,
+    call: (options: CallOptions) => Promise<T>,
     counts: { embeddings?: number } = {},
   ): Promise<T> {
+    await this.requireBudget(context);
     const started = performance.now();
     let status = 'ok';
+    const tokens: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+    const onUsage = (usage: TokenUsage) => {
+      tokens.inputTokens += usage.inputTokens;
+      tokens.outputTokens += usage.outputTokens;
+    };
     try {
-      return await call();
+      return await call({ onUsage });
     } catch (err) {
       status = 'upstream_error';
+      const known = err instanceof AiProviderError;
+      this.logger.warn(
+        {
+          provider: this.provider.name,
+          capability: kind,
+          upstreamStatus: known ? err.status : undefined,
+          error: known ? err.message : String((err as Error)?.message ?? err).slice(0, 300),
+          providerSaid: known ? err.providerSaid : undefined,
+        },
+        'AI provider failed',
+      );
       throw new AppError({
         status: 502,
         code: ErrorCode.UPSTREAM_ERROR,
-        message: `The AI provider (${this.provider.name}) failed: ${(err as Error).message?.slice(0, 200) ?? 'unknown error'}`,
+        message: `The AI provider (${this.provider.name}) failed${known ? `: ${err.message}` : ''}`,
       });
     } finally {
       await this.usage.insertMany([
@@ -116,8 +155,8 @@ export class AiHelpers {
           model: this.modelOf(kind),
           provider: this.provider.name,
           kind,
-          inputTokens: 0,
-          outputTokens: 0,
+          inputTokens: tokens.inputTokens,
+          outputTokens: tokens.outputTokens,
           images: 0,
           embeddings: status === 'ok' ? (counts.embeddings ?? 0) : 0,
           workspaceId,
@@ -126,5 +165,14 @@ export class AiHelpers {
         },
       ]);
     }
+  }
+
+  /** 403 PLAN_LIMIT_REACHED when the caller's plan has a monthly token budget and it is spent. */
+  private async requireBudget(context: RequestContext): Promise<void> {
+    const { tokensRemaining, resetsAt } = await this.plans.entitlements(context);
+    if (tokensRemaining !== undefined && tokensRemaining <= 0)
+      throw planLimitError('monthlyTokens', `Your plan's monthly token budget is spent; it resets at ${resetsAt}`, {
+        resetsAt,
+      });
   }
 }

@@ -27,6 +27,8 @@ import { requireExistingUser, requirePlatformAdmin } from '../platform-admin.js'
 @Injectable()
 export class Plans {
   private readonly catalog: PlanCatalog;
+  /** Without BILLING_PROVIDER, `billing` is null in the subscription, whatever an earlier provider stored. */
+  private readonly billingOn: boolean;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -36,6 +38,7 @@ export class Plans {
     private readonly billing: BillingRepository,
   ) {
     this.catalog = parsePlans(config.PLANS);
+    this.billingOn = config.BILLING_PROVIDER !== undefined;
   }
 
   list() {
@@ -62,7 +65,7 @@ export class Plans {
       periodEnd: period.end.toISOString(),
       tokensUsed: spent.tokens,
       imagesUsed: spent.images,
-      ...subscriptionBilling(await this.billing.subscriptionsOf(userId)),
+      ...subscriptionBilling(this.billingOn ? await this.billing.subscriptionsOf(userId) : []),
     };
   }
 

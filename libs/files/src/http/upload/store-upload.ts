@@ -45,7 +45,7 @@ export async function storeUpload(
     incoming.stream.unpipe(head);
     incoming.stream.resume();
     await client.call(M.abortUpload, { fileId: begun.fileId }).catch(() => undefined);
-    if (err instanceof BlobTooLargeError) throw tooLarge(begun.limitedBy, Number(begun.maxBytes));
+    if (err instanceof BlobTooLargeError) throw tooLarge(begun);
     throw err;
   }
   const sniffed = await sniffFileKind(head.head, incoming.fileName, incoming.declaredMimeType);

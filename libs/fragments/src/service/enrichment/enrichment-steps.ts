@@ -1,5 +1,13 @@
 import { FRAGMENT_TAG_MAX, FRAGMENT_TITLE_MAX } from '@kw/contracts';
-import { chunkText, type AiProvider, type ExtractedEntity, type GraphExtraction } from '@kw/platform-ai';
+import type { FragmentEmbeddedPayload } from '@kw/contracts';
+import {
+  chunkText,
+  type AiProvider,
+  type CallOptions,
+  type ExtractedEntity,
+  type GraphExtraction,
+  type TokenUsage,
+} from '@kw/platform-ai';
 import type { FragmentText } from '../../persistence/rows.js';
 import type { LockedFragment, StepWrite } from '../../persistence/enrichment.repository.js';
 import { fragmentEmbeddedEvent } from '../../events/fragment-events.js';
@@ -8,12 +16,22 @@ import { withWikiLinks } from './wiki-links.js';
 
 export type { FragmentText };
 
-/** What a step computed, before it is written. */
-export type StepResult =
+/** What a step computed, before it is written; `usage`: the tokens its provider reported, if any. */
+export type StepResult = (
   | { step: 'summary'; summary: string }
   | { step: 'tags'; tags: string[] }
   | { step: 'embedding'; chunks: Array<{ text: string; embedding: number[] }> }
-  | { step: 'graph'; graph: GraphExtraction };
+  | { step: 'graph'; graph: GraphExtraction }
+) & { usage?: TokenUsage };
+
+/** The tokens of a pass's results, per step, as the fragment.embedded event tells them. */
+export type PassTokens = NonNullable<FragmentEmbeddedPayload['tokens']>;
+
+export function passTokens(results: StepResult[]): PassTokens {
+  const tokens: PassTokens = {};
+  for (const r of results) if (r.usage) tokens[r.step] = { input: r.usage.inputTokens, output: r.usage.outputTokens };
+  return tokens;
+}
 
 export const MAX_TAGS = 50;
 const GENERATED_TAGS = 8;
@@ -33,14 +51,33 @@ function fullText(f: FragmentText): string {
 
 /** Calls the AI provider for one step (outside any transaction: it may be slow or fail). */
 export async function computeStep(step: EnrichmentStep, fragment: FragmentText, ai: AiProvider): Promise<StepResult> {
+  let usage: TokenUsage | undefined;
+  const options: CallOptions = {
+    onUsage: (u) => {
+      usage = {
+        inputTokens: (usage?.inputTokens ?? 0) + u.inputTokens,
+        outputTokens: (usage?.outputTokens ?? 0) + u.outputTokens,
+      };
+    },
+  };
+  const result = await computeResult(step, fragment, ai, options);
+  return usage ? { ...result, usage } : result;
+}
+
+async function computeResult(
+  step: EnrichmentStep,
+  fragment: FragmentText,
+  ai: AiProvider,
+  options: CallOptions,
+): Promise<StepResult> {
   switch (step) {
     case 'summary':
-      return { step, summary: await ai.summarize(fullText(fragment)) };
+      return { step, summary: await ai.summarize(fullText(fragment), options) };
     case 'tags':
-      return { step, tags: await ai.generateTags(fullText(fragment), GENERATED_TAGS) };
+      return { step, tags: await ai.generateTags(fullText(fragment), GENERATED_TAGS, options) };
     case 'embedding': {
       const texts = chunkText(fullText(fragment));
-      const vectors = await ai.embed(texts, 'document');
+      const vectors = await ai.embed(texts, 'document', options);
       return { step, chunks: texts.map((text, i) => ({ text, embedding: vectors[i] })) };
     }
     case 'graph':
@@ -79,11 +116,13 @@ export function stepWrite(
   result: StepResult,
   /** The pass's other model calls, told with the embedding (usage counts them). */
   generated: Array<'summary' | 'tags' | 'graph'> = [],
+  /** The tokens the pass's calls reported, told with the embedding too. */
+  tokens: PassTokens = {},
 ): StepWrite | undefined {
   switch (result.step) {
     case 'summary':
       // A summary the user supplied is kept.
-      return current.summarySource === 'user' ? undefined : result;
+      return current.summarySource === 'user' ? undefined : { step: 'summary', summary: result.summary };
     case 'tags': {
       // enhanceTags merges generated tags into the supplied ones; otherwise generated tags replace.
       const base = fragment.enhanceTags ? current.tags : [];
@@ -92,8 +131,12 @@ export function stepWrite(
       return { step: 'tags', tags };
     }
     case 'embedding':
-      return { ...result, event: fragmentEmbeddedEvent(fragment, result.chunks.length, generated) };
+      return {
+        step: 'embedding',
+        chunks: result.chunks,
+        event: fragmentEmbeddedEvent(fragment, result.chunks.length, generated, tokens),
+      };
     case 'graph':
-      return result;
+      return { step: 'graph', graph: result.graph };
   }
 }

@@ -13,7 +13,7 @@ import {
   type EnrichmentStep,
   type StepState,
 } from './enrichment-state.js';
-import { computeStep, stepWrite, type FragmentText, type StepResult } from './enrichment-steps.js';
+import { computeStep, passTokens, stepWrite, type FragmentText, type StepResult } from './enrichment-steps.js';
 import { withRetry } from './retry.js';
 
 /** A step's result and the state recorded for it. */
@@ -78,11 +78,12 @@ export class FragmentEnricher {
       .filter(
         (step): step is 'summary' | 'tags' | 'graph' => step === 'summary' || step === 'tags' || step === 'graph',
       );
+    const tokens = passTokens(outcomes.flatMap((o) => (o.result ? [o.result] : [])));
     // Processed by another delivery meanwhile, or the fragment moved on: the repository writes nothing.
     try {
       await this.enrichment.writeResults(ENRICHMENT_CONSUMER, event.id, fragment, payload.version, states, (locked) =>
         outcomes
-          .map(({ result }) => (result ? stepWrite(fragment, locked, result, generated) : undefined))
+          .map(({ result }) => (result ? stepWrite(fragment, locked, result, generated, tokens) : undefined))
           .filter((write): write is StepWrite => write !== undefined),
       );
     } catch (err) {
