@@ -124,6 +124,23 @@ describe('hosted zones (Cloud)', () => {
       expect(res.status).toBe(400);
     });
 
+    it('refuses every bad endpointUrl alike, as VALIDATION_FAILED naming the field', async () => {
+      const { hostedZone: zone } = await newZone(owner.token, 'Endpoints');
+      for (const endpointUrl of [
+        'ftp://leaf.example.test',
+        'https://u:p@leaf.example.test/',
+        'https://leaf.example.test/?a=1',
+        'https://leaf.example.test/#f',
+      ]) {
+        const res = await api.call(owner.token, 'PATCH', `/api/hosted-zones/${zone.id}`, { endpointUrl });
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({
+          code: 'VALIDATION_FAILED',
+          fields: [expect.objectContaining({ field: 'endpointUrl' })],
+        });
+      }
+    });
+
     it("lists, reads, updates and deletes the caller's zones; another user's zone answers 404 everywhere", async () => {
       const { hostedZone: zone } = await newZone(owner.token, 'Mine');
       const mine = await api.ok(owner.token, 'GET', '/api/hosted-zones', undefined, 200);

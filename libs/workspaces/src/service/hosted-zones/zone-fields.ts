@@ -1,4 +1,4 @@
-import { badRequest } from '@kw/platform-errors';
+import { badRequest, invalidField } from '@kw/platform-errors';
 import { LEAF_VERSION_MAX, ZONE_ENDPOINT_MAX, ZONE_NAME_MAX, ZONE_REGION_MAX } from '../../workspaces-limits.js';
 
 /** Re-validation of zone fields in the service (the HTTP DTOs check them too). */
@@ -22,7 +22,7 @@ export function checkEndpointUrl(value: string, field = 'endpointUrl'): string {
   try {
     url = new URL(value);
   } catch {
-    throw badRequest(`${field} must be an http or https URL`);
+    throw invalidField(field, 'must be an http or https URL');
   }
   if (
     !['http:', 'https:'].includes(url.protocol) ||
@@ -32,8 +32,10 @@ export function checkEndpointUrl(value: string, field = 'endpointUrl'): string {
     url.hash ||
     value.length > ZONE_ENDPOINT_MAX
   ) {
-    throw badRequest(
-      `${field} must be an http or https URL of at most ${ZONE_ENDPOINT_MAX} characters, without credentials, query or fragment`,
+    // The same answer as the edge's checks of the field (VALIDATION_FAILED naming it).
+    throw invalidField(
+      field,
+      `must be an http or https URL of at most ${ZONE_ENDPOINT_MAX} characters, without credentials, query or fragment`,
     );
   }
   return url.toString().replace(/\/+$/, '');
