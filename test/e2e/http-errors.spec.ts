@@ -79,6 +79,19 @@ describe('HTTP error model', () => {
     expect((await readJson(res)).code).toBe('METHOD_NOT_ALLOWED');
   });
 
+  it('a fixed path is its own route, even where a route with an id of another method matches it', async () => {
+    // GET /api/hosted-zones/{id} would take "enroll" for an id and answer "Hosted zone not found".
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${base}/api/hosted-zones/enroll`, { method });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+      expect(await readJson(res)).toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
+    }
+    const unknownZone = await fetch(`${base}/api/hosted-zones/enrollment`);
+    expect(unknownZone.status).not.toBe(405);
+  });
+
   it('a wrong method or path answers 405/404 whatever body it carries (its parser refusing it or not)', async () => {
     const bodies: Array<[string, string]> = [
       ['application/x-www-form-urlencoded', 'a=b'],

@@ -21,19 +21,23 @@ export class ErrorResponder {
    */
   routeMiss(request: FastifyRequest): AppError {
     const allow = this.routes.allowedMethods(request.url);
-    if (allow.length > 0 && !allow.includes(request.method)) {
-      return new AppError({
-        status: 405,
-        code: ErrorCode.METHOD_NOT_ALLOWED,
-        message: `${request.method} is not allowed on this path; allowed: ${allow.join(', ')}`,
-        details: { allow },
-      });
-    }
+    if (allow.length > 0 && !allow.includes(request.method)) return methodNotAllowed(request.method, allow);
     return new AppError({
       status: 404,
       code: ErrorCode.NOT_FOUND,
       message: `No route ${request.method} ${request.url.split('?')[0]}`,
     });
+  }
+
+  /**
+   * 405 for a request the router gave to a parametric route although its path is a fixed route
+   * of other methods (`GET /api/hosted-zones/enroll` reached `GET /api/hosted-zones/:id`, which
+   * answered 404 "Hosted zone not found"); undefined for every other request.
+   */
+  shadowedRoute(request: FastifyRequest): AppError | undefined {
+    if (!request.routeOptions?.url?.includes(':')) return undefined;
+    const allow = this.routes.shadowedFixedRoute(request.method, request.url);
+    return allow ? methodNotAllowed(request.method, allow) : undefined;
   }
 
   send(request: FastifyRequest, reply: FastifyReply, err: unknown): void {
@@ -53,4 +57,13 @@ export class ErrorResponder {
       .type('application/json; charset=utf-8')
       .send(response.body);
   }
+}
+
+function methodNotAllowed(method: string, allow: string[]): AppError {
+  return new AppError({
+    status: 405,
+    code: ErrorCode.METHOD_NOT_ALLOWED,
+    message: `${method} is not allowed on this path; allowed: ${allow.join(', ')}`,
+    details: { allow },
+  });
 }

@@ -47,6 +47,8 @@ export function installHttpEdge(
     const requestId = acceptOrCreateRequestId(request.headers[REQUEST_ID_HEADER]);
     (request as TimedRequest)[started] = process.hrtime.bigint();
     void reply.header(REQUEST_ID_HEADER, requestId);
+    const shadowed = responder.shadowedRoute(request);
+    if (shadowed) return requestContext.run({ requestId }, () => responder.send(request, reply, shadowed));
     const ambiguous = ambiguousAuthorization(request);
     const route = request.routeOptions?.url;
     // The request's server span (a no-op while tracing is off), child of the caller's `traceparent`.

@@ -33,4 +33,21 @@ describe('RouteTable and the answer to a route miss', () => {
     const miss = new ErrorResponder({} as Logger, loose).routeMiss(request('GET', '/api/v1/models/'));
     expect(miss).toMatchObject({ status: 404, code: 'NOT_FOUND' });
   });
+
+  it("answers 405 where a parametric route of another method would take a fixed route's path", () => {
+    const table = new RouteTable();
+    table.add('POST', '/api/zones/enroll');
+    table.add(['GET', 'HEAD', 'DELETE'], '/api/zones/:id');
+    const shadowing = new ErrorResponder({} as Logger, table);
+    const routed = (method: string, url: string, route: string) =>
+      shadowing.shadowedRoute({ method, url, routeOptions: { url: route } } as FastifyRequest);
+    expect(routed('GET', '/api/zones/enroll?x=1', '/api/zones/:id')).toMatchObject({
+      status: 405,
+      details: { allow: ['POST'] },
+    });
+    expect(routed('DELETE', '/api/zones/enroll', '/api/zones/:id')).toMatchObject({ status: 405 });
+    // Other ids, the fixed route's own method and fixed routes are the router's to answer.
+    expect(routed('GET', '/api/zones/0b9d6f1e-6a57-4c55-9d57-7d1d2f0c1a11', '/api/zones/:id')).toBeUndefined();
+    expect(routed('POST', '/api/zones/enroll', '/api/zones/enroll')).toBeUndefined();
+  });
 });

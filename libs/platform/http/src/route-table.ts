@@ -18,6 +18,8 @@ export interface RouteMatching {
  */
 export class RouteTable {
   private readonly router: ReturnType<typeof FindMyWay>;
+  /** Paths without parameters and the methods registered for each. */
+  private readonly fixed = new Map<string, Set<string>>();
 
   constructor(matching: RouteMatching = {}) {
     this.router = FindMyWay({
@@ -31,7 +33,22 @@ export class RouteTable {
       const upper = m.toUpperCase() as HTTPMethod;
       if (!METHODS.includes(upper) || this.router.hasRoute(upper, url)) continue;
       this.router.on(upper, url, () => undefined);
+      if (!url.includes(':') && !url.includes('*')) {
+        const methods = this.fixed.get(url) ?? new Set<string>();
+        this.fixed.set(url, methods.add(upper));
+      }
     }
+  }
+
+  /**
+   * The methods of a fixed route whose path a parametric route of another method also matches
+   * (`POST /api/hosted-zones/enroll` beside `GET /api/hosted-zones/:id`), when `method` is not
+   * one of them: the router hands such a request to the parametric route, though the path names
+   * the fixed one. Undefined otherwise.
+   */
+  shadowedFixedRoute(method: string, path: string): string[] | undefined {
+    const methods = this.fixed.get(path.split('?')[0]);
+    return methods && !methods.has(method) ? METHODS.filter((m) => methods.has(m)) : undefined;
   }
 
   /** Methods registered for a concrete path (query string ignored). */
