@@ -198,7 +198,9 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
     // Requests are logged by the HTTP edge with the request id: Fastify has no logger of its own
     // (so no request logging either; its disableRequestLogging option is deprecated).
     logger: false,
-    return503OnClosing: true,
+    // Requests arriving during the drain are refused by the HTTP edge instead (`draining`), in
+    // the error model with a request id; Fastify's own 503 has neither.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Router and HTTP-parser refusals, answered in the error model with a request id.
     ...edgeServerOptions(logger),
@@ -207,10 +209,15 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
     logger: new NestPinoLogger(logger),
     abortOnError: false,
   });
+  let lifecycle: Lifecycle | undefined;
   const routeBodies = serveApi ? parts.known.flatMap((c) => (c.routeBodies ? [c.routeBodies(config)] : [])) : [];
   installHttpEdge(app, {
     logger,
     metrics,
+    draining: () => {
+      lifecycle ??= app.get(Lifecycle);
+      return lifecycle?.state() === 'draining';
+    },
     routeBodies: {
       streamedMultipart: routeBodies.flatMap((r) => r.streamedMultipart ?? []),
       bodyLimits: routeBodies.flatMap((r) => r.bodyLimits ?? []),
