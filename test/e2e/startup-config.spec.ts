@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { collectLogLines, ROOT, type LogLine } from '../support/processes.js';
+import { deleteEventStream } from '../support/nats-streams.js';
 import { createTestDatabase } from '../support/postgres.js';
 import { describeWith, TEST_NATS_URL } from '../support/services.js';
 
@@ -59,6 +60,8 @@ describeWith(['postgres', 'nats'], 'the distributed supervisor', () => {
 
   /** run-distributed with these apps, its log lines, and its apps' pids as it started them. */
   function runSupervisor(env: Record<string, string>) {
+    const subjectPrefix = `t${Date.now().toString(36)}`;
+    onTestFinished(() => deleteEventStream(TEST_NATS_URL!, subjectPrefix));
     const runner = spawn(process.execPath, [path.join(ROOT, 'scripts/run-distributed.mjs')], {
       cwd: ROOT,
       env: {
@@ -66,7 +69,7 @@ describeWith(['postgres', 'nats'], 'the distributed supervisor', () => {
         HOST: '127.0.0.1',
         LOG_LEVEL: 'info',
         NATS_URL: TEST_NATS_URL!,
-        NATS_SUBJECT_PREFIX: `t${Date.now().toString(36)}`,
+        NATS_SUBJECT_PREFIX: subjectPrefix,
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
