@@ -1,11 +1,15 @@
 #!/usr/bin/env node
 // Runs the distributed mode on this machine: every app as its own process on the local
 // Postgres and NATS (DATABASE_URL, NATS_URL from the environment), like docker compose does
-// with containers. It restarts an app that dies (after a short pause), prefixes nothing
-// (logs stay JSON, each line names its component), and on SIGTERM/SIGINT stops every app
-// gracefully and exits 0 when all of them did. An app that exits with code 2 failed at start-up
-// on its configuration (it printed the variable to set): restarting it cannot help, so it is
-// not restarted and the reason is repeated once.
+// with containers. It restarts an app that dies, after a pause that doubles with each exit in
+// a row (RESTART_DELAY_MS, 1 s, up to RESTART_MAX_DELAY_MS, 30 s; back to the first once the
+// app ran RESTART_STABLE_MS, 30 s), prefixes nothing (logs stay JSON, each line names its
+// component), and on SIGTERM/SIGINT stops the gateway first (it drains the requests it
+// accepted, which still need the other apps), then every other app, and exits 0 when all of
+// them stopped. An app that exits with code 2 failed at start-up on its configuration (it
+// printed the variable to set): restarting it cannot help, so it is not restarted and the
+// reason is repeated once. Each app holds an IPC channel to this script: should the script die
+// (kill -9), its apps drain and exit instead of living on unsupervised.
 //
 // Usage: DATABASE_URL=postgres://... NATS_URL=nats://... node scripts/run-distributed.mjs
 // Optional: APPS=gateway,fragments (default: all), METRICS_PORT_BASE (default 9464).
@@ -18,6 +22,8 @@ const ALL = ['workspaces', 'agent-auth', 'chat', 'fragments', 'files', 'search',
 const apps = (process.env.APPS ? process.env.APPS.split(',') : ALL).map((a) => a.trim()).filter(Boolean);
 const metricsBase = Number(process.env.METRICS_PORT_BASE ?? 9464);
 const RESTART_DELAY_MS = Number(process.env.RESTART_DELAY_MS ?? 1000);
+const RESTART_MAX_DELAY_MS = Number(process.env.RESTART_MAX_DELAY_MS ?? 30_000);
+const RESTART_STABLE_MS = Number(process.env.RESTART_STABLE_MS ?? 30_000);
 /** runPlatform's exit code for a configuration error (ConfigError). */
 const CONFIG_ERROR_EXIT = 2;
 
@@ -31,6 +37,8 @@ for (const key of ['DATABASE_URL', 'NATS_URL']) {
 }
 
 const children = new Map();
+/** Per app: exits in a row that came before RESTART_STABLE_MS of running (the backoff's exponent). */
+const quickExits = new Map();
 let stopping = false;
 
 function note(fields) {
@@ -42,21 +50,28 @@ function note(fields) {
 function start(app, index) {
   const env = { ...process.env, RUN_MODE: 'distributed' };
   if (app !== 'gateway') env.METRICS_PORT = String(process.env.METRICS_PORT_BASE === '0' ? 0 : metricsBase + index);
+  // The IPC channel is how an app learns that this script died (its end closes): see runPlatform.
   const child = spawn(process.execPath, [path.join(root, 'dist/apps', app, 'src/main.js')], {
     cwd: root,
     env,
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // Its own process group: a Ctrl-C in the terminal reaches this script only, which stops the
+    // apps in order (the gateway first) instead of every app at once.
+    detached: true,
   });
+  const startedAt = Date.now();
   children.set(app, child);
   note({ msg: 'app started', app, pid: child.pid });
   child.once('exit', (code, signal) => {
     children.delete(app);
-    note({ msg: 'app exited', app, code, signal });
     if (stopping) {
+      note({ msg: 'app exited', app, code, signal });
       if (children.size === 0) process.exit(0);
+      else if (app === 'gateway') stopBackEnds();
       return;
     }
     if (code === CONFIG_ERROR_EXIT) {
+      note({ msg: 'app exited', app, code, signal });
       note({
         level: 'error',
         msg: `${app} refused its configuration and is not restarted: set what its message above names, then start again`,
@@ -68,8 +83,16 @@ function start(app, index) {
       if (children.size === 0) process.exit(CONFIG_ERROR_EXIT);
       return;
     }
-    setTimeout(() => !stopping && start(app, index), RESTART_DELAY_MS);
+    const inARow = Date.now() - startedAt >= RESTART_STABLE_MS ? 0 : (quickExits.get(app) ?? 0);
+    quickExits.set(app, inARow + 1);
+    const delay = Math.min(RESTART_DELAY_MS * 2 ** inARow, Math.max(RESTART_MAX_DELAY_MS, RESTART_DELAY_MS));
+    note({ msg: 'app exited', app, code, signal, restartInMs: delay });
+    setTimeout(() => !stopping && start(app, index), delay);
   });
+}
+
+function stopBackEnds() {
+  for (const [app, child] of children) if (app !== 'gateway') child.kill('SIGTERM');
 }
 
 function stop(signal) {
@@ -77,7 +100,10 @@ function stop(signal) {
   stopping = true;
   note({ msg: 'stopping', signal });
   if (children.size === 0) process.exit(0);
-  for (const child of children.values()) child.kill('SIGTERM');
+  // The gateway first: requests it accepted still call the other apps while it drains.
+  const gateway = children.get('gateway');
+  if (gateway) gateway.kill('SIGTERM');
+  else stopBackEnds();
 }
 
 process.on('SIGTERM', () => stop('SIGTERM'));

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readJson } from '../support/http.js';
@@ -11,7 +12,12 @@ describeWith(['postgres', 'nats'], 'distributed mode (every app its own process,
 
   beforeAll(async () => {
     db = await createTestDatabase('kw_dist');
-    platform = await startDistributed({ DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL!, SERVICE_TIMEOUT_MS: '1500' });
+    platform = await startDistributed({
+      DATABASE_URL: db.url,
+      NATS_URL: TEST_NATS_URL!,
+      SERVICE_TIMEOUT_MS: '1500',
+      DIAGNOSTICS_ENABLED: 'true',
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -95,4 +101,35 @@ describeWith(['postgres', 'nats'], 'distributed mode (every app its own process,
     expect(platform.pidOf('fragments')).not.toBe(pid);
     expect((await fetch(`${platform.url}/api/health`)).status).toBe(200);
   }, 40_000);
+
+  // Last: it stops the platform.
+  it('on SIGTERM stops the gateway first: a request it accepted still reaches the other apps', async () => {
+    const { port } = new URL(platform.url);
+    const body = JSON.stringify({ component: 'fragments', text: 'accepted before the signal' });
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (c: string) => (answer += c));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()).on('error', () => resolve()));
+    // The request is accepted (headers and half its body) before the signal; the gateway calls
+    // fragments only once the body is complete, well after the back ends would have stopped.
+    socket.write(
+      `POST /api/diagnostics/echo HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    platform.runner.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 1_000));
+    // write, not end: a half-closed connection is one whose answer Node drops.
+    socket.write(body.slice(10));
+    await closed;
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    expect(answer).toContain('"servedBy":"fragments"');
+    expect(await platform.stop()).toBe(0);
+    const stopping = platform.logs.findIndex((l) => l.msg === 'stopping');
+    const exited = platform.logs
+      .slice(stopping)
+      .filter((l) => l.msg === 'app exited')
+      .map((l) => l.app);
+    expect(exited).toHaveLength(8);
+    expect(exited[0]).toBe('gateway');
+  }, 60_000);
 });

@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adminEnv } from '../support/accounts.js';
 import { readJson } from '../support/http.js';
@@ -39,5 +40,54 @@ describe('graceful shutdown', () => {
     // Nothing listens any more.
     await expect(fetch(`${platform.url}/api/health`)).rejects.toThrow();
     platform = undefined;
+  });
+
+  it('refuses a request arriving during the drain with 503 in the error model, a request id and Retry-After', async () => {
+    const dir = tempDir('kw-shutdown-');
+    try {
+      platform = await startEmbedded(dir, { ...adminEnv(), DIAGNOSTICS_ENABLED: 'true', SHUTDOWN_TIMEOUT_MS: '10000' });
+      const { port } = new URL(platform.url);
+      // A slow request, then, once the drain began, another on the same connection (still busy,
+      // so not closed as idle): what a keep-alive client does at the wrong moment.
+      const sockets = ['/api/v1/models', '/api/workspaces'].map((path) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let text = '';
+        socket.setEncoding('utf8').on('data', (c: string) => (text += c));
+        const closed = new Promise<string>((resolve, reject) =>
+          socket.on('close', () => resolve(text)).on('error', reject),
+        );
+        const body = JSON.stringify({ component: 'fragments', text: 'slow', delayMs: 1500 });
+        socket.write(
+          `POST /api/diagnostics/echo HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+        );
+        const second = () =>
+          socket.write(`GET ${path} HTTP/1.1\r\nhost: x\r\nx-request-id: drain-${path.length}\r\n\r\n`);
+        return { closed, second };
+      });
+      await new Promise((r) => setTimeout(r, 400));
+      platform.child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 300));
+      for (const s of sockets) s.second();
+      const [openAi, platformShape] = await Promise.all(sockets.map((s) => s.closed));
+      expect(await platform.exited).toBe(0);
+      platform = undefined;
+
+      for (const raw of [openAi, platformShape]) {
+        const second = raw.slice(raw.indexOf('HTTP/1.1', 10));
+        expect(raw.startsWith('HTTP/1.1 200'), raw).toBe(true);
+        expect(second.startsWith('HTTP/1.1 503'), raw).toBe(true);
+        expect(second.toLowerCase()).toContain('connection: close');
+        expect(second.toLowerCase()).toContain('retry-after: 1');
+      }
+      const bodyOf = (raw: string) => JSON.parse(raw.slice(raw.lastIndexOf('\r\n\r\n') + 4));
+      expect(openAi.toLowerCase()).toContain('x-request-id: drain-14');
+      expect(bodyOf(openAi)).toEqual({
+        error: { message: expect.any(String), type: 'server_error', code: 'service_unavailable', param: '' },
+      });
+      expect(platformShape.toLowerCase()).toContain('x-request-id: drain-15');
+      expect(bodyOf(platformShape)).toEqual({ error: expect.any(String), code: 'SERVICE_UNAVAILABLE' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

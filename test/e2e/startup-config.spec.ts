@@ -1,7 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { ROOT } from '../support/processes.js';
+import { collectLogLines, ROOT, type LogLine } from '../support/processes.js';
+import { deleteEventStream } from '../support/nats-streams.js';
 import { createTestDatabase } from '../support/postgres.js';
 import { describeWith, TEST_NATS_URL } from '../support/services.js';
 
@@ -91,4 +93,91 @@ describeWith(['postgres', 'nats'], 'the distributed supervisor', () => {
     expect(run.stderr).toContain('SECRETS_ENCRYPTION_KEY is required by the webhooks component');
     expect(run.stderr).toContain('run-distributed: webhooks is not running');
   });
+
+  /** run-distributed with these apps, its log lines, and its apps' pids as it started them. */
+  function runSupervisor(env: Record<string, string>) {
+    const subjectPrefix = `t${Date.now().toString(36)}`;
+    onTestFinished(() => deleteEventStream(TEST_NATS_URL!, subjectPrefix));
+    const runner = spawn(process.execPath, [path.join(ROOT, 'scripts/run-distributed.mjs')], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        NATS_URL: TEST_NATS_URL!,
+        NATS_SUBJECT_PREFIX: subjectPrefix,
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const logs: LogLine[] = [];
+    const pids: number[] = [];
+    collectLogLines(runner, logs, (l) => {
+      if (l.msg === 'app started') pids.push(l.pid as number);
+    });
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    onTestFinished(() => {
+      if (runner.exitCode === null && runner.signalCode === null) runner.kill('SIGKILL');
+      for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    });
+    return { runner, logs, pids, alive };
+  }
+
+  it('its apps drain and exit when the supervisor itself is killed (kill -9)', async () => {
+    const database = await createTestDatabase('kw_supervisor');
+    onTestFinished(() => database.drop());
+    const { runner, logs, pids, alive } = runSupervisor({
+      APPS: 'search',
+      METRICS_PORT_BASE: '0',
+      DATABASE_URL: database.url,
+    });
+    await expect.poll(() => logs.some((l) => l.msg === 'search ready'), { timeout: 60_000 }).toBe(true);
+    runner.kill('SIGKILL');
+    // Without it the app lives on unsupervised, holding its port (a new supervisor's app then
+    // cannot start).
+    await expect.poll(() => alive(pids[0]), { timeout: 20_000, interval: 200 }).toBe(false);
+    expect(logs.some((l) => l.msg === 'the supervisor that started this process is gone')).toBe(true);
+    expect(logs.some((l) => l.component === 'search' && l.msg === 'stopped')).toBe(true);
+  }, 90_000);
+
+  it('restarts a crashing app with a doubling delay; an app whose port is taken stops before it consumes', async () => {
+    const database = await createTestDatabase('kw_supervisor');
+    onTestFinished(() => database.drop());
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const port = (taken.address() as { port: number }).port;
+    const { runner, logs } = runSupervisor({
+      APPS: 'fragments',
+      METRICS_PORT_BASE: String(port),
+      RESTART_DELAY_MS: '100',
+      DATABASE_URL: database.url,
+    });
+    const exits = () => logs.filter((l) => l.msg === 'app exited');
+    await expect.poll(() => exits().length, { timeout: 60_000, interval: 200 }).toBeGreaterThanOrEqual(4);
+    runner.kill('SIGTERM');
+    expect(
+      exits()
+        .slice(0, 4)
+        .map((l) => [l.code, l.restartInMs]),
+    ).toEqual([
+      [1, 100],
+      [1, 200],
+      [1, 400],
+      [1, 800],
+    ]);
+    const fragments = logs.filter((l) => l.component === 'fragments');
+    const fatal = fragments.filter((l) => l.level === 'fatal');
+    expect(fatal.length).toBeGreaterThanOrEqual(4);
+    expect(JSON.stringify(fatal[0])).toContain(`METRICS_PORT ${port} is in use`);
+    // It stopped before opening the database or consuming: its failure is its only line.
+    expect(fragments.filter((l) => l.level !== 'fatal')).toEqual([]);
+  }, 90_000);
 });

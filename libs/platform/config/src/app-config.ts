@@ -116,6 +116,15 @@ export class AppConfig {
   })
   NATS_SUBJECT_PREFIX?: string;
 
+  /**
+   * How long a process tries its first connection to NATS before it exits 1 (its supervisor
+   * restarts it); 0 waits for ever. Each failed attempt is logged.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  NATS_CONNECT_TIMEOUT_MS = 30_000;
+
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 

@@ -61,6 +61,18 @@ export const capReached = (message: string): AppError =>
 export const serviceUnavailable = (service: string): AppError =>
   new AppError({ status: 503, code: ErrorCode.SERVICE_UNAVAILABLE, message: `The ${service} service is unavailable` });
 
+/**
+ * 503 SERVICE_UNAVAILABLE when this process has lost its connection to the message bus: no
+ * component can be asked until it reconnects (it keeps trying), so calls fail at once.
+ */
+export const transportUnavailable = (component: string): AppError =>
+  new AppError({
+    status: 503,
+    code: ErrorCode.SERVICE_UNAVAILABLE,
+    message: `The message bus (NATS) is unreachable from the ${component} process; it is reconnecting, try again shortly`,
+    details: { transport: 'nats' },
+  });
+
 export const serviceTimeout = (service: string): AppError =>
   new AppError({
     status: 504,

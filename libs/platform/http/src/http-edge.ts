@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { acceptOrCreateRequestId, requestContext } from '@kw/platform-context';
+import { AppError, ErrorCode } from '@kw/platform-errors';
 import type { PlatformMetrics } from '@kw/platform-observability';
 import { extractTraceContext, SpanKind, SpanStatusCode, startSpan, type Span } from '@kw/platform-tracing';
 import { AllExceptionsFilter } from './all-exceptions.filter.js';
@@ -28,7 +29,17 @@ type TimedRequest = FastifyRequest & { [started]?: bigint; [serverSpan]?: Span }
  */
 export function installHttpEdge(
   app: NestFastifyApplication,
-  deps: { logger: Logger; metrics: PlatformMetrics; routeBodies?: RouteBodies },
+  deps: {
+    logger: Logger;
+    metrics: PlatformMetrics;
+    routeBodies?: RouteBodies;
+    /**
+     * True once the process drains (SIGTERM). A request that still arrives then (on a keep-alive
+     * connection, or pipelined behind one in flight) is refused with 503 in the error model,
+     * `Connection: close`, and a request id (Fastify's own 503 for this has neither).
+     */
+    draining?: () => boolean;
+  },
 ): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   installRouteBodies(fastify, deps.routeBodies ?? {});
@@ -49,8 +60,10 @@ export function installHttpEdge(
     void reply.header(REQUEST_ID_HEADER, requestId);
     const shadowed = responder.shadowedRoute(request);
     if (shadowed) return requestContext.run({ requestId }, () => responder.send(request, reply, shadowed));
-    const ambiguous = ambiguousAuthorization(request);
     const route = request.routeOptions?.url;
+    const draining = deps.draining?.() === true && !UNTRACED_ROUTES.has(route ?? '');
+    if (draining) void reply.header('connection', 'close');
+    const refused = draining ? shuttingDown() : ambiguousAuthorization(request);
     // The request's server span (a no-op while tracing is off), child of the caller's `traceparent`.
     const traced = UNTRACED_ROUTES.has(route ?? '')
       ? undefined
@@ -59,9 +72,9 @@ export function installHttpEdge(
           parent: extractTraceContext(request.headers),
           attributes: { 'http.request.method': request.method, 'kw.request_id': requestId },
         });
-    if (!traced) return requestContext.run({ requestId }, () => done(ambiguous));
+    if (!traced) return requestContext.run({ requestId }, () => done(refused));
     (request as TimedRequest)[serverSpan] = traced.span;
-    traced.run(() => requestContext.run({ requestId }, () => done(ambiguous)));
+    traced.run(() => requestContext.run({ requestId }, () => done(refused)));
   });
 
   fastify.addHook('onResponse', (request, reply, done) => {
@@ -95,6 +108,16 @@ export function installHttpEdge(
   const findErrorHeaders = () => (errorHeaders ??= { found: componentErrorHeaders(app) }).found;
   app.useGlobalFilters(new AllExceptionsFilter(responder, findErrorHeaders));
   app.useGlobalPipes(createValidationPipe());
+}
+
+/** The answer to a request that arrives while the process drains: retry it (on another connection). */
+function shuttingDown(): AppError {
+  return new AppError({
+    status: 503,
+    code: ErrorCode.SERVICE_UNAVAILABLE,
+    message: 'This server is shutting down; retry the request on a new connection',
+    details: { retryAfterSeconds: 1 },
+  });
 }
 
 function endServerSpan(span: Span | undefined, route: string | undefined, status: number): void {

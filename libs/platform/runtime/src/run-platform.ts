@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
+import { createServer } from 'node:net';
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -97,10 +98,15 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
 
   let database: PlatformDatabase | undefined;
   let transport: Transport | undefined;
+  let app: NestFastifyApplication | undefined;
+  const port = serveApi ? config.PORT : (config.METRICS_PORT ?? DEFAULT_METRICS_PORT);
   try {
+    // Before anything starts consuming (handlers, event consumers, the outbox relay start at
+    // init, and the port is bound only after): a process whose port is taken stops here.
+    await assertPortFree(port, config.HOST, serveApi ? 'PORT' : 'METRICS_PORT');
     database = planes.length > 0 ? await openPlatformDatabase(config, planes, logger) : undefined;
     transport = await createTransport(config, processName, logger);
-    const app = await createApplication({
+    app = await createApplication({
       config,
       logger,
       metrics,
@@ -123,7 +129,6 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
       if (config.DIAGNOSTICS_ENABLED) serveEcho(transport, { target: name, servedBy: name });
     }
     await app.init();
-    const port = serveApi ? config.PORT : (config.METRICS_PORT ?? DEFAULT_METRICS_PORT);
     await app.listen({ port, host: config.HOST });
     const address = app.getHttpServer().address();
     const boundPort = typeof address === 'object' && address ? address.port : port;
@@ -144,6 +149,9 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
     logger.fatal({ err }, `${options.binary} failed to start`);
     logger.flush?.();
     await tracing.flush();
+    // The application first: its workers (event consumers, the outbox relay) stop before the
+    // transport and the pool they use are closed.
+    await app?.close().catch(() => undefined);
     await transport?.drain().catch(() => undefined);
     await database?.close().catch(() => undefined);
     if (ownProcess) {
@@ -198,7 +206,9 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
     // Requests are logged by the HTTP edge with the request id: Fastify has no logger of its own
     // (so no request logging either; its disableRequestLogging option is deprecated).
     logger: false,
-    return503OnClosing: true,
+    // Requests arriving during the drain are refused by the HTTP edge instead (`draining`), in
+    // the error model with a request id; Fastify's own 503 has neither.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Router and HTTP-parser refusals, answered in the error model with a request id.
     ...edgeServerOptions(logger),
@@ -207,10 +217,15 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
     logger: new NestPinoLogger(logger),
     abortOnError: false,
   });
+  let lifecycle: Lifecycle | undefined;
   const routeBodies = serveApi ? parts.known.flatMap((c) => (c.routeBodies ? [c.routeBodies(config)] : [])) : [];
   installHttpEdge(app, {
     logger,
     metrics,
+    draining: () => {
+      lifecycle ??= app.get(Lifecycle);
+      return lifecycle?.state() === 'draining';
+    },
     routeBodies: {
       streamedMultipart: routeBodies.flatMap((r) => r.streamedMultipart ?? []),
       bodyLimits: routeBodies.flatMap((r) => r.bodyLimits ?? []),
@@ -278,8 +293,30 @@ function createRunning(parts: {
   };
 }
 
+/** Fails with a clear message when `port` cannot be bound (in use, or not allowed). */
+async function assertPortFree(port: number, host: string, variable: string): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          err.code === 'EADDRINUSE'
+            ? `${variable} ${port} is in use on ${host} (another process, or an instance of this app left running)`
+            : `${variable} ${port} cannot be bound on ${host}: ${err.message}`,
+          { cause: err },
+        ),
+      ),
+    );
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 function handleSignals(running: RunningPlatform, config: AppConfig, logger: Logger): void {
-  const stop = (signal: NodeJS.Signals) => {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals | 'supervisor-gone') => {
+    if (stopping) return;
+    stopping = true;
     logger.info({ signal }, 'draining');
     const force = setTimeout(() => {
       logger.error({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'drain timed out; exiting');
@@ -302,4 +339,14 @@ function handleSignals(running: RunningPlatform, config: AppConfig, logger: Logg
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  // Started by a supervisor with an IPC channel (scripts/run-distributed.mjs): when the channel
+  // closes, the supervisor is gone (even by kill -9), and nobody would stop or restart this
+  // process any more: drain and exit as on SIGTERM. The channel must not keep the process alive.
+  if (process.channel) {
+    process.channel.unref();
+    process.once('disconnect', () => {
+      logger.warn({}, 'the supervisor that started this process is gone');
+      stop('supervisor-gone');
+    });
+  }
 }

@@ -8,7 +8,10 @@ import { connectNats, InProcessBus, InProcessTransport, NatsTransport, type Tran
  */
 export async function createTransport(config: AppConfig, component: string, logger: Logger): Promise<Transport> {
   if (config.RUN_MODE === 'distributed' && config.NATS_URL) {
-    const nc = await connectNats(config.NATS_URL, `kw-${component}`, { logger });
+    const nc = await connectNats(config.NATS_URL, `kw-${component}`, {
+      logger,
+      firstConnectTimeoutMs: config.NATS_CONNECT_TIMEOUT_MS,
+    });
     return new NatsTransport(nc, {
       component,
       logger,

@@ -9,8 +9,9 @@ import {
   type NatsConnection,
   type Subscription as NatsSubscription,
 } from '@nats-io/transport-node';
-import { serviceTimeout, serviceUnavailable, type AppError } from '@kw/platform-errors';
+import { AppError, serviceTimeout, serviceUnavailable, transportUnavailable } from '@kw/platform-errors';
 import { requestOverWire, type Wire } from './chunks.js';
+import { natsLinkOf, type NatsLink } from './connect-nats.js';
 import { InFlight } from './in-flight.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { DEFAULT_MAX_PAYLOAD, messageSize, payloadTooLarge } from './message-size.js';
@@ -60,6 +61,8 @@ export class NatsTransport implements Transport {
   private readonly subscriptions = new Set<NatsSubscription>();
   /** One message each way, what chunks.ts builds requests and replies of any size on. */
   private readonly wire: Wire;
+  /** The connection's state when connectNats made it (else it counts as up while open). */
+  private readonly link: NatsLink | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -68,6 +71,7 @@ export class NatsTransport implements Transport {
     this.component = options.component;
     this.prefix = options.subjectPrefix ?? '';
     this.logger = options.logger ?? consoleLogger;
+    this.link = natsLinkOf(nc);
     this.wire = {
       get maxPayload() {
         return nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
@@ -133,16 +137,36 @@ export class NatsTransport implements Transport {
     if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
   }
 
+  /** False while the connection is down (between a disconnect and the reconnect). */
+  get connected(): boolean {
+    return !this.nc.isClosed() && (this.link?.connected ?? true);
+  }
+
+  /**
+   * One request. While the connection is down it fails at once with 503 naming the message
+   * bus (nats.js would buffer it and let it time out); one waiting for its reply when the
+   * connection drops fails then too: its reply, sent meanwhile, cannot arrive.
+   */
   private async sendOne(subject: string, message: Message, timeoutMs: number, service: string): Promise<Message> {
+    if (this.link && !this.link.connected) throw transportUnavailable(this.component);
+    let unlisten: (() => void) | undefined;
     try {
-      return toMessage(
-        await this.nc.request(this.prefix + subject, message.data, {
-          timeout: timeoutMs,
-          headers: toNats(message.headers),
-        }),
-      );
+      const request = this.nc.request(this.prefix + subject, message.data, {
+        timeout: timeoutMs,
+        headers: toNats(message.headers),
+      });
+      const lost = this.link
+        ? new Promise<never>((_, reject) => {
+            unlisten = this.link!.onDisconnect(() => reject(transportUnavailable(this.component)));
+          })
+        : undefined;
+      if (lost) request.catch(() => undefined);
+      return toMessage(await (lost ? Promise.race([request, lost]) : request));
     } catch (err) {
+      if (AppError.isAppError(err)) throw err;
       throw this.failure(err, subject, service);
+    } finally {
+      unlisten?.();
     }
   }
 

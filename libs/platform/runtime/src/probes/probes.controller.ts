@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { PlatformMetrics } from '@kw/platform-observability';
 import { Public } from '@kw/platform-http';
+import { natsLinks } from '@kw/platform-transport';
 import { METRICS } from '../tokens.js';
 import { Lifecycle } from '../lifecycle.js';
 
@@ -26,12 +27,25 @@ export class ProbesController {
     return { status: 'ok' };
   }
 
+  /**
+   * Ready: started, not draining, and every NATS connection of the process up (while one is
+   * down the process can neither answer nor ask other components; it keeps reconnecting).
+   */
   @Get('readyz')
   @Header('cache-control', 'no-store')
-  ready(@Res({ passthrough: true }) reply: FastifyReply): { status: string } {
-    const ready = this.lifecycle.isReady();
-    void reply.status(ready ? 200 : 503);
-    return { status: ready ? 'ready' : this.lifecycle.state() };
+  ready(@Res({ passthrough: true }) reply: FastifyReply): { status: string; disconnected?: string[] } {
+    if (!this.lifecycle.isReady()) {
+      void reply.status(503);
+      return { status: this.lifecycle.state() };
+    }
+    const down = natsLinks()
+      .filter((l) => !l.connected)
+      .map((l) => l.name);
+    if (down.length > 0) {
+      void reply.status(503);
+      return { status: 'nats-disconnected', disconnected: down };
+    }
+    return { status: 'ready' };
   }
 
   @Get('metrics')

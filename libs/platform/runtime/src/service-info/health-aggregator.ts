@@ -49,7 +49,13 @@ export class HealthAggregator {
         status: 'unavailable',
         latencyMs: Math.round(performance.now() - started),
         dependencies: [],
-        detail: AppError.isAppError(err) ? err.code : 'INTERNAL_ERROR',
+        // The code; when this process lost NATS, also the message saying so (every component
+        // then reads unavailable, and the reason is not theirs).
+        detail: !AppError.isAppError(err)
+          ? 'INTERNAL_ERROR'
+          : err.details?.transport
+            ? `${err.code}: ${err.message}`
+            : err.code,
       };
     }
   }
