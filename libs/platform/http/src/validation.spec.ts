@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { IsEmail, IsUUID } from 'class-validator';
+import { IsEmail, IsInt, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@kw/platform-errors';
 import { createValidationPipe } from './validation.js';
@@ -9,11 +9,16 @@ class InviteDto {
   @IsUUID() workspaceId!: string;
 }
 
+class PlanDto {
+  @IsString() @MaxLength(63) planId!: string;
+  @IsInt() @Min(1) @Max(100) max!: number;
+}
+
 const body = { type: 'body' as const, metatype: InviteDto, data: '' };
 
-async function refusal(value: unknown): Promise<AppError> {
+async function refusal(value: unknown, metatype: new () => object = InviteDto): Promise<AppError> {
   try {
-    await createValidationPipe().transform(value, body);
+    await createValidationPipe().transform(value, { ...body, metatype });
   } catch (err) {
     if (AppError.isAppError(err)) return err;
     throw err;
@@ -33,6 +38,20 @@ describe('validation pipe', () => {
     expect(err.details?.fields).toEqual([
       { field: 'email', problems: ['email must be an email'] },
       { field: 'workspaceId', problems: ['is required'] },
+    ]);
+  });
+
+  it('names only the type of a value of the wrong type, not the rules that cannot apply to it', async () => {
+    const err = await refusal({ planId: 5, max: '3' }, PlanDto);
+    expect(err.details?.fields).toEqual([
+      { field: 'planId', problems: ['planId must be a string'] },
+      { field: 'max', problems: ['max must be an integer number'] },
+    ]);
+    // A value of the right type still hears every rule it breaks.
+    const tooBig = await refusal({ planId: 'x'.repeat(64), max: 1000 }, PlanDto);
+    expect(tooBig.details?.fields).toEqual([
+      { field: 'planId', problems: ['planId must be shorter than or equal to 63 characters'] },
+      { field: 'max', problems: ['max must not be greater than 100'] },
     ]);
   });
 });

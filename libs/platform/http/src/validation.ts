@@ -8,10 +8,22 @@ function flatten(errors: ValidationError[], parent = ''): { field: string; probl
     const field = parent ? `${parent}.${e.property}` : e.property;
     // A field that is absent fails every rule it has ("must be a UUID"): say what is wrong instead.
     // (Optional fields are skipped when absent, so an absent field here is a required one.)
-    const problems = e.value === undefined && e.constraints ? [REQUIRED] : Object.values(e.constraints ?? {});
+    const problems = e.value === undefined && e.constraints ? [REQUIRED] : problemsOf(e.constraints ?? {});
     const own = e.constraints ? [{ field, problems }] : [];
     return [...own, ...flatten(e.children ?? [], field)];
   });
+}
+
+/** class-validator's rules that check a value's type. */
+const TYPE_RULES = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject']);
+
+/**
+ * A value of the wrong type fails every rule of its field ("must be shorter than 63 characters;
+ * must be a string" for a number): then only its type is named, the rest cannot apply yet.
+ */
+function problemsOf(constraints: Record<string, string>): string[] {
+  const typeProblems = Object.entries(constraints).filter(([rule]) => TYPE_RULES.has(rule));
+  return (typeProblems.length > 0 ? typeProblems : Object.entries(constraints)).map(([, problem]) => problem);
 }
 
 /**
