@@ -1,5 +1,7 @@
 import type { AppConfig } from '@kw/platform-config';
-import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
+import type { PlatformMetrics } from '@kw/platform-observability';
+import { APP_CONFIG, LOGGER, METRICS } from '@kw/platform-runtime';
+import { countDeliveries } from './counted-event-bus.js';
 import { createEventBus } from './create-event-bus.js';
 import type { EventBus, EventLogger } from './event-bus.js';
 
@@ -9,8 +11,10 @@ export const EVENT_BUS = Symbol('EVENT_BUS');
 export function eventBusProvider(component: string) {
   return {
     provide: EVENT_BUS,
-    useFactory: (config: AppConfig, logger: EventLogger): Promise<EventBus> =>
-      createEventBus(config, component, logger),
-    inject: [APP_CONFIG, LOGGER],
+    useFactory: async (config: AppConfig, logger: EventLogger, metrics: PlatformMetrics): Promise<EventBus> =>
+      countDeliveries(await createEventBus(config, component, logger), (subject, outcome) =>
+        metrics.messagesHandled.inc({ subject, outcome }),
+      ),
+    inject: [APP_CONFIG, LOGGER, METRICS],
   };
 }

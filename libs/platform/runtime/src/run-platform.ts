@@ -14,7 +14,7 @@ import {
 } from '@kw/platform-http';
 import { createLogger, NestPinoLogger, PlatformMetrics, type Logger } from '@kw/platform-observability';
 import { startTracing, type TracingHandle } from '@kw/platform-tracing';
-import { serveEcho, TransportModule, type Transport } from '@kw/platform-transport';
+import { countHandled, serveEcho, TransportModule, type Transport } from '@kw/platform-transport';
 import { buildInfo } from './build-info.js';
 import type { ComponentDefinition, DatabasePlane } from './component.js';
 import { CoreModule } from './core.module.js';
@@ -105,7 +105,9 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
     // init, and the port is bound only after): a process whose port is taken stops here.
     await assertPortFree(port, config.HOST, serveApi ? 'PORT' : 'METRICS_PORT');
     database = planes.length > 0 ? await openPlatformDatabase(config, planes, logger) : undefined;
-    transport = await createTransport(config, processName, logger);
+    transport = countHandled(await createTransport(config, processName, logger), (subject, outcome) =>
+      metrics.messagesHandled.inc({ subject, outcome }),
+    );
     app = await createApplication({
       config,
       logger,

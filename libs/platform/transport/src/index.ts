@@ -20,3 +20,4 @@ export * from './nest/transport.explorer.js';
 export * from './nest/transport.module.js';
 export * from './echo-handler.js';
 export type { RequestOf } from './request-of.js';
+export * from './counted-transport.js';
