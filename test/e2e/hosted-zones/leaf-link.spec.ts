@@ -467,9 +467,12 @@ describeWith(
         leaf = await startTheLeaf(token.enrollmentToken);
         const enrolled = leaf.logs.find((l) => l.msg === 'leaf enrolled');
         expect(enrolled).toMatchObject({ hostedZoneId: other.hostedZone.id, workspaces: 0 });
-        await until('the previous zone purged', async () => (await rowsHoldingMarker()) === 0);
-        const { rows } = await leafSql.query('SELECT workspace_id FROM data.leaf_workspaces');
-        expect(rows).toEqual([]);
+        // Each workspace's record goes after its data (fragments, search, webhooks): wait for both.
+        const leafWorkspaces = async () => (await leafSql.query('SELECT workspace_id FROM data.leaf_workspaces')).rows;
+        await until(
+          'the previous zone purged',
+          async () => (await rowsHoldingMarker()) === 0 && (await leafWorkspaces()).length === 0,
+        );
       } finally {
         await leafSql.end();
       }
