@@ -1,5 +1,6 @@
 import { promisify } from 'node:util';
 import { inflateRaw } from 'node:zlib';
+import { MalformedZipError, readZipDirectory } from '@kw/platform-zip';
 import { ArchiveError } from './archive-error.js';
 
 const inflateRawAsync = promisify(inflateRaw);
@@ -28,12 +29,7 @@ export interface ZipEntry {
   localHeaderOffset: number;
 }
 
-const EOCD = 0x06054b50;
-const ZIP64_LOCATOR = 0x07064b50;
-const ZIP64_EOCD = 0x06064b50;
-const CENTRAL = 0x02014b50;
 const LOCAL = 0x04034b50;
-const MAX32 = 0xffffffff;
 
 const damaged = (why: string) => new ArchiveError(`not a readable zip (${why}); truncated or damaged`);
 
@@ -43,60 +39,17 @@ const damaged = (why: string) => new ArchiveError(`not a readable zip (${why}); 
  * between readers, so such a zip could be checked as one thing and written as another.
  */
 export function listZip(bytes: Uint8Array): Map<string, ZipEntry> {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const u16 = (at: number) => view.getUint16(at, true);
-  const u32 = (at: number) => view.getUint32(at, true);
-  const u64 = (at: number) => Number(view.getBigUint64(at, true));
-  let eocd = -1;
-  for (let at = bytes.length - 22; at >= 0 && at >= bytes.length - 22 - 0xffff; at--)
-    if (u32(at) === EOCD) {
-      eocd = at;
-      break;
-    }
-  if (eocd < 0) throw damaged('no end of central directory');
-  let count = u16(eocd + 10);
-  let offset = u32(eocd + 16);
-  if (eocd >= 20 && u32(eocd - 20) === ZIP64_LOCATOR) {
-    const at = u64(eocd - 12);
-    if (at + 56 > bytes.length || u32(at) !== ZIP64_EOCD) throw damaged('bad ZIP64 end of central directory');
-    count = u64(at + 32);
-    offset = u64(at + 48);
+  let directory: ReturnType<typeof readZipDirectory>;
+  try {
+    directory = readZipDirectory(bytes);
+  } catch (err) {
+    if (err instanceof MalformedZipError) throw damaged(err.detail);
+    throw err;
   }
   const entries = new Map<string, ZipEntry>();
-  const decoder = new TextDecoder('utf-8', { fatal: false });
-  for (let i = 0, at = offset; i < count; i++) {
-    if (at + 46 > bytes.length || u32(at) !== CENTRAL) throw damaged('bad central directory');
-    const method = u16(at + 10);
-    let compressedSize = u32(at + 20);
-    let size = u32(at + 24);
-    const nameLength = u16(at + 28);
-    const extraLength = u16(at + 30);
-    const commentLength = u16(at + 32);
-    let localHeaderOffset = u32(at + 42);
-    const end = at + 46 + nameLength + extraLength + commentLength;
-    if (end > bytes.length) throw damaged('bad central directory');
-    const name = decoder.decode(bytes.subarray(at + 46, at + 46 + nameLength));
-    // ZIP64: the sizes and offset that do not fit 32 bits are in extra field 0x0001, in this order.
-    for (let x = at + 46 + nameLength; x + 4 <= at + 46 + nameLength + extraLength;) {
-      const id = u16(x);
-      const length = u16(x + 2);
-      if (id === 0x0001) {
-        let y = x + 4;
-        const next = () => {
-          if (y + 8 > x + 4 + length) throw damaged('bad ZIP64 extra field');
-          const value = u64(y);
-          y += 8;
-          return value;
-        };
-        if (size === MAX32) size = next();
-        if (compressedSize === MAX32) compressedSize = next();
-        if (localHeaderOffset === MAX32) localHeaderOffset = next();
-      }
-      x += 4 + length;
-    }
+  for (const { name, method, compressedSize, uncompressedSize, localHeaderOffset } of directory) {
     if (entries.has(name)) throw new ArchiveError('the zip holds two entries of this name', name);
-    entries.set(name, { name, method, compressedSize, size, localHeaderOffset });
-    at = end;
+    entries.set(name, { name, method, compressedSize, size: uncompressedSize, localHeaderOffset });
   }
   return entries;
 }

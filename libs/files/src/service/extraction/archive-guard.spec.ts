@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { makeDocx, makeZip } from '../../../../../test/fixtures/files/make-fixtures.mjs';
-import { assertArchiveWithinLimits } from './archive-guard.js';
+import { readZipDirectory } from '@kw/platform-zip';
+import { assertArchiveWithinLimits, directoryOf } from './archive-guard.js';
 import { ExtractionError } from './extraction-errors.js';
-import { readZipDirectory } from './zip-directory.js';
 
 const FIXTURES = new URL('../../../../../test/fixtures/files/', import.meta.url);
 const fixture = (name: string) => new Uint8Array(readFileSync(new URL(name, FIXTURES)));
@@ -91,7 +91,7 @@ describe('readZipDirectory', () => {
       })(),
     ],
   ])('calls %s malformed', (_, bytes) => {
-    expect(() => readZipDirectory(bytes)).toThrow(expect.objectContaining({ reason: 'malformed' }));
+    expect(() => directoryOf(bytes)).toThrow(expect.objectContaining({ reason: 'malformed' }));
   });
 });
 

@@ -1,6 +1,6 @@
 import { createInflateRaw } from 'node:zlib';
+import { MalformedZipError, readZipDirectory, type ZipEntry } from '@kw/platform-zip';
 import { ExtractionError } from './extraction-errors.js';
-import { readZipDirectory, type ZipEntry } from './zip-directory.js';
 
 /** Real parts (XML, images) deflate well under 100:1; past 200:1 the data is mostly one repeated byte, as in bombs. */
 const MAX_COMPRESSION_RATIO = 200;
@@ -19,7 +19,7 @@ const tooLarge = (detail: string) =>
  * that none inflates past its declared size (a directory can lie; this costs CPU, never memory).
  */
 export async function assertArchiveWithinLimits(bytes: Uint8Array, maxUnpackedBytes: number): Promise<void> {
-  const entries = readZipDirectory(bytes);
+  const entries = directoryOf(bytes);
   let total = 0;
   for (const entry of entries) {
     if (entry.flags & 1) throw new ExtractionError('unsupported', `The archive is encrypted (${entry.name}).`);
@@ -69,4 +69,14 @@ function entryData(zip: Buffer, entry: ZipEntry): Buffer {
   if (start + entry.compressedSize > zip.length)
     throw new ExtractionError('malformed', `The data of ${entry.name} runs past the end of the file.`);
   return zip.subarray(start, start + entry.compressedSize);
+}
+
+/** The zip's directory; one that cannot be read fails the extraction as malformed. */
+export function directoryOf(bytes: Uint8Array): ZipEntry[] {
+  try {
+    return readZipDirectory(bytes);
+  } catch (err) {
+    if (err instanceof MalformedZipError) throw new ExtractionError('malformed', err.message, { cause: err });
+    throw err;
+  }
 }

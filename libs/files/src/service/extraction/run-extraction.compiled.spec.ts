@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // TypeScript hooks exist. A scratch copy rather than dist/ itself: building dist/ removes it
 // first, under the feet of other specs that start apps from it.
 const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
-const FOLDERS = ['libs/files/src/service/extraction', 'libs/files/src/domain'];
+// With the platform libraries the worker imports (their `@kw/*` aliases rewritten, as the build does).
+const FOLDERS = ['libs/files/src/service/extraction', 'libs/files/src/domain', 'libs/platform/zip/src'];
+const PATHS = JSON.parse(readFileSync(path.join(ROOT, 'tsconfig.base.json'), 'utf8')).compilerOptions.paths;
 let out: string;
 
 beforeAll(async () => {
@@ -24,8 +26,8 @@ beforeAll(async () => {
     )) {
       const { code } = await transformFile(path.join(ROOT, folder, file), {
         swcrc: false,
-        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-        module: { type: 'es6' },
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2022', baseUrl: ROOT, paths: PATHS },
+        module: { type: 'es6', resolveFully: true },
       });
       mkdirSync(path.join(out, folder), { recursive: true });
       writeFileSync(path.join(out, folder, file.replace(/\.ts$/, '.js')), code);

@@ -17,8 +17,18 @@ const require = createRequire(import.meta.url);
 const compilerVersion = JSON.parse(readFileSync(require.resolve('typescript/package.json'), 'utf8')).version;
 const cacheDir = path.join(tmpdir(), 'kw-extraction-worker-ts');
 
+// The workspace's `@kw/*` aliases (tsconfig.base.json), which dist/ has rewritten to relative imports.
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../..');
+const aliases = new Map(
+  Object.entries(JSON.parse(readFileSync(path.join(root, 'tsconfig.base.json'), 'utf8')).compilerOptions.paths).map(
+    ([alias, [target]]) => [alias, new URL(`file://${path.join(root, target)}`).href],
+  ),
+);
+
 /** Relative imports name the compiled `.js`; from a `.ts` module, the source beside it is the `.ts`. */
 export async function resolve(specifier, context, nextResolve) {
+  const aliased = aliases.get(specifier);
+  if (aliased) return { url: aliased, shortCircuit: true };
   if (context.parentURL?.endsWith('.ts') && specifier.startsWith('.') && specifier.endsWith('.js')) {
     const source = new URL(`${specifier.slice(0, -3)}.ts`, context.parentURL);
     if (existsSync(fileURLToPath(source))) return { url: source.href, shortCircuit: true };

@@ -1,4 +1,11 @@
-import { ExtractionError } from './extraction-errors.js';
+/** A zip whose directory cannot be read; the message says what is wrong. */
+export class MalformedZipError extends Error {
+  override readonly name = 'MalformedZipError';
+
+  constructor(readonly detail: string) {
+    super(`The archive is not a valid zip: ${detail}.`);
+  }
+}
 
 /** One file of a zip archive, as its central directory describes it (sizes are claims, not facts). */
 export interface ZipEntry {
@@ -24,10 +31,11 @@ const ZIP64_EXTRA_FIELD = 0x0001;
 const U16_MAX = 0xffff;
 const U32_MAX = 0xffffffff;
 
-const malformed = (detail: string) => new ExtractionError('malformed', `The archive is not a valid zip: ${detail}.`);
+const malformed = (detail: string) => new MalformedZipError(detail);
 
 /**
- * Reads a zip's central directory without inflating anything: the End Of Central Directory
+ * Reads a zip's central directory without inflating anything (file extraction's zip-bomb guard
+ * and workspace imports judge the entries by it before inflating any): the End Of Central Directory
  * record is found from the end (it may be followed by a comment of up to 64 KiB), points at the
  * directory, and each directory entry gives an entry's method and sizes. Zip64 archives (sizes or
  * counts too large for the classic fields) are followed to their zip64 records.

@@ -1,0 +1,1 @@
+export { MalformedZipError, readZipDirectory, type ZipEntry } from './zip-directory.js';
