@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { defineComponent, GatewayModule, leafGatewayComponent } from '@kw/platform-runtime';
 import { LeafHttpModule } from './http/leaf-http.module.js';
+import { leafSettingsFrom } from './leaf-settings.js';
 import { LeafHealthModule } from './service/health/leaf-health.module.js';
 import { LeafServiceModule } from './service/leaf-service.module.js';
 
@@ -23,4 +24,6 @@ export const leafEdgeComponent = defineComponent({
   planes: ['data'],
   module: LeafEdgeModule,
   httpModule: LeafHttpModule,
+  // CLOUD_URL and an https PUBLIC_URL, before the Leaf makes its database (nothing half-configured).
+  checkConfig: leafSettingsFrom,
 });

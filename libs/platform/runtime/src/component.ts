@@ -29,6 +29,11 @@ export interface ComponentDefinition {
   healthChecks?: (config: AppConfig) => HealthCheck[];
   /** Separate OpenAPI documents of a part of the HTTP API (e.g. the OpenAI-compatible /api/v1). */
   openApiDocuments?: OpenApiSubsetSettings[];
+  /**
+   * Settings only this component needs, checked with the configuration before anything starts
+   * (no database made, no migration applied): throws ConfigError, and the process exits 2.
+   */
+  checkConfig?: (config: AppConfig) => void;
 }
 
 export interface HealthCheck {

@@ -74,6 +74,7 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
   try {
     config = loadConfig(options.env ?? process.env);
     targets = resolveTargets(config, options.components, options.defaultTargets);
+    for (const target of targets) target.checkConfig?.(config);
   } catch (err) {
     if (!ownProcess) throw err;
     process.stderr.write(`${options.binary}: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`);
