@@ -102,6 +102,37 @@ describeWith(['postgres', 'nats'], 'distributed mode (every app its own process,
     expect((await fetch(`${platform.url}/api/health`)).status).toBe(200);
   }, 40_000);
 
+  it('while the identity service is down, MCP answers 503 or 504 and asks for no new sign-in', async () => {
+    const pid = platform.pidOf('agent-auth')!;
+    process.kill(pid, 'SIGKILL');
+    // A request in flight at the kill times out (504); later ones find no responder (503).
+    const failures: Response[] = [];
+    for (let i = 0; i < 200 && failures.length === 0; i++) {
+      const res = await fetch(`${platform.url}/api/mcp`, {
+        method: 'POST',
+        headers: {
+          // Shaped like an operator's opaque secret: only the identity service can judge it.
+          authorization: `Bearer ${'x'.repeat(40)}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      if (res.status >= 500) failures.push(res);
+      else await new Promise((r) => setTimeout(r, 20));
+    }
+    expect([503, 504]).toContain(failures[0]?.status);
+    // A WWW-Authenticate challenge would send the client into a new OAuth sign-in for nothing.
+    expect(failures[0].headers.get('www-authenticate')).toBeNull();
+    if (failures[0].status === 503) expect(failures[0].headers.get('retry-after')).toBe('2');
+    await expect
+      .poll(async () => (await fetch(`${platform.url}/api/health/agent-auth`)).status, {
+        timeout: 20_000,
+        interval: 200,
+      })
+      .toBe(200);
+  }, 40_000);
+
   // Last: it stops the platform.
   it('on SIGTERM stops the gateway first: a request it accepted still reaches the other apps', async () => {
     const { port } = new URL(platform.url);

@@ -54,6 +54,7 @@ describeWith(['postgres', 'nats'], 'a process that loses NATS', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(res.status).toBe(503);
     expect(res.headers.get('x-request-id')).toBeTruthy();
+    expect(res.headers.get('retry-after')).toBe('2');
     const body = await readJson(res);
     expect(body.code).toBe('SERVICE_UNAVAILABLE');
     expect(body.error).toContain('NATS');

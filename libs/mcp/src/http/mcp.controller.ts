@@ -8,6 +8,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '@kw/platform-config';
 import { requestContext } from '@kw/platform-context';
+import { AppError } from '@kw/platform-errors';
 import {
   assertAudience,
   admittedAuthentication,
@@ -170,7 +171,9 @@ export class McpController implements OnModuleInit {
       attachCaller(request, caller);
       return caller;
     } catch (err) {
-      void reply.header('www-authenticate', challenge);
+      // Only a refused credential asks the client to authenticate; a 503 (identity service
+      // down) must not send it into a new sign-in.
+      if (AppError.isAppError(err) && err.status === 401) void reply.header('www-authenticate', challenge);
       throw err;
     }
   }

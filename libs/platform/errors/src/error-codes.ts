@@ -58,8 +58,16 @@ export const badRequest = (message: string, details?: Record<string, unknown>): 
 export const capReached = (message: string): AppError =>
   new AppError({ status: 409, code: ErrorCode.QUOTA_EXCEEDED, message });
 
+/** A component's restart takes a few seconds: callers are told when to try again (Retry-After). */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
 export const serviceUnavailable = (service: string): AppError =>
-  new AppError({ status: 503, code: ErrorCode.SERVICE_UNAVAILABLE, message: `The ${service} service is unavailable` });
+  new AppError({
+    status: 503,
+    code: ErrorCode.SERVICE_UNAVAILABLE,
+    message: `The ${service} service is unavailable`,
+    details: { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS },
+  });
 
 /**
  * 503 SERVICE_UNAVAILABLE when this process has lost its connection to the message bus: no
@@ -70,7 +78,7 @@ export const transportUnavailable = (component: string): AppError =>
     status: 503,
     code: ErrorCode.SERVICE_UNAVAILABLE,
     message: `The message bus (NATS) is unreachable from the ${component} process; it is reconnecting, try again shortly`,
-    details: { transport: 'nats' },
+    details: { transport: 'nats', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS },
   });
 
 export const serviceTimeout = (service: string): AppError =>
