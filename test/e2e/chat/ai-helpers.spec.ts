@@ -395,6 +395,11 @@ describe('AI helpers, availability and usage', () => {
     const everyone = await usage('?allUsers=true', { token: admin.ADMIN_TOKEN });
     expect(everyone.totals.requests).toBeGreaterThanOrEqual(13 + 5);
     expect((await api(builtin, person, 'GET', '/api/ai/usage?groupBy=color')).status).toBe(400);
+    // A day that does not exist is named as such (Date would take February 30 for March 2).
+    const noSuchDay = await api(builtin, person, 'GET', '/api/ai/usage?from=2026-02-30&to=2026-03-01');
+    expect(noSuchDay.status).toBe(400);
+    expect(noSuchDay.body).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'from' }] });
+    expect(noSuchDay.body.error).toMatch(/exists/);
 
     // A member's calls in the workspace: its owner sees them there, the member only their own.
     const member = await userWithToken(builtin.url, admin.ADMIN_TOKEN);

@@ -122,7 +122,9 @@ export class AiUsage {
 
 function day(text: string, field: string): Date {
   const date = DAY.test(text) ? new Date(`${text}T00:00:00Z`) : new Date(NaN);
-  if (Number.isNaN(date.getTime())) throw invalidField(field, 'must be a UTC day, YYYY-MM-DD');
+  // Date rolls 2026-02-30 over to March 2: a day that does not exist comes back as another one.
+  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== text)
+    throw invalidField(field, 'must be a UTC day that exists, YYYY-MM-DD');
   return date;
 }
 
