@@ -264,6 +264,29 @@ describe('portable workspaces: export and import', () => {
     expect(await snapshot(source.id)).toEqual(before);
   }, 60_000);
 
+  it('runs one import at a time per workspace: a second one while the first runs answers 409', async () => {
+    const target = await p.workspace(owner);
+    const post = () =>
+      fetch(`${p.platform.url}/api/workspaces/${target.id}/imports`, {
+        method: 'POST',
+        headers: { ...authHeaders(owner.auth), 'content-type': 'application/zip' },
+        body: Buffer.from(archive),
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+    // Two at once: exactly one is accepted, the other names it.
+    const both = await Promise.all([post(), post()]);
+    expect(both.map((r) => r.status).sort(), JSON.stringify(both.map((r) => r.body))).toEqual([202, 409]);
+    const accepted = both.find((r) => r.status === 202)!.body.transfer;
+    const refused = both.find((r) => r.status === 409)!.body;
+    expect(refused).toMatchObject({ code: 'CONFLICT', transferId: accepted.id });
+    expect(refused.error).toEqual(expect.any(String));
+    const first = await finished(owner.auth, `/api/workspaces/${target.id}/imports/${accepted.id}`);
+    expect(first.status, first.error).toBe('done');
+    expect(first.result.fragments).toEqual({ created: 30, updated: 0, unchanged: 0 });
+    // Once it ended, the next one runs.
+    const again = await importArchive(target.id, archive);
+    expect(again.result.fragments).toEqual({ created: 0, updated: 0, unchanged: 30 });
+  }, 120_000);
+
   it('refuses a truncated or damaged archive before writing anything, saying where', async () => {
     const target = await p.workspace(owner);
     const truncated = await importArchive(target.id, archive.slice(0, Math.floor(archive.length / 2)));
@@ -601,6 +624,22 @@ describe('portable workspaces: imports within the plan', () => {
     owner = await p.person();
   }, 90_000);
   afterAll(async () => p?.stop());
+
+  it('records a failed import with the progress and counts it wrote', async () => {
+    const ws = await p.workspace(owner);
+    const archive = handMadeArchive({
+      'fragment-types.ndjson': types,
+      'fragments.ndjson': Array.from({ length: 8 }, (_, i) => fragment(i + 1)),
+    });
+    const failed = await importArchive(ws.id, archive);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toContain('PLAN_LIMIT_REACHED');
+    const listed = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${ws.id}`, undefined, 200);
+    expect(listed.items).toHaveLength(5);
+    // The type and the five fragments the plan admitted: written, so counted.
+    expect(failed.progress).toMatchObject({ done: 6, total: 9 });
+    expect(failed.result).toMatchObject({ fragmentTypes: 1, fragments: { created: 5, updated: 0, unchanged: 0 } });
+  }, 60_000);
 
   it("fails files past the plan's storage with PLAN_LIMIT_REACHED, naming the file's line", async () => {
     const ws = await p.workspace(owner);

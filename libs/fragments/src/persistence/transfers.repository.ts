@@ -8,7 +8,11 @@ export type TransferRow = Awaited<ReturnType<DataDb['workspaceTransfer']['findUn
 export class TransfersRepository {
   constructor(@Inject(FRAGMENTS_DB) private readonly db: DataDb) {}
 
-  /** An export starts processing; an import starts uploading (its archive is not there yet). */
+  /**
+   * An export starts processing; an import starts uploading (its archive is not there yet). A
+   * workspace has at most one import uploading or processing (a partial unique index): a second
+   * one is refused with a unique violation (isUniqueViolation), atomically.
+   */
   create(fields: {
     id?: string;
     workspaceId: string;
@@ -30,6 +34,13 @@ export class TransfersRepository {
     return count === 1 ? this.db.workspaceTransfer.findUnique({ where: { id } }) : null;
   }
 
+  /** The workspace's import uploading or processing, if any (at most one: see `create`). */
+  activeImport(workspaceId: string): Promise<TransferRow | null> {
+    return this.db.workspaceTransfer.findFirst({
+      where: { workspaceId, kind: 'import', status: { in: ['uploading', 'processing'] } },
+    });
+  }
+
   find(id: string, workspaceId: string, kind: string): Promise<TransferRow | null> {
     return this.db.workspaceTransfer.findFirst({ where: { id, workspaceId, kind } });
   }
@@ -42,7 +53,7 @@ export class TransfersRepository {
     id: string,
     outcome:
       | { status: 'done'; result: object; archiveKey?: string; archiveBytes?: number }
-      | { status: 'failed'; error: string },
+      | { status: 'failed'; error: string; done?: number; total?: number; result?: object },
   ): Promise<TransferRow> {
     return this.db.workspaceTransfer.update({
       where: { id },
@@ -55,7 +66,15 @@ export class TransfersRepository {
               ...(outcome.archiveKey && { archiveKey: outcome.archiveKey }),
               ...(outcome.archiveBytes !== undefined && { archiveBytes: BigInt(outcome.archiveBytes) }),
             }
-          : { status: 'failed', error: outcome.error, finishedAt: new Date() },
+          : {
+              status: 'failed',
+              error: outcome.error,
+              finishedAt: new Date(),
+              // What the job wrote before it failed, with the failure.
+              ...(outcome.done !== undefined && { done: outcome.done }),
+              ...(outcome.total !== undefined && { total: outcome.total }),
+              ...(outcome.result !== undefined && { result: outcome.result }),
+            },
     });
   }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { WorkspacesService, WorkspaceTransfersService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode } from '@kw/platform-errors';
@@ -10,9 +10,16 @@ import type { AppConfig } from '@kw/platform-config';
 import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
 import { ArchiveError } from '../domain/workspace-archive.js';
 import { TransfersRepository, type TransferRow } from '../persistence/transfers.repository.js';
+import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { importArchiveKey, transferView } from './portability/transfer-view.js';
 import { WorkspaceExport } from './portability/workspace-export.js';
-import { ImportWriteError, WorkspaceImport } from './portability/workspace-import.js';
+import {
+  ImportInterrupted,
+  ImportWriteError,
+  newImportTally,
+  WorkspaceImport,
+  type ImportTally,
+} from './portability/workspace-import.js';
 import { WorkspaceGate } from './workspace-gate.js';
 
 const transferNotFound = () => new AppError({ status: 404, code: ErrorCode.NOT_FOUND, message: 'Transfer not found' });
@@ -23,7 +30,11 @@ const transferNotFound = () => new AppError({ status: 404, code: ErrorCode.NOT_F
  * answers; its row shows progress, and the workspace's owners are told when it ends.
  */
 @Injectable()
-export class TransfersHandlers implements OnApplicationBootstrap {
+export class TransfersHandlers implements OnApplicationBootstrap, OnModuleDestroy {
+  /** Jobs running in this process, until recorded. */
+  private readonly running = new Set<Promise<void>>();
+  private stopping = false;
+
   constructor(
     private readonly transfers: TransfersRepository,
     private readonly exporter: WorkspaceExport,
@@ -44,6 +55,16 @@ export class TransfersHandlers implements OnApplicationBootstrap {
       this.logger.warn({ interrupted }, 'workspace transfers interrupted by a restart marked failed');
   }
 
+  /**
+   * The process stops: a running import ends at its next record, recorded as interrupted with
+   * what it wrote, and shutdown waits for that record before the database closes (it closes in
+   * onApplicationShutdown, after this hook).
+   */
+  async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    await Promise.allSettled([...this.running]);
+  }
+
   @Handles(WorkspaceTransfersService.method.startExport)
   async startExport(input: RequestOf<typeof WorkspaceTransfersService, 'startExport'>, context: RequestContext) {
     // An export is what a move copies: served while the workspace is read-only for it.
@@ -62,7 +83,19 @@ export class TransfersHandlers implements OnApplicationBootstrap {
     });
     const id = randomUUID();
     const archiveKey = importArchiveKey(workspaceId, id);
-    const job = await this.transfers.create({ id, workspaceId, kind: 'import', createdBy: userId, archiveKey });
+    // One import at a time per workspace: the index refuses a second one atomically.
+    const job = await this.transfers
+      .create({ id, workspaceId, kind: 'import', createdBy: userId, archiveKey })
+      .catch(async (err: unknown) => {
+        if (!isUniqueViolation(err)) throw err;
+        const running = await this.transfers.activeImport(workspaceId);
+        throw new AppError({
+          status: 409,
+          code: ErrorCode.CONFLICT,
+          message: 'An import into this workspace is running already; start again once it ended',
+          details: { transferId: running?.id ?? null },
+        });
+      });
     return { transfer: transferView(job, this.archiveTtlMs), archiveKey };
   }
 
@@ -83,15 +116,20 @@ export class TransfersHandlers implements OnApplicationBootstrap {
     const options = { skipFiles: input.skipFiles, format: input.format };
     // A move's import into this plane: its writes pass the gate while the workspace is still placed on its source.
     const jobContext = gate.moveImport ? { ...context, moveImportOf: workspaceId } : context;
-    this.inBackground(job, async () => {
-      try {
-        return await this.importer.run(job, await this.importer.load(job, options), jobContext);
-      } finally {
-        await this.importer
-          .discardArchive(job)
-          .catch((err: unknown) => this.logger.warn({ err }, 'import archive not deleted'));
-      }
-    });
+    const tally = newImportTally(() => this.stopping);
+    this.inBackground(
+      job,
+      async () => {
+        try {
+          return await this.importer.run(job, await this.importer.load(job, options), jobContext, tally);
+        } finally {
+          await this.importer
+            .discardArchive(job)
+            .catch((err: unknown) => this.logger.warn({ err }, 'import archive not deleted'));
+        }
+      },
+      tally,
+    );
     return { transfer: transferView(job, this.archiveTtlMs) };
   }
 
@@ -127,21 +165,31 @@ export class TransfersHandlers implements OnApplicationBootstrap {
     return row;
   }
 
-  /** Runs the job after the answer; a failure is the job's state (with where an archive is damaged), never a crash. */
-  private inBackground(job: TransferRow, work: () => Promise<TransferRow>): void {
-    setImmediate(() => {
-      void work()
-        .catch(async (err: unknown) => {
-          const known = err instanceof ArchiveError || err instanceof ImportWriteError || AppError.isAppError(err);
-          if (!known) this.logger.error({ err, transferId: job.id }, 'workspace transfer failed');
-          return this.transfers.finish(job.id, {
-            status: 'failed',
-            error: known ? (err as Error).message : 'internal error; see the logs',
-          });
-        })
-        .then((finished) => this.tellOwners(finished))
-        .catch((err: unknown) => this.logger.warn({ err, transferId: job.id }, 'workspace transfer not recorded'));
-    });
+  /**
+   * Runs the job after the answer; a failure is the job's state (with where an archive is damaged,
+   * and an import's progress and counts so far), never a crash.
+   */
+  private inBackground(job: TransferRow, work: () => Promise<TransferRow>, tally?: ImportTally): void {
+    const ran = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(work)
+      .catch(async (err: unknown) => {
+        const known =
+          err instanceof ArchiveError ||
+          err instanceof ImportWriteError ||
+          err instanceof ImportInterrupted ||
+          AppError.isAppError(err);
+        if (!known) this.logger.error({ err, transferId: job.id }, 'workspace transfer failed');
+        if (err instanceof ImportInterrupted) this.logger.warn({ transferId: job.id }, 'workspace import interrupted');
+        return this.transfers.finish(job.id, {
+          status: 'failed',
+          error: known ? (err as Error).message : 'internal error; see the logs',
+          ...(tally && { done: tally.done, total: tally.total, result: tally.result }),
+        });
+      })
+      .then((finished) => this.tellOwners(finished))
+      .catch((err: unknown) => this.logger.warn({ err, transferId: job.id }, 'workspace transfer not recorded'))
+      .finally(() => this.running.delete(ran));
+    this.running.add(ran);
   }
 
   private async tellOwners(job: TransferRow): Promise<void> {

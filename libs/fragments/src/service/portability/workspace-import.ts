@@ -64,6 +64,46 @@ async function at<T>(place: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The job stopped between two records because its process is stopping (the restart's wording). */
+export class ImportInterrupted extends Error {
+  override readonly name = 'ImportInterrupted';
+
+  constructor() {
+    super('interrupted: the process running it stopped');
+  }
+}
+
+/**
+ * A running import as it goes: the records written (`done` of `total`) and the counts of its
+ * result so far, so a job that fails is recorded with what it wrote. `stop` is asked after each
+ * record: true ends the job there (ImportInterrupted).
+ */
+export interface ImportTally {
+  done: number;
+  total: number;
+  result: {
+    fragmentTypes: number;
+    fragments: Counts;
+    collections: number;
+    collectionFragmentsAdded: number;
+    files: { created: number; unchanged: number };
+  };
+  stop?: () => boolean;
+}
+
+export const newImportTally = (stop?: () => boolean): ImportTally => ({
+  done: 0,
+  total: 0,
+  result: {
+    fragmentTypes: 0,
+    fragments: { created: 0, updated: 0, unchanged: 0 },
+    collections: 0,
+    collectionFragmentsAdded: 0,
+    files: { created: 0, unchanged: 0 },
+  },
+  stop,
+});
+
 /** Progress is written at most this often (in records), not after each one. */
 const PROGRESS_EVERY = 25;
 
@@ -125,40 +165,57 @@ export class WorkspaceImport {
     if (job.archiveKey) await this.storage.delete(job.archiveKey);
   }
 
-  async run(job: TransferRow, archive: LoadedArchive, context: RequestContext): Promise<TransferRow> {
+  async run(
+    job: TransferRow,
+    archive: LoadedArchive,
+    context: RequestContext,
+    tally: ImportTally = newImportTally(),
+  ): Promise<TransferRow> {
     const ws = job.workspaceId;
     const { records } = archive;
-    const total =
+    const counts = tally.result;
+    const total = (tally.total =
       records['fragment-types.ndjson'].length +
       records['fragments.ndjson'].length +
       records['collections.ndjson'].length +
       records['collection-fragments.ndjson'].length +
-      records['files.ndjson'].length;
-    let done = 0;
+      records['files.ndjson'].length);
+    // After each record written: progress, and the place where a stopping process ends the job.
     const step = async () => {
-      done++;
+      const done = ++tally.done;
       if (done % PROGRESS_EVERY === 0 || done === total) await this.transfers.progress(job.id, done, total);
+      if (tally.stop?.()) throw new ImportInterrupted();
     };
     await this.transfers.progress(job.id, 0, total);
 
-    const typeIds = await this.importTypes(ws, records, context, step);
-    const fragmentCounts: Counts = { created: 0, updated: 0, unchanged: 0 };
+    const typeIds = await this.importTypes(ws, records, context, async () => {
+      counts.fragmentTypes++;
+      await step();
+    });
+    const fragmentCounts = counts.fragments;
     const fragmentIds = new Map<string, string>();
     const known = await this.transfers.importedIds(ws, 'fragment');
     const seen = { keys: new Set<string>(), ids: new Set<string>() };
     const archived = records['fragments.ndjson'];
     for (let start = 0; start < archived.length; start += BULK_INSERT_ROWS) {
       const batch = archived.slice(start, start + BULK_INSERT_ROWS);
-      const imported = await this.importFragments(ws, batch, start + 1, typeIds, known, seen, context);
+      // Fragments a refused batch wrote before the refusal count as written (the job fails with the refusal).
+      const admitted = () => {
+        fragmentCounts.created++;
+        tally.done++;
+      };
+      const imported = await this.importFragments(ws, batch, start + 1, typeIds, known, seen, context, admitted);
       for (const [i, { id, outcome }] of imported.entries()) {
         fragmentIds.set(batch[i].id, id);
         fragmentCounts[outcome]++;
         await step();
       }
     }
-    const collectionIds = await this.importCollections(ws, records, context, step);
+    const collectionIds = await this.importCollections(ws, records, context, async () => {
+      counts.collections++;
+      await step();
+    });
     // Memberships per collection, in requests of the add route's maximum.
-    let memberships = 0;
     const byCollection = new Map<string, string[]>();
     for (const m of records['collection-fragments.ndjson']) {
       const target = collectionIds.get(m.collectionId)!;
@@ -172,14 +229,14 @@ export class WorkspaceImport {
           collectionId,
           fragmentIds: slice,
         });
-        memberships += (
+        counts.collectionFragmentsAdded += (
           await at(`collection-fragments.ndjson, collection ${collectionId}`, () =>
             this.collections.add(input, context),
           )
         ).added;
         for (const _ of slice) await step();
       }
-    const fileCounts = { created: 0, unchanged: 0 };
+    const fileCounts = counts.files;
     for (const [line, file] of records['files.ndjson'].entries()) {
       const created = await at(`files.ndjson line ${line + 1}`, () =>
         this.importFile(job, file, archive.fileBytes.get(file.id)!, fragmentIds),
@@ -193,7 +250,7 @@ export class WorkspaceImport {
         fragmentTypes: typeIds.size,
         fragments: fragmentCounts,
         collections: collectionIds.size,
-        collectionFragmentsAdded: memberships,
+        collectionFragmentsAdded: counts.collectionFragmentsAdded,
         files: fileCounts,
       },
     });
@@ -248,6 +305,7 @@ export class WorkspaceImport {
     known: Map<string, string>,
     seen: { keys: Set<string>; ids: Set<string> },
     context: RequestContext,
+    admitted: () => void,
   ): Promise<Array<{ id: string; outcome: keyof Counts }>> {
     const knownIds = batch.flatMap((f) => known.get(f.id) ?? []);
     const archivedIds = batch.map((f) => f.id).filter(isUuid);
@@ -293,8 +351,12 @@ export class WorkspaceImport {
       } else if (result.code === FragmentErrorCode.KEY_EXISTS) inTurn.push(i);
       else refused ??= new ImportWriteError(`fragments.ndjson line ${firstLine + i}`, result);
     }
-    // A record the workspace may not take fails the import, as a create would have one by one.
-    if (refused) throw refused;
+    // A record the workspace may not take fails the import, as a create would have one by one;
+    // those the batch wrote before it are written all the same.
+    if (refused) {
+      for (const result of created) if (!AppError.isAppError(result)) admitted();
+      throw refused;
+    }
     for (const [i, f] of batch.entries())
       if (results[i] && f.archivedAt)
         await this.fragments.delete(create(DeleteFragmentRequestSchema, { fragmentId: results[i].id }), context);
