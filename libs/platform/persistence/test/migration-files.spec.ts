@@ -45,6 +45,15 @@ describe('migration files', () => {
       }
     }
   });
+
+  it('has no semicolon in a comment: the Prisma CLI splits a script at each one, comments included', () => {
+    for (const plane of ['control', 'data'] as const) {
+      for (const file of readMigrationFiles(plane)) {
+        const commented = file.sql.split('\n').filter((line) => /--.*;/.test(line));
+        expect(commented, `${plane}/${file.name}`).toEqual([]);
+      }
+    }
+  });
 });
 
 describe('embedded data folder lock', () => {

@@ -1,7 +1,7 @@
 -- One import at a time per workspace (docs/portable-workspaces.md): at most one import job
 -- uploading or processing in a workspace, so two imports cannot race for the same records.
 -- Hand-written: Prisma has no partial indexes. Imports already running side by side keep the
--- newest; the others are failed as a restart would fail them.
+-- newest, and the others are failed as a restart would fail them.
 UPDATE "workspace_transfers" AS t
    SET "status" = 'failed', "error" = 'interrupted: the process running it stopped', "finished_at" = now()
  WHERE t."kind" = 'import' AND t."status" IN ('uploading', 'processing')
