@@ -9,7 +9,9 @@
 // them stopped. An app that exits with code 2 failed at start-up on its configuration (it
 // printed the variable to set): restarting it cannot help, so it is not restarted and the
 // reason is repeated once. Each app holds an IPC channel to this script: should the script die
-// (kill -9), its apps drain and exit instead of living on unsupervised.
+// (kill -9), its apps drain and exit instead of living on unsupervised; through it each app also
+// says, once ready, the port whose /healthz this script polls (an app that stops answering,
+// a stuck event loop, is killed and restarted).
 //
 // Usage: DATABASE_URL=postgres://... NATS_URL=nats://... node scripts/run-distributed.mjs
 // Optional: APPS=gateway,fragments (default: all), METRICS_PORT_BASE (default 9464).
@@ -24,6 +26,12 @@ const metricsBase = Number(process.env.METRICS_PORT_BASE ?? 9464);
 const RESTART_DELAY_MS = Number(process.env.RESTART_DELAY_MS ?? 1000);
 const RESTART_MAX_DELAY_MS = Number(process.env.RESTART_MAX_DELAY_MS ?? 30_000);
 const RESTART_STABLE_MS = Number(process.env.RESTART_STABLE_MS ?? 30_000);
+// Liveness: every LIVENESS_INTERVAL_MS each ready app's GET /healthz must answer within
+// LIVENESS_TIMEOUT_MS; after LIVENESS_FAILURES misses in a row (a stuck event loop, kill -STOP)
+// the app is killed and restarted like one that died. 0 turns the check off.
+const LIVENESS_INTERVAL_MS = Number(process.env.LIVENESS_INTERVAL_MS ?? 10_000);
+const LIVENESS_TIMEOUT_MS = Number(process.env.LIVENESS_TIMEOUT_MS ?? 5_000);
+const LIVENESS_FAILURES = Number(process.env.LIVENESS_FAILURES ?? 3);
 /** runPlatform's exit code for a configuration error (ConfigError). */
 const CONFIG_ERROR_EXIT = 2;
 
@@ -62,7 +70,13 @@ function start(app, index) {
   const startedAt = Date.now();
   children.set(app, child);
   note({ msg: 'app started', app, pid: child.pid });
+  let liveness;
+  child.on('message', (message) => {
+    if (message?.kind === 'kw-ready' && LIVENESS_INTERVAL_MS > 0 && !liveness)
+      liveness = watchLiveness(app, child, message.port);
+  });
   child.once('exit', (code, signal) => {
+    clearInterval(liveness);
     children.delete(app);
     if (stopping) {
       note({ msg: 'app exited', app, code, signal });
@@ -89,6 +103,27 @@ function start(app, index) {
     note({ msg: 'app exited', app, code, signal, restartInMs: delay });
     setTimeout(() => !stopping && start(app, index), delay);
   });
+}
+
+/** Polls the app's /healthz; kills it (SIGKILL, then restarted as any exit) when it stops answering. */
+function watchLiveness(app, child, port) {
+  let misses = 0;
+  let checking = false;
+  const timer = setInterval(async () => {
+    if (checking || stopping) return;
+    checking = true;
+    const live = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(LIVENESS_TIMEOUT_MS) })
+      .then((res) => res.ok)
+      .catch(() => false);
+    checking = false;
+    misses = live ? 0 : misses + 1;
+    if (misses >= LIVENESS_FAILURES && !stopping && children.get(app) === child) {
+      clearInterval(timer);
+      note({ level: 'error', msg: 'app not live; killing it to restart', app, pid: child.pid, misses });
+      child.kill('SIGKILL');
+    }
+  }, LIVENESS_INTERVAL_MS);
+  return timer;
 }
 
 function stopBackEnds() {

@@ -147,6 +147,38 @@ describeWith(['postgres', 'nats'], 'the distributed supervisor', () => {
     expect(logs.some((l) => l.component === 'search' && l.msg === 'stopped')).toBe(true);
   }, 90_000);
 
+  it('kills and restarts an app that stops answering its liveness probe (a stuck event loop)', async () => {
+    const database = await createTestDatabase('kw_supervisor');
+    onTestFinished(() => database.drop());
+    const { runner, logs, pids, alive } = runSupervisor({
+      APPS: 'search',
+      METRICS_PORT_BASE: '0',
+      DATABASE_URL: database.url,
+      LIVENESS_INTERVAL_MS: '200',
+      LIVENESS_TIMEOUT_MS: '300',
+      LIVENESS_FAILURES: '3',
+      RESTART_DELAY_MS: '100',
+    });
+    await expect.poll(() => logs.some((l) => l.msg === 'search ready'), { timeout: 60_000 }).toBe(true);
+    // Answering its probe, it is left alone.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(logs.filter((l) => l.msg === 'app not live; killing it to restart')).toEqual([]);
+    const stuck = pids[0];
+    process.kill(stuck, 'SIGSTOP');
+    await expect
+      .poll(() => logs.some((l) => l.msg === 'app not live; killing it to restart' && l.pid === stuck), {
+        timeout: 20_000,
+        interval: 100,
+      })
+      .toBe(true);
+    await expect.poll(() => alive(stuck), { timeout: 10_000, interval: 100 }).toBe(false);
+    await expect.poll(() => pids.length, { timeout: 20_000, interval: 100 }).toBe(2);
+    await expect
+      .poll(() => logs.filter((l) => l.msg === 'search ready').length, { timeout: 60_000, interval: 200 })
+      .toBe(2);
+    runner.kill('SIGTERM');
+  }, 120_000);
+
   it('restarts a crashing app with a doubling delay; an app whose port is taken stops before it consumes', async () => {
     const database = await createTestDatabase('kw_supervisor');
     onTestFinished(() => database.drop());

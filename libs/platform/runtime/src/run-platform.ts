@@ -144,6 +144,9 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
 
     const running = createRunning({ app, config, logger, transport, url, names, database, tracing });
     if (ownProcess) handleSignals(running, config, logger);
+    // A supervisor over an IPC channel (run-distributed) learns where to check this process's
+    // liveness (GET /healthz on this port).
+    if (ownProcess && process.send) process.send({ kind: 'kw-ready', port: boundPort });
     return running;
   } catch (err) {
     // A component may find its configuration incomplete only once it can look (the Leaf needs
