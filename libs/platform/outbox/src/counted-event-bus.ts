@@ -1,15 +1,12 @@
-import { AppError } from '@kw/platform-errors';
+import { outcomeOf, type HandledOutcome } from '@kw/platform-transport';
 import type { EventBus } from './event-bus.js';
 
 /**
  * The bus with every delivery its consumers take counted by event (`events.<type>`) and
- * outcome: `ok`, or `failed` when the handler threw and the delivery comes again (the
- * process's kw_messages_handled_total, beside the transport's requests).
+ * outcome as the transport counts its requests (`outcomeOf`; a delivery whose handler threw comes
+ * again): the process's kw_messages_handled_total.
  */
-export function countDeliveries(
-  bus: EventBus,
-  count: (subject: string, outcome: 'ok' | 'refused' | 'failed') => void,
-): EventBus {
+export function countDeliveries(bus: EventBus, count: (subject: string, outcome: HandledOutcome) => void): EventBus {
   return {
     kind: bus.kind,
     publish: (event) => bus.publish(event),
@@ -20,7 +17,7 @@ export function countDeliveries(
           await handler(delivery);
           count(subject, 'ok');
         } catch (err) {
-          count(subject, AppError.isAppError(err) && err.status < 500 ? 'refused' : 'failed');
+          count(subject, outcomeOf(err));
           throw err;
         }
       }),
