@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENTRY_NAMES } from '../../../libs/fragments/src/domain/workspace-archive.js';
 import { authHeaders } from '../../support/accounts.js';
 import { deflatedEntries, deflatedZeros, rawZip } from '../../support/zip-bomb.js';
 import { startFragmentsPlatform, type Person } from './fragments-fixture.js';
@@ -540,18 +541,9 @@ describe('portable workspaces: export archives expire', () => {
 
 /** An archive made by hand, its manifest agreeing with its entries (what an export would write). */
 function handMadeArchive(records: Record<string, object[]>, fileBytes: Record<string, Uint8Array> = {}): Uint8Array {
-  const names = [
-    'fragment-types.ndjson',
-    'fragments.ndjson',
-    'collections.ndjson',
-    'collection-fragments.ndjson',
-    'graph-entities.ndjson',
-    'graph-relations.ndjson',
-    'files.ndjson',
-  ];
   const zipped: Record<string, Uint8Array> = {};
   const entries: Record<string, { records: number; sha256: string }> = {};
-  for (const name of names) {
+  for (const name of ENTRY_NAMES) {
     const list = records[name] ?? [];
     zipped[name] = strToU8(list.map((r) => `${JSON.stringify(r)}\n`).join(''));
     entries[name] = { records: list.length, sha256: createHash('sha256').update(zipped[name]).digest('hex') };
