@@ -1,12 +1,15 @@
 import { connect } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { adminEnv, userWithToken } from '../support/accounts.js';
 import { readJson } from '../support/http.js';
 import { startDistributed, type DistributedPlatform } from '../support/distributed.js';
 import { createTestDatabase } from '../support/postgres.js';
 import { describeWith, TEST_NATS_URL } from '../support/services.js';
+import { workspacesApi } from './workspaces/workspaces-api.js';
 
 describeWith(['postgres', 'nats'], 'distributed mode (every app its own process, real NATS and Postgres)', () => {
+  const admin = adminEnv();
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let platform: DistributedPlatform;
 
@@ -16,7 +19,9 @@ describeWith(['postgres', 'nats'], 'distributed mode (every app its own process,
       DATABASE_URL: db.url,
       NATS_URL: TEST_NATS_URL!,
       SERVICE_TIMEOUT_MS: '1500',
+      REQUEST_DEADLINE_GRACE_MS: '200',
       DIAGNOSTICS_ENABLED: 'true',
+      ...admin,
     });
   }, 120_000);
 
@@ -100,6 +105,46 @@ describeWith(['postgres', 'nats'], 'distributed mode (every app its own process,
       .toBe(200);
     expect(platform.pidOf('fragments')).not.toBe(pid);
     expect((await fetch(`${platform.url}/api/health`)).status).toBe(200);
+  }, 40_000);
+
+  it('does not carry out a create whose caller got 504 while its component was stopped, once it resumes', async () => {
+    const { token } = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const api = workspacesApi(platform.url);
+    const ws = await api.createWorkspace(token, { name: 'Stalled' });
+    const types = await api.ok(token, 'GET', `/api/workspaces/${ws.id}/fragment-types`, undefined, 200);
+    const noteTypeId = types.items.find((t: { key: string }) => t.key === 'note').id;
+    await expect.poll(async () => (await fetch(`${platform.url}/api/health/fragments`)).status).toBe(200);
+    const pid = platform.pidOf('fragments')!;
+
+    process.kill(pid, 'SIGSTOP');
+    let status: number;
+    try {
+      const res = await fetch(`${platform.url}/api/memory-fragments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          workspaceId: ws.id,
+          fragmentTypeId: noteTypeId,
+          title: 'Sent while stalled',
+          content: 'x',
+        }),
+      });
+      status = res.status;
+      // Past the caller's deadline and REQUEST_DEADLINE_GRACE_MS.
+      await new Promise((r) => setTimeout(r, 500));
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect(status).toBe(504);
+
+    // The request waited in its socket meanwhile: resumed, the component reads it and drops it.
+    await expect
+      .poll(() => platform.logs.some((l) => l.pid === pid && l.msg === 'request dropped: its caller stopped waiting'), {
+        timeout: 10_000,
+      })
+      .toBe(true);
+    const list = await api.ok(token, 'GET', `/api/memory-fragments?workspaceId=${ws.id}`, undefined, 200);
+    expect(list.items).toEqual([]);
   }, 40_000);
 
   it('while the identity service is down, MCP answers 503 or 504 and asks for no new sign-in', async () => {

@@ -135,6 +135,17 @@ export class AppConfig {
   @Max(300_000)
   SERVICE_TIMEOUT_MS = 10_000;
 
+  /**
+   * How late past its caller's deadline a component still handles a request; a later one is
+   * dropped unhandled, as its caller already got 504. Bounds the clock skew between hosts that
+   * can drop a request in time: skew beyond the caller's whole timeout plus this.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  REQUEST_DEADLINE_GRACE_MS = 1_000;
+
   /** Largest JSON request body the gateway accepts (413 above). */
   @Transform(toInt)
   @IsInt()

@@ -106,7 +106,8 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
     // init, and the port is bound only after): a process whose port is taken stops here.
     await assertPortFree(port, config.HOST, serveApi ? 'PORT' : 'METRICS_PORT');
     database = planes.length > 0 ? await openPlatformDatabase(config, planes, logger) : undefined;
-    transport = countHandled(await createTransport(config, processName, logger), (subject, outcome) =>
+    const dropped = (subject: string) => metrics.messagesHandled.inc({ subject, outcome: 'expired' });
+    transport = countHandled(await createTransport(config, processName, logger, dropped), (subject, outcome) =>
       metrics.messagesHandled.inc({ subject, outcome }),
     );
     app = await createApplication({

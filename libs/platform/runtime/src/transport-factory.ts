@@ -6,7 +6,13 @@ import { connectNats, InProcessBus, InProcessTransport, NatsTransport, type Tran
  * NATS in the distributed mode; in the embedded mode an in-process bus with the same
  * contract (the conformance suite proves the two behave alike).
  */
-export async function createTransport(config: AppConfig, component: string, logger: Logger): Promise<Transport> {
+export async function createTransport(
+  config: AppConfig,
+  component: string,
+  logger: Logger,
+  onExpired?: (subject: string) => void,
+): Promise<Transport> {
+  const deadline = { deadlineGraceMs: config.REQUEST_DEADLINE_GRACE_MS, onExpired };
   if (config.RUN_MODE === 'distributed' && config.NATS_URL) {
     const nc = await connectNats(config.NATS_URL, `kw-${component}`, {
       logger,
@@ -16,7 +22,8 @@ export async function createTransport(config: AppConfig, component: string, logg
       component,
       logger,
       subjectPrefix: config.NATS_SUBJECT_PREFIX ? `${config.NATS_SUBJECT_PREFIX}.` : undefined,
+      ...deadline,
     });
   }
-  return new InProcessTransport({ component, bus: new InProcessBus(), logger });
+  return new InProcessTransport({ component, bus: new InProcessBus(), logger, ...deadline });
 }

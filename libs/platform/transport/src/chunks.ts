@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ErrorCode, badRequest } from '@kw/platform-errors';
+import { withDeadline } from './deadline.js';
 import { errorOf, errorReply } from './error-reply.js';
 import type { Logger } from './logger.js';
 import { messageSize, payloadTooLarge } from './message-size.js';
@@ -225,7 +226,7 @@ export async function requestOverWire(
 ): Promise<Message> {
   const service = options.service ?? subject;
   if (data.byteLength > MAX_MESSAGE_BYTES) throw payloadTooLarge(subject, MAX_MESSAGE_BYTES);
-  const out = outgoing(wire, data, options.headers ?? {}, options.timeoutMs);
+  const out = outgoing(wire, data, withDeadline(options.headers ?? {}, options.timeoutMs), options.timeoutMs);
   if (!out) throw payloadTooLarge(subject, wire.maxPayload);
   let raw: Message;
   try {

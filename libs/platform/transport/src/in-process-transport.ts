@@ -18,6 +18,7 @@ import type {
   Transport,
   TransportOptions,
 } from './transport.js';
+import { deadlineScope } from './deadline.js';
 
 export interface InProcessTransportOptions extends TransportOptions {
   /** The bus shared by the components of this process; a private one when omitted. */
@@ -37,6 +38,8 @@ export class InProcessTransport implements Transport {
   private readonly bus: InProcessBus;
   private readonly prefix: string;
   private readonly logger: Logger;
+  /** When a request arrived too late to be worth handling (deadline.ts). */
+  private readonly deadline: ReturnType<typeof deadlineScope>;
   readonly maxPayload: number;
   private readonly inFlight = new InFlight();
   /** One message each way, what chunks.ts builds requests and replies of any size on. */
@@ -49,6 +52,7 @@ export class InProcessTransport implements Transport {
     this.bus = options.bus ?? new InProcessBus();
     this.prefix = options.subjectPrefix ?? '';
     this.logger = options.logger ?? consoleLogger;
+    this.deadline = deadlineScope(options);
     this.maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
     this.wire = {
       maxPayload: this.maxPayload,
@@ -91,7 +95,13 @@ export class InProcessTransport implements Transport {
         this.logger.warn({ subject }, 'event published on a request subject; ignored');
         return;
       }
-      const scope = { subject, logger: this.logger, maxPayload: this.maxPayload, inFlight: this.inFlight };
+      const scope = {
+        subject,
+        logger: this.logger,
+        maxPayload: this.maxPayload,
+        inFlight: this.inFlight,
+        ...this.deadline,
+      };
       this.inFlight.track(answerRequest(this.wire, handler, message, scope).then(reply));
     });
   }

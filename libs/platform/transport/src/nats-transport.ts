@@ -30,6 +30,7 @@ import type {
   Transport,
   TransportOptions,
 } from './transport.js';
+import { deadlineScope } from './deadline.js';
 
 function toNats(headers: Headers | undefined): MsgHdrs | undefined {
   const entries = Object.entries(headers ?? {});
@@ -57,6 +58,8 @@ export class NatsTransport implements Transport {
   readonly component: string;
   private readonly prefix: string;
   private readonly logger: Logger;
+  /** When a request arrived too late to be worth handling (deadline.ts). */
+  private readonly deadline: ReturnType<typeof deadlineScope>;
   private readonly inFlight = new InFlight();
   private readonly subscriptions = new Set<NatsSubscription>();
   /** One message each way, what chunks.ts builds requests and replies of any size on. */
@@ -71,6 +74,7 @@ export class NatsTransport implements Transport {
     this.component = options.component;
     this.prefix = options.subjectPrefix ?? '';
     this.logger = options.logger ?? consoleLogger;
+    this.deadline = deadlineScope(options);
     this.link = natsLinkOf(nc);
     this.wire = {
       get maxPayload() {
@@ -96,7 +100,13 @@ export class NatsTransport implements Transport {
         this.logger.warn({ subject }, 'event published on a request subject; ignored');
         return;
       }
-      const scope = { subject, logger: this.logger, maxPayload: this.maxPayload, inFlight: this.inFlight };
+      const scope = {
+        subject,
+        logger: this.logger,
+        maxPayload: this.maxPayload,
+        inFlight: this.inFlight,
+        ...this.deadline,
+      };
       const work = answerRequest(this.wire, handler, toMessage(msg), scope).then((answer) => {
         msg.respond(answer.data, { headers: toNats(answer.headers) });
       });

@@ -1,5 +1,7 @@
+import { serviceTimeout } from '@kw/platform-errors';
 import { CHUNK_IDLE_TIMEOUT_MS, MAX_MESSAGE_BYTES, outgoing, reassemble, sendable, type Wire } from './chunks.js';
 import { REQUEST_ID_HEADER } from './context-headers.js';
+import { lateBy } from './deadline.js';
 import { errorReply, exposableError } from './error-reply.js';
 import type { InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';
@@ -35,18 +37,34 @@ export async function replyOf(handler: RequestHandler, message: Message, scope: 
   return errorReply(exposableError(tooBig, scope.logger, fields));
 }
 
+/** What answerRequest needs besides the handler's scope. */
+export interface RequestScope extends HandlerScope {
+  inFlight: InFlight;
+  /** How late past its deadline a request is still handled. */
+  deadlineGraceMs: number;
+  onExpired?: (subject: string) => void;
+}
+
 /**
- * Answers one request message as both adapters do: reassembles a chunked request, runs the
- * handler (replyOf), and returns the one message to reply with; the rest of a big reply is
- * served in chunks, tracked in `inFlight` so that drain() waits for the caller to fetch it.
+ * Answers one request message as both adapters do: drops it when its caller has stopped
+ * waiting (deadline.ts), reassembles a chunked request, runs the handler (replyOf), and
+ * returns the one message to reply with; the rest of a big reply is served in chunks, tracked
+ * in `inFlight` so that drain() waits for the caller to fetch it.
  */
 export async function answerRequest(
   wire: Wire,
   handler: RequestHandler,
   message: Message,
-  scope: HandlerScope & { inFlight: InFlight },
+  scope: RequestScope,
 ): Promise<Reply> {
   const fields = { subject: scope.subject, requestId: message.headers[REQUEST_ID_HEADER] };
+  const late = lateBy(message.headers, scope.deadlineGraceMs);
+  if (late !== undefined) {
+    // Checked before the chunks are fetched: the caller has closed its chunk server too.
+    scope.logger.warn({ ...fields, lateByMs: late }, 'request dropped: its caller stopped waiting');
+    scope.onExpired?.(scope.subject);
+    return errorReply(serviceTimeout(scope.subject));
+  }
   let whole: Message;
   try {
     whole = await reassemble(wire, message, {

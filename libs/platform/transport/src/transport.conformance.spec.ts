@@ -13,6 +13,7 @@ import {
   openChunkServers,
 } from './chunks.js';
 import { AUTH_HEADER, REQUEST_ID_HEADER } from './context-headers.js';
+import { DEADLINE_HEADER } from './deadline.js';
 import { ECHO_UNEXPECTED, serveEcho } from './echo-handler.js';
 import { connectNats } from './connect-nats.js';
 import { InProcessBus } from './in-process-bus.js';
@@ -22,7 +23,7 @@ import { NatsTransport } from './nats-transport.js';
 import { serve } from './serve.js';
 import { ServiceClient } from './service-client.js';
 import { subjectOf } from './subject.js';
-import type { Message, Transport } from './transport.js';
+import type { Message, Transport, TransportOptions } from './transport.js';
 
 /**
  * The same cases against every Transport adapter: the embedded and the distributed modes
@@ -35,7 +36,7 @@ interface LogEntry {
   msg?: string;
 }
 
-type Connect = (options: { component: string; subjectPrefix: string; logger: Logger }) => Promise<Transport>;
+type Connect = (options: TransportOptions & { subjectPrefix: string; logger: Logger }) => Promise<Transport>;
 
 const echo = EchoService.method.echo;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -82,8 +83,8 @@ function transportConformance(connect: Connect): void {
     await Promise.all(opened.map((t) => t.drain()));
   });
 
-  const open = async (component: string): Promise<Transport> => {
-    const transport = await connect({ component, subjectPrefix: prefix, logger });
+  const open = async (component: string, options: Partial<TransportOptions> = {}): Promise<Transport> => {
+    const transport = await connect({ ...options, component, subjectPrefix: prefix, logger });
     opened.push(transport);
     return transport;
   };
@@ -209,6 +210,39 @@ function transportConformance(connect: Connect): void {
     expect(elapsed).toBeLessThan(900);
   });
 
+  it('drops, unhandled, a request that reaches its handler after its caller stopped waiting', async () => {
+    const expired: string[] = [];
+    const [caller, server] = await Promise.all([
+      open('caller'),
+      open('search', { deadlineGraceMs: 0, onExpired: (subject) => expired.push(subject) }),
+    ]);
+    let handled = 0;
+    server.handle('search.v1.create', async (message) => {
+      handled++;
+      return { data: message.data };
+    });
+    await server.flush();
+
+    const started = Date.now();
+    const late = caller.request('search.v1.create', new Uint8Array([1]), { timeoutMs: 30 });
+    // A stalled event loop (or a stopped process): the handler's side reads the request only
+    // after its caller's deadline.
+    while (Date.now() - started < 150) {
+      // busy
+    }
+    expect((await rejection(late)).status).toBe(504);
+    await eventually(() => expect(expired).toEqual(['search.v1.create']));
+    expect(handled).toBe(0);
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: 'warn', msg: 'request dropped: its caller stopped waiting' }),
+    );
+
+    // A request in time is handled as ever.
+    const reply = await caller.request('search.v1.create', new Uint8Array([2]), { timeoutMs: 5_000 });
+    expect([...reply.data]).toEqual([2]);
+    expect(handled).toBe(1);
+  });
+
   it('shares requests among the instances of a component (queue group), each request handled once', async () => {
     const caller = await open('caller');
     const [a, b] = await Promise.all([open('search'), open('search')]);
@@ -255,7 +289,7 @@ function transportConformance(connect: Connect): void {
 
   it('delivers events to every subscriber, and once per queue group', async () => {
     const [publisher, s1, s2, g1, g2] = await Promise.all(
-      ['webhooks', 'search', 'files', 'fragments', 'fragments'].map(open),
+      ['webhooks', 'search', 'files', 'fragments', 'fragments'].map((c) => open(c)),
     );
     const got: Record<string, Message[]> = { s1: [], s2: [], g1: [], g2: [] };
     s1.subscribe('fragments.v1.events.created', (m) => void got.s1.push(m));
@@ -394,7 +428,8 @@ function transportConformance(connect: Connect): void {
     expect(reply.headers).toEqual({ 'kw-answer': 'big' });
     expect(seen).toHaveLength(1);
     expect(Buffer.from(seen[0].data).equals(request)).toBe(true);
-    expect(seen[0].headers).toEqual(headers);
+    // The caller's headers, and its deadline (deadline.ts).
+    expect(seen[0].headers).toEqual({ ...headers, [DEADLINE_HEADER]: expect.stringMatching(/^\d+$/) });
 
     await eventually(() => expect(onWire).toHaveLength(1));
     const first = onWire[0];

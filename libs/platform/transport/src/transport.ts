@@ -17,7 +17,9 @@ import type { Logger } from './logger.js';
  *   request); the queue group defaults to the transport's component name;
  * - publish() is fire-and-forget: every subscriber gets the event, except that subscribers
  *   sharing a queue group get one copy between them; an event must fit in one message (413);
- * - drain() stops taking new messages, lets in-flight handlers finish and reply, then closes.
+ * - drain() stops taking new messages, lets in-flight handlers finish and reply, then closes;
+ * - a request carries its caller's deadline (kw-deadline); one that reaches its handler later
+ *   than that (plus deadlineGraceMs) is dropped unhandled: its caller already got 504.
  * Subjects are exact names (no `*`/`>` wildcards), so the in-memory bus can match NATS.
  */
 
@@ -86,4 +88,11 @@ export interface TransportOptions {
   subjectPrefix?: string;
   /** Where failures of handlers are reported; defaults to consoleLogger. */
   logger?: Logger;
+  /**
+   * How late past its caller's deadline (deadline.ts) a request is still handled; a later one
+   * is dropped without running its handler. Defaults to DEFAULT_DEADLINE_GRACE_MS.
+   */
+  deadlineGraceMs?: number;
+  /** Told of every request dropped for its deadline, for a metric. */
+  onExpired?: (subject: string) => void;
 }
