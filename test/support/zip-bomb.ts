@@ -1,65 +1,25 @@
 import { once } from 'node:events';
-import { createDeflateRaw, deflateRawSync } from 'node:zlib';
+import { createDeflateRaw } from 'node:zlib';
+import { makeZip, type ZipEntrySpec } from '../fixtures/files/make-fixtures.mjs';
 
-/** One entry of a hand-made zip: its data as stored in the zip, and the uncompressed size it declares. */
-export interface RawZipEntry {
+/** An entry whose body was deflated elsewhere (deflatedZeros), declaring a size, true or not. */
+export interface DeflatedEntry {
   name: string;
-  /** 0 stored, 8 deflated (raw deflate). */
-  method: 0 | 8;
-  data: Uint8Array;
-  /** What the headers declare, true or not. */
-  size: number;
+  deflated: Uint8Array;
+  declaredSize: number;
 }
 
 /**
- * A zip written by hand, so a test can make one that lies (a declared size that is not the
- * real one) or that holds an entry far larger than itself: what an importer must survive.
- * CRCs are 0 (the platform's reader checks SHA-256s of its own instead).
+ * `files` zipped as they are, with `odd` in place of the entry of its name (or added): how a
+ * test makes an archive that lies about a size, or holds an entry far larger than itself.
  */
-export function rawZip(entries: readonly RawZipEntry[]): Uint8Array {
-  const parts: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name, 'utf8');
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(e.method, 8);
-    local.writeUInt32LE(e.data.length, 18);
-    local.writeUInt32LE(e.size, 22);
-    local.writeUInt16LE(name.length, 26);
-    parts.push(local, name, Buffer.from(e.data.buffer, e.data.byteOffset, e.data.byteLength));
-    const header = Buffer.alloc(46);
-    header.writeUInt32LE(0x02014b50, 0);
-    header.writeUInt16LE(20, 4);
-    header.writeUInt16LE(20, 6);
-    header.writeUInt16LE(e.method, 10);
-    header.writeUInt32LE(e.data.length, 20);
-    header.writeUInt32LE(e.size, 24);
-    header.writeUInt16LE(name.length, 28);
-    header.writeUInt32LE(offset, 42);
-    central.push(header, name);
-    offset += 30 + name.length + e.data.length;
-  }
-  const directory = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return new Uint8Array(Buffer.concat([...parts, directory, end]));
+export function zipWith(files: Record<string, Uint8Array>, odd?: DeflatedEntry): Uint8Array {
+  const entries: ZipEntrySpec[] = Object.entries(files).map(([name, data]) =>
+    name === odd?.name ? odd : { name, data },
+  );
+  if (odd && !(odd.name in files)) entries.push(odd);
+  return makeZip(entries);
 }
-
-/** Every entry of `files` deflated, each declaring its true size. */
-export const deflatedEntries = (files: Record<string, Uint8Array>): RawZipEntry[] =>
-  Object.entries(files).map(([name, bytes]) => ({
-    name,
-    method: 8,
-    data: deflateRawSync(bytes),
-    size: bytes.length,
-  }));
 
 /** `bytes` zero bytes, raw-deflated (1.5 GiB makes about 7 MB, in half a second), never held uncompressed. */
 export async function deflatedZeros(bytes: number): Promise<Buffer> {

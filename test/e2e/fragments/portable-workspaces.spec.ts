@@ -5,7 +5,7 @@ import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTRY_NAMES } from '../../../libs/fragments/src/domain/workspace-archive.js';
 import { authHeaders } from '../../support/accounts.js';
-import { deflatedEntries, deflatedZeros, rawZip } from '../../support/zip-bomb.js';
+import { deflatedZeros, zipWith } from '../../support/zip-bomb.js';
 import { startFragmentsPlatform, type Person } from './fragments-fixture.js';
 
 /**
@@ -365,16 +365,14 @@ describe('portable workspaces: export and import', () => {
     const files = unzipSync(archive) as Record<string, Uint8Array>;
     const GIB = 1024 * 1024 * 1024;
     const zeros = await deflatedZeros(1.5 * GIB); // about 7 MB
-    const bomb = rawZip(
-      deflatedEntries(files).map((e) => (e.name === 'fragments.ndjson' ? { ...e, data: zeros, size: 1.5 * GIB } : e)),
-    );
+    const bomb = zipWith(files, { name: 'fragments.ndjson', deflated: zeros, declaredSize: 1.5 * GIB });
     const failed = await importArchive(target.id, bomb);
     expect(failed.status).toBe('failed');
     expect(failed.error).toBe(
       `fragments.ndjson: ${1.5 * GIB} bytes uncompressed, over the import's limit of ${256 * 1024 * 1024} bytes per entry`,
     );
     // The same zeros beside the archive's entries, under a name the manifest does not list: ignored.
-    const junk = rawZip([...deflatedEntries(files), { name: 'junk.bin', method: 8, data: zeros, size: 1.5 * GIB }]);
+    const junk = zipWith(files, { name: 'junk.bin', deflated: zeros, declaredSize: 1.5 * GIB });
     const done = await importArchive(target.id, junk);
     expect(done.status, done.error).toBe('done');
     expect(done.result.fragments).toEqual({ created: 30, updated: 0, unchanged: 0 });

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { deflatedEntries, deflatedZeros, rawZip } from '../../../../test/support/zip-bomb.js';
+import { deflatedZeros, zipWith } from '../../../../test/support/zip-bomb.js';
 import { ArchiveError, readArchive, writeArchive, type ArchiveRecords } from './workspace-archive.js';
 
 const records = (): ArchiveRecords => ({
@@ -213,9 +213,7 @@ describe('the workspace archive', () => {
       const files = await entries();
       // 1.5 GiB of zeros in the archive's fragments entry: a 7 MB zip declaring its true size.
       const zeros = await deflatedZeros(1.5 * GIB);
-      const bomb = rawZip(
-        deflatedEntries(files).map((e) => (e.name === 'fragments.ndjson' ? { ...e, data: zeros, size: 1.5 * GIB } : e)),
-      );
+      const bomb = zipWith(files, { name: 'fragments.ndjson', deflated: zeros, declaredSize: 1.5 * GIB });
       expect(bomb.length).toBeLessThan(10 * 1024 * 1024);
       let message = '';
       const grew = await rssGrowth(async () => (message = await failure(bomb)));
@@ -229,9 +227,7 @@ describe('the workspace archive', () => {
       const files = await entries();
       // Declares 1 KiB, holds 1.5 GiB: inflation stops just past the declared size.
       const zeros = await deflatedZeros(1.5 * GIB);
-      const liar = rawZip(
-        deflatedEntries(files).map((e) => (e.name === 'fragments.ndjson' ? { ...e, data: zeros, size: 1024 } : e)),
-      );
+      const liar = zipWith(files, { name: 'fragments.ndjson', deflated: zeros, declaredSize: 1024 });
       let message = '';
       const grew = await rssGrowth(async () => (message = await failure(liar)));
       expect(message).toBe('fragments.ndjson: inflates to more than the 1024 bytes its zip header declares; damaged');
@@ -240,8 +236,8 @@ describe('the workspace archive', () => {
 
     it('never inflates an entry the manifest does not list, and caps the total', async () => {
       const files = await entries();
-      const junk = { name: 'junk.bin', method: 8 as const, data: await deflatedZeros(1.5 * GIB), size: 1.5 * GIB };
-      const withJunk = rawZip([...deflatedEntries(files), junk]);
+      const junk = { name: 'junk.bin', deflated: await deflatedZeros(1.5 * GIB), declaredSize: 1.5 * GIB };
+      const withJunk = zipWith(files, junk);
       const grew = await rssGrowth(async () => expect((await readArchive(withJunk)).records).toEqual(records()));
       expect(grew).toBeLessThan(64 * 1024 * 1024);
       // Within each entry's limit, past the total: the entry that would pass it is named.
@@ -249,12 +245,12 @@ describe('the workspace archive', () => {
         .filter(([name]) => name !== 'files/file1')
         .reduce((sum, [, bytes]) => sum + bytes.length, 0);
       await expect(
-        readArchive(rawZip(deflatedEntries(files)), { limits: { maxEntryBytes: 1024 * 1024, maxTotalBytes: total } }),
+        readArchive(zipWith(files), { limits: { maxEntryBytes: 1024 * 1024, maxTotalBytes: total } }),
       ).rejects.toThrow("files/file1: the archive's entries hold more than the import's limit");
       // With skipFiles the files are not inflated at all.
       expect(
         (
-          await readArchive(rawZip(deflatedEntries(files)), {
+          await readArchive(zipWith(files), {
             skipFiles: true,
             limits: { maxEntryBytes: 1024 * 1024, maxTotalBytes: total },
           })
