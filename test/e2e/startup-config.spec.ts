@@ -94,8 +94,10 @@ describeWith(['postgres', 'nats'], 'the distributed supervisor', () => {
     expect(run.stderr).toContain('run-distributed: webhooks is not running');
   });
 
-  /** run-distributed with these apps, its log lines, and its apps' pids as it started them. */
-  function runSupervisor(env: Record<string, string>) {
+  /** run-distributed with these apps on a database of their own, its log lines, and its apps' pids as it started them. */
+  async function runSupervisor(env: Record<string, string>) {
+    const database = await createTestDatabase('kw_supervisor');
+    onTestFinished(() => database.drop());
     const subjectPrefix = `t${Date.now().toString(36)}`;
     onTestFinished(() => deleteEventStream(TEST_NATS_URL!, subjectPrefix));
     const runner = spawn(process.execPath, [path.join(ROOT, 'scripts/run-distributed.mjs')], {
@@ -106,6 +108,7 @@ describeWith(['postgres', 'nats'], 'the distributed supervisor', () => {
         LOG_LEVEL: 'info',
         NATS_URL: TEST_NATS_URL!,
         NATS_SUBJECT_PREFIX: subjectPrefix,
+        DATABASE_URL: database.url,
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -131,12 +134,9 @@ describeWith(['postgres', 'nats'], 'the distributed supervisor', () => {
   }
 
   it('its apps drain and exit when the supervisor itself is killed (kill -9)', async () => {
-    const database = await createTestDatabase('kw_supervisor');
-    onTestFinished(() => database.drop());
-    const { runner, logs, pids, alive } = runSupervisor({
+    const { runner, logs, pids, alive } = await runSupervisor({
       APPS: 'search',
       METRICS_PORT_BASE: '0',
-      DATABASE_URL: database.url,
     });
     await expect.poll(() => logs.some((l) => l.msg === 'search ready'), { timeout: 60_000 }).toBe(true);
     runner.kill('SIGKILL');
@@ -148,12 +148,9 @@ describeWith(['postgres', 'nats'], 'the distributed supervisor', () => {
   }, 90_000);
 
   it('kills and restarts an app that stops answering its liveness probe (a stuck event loop)', async () => {
-    const database = await createTestDatabase('kw_supervisor');
-    onTestFinished(() => database.drop());
-    const { runner, logs, pids, alive } = runSupervisor({
+    const { runner, logs, pids, alive } = await runSupervisor({
       APPS: 'search',
       METRICS_PORT_BASE: '0',
-      DATABASE_URL: database.url,
       LIVENESS_INTERVAL_MS: '200',
       LIVENESS_TIMEOUT_MS: '300',
       LIVENESS_FAILURES: '3',
@@ -180,17 +177,14 @@ describeWith(['postgres', 'nats'], 'the distributed supervisor', () => {
   }, 120_000);
 
   it('restarts a crashing app with a doubling delay; an app whose port is taken stops before it consumes', async () => {
-    const database = await createTestDatabase('kw_supervisor');
-    onTestFinished(() => database.drop());
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     onTestFinished(() => new Promise<void>((resolve) => taken.close(() => resolve())));
     const port = (taken.address() as { port: number }).port;
-    const { runner, logs } = runSupervisor({
+    const { runner, logs } = await runSupervisor({
       APPS: 'fragments',
       METRICS_PORT_BASE: String(port),
       RESTART_DELAY_MS: '100',
-      DATABASE_URL: database.url,
     });
     const exits = () => logs.filter((l) => l.msg === 'app exited');
     await expect.poll(() => exits().length, { timeout: 60_000, interval: 200 }).toBeGreaterThanOrEqual(4);
