@@ -110,6 +110,9 @@ describe('failed-credential throttle', () => {
     // Per email: three addresses, one try each, then the email is blocked wherever it comes from.
     expect(await statuses(3, (i) => signInAs(`127.0.2.${i + 1}`, user.email.toUpperCase()))).toEqual([401, 401, 401]);
     expectThrottled(await signInAs('127.0.2.9', user.email));
+    // Whitespace around the email names the same account, so it is the same blocked email.
+    for (const variant of [` ${user.email}`, `${user.email} `, `\t${user.email}`])
+      expectThrottled(await signInAs('127.0.2.10', variant));
     const other = await fetch(`${base}/api/auth/sign-in`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

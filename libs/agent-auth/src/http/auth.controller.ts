@@ -15,6 +15,7 @@ import { ServiceClient } from '@kw/platform-transport';
 import { SignInDto, SignInResponseDto, ValidateTokenResponseDto } from './dto/auth.dto.js';
 import { toUserDto } from './dto/user.dto.js';
 import { clearSessionCookies, setSessionCookies } from './session-cookies.js';
+import { canonicalEmail } from '../domain/accounts/email.js';
 
 @ApiTags('Authentication')
 @Controller('api/auth')
@@ -55,7 +56,7 @@ export class AuthController implements OnModuleInit {
       this.admission,
       request,
       reply,
-      `email:${body.email.toLowerCase()}`,
+      `email:${canonicalEmail(body.email)}`,
       () =>
         this.client.call(IdentityService.method.signIn, {
           email: body.email,

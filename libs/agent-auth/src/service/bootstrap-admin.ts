@@ -6,6 +6,7 @@ import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { hashPassword } from './credentials/password-hasher.js';
 import { classifyBearer, displayPrefixOf, generateToken, hashToken } from '../domain/tokens/token-format.js';
 import { UsersRepository } from '../persistence/users.repository.js';
+import { canonicalEmail } from '../domain/accounts/email.js';
 
 const DEFAULT_EMBEDDED_ADMIN = 'admin@localhost';
 
@@ -75,7 +76,7 @@ export class BootstrapAdmin implements OnApplicationBootstrap {
     if (ADMIN_EMAIL) {
       const generated = !ADMIN_PASSWORD && !ADMIN_TOKEN;
       return {
-        email: ADMIN_EMAIL.trim().toLowerCase(),
+        email: canonicalEmail(ADMIN_EMAIL),
         password: generated ? randomBytes(18).toString('base64url') : ADMIN_PASSWORD,
         token: generated ? generateToken().token : ADMIN_TOKEN,
         generated,

@@ -35,6 +35,7 @@ import { toUserMessage } from './mappers.js';
 import { UsersRepository } from '../persistence/users.repository.js';
 import { ManageTokens } from './tokens/manage-tokens.js';
 import { isUuid } from '@kw/platform-ids';
+import { canonicalEmail } from '../domain/accounts/email.js';
 
 /** IdentityService over the transport: each method hands over to its use case. */
 @Injectable()
@@ -82,7 +83,7 @@ export class IdentityHandlers {
   @Handles(IdentityService.method.findUserByEmail)
   async findUserByEmail(input: FindUserByEmailRequest, context: RequestContext) {
     requireCaller(context);
-    const user = await this.users.findByEmail(input.email.trim().toLowerCase());
+    const user = await this.users.findByEmail(canonicalEmail(input.email));
     return user && user.status === 'active' ? { found: true, user: toUserMessage(user) } : { found: false };
   }
 

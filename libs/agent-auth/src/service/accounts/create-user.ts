@@ -8,6 +8,7 @@ import { CallerAccounts } from '../caller-accounts.js';
 import { toUserMessage } from '../mappers.js';
 import { isUniqueViolation } from '../../persistence/rows.js';
 import { UsersRepository } from '../../persistence/users.repository.js';
+import { canonicalEmail } from '../../domain/accounts/email.js';
 
 export const EMAIL_TAKEN = 'EMAIL_TAKEN';
 
@@ -27,7 +28,7 @@ export class CreateUser {
     context: RequestContext,
   ): Promise<MessageInitShape<typeof CreateUserResponseSchema>> {
     await this.callers.require(context, 'admin');
-    const email = input.email.trim().toLowerCase();
+    const email = canonicalEmail(input.email);
     if (await this.users.findByEmail(email)) throw emailTaken();
     const passwordHash = await hashPassword(input.password);
     try {

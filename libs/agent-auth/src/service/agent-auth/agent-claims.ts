@@ -19,6 +19,7 @@ import { CLAIM_TOKEN_PREFIX, generateToken, hashToken, secretPrefixOf } from '..
 import { AgentClaimsRepository, type AgentClaimRow } from '../../persistence/agent-claims.repository.js';
 import { CallerAccounts } from '../caller-accounts.js';
 import { AgentTokenMinter } from './agent-token-minter.js';
+import { canonicalEmail } from '../../domain/accounts/email.js';
 
 /** A claim's first answer (POST /agent/identity, service_auth). */
 export interface StartedClaim {
@@ -82,7 +83,7 @@ export class AgentClaims {
     now = new Date(),
   ): Promise<MessageInitShape<typeof RenewClaimResponseSchema>> {
     const claim = await this.byToken(input.claimToken, now);
-    if (claim.loginHint !== input.email.trim().toLowerCase())
+    if (claim.loginHint !== canonicalEmail(input.email))
       throw oauthError('invalid_grant', 'The email is not the one this claim was made for');
     if (claim.status !== 'pending') throw oauthError('invalid_grant', 'The claim was already decided');
     const renewed = await this.claims.renewWindow(claim.id, this.windowEnd(now));

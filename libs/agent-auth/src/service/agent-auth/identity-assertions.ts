@@ -7,6 +7,7 @@ import { UsersRepository } from '../../persistence/users.repository.js';
 import type { UserRow } from '../../persistence/rows.js';
 import { JwtRefused, SignedJwtVerifier } from './signed-jwt-verifier.js';
 import type { TrustedIssuer } from './trusted-issuers.js';
+import { canonicalEmail } from '../../domain/accounts/email.js';
 
 /** An ID-JAG that passed every check, bound to the account of its verified email. */
 export interface BoundAssertion {
@@ -49,7 +50,7 @@ export class IdentityAssertions {
     const clientId = stringClaim(payload, 'client_id');
     if (issuer.allowedClientIds.length > 0 && !issuer.allowedClientIds.includes(clientId))
       throw oauthError('invalid_grant', 'This client is not allowed by its identity provider settings');
-    const email = typeof payload.email === 'string' ? payload.email.trim().toLowerCase() : '';
+    const email = typeof payload.email === 'string' ? canonicalEmail(payload.email) : '';
     if (!email) throw oauthError('invalid_grant', 'The assertion carries no email');
     if (payload.email_verified !== true) throw oauthError('invalid_grant', 'The email is not verified by the issuer');
     const user = await this.users.findByEmail(email);

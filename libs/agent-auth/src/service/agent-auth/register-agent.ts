@@ -6,6 +6,7 @@ import { oauthError } from '../../domain/agent-auth/oauth-errors.js';
 import { parseAgentScope } from '../../domain/agent-auth/agent-scopes.js';
 import { AgentClaims } from './agent-claims.js';
 import { IdentityAssertions } from './identity-assertions.js';
+import { canonicalEmail } from '../../domain/accounts/email.js';
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
 const CLIENT_NAME_MAX = 100;
@@ -33,7 +34,7 @@ export class RegisterAgent {
       return { userId: bound.user.id, agentName: bound.clientId, scopes: bound.scopes };
     }
     if (input.type === 'service_auth') {
-      const email = input.loginHint.trim().toLowerCase();
+      const email = canonicalEmail(input.loginHint);
       if (!EMAIL.test(email)) throw oauthError('invalid_request', 'login_hint must be an email address');
       const agentName = (input.clientName ?? '').trim() || 'An agent';
       if (agentName.length > CLIENT_NAME_MAX)

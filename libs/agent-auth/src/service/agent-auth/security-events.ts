@@ -8,6 +8,7 @@ import { SessionsRepository } from '../../persistence/sessions.repository.js';
 import { UsersRepository } from '../../persistence/users.repository.js';
 import { CredentialChanges } from '../credentials/credential-changes.js';
 import { JwtRefused, SignedJwtVerifier, type JwtRefusal } from './signed-jwt-verifier.js';
+import { canonicalEmail } from '../../domain/accounts/email.js';
 
 const SET_ERRORS: Record<JwtRefusal, SetErrorCode> = {
   malformed: 'invalid_request',
@@ -114,7 +115,7 @@ function subjectOf(payload: JWTPayload, event: unknown, issuer: string): Subject
   const raw = (payload.sub_id ?? (event as { subject?: unknown } | null)?.subject) as
     Record<string, unknown> | undefined;
   if (raw?.format === 'email' && typeof raw.email === 'string' && raw.email)
-    return { email: raw.email.trim().toLowerCase() };
+    return { email: canonicalEmail(raw.email) };
   if (raw?.format === 'iss_sub' && typeof raw.sub === 'string' && raw.sub) {
     if (raw.iss !== issuer) throw setError('invalid_request', 'An issuer may only speak for its own subjects');
     return { issuer, subject: raw.sub };

@@ -11,6 +11,7 @@ import { toUserMessage } from '../mappers.js';
 import { SessionsRepository } from '../../persistence/sessions.repository.js';
 import { UsersRepository } from '../../persistence/users.repository.js';
 import { newSecret, sha256Hex } from './session-secrets.js';
+import { canonicalEmail } from '../../domain/accounts/email.js';
 
 const wrongCredentials = (): AppError =>
   new AppError({ status: 401, code: ErrorCode.UNAUTHENTICATED, message: 'The email or password is incorrect' });
@@ -28,7 +29,7 @@ export class SignIn {
     input: { email: string; password: string; ip: string; userAgent: string },
     now = new Date(),
   ): Promise<MessageInitShape<typeof SignInResponseSchema>> {
-    const user = await this.users.findByEmail(input.email.trim().toLowerCase());
+    const user = await this.users.findByEmail(canonicalEmail(input.email));
     // Verify against a dummy hash for unknown accounts so the response time does not reveal them.
     const matches = await verifyPassword(input.password, user?.passwordHash ?? UNMATCHABLE_HASH);
     if (!user || !user.passwordHash || !matches || user.status !== 'active') throw wrongCredentials();
