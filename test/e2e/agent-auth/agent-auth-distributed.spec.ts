@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { adminEnv, createUser } from '../../support/accounts.js';
 import { startDistributed, type DistributedPlatform } from '../../support/distributed.js';
@@ -25,6 +26,8 @@ describeWith(['postgres', 'nats'], 'agent authentication (distributed mode)', ()
         DATABASE_URL: db.url,
         NATS_URL: TEST_NATS_URL!,
         AUTH_CACHE_TTL_MS: '60000',
+        SERVICE_TIMEOUT_MS: '3000',
+        REQUEST_DEADLINE_GRACE_MS: '200',
         AGENT_TRUSTED_ISSUERS: JSON.stringify([idp.trusted]),
         AGENT_JWKS_ALLOW_PRIVATE: 'true',
         ...admin,
@@ -69,4 +72,43 @@ describeWith(['postgres', 'nats'], 'agent authentication (distributed mode)', ()
     expect(pushed.status).toBe(202);
     expect((await me()).status).toBe(401);
   });
+
+  it('a refresh whose answer was lost to a 504 is not committed: the retry rotates, the grant lives', async () => {
+    const base = platform.url;
+    const user = await createUser(base, admin.ADMIN_TOKEN);
+    const token = async (form: Record<string, string>) =>
+      fetch(`${base}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
+    const first = await token({
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      assertion: await idp.idJag(base, { email: user.email }),
+    });
+    expect(first.status).toBe(200);
+    const { access_token, refresh_token } = (await first.json()) as { access_token: string; refresh_token: string };
+
+    // Another transaction holds the refresh tokens' rows past the gateway's timeout (a lock
+    // wait, a pause): agent-auth reaches its commit only after its caller has answered 504.
+    const blocker = new pg.Client({ connectionString: db.url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query(`SELECT id FROM control.agent_tokens WHERE kind = 'refresh' FOR UPDATE`);
+      const lost = await token({ grant_type: 'refresh_token', refresh_token });
+      expect(lost.status).toBe(504);
+      await new Promise((r) => setTimeout(r, 500)); // past the deadline and its grace
+      await blocker.query('ROLLBACK');
+    } finally {
+      await blocker.end();
+    }
+
+    // The client retries with the same refresh token, as a lost answer tells it to.
+    const retry = await token({ grant_type: 'refresh_token', refresh_token });
+    expect(retry.status, await retry.clone().text()).toBe(200);
+    const next = (await retry.json()) as { access_token: string };
+    for (const bearer of [access_token, next.access_token])
+      expect((await fetch(`${base}/api/profile`, { headers: { authorization: `Bearer ${bearer}` } })).status).toBe(200);
+  }, 60_000);
 });

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ControlPrisma } from '@kw/platform-persistence';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 import { insertGrant, type AgentGrantRow, type NewAgentGrant, type NewTokenPair } from './agent-grants.repository.js';
+import { assertCallerWaiting } from '@kw/platform-transport';
 
 export type AgentClaimRow = ControlPrisma.AgentClaimModel;
 
@@ -128,7 +129,10 @@ export class AgentClaimsRepository {
         data: { status: 'redeemed' },
       });
       if (count === 0) return null;
-      return insertGrant(tx, grant, tokens);
+      const row = await insertGrant(tx, grant, tokens);
+      // An agent that got 504 polls again: redeemed now, its tokens would be lost for good.
+      assertCallerWaiting();
+      return row;
     });
   }
 }

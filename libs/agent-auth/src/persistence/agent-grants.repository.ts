@@ -3,6 +3,7 @@ import { sqlStatements, type ControlPrisma, type Database, type SqlExecutor } fr
 import { DATABASE } from '@kw/platform-runtime';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 import type { UserRow } from './rows.js';
+import { assertCallerWaiting } from '@kw/platform-transport';
 
 export type AgentGrantRow = ControlPrisma.AgentGrantModel;
 export type AgentTokenRow = ControlPrisma.AgentTokenModel;
@@ -128,6 +129,9 @@ export class AgentGrantsRepository {
       // A subset of the grant's: stored only when it leaves some out (empty reads as the grant's).
       const narrower = accessScopes.length < token.grant.scopes.length ? accessScopes : undefined;
       await tx.agentToken.createMany({ data: tokenRows(token.grantId, { ...next, accessScopes: narrower }) });
+      // A caller that got 504 retries with the same refresh token: rotated now, the retry
+      // would read as reuse and revoke the grant. Rolled back instead, the retry rotates.
+      assertCallerWaiting();
       return { kind: 'rotated', grant: token.grant, accessScopes } as const;
     });
   }

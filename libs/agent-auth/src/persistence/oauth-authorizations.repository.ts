@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ControlPrisma } from '@kw/platform-persistence';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 import { insertGrant, type AgentGrantRow, type NewAgentGrant, type NewTokenPair } from './agent-grants.repository.js';
+import { assertCallerWaiting } from '@kw/platform-transport';
 
 export type AuthorizationRow = ControlPrisma.OAuthAuthorizationModel;
 
@@ -112,6 +113,9 @@ export class OAuthAuthorizationsRepository {
       if (count === 0) return { kind: 'invalid' } as const;
       const row = await insertGrant(tx, grant, tokens);
       await tx.oAuthAuthorization.update({ where: { id: authorization.id }, data: { grantId: row.id } });
+      // A caller that got 504 retries with the same code: redeemed now, the retry would read
+      // as a replay and revoke what it issued. Rolled back instead, the retry redeems it.
+      assertCallerWaiting();
       return { kind: 'issued', grant: row } as const;
     });
   }

@@ -19,6 +19,12 @@ export interface RequestContext {
    * plane (never read from a request or a message): its writes pass the workspace gate.
    */
   moveImportOf?: string;
+  /**
+   * When the caller stops waiting for the answer, in epoch milliseconds of this process's
+   * clock (its timeout, plus the transport's grace for clock skew); absent for work nobody
+   * awaits with a deadline. From a message's kw-deadline (@kw/platform-transport).
+   */
+  deadline?: number;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

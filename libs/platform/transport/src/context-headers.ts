@@ -3,6 +3,7 @@ import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import { AuthContextSchema } from '@kw/contracts';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { acceptOrCreateRequestId, type RequestContext } from '@kw/platform-context';
+import { deadlineOf } from './deadline.js';
 import type { Headers } from './transport.js';
 
 /**
@@ -24,6 +25,8 @@ export function contextToHeaders(ctx: RequestContext | undefined): Headers {
 /** The context of an incoming message; a malformed auth header is refused rather than dropped. */
 export function contextFromHeaders(headers: Headers): RequestContext {
   const ctx: RequestContext = { requestId: acceptOrCreateRequestId(headers[REQUEST_ID_HEADER]) };
+  const deadline = deadlineOf(headers);
+  if (deadline !== undefined) ctx.deadline = deadline;
   const auth = headers[AUTH_HEADER];
   if (auth) {
     try {

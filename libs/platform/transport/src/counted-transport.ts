@@ -1,10 +1,15 @@
 import { AppError } from '@kw/platform-errors';
+import { isCallerGone } from './deadline.js';
 import type { EventHandler, HandleOptions, RequestHandler, SubscribeOptions, Transport } from './transport.js';
 
-/** How a handled message ended: answered, refused (a 4xx the caller caused), or failed. */
-export type HandledOutcome = 'ok' | 'refused' | 'failed';
+/**
+ * How a handled message ended: answered, refused (a 4xx the caller caused), failed, or
+ * expired (its caller stopped waiting: dropped unhandled, or abandoned before its commit).
+ */
+export type HandledOutcome = 'ok' | 'refused' | 'failed' | 'expired';
 
 export function outcomeOf(err: unknown): HandledOutcome {
+  if (isCallerGone(err)) return 'expired';
   return AppError.isAppError(err) && err.status < 500 ? 'refused' : 'failed';
 }
 

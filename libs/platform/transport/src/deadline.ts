@@ -1,3 +1,5 @@
+import { requestContext } from '@kw/platform-context';
+import { AppError, ErrorCode } from '@kw/platform-errors';
 import type { Headers, TransportOptions } from './transport.js';
 
 /**
@@ -21,15 +23,60 @@ export function withDeadline(headers: Headers, timeoutMs: number, now = Date.now
   return { ...headers, [DEADLINE_HEADER]: String(Math.ceil(now + timeoutMs)) };
 }
 
+/** The deadline a header carries, in epoch milliseconds; undefined when absent or malformed. */
+export function deadlineOf(headers: Headers): number | undefined {
+  const raw = headers[DEADLINE_HEADER];
+  return raw !== undefined && /^\d{1,16}$/.test(raw) ? Number(raw) : undefined;
+}
+
+/**
+ * The headers a handler sees: the caller's deadline moved by the grace, so that the request
+ * context's deadline (contextFromHeaders) says when the answer stops being of use here.
+ */
+export function withGrace(headers: Headers, graceMs: number): Headers {
+  const deadline = deadlineOf(headers);
+  return deadline === undefined ? headers : { ...headers, [DEADLINE_HEADER]: String(deadline + graceMs) };
+}
+
+/**
+ * Refuses to commit work whose caller has stopped waiting (504): called inside a transaction,
+ * just before it commits, by work that must not be done twice. Its caller got 504 already and
+ * will retry; had this committed, the retry would find a spent authorization code or a used
+ * refresh token. Outside a request with a deadline it does nothing.
+ */
+export function assertCallerWaiting(now = Date.now()): void {
+  const deadline = requestContext.current()?.deadline;
+  if (deadline !== undefined && now > deadline) throw callerGone();
+}
+
+/** The error of work abandoned because its caller stopped waiting (counted as `expired`). */
+export function callerGone(): AppError {
+  return new AppError({
+    status: 504,
+    code: ErrorCode.SERVICE_TIMEOUT,
+    message: 'The caller stopped waiting; the work was abandoned before it was committed',
+    details: { abandoned: true },
+  });
+}
+
+/** Whether an error is callerGone's. */
+export function isCallerGone(err: unknown): boolean {
+  return (
+    AppError.isAppError(err) &&
+    err.status === 504 &&
+    (err.details as { abandoned?: unknown } | undefined)?.abandoned === true
+  );
+}
+
 /**
  * How many milliseconds past its deadline (and the grace) a request arrived, or undefined
  * when it is in time. A request without the header (a caller of an older version during a
  * rolling upgrade) or with a malformed one is always in time.
  */
 export function lateBy(headers: Headers, graceMs: number, now = Date.now()): number | undefined {
-  const raw = headers[DEADLINE_HEADER];
-  if (raw === undefined || !/^\d{1,16}$/.test(raw)) return undefined;
-  const late = now - (Number(raw) + graceMs);
+  const deadline = deadlineOf(headers);
+  if (deadline === undefined) return undefined;
+  const late = now - (deadline + graceMs);
   return late > 0 ? late : undefined;
 }
 

@@ -5,7 +5,7 @@ export * from './invalidated-cache.js';
 export * from './logger.js';
 export { REQUEST_ID_HEADER, AUTH_HEADER, contextToHeaders, contextFromHeaders } from './context-headers.js';
 export { ERROR_HEADER } from './error-reply.js';
-export { DEADLINE_HEADER, DEFAULT_DEADLINE_GRACE_MS } from './deadline.js';
+export { DEADLINE_HEADER, DEFAULT_DEADLINE_GRACE_MS, assertCallerWaiting, isCallerGone } from './deadline.js';
 export { DEFAULT_MAX_PAYLOAD } from './message-size.js';
 export { MAX_MESSAGE_BYTES } from './chunks.js';
 export * from './in-process-bus.js';

@@ -1,7 +1,7 @@
 import { serviceTimeout } from '@kw/platform-errors';
 import { CHUNK_IDLE_TIMEOUT_MS, MAX_MESSAGE_BYTES, outgoing, reassemble, sendable, type Wire } from './chunks.js';
 import { REQUEST_ID_HEADER } from './context-headers.js';
-import { lateBy } from './deadline.js';
+import { lateBy, withGrace } from './deadline.js';
 import { errorReply, exposableError } from './error-reply.js';
 import type { InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';
@@ -75,7 +75,7 @@ export async function answerRequest(
   } catch (err) {
     return errorReply(exposableError(err, scope.logger, fields));
   }
-  const answer = await replyOf(handler, whole, scope);
+  const answer = await replyOf(handler, { ...whole, headers: withGrace(whole.headers, scope.deadlineGraceMs) }, scope);
   const out = outgoing(wire, answer.data, answer.headers ?? {}, CHUNK_IDLE_TIMEOUT_MS);
   // replyOf checked the reply is sendable; this only guards a maxPayload that shrank meanwhile.
   if (!out) return errorReply(exposableError(new Error('reply no longer fits the transport'), scope.logger, fields));
