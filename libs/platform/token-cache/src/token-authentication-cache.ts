@@ -59,8 +59,13 @@ export class TokenAuthenticationCache implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     if (!this.cache.enabled) return;
-    this.subscription = onBroadcast(this.transport, CredentialsChangedSchema, (changed) =>
-      this.cache.invalidate([...changed.credentialIds.map(credentialTag), ...changed.userIds.map(userTag)]),
+    this.subscription = onBroadcast(
+      this.transport,
+      CredentialsChangedSchema,
+      (changed) =>
+        this.cache.invalidate([...changed.credentialIds.map(credentialTag), ...changed.userIds.map(userTag)]),
+      // A revocation broadcast while NATS was unreachable never arrives.
+      () => this.cache.clear(),
     );
   }
 

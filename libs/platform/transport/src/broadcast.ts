@@ -29,11 +29,25 @@ export function broadcast<M extends DescMessage>(transport: Transport, message: 
   transport.publish(broadcastSubjectOf(message), toBinary(message, create(message, value)));
 }
 
-/** Every broadcast of this type reaches `onMessage`; a message that does not decode is reported to `onError`. */
+/**
+ * Every broadcast of this type reaches `onMessage`. `onMissed` is called whenever broadcasts
+ * may have been lost (the link to NATS dropped): a cache kept by them forgets everything then,
+ * instead of serving, until its TTL, what a broadcast sent meanwhile would have dropped.
+ */
 export function onBroadcast<M extends DescMessage>(
   transport: Transport,
   message: M,
   onMessage: (value: MessageShape<M>) => void,
+  onMissed?: () => void,
 ): Subscription {
-  return transport.subscribe(broadcastSubjectOf(message), (msg) => onMessage(fromBinary(message, msg.data)));
+  const subscription = transport.subscribe(broadcastSubjectOf(message), (msg) =>
+    onMessage(fromBinary(message, msg.data)),
+  );
+  const unlisten = onMissed ? transport.onLinkLost?.(onMissed) : undefined;
+  return {
+    unsubscribe: async () => {
+      unlisten?.();
+      await subscription.unsubscribe();
+    },
+  };
 }

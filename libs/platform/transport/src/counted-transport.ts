@@ -47,5 +47,6 @@ export function countHandled(
       transport.subscribe(subject, counted(subject, handler), options),
     flush: () => transport.flush(),
     drain: () => transport.drain(),
+    ...(transport.onLinkLost ? { onLinkLost: (listener: () => void) => transport.onLinkLost!(listener) } : {}),
   };
 }

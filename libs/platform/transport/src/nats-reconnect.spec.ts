@@ -1,9 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { EchoService } from '@kw/contracts';
+import { EchoService, CredentialsChangedSchema } from '@kw/contracts';
 import { AppError } from '@kw/platform-errors';
 import { describeWith } from '../../../../test/support/services.js';
+import { onBroadcast } from './broadcast.js';
 import { connectNats } from './connect-nats.js';
 import { serveEcho } from './echo-handler.js';
 import { silentLogger } from './logger.js';
@@ -70,8 +71,17 @@ describeWith(['nats'], 'NatsTransport across a NATS restart', () => {
     await search.flush();
     const client = new ServiceClient(caller, { timeoutMs: 500 });
     expect((await client.call(EchoService.method.echo, { text: 'before' }, { target: 'search' })).text).toBe('before');
+    // A cache kept by broadcasts learns that it may have missed some.
+    let missed = 0;
+    const broadcasts = onBroadcast(
+      caller,
+      CredentialsChangedSchema,
+      () => undefined,
+      () => missed++,
+    );
 
     await stop();
+    await expect.poll(() => missed, { timeout: 5_000 }).toBe(1);
     const down = await client
       .call(EchoService.method.echo, { text: 'down' }, { target: 'search' })
       .catch((e: unknown) => e);
@@ -91,5 +101,6 @@ describeWith(['nats'], 'NatsTransport across a NATS restart', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
+    await broadcasts.unsubscribe();
   });
 });

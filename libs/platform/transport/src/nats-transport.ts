@@ -147,6 +147,10 @@ export class NatsTransport implements Transport {
     if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
   }
 
+  onLinkLost(listener: () => void): () => void {
+    return this.link?.onDisconnect(listener) ?? (() => undefined);
+  }
+
   /** False while the connection is down (between a disconnect and the reconnect). */
   get connected(): boolean {
     return !this.nc.isClosed() && (this.link?.connected ?? true);

@@ -79,6 +79,12 @@ export interface Transport {
   /** Resolves once every handler and subscription registered so far receives messages. */
   flush(): Promise<void>;
   drain(): Promise<void>;
+  /**
+   * Registers a listener called each time the link to the message bus drops (NATS): events and
+   * broadcasts published meanwhile never arrive. Absent where the bus cannot drop (in-process).
+   * Returns the unregistration.
+   */
+  onLinkLost?(listener: () => void): () => void;
 }
 
 export interface TransportOptions {

@@ -98,10 +98,16 @@ export class WorkspaceGate implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     if (!this.transport || !this.cache.enabled) return;
-    this.subscription = onBroadcast(this.transport, WorkspaceAccessChangedSchema, (changed) => {
-      if (changed.all) this.cache.clear();
-      else this.cache.invalidate(changed.workspaceIds);
-    });
+    this.subscription = onBroadcast(
+      this.transport,
+      WorkspaceAccessChangedSchema,
+      (changed) => {
+        if (changed.all) this.cache.clear();
+        else this.cache.invalidate(changed.workspaceIds);
+      },
+      // An access change broadcast while NATS was unreachable never arrives.
+      () => this.cache.clear(),
+    );
   }
 
   async onModuleDestroy(): Promise<void> {
