@@ -12,3 +12,4 @@ export * from './server-errors.js';
 export * from './route-bodies.js';
 export * from './html.js';
 export * from './no-store.js';
+export * from './optional-int.js';

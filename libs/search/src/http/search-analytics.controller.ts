@@ -1,25 +1,15 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { IsUUID } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 import { SearchService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 
 export class SearchAnalyticsQueryDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: 365, default: 30 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(365)
+  @OptionalInt({ min: 1, max: 365, default: 30, from: 'query' })
   days?: number;
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 10 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @OptionalInt({ min: 1, max: 100, default: 10, from: 'query' })
   limit?: number;
 }
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 import type { User } from '@kw/contracts';
 import { USERS_PAGE_MAX } from '../../domain/accounts/users-page.js';
 
@@ -41,20 +41,10 @@ export class ListUsersQueryDto {
   @IsIn(['active', 'disabled'])
   status?: 'active' | 'disabled';
 
-  @ApiPropertyOptional({ minimum: 1, maximum: USERS_PAGE_MAX, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(USERS_PAGE_MAX)
+  @OptionalInt({ min: 1, max: USERS_PAGE_MAX, default: 50, from: 'query' })
   limit?: number;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 1_000_000, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000)
+  @OptionalInt({ min: 0, max: 1_000_000, default: 0, from: 'query' })
   offset?: number;
 }
 

@@ -13,6 +13,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 
 const TEXT_MAX = 200_000;
 const DIMENSIONS = ['day', 'model', 'capability', 'credential', 'workspace'];
@@ -101,8 +102,6 @@ const toList = ({ value }: { value: unknown }) =>
         .filter(Boolean)
     : value;
 const toBool = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
-const toInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
 
 export class UsageQueryDto {
   @ApiPropertyOptional({ example: '2026-11-01', description: 'First UTC day (default: 30 days before `to`)' })
@@ -134,19 +133,9 @@ export class UsageQueryDto {
   @Transform(toBool)
   @IsBoolean()
   allUsers?: boolean;
-  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
-  @IsOptional()
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
+  @OptionalInt({ min: 1, max: 1000, default: 100, from: 'query', digitsOnly: true })
   limit?: number;
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000)
+  @OptionalInt({ min: 0, max: 1_000_000, default: 0, from: 'query', digitsOnly: true })
   offset?: number;
 }
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 import {
   VAULT_ACCESS_LOG_MAX,
   VAULT_SECRET_DESCRIPTION_MAX,
@@ -97,12 +97,7 @@ export class SecretAccessQueryDto {
   @IsUUID()
   secretId?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: VAULT_ACCESS_LOG_MAX, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(VAULT_ACCESS_LOG_MAX)
+  @OptionalInt({ min: 1, max: VAULT_ACCESS_LOG_MAX, default: 50, from: 'query' })
   limit?: number;
 }
 

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { IsOptional, IsUUID } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 import { CHAT_OFFSET_MAX, CHAT_PAGE_DEFAULT, CHAT_PAGE_MAX } from '../../chat-limits.js';
 
 /** The query of a page of the caller's experts or embed configurations, optionally of one workspace. */
@@ -10,19 +10,9 @@ export class WorkspacePageQueryDto {
   @IsUUID()
   workspaceId?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: CHAT_PAGE_MAX, default: CHAT_PAGE_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(CHAT_PAGE_MAX)
+  @OptionalInt({ min: 1, max: CHAT_PAGE_MAX, default: CHAT_PAGE_DEFAULT, from: 'query' })
   limit?: number;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: CHAT_OFFSET_MAX, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(CHAT_OFFSET_MAX)
+  @OptionalInt({ min: 0, max: CHAT_OFFSET_MAX, default: 0, from: 'query' })
   offset?: number;
 }

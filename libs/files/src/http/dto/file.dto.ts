@@ -1,19 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
   IsIn,
-  IsInt,
   IsOptional,
   IsString,
   IsUUID,
-  Max,
   MaxLength,
-  Min,
   MinLength,
 } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 import {
   FILES_BULK_DELETE_MAX,
   FILE_CHUNKS_PAGE_DEFAULT,
@@ -144,19 +141,9 @@ export class FileSearchQueryDto {
   @IsOptional()
   @IsIn(SEARCH_MODES)
   mode?: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: FILE_SEARCH_PAGE_MAX, default: FILE_SEARCH_PAGE_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(FILE_SEARCH_PAGE_MAX)
+  @OptionalInt({ min: 1, max: FILE_SEARCH_PAGE_MAX, default: FILE_SEARCH_PAGE_DEFAULT, from: 'query' })
   limit?: number;
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(100_000)
+  @OptionalInt({ min: 0, max: 100_000, default: 0, from: 'query' })
   offset?: number;
 }
 
@@ -194,19 +181,15 @@ export class FileSearchResultDto {
 }
 
 export class FileChunksQueryDto {
-  @ApiPropertyOptional({ minimum: 0, default: 0, description: 'The first chunk to read (its ordinal)' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000)
+  @OptionalInt({
+    min: 0,
+    max: 1_000_000,
+    default: 0,
+    description: 'The first chunk to read (its ordinal)',
+    from: 'query',
+  })
   offset?: number;
-  @ApiPropertyOptional({ minimum: 1, maximum: FILE_CHUNKS_PAGE_MAX, default: FILE_CHUNKS_PAGE_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(FILE_CHUNKS_PAGE_MAX)
+  @OptionalInt({ min: 1, max: FILE_CHUNKS_PAGE_MAX, default: FILE_CHUNKS_PAGE_DEFAULT, from: 'query' })
   limit?: number;
 }
 
@@ -238,19 +221,9 @@ export class FileListQueryDto {
   @IsOptional()
   @IsIn(FILE_KINDS)
   kind?: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: FILE_LIST_PAGE_MAX, default: FILE_LIST_PAGE_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(FILE_LIST_PAGE_MAX)
+  @OptionalInt({ min: 1, max: FILE_LIST_PAGE_MAX, default: FILE_LIST_PAGE_DEFAULT, from: 'query' })
   limit?: number;
-  @ApiPropertyOptional({ minimum: 0, maximum: FILE_LIST_OFFSET_MAX, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(FILE_LIST_OFFSET_MAX)
+  @OptionalInt({ min: 0, max: FILE_LIST_OFFSET_MAX, default: 0, from: 'query' })
   offset?: number;
 }
 

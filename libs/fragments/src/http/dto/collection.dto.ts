@@ -1,19 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
-  IsInt,
   IsOptional,
   IsString,
   IsUUID,
   Matches,
-  Max,
   MaxLength,
-  Min,
   MinLength,
 } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 import {
   COLLECTION_FRAGMENT_IDS_MAX,
   COLLECTION_NAME_MAX,
@@ -134,19 +131,9 @@ export class LookupCollectionsDto {
 }
 
 export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(500)
+  @OptionalInt({ min: 1, max: 500, default: 50, from: 'query' })
   limit?: number;
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(10_000_000)
+  @OptionalInt({ min: 0, max: 10_000_000, default: 0, from: 'query' })
   offset?: number;
 }
 

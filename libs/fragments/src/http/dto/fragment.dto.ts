@@ -16,6 +16,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 import {
   CREATED_VIA,
   FRAGMENT_KEY_MAX,
@@ -165,23 +166,14 @@ export class ListFragmentsQueryDto {
   @Transform(toBool)
   @IsBoolean()
   includeArchived?: boolean;
-  @ApiPropertyOptional({
-    minimum: FRAGMENT_LIST_LIMIT_MIN,
-    maximum: FRAGMENT_LIST_LIMIT_MAX,
+  @OptionalInt({
+    min: FRAGMENT_LIST_LIMIT_MIN,
+    max: FRAGMENT_LIST_LIMIT_MAX,
     default: FRAGMENT_LIST_LIMIT_DEFAULT,
+    from: 'query',
   })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(FRAGMENT_LIST_LIMIT_MIN)
-  @Max(FRAGMENT_LIST_LIMIT_MAX)
   limit?: number;
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(10_000_000)
+  @OptionalInt({ min: 0, max: 10_000_000, default: 0, from: 'query' })
   offset?: number;
   @ApiPropertyOptional({ enum: FRAGMENT_SORTS, default: 'createdAt' })
   @IsOptional()

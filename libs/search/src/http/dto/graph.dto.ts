@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 import {
   GRAPH_DEPTH_MAX,
   GRAPH_QUERY_MAX,
@@ -28,40 +28,22 @@ export class GraphEntitySearchQueryDto {
   @IsString()
   @MaxLength(50)
   kind?: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: GRAPH_SEARCH_LIMIT_MAX, default: GRAPH_SEARCH_LIMIT_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(GRAPH_SEARCH_LIMIT_MAX)
+  @OptionalInt({ min: 1, max: GRAPH_SEARCH_LIMIT_MAX, default: GRAPH_SEARCH_LIMIT_DEFAULT, from: 'query' })
   limit?: number;
 }
 
 export class GraphNeighbourhoodQueryDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: GRAPH_DEPTH_MAX, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(GRAPH_DEPTH_MAX)
+  @OptionalInt({ min: 1, max: GRAPH_DEPTH_MAX, default: 1, from: 'query' })
   depth?: number;
 }
 
 export class GraphRetrieveDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
   @ApiProperty({ maxLength: GRAPH_QUERY_MAX }) @IsString() @MinLength(1) @MaxLength(GRAPH_QUERY_MAX) query!: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: GRAPH_DEPTH_MAX, default: 1 })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(GRAPH_DEPTH_MAX)
+  @OptionalInt({ min: 1, max: GRAPH_DEPTH_MAX, default: 1, from: 'body' })
   depth?: number;
-  @ApiPropertyOptional({ minimum: 1, maximum: GRAPH_SEARCH_LIMIT_MAX, default: GRAPH_SEARCH_LIMIT_DEFAULT })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(GRAPH_SEARCH_LIMIT_MAX)
+  @OptionalInt({ min: 1, max: GRAPH_SEARCH_LIMIT_MAX, default: GRAPH_SEARCH_LIMIT_DEFAULT, from: 'body' })
   limit?: number;
 }
 

@@ -15,6 +15,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 import { DEFAULT_SELECT, SELECTABLE_FIELDS, SORTABLE_FIELDS } from '../../domain/listing-fields.js';
 import {
   LISTING_LIMIT_DEFAULT,
@@ -57,17 +58,9 @@ export class ListFragmentsStructuredDto {
   @ValidateNested({ each: true })
   @Type(() => ListingOrderDto)
   orderBy?: ListingOrderDto[];
-  @ApiPropertyOptional({ minimum: 1, maximum: LISTING_LIMIT_MAX, default: LISTING_LIMIT_DEFAULT })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(LISTING_LIMIT_MAX)
+  @OptionalInt({ min: 1, max: LISTING_LIMIT_MAX, default: LISTING_LIMIT_DEFAULT, from: 'body' })
   limit?: number;
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(LISTING_OFFSET_MAX)
+  @OptionalInt({ min: 0, max: LISTING_OFFSET_MAX, default: 0, from: 'body' })
   offset?: number;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() includeArchived?: boolean;
 }

@@ -1,18 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Max,
-  MaxLength,
-  Min,
-  MinLength,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 import { SearchResultsDto } from './search.dto.js';
 import { RETRIEVAL_DEPTH, SEARCH_LIMIT_MAX, SEARCH_MODES, SEARCH_QUERY_MAX } from '../../search-limits.js';
 
@@ -47,19 +35,9 @@ export class ListSavedSearchesQueryDto {
 }
 
 export class RunSavedSearchQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: SEARCH_LIMIT_MAX })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(SEARCH_LIMIT_MAX)
+  @OptionalInt({ min: 1, max: SEARCH_LIMIT_MAX, from: 'query' })
   limit?: number;
-  @ApiPropertyOptional({ minimum: 0, maximum: RETRIEVAL_DEPTH })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(RETRIEVAL_DEPTH)
+  @OptionalInt({ min: 0, max: RETRIEVAL_DEPTH, from: 'query' })
   offset?: number;
 }
 

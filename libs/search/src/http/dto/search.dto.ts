@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 import {
   RETRIEVAL_DEPTH,
   SEARCH_LIMIT_DEFAULT,
@@ -33,19 +33,9 @@ export class SearchFiltersDto {
   @MaxLength(2000)
   tags?: string;
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUUID() collectionId?: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(SEARCH_LIMIT_MAX)
+  @OptionalInt({ min: 1, max: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT, from: 'query' })
   limit?: number;
-  @ApiPropertyOptional({ minimum: 0, maximum: RETRIEVAL_DEPTH, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(RETRIEVAL_DEPTH)
+  @OptionalInt({ min: 0, max: RETRIEVAL_DEPTH, default: 0, from: 'query' })
   offset?: number;
 }
 
@@ -60,31 +50,16 @@ export class KeywordSearchQueryDto {
   @MinLength(1)
   @MaxLength(SEARCH_QUERY_MAX)
   q!: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(SEARCH_LIMIT_MAX)
+  @OptionalInt({ min: 1, max: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT, from: 'query' })
   limit?: number;
-  @ApiPropertyOptional({ minimum: 0, maximum: RETRIEVAL_DEPTH, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(RETRIEVAL_DEPTH)
+  @OptionalInt({ min: 0, max: RETRIEVAL_DEPTH, default: 0, from: 'query' })
   offset?: number;
 }
 
 export class SuggestionsQueryDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
   @ApiProperty({ minLength: 1, maxLength: 200 }) @IsString() @MinLength(1) @MaxLength(200) prefix!: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: 50, default: 10 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(50)
+  @OptionalInt({ min: 1, max: 50, default: 10, from: 'query' })
   limit?: number;
 }
 

@@ -17,6 +17,7 @@ import {
   MinLength,
   ValidateBy,
 } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 import { WEBHOOK_NAME_MAX, WEBHOOK_URL_MAX } from '@kw/contracts';
 import {
   DELIVERIES_LIMIT_MAX,
@@ -143,19 +144,9 @@ export class DeliveriesQueryDto {
   @IsOptional()
   @IsIn(['pending', 'delivering', 'succeeded', 'failed', 'cancelled'])
   status?: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: DELIVERIES_LIMIT_MAX, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(DELIVERIES_LIMIT_MAX)
+  @OptionalInt({ min: 1, max: DELIVERIES_LIMIT_MAX, default: 50, from: 'query' })
   limit?: number;
-  @ApiPropertyOptional({ minimum: 0, maximum: 1_000_000, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000)
+  @OptionalInt({ min: 0, max: 1_000_000, default: 0, from: 'query' })
   offset?: number;
 }
 

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 import {
   DISCOVER_LIMIT_DEFAULT,
   DISCOVER_LIMIT_MAX,
@@ -10,12 +11,7 @@ import {
 
 /** Query strings arrive as text: numbers are converted here, then range-checked. */
 class OffsetQueryDto {
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000)
+  @OptionalInt({ min: 0, max: 1_000_000, default: 0, from: 'query' })
   offset?: number;
 }
 
@@ -29,12 +25,7 @@ export class DiscoverQueryDto extends OffsetQueryDto {
   @MaxLength(200)
   q?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: DISCOVER_LIMIT_MAX, default: DISCOVER_LIMIT_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(DISCOVER_LIMIT_MAX)
+  @OptionalInt({ min: 1, max: DISCOVER_LIMIT_MAX, default: DISCOVER_LIMIT_DEFAULT, from: 'query' })
   limit?: number;
 }
 
@@ -45,11 +36,6 @@ export class NotificationsQueryDto extends OffsetQueryDto {
   @IsBoolean()
   unreadOnly?: boolean;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: NOTIFICATIONS_LIMIT_MAX, default: NOTIFICATIONS_LIMIT_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(NOTIFICATIONS_LIMIT_MAX)
+  @OptionalInt({ min: 1, max: NOTIFICATIONS_LIMIT_MAX, default: NOTIFICATIONS_LIMIT_DEFAULT, from: 'query' })
   limit?: number;
 }
