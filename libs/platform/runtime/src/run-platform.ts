@@ -18,6 +18,7 @@ import { countHandled, serveEcho, TransportModule, type Transport } from '@kw/pl
 import { buildInfo } from './build-info.js';
 import type { ComponentDefinition, DatabasePlane } from './component.js';
 import { CoreModule } from './core.module.js';
+import { checkDataDir } from './data-dir.js';
 import { openPlatformDatabase, type PlatformDatabase } from './database.js';
 import { GATEWAY } from './gateway.component.js';
 import { serveComponentHealth } from './health/component-health.js';
@@ -75,6 +76,7 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
     config = loadConfig(options.env ?? process.env);
     targets = resolveTargets(config, options.components, options.defaultTargets);
     for (const target of targets) target.checkConfig?.(config);
+    checkDataDir(config, targets, options.components);
   } catch (err) {
     if (!ownProcess) throw err;
     process.stderr.write(`${options.binary}: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`);
@@ -300,9 +302,16 @@ function createRunning(parts: {
   };
 }
 
-/** Fails with a clear message when `port` cannot be bound (in use, or not allowed). */
+/** Errors of listening that come from the interface (HOST), not from the port. */
+const HOST_ERRORS = ['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EADDRNOTAVAIL'];
+
+/**
+ * Fails with a clear message when `port` cannot be bound (in use, or not allowed), naming the
+ * variable at fault: HOST when its name does not resolve or is no address of this machine
+ * (checked here, not with the configuration: it may hold at the next start). PORT 0 is probed
+ * too, for HOST's sake.
+ */
 async function assertPortFree(port: number, host: string, variable: string): Promise<void> {
-  if (port === 0) return;
   await new Promise<void>((resolve, reject) => {
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) =>
@@ -310,7 +319,9 @@ async function assertPortFree(port: number, host: string, variable: string): Pro
         new Error(
           err.code === 'EADDRINUSE'
             ? `${variable} ${port} is in use on ${host} (another process, or an instance of this app left running)`
-            : `${variable} ${port} cannot be bound on ${host}: ${err.message}`,
+            : HOST_ERRORS.includes(err.code ?? '')
+              ? `HOST ${host} cannot be listened on (not an address of this machine, or a name that does not resolve): ${err.message}`
+              : `${variable} ${port} cannot be bound on ${host}: ${err.message}`,
           { cause: err },
         ),
       ),
