@@ -60,9 +60,19 @@ export interface RunningPlatform {
    * called between the two: what is left is the database's own stop, bounded by itself.
    */
   close(drained?: () => void): Promise<void>;
+  /**
+   * When the drain ran out of time: stops the embedded database server (if any) at once,
+   * whatever the drain still holds, so that its data is on disk and its DATA_DIR lock released.
+   */
+  stopDatabase(): Promise<void>;
 }
 
 const DEFAULT_METRICS_PORT = 9464;
+/**
+ * Bound of the embedded database's stop once the drain timed out: the PostgreSQL server's own
+ * stop ends within 30 s (a fast shutdown, then an immediate one); this bounds one that would not.
+ */
+const DATABASE_STOP_LIMIT_MS = 35_000;
 
 /**
  * The one composition root of every binary (Mimir's `-target`): reads the configuration,
@@ -299,6 +309,9 @@ function createRunning(parts: {
       })();
       return closing;
     },
+    stopDatabase: async () => {
+      await parts.database?.stopServer();
+    },
   };
 }
 
@@ -336,9 +349,19 @@ function handleSignals(running: RunningPlatform, config: AppConfig, logger: Logg
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining');
+    // Past the grace period the process exits 1, but its embedded database is stopped first
+    // (bounded): exiting without it would leave the server stopping unwatched and pg.lock behind.
+    let timedOut = false;
     const force = setTimeout(() => {
+      timedOut = true;
       logger.error({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'drain timed out; exiting');
-      process.exit(1);
+      const bound = new Promise((resolve) => setTimeout(resolve, DATABASE_STOP_LIMIT_MS));
+      void Promise.race([running.stopDatabase(), bound])
+        .catch((err: unknown) => logger.error({ err }, 'embedded database stop failed'))
+        .finally(() => {
+          logger.flush?.();
+          process.exit(1);
+        });
     }, config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
     // The grace period bounds the drain (requests, messages, components). The embedded
@@ -348,7 +371,8 @@ function handleSignals(running: RunningPlatform, config: AppConfig, logger: Logg
     running
       .close(() => clearTimeout(force))
       .then(
-        () => process.exit(0),
+        // A drain that ends while the timed-out path stops the database still ran out of time.
+        () => process.exit(timedOut ? 1 : 0),
         (err: unknown) => {
           logger.error({ err }, 'shutdown failed');
           process.exit(1);
