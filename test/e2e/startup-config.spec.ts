@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -31,6 +32,16 @@ describe('start-up configuration', () => {
     });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('TARGETS names components this binary does not have: search');
+  });
+});
+
+describe("the distributed supervisor's settings", () => {
+  it('are each documented in docs/configuration.md, which claims to list every setting', () => {
+    const script = readFileSync(path.join(ROOT, 'scripts/run-distributed.mjs'), 'utf8');
+    const names = [...new Set([...script.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]))];
+    expect(names).toContain('RESTART_DELAY_MS');
+    const doc = readFileSync(path.join(ROOT, 'docs/configuration.md'), 'utf8');
+    expect(names.filter((name) => !doc.includes(`| \`${name}\` |`))).toEqual([]);
   });
 });
 
