@@ -30,6 +30,11 @@ describe('graceful shutdown', () => {
     // Let the request reach the component before the signal.
     await new Promise((r) => setTimeout(r, 300));
     platform.child.kill('SIGTERM');
+    // The port closes at SIGTERM (docs/configuration.md, "Process endpoints"): a new probe
+    // connection is refused, not answered 503, while the accepted request still finishes.
+    await new Promise((r) => setTimeout(r, 300));
+    for (const probe of ['/readyz', '/healthz'])
+      await expect(fetch(`${platform.url}${probe}`), probe).rejects.toThrow();
 
     const res = await inFlight;
     expect(res.status).toBe(200);
