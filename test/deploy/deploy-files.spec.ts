@@ -17,7 +17,14 @@ const APPS = [...COMPONENTS, 'leaf'] as const;
 /** Other engineers are creating apps/ now: a name counts if its folder exists or it is a known app. */
 const isApp = (name: string) => existsSync(path.join(root, 'apps', name)) || (APPS as readonly string[]).includes(name);
 /** Names whose values are credentials: never literal in manifests. */
-const SECRET_KEYS = ['DATABASE_URL', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'ENROLLMENT_TOKEN'];
+const SECRET_KEYS = [
+  'DATABASE_URL',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+  'ENROLLMENT_TOKEN',
+  'ADMIN_PASSWORD',
+  'ADMIN_TOKEN',
+];
 /**
  * Variables the image sets that AppConfig does not read: NODE_ENV (production mode for libraries)
  * and APP (which dist/apps/<APP>/src/main.js the image starts). Only the Dockerfile may set them.
@@ -28,7 +35,12 @@ const SECRET_PLACEHOLDER: Record<string, string> = {
   DATABASE_URL: 'postgres://user:password@postgres.example:5432/kw',
   ENROLLMENT_TOKEN: 'enrollment-token-placeholder',
   SECRETS_ENCRYPTION_KEY: '0'.repeat(64),
+  ADMIN_EMAIL: 'admin@example.com',
+  ADMIN_PASSWORD: 'placeholder-password',
+  ADMIN_TOKEN: 'placeholder-token-'.padEnd(40, 'x'),
 };
+/** The first administrator's settings (docs/authentication.md), read by agent-auth on an empty database. */
+const ADMIN_KEYS = ['ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ADMIN_TOKEN'];
 
 type Env = Record<string, string>;
 type AnyMap = Record<string, any>;
@@ -154,6 +166,16 @@ describe('docker-compose.yml', () => {
     expect(String(services['minio-init'].command)).toContain(`local/${files.S3_BUCKET}`);
     for (const app of COMPONENTS.filter((a) => !STORAGE_USERS.includes(a)))
       expect(resolvedEnv(app).S3_SECRET_ACCESS_KEY, app).toBeUndefined();
+  });
+
+  it('lets the operator choose the first administrator: agent-auth takes ADMIN_* from the shell or .env', () => {
+    // Without them a distributed deployment starts with no account and no way to get one.
+    const raw = rawEnv(services['agent-auth']);
+    for (const key of ADMIN_KEYS) expect(raw[key], key).toBe(`\${${key}:-}`);
+    // Unset (a plain `up`) they are empty, which the configuration reads as not set.
+    expect(() => loadConfig(resolvedEnv('agent-auth'))).not.toThrow();
+    const chosen = Object.fromEntries(ADMIN_KEYS.map((k) => [k, SECRET_PLACEHOLDER[k]]));
+    expect(loadConfig({ ...resolvedEnv('agent-auth'), ...chosen })).toMatchObject(chosen);
   });
 
   it('reads credentials from the environment, with local-only defaults', () => {
@@ -402,6 +424,17 @@ describe('deploy/k8s/cloud', () => {
       for (const key of ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'])
         expect(env.names, `${app}: ${key}`).toContain(key);
     }
+  });
+
+  it('gives agent-auth the first administrator from an optional Secret, so the first sign-in needs no edit', () => {
+    const { entries } = containerEnv(ms, containerOf(named(ms, 'Deployment', 'agent-auth')!));
+    const refs = ADMIN_KEYS.map((key) => entries.find((e) => e.name === key)?.valueFrom?.secretKeyRef);
+    for (const [i, ref] of refs.entries()) {
+      expect(ref, ADMIN_KEYS[i]).toBeDefined();
+      // Optional: a cluster that never creates it (or deletes it after the first sign-in) still starts.
+      expect(ref.optional, ADMIN_KEYS[i]).toBe(true);
+    }
+    expect(new Set(refs.map((r) => r.name)).size).toBe(1);
   });
 
   it('probes /readyz and /healthz on the metrics port (gateway: its HTTP port), with resources and a drain period', () => {

@@ -1,5 +1,6 @@
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adminEnv } from '../support/accounts.js';
 import { readJson } from '../support/http.js';
@@ -29,6 +30,11 @@ describe('graceful shutdown', () => {
     // Let the request reach the component before the signal.
     await new Promise((r) => setTimeout(r, 300));
     platform.child.kill('SIGTERM');
+    // The port closes at SIGTERM (docs/configuration.md, "Process endpoints"): a new probe
+    // connection is refused, not answered 503, while the accepted request still finishes.
+    await new Promise((r) => setTimeout(r, 300));
+    for (const probe of ['/readyz', '/healthz'])
+      await expect(fetch(`${platform.url}${probe}`), probe).rejects.toThrow();
 
     const res = await inFlight;
     expect(res.status).toBe(200);
@@ -40,6 +46,34 @@ describe('graceful shutdown', () => {
     // Nothing listens any more.
     await expect(fetch(`${platform.url}/api/health`)).rejects.toThrow();
     platform = undefined;
+  });
+
+  it('past SHUTDOWN_TIMEOUT_MS exits 1, having stopped the embedded database and released its lock', async () => {
+    const dir = tempDir('kw-shutdown-');
+    try {
+      platform = await startEmbedded(dir, { ...adminEnv(), DIAGNOSTICS_ENABLED: 'true', SHUTDOWN_TIMEOUT_MS: '1000' });
+      expect(existsSync(path.join(dir, 'pg.lock'))).toBe(true);
+      // Longer than the grace period: the drain cannot finish.
+      const inFlight = fetch(`${platform.url}/api/diagnostics/echo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ component: 'fragments', text: 'too slow', delayMs: 6000 }),
+      }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 300));
+      platform.child.kill('SIGTERM');
+      expect(await platform.exited).toBe(1);
+      await inFlight;
+      const messages = platform.logs.map((l) => l.msg);
+      expect(messages).toContain('drain timed out; exiting');
+      // It used to exit without this: the server left stopping unwatched, pg.lock naming a dead process.
+      expect(messages.indexOf('embedded PostgreSQL stopped')).toBeGreaterThan(
+        messages.indexOf('drain timed out; exiting'),
+      );
+      expect(existsSync(path.join(dir, 'pg.lock'))).toBe(false);
+      platform = undefined;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a request arriving during the drain with 503 in the error model, a request id and Retry-After', async () => {

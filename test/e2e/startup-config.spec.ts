@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -34,6 +35,16 @@ describe('start-up configuration', () => {
   });
 });
 
+describe("the distributed supervisor's settings", () => {
+  it('are each documented in docs/configuration.md, which claims to list every setting', () => {
+    const script = readFileSync(path.join(ROOT, 'scripts/run-distributed.mjs'), 'utf8');
+    const names = [...new Set([...script.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]))];
+    expect(names).toContain('RESTART_DELAY_MS');
+    const doc = readFileSync(path.join(ROOT, 'docs/configuration.md'), 'utf8');
+    expect(names.filter((name) => !doc.includes(`| \`${name}\` |`))).toEqual([]);
+  });
+});
+
 describeWith(['postgres', 'nats'], 'configuration its components read', () => {
   // The gateway composes the chat API (CHAT_PROVIDERS) and the plan limits (PLANS): a bad table
   // found while the components are built is a configuration error too: exit 2, the variable named.
@@ -50,6 +61,18 @@ describeWith(['postgres', 'nats'], 'configuration its components read', () => {
     ],
     ['PLANS', '{"default":"free","plans":[{"id":"free"}]}', 'PLANS: plans[0].name'],
     ['PLANS', '{"default":"free","plans":[{"id":"free","name":"Free"}],"extra":1}', 'PLANS: extra: unknown field'],
+    // A boolean took any word, `maybe` meaning false (flipping S3_FORCE_PATH_STYLE's default, true).
+    ['LOG_PRETTY', 'maybe', 'LOG_PRETTY: LOG_PRETTY must be true or false'],
+    ['DIAGNOSTICS_ENABLED', 'maybe', 'DIAGNOSTICS_ENABLED: DIAGNOSTICS_ENABLED must be true or false'],
+    ['S3_FORCE_PATH_STYLE', 'maybe', 'S3_FORCE_PATH_STYLE: S3_FORCE_PATH_STYLE must be true or false'],
+    // Started, and stored files on local disk while the operator believed they went to S3.
+    ['S3_ENDPOINT', 'http://127.0.0.1:9', 'S3_BUCKET: required when S3_ENDPOINT is set'],
+    // These crashed with exit 1 (restarted for ever by supervisors), the first three without naming the variable.
+    ['MCP_ALLOWED_ORIGINS', 'notanorigin', 'MCP_ALLOWED_ORIGINS: '],
+    ['HOST', 'not_a_host!', 'HOST: HOST must be an IP address'],
+    ['DATA_DIR', '/dev/null/sub', 'DATA_DIR: /dev/null/sub cannot be used as the data folder (ENOTDIR)'],
+    ['WEB_SEARCH_PROVIDER', 'searxng', 'WEB_SEARCH_URL: required when WEB_SEARCH_PROVIDER=searxng'],
+    ['WEB_SEARCH_PROVIDER', 'exa', 'WEB_SEARCH_API_KEY: required when WEB_SEARCH_PROVIDER=exa'],
   ])('exits 2 naming %s when it is %s', (name, value, message) => {
     const run = spawnSync(process.execPath, [path.join(ROOT, 'dist/apps/gateway/src/main.js')], {
       cwd: ROOT,
@@ -67,6 +90,56 @@ describeWith(['postgres', 'nats'], 'configuration its components read', () => {
     expect(run.status, run.stderr).toBe(2);
     expect(run.stderr).toContain(message);
     expect(run.stderr).not.toContain('TypeError');
+  });
+});
+
+describeWith(['postgres', 'nats'], 'configuration the webhooks component reads', () => {
+  const runWebhooks = (env: Record<string, string>) =>
+    spawnSync(process.execPath, [path.join(ROOT, 'dist/apps/webhooks/src/main.js')], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        RUN_MODE: 'distributed',
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+        NATS_URL: TEST_NATS_URL!,
+        METRICS_PORT: '0',
+        SECRETS_ENCRYPTION_KEY: '0'.repeat(63) + '1',
+        ...env,
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+
+  it('exits 2 naming WEBHOOKS_CA_FILE when it cannot be read or holds no certificate', () => {
+    // It crashed with ENOENT (exit 1) while the component was built, without naming the variable.
+    const missing = runWebhooks({ WEBHOOKS_CA_FILE: '/nonexistent.pem' });
+    expect(missing.status, missing.stderr).toBe(2);
+    expect(missing.stderr).toContain('WEBHOOKS_CA_FILE: cannot read /nonexistent.pem (ENOENT)');
+    const notPem = path.join(ROOT, 'package.json');
+    const wrong = runWebhooks({ WEBHOOKS_CA_FILE: notPem });
+    expect(wrong.status, wrong.stderr).toBe(2);
+    expect(wrong.stderr).toContain(`WEBHOOKS_CA_FILE: ${notPem} holds no PEM certificate`);
+  });
+});
+
+describeWith(['postgres', 'nats'], 'a HOST that cannot be listened on', () => {
+  it('exits 1 naming HOST, not the port', () => {
+    // 192.0.2.1 (TEST-NET-1) is a valid address, but none of this machine's.
+    const run = spawnSync(process.execPath, [path.join(ROOT, 'dist/apps/gateway/src/main.js')], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        RUN_MODE: 'distributed',
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+        NATS_URL: TEST_NATS_URL!,
+        PORT: '0',
+        HOST: '192.0.2.1',
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stdout).toContain('HOST 192.0.2.1 cannot be listened on');
   });
 });
 

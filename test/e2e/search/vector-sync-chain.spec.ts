@@ -86,7 +86,12 @@ describeWith(['postgres'], 'external vector index fed from fragment events (real
     await migrate(pool, 'data');
     db = createPrismaClient('data', pool);
     const config = loadConfig({ ENRICHMENT_RETRY_BASE_MS: '10' });
-    const pgDatabase = { pool, connectionString: database.url, close: async () => undefined };
+    const pgDatabase = {
+      pool,
+      connectionString: database.url,
+      close: async () => undefined,
+      stopServer: async () => undefined,
+    };
     const types = new FragmentTypesRepository(db, pgDatabase);
     // No PLANS: no plan limits, so neither ever calls another component.
     handlers = new FragmentsHandlers(

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import type { AppConfig } from '@kw/platform-config';
+import { ConfigError, type AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { hashPassword } from './credentials/password-hasher.js';
@@ -9,6 +11,8 @@ import { UsersRepository } from '../persistence/users.repository.js';
 import { canonicalEmail } from '../domain/accounts/email.js';
 
 const DEFAULT_EMBEDDED_ADMIN = 'admin@localhost';
+/** Where generated first-admin secrets go when stdout is not a terminal (inside DATA_DIR). */
+const FIRST_ADMIN_FILE = 'first-admin.txt';
 
 interface FirstAdmin {
   email: string;
@@ -21,9 +25,9 @@ interface FirstAdmin {
 /**
  * Creates the first (platform administrator) account when the users table is empty:
  * from ADMIN_EMAIL / ADMIN_PASSWORD / ADMIN_TOKEN, or in embedded mode `admin@localhost`
- * with a random password and a fresh token, printed once; exactly one of the processes
- * starting together creates it (UsersRepository.createFirst). On a non-empty table the
- * variables are ignored.
+ * with a random password and a fresh token, handed over once (printed in a terminal, else
+ * written to a file: `announce`, `writeFile`); exactly one of the processes starting together
+ * creates it (UsersRepository.createFirst). On a non-empty table the variables are ignored.
  */
 @Injectable()
 export class BootstrapAdmin implements OnApplicationBootstrap {
@@ -44,16 +48,26 @@ export class BootstrapAdmin implements OnApplicationBootstrap {
       }
       return;
     }
+    // Generated secrets that could not reach the operator would leave an account nobody can use:
+    // the file is written before the account exists (and removed if another process made it).
+    const file =
+      admin.generated && !process.stdout.isTTY && (await this.users.isEmpty()) ? this.writeFile(admin) : undefined;
     // Hashing is slow; do it before taking the lock so the transaction stays short.
     const passwordHash = admin.password ? await hashPassword(admin.password) : null;
     const token = admin.token
       ? { tokenHash: hashToken(admin.token), displayPrefix: displayPrefixOf(admin.token) }
       : undefined;
-    const created = await this.users.createFirst(
-      { email: admin.email, displayName: 'Administrator', passwordHash, platformAdmin: true },
-      token && { name: 'bootstrap admin token', ...token, scopes: ['*'] },
-    );
+    const created = await this.users
+      .createFirst(
+        { email: admin.email, displayName: 'Administrator', passwordHash, platformAdmin: true },
+        token && { name: 'bootstrap admin token', ...token, scopes: ['*'] },
+      )
+      .catch((err: unknown) => {
+        if (file) rmSync(file, { force: true });
+        throw err;
+      });
     if (!created) {
+      if (file) rmSync(file, { force: true });
       if (this.config.ADMIN_EMAIL)
         this.logger.info({}, 'accounts already exist: ADMIN_EMAIL, ADMIN_PASSWORD and ADMIN_TOKEN are ignored');
       return;
@@ -62,7 +76,13 @@ export class BootstrapAdmin implements OnApplicationBootstrap {
       { email: admin.email, withPassword: !!passwordHash, withToken: !!token },
       'first platform administrator created',
     );
-    if (admin.generated) this.announce(admin);
+    if (!admin.generated) return;
+    if (file)
+      this.logger.warn(
+        { file },
+        "the first administrator's generated password and access token are in this file (readable by this account only): store them, then delete the file",
+      );
+    else this.announce(admin);
   }
 
   private firstAdmin(): FirstAdmin | undefined {
@@ -91,23 +111,61 @@ export class BootstrapAdmin implements OnApplicationBootstrap {
     };
   }
 
-  /** One block on stdout, outside the JSON log stream, so an operator cannot miss it. */
+  /**
+   * In a terminal (`npm start`): one block on stdout, between the log lines, so the person who
+   * started the platform cannot miss it. Only there: a stdout that is no terminal is a log stream
+   * that shippers store (see `writeFile`).
+   */
   private announce(admin: FirstAdmin): void {
     const lines = [
       '',
       '='.repeat(78),
       '  First platform administrator created. These secrets are shown ONCE:',
       '',
-      `  email:        ${admin.email}`,
-      `  password:     ${admin.password}`,
-      `  access token: ${admin.token}`,
-      `  sign in:      POST ${this.signInUrl()}`,
+      ...this.credentials(admin),
       '',
       '  Use the token as "Authorization: Bearer <token>". Store it now.',
       '='.repeat(78),
       '',
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
+  }
+
+  /**
+   * Without a terminal (a container, a service manager, a pipe): the secrets go to
+   * DATA_DIR/first-admin.txt, mode 0600, and the log names only the file. A DATA_DIR this
+   * process cannot write is a configuration error: set ADMIN_PASSWORD and ADMIN_TOKEN instead.
+   */
+  private writeFile(admin: FirstAdmin): string {
+    const file = path.resolve(this.config.DATA_DIR, FIRST_ADMIN_FILE);
+    const text = [
+      'First platform administrator. Store these secrets, then delete this file.',
+      '',
+      ...this.credentials(admin),
+      '',
+      'Use the token as "Authorization: Bearer <token>".',
+      '',
+    ].join('\n');
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      // A file left from an earlier database holds nothing valid; 'wx' then creates it with 0600.
+      rmSync(file, { force: true });
+      writeFileSync(file, text, { flag: 'wx', mode: 0o600 });
+    } catch (err) {
+      throw new ConfigError([
+        `DATA_DIR: the first administrator's generated password and token cannot be written to ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); make DATA_DIR writable, or set ADMIN_PASSWORD and ADMIN_TOKEN`,
+      ]);
+    }
+    return file;
+  }
+
+  private credentials(admin: FirstAdmin): string[] {
+    return [
+      `  email:        ${admin.email}`,
+      `  password:     ${admin.password}`,
+      `  access token: ${admin.token}`,
+      `  sign in:      POST ${this.signInUrl()}`,
+    ];
   }
 
   /** With PORT=0 the port is chosen after start-up; the "ready" log line then carries the URL. */

@@ -3,11 +3,8 @@ import { AppError, ErrorCode } from '@kw/platform-errors';
 
 /** The browser origins allowed to call the MCP endpoint: MCP_ALLOWED_ORIGINS (the deployment's own is added per request). */
 export function allowedOrigins(config: AppConfig): Set<string> {
-  const listed = (config.MCP_ALLOWED_ORIGINS ?? '')
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean);
-  return new Set(listed.map((o) => new URL(o).origin));
+  // Each one an http(s) URL: the configuration refused anything else at start-up.
+  return new Set((config.MCP_ALLOWED_ORIGINS ?? []).map((o) => new URL(o).origin));
 }
 
 /**

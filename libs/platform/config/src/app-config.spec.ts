@@ -45,6 +45,84 @@ describe('loadConfig', () => {
     expect(loadConfig({ STRIPE_API_URL: 'http://127.0.0.1:3621' }).STRIPE_API_URL).toBe('http://127.0.0.1:3621');
   });
 
+  const problemsOf = (env: Record<string, string>): string => {
+    try {
+      loadConfig(env);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as ConfigError).message;
+    }
+    return '';
+  };
+
+  it('takes true/false, 1/0, yes/no and on/off for a boolean, and refuses anything else', () => {
+    const booleans = [
+      'LOG_PRETTY',
+      'DIAGNOSTICS_ENABLED',
+      'S3_FORCE_PATH_STYLE',
+      'WEBHOOKS_ALLOW_PRIVATE_TARGETS',
+      'AGENT_JWKS_ALLOW_PRIVATE',
+      'HOSTED_ZONE_ALLOW_HTTP_ENDPOINTS',
+      'EMBED_JWKS_ALLOW_PRIVATE',
+    ];
+    const withBucket = { S3_BUCKET: 'files' };
+    for (const [word, value] of [
+      ['true', true],
+      ['TRUE', true],
+      ['1', true],
+      ['yes', true],
+      ['On', true],
+      ['false', false],
+      ['0', false],
+      ['no', false],
+      ['OFF', false],
+    ] as const) {
+      const config = loadConfig({ ...withBucket, ...Object.fromEntries(booleans.map((name) => [name, word])) });
+      for (const name of booleans) expect(config[name as keyof typeof config], `${name}=${word}`).toBe(value);
+    }
+    // `maybe` used to mean false, silently flipping S3_FORCE_PATH_STYLE's default (true).
+    const text = problemsOf({ ...withBucket, ...Object.fromEntries(booleans.map((name) => [name, 'maybe'])) });
+    for (const name of booleans) expect(text).toContain(`${name}: ${name} must be true or false`);
+    expect(loadConfig(withBucket).S3_FORCE_PATH_STYLE).toBe(true);
+  });
+
+  it('refuses an S3 setting without S3_BUCKET, which would store files on local disk instead', () => {
+    for (const name of [
+      'S3_ENDPOINT',
+      'S3_REGION',
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+      'S3_FORCE_PATH_STYLE',
+    ]) {
+      const value = name === 'S3_ENDPOINT' ? 'http://127.0.0.1:9000' : name === 'S3_FORCE_PATH_STYLE' ? 'false' : 'x';
+      expect(problemsOf({ [name]: value })).toContain(`S3_BUCKET: required when ${name} is set`);
+    }
+    expect(loadConfig({ S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'files' }).S3_BUCKET).toBe('files');
+  });
+
+  it('requires what the chosen web search provider needs', () => {
+    expect(problemsOf({ WEB_SEARCH_PROVIDER: 'searxng' })).toContain(
+      'WEB_SEARCH_URL: required when WEB_SEARCH_PROVIDER=searxng',
+    );
+    expect(problemsOf({ WEB_SEARCH_PROVIDER: 'exa' })).toContain(
+      'WEB_SEARCH_API_KEY: required when WEB_SEARCH_PROVIDER=exa',
+    );
+    expect(loadConfig({ WEB_SEARCH_PROVIDER: 'searxng', WEB_SEARCH_URL: 'http://searxng:8080' })).toBeDefined();
+    expect(loadConfig({ WEB_SEARCH_PROVIDER: 'exa', WEB_SEARCH_API_KEY: 'k' })).toBeDefined();
+  });
+
+  it('refuses MCP_ALLOWED_ORIGINS entries that are not http(s) origins, and a HOST that is no address or host name', () => {
+    expect(problemsOf({ MCP_ALLOWED_ORIGINS: 'https://app.example.com, notanorigin' })).toContain(
+      'MCP_ALLOWED_ORIGINS:',
+    );
+    expect(
+      loadConfig({ MCP_ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:5173' }).MCP_ALLOWED_ORIGINS,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    for (const host of ['not_a_host!', 'a b', '-x']) expect(problemsOf({ HOST: host }), host).toContain('HOST:');
+    for (const host of ['0.0.0.0', '::', '::1', '127.0.0.1', 'localhost', 'kw-gateway', 'gateway.internal.example'])
+      expect(loadConfig({ HOST: host }).HOST).toBe(host);
+  });
+
   it('requires DATABASE_URL and NATS_URL in distributed mode', () => {
     expect(() => loadConfig({ RUN_MODE: 'distributed' })).toThrow(/DATABASE_URL: required[\s\S]*NATS_URL: required/);
     expect(

@@ -10,12 +10,15 @@ import {
   IsOptional,
   IsString,
   IsUrl,
+  isFQDN,
+  isIP,
   Matches,
   Max,
   MaxLength,
   Min,
   MinLength,
   validateSync,
+  ValidateBy,
 } from 'class-validator';
 
 export const RUN_MODES = ['embedded', 'distributed'] as const;
@@ -48,8 +51,32 @@ const HTTP_URL = { require_tld: false, require_protocol: true, protocols: ['http
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
-const toBool = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
+/** The spellings a boolean setting accepts (any case); docs/configuration.md lists them. */
+const TRUE_WORDS = ['true', '1', 'yes', 'on'];
+const FALSE_WORDS = ['false', '0', 'no', 'off'];
+/**
+ * A boolean setting: one of the spellings above, else the value unchanged so that @IsBoolean
+ * refuses it (`maybe` used to mean false, silently flipping a default such as S3_FORCE_PATH_STYLE).
+ */
+const toBool = ({ value }: { value: unknown }) => {
+  if (value === undefined || value === '') return undefined;
+  const word = String(value).trim().toLowerCase();
+  if (TRUE_WORDS.includes(word)) return true;
+  if (FALSE_WORDS.includes(word)) return false;
+  return value;
+};
+const BOOLEAN = { message: '$property must be true or false (also 1/0, yes/no, on/off)' };
+
+/** An interface to listen on: an IP address or a host name (letters, digits, hyphens, dots). */
+const IsHost = () =>
+  ValidateBy({
+    name: 'isHost',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value === 'string' && (isIP(value) || isFQDN(value, { require_tld: false, allow_numeric_tld: true })),
+      defaultMessage: () => 'HOST must be an IP address (0.0.0.0, ::, 127.0.0.1) or a host name',
+    },
+  });
 const toList = ({ value }: { value: unknown }) =>
   value === undefined || value === ''
     ? undefined
@@ -80,7 +107,7 @@ export class AppConfig {
   @Max(65535)
   PORT = 3000;
 
-  @IsString()
+  @IsHost()
   HOST = '0.0.0.0';
 
   /** Public origin used in links (OpenAPI servers, discovery documents). Default http://localhost:PORT. */
@@ -289,7 +316,7 @@ export class AppConfig {
 
   /** Path-style bucket addressing (`endpoint/bucket/key`), which MinIO and most local servers need. */
   @Transform(toBool)
-  @IsBoolean()
+  @IsBoolean(BOOLEAN)
   S3_FORCE_PATH_STYLE = true;
 
   /** Largest file one upload may store (413 as soon as a part goes over). docs/files.md. */
@@ -376,7 +403,7 @@ export class AppConfig {
    */
   @IsOptional()
   @Transform(toBool)
-  @IsBoolean()
+  @IsBoolean(BOOLEAN)
   HOSTED_ZONE_ALLOW_HTTP_ENDPOINTS?: boolean;
 
   /**
@@ -385,7 +412,7 @@ export class AppConfig {
    */
   @IsOptional()
   @Transform(toBool)
-  @IsBoolean()
+  @IsBoolean(BOOLEAN)
   DIAGNOSTICS_ENABLED?: boolean;
 
   /**
@@ -430,7 +457,7 @@ export class AppConfig {
    */
   @IsOptional()
   @Transform(toBool)
-  @IsBoolean()
+  @IsBoolean(BOOLEAN)
   WEBHOOKS_ALLOW_PRIVATE_TARGETS?: boolean;
 
   /** PEM bundle of CA certificates trusted for webhook deliveries in addition to the default ones (a test or in-house CA). */
@@ -445,8 +472,12 @@ export class AppConfig {
    * rebinding protection, as the MCP transport specification asks. No Origin: not a browser.
    */
   @IsOptional()
-  @IsString()
-  MCP_ALLOWED_ORIGINS?: string;
+  @Transform(toList)
+  @IsUrl(HTTP_URL, {
+    each: true,
+    message: 'MCP_ALLOWED_ORIGINS must be comma-separated origins such as https://app.example.com',
+  })
+  MCP_ALLOWED_ORIGINS?: string[];
 
   /**
    * The first platform administrator, created by agent-auth on an EMPTY users table (ignored
@@ -504,7 +535,7 @@ export class AppConfig {
    */
   @IsOptional()
   @Transform(toBool)
-  @IsBoolean()
+  @IsBoolean(BOOLEAN)
   AGENT_JWKS_ALLOW_PRIVATE?: boolean;
 
   /** Lifetime of an agent access token (seconds). */
@@ -770,7 +801,7 @@ export class AppConfig {
    */
   @IsOptional()
   @Transform(toBool)
-  @IsBoolean()
+  @IsBoolean(BOOLEAN)
   EMBED_JWKS_ALLOW_PRIVATE?: boolean;
 
   /** Web search provider of POST /api/v1/web/search: `searxng` (self-hosted) or `exa` (hosted API). Unset: web search answers 502. */
@@ -819,7 +850,7 @@ export class AppConfig {
   /** Pretty, human-oriented log lines instead of JSON (never in production). */
   @IsOptional()
   @Transform(toBool)
-  @IsBoolean()
+  @IsBoolean(BOOLEAN)
   LOG_PRETTY?: boolean;
 
   get publicUrl(): string {
@@ -835,6 +866,15 @@ export const KNOWN_ENV_KEYS: readonly string[] = [
       .map((m) => m.propertyName),
   ),
 ];
+
+/** The settings of S3 storage that mean nothing without S3_BUCKET. */
+const S3_SETTINGS = [
+  'S3_ENDPOINT',
+  'S3_REGION',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+  'S3_FORCE_PATH_STYLE',
+] as const;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -862,6 +902,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const)
       if (!config[key]) problems.push(`${key}: required when BILLING_PROVIDER=stripe`);
   }
+  // Without a bucket files go to DATA_DIR: an S3 setting alone means the operator believes they go to S3.
+  if (!config.S3_BUCKET) {
+    for (const key of S3_SETTINGS)
+      if (raw[key] !== undefined)
+        problems.push(`S3_BUCKET: required when ${key} is set (without a bucket files are stored under DATA_DIR)`);
+  }
+  if (config.WEB_SEARCH_PROVIDER === 'searxng' && !config.WEB_SEARCH_URL)
+    problems.push('WEB_SEARCH_URL: required when WEB_SEARCH_PROVIDER=searxng (the URL of the SearXNG instance)');
+  if (config.WEB_SEARCH_PROVIDER === 'exa' && !config.WEB_SEARCH_API_KEY)
+    problems.push('WEB_SEARCH_API_KEY: required when WEB_SEARCH_PROVIDER=exa (the Exa API key)');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

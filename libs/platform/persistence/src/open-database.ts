@@ -45,6 +45,12 @@ export interface Database {
   embedded?: 'postgres' | 'pglite';
   /** Ends the pool, then stops the embedded server if there is one. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Stops the embedded server, if there is one, without waiting for the pool's clients to be
+   * released (a drain that ran out of time may still hold them): its data safe on disk and its
+   * DATA_DIR lock released. Idempotent, and harmless beside `close`.
+   */
+  stopServer(): Promise<void>;
 }
 
 /** The process's database: a pg.Pool on DATABASE_URL, or on an embedded server. */
@@ -54,7 +60,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const pool = createPool({ connectionString: options.databaseUrl, max: options.poolSize }, logger);
     await checkReachable(pool, options.databaseUrl);
     logger.info({ database: redactUrl(options.databaseUrl) }, 'connected to Postgres');
-    return { pool, connectionString: options.databaseUrl, close: once(() => pool.end()) };
+    return {
+      pool,
+      connectionString: options.databaseUrl,
+      close: once(() => pool.end()),
+      stopServer: () => Promise.resolve(),
+    };
   }
   const { engine, server } = await startEmbedded(options, logger);
   const pool = createPool(
@@ -78,6 +89,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       await pool.end();
       await server.stop();
     }),
+    stopServer: () => server.stop(),
   };
 }
 

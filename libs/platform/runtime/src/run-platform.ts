@@ -18,6 +18,7 @@ import { countHandled, serveEcho, TransportModule, type Transport } from '@kw/pl
 import { buildInfo } from './build-info.js';
 import type { ComponentDefinition, DatabasePlane } from './component.js';
 import { CoreModule } from './core.module.js';
+import { checkDataDir } from './data-dir.js';
 import { openPlatformDatabase, type PlatformDatabase } from './database.js';
 import { GATEWAY } from './gateway.component.js';
 import { serveComponentHealth } from './health/component-health.js';
@@ -59,9 +60,19 @@ export interface RunningPlatform {
    * called between the two: what is left is the database's own stop, bounded by itself.
    */
   close(drained?: () => void): Promise<void>;
+  /**
+   * When the drain ran out of time: stops the embedded database server (if any) at once,
+   * whatever the drain still holds, so that its data is on disk and its DATA_DIR lock released.
+   */
+  stopDatabase(): Promise<void>;
 }
 
 const DEFAULT_METRICS_PORT = 9464;
+/**
+ * Bound of the embedded database's stop once the drain timed out: the PostgreSQL server's own
+ * stop ends within 30 s (a fast shutdown, then an immediate one); this bounds one that would not.
+ */
+const DATABASE_STOP_LIMIT_MS = 35_000;
 
 /**
  * The one composition root of every binary (Mimir's `-target`): reads the configuration,
@@ -75,6 +86,7 @@ export async function runPlatform(options: RunPlatformOptions): Promise<RunningP
     config = loadConfig(options.env ?? process.env);
     targets = resolveTargets(config, options.components, options.defaultTargets);
     for (const target of targets) target.checkConfig?.(config);
+    checkDataDir(config, targets, options.components);
   } catch (err) {
     if (!ownProcess) throw err;
     process.stderr.write(`${options.binary}: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`);
@@ -297,12 +309,22 @@ function createRunning(parts: {
       })();
       return closing;
     },
+    stopDatabase: async () => {
+      await parts.database?.stopServer();
+    },
   };
 }
 
-/** Fails with a clear message when `port` cannot be bound (in use, or not allowed). */
+/** Errors of listening that come from the interface (HOST), not from the port. */
+const HOST_ERRORS = ['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EADDRNOTAVAIL'];
+
+/**
+ * Fails with a clear message when `port` cannot be bound (in use, or not allowed), naming the
+ * variable at fault: HOST when its name does not resolve or is no address of this machine
+ * (checked here, not with the configuration: it may hold at the next start). PORT 0 is probed
+ * too, for HOST's sake.
+ */
 async function assertPortFree(port: number, host: string, variable: string): Promise<void> {
-  if (port === 0) return;
   await new Promise<void>((resolve, reject) => {
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) =>
@@ -310,7 +332,9 @@ async function assertPortFree(port: number, host: string, variable: string): Pro
         new Error(
           err.code === 'EADDRINUSE'
             ? `${variable} ${port} is in use on ${host} (another process, or an instance of this app left running)`
-            : `${variable} ${port} cannot be bound on ${host}: ${err.message}`,
+            : HOST_ERRORS.includes(err.code ?? '')
+              ? `HOST ${host} cannot be listened on (not an address of this machine, or a name that does not resolve): ${err.message}`
+              : `${variable} ${port} cannot be bound on ${host}: ${err.message}`,
           { cause: err },
         ),
       ),
@@ -325,9 +349,19 @@ function handleSignals(running: RunningPlatform, config: AppConfig, logger: Logg
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining');
+    // Past the grace period the process exits 1, but its embedded database is stopped first
+    // (bounded): exiting without it would leave the server stopping unwatched and pg.lock behind.
+    let timedOut = false;
     const force = setTimeout(() => {
+      timedOut = true;
       logger.error({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'drain timed out; exiting');
-      process.exit(1);
+      const bound = new Promise((resolve) => setTimeout(resolve, DATABASE_STOP_LIMIT_MS));
+      void Promise.race([running.stopDatabase(), bound])
+        .catch((err: unknown) => logger.error({ err }, 'embedded database stop failed'))
+        .finally(() => {
+          logger.flush?.();
+          process.exit(1);
+        });
     }, config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
     // The grace period bounds the drain (requests, messages, components). The embedded
@@ -337,7 +371,8 @@ function handleSignals(running: RunningPlatform, config: AppConfig, logger: Logg
     running
       .close(() => clearTimeout(force))
       .then(
-        () => process.exit(0),
+        // A drain that ends while the timed-out path stops the database still ran out of time.
+        () => process.exit(timedOut ? 1 : 0),
         (err: unknown) => {
           logger.error({ err }, 'shutdown failed');
           process.exit(1);

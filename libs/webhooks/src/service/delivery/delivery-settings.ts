@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import type { AppConfig } from '@kw/platform-config';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import type { TargetPolicy } from '../targets/index.js';
 import { DELIVERY_TIMEOUT_MS } from '../../webhooks-limits.js';
+import { readCaFile } from './ca-file.js';
 import { parseRetrySchedule } from './retry-schedule.js';
 
 export interface DeliverySettings {
@@ -28,7 +28,7 @@ export function deliverySettings(config: AppConfig, logger: Logger): DeliverySet
   }
   return {
     policy: { allowPrivateTargets },
-    ca: config.WEBHOOKS_CA_FILE ? readFileSync(config.WEBHOOKS_CA_FILE) : undefined,
+    ca: config.WEBHOOKS_CA_FILE ? readCaFile(config.WEBHOOKS_CA_FILE) : undefined,
     schedule: parseRetrySchedule(config.WEBHOOKS_RETRY_SCHEDULE),
     timeoutMs: DELIVERY_TIMEOUT_MS,
     disableAfterMs: config.WEBHOOKS_DISABLE_AFTER_HOURS * 3_600_000,
