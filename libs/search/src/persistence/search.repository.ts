@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataPrisma, type Database } from '@kw/platform-persistence';
+import { HEADLINE_MARKERS, headlineOptions, snippetHtml } from '@kw/platform-ranking';
 import { DATABASE } from '@kw/platform-runtime';
 import { BM25_B, BM25_K1, KEYWORD_TERMS_MAX, type CorpusStatistics } from '../domain/keyword-ranking.js';
 import type { ReadQuery } from '../domain/query-reading.js';
@@ -48,6 +49,9 @@ function highlightQuery(query: ReadQuery): DataPrisma.Sql {
     ? sql`websearch_to_tsquery('english', ${query.text})`
     : sql`(SELECT ${ANY_TERM} FROM (${rankingTerms(query)}) terms)`;
 }
+
+/** A fragment's snippet: up to two passages of 15-35 words around the matches. */
+const SNIPPET_SHAPE = headlineOptions({ maxWords: 35, minWords: 15, maxFragments: 2 });
 
 /** LIKE pattern matching `prefix` literally at the start. */
 function prefixPattern(prefix: string): string {
@@ -141,14 +145,18 @@ export class SearchRepository {
     return new Set(rows.map((r) => r.id));
   }
 
-  /** The live fragments of a page with a highlighted snippet for the query (in no order). */
+  /**
+   * The live fragments of a page with a highlighted snippet for the query (in no order): safe
+   * HTML whose only markup is `<mark>` (snippetHtml).
+   */
   async hits(workspaceIds: string[], query: ReadQuery, ids: string[]): Promise<HitRow[]> {
-    return this.rows<HitRow>(sql`
+    const rows = await this.rows<HitRow>(sql`
       SELECT f.id::text AS id, f.workspace_id::text AS workspace_id, f.title, t.key AS type, f.tags, f.created_at, f.updated_at,
-             ts_headline('english', concat_ws(' ', f.summary, f.content), coalesce(${highlightQuery(query)}, ''::tsquery),
-                         'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=15, MaxFragments=2') AS snippet
+             ts_headline('english', translate(concat_ws(' ', f.summary, f.content), ${HEADLINE_MARKERS}, '  '),
+                         coalesce(${highlightQuery(query)}, ''::tsquery), ${SNIPPET_SHAPE}) AS snippet
         FROM search_read.fragments f JOIN search_read.fragment_types t ON t.id = f.fragment_type_id
        WHERE f.id = ANY(${ids}::uuid[]) AND f.workspace_id = ANY(${workspaceIds}::uuid[]) AND f.archived_at IS NULL`);
+    return rows.map((r) => ({ ...r, snippet: snippetHtml(r.snippet) }));
   }
 
   /** What a reranker reads of each live fragment: its title, then its content, `chars` at most. */

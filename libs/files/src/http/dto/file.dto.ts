@@ -174,7 +174,7 @@ export class FileSearchHitDto {
   matched!: string[];
   @ApiProperty({
     description:
-      'The ranking chunk around the query words, matches between ** (its opening when matched by meaning only; empty for a name match alone)',
+      'The ranking chunk around the query words as safe HTML: the text HTML-escaped, the matches in <mark></mark>, no other markup (its opening when matched by meaning only; empty for a name match alone)',
   })
   snippet!: string;
   @ApiPropertyOptional({

@@ -96,7 +96,11 @@ export class SearchHitDto {
   @ApiProperty() title!: string;
   @ApiProperty({ description: 'Fragment type key' }) type!: string;
   @ApiProperty({ type: [String] }) tags!: string[];
-  @ApiProperty({ description: 'ts_headline excerpt; matches wrapped in <mark></mark>' }) snippet!: string;
+  @ApiProperty({
+    description:
+      'Passages of the summary and content around the matches, as safe HTML: the text HTML-escaped, the matches wrapped in <mark></mark>, no other markup',
+  })
+  snippet!: string;
   @ApiProperty({
     description:
       "Hybrid: weighted fusion of the keyword and semantic scores, each relative to its best (0..1), or the reranker's relevance for a reranked hit; keyword: BM25; semantic: cosine similarity",
@@ -119,7 +123,10 @@ export class FileSearchHitDto {
   @ApiProperty() name!: string;
   @ApiProperty() mimeType!: string;
   @ApiProperty({ description: 'pdf, docx, html, markdown, text, csv, json, image or other' }) fileKind!: string;
-  @ApiProperty({ description: 'Extracted text around the match, matches between ** (empty for a name match)' })
+  @ApiProperty({
+    description:
+      'Extracted text around the match as safe HTML (escaped, matches in <mark></mark>, no other markup; empty for a name match)',
+  })
   snippet!: string;
   @ApiProperty({
     description:
