@@ -170,7 +170,9 @@ export class SearchRepository {
 
   /**
    * Titles (whole title or any word of it) and tags of one workspace's live fragments that
-   * start with the prefix, tags first then titles, alphabetically.
+   * start with the prefix, tags first then titles, alphabetically (tags ignoring case). Tags
+   * compare case-insensitively, as the tag filter does: a tag spelt in several cases is
+   * suggested once, as most of its fragments spell it (on a tie, the first in code-point order).
    */
   async suggestions(workspaceId: string, prefix: string, limit: number): Promise<SuggestionRow[]> {
     const p = prefix.trim();
@@ -178,10 +180,13 @@ export class SearchRepository {
     const pattern = prefixPattern(p);
     const wordPattern = `% ${pattern}`;
     const rows = await this.db.$queryRaw<{ text: string; kind: 'title' | 'tag'; fragment_id: string }[]>(DataPrisma.sql`
-      (SELECT DISTINCT tag AS text, 'tag' AS kind, '' AS fragment_id
-         FROM search_read.fragments f, unnest(f.tags) AS tag
-        WHERE f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL AND lower(tag) LIKE ${pattern}
-        ORDER BY 1 LIMIT ${limit})
+      (SELECT spelling AS text, 'tag' AS kind, '' AS fragment_id
+         FROM (SELECT DISTINCT ON (lower(tag)) tag AS spelling
+                 FROM search_read.fragments f, unnest(f.tags) AS tag
+                WHERE f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL AND lower(tag) LIKE ${pattern}
+                GROUP BY tag
+                ORDER BY lower(tag), count(*) DESC, tag COLLATE "C") tags
+        ORDER BY lower(spelling) LIMIT ${limit})
       UNION ALL
       (SELECT f.title AS text, 'title' AS kind, f.id::text AS fragment_id
          FROM search_read.fragments f

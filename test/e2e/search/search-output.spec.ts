@@ -49,7 +49,7 @@ const PAYLOADS: Array<{ word: string; content: string; snippet: string }> = [
 /** Markup other than <mark>: a tag, or a character that would start one or break out of an attribute. */
 const unsafe = (snippet: string) => /<(?!\/?mark>)|[<>"']/.test(snippet.replace(/<\/?mark>/g, ''));
 
-describe('search snippets are safe HTML (embedded platform)', () => {
+describe('what search answers: safe snippets, folded tag suggestions, the score as documented (embedded platform)', () => {
   let p: Awaited<ReturnType<typeof startFilesPlatform>>;
   let owner: Person;
   let ws: { id: string; noteTypeId: string };
@@ -154,5 +154,36 @@ describe('search snippets are safe HTML (embedded platform)', () => {
         expect(found.data.hits[0]?.snippet, `${word} ${JSON.stringify(args)}`).toBe(`Payload. ${snippet}`);
       }
     }
+  });
+
+  it('suggests a tag spelt in several cases once, as most of its fragments spell it', async () => {
+    const tagged = async (tags: string[]) =>
+      p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: 'Tagged', content: 'Tags only.', tags },
+        201,
+      );
+    await tagged(['Even', 'evening']);
+    await tagged(['even']);
+    await tagged(['EVEN', 'Evening']);
+    await tagged(['Odd']);
+    await tagged(['odd']);
+    const suggest = (prefix: string) =>
+      get('/api/search/suggestions', { workspaceId: ws.id, prefix }).then((r) =>
+        r.suggestions.filter((s: any) => s.kind === 'tag'),
+      );
+    // Even, even, EVEN: one each, so the first in code-point order; evening and Evening: a tie too.
+    expect(await suggest('ev')).toEqual([
+      { text: 'EVEN', kind: 'tag' },
+      { text: 'Evening', kind: 'tag' },
+    ]);
+    await tagged(['even']);
+    expect(await suggest('EV')).toEqual([
+      { text: 'even', kind: 'tag' },
+      { text: 'Evening', kind: 'tag' },
+    ]);
+    expect(await suggest('od')).toEqual([{ text: 'Odd', kind: 'tag' }]);
   });
 });
