@@ -186,4 +186,13 @@ describe('what search answers: safe snippets, folded tag suggestions, the score 
     ]);
     expect(await suggest('od')).toEqual([{ text: 'Odd', kind: 'tag' }]);
   });
+
+  it("describes a hybrid hit's score as the code computes it (OpenAPI)", async () => {
+    const doc: any = await (await fetch(`${p.base}/api/docs`)).json();
+    const score: string = doc.components.schemas.SearchHitDto.properties.score.description;
+    // BM25 divided by its best, the similarities min-max over their range (docs/search.md, "Retrieval").
+    expect(score).toContain("BM25 divided by the list's best score");
+    expect(score).toContain("the similarities min-max over the list's range: its worst candidate 0, its best 1");
+    expect(score).not.toMatch(/each relative to its best/);
+  });
 });

@@ -103,7 +103,9 @@ export class SearchHitDto {
   snippet!: string;
   @ApiProperty({
     description:
-      "Hybrid: weighted fusion of the keyword and semantic scores, each relative to its best (0..1), or the reranker's relevance for a reranked hit; keyword: BM25; semantic: cosine similarity",
+      "Hybrid: weighted fusion of the keyword and semantic scores, each list scaled to 0..1 first (BM25 divided by the list's best score, " +
+      "the similarities min-max over the list's range: its worst candidate 0, its best 1), or the reranker's relevance for a reranked hit; " +
+      'keyword: BM25; semantic: cosine similarity',
   })
   score!: number;
   @ApiProperty({
