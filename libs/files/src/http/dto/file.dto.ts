@@ -17,11 +17,13 @@ import {
 import {
   FILES_BULK_DELETE_MAX,
   FILE_CHUNKS_PAGE_DEFAULT,
+  FILE_CHUNKS_OFFSET_MAX,
   FILE_CHUNKS_PAGE_MAX,
   FILE_DESCRIPTION_MAX_CHARS,
   FILE_LIST_OFFSET_MAX,
   FILE_LIST_PAGE_DEFAULT,
   FILE_LIST_PAGE_MAX,
+  FILE_SEARCH_OFFSET_MAX,
   FILE_SEARCH_PAGE_DEFAULT,
   FILE_SEARCH_PAGE_MAX,
   FILE_SEARCH_QUERY_MAX_CHARS,
@@ -151,12 +153,12 @@ export class FileSearchQueryDto {
   @Min(1)
   @Max(FILE_SEARCH_PAGE_MAX)
   limit?: number;
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @ApiPropertyOptional({ minimum: 0, maximum: FILE_SEARCH_OFFSET_MAX, default: 0 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
-  @Max(100_000)
+  @Max(FILE_SEARCH_OFFSET_MAX)
   offset?: number;
 }
 
@@ -194,12 +196,17 @@ export class FileSearchResultDto {
 }
 
 export class FileChunksQueryDto {
-  @ApiPropertyOptional({ minimum: 0, default: 0, description: 'The first chunk to read (its ordinal)' })
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: FILE_CHUNKS_OFFSET_MAX,
+    default: 0,
+    description: 'The first chunk to read (its ordinal)',
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
-  @Max(1_000_000)
+  @Max(FILE_CHUNKS_OFFSET_MAX)
   offset?: number;
   @ApiPropertyOptional({ minimum: 1, maximum: FILE_CHUNKS_PAGE_MAX, default: FILE_CHUNKS_PAGE_DEFAULT })
   @IsOptional()

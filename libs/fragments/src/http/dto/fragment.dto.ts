@@ -22,6 +22,7 @@ import {
   FRAGMENT_LIST_LIMIT_DEFAULT,
   FRAGMENT_LIST_LIMIT_MAX,
   FRAGMENT_LIST_LIMIT_MIN,
+  FRAGMENT_LIST_OFFSET_MAX,
   FRAGMENT_SORTS,
   FRAGMENT_STATUSES,
   FRAGMENT_SUMMARY_MAX,
@@ -176,12 +177,12 @@ export class ListFragmentsQueryDto {
   @Min(FRAGMENT_LIST_LIMIT_MIN)
   @Max(FRAGMENT_LIST_LIMIT_MAX)
   limit?: number;
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @ApiPropertyOptional({ minimum: 0, maximum: FRAGMENT_LIST_OFFSET_MAX, default: 0 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
-  @Max(10_000_000)
+  @Max(FRAGMENT_LIST_OFFSET_MAX)
   offset?: number;
   @ApiPropertyOptional({ enum: FRAGMENT_SORTS, default: 'createdAt' })
   @IsOptional()
