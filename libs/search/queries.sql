@@ -93,10 +93,10 @@ SELECT count(*)::float8 AS documents, coalesce(avg(f.search_length), 0)::float8 
 -- src/persistence/search.repository.ts: SearchRepository.matching.rows
 SELECT f.id::text AS id FROM search_read.fragments f WHERE f.id = ANY(${ids}::uuid[]) AND ${fragmentConditions(workspaceIds, filters)};
 
--- src/persistence/search.repository.ts: SearchRepository.hits
+-- src/persistence/search.repository.ts: SearchRepository.hits.rows
 SELECT f.id::text AS id, f.workspace_id::text AS workspace_id, f.title, t.key AS type, f.tags, f.created_at, f.updated_at,
-       ts_headline('english', concat_ws(' ', f.summary, f.content), coalesce(${highlightQuery(query)}, ''::tsquery),
-                   'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=15, MaxFragments=2') AS snippet
+       ts_headline('english', translate(concat_ws(' ', f.summary, f.content), ${HEADLINE_MARKERS}, '  '),
+                   coalesce(${highlightQuery(query)}, ''::tsquery), ${SNIPPET_SHAPE}) AS snippet
   FROM search_read.fragments f JOIN search_read.fragment_types t ON t.id = f.fragment_type_id
  WHERE f.id = ANY(${ids}::uuid[]) AND f.workspace_id = ANY(${workspaceIds}::uuid[]) AND f.archived_at IS NULL;
 

@@ -64,9 +64,8 @@ export const VAULT_SECRETS_PER_USER_MAX = 500;
 
 /** Pages of experts and embed configurations. */
 export const CHAT_PAGE_DEFAULT = 20;
-export const CHAT_PAGE_MAX = 100;
-/** Offsets fit the contracts' int32 with room to spare; nobody pages a million experts. */
-export const CHAT_OFFSET_MAX = 1_000_000;
+/** The page's bounds (contract limits: the MCP list tools read them too). */
+export { CHAT_PAGE_MAX, CHAT_OFFSET_MAX } from '@kw/contracts';
 
 /** Keys per configuration: a site, its staging and a few rotations. */
 export const EMBED_KEYS_PER_CONFIG_MAX = 50;

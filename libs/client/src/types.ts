@@ -78,6 +78,7 @@ export interface SearchHit {
   title: string;
   type: string;
   tags: string[];
+  /** Safe HTML: the text escaped, the matches in `<mark></mark>`, no other markup. */
   snippet: string;
   score: number;
   matchedBy: string[];

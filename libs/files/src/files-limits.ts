@@ -15,12 +15,17 @@ export const FILE_NAME_MATCHES_MAX = 5_000;
 /** A chunk this close to the query (cosine) or closer counts as a semantic match, as for fragments. */
 export const FILE_MIN_SIMILARITY = 0.1;
 export const FILE_SEARCH_WORDS_MAX = 32;
-export const FILE_SEARCH_PAGE_MAX = 100;
 export const FILE_SEARCH_PAGE_DEFAULT = 20;
 /** The files listing's page (GET /api/files), as files search's; offsets beyond are refused (use filters). */
 export const FILE_LIST_PAGE_DEFAULT = 20;
-export const FILE_LIST_PAGE_MAX = 100;
-export const FILE_LIST_OFFSET_MAX = 100_000;
+/** Page bounds of search, listing and chunk reads (contract limits: the MCP file tools read them too). */
+export {
+  FILE_SEARCH_PAGE_MAX,
+  FILE_SEARCH_OFFSET_MAX,
+  FILE_LIST_PAGE_MAX,
+  FILE_LIST_OFFSET_MAX,
+  FILE_CHUNKS_OFFSET_MAX,
+} from '@kw/contracts';
 /** Chunks of a file's text one read answers: 10 unless asked (about 10,000 characters), at most the contract's 50. */
 export const FILE_CHUNKS_PAGE_DEFAULT = 10;
 export { FILE_CHUNKS_PAGE_MAX } from '@kw/contracts';

@@ -7,9 +7,8 @@ export { SEARCH_QUERY_MAX } from '@kw/contracts';
 /** What an embedding or rerank model reads of a longer query: its opening. */
 export { SEARCH_QUERY_MODEL_CHARS } from '@kw/contracts';
 export const SEARCH_LIMIT_DEFAULT = 20;
-export const SEARCH_LIMIT_MAX = 100;
-/** Each retriever contributes at most this many candidates; results beyond are not reachable. */
-export const RETRIEVAL_DEPTH = 500;
+/** The page's bounds (contract limits: the MCP tools read them too): at most 100, offsets up to the retrieval depth (500). */
+export { SEARCH_LIMIT_MAX, RETRIEVAL_DEPTH } from '@kw/contracts';
 
 /** Paging and shape limits of the structured listing. */
 export const LISTING_LIMIT_DEFAULT = 50;
@@ -17,20 +16,20 @@ export const LISTING_LIMIT_MAX = 500;
 export const LISTING_OFFSET_MAX = 1_000_000;
 export const LISTING_ORDER_MAX = 3;
 
-/** Limits of the graph routes. */
-export const GRAPH_DEPTH_MAX = 3;
+/** Limits of the graph routes (depth and result count are contract limits: the MCP related tool reads them). */
+export { GRAPH_DEPTH_MAX, GRAPH_SEARCH_LIMIT_MAX } from '@kw/contracts';
 /** A traversal stops adding nodes past this many (the answer says `truncated`). */
 export const GRAPH_NODES_MAX = 200;
 export const GRAPH_FRAGMENTS_PER_NODE = 10;
 export const GRAPH_SEARCH_LIMIT_DEFAULT = 20;
-export const GRAPH_SEARCH_LIMIT_MAX = 100;
 /** Compared with entity names (a contract limit: the MCP related tool reads it too). */
 export { GRAPH_QUERY_MAX } from '@kw/contracts';
 
 /** Limits of agentic search. Its query is as long as a search query (a contract limit). */
 export { AGENTIC_QUERY_MAX } from '@kw/contracts';
 export const AGENTIC_MAX_LEADS_DEFAULT = 10;
-export const AGENTIC_MAX_LEADS = 50;
+/** At most this many leads (a contract limit: the MCP agentic_search tool reads it). */
+export { AGENTIC_MAX_LEADS } from '@kw/contracts';
 /** Keywords kept from a query, and candidates each retrieval brings. */
 export const AGENTIC_TERMS_MAX = 8;
 export const AGENTIC_CANDIDATES = 50;

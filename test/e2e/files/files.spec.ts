@@ -260,7 +260,7 @@ describe('files', () => {
     expect(found.items.map((h: any) => h.file.name)[0]).toBe('trial.txt');
     expect(found.totalCount).toBe(4);
     expect(found.items[0]).toMatchObject({ matched: ['content'] });
-    expect(found.items[0].snippet).toContain('**Vitamin**');
+    expect(found.items[0].snippet).toContain('<mark>Vitamin</mark>');
     expect(found.items[0].score).toBeGreaterThan(found.items[1].score);
     // Scores are BM25 and decrease down the page.
     const scores = found.items.map((h: any) => h.score);
@@ -441,7 +441,7 @@ describe('files', () => {
         status: 'ready',
         chunk: hit.chunk,
       });
-      expect(search.data.hits[0].snippet).toContain('**quillfeather**');
+      expect(search.data.hits[0].snippet).toContain('<mark>quillfeather</mark>');
       const read = await call(mcp, 'read_workspace_file', { fileId: ledger, fromChunk: hit.chunk, maxChunks: 1 });
       expect(read.isError, read.text).toBe(false);
       expect(read.data.file).toMatchObject({ fileId: ledger, chunkCount });

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sqlStatements, type Database, type SqlExecutor } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { announcingOutbox, appendOutbox } from '@kw/platform-outbox';
-import type { CorpusStatistics } from '@kw/platform-ranking';
+import { HEADLINE_MARKERS, headlineOptions, snippetHtml, type CorpusStatistics } from '@kw/platform-ranking';
 import { CHUNK_BM25_B, CHUNK_BM25_K1 } from '../domain/chunk-ranking.js';
 import { FILES_DB, type FilesDb } from './files-database.js';
 import type { FileRow, FileWithAttachments } from './rows.js';
@@ -46,6 +46,8 @@ const listedWhere = (workspaceId: string, { status, kind }: ListedFiles) => ({
   ...(kind ? { kind } : {}),
 });
 
+/** A chunk's snippet: one passage of 10-30 words around the query's. */
+const CHUNK_SNIPPET_SHAPE = headlineOptions({ maxWords: 30, minWords: 10, maxFragments: 1 });
 const withAttachments = { attachments: { select: { fragmentId: true }, orderBy: { createdAt: 'asc' } } } as const;
 /** The event that starts processing; the processing worker subscribes to it. */
 export const FILE_UPLOADED_EVENT = 'file.uploaded';
@@ -291,9 +293,9 @@ export class FilesRepository {
   }
 
   /**
-   * The snippet of each given chunk: its words around the query's (any of them, stemmed)
-   * between `**`, or its opening when it holds none of them (a match by meaning). Keyed
-   * `fileId:ordinal`.
+   * The snippet of each given chunk: its words around the query's (any of them, stemmed) in
+   * `<mark>`, or its opening when it holds none of them (a match by meaning); safe HTML whose
+   * only markup is `<mark>` (snippetHtml). Keyed `fileId:ordinal`.
    */
   async snippets(query: string, chunks: { fileId: string; ordinal: number }[]): Promise<Map<string, string>> {
     if (chunks.length === 0) return new Map();
@@ -304,10 +306,10 @@ export class FilesRepository {
           FROM unnest(to_tsvector('english', ${query})) AS u
       )
       SELECT c.file_id::text || ':' || c.ordinal AS key,
-             ts_headline('english', c.text, h.tsq, 'MaxWords=30, MinWords=10, MaxFragments=1, StartSel=**, StopSel=**') AS snippet
+             ts_headline('english', translate(c.text, ${HEADLINE_MARKERS}, '  '), h.tsq, ${CHUNK_SNIPPET_SHAPE}) AS snippet
         FROM unnest(${chunks.map((c) => c.fileId)}::uuid[], ${chunks.map((c) => c.ordinal)}::int[]) AS k(file_id, ordinal)
         JOIN data.file_chunks c ON c.file_id = k.file_id AND c.ordinal = k.ordinal, highlight h`;
-    return new Map(rows.map((r) => [r.key, r.snippet]));
+    return new Map(rows.map((r) => [r.key, snippetHtml(r.snippet)]));
   }
 
   /** A page of a file's chunks in order (their ordinals are 0, 1, ... as processing stored them). */

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataPrisma, type Database } from '@kw/platform-persistence';
+import { HEADLINE_MARKERS, headlineOptions, snippetHtml } from '@kw/platform-ranking';
 import { DATABASE } from '@kw/platform-runtime';
 import { BM25_B, BM25_K1, KEYWORD_TERMS_MAX, type CorpusStatistics } from '../domain/keyword-ranking.js';
 import type { ReadQuery } from '../domain/query-reading.js';
@@ -48,6 +49,9 @@ function highlightQuery(query: ReadQuery): DataPrisma.Sql {
     ? sql`websearch_to_tsquery('english', ${query.text})`
     : sql`(SELECT ${ANY_TERM} FROM (${rankingTerms(query)}) terms)`;
 }
+
+/** A fragment's snippet: up to two passages of 15-35 words around the matches. */
+const SNIPPET_SHAPE = headlineOptions({ maxWords: 35, minWords: 15, maxFragments: 2 });
 
 /** LIKE pattern matching `prefix` literally at the start. */
 function prefixPattern(prefix: string): string {
@@ -141,14 +145,18 @@ export class SearchRepository {
     return new Set(rows.map((r) => r.id));
   }
 
-  /** The live fragments of a page with a highlighted snippet for the query (in no order). */
+  /**
+   * The live fragments of a page with a highlighted snippet for the query (in no order): safe
+   * HTML whose only markup is `<mark>` (snippetHtml).
+   */
   async hits(workspaceIds: string[], query: ReadQuery, ids: string[]): Promise<HitRow[]> {
-    return this.rows<HitRow>(sql`
+    const rows = await this.rows<HitRow>(sql`
       SELECT f.id::text AS id, f.workspace_id::text AS workspace_id, f.title, t.key AS type, f.tags, f.created_at, f.updated_at,
-             ts_headline('english', concat_ws(' ', f.summary, f.content), coalesce(${highlightQuery(query)}, ''::tsquery),
-                         'StartSel=<mark>, StopSel=</mark>, MaxWords=35, MinWords=15, MaxFragments=2') AS snippet
+             ts_headline('english', translate(concat_ws(' ', f.summary, f.content), ${HEADLINE_MARKERS}, '  '),
+                         coalesce(${highlightQuery(query)}, ''::tsquery), ${SNIPPET_SHAPE}) AS snippet
         FROM search_read.fragments f JOIN search_read.fragment_types t ON t.id = f.fragment_type_id
        WHERE f.id = ANY(${ids}::uuid[]) AND f.workspace_id = ANY(${workspaceIds}::uuid[]) AND f.archived_at IS NULL`);
+    return rows.map((r) => ({ ...r, snippet: snippetHtml(r.snippet) }));
   }
 
   /** What a reranker reads of each live fragment: its title, then its content, `chars` at most. */
@@ -162,7 +170,9 @@ export class SearchRepository {
 
   /**
    * Titles (whole title or any word of it) and tags of one workspace's live fragments that
-   * start with the prefix, tags first then titles, alphabetically.
+   * start with the prefix, tags first then titles, alphabetically (tags ignoring case). Tags
+   * compare case-insensitively, as the tag filter does: a tag spelt in several cases is
+   * suggested once, as most of its fragments spell it (on a tie, the first in code-point order).
    */
   async suggestions(workspaceId: string, prefix: string, limit: number): Promise<SuggestionRow[]> {
     const p = prefix.trim();
@@ -170,10 +180,13 @@ export class SearchRepository {
     const pattern = prefixPattern(p);
     const wordPattern = `% ${pattern}`;
     const rows = await this.db.$queryRaw<{ text: string; kind: 'title' | 'tag'; fragment_id: string }[]>(DataPrisma.sql`
-      (SELECT DISTINCT tag AS text, 'tag' AS kind, '' AS fragment_id
-         FROM search_read.fragments f, unnest(f.tags) AS tag
-        WHERE f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL AND lower(tag) LIKE ${pattern}
-        ORDER BY 1 LIMIT ${limit})
+      (SELECT spelling AS text, 'tag' AS kind, '' AS fragment_id
+         FROM (SELECT DISTINCT ON (lower(tag)) tag AS spelling
+                 FROM search_read.fragments f, unnest(f.tags) AS tag
+                WHERE f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL AND lower(tag) LIKE ${pattern}
+                GROUP BY tag
+                ORDER BY lower(tag), count(*) DESC, tag COLLATE "C") tags
+        ORDER BY lower(spelling) LIMIT ${limit})
       UNION ALL
       (SELECT f.title AS text, 'title' AS kind, f.id::text AS fragment_id
          FROM search_read.fragments f

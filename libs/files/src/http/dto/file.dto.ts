@@ -14,11 +14,13 @@ import { OptionalInt } from '@kw/platform-http';
 import {
   FILES_BULK_DELETE_MAX,
   FILE_CHUNKS_PAGE_DEFAULT,
+  FILE_CHUNKS_OFFSET_MAX,
   FILE_CHUNKS_PAGE_MAX,
   FILE_DESCRIPTION_MAX_CHARS,
   FILE_LIST_OFFSET_MAX,
   FILE_LIST_PAGE_DEFAULT,
   FILE_LIST_PAGE_MAX,
+  FILE_SEARCH_OFFSET_MAX,
   FILE_SEARCH_PAGE_DEFAULT,
   FILE_SEARCH_PAGE_MAX,
   FILE_SEARCH_QUERY_MAX_CHARS,
@@ -143,7 +145,7 @@ export class FileSearchQueryDto {
   mode?: string;
   @OptionalInt({ min: 1, max: FILE_SEARCH_PAGE_MAX, default: FILE_SEARCH_PAGE_DEFAULT, from: 'query' })
   limit?: number;
-  @OptionalInt({ min: 0, max: 100_000, default: 0, from: 'query' })
+  @OptionalInt({ min: 0, max: FILE_SEARCH_OFFSET_MAX, default: 0, from: 'query' })
   offset?: number;
 }
 
@@ -161,7 +163,7 @@ export class FileSearchHitDto {
   matched!: string[];
   @ApiProperty({
     description:
-      'The ranking chunk around the query words, matches between ** (its opening when matched by meaning only; empty for a name match alone)',
+      'The ranking chunk around the query words as safe HTML: the text HTML-escaped, the matches in <mark></mark>, no other markup (its opening when matched by meaning only; empty for a name match alone)',
   })
   snippet!: string;
   @ApiPropertyOptional({
@@ -183,7 +185,7 @@ export class FileSearchResultDto {
 export class FileChunksQueryDto {
   @OptionalInt({
     min: 0,
-    max: 1_000_000,
+    max: FILE_CHUNKS_OFFSET_MAX,
     default: 0,
     description: 'The first chunk to read (its ordinal)',
     from: 'query',

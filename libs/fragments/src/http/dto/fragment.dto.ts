@@ -23,6 +23,7 @@ import {
   FRAGMENT_LIST_LIMIT_DEFAULT,
   FRAGMENT_LIST_LIMIT_MAX,
   FRAGMENT_LIST_LIMIT_MIN,
+  FRAGMENT_LIST_OFFSET_MAX,
   FRAGMENT_SORTS,
   FRAGMENT_STATUSES,
   FRAGMENT_SUMMARY_MAX,
@@ -173,7 +174,7 @@ export class ListFragmentsQueryDto {
     from: 'query',
   })
   limit?: number;
-  @OptionalInt({ min: 0, max: 10_000_000, default: 0, from: 'query' })
+  @OptionalInt({ min: 0, max: FRAGMENT_LIST_OFFSET_MAX, default: 0, from: 'query' })
   offset?: number;
   @ApiPropertyOptional({ enum: FRAGMENT_SORTS, default: 'createdAt' })
   @IsOptional()

@@ -1,5 +1,7 @@
 import * as z from 'zod/v4';
 import {
+  CHAT_OFFSET_MAX,
+  CHAT_PAGE_MAX,
   EMBED_CONFIG_NAME_MAX,
   EMBED_FEEDBACK_MODES,
   EMBED_SYSTEM_PROMPT_MAX,
@@ -13,7 +15,6 @@ import {
   type EmbedConfigRecord,
   type ExpertRecord,
 } from '@kw/contracts';
-import { LIST_LIMIT_MAX } from '../tool-limits.js';
 import { READ_ONLY, WRITES, defineAgentTool, type AgentTool } from '../agent-tool.js';
 
 const E = ExpertsService.method;
@@ -43,9 +44,10 @@ const configOut = (c: EmbedConfigRecord) => ({
   updatedAt: c.updatedAt,
 });
 
+// The REST routes' page (GET /api/v2/experts, /api/v2/configs).
 const paging = {
-  limit: z.number().int().min(1).max(LIST_LIMIT_MAX).optional(),
-  offset: z.number().int().min(0).max(1_000_000).optional(),
+  limit: z.number().int().min(1).max(CHAT_PAGE_MAX).optional(),
+  offset: z.number().int().min(0).max(CHAT_OFFSET_MAX).optional(),
 };
 const expertFields = {
   systemPrompt: z.string().max(EXPERT_SYSTEM_PROMPT_MAX).optional(),

@@ -1,6 +1,15 @@
 import * as z from 'zod/v4';
-import { FILE_SEARCH_QUERY_MAX_CHARS, FilesService, type FileRecord, type FileSearchHit } from '@kw/contracts';
-import { LIST_LIMIT_MAX } from '../tool-limits.js';
+import {
+  FILE_CHUNKS_OFFSET_MAX,
+  FILE_LIST_OFFSET_MAX,
+  FILE_LIST_PAGE_MAX,
+  FILE_SEARCH_OFFSET_MAX,
+  FILE_SEARCH_PAGE_MAX,
+  FILE_SEARCH_QUERY_MAX_CHARS,
+  FilesService,
+  type FileRecord,
+  type FileSearchHit,
+} from '@kw/contracts';
 import { READ_ONLY, defineAgentTool, type AgentTool } from '../agent-tool.js';
 
 const M = FilesService.method;
@@ -47,8 +56,8 @@ export const fileTools: AgentTool[] = [
       workspaceId: z.uuid(),
       status: z.string().max(20).optional().describe('processing, ready, failed or cancelled'),
       kind: z.string().max(20).optional().describe('pdf, docx, html, markdown, text, csv, json, image or other'),
-      limit: z.number().int().min(1).max(LIST_LIMIT_MAX).optional(),
-      offset: z.number().int().min(0).optional(),
+      limit: z.number().int().min(1).max(FILE_LIST_PAGE_MAX).optional(),
+      offset: z.number().int().min(0).max(FILE_LIST_OFFSET_MAX).optional(),
     },
     annotations: READ_ONLY,
     async run(args, client) {
@@ -78,8 +87,8 @@ export const fileTools: AgentTool[] = [
       workspaceId: z.uuid(),
       query: z.string().min(1).max(FILE_SEARCH_QUERY_MAX_CHARS),
       mode: z.enum(['hybrid', 'keyword', 'semantic']).optional(),
-      limit: z.number().int().min(1).max(LIST_LIMIT_MAX).optional(),
-      offset: z.number().int().min(0).optional(),
+      limit: z.number().int().min(1).max(FILE_SEARCH_PAGE_MAX).optional(),
+      offset: z.number().int().min(0).max(FILE_SEARCH_OFFSET_MAX).optional(),
     },
     annotations: READ_ONLY,
     async run(args, client) {
@@ -103,7 +112,7 @@ export const fileTools: AgentTool[] = [
       'not ready (processing, failed) or without text (an image) has none.',
     inputSchema: {
       fileId: z.uuid(),
-      fromChunk: z.number().int().min(0).optional(),
+      fromChunk: z.number().int().min(0).max(FILE_CHUNKS_OFFSET_MAX).optional(),
       maxChunks: z.number().int().min(1).max(FILE_CHUNKS_PER_READ_MAX).optional(),
     },
     annotations: READ_ONLY,

@@ -2,6 +2,7 @@ import * as z from 'zod/v4';
 import {
   FRAGMENT_CONTENT_MAX_BYTES,
   FRAGMENT_KEY_MAX,
+  FRAGMENT_LIST_OFFSET_MAX,
   FRAGMENT_SUMMARY_MAX,
   FRAGMENT_TAG_MAX,
   FRAGMENT_TAGS_MAX,
@@ -67,7 +68,7 @@ export const fragmentTools: AgentTool[] = [
       sort: z.enum(['createdAt', 'updatedAt', 'title']).optional(),
       order: z.enum(['asc', 'desc']).optional(),
       limit: z.number().int().min(1).max(LIST_LIMIT_MAX).optional().describe(`At most ${LIST_LIMIT_MAX}; default 20`),
-      offset: z.number().int().min(0).optional(),
+      offset: z.number().int().min(0).max(FRAGMENT_LIST_OFFSET_MAX).optional(),
     },
     annotations: READ_ONLY,
     async run(args, client) {

@@ -1,17 +1,21 @@
 import * as z from 'zod/v4';
 import {
+  AGENTIC_MAX_LEADS,
   AGENTIC_QUERY_MAX,
   FragmentListingService,
   FragmentsService,
+  GRAPH_DEPTH_MAX,
   GRAPH_QUERY_MAX,
+  GRAPH_SEARCH_LIMIT_MAX,
   GraphService,
+  RETRIEVAL_DEPTH,
+  SEARCH_LIMIT_MAX,
   SEARCH_QUERY_MAX,
   SearchService,
   type SearchPage,
 } from '@kw/contracts';
 import { badRequest } from '@kw/platform-errors';
 import { filesBesideSearch } from '@kw/platform-file-hits';
-import { LIST_LIMIT_MAX } from '../tool-limits.js';
 import { READ_ONLY, defineAgentTool, type AgentTool } from '../agent-tool.js';
 import { fileHitOut } from './file-tools.js';
 
@@ -46,8 +50,14 @@ export const searchTools: AgentTool[] = [
       workspaceId: z.uuid().optional().describe('Leave out to search every readable workspace'),
       mode: z.enum(['hybrid', 'keyword', 'semantic']).optional(),
       tags: z.array(z.string().min(1)).max(20).optional(),
-      limit: z.number().int().min(1).max(LIST_LIMIT_MAX).optional(),
-      offset: z.number().int().min(0).optional(),
+      limit: z.number().int().min(1).max(SEARCH_LIMIT_MAX).optional(),
+      offset: z
+        .number()
+        .int()
+        .min(0)
+        .max(RETRIEVAL_DEPTH)
+        .optional()
+        .describe(`At most ${RETRIEVAL_DEPTH}: results beyond are not reachable`),
     },
     annotations: READ_ONLY,
     async run(args, client) {
@@ -94,7 +104,7 @@ export const searchTools: AgentTool[] = [
     inputSchema: {
       workspaceId: z.uuid(),
       query: z.string().min(1).max(AGENTIC_QUERY_MAX),
-      maxLeads: z.number().int().min(1).max(50).optional(),
+      maxLeads: z.number().int().min(1).max(AGENTIC_MAX_LEADS).optional(),
     },
     annotations: READ_ONLY,
     async run(args, client) {
@@ -121,8 +131,8 @@ export const searchTools: AgentTool[] = [
       workspaceId: z.uuid(),
       fragmentId: z.uuid().optional(),
       query: z.string().min(1).max(GRAPH_QUERY_MAX).optional(),
-      depth: z.number().int().min(1).max(3).optional(),
-      limit: z.number().int().min(1).max(50).optional(),
+      depth: z.number().int().min(1).max(GRAPH_DEPTH_MAX).optional(),
+      limit: z.number().int().min(1).max(GRAPH_SEARCH_LIMIT_MAX).optional(),
     },
     annotations: READ_ONLY,
     async run(args, client) {

@@ -71,10 +71,16 @@ export class SearchHitDto {
   @ApiProperty() title!: string;
   @ApiProperty({ description: 'Fragment type key' }) type!: string;
   @ApiProperty({ type: [String] }) tags!: string[];
-  @ApiProperty({ description: 'ts_headline excerpt; matches wrapped in <mark></mark>' }) snippet!: string;
   @ApiProperty({
     description:
-      "Hybrid: weighted fusion of the keyword and semantic scores, each relative to its best (0..1), or the reranker's relevance for a reranked hit; keyword: BM25; semantic: cosine similarity",
+      'Passages of the summary and content around the matches, as safe HTML: the text HTML-escaped, the matches wrapped in <mark></mark>, no other markup',
+  })
+  snippet!: string;
+  @ApiProperty({
+    description:
+      "Hybrid: weighted fusion of the keyword and semantic scores, each list scaled to 0..1 first (BM25 divided by the list's best score, " +
+      "the similarities min-max over the list's range: its worst candidate 0, its best 1), or the reranker's relevance for a reranked hit; " +
+      'keyword: BM25; semantic: cosine similarity',
   })
   score!: number;
   @ApiProperty({
@@ -94,7 +100,10 @@ export class FileSearchHitDto {
   @ApiProperty() name!: string;
   @ApiProperty() mimeType!: string;
   @ApiProperty({ description: 'pdf, docx, html, markdown, text, csv, json, image or other' }) fileKind!: string;
-  @ApiProperty({ description: 'Extracted text around the match, matches between ** (empty for a name match)' })
+  @ApiProperty({
+    description:
+      'Extracted text around the match as safe HTML (escaped, matches in <mark></mark>, no other markup; empty for a name match)',
+  })
   snippet!: string;
   @ApiProperty({
     description:

@@ -675,7 +675,8 @@ export type FileSearchHit = Message<"kw.files.v1.FileSearchHit"> & {
   matched: string;
 
   /**
-   * A piece of the extracted text around the match ("" for a name match).
+   * A piece of the extracted text around the match ("" for a name match), as safe HTML: the
+   * text HTML-escaped, matches wrapped in <mark></mark>, no other markup.
    *
    * @generated from field: string snippet = 4;
    */

@@ -91,7 +91,8 @@ export type SearchHit = Message<"kw.search.v1.SearchHit"> & {
   tags: string[];
 
   /**
-   * ts_headline of the best text, matches wrapped in <mark></mark>.
+   * ts_headline of the best text as safe HTML: the text HTML-escaped, matches wrapped in
+   * <mark></mark>, no other markup (snippetHtml, @kw/platform-ranking).
    *
    * @generated from field: string snippet = 6;
    */
