@@ -232,6 +232,50 @@ describe('OAuth applications and the authorization code flow', () => {
     expect((await post({ cookie: session.cookie, 'x-csrf-token': session.csrf })).status).toBe(200);
   });
 
+  it("decides a request only from the browser session shown its review: another account's is 404", async () => {
+    const app = await createApp();
+    const { verifier, challenge } = pkce();
+    const page = await fetch(
+      authorizeUrl(app.application.id, { code_challenge: challenge, code_challenge_method: 'S256' }),
+      {
+        headers: { cookie: session.cookie },
+      },
+    );
+    const decisionUrl = /"decisionUrl":"([^"]+)"/.exec(await page.text())![1];
+    const approve = { decision: 'approve', scopes: ['workspaces:read'] };
+    // Another account that learned the id: the same 404 as an unknown request, and no code.
+    const other = await createUser(base, admin.ADMIN_TOKEN);
+    const otherSession = await signIn(base, other.email, other.password);
+    const foreign = await api('POST', decisionUrl, approve, otherSession);
+    expect([foreign.status, foreign.body.code]).toEqual([404, 'NOT_FOUND']);
+    const unknown = await api(
+      'POST',
+      `/api/oauth2/authorizations/${crypto.randomUUID()}/decision`,
+      approve,
+      otherSession,
+    );
+    expect(foreign.body.error).toBe(unknown.body.error);
+    // The same account signed in elsewhere (another browser) was not shown this page either.
+    expect((await api('POST', decisionUrl, approve, await signIn(base, owner.email, owner.password))).status).toBe(404);
+    // The session that was shown the review decides, and the code is for its account.
+    const mine = await api('POST', decisionUrl, approve);
+    expect(mine.status, mine.text).toBe(200);
+    const exchanged = await tokenRequest(
+      {
+        grant_type: 'authorization_code',
+        code: new URL(mine.body.redirectTo).searchParams.get('code')!,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+      },
+      [app.application.id, app.clientSecret!],
+    );
+    const { access_token } = (await exchanged.json()) as any;
+    const who = await fetch(`${base}/api/auth/validate-token`, {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(((await who.json()) as any).user.email).toBe(owner.email);
+  });
+
   it('refuses what OAuth 2.1 says to refuse', async () => {
     const app = await createApp();
     const id = app.application.id;
