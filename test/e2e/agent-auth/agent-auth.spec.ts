@@ -80,8 +80,11 @@ describe('agent authentication: identity assertions, tokens and security events'
     expect(meta.token_endpoint_auth_methods_supported).toContain('none');
     expect(meta.revocation_endpoint).toBe(`${base}/oauth2/revoke`);
     expect(meta.agent_auth.identity_types_supported).toEqual(['identity_assertion', 'service_auth']);
-    for (const key of ['issuer', 'token_endpoint', 'revocation_endpoint', 'grant_types_supported', 'agent_auth'])
-      expect(openid[key]).toEqual(meta[key]);
+    // The OpenID address serves the same document: no OpenID Provider members (no ID token,
+    // userinfo or openid scope exists), so no generic OpenID client is led into failing.
+    expect(openid).toEqual(meta);
+    for (const oidcOnly of ['id_token_signing_alg_values_supported', 'subject_types_supported', 'claims_supported'])
+      expect(openid).not.toHaveProperty(oidcOnly);
     expect(config.serverMetadata().token_endpoint).toBe(`${base}/oauth2/token`);
     // Every advertised endpoint exists: a bad request gets its protocol's 400, never 404.
     const endpoints = [
@@ -93,6 +96,15 @@ describe('agent authentication: identity assertions, tokens and security events'
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       expect([400, 415], `${url}: ${res.status}`).toContain(res.status);
     }
+  });
+
+  it('lists a configured issuer without an id (it cannot be removed through the API)', async () => {
+    const issuers = await fetch(`${base}/api/admin/trusted-issuers`, {
+      headers: { authorization: `Bearer ${admin.ADMIN_TOKEN}` },
+    });
+    const configured = ((await issuers.json()) as any).issuers.find((i: any) => i.source === 'config');
+    expect(configured).toMatchObject({ issuer: idp.trusted.issuer });
+    expect(configured).not.toHaveProperty('id');
   });
 
   it('openid-client exchanges an ID-JAG, calls REST and MCP, refreshes and revokes', async () => {

@@ -397,8 +397,11 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
         body: JSON.stringify(init),
       });
       expect(res.status).toBe(401);
+      // The scope names the least an everyday client needs (read, and store fragments): MCP
+      // clients ask for it rather than for every scope the metadata lists (SEP-835).
       expect(res.headers.get('www-authenticate')).toBe(
-        `Bearer realm="kw", resource_metadata="${p.platform.url}/.well-known/oauth-protected-resource"`,
+        `Bearer realm="kw", resource_metadata="${p.platform.url}/.well-known/oauth-protected-resource", ` +
+          'scope="workspaces:read profile:read search:read fragments:read fragments:write collections:read files:read"',
       );
       const bad = await fetch(`${p.platform.url}/api/mcp`, {
         method: 'POST',
@@ -494,6 +497,8 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
         transport: { type: 'streamable-http' },
         authentication: { type: 'bearer' },
       });
+      // Every bearer credential the endpoint takes, OAuth and agent tokens among them.
+      expect(described.authentication.credentials.join(' ')).toContain('kwa_');
       expect(described.protocolVersions).toContain('2025-06-18');
       expect(described.tools).toContain('search');
       const sse = await fetch(`${p.platform.url}/api/mcp`, {
@@ -505,10 +510,25 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
       for (const path of ['', '/api/mcp']) {
         const res = await fetch(`${p.platform.url}/.well-known/oauth-protected-resource${path}`);
         expect(res.status, path).toBe(200);
-        expect(await res.json()).toMatchObject({
+        const prm: any = await res.json();
+        expect(prm).toMatchObject({
           resource: `${p.platform.url}/api/mcp`,
           authorization_servers: [p.platform.url],
         });
+        // The scopes the tools use, not every delegable one (no members, webhooks, vault...).
+        expect([...prm.scopes_supported].sort(), path).toEqual(
+          [
+            'workspaces:read',
+            'profile:read',
+            'search:read',
+            'fragments:read',
+            'fragments:write',
+            'fragments:delete',
+            'collections:read',
+            'collections:write',
+            'files:read',
+          ].sort(),
+        );
       }
       for (const doc of ['oauth-authorization-server', 'openid-configuration']) {
         const meta: any = await (await fetch(`${p.platform.url}/.well-known/${doc}`)).json();

@@ -107,6 +107,17 @@ describeWith(['chromium'], 'MCP SDK client with OAuth (browser consent)', () => 
     expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${base}/oauth2/authorize`);
     expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorizationUrl.searchParams.get('resource')).toBe(`${base}/api/mcp`);
+    // Least privilege: the SDK asks for the default scopes the 401 named, not every scope there is.
+    const everyday = [
+      'workspaces:read',
+      'profile:read',
+      'search:read',
+      'fragments:read',
+      'fragments:write',
+      'collections:read',
+      'files:read',
+    ];
+    expect(authorizationUrl.searchParams.get('scope')!.split(' ').sort()).toEqual([...everyday].sort());
 
     // The person: the consent page, signed in, approves.
     const context = await browser.newContext();
@@ -119,6 +130,11 @@ describeWith(['chromium'], 'MCP SDK client with OAuth (browser consent)', () => 
     await page.waitForSelector('#review:not(.hidden)');
     expect(await page.textContent('#review')).toContain('/api/mcp');
     expect(await page.isVisible('#terms')).toBe(false);
+    // The page ticks what was asked for, and only that.
+    const ticked: string[] = await page
+      .locator('input.scope')
+      .evaluateAll((boxes: any[]) => boxes.filter((b) => b.checked).map((b) => b.value));
+    expect(ticked.sort()).toEqual([...everyday].sort());
     await Promise.all([page.waitForURL((url) => url.href.startsWith(redirectUrl)), page.click('#approve')]);
     const landed = new URL(page.url());
     await context.close();
@@ -127,6 +143,7 @@ describeWith(['chromium'], 'MCP SDK client with OAuth (browser consent)', () => 
 
     await first.finishAuth(code);
     expect(provider.saved?.access_token).toMatch(/^kwa_/);
+    expect(provider.saved!.scope!.split(' ').sort()).toEqual([...everyday].sort());
     const client = new Client({ name: 'desk', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(serverUrl, { authProvider: provider });
     await client.connect(transport);

@@ -232,6 +232,50 @@ describe('OAuth applications and the authorization code flow', () => {
     expect((await post({ cookie: session.cookie, 'x-csrf-token': session.csrf })).status).toBe(200);
   });
 
+  it("decides a request only from the browser session shown its review: another account's is 404", async () => {
+    const app = await createApp();
+    const { verifier, challenge } = pkce();
+    const page = await fetch(
+      authorizeUrl(app.application.id, { code_challenge: challenge, code_challenge_method: 'S256' }),
+      {
+        headers: { cookie: session.cookie },
+      },
+    );
+    const decisionUrl = /"decisionUrl":"([^"]+)"/.exec(await page.text())![1];
+    const approve = { decision: 'approve', scopes: ['workspaces:read'] };
+    // Another account that learned the id: the same 404 as an unknown request, and no code.
+    const other = await createUser(base, admin.ADMIN_TOKEN);
+    const otherSession = await signIn(base, other.email, other.password);
+    const foreign = await api('POST', decisionUrl, approve, otherSession);
+    expect([foreign.status, foreign.body.code]).toEqual([404, 'NOT_FOUND']);
+    const unknown = await api(
+      'POST',
+      `/api/oauth2/authorizations/${crypto.randomUUID()}/decision`,
+      approve,
+      otherSession,
+    );
+    expect(foreign.body.error).toBe(unknown.body.error);
+    // The same account signed in elsewhere (another browser) was not shown this page either.
+    expect((await api('POST', decisionUrl, approve, await signIn(base, owner.email, owner.password))).status).toBe(404);
+    // The session that was shown the review decides, and the code is for its account.
+    const mine = await api('POST', decisionUrl, approve);
+    expect(mine.status, mine.text).toBe(200);
+    const exchanged = await tokenRequest(
+      {
+        grant_type: 'authorization_code',
+        code: new URL(mine.body.redirectTo).searchParams.get('code')!,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+      },
+      [app.application.id, app.clientSecret!],
+    );
+    const { access_token } = (await exchanged.json()) as any;
+    const who = await fetch(`${base}/api/auth/validate-token`, {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(((await who.json()) as any).user.email).toBe(owner.email);
+  });
+
   it('refuses what OAuth 2.1 says to refuse', async () => {
     const app = await createApp();
     const id = app.application.id;
@@ -338,9 +382,31 @@ describe('OAuth applications and the authorization code flow', () => {
         [id, app.clientSecret!],
       );
       expect(res.status).toBe(200);
-      return ((await res.json()) as any).access_token as string;
+      return (await res.json()) as any;
     };
-    const mcpToken = await tokenFor(`${base}/api/mcp`);
+    const mcpTokens = await tokenFor(`${base}/api/mcp`);
+    const mcpToken = mcpTokens.access_token as string;
+    // A refresh naming another resource (or the whole API): invalid_target, the refresh token unspent.
+    const refresh = (resource?: string) =>
+      tokenRequest(
+        {
+          grant_type: 'refresh_token',
+          refresh_token: mcpTokens.refresh_token,
+          ...(resource === undefined ? {} : { resource }),
+        },
+        [id, app.clientSecret!],
+      );
+    for (const resource of [`${base}/api/workspaces`, base]) {
+      const moved = await refresh(resource);
+      expect([moved.status, ((await moved.json()) as any).error], resource).toEqual([400, 'invalid_target']);
+    }
+    const same = await refresh(`${base}/api/mcp`);
+    expect(same.status).toBe(200);
+    const refreshed = (await same.json()) as any;
+    expect(
+      (await fetch(`${base}/api/workspaces`, { headers: { authorization: `Bearer ${refreshed.access_token}` } }))
+        .status,
+    ).toBe(401);
     const mcp = await connectMcp(base, mcpToken);
     expect((await mcp.listTools()).tools.length).toBeGreaterThan(0);
     await mcp.close();
@@ -348,7 +414,7 @@ describe('OAuth applications and the authorization code flow', () => {
     expect(rest.status).toBe(401);
     expect(rest.headers.get('www-authenticate')).toContain('invalid_token');
 
-    const v1Token = await tokenFor(`${base}/api/v1`);
+    const v1Token = (await tokenFor(`${base}/api/v1`)).access_token as string;
     const atMcp = await fetch(`${base}/api/mcp`, {
       method: 'POST',
       headers: {
@@ -401,11 +467,19 @@ describe('OAuth applications and the authorization code flow', () => {
     const longName = await register({ redirect_uris: [REDIRECT], client_name: 'x'.repeat(2_001) });
     expect([longName.status, ((await longName.json()) as any).error]).toEqual([400, 'invalid_client_metadata']);
     // OAUTH_REGISTRATIONS_PER_HOUR=3 here and two are registered: of six at once, one is.
+    await new Promise((r) => setTimeout(r, 2_000));
+    const sent = Date.now() / 1000;
     const burst = await Promise.all(Array.from({ length: 6 }, () => register({ redirect_uris: [REDIRECT] })));
+    const answered = Date.now() / 1000;
     expect(burst.map((r) => r.status).sort()).toEqual([201, 429, 429, 429, 429, 429]);
     const limited = burst.find((r) => r.status === 429)!;
     expect(((await limited.json()) as any).error).toBe('temporarily_unavailable');
-    expect(limited.headers.get('retry-after')).toBeTruthy();
+    // A place frees an hour after the first of the three: Retry-After says when, not a flat hour.
+    const freesAt = client.client_id_issued_at + 3600; // issued_at is in whole seconds
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeLessThan(3600);
+    expect(retryAfter).toBeGreaterThanOrEqual(Math.floor(freesAt - answered));
+    expect(retryAfter).toBeLessThanOrEqual(Math.ceil(freesAt + 1 - sent));
     const registered = burst.find((r) => r.status === 201)!;
     secrets.push(((await registered.json()) as any).client_secret);
     // Registered clients are not anyone's applications.

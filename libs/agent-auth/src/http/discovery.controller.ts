@@ -15,11 +15,13 @@ import {
 } from '../domain/agent-auth/oauth.js';
 
 /**
- * Authorization server metadata (RFC 8414) and its OpenID Connect twin, for MCP clients and
- * agents discovering how to get a token: the token and revocation endpoints with their grants,
- * and the `agent_auth` member (spec: Agent authentication, step 1) naming the identity, claim
- * and event endpoints. Every URL advertised answers. No ID tokens are issued, so the OpenID
- * document lists only what RFC 8414 says.
+ * Authorization server metadata (RFC 8414), for MCP clients and agents discovering how to get a
+ * token: the token and revocation endpoints with their grants, and the `agent_auth` member
+ * (spec: Agent authentication, step 1) naming the identity, claim and event endpoints. Every URL
+ * advertised answers. The spec also names `/.well-known/openid-configuration`, which clients
+ * that discover the OpenID way read first (openid-client, the MCP SDK's fallback): it carries
+ * the same document and nothing more. The platform is no OpenID Provider (no `openid` scope, ID
+ * token or userinfo), so it advertises none of their members (docs/agent-authentication.md#discovery).
  */
 @ApiTags('Discovery')
 @Controller('.well-known')
@@ -35,14 +37,14 @@ export class DiscoveryController {
 
   @Get('openid-configuration')
   @Public()
-  @ApiOperation({ summary: 'OpenID Connect discovery document' })
+  @ApiOperation({
+    summary: 'The authorization server metadata at the OpenID discovery address',
+    description:
+      'The same document as /.well-known/oauth-authorization-server, for clients that discover there first. ' +
+      'No ID tokens are issued: no OpenID Provider members.',
+  })
   openidConfiguration(@Req() request: FastifyRequest): Record<string, unknown> {
-    return {
-      ...this.metadata(publicBase(this.config, request)),
-      subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['ES256'],
-      claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat'],
-    };
+    return this.metadata(publicBase(this.config, request));
   }
 
   private metadata(base: string): Record<string, unknown> {

@@ -11,7 +11,7 @@ import { clientCredentials, oauthParams } from './oauth-params.js';
 
 const OAUTH_ERRORS =
   'RFC 6749 §5.2 body `{error, error_description}`: invalid_request, invalid_grant, invalid_scope, ' +
-  'unsupported_grant_type; for the claim grant also authorization_pending, slow_down, expired_token, access_denied (RFC 8628)';
+  'unsupported_grant_type, invalid_target (a `resource` other than the approved one, RFC 8707); for the claim grant also authorization_pending, slow_down, expired_token, access_denied (RFC 8628)';
 
 /**
  * The OAuth 2.0 token and revocation endpoints of agent authentication

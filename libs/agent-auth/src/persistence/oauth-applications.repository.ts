@@ -25,6 +25,12 @@ export type ApplicationChanges = Partial<
 
 const DAY_MS = 86_400_000;
 
+/**
+ * A registration, or the refusal of one over the limit: `limitedSince` is when the registration
+ * whose leaving the window frees a place was made (absent when none is within it).
+ */
+export type RegistrationOutcome = { row: ApplicationRow } | { row?: undefined; limitedSince?: Date };
+
 /** OAuth applications (clients). Only hashes of client secrets are stored. */
 @Injectable()
 export class OAuthApplicationsRepository {
@@ -87,26 +93,37 @@ export class OAuthApplicationsRepository {
 
   /**
    * Creates a dynamically registered client unless `max` were registered from its address since
-   * `since` (the RFC 7591 rate limit; null then, nothing written). Registrations from one address
+   * `since` (the RFC 7591 rate limit; nothing written then). Registrations from one address
    * are serialised (an advisory lock in the transaction), so a burst cannot pass the limit.
    */
   createRegisteredWithin(
     application: NewApplication & { registeredFrom: string },
     since: Date,
     max: number,
-  ): Promise<ApplicationRow | null> {
+  ): Promise<RegistrationOutcome> {
     const registeredFrom = application.registeredFrom;
-    return this.db.$transaction((tx) =>
-      createBelowCap(
+    const within = { registeredFrom, createdAt: { gte: since } };
+    return this.db.$transaction(async (tx) => {
+      const row = await createBelowCap(
         tx,
         {
           lockKey: `registrations-from:${registeredFrom}`,
           max,
-          count: () => tx.oAuthApplication.count({ where: { registeredFrom, createdAt: { gte: since } } }),
+          count: () => tx.oAuthApplication.count({ where: within }),
         },
         () => tx.oAuthApplication.create({ data: application }),
-      ),
-    );
+      );
+      if (row) return { row };
+      // The window holds `max` or more: a place frees when the max-th newest of them leaves it.
+      const [edge] = await tx.oAuthApplication.findMany({
+        where: within,
+        orderBy: { createdAt: 'desc' },
+        skip: Math.max(max - 1, 0),
+        take: 1,
+        select: { createdAt: true },
+      });
+      return { limitedSince: edge?.createdAt };
+    });
   }
 
   /**

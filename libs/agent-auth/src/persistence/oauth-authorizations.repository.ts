@@ -7,6 +7,9 @@ import { assertCallerWaiting } from '@kw/platform-transport';
 export type AuthorizationRow = ControlPrisma.OAuthAuthorizationModel;
 
 export interface NewAuthorization {
+  /** The account and the browser session shown the review: only they may decide it. */
+  userId: string;
+  sessionId: string;
   applicationId: string;
   redirectUri: string;
   codeChallenge: string;
@@ -17,7 +20,8 @@ export interface NewAuthorization {
 }
 
 export interface AuthorizationDecision {
-  userId: string;
+  /** The deciding browser session: the one the request is bound to. */
+  sessionId: string;
   approve: boolean;
   scopes: string[];
   allWorkspaces: boolean;
@@ -59,13 +63,12 @@ export class OAuthAuthorizationsRepository {
     return this.db.oAuthAuthorization.findUnique({ where: { codeHash } });
   }
 
-  /** Decides a pending, unexpired request; false when it was decided or expired already. */
+  /** Decides a pending, unexpired request of this session; false when it was decided or expired already. */
   async decide(id: string, decision: AuthorizationDecision, now: Date): Promise<boolean> {
     const { count } = await this.db.oAuthAuthorization.updateMany({
-      where: { id, status: 'pending', expiresAt: { gt: now } },
+      where: { id, sessionId: decision.sessionId, status: 'pending', expiresAt: { gt: now } },
       data: {
         status: decision.approve ? 'approved' : 'denied',
-        userId: decision.userId,
         scopes: decision.approve ? decision.scopes : [],
         allWorkspaces: decision.allWorkspaces,
         workspaceIds: decision.approve && !decision.allWorkspaces ? decision.workspaceIds : [],

@@ -62,8 +62,8 @@ export class ApplicationsHandlers {
 
   /** GET /oauth2/authorize: public, no caller (the consent page signs the person in). */
   @Handles(OAuthApplicationsService.method.startAuthorization)
-  startAuthorization(input: StartAuthorizationRequest) {
-    return this.authorizations.start(input);
+  startAuthorization(input: StartAuthorizationRequest, context: RequestContext) {
+    return this.authorizations.start(input, context);
   }
 
   @Handles(OAuthApplicationsService.method.decideAuthorization)

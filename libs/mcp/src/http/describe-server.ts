@@ -31,7 +31,11 @@ export function describeServer(
         }
       : {
           type: 'bearer',
-          credentials: ['personal access token (kwp_...)', 'handoff token at a hosted zone Leaf'],
+          credentials: [
+            'personal access token (kwp_...)',
+            'agent or OAuth access token (kwa_...): agent authentication, or an OAuth client for this resource',
+            'handoff token at a hosted zone Leaf',
+          ],
           resourceMetadata: `${base}/.well-known/oauth-protected-resource`,
         };
   return {

@@ -29,6 +29,7 @@ import { MCP_TOOL_SET, type McpToolSet } from '../service/mcp-tool-set.js';
 import { McpSessions } from '../service/mcp-sessions.js';
 import type { McpAuthExtra } from '../service/tool-context.js';
 import { describeServer, McpDescriptionDto } from './describe-server.js';
+import { MCP_DEFAULT_SCOPES } from './oauth-scopes.js';
 import { allowedOrigins, checkOrigin } from './origin-policy.js';
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -74,7 +75,7 @@ export class McpController implements OnModuleInit {
     summary: 'MCP JSON-RPC (Streamable HTTP)',
     description:
       'JSON-RPC 2.0 messages of the Model Context Protocol. Bearer token required (401 with ' +
-      '`WWW-Authenticate: Bearer resource_metadata=...`). Start with `initialize` (answers ' +
+      '`WWW-Authenticate: Bearer resource_metadata=..., scope=...`: the default scopes to ask for). Start with `initialize` (answers ' +
       '`Mcp-Session-Id`), then send that header. A tool failure is HTTP 200 with a result `isError: true`. ' +
       'docs/mcp.md.',
   })
@@ -145,7 +146,8 @@ export class McpController implements OnModuleInit {
 
   /**
    * Origin, then the bearer credential. The Cloud's refusal carries the protected-resource
-   * metadata URL (OAuth discovery); a Leaf's says where handoff tokens come from instead.
+   * metadata URL (OAuth discovery) and the default scopes to ask for; a Leaf's says where
+   * handoff tokens come from instead.
    */
   private async admit(request: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedCaller> {
     const base = publicBase(this.config, request);
@@ -153,7 +155,7 @@ export class McpController implements OnModuleInit {
     const leaf = this.toolSet.plane === 'leaf';
     const challenge = leaf
       ? 'Bearer realm="kw"'
-      : `Bearer realm="kw", resource_metadata="${base}/.well-known/oauth-protected-resource"`;
+      : `Bearer realm="kw", resource_metadata="${base}/.well-known/oauth-protected-resource", scope="${MCP_DEFAULT_SCOPES.join(' ')}"`;
     try {
       const authorization = request.headers.authorization;
       // Without a credential the request was already counted as anonymous by the AuthGuard (a public route).

@@ -1,11 +1,11 @@
 import { Controller, Get, Inject, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { DELEGABLE_ACTIONS } from '@kw/platform-access-policy';
 import type { AppConfig } from '@kw/platform-config';
 import { Public } from '@kw/platform-http';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { publicBase } from '@kw/platform-http';
+import { MCP_SCOPES } from './oauth-scopes.js';
 
 /** RFC 9728 metadata: the MCP endpoint is a protected resource of this deployment's authorization server. */
 @ApiTags('Discovery')
@@ -24,8 +24,9 @@ export class ProtectedResourceController {
       resource: `${base}/api/mcp`,
       authorization_servers: [base],
       bearer_methods_supported: ['header'],
-      // What an OAuth client may be granted: MCP clients ask for these (SEP-835).
-      scopes_supported: [...DELEGABLE_ACTIONS],
+      // The scopes the tools use; the 401's WWW-Authenticate names the smaller default set,
+      // which MCP clients ask for first (SEP-835).
+      scopes_supported: [...MCP_SCOPES],
       resource_name: 'Knowledge workspace MCP server',
       resource_documentation: `${base}/docs/api-reference`,
     };

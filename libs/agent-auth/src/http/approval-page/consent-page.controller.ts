@@ -68,6 +68,9 @@ export class ConsentPageController {
       const value = query[name];
       return typeof value === 'string' && value.length <= 2000 ? value : undefined;
     };
+    // The request is bound to the session it is shown to: the caller of startAuthorization.
+    const session = await pageSession(this.authenticator, request);
+    if (session) attachCaller(request, session);
     const started = await this.client.call(OAuthApplicationsService.method.startAuthorization, {
       issuer: publicBase(this.config, request),
       responseType: param('response_type') ?? '',
@@ -89,11 +92,9 @@ export class ConsentPageController {
         status: 400,
         data: { mode: 'authorize', signedIn: false, state: 'error', message: started.errorDescription },
       });
-    const session = await pageSession(this.authenticator, request);
     const base = { mode: 'authorize' as const, agentName: started.applicationName, homepageUrl: started.homepageUrl };
     if (!session)
       return sendApprovalPage(reply, { title: 'Authorize an application', data: { ...base, signedIn: false } });
-    attachCaller(request, session);
     await sendApprovalPage(reply, {
       title: 'Authorize an application',
       data: {
@@ -115,11 +116,13 @@ export class ConsentPageController {
   @ApiOperation({
     summary: 'Approve or deny an authorization request',
     description:
-      'From the consent page (browser session, CSRF header). Answers where the browser goes: the redirect URI ' +
-      'with `code` and `state`, or `error=access_denied`.',
+      'From the consent page (browser session, CSRF header), by the session the page was shown to. Answers where ' +
+      'the browser goes: the redirect URI with `code` and `state`, or `error=access_denied`.',
   })
   @ApiOkResponse({ type: AuthorizationDecidedDto })
-  @ApiNotFoundResponse({ description: 'No such pending request, or it expired' })
+  @ApiNotFoundResponse({
+    description: 'No such pending request, it expired, or it was shown to another browser session',
+  })
   @ApiConflictResponse({ description: 'Already decided' })
   async decide(
     @Param('id') id: string,

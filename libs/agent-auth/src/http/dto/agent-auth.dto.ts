@@ -171,7 +171,8 @@ export class AddTrustedIssuerDto {
 }
 
 export class TrustedIssuerDto {
-  @ApiProperty({ description: 'Empty for issuers declared in configuration' }) id!: string;
+  @ApiPropertyOptional({ description: 'Absent for issuers declared in configuration (they cannot be removed here)' })
+  id?: string;
   @ApiProperty() issuer!: string;
   @ApiPropertyOptional() jwksUri?: string;
   @ApiPropertyOptional({ description: 'Inline JWKS' }) jwks?: object;
@@ -185,7 +186,8 @@ export class TrustedIssuerListDto {
 }
 
 export const toTrustedIssuerDto = (i: TrustedIdentityProvider): TrustedIssuerDto => ({
-  id: i.id,
+  // Configured issuers have no id (the contract's empty string): left out, as docs say.
+  ...(i.id ? { id: i.id } : {}),
   issuer: i.issuer,
   jwksUri: i.jwksUri,
   jwks: i.jwks ? (JSON.parse(i.jwks) as object) : undefined,

@@ -142,11 +142,7 @@ export class TokenEndpoint {
           throw oauthError('invalid_grant', 'The application may no longer ask for any of the approved scopes');
         if (!verifiesS256(input.codeVerifier!, authorization.codeChallenge))
           throw oauthError('invalid_grant', 'The PKCE code_verifier does not match');
-        if (input.resource !== undefined) {
-          const path = audiencePath(input.resource, input.issuer);
-          if ((path === '/' ? null : path) !== authorization.audience)
-            throw oauthError('invalid_target', 'resource differs from the one approved');
-        }
+        assertApprovedResource(input, authorization.audience);
         return {
           userId: authorization.userId!,
           method: 'authorization_code',
@@ -203,6 +199,9 @@ export class TokenEndpoint {
             ? 'The refresh token was issued to a client: send its client_id (and secret, if it has one)'
             : 'The refresh token was issued to another client',
         );
+      // RFC 8707 §2.2: a refresh cannot move the grant to another resource (its tokens stay
+      // bound to the approved one), so naming another is refused, and the token stays unspent.
+      assertApprovedResource(input, grant.audience);
       return narrowScopes(grant.scopes, requested);
     });
     if (outcome.kind === 'reused') {
@@ -213,4 +212,13 @@ export class TokenEndpoint {
       throw oauthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
     return minted.answer(outcome.accessScopes);
   }
+}
+
+/** RFC 8707: a `resource` sent with a token request must be the one the grant was approved for; invalid_target otherwise. */
+function assertApprovedResource(input: IssueTokenRequest, approved: string | null): void {
+  if (input.resource === undefined) return;
+  const path = audiencePath(input.resource, input.issuer);
+  // The server itself (`<base>`) is the whole API: no audience.
+  if ((path === '/' ? null : path) !== approved)
+    throw oauthError('invalid_target', 'resource differs from the one approved for this grant');
 }

@@ -149,7 +149,7 @@ export class Applications {
     const name = (input.clientName || 'MCP client').trim().slice(0, NAME_MAX);
     const clientType = method === 'none' ? 'public' : 'confidential';
     const secret = clientType === 'confidential' ? generateToken(CLIENT_SECRET_PREFIX) : undefined;
-    const row = await this.applications.createRegisteredWithin(
+    const registered = await this.applications.createRegisteredWithin(
       {
         ownerId: null,
         name,
@@ -166,13 +166,17 @@ export class Applications {
       new Date(now.getTime() - HOUR_MS),
       this.config.OAUTH_REGISTRATIONS_PER_HOUR,
     );
-    if (!row)
+    const row = registered.row;
+    if (!row) {
+      // Retry-After says when a place frees: the hour after the registration that leaves first.
+      const freesAt = registered.limitedSince ? registered.limitedSince.getTime() + HOUR_MS : now.getTime() + HOUR_MS;
       throw new AppError({
         status: 429,
         code: 'temporarily_unavailable',
         message: 'Too many client registrations from this address; try again later',
-        details: { retryAfterSeconds: 3600 },
+        details: { retryAfterSeconds: Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)) },
       });
+    }
     return {
       application: toApplicationMessage(row),
       clientSecret: secret?.token,

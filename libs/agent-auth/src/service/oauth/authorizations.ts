@@ -39,7 +39,12 @@ export class Authorizations {
     private readonly callers: CallerAccounts,
   ) {}
 
-  async start(input: StartAuthorizationRequest, now = new Date()): Promise<StartAnswer> {
+  /**
+   * Checks the request; when a signed-in person is shown the review, stores it bound to that
+   * account and browser session (only they may decide it). Signed out, nothing is stored: the
+   * page asks for sign-in, and its reload starts the request again.
+   */
+  async start(input: StartAuthorizationRequest, context: RequestContext, now = new Date()): Promise<StartAnswer> {
     const application = isUuid(input.clientId) ? await this.applications.findById(input.clientId) : null;
     if (!application || application.status !== 'active')
       return pageError('invalid_client', 'Unknown or disabled application (client_id)');
@@ -76,7 +81,18 @@ export class Authorizations {
       // The server itself as the resource: the whole API, no narrower audience.
       audience = path === '/' ? null : path;
     }
+    const reviewer = await this.reviewer(context);
+    const view = {
+      outcome: 'consent',
+      applicationName: application.name,
+      homepageUrl: application.homepageUrl ?? undefined,
+      scopes: asked,
+      audience: audience ?? undefined,
+    } as const;
+    if (!reviewer) return view;
     const row = await this.authorizations.create({
+      userId: reviewer.userId,
+      sessionId: reviewer.sessionId,
       applicationId: application.id,
       redirectUri,
       codeChallenge: input.codeChallenge,
@@ -85,14 +101,14 @@ export class Authorizations {
       audience,
       expiresAt: new Date(now.getTime() + AUTHORIZATION_REQUEST_TTL_SECONDS * 1000),
     });
-    return {
-      outcome: 'consent',
-      authorizationId: row.id,
-      applicationName: application.name,
-      homepageUrl: application.homepageUrl ?? undefined,
-      scopes: asked,
-      audience: audience ?? undefined,
-    };
+    return { ...view, authorizationId: row.id };
+  }
+
+  /** The signed-in person the consent page is shown to: an active account's browser session. */
+  private async reviewer(context: RequestContext): Promise<{ userId: string; sessionId: string } | undefined> {
+    if (context.auth?.credentialKind !== 'session') return undefined;
+    const { user, auth } = await this.callers.requireActive(context);
+    return { userId: user.id, sessionId: auth.credentialId };
   }
 
   /**
@@ -112,7 +128,16 @@ export class Authorizations {
     const authorization = isUuid(input.authorizationId)
       ? await this.authorizations.findById(input.authorizationId)
       : null;
-    if (!authorization || authorization.expiresAt <= now) throw notFound('Authorization request');
+    // Bound to the account and the browser session that were shown the review (as the claim
+    // page binds its decision to a page view): any other session gets what an unknown request
+    // gets, so a leaked request id cannot have a code issued for another account.
+    if (
+      !authorization ||
+      authorization.expiresAt <= now ||
+      authorization.userId !== user.id ||
+      authorization.sessionId !== auth.credentialId
+    )
+      throw notFound('Authorization request');
     const chosen = [...new Set(input.scopes)];
     if (input.approve && chosen.length === 0) throw invalidField('scopes', 'approve at least one scope');
     const beyond = chosen.filter((s) => !authorization.requestedScopes.includes(s));
@@ -133,7 +158,7 @@ export class Authorizations {
     const decided = await this.authorizations.decide(
       authorization.id,
       {
-        userId: user.id,
+        sessionId: auth.credentialId,
         approve: input.approve,
         scopes,
         allWorkspaces: input.allWorkspaces,

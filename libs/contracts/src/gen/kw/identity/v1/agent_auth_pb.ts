@@ -1351,6 +1351,9 @@ export type StartAuthorizationResponse = Message<"kw.identity.v1.StartAuthorizat
   outcome: string;
 
   /**
+   * The request, bound to the signed-in caller's account and browser session (only they may
+   * decide it); empty when the caller is not signed in (nothing is stored then).
+   *
    * @generated from field: string authorization_id = 2;
    */
   authorizationId: string;
@@ -1656,7 +1659,8 @@ export const OAuthApplicationsService: GenService<{
     output: typeof RegisterClientResponseSchema;
   },
   /**
-   * GET /oauth2/authorize: checks the request and records it for the consent page.
+   * GET /oauth2/authorize: checks the request and, for a signed-in browser session (the
+   * caller), records it for the consent page.
    *
    * @generated from rpc kw.identity.v1.OAuthApplicationsService.StartAuthorization
    */

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "oauth_authorizations" ADD COLUMN     "session_id" UUID;
