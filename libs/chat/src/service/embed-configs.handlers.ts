@@ -61,7 +61,10 @@ const allCreatorsForManagers = () =>
 /**
  * Embed configurations and their keys. A configuration belongs to its creator
  * (`applications:manage`) and a workspace the creator can read; a key belongs to its
- * configuration. Anything of anyone else's answers 404, like an unknown id.
+ * configuration. Anything of anyone else's answers 404, like an unknown id, except to the
+ * workspace's owners, who may read, list the keys of, revoke keys of and archive any
+ * configuration over it (`seen`). A trusted issuer and a public key need a creator who manages
+ * the workspace (EmbedStanding), here and again at every turn.
  */
 @Injectable()
 export class EmbedConfigsHandlers {
