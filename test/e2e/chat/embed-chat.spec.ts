@@ -762,6 +762,14 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
 
     it('refuses a visitor whose plan’s token budget is spent, before any model call', async () => {
       const spent = await userWithToken(base, admin.ADMIN_TOKEN);
+      // A member: a JWT naming an account that cannot read the workspace is refused before anything.
+      const invited = await api(owner.token, 'POST', `/api/workspaces/${ws}/members`, {
+        email: spent.user.email,
+        role: 'viewer',
+      });
+      expect((await api(spent.token, 'POST', `/api/invitations/${invited.body.invitation.id}/accept`)).status).toBe(
+        200,
+      );
       const assigned = await api(admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${spent.user.id}/plan`, {
         planId: 'spent',
       });

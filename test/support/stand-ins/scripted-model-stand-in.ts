@@ -14,8 +14,13 @@ export type ScriptedReply =
   { text: string } | { toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> };
 
 export interface ScriptedModel extends StandIn {
-  /** Queues the next answers; a function sees the request it answers (the tool results so far). */
-  script(...replies: Array<ScriptedReply | ((request: ScriptedRequest) => ScriptedReply)>): void;
+  /**
+   * Queues the next answers; a function sees the request it answers (the tool results so far),
+   * and may first do something the test needs at that moment (the answer waits for it).
+   */
+  script(
+    ...replies: Array<ScriptedReply | ((request: ScriptedRequest) => ScriptedReply | Promise<ScriptedReply>)>
+  ): void;
   /** The chat completion requests received, in order. */
   chatRequests(): ScriptedRequest[];
 }
@@ -29,7 +34,7 @@ export async function startScriptedModel(
   models: string[] = ['scripted-1'],
   options: { /** Time between streamed pieces of text. */ pieceDelayMs?: number } = {},
 ): Promise<ScriptedModel> {
-  const queue: Array<ScriptedReply | ((request: ScriptedRequest) => ScriptedReply)> = [];
+  const queue: Array<ScriptedReply | ((request: ScriptedRequest) => ScriptedReply | Promise<ScriptedReply>)> = [];
   let calls = 0;
   const standIn = await startStandIn('/v1', async ({ request, res }) => {
     const route = `${request.method} ${request.path}`;
@@ -41,7 +46,7 @@ export async function startScriptedModel(
     if (route !== 'POST /v1/chat/completions') return sendJson(res, 404, { error: { message: 'Not found' } });
     const body = request.body as ScriptedRequest;
     const next = queue.shift() ?? { text: '(unscripted)' };
-    const reply = typeof next === 'function' ? next(body) : next;
+    const reply = typeof next === 'function' ? await next(body) : next;
     const id = `chatcmpl-scripted-${++calls}`;
     const toolCalls =
       'toolCalls' in reply

@@ -30,6 +30,7 @@ import {
 import { ModelCatalog } from './models/model-catalog.js';
 
 const NOT_YOURS = 'No configuration of yours has this id (other users’ answer the same)';
+const NOT_SEEN = 'No configuration of yours, or over a workspace you own, has this id (other users’ answer the same)';
 
 const configDto = (c: EmbedConfigRecord): EmbedConfigDto => ({
   id: c.id,
@@ -107,7 +108,8 @@ export class EmbedConfigsController {
   @Get()
   @ApiOperation({
     summary: 'List your embed configurations',
-    description: 'Oldest first; filters `workspaceId`, `status`.',
+    description:
+      "Oldest first; filters `workspaceId`, `status`. With `allCreators=true` and a `workspaceId`, a workspace owner lists every creator's configurations over it.",
   })
   @ApiOkResponse({ type: EmbedConfigListDto })
   async list(@Query() query: ListEmbedConfigsQueryDto): Promise<EmbedConfigListDto> {
@@ -118,13 +120,18 @@ export class EmbedConfigsController {
       status: query.status ?? '',
       limit,
       offset,
+      allCreators: query.allCreators ?? false,
     });
     return { configs: configs.map(configDto), totalCount, limit, offset };
   }
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create an embed configuration' })
+  @ApiOperation({
+    summary: 'Create an embed configuration',
+    description:
+      'Over a workspace you can read. A `trustedIssuer` needs a role that may manage the workspace (its owner): 403 FORBIDDEN otherwise, and it stops being in force at any turn where the creator no longer has that role.',
+  })
   @ApiCreatedResponse({ type: EmbedConfigEnvelopeDto })
   async create(@Body() body: CreateEmbedConfigDto): Promise<EmbedConfigEnvelopeDto> {
     this.catalog.requireChatModelField(body.model, 'model');
@@ -146,14 +153,18 @@ export class EmbedConfigsController {
   @Get(':configId')
   @ApiOperation({ summary: 'Fetch an embed configuration' })
   @ApiOkResponse({ type: EmbedConfigEnvelopeDto })
-  @ApiNotFoundResponse({ description: NOT_YOURS })
+  @ApiNotFoundResponse({ description: NOT_SEEN })
   async get(@Param('configId') configId: string): Promise<EmbedConfigEnvelopeDto> {
     const { config } = await this.client.call(EmbedConfigsService.method.getConfig, { id: configId });
     return { config: configDto(config!) };
   }
 
   @Patch(':configId')
-  @ApiOperation({ summary: 'Update an embed configuration', description: 'Fields present are replaced.' })
+  @ApiOperation({
+    summary: 'Update an embed configuration',
+    description:
+      'Fields present are replaced. Setting a `trustedIssuer` needs a role that may manage the workspace (403 FORBIDDEN otherwise); `null` removes it.',
+  })
   @ApiOkResponse({ type: EmbedConfigEnvelopeDto })
   @ApiNotFoundResponse({ description: NOT_YOURS })
   async update(
@@ -182,13 +193,16 @@ export class EmbedConfigsController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Archive an embed configuration', description: 'Its keys stop working.' })
   @ApiNoContentResponse({ description: 'Archived' })
-  @ApiNotFoundResponse({ description: NOT_YOURS })
+  @ApiNotFoundResponse({ description: NOT_SEEN })
   async archive(@Param('configId') configId: string): Promise<void> {
     await this.client.call(EmbedConfigsService.method.archiveConfig, { id: configId });
   }
 
   @Get(':configId/keys')
-  @ApiOperation({ summary: 'List key metadata', description: 'Never the token.' })
+  @ApiOperation({
+    summary: 'List key metadata',
+    description: "Never the token. The configuration's creator, or its workspace's owners.",
+  })
   @ApiOkResponse({ type: EmbedKeyListDto })
   async keys(@Param('configId') configId: string): Promise<EmbedKeyListDto> {
     const { keys } = await this.client.call(EmbedConfigsService.method.listKeys, { configId });
@@ -200,7 +214,11 @@ export class EmbedConfigsController {
   @HttpCode(201)
   @ApiOperation({
     summary: 'Create a domain-scoped key',
-    description: `The token is in this answer only. A non-public key needs at least one allowed origin. At most ${EMBED_KEYS_PER_CONFIG_MAX} keys that are not revoked per configuration (409 QUOTA_EXCEEDED; revoked keys do not count).`,
+    description: [
+      'The token is in this answer only. A non-public key needs at least one allowed origin;',
+      'a public one needs a creator who may manage the workspace (403 FORBIDDEN otherwise).',
+      `At most ${EMBED_KEYS_PER_CONFIG_MAX} keys that are not revoked per configuration (409 QUOTA_EXCEEDED; revoked keys do not count).`,
+    ].join(' '),
   })
   @ApiCreatedResponse({ type: CreatedEmbedKeyDto })
   async createKey(@Param('configId') configId: string, @Body() body: CreateEmbedKeyDto): Promise<CreatedEmbedKeyDto> {
@@ -216,7 +234,10 @@ export class EmbedConfigsController {
   }
 
   @Patch(':configId/keys/:keyId')
-  @ApiOperation({ summary: 'Update a key' })
+  @ApiOperation({
+    summary: 'Update a key',
+    description: 'Turning a key public needs a creator who may manage the workspace (403 FORBIDDEN otherwise).',
+  })
   @ApiOkResponse({ type: EmbedKeyEnvelopeDto })
   async updateKey(
     @Param('configId') configId: string,
@@ -237,7 +258,7 @@ export class EmbedConfigsController {
 
   @Delete(':configId/keys/:keyId')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Revoke a key' })
+  @ApiOperation({ summary: 'Revoke a key', description: "The configuration's creator, or its workspace's owners." })
   @ApiNoContentResponse({ description: 'Revoked' })
   async revokeKey(@Param('configId') configId: string, @Param('keyId') keyId: string): Promise<void> {
     await this.client.call(EmbedConfigsService.method.revokeKey, { configId, keyId });

@@ -89,8 +89,8 @@ function configRow(stored: NonNullable<Stored>): EmbedConfigRow {
 
 const json = (value: unknown) => value as ControlPrisma.InputJsonValue;
 
-/** A key's columns and its configuration's (jsonb columns arrive parsed; timestamps as Dates). */
-const KEY_WITH_CONFIG = `
+/** A key's columns and its configuration's, by the key's token hash or id (jsonb columns arrive parsed; timestamps as Dates). */
+const keyWithConfigBy = (column: 'token_hash' | 'id') => `
   SELECT k.id::text AS id, k.config_id::text AS "configId", k.label, k.allowed_origins AS "allowedOrigins",
          k.public, k.expires_at AS "expiresAt", k.token_prefix AS "tokenPrefix",
          k.scoped_token_sealed AS "scopedTokenSealed", k.revoked_at AS "revokedAt", k.created_at AS "createdAt",
@@ -101,7 +101,7 @@ const KEY_WITH_CONFIG = `
          c.trusted_issuer AS "cTrustedIssuer", c.created_at AS "cCreatedAt", c.updated_at AS "cUpdatedAt",
          c.archived_at AS "cArchivedAt"
     FROM control.embed_keys k JOIN control.embed_configs c ON c.id = k.config_id
-   WHERE k.token_hash = $1`;
+   WHERE k.${column} = $1`;
 
 interface KeyWithConfigRow extends EmbedKeyRow {
   cCreatedBy: string;
@@ -120,6 +120,43 @@ interface KeyWithConfigRow extends EmbedKeyRow {
   cUpdatedAt: Date;
   cArchivedAt: Date | null;
 }
+
+/** A row of keyWithConfigBy as the key and its configuration. */
+function keyWithConfig(row: KeyWithConfigRow): { key: EmbedKeyRow; config: EmbedConfigRow } {
+  const key: EmbedKeyRow = {
+    id: row.id,
+    configId: row.configId,
+    label: row.label,
+    allowedOrigins: row.allowedOrigins,
+    public: row.public,
+    expiresAt: row.expiresAt,
+    tokenPrefix: row.tokenPrefix,
+    scopedTokenSealed: row.scopedTokenSealed,
+    revokedAt: row.revokedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+  const config: EmbedConfigRow & { archivedAt: Date | null } = {
+    id: row.configId,
+    createdBy: row.cCreatedBy,
+    workspaceId: row.cWorkspaceId,
+    name: row.cName,
+    status: row.cStatus,
+    model: row.cModel,
+    modelLocked: row.cModelLocked,
+    features: row.cFeatures,
+    mainExpertId: row.cMainExpertId,
+    stateless: row.cStateless,
+    systemPrompt: row.cSystemPrompt,
+    defaultContext: row.cDefaultContext,
+    trustedIssuer: row.cTrustedIssuer ?? null,
+    createdAt: row.cCreatedAt,
+    updatedAt: row.cUpdatedAt,
+    archivedAt: row.cArchivedAt,
+  };
+  return { key, config };
+}
+
 const KEY_COLUMNS = {
   id: true,
   configId: true,
@@ -134,7 +171,7 @@ const KEY_COLUMNS = {
   updatedAt: true,
 } as const;
 
-/** Embed configurations and their keys, always scoped to the configuration's creator. */
+/** Embed configurations and their keys. Writes are scoped to the configuration's creator, except archiving (its workspace's owners may). */
 @Injectable()
 export class EmbedConfigsRepository {
   constructor(
@@ -142,14 +179,15 @@ export class EmbedConfigsRepository {
     @Inject(DATABASE) private readonly database: Pick<Database, 'pool'>,
   ) {}
 
+  /** A page of one creator's configurations, or of every creator's (`createdBy` undefined: a workspace's owner). */
   async page(
-    createdBy: string,
+    createdBy: string | undefined,
     filter: { workspaceId?: string; status: string },
     limit: number,
     offset: number,
   ): Promise<{ rows: EmbedConfigRow[]; total: number }> {
     const where = {
-      createdBy,
+      ...(createdBy ? { createdBy } : {}),
       status: filter.status,
       ...(filter.workspaceId ? { workspaceId: filter.workspaceId } : {}),
     };
@@ -168,6 +206,12 @@ export class EmbedConfigsRepository {
   /** The creator's configuration, archived ones included (they can be read, not used). */
   async findOwned(createdBy: string, id: string): Promise<EmbedConfigRow | null> {
     const stored = await this.db.embedConfig.findFirst({ where: { id, createdBy } });
+    return stored ? configRow(stored) : null;
+  }
+
+  /** A configuration by id, whoever created it, archived ones included (its workspace's owners see it). */
+  async findById(id: string): Promise<EmbedConfigRow | null> {
+    const stored = await this.db.embedConfig.findFirst({ where: { id } });
     return stored ? configRow(stored) : null;
   }
 
@@ -206,9 +250,10 @@ export class EmbedConfigsRepository {
     return count === 0 ? null : this.findOwned(createdBy, id);
   }
 
-  async archive(createdBy: string, id: string): Promise<boolean> {
+  /** Archives an active configuration (its creator's or its workspace owner's decision, checked before). */
+  async archive(id: string): Promise<boolean> {
     const { count } = await this.db.embedConfig.updateMany({
-      where: { id, createdBy, status: 'active' },
+      where: { id, status: 'active' },
       data: { status: 'archived', archivedAt: new Date(), updatedAt: new Date() },
     });
     return count > 0;
@@ -228,41 +273,14 @@ export class EmbedConfigsRepository {
    * relation cost two queries and their plans.
    */
   async findKeyByHash(tokenHash: string): Promise<{ key: EmbedKeyRow; config: EmbedConfigRow } | null> {
-    const { rows } = await this.database.pool.query<KeyWithConfigRow>(KEY_WITH_CONFIG, [tokenHash]);
-    const row = rows[0];
-    if (!row) return null;
-    const key: EmbedKeyRow = {
-      id: row.id,
-      configId: row.configId,
-      label: row.label,
-      allowedOrigins: row.allowedOrigins,
-      public: row.public,
-      expiresAt: row.expiresAt,
-      tokenPrefix: row.tokenPrefix,
-      scopedTokenSealed: row.scopedTokenSealed,
-      revokedAt: row.revokedAt,
-      createdAt: row.createdAt,
-      updatedAt: row.updatedAt,
-    };
-    const config: EmbedConfigRow & { archivedAt: Date | null } = {
-      id: row.configId,
-      createdBy: row.cCreatedBy,
-      workspaceId: row.cWorkspaceId,
-      name: row.cName,
-      status: row.cStatus,
-      model: row.cModel,
-      modelLocked: row.cModelLocked,
-      features: row.cFeatures,
-      mainExpertId: row.cMainExpertId,
-      stateless: row.cStateless,
-      systemPrompt: row.cSystemPrompt,
-      defaultContext: row.cDefaultContext,
-      trustedIssuer: row.cTrustedIssuer ?? null,
-      createdAt: row.cCreatedAt,
-      updatedAt: row.cUpdatedAt,
-      archivedAt: row.cArchivedAt,
-    };
-    return { key, config };
+    const { rows } = await this.database.pool.query<KeyWithConfigRow>(keyWithConfigBy('token_hash'), [tokenHash]);
+    return rows[0] ? keyWithConfig(rows[0]) : null;
+  }
+
+  /** A key by its id, with its configuration: an admitted turn confirms it before each tool call. */
+  async findKeyById(id: string): Promise<{ key: EmbedKeyRow; config: EmbedConfigRow } | null> {
+    const { rows } = await this.database.pool.query<KeyWithConfigRow>(keyWithConfigBy('id'), [id]);
+    return rows[0] ? keyWithConfig(rows[0]) : null;
   }
 
   findKey(configId: string, id: string): Promise<EmbedKeyRow | null> {

@@ -16,6 +16,7 @@ import { EmbedAdmission } from './embed-admission.js';
 import { EmbedChatHandlers } from './embed-chat.handlers.js';
 import { EmbedConfigsHandlers } from './embed-configs.handlers.js';
 import { EmbedFeedback } from './embed-feedback.js';
+import { EmbedStanding } from './embed-standing.js';
 import { HostIdentity } from './host-identity.js';
 import { ExpertsHandlers } from './experts.handlers.js';
 import { ModelUsageHandlers } from './model-usage.handlers.js';
@@ -69,6 +70,7 @@ import { createBillingProvider } from './billing/create-billing-provider.js';
     ExpertsHandlers,
     EmbedConversationsRepository,
     HostIdentity,
+    EmbedStanding,
     EmbedAdmission,
     // The embed keys' scoped tokens, authenticated once per AUTH_CACHE_TTL_MS (revocations drop them).
     TokenAuthenticationCache,

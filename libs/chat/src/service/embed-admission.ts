@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
-import { AuthContextSchema, IdentityService, WorkspacesService } from '@kw/contracts';
+import { AuthContextSchema, IdentityService, WorkspacesService, type AuthContext } from '@kw/contracts';
 import { PerAccountCache } from '@kw/platform-entitlements';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
@@ -9,12 +9,18 @@ import {
   TokenAuthenticationCache,
   type FetchedAuthentication,
 } from '@kw/platform-token-cache';
+import { isUuid } from '@kw/platform-ids';
 import { ServiceClient } from '@kw/platform-transport';
-import { EmbedConfigsRepository, type EmbedConfigRow } from '../persistence/embed-configs.repository.js';
+import {
+  EmbedConfigsRepository,
+  type EmbedConfigRow,
+  type EmbedKeyRow,
+} from '../persistence/embed-configs.repository.js';
 import { ExpertsRepository } from '../persistence/experts.repository.js';
 import { asConfigCreator } from './as-config-creator.js';
 import { embedConfigView } from './embed-config-view.js';
 import { expertView } from './expert-view.js';
+import { EmbedStanding, type CreatorStanding } from './embed-standing.js';
 import { HostIdentity } from './host-identity.js';
 
 /**
@@ -62,6 +68,30 @@ const filesNotShared = () =>
 
 const noIdentity = (message: string) => new AppError({ status: 401, code: ErrorCode.UNAUTHENTICATED, message });
 
+/** One answer whether the email is unknown, the account disabled or without access: nothing to probe. */
+const noReader = () =>
+  noIdentity("The host page's token does not name a user of this platform who can read this workspace");
+
+/** The creator no longer manages the workspace: the issuer they chose speaks for nobody. */
+const issuerNotInForce = () =>
+  noIdentity(
+    "This embed configuration's trusted issuer is not in force: only a configuration whose creator manages the workspace may identify users by JWT",
+  );
+
+/** Known, not revoked, not expired, its configuration active. */
+const isLive = (key: EmbedKeyRow, config: EmbedConfigRow) =>
+  !key.revokedAt && !(key.expiresAt && key.expiresAt.getTime() <= Date.now()) && config.status === 'active';
+
+/**
+ * The configuration acts with its creator's access, so it stops with it (the answer of an unknown
+ * key): they must be an active account that reads the workspace, and manage it for a public key.
+ */
+async function assertCreatorStands(standing: EmbedStanding, key: EmbedKeyRow, config: EmbedConfigRow) {
+  const creator = await standing.ofCreator(config);
+  if (!creator.reads || (key.public && !creator.manages)) throw keyInvalid();
+  return creator;
+}
+
 export interface AdmitRequest {
   keyHash: string;
   origin: string;
@@ -72,8 +102,8 @@ export interface AdmitRequest {
 }
 
 /**
- * Admits an embed request: the key (known, not revoked, not expired, its configuration active),
- * the Origin (one of a non-public key's allowed origins), then who is chatting: the host page's
+ * Admits an embed request: the key (known, not revoked, not expired, its configuration active,
+ * its creator still standing: EmbedStanding), the Origin (one of a non-public key's allowed origins), then who is chatting: the host page's
  * JWT verified against the configuration's trusted issuer, else the key's scoped token. The
  * caller it answers is restricted to the configuration's workspace whichever way it was found.
  */
@@ -85,6 +115,7 @@ export class EmbedAdmission {
     private readonly configs: EmbedConfigsRepository,
     private readonly experts: ExpertsRepository,
     private readonly hostIdentity: HostIdentity,
+    private readonly standing: EmbedStanding,
     private readonly client: ServiceClient,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
     @Optional() private readonly tokenCache?: TokenAuthenticationCache,
@@ -94,9 +125,8 @@ export class EmbedAdmission {
     const found = /^[0-9a-f]{64}$/.test(request.keyHash) ? await this.configs.findKeyByHash(request.keyHash) : null;
     if (!found) throw keyInvalid();
     const { key, config } = found;
-    const now = Date.now();
-    if (key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now) || config.status !== 'active')
-      throw keyInvalid();
+    if (!isLive(key, config)) throw keyInvalid();
+    const creator = await assertCreatorStands(this.standing, key, config);
     const admitted = {
       keyId: key.id,
       config: embedConfigView(config),
@@ -109,7 +139,7 @@ export class EmbedAdmission {
     if (request.filesBridge && !config.features.exposeWorkspaceFilesToParent) throw filesNotShared();
 
     const identified = request.hostToken
-      ? await this.hostUser(config, request.hostToken, key.id, request.filesBridge)
+      ? await this.hostUser(config, creator, request.hostToken, key.id, request.filesBridge)
       : await this.scopedTokenUser(config, key.scopedTokenSealed);
     const [{ workspaceName }, routable] = await Promise.all([
       this.workspaceName(config),
@@ -126,30 +156,50 @@ export class EmbedAdmission {
     };
   }
 
-  private async hostUser(config: EmbedConfigRow, token: string, keyId: string, filesBridge: boolean) {
+  /**
+   * Before each tool call of an admitted turn: the key is still live and its creator still
+   * stands, and so does the user a JWT named (the caller). The refusals of `admit`.
+   */
+  async confirm(keyId: string, caller: AuthContext | undefined): Promise<void> {
+    const found = isUuid(keyId) ? await this.configs.findKeyById(keyId) : null;
+    if (!found || !isLive(found.key, found.config)) throw keyInvalid();
+    const creator = await assertCreatorStands(this.standing, found.key, found.config);
+    if (caller?.credentialKind === 'embed' && caller.credentialId === keyId) {
+      if (!creator.manages) throw issuerNotInForce();
+      if (!(await this.standing.userReads(caller, found.config.workspaceId))) throw noReader();
+    }
+  }
+
+  private async hostUser(
+    config: EmbedConfigRow,
+    creator: CreatorStanding,
+    token: string,
+    keyId: string,
+    filesBridge: boolean,
+  ) {
     if (!config.trustedIssuer) {
       throw noIdentity('This embed configuration trusts no issuer: the host page cannot send a user token');
     }
+    // Whoever chooses the issuer decides who the JWT names: only an owner may speak for members.
+    if (!creator.manages) throw issuerNotInForce();
     const { email } = await this.hostIdentity.verify(token, config.trustedIssuer);
     // Looked up as the configuration's creator: the identity service answers signed-in callers only.
     const answer = await asConfigCreator(config, [], () =>
       this.client.call(IdentityService.method.findUserByEmail, { email }),
     );
-    if (!answer.found || !answer.user) {
-      throw noIdentity("The host page's token does not name a user of this platform");
-    }
-    return {
-      by: 'host-jwt',
-      caller: create(AuthContextSchema, {
-        userId: answer.user.id,
-        credentialId: keyId,
-        credentialKind: 'embed',
-        // The configuration's creator chose to let the host page write files: only there.
-        scopes: filesBridge ? [...HOST_USER_SCOPES, 'files:write'] : [...HOST_USER_SCOPES],
-        workspaceIds: [config.workspaceId],
-        allWorkspaces: false,
-      }),
-    };
+    if (!answer.found || !answer.user) throw noReader();
+    const caller = create(AuthContextSchema, {
+      userId: answer.user.id,
+      credentialId: keyId,
+      credentialKind: 'embed',
+      // The configuration's creator chose to let the host page write files: only there.
+      scopes: filesBridge ? [...HOST_USER_SCOPES, 'files:write'] : [...HOST_USER_SCOPES],
+      workspaceIds: [config.workspaceId],
+      allWorkspaces: false,
+    });
+    // The JWT names an account; it acts only where that account reads today.
+    if (!(await this.standing.userReads(caller, config.workspaceId))) throw noReader();
+    return { by: 'host-jwt', caller };
   }
 
   private async scopedTokenUser(config: EmbedConfigRow, sealed: string | null) {

@@ -40,6 +40,12 @@ export class EmbedChatHandlers {
     return this.admission.admit(input);
   }
 
+  @Handles(EmbedChatService.method.confirmEmbedStanding)
+  async confirmStanding(input: Req<'confirmEmbedStanding'>, context: RequestContext) {
+    await this.admission.confirm(input.keyId, context.auth);
+    return {};
+  }
+
   @Handles(EmbedChatService.method.getConversation)
   async getConversation(input: Req<'getConversation'>, context: RequestContext) {
     const userId = chattingUser(context);

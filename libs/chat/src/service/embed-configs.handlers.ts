@@ -29,6 +29,7 @@ import {
   type JwksUrlPolicy,
 } from './embed-config-input.js';
 import { embedConfigView, embedKeyView } from './embed-config-view.js';
+import { EmbedStanding } from './embed-standing.js';
 
 type Req<M extends keyof typeof EmbedConfigsService.method> = RequestOf<typeof EmbedConfigsService, M>;
 
@@ -36,9 +37,34 @@ const configNotFound = () => notFound('Embed configuration');
 const keyNotFound = () => notFound('Embed key');
 
 /**
+ * What lets others in on the creator's word (a trusted issuer's JWT names any member; a public
+ * key serves any page) needs a creator who may manage the workspace (docs/chat.md).
+ */
+const managersOnly = (field: 'trustedIssuer' | 'public', what: string) =>
+  new AppError({
+    status: 403,
+    code: ErrorCode.FORBIDDEN,
+    message: `Only a member who may manage the workspace (its owner) may ${what}`,
+    param: field,
+  });
+const issuerForManagers = () =>
+  managersOnly('trustedIssuer', 'set a trusted issuer: its JWTs would name any member of the workspace');
+const publicKeyForManagers = () => managersOnly('public', 'make a key public: anyone could chat over the workspace');
+
+const allCreatorsForManagers = () =>
+  new AppError({
+    status: 403,
+    code: ErrorCode.FORBIDDEN,
+    message: "Only the workspace's owners see every configuration over it",
+  });
+
+/**
  * Embed configurations and their keys. A configuration belongs to its creator
  * (`applications:manage`) and a workspace the creator can read; a key belongs to its
- * configuration. Anything of anyone else's answers 404, like an unknown id.
+ * configuration. Anything of anyone else's answers 404, like an unknown id, except to the
+ * workspace's owners, who may read, list the keys of, revoke keys of and archive any
+ * configuration over it (`seen`). A trusted issuer and a public key need a creator who manages
+ * the workspace (EmbedStanding), here and again at every turn.
  */
 @Injectable()
 export class EmbedConfigsHandlers {
@@ -48,6 +74,7 @@ export class EmbedConfigsHandlers {
     private readonly configs: EmbedConfigsRepository,
     private readonly experts: ExpertsRepository,
     private readonly gate: WorkspaceGate,
+    private readonly standing: EmbedStanding,
     private readonly client: ServiceClient,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
     @Inject(APP_CONFIG) config: AppConfig,
@@ -60,10 +87,15 @@ export class EmbedConfigsHandlers {
     const { userId } = requireAccount(context, 'applications:manage');
     const status = input.status || 'active';
     if (!['active', 'archived'].includes(status)) throw invalidField('status', 'must be active or archived');
-    if (input.workspaceId && !isUuid(input.workspaceId)) return { configs: [], totalCount: 0 };
+    if (input.allCreators) {
+      if (!input.workspaceId) throw invalidField('workspaceId', 'is required with allCreators');
+      const manager = await this.callerStanding(context, input.workspaceId);
+      if (!manager.reads) throw notFound('Workspace');
+      if (!manager.manages) throw allCreatorsForManagers();
+    } else if (input.workspaceId && !isUuid(input.workspaceId)) return { configs: [], totalCount: 0 };
     const limit = Math.min(Math.max(input.limit || CHAT_PAGE_DEFAULT, 1), CHAT_PAGE_MAX);
     const { rows, total } = await this.configs.page(
-      userId,
+      input.allCreators ? undefined : userId,
       { workspaceId: input.workspaceId || undefined, status },
       limit,
       Math.max(input.offset, 0),
@@ -79,9 +111,15 @@ export class EmbedConfigsHandlers {
     const defaultContext = validContext(input.defaultContext);
     const trustedIssuer = input.trustedIssuer ? validIssuer(input.trustedIssuer, this.jwksPolicy) : null;
     await this.gate.authorize(context, input.workspaceId, 'chat:use');
+    const id = randomUUID();
+    if (
+      trustedIssuer &&
+      !(await this.standing.ofCreator({ id, createdBy: userId, workspaceId: input.workspaceId })).manages
+    )
+      throw issuerForManagers();
     const mainExpertId = await this.expertOf(userId, input.mainExpertId, input.workspaceId);
     const row = await this.configs.insert({
-      id: randomUUID(),
+      id,
       createdBy: userId,
       workspaceId: input.workspaceId,
       name,
@@ -99,8 +137,7 @@ export class EmbedConfigsHandlers {
 
   @Handles(EmbedConfigsService.method.getConfig)
   async get(input: Req<'getConfig'>, context: RequestContext) {
-    const { userId } = requireAccount(context, 'applications:manage');
-    return { config: embedConfigView(await this.owned(userId, input.id)) };
+    return { config: embedConfigView(await this.seen(context, input.id)) };
   }
 
   @Handles(EmbedConfigsService.method.updateConfig)
@@ -119,7 +156,10 @@ export class EmbedConfigsHandlers {
     if (input.systemPrompt !== undefined) changes.systemPrompt = input.systemPrompt;
     if (input.setDefaultContext) changes.defaultContext = validContext(input.defaultContext);
     if (input.clearTrustedIssuer) changes.trustedIssuer = null;
-    else if (input.trustedIssuer) changes.trustedIssuer = validIssuer(input.trustedIssuer, this.jwksPolicy);
+    else if (input.trustedIssuer) {
+      changes.trustedIssuer = validIssuer(input.trustedIssuer, this.jwksPolicy);
+      if (!(await this.standing.ofCreator(current)).manages) throw issuerForManagers();
+    }
     const row = await this.configs.update(userId, input.id, changes);
     if (!row) throw configNotFound();
     return { config: embedConfigView(row) };
@@ -127,15 +167,14 @@ export class EmbedConfigsHandlers {
 
   @Handles(EmbedConfigsService.method.archiveConfig)
   async archive(input: Req<'archiveConfig'>, context: RequestContext) {
-    const { userId } = requireAccount(context, 'applications:manage');
-    if (!isUuid(input.id) || !(await this.configs.archive(userId, input.id))) throw configNotFound();
+    const config = await this.seen(context, input.id);
+    if (!(await this.configs.archive(config.id))) throw configNotFound();
     return {};
   }
 
   @Handles(EmbedConfigsService.method.listKeys)
   async listKeys(input: Req<'listKeys'>, context: RequestContext) {
-    const { userId } = requireAccount(context, 'applications:manage');
-    const config = await this.owned(userId, input.configId);
+    const config = await this.seen(context, input.configId);
     return { keys: (await this.configs.keysOf(config.id)).map(embedKeyView) };
   }
 
@@ -152,6 +191,7 @@ export class EmbedConfigsHandlers {
       throw invalidField('allowedDomains', 'a non-public key needs at least one allowed origin');
     }
     const expiresAt = validExpiry(input.expiresAt);
+    if (input.public && !(await this.standing.ofCreator(config)).manages) throw publicKeyForManagers();
     const scopedTokenSealed = input.scopedToken ? this.box.seal(await this.ownToken(userId, input.scopedToken)) : null;
     const token = `${EMBED_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
     const key = await this.configs.insertKeyWithin(
@@ -193,6 +233,8 @@ export class EmbedConfigsHandlers {
     if (!isPublic && (changes.allowedOrigins ?? current.allowedOrigins).length === 0) {
       throw invalidField('allowedDomains', 'a non-public key needs at least one allowed origin');
     }
+    if (changes.public && !current.public && !(await this.standing.ofCreator(config)).manages)
+      throw publicKeyForManagers();
     const key = await this.configs.updateKey(config.id, input.keyId, changes);
     if (!key) throw keyNotFound();
     return { key: embedKeyView(key) };
@@ -200,8 +242,7 @@ export class EmbedConfigsHandlers {
 
   @Handles(EmbedConfigsService.method.revokeKey)
   async revokeKey(input: Req<'revokeKey'>, context: RequestContext) {
-    const { userId } = requireAccount(context, 'applications:manage');
-    const config = await this.owned(userId, input.configId);
+    const config = await this.seen(context, input.configId);
     if (!isUuid(input.keyId) || !(await this.configs.revokeKey(config.id, input.keyId))) throw keyNotFound();
     return {};
   }
@@ -210,6 +251,29 @@ export class EmbedConfigsHandlers {
     const row = isUuid(id) ? await this.configs.findOwned(userId, id) : null;
     if (!row) throw configNotFound();
     return row;
+  }
+
+  /**
+   * A configuration the caller may see and stop: their own, or one over a workspace they manage
+   * (its owners find and revoke what members published over it). Anything else: 404.
+   */
+  private async seen(context: RequestContext, id: string): Promise<EmbedConfigRow> {
+    const { userId } = requireAccount(context, 'applications:manage');
+    const row = isUuid(id) ? await this.configs.findById(id) : null;
+    if (!row) throw configNotFound();
+    if (row.createdBy === userId || (await this.callerStanding(context, row.workspaceId)).manages) return row;
+    throw configNotFound();
+  }
+
+  /**
+   * How the caller stands towards a workspace, as its member (the route's scope is
+   * `applications:manage`; the role is what counts), within their token's workspaces.
+   */
+  private callerStanding(context: RequestContext, workspaceId: string) {
+    const auth = context.auth!;
+    if (!isUuid(workspaceId) || !(auth.allWorkspaces || auth.workspaceIds.includes(workspaceId)))
+      return Promise.resolve({ reads: false, manages: false });
+    return this.standing.ofMember(auth.userId, workspaceId, auth.credentialId);
   }
 
   /** The main-agent expert: one of the caller's, over the same workspace ("" for none). */

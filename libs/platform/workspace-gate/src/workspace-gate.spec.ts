@@ -198,6 +198,17 @@ describe('WorkspaceGate', () => {
     expect(await refusal(ctx.gate.authorize(as(auth()), WS, 'fragments:read'))).toMatchObject({ status: 404 });
   });
 
+  it('says whether the policy allows an action, with the relation, whatever the placement (relationAllowing)', async () => {
+    const zone = { hostedZoneId: 'c0ffee00-0000-4000-8000-000000000001', endpointUrl: 'https://leaf.example.test' };
+    ctx = setUp(() => ({ found: true, relation: 'viewer', ...zone }));
+    expect(await ctx.gate.relationAllowing(as(auth()), WS, 'workspaces:read')).toBe('viewer');
+    expect(await ctx.gate.relationAllowing(as(auth()), WS, 'workspaces:write')).toBeUndefined();
+    expect(await ctx.gate.relationAllowing(as(undefined), WS, 'workspaces:read')).toBeUndefined();
+    await ctx.close();
+    ctx = setUp(() => ({ found: false }));
+    expect(await ctx.gate.relationAllowing(as(auth()), WS, 'workspaces:read')).toBeUndefined();
+  });
+
   it('reuses an answer per credential, and a broadcast drops it at once', async () => {
     let relation = 'owner';
     ctx = setUp(() => ({ found: true, relation }));

@@ -121,25 +121,12 @@ export class WorkspaceGate implements OnModuleInit, OnModuleDestroy {
     action: Action,
     options: GateOptions = {},
   ): Promise<Gate> {
-    const auth = context.auth;
-    const account = auth?.userId ? { active: true } : undefined;
-    const access = auth?.userId && isUuid(workspaceId) ? await this.resolve(auth, workspaceId) : undefined;
-    const workspace = access?.found
-      ? { id: workspaceId, visibility: access.visibility as Visibility, archived: access.archived }
-      : undefined;
-    const decision = decide({
-      auth,
-      account,
-      workspace,
-      relation: (access?.found ? access.relation : 'none') as never,
-      action,
-      resourceOwnerId: options.resourceOwnerId,
-    });
+    const { access, decision } = await this.decision(context, workspaceId, action, options.resourceOwnerId);
     if (!decision.allowed)
       throw decision.status === 404 && options.hiddenAs ? options.hiddenAs() : denialError(decision);
     const gate = {
       workspaceId,
-      userId: auth!.userId,
+      userId: context.auth!.userId,
       relation: access!.relation,
       planHolderId: access!.planHolderId,
       moveImport: false,
@@ -153,6 +140,35 @@ export class WorkspaceGate implements OnModuleInit, OnModuleDestroy {
     // Moving out of this plane: what is here is being copied, so it is read-only.
     if (access!.status === 'moving' && !readOnly(action) && !options.duringMove) throw workspaceMoving();
     return gate;
+  }
+
+  /**
+   * The caller's relation to the workspace (a member role, subscriber or none) when the access
+   * policy allows `action` there, else undefined. The policy's decision alone, wherever the
+   * workspace's data lives (no hosted-zone or move answer): for checking that someone who lent
+   * their access (an embed configuration's creator) still has it, not for serving a request.
+   */
+  async relationAllowing(context: RequestContext, workspaceId: string, action: Action): Promise<string | undefined> {
+    const { access, decision } = await this.decision(context, workspaceId, action);
+    return decision.allowed ? access!.relation : undefined;
+  }
+
+  private async decision(context: RequestContext, workspaceId: string, action: Action, resourceOwnerId?: string) {
+    const auth = context.auth;
+    const account = auth?.userId ? { active: true } : undefined;
+    const access = auth?.userId && isUuid(workspaceId) ? await this.resolve(auth, workspaceId) : undefined;
+    const workspace = access?.found
+      ? { id: workspaceId, visibility: access.visibility as Visibility, archived: access.archived }
+      : undefined;
+    const decision = decide({
+      auth,
+      account,
+      workspace,
+      relation: (access?.found ? access.relation : 'none') as never,
+      action,
+      resourceOwnerId,
+    });
+    return { access, decision };
   }
 
   /**

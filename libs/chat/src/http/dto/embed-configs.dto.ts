@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { WorkspacePageQueryDto } from './workspace-page.dto.js';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -199,6 +199,17 @@ export class ListEmbedConfigsQueryDto extends WorkspacePageQueryDto {
   @IsOptional()
   @IsIn(['active', 'archived'])
   status?: string;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    default: false,
+    description:
+      "Every creator's configurations over `workspaceId` (required then), for the workspace's owners (403 for other members)",
+  })
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean()
+  allCreators?: boolean;
 }
 
 class EmbedFeaturesViewDto {

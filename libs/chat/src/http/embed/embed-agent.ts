@@ -49,6 +49,11 @@ export interface TurnEnv {
   context: RequestContext;
   signal: AbortSignal;
   newId: () => string;
+  /**
+   * Throws when the turn may no longer act (the key revoked, the configuration's creator or the
+   * JWT's user no longer standing): asked before each tool call, and the turn ends with its error.
+   */
+  confirmStanding: () => Promise<void>;
 }
 
 const ASK_USER = 'ask_user';
@@ -233,6 +238,8 @@ export class EmbedAgent {
       const args = this.parseArgs(call, tool);
       if ('error' in args && Object.keys(args).length === 1) result = args;
       else {
+        // Not a tool failure for the model to read: the turn stops here.
+        await requestContext.run(env.context, env.confirmStanding);
         try {
           result = await requestContext.run(env.context, () =>
             tool.id === WEB_SEARCH ? this.searchWeb(args, env.signal) : tool.run(args, this.client),

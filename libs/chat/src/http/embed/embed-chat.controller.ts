@@ -278,6 +278,9 @@ export class EmbedChatController {
       context: requestContext.current()!,
       signal: AbortSignal.any([clientGone, AbortSignal.timeout(EMBED_AGENT_TURN_MS)]),
       newId: randomUUID,
+      confirmStanding: async () => {
+        await this.client.call(EmbedChatService.method.confirmEmbedStanding, { keyId: admitted.keyId });
+      },
     };
     try {
       const outcome = await this.agent.run(state, env, sink);

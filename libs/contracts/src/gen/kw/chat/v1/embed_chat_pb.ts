@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/chat/v1/embed_chat.proto.
  */
 export const file_kw_chat_v1_embed_chat: GenFile = /*@__PURE__*/
-  fileDesc("Chtrdy9jaGF0L3YxL2VtYmVkX2NoYXQucHJvdG8SCmt3LmNoYXQudjEihQEKFUFkbWl0RW1iZWRDYWxsUmVxdWVzdBIQCghrZXlfaGFzaBgBIAEoCRIOCgZvcmlnaW4YAiABKAkSEgoKaG9zdF90b2tlbhgDIAEoCRIRCglwcmVmbGlnaHQYBCABKAgSDQoFZnJhbWUYBSABKAgSFAoMZmlsZXNfYnJpZGdlGAYgASgIIsECChZBZG1pdEVtYmVkQ2FsbFJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRItCgZjb25maWcYAiABKAsyHS5rdy5jaGF0LnYxLkVtYmVkQ29uZmlnUmVjb3JkEisKBmNhbGxlchgDIAEoCzIbLmt3LnBsYXRmb3JtLnYxLkF1dGhDb250ZXh0EhUKDWlkZW50aWZpZWRfYnkYBCABKAkSLQoLbWFpbl9leHBlcnQYBSABKAsyGC5rdy5jaGF0LnYxLkV4cGVydFJlY29yZBIwCg5yb3V0ZWRfZXhwZXJ0cxgGIAMoCzIYLmt3LmNoYXQudjEuRXhwZXJ0UmVjb3JkEhYKDndvcmtzcGFjZV9uYW1lGAcgASgJEhcKD2FsbG93ZWRfb3JpZ2lucxgIIAMoCRISCgpwdWJsaWNfa2V5GAkgASgIIkUKDVN0b3JlZE1lc3NhZ2USCgoCaWQYASABKAkSFAoMbWVzc2FnZV9qc29uGAIgASgJEhIKCmNyZWF0ZWRfYXQYAyABKAkiRAoWR2V0Q29udmVyc2F0aW9uUmVxdWVzdBIRCgljb25maWdfaWQYASABKAkSFwoPY29udmVyc2F0aW9uX2lkGAIgASgJIkYKF0dldENvbnZlcnNhdGlvblJlc3BvbnNlEisKCG1lc3NhZ2VzGAEgAygLMhkua3cuY2hhdC52MS5TdG9yZWRNZXNzYWdlIoYBChFBcHBlbmRUdXJuUmVxdWVzdBIRCgljb25maWdfaWQYASABKAkSFwoPY29udmVyc2F0aW9uX2lkGAIgASgJEisKCG1lc3NhZ2VzGAMgAygLMhkua3cuY2hhdC52MS5TdG9yZWRNZXNzYWdlEhgKEG5ld19jb252ZXJzYXRpb24YBCABKAgiLQoSQXBwZW5kVHVyblJlc3BvbnNlEhcKD2NvbnZlcnNhdGlvbl9pZBgBIAEoCSJhCg9Ib2xkVHVyblJlcXVlc3QSEgoKdG9rZW5faGFzaBgBIAEoCRIRCgljb25maWdfaWQYAiABKAkSEgoKc3RhdGVfanNvbhgDIAEoCRITCgt0dGxfc2Vjb25kcxgEIAEoBSImChBIb2xkVHVyblJlc3BvbnNlEhIKCmV4cGlyZXNfYXQYASABKAkiPAoTVGFrZUhlbGRUdXJuUmVxdWVzdBISCgp0b2tlbl9oYXNoGAEgASgJEhEKCWNvbmZpZ19pZBgCIAEoCSIqChRUYWtlSGVsZFR1cm5SZXNwb25zZRISCgpzdGF0ZV9qc29uGAEgASgJIl8KFVN1Ym1pdEZlZWRiYWNrUmVxdWVzdBIRCgljb25maWdfaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIOCgZyYXRpbmcYAyABKAkSDwoHY29tbWVudBgEIAEoCSItChZTdWJtaXRGZWVkYmFja1Jlc3BvbnNlEhMKC2ZyYWdtZW50X2lkGAEgASgJMocEChBFbWJlZENoYXRTZXJ2aWNlElcKDkFkbWl0RW1iZWRDYWxsEiEua3cuY2hhdC52MS5BZG1pdEVtYmVkQ2FsbFJlcXVlc3QaIi5rdy5jaGF0LnYxLkFkbWl0RW1iZWRDYWxsUmVzcG9uc2USWgoPR2V0Q29udmVyc2F0aW9uEiIua3cuY2hhdC52MS5HZXRDb252ZXJzYXRpb25SZXF1ZXN0GiMua3cuY2hhdC52MS5HZXRDb252ZXJzYXRpb25SZXNwb25zZRJLCgpBcHBlbmRUdXJuEh0ua3cuY2hhdC52MS5BcHBlbmRUdXJuUmVxdWVzdBoeLmt3LmNoYXQudjEuQXBwZW5kVHVyblJlc3BvbnNlEkUKCEhvbGRUdXJuEhsua3cuY2hhdC52MS5Ib2xkVHVyblJlcXVlc3QaHC5rdy5jaGF0LnYxLkhvbGRUdXJuUmVzcG9uc2USUQoMVGFrZUhlbGRUdXJuEh8ua3cuY2hhdC52MS5UYWtlSGVsZFR1cm5SZXF1ZXN0GiAua3cuY2hhdC52MS5UYWtlSGVsZFR1cm5SZXNwb25zZRJXCg5TdWJtaXRGZWVkYmFjaxIhLmt3LmNoYXQudjEuU3VibWl0RmVlZGJhY2tSZXF1ZXN0GiIua3cuY2hhdC52MS5TdWJtaXRGZWVkYmFja1Jlc3BvbnNlYgZwcm90bzM", [file_kw_chat_v1_embed_configs, file_kw_chat_v1_experts, file_kw_platform_v1_auth_context]);
+  fileDesc("Chtrdy9jaGF0L3YxL2VtYmVkX2NoYXQucHJvdG8SCmt3LmNoYXQudjEihQEKFUFkbWl0RW1iZWRDYWxsUmVxdWVzdBIQCghrZXlfaGFzaBgBIAEoCRIOCgZvcmlnaW4YAiABKAkSEgoKaG9zdF90b2tlbhgDIAEoCRIRCglwcmVmbGlnaHQYBCABKAgSDQoFZnJhbWUYBSABKAgSFAoMZmlsZXNfYnJpZGdlGAYgASgIIsECChZBZG1pdEVtYmVkQ2FsbFJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRItCgZjb25maWcYAiABKAsyHS5rdy5jaGF0LnYxLkVtYmVkQ29uZmlnUmVjb3JkEisKBmNhbGxlchgDIAEoCzIbLmt3LnBsYXRmb3JtLnYxLkF1dGhDb250ZXh0EhUKDWlkZW50aWZpZWRfYnkYBCABKAkSLQoLbWFpbl9leHBlcnQYBSABKAsyGC5rdy5jaGF0LnYxLkV4cGVydFJlY29yZBIwCg5yb3V0ZWRfZXhwZXJ0cxgGIAMoCzIYLmt3LmNoYXQudjEuRXhwZXJ0UmVjb3JkEhYKDndvcmtzcGFjZV9uYW1lGAcgASgJEhcKD2FsbG93ZWRfb3JpZ2lucxgIIAMoCRISCgpwdWJsaWNfa2V5GAkgASgIIi0KG0NvbmZpcm1FbWJlZFN0YW5kaW5nUmVxdWVzdBIOCgZrZXlfaWQYASABKAkiHgocQ29uZmlybUVtYmVkU3RhbmRpbmdSZXNwb25zZSJFCg1TdG9yZWRNZXNzYWdlEgoKAmlkGAEgASgJEhQKDG1lc3NhZ2VfanNvbhgCIAEoCRISCgpjcmVhdGVkX2F0GAMgASgJIkQKFkdldENvbnZlcnNhdGlvblJlcXVlc3QSEQoJY29uZmlnX2lkGAEgASgJEhcKD2NvbnZlcnNhdGlvbl9pZBgCIAEoCSJGChdHZXRDb252ZXJzYXRpb25SZXNwb25zZRIrCghtZXNzYWdlcxgBIAMoCzIZLmt3LmNoYXQudjEuU3RvcmVkTWVzc2FnZSKGAQoRQXBwZW5kVHVyblJlcXVlc3QSEQoJY29uZmlnX2lkGAEgASgJEhcKD2NvbnZlcnNhdGlvbl9pZBgCIAEoCRIrCghtZXNzYWdlcxgDIAMoCzIZLmt3LmNoYXQudjEuU3RvcmVkTWVzc2FnZRIYChBuZXdfY29udmVyc2F0aW9uGAQgASgIIi0KEkFwcGVuZFR1cm5SZXNwb25zZRIXCg9jb252ZXJzYXRpb25faWQYASABKAkiYQoPSG9sZFR1cm5SZXF1ZXN0EhIKCnRva2VuX2hhc2gYASABKAkSEQoJY29uZmlnX2lkGAIgASgJEhIKCnN0YXRlX2pzb24YAyABKAkSEwoLdHRsX3NlY29uZHMYBCABKAUiJgoQSG9sZFR1cm5SZXNwb25zZRISCgpleHBpcmVzX2F0GAEgASgJIjwKE1Rha2VIZWxkVHVyblJlcXVlc3QSEgoKdG9rZW5faGFzaBgBIAEoCRIRCgljb25maWdfaWQYAiABKAkiKgoUVGFrZUhlbGRUdXJuUmVzcG9uc2USEgoKc3RhdGVfanNvbhgBIAEoCSJfChVTdWJtaXRGZWVkYmFja1JlcXVlc3QSEQoJY29uZmlnX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDgoGcmF0aW5nGAMgASgJEg8KB2NvbW1lbnQYBCABKAkiLQoWU3VibWl0RmVlZGJhY2tSZXNwb25zZRITCgtmcmFnbWVudF9pZBgBIAEoCTLyBAoQRW1iZWRDaGF0U2VydmljZRJXCg5BZG1pdEVtYmVkQ2FsbBIhLmt3LmNoYXQudjEuQWRtaXRFbWJlZENhbGxSZXF1ZXN0GiIua3cuY2hhdC52MS5BZG1pdEVtYmVkQ2FsbFJlc3BvbnNlEmkKFENvbmZpcm1FbWJlZFN0YW5kaW5nEicua3cuY2hhdC52MS5Db25maXJtRW1iZWRTdGFuZGluZ1JlcXVlc3QaKC5rdy5jaGF0LnYxLkNvbmZpcm1FbWJlZFN0YW5kaW5nUmVzcG9uc2USWgoPR2V0Q29udmVyc2F0aW9uEiIua3cuY2hhdC52MS5HZXRDb252ZXJzYXRpb25SZXF1ZXN0GiMua3cuY2hhdC52MS5HZXRDb252ZXJzYXRpb25SZXNwb25zZRJLCgpBcHBlbmRUdXJuEh0ua3cuY2hhdC52MS5BcHBlbmRUdXJuUmVxdWVzdBoeLmt3LmNoYXQudjEuQXBwZW5kVHVyblJlc3BvbnNlEkUKCEhvbGRUdXJuEhsua3cuY2hhdC52MS5Ib2xkVHVyblJlcXVlc3QaHC5rdy5jaGF0LnYxLkhvbGRUdXJuUmVzcG9uc2USUQoMVGFrZUhlbGRUdXJuEh8ua3cuY2hhdC52MS5UYWtlSGVsZFR1cm5SZXF1ZXN0GiAua3cuY2hhdC52MS5UYWtlSGVsZFR1cm5SZXNwb25zZRJXCg5TdWJtaXRGZWVkYmFjaxIhLmt3LmNoYXQudjEuU3VibWl0RmVlZGJhY2tSZXF1ZXN0GiIua3cuY2hhdC52MS5TdWJtaXRGZWVkYmFja1Jlc3BvbnNlYgZwcm90bzM", [file_kw_chat_v1_embed_configs, file_kw_chat_v1_experts, file_kw_platform_v1_auth_context]);
 
 /**
  * @generated from message kw.chat.v1.AdmitEmbedCallRequest
@@ -145,6 +145,38 @@ export const AdmitEmbedCallResponseSchema: GenMessage<AdmitEmbedCallResponse> = 
   messageDesc(file_kw_chat_v1_embed_chat, 1);
 
 /**
+ * @generated from message kw.chat.v1.ConfirmEmbedStandingRequest
+ */
+export type ConfirmEmbedStandingRequest = Message<"kw.chat.v1.ConfirmEmbedStandingRequest"> & {
+  /**
+   * The admitted key (AdmitEmbedCallResponse.key_id).
+   *
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+};
+
+/**
+ * Describes the message kw.chat.v1.ConfirmEmbedStandingRequest.
+ * Use `create(ConfirmEmbedStandingRequestSchema)` to create a new message.
+ */
+export const ConfirmEmbedStandingRequestSchema: GenMessage<ConfirmEmbedStandingRequest> = /*@__PURE__*/
+  messageDesc(file_kw_chat_v1_embed_chat, 2);
+
+/**
+ * @generated from message kw.chat.v1.ConfirmEmbedStandingResponse
+ */
+export type ConfirmEmbedStandingResponse = Message<"kw.chat.v1.ConfirmEmbedStandingResponse"> & {
+};
+
+/**
+ * Describes the message kw.chat.v1.ConfirmEmbedStandingResponse.
+ * Use `create(ConfirmEmbedStandingResponseSchema)` to create a new message.
+ */
+export const ConfirmEmbedStandingResponseSchema: GenMessage<ConfirmEmbedStandingResponse> = /*@__PURE__*/
+  messageDesc(file_kw_chat_v1_embed_chat, 3);
+
+/**
  * One message in the OpenAI wire format, as JSON: {role, content, tool_calls?, tool_call_id?}.
  *
  * @generated from message kw.chat.v1.StoredMessage
@@ -171,7 +203,7 @@ export type StoredMessage = Message<"kw.chat.v1.StoredMessage"> & {
  * Use `create(StoredMessageSchema)` to create a new message.
  */
 export const StoredMessageSchema: GenMessage<StoredMessage> = /*@__PURE__*/
-  messageDesc(file_kw_chat_v1_embed_chat, 2);
+  messageDesc(file_kw_chat_v1_embed_chat, 4);
 
 /**
  * @generated from message kw.chat.v1.GetConversationRequest
@@ -193,7 +225,7 @@ export type GetConversationRequest = Message<"kw.chat.v1.GetConversationRequest"
  * Use `create(GetConversationRequestSchema)` to create a new message.
  */
 export const GetConversationRequestSchema: GenMessage<GetConversationRequest> = /*@__PURE__*/
-  messageDesc(file_kw_chat_v1_embed_chat, 3);
+  messageDesc(file_kw_chat_v1_embed_chat, 5);
 
 /**
  * @generated from message kw.chat.v1.GetConversationResponse
@@ -210,7 +242,7 @@ export type GetConversationResponse = Message<"kw.chat.v1.GetConversationRespons
  * Use `create(GetConversationResponseSchema)` to create a new message.
  */
 export const GetConversationResponseSchema: GenMessage<GetConversationResponse> = /*@__PURE__*/
-  messageDesc(file_kw_chat_v1_embed_chat, 4);
+  messageDesc(file_kw_chat_v1_embed_chat, 6);
 
 /**
  * @generated from message kw.chat.v1.AppendTurnRequest
@@ -246,7 +278,7 @@ export type AppendTurnRequest = Message<"kw.chat.v1.AppendTurnRequest"> & {
  * Use `create(AppendTurnRequestSchema)` to create a new message.
  */
 export const AppendTurnRequestSchema: GenMessage<AppendTurnRequest> = /*@__PURE__*/
-  messageDesc(file_kw_chat_v1_embed_chat, 5);
+  messageDesc(file_kw_chat_v1_embed_chat, 7);
 
 /**
  * @generated from message kw.chat.v1.AppendTurnResponse
@@ -263,7 +295,7 @@ export type AppendTurnResponse = Message<"kw.chat.v1.AppendTurnResponse"> & {
  * Use `create(AppendTurnResponseSchema)` to create a new message.
  */
 export const AppendTurnResponseSchema: GenMessage<AppendTurnResponse> = /*@__PURE__*/
-  messageDesc(file_kw_chat_v1_embed_chat, 6);
+  messageDesc(file_kw_chat_v1_embed_chat, 8);
 
 /**
  * @generated from message kw.chat.v1.HoldTurnRequest
@@ -297,7 +329,7 @@ export type HoldTurnRequest = Message<"kw.chat.v1.HoldTurnRequest"> & {
  * Use `create(HoldTurnRequestSchema)` to create a new message.
  */
 export const HoldTurnRequestSchema: GenMessage<HoldTurnRequest> = /*@__PURE__*/
-  messageDesc(file_kw_chat_v1_embed_chat, 7);
+  messageDesc(file_kw_chat_v1_embed_chat, 9);
 
 /**
  * @generated from message kw.chat.v1.HoldTurnResponse
@@ -314,7 +346,7 @@ export type HoldTurnResponse = Message<"kw.chat.v1.HoldTurnResponse"> & {
  * Use `create(HoldTurnResponseSchema)` to create a new message.
  */
 export const HoldTurnResponseSchema: GenMessage<HoldTurnResponse> = /*@__PURE__*/
-  messageDesc(file_kw_chat_v1_embed_chat, 8);
+  messageDesc(file_kw_chat_v1_embed_chat, 10);
 
 /**
  * @generated from message kw.chat.v1.TakeHeldTurnRequest
@@ -336,7 +368,7 @@ export type TakeHeldTurnRequest = Message<"kw.chat.v1.TakeHeldTurnRequest"> & {
  * Use `create(TakeHeldTurnRequestSchema)` to create a new message.
  */
 export const TakeHeldTurnRequestSchema: GenMessage<TakeHeldTurnRequest> = /*@__PURE__*/
-  messageDesc(file_kw_chat_v1_embed_chat, 9);
+  messageDesc(file_kw_chat_v1_embed_chat, 11);
 
 /**
  * @generated from message kw.chat.v1.TakeHeldTurnResponse
@@ -353,7 +385,7 @@ export type TakeHeldTurnResponse = Message<"kw.chat.v1.TakeHeldTurnResponse"> & 
  * Use `create(TakeHeldTurnResponseSchema)` to create a new message.
  */
 export const TakeHeldTurnResponseSchema: GenMessage<TakeHeldTurnResponse> = /*@__PURE__*/
-  messageDesc(file_kw_chat_v1_embed_chat, 10);
+  messageDesc(file_kw_chat_v1_embed_chat, 12);
 
 /**
  * @generated from message kw.chat.v1.SubmitFeedbackRequest
@@ -385,7 +417,7 @@ export type SubmitFeedbackRequest = Message<"kw.chat.v1.SubmitFeedbackRequest"> 
  * Use `create(SubmitFeedbackRequestSchema)` to create a new message.
  */
 export const SubmitFeedbackRequestSchema: GenMessage<SubmitFeedbackRequest> = /*@__PURE__*/
-  messageDesc(file_kw_chat_v1_embed_chat, 11);
+  messageDesc(file_kw_chat_v1_embed_chat, 13);
 
 /**
  * @generated from message kw.chat.v1.SubmitFeedbackResponse
@@ -402,7 +434,7 @@ export type SubmitFeedbackResponse = Message<"kw.chat.v1.SubmitFeedbackResponse"
  * Use `create(SubmitFeedbackResponseSchema)` to create a new message.
  */
 export const SubmitFeedbackResponseSchema: GenMessage<SubmitFeedbackResponse> = /*@__PURE__*/
-  messageDesc(file_kw_chat_v1_embed_chat, 12);
+  messageDesc(file_kw_chat_v1_embed_chat, 14);
 
 /**
  * The embed chat's state (chat component): admitting a request made with an embed key,
@@ -425,6 +457,19 @@ export const EmbedChatService: GenService<{
     methodKind: "unary";
     input: typeof AdmitEmbedCallRequestSchema;
     output: typeof AdmitEmbedCallResponseSchema;
+  },
+  /**
+   * Asked before each tool call of an admitted turn, as the turn's caller: the key is still
+   * live, the configuration's creator still stands (an active account that reads the workspace,
+   * and manages it where the key is public or a JWT named the caller), and so does a user a JWT
+   * named. The same refusals as AdmitEmbedCall.
+   *
+   * @generated from rpc kw.chat.v1.EmbedChatService.ConfirmEmbedStanding
+   */
+  confirmEmbedStanding: {
+    methodKind: "unary";
+    input: typeof ConfirmEmbedStandingRequestSchema;
+    output: typeof ConfirmEmbedStandingResponseSchema;
   },
   /**
    * The stored messages of one of the caller's conversations of a configuration; NOT_FOUND for
