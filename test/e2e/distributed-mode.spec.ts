@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -147,6 +148,34 @@ describeWith(['postgres', 'nats'], 'distributed mode (every app its own process,
     expect(list.items).toEqual([]);
   }, 40_000);
 
+  it('a stalled identity service: REST, OAuth and /api/v1 answer 504 in their own shapes, each with Retry-After', async () => {
+    await expect.poll(async () => (await fetch(`${platform.url}/api/health/agent-auth`)).status).toBe(200);
+    const pid = platform.pidOf('agent-auth')!;
+    // Opaque secrets only the identity service can judge (never cached).
+    const secret = () => `Bearer ${randomUUID().replace(/-/g, '')}${randomUUID().replace(/-/g, '')}`;
+    process.kill(pid, 'SIGSTOP');
+    let answers: Response[];
+    try {
+      answers = await Promise.all([
+        fetch(`${platform.url}/api/workspaces`, { headers: { authorization: secret() } }),
+        fetch(`${platform.url}/oauth2/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=refresh_token&refresh_token=stalled&client_id=stalled',
+        }),
+        fetch(`${platform.url}/api/v1/models`, { headers: { authorization: secret() } }),
+      ]);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const [rest, oauth, openai] = answers;
+    expect(answers.map((a) => a.status)).toEqual([504, 504, 504]);
+    for (const answer of answers) expect(answer.headers.get('retry-after'), answer.url).toBe('2');
+    expect(await readJson(rest)).toMatchObject({ code: 'SERVICE_TIMEOUT' });
+    expect(await readJson(oauth)).toMatchObject({ error: 'server_error' });
+    expect(await readJson(openai)).toMatchObject({ error: { type: 'server_error', code: 'service_timeout' } });
+  }, 40_000);
+
   it('while the identity service is down, MCP answers 503 or 504 and asks for no new sign-in', async () => {
     const pid = platform.pidOf('agent-auth')!;
     process.kill(pid, 'SIGKILL');
@@ -169,7 +198,7 @@ describeWith(['postgres', 'nats'], 'distributed mode (every app its own process,
     expect([503, 504]).toContain(failures[0]?.status);
     // A WWW-Authenticate challenge would send the client into a new OAuth sign-in for nothing.
     expect(failures[0].headers.get('www-authenticate')).toBeNull();
-    if (failures[0].status === 503) expect(failures[0].headers.get('retry-after')).toBe('2');
+    expect(failures[0].headers.get('retry-after')).toBe('2');
     await expect
       .poll(async () => (await fetch(`${platform.url}/api/health/agent-auth`)).status, {
         timeout: 20_000,

@@ -29,7 +29,7 @@ describe('hostile input', () => {
     fetch(`${base}${path}`, {
       method,
       headers: { ...(auth ? { authorization: `Bearer ${auth}` } : {}), 'content-type': contentType },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
+      body: typeof body === 'string' || Buffer.isBuffer(body) ? (body as string | Buffer) : JSON.stringify(body),
     });
 
   async function expectFieldRefused(res: Response, field: string, problem: RegExp): Promise<void> {
@@ -153,6 +153,116 @@ describe('hostile input', () => {
       const body = await readJson(res);
       expect(res.status).toBe(400);
       expect(body.code).toBe('VALIDATION_FAILED');
+    });
+  });
+
+  describe('bodies the edge reads: strict UTF-8 JSON, and only the types a route reads', () => {
+    const bytes = (...parts: Array<string | number[]>) =>
+      Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+    const workspaceCount = async (): Promise<number> => {
+      const res = await fetch(`${base}/api/workspaces`, { headers: { authorization: `Bearer ${alice.auth}` } });
+      return (await readJson(res)).items.length;
+    };
+
+    it('a JSON body with bytes that are not UTF-8 is 400 INVALID_JSON, and nothing is stored (no U+FFFD)', async () => {
+      const before = await fragmentCount();
+      const body = bytes(
+        `{"workspaceId":"${ws.id}","fragmentTypeId":"${ws.noteTypeId}","content":"c","title":"`,
+        [0xff, 0xfe, 0xc3],
+        '"}',
+      );
+      const res = await send('POST', '/api/memory-fragments', body, alice.auth);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+      expect(await readJson(res)).toEqual({ error: 'The request body is not valid UTF-8', code: 'INVALID_JSON' });
+      expect(await fragmentCount()).toBe(before);
+    });
+
+    it('under /api/v1 the same refusal comes in the OpenAI shape', async () => {
+      const body = bytes('{"model":"x","messages":[{"role":"user","content":"', [0xc3, 0x28], '"}]}');
+      const res = await send('POST', '/api/v1/chat/completions', body, alice.auth);
+      expect(res.status).toBe(400);
+      expect(await readJson(res)).toEqual({
+        error: {
+          message: 'The request body is not valid UTF-8',
+          type: 'invalid_request_error',
+          code: 'invalid_json',
+          param: '',
+        },
+      });
+    });
+
+    it('an OAuth form body with percent-encoded bytes that are not UTF-8 is invalid_request', async () => {
+      const res = await send(
+        'POST',
+        '/oauth2/token',
+        'grant_type=refresh_token&refresh_token=%FF%FE',
+        undefined,
+        'application/x-www-form-urlencoded',
+      );
+      expect(res.status).toBe(400);
+      expect(await readJson(res)).toEqual({
+        error: 'invalid_request',
+        error_description: 'The request body is not valid UTF-8 (percent-encoded bytes included)',
+      });
+    });
+
+    it('text/plain on a JSON route is 415 UNSUPPORTED_MEDIA_TYPE, not a misleading validation error', async () => {
+      const before = await workspaceCount();
+      const res = await send('POST', '/api/workspaces', '{"name":"plain"}', alice.auth, 'text/plain');
+      expect(res.status).toBe(415);
+      expect(await readJson(res)).toEqual({ error: 'Unsupported Content-Type', code: 'UNSUPPORTED_MEDIA_TYPE' });
+      expect(await workspaceCount()).toBe(before);
+    });
+
+    it('a request without a body passes whatever Content-Type it names', async () => {
+      const res = await fetch(`${base}/api/notifications/read-all`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${alice.auth}`, 'content-type': 'text/plain' },
+      });
+      expect(res.status, await res.text()).toBeLessThan(300);
+    });
+
+    it.each([
+      'application/json; charset=latin1',
+      'application/json; charset=utf-16',
+      'application/json;charset=ISO-8859-1',
+    ])('%s is 415, and nothing is stored', async (type) => {
+      const before = await workspaceCount();
+      const res = await send('POST', '/api/workspaces', { name: 'latin' }, alice.auth, type);
+      expect(res.status).toBe(415);
+      expect(await readJson(res)).toEqual({
+        error: 'Unsupported Content-Type: the body must be UTF-8 (send charset=utf-8 or no charset)',
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+      });
+      expect(await workspaceCount()).toBe(before);
+    });
+
+    it('a declared charset of UTF-8 is read', async () => {
+      const res = await send(
+        'POST',
+        '/api/workspaces',
+        { name: 'caf\u00e9' },
+        alice.auth,
+        'application/json; charset=UTF-8',
+      );
+      expect(res.status).toBe(201);
+      expect((await readJson(res)).workspace.name).toBe('caf\u00e9');
+    });
+
+    it.each([
+      ['{"name":"n","__proto__":{"admin":true}}', '"__proto__" (at __proto__)'],
+      [
+        '{"name":"n","settings":{"constructor":{"prototype":{"admin":true}}}}',
+        '"constructor" holding "prototype" (at settings.constructor.prototype)',
+      ],
+    ])('a body with a prototype key says which key it refuses: %s', async (body, named) => {
+      const res = await send('POST', '/api/workspaces', body, alice.auth);
+      expect(res.status).toBe(400);
+      expect(await readJson(res)).toEqual({
+        error: `The request body contains the key ${named}, which is refused: it could change object prototypes`,
+        code: 'INVALID_JSON',
+      });
     });
   });
 

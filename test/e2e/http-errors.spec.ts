@@ -157,6 +157,8 @@ describe('HTTP error model', () => {
     const res = await echo({ component: 'chat', text: 'slow', delayMs: 3000 });
     expect(res.status).toBe(504);
     expect(Date.now() - started).toBeLessThan(2500);
+    // Like a 503: the component is usually back within seconds (docs/errors.md).
+    expect(res.headers.get('retry-after')).toBe('2');
     expect(await readJson(res)).toEqual({ error: 'The chat service did not answer in time', code: 'SERVICE_TIMEOUT' });
   });
 

@@ -200,6 +200,9 @@ describe('portable workspaces: export and import', () => {
     const res = await fetch(`${p.platform.url}${path}/download`, { headers: authHeaders(owner.auth) });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/zip');
+    // The whole workspace: no cache may keep a copy (bb-sec 11).
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('pragma')).toBe('no-cache');
     archive = new Uint8Array(await res.arrayBuffer());
     expect(archive.length).toBe(done.archiveBytes);
     const files = unzipSync(archive);

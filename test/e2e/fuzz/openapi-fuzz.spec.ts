@@ -234,6 +234,10 @@ describe('OpenAPI-driven fuzz suite', () => {
       add('invalid JSON', { body: '{"a": ' });
       add('prototype poisoning', { body: '{"__proto__": {"admin": true}}' });
       add('text/plain', { body: 'hello', headers: { 'content-type': 'text/plain' } });
+      add('JSON in another charset', {
+        body: json(body),
+        headers: { 'content-type': 'application/json; charset=latin1' },
+      });
       add('form encoded', { body: 'a=1&b=%00', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       add('multipart', {
         body: '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n',

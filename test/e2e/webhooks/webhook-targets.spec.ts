@@ -26,6 +26,18 @@ const REFUSED: Array<[string, string]> = [
   ['unspecified', 'https://0.0.0.0/in'],
   ['a name that does not resolve', 'https://no-such-host.invalid/in'],
   ['credentials in the URL', 'https://user:pass@hooks.example.com/in'],
+  // What is stored and shown is what deliveries use: no control characters, no fragment.
+  ['raw CR/LF', 'https://93.184.216.34/\r\nX: y'],
+  ['a raw tab', 'https://93.184.216.34/in\tx'],
+  ['a fragment', 'https://93.184.216.34/in#token=x'],
+  // Query parameter names that read like a credential.
+  ['?pass=', 'https://93.184.216.34/in?pass=x'],
+  ['?passwd=', 'https://93.184.216.34/in?passwd=x'],
+  ['?pwd=', 'https://93.184.216.34/in?pwd=x'],
+  ['?jwt=', 'https://93.184.216.34/in?jwt=x'],
+  ['?private_key=', 'https://93.184.216.34/in?private_key=x'],
+  ['?client_secret=', 'https://93.184.216.34/in?client_secret=x'],
+  ['?clientSecret=', 'https://93.184.216.34/in?clientSecret=x'],
 ];
 
 /** A name of this machine's hosts file that points at loopback or a private range (not "localhost"). */
@@ -101,5 +113,38 @@ describe('webhook targets (default settings)', () => {
       enabled: false,
     });
     expect(res.status, res.text).toBe(201);
+  });
+
+  it('accepts query names that only contain a credential word (keyword, monkey) and percent-encoded characters', async () => {
+    const url = 'https://93.184.216.34/in%20box?keyword=a&monkey=b&topic=c%23d';
+    const res = await p.api.call(owner.auth, 'POST', hooks(), {
+      name: 'harmless names',
+      url,
+      events: ['fragment.created'],
+      enabled: false,
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.webhook.url).toBe(url);
+  });
+
+  it('a PATCH to a URL with CR/LF or a fragment is refused with its reason, and the stored URL stays', async () => {
+    const { webhook } = await p.api.ok(
+      owner.auth,
+      'POST',
+      hooks(),
+      { name: 'patched', url: 'https://93.184.216.34/kept', events: ['fragment.created'], enabled: false },
+      201,
+    );
+    for (const [url, reason] of [
+      ['https://93.184.216.34/in\r\nX-Injected: 1', 'invalid-url'],
+      ['https://93.184.216.34/in#x', 'fragment'],
+      ['https://93.184.216.34/in?jwt=x', 'query-credentials'],
+    ]) {
+      const res = await p.api.call(owner.auth, 'PATCH', `${hooks()}/${webhook.id}`, { url });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', reason, fields: [{ field: 'url' }] });
+    }
+    const stored = await p.api.ok(owner.auth, 'GET', `${hooks()}/${webhook.id}`, undefined, 200);
+    expect(stored.webhook.url).toBe('https://93.184.216.34/kept');
   });
 });

@@ -12,6 +12,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WorkspaceTransfersService, type Transfer } from '@kw/contracts';
 import { AppError, ErrorCode } from '@kw/platform-errors';
+import { NoStore } from '@kw/platform-http';
 import { BLOB_STORAGE, BlobTooLargeError, type BlobStorage } from '@kw/platform-storage';
 import { ServiceClient } from '@kw/platform-transport';
 import { WORKSPACE_ARCHIVE_MAX_BYTES } from '../fragments-limits.js';
@@ -68,6 +69,8 @@ export class TransfersController {
   }
 
   @Get('exports/:transferId/download')
+  // The whole workspace: no cache, shared or the browser's, may keep a copy.
+  @NoStore()
   @ApiOperation({
     summary: 'Download an export’s archive',
     description: `The zip (format in docs/portable-workspaces.md). 409 while the job is not done, and once it expired. ${OWNERS}`,

@@ -1,4 +1,4 @@
-import { messageOf, truncate } from '@kw/platform-models';
+import { messageOf, scrubSecret, truncate } from '@kw/platform-models';
 import type { AiProvider, CallOptions, GraphExtraction } from './ai-provider.js';
 import type { EmbeddingPrompts, EmbeddingPurpose } from './embedding-prompts.js';
 import { extractGraphByPatterns } from './pattern-entities.js';
@@ -112,7 +112,7 @@ export class OpenAiCompatibleProvider implements AiProvider {
       throw new AiProviderError(`${path}: ${failureOf(err, timeoutMs)}`);
     }
     if (!res.ok) {
-      const said = truncate(redact(messageOf(text), this.options.apiKey));
+      const said = truncate(scrubSecret(messageOf(text), this.options.apiKey));
       throw new AiProviderError(`${path}: HTTP ${res.status}`, res.status, said || undefined);
     }
     try {
@@ -122,7 +122,7 @@ export class OpenAiCompatibleProvider implements AiProvider {
       throw new AiProviderError(
         `${path}: the answer is not valid JSON`,
         res.status,
-        truncate(redact(text.trim(), this.options.apiKey)) || undefined,
+        truncate(scrubSecret(text.trim(), this.options.apiKey)) || undefined,
       );
     }
   }
@@ -147,11 +147,6 @@ function failureOf(err: unknown, timeoutMs: number): string {
   if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
   const code = ((err as { cause?: { code?: unknown } })?.cause?.code ?? (err as { code?: unknown })?.code) as unknown;
   return typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code) ? `connection error (${code})` : 'connection error';
-}
-
-/** The key sent, replaced by *** wherever an answer echoes it. */
-function redact(text: string, secret: string | undefined): string {
-  return secret && secret.length >= 4 && text.includes(secret) ? text.split(secret).join('***') : text;
 }
 
 /** Tags from a model answer: a JSON array when it complies, else a comma/line separated list. */

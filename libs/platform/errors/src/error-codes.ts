@@ -58,8 +58,11 @@ export const badRequest = (message: string, details?: Record<string, unknown>): 
 export const capReached = (message: string): AppError =>
   new AppError({ status: 409, code: ErrorCode.QUOTA_EXCEEDED, message });
 
-/** A component's restart takes a few seconds: callers are told when to try again (Retry-After). */
-const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+/**
+ * A component's restart takes a few seconds: callers are told when to try again (Retry-After).
+ * The HTTP edge also sends it with a 503 or 504 that names no time of its own.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 export const serviceUnavailable = (service: string): AppError =>
   new AppError({

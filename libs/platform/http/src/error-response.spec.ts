@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '@kw/platform-errors';
+import { AppError, serviceTimeout, serviceUnavailable } from '@kw/platform-errors';
 import { buildErrorResponse } from './error-response.js';
 
 const oauth = (status: number, code: string) => new AppError({ status, code, message: 'why' });
@@ -45,5 +45,33 @@ describe('error bodies of agent authentication’s protocol routes', () => {
       error: 'why',
       code: 'NOT_FOUND',
     });
+  });
+});
+
+describe('Retry-After on 503 and 504', () => {
+  const routes = ['/api/workspaces', '/api/v1/chat/completions', '/oauth2/token', '/agent/event/notify'];
+
+  it('a component that did not answer in time (504) says when to retry, on every route shape', () => {
+    for (const url of routes) {
+      const answer = buildErrorResponse(serviceTimeout('agent-auth'), url);
+      expect(answer.status, url).toBe(504);
+      expect(answer.headers['retry-after'], url).toBe('2');
+    }
+  });
+
+  it('a 503 or 504 keeps a time of its own, and the header never shows in the body', () => {
+    const draining = new AppError({
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'draining',
+      details: { retryAfterSeconds: 1 },
+    });
+    expect(buildErrorResponse(draining, '/api/workspaces').headers['retry-after']).toBe('1');
+    expect(buildErrorResponse(serviceUnavailable('chat'), '/api/v1/models').headers['retry-after']).toBe('2');
+    expect(buildErrorResponse(serviceTimeout('chat'), '/api/workspaces').body).toEqual({
+      error: 'The chat service did not answer in time',
+      code: 'SERVICE_TIMEOUT',
+    });
+    expect(buildErrorResponse(oauth(409, 'CONFLICT'), '/api/workspaces').headers['retry-after']).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HttpException } from '@nestjs/common';
-import { AppError, ErrorCode } from '@kw/platform-errors';
+import { AppError, ErrorCode, UNAVAILABLE_RETRY_AFTER_SECONDS } from '@kw/platform-errors';
 
 /**
  * The one mapping from anything thrown to what the client sees. Two body shapes exist
@@ -161,6 +161,16 @@ const setCodeOf = (status: number) =>
         ? 'server_error'
         : 'invalid_request';
 
+/**
+ * A component that is gone (503) or did not answer in time (504) is usually back within
+ * seconds: every such answer says when to try again, on every route shape, unless its error
+ * names a time of its own (a draining gateway's 1 s). A 504 may still have done the work:
+ * only idempotent requests are retried blindly (docs/errors.md).
+ */
+function defaultRetryAfter(status: number): number | undefined {
+  return status === 503 || status === 504 ? UNAVAILABLE_RETRY_AFTER_SECONDS : undefined;
+}
+
 export function buildErrorResponse(err: unknown, url: string): ErrorResponse {
   let appError = toAppError(err);
   let errorId: string | undefined;
@@ -174,7 +184,7 @@ export function buildErrorResponse(err: unknown, url: string): ErrorResponse {
     });
   }
   const headers: Record<string, string> = {};
-  const retryAfter = appError.details?.retryAfterSeconds;
+  const retryAfter = appError.details?.retryAfterSeconds ?? defaultRetryAfter(appError.status);
   if (typeof retryAfter === 'number') headers['retry-after'] = String(retryAfter);
   if (Array.isArray(appError.details?.allow)) headers['allow'] = (appError.details.allow as string[]).join(', ');
 

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+import { checkUtf8Charset, decodeUtf8, notUtf8 } from './body-text.js';
 
 /** A route named the way Fastify registers it (`/api/files/upload`, `/api/files/:id`). */
 export interface RouteRef {
@@ -56,9 +58,12 @@ export function installRouteBodies(fastify: FastifyInstance, bodies: RouteBodies
     jwtRoutes.get(type)!.add(key(r.method, r.url));
   }
   for (const [type, routes] of jwtRoutes) {
-    fastify.addContentTypeParser(type, { parseAs: 'string' }, (request, body, done) => {
-      if (routes.has(key(request.method, request.routeOptions.url ?? ''))) done(null, (body as string).trim());
-      else done(unsupportedMediaType(), undefined);
+    fastify.addContentTypeParser(type, { parseAs: 'buffer' }, (request, body, done) => {
+      if (!routes.has(key(request.method, request.routeOptions.url ?? '')))
+        return done(unsupportedMediaType(), undefined);
+      const text = decodeUtf8(body as Buffer);
+      if (text === undefined) done(notUtf8('text'), undefined);
+      else done(null, text.trim());
     });
   }
   const binaryRoutes = new Map<string, Set<string>>();
@@ -80,6 +85,14 @@ export function installRouteBodies(fastify: FastifyInstance, bodies: RouteBodies
     }
     done(unsupportedMediaType(), undefined);
   });
+  // No route reads text/plain (Fastify would hand the handler a string its DTO then refuses as
+  // if fields were missing). Without a body the header describes nothing: such a request goes on.
+  fastify.addContentTypeParser('text/plain', (request, _payload, done) => {
+    const length = request.headers['content-length'];
+    const bodiless = request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+    if (bodiless) done(null, undefined);
+    else done(unsupportedMediaType(), undefined);
+  });
 }
 
 type FormParser = (
@@ -100,8 +113,16 @@ export function formUrlEncodedParser(bodies: RouteBodies): FormParser {
       done(unsupportedMediaType());
       return;
     }
+    // Form values are UTF-8 (RFC 6749 Appendix B), whatever charset a client declares.
+    const text = decodeUtf8(body);
+    if (text === undefined) return done(notUtf8('form'));
     const params: Record<string, string> = {};
-    for (const [name, value] of new URLSearchParams(body.toString('utf8'))) {
+    for (const pair of text.split('&')) {
+      if (pair === '') continue;
+      const at = pair.indexOf('=');
+      const name = formDecode(at < 0 ? pair : pair.slice(0, at));
+      const value = formDecode(at < 0 ? '' : pair.slice(at + 1));
+      if (name === undefined || value === undefined) return done(notUtf8('form'));
       if (Object.hasOwn(params, name)) {
         done(Object.assign(new Error(`The parameter ${name} is sent more than once`), { statusCode: 400 }));
         return;
@@ -112,6 +133,20 @@ export function formUrlEncodedParser(bodies: RouteBodies): FormParser {
   };
 }
 
+/**
+ * One name or value of a form body, decoded as URLSearchParams does (`+` is a space, `%XX` a
+ * byte) except that percent-encoded bytes that are not UTF-8 give undefined instead of U+FFFD.
+ */
+function formDecode(text: string): string | undefined {
+  let broken = false;
+  const decoded = text.replace(/\+/g, ' ').replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
+    const value = decodeUtf8(Buffer.from(run.replace(/%/g, ''), 'hex'));
+    if (value === undefined) broken = true;
+    return value ?? '';
+  });
+  return broken ? undefined : decoded;
+}
+
 const rawJsonTexts = new WeakMap<object, string>();
 
 /** The exact text of a JSON body on a route declared `rawJson`; undefined on any other route or body. */
@@ -120,15 +155,17 @@ export function rawJsonBody(request: object): string | undefined {
 }
 
 type JsonParser = (
-  request: { method: string; routeOptions: { url?: string } },
+  request: { method: string; routeOptions: { url?: string }; headers?: Record<string, string | string[] | undefined> },
   body: Buffer,
   done: (err: Error | null, body?: unknown) => void,
 ) => void;
 
 /**
- * The application/json parser: Fastify's own, as Nest installs it by default (same body limit,
- * prototype-poisoning rules and errors), which also keeps the text of `rawJson` routes.
- * Registered through Nest's useBodyParser, which then installs no parser of its own for the type.
+ * The application/json parser: the body's bytes decoded as strict UTF-8 (a declared charset
+ * other than UTF-8 is 415, bytes that are not UTF-8 are 400), then Fastify's own parser, as Nest
+ * installs it by default (same body limit, prototype-poisoning rules and errors, a refused
+ * `__proto__` named as such); it also keeps the text of `rawJson` routes. Registered through
+ * Nest's useBodyParser, which then installs no parser of its own for the type.
  */
 export function jsonParser(fastify: FastifyInstance, bodies: RouteBodies): JsonParser {
   const raw = new Set((bodies.rawJson ?? []).map((r) => key(r.method, r.url)));
@@ -138,10 +175,59 @@ export function jsonParser(fastify: FastifyInstance, bodies: RouteBodies): JsonP
   };
   const parse = fastify.getDefaultJsonParser(onProtoPoisoning || 'error', onConstructorPoisoning || 'error');
   return (request, body, done) => {
-    if (raw.has(key(request.method, request.routeOptions.url ?? ''))) rawJsonTexts.set(request, body.toString('utf8'));
-    // A Buffer, as Nest hands it over by default (Fastify's parser reads both; typed for strings).
-    parse(request as never, body as never, done as never);
+    const charset = checkUtf8Charset(request.headers?.['content-type']);
+    if (charset) return done(charset);
+    const text = decodeUtf8(body);
+    if (text === undefined) return done(notUtf8('JSON'));
+    if (raw.has(key(request.method, request.routeOptions.url ?? ''))) rawJsonTexts.set(request, text);
+    parse(request as never, text, (err: Error | null, parsed?: unknown) => {
+      if (err && (err as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+        // Fastify says "not valid JSON" for prototype poisoning too: say which key it was.
+        const forbidden = forbiddenKey(text);
+        if (forbidden) return done(forbidden);
+      }
+      done(err, parsed);
+    });
   };
+}
+
+/**
+ * The refusal of a body that is valid JSON but holds a key the parser refuses (secure-json-parse:
+ * `__proto__`, or `constructor` holding `prototype`), naming it and where it is; undefined when
+ * the text is not valid JSON at all. Only runs after a refusal, so a valid body is parsed once.
+ */
+function forbiddenKey(text: string): AppError | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object';
+  const pending: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
+  while (pending.length > 0) {
+    const { value: current, path } = pending.pop()!;
+    if (!isObject(current)) continue;
+    const at = (name: string) => (path ? `${path}.${name}` : name);
+    const holdsPrototype =
+      Object.hasOwn(current, 'constructor') &&
+      isObject(current.constructor) &&
+      Object.hasOwn(current.constructor, 'prototype');
+    const found = Object.hasOwn(current, '__proto__')
+      ? `"__proto__" (at ${at('__proto__')})`
+      : holdsPrototype
+        ? `"constructor" holding "prototype" (at ${at('constructor.prototype')})`
+        : undefined;
+    if (found)
+      return new AppError({
+        status: 400,
+        code: ErrorCode.INVALID_JSON,
+        message: `The request body contains the key ${found}, which is refused: it could change object prototypes`,
+      });
+    for (const [name, item] of Object.entries(current))
+      pending.push({ value: item, path: Array.isArray(current) ? `${path}[${name}]` : at(name) });
+  }
+  return undefined;
 }
 
 /** The same refusal Fastify gives any content type without a parser (mapped to 415). */

@@ -1,6 +1,7 @@
 export * from './wire.js';
 export * from './model-info.js';
 export * from './model-errors.js';
+export { scrubSecret } from './scrub-secret.js';
 export * from './providers-config.js';
 export * from './model-provider.js';
 export * from './openai-compatible-provider.js';

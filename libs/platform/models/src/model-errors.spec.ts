@@ -2,6 +2,9 @@ import { AppError } from '@kw/platform-errors';
 import { describe, expect, it } from 'vitest';
 import { abortError, modelNotFound, parseRetryAfter, upstreamError, upstreamHttpError } from './model-errors.js';
 
+const OPERATOR_KEY = 'sk-operator-mock-key-123456';
+const base64 = (text: string) => Buffer.from(text).toString('base64');
+
 describe('model errors', () => {
   it('builds the documented errors', () => {
     const failed = upstreamError('openai', 'HTTP 500');
@@ -43,5 +46,20 @@ describe('model errors', () => {
     const inFive = new Date(Date.now() + 5000).toUTCString();
     expect(parseRetryAfter(inFive)).toBeGreaterThan(3000);
     expect(parseRetryAfter('soon')).toBeUndefined();
+  });
+
+  it('an upstream 400 passed on to the caller carries neither the key nor its base64 or prefix forms', () => {
+    const body = JSON.stringify({
+      error: {
+        message: `bad: ${OPERATOR_KEY} / ${base64(OPERATOR_KEY)} / ${OPERATOR_KEY.slice(0, 20)} / ${OPERATOR_KEY.split('').reverse().join('')}`,
+      },
+    });
+    const err = upstreamHttpError('mock', 400, body, undefined, OPERATOR_KEY);
+    expect(err).toMatchObject({ status: 400, code: 'UPSTREAM_REJECTED' });
+    expect(err.message).not.toContain(OPERATOR_KEY.slice(0, 12));
+    expect(err.message).not.toContain(base64(OPERATOR_KEY).slice(0, 12));
+    expect(err.message).toBe(
+      `The model provider "mock" rejected the request: bad: *** / *** / *** / ${OPERATOR_KEY.split('').reverse().join('')}`,
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { AppError, ErrorCode } from '@kw/platform-errors';
+import { scrubSecret } from './scrub-secret.js';
 
 export const ModelErrorCode = {
   UPSTREAM_ERROR: 'UPSTREAM_ERROR',
@@ -105,7 +106,7 @@ export function upstreamHttpError(
   retryAfterMs: number | undefined,
   secret: string | undefined,
 ): UpstreamError {
-  const said = truncate(redact(messageOf(body), secret));
+  const said = truncate(scrubSecret(messageOf(body), secret));
   if (REJECTED.has(status)) return upstreamRejected(provider, said || `HTTP ${status}`);
   const retryable = status === 408 || status === 429 || status >= 500;
   return upstreamError(provider, `HTTP ${status}`, {
@@ -159,8 +160,4 @@ export function isAbortError(err: unknown): boolean {
 
 export function truncate(text: string, max = DETAIL_MAX): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
-function redact(text: string, secret: string | undefined): string {
-  return secret && secret.length >= 4 && text.includes(secret) ? text.split(secret).join('***') : text;
 }

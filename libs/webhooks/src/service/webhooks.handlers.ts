@@ -7,7 +7,7 @@ import { Handles, type RequestOf } from '@kw/platform-transport';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { DELIVERY_SETTINGS, type DeliverySettings } from './delivery/delivery-settings.js';
 import { newSigningSecret } from './delivery/sign-delivery.js';
-import { checkTarget } from './targets/index.js';
+import { checkTarget, checkTargetText } from './targets/index.js';
 import {
   SECRET_OVERLAP_DEFAULT_SECONDS,
   SECRET_OVERLAP_MAX_SECONDS,
@@ -48,6 +48,7 @@ export class WebhooksHandlers {
     const name = validName(input.name);
     const events = validEvents(input.events);
     const headers = validHeaders(input.headers);
+    checkTargetText(input.url);
     await checkTarget(input.url, this.settings.policy);
     const secret = newSigningSecret();
     const row = await this.webhooks.createWithSecret(
@@ -87,6 +88,7 @@ export class WebhooksHandlers {
     if (input.setEvents) data.events = validEvents(input.events);
     if (input.setHeaders) Object.assign(data, sealHeaders(this.box, validHeaders(input.headers)));
     if (input.url !== undefined && input.url !== current.url) {
+      checkTargetText(input.url);
       await checkTarget(input.url, this.settings.policy);
       data.url = input.url;
     }

@@ -1,7 +1,13 @@
 import { loadConfig } from '@kw/platform-config';
 import { AppError } from '@kw/platform-errors';
 import { describe, expect, it, vi } from 'vitest';
-import { checkTarget, type LookupAll, type TargetPolicy } from './check-target.js';
+import {
+  checkTarget,
+  checkTargetText,
+  looksLikeCredential,
+  type LookupAll,
+  type TargetPolicy,
+} from './check-target.js';
 import { TargetRefusedError } from './target-refused.error.js';
 
 const DEFAULT_POLICY: TargetPolicy = { allowPrivateTargets: false };
@@ -122,6 +128,89 @@ describe('checkTarget: refused with the default policy', () => {
   it('does not say which address a name resolved to (no internal DNS leak)', async () => {
     const error = await refusal(checkTarget('https://internal.example.com/hook', DEFAULT_POLICY, dns));
     expect(JSON.stringify(error.toJSON())).not.toContain('10.1.2.3');
+  });
+});
+
+describe('query parameter names that look like a credential', () => {
+  it.each([
+    'token',
+    'TOKEN',
+    'access_token',
+    'X-Api-Key',
+    'apiKey',
+    'APIKey',
+    'key',
+    'sig',
+    'auth',
+    'session_id',
+    'pass',
+    'passwd',
+    'pwd',
+    'user_pwd',
+    'password2',
+    'jwt',
+    'id_jwt',
+    'private_key',
+    'privateKey',
+    'client_secret',
+    'clientSecret',
+    'accesstoken',
+    'passphrase',
+    'x-auth',
+    'credentials',
+  ])('refuses %s', (name) => {
+    expect(looksLikeCredential(name)).toBe(true);
+  });
+
+  it.each([
+    'keyword',
+    'monkey',
+    'key_id',
+    'passage',
+    'bypass',
+    'author',
+    'topic',
+    'signup',
+    'tokenizer',
+    'page',
+    'code',
+  ])('accepts %s', (name) => {
+    expect(looksLikeCredential(name)).toBe(false);
+  });
+
+  it.each(['pass', 'jwt', 'private_key', 'client_secret'])(
+    'refuses a target URL with the query parameter %s',
+    async (name) => {
+      const error = await refusal(checkTarget(`https://93.184.216.34/hook?${name}=x`, DEFAULT_POLICY));
+      expect(error.details).toMatchObject({ fields: [{ field: 'url' }], reason: 'query-credentials' });
+    },
+  );
+});
+
+describe('checkTargetText: what is stored is what is used', () => {
+  it.each([
+    ['CR LF', 'https://93.184.216.34/\r\nX: y', 'invalid-url'],
+    ['a tab', 'https://93.184.216.34/a\tb', 'invalid-url'],
+    ['a NUL', 'https://93.184.216.34/a\u0000', 'invalid-url'],
+    ['DEL', 'https://93.184.216.34/a\u007f', 'invalid-url'],
+    ['a C1 control', 'https://93.184.216.34/a\u0085', 'invalid-url'],
+    ['a space', 'https://93.184.216.34/a b', 'invalid-url'],
+    ['a leading space', ' https://93.184.216.34/', 'invalid-url'],
+    ['a fragment', 'https://93.184.216.34/in#token=x', 'fragment'],
+    ['an empty fragment', 'https://93.184.216.34/in#', 'fragment'],
+  ])('refuses %s', (_case, url, reason) => {
+    let error: unknown;
+    try {
+      checkTargetText(url);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(TargetRefusedError);
+    expect((error as TargetRefusedError).details).toMatchObject({ fields: [{ field: 'url' }], reason });
+  });
+
+  it('accepts percent-encoded characters and non-ASCII text', () => {
+    expect(() => checkTargetText('https://hooks.example.com/a%20b/%23?q=caf%C3%A9&name=café')).not.toThrow();
   });
 });
 

@@ -33,22 +33,55 @@ const TEST_SETTING_RANGES = new Set(['loopback', 'private', 'uniqueLocal']);
 // The spec: "credentials in the query string are not used". Target URLs are stored, shown in
 // the API and written to delivery logs, so a secret in the query would leak there; receivers
 // authenticate deliveries by their signature instead. Parameter names that look like a
-// credential are therefore refused (compared lower-case with - and _ removed). Other query
-// parameters are kept and sent.
-const CREDENTIAL_PARAM_EXACT = new Set([
-  'key',
-  'sig',
-  'auth',
-  'pwd',
+// credential are therefore refused; other query parameters are kept and sent. A name is read
+// as its words (split at -, _, ., digits and camelCase: `private_key`, `clientSecret`) and as
+// one run of letters (`accesstoken`). Refused: a credential word anywhere (`jwt_id`), a word
+// that names a credential at the end only (`private_key`, `x-auth`, but not `key_id`), or a run
+// of letters that is or ends like one. `keyword`, `monkey`, `passage` or `author` are not.
+const CREDENTIAL_WORDS = new Set([
+  'token',
+  'tokens',
+  'secret',
+  'secrets',
+  'password',
   'passwd',
+  'pass',
+  'passphrase',
+  'pwd',
+  'jwt',
+  'signature',
   'credential',
   'credentials',
-  'authorization',
   'bearer',
+  'apikey',
+  'accesskey',
+  'privatekey',
+]);
+const CREDENTIAL_LAST_WORDS = new Set([
+  'key',
+  'keys',
+  'sig',
+  'auth',
+  'authorization',
   'session',
   'sessionid',
+  'pw',
+  'otp',
 ]);
-const CREDENTIAL_PARAM_SUFFIXES = ['token', 'secret', 'password', 'apikey', 'accesskey', 'signature'];
+const CREDENTIAL_SUFFIXES = [
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'passphrase',
+  'apikey',
+  'accesskey',
+  'privatekey',
+  'secretkey',
+  'signingkey',
+  'signature',
+  'jwt',
+];
 
 /**
  * Parses and checks a webhook target URL; throws TargetRefusedError with the reason.
@@ -109,9 +142,43 @@ export async function checkTarget(
   return { url, hostname, port: url.port === '' ? 443 : Number(url.port), addresses };
 }
 
-function looksLikeCredential(param: string): boolean {
-  const name = param.toLowerCase().replace(/[-_]/g, '');
-  return CREDENTIAL_PARAM_EXACT.has(name) || CREDENTIAL_PARAM_SUFFIXES.some((s) => name.endsWith(s));
+/** Whether a query parameter name reads like a credential (see CREDENTIAL_WORDS). */
+export function looksLikeCredential(param: string): boolean {
+  const words = param
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter(Boolean);
+  if (words.length === 0) return false;
+  if (words.some((w) => CREDENTIAL_WORDS.has(w))) return true;
+  if (CREDENTIAL_LAST_WORDS.has(words[words.length - 1])) return true;
+  const letters = words.join('');
+  return (
+    CREDENTIAL_WORDS.has(letters) ||
+    CREDENTIAL_LAST_WORDS.has(letters) ||
+    CREDENTIAL_SUFFIXES.some((s) => letters.endsWith(s))
+  );
+}
+
+/**
+ * The rules for the text of a target URL, checked when one is configured (not at delivery: a
+ * URL stored before these rules still delivers as it did). What is stored and shown must be the
+ * URL deliveries use: URL parsing would silently drop control characters (CR, LF, tab...) and
+ * encode spaces, and never sends a fragment, so a URL with either is refused rather than
+ * stored unlike what is used.
+ */
+export function checkTargetText(rawUrl: string): void {
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(rawUrl))
+    throw new TargetRefusedError(
+      'invalid-url',
+      'the URL must not contain spaces or control characters (such as CR or LF)',
+    );
+  if (rawUrl.includes('#'))
+    throw new TargetRefusedError(
+      'fragment',
+      'the URL must not have a fragment (#...): it is never sent to the receiver',
+    );
 }
 
 /** Every address the name resolves to, deduplicated. A failure or a timeout is a refusal, never a skipped check. */

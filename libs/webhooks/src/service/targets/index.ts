@@ -1,5 +1,7 @@
 export {
   checkTarget,
+  checkTargetText,
+  looksLikeCredential,
   defaultLookupAll,
   type CheckedTarget,
   type LookupAll,

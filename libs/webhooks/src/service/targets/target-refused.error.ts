@@ -5,7 +5,15 @@ import { AppError, ErrorCode } from '@kw/platform-errors';
  * branch on it. 'address' comes with `range` (the forbidden range's name).
  */
 export type TargetRefusalReason =
-  'invalid-url' | 'scheme' | 'credentials' | 'query-credentials' | 'port' | 'localhost' | 'address' | 'dns';
+  | 'invalid-url'
+  | 'fragment'
+  | 'scheme'
+  | 'credentials'
+  | 'query-credentials'
+  | 'port'
+  | 'localhost'
+  | 'address'
+  | 'dns';
 
 /** A 400 VALIDATION_FAILED on the `url` field; never names the resolved address (no internal DNS leaks). */
 export class TargetRefusedError extends AppError {
