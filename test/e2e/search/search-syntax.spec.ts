@@ -9,7 +9,7 @@ const MODES = ['keyword', 'hybrid', 'semantic'] as const;
  * Search syntax (docs/search.md, "How a query is read") in every mode and through every route:
  * exclusions and quoted phrases hold for the vector side too, an exclusion holds for the whole
  * query whatever ORs it holds, the words a model reads leave the operators and excluded words
- * out.
+ * out; the answer of a hybrid search holds no zero-score semantic-only noise.
  */
 describe('search syntax in every mode', () => {
   let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
@@ -139,6 +139,25 @@ describe('search syntax in every mode', () => {
       const found = res.data.hits.map((h: any) => h.title);
       expect(found.length, JSON.stringify(args)).toBeGreaterThan(0);
       for (const title of [...KAFKA, 'Pilot duties']) expect(found, JSON.stringify(args)).not.toContain(title);
+    }
+  });
+
+  it('hybrid answers hold no semantic-only hit of fused score 0, and page consistently', async () => {
+    for (const q of ['billing queue', '"control plane"', 'zebra', 'feed the giraffe', 'winter supplements']) {
+      const all = await search({ q, mode: 'hybrid' });
+      const noise = all.results.filter((r: any) => r.score === 0 && r.matchedBy.join() === 'semantic');
+      expect(
+        noise.map((r: any) => r.title),
+        q,
+      ).toEqual([]);
+      expect(all.total, q).toBe(all.results.length);
+      const seen: string[] = [];
+      for (let offset = 0; offset < all.total; offset += 2) {
+        const page = await search({ q, mode: 'hybrid', limit: 2, offset });
+        expect(page.total, q).toBe(all.total);
+        seen.push(...page.results.map((r: any) => r.fragmentId));
+      }
+      expect(seen, q).toEqual(all.results.map((r: any) => r.fragmentId));
     }
   });
 });

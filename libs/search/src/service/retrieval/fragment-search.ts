@@ -106,15 +106,17 @@ export class FragmentSearch {
       ? await this.reranking.rerank(
           workspaceIds,
           query.modelText,
-          fuseByWeightedScore([
-            { retriever: 'keyword', weight: 1 - this.semanticWeight, hits: keyword ?? [] },
-            {
-              retriever: 'semantic',
-              weight: this.semanticWeight,
-              hits: semantic ?? [],
-              scale: 'range', // similarities sit in a band: see ScoreScale
-            },
-          ]),
+          withoutSemanticNoise(
+            fuseByWeightedScore([
+              { retriever: 'keyword', weight: 1 - this.semanticWeight, hits: keyword ?? [] },
+              {
+                retriever: 'semantic',
+                weight: this.semanticWeight,
+                hits: semantic ?? [],
+                scale: 'range', // similarities sit in a band: see ScoreScale
+              },
+            ]),
+          ),
           rerankFrom,
         )
       : single((criteria.mode === 'keyword' ? keyword : semantic) ?? [], criteria.mode);
@@ -234,6 +236,15 @@ export class FragmentSearch {
       ];
     });
   }
+}
+
+/**
+ * Hybrid's fusion without the semantic-only candidates it scores 0: the similarities are scaled
+ * over their list's range, so the list's worst candidate adds nothing; alone it is noise that
+ * would lengthen `total` and the last page (docs/search.md, "Hybrid").
+ */
+function withoutSemanticNoise(fused: FusedHit[]): FusedHit[] {
+  return fused.filter((h) => h.score > 0 || h.matchedBy.some((retriever) => retriever !== 'semantic'));
 }
 
 function single(list: RankedId[], retriever: string): FusedHit[] {
