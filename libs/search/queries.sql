@@ -91,7 +91,8 @@ SELECT count(*)::float8 AS documents, coalesce(avg(f.search_length), 0)::float8 
   FROM search_read.fragments f WHERE ${liveInWorkspaces(workspaceIds)};
 
 -- src/persistence/search.repository.ts: SearchRepository.matching.rows
-SELECT f.id::text AS id FROM search_read.fragments f WHERE f.id = ANY(${ids}::uuid[]) AND ${fragmentConditions(workspaceIds, filters)};
+SELECT f.id::text AS id, ${holds} AS holds FROM search_read.fragments f
+ WHERE f.id = ANY(${ids}::uuid[]) AND ${fragmentConditions(workspaceIds, filters)} AND ${holdsNoExclusion(exclusions)};
 
 -- src/persistence/search.repository.ts: SearchRepository.hits.rows
 SELECT f.id::text AS id, f.workspace_id::text AS workspace_id, f.title, t.key AS type, f.tags, f.created_at, f.updated_at,

@@ -5,6 +5,7 @@ import { DATABASE } from '@kw/platform-runtime';
 import { BM25_B, BM25_K1, KEYWORD_TERMS_MAX, type CorpusStatistics } from '../domain/keyword-ranking.js';
 import type { ReadQuery } from '../domain/query-reading.js';
 import { filterConditions, fragmentConditions, liveInWorkspaces, type FragmentFilters } from './fragment-conditions.js';
+import { holdsNoExclusion, holdsPhrases, holdsRequired, requiredQuery } from './query-conditions.js';
 import { SEARCH_DB, type SearchDb } from './search-database.js';
 
 export interface RankedId {
@@ -43,10 +44,13 @@ function rankingTerms(query: ReadQuery): DataPrisma.Sql {
 /** Over rows of `lexeme`: the tsquery matching any of them (each quoted as a tsquery literal). */
 const ANY_TERM = sql`string_agg(${"'"} || replace(replace(lexeme, ${'\\'}, ${'\\\\'}), ${"'"}, ${"''"}) || ${"'"}, ' | ')::tsquery`;
 
-/** The tsquery a result's snippet highlights: the precise query, or any of its ranking words. */
+/**
+ * The tsquery a result's snippet highlights: what the precise query requires (never its excluded
+ * words), or any of its ranking words.
+ */
 function highlightQuery(query: ReadQuery): DataPrisma.Sql {
-  return query.precise
-    ? sql`websearch_to_tsquery('english', ${query.text})`
+  return query.precise && query.alternatives.length > 0
+    ? requiredQuery(query.alternatives)
     : sql`(SELECT ${ANY_TERM} FROM (${rankingTerms(query)}) terms)`;
 }
 
@@ -85,7 +89,7 @@ export class SearchRepository {
    * count per word is its document frequency among the authorized workspaces' live fragments
    * (a filter narrows the results without changing how rare a word is). `corpus` gives the
    * fragment count and average length. A precise query (ReadQuery.precise) keeps only the
-   * fragments its web-search syntax matches; a relaxed one (any word) still drops the fragments
+   * fragments its web-search syntax matches; a relaxed one (any word) too drops the fragments
    * its exclusions match.
    */
   async keywordCandidates(
@@ -95,18 +99,16 @@ export class SearchRepository {
     corpus: CorpusStatistics,
     depth: number,
   ): Promise<RankedId[]> {
-    const excluding = !query.precise && query.exclusions.length > 0;
     const narrowed =
-      query.precise || excluding || filters.types.length > 0 || filters.tags.length > 0 || !!filters.collectionId;
-    const matched = query.precise
-      ? sql`f.search_document @@ websearch_to_tsquery('english', ${query.text})`
-      : excluding
-        ? sql`NOT EXISTS (SELECT 1 FROM unnest(${query.exclusions}::text[]) e
-                           WHERE f.search_document @@ phraseto_tsquery('english', e))`
-        : sql`TRUE`;
+      query.precise ||
+      query.exclusions.length > 0 ||
+      filters.types.length > 0 ||
+      filters.tags.length > 0 ||
+      !!filters.collectionId;
+    const required = query.precise ? holdsRequired(query.alternatives) : sql`TRUE`;
     const kept = narrowed
       ? sql`JOIN search_read.fragments f ON f.id = s.fragment_id
-             WHERE ${filterConditions(filters)} AND ${matched}`
+             WHERE ${filterConditions(filters)} AND ${required} AND ${holdsNoExclusion(query.exclusions)}`
       : sql``;
     const rows = await this.rows<{ id: string; score: number }>(sql`
       WITH postings AS (
@@ -138,11 +140,24 @@ export class SearchRepository {
     return { documents: Number(row?.documents ?? 0), averageLength: Math.max(Number(row?.average_length ?? 0), 1) };
   }
 
-  /** The ids among `ids` that pass the type, tag and collection filters (in no order). */
-  async matching(workspaceIds: string[], ids: string[], filters: FragmentFilters): Promise<Set<string>> {
-    const rows = await this.rows<{ id: string }>(sql`
-      SELECT f.id::text AS id FROM search_read.fragments f WHERE f.id = ANY(${ids}::uuid[]) AND ${fragmentConditions(workspaceIds, filters)}`);
-    return new Set(rows.map((r) => r.id));
+  /**
+   * The ids among `ids` that pass the type, tag and collection filters and hold none of the
+   * exclusions (in no order), each saying whether it holds the phrases (one of `phrases`' lists
+   * whole; true when none is given): what the vector index cannot check, in one statement over
+   * the stored full-text document.
+   */
+  async matching(
+    workspaceIds: string[],
+    ids: string[],
+    filters: FragmentFilters,
+    exclusions: readonly string[] = [],
+    phrases?: readonly (readonly string[])[],
+  ): Promise<Map<string, boolean>> {
+    const holds = phrases ? holdsPhrases(phrases) : sql`TRUE`;
+    const rows = await this.rows<{ id: string; holds: boolean }>(sql`
+      SELECT f.id::text AS id, ${holds} AS holds FROM search_read.fragments f
+       WHERE f.id = ANY(${ids}::uuid[]) AND ${fragmentConditions(workspaceIds, filters)} AND ${holdsNoExclusion(exclusions)}`);
+    return new Map(rows.map((r) => [r.id, r.holds]));
   }
 
   /**

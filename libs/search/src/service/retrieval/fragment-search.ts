@@ -7,7 +7,7 @@ import type { Logger, PlatformMetrics } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER, METRICS } from '@kw/platform-runtime';
 import { Counter } from 'prom-client';
 import { SEARCH_QUERY_MODEL_CHARS } from '../../search-limits.js';
-import { readQuery, relaxed, type ReadQuery } from '../../domain/query-reading.js';
+import { readQuery, relaxed, requiredPhrases, type ReadQuery } from '../../domain/query-reading.js';
 import { SearchRepository, type RankedId } from '../../persistence/search.repository.js';
 import { VECTOR_INDEX, type VectorIndex } from '../vector/vector-index.js';
 import { CandidateReranking } from './candidate-reranking.js';
@@ -99,22 +99,24 @@ export class FragmentSearch {
     // The retrievers are independent: on a pooled database they run side by side.
     const [keyword, semantic] = await Promise.all([
       criteria.mode !== 'semantic' ? this.keywordCandidates(workspaceIds, query, criteria) : undefined,
-      criteria.mode !== 'keyword' ? this.semanticCandidates(workspaceIds, criteria) : undefined,
+      criteria.mode !== 'keyword' ? this.semanticCandidates(workspaceIds, criteria, query) : undefined,
     ]);
     // Single modes answer with their retriever's own ranking; hybrid may be reranked.
     return criteria.mode === 'hybrid'
       ? await this.reranking.rerank(
           workspaceIds,
-          criteria.query,
-          fuseByWeightedScore([
-            { retriever: 'keyword', weight: 1 - this.semanticWeight, hits: keyword ?? [] },
-            {
-              retriever: 'semantic',
-              weight: this.semanticWeight,
-              hits: semantic ?? [],
-              scale: 'range', // similarities sit in a band: see ScoreScale
-            },
-          ]),
+          query.modelText,
+          withoutSemanticNoise(
+            fuseByWeightedScore([
+              { retriever: 'keyword', weight: 1 - this.semanticWeight, hits: keyword ?? [] },
+              {
+                retriever: 'semantic',
+                weight: this.semanticWeight,
+                hits: semantic ?? [],
+                scale: 'range', // similarities sit in a band: see ScoreScale
+              },
+            ]),
+          ),
           rerankFrom,
         )
       : single((criteria.mode === 'keyword' ? keyword : semantic) ?? [], criteria.mode);
@@ -134,16 +136,24 @@ export class FragmentSearch {
 
   /**
    * Query embedding from the same provider that embedded the chunks (a recent query's vector
-   * reused: QueryEmbeddings), then the vector index. A
+   * reused: QueryEmbeddings), then the vector index. The model reads the query without its
+   * operators and excluded words (ReadQuery.modelText): an excluded word would count for the
+   * fragments holding it. A
    * model that cannot embed the query (down, or slower than SEARCH_MODEL_TIMEOUT_MS) leaves hybrid search to its keyword
    * side, as a failing reranker leaves the fused order; semantic search has nothing to answer
    * with and says so (502).
    */
-  private async semanticCandidates(workspaceIds: string[], criteria: SearchCriteria): Promise<RankedId[]> {
+  private async semanticCandidates(
+    workspaceIds: string[],
+    criteria: SearchCriteria,
+    query: ReadQuery,
+  ): Promise<RankedId[]> {
+    // Nothing but exclusions or operators: nothing to be close to.
+    if (query.modelText.trim() === '') return [];
     let vector: number[] | undefined;
     try {
       // The model reads the opening: the vectors are kept by what it read, so queries that share it share one.
-      vector = await this.queryVectors.of(criteria.query.slice(0, SEARCH_QUERY_MODEL_CHARS));
+      vector = await this.queryVectors.of(query.modelText.slice(0, SEARCH_QUERY_MODEL_CHARS));
     } catch (err) {
       if (criteria.mode === 'semantic')
         throw new AppError({
@@ -170,23 +180,33 @@ export class FragmentSearch {
       minSimilarity: MIN_SIMILARITY,
     });
     const ranked = hits.map((h) => ({ fragmentId: h.fragmentId, score: h.similarity }));
-    return this.applyFilters(workspaceIds, criteria, ranked);
+    return this.applyFilters(workspaceIds, criteria, query, ranked);
   }
 
-  /** The vector index knows no types, tags or collections: keep the hits that pass them, in order. */
+  /**
+   * The vector index knows no types, tags or collections, nor words: keep the hits that pass the
+   * filters and the query's syntax, in order. Exclusions always hold; a quoted phrase is required
+   * (requiredPhrases: plain words are the model's business), unless none of the hits holds it:
+   * then, as the keyword side relaxes syntax that matches nothing, the hits stand by meaning.
+   */
   private async applyFilters(
     workspaceIds: string[],
     criteria: SearchCriteria,
+    query: ReadQuery,
     ranked: RankedId[],
   ): Promise<RankedId[]> {
-    if (ranked.length === 0 || (criteria.types.length === 0 && criteria.tags.length === 0 && !criteria.collectionId))
-      return ranked;
+    const phrases = requiredPhrases(query);
+    const filtered = criteria.types.length > 0 || criteria.tags.length > 0 || !!criteria.collectionId;
+    if (ranked.length === 0 || (!filtered && query.exclusions.length === 0 && !phrases)) return ranked;
     const kept = await this.repository.matching(
       workspaceIds,
       ranked.map((r) => r.fragmentId),
       criteria,
+      query.exclusions,
+      phrases,
     );
-    return ranked.filter((r) => kept.has(r.fragmentId));
+    const holding = ranked.filter((r) => kept.get(r.fragmentId) === true);
+    return phrases && holding.length === 0 ? ranked.filter((r) => kept.has(r.fragmentId)) : holding;
   }
 
   private async load(workspaceIds: string[], query: ReadQuery, page: FusedHit[]): Promise<SearchHitView[]> {
@@ -216,6 +236,15 @@ export class FragmentSearch {
       ];
     });
   }
+}
+
+/**
+ * Hybrid's fusion without the semantic-only candidates it scores 0: the similarities are scaled
+ * over their list's range, so the list's worst candidate adds nothing; alone it is noise that
+ * would lengthen `total` and the last page (docs/search.md, "Hybrid").
+ */
+function withoutSemanticNoise(fused: FusedHit[]): FusedHit[] {
+  return fused.filter((h) => h.score > 0 || h.matchedBy.some((retriever) => retriever !== 'semantic'));
 }
 
 function single(list: RankedId[], retriever: string): FusedHit[] {

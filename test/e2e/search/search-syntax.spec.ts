@@ -1,0 +1,163 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFragmentsPlatform, type Person } from '../fragments/fragments-fixture.js';
+import { call, connectMcp } from '../mcp/mcp-fixture.js';
+
+const MODES = ['keyword', 'hybrid', 'semantic'] as const;
+
+/**
+ * Search syntax (docs/search.md, "How a query is read") in every mode and through every route:
+ * exclusions and quoted phrases hold for the vector side too, an exclusion holds for the whole
+ * query whatever ORs it holds, the words a model reads leave the operators and excluded words
+ * out; the answer of a hybrid search holds no zero-score semantic-only noise.
+ */
+describe('search syntax in every mode', () => {
+  let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
+  let owner: Person;
+  let ws: Awaited<ReturnType<typeof p.workspace>>;
+  let mcp: Client;
+  const ids: Record<string, string> = {};
+
+  const search = async (params: Record<string, string | number>, path = '/api/search') => {
+    const qs = new URLSearchParams(
+      Object.entries({ workspaceId: ws.id, limit: 100, ...params }).map(([k, v]): [string, string] => [k, String(v)]),
+    );
+    const res = await p.api.call(owner.auth, 'GET', `${path}?${qs}`);
+    expect(res.status, res.text).toBe(200);
+    return res.body;
+  };
+  const titles = async (q: string, mode: string) =>
+    (await search({ q, mode })).results.map((r: any) => r.title as string);
+
+  const KAFKA = ['Billing queue with retries', 'Billing queue on rabbit'];
+
+  beforeAll(async () => {
+    p = await startFragmentsPlatform();
+    owner = await p.person();
+    ws = await p.workspace(owner);
+    const make = async (title: string, content: string, tags: string[] = []) => {
+      const res = await p.api.call(owner.auth, 'POST', '/api/memory-fragments', {
+        workspaceId: ws.id,
+        fragmentTypeId: ws.noteTypeId,
+        title,
+        content,
+        tags,
+      });
+      expect(res.status, res.text).toBe(201);
+      ids[title] = res.body.fragment.id;
+    };
+    await make('Billing queue with retries', 'The billing queue retries failed invoices through Kafka.', ['kafka']);
+    await make('Billing queue on rabbit', 'Our billing queue moved from Kafka to RabbitMQ last spring.');
+    await make('Billing queue on redis', 'The billing queue runs on Redis streams with consumer groups.');
+    await make('Zebra husbandry', 'How to feed a zebra in winter.');
+    await make('Giraffe husbandry', 'How to feed a giraffe from tall racks.');
+    await make('Kubernetes cluster upgrades', 'Drain the nodes, then roll the control plane without downtime.');
+    await make('Pilot duties', 'Who has control of the plane when the pilot sleeps.');
+    await make('Café résumé', 'Notes from the café in Zürich: a résumé of the meeting.');
+    await make('Dessert menu', 'Crème brûlée and sorbet on Fridays.');
+    await make('Vitamin supplements', 'Vitamin D supplements in winter for older adults.');
+    // Semantic retrieval needs the embeddings (expect.poll is not available in beforeAll).
+    for (const id of Object.values(ids)) {
+      for (let i = 0; ; i++) {
+        const res = await p.api.call(owner.auth, 'GET', `/api/memory-fragments/${id}`);
+        if (res.body.fragment?.status === 'published') break;
+        if (i === 600) throw new Error(`fragment ${id} not published in time`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    mcp = await connectMcp(p.platform.url, owner.auth);
+  }, 240_000);
+
+  afterAll(async () => {
+    await mcp?.close();
+    await p?.stop();
+  });
+
+  it('honours an exclusion in every mode, and does not embed the excluded word', async () => {
+    for (const mode of MODES) {
+      const found = await titles('billing queue -kafka', mode);
+      expect(found, mode).toContain('Billing queue on redis');
+      for (const title of KAFKA) expect(found, `${mode}: ${title}`).not.toContain(title);
+    }
+    expect(await titles('billing queue -kafka', 'keyword')).toEqual(['Billing queue on redis']);
+    // The vector side read "billing queue": the excluded word neither pulls fragments up nor
+    // changes the similarity of what is left.
+    const plain = (await search({ q: 'billing queue', mode: 'semantic' })).results;
+    const excluding = (await search({ q: 'billing queue -kafka', mode: 'semantic' })).results;
+    const redis = (list: any[]) => list.find((r) => r.title === 'Billing queue on redis')?.score;
+    expect(redis(excluding)).toBeCloseTo(redis(plain), 6);
+    // An excluded phrase too.
+    for (const mode of MODES)
+      expect(await titles('billing queue -"moved from kafka"', mode), mode).not.toContain('Billing queue on rabbit');
+  });
+
+  it('requires a quoted phrase in every mode; plain words stay a matter of meaning on the vector side', async () => {
+    for (const mode of MODES) {
+      const found = await titles('"control plane"', mode);
+      expect(found, mode).toEqual(['Kubernetes cluster upgrades']);
+    }
+    // Next to a phrase, an unquoted word is required by keyword only: the vector side keeps the
+    // fragments holding the phrase, whatever their other words.
+    for (const mode of MODES)
+      expect(await titles('"control plane" downtime', mode), mode).toEqual(['Kubernetes cluster upgrades']);
+    expect(await titles('"control plane" zebra', 'semantic')).toEqual(['Kubernetes cluster upgrades']);
+    // A phrase no candidate holds is read as plain words, on each side (its exclusions kept).
+    const relaxed = await titles('"lunar eclipse" billing queue -kafka', 'semantic');
+    expect(relaxed).toContain('Billing queue on redis');
+    for (const title of KAFKA) expect(relaxed).not.toContain(title);
+  });
+
+  it('keeps an exclusion for the whole query, whatever ORs it holds', async () => {
+    for (const mode of MODES) {
+      const found = await titles('zebra OR giraffe -winter', mode);
+      expect(found, mode).not.toContain('Zebra husbandry');
+      expect(found, mode).not.toContain('Vitamin supplements');
+      if (mode !== 'semantic') expect(found, mode).toContain('Giraffe husbandry');
+      expect(await titles('feed OR nothing -zebra', mode), mode).not.toContain('Zebra husbandry');
+    }
+    expect(await titles('zebra OR giraffe -winter', 'keyword')).toEqual(['Giraffe husbandry']);
+    expect(await titles('-winter zebra OR giraffe', 'keyword')).toEqual(['Giraffe husbandry']);
+    // OR still offers alternatives.
+    expect((await titles('zebra OR giraffe', 'keyword')).sort()).toEqual(['Giraffe husbandry', 'Zebra husbandry']);
+  });
+
+  it('holds in global search and in the MCP search tool (hybrid by default)', async () => {
+    const qs = new URLSearchParams({ q: 'billing queue -kafka', limit: '100' });
+    const global = await p.api.call(owner.auth, 'GET', `/api/search/global?${qs}`);
+    expect(global.status, global.text).toBe(200);
+    const globalTitles = global.body.results.map((r: any) => r.title);
+    expect(globalTitles).toContain('Billing queue on redis');
+    for (const title of KAFKA) expect(globalTitles).not.toContain(title);
+    for (const args of [
+      { workspaceId: ws.id, query: 'billing queue -kafka' },
+      { query: 'billing queue -kafka' },
+      { workspaceId: ws.id, query: 'billing queue -kafka', mode: 'semantic' },
+      { workspaceId: ws.id, query: '"control plane"' },
+    ]) {
+      const res = await call(mcp, 'search', { ...args, limit: 50 });
+      expect(res.isError, res.text).toBe(false);
+      const found = res.data.hits.map((h: any) => h.title);
+      expect(found.length, JSON.stringify(args)).toBeGreaterThan(0);
+      for (const title of [...KAFKA, 'Pilot duties']) expect(found, JSON.stringify(args)).not.toContain(title);
+    }
+  });
+
+  it('hybrid answers hold no semantic-only hit of fused score 0, and page consistently', async () => {
+    for (const q of ['billing queue', '"control plane"', 'zebra', 'feed the giraffe', 'winter supplements']) {
+      const all = await search({ q, mode: 'hybrid' });
+      const noise = all.results.filter((r: any) => r.score === 0 && r.matchedBy.join() === 'semantic');
+      expect(
+        noise.map((r: any) => r.title),
+        q,
+      ).toEqual([]);
+      expect(all.total, q).toBe(all.results.length);
+      const seen: string[] = [];
+      for (let offset = 0; offset < all.total; offset += 2) {
+        const page = await search({ q, mode: 'hybrid', limit: 2, offset });
+        expect(page.total, q).toBe(all.total);
+        seen.push(...page.results.map((r: any) => r.fragmentId));
+      }
+      expect(seen, q).toEqual(all.results.map((r: any) => r.fragmentId));
+    }
+  });
+});
