@@ -22,6 +22,7 @@ import { FragmentSearch } from '../retrieval/fragment-search.js';
 import type { FusedHit } from '../retrieval/rank-fusion.js';
 import type { SearchMode } from '../retrieval/search-query.js';
 import { shortSnippet } from './snippets.js';
+import { searchText } from '../../domain/search-text.js';
 
 interface Step {
   kind: string;
@@ -80,10 +81,12 @@ export class AgenticSearchHandlers {
     const steps: Step[] = [];
     const board = new LeadBoard();
 
-    const { terms, own, detail } = await expandQuery(input.query, this.ai, this.config.SEARCH_MODEL_TIMEOUT_MS);
+    // The query as search reads it (Unicode NFC).
+    const text = searchText(input.query);
+    const { terms, own, detail } = await expandQuery(text, this.ai, this.config.SEARCH_MODEL_TIMEOUT_MS);
     steps.push({ kind: 'expand', detail, terms, found: terms.length });
 
-    const seeds = await this.graph.entitiesNamedIn(workspaceId, input.query, AGENTIC_CANDIDATES);
+    const seeds = await this.graph.entitiesNamedIn(workspaceId, text, AGENTIC_CANDIDATES);
     steps.push({
       kind: 'entities',
       detail: 'graph entities named in the query',
@@ -111,7 +114,7 @@ export class AgenticSearchHandlers {
     // with the words the model and the graph added, which weigh less: they widen, not decide.
     const added = [...new Set([...terms, ...nameTerms(seeds.map((e) => e.name))].filter((t) => !own.includes(t)))];
     const [hits, addedHits] = await Promise.all([
-      this.ranked(workspaceId, input.query, 'hybrid'),
+      this.ranked(workspaceId, text, 'hybrid'),
       added.length > 0 ? this.ranked(workspaceId, added.join(' '), 'keyword') : [],
     ]);
     for (const hit of hits) board.add({ id: hit.fragmentId }, WEIGHT.search * hit.score, reasonOf(hit, own));
