@@ -13,8 +13,9 @@ const CREME_NFD = 'Cre\u0300me bru\u0302le\u0301e';
  * Search syntax (docs/search.md, "How a query is read") in every mode and through every route:
  * exclusions and quoted phrases hold for the vector side too, an exclusion holds for the whole
  * query whatever ORs it holds, the words a model reads leave the operators and excluded words
- * out; the answer of a hybrid search holds no zero-score semantic-only noise; a query is read in
- * NFC (composed) Unicode, and so is the text the keyword index reads.
+ * out; the answer of a hybrid search holds no zero-score semantic-only noise; agentic search
+ * names only the words a lead holds; a query is read in NFC (composed) Unicode, and so is the
+ * text the keyword index reads.
  */
 describe('search syntax in every mode', () => {
   let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
@@ -164,6 +165,33 @@ describe('search syntax in every mode', () => {
       }
       expect(seen, q).toEqual(all.results.map((r: any) => r.fragmentId));
     }
+  });
+
+  it('agentic search names only the words a lead holds, never an excluded one, and leaves excluded fragments out', async () => {
+    const agentic = async (query: string) => {
+      const res = await p.api.call(owner.auth, 'POST', '/api/fragments/agentic-search', {
+        workspaceId: ws.id,
+        query,
+        maxLeads: 50,
+      });
+      expect(res.status, res.text).toBe(200);
+      return res.body;
+    };
+    const excluding = await agentic('billing queue -kafka');
+    expect(excluding.expandedTerms).not.toContain('kafka');
+    expect(excluding.steps.find((s: any) => s.kind === 'keyword').terms).not.toContain('kafka');
+    const redis = excluding.leads.find((l: any) => l.title === 'Billing queue on redis');
+    expect(redis.why).toContain('keyword match (billing, queue)');
+    for (const lead of excluding.leads) {
+      expect(lead.why, lead.title).not.toMatch(/kafka/i);
+      expect(KAFKA, lead.title).not.toContain(lead.title);
+    }
+    const both = await agentic('zebra giraffe');
+    const giraffe = both.leads.find((l: any) => l.title === 'Giraffe husbandry');
+    expect(giraffe.why).toContain('keyword match (giraffe)');
+    expect(giraffe.why).not.toContain('zebra');
+    const zebra = both.leads.find((l: any) => l.title === 'Zebra husbandry');
+    expect(zebra.why).toContain('keyword match (zebra)');
   });
 
   it('reads a query typed in decomposed Unicode (NFD) as its composed form, and finds text stored decomposed', async () => {
