@@ -5,6 +5,16 @@
 SELECT id::text AS id, title, left(regexp_replace(coalesce(nullif(summary, ''), content), '\s+', ' ', 'g'), ${chars}) AS snippet
 FROM search_read.fragments WHERE workspace_id = ${workspaceId}::uuid AND archived_at IS NULL AND id = ANY(${[...ids]}::uuid[]);
 
+-- src/persistence/agentic.repository.ts: AgenticRepository.termsHeld.rows
+SELECT f.id::text AS id, w.term FROM search_read.fragments f, unnest(${[...terms]}::text[]) AS w(term)
+WHERE f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL AND f.id = ANY(${[...ids]}::uuid[])
+  AND f.search_document @@ plainto_tsquery('english', w.term);
+
+-- src/persistence/agentic.repository.ts: AgenticRepository.excluded.rows
+SELECT f.id::text AS id FROM search_read.fragments f
+WHERE f.workspace_id = ${workspaceId}::uuid AND f.archived_at IS NULL AND f.id = ANY(${[...ids]}::uuid[])
+  AND NOT ${holdsNoExclusion(exclusions)};
+
 -- src/persistence/graph.repository.ts: GraphRepository.graphStats.entities
 SELECT e.kind, count(DISTINCT e.id)::int AS count FROM search_read.graph_entities e ${liveMentions(workspaceId)}
 WHERE e.workspace_id = ${workspaceId}::uuid GROUP BY e.kind ORDER BY count DESC, e.kind;

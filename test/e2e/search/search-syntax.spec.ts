@@ -5,11 +5,17 @@ import { call, connectMcp } from '../mcp/mcp-fixture.js';
 
 const MODES = ['keyword', 'hybrid', 'semantic'] as const;
 
+/** Decomposed (NFD) forms, as some keyboards and pasted text send them. */
+const CAFE_NFD = 'cafe\u0301';
+const CREME_NFD = 'Cre\u0300me bru\u0302le\u0301e';
+
 /**
  * Search syntax (docs/search.md, "How a query is read") in every mode and through every route:
  * exclusions and quoted phrases hold for the vector side too, an exclusion holds for the whole
  * query whatever ORs it holds, the words a model reads leave the operators and excluded words
- * out; the answer of a hybrid search holds no zero-score semantic-only noise.
+ * out; the answer of a hybrid search holds no zero-score semantic-only noise; agentic search
+ * names only the words a lead holds; a query is read in NFC (composed) Unicode, and so is the
+ * text the keyword index reads.
  */
 describe('search syntax in every mode', () => {
   let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
@@ -54,7 +60,7 @@ describe('search syntax in every mode', () => {
     await make('Kubernetes cluster upgrades', 'Drain the nodes, then roll the control plane without downtime.');
     await make('Pilot duties', 'Who has control of the plane when the pilot sleeps.');
     await make('Café résumé', 'Notes from the café in Zürich: a résumé of the meeting.');
-    await make('Dessert menu', 'Crème brûlée and sorbet on Fridays.');
+    await make('Dessert menu', `${CREME_NFD} and sorbet on Fridays.`);
     await make('Vitamin supplements', 'Vitamin D supplements in winter for older adults.');
     // Semantic retrieval needs the embeddings (expect.poll is not available in beforeAll).
     for (const id of Object.values(ids)) {
@@ -159,5 +165,54 @@ describe('search syntax in every mode', () => {
       }
       expect(seen, q).toEqual(all.results.map((r: any) => r.fragmentId));
     }
+  });
+
+  it('agentic search names only the words a lead holds, never an excluded one, and leaves excluded fragments out', async () => {
+    const agentic = async (query: string) => {
+      const res = await p.api.call(owner.auth, 'POST', '/api/fragments/agentic-search', {
+        workspaceId: ws.id,
+        query,
+        maxLeads: 50,
+      });
+      expect(res.status, res.text).toBe(200);
+      return res.body;
+    };
+    const excluding = await agentic('billing queue -kafka');
+    expect(excluding.expandedTerms).not.toContain('kafka');
+    expect(excluding.steps.find((s: any) => s.kind === 'keyword').terms).not.toContain('kafka');
+    const redis = excluding.leads.find((l: any) => l.title === 'Billing queue on redis');
+    expect(redis.why).toContain('keyword match (billing, queue)');
+    for (const lead of excluding.leads) {
+      expect(lead.why, lead.title).not.toMatch(/kafka/i);
+      expect(KAFKA, lead.title).not.toContain(lead.title);
+    }
+    const both = await agentic('zebra giraffe');
+    const giraffe = both.leads.find((l: any) => l.title === 'Giraffe husbandry');
+    expect(giraffe.why).toContain('keyword match (giraffe)');
+    expect(giraffe.why).not.toContain('zebra');
+    const zebra = both.leads.find((l: any) => l.title === 'Zebra husbandry');
+    expect(zebra.why).toContain('keyword match (zebra)');
+  });
+
+  it('reads a query typed in decomposed Unicode (NFD) as its composed form, and finds text stored decomposed', async () => {
+    for (const mode of MODES) {
+      const composed = await titles('café', mode);
+      expect(composed[0], mode).toBe('Café résumé');
+      expect(await titles(CAFE_NFD, mode), mode).toEqual(composed);
+      expect(await titles('Zu\u0308rich', mode), mode).toEqual(await titles('Zürich', mode));
+    }
+    // The dessert's text was sent decomposed: it is kept as sent, and found by either form.
+    const { fragment } = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/memory-fragments/${ids['Dessert menu']}`,
+      undefined,
+      200,
+    );
+    expect(fragment.content.startsWith(CREME_NFD)).toBe(true);
+    for (const q of ['crème brûlée', CREME_NFD.toLowerCase(), '"crème brûlée"'])
+      expect(await titles(q, 'keyword'), q).toEqual(['Dessert menu']);
+    // Accents are significant: no folding (docs/search.md).
+    expect(await titles('cafe', 'keyword')).toEqual([]);
   });
 });

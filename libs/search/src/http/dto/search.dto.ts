@@ -16,7 +16,7 @@ export class SearchFiltersDto {
     maxLength: SEARCH_QUERY_MAX,
     description:
       'What to find. A sentence or keywords match fragments holding any of the words, ranked by BM25; with search syntax ("a phrase", -excluded, OR) keyword matching is precise (web-search semantics), ' +
-      'and in every mode a hit holds the quoted phrases and none of the excluded words (exclusions hold for the whole query, whatever its ORs). docs/search.md',
+      'and in every mode a hit holds the quoted phrases and none of the excluded words (exclusions hold for the whole query, whatever its ORs). Read in Unicode NFC; accents are significant. docs/search.md',
   })
   @IsString()
   @MinLength(1)

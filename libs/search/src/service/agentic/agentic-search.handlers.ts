@@ -17,11 +17,13 @@ import {
 import { AgenticRepository } from '../../persistence/agentic.repository.js';
 import { LeadBoard } from './lead-board.js';
 import { expandQuery } from './query-expansion.js';
-import { nameTerms } from './query-terms.js';
+import { nameTerms, queryTerms } from './query-terms.js';
 import { FragmentSearch } from '../retrieval/fragment-search.js';
 import type { FusedHit } from '../retrieval/rank-fusion.js';
 import type { SearchMode } from '../retrieval/search-query.js';
 import { shortSnippet } from './snippets.js';
+import { readQuery } from '../../domain/query-reading.js';
+import { searchText } from '../../domain/search-text.js';
 
 interface Step {
   kind: string;
@@ -39,16 +41,17 @@ interface Step {
  */
 const WEIGHT = { search: 1, expanded: 0.2, graph: 0.2 };
 
-/** Why the search found a fragment: its words, its meaning, or both. */
-function reasonOf(hit: FusedHit, own: readonly string[]): string {
+/** Why the search found a fragment: the query's words it holds, its meaning, or both. */
+function reasonOf(hit: FusedHit, held: readonly string[]): string {
   return hit.matchedBy
     .filter((retriever) => retriever !== 'rerank')
-    .map((retriever) =>
-      retriever === 'keyword'
-        ? `keyword match${own.length > 0 ? ` (${own.join(', ')})` : ''}`
-        : 'close in meaning to the query',
-    )
+    .map((retriever) => (retriever === 'keyword' ? withTerms('keyword match', held) : 'close in meaning to the query'))
     .join(' and ');
+}
+
+/** `reason (a, b)`, or the reason alone when no word is named. */
+function withTerms(reason: string, terms: readonly string[]): string {
+  return terms.length > 0 ? `${reason} (${terms.join(', ')})` : reason;
 }
 
 /**
@@ -80,10 +83,17 @@ export class AgenticSearchHandlers {
     const steps: Step[] = [];
     const board = new LeadBoard();
 
-    const { terms, own, detail } = await expandQuery(input.query, this.ai, this.config.SEARCH_MODEL_TIMEOUT_MS);
-    steps.push({ kind: 'expand', detail, terms, found: terms.length });
+    // The query as search reads it (NFC): what it excludes is never a keyword, an entity or a
+    // lead; the model and the graph read it without its operators and excluded words.
+    const text = searchText(input.query);
+    const query = readQuery(text);
+    const excludedWords = new Set(queryTerms(query.exclusions.join(' ')));
+    const expansion = await expandQuery(query.modelText, this.ai, this.config.SEARCH_MODEL_TIMEOUT_MS);
+    const own = expansion.own;
+    const terms = expansion.terms.filter((t) => !excludedWords.has(t));
+    steps.push({ kind: 'expand', detail: expansion.detail, terms, found: terms.length });
 
-    const seeds = await this.graph.entitiesNamedIn(workspaceId, input.query, AGENTIC_CANDIDATES);
+    const seeds = await this.graph.entitiesNamedIn(workspaceId, query.modelText, AGENTIC_CANDIDATES);
     steps.push({
       kind: 'entities',
       detail: 'graph entities named in the query',
@@ -109,18 +119,30 @@ export class AgenticSearchHandlers {
 
     // The query as the workspace's own search reads it (BM25 and vectors, fused), then BM25
     // with the words the model and the graph added, which weigh less: they widen, not decide.
-    const added = [...new Set([...terms, ...nameTerms(seeds.map((e) => e.name))].filter((t) => !own.includes(t)))];
+    const added = [
+      ...new Set(
+        [...terms, ...nameTerms(seeds.map((e) => e.name))].filter((t) => !own.includes(t) && !excludedWords.has(t)),
+      ),
+    ];
     const [hits, addedHits] = await Promise.all([
-      this.ranked(workspaceId, input.query, 'hybrid'),
+      this.ranked(workspaceId, text, 'hybrid'),
       added.length > 0 ? this.ranked(workspaceId, added.join(' '), 'keyword') : [],
     ]);
-    for (const hit of hits) board.add({ id: hit.fragmentId }, WEIGHT.search * hit.score, reasonOf(hit, own));
+    // A lead's `why` names the words it holds, not every word of the query.
+    const held = await this.leads.termsHeld(
+      workspaceId,
+      [...new Set([...hits, ...addedHits].map((h) => h.fragmentId))],
+      [...own, ...added],
+    );
+    const heldOf = (id: string, words: readonly string[]) => words.filter((w) => held.get(id)?.has(w));
+    for (const hit of hits)
+      board.add({ id: hit.fragmentId }, WEIGHT.search * hit.score, reasonOf(hit, heldOf(hit.fragmentId, own)));
     const best = addedHits[0]?.score || 1;
     for (const hit of addedHits)
       board.add(
         { id: hit.fragmentId },
         (WEIGHT.expanded * hit.score) / best,
-        `expanded keyword match (${added.join(', ')})`,
+        withTerms('expanded keyword match', heldOf(hit.fragmentId, added)),
       );
     steps.push({
       kind: 'keyword',
@@ -156,6 +178,8 @@ export class AgenticSearchHandlers {
     for (const sum of sums.values()) most = Math.max(most, sum);
     for (const { ref, weight, reason } of found) board.add(ref, (WEIGHT.graph * weight) / most, reason);
     const graphFound = found.length;
+    // The search honoured the exclusions; the added words and the graph widen, and must too.
+    for (const id of await this.leads.excluded(workspaceId, board.ids(), query.exclusions)) board.remove(id);
     steps.push({
       kind: 'graph',
       detail: 'fragments mentioning the entities and their neighbours',
@@ -182,7 +206,13 @@ export class AgenticSearchHandlers {
     return {
       leads,
       steps,
-      expandedTerms: [...own, ...added, ...neighbourIds.map((id) => names.get(id) ?? '').filter(Boolean)],
+      expandedTerms: [
+        ...own,
+        ...added,
+        ...neighbourIds
+          .map((id) => names.get(id) ?? '')
+          .filter((name) => name !== '' && !queryTerms(name).some((t) => excludedWords.has(t))),
+      ],
     };
   }
 

@@ -25,6 +25,16 @@ export class LeadBoard {
     this.leads.set(fragment.id, lead);
   }
 
+  /** Every fragment on the board. */
+  ids(): string[] {
+    return [...this.leads.keys()];
+  }
+
+  /** Takes a fragment off the board (one the query excludes). */
+  remove(id: string): void {
+    this.leads.delete(id);
+  }
+
   /** The best leads, by score then title and id (stable for equal scores). */
   top(limit: number): Lead[] {
     return [...this.leads]

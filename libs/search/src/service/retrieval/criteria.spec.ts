@@ -10,6 +10,10 @@ describe('criteriaOf', () => {
     expect(criteriaOf(fields(`  ${query}  `))).toMatchObject({ query, mode: 'hybrid' });
   });
 
+  it('reads the query in Unicode NFC: a word typed decomposed is the composed word', () => {
+    expect(criteriaOf(fields('cafe\u0301 Zu\u0308rich')).query).toBe('caf\u00e9 Z\u00fcrich');
+  });
+
   it('refuses a longer query and a malformed collection id with 400, for callers the HTTP edge did not check', () => {
     expect(() => criteriaOf(fields('q'.repeat(SEARCH_QUERY_MAX + 1)))).toThrow(
       expect.objectContaining({ status: 400 }),

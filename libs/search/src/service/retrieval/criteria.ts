@@ -2,6 +2,7 @@ import { badRequest } from '@kw/platform-errors';
 import { parseMode, type SearchCriteria } from './search-query.js';
 import { isUuid } from '@kw/platform-ids';
 import { SEARCH_QUERY_MAX } from '../../search-limits.js';
+import { searchText } from '../../domain/search-text.js';
 
 /** The contract's SearchQuery as the retrievers take it (a malformed collection id is a 400, not a 500). */
 /** The fields of the contract's SearchQuery (also what a saved search stores). */
@@ -20,7 +21,7 @@ export function criteriaOf(search: SearchQueryFields | undefined): SearchCriteri
   const query = (search?.query ?? '').trim();
   if (query.length > SEARCH_QUERY_MAX) throw badRequest(`q must be at most ${SEARCH_QUERY_MAX} characters`);
   return {
-    query,
+    query: searchText(query),
     mode: parseMode(search?.mode),
     types: search?.types ?? [],
     tags: search?.tags ?? [],

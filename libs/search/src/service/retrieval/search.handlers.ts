@@ -6,6 +6,7 @@ import { Handles, type RequestOf } from '@kw/platform-transport';
 import { SearchQueryLog } from '../analytics/search-query-log.js';
 import { SearchRepository } from '../../persistence/search.repository.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
+import { searchText } from '../../domain/search-text.js';
 import { criteriaOf } from './criteria.js';
 import { FragmentSearch } from './fragment-search.js';
 import { pageOf } from './search-paging.js';
@@ -70,6 +71,6 @@ export class SearchHandlers {
   async suggest(input: RequestOf<typeof SearchService, 'suggestSearch'>, context: RequestContext) {
     const { workspaceId } = await this.gate.authorize(context, input.workspaceId, 'search:read');
     const limit = input.limit > 0 ? Math.min(input.limit, SUGGESTION_LIMIT_MAX) : SUGGESTION_LIMIT_DEFAULT;
-    return { suggestions: await this.repository.suggestions(workspaceId, input.prefix, limit) };
+    return { suggestions: await this.repository.suggestions(workspaceId, searchText(input.prefix), limit) };
   }
 }
