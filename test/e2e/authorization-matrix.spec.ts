@@ -272,6 +272,7 @@ describe('authorization matrix', () => {
     if (route.account) {
       if (!route.anyScope && !scopes.includes('*') && !scopes.includes(route.action)) return 403;
       if (route.platformAdmin) return 403; // none of the matrix callers is a platform admin
+      if (route.allWorkspacesOnly && principal === 'other-workspace token') return 403;
       return 'allowed';
     }
     if (principal === 'non-member' || principal === 'other-workspace token') return 404;

@@ -42,6 +42,29 @@ describeWith(['postgres', 'nats'], 'agent authentication (distributed mode)', ()
     await idp?.close();
   }, 60_000);
 
+  it('shows the authorization page as a page while the identity service is down: never a JSON body', async () => {
+    const base = platform.url;
+    const authorize = `${base}/oauth2/authorize?response_type=code&client_id=${crypto.randomUUID()}&code_challenge_method=S256`;
+    const pid = platform.pidOf('agent-auth')!;
+    process.kill(pid, 'SIGKILL');
+    let down: Response | undefined;
+    for (let i = 0; i < 200 && !down; i++) {
+      const res = await fetch(authorize, { headers: { accept: 'text/html' } });
+      if (res.status >= 500) down = res;
+      else await new Promise((r) => setTimeout(r, 20));
+    }
+    // 503 while no agent-auth answers (504 if one was in flight at the kill).
+    expect([503, 504]).toContain(down?.status);
+    expect(down!.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(down!.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(down!.headers.get('cache-control')).toBe('no-store');
+    if (down!.status === 503) expect(down!.headers.get('retry-after')).toBe('2');
+    expect(await down!.text()).toContain('Reload this page in a moment');
+    await expect
+      .poll(async () => (await fetch(`${base}/api/health/agent-auth`)).status, { timeout: 30_000, interval: 200 })
+      .toBe(200);
+  }, 60_000);
+
   it('exchanges an ID-JAG, and a security event revokes the cached token at once', async () => {
     const base = platform.url;
     const user = await createUser(base, admin.ADMIN_TOKEN);

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { adminEnv, createUser, type TestUser } from '../../support/accounts.js';
+import { adminEnv, createUser, signIn, type TestUser } from '../../support/accounts.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { launchChromium } from '../../support/browser.js';
 import { describeWith } from '../../support/services.js';
@@ -191,7 +191,21 @@ describeWith(['chromium'], 'agent claims in the browser', () => {
       await Promise.all([page.waitForEvent('load'), page.click('#sign-in-button')]);
     }
     expect(await page.isVisible('#review:not(.hidden)')).toBe(false);
+    // The person sees a page saying so, not a JSON body.
+    expect(await page.textContent('#message-text')).toContain('no longer exists');
     await page.context().close();
+    // 404, with the page's own headers (no framing, no caching), signed in or not; a made-up id too.
+    const session = await signIn(base, person.email, person.password);
+    for (const [url, cookie] of [
+      [claim.claim.verification_uri, session.cookie],
+      [`${base}/agent/claim/not-a-claim`, ''],
+    ]) {
+      const gone = await fetch(url, { headers: cookie ? { cookie } : {} });
+      expect([gone.status, gone.headers.get('content-type')], url).toEqual([404, 'text/html; charset=utf-8']);
+      expect(gone.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect([gone.headers.get('x-frame-options'), gone.headers.get('cache-control')]).toEqual(['DENY', 'no-store']);
+      expect(await gone.text()).toContain('no longer exists');
+    }
   });
 
   it('an expired user-code window is renewed with /agent/identity/claim', async () => {

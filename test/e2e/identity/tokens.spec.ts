@@ -1,6 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminEnv, authHeaders, createToken, signIn, userWithToken, type TestAuth } from '../../support/accounts.js';
+import {
+  adminEnv,
+  authHeaders,
+  createToken,
+  createUser,
+  signIn,
+  userWithToken,
+  type TestAuth,
+} from '../../support/accounts.js';
 import { readJson } from '../../support/http.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 
@@ -29,6 +38,25 @@ describe('personal access tokens', () => {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+
+  /** A fresh account, signed in, with workspaces of its own (a token's list must name workspaces it reaches). */
+  const personWithWorkspaces = async (count: number, visibility = 'private') => {
+    const user = await createUser(base, admin.ADMIN_TOKEN);
+    const session = await signIn(base, user.email, user.password);
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const res = await call('POST', '/api/workspaces', session, { name: `Workspace ${i}`, visibility });
+      expect(res.status).toBe(201);
+      ids.push((await readJson(res)).workspace.id);
+    }
+    return { user, session, ids };
+  };
+  /** A token of a fresh account restricted to `reach` of its `count` workspaces. */
+  const restrictedToken = async (scopes: string[], count: number, reach: (ids: string[]) => string[]) => {
+    const person = await personWithWorkspaces(count);
+    const { token } = await createToken(base, person.session, { scopes, workspaceIds: reach(person.ids) });
+    return { ...person, token };
+  };
 
   it('shows the secret once: create returns it, list and inspect never do', async () => {
     const { user, token } = await userWithToken(base, admin.ADMIN_TOKEN, {
@@ -128,11 +156,7 @@ describe('personal access tokens', () => {
   });
 
   it('narrows a new token to the creating credential: a token never mints a broader one', async () => {
-    const ws = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002'];
-    const { token: narrow } = await userWithToken(base, admin.ADMIN_TOKEN, {
-      scopes: ['tokens:manage', 'fragments:read'],
-      workspaceIds: [ws[0]],
-    });
+    const { ids: ws, token: narrow } = await restrictedToken(['tokens:manage', 'fragments:read'], 2, (ids) => [ids[0]]);
 
     const all = await createToken(base, narrow, { name: 'wants all', scopes: ['*'] });
     expect(all.body).toMatchObject({
@@ -169,12 +193,11 @@ describe('personal access tokens', () => {
   });
 
   it('never mints or narrows a token to no workspace at all', async () => {
-    const ws = ['00000000-0000-4000-8000-000000000011', '00000000-0000-4000-8000-000000000012'];
-    const { token } = await userWithToken(base, admin.ADMIN_TOKEN);
-    const { token: onlyFirst } = await userWithToken(base, admin.ADMIN_TOKEN, {
-      scopes: ['tokens:manage', 'fragments:read'],
-      workspaceIds: [ws[0]],
-    });
+    const {
+      ids: ws,
+      session: token,
+      token: onlyFirst,
+    } = await restrictedToken(['tokens:manage', 'fragments:read'], 2, (ids) => [ids[0]]);
     const before = (await readJson(await call('GET', '/api/tokens', onlyFirst))).tokens.length;
     const empty = await call('POST', '/api/tokens', token, { name: 'nowhere', scopes: ['*'], workspaceIds: [] });
     expect(empty.status).toBe(400);
@@ -199,6 +222,60 @@ describe('personal access tokens', () => {
     expect(await readJson(await call('GET', `/api/tokens/${t.id}`, token))).toMatchObject({ workspaceIds: ws });
   });
 
+  it('mints no token for workspaces its user does not reach', async () => {
+    const mine = await personWithWorkspaces(1);
+    const other = await personWithWorkspaces(1);
+    const before = (await readJson(await call('GET', '/api/tokens', mine.session))).tokens.length;
+    // Another account's private workspace, or an id that does not exist: the same 403, nothing minted.
+    for (const workspaceId of [other.ids[0], randomUUID()]) {
+      const res = await call('POST', '/api/tokens', mine.session, {
+        name: 'x',
+        scopes: ['*'],
+        workspaceIds: [workspaceId],
+      });
+      expect(res.status).toBe(403);
+      expect(await readJson(res)).toEqual({
+        error: 'Your credential reaches none of the requested workspaces',
+        code: 'FORBIDDEN',
+      });
+    }
+    expect((await readJson(await call('GET', '/api/tokens', mine.session))).tokens.length).toBe(before);
+    // What is reached is kept, the rest reported; a public workspace of another account is reached.
+    const open = await personWithWorkspaces(1, 'public');
+    const mixed = await createToken(base, mine.session, {
+      name: 'mixed',
+      scopes: ['*'],
+      workspaceIds: [mine.ids[0], other.ids[0], open.ids[0]],
+    });
+    expect(mixed.body).toMatchObject({ workspaceIds: [mine.ids[0], open.ids[0]], droppedWorkspaceIds: [other.ids[0]] });
+  });
+
+  it('mints no admin scope for an account that is not a platform administrator', async () => {
+    const mine = await personWithWorkspaces(0);
+    // admin needs a platform administrator's account, whatever a session's `*` says.
+    const adminOnly = await call('POST', '/api/tokens', mine.session, { name: 'a', scopes: ['admin'] });
+    expect([adminOnly.status, (await readJson(adminOnly)).code]).toEqual([403, 'FORBIDDEN']);
+    const withAdmin = await createToken(base, mine.session, { name: 'b', scopes: ['admin', 'profile:read'] });
+    expect(withAdmin.body).toMatchObject({ scopes: ['profile:read'], droppedScopes: ['admin'] });
+    const admins = await createToken(base, admin.ADMIN_TOKEN, { name: 'admin', scopes: ['admin'] });
+    expect(admins.body).toMatchObject({ scopes: ['admin'], droppedScopes: [] });
+  });
+
+  it('a token restricted to a list of workspaces creates no workspace; one for all of them does', async () => {
+    const person = await personWithWorkspaces(1);
+    const restricted = await createToken(base, person.session, { scopes: ['*'], workspaceIds: person.ids });
+    const refused = await call('POST', '/api/workspaces', restricted.token, { name: 'Outside the list' });
+    expect(refused.status).toBe(403);
+    expect(await readJson(refused)).toMatchObject({
+      code: 'FORBIDDEN',
+      error: expect.stringContaining('restricted to a list of workspaces'),
+    });
+    const listed = await readJson(await call('GET', '/api/workspaces', person.session));
+    expect(listed.items.map((w: { id: string }) => w.id)).toEqual(person.ids);
+    const everywhere = await createToken(base, person.session, { scopes: ['*'] });
+    expect((await call('POST', '/api/workspaces', everywhere.token, { name: 'Second' })).status).toBe(201);
+  });
+
   it('refuses null on PATCH: an expiry cannot be removed', async () => {
     const { token } = await userWithToken(base, admin.ADMIN_TOKEN);
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
@@ -212,8 +289,7 @@ describe('personal access tokens', () => {
   });
 
   it('updates narrow only; adding a scope or workspace is refused', async () => {
-    const ws = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b'];
-    const { token } = await userWithToken(base, admin.ADMIN_TOKEN);
+    const { ids: ws, session: token } = await personWithWorkspaces(2);
     const t = await createToken(base, token, {
       name: 'to narrow',
       scopes: ['fragments:read', 'fragments:write'],

@@ -22,6 +22,8 @@ export interface MatrixRoute {
   anyScope?: boolean;
   /** Only a platform admin may call it. */
   platformAdmin?: boolean;
+  /** Refused (403) to a credential restricted to a list of workspaces: it creates a workspace, outside any list. */
+  allWorkspacesOnly?: boolean;
   /** No credential: the route authenticates its body itself (a provider's signed webhook), so every caller gets the same answer. */
   public?: boolean;
   body?: unknown;
@@ -51,7 +53,14 @@ export interface MatrixRoute {
 
 export const WORKSPACE_ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/api/workspaces', action: 'workspaces:read', account: true },
-  { method: 'POST', path: '/api/workspaces', action: 'workspaces:write', account: true, body: { name: 'matrix' } },
+  {
+    method: 'POST',
+    path: '/api/workspaces',
+    action: 'workspaces:write',
+    account: true,
+    allWorkspacesOnly: true,
+    body: { name: 'matrix' },
+  },
   { method: 'GET', path: '/api/workspaces/accessible', action: 'workspaces:read', account: true },
   { method: 'GET', path: '/api/workspaces/discover', action: 'workspaces:read', account: true },
   { method: 'GET', path: '/api/workspaces/archived', action: 'workspaces:read', account: true },

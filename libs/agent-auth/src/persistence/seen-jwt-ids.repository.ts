@@ -32,6 +32,20 @@ export class SeenJwtIdsRepository {
       WHERE ctid IN (SELECT ctid FROM control.seen_jwt_ids WHERE expires_at < ${now} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
   }
 
+  /** Records that what the JWT carried was acted on: a retry of it is then answered as a success (security events). */
+  async markApplied(issuer: string, kind: 'assertion' | 'event', jti: string, at: Date): Promise<void> {
+    await this.db.seenJwtId.updateMany({ where: { issuer, kind, jti }, data: { appliedAt: at } });
+  }
+
+  /** Whether the JWT with this jti was acted on completely (markApplied). */
+  async wasApplied(issuer: string, kind: 'assertion' | 'event', jti: string): Promise<boolean> {
+    const row = await this.db.seenJwtId.findUnique({
+      where: { issuer_kind_jti: { issuer, kind, jti } },
+      select: { appliedAt: true },
+    });
+    return !!row?.appliedAt;
+  }
+
   /** Forgets a jti whose JWT could not be acted on (a failure on our side), so the sender's retry is not a replay. */
   async forget(issuer: string, kind: 'assertion' | 'event', jti: string): Promise<void> {
     await this.db.seenJwtId.deleteMany({ where: { issuer, kind, jti } });

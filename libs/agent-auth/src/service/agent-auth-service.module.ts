@@ -24,6 +24,7 @@ import { SessionsRepository } from '../persistence/sessions.repository.js';
 import { TokensRepository } from '../persistence/tokens.repository.js';
 import { UsersRepository } from '../persistence/users.repository.js';
 import { ManageTokens } from './tokens/manage-tokens.js';
+import { ReachableWorkspaces } from './tokens/reachable-workspaces.js';
 import { AgentAuthHandlers } from './agent-auth.handlers.js';
 import { AgentClaims } from './agent-auth/agent-claims.js';
 import { AgentGrants } from './agent-auth/agent-grants.js';
@@ -75,6 +76,7 @@ import { ExpiredRowsSweeper } from '../events/expired-rows-sweeper.js';
     Profile,
     BetaFeatures,
     ManageTokens,
+    ReachableWorkspaces,
     BootstrapAdmin,
     IdentityHandlers,
     AgentGrantsRepository,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { workspaceMoving } from '@kw/platform-errors';
+import { AppError, ErrorCode, workspaceMoving } from '@kw/platform-errors';
 import { WorkspacesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { denialError } from '@kw/platform-access-policy';
@@ -27,7 +27,16 @@ export class WorkspacesHandlers {
 
   @Handles(WorkspacesService.method.createWorkspace)
   async create(input: RequestOf<typeof WorkspacesService, 'createWorkspace'>, context: RequestContext) {
-    const { userId } = assertAccount(context, 'workspaces:write');
+    const { userId, auth } = assertAccount(context, 'workspaces:write');
+    // A credential restricted to a list of workspaces acts in those only: the new workspace
+    // would be outside its list (and out of its own reach).
+    if (!auth.allWorkspaces)
+      throw new AppError({
+        status: 403,
+        code: ErrorCode.FORBIDDEN,
+        message:
+          'This credential is restricted to a list of workspaces, so it cannot create one; use a credential for all of your workspaces',
+      });
     const name = checkName(input.name);
     const description = checkDescription(input.description);
     const visibility = checkVisibility(input.visibility || 'private');

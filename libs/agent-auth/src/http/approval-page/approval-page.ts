@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { FastifyReply } from 'fastify';
-import { escapeHtml, scriptJson } from '@kw/platform-http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { buildErrorResponse, escapeHtml, scriptJson, toAppError } from '@kw/platform-http';
+import type { Logger } from '@kw/platform-observability';
 
 /**
  * The approval page both browser journeys use (docs/agent-authentication.md#the-claim-page,
@@ -56,7 +57,13 @@ export const approvalPageStyle = (): string => STYLE;
 /** Sends the page. `userCode` (claims only) is rendered into the page and nowhere else. */
 export async function sendApprovalPage(
   reply: FastifyReply,
-  page: { title: string; data: ApprovalPageData; userCode?: string; status?: number },
+  page: {
+    title: string;
+    data: ApprovalPageData;
+    userCode?: string;
+    status?: number;
+    headers?: Record<string, string>;
+  },
 ): Promise<void> {
   const version = encodeURIComponent(approvalPageScript().etag.replace(/"/g, ''));
   const html = `<!doctype html>
@@ -102,6 +109,7 @@ ${
 </html>`;
   await reply
     .status(page.status ?? 200)
+    .headers(page.headers ?? {})
     .header('content-security-policy', APPROVAL_PAGE_CSP)
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'no-referrer')
@@ -109,4 +117,39 @@ ${
     .header('x-content-type-options', 'nosniff')
     .type('text/html; charset=utf-8')
     .send(html);
+}
+
+/**
+ * A failure of a page route (the identity service down or too slow, an unexpected error), as
+ * the page: a person's browser loaded it, so it shows a message with the error's status (and
+ * its Retry-After), under the page's headers, never a JSON body. Logged as the shared error
+ * responder logs what it answers.
+ */
+export async function sendApprovalPageError(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  err: unknown,
+  logger: Logger,
+  page: { title: string; mode: ApprovalPageData['mode'] },
+): Promise<void> {
+  const url = request.url.split('?')[0];
+  const response = buildErrorResponse(err, url);
+  if (response.errorId)
+    logger.error({ err: response.cause, errorId: response.errorId, method: request.method, url }, 'unexpected failure');
+  else if (response.status >= 500) logger.warn({ status: response.status, code: response.code, url }, 'request failed');
+  const retryAfter = response.headers['retry-after'];
+  const message =
+    toAppError(err)?.message ?? `An unexpected error occurred. Quote error id ${response.errorId} when reporting it.`;
+  const passing = response.status === 503 || response.status === 504;
+  await sendApprovalPage(reply, {
+    title: page.title,
+    status: response.status,
+    headers: retryAfter ? { 'retry-after': retryAfter } : {},
+    data: {
+      mode: page.mode,
+      signedIn: false,
+      state: 'error',
+      message: passing ? `${message.replace(/\.?$/, '.')} Reload this page in a moment.` : message,
+    },
+  });
 }

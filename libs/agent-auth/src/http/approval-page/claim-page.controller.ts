@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiNotFoundResponse,
@@ -10,12 +10,14 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgentAuthService } from '@kw/contracts';
-import { notFound } from '@kw/platform-errors';
+import { AppError } from '@kw/platform-errors';
 import { attachCaller, GatewayAuthenticator, Public, SessionOnly } from '@kw/platform-http';
 import { isUuid } from '@kw/platform-ids';
+import type { Logger } from '@kw/platform-observability';
+import { LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { ClaimDecidedDto, ClaimDecisionDto } from '../dto/agent-auth.dto.js';
-import { sendApprovalPage } from './approval-page.js';
+import { sendApprovalPage, sendApprovalPageError } from './approval-page.js';
 import { pageSession, reviewExtras } from './page-session.js';
 
 /**
@@ -29,6 +31,7 @@ export class ClaimPageController {
   constructor(
     private readonly client: ServiceClient,
     private readonly authenticator: GatewayAuthenticator,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   @Get('agent/claim/:id')
@@ -36,19 +39,37 @@ export class ClaimPageController {
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOperation({
     summary: 'The claim page (HTML)',
-    description: 'Sign in, review what the agent asks for, approve or deny. Unknown or expired claims answer 404.',
+    description:
+      'Sign in, review what the agent asks for, approve or deny. Unknown, withdrawn or expired claims answer 404 ' +
+      'with a page saying so.',
   })
   @ApiProduces('text/html')
   @ApiOkResponse({ description: 'The page' })
-  @ApiNotFoundResponse({ description: 'No such claim, or it expired' })
+  @ApiNotFoundResponse({ description: 'No such claim, or it was withdrawn or expired (HTML)' })
   async page(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    try {
+      await this.show(id, request, reply);
+    } catch (err) {
+      // A person's browser is here: a missing claim or an outage is a page too, never a JSON body.
+      if (reply.sent) throw err;
+      await sendApprovalPageError(reply, request, err, this.logger, { title: 'Approve an agent', mode: 'claim' });
+    }
+  }
+
+  private async show(id: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const session = await pageSession(this.authenticator, request);
     if (!session) {
-      if (!isUuid(id)) throw notFound('Claim');
+      if (!isUuid(id)) return claimGone(reply, false);
       return sendApprovalPage(reply, { title: 'Approve an agent', data: { mode: 'claim', signedIn: false } });
     }
     attachCaller(request, session);
-    const review = await this.client.call(AgentAuthService.method.reviewClaim, { claimId: id });
+    const review = await this.client
+      .call(AgentAuthService.method.reviewClaim, { claimId: id })
+      .catch((err: unknown) => {
+        if (AppError.isAppError(err) && err.status === 404) return undefined;
+        throw err;
+      });
+    if (!review) return claimGone(reply, true);
     await sendApprovalPage(reply, {
       title: 'Approve an agent',
       userCode: review.state === 'pending' ? review.userCode : undefined,
@@ -91,4 +112,20 @@ export class ClaimPageController {
     // The documented body only: the contract message carries protobuf's own fields ($typeName).
     return { status };
   }
+}
+
+/** An unknown, withdrawn or expired claim: 404, and a page that says what to do. */
+function claimGone(reply: FastifyReply, signedIn: boolean): Promise<void> {
+  return sendApprovalPage(reply, {
+    title: 'Approve an agent',
+    status: 404,
+    data: {
+      mode: 'claim',
+      signedIn,
+      state: 'error',
+      message:
+        'This approval request no longer exists: the agent withdrew it, it expired, or the link is wrong. ' +
+        'Ask the agent to start again.',
+    },
+  });
 }

@@ -8,16 +8,18 @@ import {
   ApiParam,
   ApiProduces,
   ApiQuery,
+  ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthApplicationsService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import { attachCaller, GatewayAuthenticator, Public, publicBase, SessionOnly } from '@kw/platform-http';
-import { APP_CONFIG } from '@kw/platform-runtime';
+import type { Logger } from '@kw/platform-observability';
+import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { AuthorizationDecidedDto, AuthorizationDecisionDto } from '../dto/oauth.dto.js';
-import { sendApprovalPage } from './approval-page.js';
+import { sendApprovalPage, sendApprovalPageError } from './approval-page.js';
 import { pageSession, reviewExtras } from './page-session.js';
 
 type AuthorizeParam =
@@ -42,6 +44,7 @@ export class ConsentPageController {
     private readonly client: ServiceClient,
     private readonly authenticator: GatewayAuthenticator,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   @Get('oauth2/authorize')
@@ -59,10 +62,28 @@ export class ConsentPageController {
   @ApiProduces('text/html')
   @ApiOkResponse({ description: 'The consent page, or a page explaining a bad client or redirect URI (400)' })
   @ApiFoundResponse({ description: 'Back to the client with an error (RFC 6749 §4.1.2.1)' })
+  @ApiServiceUnavailableResponse({ description: 'The identity service is unavailable: a page saying so (HTML)' })
   async authorize(
     @Query() query: Record<string, unknown>,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
+  ): Promise<void> {
+    try {
+      await this.showAuthorization(query, request, reply);
+    } catch (err) {
+      // A person's browser is here: an outage is a page too, never a JSON body.
+      if (reply.sent) throw err;
+      await sendApprovalPageError(reply, request, err, this.logger, {
+        title: 'Authorization failed',
+        mode: 'authorize',
+      });
+    }
+  }
+
+  private async showAuthorization(
+    query: Record<string, unknown>,
+    request: FastifyRequest,
+    reply: FastifyReply,
   ): Promise<void> {
     const param = (name: AuthorizeParam) => {
       const value = query[name];

@@ -28,7 +28,10 @@ type Subject = { email: string } | { issuer: string; subject: string };
  * Inbound Security Event Tokens (RFC 8417, pushed as RFC 8935 says) from trusted identity
  * providers. Each known event type has one effect, applied before the 202
  * (docs/agent-authentication.md#security-events); unknown types are accepted and ignored.
- * A failure on our side forgets the jti, so the provider's retry is not taken for a replay.
+ * A failure on our side forgets the jti, so the provider's retry is not taken for a replay. A
+ * SET delivered again after it was applied (the provider retries after a 504 whose work was
+ * done) is answered 202 again and changes nothing: its effects are not repeated, so an account
+ * an administrator re-enabled meanwhile stays enabled.
  */
 @Injectable()
 export class SecurityEvents {
@@ -49,6 +52,7 @@ export class SecurityEvents {
       issuer = verified.issuer.issuer;
       payload = verified.payload;
     } catch (err) {
+      if (err instanceof JwtRefused && err.replayOf && (await this.wasApplied(err.replayOf))) return [];
       if (err instanceof JwtRefused) throw setError(SET_ERRORS[err.reason], err.message);
       throw err;
     }
@@ -63,11 +67,20 @@ export class SecurityEvents {
         await this.apply(type, subject, issuer, now);
         applied.push(type);
       }
+      await this.seen.markApplied(issuer, 'event', payload.jti!, now);
       return applied;
     } catch (err) {
       await this.seen.forget(issuer, 'event', payload.jti!);
       throw err;
     }
+  }
+
+  /**
+   * A replayed jti is answered 202 only once its first delivery was applied completely; one
+   * still being applied (or cut short by a crash) stays refused as a replay.
+   */
+  private wasApplied(replay: { issuer: string; jti: string }): Promise<boolean> {
+    return this.seen.wasApplied(replay.issuer, 'event', replay.jti);
   }
 
   private async apply(type: string, subject: Subject, issuer: string, now: Date): Promise<void> {

@@ -19,6 +19,8 @@ export class JwtRefused extends Error {
   constructor(
     readonly reason: JwtRefusal,
     message: string,
+    /** A replay's issuer and jti (its signature and claims verified): what its first delivery did can be looked up. */
+    readonly replayOf?: { issuer: string; jti: string },
   ) {
     super(message);
   }
@@ -89,7 +91,7 @@ export class SignedJwtVerifier {
     if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 200)
       throw new JwtRefused('bad_claims', 'The jti claim must be a string of 1 to 200 characters');
     if (!(await this.seen.remember(issuer.issuer, expected.kind, payload.jti, acceptedUntil(payload))))
-      throw new JwtRefused('replayed', 'This JWT was used before (jti)');
+      throw new JwtRefused('replayed', 'This JWT was used before (jti)', { issuer: issuer.issuer, jti: payload.jti });
     return { issuer, payload };
   }
 }

@@ -18,7 +18,15 @@ import type { TokenRow } from '../../persistence/rows.js';
 import { TokensRepository, type TokenChanges } from '../../persistence/tokens.repository.js';
 import { CredentialChanges } from '../credentials/credential-changes.js';
 import { TokenUsageRecorder } from '@kw/platform-token-cache';
-import { capExpiry, grantForNewToken, narrowedScopes, narrowedWorkspaces, parseFutureExpiry } from './token-grants.js';
+import {
+  capExpiry,
+  grantForNewToken,
+  keepReachable,
+  narrowedScopes,
+  narrowedWorkspaces,
+  parseFutureExpiry,
+} from './token-grants.js';
+import { ReachableWorkspaces } from './reachable-workspaces.js';
 import { isUuid } from '@kw/platform-ids';
 
 const ANALYTICS_DAYS = 30;
@@ -35,6 +43,7 @@ export class ManageTokens {
     private readonly tokens: TokensRepository,
     private readonly usage: TokenUsageRecorder,
     private readonly changes: CredentialChanges,
+    private readonly reachable: ReachableWorkspaces,
   ) {}
 
   async list(context: RequestContext): Promise<MessageInitShape<typeof ListTokensResponseSchema>> {
@@ -48,10 +57,14 @@ export class ManageTokens {
     now = new Date(),
   ): Promise<MessageInitShape<typeof CreateTokenResponseSchema>> {
     const caller = await this.callers.require(context, 'tokens:manage');
-    const grant = grantForNewToken(
+    const narrowed = grantForNewToken(
       { scopes: input.scopes, allWorkspaces: input.allWorkspaces, workspaceIds: input.workspaceIds },
       caller.auth,
+      caller.user,
     );
+    const grant = narrowed.allWorkspaces
+      ? narrowed
+      : keepReachable(narrowed, await this.reachable.of(narrowed.workspaceIds));
     const requestedExpiry = input.expiresAt === undefined ? null : parseFutureExpiry(input.expiresAt, now);
     const expiresAt = capExpiry(requestedExpiry, await this.creatorExpiry(caller));
     const secret = generateToken();

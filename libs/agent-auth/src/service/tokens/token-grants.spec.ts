@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@kw/platform-errors';
-import { capExpiry, grantForNewToken, narrowedScopes, narrowedWorkspaces, parseFutureExpiry } from './token-grants.js';
+import {
+  capExpiry,
+  grantForNewToken,
+  keepReachable,
+  narrowedScopes,
+  narrowedWorkspaces,
+  parseFutureExpiry,
+} from './token-grants.js';
 
 const all = { allWorkspaces: true, workspaceIds: [] as string[] };
+/** An account that is not a platform administrator. */
+const member = { platformAdmin: false };
 
 function status(fn: () => unknown): number | undefined {
   try {
@@ -15,7 +24,7 @@ function status(fn: () => unknown): number | undefined {
 
 describe('token grants', () => {
   it('a new token gets what the creator holds, and reports the rest', () => {
-    expect(grantForNewToken({ scopes: ['*'], ...all }, { scopes: ['*'], ...all })).toMatchObject({
+    expect(grantForNewToken({ scopes: ['*'], ...all }, { scopes: ['*'], ...all }, member)).toMatchObject({
       scopes: ['*'],
       allWorkspaces: true,
       droppedScopes: [],
@@ -23,6 +32,7 @@ describe('token grants', () => {
     const narrowed = grantForNewToken(
       { scopes: ['fragments:read', 'fragments:write'], allWorkspaces: false, workspaceIds: ['a', 'b'] },
       { scopes: ['fragments:read'], allWorkspaces: false, workspaceIds: ['a'] },
+      member,
     );
     expect(narrowed).toEqual({
       scopes: ['fragments:read'],
@@ -35,29 +45,56 @@ describe('token grants', () => {
       grantForNewToken(
         { scopes: ['profile:read'], ...all },
         { scopes: ['profile:read'], allWorkspaces: false, workspaceIds: ['a'] },
+        member,
       ),
     ).toMatchObject({ allWorkspaces: false, workspaceIds: ['a'] });
-    expect(status(() => grantForNewToken({ scopes: ['admin'], ...all }, { scopes: ['profile:read'], ...all }))).toBe(
-      403,
-    );
-    expect(status(() => grantForNewToken({ scopes: ['nope'], ...all }, { scopes: ['*'], ...all }))).toBe(400);
-    expect(status(() => grantForNewToken({ scopes: [], ...all }, { scopes: ['*'], ...all }))).toBe(400);
+    expect(
+      status(() => grantForNewToken({ scopes: ['admin'], ...all }, { scopes: ['profile:read'], ...all }, member)),
+    ).toBe(403);
+    expect(status(() => grantForNewToken({ scopes: ['nope'], ...all }, { scopes: ['*'], ...all }, member))).toBe(400);
+    expect(status(() => grantForNewToken({ scopes: [], ...all }, { scopes: ['*'], ...all }, member))).toBe(400);
   });
 
   it('never mints a token that reaches no workspace', () => {
     const none = { allWorkspaces: false, workspaceIds: [] as string[] };
     const onlyA = { scopes: ['*'], allWorkspaces: false, workspaceIds: ['a'] };
     // An empty list: 400, whoever asks.
-    expect(status(() => grantForNewToken({ scopes: ['*'], ...none }, { scopes: ['*'], ...all }))).toBe(400);
-    expect(status(() => grantForNewToken({ scopes: ['*'], ...none }, onlyA))).toBe(400);
+    expect(status(() => grantForNewToken({ scopes: ['*'], ...none }, { scopes: ['*'], ...all }, member))).toBe(400);
+    expect(status(() => grantForNewToken({ scopes: ['*'], ...none }, onlyA, member))).toBe(400);
     // None of the requested workspaces is held: 403, as for scopes.
     expect(
-      status(() => grantForNewToken({ scopes: ['*'], allWorkspaces: false, workspaceIds: ['b', 'c'] }, onlyA)),
+      status(() => grantForNewToken({ scopes: ['*'], allWorkspaces: false, workspaceIds: ['b', 'c'] }, onlyA, member)),
     ).toBe(403);
     // A creator that reaches no workspace mints nothing either.
-    expect(status(() => grantForNewToken({ scopes: ['*'], ...all }, { scopes: ['*'], ...none }))).toBe(403);
+    expect(status(() => grantForNewToken({ scopes: ['*'], ...all }, { scopes: ['*'], ...none }, member))).toBe(403);
     expect(status(() => narrowedWorkspaces([], all))).toBe(400);
     expect(status(() => narrowedWorkspaces([], { allWorkspaces: false, workspaceIds: ['a'] }))).toBe(400);
+  });
+
+  it('admin is held only by a platform administrator, whatever the credential says', () => {
+    const session = { scopes: ['*'], ...all };
+    expect(status(() => grantForNewToken({ scopes: ['admin'], ...all }, session, member))).toBe(403);
+    expect(grantForNewToken({ scopes: ['admin', 'profile:read'], ...all }, session, member)).toMatchObject({
+      scopes: ['profile:read'],
+      droppedScopes: ['admin'],
+    });
+    expect(grantForNewToken({ scopes: ['admin'], ...all }, session, { platformAdmin: true })).toMatchObject({
+      scopes: ['admin'],
+      droppedScopes: [],
+    });
+  });
+
+  it('keeps only the workspaces the user reaches, and mints nothing that reaches none', () => {
+    const grant = grantForNewToken(
+      { scopes: ['*'], allWorkspaces: false, workspaceIds: ['a', 'b'] },
+      {
+        scopes: ['*'],
+        ...all,
+      },
+      member,
+    );
+    expect(keepReachable(grant, ['a'])).toMatchObject({ workspaceIds: ['a'], droppedWorkspaceIds: ['b'] });
+    expect(status(() => keepReachable(grant, []))).toBe(403);
   });
 
   it('updates only narrow', () => {

@@ -27,13 +27,23 @@ const noWorkspaceChosen = () => invalidField('workspaceIds', 'choose at least on
 
 /**
  * The grant of a new token: the requested scopes and workspaces that the creating credential
- * itself holds (a token never mints a broader one). What is left out is reported, not granted;
- * a token that would reach no workspace at all is refused, not minted.
+ * itself holds (a token never mints a broader one). `admin` is held only by a platform
+ * administrator's account, whatever its credential's scopes say (a session has `*`). What is
+ * left out is reported, not granted; a token that would reach no workspace at all is refused,
+ * not minted.
  */
-export function grantForNewToken(requested: TokenGrant, creator: TokenGrant): NarrowedGrant {
+export function grantForNewToken(
+  requested: TokenGrant,
+  creator: TokenGrant,
+  account: { platformAdmin: boolean },
+): NarrowedGrant {
   const valid = validateScopes(requested.scopes);
   if (!requested.allWorkspaces && requested.workspaceIds.length === 0) throw noWorkspaceChosen();
   const scopes = narrowScopes(valid, creator.scopes);
+  if (!account.platformAdmin && scopes.scopes.includes('admin')) {
+    scopes.scopes = scopes.scopes.filter((s) => s !== 'admin');
+    scopes.dropped = [...scopes.dropped, 'admin'];
+  }
   if (scopes.scopes.length === 0) {
     throw new AppError({
       status: 403,
@@ -42,18 +52,32 @@ export function grantForNewToken(requested: TokenGrant, creator: TokenGrant): Na
     });
   }
   const workspaces = narrowWorkspaces(requested, creator);
-  if (!workspaces.allWorkspaces && workspaces.workspaceIds.length === 0) {
-    throw new AppError({
-      status: 403,
-      code: ErrorCode.FORBIDDEN,
-      message: 'Your credential reaches none of the requested workspaces',
-    });
-  }
+  if (!workspaces.allWorkspaces && workspaces.workspaceIds.length === 0) throw noWorkspaceReached();
   const droppedWorkspaceIds = requested.allWorkspaces
     ? []
     : [...new Set(requested.workspaceIds)].filter((id) => !workspaces.workspaceIds.includes(id));
   return { scopes: scopes.scopes, ...workspaces, droppedScopes: scopes.dropped, droppedWorkspaceIds };
 }
+
+/**
+ * A new token's workspace list keeps only the workspaces its user reaches (a member's, or
+ * public ones): another account's private workspace and a made-up id alike are dropped, and a
+ * list of nothing else is refused (403), not minted.
+ */
+export function keepReachable(grant: NarrowedGrant, reached: readonly string[]): NarrowedGrant {
+  if (grant.allWorkspaces) return grant;
+  const workspaceIds = grant.workspaceIds.filter((id) => reached.includes(id));
+  if (workspaceIds.length === 0) throw noWorkspaceReached();
+  const dropped = grant.workspaceIds.filter((id) => !reached.includes(id));
+  return { ...grant, workspaceIds, droppedWorkspaceIds: [...grant.droppedWorkspaceIds, ...dropped] };
+}
+
+const noWorkspaceReached = () =>
+  new AppError({
+    status: 403,
+    code: ErrorCode.FORBIDDEN,
+    message: 'Your credential reaches none of the requested workspaces',
+  });
 
 /** New scopes of an existing token: a subset of what it has. Adding one is refused (400). */
 export function narrowedScopes(requested: readonly string[], current: readonly string[]): string[] {

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "seen_jwt_ids" ADD COLUMN     "applied_at" TIMESTAMPTZ(3);
