@@ -55,6 +55,10 @@ function shapeProblem(path: string, status: number, text: string): string | unde
   // there, in HTML, and never redirected to (docs/oauth-applications.md).
   if (bare === '/oauth2/authorize' && status === 400 && text.startsWith('<!doctype html>'))
     return text.includes('<title>Authorization failed</title>') ? undefined : 'not the authorization error page';
+  // The claim page is one too: an unknown, withdrawn or expired claim (a made-up id included) is
+  // the approval page with status 404 saying so, never a JSON body (docs/errors.md).
+  if (/^\/agent\/claim\/[^/]+$/.test(bare) && text.startsWith('<!doctype html>'))
+    return status === 404 && text.includes('<title>Approve an agent</title>') ? undefined : 'not the claim error page';
   let body: any;
   try {
     body = JSON.parse(text);
