@@ -219,6 +219,10 @@ describe('memory fragments', () => {
         '&limit=4',
         '&limit=501',
         '&limit=abc',
+        // Decimal digits only: Number() would read these as 16, 10 and 10.
+        '&limit=0x10',
+        '&limit=1e1',
+        '&limit=%2010',
         '&offset=-1',
         '&sort=size',
         '&order=up',

@@ -12,8 +12,8 @@ class PageQuery {
   @OptionalInt({ min: 1, max: 50, default: 20, from: 'query' }) limit?: number;
 }
 
-class DigitsQuery {
-  @OptionalInt({ min: 0, max: 1000, from: 'query', digitsOnly: true }) offset?: number;
+class OffsetQuery {
+  @OptionalInt({ min: 0, max: 1000, from: 'query' }) offset?: number;
 }
 
 class PageBody {
@@ -63,14 +63,16 @@ describe('OptionalInt', () => {
       ]);
   });
 
-  it('reads a query value as Number() does, unless it takes decimal digits only', async () => {
-    expect(await accept(PageQuery, { limit: ' 2' })).toEqual({ limit: 2 });
-    expect(await accept(PageQuery, { limit: '1e1' })).toEqual({ limit: 10 });
-    expect(await accept(DigitsQuery, { offset: '007' })).toEqual({ offset: 7 });
-    for (const offset of [' 2', '1e1', '0x10', '', '-1'])
-      expect(await problems(DigitsQuery, { offset })).toEqual([
+  it('reads a query value from decimal digits only, never as Number() would', async () => {
+    expect(await accept(OffsetQuery, { offset: '007' })).toEqual({ offset: 7 });
+    expect(await accept(OffsetQuery, { offset: '0' })).toEqual({ offset: 0 });
+    for (const offset of [' 2', '2 ', '1e1', '0x10', '+3', '2.0', '', '-1', 'Infinity'])
+      expect(await problems(OffsetQuery, { offset })).toEqual([
         { field: 'offset', problems: ['offset must be an integer number'] },
       ]);
+    expect(await problems(PageQuery, { limit: '1e1' })).toEqual([
+      { field: 'limit', problems: ['limit must be an integer number'] },
+    ]);
   });
 
   it('takes a body value as the JSON number it is, never from text', async () => {

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
 interface IntBounds {
@@ -12,22 +12,11 @@ interface IntBounds {
 }
 
 /**
- * A query parameter arrives as text and is converted before it is checked; a JSON body carries
- * numbers as they are ("7" in a body is refused).
+ * A query parameter arrives as text: decimal digits alone are converted ("007" is 7) and any other
+ * text (" 2", "2.0", "1e1", "0x10", "+3", an empty value) is refused as not an integer, so a typo
+ * is never read as some other number. A JSON body carries numbers as they are ("7" is refused).
  */
-export type OptionalIntOptions = IntBounds &
-  (
-    | { from: 'body' }
-    | {
-        from: 'query';
-        /**
-         * Convert decimal digits alone ("007" is 7) and refuse any other text as not an integer.
-         * Without it the text is read as Number() reads it: " 2", "2.0", "1e1", "0x10", "+3" are
-         * numbers and an empty value is 0.
-         */
-        digitsOnly?: boolean;
-      }
-  );
+export type OptionalIntOptions = IntBounds & { from: 'query' | 'body' };
 
 const digitsToInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
@@ -35,7 +24,7 @@ const digitsToInt = ({ value }: { value: unknown }): unknown =>
 /** An optional integer field (a page's limit, offset, depth), validated and documented alike in every component. */
 export function OptionalInt(options: OptionalIntOptions): PropertyDecorator {
   const { min, max } = options;
-  const conversion = options.from === 'body' ? [] : [options.digitsOnly ? Transform(digitsToInt) : Type(() => Number)];
+  const conversion = options.from === 'body' ? [] : [Transform(digitsToInt)];
   return applyDecorators(
     ApiPropertyOptional({
       type: 'integer',

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import type { Application } from '@kw/contracts';
+import { OptionalInt } from '@kw/platform-http';
 
 export class AuthorizationDecisionDto {
   @ApiProperty({ enum: ['approve', 'deny'] }) @IsIn(['approve', 'deny']) decision!: 'approve' | 'deny';
@@ -112,16 +113,7 @@ export class UpdateApplicationDto {
 }
 
 export class RotateApplicationSecretDto {
-  @ApiPropertyOptional({
-    minimum: 0,
-    maximum: 168,
-    default: 24,
-    description: 'Hours the previous secret keeps working',
-  })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(168)
+  @OptionalInt({ min: 0, max: 168, default: 24, description: 'Hours the previous secret keeps working', from: 'body' })
   overlapHours?: number;
 }
 

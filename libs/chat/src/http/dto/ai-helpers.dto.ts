@@ -1,18 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { ArrayMaxSize, IsBoolean, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
 import { OptionalInt } from '@kw/platform-http';
 
 const TEXT_MAX = 200_000;
@@ -62,11 +50,7 @@ export class TextOrFragmentDto {
 }
 
 export class TagsRequestDto extends TextOrFragmentDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 50, default: 8 })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(50)
+  @OptionalInt({ min: 1, max: 50, default: 8, from: 'body' })
   max?: number;
 }
 
@@ -133,9 +117,9 @@ export class UsageQueryDto {
   @Transform(toBool)
   @IsBoolean()
   allUsers?: boolean;
-  @OptionalInt({ min: 1, max: 1000, default: 100, from: 'query', digitsOnly: true })
+  @OptionalInt({ min: 1, max: 1000, default: 100, from: 'query' })
   limit?: number;
-  @OptionalInt({ min: 0, max: 1_000_000, default: 0, from: 'query', digitsOnly: true })
+  @OptionalInt({ min: 0, max: 1_000_000, default: 0, from: 'query' })
   offset?: number;
 }
 

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { OptionalInt } from '@kw/platform-http';
 import { WEB_SEARCH_QUERY_MAX, WEB_SEARCH_RESULTS_DEFAULT, WEB_SEARCH_RESULTS_MAX } from '../../chat-limits.js';
 
 export class WebSearchRequestDto {
@@ -9,11 +10,7 @@ export class WebSearchRequestDto {
   @MaxLength(WEB_SEARCH_QUERY_MAX)
   query!: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: WEB_SEARCH_RESULTS_MAX, default: WEB_SEARCH_RESULTS_DEFAULT })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(WEB_SEARCH_RESULTS_MAX)
+  @OptionalInt({ min: 1, max: WEB_SEARCH_RESULTS_MAX, default: WEB_SEARCH_RESULTS_DEFAULT, from: 'body' })
   num_results?: number;
 
   @ApiPropertyOptional({ enum: ['neural', 'keyword', 'auto'], default: 'auto' })

@@ -5,14 +5,11 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
-  IsInt,
   IsOptional,
   IsString,
   IsUUID,
   Matches,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateNested,
 } from 'class-validator';
@@ -139,15 +136,12 @@ export class UpdateFragmentDto {
   @ValidateNested({ each: true })
   @Type(() => PatchOperationDto)
   operations?: PatchOperationDto[];
-  @ApiPropertyOptional({
-    minimum: 1,
-    maximum: 2_147_483_647,
+  @OptionalInt({
+    min: 1,
+    max: 2_147_483_647,
     description: 'The version last read (or header `If-Match: "<version>"`); stale: 409 `VERSION_CONFLICT`',
+    from: 'body',
   })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(2_147_483_647)
   version?: number;
 }
 

@@ -5,13 +5,10 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
-  IsInt,
   IsOptional,
   IsString,
   IsUUID,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateNested,
 } from 'class-validator';
@@ -82,11 +79,7 @@ export class ListFragmentsStructuredResponseDto {
 export class AgenticSearchDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
   @ApiProperty({ maxLength: AGENTIC_QUERY_MAX }) @IsString() @MinLength(1) @MaxLength(AGENTIC_QUERY_MAX) query!: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: AGENTIC_MAX_LEADS, default: AGENTIC_MAX_LEADS_DEFAULT })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(AGENTIC_MAX_LEADS)
+  @OptionalInt({ min: 1, max: AGENTIC_MAX_LEADS, default: AGENTIC_MAX_LEADS_DEFAULT, from: 'body' })
   maxLeads?: number;
 }
 

@@ -1,19 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
   IsBoolean,
   IsIn,
-  IsInt,
   IsObject,
   IsOptional,
   IsString,
   IsUUID,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateBy,
 } from 'class-validator';
@@ -114,17 +110,13 @@ export class UpdateWebhookDto {
 }
 
 export class RotateWebhookSecretDto {
-  @ApiPropertyOptional({
-    minimum: 1,
-    maximum: SECRET_OVERLAP_MAX_SECONDS,
+  @OptionalInt({
+    min: 1,
+    max: SECRET_OVERLAP_MAX_SECONDS,
     default: 86_400,
     description: 'How long the previous secret keeps signing',
+    from: 'body',
   })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(SECRET_OVERLAP_MAX_SECONDS)
   overlapSeconds?: number;
 }
 
