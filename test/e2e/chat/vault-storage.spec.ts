@@ -197,5 +197,7 @@ describeWith(['postgres'], 'the vault in PostgreSQL', () => {
     const again = await rewrap({ ...env, SECRETS_ENCRYPTION_KEY: newKey, DATA_DIR: dataDir });
     expect(JSON.parse(again.stdout.trim().split('\n').pop()!)).toEqual({ rewrapped: 0, skipped: 0 });
     platform = await startEmbedded(dataDir, { ...env, SECRETS_ENCRYPTION_KEY: newKey });
-  });
+    // Two stops, two starts of the embedded platform and two runs of the command: each start took
+    // up to 30 s on a loaded 2-core CI machine (the setup's one start has 120 s).
+  }, 240_000);
 });
