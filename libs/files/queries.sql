@@ -50,6 +50,34 @@ SELECT id::text AS id FROM data.files
  WHERE workspace_id = ANY(${workspaceIds}::uuid[]) AND status <> 'uploading' AND name ILIKE ${pattern}
  ORDER BY id LIMIT ${max};
 
+-- src/persistence/files.repository.ts: FilesRepository.holdingAny.rows
+WITH exclusion AS (
+  SELECT x.n, phraseto_tsquery('english', x.text) AS q,
+         array(SELECT u.lexeme FROM unnest(to_tsvector('english', x.text)) AS u) AS lexemes
+    FROM unnest(${exclusions}::text[]) WITH ORDINALITY AS x(text, n)
+),
+candidate AS (
+  SELECT f.id, f.workspace_id, f.name FROM data.files f WHERE f.id = ANY(${fileIds}::uuid[])
+),
+narrowed AS (
+  SELECT t.file_id, t.ordinal, x.n
+    FROM exclusion x
+    JOIN candidate f ON TRUE
+    JOIN data.file_chunk_terms t
+      ON t.workspace_id = f.workspace_id AND t.file_id = f.id AND t.lexeme = ANY(x.lexemes)
+   WHERE cardinality(x.lexemes) > 0
+   GROUP BY t.file_id, t.ordinal, x.n, x.lexemes
+  HAVING count(*) = cardinality(x.lexemes)
+)
+SELECT f.id::text AS id FROM candidate f, exclusion x
+ WHERE cardinality(x.lexemes) > 0
+   AND to_tsvector('english', regexp_replace(f.name, '[[:punct:]]+', ' ', 'g')) @@ x.q
+UNION
+SELECT n.file_id::text FROM narrowed n
+  JOIN exclusion x USING (n)
+  JOIN data.file_chunks c ON c.file_id = n.file_id AND c.ordinal = n.ordinal
+ WHERE to_tsvector('english', c.text) @@ x.q;
+
 -- src/persistence/files.repository.ts: FilesRepository.snippets.rows
 WITH highlight AS (
   -- Each word a quoted tsquery literal (a quote doubled, a backslash escaped), or-ed.

@@ -63,7 +63,12 @@ import {
 import { AgenticSearchRequestSchema } from '../gen/kw/search/v1/listing_pb.js';
 import { GraphRetrieveRequestSchema, SearchGraphEntitiesRequestSchema } from '../gen/kw/search/v1/graph_pb.js';
 import { GlobalSearchFilesRequestSchema, SearchFilesRequestSchema } from '../gen/kw/files/v1/files_pb.js';
-import { AGENTIC_QUERY_MAX, FILE_SEARCH_QUERY_MAX_CHARS, GRAPH_QUERY_MAX } from './search.js';
+import {
+  AGENTIC_QUERY_MAX,
+  FILE_SEARCH_EXCLUSIONS_MAX,
+  FILE_SEARCH_QUERY_MAX_CHARS,
+  GRAPH_QUERY_MAX,
+} from './search.js';
 import { WEBHOOK_NAME_MAX, WEBHOOK_URL_MAX } from './webhooks.js';
 import { VISIBILITIES, WORKSPACE_DESCRIPTION_MAX, WORKSPACE_NAME_MAX } from './workspaces.js';
 
@@ -101,6 +106,7 @@ function limitsOf<S extends DescMessage>(schema: S, fields: FieldsOf<S>): Messag
 }
 
 const tags: FieldRule = { maxItems: FRAGMENT_TAGS_MAX, eachMaxChars: FRAGMENT_TAG_MAX };
+const fileExclusions: FieldRule = { maxItems: FILE_SEARCH_EXCLUSIONS_MAX, eachMaxChars: FILE_SEARCH_QUERY_MAX_CHARS };
 
 /**
  * The field limits of every write message and of the query messages, enforced where data is written: `serve()` in
@@ -217,8 +223,11 @@ export const MESSAGE_LIMITS: readonly MessageLimits[] = [
   limitsOf(AgenticSearchRequestSchema, { query: { maxChars: AGENTIC_QUERY_MAX } }),
   limitsOf(SearchGraphEntitiesRequestSchema, { query: { maxChars: GRAPH_QUERY_MAX } }),
   limitsOf(GraphRetrieveRequestSchema, { query: { maxChars: GRAPH_QUERY_MAX } }),
-  limitsOf(SearchFilesRequestSchema, { query: { maxChars: FILE_SEARCH_QUERY_MAX_CHARS } }),
-  limitsOf(GlobalSearchFilesRequestSchema, { query: { maxChars: FILE_SEARCH_QUERY_MAX_CHARS } }),
+  limitsOf(SearchFilesRequestSchema, { query: { maxChars: FILE_SEARCH_QUERY_MAX_CHARS }, exclude: fileExclusions }),
+  limitsOf(GlobalSearchFilesRequestSchema, {
+    query: { maxChars: FILE_SEARCH_QUERY_MAX_CHARS },
+    exclude: fileExclusions,
+  }),
 ];
 
 const byTypeName = new Map(MESSAGE_LIMITS.map((limits) => [limits.schema.typeName, limits]));

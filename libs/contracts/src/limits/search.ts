@@ -41,6 +41,13 @@ export const WEB_SEARCH_QUERY_MAX = 2_000;
  */
 export const FILE_SEARCH_QUERY_MAX_CHARS = 500;
 
+/**
+ * The most words and phrases a files search excludes (SearchFilesRequest.exclude): a search's
+ * exclusions, which come from a query with search syntax, at most 16 words (SYNTAX_WORDS_MAX in
+ * @kw/platform-query-reading). Each is at most FILE_SEARCH_QUERY_MAX_CHARS.
+ */
+export const FILE_SEARCH_EXCLUSIONS_MAX = 16;
+
 /** Files shown beside a workspace search's first page of fragments (GET /api/search, the MCP search tool). */
 export const FILE_HITS_BESIDE_SEARCH = 5;
 

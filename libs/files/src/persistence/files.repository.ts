@@ -293,6 +293,46 @@ export class FilesRepository {
   }
 
   /**
+   * Which of the files hold one of the excluded words or phrases (a search's `-word` and
+   * `-"a phrase"`): in the name (its punctuation read as spaces, so `draft-v2.pdf` holds "draft",
+   * where the full-text parser would read one file-name token) or in a chunk of the extracted text, read as the fragments' exclusions are (English
+   * stemming, stop words dropped, each a `phraseto_tsquery`: a phrase's words in order). The
+   * inverted index narrows the chunks to those holding every word of an exclusion; only those
+   * are parsed to check the order. An exclusion of stop words only holds nowhere.
+   */
+  async holdingAny(fileIds: readonly string[], exclusions: readonly string[]): Promise<Set<string>> {
+    if (fileIds.length === 0 || exclusions.length === 0) return new Set();
+    const rows = await this.sql.$queryRaw<{ id: string }[]>`
+      WITH exclusion AS (
+        SELECT x.n, phraseto_tsquery('english', x.text) AS q,
+               array(SELECT u.lexeme FROM unnest(to_tsvector('english', x.text)) AS u) AS lexemes
+          FROM unnest(${exclusions}::text[]) WITH ORDINALITY AS x(text, n)
+      ),
+      candidate AS (
+        SELECT f.id, f.workspace_id, f.name FROM data.files f WHERE f.id = ANY(${fileIds}::uuid[])
+      ),
+      narrowed AS (
+        SELECT t.file_id, t.ordinal, x.n
+          FROM exclusion x
+          JOIN candidate f ON TRUE
+          JOIN data.file_chunk_terms t
+            ON t.workspace_id = f.workspace_id AND t.file_id = f.id AND t.lexeme = ANY(x.lexemes)
+         WHERE cardinality(x.lexemes) > 0
+         GROUP BY t.file_id, t.ordinal, x.n, x.lexemes
+        HAVING count(*) = cardinality(x.lexemes)
+      )
+      SELECT f.id::text AS id FROM candidate f, exclusion x
+       WHERE cardinality(x.lexemes) > 0
+         AND to_tsvector('english', regexp_replace(f.name, '[[:punct:]]+', ' ', 'g')) @@ x.q
+      UNION
+      SELECT n.file_id::text FROM narrowed n
+        JOIN exclusion x USING (n)
+        JOIN data.file_chunks c ON c.file_id = n.file_id AND c.ordinal = n.ordinal
+       WHERE to_tsvector('english', c.text) @@ x.q`;
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /**
    * The snippet of each given chunk: its words around the query's (any of them, stemmed) in
    * `<mark>`, or its opening when it holds none of them (a match by meaning); safe HTML whose
    * only markup is `<mark>` (snippetHtml). Keyed `fileId:ordinal`.

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { FilesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { badRequest } from '@kw/platform-errors';
+import { searchText } from '@kw/platform-query-reading';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { FilesRepository } from '../persistence/files.repository.js';
@@ -20,7 +21,8 @@ import { fileView } from './file-view.js';
 /**
  * Files search (docs/files.md, "Search"): the query read (the name contains it, the text holds
  * any of its first 32 words, stemmed, stop words dropped; or a chunk is close to it in meaning),
- * the files ranked (FileRanking), and the page loaded with each file's snippet.
+ * the files ranked (FileRanking), those holding an excluded word or phrase dropped, and the
+ * page loaded with each file's snippet.
  */
 @Injectable()
 export class FileSearchHandlers {
@@ -43,7 +45,10 @@ export class FileSearchHandlers {
     if (!SEARCH_MODES.includes(mode)) {
       throw badRequest(`mode must be one of ${SEARCH_MODES.join(', ')}`, { field: 'mode' });
     }
-    const ranked = await this.ranking.rank([workspaceId], query.text, query.words, query.pattern, mode);
+    const ranked = await this.withoutExcluded(
+      await this.ranking.rank([workspaceId], query.text, query.words, query.pattern, mode),
+      exclusionsOf(input.exclude),
+    );
     return {
       hits: await this.hitsOf(ranked.slice(input.offset, input.offset + limit), query.words),
       totalCount: ranked.length,
@@ -64,8 +69,21 @@ export class FileSearchHandlers {
     }
     const { workspaceIds: readable } = await this.gate.readableWorkspaces(context, 'files:read');
     if (readable.length === 0) return { hits: [], totalCount: 0 };
-    const ranked = await this.ranking.rank(readable, query.text, query.words, query.pattern, 'keyword');
+    const ranked = await this.withoutExcluded(
+      await this.ranking.rank(readable, query.text, query.words, query.pattern, 'keyword'),
+      exclusionsOf(input.exclude),
+    );
     return { hits: await this.hitsOf(ranked.slice(0, limit), query.words), totalCount: ranked.length };
+  }
+
+  /** The ranked files but those holding an excluded word or phrase, in every mode (docs/files.md, "Search"). */
+  private async withoutExcluded(ranked: RankedFile[], exclusions: string[]): Promise<RankedFile[]> {
+    if (exclusions.length === 0) return ranked;
+    const excluded = await this.files.holdingAny(
+      ranked.map((r) => r.fileId),
+      exclusions,
+    );
+    return excluded.size === 0 ? ranked : ranked.filter((r) => !excluded.has(r.fileId));
   }
 
   /** The page's files, each with its snippet; a file deleted since it was ranked is left out. */
@@ -88,13 +106,20 @@ export class FileSearchHandlers {
 }
 
 /**
- * How a files search reads its query: the name contains it (an escaped ILIKE pattern), the text
- * holds any of its first FILE_SEARCH_WORDS_MAX words. The upper bound is a contract limit
- * (MESSAGE_LIMITS): the transport refuses a longer query before a handler runs; blank is refused here.
+ * How a files search reads its query: in Unicode NFC, as workspace search reads its own and as
+ * processing stores the extracted text (a decomposed `é` is the composed one); the name contains
+ * it (an escaped ILIKE pattern), the text holds any of its first FILE_SEARCH_WORDS_MAX words.
+ * The upper bound is a contract limit (MESSAGE_LIMITS): the transport refuses a longer query
+ * before a handler runs; blank is refused here.
  */
 function queryOf(raw: string): { text: string; words: string; pattern: string } {
-  const text = raw.trim();
+  const text = searchText(raw).trim();
   if (!text) throw badRequest(`q must hold 1 to ${FILE_SEARCH_QUERY_MAX_CHARS} characters`, { field: 'q' });
   const words = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, FILE_SEARCH_WORDS_MAX);
   return { text, words: words.join(' '), pattern: `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
+}
+
+/** The excluded words and phrases as the text is read (NFC), blank ones dropped (the contract bounds them). */
+function exclusionsOf(exclude: readonly string[]): string[] {
+  return [...new Set(exclude.map((e) => searchText(e).trim()).filter((e) => e !== ''))];
 }

@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FILE_HITS_BESIDE_SEARCH, FILE_SEARCH_QUERY_MAX_CHARS, FilesService } from '@kw/contracts';
+import {
+  FILE_HITS_BESIDE_SEARCH,
+  FILE_SEARCH_EXCLUSIONS_MAX,
+  FILE_SEARCH_QUERY_MAX_CHARS,
+  FilesService,
+} from '@kw/contracts';
 import { AppError, ErrorCode } from '@kw/platform-errors';
+import { SYNTAX_WORDS_MAX } from '@kw/platform-query-reading';
 import { InProcessBus, InProcessTransport, serve, ServiceClient } from '@kw/platform-transport';
 import { filesBesideSearch } from './files-beside-search.js';
 
@@ -29,14 +35,14 @@ function setUp(answer: () => Promise<unknown> | unknown) {
   const files = new InProcessTransport({ component: 'files', bus });
   const search = new InProcessTransport({ component: 'search', bus });
   transports.push(files, search);
-  const asked: Array<{ query: string; mode: string; limit: number; offset: number }> = [];
+  const asked: Array<{ query: string; exclude: string[]; mode: string; limit: number; offset: number }> = [];
   serve(files, FilesService.method.searchFiles, async (req) => {
-    asked.push({ query: req.query, mode: req.mode, limit: req.limit, offset: req.offset });
+    asked.push({ query: req.query, exclude: req.exclude, mode: req.mode, limit: req.limit, offset: req.offset });
     return (await answer()) as never;
   });
-  const global: Array<{ query: string; limit: number }> = [];
+  const global: Array<{ query: string; exclude: string[]; limit: number }> = [];
   serve(files, FilesService.method.globalSearchFiles, async (req) => {
-    global.push({ query: req.query, limit: req.limit });
+    global.push({ query: req.query, exclude: req.exclude, limit: req.limit });
     return (await answer()) as never;
   });
   return { client: new ServiceClient(search), asked, global };
@@ -52,7 +58,13 @@ describe('filesBesideSearch', () => {
     }));
     const hits = await filesBesideSearch(client, { ...first, query: 'x'.repeat(FILE_SEARCH_QUERY_MAX_CHARS + 50) });
     expect(asked).toEqual([
-      { query: 'x'.repeat(FILE_SEARCH_QUERY_MAX_CHARS), mode: 'keyword', limit: FILE_HITS_BESIDE_SEARCH, offset: 0 },
+      {
+        query: 'x'.repeat(FILE_SEARCH_QUERY_MAX_CHARS),
+        exclude: [],
+        mode: 'keyword',
+        limit: FILE_HITS_BESIDE_SEARCH,
+        offset: 0,
+      },
     ]);
     expect(hits.map((h) => [h.file?.name, h.snippet, h.chunk])).toEqual([['handbook.pdf', 'the leave policy', 3]]);
   });
@@ -63,16 +75,28 @@ describe('filesBesideSearch', () => {
       totalCount: 1,
     }));
     const hits = await filesBesideSearch(client, { query: 'handbook', offset: 0, fragmentFilters: false });
-    expect(global).toEqual([{ query: 'handbook', limit: FILE_HITS_BESIDE_SEARCH }]);
+    expect(global).toEqual([{ query: 'handbook', exclude: [], limit: FILE_HITS_BESIDE_SEARCH }]);
     expect(asked).toEqual([]);
     expect(hits.map((h) => h.file?.workspaceId)).toEqual([WS]);
   });
 
-  it('shows no files past the first page, with fragment-only filters, or for a blank query, without asking', async () => {
+  it('reads the query as the fragments search does: its positive words rank, its exclusions go along, in NFC', async () => {
+    const { client, asked, global } = setUp(() => ({ hits: [], totalCount: 0 }));
+    await filesBesideSearch(client, { ...first, query: '"leave policy" OR budget -draft -"first cafe\u0301"' });
+    await filesBesideSearch(client, { query: 'budget -draft', offset: 0, fragmentFilters: false });
+    expect(asked.map((a) => [a.query, a.exclude])).toEqual([['leave policy budget', ['draft', 'first caf\u00e9']]]);
+    expect(global.map((g) => [g.query, g.exclude])).toEqual([['budget', ['draft']]]);
+    // A query with syntax has at most SYNTAX_WORDS_MAX words: the contract takes all its exclusions.
+    expect(SYNTAX_WORDS_MAX).toBeLessThanOrEqual(FILE_SEARCH_EXCLUSIONS_MAX);
+  });
+
+  it('shows no files past the first page, with fragment-only filters, or for a query without words to rank, without asking', async () => {
     const { client, asked } = setUp(() => ({ hits: [], totalCount: 0 }));
     expect(await filesBesideSearch(client, { ...first, offset: 10 })).toEqual([]);
     expect(await filesBesideSearch(client, { ...first, fragmentFilters: true })).toEqual([]);
     expect(await filesBesideSearch(client, { ...first, query: '   ' })).toEqual([]);
+    // Exclusions alone say what is not wanted, not what is: the fragments search finds nothing either.
+    expect(await filesBesideSearch(client, { ...first, query: '-draft -"first draft"' })).toEqual([]);
     expect(asked).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { DataPrisma } from '@kw/platform-persistence';
-import type { QueryTerm } from '../domain/query-reading.js';
+import type { QueryTerm } from '@kw/platform-query-reading';
 
 const sql = DataPrisma.sql;
 

@@ -3,7 +3,7 @@ import { DataPrisma, type Database } from '@kw/platform-persistence';
 import { HEADLINE_MARKERS, headlineOptions, snippetHtml } from '@kw/platform-ranking';
 import { DATABASE } from '@kw/platform-runtime';
 import { BM25_B, BM25_K1, KEYWORD_TERMS_MAX, type CorpusStatistics } from '../domain/keyword-ranking.js';
-import type { ReadQuery } from '../domain/query-reading.js';
+import type { ReadQuery } from '@kw/platform-query-reading';
 import { filterConditions, fragmentConditions, liveInWorkspaces, type FragmentFilters } from './fragment-conditions.js';
 import { holdsNoExclusion, holdsPhrases, holdsRequired, requiredQuery } from './query-conditions.js';
 import { SEARCH_DB, type SearchDb } from './search-database.js';

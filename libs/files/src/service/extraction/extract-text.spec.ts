@@ -131,6 +131,14 @@ describe('extractText', () => {
     expect((await extractText(broken, 'json', limits())).text).toBe('{"a": oops');
   });
 
+  it('gives the text in Unicode NFC, as search reads queries', async () => {
+    const decomposed = 'cafe\u0301 Zu\u0308rich';
+    const { text } = await extractText(new TextEncoder().encode(decomposed), 'text', limits());
+    expect(text).toBe('caf\u00e9 Z\u00fcrich');
+    const html = new TextEncoder().encode(`<p>${decomposed}</p>`);
+    expect((await extractText(html, 'html', limits())).text).toContain('caf\u00e9');
+  });
+
   it('decodes invalid UTF-8 with replacement characters rather than failing', async () => {
     const { text } = await extractText(Uint8Array.of(0x61, 0xff, 0x62), 'text', limits());
     expect(text).toBe('a\ufffdb');

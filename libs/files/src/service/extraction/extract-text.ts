@@ -5,9 +5,10 @@ import { htmlText } from './html-text.js';
 import { decodeText, jsonText } from './plain-text.js';
 
 /**
- * A file's text, by the kind its bytes were sniffed as (images and other files have none), cut
- * to `maxTextChars`. Runs in the caller's thread: hostile input goes through `runExtraction`,
- * which runs this in a worker bounded in memory and time. Fails with an ExtractionError.
+ * A file's text, by the kind its bytes were sniffed as (images and other files have none), in
+ * Unicode NFC, cut to `maxTextChars`. Runs in the caller's thread: hostile input goes through
+ * `runExtraction`, which runs this in a worker bounded in memory and time. Fails with an
+ * ExtractionError.
  */
 export async function extractText(
   bytes: Uint8Array,
@@ -15,7 +16,10 @@ export async function extractText(
   limits: ExtractionLimits,
   onProgress?: (progress: ExtractionProgress) => void,
 ): Promise<ExtractedText> {
-  const { text, pages } = await fullText(bytes, kind, limits, onProgress);
+  const { text: read, pages } = await fullText(bytes, kind, limits, onProgress);
+  // Stored and searched in Unicode NFC, as search reads queries: a text written decomposed (`e`
+  // then a combining accent, as macOS and some editors save it) is found by a query typed composed.
+  const text = read.normalize('NFC');
   const truncated = text.length > limits.maxTextChars;
   return {
     text: truncated ? cut(text, limits.maxTextChars) : text,

@@ -44,7 +44,7 @@ export const searchTools: AgentTool[] = [
       'Hybrid keyword + semantic search over one workspace, or over every workspace you can read when ' +
       'workspaceId is left out. Search syntax holds in every mode: "a phrase" is required, -word or -"a phrase" ' +
       'keeps fragments holding it out, OR gives alternatives. Answers snippets and ids; use get_fragment for content. The first page also ' +
-      'names up to 5 uploaded files holding the words (files, each with its workspaceId; read_workspace_file ' +
+      'names up to 5 uploaded files holding the words and none excluded (files, each with its workspaceId; read_workspace_file ' +
       'reads them, search_workspace_files searches only files).',
     inputSchema: {
       query: z.string().min(1).max(SEARCH_QUERY_MAX),

@@ -22,8 +22,7 @@ import { FragmentSearch } from '../retrieval/fragment-search.js';
 import type { FusedHit } from '../retrieval/rank-fusion.js';
 import type { SearchMode } from '../retrieval/search-query.js';
 import { shortSnippet } from './snippets.js';
-import { readQuery } from '../../domain/query-reading.js';
-import { searchText } from '../../domain/search-text.js';
+import { readQuery, searchText } from '@kw/platform-query-reading';
 
 interface Step {
   kind: string;

@@ -2,7 +2,7 @@ import { badRequest } from '@kw/platform-errors';
 import { parseMode, type SearchCriteria } from './search-query.js';
 import { isUuid } from '@kw/platform-ids';
 import { SEARCH_QUERY_MAX } from '../../search-limits.js';
-import { searchText } from '../../domain/search-text.js';
+import { searchText } from '@kw/platform-query-reading';
 
 /** The contract's SearchQuery as the retrievers take it (a malformed collection id is a 400, not a 500). */
 /** The fields of the contract's SearchQuery (also what a saved search stores). */

@@ -7,7 +7,7 @@ import type { Logger, PlatformMetrics } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER, METRICS } from '@kw/platform-runtime';
 import { Counter } from 'prom-client';
 import { SEARCH_QUERY_MODEL_CHARS } from '../../search-limits.js';
-import { readQuery, relaxed, requiredPhrases, type ReadQuery } from '../../domain/query-reading.js';
+import { readQuery, relaxed, requiredPhrases, type ReadQuery } from '@kw/platform-query-reading';
 import { SearchRepository, type RankedId } from '../../persistence/search.repository.js';
 import { VECTOR_INDEX, type VectorIndex } from '../vector/vector-index.js';
 import { CandidateReranking } from './candidate-reranking.js';

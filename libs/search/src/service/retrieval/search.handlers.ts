@@ -6,7 +6,7 @@ import { Handles, type RequestOf } from '@kw/platform-transport';
 import { SearchQueryLog } from '../analytics/search-query-log.js';
 import { SearchRepository } from '../../persistence/search.repository.js';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
-import { searchText } from '../../domain/search-text.js';
+import { searchText } from '@kw/platform-query-reading';
 import { criteriaOf } from './criteria.js';
 import { FragmentSearch } from './fragment-search.js';
 import { pageOf } from './search-paging.js';

@@ -1,0 +1,2 @@
+export * from './query-reading.js';
+export * from './search-text.js';
