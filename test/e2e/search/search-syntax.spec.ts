@@ -148,6 +148,8 @@ describe('search syntax in every mode', () => {
       // One tag holding the phrase, not two tags side by side.
       expect(await titles('"ledger audit"', mode), mode).toEqual(['Year-end close']);
     }
+    // A stop word beside the phrase still asks nothing.
+    expect(await titles('the "roadmap budget"', 'keyword')).toEqual(['Hiring plan']);
     // The words themselves, apart, still match.
     expect((await titles('roadmap budget', 'keyword')).sort()).toEqual(['Hiring plan', 'Quarterly roadmap']);
     expect((await titles('ledger audit', 'keyword')).sort()).toEqual(['Month-end close', 'Year-end close']);
