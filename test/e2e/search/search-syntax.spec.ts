@@ -41,13 +41,14 @@ describe('search syntax in every mode', () => {
     p = await startFragmentsPlatform();
     owner = await p.person();
     ws = await p.workspace(owner);
-    const make = async (title: string, content: string, tags: string[] = []) => {
+    const make = async (title: string, content: string, tags: string[] = [], summary?: string) => {
       const res = await p.api.call(owner.auth, 'POST', '/api/memory-fragments', {
         workspaceId: ws.id,
         fragmentTypeId: ws.noteTypeId,
         title,
         content,
         tags,
+        summary,
       });
       expect(res.status, res.text).toBe(201);
       ids[title] = res.body.fragment.id;
@@ -62,6 +63,32 @@ describe('search syntax in every mode', () => {
     await make('Café résumé', 'Notes from the café in Zürich: a résumé of the meeting.');
     await make('Dessert menu', `${CREME_NFD} and sorbet on Fridays.`);
     await make('Vitamin supplements', 'Vitamin D supplements in winter for older adults.');
+    // Fields side by side: "roadmap" ends the title and "Budget" starts the summary, "drafted"
+    // ends the summary and "Spreadsheet" starts the content; two tags "ledger" and "audit".
+    await make(
+      'Quarterly roadmap',
+      'Spreadsheet attached for the board.',
+      [],
+      'Budget figures arrive in March, drafted',
+    );
+    await make(
+      'Hiring plan',
+      'The roadmap budget is approved; we drafted spreadsheet templates.',
+      [],
+      'Hiring next year.',
+    );
+    await make(
+      'Month-end close',
+      'Ledger reconciliation, then audit sign-off by the fifth.',
+      ['ledger', 'audit'],
+      'Closing the books.',
+    );
+    await make(
+      'Year-end close',
+      'Ledger reconciliation, then audit sign-off by the tenth.',
+      ['ledger audit'],
+      'Closing the year.',
+    );
     // Semantic retrieval needs the embeddings (expect.poll is not available in beforeAll).
     for (const id of Object.values(ids)) {
       for (let i = 0; ; i++) {
@@ -111,6 +138,42 @@ describe('search syntax in every mode', () => {
     const relaxed = await titles('"lunar eclipse" billing queue -kafka', 'semantic');
     expect(relaxed).toContain('Billing queue on redis');
     for (const title of KAFKA) expect(relaxed).not.toContain(title);
+  });
+
+  it('matches a phrase inside one field (title, one tag, summary or content), never across two', async () => {
+    for (const mode of MODES) {
+      // Title end + summary start, and summary end + content start: only the content holding it.
+      expect(await titles('"roadmap budget"', mode), mode).toEqual(['Hiring plan']);
+      expect(await titles('"drafted spreadsheet"', mode), mode).toEqual(['Hiring plan']);
+      // One tag holding the phrase, not two tags side by side.
+      expect(await titles('"ledger audit"', mode), mode).toEqual(['Year-end close']);
+    }
+    // A stop word beside the phrase still asks nothing.
+    expect(await titles('the "roadmap budget"', 'keyword')).toEqual(['Hiring plan']);
+    // The words themselves, apart, still match.
+    expect((await titles('roadmap budget', 'keyword')).sort()).toEqual(['Hiring plan', 'Quarterly roadmap']);
+    expect((await titles('ledger audit', 'keyword')).sort()).toEqual(['Month-end close', 'Year-end close']);
+  });
+
+  it('excludes a phrase only where one field holds it', async () => {
+    expect(await titles('roadmap -"roadmap budget"', 'keyword')).toEqual(['Quarterly roadmap']);
+    expect(await titles('spreadsheet -"drafted spreadsheet"', 'keyword')).toEqual(['Quarterly roadmap']);
+    expect(await titles('reconciliation -"ledger audit"', 'keyword')).toEqual(['Month-end close']);
+    for (const mode of MODES) {
+      const found = await titles('ledger reconciliation -"ledger audit"', mode);
+      expect(found, mode).toContain('Month-end close');
+      expect(found, mode).not.toContain('Year-end close');
+    }
+    // Agentic search leaves out what the exclusion names, and only that.
+    const res = await p.api.call(owner.auth, 'POST', '/api/fragments/agentic-search', {
+      workspaceId: ws.id,
+      query: 'ledger reconciliation -"ledger audit"',
+      maxLeads: 50,
+    });
+    expect(res.status, res.text).toBe(200);
+    const leads = res.body.leads.map((l: any) => l.title);
+    expect(leads).toContain('Month-end close');
+    expect(leads).not.toContain('Year-end close');
   });
 
   it('keeps an exclusion for the whole query, whatever ORs it holds', async () => {
