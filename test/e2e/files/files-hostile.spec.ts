@@ -48,6 +48,33 @@ describe('files: hostile input and the byte proxy', () => {
     expect(await p.settled(owner.auth, ok.body.file.id)).toMatchObject({ status: 'ready' });
   });
 
+  it('answers 400 to a file part the body ends inside, keeps nothing, and keeps answering', async () => {
+    // The body ends (its Content-Length honoured) before the part's closing boundary: the part's
+    // own stream fails, which once went unhandled and ended the whole process.
+    const boundary = '----kw-unterminated';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="workspaceId"\r\n\r\n${ws}\r\n`;
+    for (const tail of [
+      'no closing boundary',
+      // Large enough that storage has begun to write it before the end is found.
+      'x'.repeat(256 * 1024),
+    ]) {
+      const body = `${head}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.txt"\r\n\r\n${tail}`;
+      const res = await fetch(`${p.base}/api/files/upload`, {
+        method: 'POST',
+        headers: { ...authHeaders(owner.auth), 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body,
+      });
+      const json: any = await res.json();
+      expect(res.status, JSON.stringify(json)).toBe(400);
+      expect(json.error).toMatch(/multipart body is malformed/);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await healthy();
+    }
+    const listed = await fetch(`${p.base}/api/files?workspaceId=${ws}&limit=100`, { headers: authHeaders(owner.auth) });
+    const names = ((await listed.json()) as any).items.map((f: any) => f.name);
+    expect(names).not.toContain('cut.txt');
+  });
+
   it('stores names with ../, NUL bytes or 1,000 characters safely', async () => {
     const boundary = '----kw-hostile-names';
     const long = `${'n'.repeat(1_000)}.txt`;

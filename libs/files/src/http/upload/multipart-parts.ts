@@ -1,11 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Busboy } from '@fastify/busboy';
-import { badRequest } from '@kw/platform-errors';
+import { type AppError, badRequest } from '@kw/platform-errors';
 
 export type MultipartPart =
   | { type: 'field'; name: string; value: string }
   | { type: 'file'; name: string; fileName: string; mimeType: string; stream: Readable };
+
+/** The 400 of a body that is not well-formed multipart (a part or the whole cut off, a bad header). */
+export function malformedMultipart(err: Error): AppError {
+  return badRequest(`The multipart body is malformed: ${err.message}`);
+}
 
 export interface MultipartLimits {
   files: number;
@@ -53,6 +58,14 @@ export async function* multipartParts(
     signal();
   });
   parser.on('file', (name, stream, fileName, _encoding, mimeType) => {
+    // A part cut off by the body's end ("Part terminated early") fails its own stream, not the
+    // parser: without a listener here that error, at any moment of the upload (before storage
+    // reads the part, or after its consumer gave up), would be unhandled and end the process.
+    stream.on('error', (err: Error) => {
+      failure ??= malformedMultipart(err);
+      done = true;
+      signal();
+    });
     queue.push({ type: 'file', name, fileName, mimeType, stream });
     signal();
   });
@@ -67,7 +80,7 @@ export async function* multipartParts(
     signal();
   });
   parser.on('error', (err) => {
-    failure ??= badRequest(`The multipart body is malformed: ${(err as Error).message}`);
+    failure ??= malformedMultipart(err as Error);
     done = true;
     signal();
   });

@@ -4,6 +4,7 @@ import { BlobTooLargeError, type BlobStorage } from '@kw/platform-storage';
 import type { ServiceClient } from '@kw/platform-transport';
 import { sniffFileKind } from '../../domain/file-kind.js';
 import { HeadCapture, tooLarge } from '../../domain/upload-bytes.js';
+import { malformedMultipart } from './multipart-parts.js';
 
 const M = FilesService.method;
 
@@ -38,15 +39,28 @@ export async function storeUpload(
     description: target.description,
   });
   const head = new HeadCapture();
+  // pipe() forwards no error: a part that fails (the body cut off inside it) must fail the write,
+  // or storage would wait for an end that never comes. It may have failed already, while the
+  // upload was being reserved.
+  let partFailure: Error | null = incoming.stream.errored;
+  const failWrite = (err: Error) => {
+    partFailure ??= err;
+    head.destroy(err);
+  };
+  incoming.stream.once('error', failWrite);
   let stored;
   try {
+    if (partFailure) throw partFailure;
     stored = await storage.put(begun.storageKey, incoming.stream.pipe(head), { maxBytes: Number(begun.maxBytes) });
   } catch (err) {
     incoming.stream.unpipe(head);
     incoming.stream.resume();
     await client.call(M.abortUpload, { fileId: begun.fileId }).catch(() => undefined);
     if (err instanceof BlobTooLargeError) throw tooLarge(begun);
+    if (partFailure) throw malformedMultipart(partFailure);
     throw err;
+  } finally {
+    incoming.stream.off('error', failWrite);
   }
   const sniffed = await sniffFileKind(head.head, incoming.fileName, incoming.declaredMimeType);
   const { file } = await client.call(M.completeUpload, {
