@@ -63,8 +63,11 @@ export class FileTransfersHandlers {
       context,
     );
     const head = new HeadCapture();
+    const staged = await this.storage.get(input.stagedKey);
+    // pipe() forwards no error: a staged read that fails must fail the write, never go unhandled.
+    staged.once('error', (err) => head.destroy(err));
     const stored = await this.storage
-      .put(begun.storageKey, (await this.storage.get(input.stagedKey)).pipe(head), {
+      .put(begun.storageKey, staged.pipe(head), {
         maxBytes: Number(begun.maxBytes),
       })
       .catch(async (err: unknown) => {
