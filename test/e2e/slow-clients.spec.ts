@@ -1,3 +1,6 @@
+import { readdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest, rawRequestInPieces, type RawAnswer } from '../support/raw-http.js';
 import { startOpenAiStandIn, type StandIn } from '../support/stand-ins/openai-stand-in.js';
@@ -13,6 +16,14 @@ const STEADY_GAP_MS = 250;
 const EVENT_GAP_MS = 2_000;
 /** How long a test waits for an answer before it calls the connection held: far past every timeout. */
 const PATIENCE_MS = 25_000;
+
+const readdirOrNone = (dir: string): string[] => {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+};
 
 /**
  * Slow clients over real sockets (docs/operations.md, "Slow clients"): a body that goes idle is
@@ -86,6 +97,52 @@ describe('slow clients', () => {
       code: 'REQUEST_TIMEOUT',
     });
     expect(await titles()).not.toContain('never finished');
+  });
+
+  /** A multipart upload of one text file into the workspace, and its request head. */
+  const upload = () => {
+    const boundary = 'slow-boundary';
+    const body =
+      `--${boundary}\r\nContent-Disposition: form-data; name="workspaceId"\r\n\r\n${ws.id}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.txt"\r\n` +
+      `Content-Type: text/plain\r\n\r\n${'half a file '.repeat(4096)}\r\n--${boundary}--\r\n`;
+    const start = head('/api/files/upload', body).replace(
+      'application/json',
+      `multipart/form-data; boundary=${boundary}`,
+    );
+    return { start, body };
+  };
+  const partials = () => readdirOrNone(path.join(p.dataDir, 'files', '.partial'));
+  /** Waits (not timed) until the check holds or PATIENCE_MS passed. */
+  const eventually = async (check: () => boolean) => {
+    const deadline = Date.now() + PATIENCE_MS;
+    while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  };
+  const noFiles = async () =>
+    expect((await p.api.ok(owner.auth, 'GET', `/api/files?workspaceId=${ws.id}`, undefined, 200)).items).toEqual([]);
+
+  it('an upload that stops half way through its file is answered 408, and no byte of it is kept', async () => {
+    const { start, body } = upload();
+    const answer = await rawRequest(p.platform.url, start + body.slice(0, body.length / 2), PATIENCE_MS);
+    expect(timedOut(answer)).toMatchObject({ code: 'REQUEST_TIMEOUT' });
+    // The stream to storage was abandoned: its partial blob is removed.
+    await eventually(() => partials().length === 0);
+    expect(partials()).toEqual([]);
+    await noFiles();
+  });
+
+  it('an upload whose client goes away half way through its file keeps no byte of it either', async () => {
+    const { start, body } = upload();
+    const socket = connect(Number(new URL(p.platform.url).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.write(start + body.slice(0, body.length / 2));
+    // Gone once its file is being stored, so that there is a stream to storage to abandon.
+    await eventually(() => partials().length > 0);
+    expect(partials().length).toBeGreaterThan(0);
+    socket.destroy();
+    await eventually(() => partials().length === 0);
+    expect(partials()).toEqual([]);
+    await noFiles();
   });
 
   it('under /api/v1 the 408 is in the OpenAI shape, and the model is never called', async () => {

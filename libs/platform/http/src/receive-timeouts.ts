@@ -96,9 +96,11 @@ function watchBody(request: FastifyRequest, reply: FastifyReply, idleMs: number,
   };
   const answer = (message: string) => {
     stop();
-    // An answer under way (or sent, the body left to drain) cannot become a 408: only close.
-    if (reply.sent || reply.raw.headersSent) return void socket.destroy();
-    // Node closes the connection once the answer is written (Connection: close).
+    // Destroying the request closes its connection and tells a route still reading the body
+    // that it was aborted (the connection's close alone reaches no request already answered).
+    // An answer under way (or sent, the body left to drain) cannot become a 408: only that.
+    if (reply.sent || reply.raw.headersSent) return void raw.destroy();
+    reply.raw.once('close', () => raw.destroy());
     void reply.header('connection', 'close');
     responder.send(request, reply, new AppError({ status: 408, code: ErrorCode.REQUEST_TIMEOUT, message }));
   };

@@ -52,7 +52,9 @@ export async function* multipartParts(
     queue.push({ type: 'field', name, value });
     signal();
   });
+  let lastFile: Readable | undefined;
   parser.on('file', (name, stream, fileName, _encoding, mimeType) => {
+    lastFile = stream;
     queue.push({ type: 'file', name, fileName, mimeType, stream });
     signal();
   });
@@ -74,6 +76,9 @@ export async function* multipartParts(
   request.on('aborted', () => {
     failure ??= badRequest('The client closed the upload before it ended');
     done = true;
+    // The rest of the file part will never come: end it short, so that its reader (a stream to
+    // storage) stops waiting and stores nothing. Without an error: it may have no reader yet.
+    if (lastFile && !lastFile.readableEnded) lastFile.destroy();
     signal();
   });
   request.pipe(parser);

@@ -1,11 +1,14 @@
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import { FilesService, type FileRecord } from '@kw/contracts';
+import { badRequest } from '@kw/platform-errors';
 import { BlobTooLargeError, type BlobStorage } from '@kw/platform-storage';
 import type { ServiceClient } from '@kw/platform-transport';
 import { sniffFileKind } from '../../domain/file-kind.js';
 import { HeadCapture, tooLarge } from '../../domain/upload-bytes.js';
 
 const M = FilesService.method;
+
+const isPrematureClose = (err: Error) => (err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE';
 
 export interface UploadTarget {
   workspaceId: string;
@@ -38,6 +41,11 @@ export async function storeUpload(
     description: target.description,
   });
   const head = new HeadCapture();
+  // pipe() passes on neither an error of the part nor its early end (the client went away
+  // mid-file): storage must see them, or it would wait for the rest for ever.
+  const unwatch = finished(incoming.stream, (err) => {
+    if (err) head.destroy(isPrematureClose(err) ? badRequest('The upload ended before its file did') : err);
+  });
   let stored;
   try {
     stored = await storage.put(begun.storageKey, incoming.stream.pipe(head), { maxBytes: Number(begun.maxBytes) });
@@ -47,6 +55,8 @@ export async function storeUpload(
     await client.call(M.abortUpload, { fileId: begun.fileId }).catch(() => undefined);
     if (err instanceof BlobTooLargeError) throw tooLarge(begun);
     throw err;
+  } finally {
+    unwatch();
   }
   const sniffed = await sniffFileKind(head.head, incoming.fileName, incoming.declaredMimeType);
   const { file } = await client.call(M.completeUpload, {
