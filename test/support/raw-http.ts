@@ -1,10 +1,12 @@
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 export interface RawAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** Raw socket answers: the server closed the connection (false: the client gave up waiting). */
+  closed?: boolean;
 }
 
 /**
@@ -13,11 +15,45 @@ export interface RawAnswer {
  * or NUL in a header, an invalid request line.
  */
 export function rawRequest(base: string, bytes: string | Buffer, timeoutMs = 5_000): Promise<RawAnswer> {
+  return rawExchange(base, (socket) => socket.write(bytes), timeoutMs);
+}
+
+/**
+ * Sends a request in pieces, `gapMs` apart, as a slow client does, and reads the whole answer
+ * once the server closes the connection (it may answer before the last piece: the rest is then
+ * not sent). A piece after the answer would only meet a closed socket.
+ */
+export function rawRequestInPieces(
+  base: string,
+  pieces: Array<string | Buffer>,
+  gapMs: number,
+  timeoutMs = 30_000,
+): Promise<RawAnswer> {
+  return rawExchange(
+    base,
+    (socket) => {
+      let next = 0;
+      const send = () => {
+        if (socket.destroyed || socket.writableEnded || next >= pieces.length) return;
+        socket.write(pieces[next++]);
+        if (next < pieces.length) setTimeout(send, gapMs);
+      };
+      send();
+    },
+    timeoutMs,
+  );
+}
+
+function rawExchange(base: string, write: (socket: Socket) => void, timeoutMs: number): Promise<RawAnswer> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(url.port), url.hostname);
     const chunks: Buffer[] = [];
-    const timer = setTimeout(() => socket.destroy(new Error('raw request timed out')), timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      socket.destroy(new Error('raw request timed out'));
+    }, timeoutMs);
     let failure: Error | undefined;
     socket.on('data', (chunk) => chunks.push(chunk));
     // The server may answer and close while a large request is still being written (EPIPE):
@@ -34,9 +70,14 @@ export function rawRequest(base: string, bytes: string | Buffer, timeoutMs = 5_0
         const colon = line.indexOf(':');
         if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
       }
-      resolve({ status: Number(statusLine.split(' ')[1] ?? 0), headers, text: rest.join('\r\n\r\n') });
+      resolve({
+        status: Number(statusLine.split(' ')[1] ?? 0),
+        headers,
+        text: rest.join('\r\n\r\n'),
+        closed: !timedOut,
+      });
     });
-    socket.write(bytes);
+    write(socket);
   });
 }
 

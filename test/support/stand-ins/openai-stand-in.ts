@@ -17,6 +17,8 @@ export interface OpenAiStandInOptions {
   models?: Array<Record<string, unknown>>;
   /** false: never report usage in a stream, even when asked (as some compatible servers do). */
   streamUsage?: boolean;
+  /** Milliseconds of silence before each streamed event, as a slow model keeps a stream open. */
+  eventGapMs?: number;
 }
 
 export const DEFAULT_OPENAI_MODELS = [
@@ -105,7 +107,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions = {}): Pr
         usage,
       });
     }
-    await streamReply(exchange, id, body, reply, usage, options.streamUsage !== false);
+    await streamReply(exchange, id, body, reply, usage, options.streamUsage !== false, options.eventGapMs ?? 0);
   });
 }
 
@@ -116,10 +118,15 @@ async function streamReply(
   reply: Reply,
   usage: ReturnType<typeof usageOf>,
   reportUsage: boolean,
+  gapMs: number,
 ): Promise<void> {
   const { res } = exchange;
   const withUsage = reportUsage && body.stream_options?.include_usage === true;
-  const send = startSse(res);
+  const sse = startSse(res);
+  const send = async (event: string) => {
+    if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
+    await sse(event);
+  };
   const chunk = (delta: object, finish: string | null = null) =>
     send(
       `data: ${JSON.stringify({

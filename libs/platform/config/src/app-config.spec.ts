@@ -123,6 +123,19 @@ describe('loadConfig', () => {
       expect(loadConfig({ HOST: host }).HOST).toBe(host);
   });
 
+  it('keeps the headers and body idle timeouts within the time to receive a whole request', () => {
+    expect(problemsOf({ REQUEST_RECEIVE_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '6000' })).toContain(
+      'HEADERS_TIMEOUT_MS: must not exceed REQUEST_RECEIVE_TIMEOUT_MS (5000)',
+    );
+    expect(problemsOf({ REQUEST_RECEIVE_TIMEOUT_MS: '5000', BODY_IDLE_TIMEOUT_MS: '6000' })).toContain(
+      'BODY_IDLE_TIMEOUT_MS: must not exceed REQUEST_RECEIVE_TIMEOUT_MS (5000)',
+    );
+    expect(problemsOf({ BODY_IDLE_TIMEOUT_MS: '0' })).toContain('BODY_IDLE_TIMEOUT_MS:');
+    expect(
+      loadConfig({ REQUEST_RECEIVE_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '5000', BODY_IDLE_TIMEOUT_MS: '1000' }),
+    ).toMatchObject({ REQUEST_RECEIVE_TIMEOUT_MS: 5000, HEADERS_TIMEOUT_MS: 5000, BODY_IDLE_TIMEOUT_MS: 1000 });
+  });
+
   it('requires DATABASE_URL and NATS_URL in distributed mode', () => {
     expect(() => loadConfig({ RUN_MODE: 'distributed' })).toThrow(/DATABASE_URL: required[\s\S]*NATS_URL: required/);
     expect(

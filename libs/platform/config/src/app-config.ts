@@ -179,6 +179,34 @@ export class AppConfig {
   @Min(1024)
   BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 
+  /**
+   * How long a request body may go without a byte arriving before the gateway answers 408
+   * REQUEST_TIMEOUT and closes the connection; a slow upload that keeps sending is never cut by it.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  BODY_IDLE_TIMEOUT_MS = 30_000;
+
+  /**
+   * How long receiving one whole request (headers and body) may take: Node's `requestTimeout`.
+   * Long enough for FILES_MAX_BYTES over a slow link (100 MiB at about 1 Mbit/s); the answer
+   * (a stream included) is not counted.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(24 * 3_600_000)
+  REQUEST_RECEIVE_TIMEOUT_MS = 15 * 60_000;
+
+  /** How long receiving a request's line and headers may take: Node's `headersTimeout`. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  HEADERS_TIMEOUT_MS = 60_000;
+
   /** Grace period for draining requests and messages on SIGTERM. */
   @Transform(toInt)
   @IsInt()
@@ -908,6 +936,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       if (raw[key] !== undefined)
         problems.push(`S3_BUCKET: required when ${key} is set (without a bucket files are stored under DATA_DIR)`);
   }
+  // Node refuses a headers timeout above the request's; an idle timeout above it would never fire.
+  for (const key of ['HEADERS_TIMEOUT_MS', 'BODY_IDLE_TIMEOUT_MS'] as const)
+    if (config[key] > config.REQUEST_RECEIVE_TIMEOUT_MS)
+      problems.push(`${key}: must not exceed REQUEST_RECEIVE_TIMEOUT_MS (${config.REQUEST_RECEIVE_TIMEOUT_MS})`);
   if (config.WEB_SEARCH_PROVIDER === 'searxng' && !config.WEB_SEARCH_URL)
     problems.push('WEB_SEARCH_URL: required when WEB_SEARCH_PROVIDER=searxng (the URL of the SearXNG instance)');
   if (config.WEB_SEARCH_PROVIDER === 'exa' && !config.WEB_SEARCH_API_KEY)

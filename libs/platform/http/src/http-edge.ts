@@ -10,6 +10,7 @@ import { ERROR_HEADERS, type ErrorHeaders } from './error-headers.js';
 import { ErrorResponder } from './error-responder.js';
 import { ambiguousAuthorization } from './auth/ambiguous-authorization.js';
 import { checkBody, checkParameters } from './input-guard.js';
+import { installBodyIdleTimeout } from './receive-timeouts.js';
 import { formUrlEncodedParser, installRouteBodies, jsonParser, type RouteBodies } from './route-bodies.js';
 import { RouteTable } from './route-table.js';
 import { createValidationPipe } from './validation.js';
@@ -39,6 +40,8 @@ export function installHttpEdge(
      * `Connection: close`, and a request id (Fastify's own 503 for this has neither).
      */
     draining?: () => boolean;
+    /** A request body that gets no byte for this long is answered 408 (`BODY_IDLE_TIMEOUT_MS`). */
+    bodyIdleTimeoutMs?: number;
   },
 ): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
@@ -76,6 +79,9 @@ export function installHttpEdge(
     (request as TimedRequest)[serverSpan] = traced.span;
     traced.run(() => requestContext.run({ requestId }, () => done(refused)));
   });
+
+  // After the request id is set: a 408 carries it. Not for a request the edge refused above.
+  if (deps.bodyIdleTimeoutMs) installBodyIdleTimeout(fastify, deps.bodyIdleTimeoutMs, responder);
 
   fastify.addHook('onResponse', (request, reply, done) => {
     const begin = (request as TimedRequest)[started];

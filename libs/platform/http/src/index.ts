@@ -9,6 +9,7 @@ export * from './auth/index.js';
 export * from './public-base.js';
 export * from './input-guard.js';
 export * from './server-errors.js';
+export * from './receive-timeouts.js';
 export * from './route-bodies.js';
 export * from './html.js';
 export * from './no-store.js';

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { acceptOrCreateRequestId } from '@kw/platform-context';
 import { buildErrorResponse } from './error-response.js';
+import { answerReceiveTimeout } from './receive-timeouts.js';
 
 const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -78,6 +79,8 @@ function clientAppError(code: string | undefined): AppError {
 function clientError(logger: Logger) {
   return (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    // A request whose body was still arriving is answered by its route's reply, in its shape.
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && answerReceiveTimeout(socket)) return;
     const response = buildErrorResponse(clientAppError(error.code), pathOf(error.rawPacket));
     const body = JSON.stringify(response.body);
     const requestId = randomUUID();

@@ -146,6 +146,10 @@ function createPool(config: pg.PoolConfig, logger: PersistenceLogger): pg.Pool {
   const pool = guardPool(tracePool(new pg.Pool(config)));
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => logger.warn({ err }, 'idle Postgres connection failed'));
+  // Nor one checked out (the embedded server stopped under a running query at a drain that timed
+  // out, a failover): it emits 'error' too, which the pool listens for only while the client is
+  // idle. Its query fails with the error; the pool reports the idle ones above.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

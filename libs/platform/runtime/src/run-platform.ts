@@ -9,6 +9,7 @@ import {
   buildOpenApiDocument,
   edgeServerOptions,
   installHttpEdge,
+  receiveTimeoutOptions,
   serveOpenApi,
   serveOpenApiSubset,
 } from '@kw/platform-http';
@@ -229,6 +230,8 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
     // the error model with a request id; Fastify's own 503 has neither.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // Slow clients: how long receiving a request may take (the answer is not bounded by them).
+    ...receiveTimeoutOptions({ requestMs: config.REQUEST_RECEIVE_TIMEOUT_MS, headersMs: config.HEADERS_TIMEOUT_MS }),
     // Router and HTTP-parser refusals, answered in the error model with a request id.
     ...edgeServerOptions(logger),
   });
@@ -241,6 +244,7 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
   installHttpEdge(app, {
     logger,
     metrics,
+    bodyIdleTimeoutMs: config.BODY_IDLE_TIMEOUT_MS,
     draining: () => {
       lifecycle ??= app.get(Lifecycle);
       return lifecycle?.state() === 'draining';

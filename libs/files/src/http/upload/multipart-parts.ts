@@ -57,7 +57,9 @@ export async function* multipartParts(
     queue.push({ type: 'field', name, value });
     signal();
   });
+  let lastFile: Readable | undefined;
   parser.on('file', (name, stream, fileName, _encoding, mimeType) => {
+    lastFile = stream;
     // A part cut off by the body's end ("Part terminated early") fails its own stream, not the
     // parser: without a listener here that error, at any moment of the upload (before storage
     // reads the part, or after its consumer gave up), would be unhandled and end the process.
@@ -87,6 +89,9 @@ export async function* multipartParts(
   request.on('aborted', () => {
     failure ??= badRequest('The client closed the upload before it ended');
     done = true;
+    // The rest of the file part will never come: end it short, so that its reader (a stream to
+    // storage) stops waiting and stores nothing. Without an error: it may have no reader yet.
+    if (lastFile && !lastFile.readableEnded) lastFile.destroy();
     signal();
   });
   request.pipe(parser);

@@ -1,5 +1,6 @@
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import { FilesService, type FileRecord } from '@kw/contracts';
+import { type AppError, badRequest } from '@kw/platform-errors';
 import { BlobTooLargeError, type BlobStorage } from '@kw/platform-storage';
 import type { ServiceClient } from '@kw/platform-transport';
 import { sniffFileKind } from '../../domain/file-kind.js';
@@ -7,6 +8,8 @@ import { HeadCapture, tooLarge } from '../../domain/upload-bytes.js';
 import { malformedMultipart } from './multipart-parts.js';
 
 const M = FilesService.method;
+
+const isPrematureClose = (err: Error) => (err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE';
 
 export interface UploadTarget {
   workspaceId: string;
@@ -39,28 +42,29 @@ export async function storeUpload(
     description: target.description,
   });
   const head = new HeadCapture();
-  // pipe() forwards no error: a part that fails (the body cut off inside it) must fail the write,
-  // or storage would wait for an end that never comes. It may have failed already, while the
-  // upload was being reserved.
-  let partFailure: Error | null = incoming.stream.errored;
-  const failWrite = (err: Error) => {
-    partFailure ??= err;
-    head.destroy(err);
-  };
-  incoming.stream.once('error', failWrite);
+  // pipe() passes on neither an error of the part (the body ends inside it) nor its early end
+  // (the client went away mid-file): storage must see them, or it would wait for the rest for
+  // ever. Either may have happened already, while the upload was being reserved (finished()
+  // then answers at once).
+  let partFailure: AppError | undefined;
+  const unwatch = finished(incoming.stream, (err) => {
+    if (!err) return;
+    partFailure ??= isPrematureClose(err)
+      ? badRequest('The upload ended before its file did')
+      : malformedMultipart(err);
+    head.destroy(partFailure);
+  });
   let stored;
   try {
-    if (partFailure) throw partFailure;
     stored = await storage.put(begun.storageKey, incoming.stream.pipe(head), { maxBytes: Number(begun.maxBytes) });
   } catch (err) {
     incoming.stream.unpipe(head);
     incoming.stream.resume();
     await client.call(M.abortUpload, { fileId: begun.fileId }).catch(() => undefined);
     if (err instanceof BlobTooLargeError) throw tooLarge(begun);
-    if (partFailure) throw malformedMultipart(partFailure);
-    throw err;
+    throw partFailure ?? err;
   } finally {
-    incoming.stream.off('error', failWrite);
+    unwatch();
   }
   const sniffed = await sniffFileKind(head.head, incoming.fileName, incoming.declaredMimeType);
   const { file } = await client.call(M.completeUpload, {
