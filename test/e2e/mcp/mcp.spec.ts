@@ -541,8 +541,8 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
   it('keeps ten concurrent sessions of different users correct and apart', async () => {
     // Set up one after another: the sessions are what run at once, not ten password hashes, which
     // on a loaded 2-core machine outlived the request deadline (504).
-    const people = [];
-    const spaces = [];
+    const people: Awaited<ReturnType<typeof p.person>>[] = [];
+    const spaces: Awaited<ReturnType<typeof p.workspace>>[] = [];
     for (let i = 0; i < 10; i++) {
       const person = await p.person();
       people.push(person);

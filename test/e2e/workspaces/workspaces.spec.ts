@@ -422,11 +422,14 @@ describe('workspaces', () => {
       expect(underscore.totalCount).toBe(0);
     });
 
-    it.each(['limit=0', 'limit=101', 'limit=abc', 'limit=0x10', 'offset=+1', 'offset=-1', 'sort=name'])('refuses %s with 400', async (query) => {
-      const res = await api.call(stranger.token, 'GET', `/api/workspaces/discover?${query}`);
-      expect(res.status).toBe(400);
-      expect(res.body.code).toBe('VALIDATION_FAILED');
-    });
+    it.each(['limit=0', 'limit=101', 'limit=abc', 'limit=0x10', 'offset=+1', 'offset=-1', 'sort=name'])(
+      'refuses %s with 400',
+      async (query) => {
+        const res = await api.call(stranger.token, 'GET', `/api/workspaces/discover?${query}`);
+        expect(res.status).toBe(400);
+        expect(res.body.code).toBe('VALIDATION_FAILED');
+      },
+    );
   });
 
   describe('subscriptions', () => {
