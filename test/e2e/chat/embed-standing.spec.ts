@@ -214,6 +214,51 @@ describe('embed configurations act only while their creator stands (/api/v2/embe
     expect(unknown.json.code).toBe('UNAUTHENTICATED');
   });
 
+  it("names only members on a public workspace: another account's JWT is refused like an unknown email and spends nothing of theirs", async () => {
+    const publicWs = (await api(alice, 'POST', '/api/workspaces', { name: 'Alice open', visibility: 'public' })).body
+      .workspace.id;
+    const typeId = (await api(alice, 'GET', `/api/workspaces/${publicWs}/fragment-types`)).body.items[0].id;
+    const note = await api(alice, 'POST', '/api/memory-fragments', {
+      workspaceId: publicWs,
+      fragmentTypeId: typeId,
+      title: 'open note',
+      content: 'OPEN-NOTE for everyone',
+    });
+    expect(note.status, note.text).toBe(201);
+    const { key } = await configOf(alice, { workspaceId: publicWs });
+    const tokensOf = async (person: Person) => (await api(person, 'GET', '/api/subscription')).body.usage.tokens;
+
+    // Bob reads the public workspace but never joined it: the owner's JWT cannot chat as him.
+    const bobTokens = await tokensOf(bob);
+    const before = model.chatRequests().length;
+    const unknown = await turn(key, { email: 'nobody@nowhere.test' });
+    expect(unknown.status, unknown.text).toBe(401);
+    const stranger = await turn(key, { email: bob.user.email });
+    expect(stranger.status, stranger.text).toBe(401);
+    expect(stranger.json).toEqual(unknown.json);
+    expect(stranger.json.code).toBe('UNAUTHENTICATED');
+    expect(model.chatRequests()).toHaveLength(before);
+
+    // A member in any role (a viewer) is named, and chats as themselves...
+    const viewer = await userWithToken(base, admin.ADMIN_TOKEN);
+    await join(publicWs, viewer, 'viewer');
+    model.script({ toolCalls: [{ name: 'get_fragment', arguments: { fragmentId: note.body.fragment.id } }] }, (r) => ({
+      text: String([...r.messages].reverse().find((m) => m.role === 'tool')!.content),
+    }));
+    const member = await turn(key, { email: viewer.user.email });
+    expect(member.status, member.text).toBe(200);
+    expect(member.text).toContain('OPEN-NOTE');
+    await expect.poll(() => tokensOf(viewer), { timeout: 10_000 }).toBeGreaterThan(0);
+    // Usage is sent in batches, the earlier ones first: by now Bob's would be in, had he chatted.
+    expect(await tokensOf(bob)).toBe(bobTokens);
+
+    // ...until removed: the next turn is refused the same way, though they still read the workspace.
+    expect((await api(alice, 'DELETE', `/api/workspaces/${publicWs}/members/${viewer.user.id}`)).status).toBe(204);
+    const removed = await turn(key, { email: viewer.user.email });
+    expect(removed.status, removed.text).toBe(401);
+    expect(removed.json).toEqual(unknown.json);
+  });
+
   it('stops a configuration the moment its creator is removed from the workspace: the key answers like an unknown one', async () => {
     await setRole(carol, 'owner');
     const { key } = await configOf(carol);

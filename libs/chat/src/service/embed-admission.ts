@@ -68,9 +68,9 @@ const filesNotShared = () =>
 
 const noIdentity = (message: string) => new AppError({ status: 401, code: ErrorCode.UNAUTHENTICATED, message });
 
-/** One answer whether the email is unknown, the account disabled or without access: nothing to probe. */
-const noReader = () =>
-  noIdentity("The host page's token does not name a user of this platform who can read this workspace");
+/** One answer whether the email is unknown, the account disabled or not a member: nothing to probe. */
+const noMember = () =>
+  noIdentity("The host page's token does not name a user of this platform who is a member of this workspace");
 
 /** The creator no longer manages the workspace: the issuer they chose speaks for nobody. */
 const issuerNotInForce = () =>
@@ -166,7 +166,7 @@ export class EmbedAdmission {
     const creator = await assertCreatorStands(this.standing, found.key, found.config);
     if (caller?.credentialKind === 'embed' && caller.credentialId === keyId) {
       if (!creator.manages) throw issuerNotInForce();
-      if (!(await this.standing.userReads(caller, found.config.workspaceId))) throw noReader();
+      if (!(await this.standing.userIsMember(caller, found.config.workspaceId))) throw noMember();
     }
   }
 
@@ -187,7 +187,7 @@ export class EmbedAdmission {
     const answer = await asConfigCreator(config, [], () =>
       this.client.call(IdentityService.method.findUserByEmail, { email }),
     );
-    if (!answer.found || !answer.user) throw noReader();
+    if (!answer.found || !answer.user) throw noMember();
     const caller = create(AuthContextSchema, {
       userId: answer.user.id,
       credentialId: keyId,
@@ -197,8 +197,8 @@ export class EmbedAdmission {
       workspaceIds: [config.workspaceId],
       allWorkspaces: false,
     });
-    // The JWT names an account; it acts only where that account reads today.
-    if (!(await this.standing.userReads(caller, config.workspaceId))) throw noReader();
+    // The JWT names an account; it acts only where that account is a member today.
+    if (!(await this.standing.userIsMember(caller, config.workspaceId))) throw noMember();
     return { by: 'host-jwt', caller };
   }
 

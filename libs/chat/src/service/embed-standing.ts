@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
 import { AuthContextSchema, IdentityService, type AuthContext } from '@kw/contracts';
-import { relationHas, type Relation } from '@kw/platform-access-policy';
+import { isWorkspaceRole, relationHas, type Relation } from '@kw/platform-access-policy';
 import { requestContext } from '@kw/platform-context';
 import { ServiceClient } from '@kw/platform-transport';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
@@ -65,15 +65,17 @@ export class EmbedStanding {
 
   /**
    * Whether the user a host page's JWT names (`caller`, restricted to the configuration's
-   * workspace) is an active account that can read the workspace now.
+   * workspace) is an active account and a member of the workspace now, in any role. Reading is
+   * not enough: on a public workspace anyone reads, and the owner who chose the issuer would then
+   * spend any account's budget. Members accepted an invitation; the owner may vouch for them only.
    */
-  userReads(caller: AuthContext, workspaceId: string): Promise<boolean> {
+  userIsMember(caller: AuthContext, workspaceId: string): Promise<boolean> {
     return this.asUser(caller, async () => {
       const [active, relation] = await Promise.all([
         this.isActive(caller.userId),
         this.gate.relationAllowing(requestContext.current()!, workspaceId, 'workspaces:read'),
       ]);
-      return active && relation !== undefined;
+      return active && isWorkspaceRole(relation);
     });
   }
 
