@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders, createToken } from '../../support/accounts.js';
-import { makeManyPagePdf } from '../../fixtures/files/make-fixtures.mjs';
+import { makeDocx, makeManyPagePdf } from '../../fixtures/files/make-fixtures.mjs';
 import type { Person } from '../fragments/fragments-fixture.js';
 import { fixture, sha256, startFilesPlatform } from './files-fixture.js';
 
@@ -46,6 +46,21 @@ describe('files: hostile input and the byte proxy', () => {
     // A normal file right after is processed as usual.
     const ok = await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'after.txt', bytes: fixture('sample.txt') }]);
     expect(await p.settled(owner.auth, ok.body.file.id)).toMatchObject({ status: 'ready' });
+  });
+
+  it("tells the user why a file failed in the reason's words, never the parser's", async () => {
+    // An undefined entity: the XML parser's own message names it, with xmldom's tag and positions.
+    const res = await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'entity.docx', bytes: makeDocx(['&lol9;']) }]);
+    expect(res.status, res.text).toBe(201);
+    const status = await p.settled(owner.auth, res.body.file.id);
+    expect(status).toMatchObject({
+      status: 'failed',
+      failureReason: 'malformed',
+      failureMessage: 'The document is malformed and could not be read.',
+    });
+    const { file } = await p.api.ok(owner.auth, 'GET', `/api/files/${res.body.file.id}`, undefined, 200);
+    expect(file.failureMessage).toBe(status.failureMessage);
+    expect(JSON.stringify(file)).not.toMatch(/xmldom|lol9|line:/);
   });
 
   it('answers 400 to a file part the body ends inside, keeps nothing, and keeps answering', async () => {
