@@ -154,6 +154,33 @@ describe('files: hostile input and the byte proxy', () => {
       expect(put.status).toBe(400);
     });
 
+    it('refuses a mimeType that is not a media type with 400 naming it, stores nothing, and keeps one that is', async () => {
+      const listed = async () =>
+        (await p.api.ok(owner.auth, 'GET', `/api/files?workspaceId=${ws}&limit=100`, undefined, 200)).items.map(
+          (f: any) => f.name,
+        );
+      for (const mimeType of ['text/plain\r\nX-Inj: 1', 'text/plain\n', 'text plain', 'text/plain; x=a b']) {
+        const put = await p.api.call(owner.auth, 'POST', '/api/workspace-files/bytes', {
+          workspaceId: ws,
+          fileName: 'injected.txt',
+          mimeType,
+          base64: 'aGVsbG8=',
+        });
+        expect(put.status, JSON.stringify(mimeType)).toBe(400);
+        expect(put.body).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'mimeType' }] });
+      }
+      expect(await listed()).not.toContain('injected.txt');
+      const put = await p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/workspace-files/bytes',
+        { workspaceId: ws, fileName: 'typed.txt', mimeType: 'text/plain; charset="utf-8"', base64: 'aGVsbG8=' },
+        201,
+      );
+      const { file } = await p.api.ok(owner.auth, 'GET', `/api/files/${put.fileId}`, undefined, 200);
+      expect(file.declaredMimeType).toBe('text/plain; charset="utf-8"');
+    });
+
     it('answers 401 without credentials and 403 to a token that may not read files', async () => {
       const put = await p.api.ok(
         owner.auth,
