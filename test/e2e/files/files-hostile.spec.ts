@@ -90,10 +90,18 @@ describe('files: hostile input and the byte proxy', () => {
     expect(names).not.toContain('cut.txt');
   });
 
-  it('stores names with ../, NUL bytes or 1,000 characters safely', async () => {
+  it('stores names with ../, NUL bytes, 1,000 characters, invisible characters or device names safely', async () => {
     const boundary = '----kw-hostile-names';
     const long = `${'n'.repeat(1_000)}.txt`;
-    const names = ['../../../etc/passwd', 'nul\u0000byte.txt', long, '..\\..\\windows\\win.ini'];
+    const names = [
+      '../../../etc/passwd',
+      'nul\u0000byte.txt',
+      long,
+      '..\\..\\windows\\win.ini',
+      'pay\u200bpal\ufeff.txt',
+      'CON.txt',
+      'aux',
+    ];
     const body = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="workspaceId"\r\n\r\n${ws}\r\n`),
       ...names.map((name) =>
@@ -118,6 +126,8 @@ describe('files: hostile input and the byte proxy', () => {
     expect(Buffer.byteLength(stored[2])).toBeLessThanOrEqual(255);
     expect(stored[2].endsWith('.txt')).toBe(true);
     expect(stored[3]).toBe('win.ini');
+    // Zero-width characters are gone (a look-alike of another name), device names made plain files.
+    expect(stored.slice(4)).toEqual(['paypal.txt', '_CON.txt', '_aux']);
     for (const name of stored) expect(name).not.toMatch(/[/\\]|\.\./);
     // The download's header carries the name safely.
     const dl = await p.download(owner.auth, `/api/files/${json.files[1].id}/download`);
