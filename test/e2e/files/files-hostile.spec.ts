@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders, createToken } from '../../support/accounts.js';
-import { makeManyPagePdf } from '../../fixtures/files/make-fixtures.mjs';
+import { makeDocx, makeManyPagePdf } from '../../fixtures/files/make-fixtures.mjs';
 import type { Person } from '../fragments/fragments-fixture.js';
 import { fixture, sha256, startFilesPlatform } from './files-fixture.js';
 
@@ -48,6 +48,21 @@ describe('files: hostile input and the byte proxy', () => {
     expect(await p.settled(owner.auth, ok.body.file.id)).toMatchObject({ status: 'ready' });
   });
 
+  it("tells the user why a file failed in the reason's words, never the parser's", async () => {
+    // An undefined entity: the XML parser's own message names it, with xmldom's tag and positions.
+    const res = await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'entity.docx', bytes: makeDocx(['&lol9;']) }]);
+    expect(res.status, res.text).toBe(201);
+    const status = await p.settled(owner.auth, res.body.file.id);
+    expect(status).toMatchObject({
+      status: 'failed',
+      failureReason: 'malformed',
+      failureMessage: 'The document is malformed and could not be read.',
+    });
+    const { file } = await p.api.ok(owner.auth, 'GET', `/api/files/${res.body.file.id}`, undefined, 200);
+    expect(file.failureMessage).toBe(status.failureMessage);
+    expect(JSON.stringify(file)).not.toMatch(/xmldom|lol9|line:/);
+  });
+
   it('answers 400 to a file part the body ends inside, keeps nothing, and keeps answering', async () => {
     // The body ends (its Content-Length honoured) before the part's closing boundary: the part's
     // own stream fails, which once went unhandled and ended the whole process.
@@ -75,10 +90,18 @@ describe('files: hostile input and the byte proxy', () => {
     expect(names).not.toContain('cut.txt');
   });
 
-  it('stores names with ../, NUL bytes or 1,000 characters safely', async () => {
+  it('stores names with ../, NUL bytes, 1,000 characters, invisible characters or device names safely', async () => {
     const boundary = '----kw-hostile-names';
     const long = `${'n'.repeat(1_000)}.txt`;
-    const names = ['../../../etc/passwd', 'nul\u0000byte.txt', long, '..\\..\\windows\\win.ini'];
+    const names = [
+      '../../../etc/passwd',
+      'nul\u0000byte.txt',
+      long,
+      '..\\..\\windows\\win.ini',
+      'pay\u200bpal\ufeff.txt',
+      'CON.txt',
+      'aux',
+    ];
     const body = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="workspaceId"\r\n\r\n${ws}\r\n`),
       ...names.map((name) =>
@@ -103,6 +126,8 @@ describe('files: hostile input and the byte proxy', () => {
     expect(Buffer.byteLength(stored[2])).toBeLessThanOrEqual(255);
     expect(stored[2].endsWith('.txt')).toBe(true);
     expect(stored[3]).toBe('win.ini');
+    // Zero-width characters are gone (a look-alike of another name), device names made plain files.
+    expect(stored.slice(4)).toEqual(['paypal.txt', '_CON.txt', '_aux']);
     for (const name of stored) expect(name).not.toMatch(/[/\\]|\.\./);
     // The download's header carries the name safely.
     const dl = await p.download(owner.auth, `/api/files/${json.files[1].id}/download`);
@@ -137,6 +162,33 @@ describe('files: hostile input and the byte proxy', () => {
         base64: 'not base64 at all!',
       });
       expect(put.status).toBe(400);
+    });
+
+    it('refuses a mimeType that is not a media type with 400 naming it, stores nothing, and keeps one that is', async () => {
+      const listed = async () =>
+        (await p.api.ok(owner.auth, 'GET', `/api/files?workspaceId=${ws}&limit=100`, undefined, 200)).items.map(
+          (f: any) => f.name,
+        );
+      for (const mimeType of ['text/plain\r\nX-Inj: 1', 'text/plain\n', 'text plain', 'text/plain; x=a b']) {
+        const put = await p.api.call(owner.auth, 'POST', '/api/workspace-files/bytes', {
+          workspaceId: ws,
+          fileName: 'injected.txt',
+          mimeType,
+          base64: 'aGVsbG8=',
+        });
+        expect(put.status, JSON.stringify(mimeType)).toBe(400);
+        expect(put.body).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'mimeType' }] });
+      }
+      expect(await listed()).not.toContain('injected.txt');
+      const put = await p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/workspace-files/bytes',
+        { workspaceId: ws, fileName: 'typed.txt', mimeType: 'text/plain; charset="utf-8"', base64: 'aGVsbG8=' },
+        201,
+      );
+      const { file } = await p.api.ok(owner.auth, 'GET', `/api/files/${put.fileId}`, undefined, 200);
+      expect(file.declaredMimeType).toBe('text/plain; charset="utf-8"');
     });
 
     it('answers 401 without credentials and 403 to a token that may not read files', async () => {

@@ -123,6 +123,24 @@ describe('files', () => {
     }
   });
 
+  it('answers 304 to If-None-Match with *, a weak tag or a list holding the ETag, on the download and the byte proxy', async () => {
+    const bytes = Buffer.from('conditional get');
+    const res = await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'etag.txt', bytes }]);
+    expect(res.status, res.text).toBe(201);
+    const etag = `"${sha256(bytes)}"`;
+    for (const path of [`/api/files/${res.body.file.id}/download`, `/api/workspace-files/${res.body.file.id}/bytes`]) {
+      for (const header of [etag, '*', `W/${etag}`, `"other", ${etag}`]) {
+        const got = await p.download(owner.auth, path, { 'if-none-match': header });
+        expect(got.res.status, `${path} ${header}`).toBe(304);
+        expect(got.res.headers.get('etag')).toBe(etag);
+        expect(got.bytes.byteLength).toBe(0);
+      }
+      const other = await p.download(owner.auth, path, { 'if-none-match': '"other", W/"another"' });
+      expect(other.res.status).toBe(200);
+      expect(Buffer.from(other.bytes).equals(bytes)).toBe(true);
+    }
+  });
+
   it('shows file content in the workspace search, each hit saying whether it is a fragment or a file', async () => {
     await p.api.ok(
       owner.auth,

@@ -23,6 +23,36 @@ describe('safeFileName', () => {
     expect(safeFileName('invoice\u202Efdp.exe')).toBe('invoicefdp.exe');
   });
 
+  it('removes zero-width, invisible and direction characters, so a name looks like what it is', () => {
+    expect(safeFileName('pay\u200bpal.txt')).toBe('paypal.txt');
+    expect(safeFileName('\ufeffreport.pdf')).toBe('report.pdf');
+    expect(safeFileName('a\u200c\u200d\u2060b\u061c.txt')).toBe('ab.txt');
+    expect(safeFileName('doc\u2066\u2067\u2068\u2069\u202a\u202b\u202c\u202d.pdf')).toBe('doc.pdf');
+    expect(safeFileName('\u200b\ufeff')).toBe('file');
+    // A joiner inside an emoji sequence is part of what is shown, and stays.
+    expect(safeFileName('👩\u200d💻 notes\u200d.txt')).toBe('👩\u200d💻 notes.txt');
+  });
+
+  it('prefixes Windows device names with `_`, with or without an extension, in any case', () => {
+    for (const name of [
+      'CON',
+      'con.txt',
+      'Aux',
+      'aux.tar.gz',
+      'NUL',
+      'prn.pdf',
+      'COM1.log',
+      'lpt9',
+      'COM\u00b9.txt',
+      'CON .txt',
+    ])
+      expect(safeFileName(name), name).toBe(`_${name}`);
+    for (const name of ['CONSOLE.txt', 'con-notes.txt', 'COM0', 'LPT10.txt', 'my con.txt', 'auxiliary'])
+      expect(safeFileName(name), name).toBe(name);
+    expect(safeFileName('../../aux')).toBe('_aux');
+    expect(safeFileName('.nul')).toBe('_nul');
+  });
+
   it('removes the leading dots of hidden files and of `..`', () => {
     expect(safeFileName('.bashrc')).toBe('bashrc');
     expect(safeFileName('..')).toBe('file');
@@ -84,6 +114,8 @@ describe('safeFileName', () => {
         expect(bytes(name)).toBeLessThanOrEqual(FILE_NAME_MAX_BYTES);
         expect(name).not.toMatch(/[/\\\u0000-\u001f\u007f]/);
         expect(name.startsWith('.')).toBe(false);
+        expect(name).not.toMatch(/[\u200b\u200c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/);
+        expect(name.split('.')[0].trimEnd()).not.toMatch(/^(CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])$/i);
         expect(name).toBe(name.trim());
         expect(safeFileName(name)).toBe(name);
       }),

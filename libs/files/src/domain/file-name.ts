@@ -4,9 +4,17 @@ export const FILE_NAME_MAX_BYTES = 255;
 const EXTENSION_MAX_BYTES = 32;
 const FALLBACK_NAME = 'file';
 
-// C0 and C1 controls and DEL (NUL, CR, LF, escape sequences...), plus the bidirectional
-// overrides and isolates that can make `invoice\u202Efdp.exe` display as `invoiceexe.pdf`.
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// C0 and C1 controls and DEL (NUL, CR, LF, escape sequences...), the bidirectional marks,
+// overrides and isolates that can make `invoice\u202Efdp.exe` display as `invoiceexe.pdf`, and
+// the invisible characters (zero-width space, joiners, word joiner, BOM) that make `pay\u200Bpal`
+// look like another name.
+const CONTROL_CHARACTERS =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200c\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
+// The zero-width joiner too, but where it joins two emoji into one (👩‍👧): there it is seen.
+const STRAY_JOINER =
+  /(?<!\p{Extended_Pictographic}[\u{fe0f}\u{1f3fb}-\u{1f3ff}]?)\u200d|\u200d(?!\p{Extended_Pictographic})/gu;
+// Windows device names: `CON.txt` or `aux` opens the console or a port there, not a file.
+const RESERVED_DEVICE = /^(?:CON|PRN|AUX|NUL|COM[1-9\u00b9\u00b2\u00b3]|LPT[1-9\u00b9\u00b2\u00b3])$/i;
 // A lone surrogate cannot be stored or sent as UTF-8.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
@@ -15,9 +23,10 @@ const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /**
  * The name a file is stored and shown under: its last path component (a client's `C:\tmp\a.txt`
- * or `../../etc/passwd` keeps `a.txt` and `passwd`), without control characters, hidden-file or
- * `..` dots at the start or runs of whitespace, at most 255 UTF-8 bytes (cut between characters,
- * keeping the extension), and `file` when nothing is left.
+ * or `../../etc/passwd` keeps `a.txt` and `passwd`), without control, invisible or direction
+ * characters, hidden-file or `..` dots at the start or runs of whitespace, a Windows device name
+ * (`CON.txt`, `aux`) prefixed with `_`, at most 255 UTF-8 bytes (cut between characters, keeping
+ * the extension), and `file` when nothing is left.
  */
 export function safeFileName(input: string): string {
   const lastComponent = input.slice(Math.max(input.lastIndexOf('/'), input.lastIndexOf('\\')) + 1);
@@ -25,10 +34,17 @@ export function safeFileName(input: string): string {
     .replace(LONE_SURROGATE, '\ufffd')
     .normalize('NFC') // macOS sends decomposed names; one form keeps equal names equal
     .replace(CONTROL_CHARACTERS, '')
+    .replace(STRAY_JOINER, '')
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/^[.\s]+/, '');
-  return truncateKeepingExtension(name) || FALLBACK_NAME;
+  return truncateKeepingExtension(notADevice(name)) || FALLBACK_NAME;
+}
+
+/** `_CON.txt` for `CON.txt`: Windows reads the part before the first dot, trailing spaces ignored. */
+function notADevice(name: string): string {
+  const stem = name.split('.')[0].trimEnd();
+  return RESERVED_DEVICE.test(stem) ? `_${name}` : name;
 }
 
 function truncateKeepingExtension(name: string): string {

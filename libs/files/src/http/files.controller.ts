@@ -207,7 +207,7 @@ export class FilesController {
     summary: 'Download a file',
     description:
       'The stored bytes, streamed, as an attachment with a safe UTF-8 file name. The SHA-256 is the ETag ' +
-      '(If-None-Match answers 304); one `Range: bytes=a-b` answers 206, a range past the end (any range of an empty file) 416. ' +
+      '(If-None-Match answers 304: `*`, a list, weak comparison); one `Range: bytes=a-b` answers 206, a range past the end (any range of an empty file) 416. ' +
       READ,
   })
   @ApiProduces('application/octet-stream')

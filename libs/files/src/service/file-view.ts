@@ -1,6 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { FileRecordSchema, type FileRecord } from '@kw/contracts';
 import type { FileWithAttachments } from '../persistence/rows.js';
+import { failureMessageFor } from './failure-messages.js';
 
 const iso = (d: Date | null): string => (d ? d.toISOString() : '');
 
@@ -18,7 +19,8 @@ export function fileView(row: FileWithAttachments): FileRecord {
     sha256: row.sha256,
     status: row.status,
     failureReason: row.failureReason ?? '',
-    failureMessage: row.failureMessage ?? '',
+    // By the reason, not as stored: files that failed before kept the extractor's own words.
+    failureMessage: row.failureReason ? failureMessageFor(row.failureReason) : '',
     pagesDone: row.pagesDone,
     pagesTotal: row.pagesTotal,
     chunkCount: row.chunkCount,

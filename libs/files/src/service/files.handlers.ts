@@ -12,6 +12,7 @@ import { Handles, type RequestOf } from '@kw/platform-transport';
 import { FilesRepository } from '../persistence/files.repository.js';
 import { safeFileName } from '../domain/file-name.js';
 import { FILE_KINDS } from '../domain/file-kind.js';
+import { declaredMediaType } from '../domain/media-type.js';
 import { FILES_BULK_DELETE_MAX } from '../files-limits.js';
 import { FileRecords, fileNotFound } from './file-records.js';
 import { fileView } from './file-view.js';
@@ -70,7 +71,8 @@ export class FilesHandlers {
         workspaceId,
         name: safeFileName(input.fileName),
         description,
-        declaredMimeType: input.declaredMimeType.slice(0, 255),
+        // Every way in (multipart, byte proxy, import): a declared type that is not a media type is none.
+        declaredMimeType: declaredMediaType(input.declaredMimeType),
         storageKey,
         createdBy: userId,
       },

@@ -3,10 +3,11 @@ import type { FileRecord } from '@kw/contracts';
 import type { BlobStorage } from '@kw/platform-storage';
 import { contentDisposition } from '../../domain/file-name.js';
 import { parseByteRange } from './byte-range.js';
+import { ifNoneMatchMatches } from './if-none-match.js';
 
 /**
  * Streams a file's bytes with what a browser or a download manager needs: its type, a safe
- * file name, the SHA-256 as a strong ETag (a conditional GET answers 304) and single byte ranges
+ * file name, the SHA-256 as a strong ETag (a conditional GET answers 304, RFC 9110's weak comparison) and single byte ranges
  * (206). Uploaded content never runs in our origin: nosniff, and a sandbox for anything a browser
  * would render.
  */
@@ -24,7 +25,7 @@ export async function sendFile(
     .header('x-content-type-options', 'nosniff')
     .header('content-security-policy', "sandbox; default-src 'none'")
     .header('content-disposition', contentDisposition(file.name, 'attachment'));
-  if (request.headers['if-none-match'] === etag) {
+  if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) {
     await reply.status(304).send();
     return;
   }

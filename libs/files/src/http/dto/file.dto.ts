@@ -7,6 +7,7 @@ import {
   IsOptional,
   IsString,
   IsUUID,
+  Matches,
   MaxLength,
   MinLength,
 } from 'class-validator';
@@ -29,8 +30,11 @@ import {
 
 import { FILE_KINDS } from '../../domain/file-kind.js';
 import { FILE_STATUSES } from '../../domain/file-status.js';
+import { MEDIA_TYPE } from '../../domain/media-type.js';
 
 const NAME_MAX_CHARS = 1_000;
+/** The byte proxy's `mimeType`: a media type, or empty for none. */
+const MEDIA_TYPE_OR_NONE = new RegExp(`${MEDIA_TYPE.source}|^$`);
 
 export class FileProgressDto {
   @ApiProperty({ description: 'Pages of a PDF read so far (0 for other kinds)' }) pagesDone!: number;
@@ -247,9 +251,16 @@ export class FileListDto {
 export class PutBytesDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() workspaceId!: string;
   @ApiProperty({ maxLength: NAME_MAX_CHARS }) @IsString() @MinLength(1) @MaxLength(NAME_MAX_CHARS) fileName!: string;
-  @ApiProperty({ maxLength: 255, description: 'Declared type; the stored type is sniffed from the bytes' })
+  @ApiProperty({
+    maxLength: 255,
+    description:
+      'Declared type, a media type (`type/subtype`, optional `; name=value` parameters) or empty; the stored type is sniffed from the bytes',
+  })
   @IsString()
   @MaxLength(255)
+  @Matches(MEDIA_TYPE_OR_NONE, {
+    message: 'mimeType must be a media type (type/subtype, optional parameters) or empty',
+  })
   mimeType!: string;
   @ApiProperty({ description: 'Raw base64, or a `data:<type>;base64,<data>` URL; at most 50 MiB decoded' })
   @IsString()
