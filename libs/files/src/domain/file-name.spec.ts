@@ -26,7 +26,11 @@ describe('safeFileName', () => {
   it('removes zero-width, invisible and direction characters, so a name looks like what it is', () => {
     expect(safeFileName('pay\u200bpal.txt')).toBe('paypal.txt');
     expect(safeFileName('\ufeffreport.pdf')).toBe('report.pdf');
-    expect(safeFileName('a\u200c\u200d\u2060b\u061c.txt')).toBe('ab.txt');
+    expect(safeFileName('a\u200d\u2060b\u061c.txt')).toBe('ab.txt');
+    // The zero-width non-joiner spells Persian and Indic words: kept.
+    expect(safeFileName('\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.txt')).toBe(
+      '\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.txt',
+    );
     expect(safeFileName('doc\u2066\u2067\u2068\u2069\u202a\u202b\u202c\u202d.pdf')).toBe('doc.pdf');
     expect(safeFileName('\u200b\ufeff')).toBe('file');
     // A joiner inside an emoji sequence is part of what is shown, and stays.
@@ -114,7 +118,7 @@ describe('safeFileName', () => {
         expect(bytes(name)).toBeLessThanOrEqual(FILE_NAME_MAX_BYTES);
         expect(name).not.toMatch(/[/\\\u0000-\u001f\u007f]/);
         expect(name.startsWith('.')).toBe(false);
-        expect(name).not.toMatch(/[\u200b\u200c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/);
+        expect(name).not.toMatch(/[\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/);
         expect(name.split('.')[0].trimEnd()).not.toMatch(/^(CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])$/i);
         expect(name).toBe(name.trim());
         expect(safeFileName(name)).toBe(name);

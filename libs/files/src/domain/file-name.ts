@@ -6,10 +6,10 @@ const FALLBACK_NAME = 'file';
 
 // C0 and C1 controls and DEL (NUL, CR, LF, escape sequences...), the bidirectional marks,
 // overrides and isolates that can make `invoice\u202Efdp.exe` display as `invoiceexe.pdf`, and
-// the invisible characters (zero-width space, joiners, word joiner, BOM) that make `pay\u200Bpal`
-// look like another name.
+// the invisible characters (zero-width space, word joiner, BOM) that make `pay\u200Bpal` look like
+// another name. Not the zero-width non-joiner (U+200C): Persian and Indic names are spelt with it.
 const CONTROL_CHARACTERS =
-  /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200c\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
 // The zero-width joiner too, but where it joins two emoji into one (👩‍👧): there it is seen.
 const STRAY_JOINER =
   /(?<!\p{Extended_Pictographic}[\u{fe0f}\u{1f3fb}-\u{1f3ff}]?)\u200d|\u200d(?!\p{Extended_Pictographic})/gu;
