@@ -207,8 +207,14 @@ ${url.searchParams.get('poster') ? `<iframe id="poster" src="${url.searchParams.
     expect(body).not.toContain('sourceMappingURL');
     // Self-contained: no module imports (so nothing from a CDN either).
     expect(body).not.toMatch(/^\s*import[\s{]/m);
-    const again = await fetch(`${base}/embed/widget.js`, { headers: { 'if-none-match': script.headers.get('etag')! } });
-    expect(again.status).toBe(304);
+    const etag = script.headers.get('etag')!;
+    // RFC 9110's weak comparison: the tag, its weak form, a list holding it, or `*`.
+    for (const header of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const again = await fetch(`${base}/embed/widget.js`, { headers: { 'if-none-match': header } });
+      expect(again.status, header).toBe(304);
+    }
+    const changed = await fetch(`${base}/embed/widget.js`, { headers: { 'if-none-match': '"other"' } });
+    expect(changed.status).toBe(200);
 
     const frame = await fetch(`${base}/embed/frame?key=${keys.plain}`);
     expect(frame.status).toBe(200);

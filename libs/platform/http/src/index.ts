@@ -14,3 +14,4 @@ export * from './route-bodies.js';
 export * from './html.js';
 export * from './no-store.js';
 export * from './optional-int.js';
+export * from './if-none-match.js';

@@ -1,7 +1,7 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Public } from '@kw/platform-http';
+import { ifNoneMatchMatches, Public } from '@kw/platform-http';
 import { approvalPageScript, approvalPageStyle } from './approval-page.js';
 
 /** The approval page's script and stylesheet (same origin: the page's CSP allows nothing else). */
@@ -16,7 +16,7 @@ export class ApprovalPageAssetsController {
       .header('etag', asset.etag)
       .header('cache-control', 'public, max-age=300')
       .header('x-content-type-options', 'nosniff');
-    if (request.headers['if-none-match'] === asset.etag) {
+    if (ifNoneMatchMatches(request.headers['if-none-match'], asset.etag)) {
       void reply.status(304).send();
       return;
     }

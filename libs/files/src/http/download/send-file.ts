@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FileRecord } from '@kw/contracts';
+import { ifNoneMatchMatches } from '@kw/platform-http';
 import type { BlobStorage } from '@kw/platform-storage';
 import { contentDisposition } from '../../domain/file-name.js';
 import { parseByteRange } from './byte-range.js';
-import { ifNoneMatchMatches } from './if-none-match.js';
 
 /**
  * Streams a file's bytes with what a browser or a download manager needs: its type, a safe

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EmbedChatService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import { escapeHtml, Public, scriptJson } from '@kw/platform-http';
+import { escapeHtml, ifNoneMatchMatches, Public, scriptJson } from '@kw/platform-http';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { EMBED_CHAT_MESSAGE_MAX_CHARS, EMBED_CHAT_MESSAGES_MAX } from '../../../chat-limits.js';
@@ -184,7 +184,7 @@ export class EmbedWidgetController {
       .header('cache-control', 'public, max-age=300')
       .header('x-content-type-options', 'nosniff')
       .header('cross-origin-resource-policy', 'cross-origin');
-    if (request.headers['if-none-match'] === asset.etag) {
+    if (ifNoneMatchMatches(request.headers['if-none-match'], asset.etag)) {
       void reply.status(304).send();
       return;
     }
