@@ -93,9 +93,12 @@ export class FileProcessingWorker implements OnApplicationBootstrap, OnModuleDes
       this.served.add(workspaceId);
       if (this.served.size > SERVED_REMEMBERED) this.served.delete(this.served.values().next().value!);
       this.busy++;
-      void this.process(id)
+      // Registered at once, so a cancel, a delete or a shutdown finds it from its claim on.
+      const signal = this.jobs.start(id);
+      void this.process(id, signal)
         .catch((err: unknown) => this.logger.warn({ err, fileId: id }, 'file processing failed'))
         .finally(() => {
+          this.jobs.finish(id);
           this.busy--;
           this.dispatch.poke();
         });
@@ -104,10 +107,9 @@ export class FileProcessingWorker implements OnApplicationBootstrap, OnModuleDes
   }
 
   /** Processes one file this process has claimed. */
-  private async process(fileId: string): Promise<void> {
+  private async process(fileId: string, signal: AbortSignal): Promise<void> {
     const file = await this.processing.findById(fileId);
-    if (!file || file.status !== 'processing') return;
-    const signal = this.jobs.start(file.id);
+    if (!file || file.status !== 'processing' || signal.aborted) return;
     let lastProgress = 0;
     const renew = setInterval(() => {
       void this.processing.renew(file.id, this.leaseMs).catch(() => undefined);
@@ -139,7 +141,6 @@ export class FileProcessingWorker implements OnApplicationBootstrap, OnModuleDes
       }
     } finally {
       clearInterval(renew);
-      this.jobs.finish(file.id);
     }
   }
 }
