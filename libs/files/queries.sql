@@ -89,6 +89,22 @@ SELECT c.file_id::text || ':' || c.ordinal AS key,
   FROM unnest(${chunks.map((c) => c.fileId)}::uuid[], ${chunks.map((c) => c.ordinal)}::int[]) AS k(file_id, ordinal)
   JOIN data.file_chunks c ON c.file_id = k.file_id AND c.ordinal = k.ordinal, highlight h;
 
+-- src/persistence/processing.repository.ts: ProcessingRepository.claimNext.rows
+WITH held AS (
+  SELECT workspace_id, count(*) AS n FROM data.files
+   WHERE status = 'processing' AND lease_until >= ${now}
+   GROUP BY workspace_id)
+UPDATE data.files f SET lease_until = ${until}, attempts = f.attempts + 1, updated_at = ${now}
+ WHERE f.id = (
+   SELECT c.id FROM data.files c LEFT JOIN held h ON h.workspace_id = c.workspace_id
+    WHERE c.status = 'processing' AND (c.lease_until IS NULL OR c.lease_until < ${now})
+    ORDER BY coalesce(h.n, 0), array_position(${servedOldestFirst}::uuid[], c.workspace_id) NULLS FIRST,
+             c.created_at, c.id
+    LIMIT 1
+    FOR UPDATE OF c SKIP LOCKED)
+   AND f.status = 'processing' AND (f.lease_until IS NULL OR f.lease_until < ${now})
+RETURNING f.id, f.workspace_id;
+
 -- src/persistence/processing.repository.ts: ProcessingRepository.finish.marked
 UPDATE data.files SET status = 'ready', chunk_count = ${chunks.length}, text_truncated = ${textTruncated},
        lease_until = NULL, processed_at = ${now}, failure_reason = NULL, failure_message = NULL, updated_at = ${now}

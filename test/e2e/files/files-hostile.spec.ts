@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders, createToken } from '../../support/accounts.js';
-import { makeDocx, makeManyPagePdf } from '../../fixtures/files/make-fixtures.mjs';
+import { makeDocx, makeFlateBombPdf, makeManyPagePdf } from '../../fixtures/files/make-fixtures.mjs';
 import type { Person } from '../fragments/fragments-fixture.js';
 import { fixture, sha256, startFilesPlatform } from './files-fixture.js';
 
@@ -36,6 +36,8 @@ describe('files: hostile input and the byte proxy', () => {
     ['a malformed PDF', 'broken.pdf', () => fixture('malformed.pdf'), 'malformed'],
     ['a DOCX zip bomb', 'bomb.docx', () => fixture('zip-bomb.docx'), 'archive_too_large'],
     ['a 10,000-page PDF', 'huge.pdf', () => makeManyPagePdf(10_000), 'too_many_pages'],
+    // 300 KB whose content stream inflates to 300 MiB, held whole by pdf.js outside the heap limit.
+    ['a flate-bomb PDF', 'flate-bomb.pdf', () => makeFlateBombPdf(300), 'too_much_memory'],
   ])('%s ends failed (%s) and the platform keeps answering', async (_what, name, bytes, reason) => {
     const res = await p.upload(owner.auth, { workspaceId: ws }, [{ name, bytes: bytes() }]);
     expect(res.status, res.text).toBe(201);

@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { realArrayLiteral, sqlTransaction, type Database } from '@kw/platform-persistence';
+import {
+  realArrayLiteral,
+  sqlStatements,
+  sqlTransaction,
+  type Database,
+  type SqlExecutor,
+} from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { FILES_DB, type FilesDb } from './files-database.js';
 import type { FileRow } from './rows.js';
@@ -12,22 +18,46 @@ export interface ChunkToStore {
 /** The processing worker's statements: leases, progress, results, and the sweeper's lookups. */
 @Injectable()
 export class ProcessingRepository {
+  private readonly sql: SqlExecutor;
+
   constructor(
     @Inject(FILES_DB) private readonly db: FilesDb,
     @Inject(DATABASE) private readonly database: Pick<Database, 'pool'>,
-  ) {}
+  ) {
+    this.sql = sqlStatements(() => database.pool);
+  }
 
   /**
-   * Takes a processing file for `leaseMs` when nobody holds it (or the holder's lease ran out:
-   * a crashed worker). Null when it is not processing or another worker holds it.
+   * Takes the next processing file nobody holds for `leaseMs`, fairly between workspaces: first
+   * the workspace with the fewest files held right now (by any process), then the one this
+   * process served longest ago (`servedOldestFirst`: workspace ids, the least recently served
+   * first; a workspace not in it first of all), then the oldest upload. So a workspace's backlog
+   * takes turns with every other workspace waiting instead of coming before them. Null when
+   * nothing waits (or every waiting file is being taken by another process: SKIP LOCKED).
    */
-  async claim(id: string, leaseMs: number): Promise<FileRow | null> {
+  async claimNext(leaseMs: number, servedOldestFirst: string[]): Promise<{ id: string; workspaceId: string } | null> {
     const now = new Date();
-    const { count } = await this.db.file.updateMany({
-      where: { id, status: 'processing', OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] },
-      data: { leaseUntil: new Date(now.getTime() + leaseMs), attempts: { increment: 1 } },
-    });
-    return count > 0 ? this.db.file.findUnique({ where: { id } }) : null;
+    const until = new Date(now.getTime() + leaseMs);
+    const rows = await this.sql.$queryRaw<Array<{ id: string; workspace_id: string }>>`
+      WITH held AS (
+        SELECT workspace_id, count(*) AS n FROM data.files
+         WHERE status = 'processing' AND lease_until >= ${now}
+         GROUP BY workspace_id)
+      UPDATE data.files f SET lease_until = ${until}, attempts = f.attempts + 1, updated_at = ${now}
+       WHERE f.id = (
+         SELECT c.id FROM data.files c LEFT JOIN held h ON h.workspace_id = c.workspace_id
+          WHERE c.status = 'processing' AND (c.lease_until IS NULL OR c.lease_until < ${now})
+          ORDER BY coalesce(h.n, 0), array_position(${servedOldestFirst}::uuid[], c.workspace_id) NULLS FIRST,
+                   c.created_at, c.id
+          LIMIT 1
+          FOR UPDATE OF c SKIP LOCKED)
+         AND f.status = 'processing' AND (f.lease_until IS NULL OR f.lease_until < ${now})
+      RETURNING f.id, f.workspace_id`;
+    return rows[0] ? { id: rows[0].id, workspaceId: rows[0].workspace_id } : null;
+  }
+
+  findById(id: string): Promise<FileRow | null> {
+    return this.db.file.findUnique({ where: { id } });
   }
 
   async renew(id: string, leaseMs: number): Promise<void> {
@@ -35,17 +65,6 @@ export class ProcessingRepository {
       where: { id, status: 'processing' },
       data: { leaseUntil: new Date(Date.now() + leaseMs) },
     });
-  }
-
-  /** Processing files nobody holds: never claimed (an event lost with the process) or abandoned. */
-  async unclaimed(limit: number): Promise<string[]> {
-    const rows = await this.db.file.findMany({
-      where: { status: 'processing', OR: [{ leaseUntil: null }, { leaseUntil: { lt: new Date() } }] },
-      select: { id: true },
-      orderBy: { updatedAt: 'asc' },
-      take: limit,
-    });
-    return rows.map((r) => r.id);
   }
 
   async progress(id: string, pagesDone: number, pagesTotal: number): Promise<void> {

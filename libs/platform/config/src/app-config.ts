@@ -369,6 +369,23 @@ export class AppConfig {
   FILES_PROCESSING_LEASE_MS = 60_000;
 
   /**
+   * Files one process processes at once (text extraction, chunking, embedding). A free slot
+   * takes the waiting file of the workspace with the fewest files in processing, so one
+   * workspace's backlog does not hold back another's files (docs/files.md, Processing).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  FILES_PROCESSING_SLOTS = 2;
+
+  /** Wall-clock time one file's text extraction may take before it fails `timeout`. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  FILES_EXTRACTION_TIMEOUT_MS = 60_000;
+
+  /**
    * Age after which the files sweeper removes what a crash left: an upload that never completed
    * (its row and blob) and a blob without a file row. Longer than any upload may take.
    */

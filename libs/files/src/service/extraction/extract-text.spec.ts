@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { FileKind } from '../../domain/file-kind.js';
-import { makeDocx, makeManyPagePdf, makePdf, makeZip } from '../../../../../test/fixtures/files/make-fixtures.mjs';
+import {
+  makeDocx,
+  makeFlateBombPdf,
+  makeManyPagePdf,
+  makePdf,
+  makeZip,
+} from '../../../../../test/fixtures/files/make-fixtures.mjs';
 import { extractText } from './extract-text.js';
 import type { ExtractionProgress } from './extracted-text.js';
 import { ExtractionError } from './extraction-errors.js';
@@ -69,6 +75,14 @@ describe('extractText', () => {
     expect(error.reason).toBe('too_many_pages');
     expect(progress).toEqual([]);
     expect((await extractText(makePdf(['a', 'b']), 'pdf', limits({ maxPages: 2 }))).pages).toBe(2);
+  });
+
+  it('refuses a PDF whose streams inflate past maxUnpackedBytes, before pdf.js holds them', async () => {
+    const bomb = makeFlateBombPdf(8, 'inflated');
+    const error = await failure(extractText(bomb, 'pdf', limits({ maxUnpackedBytes: 4 * 1024 * 1024 })));
+    expect(error.reason).toBe('too_much_memory');
+    // The same file under a cap it fits is read as usual.
+    expect((await extractText(bomb, 'pdf', limits())).text.trim()).toBe('inflated');
   });
 
   it('stops reading PDF pages once the text passes the cap', async () => {

@@ -2,7 +2,11 @@
 export interface ExtractionLimits {
   /** A PDF with more pages is refused (`too_many_pages`) before any page is read. */
   maxPages: number;
-  /** Sum of a DOCX's declared uncompressed entry sizes, beyond which it is refused (`archive_too_large`). */
+  /**
+   * Sum of a DOCX's declared uncompressed entry sizes, beyond which it is refused
+   * (`archive_too_large`); and what a PDF's compressed streams may inflate to, one image or the
+   * rest together (`too_much_memory`).
+   */
   maxUnpackedBytes: number;
   /** Longer text is cut to this many characters (`truncated: true`). */
   maxTextChars: number;

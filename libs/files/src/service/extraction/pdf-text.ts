@@ -2,6 +2,7 @@ import { getDocumentProxy } from 'unpdf';
 import { ExtractionError } from './extraction-errors.js';
 import type { ExtractionLimits } from './extraction-limits.js';
 import type { ExtractionProgress } from './extracted-text.js';
+import { assertPdfStreamsWithinLimits } from './pdf-stream-guard.js';
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
 
@@ -16,6 +17,8 @@ export async function pdfText(
   limits: ExtractionLimits,
   onProgress?: (progress: ExtractionProgress) => void,
 ): Promise<{ text: string; pages: number }> {
+  // Before pdf.js, which would hold a flate bomb's decoded bytes whole (outside the heap limit).
+  await assertPdfStreamsWithinLimits(bytes, limits.maxUnpackedBytes);
   const pdf = await openPdf(bytes);
   try {
     const pagesTotal = pdf.numPages;
