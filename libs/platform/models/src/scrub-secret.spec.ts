@@ -15,12 +15,13 @@ describe('scrubSecret: the key sent, in whatever form a provider quotes it', () 
     ['after two bytes in base64', `x ${b64(`ab${KEY}`)}`],
     ['as its first 20 characters', `bad key ${KEY.slice(0, 20)}...`],
     ['as its last 14 characters', `bad key ...${KEY.slice(-14)}`],
+    ['reversed', `bad key ${[...KEY].reverse().join('')}!`],
     ['URL-encoded', `?key=${encodeURIComponent('sk/op+erator=mock-key-1234')}`, 'sk/op+erator=mock-key-1234'],
   ])('scrubs it %s', (_form, text, key = KEY) => {
     const scrubbed = scrubSecret(text, key);
     expect(scrubbed).toContain('***');
     for (let i = 0; i + 12 <= key.length; i++) expect(scrubbed).not.toContain(key.slice(i, i + 12));
-    for (const encoded of [b64(key), b64(`user:${key}`), encodeURIComponent(key)])
+    for (const encoded of [b64(key), b64(`user:${key}`), encodeURIComponent(key), [...key].reverse().join('')])
       for (let i = 4; i + 12 <= encoded.length - 4; i++) expect(scrubbed).not.toContain(encoded.slice(i, i + 12));
   });
 
