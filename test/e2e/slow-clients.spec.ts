@@ -10,6 +10,8 @@ import { startFragmentsPlatform, type Person } from './fragments/fragments-fixtu
 const BODY_IDLE_MS = 1_000;
 const HEADERS_MS = 2_000;
 const RECEIVE_MS = 6_000;
+/** The slowest average pace a body may keep once it has been arriving for BODY_IDLE_MS. */
+const MIN_BYTES_PER_SECOND = 20;
 /** A slow but steady client: a piece every quarter of the idle timeout. */
 const STEADY_GAP_MS = 250;
 /** The model's silence before each streamed event: twice the idle timeout, the stream longer than RECEIVE_MS. */
@@ -44,6 +46,7 @@ describe('slow clients', () => {
       BODY_IDLE_TIMEOUT_MS: String(BODY_IDLE_MS),
       HEADERS_TIMEOUT_MS: String(HEADERS_MS),
       REQUEST_RECEIVE_TIMEOUT_MS: String(RECEIVE_MS),
+      BODY_MIN_BYTES_PER_SECOND: String(MIN_BYTES_PER_SECOND),
       CHAT_PROVIDERS: JSON.stringify({
         providers: [
           {
@@ -69,8 +72,8 @@ describe('slow clients', () => {
   const head = (path: string, body: string) =>
     `POST ${path} HTTP/1.1\r\nHost: ${new URL(p.platform.url).host}\r\nAuthorization: Bearer ${owner.auth}\r\n` +
     `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
-  const fragment = (title: string) =>
-    JSON.stringify({ workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title, content: 'slow '.repeat(40) });
+  const fragment = (title: string, content = 'slow '.repeat(40)) =>
+    JSON.stringify({ workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title, content });
   const chat = (fields: Record<string, unknown> = {}) =>
     JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], ...fields });
   const titles = async (): Promise<string[]> =>
@@ -179,15 +182,36 @@ describe('slow clients', () => {
   });
 
   it('a body that never goes idle but is still arriving after REQUEST_RECEIVE_TIMEOUT_MS is answered 408', async () => {
-    // One byte at a time: the whole body would take a minute.
+    // Ten bytes a piece, twice the minimum pace: the whole body would take about 20 s.
+    const body = fragment('ten bytes at a time', 'slow '.repeat(150));
+    const pieces = body.match(/[\s\S]{1,10}/g) ?? [];
+    expect((10 * 1000) / STEADY_GAP_MS).toBeGreaterThanOrEqual(2 * MIN_BYTES_PER_SECOND);
+    expect(pieces.length * STEADY_GAP_MS).toBeGreaterThan(2 * RECEIVE_MS);
+    const answer = await rawRequestInPieces(
+      p.platform.url,
+      [head('/api/memory-fragments', body), ...pieces],
+      STEADY_GAP_MS,
+      PATIENCE_MS,
+    );
+    expect(timedOut(answer)).toEqual({ error: 'The request was not received in time', code: 'REQUEST_TIMEOUT' });
+    expect(await titles()).not.toContain('ten bytes at a time');
+  });
+
+  it('a body that never goes idle but trickles below BODY_MIN_BYTES_PER_SECOND is answered 408 long before that', async () => {
+    // One byte a piece: a fifth of the minimum pace, and a piece far more often than the idle timeout.
     const body = fragment('one byte at a time');
+    expect(1000 / STEADY_GAP_MS).toBeLessThan(MIN_BYTES_PER_SECOND / 2);
     const answer = await rawRequestInPieces(
       p.platform.url,
       [head('/api/memory-fragments', body), ...body.split('')],
       STEADY_GAP_MS,
       PATIENCE_MS,
     );
-    expect(timedOut(answer)).toEqual({ error: 'The request was not received in time', code: 'REQUEST_TIMEOUT' });
+    // Its own message: not the whole request's bound (RECEIVE_MS), which the body would reach later.
+    expect(timedOut(answer)).toEqual({
+      error: `The request body arrived slower than ${MIN_BYTES_PER_SECOND} bytes per second`,
+      code: 'REQUEST_TIMEOUT',
+    });
     expect(await titles()).not.toContain('one byte at a time');
   });
 

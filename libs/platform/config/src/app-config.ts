@@ -190,6 +190,17 @@ export class AppConfig {
   BODY_IDLE_TIMEOUT_MS = 30_000;
 
   /**
+   * The slowest a request body may arrive, on average, once its client has been sending for
+   * BODY_IDLE_TIMEOUT_MS: a body that never goes idle but trickles (a byte every few seconds)
+   * would otherwise hold its connection for REQUEST_RECEIVE_TIMEOUT_MS. 0 turns it off.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000_000)
+  BODY_MIN_BYTES_PER_SECOND = 500;
+
+  /**
    * How long receiving one whole request (headers and body) may take: Node's `requestTimeout`.
    * Long enough for FILES_MAX_BYTES over a slow link (100 MiB at about 1 Mbit/s); the answer
    * (a stream included) is not counted.

@@ -42,6 +42,8 @@ export function installHttpEdge(
     draining?: () => boolean;
     /** A request body that gets no byte for this long is answered 408 (`BODY_IDLE_TIMEOUT_MS`). */
     bodyIdleTimeoutMs?: number;
+    /** The slowest average a body may arrive at once it has been sending that long (`BODY_MIN_BYTES_PER_SECOND`; 0: any). */
+    bodyMinBytesPerSecond?: number;
   },
 ): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
@@ -81,7 +83,12 @@ export function installHttpEdge(
   });
 
   // After the request id is set: a 408 carries it. Not for a request the edge refused above.
-  if (deps.bodyIdleTimeoutMs) installBodyIdleTimeout(fastify, deps.bodyIdleTimeoutMs, responder);
+  if (deps.bodyIdleTimeoutMs)
+    installBodyIdleTimeout(
+      fastify,
+      { idleMs: deps.bodyIdleTimeoutMs, minBytesPerSecond: deps.bodyMinBytesPerSecond ?? 0 },
+      responder,
+    );
 
   fastify.addHook('onResponse', (request, reply, done) => {
     const begin = (request as TimedRequest)[started];

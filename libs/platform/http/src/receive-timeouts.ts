@@ -60,16 +60,30 @@ export function answerReceiveTimeout(socket: Socket): boolean {
   return answer !== undefined;
 }
 
+/** How a request body must keep arriving (docs/operations.md, "Slow clients"). */
+export interface BodyPace {
+  /** No byte for this long is a 408 (`BODY_IDLE_TIMEOUT_MS`). */
+  idleMs: number;
+  /**
+   * Once the client has been sending for `idleMs`, fewer bytes than this per second on average
+   * is a 408 (`BODY_MIN_BYTES_PER_SECOND`; 0: any pace that is not idle).
+   */
+  minBytesPerSecond: number;
+}
+
 /**
- * A request body that goes idle (no byte for `bodyIdleMs`) is answered 408 REQUEST_TIMEOUT,
- * `Connection: close`, and its connection closed: a client that stops sending mid-body would
- * otherwise hold the connection, and whatever the route holds while it reads, until the whole
- * request's timeout. Bytes that the route has not read yet count as progress: a route slower
- * than its client (blob storage applying backpressure) is not the client's fault.
+ * A request body that goes idle (no byte for `idleMs`), or that trickles below
+ * `minBytesPerSecond` on average once its client has been sending for `idleMs`, is answered 408
+ * REQUEST_TIMEOUT, `Connection: close`, and its connection closed: a client that stops sending
+ * mid-body, or sends a byte every few seconds, would otherwise hold the connection, and whatever
+ * the route holds while it reads, until the whole request's timeout. Only the client's time
+ * counts: bytes that the route has not read yet count as progress, and time spent while they
+ * wait is not the client's (a route slower than its client, blob storage applying
+ * backpressure, is not the client's fault).
  */
-export function installBodyIdleTimeout(fastify: FastifyInstance, idleMs: number, responder: ErrorResponder): void {
+export function installBodyIdleTimeout(fastify: FastifyInstance, pace: BodyPace, responder: ErrorResponder): void {
   fastify.addHook('onRequest', (request, reply, done) => {
-    if (hasBody(request.raw)) watchBody(request, reply, idleMs, responder);
+    if (hasBody(request.raw)) watchBody(request, reply, pace, responder);
     done();
   });
 }
@@ -78,13 +92,18 @@ function hasBody(raw: IncomingMessage): boolean {
   return raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0;
 }
 
-function watchBody(request: FastifyRequest, reply: FastifyReply, idleMs: number, responder: ErrorResponder): void {
+function watchBody(request: FastifyRequest, reply: FastifyReply, pace: BodyPace, responder: ErrorResponder): void {
+  const { idleMs, minBytesPerSecond } = pace;
   const raw = request.raw;
   const socket = raw.socket;
   // The parser reads the socket itself (no 'data' events there, and one on the request would
   // consume the body): what Node counts as read tells whether bytes arrived.
-  let bytesRead = socket.bytesRead;
+  const firstByte = socket.bytesRead;
+  let bytesRead = firstByte;
   let lastProgress = Date.now();
+  let lastCheck = lastProgress;
+  /** Time the route was waiting for the client (nothing unread), since the watch began. */
+  let clientMs = 0;
   let timer: NodeJS.Timeout | undefined;
   const tick = Math.max(25, Math.floor(idleMs / 4));
 
@@ -107,12 +126,17 @@ function watchBody(request: FastifyRequest, reply: FastifyReply, idleMs: number,
   const check = () => {
     if (raw.complete || socket.destroyed) return stop();
     const now = Date.now();
-    if (socket.bytesRead !== bytesRead || raw.readableLength > 0) {
+    const waiting = raw.readableLength > 0;
+    if (!waiting) clientMs += now - lastCheck;
+    lastCheck = now;
+    if (socket.bytesRead !== bytesRead || waiting) {
       bytesRead = socket.bytesRead;
       lastProgress = now;
     } else if (now - lastProgress >= idleMs) {
       return answer(`No part of the request body arrived for ${idleMs} ms`);
     }
+    if (minBytesPerSecond > 0 && clientMs >= idleMs && (bytesRead - firstByte) * 1000 < minBytesPerSecond * clientMs)
+      return answer(`The request body arrived slower than ${minBytesPerSecond} bytes per second`);
     timer = setTimeout(check, tick);
   };
 

@@ -245,6 +245,7 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
     logger,
     metrics,
     bodyIdleTimeoutMs: config.BODY_IDLE_TIMEOUT_MS,
+    bodyMinBytesPerSecond: config.BODY_MIN_BYTES_PER_SECOND,
     draining: () => {
       lifecycle ??= app.get(Lifecycle);
       return lifecycle?.state() === 'draining';
