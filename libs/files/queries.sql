@@ -107,7 +107,7 @@ RETURNING f.id, f.workspace_id;
 
 -- src/persistence/processing.repository.ts: ProcessingRepository.finish.marked
 UPDATE data.files SET status = 'ready', chunk_count = ${chunks.length}, text_truncated = ${textTruncated},
-       lease_until = NULL, processed_at = ${now}, failure_reason = NULL, failure_message = NULL, updated_at = ${now}
+       lease_until = NULL, processed_at = ${now}, failure_reason = NULL, updated_at = ${now}
  WHERE id = ${id}::uuid AND status = 'processing';
 
 -- src/persistence/processing.repository.ts: ProcessingRepository.finish

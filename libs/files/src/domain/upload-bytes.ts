@@ -1,4 +1,4 @@
-import { Transform, type TransformCallback } from 'node:stream';
+import { finished, type Readable, Transform, type TransformCallback } from 'node:stream';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { planLimitError } from '@kw/platform-entitlements';
 import { SNIFF_HEAD_BYTES } from './file-kind.js';
@@ -23,6 +23,24 @@ export class HeadCapture extends Transform {
   get head(): Uint8Array {
     return Buffer.concat(this.parts);
   }
+}
+
+/**
+ * Pipes `source` into `head` and fails the head when the source fails or ends early
+ * (ERR_STREAM_PREMATURE_CLOSE): pipe() passes on neither, and storage reading the head would wait
+ * for the rest for ever. Either may have happened already (finished() then answers at once).
+ * `failure` is what the head fails with, from the source's error. Returns what stops the watch.
+ */
+export function pipeIntoHead(
+  source: Readable,
+  head: HeadCapture,
+  failure: (err: Error) => Error = (err) => err,
+): () => void {
+  const unwatch = finished(source, (err) => {
+    if (err) head.destroy(failure(err));
+  });
+  source.pipe(head);
+  return unwatch;
 }
 
 /** The part of beginUpload's answer that says which limit an upload is held to. */

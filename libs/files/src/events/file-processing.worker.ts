@@ -9,7 +9,6 @@ import { FILE_UPLOADED_EVENT } from '../persistence/files.repository.js';
 import { ProcessingRepository } from '../persistence/processing.repository.js';
 import { ExtractionError } from '../service/extraction/extraction-errors.js';
 import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from '../service/extraction/extraction-limits.js';
-import { failureMessageFor } from '../service/failure-messages.js';
 import { processFile } from '../service/process-file.js';
 import { ProcessingJobs } from '../service/processing-jobs.js';
 
@@ -133,10 +132,10 @@ export class FileProcessingWorker implements OnApplicationBootstrap, OnModuleDes
       if (err instanceof ExtractionError) {
         // The extractor's message names parser internals: logged here, the user reads the reason's.
         this.logger.info({ err, fileId: file.id, reason: err.reason }, 'file could not be read');
-        await this.processing.fail(file.id, err.reason, failureMessageFor(err.reason));
+        await this.processing.fail(file.id, err.reason);
       } else if (file.attempts >= MAX_ATTEMPTS) {
         this.logger.warn({ err, fileId: file.id }, 'file processing failed for good');
-        await this.processing.fail(file.id, 'processing_error', failureMessageFor('processing_error'));
+        await this.processing.fail(file.id, 'processing_error');
       } else {
         this.logger.warn({ err, fileId: file.id, attempt: file.attempts }, 'file processing failed, will retry');
         // Held a little longer instead of released: the retry waits RETRY_AFTER_MS, not a hot loop.

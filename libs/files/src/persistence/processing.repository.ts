@@ -90,7 +90,7 @@ export class ProcessingRepository {
     return sqlTransaction(this.database.pool, async (tx) => {
       const marked = await tx.$executeRaw`
         UPDATE data.files SET status = 'ready', chunk_count = ${chunks.length}, text_truncated = ${textTruncated},
-               lease_until = NULL, processed_at = ${now}, failure_reason = NULL, failure_message = NULL, updated_at = ${now}
+               lease_until = NULL, processed_at = ${now}, failure_reason = NULL, updated_at = ${now}
          WHERE id = ${id}::uuid AND status = 'processing'`;
       if (marked === 0) return false;
       await tx.$executeRaw`DELETE FROM data.file_chunks WHERE file_id = ${id}::uuid`;
@@ -104,13 +104,12 @@ export class ProcessingRepository {
     });
   }
 
-  async fail(id: string, reason: string, message: string): Promise<void> {
+  async fail(id: string, reason: string): Promise<void> {
     await this.db.file.updateMany({
       where: { id, status: 'processing' },
       data: {
         status: 'failed',
         failureReason: reason,
-        failureMessage: message,
         leaseUntil: null,
         processedAt: new Date(),
       },

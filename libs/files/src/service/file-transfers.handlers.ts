@@ -6,7 +6,7 @@ import { AppError, ErrorCode, badRequest } from '@kw/platform-errors';
 import { BLOB_STORAGE, BlobTooLargeError, type BlobStorage } from '@kw/platform-storage';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { sniffFileKind } from '../domain/file-kind.js';
-import { HeadCapture, tooLarge } from '../domain/upload-bytes.js';
+import { HeadCapture, pipeIntoHead, tooLarge } from '../domain/upload-bytes.js';
 import { FilesRepository } from '../persistence/files.repository.js';
 import { FileRecords } from './file-records.js';
 import { fileView } from './file-view.js';
@@ -63,11 +63,10 @@ export class FileTransfersHandlers {
       context,
     );
     const head = new HeadCapture();
-    const staged = await this.storage.get(input.stagedKey);
-    // pipe() forwards no error: a staged read that fails must fail the write, never go unhandled.
-    staged.once('error', (err) => head.destroy(err));
+    // A staged read that fails (or ends early) fails the write with its error, never goes unhandled.
+    pipeIntoHead(await this.storage.get(input.stagedKey), head);
     const stored = await this.storage
-      .put(begun.storageKey, staged.pipe(head), {
+      .put(begun.storageKey, head, {
         maxBytes: Number(begun.maxBytes),
       })
       .catch(async (err: unknown) => {

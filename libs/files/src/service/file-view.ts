@@ -19,7 +19,7 @@ export function fileView(row: FileWithAttachments): FileRecord {
     sha256: row.sha256,
     status: row.status,
     failureReason: row.failureReason ?? '',
-    // By the reason, not as stored: files that failed before kept the extractor's own words.
+    // By the reason: failure_message is no longer written (rows.ts), and old rows hold the extractor's words.
     failureMessage: row.failureReason ? failureMessageFor(row.failureReason) : '',
     pagesDone: row.pagesDone,
     pagesTotal: row.pagesTotal,

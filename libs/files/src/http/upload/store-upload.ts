@@ -1,10 +1,10 @@
-import { finished, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { FilesService, type FileRecord } from '@kw/contracts';
 import { type AppError, badRequest } from '@kw/platform-errors';
 import { BlobTooLargeError, type BlobStorage } from '@kw/platform-storage';
 import type { ServiceClient } from '@kw/platform-transport';
 import { sniffFileKind } from '../../domain/file-kind.js';
-import { HeadCapture, tooLarge } from '../../domain/upload-bytes.js';
+import { HeadCapture, pipeIntoHead, tooLarge } from '../../domain/upload-bytes.js';
 import { malformedMultipart } from './multipart-parts.js';
 
 const M = FilesService.method;
@@ -42,21 +42,18 @@ export async function storeUpload(
     description: target.description,
   });
   const head = new HeadCapture();
-  // pipe() passes on neither an error of the part (the body ends inside it) nor its early end
-  // (the client went away mid-file): storage must see them, or it would wait for the rest for
-  // ever. Either may have happened already, while the upload was being reserved (finished()
-  // then answers at once).
+  // The part may fail (the body ends inside it) or end early (the client went away mid-file),
+  // even while the upload was being reserved: the head, and so the put, fails with its 400.
   let partFailure: AppError | undefined;
-  const unwatch = finished(incoming.stream, (err) => {
-    if (!err) return;
+  const unwatch = pipeIntoHead(incoming.stream, head, (err) => {
     partFailure ??= isPrematureClose(err)
       ? badRequest('The upload ended before its file did')
       : malformedMultipart(err);
-    head.destroy(partFailure);
+    return partFailure;
   });
   let stored;
   try {
-    stored = await storage.put(begun.storageKey, incoming.stream.pipe(head), { maxBytes: Number(begun.maxBytes) });
+    stored = await storage.put(begun.storageKey, head, { maxBytes: Number(begun.maxBytes) });
   } catch (err) {
     incoming.stream.unpipe(head);
     incoming.stream.resume();
