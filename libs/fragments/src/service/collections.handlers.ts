@@ -110,13 +110,17 @@ export class CollectionsHandlers {
     };
   }
 
-  /** Contributors change only the collections they created (resourceOwnerId). */
+  /**
+   * Contributors change only the collections they created (resourceOwnerId). The first check,
+   * before the collection is looked up, is the write on own content: a caller who may write no
+   * collection at all gets its 403 before a Leaf-backed workspace's 409, as on every other route.
+   */
   private async authorizeWrite(
     context: RequestContext,
     workspaceId: string,
     collectionId: string,
   ): Promise<CollectionRow> {
-    await this.gate.authorize(context, workspaceId, 'collections:read');
+    await this.gate.authorize(context, workspaceId, 'collections:write');
     const row = await this.find(workspaceId, collectionId);
     await this.gate.authorize(context, workspaceId, 'collections:write', { resourceOwnerId: row.createdBy });
     return row;
