@@ -210,6 +210,46 @@ describe('hosted zones (Cloud)', () => {
       expect(res.body.code).toBe('FORBIDDEN');
       expect((await api.call(undefined, 'GET', '/api/hosted-zones', undefined)).status).toBe(401);
     });
+
+    it('refuses every zone route to a credential restricted to a list of workspaces (403, as creating a workspace)', async () => {
+      const { hostedZone: zone } = await newZone(owner.token, 'Not for a restricted token');
+      const workspace = await api.createWorkspace(owner.token);
+      const restricted = await createToken(platform.url, owner.token, { scopes: ['*'], workspaceIds: [workspace.id] });
+      // The refusal workspace creation gives the same token: account-level, beyond its list.
+      const create = await api.call(restricted.token, 'POST', '/api/workspaces', { name: 'outside' });
+      expect(create.status).toBe(403);
+      expect(create.body).toEqual({
+        code: 'FORBIDDEN',
+        error:
+          'This credential is restricted to a list of workspaces, so it cannot create one; use a credential for all of your workspaces',
+      });
+      const refused = {
+        code: 'FORBIDDEN',
+        error:
+          'This credential is restricted to a list of workspaces, so it cannot manage hosted zones; use a credential for all of your workspaces',
+      };
+      for (const [method, path, body] of [
+        ['GET', '/api/hosted-zones', undefined],
+        ['POST', '/api/hosted-zones', { name: 'rogue', region: 'x' }],
+        ['GET', `/api/hosted-zones/${zone.id}`, undefined],
+        ['PATCH', `/api/hosted-zones/${zone.id}`, { name: 'stolen', endpointUrl: 'https://rogue.example.test' }],
+        ['POST', `/api/hosted-zones/${zone.id}/enrollment-token`, undefined],
+        ['DELETE', `/api/hosted-zones/${zone.id}`, undefined],
+        ['GET', `/api/hosted-zones/${UNKNOWN_ID}`, undefined],
+      ] as const) {
+        const res = await api.call(restricted.token, method, path, body);
+        expect(res.status, `${method} ${path}`).toBe(403);
+        expect(res.body, `${method} ${path}`).toEqual(refused);
+      }
+      // Nothing changed, nothing was made.
+      expect((await api.ok(owner.token, 'GET', `/api/hosted-zones/${zone.id}`, undefined, 200)).hostedZone).toEqual(
+        zone,
+      );
+      const names = (await api.ok(owner.token, 'GET', '/api/hosted-zones', undefined, 200)).items.map(
+        (z: any) => z.name,
+      );
+      expect(names).not.toContain('rogue');
+    });
   });
 
   describe('a Leaf, placement and handoff', () => {
@@ -506,6 +546,31 @@ describe('hosted zones (Cloud)', () => {
         kw_role: 'viewer',
         kw_actions: ['fragments:read', 'collections:read', 'search:read'],
       });
+    });
+
+    it("authorizes before the zone gate: a viewer's collection writes answer 403, as every other write, not 409", async () => {
+      // The viewer became a member in the test above; a collection id that may or may not exist changes nothing.
+      for (const [method, path, body] of [
+        ['POST', `/api/workspaces/${placed.id}/collections`, { name: 'c' }],
+        ['PATCH', `/api/workspaces/${placed.id}/collections/${UNKNOWN_ID}`, { name: 'c' }],
+        ['DELETE', `/api/workspaces/${placed.id}/collections/${UNKNOWN_ID}`, undefined],
+        ['POST', `/api/workspaces/${placed.id}/collections/${UNKNOWN_ID}/fragments`, { fragmentIds: [UNKNOWN_ID] }],
+        ['DELETE', `/api/workspaces/${placed.id}/collections/${UNKNOWN_ID}/fragments`, { fragmentIds: [UNKNOWN_ID] }],
+        ['PATCH', `/api/workspaces/${placed.id}/fragment-types/${UNKNOWN_ID}`, { name: 't' }],
+      ] as const) {
+        const res = await api.call(viewer.token, method, path, body);
+        expect(res.status, `${method} ${path}: ${res.text}`).toBe(403);
+        expect(res.body.code, `${method} ${path}`).toBe('FORBIDDEN');
+      }
+      // Reads the viewer may make are sent to the Leaf.
+      const read = await api.call(
+        viewer.token,
+        'GET',
+        `/api/workspaces/${placed.id}/collections/${UNKNOWN_ID}`,
+        undefined,
+      );
+      expect(read.status).toBe(409);
+      expect(read.body.code).toBe('HOSTED_ZONE_REQUIRED');
     });
 
     it('refuses the handoff: 409 for a Cloud workspace, 404 for a stranger and an other-workspace token, 403 without workspaces:read, 401 without a credential', async () => {

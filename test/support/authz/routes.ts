@@ -22,7 +22,10 @@ export interface MatrixRoute {
   anyScope?: boolean;
   /** Only a platform admin may call it. */
   platformAdmin?: boolean;
-  /** Refused (403) to a credential restricted to a list of workspaces: it creates a workspace, outside any list. */
+  /**
+   * Refused (403) to a credential restricted to a list of workspaces: it reaches beyond any list
+   * (creating a workspace; hosted zones, which serve workspaces outside the list).
+   */
   allWorkspacesOnly?: boolean;
   /** No credential: the route authenticates its body itself (a provider's signed webhook), so every caller gets the same answer. */
   public?: boolean;
@@ -442,17 +445,19 @@ export const WEBHOOK_ROUTES: MatrixRoute[] = [
 ];
 
 /**
- * Hosted zones (workspaces component), account-level: a zone belongs to its creator. The routes
+ * Hosted zones (workspaces component), account-level: a zone belongs to its creator, and a
+ * credential restricted to a list of workspaces manages none (its zones serve others). The routes
  * on one zone ({id}: another user's zone answers 404) and the handoff (it needs a Leaf-backed
  * workspace, i.e. an enrolled Leaf) are covered in test/e2e/hosted-zones/zones-cloud.spec.ts.
  */
 export const HOSTED_ZONE_ROUTES: MatrixRoute[] = [
-  { method: 'GET', path: '/api/hosted-zones', action: 'hosted-zones:manage', account: true },
+  { method: 'GET', path: '/api/hosted-zones', action: 'hosted-zones:manage', account: true, allWorkspacesOnly: true },
   {
     method: 'POST',
     path: '/api/hosted-zones',
     action: 'hosted-zones:manage',
     account: true,
+    allWorkspacesOnly: true,
     body: { name: 'matrix {n}', region: 'test' },
   },
 ];

@@ -17,8 +17,9 @@ import { hostedZoneJson } from './presenters.js';
 const M = HostedZonesService.method;
 
 /**
- * Hosted zones of the caller (scope `hosted-zones:manage`; platform administrators see all).
- * Another user's zone answers 404 like a missing one. docs/hosted-zones.md.
+ * Hosted zones of the caller (scope `hosted-zones:manage`, and a credential for all of the
+ * caller's workspaces; platform administrators see all). Another user's zone answers 404 like a
+ * missing one. docs/hosted-zones.md.
  */
 @ApiTags('Hosted zones')
 @Controller('api/hosted-zones')

@@ -1,5 +1,6 @@
 import type { RequestContext } from '@kw/platform-context';
 import { assertAccountAllowed, type AccountState, type Action, type CallerAuth } from '@kw/platform-access-policy';
+import { AppError, ErrorCode } from '@kw/platform-errors';
 
 export interface Caller {
   auth: CallerAuth | undefined;
@@ -25,4 +26,17 @@ export function assertAccount(context: RequestContext, action: Action): { userId
 /** Whether the credential reaches this workspace at all (its workspace restriction). */
 export function tokenReaches(auth: CallerAuth, workspaceId: string): boolean {
   return auth.allWorkspaces || auth.workspaceIds.includes(workspaceId);
+}
+
+/**
+ * Refuses (403) a credential restricted to a list of workspaces: it acts in those only, and
+ * `doing` (creating a workspace, managing hosted zones) reaches beyond any list.
+ */
+export function assertAllWorkspaces(auth: CallerAuth, doing: string): void {
+  if (auth.allWorkspaces) return;
+  throw new AppError({
+    status: 403,
+    code: ErrorCode.FORBIDDEN,
+    message: `This credential is restricted to a list of workspaces, so it cannot ${doing}; use a credential for all of your workspaces`,
+  });
 }

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, ErrorCode, workspaceMoving } from '@kw/platform-errors';
+import { workspaceMoving } from '@kw/platform-errors';
 import { WorkspacesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
 import { denialError } from '@kw/platform-access-policy';
 import { AccountLimits, planLimitReached } from '@kw/platform-entitlements';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { AccessChanges } from './access-changes.js';
-import { assertAccount } from './caller.js';
+import { assertAccount, assertAllWorkspaces } from './caller.js';
 import { WorkspacesRepository } from '../persistence/workspaces.repository.js';
 import { ZonePlacement } from './hosted-zones/zone-placement.js';
 import { workspaceNotFound } from './workspace-errors.js';
@@ -28,15 +28,8 @@ export class WorkspacesHandlers {
   @Handles(WorkspacesService.method.createWorkspace)
   async create(input: RequestOf<typeof WorkspacesService, 'createWorkspace'>, context: RequestContext) {
     const { userId, auth } = assertAccount(context, 'workspaces:write');
-    // A credential restricted to a list of workspaces acts in those only: the new workspace
-    // would be outside its list (and out of its own reach).
-    if (!auth.allWorkspaces)
-      throw new AppError({
-        status: 403,
-        code: ErrorCode.FORBIDDEN,
-        message:
-          'This credential is restricted to a list of workspaces, so it cannot create one; use a credential for all of your workspaces',
-      });
+    // The new workspace would be outside the credential's list (and out of its own reach).
+    assertAllWorkspaces(auth, 'create one');
     const name = checkName(input.name);
     const description = checkDescription(input.description);
     const visibility = checkVisibility(input.visibility || 'private');

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '@kw/platform-context';
-import { assertAccount } from '../caller.js';
+import { assertAccount, assertAllWorkspaces } from '../caller.js';
 import { HostedZonesRepository } from '../../persistence/hosted-zones.repository.js';
 import { IdentityDirectory } from '../identity-directory.js';
 import { isUuid } from '@kw/platform-ids';
 import { zoneNotFound } from './hosted-zone-errors.js';
 import type { HostedZoneRow } from './hosted-zone-view.js';
 
-/** The caller of a zone-management call: needs `hosted-zones:manage`. */
+/** The caller of a zone-management call: needs `hosted-zones:manage` and a credential for all workspaces. */
 export interface ZoneManager {
   userId: string;
   /** Platform administrators see and manage every zone. */
@@ -23,7 +23,10 @@ export class ZoneAccess {
   ) {}
 
   async manager(context: RequestContext): Promise<ZoneManager> {
-    const { userId } = assertAccount(context, 'hosted-zones:manage');
+    const { userId, auth } = assertAccount(context, 'hosted-zones:manage');
+    // A zone serves workspaces outside any list (its endpoint and enrollment decide where
+    // all of them send tokens and content), so reading or managing zones is account-wide.
+    assertAllWorkspaces(auth, 'manage hosted zones');
     const user = (await this.identity.usersById([userId])).get(userId);
     return { userId, platformAdmin: user?.platformAdmin === true };
   }
