@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders, createToken } from '../../support/accounts.js';
-import { makeDocx, makeFlateBombPdf, makeManyPagePdf } from '../../fixtures/files/make-fixtures.mjs';
+import { makeDocx, makeFlateBombPdf, makeLargeDocx, makeManyPagePdf } from '../../fixtures/files/make-fixtures.mjs';
 import type { Person } from '../fragments/fragments-fixture.js';
 import { fixture, sha256, startFilesPlatform } from './files-fixture.js';
 
@@ -35,6 +35,13 @@ describe('files: hostile input and the byte proxy', () => {
   it.each([
     ['a malformed PDF', 'broken.pdf', () => fixture('malformed.pdf'), 'malformed'],
     ['a DOCX zip bomb', 'bomb.docx', () => fixture('zip-bomb.docx'), 'archive_too_large'],
+    // 1.8 MB whose document.xml is 199 MiB at about 110:1: within the archive limits, past the XML a DOCX may hold.
+    [
+      'a dense DOCX bomb',
+      'dense-bomb.docx',
+      () => makeLargeDocx(199, { words: [1, 1], sessions: 1 }),
+      'archive_too_large',
+    ],
     ['a 10,000-page PDF', 'huge.pdf', () => makeManyPagePdf(10_000), 'too_many_pages'],
     // 300 KB whose content stream inflates to 300 MiB, held whole by pdf.js outside the heap limit.
     ['a flate-bomb PDF', 'flate-bomb.pdf', () => makeFlateBombPdf(300), 'too_much_memory'],

@@ -152,6 +152,7 @@ export const extractionLimitsProvider = {
   useFactory: (config: AppConfig): ExtractionLimits => ({
     ...DEFAULT_EXTRACTION_LIMITS,
     timeoutMs: config.FILES_EXTRACTION_TIMEOUT_MS,
+    maxDocxXmlBytes: config.FILES_DOCX_MAX_XML_BYTES,
   }),
   inject: [APP_CONFIG],
 };

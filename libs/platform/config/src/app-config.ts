@@ -397,6 +397,15 @@ export class AppConfig {
   FILES_EXTRACTION_TIMEOUT_MS = 60_000;
 
   /**
+   * The XML a DOCX's main document may hold for its text to be extracted; more fails
+   * `archive_too_large` before it is inflated (it bounds the CPU of reading one, docs/files.md).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  FILES_DOCX_MAX_XML_BYTES = 64 * 1024 * 1024;
+
+  /**
    * Age after which the files sweeper removes what a crash left: an upload that never completed
    * (its row and blob) and a blob without a file row. Longer than any upload may take.
    */

@@ -17,8 +17,9 @@ const tooLarge = (detail: string) =>
  * directory's declared sizes must stay within `maxUnpackedBytes` in all, with no entry inflating
  * more than 200:1 past 1 MiB; then every entry is inflated as a stream and thrown away, to check
  * that none inflates past its declared size (a directory can lie; this costs CPU, never memory).
+ * Answers the entries, their sizes now facts.
  */
-export async function assertArchiveWithinLimits(bytes: Uint8Array, maxUnpackedBytes: number): Promise<void> {
+export async function assertArchiveWithinLimits(bytes: Uint8Array, maxUnpackedBytes: number): Promise<ZipEntry[]> {
   const entries = directoryOf(bytes);
   let total = 0;
   for (const entry of entries) {
@@ -34,6 +35,7 @@ export async function assertArchiveWithinLimits(bytes: Uint8Array, maxUnpackedBy
       throw tooLarge(`${entry.name} claims ${entry.uncompressedSize} bytes from ${entry.compressedSize}`);
   }
   for (const entry of entries) await assertInflatesAsDeclared(bytes, entry);
+  return entries;
 }
 
 async function assertInflatesAsDeclared(bytes: Uint8Array, entry: ZipEntry): Promise<void> {
@@ -61,7 +63,7 @@ async function assertInflatesAsDeclared(bytes: Uint8Array, entry: ZipEntry): Pro
 }
 
 /** An entry's compressed bytes: after its local header, whose name and extra field lengths may differ from the directory's. */
-function entryData(zip: Buffer, entry: ZipEntry): Buffer {
+export function entryData(zip: Buffer, entry: ZipEntry): Buffer {
   const at = entry.localHeaderOffset;
   if (at + LOCAL_HEADER_SIZE > zip.length || zip.readUInt32LE(at) !== LOCAL_HEADER)
     throw new ExtractionError('malformed', `The local header of ${entry.name} is missing.`);

@@ -4,6 +4,7 @@ import type { FileKind } from '../../domain/file-kind.js';
 import {
   makeDocx,
   makeFlateBombPdf,
+  makeLargeDocx,
   makeManyPagePdf,
   makePdf,
   makeZip,
@@ -14,6 +15,7 @@ import { ExtractionError } from './extraction-errors.js';
 import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './extraction-limits.js';
 
 // The formats in this thread; run-extraction.spec.ts drives the same code through the worker.
+const MiB = 1024 * 1024;
 const FIXTURES = new URL('../../../../../test/fixtures/files/', import.meta.url);
 const fixture = (name: string) => new Uint8Array(readFileSync(new URL(name, FIXTURES)));
 const limits = (overrides: Partial<ExtractionLimits> = {}): ExtractionLimits => ({
@@ -107,6 +109,16 @@ describe('extractText', () => {
     const error = await failure(extractText(fixture('zip-bomb.docx'), 'docx', limits()));
     expect(error.reason).toBe('archive_too_large');
     expect(error.message).toContain('word/document.xml');
+  });
+
+  it('refuses a DOCX whose XML passes maxDocxXmlBytes, and reads it within the bound', async () => {
+    // About 110:1: within the archive's ratio and size limits, as the bomb that cost 95 s was.
+    const docx = makeLargeDocx(8, { words: [1, 1], sessions: 1 });
+    const error = await failure(extractText(docx, 'docx', limits({ maxDocxXmlBytes: 4 * MiB })));
+    expect(error.reason).toBe('archive_too_large');
+    expect(error.message).toContain('word/document.xml');
+    const { text } = await extractText(docx, 'docx', limits({ maxDocxXmlBytes: 9 * MiB }));
+    expect(text.startsWith('largedocx\n\n')).toBe(true);
   });
 
   it('maps a zip that is no DOCX, and bytes that are no zip, to malformed', async () => {

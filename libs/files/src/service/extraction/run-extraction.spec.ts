@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { FileKind } from '../../domain/file-kind.js';
-import { makeManyPagePdf } from '../../../../../test/fixtures/files/make-fixtures.mjs';
+import { makeLargeDocx, makeManyPagePdf } from '../../../../../test/fixtures/files/make-fixtures.mjs';
+import { assertArchiveWithinLimits } from './archive-guard.js';
 import type { ExtractionProgress } from './extracted-text.js';
 import { ExtractionError } from './extraction-errors.js';
 import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './extraction-limits.js';
@@ -79,6 +80,29 @@ describe('runExtraction (worker thread)', () => {
     expect(error).toMatchObject({ name: 'ExtractionError', reason: 'archive_too_large' });
     await expectStillWorking();
   });
+
+  it('fails a DOCX of 199 MiB of XML at about 110:1, within the archive limits, with archive_too_large', async () => {
+    // 1.8 MB on the wire. Its parsed DOM needs gigabytes: before maxDocxXmlBytes it ran into the
+    // heap limit after a minute and more of CPU, with JSZip's buffers outside the heap.
+    const bomb = makeLargeDocx(199, { words: [1, 1], sessions: 1 });
+    await assertArchiveWithinLimits(bomb, limits().maxUnpackedBytes);
+    const error = await rejection(runExtraction(bomb, 'docx', limits()));
+    expect(error).toMatchObject({ name: 'ExtractionError', reason: 'archive_too_large' });
+    await expectStillWorking();
+  }, 180_000);
+
+  it('reads ordinary large DOCX files (12 and 48 MiB of XML, long reports) under the default limits', async () => {
+    // Before: mammoth's DOM of 11 MiB of this XML passed the 256 MiB heap (too_much_memory).
+    const whole = await runExtraction(makeLargeDocx(12), 'docx', limits());
+    expect(whole.text.startsWith('largedocx\n\n')).toBe(true);
+    expect(whole.text.length).toBeGreaterThan(3_500_000);
+    expect(whole.truncated).toBe(false);
+    // 48 MiB holds more text than a file keeps: cut at maxTextChars, as any long text.
+    const cut = await runExtraction(makeLargeDocx(48), 'docx', limits());
+    expect(cut.text.startsWith('largedocx\n\n')).toBe(true);
+    expect(cut).toMatchObject({ truncated: true, text: expect.any(String) });
+    expect(cut.text).toHaveLength(limits().maxTextChars);
+  }, 180_000);
 
   it('fails a 10,000-page PDF with too_many_pages, before reading its pages', async () => {
     const progress: ExtractionProgress[] = [];
