@@ -12,6 +12,9 @@ SELECT user_id::text AS "userId", workspace_id::text AS "workspaceId", credentia
 -- src/persistence/hosted-zones.repository.ts: HostedZonesRepository.deleteWithArchivedWorkspaces
 SELECT 1 FROM control.hosted_zones WHERE id = ${id}::uuid FOR UPDATE;
 
+-- src/persistence/workspace-moves.repository.ts: lockZoneShared.rows
+SELECT 1 FROM control.hosted_zones WHERE id = ${zoneId}::uuid FOR KEY SHARE;
+
 -- src/persistence/workspaces-database.ts: lockWorkspace
 SELECT id FROM ${workspacesTable} WHERE id = ${workspaceId}::uuid FOR UPDATE;
 

@@ -51,6 +51,14 @@ describe("the Leaf's ResolveAccess", () => {
     });
   });
 
+  it("answers a subscriber's workspace as public: the Cloud signs subscriber tokens only for public workspaces", () => {
+    expect(resolve(HERE, context({ workspaceRole: 'subscriber' }))).toMatchObject({
+      found: true,
+      relation: 'subscriber',
+      visibility: 'public',
+    });
+  });
+
   it('answers a workspace moving out of the zone as "moving": the gate serves it read-only', () => {
     expect(resolve(ALSO_HERE, context({ workspaceIds: [ALSO_HERE] }))).toMatchObject({ found: true, status: 'moving' });
   });

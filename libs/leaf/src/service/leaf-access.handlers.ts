@@ -23,7 +23,7 @@ export class LeafAccessHandlers {
     return {
       found: true,
       relation: role,
-      visibility: 'private',
+      visibility: visibilityFor(role),
       archived: false,
       hostedZoneId: '',
       // Moving out of the zone (the Cloud's heartbeat said so): the gate serves reads only.
@@ -44,7 +44,7 @@ export class LeafAccessHandlers {
       .map((w) => ({
         id: w.id,
         name: w.name,
-        visibility: 'private',
+        visibility: visibilityFor(context.auth!.workspaceRole),
         status: this.state.isFrozen(w.id) ? 'moving' : 'active',
         relation: context.auth!.workspaceRole,
       }));
@@ -57,4 +57,13 @@ export class LeafAccessHandlers {
     if (!auth.workspaceIds.includes(workspaceId) || !this.state.isProvisioned(workspaceId)) return undefined;
     return auth.workspaceRole;
   }
+}
+
+/**
+ * The Leaf keeps no visibility: a subscriber's token is the Cloud's word that the workspace was
+ * public when it was signed (making it private revokes such tokens), and the access policy
+ * grants a subscriber nothing on a private workspace.
+ */
+function visibilityFor(role: string): 'public' | 'private' {
+  return role === 'subscriber' ? 'public' : 'private';
 }

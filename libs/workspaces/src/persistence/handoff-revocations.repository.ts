@@ -41,6 +41,39 @@ export async function recordWorkspaceRevocation(
 }
 
 /**
+ * Inside the change that makes a public Leaf-backed workspace private: the handoff tokens of
+ * everyone who read it as a non-member (subscribers, and any signed-in user: a public workspace
+ * is readable by all) are revoked in the same commit; members keep theirs. Issuances name the
+ * zone, not the workspace, so each non-member holding live tokens at the zone gets an entry
+ * for this workspace, which matches nothing else.
+ */
+export async function recordReadersRevocation(tx: WorkspacesTx, workspaceId: string, at: Date): Promise<void> {
+  const workspace = await tx.workspace.findUnique({
+    where: { id: workspaceId },
+    select: { hostedZoneId: true, visibility: true },
+  });
+  if (!workspace?.hostedZoneId || workspace.visibility !== 'public') return;
+  const hostedZoneId = workspace.hostedZoneId;
+  const holders = await tx.handoffIssuance.findMany({
+    where: { hostedZoneId, expiresAt: { gt: new Date(at.getTime() - EXPIRY_MARGIN_MS) } },
+    select: { userId: true },
+    distinct: ['userId'],
+  });
+  const userIds = holders.map((h) => h.userId);
+  if (userIds.length === 0) return;
+  const members = await tx.workspaceMember.findMany({
+    where: { workspaceId, userId: { in: userIds } },
+    select: { userId: true },
+  });
+  const memberIds = new Set(members.map((m) => m.userId));
+  const readers = userIds.filter((id) => !memberIds.has(id));
+  if (readers.length > 0)
+    await tx.handoffRevocation.createMany({
+      data: readers.map((userId) => ({ hostedZoneId, userId, workspaceId, revokedAt: at })),
+    });
+}
+
+/**
  * `control.handoff_revocations`, what the Leaves must refuse before handoff tokens expire, and
  * `control.handoff_issuances`, which zones hold whose tokens: an account or a credential is
  * revoked only at the zones where it has live handoff tokens, so no zone learns of others'.

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { HostedZoneRow } from './rows.js';
-import { WORKSPACES_DB, type WorkspacesDb } from './workspaces-database.js';
+import { UNFINISHED } from './workspace-moves.repository.js';
+import { refusing, WORKSPACES_DB, type WorkspacesDb, type WorkspacesTx } from './workspaces-database.js';
 
 export interface NewHostedZone {
   name: string;
@@ -33,6 +34,10 @@ export interface Placement {
 }
 
 const placementFields = { id: true, name: true, status: true } as const;
+
+/** Why a zone was not deleted (nothing was). */
+export type ZoneDeleteRefusal =
+  { refused: 'in-use' } | { refused: 'moving'; moves: Array<{ id: string; workspaceId: string }> };
 
 /** Hosted zones, their Leaf's credentials and heartbeats, and the workspaces placed in them. */
 @Injectable()
@@ -77,13 +82,16 @@ export class HostedZonesRepository {
 
   /**
    * Deletes the zone and its archived workspaces (their memberships and invitations cascade),
-   * in one transaction with the zone's row locked; undefined, and nothing deleted, when a live
-   * workspace is (or was just) placed on it.
+   * in one transaction with the zone's row locked; a refusal, and nothing deleted, when a live
+   * workspace is (or was just) placed on it, or a move to or from it has not ended (a move
+   * begins holding its target zone's row, so one that began meanwhile is seen here).
    */
-  async deleteWithArchivedWorkspaces(id: string): Promise<string[] | undefined> {
+  async deleteWithArchivedWorkspaces(id: string): Promise<string[] | ZoneDeleteRefusal> {
     try {
-      return await this.db.$transaction(async (tx) => {
+      return await refusing<string[], ZoneDeleteRefusal>(this.db, async (tx, refuse) => {
         await tx.$executeRaw`SELECT 1 FROM control.hosted_zones WHERE id = ${id}::uuid FOR UPDATE`;
+        const moves = await unfinishedMovesOn(tx, id);
+        if (moves.length > 0) return refuse({ refused: 'moving', moves });
         const archived = await tx.workspace.findMany({
           where: { hostedZoneId: id, archivedAt: { not: null } },
           select: { id: true },
@@ -94,9 +102,14 @@ export class HostedZonesRepository {
         return ids;
       });
     } catch (err) {
-      if ((err as { code?: string }).code === 'P2003') return undefined;
+      if ((err as { code?: string }).code === 'P2003') return { refused: 'in-use' };
       throw err;
     }
+  }
+
+  /** Moves to or from the zone that have not ended, oldest first. */
+  unfinishedMoves(zoneId: string): Promise<Array<{ id: string; workspaceId: string }>> {
+    return unfinishedMovesOn(this.db, zoneId);
   }
 
   /** Workspaces placed on the zone: live ones, and archived ones (kept until deleted with it). */
@@ -182,4 +195,12 @@ export class HostedZonesRepository {
   placement(workspaceId: string): Promise<Placement> {
     return this.db.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: placementFields });
   }
+}
+
+function unfinishedMovesOn(db: WorkspacesTx, zoneId: string): Promise<Array<{ id: string; workspaceId: string }>> {
+  return db.workspaceMove.findMany({
+    where: { status: { in: UNFINISHED }, OR: [{ toZoneId: zoneId }, { fromZoneId: zoneId }] },
+    select: { id: true, workspaceId: true },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
 }

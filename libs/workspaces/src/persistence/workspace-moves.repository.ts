@@ -8,6 +8,7 @@ export const UNFINISHED = ['preparing', 'copying'];
 /** Why a move could not begin (the service turns it into its error). */
 export type StartRefusal =
   | { refused: 'gone' }
+  | { refused: 'zone-gone' }
   | { refused: 'not-active'; status: string }
   | { refused: 'moving'; moveId: string }
   | { refused: 'leftover'; moveId: string };
@@ -35,6 +36,10 @@ export class WorkspaceMovesRepository {
    */
   start(move: NewMove): Promise<MoveRow | StartRefusal> {
     return refusing<MoveRow, StartRefusal>(this.db, async (tx, refuse) => {
+      // The target zone's row is held until the move exists, so a zone deleted meanwhile is
+      // refused here, and a delete waiting on it sees the move (deleteWithArchivedWorkspaces).
+      // Zone before workspace, the order the delete locks them in.
+      if (move.toZoneId && !(await lockZoneShared(tx, move.toZoneId))) return refuse({ refused: 'zone-gone' });
       await lockWorkspace(tx, move.workspaceId);
       const workspace = await tx.workspace.findUnique({ where: { id: move.workspaceId } });
       if (!workspace || workspace.archivedAt) return refuse({ refused: 'gone' });
@@ -179,6 +184,14 @@ export class WorkspaceMovesRepository {
     });
     return finished;
   }
+}
+
+/** Holds the zone's row against a delete until the transaction ends; false when there is no such zone. */
+async function lockZoneShared(tx: WorkspacesTx, zoneId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<
+    unknown[]
+  >`SELECT 1 FROM control.hosted_zones WHERE id = ${zoneId}::uuid FOR KEY SHARE`;
+  return rows.length === 1;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ControlPrisma, createBelowCap, type Database } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
-import { recordWorkspaceRevocation } from './handoff-revocations.repository.js';
+import { recordReadersRevocation, recordWorkspaceRevocation } from './handoff-revocations.repository.js';
 import { ZONE_ENDPOINT, type WorkspaceRow } from './rows.js';
 import {
   refusing,
@@ -128,8 +128,17 @@ export class WorkspacesRepository {
     });
   }
 
+  /**
+   * Making a workspace private ends non-members' reading: their handoff tokens for it (a
+   * Leaf-backed one) are revoked in the same commit.
+   */
   update(id: string, changes: WorkspaceChanges): Promise<WorkspaceRow> {
-    return this.db.workspace.update({ where: { id }, data: changes, include: ZONE_ENDPOINT });
+    if (changes.visibility !== 'private')
+      return this.db.workspace.update({ where: { id }, data: changes, include: ZONE_ENDPOINT });
+    return this.db.$transaction(async (tx) => {
+      await recordReadersRevocation(tx, id, new Date());
+      return tx.workspace.update({ where: { id }, data: changes, include: ZONE_ENDPOINT });
+    });
   }
 
   /**

@@ -142,6 +142,13 @@ describe('HandoffAuthenticator', () => {
     expect(fetches).toBe(0);
   });
 
+  it("accepts a public workspace's subscriber with the read actions its token carries", async () => {
+    const claims = { kw_role: 'subscriber', kw_actions: ['fragments:read', 'collections:read', 'search:read'] };
+    const { auth } = await authenticator.authenticateBearer(await token({ claims }));
+    expect(auth.workspaceRole).toBe('subscriber');
+    expect(auth.scopes).toEqual(claims.kw_actions);
+  });
+
   it('refuses a token the Cloud revoked (issued up to the second after the revocation); accepts a later one', async () => {
     const credentialId = randomUUID();
     const before = await token({ issuedAgo: 10, claims: { kw_cred: credentialId } });

@@ -15,8 +15,12 @@ import { RevokedHandoffs } from './revoked-handoffs.js';
 
 /** The credential kind of a handoff token in the AuthContext. */
 export const HANDOFF_CREDENTIAL = 'handoff';
-/** Roles a handoff token may carry (`kw_role`): the member roles of the Cloud. */
-export const HANDOFF_ROLES: readonly string[] = ['owner', 'collaborator', 'contributor', 'viewer'];
+/**
+ * Roles a handoff token may carry (`kw_role`): the member roles of the Cloud, and `subscriber`
+ * (a reader of a public workspace: read actions only, and the Cloud revokes its tokens when the
+ * workspace becomes private).
+ */
+export const HANDOFF_ROLES: readonly string[] = ['owner', 'collaborator', 'contributor', 'viewer', 'subscriber'];
 /** Seconds of clock difference with the Cloud tolerated on `exp`, `iat` and `nbf`. */
 export const CLOCK_TOLERANCE_SECONDS = 5;
 

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { effectiveRelation } from '@kw/platform-access-policy';
 import type { RequestContext } from '@kw/platform-context';
 import { callerOf } from '../caller.js';
 import { stateOf, type AuthorizedWorkspace } from '../workspace-access.js';
@@ -39,12 +40,8 @@ export class HandoffIssuer {
     { workspace, relation, userId, auth }: AuthorizedWorkspace,
     zone: { id: string; endpointUrl: string },
   ): Promise<IssuedHandoff> {
-    const actions = handoffActions({
-      auth,
-      account: callerOf(context).account,
-      workspace: stateOf(workspace),
-      relation,
-    });
+    const state = stateOf(workspace)!;
+    const actions = handoffActions({ auth, account: callerOf(context).account, workspace: state, relation });
     const audience = zoneAudience(zone.id);
     const credentialId = context.auth?.credentialId ?? '';
     const signed = await signHandoff(await this.keys.signingKey(), {
@@ -52,7 +49,8 @@ export class HandoffIssuer {
       audience,
       userId,
       workspaceId: workspace.id,
-      role: relation,
+      // As the policy sees it: a non-member reading a public workspace is its subscriber.
+      role: effectiveRelation(relation, state.visibility),
       actions,
       credentialId,
       ttlSeconds: this.settings.handoffTtlSeconds,

@@ -18,6 +18,15 @@ export const zoneInUse = (count: number): AppError =>
     details: { workspaceCount: count },
   });
 
+/** A move to or from the zone has not ended: deleting it would strand the move (and its workspace read-only). */
+export const zoneHasMoves = (moves: Array<{ id: string; workspaceId: string }>): AppError =>
+  new AppError({
+    status: 409,
+    code: ErrorCode.CONFLICT,
+    message: `A workspace is moving ${moves.length === 1 ? '' : `(${moves.length} moves) `}to or from the hosted zone (move ${moves[0]!.id}); complete or abort the move first`,
+    details: { moveId: moves[0]!.id, workspaceId: moves[0]!.workspaceId, moveCount: moves.length },
+  });
+
 export const zoneHoldsArchived = (count: number): AppError =>
   new AppError({
     status: 409,

@@ -4,7 +4,7 @@ import type { RequestContext } from '@kw/platform-context';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { AccessChanges } from '../access-changes.js';
 import { HostedZonesRepository } from '../../persistence/hosted-zones.repository.js';
-import { zoneInUse, zoneHoldsArchived } from './hosted-zone-errors.js';
+import { zoneHasMoves, zoneInUse, zoneHoldsArchived } from './hosted-zone-errors.js';
 import { HOSTED_ZONE_SETTINGS, type HostedZoneSettings } from './hosted-zone-settings.js';
 import { hostedZoneView, zoneStatus, type HostedZoneRow } from './hosted-zone-view.js';
 import { ZoneAccess } from './zone-access.js';
@@ -73,12 +73,18 @@ export class HostedZonesHandlers {
   @Handles(HostedZonesService.method.deleteHostedZone)
   async delete(input: RequestOf<typeof HostedZonesService, 'deleteHostedZone'>, context: RequestContext) {
     const zone = await this.access.zone(await this.access.manager(context), input.hostedZoneId);
+    // A move first: its source workspace counts as live too, and ending the move is what frees the zone.
+    const moves = await this.zones.unfinishedMoves(zone.id);
+    if (moves.length > 0) throw zoneHasMoves(moves);
     const { live, archived } = await this.zones.workspaceCounts(zone.id);
     if (live > 0) throw zoneInUse(live);
     if (archived > 0 && !input.deleteArchivedWorkspaces) throw zoneHoldsArchived(archived);
-    // A placement made between the count and the delete: the foreign key refuses.
+    // A placement or a move begun between the checks and the delete: the delete refuses too.
     const deleted = await this.zones.deleteWithArchivedWorkspaces(zone.id);
-    if (!deleted) throw zoneInUse((await this.zones.workspaceCounts(zone.id)).live);
+    if ('refused' in deleted)
+      throw deleted.refused === 'moving'
+        ? zoneHasMoves(deleted.moves)
+        : zoneInUse((await this.zones.workspaceCounts(zone.id)).live);
     if (deleted.length > 0) this.changes.workspaces(deleted);
     return { deletedWorkspaceIds: deleted };
   }

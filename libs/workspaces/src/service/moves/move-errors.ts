@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, notFound } from '@kw/platform-errors';
 import type { StartRefusal } from '../../persistence/workspace-moves.repository.js';
-import { workspaceNotFound } from '../workspace-errors.js';
+import { hostedZoneNotFound, workspaceNotFound } from '../workspace-errors.js';
 
 /** Errors of moving a workspace between planes (docs/portable-workspaces.md#moving). */
 export const moveNotFound = (): AppError => notFound('Move');
@@ -38,6 +38,12 @@ export const moveNotCopying = (status: string): AppError =>
 export const cloudTarget = (): AppError =>
   conflict("The move's target is the Cloud: import there with your own credential, no handoff is needed");
 
+/** A move whose target zone no longer exists (deleted before deletes were refused during moves): only abort ends it. */
+export const targetZoneGone = (zoneId: string): AppError =>
+  conflict("The move's target hosted zone was deleted: abort the move (the workspace stays where it is)", {
+    toHostedZoneId: zoneId,
+  });
+
 export const importNotDone = (status: string): AppError =>
   conflict(`The move's import is ${status}, not done: complete the move once it is done (or abort it)`, {
     importStatus: status,
@@ -47,6 +53,8 @@ export function startRefused(refusal: StartRefusal): AppError {
   switch (refusal.refused) {
     case 'gone':
       return workspaceNotFound();
+    case 'zone-gone':
+      return hostedZoneNotFound();
     case 'not-active':
       return conflict(`The workspace is ${refusal.status}: move it once it is active`, { status: refusal.status });
     case 'moving':

@@ -21,6 +21,7 @@ import {
   moveNotCopying,
   moveNotFound,
   startRefused,
+  targetZoneGone,
 } from './move-errors.js';
 import { moveView } from './move-view.js';
 
@@ -87,11 +88,10 @@ export class WorkspaceMovesHandlers {
     if (move.status !== 'copying') throw moveNotCopying(move.status);
     if (!move.toZoneId) throw cloudTarget();
     const zone = await this.zones.findById(move.toZoneId);
+    // Never a token for a zone that is gone: no Leaf serves its audience any more.
+    if (!zone) throw targetZoneGone(move.toZoneId);
     return {
-      handoff: await this.issuer.issue(context, authorized, {
-        id: move.toZoneId,
-        endpointUrl: zone?.endpointUrl ?? '',
-      }),
+      handoff: await this.issuer.issue(context, authorized, { id: zone.id, endpointUrl: zone.endpointUrl ?? '' }),
     };
   }
 
@@ -107,6 +107,7 @@ export class WorkspaceMovesHandlers {
     if (move.status !== 'copying') throw moveNotCopying(move.status);
     // A Cloud target: the import must have ended done (a Leaf's the client checks there).
     if (!move.toZoneId) await this.checkCloudImport(move, input.importTransferId);
+    else if (!(await this.zones.findById(move.toZoneId))) throw targetZoneGone(move.toZoneId);
     const done = await this.moves.complete(move);
     if (!done) throw moveNotCopying((await this.moves.find(move.id, move.workspaceId))?.status ?? 'gone');
     this.changes.workspace(move.workspaceId);
