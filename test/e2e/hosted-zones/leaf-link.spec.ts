@@ -399,6 +399,73 @@ describeWith(
       );
       expect(await metric('kw_leaf_cloud_link_up')).toBe(1);
     }, 120_000);
+    it('re-enrolled with a new token, a Leaf that lost its state serves every workspace of the zone again (empty), and so does the first Leaf once enrolled back (with its content)', async () => {
+      const kept = await placedWorkspace('Through re-enrollments');
+      const types = await atLeaf(await handoff(owner.token, kept), 'GET', `/api/workspaces/${kept}/fragment-types`);
+      const note = types.body.items.find((t: { key: string }) => t.key === 'note').id;
+      const written = await atLeaf(await handoff(owner.token, kept), 'POST', '/api/memory-fragments', {
+        workspaceId: kept,
+        fragmentTypeId: note,
+        title: 'Held by the first Leaf',
+        content: 'only on the first Leaf',
+      });
+      expect(written.status).toBe(201);
+      /** The workspace's fragment titles where the Cloud's handoff sends the client, once served there. */
+      const servedAt = (endpointUrl: string, workspace: string) =>
+        until(`${workspace} served at ${endpointUrl}`, async () => {
+          const handed = await api().ok(owner.token, 'POST', `/api/workspaces/${workspace}/handoff`, undefined, 200);
+          if (handed.endpointUrl !== endpointUrl) return false;
+          const res = await fetch(`${endpointUrl}/api/memory-fragments?workspaceId=${workspace}`, {
+            headers: { authorization: `Bearer ${handed.token}` },
+          });
+          if (res.status !== 200) return false;
+          return ((await res.json()) as { items: Array<{ title: string }> }).items.map((f) => f.title);
+        });
+      const newToken = async () =>
+        (await api().ok(owner.token, 'POST', `/api/hosted-zones/${zoneId}/enrollment-token`, undefined, 200))
+          .enrollmentToken as string;
+
+      // The first Leaf is gone with its state; a new one (empty database) enrolls with a new token.
+      expect(await leaf.stop()).toBe(0);
+      const secondDb = await createTestDatabase('kw_hz_leaf2');
+      const secondDir = tempDir('kw-hz-leaf2-');
+      const secondUrl = `http://127.0.0.1:${await freePort()}`;
+      let second: PlatformProcess | undefined;
+      try {
+        second = await startLeaf({
+          PORT: new URL(secondUrl).port,
+          PUBLIC_URL: secondUrl,
+          DATABASE_URL: secondDb.url,
+          DATA_DIR: secondDir,
+          CLOUD_URL: cloudUrl,
+          ENROLLMENT_TOKEN: await newToken(),
+          SECRETS_ENCRYPTION_KEY: LEAF_KEY,
+          LEAF_HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS),
+          ...UNLIMITED,
+        });
+        // Served again, with what the new Leaf holds: nothing (the content was only on the first Leaf).
+        expect(await servedAt(secondUrl, kept)).toEqual([]);
+        expect(await servedAt(secondUrl, workspaceId)).toBeDefined();
+        const { workspace } = await api().ok(owner.token, 'GET', `/api/workspaces/${kept}`, undefined, 200);
+        expect(workspace.status).toBe('active');
+        const placedMeanwhile = await placedWorkspace('Placed on the second Leaf');
+        expect(await servedAt(secondUrl, placedMeanwhile)).toEqual([]);
+
+        // The first Leaf (its database kept) enrolled back: it serves them all again, its content included.
+        expect(await second.stop()).toBe(0);
+        second = undefined;
+        zoneToken = await newToken();
+        leaf = await startTheLeaf(zoneToken);
+        expect(await servedAt(leaf.url, kept)).toEqual(['Held by the first Leaf']);
+        expect(await servedAt(leaf.url, placedMeanwhile)).toEqual([]);
+        expect(await servedAt(leaf.url, workspaceId)).toBeDefined();
+      } finally {
+        await second?.stop();
+        await secondDb.drop();
+        rmSync(secondDir, { recursive: true, force: true });
+      }
+    }, 180_000);
+
     it("serves nothing once its zone is deleted, and purges that zone's workspaces when enrolled into another zone; refuses another zone's token while its own zone still counts on it", async () => {
       const marker = `zone-marker-${randomUUID()}`;
       const types = await atLeaf(await handoff(owner.token), 'GET', `/api/workspaces/${workspaceId}/fragment-types`);
@@ -426,6 +493,11 @@ describeWith(
         // While zone A still counts on this Leaf, another zone's token is refused (exit 2), nothing changed.
         expect(await leaf.stop()).toBe(0);
         await expect(startTheLeaf(other.enrollmentToken)).rejects.toThrow(/exited with 2[\s\S]*another hosted zone/);
+        // Nothing changed on the Cloud either: the other zone is not enrolled, its token is not used.
+        const untouched = (
+          await api().ok(owner.token, 'GET', `/api/hosted-zones/${other.hostedZone.id}`, undefined, 200)
+        ).hostedZone;
+        expect(untouched).toMatchObject({ status: 'pending', enrolledAt: null, endpointUrl: null });
         leaf = await startTheLeaf(zoneToken);
         await until('the Leaf serving again', async () => (await atLeaf(await handoff(owner.token))).status === 200);
 
@@ -457,14 +529,8 @@ describeWith(
 
         // Enrolled into another zone on the same database: zone A's workspaces are purged, none is served.
         expect(await leaf.stop()).toBe(0);
-        const token = await api().ok(
-          owner.token,
-          'POST',
-          `/api/hosted-zones/${other.hostedZone.id}/enrollment-token`,
-          undefined,
-          200,
-        );
-        leaf = await startTheLeaf(token.enrollmentToken);
+        // The token the refused start was given still works.
+        leaf = await startTheLeaf(other.enrollmentToken);
         const enrolled = leaf.logs.find((l) => l.msg === 'leaf enrolled');
         expect(enrolled).toMatchObject({ hostedZoneId: other.hostedZone.id, workspaces: 0 });
         // Each workspace's record goes after its data (fragments, search, webhooks): wait for both.

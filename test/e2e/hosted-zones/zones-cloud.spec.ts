@@ -602,19 +602,59 @@ describe('hosted zones (Cloud)', () => {
       expect(res.body).toMatchObject({ code: 'CONFLICT', workspaceCount: 1 });
     });
 
-    it('re-enrolls with a new enrollment token: the new credential works, the old one no longer does', async () => {
+    it('re-enrolls with a new enrollment token: the new credential works, the old one no longer does, and the new Leaf is given every workspace of the zone again', async () => {
       const resetRes = await api.call(owner.token, 'POST', `/api/hosted-zones/${zone.id}/enrollment-token`, undefined);
       expect(resetRes.status).toBe(200);
       expectNoStore(resetRes.headers, 'POST /api/hosted-zones/{id}/enrollment-token');
       const reset = resetRes.body;
       expect(reset.enrollmentToken).toMatch(/^kwe_/);
       expect(reset.hostedZone.id).toBe(zone.id);
+      expect((await api.ok(owner.token, 'GET', `/api/workspaces/${placed.id}`, undefined, 200)).workspace.status).toBe(
+        'active',
+      );
       const again = await enroll(reset.enrollmentToken);
       expect(again.hostedZoneId).toBe(zone.id);
       expect(again.zoneCredential).not.toBe(enrollment.zoneCredential);
       expect((await leaf('POST', '/api/hosted-zones/heartbeat', enrollment.zoneCredential, {})).status).toBe(401);
-      expect((await leaf('POST', '/api/hosted-zones/heartbeat', again.zoneCredential, {})).status).toBe(200);
+
+      // The Leaf that enrolled may hold none of the zone's workspaces (it lost its state): each is provisioned again.
+      const status = async () =>
+        (await api.ok(owner.token, 'GET', `/api/workspaces/${placed.id}`, undefined, 200)).workspace.status;
+      expect(await status()).toBe('processing');
+      const hb = await leaf('POST', '/api/hosted-zones/heartbeat', again.zoneCredential, {});
+      expect(hb.status).toBe(200);
+      expect(hb.body.placements).toContainEqual({ workspaceId: placed.id, name: placed.name, status: 'processing' });
+      const ready = await leaf('POST', `/api/hosted-zones/placements/${placed.id}/ready`, again.zoneCredential);
+      expect(ready.status).toBe(200);
+      expect(await status()).toBe('active');
+      const next = await leaf('POST', '/api/hosted-zones/heartbeat', again.zoneCredential, {});
+      expect(next.body.placements).toEqual([]);
       enrollment = again;
+    });
+
+    it('refuses an enrollment for another zone than hostedZoneId (409 HOSTED_ZONE_MISMATCH) without using the token or enrolling its zone', async () => {
+      const created = await newZone(owner.token, 'Not this one');
+      const body = { enrollmentToken: created.enrollmentToken, endpointUrl: LEAF_ENDPOINT, leafVersion: 'x' };
+      const refused = await leaf('POST', '/api/hosted-zones/enroll', undefined, { ...body, hostedZoneId: zone.id });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ code: 'HOSTED_ZONE_MISMATCH' });
+      const unchanged = (await api.ok(owner.token, 'GET', `/api/hosted-zones/${created.hostedZone.id}`, undefined, 200))
+        .hostedZone;
+      expect(unchanged).toMatchObject({ status: 'pending', enrolledAt: null, endpointUrl: null });
+      // An unknown token is still 401, whatever hostedZoneId says.
+      const unknown = await leaf('POST', '/api/hosted-zones/enroll', undefined, {
+        ...body,
+        enrollmentToken: `kwe_${'C'.repeat(43)}`,
+        hostedZoneId: zone.id,
+      });
+      expect(unknown.status).toBe(401);
+      // The token was not used: it enrolls its own zone (named or not).
+      const own = await leaf('POST', '/api/hosted-zones/enroll', undefined, {
+        ...body,
+        hostedZoneId: created.hostedZone.id,
+      });
+      expect(own.status).toBe(200);
+      expect(own.body.hostedZoneId).toBe(created.hostedZone.id);
     });
 
     it("answers a zone's revocations in its heartbeats (a removed member, a revoked token), and none to other zones", async () => {

@@ -44,7 +44,9 @@ export class LeafLinkController {
   @ApiOperation({
     summary: 'Enroll a Leaf',
     description:
-      'Uses up the enrollment token (401 `UNAUTHENTICATED` when unknown, used or expired) and answers the zone credential.',
+      'Uses up the enrollment token (401 `UNAUTHENTICATED` when unknown, used or expired; 409 `HOSTED_ZONE_MISMATCH`, ' +
+      "leaving it unused, when it is not `hostedZoneId`'s) and answers the zone credential. The zone's active " +
+      'workspaces go back to `processing` until the Leaf that enrolled reports each ready again.',
   })
   @ApiOkResponse({ type: EnrollLeafResponseDto })
   async enroll(@Body() body: EnrollLeafDto, @Req() request: FastifyRequest): Promise<EnrollLeafResponseDto> {
@@ -52,6 +54,7 @@ export class LeafLinkController {
       enrollmentToken: body.enrollmentToken,
       endpointUrl: body.endpointUrl,
       leafVersion: body.leafVersion,
+      hostedZoneId: body.hostedZoneId ?? '',
     });
     // The keys URL as this request reached the Cloud (PUBLIC_URL when set).
     const jwksUri = `${publicBase(this.config, request)}${jwksPath}`;

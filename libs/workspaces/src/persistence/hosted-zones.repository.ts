@@ -143,22 +143,38 @@ export class HostedZonesRepository {
 
   /**
    * Uses the enrollment token: conditional on its hash still being there, so of two
-   * concurrent uses exactly one wins (true).
+   * concurrent uses exactly one wins (answered: the ids of the workspaces sent back to
+   * provisioning), the other gets undefined. In the same commit the zone's active workspaces (archived ones too)
+   * go back to `processing`: the Leaf that enrolled may be a new one without them, and the
+   * heartbeat lists only processing placements (it provisions them, reports each ready again).
    */
-  async enroll(id: string, enrollmentTokenHash: string, enrollment: Enrollment): Promise<boolean> {
-    const { count } = await this.db.hostedZone.updateMany({
-      where: { id, enrollmentTokenHash },
-      data: {
-        enrollmentTokenHash: null,
-        enrollmentTokenExpiresAt: null,
-        credentialHash: enrollment.credentialHash,
-        enrolledAt: enrollment.at,
-        lastHeartbeatAt: enrollment.at,
-        endpointUrl: enrollment.endpointUrl,
-        leafVersion: enrollment.leafVersion,
-      },
+  async enroll(id: string, enrollmentTokenHash: string, enrollment: Enrollment): Promise<string[] | undefined> {
+    return this.db.$transaction(async (tx) => {
+      const { count } = await tx.hostedZone.updateMany({
+        where: { id, enrollmentTokenHash },
+        data: {
+          enrollmentTokenHash: null,
+          enrollmentTokenExpiresAt: null,
+          credentialHash: enrollment.credentialHash,
+          enrolledAt: enrollment.at,
+          lastHeartbeatAt: enrollment.at,
+          endpointUrl: enrollment.endpointUrl,
+          leafVersion: enrollment.leafVersion,
+        },
+      });
+      if (count !== 1) return undefined;
+      const active = await tx.workspace.findMany({
+        where: { hostedZoneId: id, status: 'active' },
+        select: { id: true },
+      });
+      const ids = active.map((w) => w.id);
+      if (ids.length > 0)
+        await tx.workspace.updateMany({
+          where: { id: { in: ids }, hostedZoneId: id, status: 'active' },
+          data: { status: 'processing' },
+        });
+      return ids;
     });
-    return count === 1;
   }
 
   /** A heartbeat now, with the endpoint and version the Leaf reported (when it did). */

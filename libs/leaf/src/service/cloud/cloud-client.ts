@@ -60,11 +60,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class CloudClient {
   constructor(@Inject(LEAF_SETTINGS) private readonly settings: LeafSettings) {}
 
-  async enroll(enrollmentToken: string): Promise<NewEnrollment> {
+  /**
+   * `onlyInto`: a zone id; the Cloud then refuses (409 HOSTED_ZONE_MISMATCH) another zone's
+   * token without using it, so the Leaf can keep its zone without having changed anything.
+   */
+  async enroll(enrollmentToken: string, onlyInto?: string): Promise<NewEnrollment> {
     const body = await this.post('/api/hosted-zones/enroll', undefined, {
       enrollmentToken,
       endpointUrl: this.settings.endpointUrl,
       leafVersion: this.settings.leafVersion,
+      ...(onlyInto && { hostedZoneId: onlyInto }),
     });
     const fields = ['hostedZoneId', 'zoneCredential', 'issuer', 'audience', 'jwksUri'] as const;
     for (const field of fields) {

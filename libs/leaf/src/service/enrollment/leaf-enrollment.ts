@@ -7,7 +7,12 @@ import { RevokedHandoffs } from '../credentials/revoked-handoffs.js';
 import { CloudLink } from '../health/cloud-link.js';
 import { HandoffKeys } from '../keys/handoff-keys.js';
 import { LEAF_SETTINGS, type LeafSettings } from '../../leaf-settings.js';
-import { hashEnrollmentToken, LeafStateRepository, type Enrollment } from '../../persistence/leaf-state.repository.js';
+import {
+  hashEnrollmentToken,
+  LeafStateRepository,
+  type Enrollment,
+  type NewEnrollment,
+} from '../../persistence/leaf-state.repository.js';
 
 /**
  * Start-up (before the Leaf takes traffic): uses the stored enrollment, or enrolls with
@@ -70,8 +75,7 @@ export class LeafEnrollment implements OnModuleInit {
         'ENROLLMENT_TOKEN differs from the one this Leaf enrolled with: enrolling again',
       );
     try {
-      const enrolled = await this.cloud.enroll(token);
-      if (stored && enrolled.hostedZoneId !== stored.hostedZoneId) await this.leavePreviousZone(stored);
+      const enrolled = await this.enrollKeepingZone(token, stored);
       return await this.state.saveEnrollment(enrolled, token);
     } catch (err) {
       if (err instanceof ConfigError) throw err;
@@ -86,15 +90,30 @@ export class LeafEnrollment implements OnModuleInit {
   }
 
   /**
+   * A Leaf holding workspaces of its zone enrolls only into that zone (the Cloud checks the token
+   * before using it). A token of another zone is taken only when leavePreviousZone allows it, so a
+   * refused start leaves the Cloud as it was: the other zone not enrolled, its token unused.
+   */
+  private async enrollKeepingZone(token: string, stored: Enrollment | undefined): Promise<NewEnrollment> {
+    if (!stored || this.state.workspaces().length === 0) return this.cloud.enroll(token);
+    try {
+      return await this.cloud.enroll(token, stored.hostedZoneId);
+    } catch (err) {
+      if (!(err instanceof CloudRefusedError && err.code === 'HOSTED_ZONE_MISMATCH')) throw err;
+    }
+    await this.leavePreviousZone(stored);
+    return this.cloud.enroll(token);
+  }
+
+  /**
    * The token is another zone's: a Leaf serves one zone, so the previous zone's workspaces will
    * be purged (docs/hosted-zones-leaf.md#enrolling-into-another-zone). Only when the Cloud no longer
    * accepts this Leaf for that zone (it was deleted, with its workspaces, or another Leaf
    * enrolled for it): while it does, its workspaces' content is here and nowhere else, so the
-   * start is refused instead and nothing is changed.
+   * start is refused instead and nothing is changed (the token stays unused).
    */
   private async leavePreviousZone(stored: Enrollment): Promise<void> {
     const workspaces = this.state.workspaces().length;
-    if (workspaces === 0) return;
     const stillAccepted = await this.cloud.heartbeat(stored.zoneCredential).then(
       () => true,
       (err: unknown) => {
@@ -106,8 +125,8 @@ export class LeafEnrollment implements OnModuleInit {
       throw new ConfigError([
         `ENROLLMENT_TOKEN: it is for another hosted zone than ${stored.hostedZoneId}, whose ${workspaces} ` +
           "workspace(s) this Leaf's database holds and which the Cloud still counts on this Leaf for. A Leaf " +
-          "serves one zone: start the new zone's Leaf on its own DATA_DIR / DATABASE_URL (and ask the Cloud for " +
-          'a new enrollment token, this one is used), or move those workspaces away and delete their zone first',
+          "serves one zone: start the new zone's Leaf on its own DATA_DIR / DATABASE_URL (the token was not " +
+          'used: it still enrolls that Leaf), or move those workspaces away and delete their zone first',
       ]);
     }
     this.logger.warn(

@@ -191,6 +191,15 @@ export class EnrollLeafDto {
   @IsString()
   @MaxLength(LEAF_VERSION_MAX)
   leafVersion!: string;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      "Enroll only if the token is this zone's (the Leaf's stored zone, whose workspaces it still holds); else 409 `HOSTED_ZONE_MISMATCH` and the token stays unused",
+  })
+  @IsOptional()
+  @IsUUID()
+  hostedZoneId?: string;
 }
 
 export class EnrollLeafResponseDto {

@@ -5,6 +5,7 @@ export const HostedZoneErrorCode = {
   HOSTED_ZONE_OFFLINE: 'HOSTED_ZONE_OFFLINE',
   HOSTED_ZONE_ENDPOINT_NOT_HTTPS: 'HOSTED_ZONE_ENDPOINT_NOT_HTTPS',
   NOT_A_HOSTED_ZONE_WORKSPACE: 'NOT_A_HOSTED_ZONE_WORKSPACE',
+  HOSTED_ZONE_MISMATCH: 'HOSTED_ZONE_MISMATCH',
 } as const;
 
 /** A zone the caller may not see answers exactly like a missing one. */
@@ -66,6 +67,15 @@ export const notAHostedZoneWorkspace = (): AppError =>
 /** A Leaf-facing credential (enrollment token, zone credential) that is missing, unknown, used or expired. */
 export const leafUnauthenticated = (what: 'enrollment token' | 'zone credential'): AppError =>
   new AppError({ status: 401, code: ErrorCode.UNAUTHENTICATED, message: `Invalid or expired ${what}` });
+
+/** A Leaf asked to enroll only into its own zone, with another zone's token (which stays unused). */
+export const hostedZoneMismatch = (): AppError =>
+  new AppError({
+    status: 409,
+    code: HostedZoneErrorCode.HOSTED_ZONE_MISMATCH,
+    message: 'The enrollment token is for another hosted zone than hostedZoneId; it was not used',
+    param: 'hostedZoneId',
+  });
 
 /** A placement the calling zone does not hold. */
 export const placementNotFound = (): AppError => notFound('Placement');

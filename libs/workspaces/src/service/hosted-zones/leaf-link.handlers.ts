@@ -7,7 +7,7 @@ import { HostedZonesRepository } from '../../persistence/hosted-zones.repository
 import { WorkspaceMovesRepository } from '../../persistence/workspace-moves.repository.js';
 import { isUuid } from '@kw/platform-ids';
 import { HandoffKeys } from './handoff-keys.js';
-import { leafUnauthenticated, placementNotFound } from './hosted-zone-errors.js';
+import { hostedZoneMismatch, leafUnauthenticated, placementNotFound } from './hosted-zone-errors.js';
 import { HOSTED_ZONE_SETTINGS, jwksPath, zoneAudience, type HostedZoneSettings } from './hosted-zone-settings.js';
 import type { HostedZoneRow } from './hosted-zone-view.js';
 import { checkEndpointUrl, checkLeafVersion } from './zone-fields.js';
@@ -45,17 +45,20 @@ export class LeafLinkHandlers {
     const now = new Date();
     if (!zone || !zone.enrollmentTokenExpiresAt || zone.enrollmentTokenExpiresAt <= now)
       throw leafUnauthenticated('enrollment token');
+    // Checked before the token is used: a Leaf refusing to leave its zone changes nothing here.
+    if (input.hostedZoneId && input.hostedZoneId !== zone.id) throw hostedZoneMismatch();
     const credential = newZoneCredential();
     // Conditional on the hash still being there: of two concurrent uses, exactly one wins.
-    const enrolled = await this.zones.enroll(zone.id, hash, {
+    const reprovisioned = await this.zones.enroll(zone.id, hash, {
       credentialHash: hashSecret(credential),
       at: now,
       endpointUrl,
       leafVersion: leafVersion || null,
     });
-    if (!enrolled) throw leafUnauthenticated('enrollment token');
+    if (!reprovisioned) throw leafUnauthenticated('enrollment token');
     // The zone's endpoint is in every HOSTED_ZONE_REQUIRED answer of its workspaces.
     if (endpointUrl !== zone.endpointUrl) this.changes.everything();
+    else if (reprovisioned.length > 0) this.changes.workspaces(reprovisioned);
     return {
       hostedZoneId: zone.id,
       zoneCredential: credential,
