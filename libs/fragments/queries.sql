@@ -113,3 +113,8 @@ INSERT INTO data.imported_records (workspace_id, kind, source_id, target_id)
 SELECT $1::uuid, $2, source_id, target_id
   FROM unnest($3::text[], $4::uuid[]) AS pairs(source_id, target_id)
 ON CONFLICT (workspace_id, kind, source_id) DO UPDATE SET target_id = EXCLUDED.target_id;
+
+-- src/persistence/workspace-purge.repository.ts: WorkspacePurgeRepository.purge.imports
+SELECT status FROM data.workspace_transfers
+WHERE workspace_id = ${workspaceId}::uuid AND kind = 'import' AND status IN ('uploading', 'processing')
+FOR UPDATE;

@@ -20,10 +20,21 @@ export class WorkspacePurgeRepository {
     return rows.map((r) => r.archiveKey!);
   }
 
-  async purge(workspaceId: string): Promise<number> {
+  /**
+   * The number of fragments deleted, or `importRunning` (nothing deleted) while an import job of
+   * the workspace is still processing: its next batch could commit after the purge and leave
+   * rows behind, or make the purge fail on a foreign key. The job's rows are locked first, so a
+   * job starting meanwhile (uploading → processing) waits for the purge, then finds its row gone.
+   */
+  async purge(workspaceId: string): Promise<number | 'importRunning'> {
     const where = { workspaceId };
     return this.db.$transaction(
       async (tx) => {
+        const imports = await tx.$queryRaw<Array<{ status: string }>>`
+          SELECT status FROM data.workspace_transfers
+          WHERE workspace_id = ${workspaceId}::uuid AND kind = 'import' AND status IN ('uploading', 'processing')
+          FOR UPDATE`;
+        if (imports.some((i) => i.status === 'processing')) return 'importRunning' as const;
         await tx.graphEntity.deleteMany({ where });
         await tx.collection.deleteMany({ where });
         const { count } = await tx.fragment.deleteMany({ where });

@@ -106,6 +106,24 @@ export class WorkspaceMovesRepository {
     return [...new Set(moves.map((m) => m.workspaceId))];
   }
 
+  /**
+   * Finished moves whose leftover copy is the Cloud's and not removed yet (the source of a move
+   * to a zone, the target of an aborted move from one), oldest first: what the sweeper retries.
+   */
+  cloudLeftovers(limit: number): Promise<MoveRow[]> {
+    return this.db.workspaceMove.findMany({
+      where: {
+        leftoverRemovedAt: null,
+        OR: [
+          { status: 'done', fromZoneId: null },
+          { status: 'aborted', toZoneId: null },
+        ],
+      },
+      orderBy: [{ completedAt: 'asc' }, { id: 'asc' }],
+      take: limit,
+    });
+  }
+
   /** The zone's Leaf provisioned the move's target; the ids of moves that can copy now. */
   async targetReady(workspaceId: string, zoneId: string): Promise<MoveRow | null> {
     return this.db.$transaction(async (tx) => {

@@ -20,6 +20,8 @@ import { WorkspaceAccess } from './workspace-access.js';
 import { WorkspaceListingsHandlers } from './workspace-listings.handlers.js';
 import { WorkspacesHandlers } from './workspaces.handlers.js';
 import { CloudCopyPurge } from './moves/cloud-copy-purge.js';
+import { CloudLeftoverRemoval } from './moves/cloud-leftover-removal.js';
+import { CloudLeftoverSweeper } from './moves/cloud-leftover-sweeper.js';
 import { WorkspaceMovesHandlers } from './moves/workspace-moves.handlers.js';
 import { WorkspaceMovesRepository } from '../persistence/workspace-moves.repository.js';
 
@@ -47,6 +49,8 @@ import { WorkspaceMovesRepository } from '../persistence/workspace-moves.reposit
     ...hostedZoneProviders,
     WorkspaceMovesRepository,
     CloudCopyPurge,
+    CloudLeftoverRemoval,
+    CloudLeftoverSweeper,
     WorkspaceMovesHandlers,
     ...entitlementProviders,
   ],

@@ -12,7 +12,7 @@ import { AccessChanges } from '../access-changes.js';
 import { HandoffIssuer } from '../hosted-zones/handoff-issuer.js';
 import { ZonePlacement } from '../hosted-zones/zone-placement.js';
 import { WorkspaceAccess, type AuthorizedWorkspace } from '../workspace-access.js';
-import { CloudCopyPurge } from './cloud-copy-purge.js';
+import { CloudLeftoverRemoval } from './cloud-leftover-removal.js';
 import {
   alreadyThere,
   cloudTarget,
@@ -45,7 +45,7 @@ export class WorkspaceMovesHandlers {
     private readonly placement: ZonePlacement,
     private readonly issuer: HandoffIssuer,
     private readonly changes: AccessChanges,
-    private readonly cloudCopy: CloudCopyPurge,
+    private readonly leftovers: CloudLeftoverRemoval,
     private readonly client: ServiceClient,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -61,13 +61,16 @@ export class WorkspaceMovesHandlers {
     if (from === to) throw alreadyThere();
     // Only a Cloud workspace holds files, and a zone keeps none (Hosted Zone V1).
     if (to !== null && from === null && !input.leaveFilesBehind) await this.refuseFiles(workspace.id);
-    const started = await this.moves.start({
-      workspaceId: workspace.id,
-      fromZoneId: from,
-      toZoneId: to,
-      leaveFilesBehind: input.leaveFilesBehind,
-      createdBy: userId,
-    });
+    const move = { workspaceId: workspace.id, fromZoneId: from, toZoneId: to, createdBy: userId };
+    let started = await this.moves.start({ ...move, leaveFilesBehind: input.leaveFilesBehind });
+    // The Cloud's copy of an earlier move not removed yet (the sweeper retries it): try it now, then begin.
+    if (
+      'refused' in started &&
+      started.refused === 'leftover' &&
+      to === null &&
+      (await this.removeLeftover(workspace.id, started))
+    )
+      started = await this.moves.start({ ...move, leaveFilesBehind: input.leaveFilesBehind });
     if ('refused' in started) throw startRefused(started);
     // Gates drop their answers: from now on writes are refused on the Cloud (a Leaf source at its next heartbeat).
     this.changes.workspace(workspace.id);
@@ -97,13 +100,13 @@ export class WorkspaceMovesHandlers {
 
   /**
    * Switches the placement to the target in one transaction, then removes the source copy (the
-   * Cloud's at once, a Leaf's at its next heartbeat). Calling it again for a completed move
-   * retries a removal that failed.
+   * Cloud's at once, a Leaf's at its next heartbeat). A Cloud removal that failed is retried by
+   * the sweeper (CloudLeftoverSweeper), and by calling complete again.
    */
   @Handles(WorkspaceMovesService.method.completeMove)
   async complete(input: Req<'completeMove'>, context: RequestContext) {
     const { move } = await this.find(context, input.workspaceId, input.moveId);
-    if (move.status === 'done') return { move: await this.view(await this.removeCloudLeftover(move, 'source')) };
+    if (move.status === 'done') return { move: await this.view(await this.leftovers.remove(move)) };
     if (move.status !== 'copying') throw moveNotCopying(move.status);
     // A Cloud target: the import must have ended done (a Leaf's the client checks there).
     if (!move.toZoneId) await this.checkCloudImport(move, input.importTransferId);
@@ -112,19 +115,23 @@ export class WorkspaceMovesHandlers {
     if (!done) throw moveNotCopying((await this.moves.find(move.id, move.workspaceId))?.status ?? 'gone');
     this.changes.workspace(move.workspaceId);
     this.logger.info({ workspaceId: move.workspaceId, moveId: move.id }, 'workspace move completed');
-    return { move: await this.view(await this.removeCloudLeftover(done, 'source')) };
+    return { move: await this.view(await this.leftovers.remove(done)) };
   }
 
-  /** The workspace stays on its source plane, writable again; what reached the target is removed. */
+  /**
+   * The workspace stays on its source plane, writable again; what reached the target is removed.
+   * The move ends first, so the gate refuses a running import's next write; while that import
+   * still writes, the Cloud's purge is refused and the sweeper retries it once the import ended.
+   */
   @Handles(WorkspaceMovesService.method.abortMove)
   async abort(input: Req<'abortMove'>, context: RequestContext) {
     const { move } = await this.find(context, input.workspaceId, input.moveId);
-    if (move.status === 'aborted') return { move: await this.view(await this.removeCloudLeftover(move, 'target')) };
+    if (move.status === 'aborted') return { move: await this.view(await this.leftovers.remove(move)) };
     const aborted = await this.moves.abort(move);
     if (!aborted) throw moveNotCopying((await this.moves.find(move.id, move.workspaceId))?.status ?? 'gone');
     this.changes.workspace(move.workspaceId);
     this.logger.info({ workspaceId: move.workspaceId, moveId: move.id }, 'workspace move aborted');
-    return { move: await this.view(await this.removeCloudLeftover(aborted, 'target')) };
+    return { move: await this.view(await this.leftovers.remove(aborted)) };
   }
 
   private async find(
@@ -163,22 +170,10 @@ export class WorkspaceMovesHandlers {
     if (status !== 'done' || new Date(transfer!.createdAt) < move.createdAt) throw importNotDone(status);
   }
 
-  /**
-   * The Cloud's own leftover (the source of a completed move, the target of an aborted one) is
-   * purged here; a Leaf's is listed in its heartbeats until it reports it removed. A failed
-   * purge leaves `leftoverRemoved` false; calling complete (or abort) again retries it.
-   */
-  private async removeCloudLeftover(move: MoveRow, leftover: 'source' | 'target'): Promise<MoveRow> {
-    const zoneId = leftover === 'source' ? move.fromZoneId : move.toZoneId;
-    if (zoneId !== null || move.leftoverRemovedAt) return move;
-    try {
-      await this.cloudCopy.purge(move.workspaceId);
-    } catch (err) {
-      this.logger.error({ err, workspaceId: move.workspaceId, moveId: move.id }, "the Cloud's copy was not removed");
-      return move;
-    }
-    await this.moves.leftoverRemoved(move.id);
-    return (await this.moves.find(move.id, move.workspaceId)) ?? move;
+  /** Whether the Cloud's leftover copy named by a refused start is removed now. */
+  private async removeLeftover(workspaceId: string, refusal: { moveId: string }): Promise<boolean> {
+    const leftover = await this.moves.find(refusal.moveId, workspaceId);
+    return leftover !== null && (await this.leftovers.remove(leftover)).leftoverRemovedAt !== null;
   }
 
   private async view(move: MoveRow) {
