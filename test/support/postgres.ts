@@ -86,3 +86,24 @@ export async function migratedTestDatabase<P extends Plane>(
     },
   };
 }
+
+/**
+ * Rows of every base table of a database whose text holds `needle`, as `schema.table: count`:
+ * how a test proves that content never reached a plane (or was removed from it). Throws when
+ * the database has too few tables to be one the platform migrated (a wrong connection).
+ */
+export async function tablesHolding(sql: pg.Client, needle: string): Promise<string[]> {
+  const tables = await sql.query(
+    `SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
+  );
+  if (tables.rows.length <= 10) throw new Error(`only ${tables.rows.length} tables: not a migrated platform database`);
+  const holding: string[] = [];
+  for (const t of tables.rows) {
+    const { rows } = await sql.query(
+      `SELECT count(*)::int AS n FROM "${t.table_schema}"."${t.table_name}" AS r WHERE r::text LIKE $1`,
+      [`%${needle}%`],
+    );
+    if (rows[0].n > 0) holding.push(`${t.table_schema}.${t.table_name}: ${rows[0].n}`);
+  }
+  return holding;
+}

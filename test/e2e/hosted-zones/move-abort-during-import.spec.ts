@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { adminEnv, userWithToken } from '../../support/accounts.js';
-import { createTestDatabase } from '../../support/postgres.js';
+import { createTestDatabase, tablesHolding } from '../../support/postgres.js';
 import { ALLOW_HTTP_ENDPOINTS, enrolledLeaf, poll } from '../../support/hosted-zones.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { describeWith } from '../../support/services.js';
@@ -45,23 +45,6 @@ describeWith(['postgres'], 'aborting a move to the Cloud while its import runs',
     return d;
   };
   const api = () => workspacesApi(cloud.url);
-
-  /** Rows of every base table of the Cloud's database whose text holds `needle`, by table. */
-  async function cloudTablesHolding(needle: string): Promise<string[]> {
-    const tables = await cloudSql.query(
-      `SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
-    );
-    expect(tables.rows.length).toBeGreaterThan(10);
-    const holding: string[] = [];
-    for (const t of tables.rows) {
-      const { rows } = await cloudSql.query(
-        `SELECT count(*)::int AS n FROM "${t.table_schema}"."${t.table_name}" AS r WHERE r::text LIKE $1`,
-        [`%${needle}%`],
-      );
-      if (rows[0].n > 0) holding.push(`${t.table_schema}.${t.table_name}: ${rows[0].n}`);
-    }
-    return holding;
-  }
 
   beforeAll(async () => {
     cloudDb = await createTestDatabase('kw_move_abort_cloud');
@@ -215,7 +198,7 @@ describeWith(['postgres'], 'aborting a move to the Cloud while its import runs',
     expect(rows[0].n).toBe(0);
     const jobs = await cloudSql.query('SELECT status FROM data.workspace_transfers WHERE workspace_id = $1', [wsId]);
     expect(jobs.rows).toEqual([]);
-    expect(await cloudTablesHolding(MARKER)).toEqual([]);
+    expect(await tablesHolding(cloudSql, MARKER)).toEqual([]);
     expect((await api().ok(owner.token, 'GET', `/api/workspaces/${wsId}`, undefined, 200)).workspace).toMatchObject({
       status: 'active',
       hostedZoneId: zoneId,

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KnowledgeClient, type MoveProgress } from '@kw/client';
 import { adminEnv, userWithToken } from '../../support/accounts.js';
-import { createTestDatabase } from '../../support/postgres.js';
+import { createTestDatabase, tablesHolding } from '../../support/postgres.js';
 import { ALLOW_HTTP_ENDPOINTS, enrolledLeaf, poll } from '../../support/hosted-zones.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { describeWith } from '../../support/services.js';
@@ -53,23 +53,6 @@ describeWith(['postgres'], 'moving a workspace between the Cloud and a Leaf', ()
     return d;
   };
   const api = () => workspacesApi(cloud.url);
-
-  /** Rows of every base table of a database whose text holds `needle`, by table. */
-  async function tablesHolding(sql: pg.Client, needle: string): Promise<string[]> {
-    const tables = await sql.query(
-      `SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
-    );
-    expect(tables.rows.length).toBeGreaterThan(10);
-    const holding: string[] = [];
-    for (const t of tables.rows) {
-      const { rows } = await sql.query(
-        `SELECT count(*)::int AS n FROM "${t.table_schema}"."${t.table_name}" AS r WHERE r::text LIKE $1`,
-        [`%${needle}%`],
-      );
-      if (rows[0].n > 0) holding.push(`${t.table_schema}.${t.table_name}: ${rows[0].n}`);
-    }
-    return holding;
-  }
 
   /** Every fragment of the workspace, wherever it lives, through the client (archived ones too). */
   async function snapshot(client: KnowledgeClient, workspaceId: string): Promise<Map<string, Snapshot>> {

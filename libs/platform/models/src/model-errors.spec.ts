@@ -48,7 +48,7 @@ describe('model errors', () => {
     expect(parseRetryAfter('soon')).toBeUndefined();
   });
 
-  it('an upstream 400 passed on to the caller carries neither the key nor its base64 or prefix forms', () => {
+  it('an upstream 400 passed on to the caller carries neither the key nor its base64, prefix or reversed forms', () => {
     const body = JSON.stringify({
       error: {
         message: `bad: ${OPERATOR_KEY} / ${base64(OPERATOR_KEY)} / ${OPERATOR_KEY.slice(0, 20)} / ${OPERATOR_KEY.split('').reverse().join('')}`,
@@ -58,8 +58,6 @@ describe('model errors', () => {
     expect(err).toMatchObject({ status: 400, code: 'UPSTREAM_REJECTED' });
     expect(err.message).not.toContain(OPERATOR_KEY.slice(0, 12));
     expect(err.message).not.toContain(base64(OPERATOR_KEY).slice(0, 12));
-    expect(err.message).toBe(
-      `The model provider "mock" rejected the request: bad: *** / *** / *** / ${OPERATOR_KEY.split('').reverse().join('')}`,
-    );
+    expect(err.message).toBe('The model provider "mock" rejected the request: bad: *** / *** / *** / ***');
   });
 });
