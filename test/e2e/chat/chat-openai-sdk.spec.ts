@@ -56,6 +56,7 @@ describe('OpenAI-compatible API through the openai SDK', () => {
     expect(byId['gpt-4o']).toEqual({
       id: 'gpt-4o',
       object: 'model',
+      created: 0,
       owned_by: 'standin',
       display_name: 'GPT-4o',
       modality: 'chat',
@@ -68,6 +69,16 @@ describe('OpenAI-compatible API through the openai SDK', () => {
       display_name: 'Claude Sonnet 4.5',
       capabilities: { vision: true, max_output_tokens: 8192, context_length: 200000 },
     });
+  });
+
+  it('models.retrieve() answers one model (an id with a slash too), an unknown one 404 model_not_found', async () => {
+    const model = await client.models.retrieve('gpt-4o');
+    expect(model).toMatchObject({ id: 'gpt-4o', object: 'model', created: 0, owned_by: 'standin' });
+    expect((model as any).capabilities.max_output_tokens).toBe(4096);
+    expect(await client.models.retrieve('flaky/gpt-4o')).toMatchObject({ id: 'flaky/gpt-4o', object: 'model' });
+    const err = await client.models.retrieve('no-such-model').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(err).toMatchObject({ status: 404, code: 'model_not_found', param: 'model', type: 'not_found_error' });
   });
 
   describe.each([
@@ -204,6 +215,76 @@ describe('OpenAI-compatible API through the openai SDK', () => {
     expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('max_tokens');
   });
 
+  it('names max_completion_tokens when that field is above the model capability', async () => {
+    const err = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 1001 })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err).toMatchObject({ param: 'max_completion_tokens', code: 'validation_failed' });
+  });
+
+  // OpenAI reads null as "not given"; clients that serialise unset options (Python's None) send it.
+  it.each([
+    'temperature',
+    'top_p',
+    'stop',
+    'max_tokens',
+    'max_completion_tokens',
+    'n',
+    'user',
+    'tools',
+    'tool_choice',
+    'stream',
+    'stream_options',
+    'seed',
+    'response_format',
+    'parallel_tool_calls',
+  ])('accepts %s: null as not given', async (param) => {
+    const before = p.openai.requests.length;
+    const completion = await client.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'again' }],
+      [param]: null,
+    } as never);
+    expect(completion.choices[0]!.message.content).toBe('echo: again');
+    const upstream = p.openai.requests.slice(before).find((r) => r.method === 'POST')!;
+    expect(Object.values(upstream.body).includes(null)).toBe(false);
+  });
+
+  it('accepts null for the optional fields of messages and tools as not given', async () => {
+    const before = p.openai.requests.length;
+    const completion = await client.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [
+        { role: 'system', content: 'Be brief.', name: null },
+        { role: 'user', content: [{ type: 'image_url', image_url: { url: IMAGE_DATA_URL, detail: null } }] },
+        { role: 'assistant', content: 'seen', tool_calls: null, name: null },
+        { role: 'user', content: 'again', name: null, tool_call_id: null },
+      ],
+      tools: [{ type: 'function', function: { name: 'f', description: null, parameters: null } }],
+    } as never);
+    // The stand-in answers a user turn with tools offered by calling the first one.
+    expect(completion.choices[0]!.message.tool_calls![0]).toMatchObject({ function: { name: 'f' } });
+    const upstream = p.openai.requests.slice(before).find((r) => r.method === 'POST')!;
+    expect(JSON.stringify(upstream.body)).not.toMatch(/:null[,}\]]/);
+  });
+
+  it.each([
+    ['temperature', 'hot'],
+    ['top_p', 2],
+    ['stop', 5],
+    ['max_completion_tokens', 0],
+    ['n', 2],
+    ['user', 7],
+    ['tools', {}],
+  ])('still refuses %s: %j with BadRequestError naming it', async (param, value) => {
+    const err = await client.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], [param]: value } as never)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err).toMatchObject({ param, type: 'invalid_request_error' });
+  });
+
   it('answers an unknown model with 404 model_not_found', async () => {
     const err = await client.chat.completions
       .create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] })
@@ -314,6 +395,7 @@ describe('OpenAI-compatible API through the openai SDK', () => {
       expect(operations.sort()).toEqual(
         [
           'GET /api/v1/models',
+          'GET /api/v1/models/{model}',
           'POST /api/v1/chat/completions',
           'POST /api/v1/images/generations',
           'GET /api/v1/images/{name}',

@@ -92,6 +92,11 @@ describe('plans and entitlements', () => {
     const listed = async (who: string) =>
       ((await call(platform.url, who, 'GET', '/api/v1/models')).body.data as Array<{ id: string }>).map((m) => m.id);
     expect(await listed(token)).toEqual(['gpt-4o-mini']);
+    // Retrieving one model follows the list: a model outside the plan is as unknown.
+    expect((await call(platform.url, token, 'GET', '/api/v1/models/gpt-4o-mini')).body.id).toBe('gpt-4o-mini');
+    const hidden = await call(platform.url, token, 'GET', '/api/v1/models/gpt-4o');
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.error).toMatchObject({ code: 'model_not_found', type: 'not_found_error', param: 'model' });
     const outside = await chat(token, 'gpt-4o');
     expect(outside.status).toBe(403);
     expect(outside.body.error).toMatchObject({

@@ -99,6 +99,39 @@ describe('parseChatRequest', () => {
     expect(answer.param).toBe(param);
   });
 
+  it.each([
+    ['name', { role: 'user', content: 'hi', name: null }],
+    ['tool_calls', { role: 'assistant', content: 'ok', tool_calls: null }],
+    ['tool_call_id', { role: 'user', content: 'hi', tool_call_id: null }],
+    [
+      'image detail',
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png', detail: null } }] },
+    ],
+  ])('reads a message %s of null as not given', (_, message) => {
+    const { request } = parseChatRequest({ ...base, messages: [message] });
+    expect(JSON.stringify(request)).not.toContain('null');
+  });
+
+  it('reads a tool description or parameters of null as not given', () => {
+    const tool = { type: 'function', function: { name: 'f', description: null, parameters: null } };
+    expect(parseChatRequest({ ...base, tools: [tool] }).request.tools).toEqual([
+      { type: 'function', function: { name: 'f' } },
+    ]);
+  });
+
+  it('still needs content or tool calls on an assistant message when tool_calls is null', () => {
+    const body = { ...base, messages: [{ role: 'assistant', content: null, tool_calls: null }] };
+    expect(refusal(body).param).toBe('messages[0].content');
+  });
+
+  it('names the token-limit field the caller sent', () => {
+    expect(parseChatRequest({ ...base, max_completion_tokens: 5 }).maxTokensParam).toBe('max_completion_tokens');
+    expect(parseChatRequest({ ...base, max_completion_tokens: null, max_tokens: 5 })).toMatchObject({
+      maxTokensParam: 'max_tokens',
+      request: { max_tokens: 5 },
+    });
+  });
+
   it('never throws anything but a 400 AppError, whatever the body', () => {
     fc.assert(
       fc.property(fc.anything(), (body) => {
@@ -136,5 +169,12 @@ describe('checkChatFitsModel', () => {
       /at most 100/,
     );
     expect(() => checkChatFitsModel(parseChatRequest(base).request, model(true, 'image'))).toThrow(/generates images/);
+  });
+
+  it('names max_completion_tokens when the caller set the limit with it', () => {
+    const parsed = parseChatRequest({ ...base, max_completion_tokens: 101 });
+    expect(() => checkChatFitsModel(parsed.request, model(true), parsed.maxTokensParam)).toThrow(
+      expect.objectContaining({ param: 'max_completion_tokens' }),
+    );
   });
 });

@@ -50,6 +50,12 @@ export function invalidParam(param: string, message: string, code: string = Erro
   return new AppError({ status: 400, code, message: `${param}: ${message}`, param });
 }
 
+/**
+ * Whether an optional field was given: OpenAI reads `null` as "not given", and clients that
+ * serialise unset options (Python's `None`, several frameworks) send it.
+ */
+const given = (value: unknown): boolean => value !== undefined && value !== null;
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -85,7 +91,7 @@ function contentParts(value: unknown[], param: string): ContentPart[] {
         throw invalidParam(`${at}.image_url.url`, 'must be an http(s) URL or a data:image/...;base64, URL');
       }
       const detail = part.image_url.detail;
-      if (detail !== undefined && !['auto', 'low', 'high'].includes(detail as string)) {
+      if (given(detail) && !['auto', 'low', 'high'].includes(detail as string)) {
         throw invalidParam(`${at}.image_url.detail`, 'must be auto, low or high');
       }
       return { type: 'image_url', image_url: { url, ...(detail ? { detail: detail as string } : {}) } };
@@ -130,16 +136,15 @@ function message(value: unknown, i: number): ChatMessage {
       out.content = parts;
     } else out.content = contentParts(content, `${at}.content`);
   } else if (content === null || content === undefined) {
-    if (role !== 'assistant' || value.tool_calls === undefined) throw invalidParam(`${at}.content`, 'is required');
+    if (role !== 'assistant' || !given(value.tool_calls)) throw invalidParam(`${at}.content`, 'is required');
   } else throw invalidParam(`${at}.content`, 'must be a string or an array of parts');
-  if (value.name !== undefined) out.name = string(value.name, `${at}.name`, { min: 1, max: 64 });
-  if (value.tool_calls !== undefined) {
+  if (given(value.name)) out.name = string(value.name, `${at}.name`, { min: 1, max: 64 });
+  if (given(value.tool_calls)) {
     if (role !== 'assistant') throw invalidParam(`${at}.tool_calls`, 'is allowed on assistant messages only');
     out.tool_calls = toolCalls(value.tool_calls, `${at}.tool_calls`);
   }
   if (role === 'tool') out.tool_call_id = string(value.tool_call_id, `${at}.tool_call_id`, { min: 1, max: 256 });
-  else if (value.tool_call_id !== undefined)
-    throw invalidParam(`${at}.tool_call_id`, 'is allowed on tool messages only');
+  else if (given(value.tool_call_id)) throw invalidParam(`${at}.tool_call_id`, 'is allowed on tool messages only');
   for (const key of Object.keys(value)) {
     if (!['role', 'content', 'name', 'tool_calls', 'tool_call_id'].includes(key)) {
       throw invalidParam(`${at}.${key}`, 'is not a message field', 'UNKNOWN_PARAMETER');
@@ -163,7 +168,7 @@ function tools(value: unknown): ToolDefinition[] {
     names.add(name);
     const parameters = tool.function.parameters;
     if (
-      parameters !== undefined &&
+      given(parameters) &&
       (!isObject(parameters) || (parameters.type !== undefined && parameters.type !== 'object'))
     ) {
       throw invalidParam(`${at}.function.parameters`, 'must be a JSON Schema object ({"type": "object", ...})');
@@ -173,8 +178,8 @@ function tools(value: unknown): ToolDefinition[] {
       type: 'function',
       function: {
         name,
-        ...(description !== undefined ? { description: string(description, `${at}.function.description`) } : {}),
-        ...(parameters !== undefined ? { parameters: parameters as Record<string, unknown> } : {}),
+        ...(given(description) ? { description: string(description, `${at}.function.description`) } : {}),
+        ...(given(parameters) ? { parameters: parameters as Record<string, unknown> } : {}),
       },
     };
   });
@@ -195,20 +200,23 @@ function toolChoice(value: unknown, declared: ToolDefinition[] | undefined): Too
   throw invalidParam('tool_choice', 'must be auto, none, required or {type: "function", function: {name}}');
 }
 
-/** What the route needs besides the upstream request: whether to stream. */
+/** What the route needs besides the upstream request: whether to stream, and which field set the token limit. */
 export interface ParsedChatRequest {
   request: ChatCompletionRequest;
   stream: boolean;
+  maxTokensParam: 'max_tokens' | 'max_completion_tokens';
 }
 
 /**
  * Reads a chat completion request the way OpenAI's API does: refused parameters and unknown
  * fields are 400 with `param` naming the field, so a client learns at once what it got wrong.
+ * An optional field set to `null` counts as not given (a refused parameter too: it asks for nothing).
  */
 export function parseChatRequest(body: unknown): ParsedChatRequest {
   if (!isObject(body)) throw invalidParam('body', 'must be a JSON object');
   for (const key of Object.keys(body)) {
     if ((REJECTED_PARAMETERS as readonly string[]).includes(key)) {
+      if (body[key] === null) continue;
       throw invalidParam(key, 'is not supported by this API', ErrorCode.UNSUPPORTED_PARAMETER);
     }
     if (!ACCEPTED.has(key)) throw invalidParam(key, 'is not a parameter of this API', 'UNKNOWN_PARAMETER');
@@ -221,26 +229,26 @@ export function parseChatRequest(body: unknown): ParsedChatRequest {
     throw invalidParam('messages', `must have at most ${CHAT_MESSAGES_MAX} entries`);
   }
   const request: ChatCompletionRequest = { model, messages: body.messages.map(message) };
-  if (body.tools !== undefined) request.tools = tools(body.tools);
-  if (body.tool_choice !== undefined) request.tool_choice = toolChoice(body.tool_choice, request.tools);
-  if (body.temperature !== undefined) request.temperature = number(body.temperature, 'temperature', 0, 2);
-  if (body.top_p !== undefined) request.top_p = number(body.top_p, 'top_p', 0, 1);
-  const maxTokens = body.max_completion_tokens ?? body.max_tokens;
-  const maxParam = body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
-  if (maxTokens !== undefined) request.max_tokens = integer(maxTokens, maxParam, 1);
-  if (body.stop !== undefined) {
+  if (given(body.tools)) request.tools = tools(body.tools);
+  if (given(body.tool_choice)) request.tool_choice = toolChoice(body.tool_choice, request.tools);
+  if (given(body.temperature)) request.temperature = number(body.temperature, 'temperature', 0, 2);
+  if (given(body.top_p)) request.top_p = number(body.top_p, 'top_p', 0, 1);
+  // max_completion_tokens is OpenAI's current name for max_tokens; it wins when both are given.
+  const maxTokensParam = given(body.max_completion_tokens) ? 'max_completion_tokens' : 'max_tokens';
+  if (given(body[maxTokensParam])) request.max_tokens = integer(body[maxTokensParam], maxTokensParam, 1);
+  if (given(body.stop)) {
     const stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
     if (!Array.isArray(stop) || stop.length > CHAT_STOP_MAX) {
       throw invalidParam('stop', `must be a string or up to ${CHAT_STOP_MAX} strings`);
     }
     request.stop = stop.map((s, i) => string(s, `stop[${i}]`, { min: 1 }));
   }
-  if (body.user !== undefined) request.user = string(body.user, 'user', { max: 256 });
-  if (body.n !== undefined && body.n !== 1) throw invalidParam('n', 'must be 1', ErrorCode.UNSUPPORTED_PARAMETER);
-  if (body.stream !== undefined && typeof body.stream !== 'boolean') throw invalidParam('stream', 'must be a boolean');
-  if (body.stream_options !== undefined && body.stream_options !== null) {
+  if (given(body.user)) request.user = string(body.user, 'user', { max: 256 });
+  if (given(body.n) && body.n !== 1) throw invalidParam('n', 'must be 1', ErrorCode.UNSUPPORTED_PARAMETER);
+  if (given(body.stream) && typeof body.stream !== 'boolean') throw invalidParam('stream', 'must be a boolean');
+  if (given(body.stream_options)) {
     if (!isObject(body.stream_options)) throw invalidParam('stream_options', 'must be an object');
     if (body.stream !== true) throw invalidParam('stream_options', 'is allowed only when stream is true');
   }
-  return { request, stream: body.stream === true };
+  return { request, stream: body.stream === true, maxTokensParam };
 }

@@ -4,8 +4,13 @@ import { invalidParam } from './chat-request.js';
 /**
  * Refuses what the chosen model cannot do, before a provider is called: a request the upstream
  * would reject anyway costs the caller a round trip and the operator a billed call.
+ * `maxTokensParam` is the field the caller set the limit with, so the error names what was sent.
  */
-export function checkChatFitsModel(request: ChatCompletionRequest, model: ModelInfo): void {
+export function checkChatFitsModel(
+  request: ChatCompletionRequest,
+  model: ModelInfo,
+  maxTokensParam: 'max_tokens' | 'max_completion_tokens' = 'max_tokens',
+): void {
   if (model.modality !== 'chat') {
     throw invalidParam('model', `"${model.id}" generates images; use /api/v1/images/generations`);
   }
@@ -18,6 +23,6 @@ export function checkChatFitsModel(request: ChatCompletionRequest, model: ModelI
   }
   const max = model.capabilities.max_output_tokens;
   if (request.max_tokens !== undefined && max > 0 && request.max_tokens > max) {
-    throw invalidParam('max_tokens', `must be at most ${max} for model "${model.id}"`);
+    throw invalidParam(maxTokensParam, `must be at most ${max} for model "${model.id}"`);
   }
 }

@@ -41,6 +41,7 @@ export class ChatCompletionsController {
     description: [
       "OpenAI-compatible. `stream: true` answers Server-Sent Events in OpenAI's chunk format, ending with `data: [DONE]`; the last chunk carries `usage`.",
       'Refused parameters (`parallel_tool_calls`, `functions`, `function_call`, `logprobs`, `seed`, `response_format`, `frequency_penalty`, `presence_penalty`, `logit_bias`) answer 400 naming the parameter.',
+      '`null` for an optional field means not given, as at OpenAI.',
       'Upstream failures answer 502.',
     ].join(' '),
   })
@@ -54,9 +55,9 @@ export class ChatCompletionsController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     assertChatAllowed(auth);
-    const { request: chat, stream } = parseChatRequest(body);
+    const { request: chat, stream, maxTokensParam } = parseChatRequest(body);
     const model = this.catalog.require(chat.model);
-    checkChatFitsModel(chat, model);
+    checkChatFitsModel(chat, model, maxTokensParam);
     await this.plans.check(auth.userId, model.id, 'chat');
     const signal = clientAbortSignal(request, reply);
     const options = { signal, credentialFor: this.keys.resolverFor(auth.userId, model.id) };

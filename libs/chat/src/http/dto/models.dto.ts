@@ -10,6 +10,8 @@ class ModelCapabilitiesDto {
 export class ModelDto {
   @ApiProperty({ description: 'Discovered from the providers; varies per deployment' }) id!: string;
   @ApiProperty({ enum: ['model'] }) object!: 'model';
+  @ApiProperty({ description: "OpenAI's creation time (unix seconds); always 0: the platform knows none" })
+  created!: number;
   @ApiProperty() owned_by!: string;
   @ApiProperty() display_name!: string;
   @ApiProperty({ enum: ['chat', 'image'] }) modality!: 'chat' | 'image';

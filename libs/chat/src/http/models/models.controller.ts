@@ -1,9 +1,11 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { AuthContext } from '@kw/contracts';
+import { AppError, ErrorCode } from '@kw/platform-errors';
+import type { ModelInfo } from '@kw/platform-models';
 import { BearerOnly, CurrentAuth } from '@kw/platform-http';
 import { assertChatAllowed } from '../chat-access.js';
-import { ModelListDto } from '../dto/models.dto.js';
+import { ModelDto, ModelListDto } from '../dto/models.dto.js';
 import { PlanGate } from '../plan-gate.js';
 import { modelView } from '../presenters.js';
 import { ModelCatalog } from './model-catalog.js';
@@ -26,9 +28,35 @@ export class ModelsController {
   @ApiOkResponse({ type: ModelListDto })
   async list(@CurrentAuth() auth: AuthContext): Promise<ModelListDto> {
     assertChatAllowed(auth);
-    // Only what the caller may call: a listed model must not then answer 403 plan_model_not_allowed.
-    const allowed = await this.plans.allowedModels(auth.userId);
-    const models = this.catalog.list().filter((m) => !allowed || allowed.has(m.id));
-    return { object: 'list', data: models.map(modelView) };
+    return { object: 'list', data: (await this.visible(auth.userId)).map(modelView) };
+  }
+
+  @Get('models/:model')
+  @ApiOperation({
+    summary: 'Retrieve a model',
+    description:
+      "One entry of `GET /api/v1/models` (OpenAI's `models.retrieve`); an id with a `/` is sent URL-encoded (`%2F`). A model the caller's plan does not include answers 404 like an unknown one.",
+  })
+  @ApiParam({ name: 'model', description: 'A model id of GET /api/v1/models' })
+  @ApiOkResponse({ type: ModelDto })
+  @ApiNotFoundResponse({ description: '`model_not_found`' })
+  async retrieve(@CurrentAuth() auth: AuthContext, @Param('model') id: string): Promise<ModelDto> {
+    assertChatAllowed(auth);
+    const model = (await this.visible(auth.userId)).find((m) => m.id === id);
+    if (!model) {
+      throw new AppError({
+        status: 404,
+        code: ErrorCode.MODEL_NOT_FOUND,
+        message: `The model "${id}" does not exist on this deployment (GET /api/v1/models lists them)`,
+        param: 'model',
+      });
+    }
+    return modelView(model);
+  }
+
+  /** Only what the caller may call: a listed model must not then answer 403 plan_model_not_allowed. */
+  private async visible(userId: string): Promise<ModelInfo[]> {
+    const allowed = await this.plans.allowedModels(userId);
+    return this.catalog.list().filter((m) => !allowed || allowed.has(m.id));
   }
 }
