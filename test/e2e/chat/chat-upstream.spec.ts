@@ -85,6 +85,17 @@ describe('chat upstream failures and bring-your-own-key', () => {
         p.flaky.setMode('ok');
         expect(err).toBeInstanceOf(OpenAI.APIError);
         expect((err as Error).message).not.toContain(STAND_IN_STREAM_ERROR);
+        // The stand-in's error event echoes the key it received: the log has it scrubbed.
+        if (mode === 'error-event')
+          await expect
+            .poll(() => p.platform.logs)
+            .toContainEqual(
+              expect.objectContaining({
+                msg: 'Model provider failed',
+                provider: 'flaky',
+                providerSaid: `${STAND_IN_STREAM_ERROR}; key Bearer ***`,
+              }),
+            );
       },
     );
 
@@ -220,6 +231,23 @@ describe('chat upstream failures and bring-your-own-key', () => {
       // A failing call with the key (the provider refuses it) must not log it either.
       p.openai.setMode('status-401', { times: 1 });
       await call(p.base, owner.token, 'POST', '/api/v1/chat/completions', { model: 'gpt-4o', messages });
+      // Nor a provider's error event mid-stream that echoes the key (as OpenRouter's can).
+      p.openai.setMode('error-event', { times: 1 });
+      const stream = await p.sdk(owner.token).chat.completions.create({ model: 'gpt-4o', messages, stream: true });
+      const streamErr = await (async () => {
+        for await (const _chunk of stream) void _chunk;
+      })().catch((e: unknown) => e);
+      expect(streamErr).toBeInstanceOf(OpenAI.APIError);
+      expect(p.openai.requests.at(-1)!.headers.authorization).toBe(`Bearer ${USER_KEY}`);
+      await expect
+        .poll(() => p.platform.logs)
+        .toContainEqual(
+          expect.objectContaining({
+            msg: 'Model provider failed',
+            provider: 'standin',
+            providerSaid: `${STAND_IN_STREAM_ERROR}; key Bearer ***`,
+          }),
+        );
       const logs = JSON.stringify(p.platform.logs) + p.platform.stderr.join('');
       expect(logs).toContain('UPSTREAM_ERROR'); // the failed call was logged
       // Abandoned calls (the disconnect tests above) are expected outcomes, not failures.

@@ -670,6 +670,16 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
       const noOrigin = await embed('chat', { origin: null, jwt: await jwtFor(visitor.user.email), body: hello });
       expect(noOrigin.status).toBe(403);
+      // The frame's header names the page only on a same-origin request: a POST without Origin is
+      // refused whatever Sec-Fetch-Site says (that rule is for a GET, which browsers send without
+      // Origin). A body the API refuses tells the guard's verdict (403) from an admission (400).
+      const frameHeaders = { 'x-embed-host-origin': SITE, 'sec-fetch-site': 'same-origin' };
+      const jwt = await jwtFor(visitor.user.email);
+      const postWithoutOrigin = await embed('chat', { origin: null, jwt, headers: frameHeaders, body: {} });
+      expect(postWithoutOrigin.status, postWithoutOrigin.text).toBe(403);
+      expect(postWithoutOrigin.json.code).toBe('ORIGIN_NOT_ALLOWED');
+      const fromTheFrame = await embed('chat', { origin: new URL(base).origin, jwt, headers: frameHeaders, body: {} });
+      expect(fromTheFrame.status, fromTheFrame.text).toBe(400);
 
       const preflightHeaders = {
         'access-control-request-method': 'POST',

@@ -154,11 +154,14 @@ async function brokeOff(exchange: Exchange): Promise<boolean> {
       return true;
     case 'stall-mid-stream':
       return true;
-    case 'error-event':
+    case 'error-event': {
+      // The credential received is echoed: a test sees whether it is scrubbed.
+      const message = `Overloaded; key ${exchange.request.headers['x-api-key'] ?? 'none'}`;
       res.end(
-        `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })}\n\n`,
+        `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message } })}\n\n`,
       );
       return true;
+    }
     default:
       return false;
   }

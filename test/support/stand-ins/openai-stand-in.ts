@@ -171,9 +171,13 @@ async function brokeOff(exchange: Exchange, malformed: string): Promise<boolean>
       return true;
     case 'stall-mid-stream':
       return true;
-    case 'error-event':
-      res.end(`data: ${JSON.stringify({ error: { message: STAND_IN_STREAM_ERROR, type: 'server_error' } })}\n\n`);
+    case 'error-event': {
+      // Like OpenRouter, it echoes the request's credential: a test sees whether it is scrubbed.
+      const { authorization, 'api-key': apiKey } = exchange.request.headers;
+      const message = `${STAND_IN_STREAM_ERROR}; key ${authorization ?? apiKey ?? 'none'}`;
+      res.end(`data: ${JSON.stringify({ error: { message, type: 'server_error' } })}\n\n`);
       return true;
+    }
     default:
       return false;
   }
@@ -187,7 +191,7 @@ export const STAND_IN_ERROR_MESSAGES: Record<number, string> = {
   500: 'The server had an error while processing your request: internal upstream secret detail.',
 };
 
-/** What the `error-event` mode's mid-stream error event says. */
+/** What the `error-event` mode's mid-stream error event says, before `; key <the credential received>`. */
 export const STAND_IN_STREAM_ERROR = 'The stand-in is overloaded';
 
 function failWithStatus(exchange: Exchange): void {

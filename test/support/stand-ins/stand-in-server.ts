@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
  * - `malformed-stream`: a valid first event, then a data line that is not JSON;
  * - `close-mid-stream`: a valid first event, then the socket is destroyed;
  * - `stall-mid-stream`: a valid first event, then silence;
- * - `error-event`: a valid first event, then the wire format's in-stream error.
+ * - `error-event`: a valid first event, then the wire format's in-stream error, echoing the key received.
  * The mid-stream modes send a partial JSON body to a non-streaming request.
  */
 export type StandInMode =

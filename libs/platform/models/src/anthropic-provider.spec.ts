@@ -309,10 +309,31 @@ describe('Anthropic provider', () => {
       expect(err).toMatchObject({ status: 502, code: 'UPSTREAM_ERROR' });
       expect(err.message).toContain(text);
     }
-    // What the provider said in its error event is for the log, not the client.
+    // What the provider said in its error event is for the log, not the client; the key it echoes is scrubbed.
     const err = await failure(collect(await p.stream(ask)));
     expect(err.message).not.toContain('Overloaded');
-    expect((err as UpstreamError).providerSaid).toContain('Overloaded');
+    expect((err as UpstreamError).providerSaid).toBe('overloaded_error: Overloaded; key ***');
+  });
+
+  it('scrubs the key sent (operator or BYOK) from an error event, in the error and all it carries', async () => {
+    const operatorKey = 'sk-ant-operator-0123456789abcdef';
+    const userKey = 'sk-ant-user-own-fedcba9876543210';
+    standIn.setMode('error-event');
+    for (const [options, key] of [
+      [{}, operatorKey],
+      [{ apiKey: userKey }, userKey],
+    ] as const) {
+      const err = await failure(collect(await provider({ apiKey: operatorKey }).stream(ask, options)));
+      expect(standIn.requests.at(-1)!.headers['x-api-key']).toBe(key); // the stand-in did echo this key
+      expect((err as UpstreamError).providerSaid).toBe('overloaded_error: Overloaded; key ***');
+      const everything = JSON.stringify({
+        ...err,
+        message: err.message,
+        providerSaid: (err as UpstreamError).providerSaid,
+      });
+      expect(everything).not.toContain(key.slice(0, 12));
+      expect(everything).not.toContain(key.slice(-12));
+    }
   });
 
   it('sends a BYOK key instead of the configured one, and configured headers', async () => {

@@ -69,13 +69,14 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   async stream(request: ChatCompletionRequest, options: CallOptions = {}): Promise<AsyncIterable<ChatCompletionChunk>> {
+    const call = this.call(options, true, 'text/event-stream');
     const exchange = await this.client.open({
       method: 'POST',
       path: '/v1/messages',
       body: JSON.stringify(toAnthropicRequest(request, true)),
-      ...this.call(options, true, 'text/event-stream'),
+      ...call,
     });
-    return releasing(readAnthropicStream(exchange, this.id), exchange);
+    return releasing(readAnthropicStream(exchange, this.id, call.secret), exchange);
   }
 
   close(): void {

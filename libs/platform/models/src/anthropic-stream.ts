@@ -1,5 +1,6 @@
 import { finishReason, nowSeconds, usageOf, type AnthropicUsage } from './anthropic-translation.js';
 import { truncate, upstreamError } from './model-errors.js';
+import { scrubSecret } from './scrub-secret.js';
 import { MAX_EVENT_CHARS, SseParser } from './sse.js';
 import type { UpstreamExchange } from './upstream-http.js';
 import type { ChatCompletionChunk, FinishReason } from './wire.js';
@@ -31,7 +32,11 @@ export class AnthropicChunkTranslator {
   private tools = 0;
   private readonly toolIndexByBlock: number[] = [];
 
-  constructor(private readonly provider: string) {}
+  /** `secret`: the key sent, scrubbed from what an error event says. */
+  constructor(
+    private readonly provider: string,
+    private readonly secret?: string,
+  ) {}
 
   /** The chunk one event stands for, or undefined when it carries nothing for the client. */
   translate(event: AnthropicEvent): ChatCompletionChunk | undefined {
@@ -72,7 +77,9 @@ export class AnthropicChunkTranslator {
       case 'error':
         throw upstreamError(this.provider, 'an error in the stream', {
           retryable: event.error?.type === 'overloaded_error',
-          providerSaid: truncate([event.error?.type, event.error?.message].filter(Boolean).join(': ')) || undefined,
+          providerSaid:
+            truncate(scrubSecret([event.error?.type, event.error?.message].filter(Boolean).join(': '), this.secret)) ||
+            undefined,
         });
       default:
         return undefined; // ping, content_block_stop, and events added later
@@ -92,13 +99,17 @@ export class AnthropicChunkTranslator {
   }
 }
 
-/** OpenAI chunks from an Anthropic SSE body; throws an upstream error when it breaks off. */
+/**
+ * OpenAI chunks from an Anthropic SSE body; throws an upstream error when it breaks off. `secret`
+ * is the key sent, scrubbed from what an error event says.
+ */
 export async function* readAnthropicStream(
   exchange: UpstreamExchange,
   provider: string,
+  secret: string | undefined,
 ): AsyncGenerator<ChatCompletionChunk> {
   const parser = new SseParser();
-  const translator = new AnthropicChunkTranslator(provider);
+  const translator = new AnthropicChunkTranslator(provider, secret);
   try {
     for await (const bytes of exchange.chunks()) {
       // After message_stop the body is read to its end so the connection returns to the pool.

@@ -298,6 +298,44 @@ describe('ModelGateway calls', () => {
     expect(openai.requests).toHaveLength(1);
   });
 
+  it('logs what an error event said with the key sent scrubbed, operator or BYOK, OpenAI or Anthropic', async () => {
+    const keys = { openai: 'sk-openai-operator-0123456789abcdef', claude: 'sk-ant-operator-0123456789abcdef' };
+    const g = gateway((p) => {
+      p[0].apiKey = keys.openai;
+      p[1].apiKey = keys.claude;
+    });
+    const userKey = 'sk-user-own-vault-fedcba9876543210';
+    const byok = async () => ({ apiKey: userKey, credential: 'byok:cred-1' });
+    await g.refresh();
+    openai.requests.length = claude.requests.length = 0;
+    openai.setMode('error-event');
+    claude.setMode('error-event');
+    for (const [id, options, key] of [
+      ['gpt-4o', {}, keys.openai],
+      ['gpt-4o', { credentialFor: byok }, userKey],
+      ['anthropic/claude-sonnet-4-5', {}, keys.claude],
+      ['anthropic/claude-sonnet-4-5', { credentialFor: byok }, userKey],
+    ] as const) {
+      warnings = [];
+      const { chunks } = await g.stream(model(g, id), chat(id), options);
+      const err = await failure(collect(chunks));
+      expect(err).toMatchObject({ status: 502, code: 'UPSTREAM_ERROR' });
+      expect(warnings).toEqual([
+        {
+          obj: expect.objectContaining({ providerSaid: expect.stringMatching(/Overloaded; key (Bearer )?\*\*\*$/i) }),
+          msg: 'Model provider failed',
+        },
+      ]);
+      // Neither the log line nor the error (whatever a logger may serialise of it) holds the key.
+      const everything = JSON.stringify([warnings, { ...err, message: err.message }]);
+      expect(everything).not.toContain(key.slice(0, 12));
+      expect(everything).not.toContain(key.slice(-12));
+    }
+    // The stand-ins did receive (and echo) each key.
+    expect(openai.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${keys.openai}`, `Bearer ${userKey}`]);
+    expect(claude.requests.map((r) => r.headers['x-api-key'])).toEqual([keys.claude, userKey]);
+  });
+
   it('answers 502 when the provider does not answer in time', async () => {
     const g = gateway((p) => {
       p[0].timeoutMs = 100;

@@ -332,9 +332,32 @@ describe('OpenAI-compatible provider', () => {
     // What the provider said in the stream is for the log, not the client.
     const said = await failure(collect(await p.stream(chat)));
     expect(said.message).not.toContain(STAND_IN_STREAM_ERROR);
-    expect((said as UpstreamError).providerSaid).toBe(STAND_IN_STREAM_ERROR);
+    expect((said as UpstreamError).providerSaid).toBe(`${STAND_IN_STREAM_ERROR}; key Bearer ***`);
     standIn.setMode('malformed-stream');
     expect(await failure(p.complete(chat))).toMatchObject({ status: 502, code: 'UPSTREAM_ERROR' });
+  });
+
+  it('scrubs the key sent (operator, BYOK, Azure api-key) from an error event, in the error and all it carries', async () => {
+    const operatorKey = 'sk-operator-0123456789abcdefXYZ';
+    const userKey = 'sk-user-own-abcdefghijklmnop0123';
+    standIn.setMode('error-event');
+    for (const [settings, options, key, said] of [
+      [{}, {}, operatorKey, 'Bearer ***'],
+      [{}, { apiKey: userKey }, userKey, 'Bearer ***'],
+      [{ auth: 'api-key' as const }, {}, operatorKey, '***'],
+    ] as const) {
+      const err = await failure(collect(await provider({ apiKey: operatorKey, ...settings }).stream(chat, options)));
+      const sent = standIn.requests.at(-1)!.headers;
+      expect(sent.authorization ?? sent['api-key']).toContain(key); // the stand-in did echo this key
+      expect((err as UpstreamError).providerSaid).toBe(`${STAND_IN_STREAM_ERROR}; key ${said}`);
+      const everything = JSON.stringify({
+        ...err,
+        message: err.message,
+        providerSaid: (err as UpstreamError).providerSaid,
+      });
+      expect(everything).not.toContain(key.slice(0, 12));
+      expect(everything).not.toContain(key.slice(-12));
+    }
   });
 
   it('reports a refused connection as a retryable 502 without addresses', async () => {

@@ -61,14 +61,15 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   }
 
   async stream(request: ChatCompletionRequest, options: CallOptions = {}): Promise<AsyncIterable<ChatCompletionChunk>> {
+    const auth = this.auth(options, true, 'text/event-stream');
     const exchange = await this.client.open({
       method: 'POST',
       path: '/chat/completions',
       // include_usage: the last chunk reports the tokens (metering needs it).
       body: JSON.stringify({ ...request, stream: true, stream_options: { include_usage: true } }),
-      ...this.auth(options, true, 'text/event-stream'),
+      ...auth,
     });
-    return releasing(readOpenAiStream(exchange, this.id), exchange);
+    return releasing(readOpenAiStream(exchange, this.id, auth.secret), exchange);
   }
 
   async generateImage(

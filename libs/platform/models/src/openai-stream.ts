@@ -1,4 +1,5 @@
 import { messageOf, truncate, upstreamError } from './model-errors.js';
+import { scrubSecret } from './scrub-secret.js';
 import { MAX_EVENT_CHARS, SseParser } from './sse.js';
 import type { UpstreamExchange } from './upstream-http.js';
 import type { ChatCompletionChunk, Usage } from './wire.js';
@@ -6,11 +7,13 @@ import type { ChatCompletionChunk, Usage } from './wire.js';
 /**
  * OpenAI chunks from an SSE body, passed through as parsed. Ends at `[DONE]` (then reads the
  * body to its end so the connection returns to the pool); guarantees the last chunk carries
- * `usage` (zeros when the provider reported none).
+ * `usage` (zeros when the provider reported none). `secret` is the key sent, scrubbed from what
+ * an error event says (providers such as OpenRouter echo request details in it).
  */
 export async function* readOpenAiStream(
   exchange: UpstreamExchange,
   provider: string,
+  secret: string | undefined,
 ): AsyncGenerator<ChatCompletionChunk> {
   const parser = new SseParser();
   let last: ChatCompletionChunk | undefined;
@@ -28,7 +31,7 @@ export async function* readOpenAiStream(
           if (!last?.usage) yield usageChunk(last, usage);
           break;
         }
-        const chunk = parse(data, provider);
+        const chunk = parse(data, provider, secret);
         if (chunk.usage) usage = chunk.usage;
         last = chunk;
         yield chunk;
@@ -47,7 +50,7 @@ export async function* readOpenAiStream(
   if (!done) throw upstreamError(provider, 'the stream ended before [DONE]');
 }
 
-function parse(data: string, provider: string): ChatCompletionChunk {
+function parse(data: string, provider: string, secret: string | undefined): ChatCompletionChunk {
   let chunk: ChatCompletionChunk & { error?: unknown };
   try {
     chunk = JSON.parse(data);
@@ -57,7 +60,7 @@ function parse(data: string, provider: string): ChatCompletionChunk {
   // OpenRouter and others report a failure mid-stream as {error: {...}} in a data line.
   if (chunk?.error)
     throw upstreamError(provider, 'an error in the stream', {
-      providerSaid: truncate(messageOf(JSON.stringify(chunk))) || undefined,
+      providerSaid: truncate(scrubSecret(messageOf(JSON.stringify(chunk)), secret)) || undefined,
     });
   if (!chunk || !Array.isArray(chunk.choices))
     throw upstreamError(provider, 'malformed stream: a chunk has no choices');

@@ -22,6 +22,9 @@ export const EMBED_SESSION_HEADER = 'x-embed-session-id';
 /** The host page's origin, as the widget's frame (same origin as the API) reports it. */
 export const EMBED_HOST_ORIGIN_HEADER = 'x-embed-host-origin';
 
+/** The methods a browser sends without Origin when same-origin (Fetch standard). */
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
 const ADMITTED = Symbol.for('kw.embed.admitted');
 const GUARDED = Symbol.for('kw.embed.guarded');
 type WithAdmission = FastifyRequest & { [ADMITTED]?: AdmitEmbedCallResponse; [GUARDED]?: true };
@@ -91,11 +94,12 @@ export class EmbedRequests {
    */
   private pageOrigin(request: FastifyRequest): string {
     const origin = typeof request.headers.origin === 'string' ? request.headers.origin : '';
-    // A browser sends no Origin on a same-origin GET, but always says where a request comes from
-    // in Sec-Fetch-Site, which no page script can set.
+    // A browser sends no Origin on a same-origin GET (or HEAD), but always says where a request
+    // comes from in Sec-Fetch-Site, which no page script can set. Any other method always carries
+    // Origin from a browser: without it, the request is refused as documented.
     const sameOrigin = origin
       ? origin === new URL(publicBase(this.config, request)).origin
-      : request.headers['sec-fetch-site'] === 'same-origin';
+      : SAFE_METHODS.has(request.method) && request.headers['sec-fetch-site'] === 'same-origin';
     if (!sameOrigin) return origin;
     const host = request.headers[EMBED_HOST_ORIGIN_HEADER];
     return typeof host === 'string' ? host : '';
