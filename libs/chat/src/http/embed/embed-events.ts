@@ -42,7 +42,11 @@ export interface EventSink {
 export const KEEP_ALIVE_MS = 15_000;
 
 /** Starts the event stream on the reply; headers go out with the first event. */
-export function openEventStream(reply: FastifyReply, headers: Record<string, string> = {}): EventSink {
+export function openEventStream(
+  reply: FastifyReply,
+  headers: Record<string, string> = {},
+  keepAliveMs = KEEP_ALIVE_MS,
+): EventSink {
   const out = new PassThrough();
   void reply
     .status(200)
@@ -58,7 +62,7 @@ export function openEventStream(reply: FastifyReply, headers: Record<string, str
   // quiet answer from a dead connection (the widget gives up after 30 s without a byte).
   const keepAlive = setInterval(() => {
     if (open()) out.write(': keep-alive\n\n');
-  }, KEEP_ALIVE_MS);
+  }, keepAliveMs);
   keepAlive.unref();
   out.once('close', () => clearInterval(keepAlive));
   return {
