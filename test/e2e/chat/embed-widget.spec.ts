@@ -467,6 +467,22 @@ ${url.searchParams.get('poster') ? `<iframe id="poster" src="${url.searchParams.
     await page.close();
   });
 
+  it('starts a new conversation when the visitor types instead of answering the first turn’s question', async () => {
+    const page = await newPage({ key: keys.events });
+    const frame = await chatFrame(page);
+    model.script({
+      toolCalls: [{ name: 'ask_user', arguments: { questions: [{ question: 'Which model?', options: ['Zephyr'] }] } }],
+    });
+    await ask(frame, 'It hums');
+    await frame.waitForSelector('.question fieldset');
+    await frame.waitForSelector('#composer:not([aria-busy])');
+    model.script({ text: 'Humming is normal while it heats.' });
+    await ask(frame, 'It is the Zephyr, and it hums');
+    expect(await answerText(frame, 0)).toBe('Humming is normal while it heats.');
+    expect(await frame.locator('.msg.status').count()).toBe(0);
+    await page.close();
+  });
+
   it('gives up an answer that stops arriving (data-stall-timeout), shows an error and takes the next message', async () => {
     const page = await newPage({ key: keys.plain, stall: '3' });
     const frame = await chatFrame(page);
