@@ -74,14 +74,28 @@ describeWith(['chromium'], 'embed widget (browser)', () => {
   window.received = [];
   window.addEventListener('message', (e) => window.received.push({ origin: e.origin, data: e.data }));
 </script>
-<script src="${base}/embed/widget.js" data-embed-key="${url.searchParams.get('key')}"></script>
+<script src="${base}/embed/widget.js" data-embed-key="${url.searchParams.get('key')}"${
+    url.searchParams.get('stall') ? ` data-stall-timeout="${url.searchParams.get('stall')}"` : ''
+  }></script>
 <script>kwChat.setUserToken(${JSON.stringify(url.searchParams.get('jwt') ?? '')});</script>
 ${url.searchParams.get('poster') ? `<iframe id="poster" src="${url.searchParams.get('poster')}"></iframe>` : ''}
 </body></html>`;
 
-  async function newPage(options: { key: string; width?: number; site?: string; poster?: string }): Promise<Page> {
+  async function newPage(options: {
+    key: string;
+    width?: number;
+    site?: string;
+    poster?: string;
+    /** The widget's data-stall-timeout, in seconds. */
+    stall?: string;
+  }): Promise<Page> {
     const page = await browser.newPage({ viewport: { width: options.width ?? 1280, height: 800 } });
-    const query = new URLSearchParams({ key: options.key, jwt, ...(options.poster ? { poster: options.poster } : {}) });
+    const query = new URLSearchParams({
+      key: options.key,
+      jwt,
+      ...(options.poster ? { poster: options.poster } : {}),
+      ...(options.stall ? { stall: options.stall } : {}),
+    });
     await page.goto(`${options.site ?? host.origin}/?${query}`);
     return page;
   }
@@ -423,6 +437,92 @@ ${url.searchParams.get('poster') ? `<iframe id="poster" src="${url.searchParams.
     ]);
     expect(sent(53).at(-2)).toEqual({ role: 'assistant', content: LONG.slice(0, 32_000) });
     expect(sent(53).at(-1)).toEqual({ role: 'user', content: 'turn 53' });
+    await page.close();
+  });
+
+  /** The status (error) messages shown, once there are `count`, and the composer is free again. */
+  async function statuses(frame: Frame, count: number): Promise<string[]> {
+    await frame.waitForFunction((n) => document.querySelectorAll('.msg.status').length >= n, count);
+    await frame.waitForSelector('#composer:not([aria-busy])');
+    return frame.locator('.msg.status').allTextContents();
+  }
+
+  it('starts a new conversation after a first turn that failed, instead of answering "Conversation not found"', async () => {
+    const page = await newPage({ key: keys.plain });
+    const frame = await chatFrame(page);
+    // The provider fails the first turn after the stream announced the new conversation's id.
+    model.setMode('status-500', { times: 1 });
+    await ask(frame, 'Is it dishwasher safe?');
+    expect(await statuses(frame, 1)).toHaveLength(1);
+    model.script({ text: 'No, rinse it by hand.' });
+    await ask(frame, 'Is it dishwasher safe, then?');
+    expect(await answerText(frame, 0)).toBe('No, rinse it by hand.');
+    // The new conversation is stored and continues.
+    model.script((request) => ({
+      text: `You asked ${request.messages.filter((m) => m.role === 'user').length} questions.`,
+    }));
+    await ask(frame, 'And the lid?');
+    expect(await answerText(frame, 1)).toBe('You asked 2 questions.');
+    expect(await frame.locator('.msg.status').count()).toBe(1);
+    await page.close();
+  });
+
+  it('starts a new conversation when the visitor types instead of answering the first turn’s question', async () => {
+    const page = await newPage({ key: keys.events });
+    const frame = await chatFrame(page);
+    model.script({
+      toolCalls: [{ name: 'ask_user', arguments: { questions: [{ question: 'Which model?', options: ['Zephyr'] }] } }],
+    });
+    await ask(frame, 'It hums');
+    await frame.waitForSelector('.question fieldset');
+    await frame.waitForSelector('#composer:not([aria-busy])');
+    model.script({ text: 'Humming is normal while it heats.' });
+    await ask(frame, 'It is the Zephyr, and it hums');
+    expect(await answerText(frame, 0)).toBe('Humming is normal while it heats.');
+    expect(await frame.locator('.msg.status').count()).toBe(0);
+    await page.close();
+  });
+
+  it('gives up an answer that stops arriving (data-stall-timeout), shows an error and takes the next message', async () => {
+    const page = await newPage({ key: keys.plain, stall: '3' });
+    const frame = await chatFrame(page);
+    // The model sends its first event, then nothing: no byte reaches the frame after `conversation`.
+    model.setMode('stall-mid-stream', { times: 1 });
+    await ask(frame, 'Are you there?');
+    expect(await statuses(frame, 1)).toEqual(['The answer stopped arriving. Please try again.']);
+    model.script({ text: 'Yes, here.' });
+    await ask(frame, 'Are you there now?');
+    expect(await answerText(frame, 0)).toBe('Yes, here.');
+    await page.close();
+  });
+
+  it('shows an error when an answer to a question cannot be sent, and lets the visitor answer again', async () => {
+    const page = await newPage({ key: keys.events });
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    const frame = await chatFrame(page);
+    model.script({
+      toolCalls: [
+        {
+          name: 'ask_user',
+          arguments: { questions: [{ question: 'Which model?', options: ['Zephyr', 'Zephyr Mini'] }] },
+        },
+      ],
+    });
+    await ask(frame, 'It rattles');
+    await frame.waitForSelector('.question fieldset');
+    // The network fails for the answer: the request never reaches the platform.
+    const answerRoute = '**/api/v2/embed/answer**';
+    await page.route(answerRoute, (route) => route.abort('internetdisconnected'));
+    await frame.locator('.question label', { hasText: 'Zephyr Mini' }).click();
+    await frame.locator('.question button').click();
+    expect(await statuses(frame, 1)).toEqual(['The chat could not be reached']);
+    await frame.waitForSelector('.question button:not([disabled])');
+    await page.unroute(answerRoute);
+    model.script((request) => ({ text: `Noted: ${lastTool(request).answers[0].selected.join(',')}` }));
+    await frame.locator('.question button').click();
+    expect(await answerText(frame, 0)).toBe('Noted: Zephyr Mini');
+    expect(pageErrors).toEqual([]);
     await page.close();
   });
 

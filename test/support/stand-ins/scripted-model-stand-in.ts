@@ -28,7 +28,8 @@ export interface ScriptedModel extends StandIn {
 /**
  * A model API on 127.0.0.1 in OpenAI's wire format that answers what the test scripted, in
  * order: the text or the tool calls of the next reply (streamed when asked, usage last). With
- * nothing queued it answers "(unscripted)". GET /v1/models lists `models`.
+ * nothing queued it answers "(unscripted)". GET /v1/models lists `models`. Of the stand-in's
+ * failure modes (setMode) it plays `status-500` and `stall-mid-stream` (a first event, then silence).
  */
 export async function startScriptedModel(
   models: string[] = ['scripted-1'],
@@ -36,7 +37,7 @@ export async function startScriptedModel(
 ): Promise<ScriptedModel> {
   const queue: Array<ScriptedReply | ((request: ScriptedRequest) => ScriptedReply | Promise<ScriptedReply>)> = [];
   let calls = 0;
-  const standIn = await startStandIn('/v1', async ({ request, res }) => {
+  const standIn = await startStandIn('/v1', async ({ request, res, mode }) => {
     const route = `${request.method} ${request.path}`;
     if (route === 'GET /v1/models')
       return sendJson(res, 200, {
@@ -45,6 +46,13 @@ export async function startScriptedModel(
       });
     if (route !== 'POST /v1/chat/completions') return sendJson(res, 404, { error: { message: 'Not found' } });
     const body = request.body as ScriptedRequest;
+    // Failure modes (setMode) leave the scripted answers queued for the requests after them.
+    if (mode === 'status-500')
+      return sendJson(res, 500, { error: { message: 'scripted failure', type: 'server_error' } });
+    if (mode === 'stall-mid-stream')
+      return void startSse(res)(
+        `data: ${JSON.stringify({ id: 'stalled', object: 'chat.completion.chunk', created: 1700000000, model: body.model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`,
+      );
     const next = queue.shift() ?? { text: '(unscripted)' };
     const reply = typeof next === 'function' ? await next(body) : next;
     const id = `chatcmpl-scripted-${++calls}`;

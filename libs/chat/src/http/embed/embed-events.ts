@@ -38,8 +38,15 @@ export interface EventSink {
   end(): void;
 }
 
+/** How often an open stream sends a keep-alive comment. */
+export const KEEP_ALIVE_MS = 15_000;
+
 /** Starts the event stream on the reply; headers go out with the first event. */
-export function openEventStream(reply: FastifyReply, headers: Record<string, string> = {}): EventSink {
+export function openEventStream(
+  reply: FastifyReply,
+  headers: Record<string, string> = {},
+  keepAliveMs = KEEP_ALIVE_MS,
+): EventSink {
   const out = new PassThrough();
   void reply
     .status(200)
@@ -50,12 +57,21 @@ export function openEventStream(reply: FastifyReply, headers: Record<string, str
       ...headers,
     })
     .send(out);
+  const open = () => !out.writableEnded && !out.destroyed;
+  // A comment line while the turn works (a model thinking, a slow tool), so a client can tell a
+  // quiet answer from a dead connection (the widget gives up after 30 s without a byte).
+  const keepAlive = setInterval(() => {
+    if (open()) out.write(': keep-alive\n\n');
+  }, keepAliveMs);
+  keepAlive.unref();
+  out.once('close', () => clearInterval(keepAlive));
   return {
     send(event) {
-      if (!out.writableEnded) out.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+      if (open()) out.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
     },
     end() {
-      if (!out.writableEnded) out.end();
+      clearInterval(keepAlive);
+      if (open()) out.end();
     },
   };
 }

@@ -29,7 +29,10 @@ interface Question {
 }
 
 const config = JSON.parse(document.getElementById('kw-embed')!.textContent ?? '{}') as FrameConfig;
-const key = new URLSearchParams(location.search).get('key') ?? '';
+const query = new URLSearchParams(location.search);
+const key = query.get('key') ?? '';
+/** An answer that sends no byte for this long is given up (the widget's data-stall-timeout, seconds). */
+const stallMs = stallTimeoutMs(query.get('stallTimeout'));
 const ancestors = (location as Location & { ancestorOrigins?: DOMStringList }).ancestorOrigins;
 const hostOrigin = ancestors?.[0] ?? (document.referrer ? new URL(document.referrer).origin : '');
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -39,6 +42,8 @@ const form = $<HTMLFormElement>('composer');
 
 let token = '';
 let conversationId = '';
+/** Whether the server holds conversationId: a new one is stored only when its first turn is done. */
+let conversationStored = false;
 let busy = false;
 const history: Array<{ role: string; content: string }> = [];
 
@@ -86,6 +91,64 @@ function apiUrl(path: string): string {
   return `/api/v2/embed/${path}?key=${encodeURIComponent(key)}`;
 }
 
+function stallTimeoutMs(seconds: string | null): number {
+  const n = Number(seconds);
+  return Number.isFinite(n) && n > 0 ? Math.min(n, 600) * 1000 : 30_000;
+}
+
+function setBusy(on: boolean): void {
+  busy = on;
+  if (on) form.setAttribute('aria-busy', 'true');
+  else form.removeAttribute('aria-busy');
+}
+
+/** How an answer's stream ended: its last event, or `cut` when it stopped without one. */
+type Ending = 'done' | 'question' | 'error' | 'cut';
+
+/**
+ * One streamed request: posts `body`, hands an ok response to `read`, and aborts when no byte
+ * arrives for stallMs (the server sends a keep-alive comment every 15 s while a turn works), so
+ * a dead connection ends in an error instead of a frozen answer. Throws when nothing could be
+ * read or the stream stalled; answers the failed response as is.
+ */
+async function streamed(
+  path: string,
+  body: unknown,
+  read: (res: Response, alive: () => void) => Promise<Ending>,
+): Promise<{ res: Response; ending?: Ending }> {
+  const abort = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const alive = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => abort.abort(new Error('stalled')), stallMs);
+  };
+  alive();
+  try {
+    const res = await fetch(apiUrl(path), {
+      method: 'POST',
+      headers: headers(),
+      body: JSON.stringify(body),
+      signal: abort.signal,
+    });
+    if (!res.ok) return { res };
+    return { res, ending: await read(res, alive) };
+  } catch (err) {
+    throw abort.signal.aborted ? new Stalled() : err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+class Stalled extends Error {
+  constructor() {
+    super('The answer stopped arriving. Please try again.');
+  }
+}
+
+function unreachable(err: unknown): string {
+  return err instanceof Stalled ? err.message : 'The chat could not be reached';
+}
+
 function headers(): Record<string, string> {
   return {
     'content-type': 'application/json',
@@ -102,58 +165,83 @@ async function failureOf(res: Response): Promise<string> {
   }
 }
 
-/** Reads one answer's event stream into an assistant bubble. */
-async function readAnswer(res: Response): Promise<void> {
+/** Reads one answer's event stream into an assistant bubble; `alive` is called on every chunk. */
+async function readAnswer(res: Response, alive: () => void): Promise<Ending> {
   const answer = bubble('assistant');
   const status = document.createElement('div');
   status.className = 'tools';
   let text = '';
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let cut = buffer.indexOf('\n\n');
-    while (cut >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      cut = buffer.indexOf('\n\n');
-      const event = /^event: (.*)$/m.exec(block)?.[1] ?? '';
-      const data = JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? 'null');
-      if (event === 'conversation') conversationId = data.conversationId;
-      else if (event === 'delta') {
-        text += data.text;
-        renderMarkdown(answer, text);
-        log.scrollTop = log.scrollHeight;
-      } else if (event === 'tool' && data.status === 'started') {
-        status.textContent = `Looking things up (${data.name})…`;
-        if (!status.isConnected) answer.before(status);
-      } else if (event === 'question') {
-        status.remove();
-        if (!text) answer.remove();
-        showQuestions(data.resumeToken, data.questions as Question[]);
-        hostEvent('question_shown', { questions: data.questions });
-      } else if (event === 'done') {
-        status.remove();
-        if (config.stateless) history.push({ role: 'assistant', content: text });
-        answer.dataset.messageId = data.messageId;
-        addFeedback(answer, data.messageId);
-        hostEvent('answer_finished', { messageId: data.messageId, conversationId: data.conversationId });
-      } else if (event === 'error') {
-        status.remove();
-        const failed = bubble('status');
-        failed.textContent = data.error?.message ?? 'The answer failed';
+  let ending: Ending = 'cut';
+  try {
+    return await readEvents();
+  } finally {
+    status.remove();
+    void reader.cancel().catch(() => undefined);
+  }
+
+  async function readEvents(): Promise<Ending> {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return ending;
+      alive();
+      buffer += value;
+      let cut = buffer.indexOf('\n\n');
+      while (cut >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        cut = buffer.indexOf('\n\n');
+        const event = /^event: (.*)$/m.exec(block)?.[1] ?? '';
+        const data = JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? 'null');
+        if (event === 'conversation') conversationId = data.conversationId;
+        else if (event === 'delta') {
+          text += data.text;
+          renderMarkdown(answer, text);
+          log.scrollTop = log.scrollHeight;
+        } else if (event === 'tool' && data.status === 'started') {
+          status.textContent = `Looking things up (${data.name})…`;
+          if (!status.isConnected) answer.before(status);
+        } else if (event === 'question') {
+          status.remove();
+          if (!text) answer.remove();
+          showQuestions(data.resumeToken, data.questions as Question[]);
+          hostEvent('question_shown', { questions: data.questions });
+          ending = 'question';
+        } else if (event === 'done') {
+          status.remove();
+          // The finished turn is stored under this id (an answered question's turn included).
+          conversationId = data.conversationId;
+          conversationStored = !config.stateless;
+          ending = 'done';
+          if (config.stateless) history.push({ role: 'assistant', content: text });
+          answer.dataset.messageId = data.messageId;
+          addFeedback(answer, data.messageId);
+          hostEvent('answer_finished', { messageId: data.messageId, conversationId: data.conversationId });
+        } else if (event === 'error') {
+          status.remove();
+          const failed = bubble('status');
+          failed.textContent = data.error?.message ?? 'The answer failed';
+          ending = 'error';
+        }
       }
     }
   }
 }
 
+/**
+ * After a turn of a stored conversation: a new conversation whose first turn did not finish
+ * (failed, cut, stalled, or paused on a question) was never stored, so its id is forgotten and
+ * the next message starts a new conversation instead of answering "Conversation not found".
+ */
+function settleConversation(): void {
+  if (!config.stateless && !conversationStored) conversationId = '';
+}
+
 async function send(text: string): Promise<void> {
   const content = text.trim();
   if (!content || busy || !allowedHere) return;
-  busy = true;
-  form.setAttribute('aria-busy', 'true');
+  setBusy(true);
   renderMarkdown(bubble('user'), content);
   hostEvent('message_sent', { text: content });
   // Stateless: the whole history goes back each turn, trimmed to what the API takes (newest kept).
@@ -161,25 +249,19 @@ async function send(text: string): Promise<void> {
     ? historyToSend(history, { role: 'user', content }, config.limits)
     : [{ role: 'user', content }];
   try {
-    const res = await fetch(apiUrl('chat'), {
-      method: 'POST',
-      headers: headers(),
-      body: JSON.stringify({ messages, ...(conversationId ? { conversationId } : {}) }),
+    const { res } = await streamed('chat', { messages, ...(conversationId ? { conversationId } : {}) }, (ok, alive) => {
+      if (config.stateless) {
+        history.splice(0, history.length, ...messages);
+        conversationId = ok.headers.get('x-embed-session-id') ?? conversationId;
+      }
+      return readAnswer(ok, alive);
     });
-    if (!res.ok) {
-      bubble('status').textContent = await failureOf(res);
-      return;
-    }
-    if (config.stateless) {
-      history.splice(0, history.length, ...messages);
-      conversationId = res.headers.get('x-embed-session-id') ?? conversationId;
-    }
-    await readAnswer(res);
-  } catch {
-    bubble('status').textContent = 'The chat could not be reached';
+    if (!res.ok) bubble('status').textContent = await failureOf(res);
+  } catch (err) {
+    bubble('status').textContent = unreachable(err);
   } finally {
-    busy = false;
-    form.removeAttribute('aria-busy');
+    settleConversation();
+    setBusy(false);
   }
 }
 
@@ -221,24 +303,33 @@ function showQuestions(resumeToken: string, questions: Question[]): void {
       selected: [...set.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value),
       ...(other?.value.trim() ? { other: other.value.trim() } : {}),
     }));
-    panel.querySelectorAll('input, button').forEach((el) => ((el as HTMLInputElement).disabled = true));
-    void answer(resumeToken, answers);
+    const enable = (on: boolean) =>
+      panel.querySelectorAll('input, button').forEach((el) => ((el as HTMLInputElement).disabled = !on));
+    enable(false);
+    void answer(resumeToken, answers, () => enable(true));
   });
   (panel.querySelector('input') as HTMLInputElement | null)?.focus();
 }
 
-async function answer(resumeToken: string, answers: unknown[]): Promise<void> {
-  busy = true;
+/**
+ * Resumes the paused turn. When the answer never reached the server (no response) or was refused
+ * without using the token (anything but 404), the question opens again to be answered again.
+ */
+async function answer(resumeToken: string, answers: unknown[], reopen: () => void): Promise<void> {
+  setBusy(true);
   try {
-    const res = await fetch(apiUrl('answer'), {
-      method: 'POST',
-      headers: headers(),
-      body: JSON.stringify({ resumeToken, answers }),
-    });
-    if (!res.ok) bubble('status').textContent = await failureOf(res);
-    else await readAnswer(res);
+    const { res } = await streamed('answer', { resumeToken, answers }, readAnswer);
+    if (!res.ok) {
+      bubble('status').textContent = await failureOf(res);
+      if (res.status !== 404) reopen();
+    }
+  } catch (err) {
+    bubble('status').textContent = unreachable(err);
+    // A stalled answer reached the server, which has used the token.
+    if (!(err instanceof Stalled)) reopen();
   } finally {
-    busy = false;
+    settleConversation();
+    setBusy(false);
   }
 }
 

@@ -49,7 +49,11 @@
   });
 
   const frame = document.createElement('iframe');
-  frame.src = `${platform}/embed/frame?key=${encodeURIComponent(key)}`;
+  // data-stall-timeout: seconds without a byte of an answer before the panel gives it up.
+  const stall = script.dataset.stallTimeout;
+  frame.src = `${platform}/embed/frame?key=${encodeURIComponent(key)}${
+    stall ? `&stallTimeout=${encodeURIComponent(stall)}` : ''
+  }`;
   frame.title = 'Chat';
   frame.dataset.kwChat = 'frame';
   frame.setAttribute('allow', 'clipboard-write');
