@@ -884,6 +884,49 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       ).toBe('Noted: Zephyr');
     });
 
+    it('refuses to resume a turn once the visitor’s budget is spent, and the token works again after', async () => {
+      const member = await userWithToken(base, admin.ADMIN_TOKEN);
+      const invited = await api(owner.token, 'POST', `/api/workspaces/${ws}/members`, {
+        email: member.user.email,
+        role: 'viewer',
+      });
+      expect((await api(member.token, 'POST', `/api/invitations/${invited.body.invitation.id}/accept`)).status).toBe(
+        200,
+      );
+      model.script(
+        { toolCalls: [{ name: 'ask_user', arguments: { questions: [{ question: 'Size?', options: ['big'] }] } }] },
+        (request) => ({ text: `Noted: ${lastTool(request).answers[0].selected[0]}` }),
+      );
+      const paused = await embed('chat', {
+        jwt: await jwtFor(member.user.email),
+        body: { messages: [{ role: 'user', content: 'Which one?' }] },
+      });
+      expect(paused.status, paused.text).toBe(200);
+      const { resumeToken } = paused.events.at(-1)!.data;
+      const setPlan = async (planId: string) => {
+        const assigned = await api(admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${member.user.id}/plan`, { planId });
+        expect(assigned.status, assigned.text).toBe(204);
+        // The gateway keeps an account's entitlements for five seconds.
+        await new Promise((r) => setTimeout(r, 5500));
+      };
+      const answer = async () =>
+        embed('answer', {
+          jwt: await jwtFor(member.user.email),
+          body: { resumeToken, answers: [{ question: 'Size?', selected: ['big'] }] },
+        });
+      await setPlan('spent');
+      const before = model.chatRequests().length;
+      const refused = await answer();
+      expect(refused.status, refused.text).toBe(403);
+      expect(refused.json).toMatchObject({ code: 'PLAN_LIMIT_REACHED', limit: 'monthlyTokens' });
+      expect(model.chatRequests()).toHaveLength(before);
+
+      await setPlan('open');
+      const resumed = await answer();
+      expect(resumed.status, resumed.text).toBe(200);
+      expect(resumed.events.at(-1)!.event).toBe('done');
+    });
+
     it('refuses an expired resume token', async () => {
       model.script({
         toolCalls: [{ name: 'ask_user', arguments: { questions: [{ question: 'Colour?', options: ['red'] }] } }],

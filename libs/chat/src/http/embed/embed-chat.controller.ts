@@ -201,10 +201,14 @@ export class EmbedChatController {
     });
     const state = JSON.parse(held.stateJson) as TurnState;
     const asked = askedQuestions(state.messages, state.pendingCallId);
+    const model = this.modelOf(state.model);
     try {
       if (asked.length > 0) checkAnswers(asked, body.answers);
+      // Resuming calls the model again: the visitor's plan applies as on /chat (budget, model).
+      await this.plans.check(requestContext.current()!.auth!.userId, model.id, 'chat');
     } catch (err) {
-      // Taking the turn used the token up: hold it again, so the visitor can answer properly.
+      // Taking the turn used the token up: hold it again, so the visitor can answer properly
+      // (or once their budget allows it again).
       await this.client.call(EmbedChatService.method.holdTurn, {
         tokenHash: hashOf(body.resumeToken),
         configId: config.id,
@@ -213,7 +217,6 @@ export class EmbedChatController {
       });
       throw err;
     }
-    const model = this.modelOf(state.model);
     const answers = body.answers.map((a) => ({
       question: a.question,
       selected: a.selected,
