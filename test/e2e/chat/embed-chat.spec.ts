@@ -592,6 +592,39 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       });
     });
 
+    it('records an estimate of a model call the provider breaks off before reporting its usage', async () => {
+      const usageRows = async () =>
+        (
+          await db.query(
+            `SELECT input_tokens, output_tokens, status FROM control.model_usage
+              WHERE user_id = $1 AND kind = 'chat' ORDER BY at`,
+            [visitor.user.id],
+          )
+        ).rows;
+      const before = (await usageRows()).length;
+      const text = 'The warranty of the Zephyr kettle lasts seven years on the heating element, two on the rest.';
+      model.script({ text, cutAfter: 6 });
+      const res = await ask('How long is the warranty?');
+      const deltas = res.events
+        .filter((e) => e.event === 'delta')
+        .map((e) => e.data.text)
+        .join('');
+      expect(deltas).toBe('The warranty of the Zephyr kettle ');
+      expect(res.events.some((e) => e.event === 'done')).toBe(false);
+      // Records are sent in batches after the answer: wait for this one.
+      let rows = await usageRows();
+      for (let waited = 0; rows.length === before && waited < 10_000; waited += 100) {
+        await new Promise((r) => setTimeout(r, 100));
+        rows = await usageRows();
+      }
+      const row = rows.at(-1)!;
+      expect(rows).toHaveLength(before + 1);
+      expect(row.status).toBe('upstream_error');
+      // The relayed text's characters / 4, and the prompt (the instructions and the question) estimated.
+      expect(row.output_tokens).toBe(Math.ceil(deltas.length / 4));
+      expect(row.input_tokens).toBeGreaterThan(Math.ceil('How long is the warranty?'.length / 4));
+    });
+
     it('searches the web only where the configuration enables it and the user has web-search access', async () => {
       const config = await api(owner.token, 'POST', '/api/v2/configs', {
         workspaceId: ws,

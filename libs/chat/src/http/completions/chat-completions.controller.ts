@@ -7,6 +7,7 @@ import { BearerOnly, CurrentAuth } from '@kw/platform-http';
 import type { ModelGateway } from '@kw/platform-models';
 import { parseChatRequest } from '../../domain/chat-request.js';
 import { checkChatFitsModel } from '../../domain/model-fit.js';
+import { estimatePromptTokens, StreamTally } from '../../domain/usage-estimate.js';
 import { assertChatAllowed } from '../chat-access.js';
 import { PlanGate } from '../plan-gate.js';
 import { ChatCompletionDto, ChatCompletionRequestDto } from '../dto/chat-completion.dto.js';
@@ -103,6 +104,10 @@ export class ChatCompletionsController {
         'cache-control': 'no-cache, no-transform',
         'x-accel-buffering': 'no',
       })
-      .send(sseStream(chunks, model.id, signal, (outcome) => record(served, outcome.status, outcome.usage)));
+      .send(
+        sseStream(chunks, model.id, signal, new StreamTally(estimatePromptTokens(chat.messages, chat.tools)), (o) =>
+          record(served, o.status, o.usage),
+        ),
+      );
   }
 }
