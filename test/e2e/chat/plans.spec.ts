@@ -16,6 +16,7 @@ const PLANS = {
       entitlements: { webSearch: false, models: ['gpt-4o-mini'] },
     },
     { id: 'pro', name: 'Pro', entitlements: { webSearch: true } },
+    { id: 'tiny', name: 'Tiny', limits: { monthlyTokens: 50 } },
   ],
 };
 
@@ -87,6 +88,7 @@ describe('plans and entitlements', () => {
           entitlements: { webSearch: false, models: ['gpt-4o-mini'] },
         },
         { id: 'pro', name: 'Pro', limits: {}, entitlements: { webSearch: true } },
+        { id: 'tiny', name: 'Tiny', limits: { monthlyTokens: 50 }, entitlements: { webSearch: false } },
       ],
     });
   });
@@ -119,6 +121,33 @@ describe('plans and entitlements', () => {
     const subscription = await call(platform.url, token, 'GET', '/api/subscription');
     expect(subscription.body).toMatchObject({ plan: { id: 'free' }, periodEnd: reset });
     expect(subscription.body.usage.tokens).toBe(first.body.usage.total_tokens);
+  });
+
+  it('lets parallel calls spend the token budget at most one call past it', async () => {
+    const person = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const assigned = await call(platform.url, admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${person.user.id}/plan`, {
+      planId: 'tiny',
+    });
+    expect(assigned.status, assigned.text).toBe(204);
+    // 20 at once, each 16 tokens by the stand-in's count, on a budget of 50.
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        call(platform.url, person.token, 'POST', '/api/v1/chat/completions', {
+          model: 'gpt-4o-mini',
+          max_tokens: 100,
+          messages: [{ role: 'user', content: 'how many tokens is this' }],
+        }),
+      ),
+    );
+    const served = answers.filter((a) => a.status === 200);
+    expect(served.length).toBeGreaterThan(0);
+    for (const refused of answers.filter((a) => a.status !== 200)) {
+      expect(refused.status, refused.text).toBe(403);
+      expect(refused.body.error.code).toBe('plan_limit_reached');
+    }
+    const perCall = served[0].body.usage.total_tokens;
+    const used = served.reduce((sum, a) => sum + a.body.usage.total_tokens, 0);
+    expect(used).toBeLessThanOrEqual(50 + perCall);
   });
 
   it('counts a streamed answer the client leaves in the middle, by an estimate of what it received', async () => {

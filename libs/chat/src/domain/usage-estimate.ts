@@ -19,7 +19,10 @@ function tokensOf(chars: number): number {
  * definitions. Used where the provider reported no usage (a stream cut or abandoned before its
  * last chunk), so the budget still counts what the call cost.
  */
-export function estimatePromptTokens(messages: readonly ChatMessage[], tools?: readonly ToolDefinition[]): number {
+export function estimatePromptTokens(
+  messages: ReadonlyArray<Pick<ChatMessage, 'content' | 'tool_calls'>>,
+  tools?: readonly ToolDefinition[],
+): number {
   let chars = 0;
   let images = 0;
   for (const message of messages) {

@@ -18,6 +18,9 @@ import { UsageRecorder } from '../models/usage-recorder.js';
 import { clientAbortSignal, unlessClientGone } from './client-abort.js';
 import { sseStream } from './sse-stream.js';
 
+/** A call's output, for the budget it holds while it runs, when it names no max_tokens. */
+const OUTPUT_ESTIMATE_TOKENS = 500;
+
 /**
  * POST /api/v1/chat/completions: stateless and OpenAI-compatible. The call to the provider runs
  * here, where the client is connected: a streamed answer is relayed chunk by chunk, and a client
@@ -58,7 +61,14 @@ export class ChatCompletionsController {
     const { request: chat, stream } = parseChatRequest(body);
     const model = this.catalog.require(chat.model);
     checkChatFitsModel(chat, model);
-    await this.plans.check(auth.userId, model.id, 'chat');
+    const prompt = estimatePromptTokens(chat.messages, chat.tools);
+    // Held against the budget while the call runs (released once its usage is recorded).
+    const hold = await this.plans.check(
+      auth.userId,
+      model.id,
+      'chat',
+      prompt + (chat.max_tokens ?? chat.max_completion_tokens ?? OUTPUT_ESTIMATE_TOKENS),
+    );
     const signal = clientAbortSignal(request, reply);
     const options = { signal, credentialFor: this.keys.resolverFor(auth.userId, model.id) };
     const started = performance.now();
@@ -67,7 +77,7 @@ export class ChatCompletionsController {
       served: { provider: string; credential: string },
       status: 'ok' | 'upstream_error' | 'cancelled',
       usage?: { prompt_tokens: number; completion_tokens: number },
-    ) =>
+    ) => {
       this.usage.record(
         {
           credential: served.credential,
@@ -82,6 +92,8 @@ export class ChatCompletionsController {
         },
         caller,
       );
+      hold.release();
+    };
     const failed = { provider: model.provider, credential: 'operator' };
     if (!stream) {
       const { completion, served } = await this.gateway.complete(model, chat, options).catch((err: unknown) => {
@@ -104,10 +116,6 @@ export class ChatCompletionsController {
         'cache-control': 'no-cache, no-transform',
         'x-accel-buffering': 'no',
       })
-      .send(
-        sseStream(chunks, model.id, signal, new StreamTally(estimatePromptTokens(chat.messages, chat.tools)), (o) =>
-          record(served, o.status, o.usage),
-        ),
-      );
+      .send(sseStream(chunks, model.id, signal, new StreamTally(prompt), (o) => record(served, o.status, o.usage)));
   }
 }
