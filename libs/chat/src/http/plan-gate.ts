@@ -11,7 +11,7 @@ interface Read {
   at: number;
 }
 
-/** An account's entitlements are asked at most this often per account (a budget may overshoot by this much). */
+/** An account's entitlements are asked at most this often per account (UncountedTokens covers the gap). */
 const CACHE_MS = 5_000;
 
 /**
