@@ -15,9 +15,8 @@ describe('usage estimate', () => {
   it('estimates a prompt from its text, tool calls and images, not from image URLs', () => {
     expect(
       estimatePromptTokens([
-        { role: 'user', content: 'abcdefgh' },
+        { content: 'abcdefgh' },
         {
-          role: 'user',
           content: [
             { type: 'text', text: 'abcd' },
             { type: 'image_url', image_url: { url: `data:image/png;base64,${'A'.repeat(10_000)}` } },
