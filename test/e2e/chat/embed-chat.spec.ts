@@ -592,6 +592,39 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       });
     });
 
+    it('records an estimate of a model call the provider breaks off before reporting its usage', async () => {
+      const usageRows = async () =>
+        (
+          await db.query(
+            `SELECT input_tokens, output_tokens, status FROM control.model_usage
+              WHERE user_id = $1 AND kind = 'chat' AND status <> 'ok' ORDER BY at`,
+            [visitor.user.id],
+          )
+        ).rows;
+      const before = (await usageRows()).length;
+      const text = 'The warranty of the Zephyr kettle lasts seven years on the heating element, two on the rest.';
+      model.script({ text, cutAfter: 6 });
+      const res = await ask('How long is the warranty?');
+      const deltas = res.events
+        .filter((e) => e.event === 'delta')
+        .map((e) => e.data.text)
+        .join('');
+      expect(deltas).toBe('The warranty of the Zephyr kettle ');
+      expect(res.events.some((e) => e.event === 'done')).toBe(false);
+      // Records are sent in batches after the answer: wait for this one (the others' are 'ok').
+      let rows = await usageRows();
+      for (let waited = 0; rows.length === before && waited < 10_000; waited += 100) {
+        await new Promise((r) => setTimeout(r, 100));
+        rows = await usageRows();
+      }
+      const row = rows.at(-1)!;
+      expect(rows).toHaveLength(before + 1);
+      expect(row.status).toBe('upstream_error');
+      // The relayed text's characters / 4, and the prompt (the instructions and the question) estimated.
+      expect(row.output_tokens).toBe(Math.ceil(deltas.length / 4));
+      expect(row.input_tokens).toBeGreaterThan(Math.ceil('How long is the warranty?'.length / 4));
+    });
+
     it('searches the web only where the configuration enables it and the user has web-search access', async () => {
       const config = await api(owner.token, 'POST', '/api/v2/configs', {
         workspaceId: ws,
@@ -892,6 +925,49 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
           .map((e) => e.data.text)
           .join(''),
       ).toBe('Noted: Zephyr');
+    });
+
+    it('refuses to resume a turn once the visitor’s budget is spent, and the token works again after', async () => {
+      const member = await userWithToken(base, admin.ADMIN_TOKEN);
+      const invited = await api(owner.token, 'POST', `/api/workspaces/${ws}/members`, {
+        email: member.user.email,
+        role: 'viewer',
+      });
+      expect((await api(member.token, 'POST', `/api/invitations/${invited.body.invitation.id}/accept`)).status).toBe(
+        200,
+      );
+      model.script(
+        { toolCalls: [{ name: 'ask_user', arguments: { questions: [{ question: 'Size?', options: ['big'] }] } }] },
+        (request) => ({ text: `Noted: ${lastTool(request).answers[0].selected[0]}` }),
+      );
+      const paused = await embed('chat', {
+        jwt: await jwtFor(member.user.email),
+        body: { messages: [{ role: 'user', content: 'Which one?' }] },
+      });
+      expect(paused.status, paused.text).toBe(200);
+      const { resumeToken } = paused.events.at(-1)!.data;
+      const setPlan = async (planId: string) => {
+        const assigned = await api(admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${member.user.id}/plan`, { planId });
+        expect(assigned.status, assigned.text).toBe(204);
+        // The gateway keeps an account's entitlements for five seconds.
+        await new Promise((r) => setTimeout(r, 5500));
+      };
+      const answer = async () =>
+        embed('answer', {
+          jwt: await jwtFor(member.user.email),
+          body: { resumeToken, answers: [{ question: 'Size?', selected: ['big'] }] },
+        });
+      await setPlan('spent');
+      const before = model.chatRequests().length;
+      const refused = await answer();
+      expect(refused.status, refused.text).toBe(403);
+      expect(refused.json).toMatchObject({ code: 'PLAN_LIMIT_REACHED', limit: 'monthlyTokens' });
+      expect(model.chatRequests()).toHaveLength(before);
+
+      await setPlan('open');
+      const resumed = await answer();
+      expect(resumed.status, resumed.text).toBe(200);
+      expect(resumed.events.at(-1)!.event).toBe('done');
     });
 
     it('refuses an expired resume token', async () => {

@@ -16,6 +16,7 @@ const PLANS = {
       entitlements: { webSearch: false, models: ['gpt-4o-mini'] },
     },
     { id: 'pro', name: 'Pro', entitlements: { webSearch: true } },
+    { id: 'tiny', name: 'Tiny', limits: { monthlyTokens: 50 } },
   ],
 };
 
@@ -29,6 +30,8 @@ describe('plans and entitlements', () => {
   const dataDir = tempDir('kw-plans-');
   let platform: PlatformProcess;
   let openai: StandIn;
+  /** A model that streams slowly enough for a client to leave in the middle. */
+  let slow: StandIn;
   let exa: ExaStandIn;
 
   const chat = (token: string, model: string) =>
@@ -40,6 +43,7 @@ describe('plans and entitlements', () => {
 
   beforeAll(async () => {
     openai = await startOpenAiStandIn();
+    slow = await startOpenAiStandIn({ eventGapMs: 200 });
     exa = await startExaStandIn();
     platform = await startEmbedded(dataDir, {
       ...admin,
@@ -54,6 +58,7 @@ describe('plans and entitlements', () => {
             retries: 0,
             models: [{ id: 'gpt-4o-mini' }, { id: 'gpt-4o' }],
           },
+          { id: 'slow', kind: 'openai', baseUrl: slow.url, apiKey: 'sk-test', retries: 0, models: [{ id: 'slow-1' }] },
         ],
       }),
       WEB_SEARCH_PROVIDER: 'exa',
@@ -65,6 +70,7 @@ describe('plans and entitlements', () => {
   afterAll(async () => {
     await platform?.stop();
     await openai?.close();
+    await slow?.close();
     await exa?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -82,6 +88,7 @@ describe('plans and entitlements', () => {
           entitlements: { webSearch: false, models: ['gpt-4o-mini'] },
         },
         { id: 'pro', name: 'Pro', limits: {}, entitlements: { webSearch: true } },
+        { id: 'tiny', name: 'Tiny', limits: { monthlyTokens: 50 }, entitlements: { webSearch: false } },
       ],
     });
   });
@@ -119,6 +126,87 @@ describe('plans and entitlements', () => {
     const subscription = await call(platform.url, token, 'GET', '/api/subscription');
     expect(subscription.body).toMatchObject({ plan: { id: 'free' }, periodEnd: reset });
     expect(subscription.body.usage.tokens).toBe(first.body.usage.total_tokens);
+  });
+
+  it('lets parallel calls spend the token budget at most one call past it', async () => {
+    const person = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const assigned = await call(platform.url, admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${person.user.id}/plan`, {
+      planId: 'tiny',
+    });
+    expect(assigned.status, assigned.text).toBe(204);
+    // 20 at once, each 16 tokens by the stand-in's count, on a budget of 50.
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        call(platform.url, person.token, 'POST', '/api/v1/chat/completions', {
+          model: 'gpt-4o-mini',
+          max_tokens: 100,
+          messages: [{ role: 'user', content: 'how many tokens is this' }],
+        }),
+      ),
+    );
+    const served = answers.filter((a) => a.status === 200);
+    expect(served.length).toBeGreaterThan(0);
+    for (const refused of answers.filter((a) => a.status !== 200)) {
+      expect(refused.status, refused.text).toBe(403);
+      expect(refused.body.error.code).toBe('plan_limit_reached');
+    }
+    const perCall = served[0].body.usage.total_tokens;
+    const used = served.reduce((sum, a) => sum + a.body.usage.total_tokens, 0);
+    expect(used).toBeLessThanOrEqual(50 + perCall);
+  });
+
+  it('counts a streamed answer the client leaves in the middle, by an estimate of what it received', async () => {
+    const person = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const assigned = await call(platform.url, admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${person.user.id}/plan`, {
+      planId: 'pro',
+    });
+    expect(assigned.status, assigned.text).toBe(204);
+    const question = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    const leaving = new AbortController();
+    const res = await fetch(`${platform.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${person.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'slow-1', stream: true, messages: [{ role: 'user', content: question }] }),
+      signal: leaving.signal,
+    });
+    expect(res.status).toBe(200);
+    // Read until 8 pieces of text arrived, then leave (the answer has 41, and its usage comes last).
+    let received = '';
+    let pieces = 0;
+    let buffered = '';
+    const decoder = new TextDecoder();
+    const reader = res.body!.getReader();
+    while (pieces < 8) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('the stream ended before the client left');
+      buffered += decoder.decode(value, { stream: true });
+      const events = buffered.split('\n\n');
+      buffered = events.pop()!;
+      for (const event of events) {
+        const chunk = JSON.parse(event.replace(/^data: /, ''));
+        expect(chunk.usage ?? null).toBeNull();
+        const content = chunk.choices[0]?.delta?.content;
+        if (content) {
+          received += content;
+          pieces++;
+        }
+      }
+    }
+    leaving.abort();
+    await reader.cancel().catch(() => undefined);
+
+    // The record is sent shortly after the stream ends: wait for it.
+    const tokens = async () => (await call(platform.url, person.token, 'GET', '/api/subscription')).body.usage.tokens;
+    let counted = await tokens();
+    for (let waited = 0; counted === 0 && waited < 10_000; waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+      counted = await tokens();
+    }
+    // The prompt's characters / 4 and the text relayed (what the client got, perhaps a piece more),
+    // far from the whole answer's.
+    const prompt = Math.ceil(question.length / 4);
+    expect(counted).toBeGreaterThanOrEqual(prompt + Math.ceil(received.length / 4));
+    expect(counted).toBeLessThan(prompt + Math.ceil(`echo: ${question}`.length / 4));
   });
 
   it('gives web search with the plan’s entitlement, assigned by an administrator', async () => {

@@ -9,9 +9,12 @@ export interface ScriptedRequest {
   max_tokens?: number;
 }
 
-/** One scripted answer: text, or tool calls (arguments as an object, sent as JSON). */
+/**
+ * One scripted answer: text, or tool calls (arguments as an object, sent as JSON). `cutAfter`:
+ * the connection is dropped after that many pieces of the text (a provider breaking off).
+ */
 export type ScriptedReply =
-  { text: string } | { toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> };
+  { text: string; cutAfter?: number } | { toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> };
 
 export interface ScriptedModel extends StandIn {
   /**
@@ -37,7 +40,7 @@ export async function startScriptedModel(
 ): Promise<ScriptedModel> {
   const queue: Array<ScriptedReply | ((request: ScriptedRequest) => ScriptedReply | Promise<ScriptedReply>)> = [];
   let calls = 0;
-  const standIn = await startStandIn('/v1', async ({ request, res, mode }) => {
+  const standIn = await startStandIn('/v1', async ({ request, res, mode, cut }) => {
     const route = `${request.method} ${request.path}`;
     if (route === 'GET /v1/models')
       return sendJson(res, 200, {
@@ -87,7 +90,8 @@ export async function startScriptedModel(
       );
     await chunk({ role: 'assistant', content: '' });
     if ('text' in reply)
-      for (const piece of pieces(reply.text)) {
+      for (const [i, piece] of pieces(reply.text).entries()) {
+        if (i === reply.cutAfter) return cut();
         await chunk({ content: piece });
         if (options.pieceDelayMs) await new Promise((resolve) => setTimeout(resolve, options.pieceDelayMs));
       }

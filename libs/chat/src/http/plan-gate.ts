@@ -3,24 +3,43 @@ import { PlansService, type GetEntitlementsResponse } from '@kw/contracts';
 import { PerAccountCache, planLimitError } from '@kw/platform-entitlements';
 import { AppError } from '@kw/platform-errors';
 import { ServiceClient } from '@kw/platform-transport';
+import { UncountedTokens, type Hold } from './uncounted-tokens.js';
 
-/** An account's entitlements are asked at most this often per account (a budget may overshoot by this much). */
+interface Read {
+  entitlements: GetEntitlementsResponse;
+  /** When they were asked for. */
+  at: number;
+}
+
+/** An account's entitlements are asked at most this often per account (UncountedTokens covers the gap). */
 const CACHE_MS = 5_000;
 
 /**
  * The plan check of model calls (docs/plans.md): the model must be one the plan allows, and the
  * month's token (chat) or image budget must not be spent. Entitlements come from the chat service
  * (PlansService), cached per account for five seconds, so a model call costs no extra hop most of
- * the time; a budget exhausted within those seconds lets a few calls through.
+ * the time. What those seconds' view cannot count yet, the token budget takes from
+ * UncountedTokens: the estimates of calls in flight in this process and the tokens it recorded
+ * since, so calls started together cannot all spend the same remaining budget.
  */
 @Injectable()
 export class PlanGate {
-  private readonly cache = new PerAccountCache<GetEntitlementsResponse>(CACHE_MS);
+  private readonly cache = new PerAccountCache<Read>(CACHE_MS);
 
-  constructor(private readonly client: ServiceClient) {}
+  constructor(
+    private readonly client: ServiceClient,
+    private readonly uncounted: UncountedTokens,
+  ) {}
 
-  async check(userId: string, modelId: string, kind: 'chat' | 'image'): Promise<void> {
-    const entitlements = await this.entitlementsOf(userId);
+  /**
+   * Refuses the call if the plan does not allow it. With `estimate` (chat), the call's estimated
+   * tokens are held from this check (in the same tick, so parallel checks see each other) until
+   * the returned hold is released, when the call has ended and its usage was recorded.
+   */
+  async check(userId: string, modelId: string, kind: 'chat', estimate: number): Promise<Hold>;
+  async check(userId: string, modelId: string, kind: 'chat' | 'image'): Promise<void>;
+  async check(userId: string, modelId: string, kind: 'chat' | 'image', estimate?: number): Promise<Hold | void> {
+    const { entitlements, at } = await this.entitlementsOf(userId);
     if (!entitlements.allModels && !entitlements.models.includes(modelId))
       throw new AppError({
         status: 403,
@@ -28,22 +47,31 @@ export class PlanGate {
         message: `Your plan (${entitlements.planId}) does not include the model ${modelId}`,
         param: 'model',
       });
-    const remaining = kind === 'chat' ? entitlements.tokensRemaining : entitlements.imagesRemaining;
+    const remaining =
+      kind === 'chat'
+        ? entitlements.tokensRemaining === undefined
+          ? undefined
+          : entitlements.tokensRemaining - this.uncounted.total(userId, at)
+        : entitlements.imagesRemaining;
     if (remaining !== undefined && remaining <= 0)
       throw planLimitError(
         kind === 'chat' ? 'monthlyTokens' : 'monthlyImages',
         `Your plan's monthly ${kind === 'chat' ? 'token' : 'image'} budget is spent; it resets at ${entitlements.resetsAt}`,
         { resetsAt: entitlements.resetsAt },
       );
+    if (estimate !== undefined) return this.uncounted.hold(userId, estimate);
   }
 
   /** The model ids the caller's plan includes; undefined: every model of the deployment. */
   async allowedModels(userId: string): Promise<ReadonlySet<string> | undefined> {
-    const entitlements = await this.entitlementsOf(userId);
+    const { entitlements } = await this.entitlementsOf(userId);
     return entitlements.allModels ? undefined : new Set(entitlements.models);
   }
 
-  private entitlementsOf(userId: string): Promise<GetEntitlementsResponse> {
-    return this.cache.get(userId, () => this.client.call(PlansService.method.getEntitlements, {}));
+  private entitlementsOf(userId: string): Promise<Read> {
+    return this.cache.get(userId, () => {
+      const at = Date.now();
+      return this.client.call(PlansService.method.getEntitlements, {}).then((entitlements) => ({ entitlements, at }));
+    });
   }
 }

@@ -7,6 +7,7 @@ import { BearerOnly, CurrentAuth } from '@kw/platform-http';
 import type { ModelGateway } from '@kw/platform-models';
 import { parseChatRequest } from '../../domain/chat-request.js';
 import { checkChatFitsModel } from '../../domain/model-fit.js';
+import { estimatePromptTokens, StreamTally } from '../../domain/usage-estimate.js';
 import { assertChatAllowed } from '../chat-access.js';
 import { PlanGate } from '../plan-gate.js';
 import { ChatCompletionDto, ChatCompletionRequestDto } from '../dto/chat-completion.dto.js';
@@ -16,6 +17,9 @@ import { ProviderKeys } from '../models/provider-keys.js';
 import { UsageRecorder } from '../models/usage-recorder.js';
 import { clientAbortSignal, unlessClientGone } from './client-abort.js';
 import { sseStream } from './sse-stream.js';
+
+/** A call's output, for the budget it holds while it runs, when it names no max_tokens. */
+const OUTPUT_ESTIMATE_TOKENS = 500;
 
 /**
  * POST /api/v1/chat/completions: stateless and OpenAI-compatible. The call to the provider runs
@@ -58,7 +62,14 @@ export class ChatCompletionsController {
     const { request: chat, stream, maxTokensParam } = parseChatRequest(body);
     const model = this.catalog.require(chat.model);
     checkChatFitsModel(chat, model, maxTokensParam);
-    await this.plans.check(auth.userId, model.id, 'chat');
+    const prompt = estimatePromptTokens(chat.messages, chat.tools);
+    // Held against the budget while the call runs (released once its usage is recorded).
+    const hold = await this.plans.check(
+      auth.userId,
+      model.id,
+      'chat',
+      prompt + (chat.max_tokens ?? OUTPUT_ESTIMATE_TOKENS),
+    );
     const signal = clientAbortSignal(request, reply);
     const options = { signal, credentialFor: this.keys.resolverFor(auth.userId, model.id) };
     const started = performance.now();
@@ -67,7 +78,7 @@ export class ChatCompletionsController {
       served: { provider: string; credential: string },
       status: 'ok' | 'upstream_error' | 'cancelled',
       usage?: { prompt_tokens: number; completion_tokens: number },
-    ) =>
+    ) => {
       this.usage.record(
         {
           credential: served.credential,
@@ -82,6 +93,8 @@ export class ChatCompletionsController {
         },
         caller,
       );
+      hold.release();
+    };
     const failed = { provider: model.provider, credential: 'operator' };
     if (!stream) {
       const { completion, served } = await this.gateway.complete(model, chat, options).catch((err: unknown) => {
@@ -104,6 +117,6 @@ export class ChatCompletionsController {
         'cache-control': 'no-cache, no-transform',
         'x-accel-buffering': 'no',
       })
-      .send(sseStream(chunks, model.id, signal, (outcome) => record(served, outcome.status, outcome.usage)));
+      .send(sseStream(chunks, model.id, signal, new StreamTally(prompt), (o) => record(served, o.status, o.usage)));
   }
 }

@@ -1,9 +1,11 @@
 import { Readable } from 'node:stream';
 import { AppError } from '@kw/platform-errors';
 import type { ChatCompletionChunk } from '@kw/platform-models';
+import type { StreamTally, TokenCounts } from '../../domain/usage-estimate.js';
 
 export interface StreamOutcome {
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** The provider's usage, or an estimate when the stream ended without it (cut or abandoned). */
+  usage: TokenCounts & { estimated: boolean };
   status: 'ok' | 'upstream_error' | 'cancelled';
 }
 
@@ -22,30 +24,43 @@ function errorEvent(err: unknown): string {
 
 /**
  * OpenAI's Server-Sent Events: one `data:` line per chunk (the model id rewritten to the public
- * one) and `data: [DONE]` at the end. `done` receives how it went, once, for the usage record.
+ * one) and `data: [DONE]` at the end. `done` receives how it went, once, for the usage record:
+ * also when the client went away (the stream is destroyed and the generator returns) or the
+ * provider broke off, with the usage `tally` counted from the chunks relayed.
  */
 export function sseStream(
   chunks: AsyncIterable<ChatCompletionChunk>,
   publicModel: string,
   signal: AbortSignal,
+  tally: StreamTally,
   done: (outcome: StreamOutcome) => void,
 ): Readable {
+  let reported = false;
+  const report = (status: StreamOutcome['status']) => {
+    if (reported) return;
+    reported = true;
+    done({ status: signal.aborted && status === 'ok' ? 'cancelled' : status, usage: tally.usage() });
+  };
   async function* events(): AsyncGenerator<string> {
-    const outcome: StreamOutcome = { status: 'ok' };
+    let status: StreamOutcome['status'] = 'ok';
     try {
       for await (const chunk of chunks) {
         chunk.model = publicModel;
-        if (chunk.usage) outcome.usage = chunk.usage;
+        tally.observe(chunk);
         yield `data: ${JSON.stringify(chunk)}\n\n`;
       }
       yield 'data: [DONE]\n\n';
     } catch (err) {
-      outcome.status = signal.aborted ? 'cancelled' : 'upstream_error';
+      status = signal.aborted ? 'cancelled' : 'upstream_error';
       if (!signal.aborted) yield errorEvent(err);
     } finally {
-      if (signal.aborted && outcome.status === 'ok') outcome.status = 'cancelled';
-      done(outcome);
+      report(status);
     }
   }
-  return Readable.from(events(), { objectMode: false });
+  const readable = Readable.from(events(), { objectMode: false });
+  // A stream destroyed before its generator started (or while it waits) still gets its record.
+  readable.once('close', () => {
+    if (!readable.readableEnded) setImmediate(() => report('cancelled'));
+  });
+  return readable;
 }

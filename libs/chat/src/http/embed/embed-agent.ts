@@ -13,6 +13,7 @@ import {
   EMBED_AGENT_TOKENS_PER_TURN,
   EMBED_TOOL_RESULT_MAX_CHARS,
 } from '../../chat-limits.js';
+import { estimatePromptTokens, StreamTally } from '../../domain/usage-estimate.js';
 import { MODEL_GATEWAY } from '../models/model-gateway.provider.js';
 import { UsageRecorder } from '../models/usage-recorder.js';
 import { WEB_SEARCH_PROVIDER } from '../web-search.provider.js';
@@ -181,10 +182,12 @@ export class EmbedAgent {
     let text = '';
     let finish = 'stop';
     const calls: ToolCall[] = [];
-    let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+    // The provider's usage arrives with the last chunk: a call cut or abandoned before it is
+    // recorded with an estimate of what it cost, not as free.
+    const tally = new StreamTally(estimatePromptTokens(request.messages, tools));
     try {
       for await (const chunk of chunks) {
-        if (chunk.usage) usage = chunk.usage;
+        tally.observe(chunk);
         const choice = chunk.choices[0];
         if (!choice) continue;
         if (choice.finish_reason) finish = choice.finish_reason;
@@ -201,13 +204,21 @@ export class EmbedAgent {
         }
       }
     } catch (err) {
-      record(served.provider, served.credential, env.signal.aborted ? 'cancelled' : 'upstream_error');
+      const spent = tally.usage();
+      record(
+        served.provider,
+        served.credential,
+        env.signal.aborted ? 'cancelled' : 'upstream_error',
+        spent.prompt_tokens,
+        spent.completion_tokens,
+      );
       throw err;
     }
+    const usage = tally.usage();
     state.steps++;
-    state.inputTokens += usage?.prompt_tokens ?? 0;
-    state.outputTokens += usage?.completion_tokens ?? 0;
-    record(served.provider, served.credential, 'ok', usage?.prompt_tokens, usage?.completion_tokens);
+    state.inputTokens += usage.prompt_tokens;
+    state.outputTokens += usage.completion_tokens;
+    record(served.provider, served.credential, 'ok', usage.prompt_tokens, usage.completion_tokens);
     const named = calls.filter(Boolean).map((c, i) => ({ ...c, id: c.id || `call_${state.steps}_${i}` }));
     return { text, calls: named, finish: lastCall && finish === 'tool_calls' ? 'length' : finish };
   }

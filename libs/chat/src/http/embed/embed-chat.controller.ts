@@ -17,10 +17,15 @@ import { AppError, ErrorCode, invalidField, notFound } from '@kw/platform-errors
 import { Public } from '@kw/platform-http';
 import type { ChatMessage, ModelInfo } from '@kw/platform-models';
 import { ServiceClient } from '@kw/platform-transport';
-import { EMBED_AGENT_TURN_MS, EMBED_HELD_TURN_TTL_SECONDS } from '../../chat-limits.js';
+import {
+  EMBED_AGENT_OUTPUT_TOKENS_PER_CALL,
+  EMBED_AGENT_TURN_MS,
+  EMBED_HELD_TURN_TTL_SECONDS,
+} from '../../chat-limits.js';
 import { modelFor, routeTurn, toolsFor } from '../../domain/embed-agent-plan.js';
 import { embedInstructions } from '../../domain/embed-instructions.js';
 import { askedQuestions, checkAnswers } from '../../domain/structured-answers.js';
+import { estimatePromptTokens } from '../../domain/usage-estimate.js';
 import { clientAbortSignal } from '../completions/client-abort.js';
 import {
   EmbedChatRequestDto,
@@ -30,6 +35,7 @@ import {
 } from '../dto/embed-chat.dto.js';
 import { ModelCatalog } from '../models/model-catalog.js';
 import { PlanGate } from '../plan-gate.js';
+import type { Hold } from '../uncounted-tokens.js';
 import { ContextItems } from './context-items.js';
 import { EmbedAgent, type TurnEnv, type TurnState } from './embed-agent.js';
 import { openEventStream, type EventSink } from './embed-events.js';
@@ -43,6 +49,10 @@ const EVENTS = [
   '`question` ({resumeToken, expiresAt, questions}: the turn pauses), `done` ({messageId, conversationId, finishReason, usage})',
   'or `error` ({error:{code, message}}).',
 ].join(' ');
+
+/** What a turn holds of the budget while it runs: its first model call, estimated. */
+const turnEstimate = (messages: ReadonlyArray<Pick<ChatMessage, 'content'>>) =>
+  estimatePromptTokens(messages) + EMBED_AGENT_OUTPUT_TOKENS_PER_CALL;
 
 const modelLocked = (model: string) =>
   new AppError({
@@ -111,7 +121,26 @@ export class EmbedChatController {
     const model = this.modelOf(modelFor(body.model, expert, config));
     // The visitor's turns are their usage (kind chat): their plan's models and budget apply.
     const caller = requestContext.current()!.auth!;
-    await this.plans.check(caller.userId, model.id, 'chat');
+    // Held against the budget until the turn ends (its calls' usage is recorded as they end).
+    const hold = await this.plans.check(caller.userId, model.id, 'chat', turnEstimate(body.messages));
+    try {
+      await this.startTurn(body, admitted, model, expert, routed, request, reply);
+    } finally {
+      hold.release();
+    }
+  }
+
+  private async startTurn(
+    body: EmbedChatRequestDto,
+    admitted: AdmitEmbedCallResponse,
+    model: ModelInfo,
+    expert: ReturnType<typeof routeTurn>['expert'],
+    routed: boolean,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const config = admitted.config!;
+    const caller = requestContext.current()!.auth!;
     const features = config.features ?? { structuredQuestions: false, webSearch: false };
     const toolIds = toolsFor(expert, features, caller.scopes);
     let conversationId = body.conversationId ?? randomUUID();
@@ -201,10 +230,20 @@ export class EmbedChatController {
     });
     const state = JSON.parse(held.stateJson) as TurnState;
     const asked = askedQuestions(state.messages, state.pendingCallId);
+    const model = this.modelOf(state.model);
+    let hold: Hold;
     try {
       if (asked.length > 0) checkAnswers(asked, body.answers);
+      // Resuming calls the model again: the visitor's plan applies as on /chat (budget, model).
+      hold = await this.plans.check(
+        requestContext.current()!.auth!.userId,
+        model.id,
+        'chat',
+        turnEstimate(state.messages),
+      );
     } catch (err) {
-      // Taking the turn used the token up: hold it again, so the visitor can answer properly.
+      // Taking the turn used the token up: hold it again, so the visitor can answer properly
+      // (or once their budget allows it again).
       await this.client.call(EmbedChatService.method.holdTurn, {
         tokenHash: hashOf(body.resumeToken),
         configId: config.id,
@@ -213,7 +252,6 @@ export class EmbedChatController {
       });
       throw err;
     }
-    const model = this.modelOf(state.model);
     const answers = body.answers.map((a) => ({
       question: a.question,
       selected: a.selected,
@@ -224,7 +262,11 @@ export class EmbedChatController {
     state.pendingCallId = '';
     const sink = openEventStream(reply, config.stateless ? { [EMBED_SESSION_HEADER]: state.conversationId } : {});
     sink.send({ event: 'conversation', data: { conversationId: state.conversationId, stateless: config.stateless } });
-    await this.runTurn(state, admitted, model, request, reply, sink);
+    try {
+      await this.runTurn(state, admitted, model, request, reply, sink);
+    } finally {
+      hold.release();
+    }
   }
 
   @Post('feedback')
