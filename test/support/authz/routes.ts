@@ -539,6 +539,8 @@ export const FILE_ROUTES: MatrixRoute[] = [
  */
 export const CHAT_ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/api/v1/models', action: 'chat:use', account: true, allowedStatuses: [200] },
+  // No provider here: an allowed caller's retrieve ends in 404 model_not_found, after the scope check.
+  { method: 'GET', path: '/api/v1/models/matrix-model', action: 'chat:use', account: true, allowedStatuses: [404] },
   {
     method: 'POST',
     path: '/api/v1/chat/completions',
