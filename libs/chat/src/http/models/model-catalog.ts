@@ -50,14 +50,7 @@ export class ModelCatalog implements OnApplicationBootstrap, OnModuleDestroy {
   /** The model, or 404 `model_not_found` naming the `model` parameter. */
   require(id: string, param = 'model'): ModelInfo {
     const model = this.gateway.find(id);
-    if (!model) {
-      throw new AppError({
-        status: 404,
-        code: ErrorCode.MODEL_NOT_FOUND,
-        message: `The model "${id}" does not exist on this deployment (GET /api/v1/models lists them)`,
-        param,
-      });
-    }
+    if (!model) throw modelNotFound(id, param);
     return model;
   }
 
@@ -83,4 +76,14 @@ export class ModelCatalog implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.warn({ err }, 'chat: model discovery failed');
     }
   }
+}
+
+/** 404 `model_not_found`: also what a model outside the caller's plan answers where plans hide it. */
+export function modelNotFound(id: string, param = 'model'): AppError {
+  return new AppError({
+    status: 404,
+    code: ErrorCode.MODEL_NOT_FOUND,
+    message: `The model "${id}" does not exist on this deployment (GET /api/v1/models lists them)`,
+    param,
+  });
 }

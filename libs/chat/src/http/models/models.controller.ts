@@ -1,14 +1,12 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { AuthContext } from '@kw/contracts';
-import { AppError, ErrorCode } from '@kw/platform-errors';
-import type { ModelInfo } from '@kw/platform-models';
 import { BearerOnly, CurrentAuth } from '@kw/platform-http';
 import { assertChatAllowed } from '../chat-access.js';
 import { ModelDto, ModelListDto } from '../dto/models.dto.js';
 import { PlanGate } from '../plan-gate.js';
 import { modelView } from '../presenters.js';
-import { ModelCatalog } from './model-catalog.js';
+import { ModelCatalog, modelNotFound } from './model-catalog.js';
 
 @ApiTags('OpenAI-compatible')
 @BearerOnly()
@@ -28,7 +26,10 @@ export class ModelsController {
   @ApiOkResponse({ type: ModelListDto })
   async list(@CurrentAuth() auth: AuthContext): Promise<ModelListDto> {
     assertChatAllowed(auth);
-    return { object: 'list', data: (await this.visible(auth.userId)).map(modelView) };
+    // Only what the caller may call: a listed model must not then answer 403 plan_model_not_allowed.
+    const allowed = await this.plans.allowedModels(auth.userId);
+    const models = this.catalog.list().filter((m) => !allowed || allowed.has(m.id));
+    return { object: 'list', data: models.map(modelView) };
   }
 
   @Get('models/:model')
@@ -42,21 +43,10 @@ export class ModelsController {
   @ApiNotFoundResponse({ description: '`model_not_found`' })
   async retrieve(@CurrentAuth() auth: AuthContext, @Param('model') id: string): Promise<ModelDto> {
     assertChatAllowed(auth);
-    const model = (await this.visible(auth.userId)).find((m) => m.id === id);
-    if (!model) {
-      throw new AppError({
-        status: 404,
-        code: ErrorCode.MODEL_NOT_FOUND,
-        message: `The model "${id}" does not exist on this deployment (GET /api/v1/models lists them)`,
-        param: 'model',
-      });
-    }
+    // Listed models only (a hidden one answers 404 too), and only those the caller's plan includes.
+    const allowed = await this.plans.allowedModels(auth.userId);
+    const model = this.catalog.list().find((m) => m.id === id && (!allowed || allowed.has(m.id)));
+    if (!model) throw modelNotFound(id);
     return modelView(model);
-  }
-
-  /** Only what the caller may call: a listed model must not then answer 403 plan_model_not_allowed. */
-  private async visible(userId: string): Promise<ModelInfo[]> {
-    const allowed = await this.plans.allowedModels(userId);
-    return this.catalog.list().filter((m) => !allowed || allowed.has(m.id));
   }
 }
