@@ -26,6 +26,16 @@ describe('usage estimate', () => {
     ).toBe(3 + 85);
   });
 
+  it('counts text outside ASCII by its UTF-8 bytes, so Chinese costs about a token a character', () => {
+    // 13 CJK characters are 39 bytes: 10 tokens, where a character count said 4.
+    expect(estimatePromptTokens([{ content: '向量检索和关键词检索的融合' }])).toBe(Math.ceil((13 * 3) / 4));
+    const tally = new StreamTally(0);
+    tally.observe(chunk('知识工作区平台'));
+    expect(tally.usage().completion_tokens).toBe(Math.ceil((7 * 3) / 4));
+    // Emoji are four bytes each (two UTF-16 units): one token apiece.
+    expect(estimatePromptTokens([{ content: '🙂🙂🙂🙂' }])).toBe(4);
+  });
+
   it('estimates what a stream relayed, at least one token per chunk with text', () => {
     const tally = new StreamTally(10);
     for (const piece of ['a', 'b', 'c', 'defghijklmnop']) tally.observe(chunk(piece));

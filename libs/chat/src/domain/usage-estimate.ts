@@ -1,7 +1,12 @@
 import type { ChatCompletionChunk, ChatMessage, ToolDefinition } from '@kw/platform-models';
 
-/** Characters per token, OpenAI's rule of thumb for English text. */
-const CHARS_PER_TOKEN = 4;
+/**
+ * UTF-8 bytes per token. Byte-level BPE tokenizers average about four bytes a token on English
+ * (OpenAI's "four characters" rule), and a script outside ASCII takes more bytes a character and
+ * more tokens: counting characters would rate Chinese or Japanese text, about a token a
+ * character, at a quarter of its cost.
+ */
+const BYTES_PER_TOKEN = 4;
 /** An image part, whatever its size: OpenAI's base cost of one image (its URL's characters are not tokens). */
 const TOKENS_PER_IMAGE = 85;
 
@@ -10,9 +15,11 @@ export interface TokenCounts {
   completion_tokens: number;
 }
 
-function tokensOf(chars: number): number {
-  return Math.ceil(chars / CHARS_PER_TOKEN);
+function tokensOf(bytes: number): number {
+  return Math.ceil(bytes / BYTES_PER_TOKEN);
 }
+
+const bytesOf = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /**
  * The prompt's tokens, estimated from what is sent: the messages' text, tool calls and tool
@@ -23,29 +30,30 @@ export function estimatePromptTokens(
   messages: ReadonlyArray<Pick<ChatMessage, 'content' | 'tool_calls'>>,
   tools?: readonly ToolDefinition[],
 ): number {
-  let chars = 0;
+  let bytes = 0;
   let images = 0;
   for (const message of messages) {
-    if (typeof message.content === 'string') chars += message.content.length;
+    if (typeof message.content === 'string') bytes += bytesOf(message.content);
     else
       for (const part of message.content ?? []) {
-        if (part.type === 'text') chars += part.text.length;
+        if (part.type === 'text') bytes += bytesOf(part.text);
         else images++;
       }
-    for (const call of message.tool_calls ?? []) chars += call.function.name.length + call.function.arguments.length;
+    for (const call of message.tool_calls ?? [])
+      bytes += bytesOf(call.function.name) + bytesOf(call.function.arguments);
   }
-  if (tools && tools.length > 0) chars += JSON.stringify(tools).length;
-  return tokensOf(chars) + images * TOKENS_PER_IMAGE;
+  if (tools && tools.length > 0) bytes += bytesOf(JSON.stringify(tools));
+  return tokensOf(bytes) + images * TOKENS_PER_IMAGE;
 }
 
 /**
  * Counts what a stream delivered, chunk by chunk: the provider's usage when a chunk carries it,
- * otherwise an estimate of the output from the text and tool calls seen (at least one token per
+ * otherwise an estimate of the output from the bytes of text and tool calls seen (at least one token per
  * chunk that carried any), so a stream that ends early is not free.
  */
 export class StreamTally {
   private reported?: TokenCounts;
-  private chars = 0;
+  private bytes = 0;
   private chunks = 0;
 
   constructor(private readonly promptEstimate: number) {}
@@ -54,12 +62,12 @@ export class StreamTally {
     if (chunk.usage) this.reported = chunk.usage;
     let carried = 0;
     for (const choice of chunk.choices) {
-      carried += choice.delta.content?.length ?? 0;
+      carried += bytesOf(choice.delta.content ?? '');
       for (const part of choice.delta.tool_calls ?? [])
-        carried += (part.function?.name?.length ?? 0) + (part.function?.arguments?.length ?? 0);
+        carried += bytesOf(part.function?.name ?? '') + bytesOf(part.function?.arguments ?? '');
     }
     if (carried > 0) {
-      this.chars += carried;
+      this.bytes += carried;
       this.chunks++;
     }
   }
@@ -74,7 +82,7 @@ export class StreamTally {
       };
     return {
       prompt_tokens: this.promptEstimate,
-      completion_tokens: Math.max(tokensOf(this.chars), this.chunks),
+      completion_tokens: Math.max(tokensOf(this.bytes), this.chunks),
       estimated: true,
     };
   }
