@@ -182,6 +182,41 @@ describe('plan limits', () => {
     await expectFullAndToldOnce(owner.token, ws.id);
   }, 60_000);
 
+  it('tells each of an owner’s workspaces of its own thresholds, not only the first to reach them', async () => {
+    const { owner, ws, note } = await noteWorkspace();
+    const second = await api.createWorkspace(owner.token);
+    await api.ok(
+      owner.token,
+      'POST',
+      '/api/memory-fragments/bulk',
+      {
+        workspaceId: ws.id,
+        items: [0, 1, 2, 3, 4].map((i) => ({ fragmentTypeId: note, title: `N${i}`, content: `C${i}`, summary: 's' })),
+      },
+      200,
+    );
+    // The second workspace's note type has its own id.
+    const types = await api.ok(owner.token, 'GET', `/api/workspaces/${second.id}/fragment-types`, undefined, 200);
+    const secondNote = types.items.find((t: any) => t.key === 'note').id;
+    await api.ok(
+      owner.token,
+      'POST',
+      '/api/memory-fragments/bulk',
+      {
+        workspaceId: second.id,
+        items: [0, 1, 2, 3, 4].map((i) => ({
+          fragmentTypeId: secondNote,
+          title: `N${i}`,
+          content: `C${i}`,
+          summary: 's',
+        })),
+      },
+      200,
+    );
+    const told = (await limitNotices(owner.token)).map((n: any) => `${n.workspaceId}@${n.threshold}`).sort();
+    expect(told).toEqual([`${second.id}@100`, `${second.id}@80`, `${ws.id}@100`, `${ws.id}@80`].sort());
+  }, 60_000);
+
   it('counts the workspace against its creator’s plan, whoever adds to it', async () => {
     const owner = await userWithToken(platform.url, admin.ADMIN_TOKEN);
     const member = await userWithToken(platform.url, admin.ADMIN_TOKEN);

@@ -12,7 +12,7 @@ const MAX_REMEMBERED = 10_000;
 /**
  * Tells a workspace's owners when its usage of a plan limit reaches 80 % and 100 % (docs/plans.md).
  * Each threshold is told once per workspace, limit and cap: the workspaces component keeps a
- * dedupe key per owner, so replicas and restarts do not repeat it, and a new cap (another plan)
+ * dedupe key per owner and workspace, so replicas and restarts do not repeat it, and a new cap (another plan)
  * tells again. This process remembers what it sent so a busy workspace does not ask each time.
  * Best effort: a notice that cannot be written never fails the work that caused it.
  */

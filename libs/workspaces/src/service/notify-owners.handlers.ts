@@ -37,11 +37,12 @@ export class NotifyOwnersHandlers {
     if (!isUuid(input.workspaceId)) return { notified: 0 };
     const owners = await this.members.ownerIds(input.workspaceId);
     if (owners.length === 0) return { notified: 0 };
+    // The key is the workspace's: the same news of two workspaces (both at 80 % of one cap) is two notices.
     await this.notifications.createForUsers(
       owners,
       input.kind,
       { ...payload, workspaceId: input.workspaceId },
-      input.dedupeKey || undefined,
+      input.dedupeKey ? `${input.workspaceId}:${input.dedupeKey}` : undefined,
     );
     return { notified: owners.length };
   }

@@ -1359,7 +1359,7 @@ export type NotifyWorkspaceOwnersRequest = Message<"kw.workspaces.v1.NotifyWorks
   payloadJson: string;
 
   /**
-   * Optional: an owner who already has a notification with this key gets no second one.
+   * Optional: an owner who already has a notification with this key for this workspace gets no second one.
    *
    * @generated from field: string dedupe_key = 4;
    */
