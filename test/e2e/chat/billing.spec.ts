@@ -317,6 +317,21 @@ describe('subscription billing with Stripe', () => {
     expect((await subscription(who.token)).plan.id).toBe('team');
   });
 
+  it("gives an administrator's grant back when a subscription that paid over it ends", async () => {
+    const who = await customer();
+    const grant = (planId: string) =>
+      call(platform.url, admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${who.userId}/plan`, { planId });
+    expect((await grant('free')).status).toBe(204);
+    await deliver(completed(who, 'sub_over'));
+    await deliver(subscriptionEvent('updated', { id: 'sub_over', customer: who.customer, status: 'active' }));
+    expect((await subscription(who.token)).plan.id).toBe('pro');
+    // A grant made while the subscription pays waits for it: the paid plan still counts.
+    expect((await grant('team')).status).toBe(204);
+    expect((await subscription(who.token)).plan.id).toBe('pro');
+    await deliver(subscriptionEvent('deleted', { id: 'sub_over', customer: who.customer, status: 'canceled' }));
+    expect((await subscription(who.token)).plan.id).toBe('team');
+  });
+
   it('acknowledges and ignores other event types', async () => {
     const answer = await deliver(stripeEventOf('invoice.paid', { id: 'in_1', object: 'invoice' }));
     expect(answer).toEqual({ status: 200, body: { received: true, outcome: 'ignored' } });

@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CHAT_DB, type ChatDb, type ChatTx } from './chat-database.js';
 
-/** Which plan an administrator (or a paid subscription, docs/billing.md) gave an account. */
+/** Who gave an account a plan: a platform administrator, or a paying subscription (docs/billing.md). */
+export type AssignmentSource = 'admin' | 'billing';
+
+/**
+ * Which plans an administrator and a paid subscription gave an account, one row per source, so
+ * neither overwrites the other: the subscription's wins while it exists, and removing it gives
+ * the administrator's grant back.
+ */
 @Injectable()
 export class PlanAssignmentsRepository {
   constructor(@Inject(CHAT_DB) private readonly db: ChatDb | ChatTx) {}
@@ -11,27 +18,33 @@ export class PlanAssignmentsRepository {
     return new PlanAssignmentsRepository(tx);
   }
 
-  async planOf(userId: string): Promise<string | undefined> {
-    return (await this.db.planAssignment.findUnique({ where: { userId } }))?.planId;
+  /** The account's assigned plan ids, the one that counts first (billing's, then an administrator's). */
+  async plansOf(userId: string): Promise<string[]> {
+    const rows = await this.db.planAssignment.findMany({ where: { userId }, select: { planId: true, source: true } });
+    return rows.sort((a, b) => (a.source === 'billing' ? -1 : b.source === 'billing' ? 1 : 0)).map((r) => r.planId);
   }
 
-  async assignment(userId: string): Promise<{ planId: string; assignedBy: string } | undefined> {
+  async assignment(
+    userId: string,
+    source: AssignmentSource,
+  ): Promise<{ planId: string; assignedBy: string } | undefined> {
     return (
-      (await this.db.planAssignment.findUnique({ where: { userId }, select: { planId: true, assignedBy: true } })) ??
-      undefined
+      (await this.db.planAssignment.findUnique({
+        where: { userId_source: { userId, source } },
+        select: { planId: true, assignedBy: true },
+      })) ?? undefined
     );
   }
 
-  async assign(userId: string, planId: string, assignedBy: string): Promise<void> {
+  async assign(userId: string, source: AssignmentSource, planId: string, assignedBy: string): Promise<void> {
     await this.db.planAssignment.upsert({
-      where: { userId },
-      create: { userId, planId, assignedBy },
+      where: { userId_source: { userId, source } },
+      create: { userId, source, planId, assignedBy },
       update: { planId, assignedBy, assignedAt: new Date() },
     });
   }
 
-  /** Removes the assignment only if `assignedBy` made it (billing never undoes an administrator's). */
-  async removeIfAssignedBy(userId: string, assignedBy: string): Promise<void> {
-    await this.db.planAssignment.deleteMany({ where: { userId, assignedBy } });
+  async remove(userId: string, source: AssignmentSource): Promise<void> {
+    await this.db.planAssignment.deleteMany({ where: { userId, source } });
   }
 }

@@ -85,10 +85,10 @@ export class BillingWebhooks {
     const effect = planEffect(
       await tx.billing.subscriptionsOf(userId),
       (priceId) => this.planByPrice.get(priceId),
-      await tx.assignments.assignment(userId),
+      await tx.assignments.assignment(userId, 'billing'),
       assigner,
     );
-    if (effect.kind === 'assign') await tx.assignments.assign(userId, effect.planId, assigner);
-    else if (effect.kind === 'remove') await tx.assignments.removeIfAssignedBy(userId, assigner);
+    if (effect.kind === 'assign') await tx.assignments.assign(userId, 'billing', effect.planId, assigner);
+    else if (effect.kind === 'remove') await tx.assignments.remove(userId, 'billing');
   }
 }

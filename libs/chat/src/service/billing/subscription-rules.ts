@@ -54,10 +54,10 @@ export function applySubscriptionEvent(
 export type PlanEffect = { kind: 'assign'; planId: string } | { kind: 'remove' } | { kind: 'none' };
 
 /**
- * What an account's subscriptions make of its plan assignment: the plan of the newest paying
- * subscription (over any assignment, an administrator's included); none paying and none
- * retrying a payment: billing takes back its own assignment (the account falls back to the
- * default plan) and leaves an administrator's alone.
+ * What an account's subscriptions make of billing's plan assignment (`current`): the plan of the
+ * newest paying subscription (it wins over an administrator's grant, kept apart); none paying
+ * and none retrying a payment: billing takes its assignment back, and the account falls back to
+ * the administrator's grant, else the default plan.
  */
 export function planEffect(
   subscriptions: SubscriptionState[],

@@ -45,10 +45,16 @@ export class Plans {
     return { plans: [...this.catalog.plans.values()].map(toPlanInfo), defaultPlanId: this.catalog.defaultPlanId };
   }
 
-  /** The account's plan: its assignment when that plan still exists, else the default. */
+  /**
+   * The account's plan: a paying subscription's, else an administrator's grant, each only while
+   * that plan still exists; else the default.
+   */
   async planOf(userId: string): Promise<Plan> {
-    const assigned = await this.assignments.planOf(userId);
-    return this.catalog.plans.get(assigned ?? '') ?? this.catalog.plans.get(this.catalog.defaultPlanId)!;
+    for (const planId of await this.assignments.plansOf(userId)) {
+      const plan = this.catalog.plans.get(planId);
+      if (plan) return plan;
+    }
+    return this.catalog.plans.get(this.catalog.defaultPlanId)!;
   }
 
   async subscription(
@@ -104,7 +110,7 @@ export class Plans {
     const adminId = await requirePlatformAdmin(this.client, context);
     if (!this.catalog.plans.has(planId)) throw invalidField('planId', 'no plan has this id (GET /api/plans)');
     await requireExistingUser(this.client, userId);
-    await this.assignments.assign(userId, planId, adminId);
+    await this.assignments.assign(userId, 'admin', planId, adminId);
   }
 }
 
