@@ -17,6 +17,7 @@ const PLANS = {
     },
     { id: 'pro', name: 'Pro', entitlements: { webSearch: true } },
     { id: 'tiny', name: 'Tiny', limits: { monthlyTokens: 50 } },
+    { id: 'pics', name: 'Pics', limits: { monthlyImages: 2 } },
   ],
 };
 
@@ -56,7 +57,7 @@ describe('plans and entitlements', () => {
             baseUrl: openai.url,
             apiKey: 'sk-test',
             retries: 0,
-            models: [{ id: 'gpt-4o-mini' }, { id: 'gpt-4o' }],
+            models: [{ id: 'gpt-4o-mini' }, { id: 'gpt-4o' }, { id: 'gpt-image-1', modality: 'image' }],
           },
           { id: 'slow', kind: 'openai', baseUrl: slow.url, apiKey: 'sk-test', retries: 0, models: [{ id: 'slow-1' }] },
         ],
@@ -89,6 +90,7 @@ describe('plans and entitlements', () => {
         },
         { id: 'pro', name: 'Pro', limits: {}, entitlements: { webSearch: true } },
         { id: 'tiny', name: 'Tiny', limits: { monthlyTokens: 50 }, entitlements: { webSearch: false } },
+        { id: 'pics', name: 'Pics', limits: { monthlyImages: 2 }, entitlements: { webSearch: false } },
       ],
     });
   });
@@ -153,6 +155,38 @@ describe('plans and entitlements', () => {
     const perCall = served[0].body.usage.total_tokens;
     const used = served.reduce((sum, a) => sum + a.body.usage.total_tokens, 0);
     expect(used).toBeLessThanOrEqual(50 + perCall);
+  });
+
+  it('never lets image calls past the monthly image budget, sent together or one after another', async () => {
+    const image = (token: string) =>
+      call(platform.url, token, 'POST', '/api/v1/images/generations', { model: 'gpt-image-1', prompt: 'a kettle' });
+    const onPics = async () => {
+      const person = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+      const assigned = await call(platform.url, admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${person.user.id}/plan`, {
+        planId: 'pics',
+      });
+      expect(assigned.status, assigned.text).toBe(204);
+      return person;
+    };
+    const expectRefused = (answer: Awaited<ReturnType<typeof image>>) => {
+      expect(answer.status, answer.text).toBe(403);
+      expect(answer.body.error.code).toBe('plan_limit_reached');
+    };
+
+    const together = await onPics();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => image(together.token)));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(2);
+    answers.filter((a) => a.status !== 200).forEach(expectRefused);
+
+    // One after another, within the entitlements' five seconds.
+    const sequential = await onPics();
+    expect((await image(sequential.token)).status).toBe(200);
+    expect((await image(sequential.token)).status).toBe(200);
+    expectRefused(await image(sequential.token));
+    // Usage records are written in batches, within a second.
+    await expect
+      .poll(async () => (await call(platform.url, sequential.token, 'GET', '/api/subscription')).body.usage.images)
+      .toBe(2);
   });
 
   it('counts a streamed answer the client leaves in the middle, by an estimate of what it received', async () => {

@@ -22,7 +22,7 @@ import { UsageRecorder } from './models/usage-recorder.js';
 import { AiHelpersController } from './ai-helpers.controller.js';
 import { BillingController } from './billing.controller.js';
 import { PlanGate } from './plan-gate.js';
-import { UncountedTokens } from './uncounted-tokens.js';
+import { UncountedUsage } from './uncounted-usage.js';
 import { PlansController } from './plans.controller.js';
 import { VaultController } from './vault.controller.js';
 import { WebSearchController, WebSearchGrantsController } from './web-search.controller.js';
@@ -57,7 +57,7 @@ import { webSearchProvider } from './web-search.provider.js';
     ProviderKeys,
     UsageRecorder,
     PlanGate,
-    UncountedTokens,
+    UncountedUsage,
     GeneratedImages,
     EmbedRequests,
     EmbedKeyGuard,

@@ -3,7 +3,7 @@ import { PlansService, type GetEntitlementsResponse } from '@kw/contracts';
 import { PerAccountCache, planLimitError } from '@kw/platform-entitlements';
 import { AppError } from '@kw/platform-errors';
 import { ServiceClient } from '@kw/platform-transport';
-import { UncountedTokens, type Hold } from './uncounted-tokens.js';
+import { UncountedUsage, type Hold } from './uncounted-usage.js';
 
 interface Read {
   entitlements: GetEntitlementsResponse;
@@ -11,16 +11,16 @@ interface Read {
   at: number;
 }
 
-/** An account's entitlements are asked at most this often per account (UncountedTokens covers the gap). */
+/** An account's entitlements are asked at most this often per account (UncountedUsage covers the gap). */
 const CACHE_MS = 5_000;
 
 /**
  * The plan check of model calls (docs/plans.md): the model must be one the plan allows, and the
  * month's token (chat) or image budget must not be spent. Entitlements come from the chat service
  * (PlansService), cached per account for five seconds, so a model call costs no extra hop most of
- * the time. What those seconds' view cannot count yet, the token budget takes from
- * UncountedTokens: the estimates of calls in flight in this process and the tokens it recorded
- * since, so calls started together cannot all spend the same remaining budget.
+ * the time. What those seconds' view cannot count yet, both budgets take from UncountedUsage: the
+ * calls in flight in this process (a token estimate, or the images asked for) and what it
+ * recorded since, so calls started together cannot all spend the same remaining budget.
  */
 @Injectable()
 export class PlanGate {
@@ -28,17 +28,16 @@ export class PlanGate {
 
   constructor(
     private readonly client: ServiceClient,
-    private readonly uncounted: UncountedTokens,
+    private readonly uncounted: UncountedUsage,
   ) {}
 
   /**
-   * Refuses the call if the plan does not allow it. With `estimate` (chat), the call's estimated
-   * tokens are held from this check (in the same tick, so parallel checks see each other) until
-   * the returned hold is released, when the call has ended and its usage was recorded.
+   * Refuses the call if the plan does not allow it. Otherwise the call's estimate (tokens of a
+   * chat, images of an image call) is held from this check (in the same tick, so parallel checks
+   * see each other) until the returned hold is released, when the call has ended and its usage
+   * was recorded.
    */
-  async check(userId: string, modelId: string, kind: 'chat', estimate: number): Promise<Hold>;
-  async check(userId: string, modelId: string, kind: 'chat' | 'image'): Promise<void>;
-  async check(userId: string, modelId: string, kind: 'chat' | 'image', estimate?: number): Promise<Hold | void> {
+  async check(userId: string, modelId: string, kind: 'chat' | 'image', estimate: number): Promise<Hold> {
     const { entitlements, at } = await this.entitlementsOf(userId);
     if (!entitlements.allModels && !entitlements.models.includes(modelId))
       throw new AppError({
@@ -47,19 +46,16 @@ export class PlanGate {
         message: `Your plan (${entitlements.planId}) does not include the model ${modelId}`,
         param: 'model',
       });
-    const remaining =
-      kind === 'chat'
-        ? entitlements.tokensRemaining === undefined
-          ? undefined
-          : entitlements.tokensRemaining - this.uncounted.total(userId, at)
-        : entitlements.imagesRemaining;
+    const unit = kind === 'chat' ? 'tokens' : 'images';
+    const budget = kind === 'chat' ? entitlements.tokensRemaining : entitlements.imagesRemaining;
+    const remaining = budget === undefined ? undefined : budget - this.uncounted.total(userId, at, unit);
     if (remaining !== undefined && remaining <= 0)
       throw planLimitError(
         kind === 'chat' ? 'monthlyTokens' : 'monthlyImages',
         `Your plan's monthly ${kind === 'chat' ? 'token' : 'image'} budget is spent; it resets at ${entitlements.resetsAt}`,
         { resetsAt: entitlements.resetsAt },
       );
-    if (estimate !== undefined) return this.uncounted.hold(userId, estimate);
+    return this.uncounted.hold(userId, estimate, unit);
   }
 
   /** The model ids the caller's plan includes; undefined: every model of the deployment. */

@@ -35,7 +35,7 @@ import {
 } from '../dto/embed-chat.dto.js';
 import { ModelCatalog } from '../models/model-catalog.js';
 import { PlanGate } from '../plan-gate.js';
-import type { Hold } from '../uncounted-tokens.js';
+import type { Hold } from '../uncounted-usage.js';
 import { ContextItems } from './context-items.js';
 import { EmbedAgent, type TurnEnv, type TurnState } from './embed-agent.js';
 import { openEventStream, type EventSink } from './embed-events.js';

@@ -54,7 +54,8 @@ export class ImagesController {
     if (body.size && model.imageSizes?.length && !model.imageSizes.includes(body.size)) {
       throw invalidParam('size', `must be one of ${model.imageSizes.join(', ')} for model "${model.id}"`);
     }
-    await this.plans.check(auth.userId, model.id, 'image');
+    // `n` is 1: one image held against the budget until its record is made.
+    const hold = await this.plans.check(auth.userId, model.id, 'image', 1);
     const started = performance.now();
     const signal = clientAbortSignal(request, reply);
     const call = await this.gateway
@@ -71,9 +72,11 @@ export class ImagesController {
           0,
           signal.aborted ? 'cancelled' : 'upstream_error',
         );
+        hold.release();
         return unlessClientGone(signal)(err);
       });
     this.record(model, call.served, started, call.result.data.length, 'ok');
+    hold.release();
     if (body.response_format !== 'url') return call.result;
     const base = publicBase(this.config, request);
     const data = await Promise.all(

@@ -4,7 +4,7 @@ import { requestContext, type RequestContext } from '@kw/platform-context';
 import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
-import { UncountedTokens } from '../uncounted-tokens.js';
+import { UncountedUsage } from '../uncounted-usage.js';
 
 export interface UsageEntry {
   credential: string;
@@ -43,7 +43,7 @@ export class UsageRecorder implements OnModuleDestroy {
   constructor(
     private readonly client: ServiceClient,
     @Inject(LOGGER) private readonly logger: Logger,
-    private readonly uncounted: UncountedTokens,
+    private readonly uncounted: UncountedUsage,
   ) {}
 
   /**
@@ -54,6 +54,7 @@ export class UsageRecorder implements OnModuleDestroy {
     if (!context?.auth?.userId) return;
     // The plan check counts it until the entitlements it reads include it.
     if (entry.kind === 'chat') this.uncounted.recorded(context.auth.userId, entry.inputTokens + entry.outputTokens);
+    else if (entry.kind === 'image') this.uncounted.recorded(context.auth.userId, entry.images, 'images');
     const key = `${context.auth.userId}\u0000${context.auth.credentialId}`;
     let batch = this.pending.get(key);
     if (!batch) {
