@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminEnv, userWithToken } from '../../support/accounts.js';
@@ -330,6 +331,33 @@ describe('subscription billing with Stripe', () => {
     expect((await subscription(who.token)).plan.id).toBe('pro');
     await deliver(subscriptionEvent('deleted', { id: 'sub_over', customer: who.customer, status: 'canceled' }));
     expect((await subscription(who.token)).plan.id).toBe('team');
+  });
+
+  it('creates one customer when an account’s first checkouts start at once (a double click)', async () => {
+    const person = await userWithToken(platform.url, admin.ADMIN_TOKEN);
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => post(person.token, '/api/subscription/checkout', { planId: 'pro' })),
+    );
+    for (const answer of answers) expect(answer.status, answer.text).toBe(200);
+    const mine = (path: string) =>
+      stripe.requests.filter(
+        (r) =>
+          r.path === path &&
+          (r.form['metadata[kw_user_id]'] === person.user.id || r.form.client_reference_id === person.user.id),
+      );
+    expect(mine('/v1/customers')).toHaveLength(1);
+    const sessions = mine('/v1/checkout/sessions');
+    expect(sessions).toHaveLength(4);
+    expect(new Set(sessions.map((r) => r.form.customer)).size).toBe(1);
+  });
+
+  it('ignores a completed checkout whose account id is no account, and ties nothing to it', async () => {
+    const who = await customer();
+    const ghost = { userId: randomUUID(), customer: who.customer };
+    expect((await deliver(completed(ghost, 'sub_ghost'))).body).toEqual({ received: true, outcome: 'ignored' });
+    // The customer still belongs to its account: its subscription gives that account the plan.
+    await deliver(subscriptionEvent('updated', { id: 'sub_ghost', customer: who.customer, status: 'active' }));
+    expect((await subscription(who.token)).plan.id).toBe('pro');
   });
 
   it('acknowledges and ignores other event types', async () => {

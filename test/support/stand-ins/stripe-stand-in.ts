@@ -8,7 +8,8 @@ import Stripe from 'stripe';
  * format: form-encoded bodies (`line_items[0][price]=...`), `Authorization: Bearer sk_test_...`,
  * Stripe-shaped objects and errors (`{error: {type, code, param, message}}`) with a `request-id`
  * header. Routes: POST /v1/customers, POST /v1/checkout/sessions, POST /v1/billing_portal/sessions.
- * Mode `fail` answers 500 `api_error` to everything. Requests are recorded for assertions.
+ * Mode `fail` answers 500 `api_error` to everything. Requests are recorded for assertions. A
+ * customer's creation honours `Idempotency-Key` (the same key answers the first customer).
  *
  * `signEvent` signs a webhook body the way Stripe does (`t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`)
  * with the SDK's own test helper.
@@ -36,6 +37,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   const webhookSecret = `whsec_${randomBytes(16).toString('hex')}`;
   const requests: StripeRecordedRequest[] = [];
   const customers = new Set<string>();
+  const createdByKey = new Map<string, object>();
   let mode: 'ok' | 'fail' = 'ok';
   let counter = 0;
   let base = '';
@@ -80,16 +82,22 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       };
 
       if (req.method === 'POST' && path === '/v1/customers') {
+        // Stripe answers a repeated idempotency key with the first answer.
+        const key = req.headers['idempotency-key'];
+        const earlier = typeof key === 'string' ? createdByKey.get(key) : undefined;
+        if (earlier) return send(res, 200, earlier);
         const customer = id('cus');
         customers.add(customer);
-        return send(res, 200, {
+        const body = {
           id: customer,
           object: 'customer',
           created,
           email: form.email ?? null,
           livemode: false,
           metadata: metadataOf(form, 'metadata'),
-        });
+        };
+        if (typeof key === 'string') createdByKey.set(key, body);
+        return send(res, 200, body);
       }
       if (req.method === 'POST' && path === '/v1/checkout/sessions') {
         if (lacking(['mode', 'success_url', 'line_items[0][price]']) || (form.customer && unknownCustomer())) return;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   IdentityService,
+  type AccountsExistRequest,
   type AuthenticateSessionRequest,
   type AuthenticateTokenRequest,
   type CreateTokenRequest,
@@ -78,6 +79,13 @@ export class IdentityHandlers {
     requireCaller(context);
     const ids = input.ids.filter((id) => isUuid(id));
     return { users: ids.length > 0 ? (await this.users.findManyByIds([...new Set(ids)])).map(toUserMessage) : [] };
+  }
+
+  /** Internal: which ids are accounts, for work without a caller (a billing webhook). Reveals nothing else. */
+  @Handles(IdentityService.method.accountsExist)
+  async accountsExist(input: AccountsExistRequest) {
+    const ids = [...new Set(input.ids.filter((id) => isUuid(id)))];
+    return { existingIds: ids.length > 0 ? (await this.users.findManyByIds(ids)).map((u) => u.id) : [] };
   }
 
   @Handles(IdentityService.method.findUserByEmail)

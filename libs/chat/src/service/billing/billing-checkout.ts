@@ -20,6 +20,8 @@ import { blocksCheckout } from './subscription-rules.js';
 export class BillingCheckout {
   private readonly catalog: PlanCatalog;
   private readonly returnUrl: string;
+  /** Per account, the end of its last checkout in this process. */
+  private readonly checkouts = new Map<string, Promise<void>>();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -41,18 +43,41 @@ export class BillingCheckout {
     if (!plan) throw invalidField('planId', 'no plan has this id (GET /api/plans)');
     if (!plan.billing) throw invalidField('planId', 'this plan has no price: it cannot be bought');
     if (blocksCheckout(await this.billing.subscriptionsOf(userId))) throw subscriptionExists();
-    const customerId = await this.billing.customerOf(provider.name, userId);
-    const session = await provider.createCheckout({
-      userId,
-      customerId,
-      email: customerId ? undefined : await this.emailOf(userId),
-      priceId: plan.billing.priceId,
-      successUrl: input.successUrl || withQuery(this.returnUrl, 'billing', 'success'),
-      cancelUrl: input.cancelUrl || withQuery(this.returnUrl, 'billing', 'canceled'),
+    const priceId = plan.billing.priceId;
+    // One at a time per account, so a double click creates one customer, not two.
+    return this.oneAtATime(userId, async () => {
+      const customerId = await this.billing.customerOf(provider.name, userId);
+      const session = await provider.createCheckout({
+        userId,
+        customerId,
+        email: customerId ? undefined : await this.emailOf(userId),
+        priceId,
+        successUrl: input.successUrl || withQuery(this.returnUrl, 'billing', 'success'),
+        cancelUrl: input.cancelUrl || withQuery(this.returnUrl, 'billing', 'canceled'),
+      });
+      // Tied before payment: the subscription's events then find the account whatever their order.
+      if (session.customerId !== customerId) await this.billing.linkCustomer(provider.name, session.customerId, userId);
+      return { url: session.url, sessionId: session.sessionId };
     });
-    // Tied before payment: the subscription's events then find the account whatever their order.
-    if (session.customerId !== customerId) await this.billing.linkCustomer(provider.name, session.customerId, userId);
-    return { url: session.url, sessionId: session.sessionId };
+  }
+
+  /**
+   * Runs an account's checkouts one after another in this process. Across processes the
+   * provider's idempotency key on the customer's creation keeps it to one
+   * (stripe-billing-provider.ts).
+   */
+  private async oneAtATime<T>(userId: string, work: () => Promise<T>): Promise<T> {
+    const run = (this.checkouts.get(userId) ?? Promise.resolve()).then(work);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.checkouts.set(userId, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.checkouts.get(userId) === settled) this.checkouts.delete(userId);
+    }
   }
 
   async portal(input: { returnUrl: string }, context: RequestContext): Promise<{ url: string }> {

@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { IdentityService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import { parsePlans } from '@kw/platform-entitlements';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
+import { ServiceClient } from '@kw/platform-transport';
 import { BillingRepository, type BillingTransaction } from '../../persistence/billing.repository.js';
 import { billingNotConfigured } from './billing-errors.js';
 import {
@@ -30,6 +32,7 @@ export class BillingWebhooks {
     @Inject(BILLING_PROVIDER) private readonly provider: BillingProvider | null,
     private readonly billing: BillingRepository,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly client: ServiceClient,
   ) {
     const plans = [...parsePlans(config.PLANS).plans.values()];
     this.planByPrice = new Map(plans.flatMap((p) => (p.billing ? [[p.billing.priceId, p.id] as const] : [])));
@@ -38,8 +41,11 @@ export class BillingWebhooks {
   async receive(input: { provider: string; payload: string; signature: string }): Promise<WebhookOutcome> {
     const provider = this.provider;
     if (!provider || provider.name !== input.provider) throw billingNotConfigured();
-    const event = provider.parseWebhook(input.payload, { [provider.signatureHeader]: input.signature });
-    if (event.kind === 'other') return 'ignored';
+    const parsed = provider.parseWebhook(input.payload, { [provider.signatureHeader]: input.signature });
+    if (parsed.kind === 'other') return 'ignored';
+    // An account id the event carries counts only if it names an account: a customer is never
+    // tied to an id that is no one's.
+    const event = { ...parsed, userId: await this.existingAccount(parsed.userId) };
     const outcome = await this.billing.onceForEvent(
       { provider: provider.name, eventId: event.id, type: event.type, customerId: event.customerId },
       (tx) => (event.kind === 'checkout.completed' ? this.completed(tx, event) : this.changed(tx, event)),
@@ -50,6 +56,12 @@ export class BillingWebhooks {
       'billing event',
     );
     return result;
+  }
+
+  private async existingAccount(userId: string | undefined): Promise<string | undefined> {
+    if (!userId) return undefined;
+    const { existingIds } = await this.client.call(IdentityService.method.accountsExist, { ids: [userId] });
+    return existingIds.includes(userId) ? userId : undefined;
   }
 
   /** A paid checkout ties its customer (and subscriptions seen before it) to the account. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
 import { badRequest } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
@@ -44,9 +45,17 @@ export class StripeBillingProvider implements BillingProvider {
 
   async createCheckout(input: CheckoutInput): Promise<CheckoutSession> {
     return this.call('checkout', async () => {
+      // The key names the account (and the email, which Stripe requires to be the same for one
+      // key): checkouts of one account on two replicas get one customer for 24 hours, Stripe's
+      // memory of keys; by then the first is tied to the account and reused.
       const customerId =
         input.customerId ??
-        (await this.stripe.customers.create({ email: input.email, metadata: { [USER_ID_METADATA]: input.userId } })).id;
+        (
+          await this.stripe.customers.create(
+            { email: input.email, metadata: { [USER_ID_METADATA]: input.userId } },
+            { idempotencyKey: customerKey(input.userId, input.email) },
+          )
+        ).id;
       const session = await this.stripe.checkout.sessions.create({
         mode: 'subscription',
         customer: customerId,
@@ -166,4 +175,11 @@ export function stripeEvent(value: unknown): BillingEvent {
     };
   }
   return other;
+}
+
+function customerKey(userId: string, email: string | undefined): string {
+  return `kw-customer-${userId}-${createHash('sha256')
+    .update(email ?? '')
+    .digest('hex')
+    .slice(0, 16)}`;
 }

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kw/identity/v1/identity.proto.
  */
 export const file_kw_identity_v1_identity: GenFile = /*@__PURE__*/
-  fileDesc("Ch1rdy9pZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxIOa3cuaWRlbnRpdHkudjEiNQoYQXV0aGVudGljYXRlVG9rZW5SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEgoKAmlwGAIgASgJIj8KGkF1dGhlbnRpY2F0ZVNlc3Npb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSCgoCaXAYAiABKAkiawoZQXV0aGVudGljYXRlVG9rZW5SZXNwb25zZRImCgZjYWxsZXIYASABKAsyFi5rdy5pZGVudGl0eS52MS5DYWxsZXISFwoKZXhwaXJlc19hdBgCIAEoCUgAiAEBQg0KC19leHBpcmVzX2F0IkEKFlJlY29yZFRva2VuVXNlc1JlcXVlc3QSJwoEdXNlcxgBIAMoCzIZLmt3LmlkZW50aXR5LnYxLlRva2VuVXNlcyKCAQoJVG9rZW5Vc2VzEhAKCHRva2VuX2lkGAEgASgJEhQKDGxhc3RfdXNlZF9hdBgCIAEoCRIUCgxsYXN0X3VzZWRfaXAYAyABKAkSNwoQcmVxdWVzdHNfcGVyX2RheRgEIAMoCzIdLmt3LmlkZW50aXR5LnYxLlRva2VuVXNhZ2VEYXkiGQoXUmVjb3JkVG9rZW5Vc2VzUmVzcG9uc2UiPgoSQ3JlZGVudGlhbHNDaGFuZ2VkEhYKDmNyZWRlbnRpYWxfaWRzGAEgAygJEhAKCHVzZXJfaWRzGAIgAygJIl4KG0F1dGhlbnRpY2F0ZVNlc3Npb25SZXNwb25zZRImCgZjYWxsZXIYASABKAsyFi5rdy5pZGVudGl0eS52MS5DYWxsZXISFwoPY3NyZl90b2tlbl9oYXNoGAIgASgJIlcKBkNhbGxlchIpCgRhdXRoGAEgASgLMhsua3cucGxhdGZvcm0udjEuQXV0aENvbnRleHQSIgoEdXNlchgCIAEoCzIULmt3LmlkZW50aXR5LnYxLlVzZXIicwoEVXNlchIKCgJpZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSDgoGc3RhdHVzGAQgASgJEhYKDnBsYXRmb3JtX2FkbWluGAUgASgIEhIKCmNyZWF0ZWRfYXQYBiABKAkiHgoPR2V0VXNlcnNSZXF1ZXN0EgsKA2lkcxgBIAMoCSI3ChBHZXRVc2Vyc1Jlc3BvbnNlEiMKBXVzZXJzGAEgAygLMhQua3cuaWRlbnRpdHkudjEuVXNlciInChZGaW5kVXNlckJ5RW1haWxSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIkwKF0ZpbmRVc2VyQnlFbWFpbFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEiIKBHVzZXIYAiABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyIlAKDVNpZ25JblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSCgoCaXAYAyABKAkSEgoKdXNlcl9hZ2VudBgEIAEoCSJzCg5TaWduSW5SZXNwb25zZRIiCgR1c2VyGAEgASgLMhQua3cuaWRlbnRpdHkudjEuVXNlchIVCg1zZXNzaW9uX3Rva2VuGAIgASgJEhIKCmNzcmZfdG9rZW4YAyABKAkSEgoKZXhwaXJlc19hdBgEIAEoCSIQCg5TaWduT3V0UmVxdWVzdCIRCg9TaWduT3V0UmVzcG9uc2UiGwoZRGVzY3JpYmVDcmVkZW50aWFsUmVxdWVzdCLdAQoaRGVzY3JpYmVDcmVkZW50aWFsUmVzcG9uc2USDAoEa2luZBgBIAEoCRIKCgJpZBgCIAEoCRIRCgRuYW1lGAMgASgJSACIAQESFwoKZXhwaXJlc19hdBgEIAEoCUgBiAEBEg4KBnNjb3BlcxgFIAMoCRIWCg5hbGxfd29ya3NwYWNlcxgGIAEoCBIVCg13b3Jrc3BhY2VfaWRzGAcgAygJEiIKBHVzZXIYCCABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyQgcKBV9uYW1lQg0KC19leHBpcmVzX2F0IkoKEUNyZWF0ZVVzZXJSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIQCghwYXNzd29yZBgDIAEoCSI4ChJDcmVhdGVVc2VyUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmt3LmlkZW50aXR5LnYxLlVzZXIiUAoQTGlzdFVzZXJzUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDQoFbGltaXQYAyABKAUSDgoGb2Zmc2V0GAQgASgFIk0KEUxpc3RVc2Vyc1Jlc3BvbnNlEiMKBXVzZXJzGAEgAygLMhQua3cuaWRlbnRpdHkudjEuVXNlchITCgt0b3RhbF9jb3VudBgCIAEoBSIcCg5HZXRVc2VyUmVxdWVzdBIKCgJpZBgBIAEoCSI1Cg9HZXRVc2VyUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmt3LmlkZW50aXR5LnYxLlVzZXIiMgoUU2V0VXNlclN0YXR1c1JlcXVlc3QSCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJIjsKFVNldFVzZXJTdGF0dXNSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQua3cuaWRlbnRpdHkudjEuVXNlciKaAgoTUGVyc29uYWxBY2Nlc3NUb2tlbhIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhYKDmRpc3BsYXlfcHJlZml4GAMgASgJEg4KBnNjb3BlcxgEIAMoCRIWCg5hbGxfd29ya3NwYWNlcxgFIAEoCBIVCg13b3Jrc3BhY2VfaWRzGAYgAygJEhcKCmV4cGlyZXNfYXQYByABKAlIAIgBARIZCgxsYXN0X3VzZWRfYXQYCCABKAlIAYgBARIZCgxsYXN0X3VzZWRfaXAYCSABKAlIAogBARISCgpjcmVhdGVkX2F0GAogASgJQg0KC19leHBpcmVzX2F0Qg8KDV9sYXN0X3VzZWRfYXRCDwoNX2xhc3RfdXNlZF9pcCITChFMaXN0VG9rZW5zUmVxdWVzdCJJChJMaXN0VG9rZW5zUmVzcG9uc2USMwoGdG9rZW5zGAEgAygLMiMua3cuaWRlbnRpdHkudjEuUGVyc29uYWxBY2Nlc3NUb2tlbiKJAQoSQ3JlYXRlVG9rZW5SZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGc2NvcGVzGAIgAygJEhYKDmFsbF93b3Jrc3BhY2VzGAMgASgIEhUKDXdvcmtzcGFjZV9pZHMYBCADKAkSFwoKZXhwaXJlc19hdBgFIAEoCUgAiAEBQg0KC19leHBpcmVzX2F0IpQBChNDcmVhdGVUb2tlblJlc3BvbnNlEjcKCnRva2VuX2luZm8YASABKAsyIy5rdy5pZGVudGl0eS52MS5QZXJzb25hbEFjY2Vzc1Rva2VuEg0KBXRva2VuGAIgASgJEhYKDmRyb3BwZWRfc2NvcGVzGAMgAygJEh0KFWRyb3BwZWRfd29ya3NwYWNlX2lkcxgEIAMoCSIdCg9HZXRUb2tlblJlcXVlc3QSCgoCaWQYASABKAkiSwoQR2V0VG9rZW5SZXNwb25zZRI3Cgp0b2tlbl9pbmZvGAEgASgLMiMua3cuaWRlbnRpdHkudjEuUGVyc29uYWxBY2Nlc3NUb2tlbiIgCg5Ub2tlblNjb3BlTGlzdBIOCgZ2YWx1ZXMYASADKAkiJAoSVG9rZW5Xb3Jrc3BhY2VMaXN0Eg4KBnZhbHVlcxgBIAMoCSLPAQoSVXBkYXRlVG9rZW5SZXF1ZXN0EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIXCgpleHBpcmVzX2F0GAMgASgJSAGIAQESLgoGc2NvcGVzGAQgASgLMh4ua3cuaWRlbnRpdHkudjEuVG9rZW5TY29wZUxpc3QSOQoNd29ya3NwYWNlX2lkcxgFIAEoCzIiLmt3LmlkZW50aXR5LnYxLlRva2VuV29ya3NwYWNlTGlzdEIHCgVfbmFtZUINCgtfZXhwaXJlc19hdCJOChNVcGRhdGVUb2tlblJlc3BvbnNlEjcKCnRva2VuX2luZm8YASABKAsyIy5rdy5pZGVudGl0eS52MS5QZXJzb25hbEFjY2Vzc1Rva2VuIiAKElJldm9rZVRva2VuUmVxdWVzdBIKCgJpZBgBIAEoCSIVChNSZXZva2VUb2tlblJlc3BvbnNlIiYKGEdldFRva2VuQW5hbHl0aWNzUmVxdWVzdBIKCgJpZBgBIAEoCSIuCg1Ub2tlblVzYWdlRGF5EgsKA2RheRgBIAEoCRIQCghyZXF1ZXN0cxgCIAEoDSLEAQoZR2V0VG9rZW5BbmFseXRpY3NSZXNwb25zZRI3ChByZXF1ZXN0c19wZXJfZGF5GAEgAygLMh0ua3cuaWRlbnRpdHkudjEuVG9rZW5Vc2FnZURheRIZCgxsYXN0X3VzZWRfYXQYAiABKAlIAIgBARIZCgxsYXN0X3VzZWRfaXAYAyABKAlIAYgBARIWCg50b3RhbF9yZXF1ZXN0cxgEIAEoDUIPCg1fbGFzdF91c2VkX2F0Qg8KDV9sYXN0X3VzZWRfaXAiEwoRR2V0UHJvZmlsZVJlcXVlc3QiOAoSR2V0UHJvZmlsZVJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyIkIKFFVwZGF0ZVByb2ZpbGVSZXF1ZXN0EhkKDGRpc3BsYXlfbmFtZRgBIAEoCUgAiAEBQg8KDV9kaXNwbGF5X25hbWUiOwoVVXBkYXRlUHJvZmlsZVJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyIkgKC0JldGFGZWF0dXJlEhMKC2ZlYXR1cmVfa2V5GAEgASgJEg8KB2VuYWJsZWQYAiABKAgSEwoLZGVzY3JpcHRpb24YAyABKAkiGQoXTGlzdEJldGFGZWF0dXJlc1JlcXVlc3QiSQoYTGlzdEJldGFGZWF0dXJlc1Jlc3BvbnNlEi0KCGZlYXR1cmVzGAEgAygLMhsua3cuaWRlbnRpdHkudjEuQmV0YUZlYXR1cmUiQAoYVXBkYXRlQmV0YUZlYXR1cmVSZXF1ZXN0EhMKC2ZlYXR1cmVfa2V5GAEgASgJEg8KB2VuYWJsZWQYAiABKAgiSgoZVXBkYXRlQmV0YUZlYXR1cmVSZXNwb25zZRItCghmZWF0dXJlcxgBIAMoCzIbLmt3LmlkZW50aXR5LnYxLkJldGFGZWF0dXJlMu8PCg9JZGVudGl0eVNlcnZpY2USaAoRQXV0aGVudGljYXRlVG9rZW4SKC5rdy5pZGVudGl0eS52MS5BdXRoZW50aWNhdGVUb2tlblJlcXVlc3QaKS5rdy5pZGVudGl0eS52MS5BdXRoZW50aWNhdGVUb2tlblJlc3BvbnNlEm4KE0F1dGhlbnRpY2F0ZVNlc3Npb24SKi5rdy5pZGVudGl0eS52MS5BdXRoZW50aWNhdGVTZXNzaW9uUmVxdWVzdBorLmt3LmlkZW50aXR5LnYxLkF1dGhlbnRpY2F0ZVNlc3Npb25SZXNwb25zZRJiCg9SZWNvcmRUb2tlblVzZXMSJi5rdy5pZGVudGl0eS52MS5SZWNvcmRUb2tlblVzZXNSZXF1ZXN0Gicua3cuaWRlbnRpdHkudjEuUmVjb3JkVG9rZW5Vc2VzUmVzcG9uc2USTQoIR2V0VXNlcnMSHy5rdy5pZGVudGl0eS52MS5HZXRVc2Vyc1JlcXVlc3QaIC5rdy5pZGVudGl0eS52MS5HZXRVc2Vyc1Jlc3BvbnNlEmIKD0ZpbmRVc2VyQnlFbWFpbBImLmt3LmlkZW50aXR5LnYxLkZpbmRVc2VyQnlFbWFpbFJlcXVlc3QaJy5rdy5pZGVudGl0eS52MS5GaW5kVXNlckJ5RW1haWxSZXNwb25zZRJHCgZTaWduSW4SHS5rdy5pZGVudGl0eS52MS5TaWduSW5SZXF1ZXN0Gh4ua3cuaWRlbnRpdHkudjEuU2lnbkluUmVzcG9uc2USSgoHU2lnbk91dBIeLmt3LmlkZW50aXR5LnYxLlNpZ25PdXRSZXF1ZXN0Gh8ua3cuaWRlbnRpdHkudjEuU2lnbk91dFJlc3BvbnNlEmsKEkRlc2NyaWJlQ3JlZGVudGlhbBIpLmt3LmlkZW50aXR5LnYxLkRlc2NyaWJlQ3JlZGVudGlhbFJlcXVlc3QaKi5rdy5pZGVudGl0eS52MS5EZXNjcmliZUNyZWRlbnRpYWxSZXNwb25zZRJTCgpDcmVhdGVVc2VyEiEua3cuaWRlbnRpdHkudjEuQ3JlYXRlVXNlclJlcXVlc3QaIi5rdy5pZGVudGl0eS52MS5DcmVhdGVVc2VyUmVzcG9uc2USUAoJTGlzdFVzZXJzEiAua3cuaWRlbnRpdHkudjEuTGlzdFVzZXJzUmVxdWVzdBohLmt3LmlkZW50aXR5LnYxLkxpc3RVc2Vyc1Jlc3BvbnNlEkoKB0dldFVzZXISHi5rdy5pZGVudGl0eS52MS5HZXRVc2VyUmVxdWVzdBofLmt3LmlkZW50aXR5LnYxLkdldFVzZXJSZXNwb25zZRJcCg1TZXRVc2VyU3RhdHVzEiQua3cuaWRlbnRpdHkudjEuU2V0VXNlclN0YXR1c1JlcXVlc3QaJS5rdy5pZGVudGl0eS52MS5TZXRVc2VyU3RhdHVzUmVzcG9uc2USUwoKTGlzdFRva2VucxIhLmt3LmlkZW50aXR5LnYxLkxpc3RUb2tlbnNSZXF1ZXN0GiIua3cuaWRlbnRpdHkudjEuTGlzdFRva2Vuc1Jlc3BvbnNlElYKC0NyZWF0ZVRva2VuEiIua3cuaWRlbnRpdHkudjEuQ3JlYXRlVG9rZW5SZXF1ZXN0GiMua3cuaWRlbnRpdHkudjEuQ3JlYXRlVG9rZW5SZXNwb25zZRJNCghHZXRUb2tlbhIfLmt3LmlkZW50aXR5LnYxLkdldFRva2VuUmVxdWVzdBogLmt3LmlkZW50aXR5LnYxLkdldFRva2VuUmVzcG9uc2USVgoLVXBkYXRlVG9rZW4SIi5rdy5pZGVudGl0eS52MS5VcGRhdGVUb2tlblJlcXVlc3QaIy5rdy5pZGVudGl0eS52MS5VcGRhdGVUb2tlblJlc3BvbnNlElYKC1Jldm9rZVRva2VuEiIua3cuaWRlbnRpdHkudjEuUmV2b2tlVG9rZW5SZXF1ZXN0GiMua3cuaWRlbnRpdHkudjEuUmV2b2tlVG9rZW5SZXNwb25zZRJoChFHZXRUb2tlbkFuYWx5dGljcxIoLmt3LmlkZW50aXR5LnYxLkdldFRva2VuQW5hbHl0aWNzUmVxdWVzdBopLmt3LmlkZW50aXR5LnYxLkdldFRva2VuQW5hbHl0aWNzUmVzcG9uc2USUwoKR2V0UHJvZmlsZRIhLmt3LmlkZW50aXR5LnYxLkdldFByb2ZpbGVSZXF1ZXN0GiIua3cuaWRlbnRpdHkudjEuR2V0UHJvZmlsZVJlc3BvbnNlElwKDVVwZGF0ZVByb2ZpbGUSJC5rdy5pZGVudGl0eS52MS5VcGRhdGVQcm9maWxlUmVxdWVzdBolLmt3LmlkZW50aXR5LnYxLlVwZGF0ZVByb2ZpbGVSZXNwb25zZRJlChBMaXN0QmV0YUZlYXR1cmVzEicua3cuaWRlbnRpdHkudjEuTGlzdEJldGFGZWF0dXJlc1JlcXVlc3QaKC5rdy5pZGVudGl0eS52MS5MaXN0QmV0YUZlYXR1cmVzUmVzcG9uc2USaAoRVXBkYXRlQmV0YUZlYXR1cmUSKC5rdy5pZGVudGl0eS52MS5VcGRhdGVCZXRhRmVhdHVyZVJlcXVlc3QaKS5rdy5pZGVudGl0eS52MS5VcGRhdGVCZXRhRmVhdHVyZVJlc3BvbnNlYgZwcm90bzM", [file_kw_platform_v1_auth_context]);
+  fileDesc("Ch1rdy9pZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxIOa3cuaWRlbnRpdHkudjEiNQoYQXV0aGVudGljYXRlVG9rZW5SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEgoKAmlwGAIgASgJIj8KGkF1dGhlbnRpY2F0ZVNlc3Npb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSCgoCaXAYAiABKAkiawoZQXV0aGVudGljYXRlVG9rZW5SZXNwb25zZRImCgZjYWxsZXIYASABKAsyFi5rdy5pZGVudGl0eS52MS5DYWxsZXISFwoKZXhwaXJlc19hdBgCIAEoCUgAiAEBQg0KC19leHBpcmVzX2F0IkEKFlJlY29yZFRva2VuVXNlc1JlcXVlc3QSJwoEdXNlcxgBIAMoCzIZLmt3LmlkZW50aXR5LnYxLlRva2VuVXNlcyKCAQoJVG9rZW5Vc2VzEhAKCHRva2VuX2lkGAEgASgJEhQKDGxhc3RfdXNlZF9hdBgCIAEoCRIUCgxsYXN0X3VzZWRfaXAYAyABKAkSNwoQcmVxdWVzdHNfcGVyX2RheRgEIAMoCzIdLmt3LmlkZW50aXR5LnYxLlRva2VuVXNhZ2VEYXkiGQoXUmVjb3JkVG9rZW5Vc2VzUmVzcG9uc2UiPgoSQ3JlZGVudGlhbHNDaGFuZ2VkEhYKDmNyZWRlbnRpYWxfaWRzGAEgAygJEhAKCHVzZXJfaWRzGAIgAygJIl4KG0F1dGhlbnRpY2F0ZVNlc3Npb25SZXNwb25zZRImCgZjYWxsZXIYASABKAsyFi5rdy5pZGVudGl0eS52MS5DYWxsZXISFwoPY3NyZl90b2tlbl9oYXNoGAIgASgJIlcKBkNhbGxlchIpCgRhdXRoGAEgASgLMhsua3cucGxhdGZvcm0udjEuQXV0aENvbnRleHQSIgoEdXNlchgCIAEoCzIULmt3LmlkZW50aXR5LnYxLlVzZXIicwoEVXNlchIKCgJpZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSDgoGc3RhdHVzGAQgASgJEhYKDnBsYXRmb3JtX2FkbWluGAUgASgIEhIKCmNyZWF0ZWRfYXQYBiABKAkiHgoPR2V0VXNlcnNSZXF1ZXN0EgsKA2lkcxgBIAMoCSI3ChBHZXRVc2Vyc1Jlc3BvbnNlEiMKBXVzZXJzGAEgAygLMhQua3cuaWRlbnRpdHkudjEuVXNlciIjChRBY2NvdW50c0V4aXN0UmVxdWVzdBILCgNpZHMYASADKAkiLQoVQWNjb3VudHNFeGlzdFJlc3BvbnNlEhQKDGV4aXN0aW5nX2lkcxgBIAMoCSInChZGaW5kVXNlckJ5RW1haWxSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIkwKF0ZpbmRVc2VyQnlFbWFpbFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEiIKBHVzZXIYAiABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyIlAKDVNpZ25JblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSCgoCaXAYAyABKAkSEgoKdXNlcl9hZ2VudBgEIAEoCSJzCg5TaWduSW5SZXNwb25zZRIiCgR1c2VyGAEgASgLMhQua3cuaWRlbnRpdHkudjEuVXNlchIVCg1zZXNzaW9uX3Rva2VuGAIgASgJEhIKCmNzcmZfdG9rZW4YAyABKAkSEgoKZXhwaXJlc19hdBgEIAEoCSIQCg5TaWduT3V0UmVxdWVzdCIRCg9TaWduT3V0UmVzcG9uc2UiGwoZRGVzY3JpYmVDcmVkZW50aWFsUmVxdWVzdCLdAQoaRGVzY3JpYmVDcmVkZW50aWFsUmVzcG9uc2USDAoEa2luZBgBIAEoCRIKCgJpZBgCIAEoCRIRCgRuYW1lGAMgASgJSACIAQESFwoKZXhwaXJlc19hdBgEIAEoCUgBiAEBEg4KBnNjb3BlcxgFIAMoCRIWCg5hbGxfd29ya3NwYWNlcxgGIAEoCBIVCg13b3Jrc3BhY2VfaWRzGAcgAygJEiIKBHVzZXIYCCABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyQgcKBV9uYW1lQg0KC19leHBpcmVzX2F0IkoKEUNyZWF0ZVVzZXJSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIQCghwYXNzd29yZBgDIAEoCSI4ChJDcmVhdGVVc2VyUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmt3LmlkZW50aXR5LnYxLlVzZXIiUAoQTGlzdFVzZXJzUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDQoFbGltaXQYAyABKAUSDgoGb2Zmc2V0GAQgASgFIk0KEUxpc3RVc2Vyc1Jlc3BvbnNlEiMKBXVzZXJzGAEgAygLMhQua3cuaWRlbnRpdHkudjEuVXNlchITCgt0b3RhbF9jb3VudBgCIAEoBSIcCg5HZXRVc2VyUmVxdWVzdBIKCgJpZBgBIAEoCSI1Cg9HZXRVc2VyUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmt3LmlkZW50aXR5LnYxLlVzZXIiMgoUU2V0VXNlclN0YXR1c1JlcXVlc3QSCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJIjsKFVNldFVzZXJTdGF0dXNSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQua3cuaWRlbnRpdHkudjEuVXNlciKaAgoTUGVyc29uYWxBY2Nlc3NUb2tlbhIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhYKDmRpc3BsYXlfcHJlZml4GAMgASgJEg4KBnNjb3BlcxgEIAMoCRIWCg5hbGxfd29ya3NwYWNlcxgFIAEoCBIVCg13b3Jrc3BhY2VfaWRzGAYgAygJEhcKCmV4cGlyZXNfYXQYByABKAlIAIgBARIZCgxsYXN0X3VzZWRfYXQYCCABKAlIAYgBARIZCgxsYXN0X3VzZWRfaXAYCSABKAlIAogBARISCgpjcmVhdGVkX2F0GAogASgJQg0KC19leHBpcmVzX2F0Qg8KDV9sYXN0X3VzZWRfYXRCDwoNX2xhc3RfdXNlZF9pcCITChFMaXN0VG9rZW5zUmVxdWVzdCJJChJMaXN0VG9rZW5zUmVzcG9uc2USMwoGdG9rZW5zGAEgAygLMiMua3cuaWRlbnRpdHkudjEuUGVyc29uYWxBY2Nlc3NUb2tlbiKJAQoSQ3JlYXRlVG9rZW5SZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGc2NvcGVzGAIgAygJEhYKDmFsbF93b3Jrc3BhY2VzGAMgASgIEhUKDXdvcmtzcGFjZV9pZHMYBCADKAkSFwoKZXhwaXJlc19hdBgFIAEoCUgAiAEBQg0KC19leHBpcmVzX2F0IpQBChNDcmVhdGVUb2tlblJlc3BvbnNlEjcKCnRva2VuX2luZm8YASABKAsyIy5rdy5pZGVudGl0eS52MS5QZXJzb25hbEFjY2Vzc1Rva2VuEg0KBXRva2VuGAIgASgJEhYKDmRyb3BwZWRfc2NvcGVzGAMgAygJEh0KFWRyb3BwZWRfd29ya3NwYWNlX2lkcxgEIAMoCSIdCg9HZXRUb2tlblJlcXVlc3QSCgoCaWQYASABKAkiSwoQR2V0VG9rZW5SZXNwb25zZRI3Cgp0b2tlbl9pbmZvGAEgASgLMiMua3cuaWRlbnRpdHkudjEuUGVyc29uYWxBY2Nlc3NUb2tlbiIgCg5Ub2tlblNjb3BlTGlzdBIOCgZ2YWx1ZXMYASADKAkiJAoSVG9rZW5Xb3Jrc3BhY2VMaXN0Eg4KBnZhbHVlcxgBIAMoCSLPAQoSVXBkYXRlVG9rZW5SZXF1ZXN0EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIXCgpleHBpcmVzX2F0GAMgASgJSAGIAQESLgoGc2NvcGVzGAQgASgLMh4ua3cuaWRlbnRpdHkudjEuVG9rZW5TY29wZUxpc3QSOQoNd29ya3NwYWNlX2lkcxgFIAEoCzIiLmt3LmlkZW50aXR5LnYxLlRva2VuV29ya3NwYWNlTGlzdEIHCgVfbmFtZUINCgtfZXhwaXJlc19hdCJOChNVcGRhdGVUb2tlblJlc3BvbnNlEjcKCnRva2VuX2luZm8YASABKAsyIy5rdy5pZGVudGl0eS52MS5QZXJzb25hbEFjY2Vzc1Rva2VuIiAKElJldm9rZVRva2VuUmVxdWVzdBIKCgJpZBgBIAEoCSIVChNSZXZva2VUb2tlblJlc3BvbnNlIiYKGEdldFRva2VuQW5hbHl0aWNzUmVxdWVzdBIKCgJpZBgBIAEoCSIuCg1Ub2tlblVzYWdlRGF5EgsKA2RheRgBIAEoCRIQCghyZXF1ZXN0cxgCIAEoDSLEAQoZR2V0VG9rZW5BbmFseXRpY3NSZXNwb25zZRI3ChByZXF1ZXN0c19wZXJfZGF5GAEgAygLMh0ua3cuaWRlbnRpdHkudjEuVG9rZW5Vc2FnZURheRIZCgxsYXN0X3VzZWRfYXQYAiABKAlIAIgBARIZCgxsYXN0X3VzZWRfaXAYAyABKAlIAYgBARIWCg50b3RhbF9yZXF1ZXN0cxgEIAEoDUIPCg1fbGFzdF91c2VkX2F0Qg8KDV9sYXN0X3VzZWRfaXAiEwoRR2V0UHJvZmlsZVJlcXVlc3QiOAoSR2V0UHJvZmlsZVJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyIkIKFFVwZGF0ZVByb2ZpbGVSZXF1ZXN0EhkKDGRpc3BsYXlfbmFtZRgBIAEoCUgAiAEBQg8KDV9kaXNwbGF5X25hbWUiOwoVVXBkYXRlUHJvZmlsZVJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5rdy5pZGVudGl0eS52MS5Vc2VyIkgKC0JldGFGZWF0dXJlEhMKC2ZlYXR1cmVfa2V5GAEgASgJEg8KB2VuYWJsZWQYAiABKAgSEwoLZGVzY3JpcHRpb24YAyABKAkiGQoXTGlzdEJldGFGZWF0dXJlc1JlcXVlc3QiSQoYTGlzdEJldGFGZWF0dXJlc1Jlc3BvbnNlEi0KCGZlYXR1cmVzGAEgAygLMhsua3cuaWRlbnRpdHkudjEuQmV0YUZlYXR1cmUiQAoYVXBkYXRlQmV0YUZlYXR1cmVSZXF1ZXN0EhMKC2ZlYXR1cmVfa2V5GAEgASgJEg8KB2VuYWJsZWQYAiABKAgiSgoZVXBkYXRlQmV0YUZlYXR1cmVSZXNwb25zZRItCghmZWF0dXJlcxgBIAMoCzIbLmt3LmlkZW50aXR5LnYxLkJldGFGZWF0dXJlMs0QCg9JZGVudGl0eVNlcnZpY2USaAoRQXV0aGVudGljYXRlVG9rZW4SKC5rdy5pZGVudGl0eS52MS5BdXRoZW50aWNhdGVUb2tlblJlcXVlc3QaKS5rdy5pZGVudGl0eS52MS5BdXRoZW50aWNhdGVUb2tlblJlc3BvbnNlEm4KE0F1dGhlbnRpY2F0ZVNlc3Npb24SKi5rdy5pZGVudGl0eS52MS5BdXRoZW50aWNhdGVTZXNzaW9uUmVxdWVzdBorLmt3LmlkZW50aXR5LnYxLkF1dGhlbnRpY2F0ZVNlc3Npb25SZXNwb25zZRJiCg9SZWNvcmRUb2tlblVzZXMSJi5rdy5pZGVudGl0eS52MS5SZWNvcmRUb2tlblVzZXNSZXF1ZXN0Gicua3cuaWRlbnRpdHkudjEuUmVjb3JkVG9rZW5Vc2VzUmVzcG9uc2USTQoIR2V0VXNlcnMSHy5rdy5pZGVudGl0eS52MS5HZXRVc2Vyc1JlcXVlc3QaIC5rdy5pZGVudGl0eS52MS5HZXRVc2Vyc1Jlc3BvbnNlEmIKD0ZpbmRVc2VyQnlFbWFpbBImLmt3LmlkZW50aXR5LnYxLkZpbmRVc2VyQnlFbWFpbFJlcXVlc3QaJy5rdy5pZGVudGl0eS52MS5GaW5kVXNlckJ5RW1haWxSZXNwb25zZRJcCg1BY2NvdW50c0V4aXN0EiQua3cuaWRlbnRpdHkudjEuQWNjb3VudHNFeGlzdFJlcXVlc3QaJS5rdy5pZGVudGl0eS52MS5BY2NvdW50c0V4aXN0UmVzcG9uc2USRwoGU2lnbkluEh0ua3cuaWRlbnRpdHkudjEuU2lnbkluUmVxdWVzdBoeLmt3LmlkZW50aXR5LnYxLlNpZ25JblJlc3BvbnNlEkoKB1NpZ25PdXQSHi5rdy5pZGVudGl0eS52MS5TaWduT3V0UmVxdWVzdBofLmt3LmlkZW50aXR5LnYxLlNpZ25PdXRSZXNwb25zZRJrChJEZXNjcmliZUNyZWRlbnRpYWwSKS5rdy5pZGVudGl0eS52MS5EZXNjcmliZUNyZWRlbnRpYWxSZXF1ZXN0Gioua3cuaWRlbnRpdHkudjEuRGVzY3JpYmVDcmVkZW50aWFsUmVzcG9uc2USUwoKQ3JlYXRlVXNlchIhLmt3LmlkZW50aXR5LnYxLkNyZWF0ZVVzZXJSZXF1ZXN0GiIua3cuaWRlbnRpdHkudjEuQ3JlYXRlVXNlclJlc3BvbnNlElAKCUxpc3RVc2VycxIgLmt3LmlkZW50aXR5LnYxLkxpc3RVc2Vyc1JlcXVlc3QaIS5rdy5pZGVudGl0eS52MS5MaXN0VXNlcnNSZXNwb25zZRJKCgdHZXRVc2VyEh4ua3cuaWRlbnRpdHkudjEuR2V0VXNlclJlcXVlc3QaHy5rdy5pZGVudGl0eS52MS5HZXRVc2VyUmVzcG9uc2USXAoNU2V0VXNlclN0YXR1cxIkLmt3LmlkZW50aXR5LnYxLlNldFVzZXJTdGF0dXNSZXF1ZXN0GiUua3cuaWRlbnRpdHkudjEuU2V0VXNlclN0YXR1c1Jlc3BvbnNlElMKCkxpc3RUb2tlbnMSIS5rdy5pZGVudGl0eS52MS5MaXN0VG9rZW5zUmVxdWVzdBoiLmt3LmlkZW50aXR5LnYxLkxpc3RUb2tlbnNSZXNwb25zZRJWCgtDcmVhdGVUb2tlbhIiLmt3LmlkZW50aXR5LnYxLkNyZWF0ZVRva2VuUmVxdWVzdBojLmt3LmlkZW50aXR5LnYxLkNyZWF0ZVRva2VuUmVzcG9uc2USTQoIR2V0VG9rZW4SHy5rdy5pZGVudGl0eS52MS5HZXRUb2tlblJlcXVlc3QaIC5rdy5pZGVudGl0eS52MS5HZXRUb2tlblJlc3BvbnNlElYKC1VwZGF0ZVRva2VuEiIua3cuaWRlbnRpdHkudjEuVXBkYXRlVG9rZW5SZXF1ZXN0GiMua3cuaWRlbnRpdHkudjEuVXBkYXRlVG9rZW5SZXNwb25zZRJWCgtSZXZva2VUb2tlbhIiLmt3LmlkZW50aXR5LnYxLlJldm9rZVRva2VuUmVxdWVzdBojLmt3LmlkZW50aXR5LnYxLlJldm9rZVRva2VuUmVzcG9uc2USaAoRR2V0VG9rZW5BbmFseXRpY3MSKC5rdy5pZGVudGl0eS52MS5HZXRUb2tlbkFuYWx5dGljc1JlcXVlc3QaKS5rdy5pZGVudGl0eS52MS5HZXRUb2tlbkFuYWx5dGljc1Jlc3BvbnNlElMKCkdldFByb2ZpbGUSIS5rdy5pZGVudGl0eS52MS5HZXRQcm9maWxlUmVxdWVzdBoiLmt3LmlkZW50aXR5LnYxLkdldFByb2ZpbGVSZXNwb25zZRJcCg1VcGRhdGVQcm9maWxlEiQua3cuaWRlbnRpdHkudjEuVXBkYXRlUHJvZmlsZVJlcXVlc3QaJS5rdy5pZGVudGl0eS52MS5VcGRhdGVQcm9maWxlUmVzcG9uc2USZQoQTGlzdEJldGFGZWF0dXJlcxInLmt3LmlkZW50aXR5LnYxLkxpc3RCZXRhRmVhdHVyZXNSZXF1ZXN0Gigua3cuaWRlbnRpdHkudjEuTGlzdEJldGFGZWF0dXJlc1Jlc3BvbnNlEmgKEVVwZGF0ZUJldGFGZWF0dXJlEigua3cuaWRlbnRpdHkudjEuVXBkYXRlQmV0YUZlYXR1cmVSZXF1ZXN0Gikua3cuaWRlbnRpdHkudjEuVXBkYXRlQmV0YUZlYXR1cmVSZXNwb25zZWIGcHJvdG8z", [file_kw_platform_v1_auth_context]);
 
 /**
  * @generated from message kw.identity.v1.AuthenticateTokenRequest
@@ -310,6 +310,40 @@ export const GetUsersResponseSchema: GenMessage<GetUsersResponse> = /*@__PURE__*
   messageDesc(file_kw_identity_v1_identity, 11);
 
 /**
+ * @generated from message kw.identity.v1.AccountsExistRequest
+ */
+export type AccountsExistRequest = Message<"kw.identity.v1.AccountsExistRequest"> & {
+  /**
+   * @generated from field: repeated string ids = 1;
+   */
+  ids: string[];
+};
+
+/**
+ * Describes the message kw.identity.v1.AccountsExistRequest.
+ * Use `create(AccountsExistRequestSchema)` to create a new message.
+ */
+export const AccountsExistRequestSchema: GenMessage<AccountsExistRequest> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 12);
+
+/**
+ * @generated from message kw.identity.v1.AccountsExistResponse
+ */
+export type AccountsExistResponse = Message<"kw.identity.v1.AccountsExistResponse"> & {
+  /**
+   * @generated from field: repeated string existing_ids = 1;
+   */
+  existingIds: string[];
+};
+
+/**
+ * Describes the message kw.identity.v1.AccountsExistResponse.
+ * Use `create(AccountsExistResponseSchema)` to create a new message.
+ */
+export const AccountsExistResponseSchema: GenMessage<AccountsExistResponse> = /*@__PURE__*/
+  messageDesc(file_kw_identity_v1_identity, 13);
+
+/**
  * @generated from message kw.identity.v1.FindUserByEmailRequest
  */
 export type FindUserByEmailRequest = Message<"kw.identity.v1.FindUserByEmailRequest"> & {
@@ -324,7 +358,7 @@ export type FindUserByEmailRequest = Message<"kw.identity.v1.FindUserByEmailRequ
  * Use `create(FindUserByEmailRequestSchema)` to create a new message.
  */
 export const FindUserByEmailRequestSchema: GenMessage<FindUserByEmailRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 12);
+  messageDesc(file_kw_identity_v1_identity, 14);
 
 /**
  * @generated from message kw.identity.v1.FindUserByEmailResponse
@@ -346,7 +380,7 @@ export type FindUserByEmailResponse = Message<"kw.identity.v1.FindUserByEmailRes
  * Use `create(FindUserByEmailResponseSchema)` to create a new message.
  */
 export const FindUserByEmailResponseSchema: GenMessage<FindUserByEmailResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 13);
+  messageDesc(file_kw_identity_v1_identity, 15);
 
 /**
  * @generated from message kw.identity.v1.SignInRequest
@@ -378,7 +412,7 @@ export type SignInRequest = Message<"kw.identity.v1.SignInRequest"> & {
  * Use `create(SignInRequestSchema)` to create a new message.
  */
 export const SignInRequestSchema: GenMessage<SignInRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 14);
+  messageDesc(file_kw_identity_v1_identity, 16);
 
 /**
  * @generated from message kw.identity.v1.SignInResponse
@@ -414,7 +448,7 @@ export type SignInResponse = Message<"kw.identity.v1.SignInResponse"> & {
  * Use `create(SignInResponseSchema)` to create a new message.
  */
 export const SignInResponseSchema: GenMessage<SignInResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 15);
+  messageDesc(file_kw_identity_v1_identity, 17);
 
 /**
  * @generated from message kw.identity.v1.SignOutRequest
@@ -427,7 +461,7 @@ export type SignOutRequest = Message<"kw.identity.v1.SignOutRequest"> & {
  * Use `create(SignOutRequestSchema)` to create a new message.
  */
 export const SignOutRequestSchema: GenMessage<SignOutRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 16);
+  messageDesc(file_kw_identity_v1_identity, 18);
 
 /**
  * @generated from message kw.identity.v1.SignOutResponse
@@ -440,7 +474,7 @@ export type SignOutResponse = Message<"kw.identity.v1.SignOutResponse"> & {
  * Use `create(SignOutResponseSchema)` to create a new message.
  */
 export const SignOutResponseSchema: GenMessage<SignOutResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 17);
+  messageDesc(file_kw_identity_v1_identity, 19);
 
 /**
  * @generated from message kw.identity.v1.DescribeCredentialRequest
@@ -453,7 +487,7 @@ export type DescribeCredentialRequest = Message<"kw.identity.v1.DescribeCredenti
  * Use `create(DescribeCredentialRequestSchema)` to create a new message.
  */
 export const DescribeCredentialRequestSchema: GenMessage<DescribeCredentialRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 18);
+  messageDesc(file_kw_identity_v1_identity, 20);
 
 /**
  * @generated from message kw.identity.v1.DescribeCredentialResponse
@@ -511,7 +545,7 @@ export type DescribeCredentialResponse = Message<"kw.identity.v1.DescribeCredent
  * Use `create(DescribeCredentialResponseSchema)` to create a new message.
  */
 export const DescribeCredentialResponseSchema: GenMessage<DescribeCredentialResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 19);
+  messageDesc(file_kw_identity_v1_identity, 21);
 
 /**
  * @generated from message kw.identity.v1.CreateUserRequest
@@ -538,7 +572,7 @@ export type CreateUserRequest = Message<"kw.identity.v1.CreateUserRequest"> & {
  * Use `create(CreateUserRequestSchema)` to create a new message.
  */
 export const CreateUserRequestSchema: GenMessage<CreateUserRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 20);
+  messageDesc(file_kw_identity_v1_identity, 22);
 
 /**
  * @generated from message kw.identity.v1.CreateUserResponse
@@ -555,7 +589,7 @@ export type CreateUserResponse = Message<"kw.identity.v1.CreateUserResponse"> & 
  * Use `create(CreateUserResponseSchema)` to create a new message.
  */
 export const CreateUserResponseSchema: GenMessage<CreateUserResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 21);
+  messageDesc(file_kw_identity_v1_identity, 23);
 
 /**
  * @generated from message kw.identity.v1.ListUsersRequest
@@ -591,7 +625,7 @@ export type ListUsersRequest = Message<"kw.identity.v1.ListUsersRequest"> & {
  * Use `create(ListUsersRequestSchema)` to create a new message.
  */
 export const ListUsersRequestSchema: GenMessage<ListUsersRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 22);
+  messageDesc(file_kw_identity_v1_identity, 24);
 
 /**
  * @generated from message kw.identity.v1.ListUsersResponse
@@ -613,7 +647,7 @@ export type ListUsersResponse = Message<"kw.identity.v1.ListUsersResponse"> & {
  * Use `create(ListUsersResponseSchema)` to create a new message.
  */
 export const ListUsersResponseSchema: GenMessage<ListUsersResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 23);
+  messageDesc(file_kw_identity_v1_identity, 25);
 
 /**
  * @generated from message kw.identity.v1.GetUserRequest
@@ -630,7 +664,7 @@ export type GetUserRequest = Message<"kw.identity.v1.GetUserRequest"> & {
  * Use `create(GetUserRequestSchema)` to create a new message.
  */
 export const GetUserRequestSchema: GenMessage<GetUserRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 24);
+  messageDesc(file_kw_identity_v1_identity, 26);
 
 /**
  * @generated from message kw.identity.v1.GetUserResponse
@@ -647,7 +681,7 @@ export type GetUserResponse = Message<"kw.identity.v1.GetUserResponse"> & {
  * Use `create(GetUserResponseSchema)` to create a new message.
  */
 export const GetUserResponseSchema: GenMessage<GetUserResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 25);
+  messageDesc(file_kw_identity_v1_identity, 27);
 
 /**
  * @generated from message kw.identity.v1.SetUserStatusRequest
@@ -671,7 +705,7 @@ export type SetUserStatusRequest = Message<"kw.identity.v1.SetUserStatusRequest"
  * Use `create(SetUserStatusRequestSchema)` to create a new message.
  */
 export const SetUserStatusRequestSchema: GenMessage<SetUserStatusRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 26);
+  messageDesc(file_kw_identity_v1_identity, 28);
 
 /**
  * @generated from message kw.identity.v1.SetUserStatusResponse
@@ -688,7 +722,7 @@ export type SetUserStatusResponse = Message<"kw.identity.v1.SetUserStatusRespons
  * Use `create(SetUserStatusResponseSchema)` to create a new message.
  */
 export const SetUserStatusResponseSchema: GenMessage<SetUserStatusResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 27);
+  messageDesc(file_kw_identity_v1_identity, 29);
 
 /**
  * A personal access token's metadata. Never carries the secret.
@@ -756,7 +790,7 @@ export type PersonalAccessToken = Message<"kw.identity.v1.PersonalAccessToken"> 
  * Use `create(PersonalAccessTokenSchema)` to create a new message.
  */
 export const PersonalAccessTokenSchema: GenMessage<PersonalAccessToken> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 28);
+  messageDesc(file_kw_identity_v1_identity, 30);
 
 /**
  * @generated from message kw.identity.v1.ListTokensRequest
@@ -769,7 +803,7 @@ export type ListTokensRequest = Message<"kw.identity.v1.ListTokensRequest"> & {
  * Use `create(ListTokensRequestSchema)` to create a new message.
  */
 export const ListTokensRequestSchema: GenMessage<ListTokensRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 29);
+  messageDesc(file_kw_identity_v1_identity, 31);
 
 /**
  * @generated from message kw.identity.v1.ListTokensResponse
@@ -786,7 +820,7 @@ export type ListTokensResponse = Message<"kw.identity.v1.ListTokensResponse"> & 
  * Use `create(ListTokensResponseSchema)` to create a new message.
  */
 export const ListTokensResponseSchema: GenMessage<ListTokensResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 30);
+  messageDesc(file_kw_identity_v1_identity, 32);
 
 /**
  * @generated from message kw.identity.v1.CreateTokenRequest
@@ -827,7 +861,7 @@ export type CreateTokenRequest = Message<"kw.identity.v1.CreateTokenRequest"> & 
  * Use `create(CreateTokenRequestSchema)` to create a new message.
  */
 export const CreateTokenRequestSchema: GenMessage<CreateTokenRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 31);
+  messageDesc(file_kw_identity_v1_identity, 33);
 
 /**
  * @generated from message kw.identity.v1.CreateTokenResponse
@@ -863,7 +897,7 @@ export type CreateTokenResponse = Message<"kw.identity.v1.CreateTokenResponse"> 
  * Use `create(CreateTokenResponseSchema)` to create a new message.
  */
 export const CreateTokenResponseSchema: GenMessage<CreateTokenResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 32);
+  messageDesc(file_kw_identity_v1_identity, 34);
 
 /**
  * @generated from message kw.identity.v1.GetTokenRequest
@@ -880,7 +914,7 @@ export type GetTokenRequest = Message<"kw.identity.v1.GetTokenRequest"> & {
  * Use `create(GetTokenRequestSchema)` to create a new message.
  */
 export const GetTokenRequestSchema: GenMessage<GetTokenRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 33);
+  messageDesc(file_kw_identity_v1_identity, 35);
 
 /**
  * @generated from message kw.identity.v1.GetTokenResponse
@@ -897,7 +931,7 @@ export type GetTokenResponse = Message<"kw.identity.v1.GetTokenResponse"> & {
  * Use `create(GetTokenResponseSchema)` to create a new message.
  */
 export const GetTokenResponseSchema: GenMessage<GetTokenResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 34);
+  messageDesc(file_kw_identity_v1_identity, 36);
 
 /**
  * A list whose presence matters (absent = unchanged).
@@ -916,7 +950,7 @@ export type TokenScopeList = Message<"kw.identity.v1.TokenScopeList"> & {
  * Use `create(TokenScopeListSchema)` to create a new message.
  */
 export const TokenScopeListSchema: GenMessage<TokenScopeList> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 35);
+  messageDesc(file_kw_identity_v1_identity, 37);
 
 /**
  * @generated from message kw.identity.v1.TokenWorkspaceList
@@ -933,7 +967,7 @@ export type TokenWorkspaceList = Message<"kw.identity.v1.TokenWorkspaceList"> & 
  * Use `create(TokenWorkspaceListSchema)` to create a new message.
  */
 export const TokenWorkspaceListSchema: GenMessage<TokenWorkspaceList> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 36);
+  messageDesc(file_kw_identity_v1_identity, 38);
 
 /**
  * @generated from message kw.identity.v1.UpdateTokenRequest
@@ -972,7 +1006,7 @@ export type UpdateTokenRequest = Message<"kw.identity.v1.UpdateTokenRequest"> & 
  * Use `create(UpdateTokenRequestSchema)` to create a new message.
  */
 export const UpdateTokenRequestSchema: GenMessage<UpdateTokenRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 37);
+  messageDesc(file_kw_identity_v1_identity, 39);
 
 /**
  * @generated from message kw.identity.v1.UpdateTokenResponse
@@ -989,7 +1023,7 @@ export type UpdateTokenResponse = Message<"kw.identity.v1.UpdateTokenResponse"> 
  * Use `create(UpdateTokenResponseSchema)` to create a new message.
  */
 export const UpdateTokenResponseSchema: GenMessage<UpdateTokenResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 38);
+  messageDesc(file_kw_identity_v1_identity, 40);
 
 /**
  * @generated from message kw.identity.v1.RevokeTokenRequest
@@ -1006,7 +1040,7 @@ export type RevokeTokenRequest = Message<"kw.identity.v1.RevokeTokenRequest"> & 
  * Use `create(RevokeTokenRequestSchema)` to create a new message.
  */
 export const RevokeTokenRequestSchema: GenMessage<RevokeTokenRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 39);
+  messageDesc(file_kw_identity_v1_identity, 41);
 
 /**
  * @generated from message kw.identity.v1.RevokeTokenResponse
@@ -1019,7 +1053,7 @@ export type RevokeTokenResponse = Message<"kw.identity.v1.RevokeTokenResponse"> 
  * Use `create(RevokeTokenResponseSchema)` to create a new message.
  */
 export const RevokeTokenResponseSchema: GenMessage<RevokeTokenResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 40);
+  messageDesc(file_kw_identity_v1_identity, 42);
 
 /**
  * @generated from message kw.identity.v1.GetTokenAnalyticsRequest
@@ -1036,7 +1070,7 @@ export type GetTokenAnalyticsRequest = Message<"kw.identity.v1.GetTokenAnalytics
  * Use `create(GetTokenAnalyticsRequestSchema)` to create a new message.
  */
 export const GetTokenAnalyticsRequestSchema: GenMessage<GetTokenAnalyticsRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 41);
+  messageDesc(file_kw_identity_v1_identity, 43);
 
 /**
  * @generated from message kw.identity.v1.TokenUsageDay
@@ -1060,7 +1094,7 @@ export type TokenUsageDay = Message<"kw.identity.v1.TokenUsageDay"> & {
  * Use `create(TokenUsageDaySchema)` to create a new message.
  */
 export const TokenUsageDaySchema: GenMessage<TokenUsageDay> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 42);
+  messageDesc(file_kw_identity_v1_identity, 44);
 
 /**
  * @generated from message kw.identity.v1.GetTokenAnalyticsResponse
@@ -1096,7 +1130,7 @@ export type GetTokenAnalyticsResponse = Message<"kw.identity.v1.GetTokenAnalytic
  * Use `create(GetTokenAnalyticsResponseSchema)` to create a new message.
  */
 export const GetTokenAnalyticsResponseSchema: GenMessage<GetTokenAnalyticsResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 43);
+  messageDesc(file_kw_identity_v1_identity, 45);
 
 /**
  * @generated from message kw.identity.v1.GetProfileRequest
@@ -1109,7 +1143,7 @@ export type GetProfileRequest = Message<"kw.identity.v1.GetProfileRequest"> & {
  * Use `create(GetProfileRequestSchema)` to create a new message.
  */
 export const GetProfileRequestSchema: GenMessage<GetProfileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 44);
+  messageDesc(file_kw_identity_v1_identity, 46);
 
 /**
  * @generated from message kw.identity.v1.GetProfileResponse
@@ -1126,7 +1160,7 @@ export type GetProfileResponse = Message<"kw.identity.v1.GetProfileResponse"> & 
  * Use `create(GetProfileResponseSchema)` to create a new message.
  */
 export const GetProfileResponseSchema: GenMessage<GetProfileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 45);
+  messageDesc(file_kw_identity_v1_identity, 47);
 
 /**
  * @generated from message kw.identity.v1.UpdateProfileRequest
@@ -1143,7 +1177,7 @@ export type UpdateProfileRequest = Message<"kw.identity.v1.UpdateProfileRequest"
  * Use `create(UpdateProfileRequestSchema)` to create a new message.
  */
 export const UpdateProfileRequestSchema: GenMessage<UpdateProfileRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 46);
+  messageDesc(file_kw_identity_v1_identity, 48);
 
 /**
  * @generated from message kw.identity.v1.UpdateProfileResponse
@@ -1160,7 +1194,7 @@ export type UpdateProfileResponse = Message<"kw.identity.v1.UpdateProfileRespons
  * Use `create(UpdateProfileResponseSchema)` to create a new message.
  */
 export const UpdateProfileResponseSchema: GenMessage<UpdateProfileResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 47);
+  messageDesc(file_kw_identity_v1_identity, 49);
 
 /**
  * @generated from message kw.identity.v1.BetaFeature
@@ -1187,7 +1221,7 @@ export type BetaFeature = Message<"kw.identity.v1.BetaFeature"> & {
  * Use `create(BetaFeatureSchema)` to create a new message.
  */
 export const BetaFeatureSchema: GenMessage<BetaFeature> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 48);
+  messageDesc(file_kw_identity_v1_identity, 50);
 
 /**
  * @generated from message kw.identity.v1.ListBetaFeaturesRequest
@@ -1200,7 +1234,7 @@ export type ListBetaFeaturesRequest = Message<"kw.identity.v1.ListBetaFeaturesRe
  * Use `create(ListBetaFeaturesRequestSchema)` to create a new message.
  */
 export const ListBetaFeaturesRequestSchema: GenMessage<ListBetaFeaturesRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 49);
+  messageDesc(file_kw_identity_v1_identity, 51);
 
 /**
  * @generated from message kw.identity.v1.ListBetaFeaturesResponse
@@ -1217,7 +1251,7 @@ export type ListBetaFeaturesResponse = Message<"kw.identity.v1.ListBetaFeaturesR
  * Use `create(ListBetaFeaturesResponseSchema)` to create a new message.
  */
 export const ListBetaFeaturesResponseSchema: GenMessage<ListBetaFeaturesResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 50);
+  messageDesc(file_kw_identity_v1_identity, 52);
 
 /**
  * @generated from message kw.identity.v1.UpdateBetaFeatureRequest
@@ -1239,7 +1273,7 @@ export type UpdateBetaFeatureRequest = Message<"kw.identity.v1.UpdateBetaFeature
  * Use `create(UpdateBetaFeatureRequestSchema)` to create a new message.
  */
 export const UpdateBetaFeatureRequestSchema: GenMessage<UpdateBetaFeatureRequest> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 51);
+  messageDesc(file_kw_identity_v1_identity, 53);
 
 /**
  * @generated from message kw.identity.v1.UpdateBetaFeatureResponse
@@ -1256,7 +1290,7 @@ export type UpdateBetaFeatureResponse = Message<"kw.identity.v1.UpdateBetaFeatur
  * Use `create(UpdateBetaFeatureResponseSchema)` to create a new message.
  */
 export const UpdateBetaFeatureResponseSchema: GenMessage<UpdateBetaFeatureResponse> = /*@__PURE__*/
-  messageDesc(file_kw_identity_v1_identity, 52);
+  messageDesc(file_kw_identity_v1_identity, 54);
 
 /**
  * Accounts, sessions and personal access tokens (served by the agent-auth component).
@@ -1317,6 +1351,17 @@ export const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof FindUserByEmailRequestSchema;
     output: typeof FindUserByEmailResponseSchema;
+  },
+  /**
+   * Which of the given ids are accounts (any status). Internal: no caller context, for work
+   * that has no caller, such as a billing provider's webhook naming an account.
+   *
+   * @generated from rpc kw.identity.v1.IdentityService.AccountsExist
+   */
+  accountsExist: {
+    methodKind: "unary";
+    input: typeof AccountsExistRequestSchema;
+    output: typeof AccountsExistResponseSchema;
   },
   /**
    * Browser sign-in with email and password: creates a session. Unknown email, wrong
