@@ -32,7 +32,7 @@ export class WorkspaceExport {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async run(job: TransferRow): Promise<TransferRow> {
+  async run(job: TransferRow): Promise<TransferRow | null> {
     const workspaceId = job.workspaceId;
     const total = await this.reads.countFragments(workspaceId);
     await this.transfers.progress(job.id, 0, total);
