@@ -12,6 +12,14 @@ SELECT user_id::text AS "userId", workspace_id::text AS "workspaceId", credentia
 -- src/persistence/hosted-zones.repository.ts: HostedZonesRepository.deleteWithArchivedWorkspaces
 SELECT 1 FROM control.hosted_zones WHERE id = ${id}::uuid FOR UPDATE;
 
+-- src/persistence/hosted-zones.repository.ts: HostedZonesRepository.enroll
+SELECT w.id FROM control.workspaces w
+ WHERE w.hosted_zone_id = ${id}::uuid
+    OR w.id IN (SELECT m.workspace_id FROM control.workspace_moves m
+                 WHERE m.to_zone_id = ${id}::uuid AND m.status IN ('preparing', 'copying'))
+ ORDER BY w.id
+ FOR UPDATE;
+
 -- src/persistence/workspace-moves.repository.ts: lockZoneShared.rows
 SELECT 1 FROM control.hosted_zones WHERE id = ${zoneId}::uuid FOR KEY SHARE;
 

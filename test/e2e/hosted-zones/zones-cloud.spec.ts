@@ -855,5 +855,72 @@ describe('hosted zones (Cloud)', () => {
       expect(aborted.move.status).toBe('aborted');
       expect(await workspaceOf(cloudWs.id)).toMatchObject({ status: 'active', hostedZoneId: null });
     });
+
+    it('re-enrolled during moves: a move into the zone waits for the new Leaf to provision the workspace, and one aborted out of it has it provisioned again', async () => {
+      const placements = async () => ((await beat()).placements as any[]).map((p) => p.workspaceId);
+      // Out of the zone, copying (the Leaf serves it read-only).
+      const leaving = await placedWorkspace();
+      const out = (
+        await api.ok(owner.token, 'POST', `/api/workspaces/${leaving.id}/moves`, { hostedZoneId: null }, 201)
+      ).move;
+      await beat({ frozenWorkspaceIds: [leaving.id] });
+      expect((await moveOf(leaving.id, out.id)).status).toBe('copying');
+      // Into the zone, copying (the Leaf provisioned it, the Cloud source is read-only at once).
+      const arriving = await api.createWorkspace(owner.token);
+      const into = (
+        await api.ok(owner.token, 'POST', `/api/workspaces/${arriving.id}/moves`, { hostedZoneId: zone.id }, 201)
+      ).move;
+      expect(await placements()).toContain(arriving.id);
+      expect((await leaf('POST', `/api/hosted-zones/placements/${arriving.id}/ready`, credential)).status).toBe(200);
+      expect((await moveOf(arriving.id, into.id)).status).toBe('copying');
+
+      // A new Leaf enrolls (it may hold none of the zone's workspaces).
+      const reset = await api.ok(owner.token, 'POST', `/api/hosted-zones/${zone.id}/enrollment-token`, undefined, 200);
+      credential = (await enroll(reset.enrollmentToken)).zoneCredential;
+
+      // The move in waits for the new Leaf to provision its target: it is listed again, and it
+      // cannot complete onto a Leaf that never had it.
+      expect(await moveOf(arriving.id, into.id)).toMatchObject({ status: 'preparing' });
+      expect(await placements()).toContain(arriving.id);
+      const early = await api.call(owner.token, 'POST', `/api/workspaces/${arriving.id}/moves/${into.id}/complete`, {});
+      expect(early.status).toBe(409);
+      expect((await leaf('POST', `/api/hosted-zones/placements/${arriving.id}/ready`, credential)).status).toBe(200);
+      expect((await moveOf(arriving.id, into.id)).status).toBe('copying');
+      const completed = await api.ok(
+        owner.token,
+        'POST',
+        `/api/workspaces/${arriving.id}/moves/${into.id}/complete`,
+        {},
+        200,
+      );
+      expect(completed.move.status).toBe('done');
+      expect(await workspaceOf(arriving.id)).toMatchObject({ status: 'active', hostedZoneId: zone.id });
+
+      // The move out is still the owner's to end; aborted, the workspace is provisioned again by
+      // the new Leaf (listed as a placement), then active on the zone, not active on a Leaf that lacks it.
+      expect(await workspaceOf(leaving.id)).toMatchObject({ status: 'moving', hostedZoneId: zone.id });
+      const aborted = await api.ok(
+        owner.token,
+        'POST',
+        `/api/workspaces/${leaving.id}/moves/${out.id}/abort`,
+        undefined,
+        200,
+      );
+      expect(aborted.move.status).toBe('aborted');
+      expect(await workspaceOf(leaving.id)).toMatchObject({ status: 'processing', hostedZoneId: zone.id });
+      expect(await placements()).toContain(leaving.id);
+      expect((await leaf('POST', `/api/hosted-zones/placements/${leaving.id}/ready`, credential)).status).toBe(200);
+      expect(await workspaceOf(leaving.id)).toMatchObject({ status: 'active', hostedZoneId: zone.id });
+      expect(await placements()).not.toContain(leaving.id);
+      // And it moves again.
+      const again = await api.ok(
+        owner.token,
+        'POST',
+        `/api/workspaces/${leaving.id}/moves`,
+        { hostedZoneId: null },
+        201,
+      );
+      await api.ok(owner.token, 'POST', `/api/workspaces/${leaving.id}/moves/${again.move.id}/abort`, undefined, 200);
+    });
   });
 });
