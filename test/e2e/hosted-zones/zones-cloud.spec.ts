@@ -754,4 +754,173 @@ describe('hosted zones (Cloud)', () => {
       expect((await api.call(owner.token, 'POST', `/api/workspaces/${placed.id}/restore`, undefined)).status).toBe(404);
     });
   });
+
+  describe('moves and the zone', () => {
+    let zone: any;
+    let credential: string;
+    const beat = async (body: unknown = {}) => {
+      const res = await leaf('POST', '/api/hosted-zones/heartbeat', credential, body);
+      expect(res.status, res.text).toBe(200);
+      return res.body;
+    };
+    const moveOf = async (workspaceId: string, moveId: string) =>
+      (await api.ok(owner.token, 'GET', `/api/workspaces/${workspaceId}/moves/${moveId}`, undefined, 200)).move;
+    const workspaceOf = async (workspaceId: string) =>
+      (await api.ok(owner.token, 'GET', `/api/workspaces/${workspaceId}`, undefined, 200)).workspace;
+    /** A workspace placed on the zone and active there. */
+    const placedWorkspace = async () => {
+      await beat();
+      const ws = await api.ok(
+        owner.token,
+        'POST',
+        '/api/workspaces',
+        { name: 'On the zone', hostedZoneId: zone.id },
+        201,
+      );
+      expect((await leaf('POST', `/api/hosted-zones/placements/${ws.workspace.id}/ready`, credential)).status).toBe(
+        200,
+      );
+      expect((await workspaceOf(ws.workspace.id)).status).toBe('active');
+      return ws.workspace;
+    };
+
+    beforeAll(async () => {
+      const created = await newZone(owner.token, 'Moves');
+      zone = created.hostedZone;
+      credential = (await enroll(created.enrollmentToken)).zoneCredential;
+    });
+
+    it('refuses to start, hand off or complete a move to a credential restricted to a list of workspaces (403, as zone routes); it may read and abort one', async () => {
+      const refused = {
+        code: 'FORBIDDEN',
+        error:
+          'This credential is restricted to a list of workspaces, so it cannot move a workspace between planes; use a credential for all of your workspaces',
+      };
+      const cloudWs = await api.createWorkspace(owner.token);
+      const onZone = await placedWorkspace();
+      const restricted = await createToken(platform.url, owner.token, {
+        scopes: ['*'],
+        workspaceIds: [cloudWs.id, onZone.id],
+      });
+      await beat();
+      // Onto one of the account's zones, and out of one: both refused, nothing started.
+      for (const [ws, hostedZoneId] of [
+        [cloudWs, zone.id],
+        [onZone, null],
+      ] as const) {
+        const res = await api.call(restricted.token, 'POST', `/api/workspaces/${ws.id}/moves`, { hostedZoneId });
+        expect(res.status, `move ${ws.id} to ${hostedZoneId}`).toBe(403);
+        expect(res.body).toEqual(refused);
+        expect((await workspaceOf(ws.id)).status).toBe('active');
+      }
+      // A workspace outside its list is not its to see: 404 first, as everywhere.
+      const outside = await api.createWorkspace(owner.token);
+      const hidden = await api.call(restricted.token, 'POST', `/api/workspaces/${outside.id}/moves`, {
+        hostedZoneId: zone.id,
+      });
+      expect(hidden.status).toBe(404);
+      expect(hidden.text).toBe(WORKSPACE_NOT_FOUND);
+
+      // The owner's full token moves it.
+      const { move } = await api.ok(
+        owner.token,
+        'POST',
+        `/api/workspaces/${cloudWs.id}/moves`,
+        { hostedZoneId: zone.id },
+        201,
+      );
+      expect(move).toMatchObject({ status: 'preparing', fromHostedZoneId: null, toHostedZoneId: zone.id });
+      expect((await beat()).placements).toContainEqual({
+        workspaceId: cloudWs.id,
+        name: cloudWs.name,
+        status: 'processing',
+      });
+      expect((await leaf('POST', `/api/hosted-zones/placements/${cloudWs.id}/ready`, credential)).status).toBe(200);
+      expect((await moveOf(cloudWs.id, move.id)).status).toBe('copying');
+      const moveRoute = `/api/workspaces/${cloudWs.id}/moves/${move.id}`;
+      for (const [path, body] of [
+        [`${moveRoute}/handoff`, undefined],
+        [`${moveRoute}/complete`, {}],
+      ] as const) {
+        const res = await api.call(restricted.token, 'POST', path, body);
+        expect(res.status, path).toBe(403);
+        expect(res.body, path).toEqual(refused);
+      }
+      expect((await moveOf(cloudWs.id, move.id)).status).toBe('copying');
+      const handoff = await api.ok(owner.token, 'POST', `${moveRoute}/handoff`, undefined, 200);
+      expect(handoff.hostedZoneId).toBe(zone.id);
+      // Reading the move, and aborting it (back to where it was), stay its own.
+      expect((await api.ok(restricted.token, 'GET', moveRoute, undefined, 200)).move.id).toBe(move.id);
+      const aborted = await api.ok(restricted.token, 'POST', `${moveRoute}/abort`, undefined, 200);
+      expect(aborted.move.status).toBe('aborted');
+      expect(await workspaceOf(cloudWs.id)).toMatchObject({ status: 'active', hostedZoneId: null });
+    });
+
+    it('re-enrolled during moves: a move into the zone waits for the new Leaf to provision the workspace, and one aborted out of it has it provisioned again', async () => {
+      const placements = async () => ((await beat()).placements as any[]).map((p) => p.workspaceId);
+      // Out of the zone, copying (the Leaf serves it read-only).
+      const leaving = await placedWorkspace();
+      const out = (
+        await api.ok(owner.token, 'POST', `/api/workspaces/${leaving.id}/moves`, { hostedZoneId: null }, 201)
+      ).move;
+      await beat({ frozenWorkspaceIds: [leaving.id] });
+      expect((await moveOf(leaving.id, out.id)).status).toBe('copying');
+      // Into the zone, copying (the Leaf provisioned it, the Cloud source is read-only at once).
+      const arriving = await api.createWorkspace(owner.token);
+      const into = (
+        await api.ok(owner.token, 'POST', `/api/workspaces/${arriving.id}/moves`, { hostedZoneId: zone.id }, 201)
+      ).move;
+      expect(await placements()).toContain(arriving.id);
+      expect((await leaf('POST', `/api/hosted-zones/placements/${arriving.id}/ready`, credential)).status).toBe(200);
+      expect((await moveOf(arriving.id, into.id)).status).toBe('copying');
+
+      // A new Leaf enrolls (it may hold none of the zone's workspaces).
+      const reset = await api.ok(owner.token, 'POST', `/api/hosted-zones/${zone.id}/enrollment-token`, undefined, 200);
+      credential = (await enroll(reset.enrollmentToken)).zoneCredential;
+
+      // The move in waits for the new Leaf to provision its target: it is listed again, and it
+      // cannot complete onto a Leaf that never had it.
+      expect(await moveOf(arriving.id, into.id)).toMatchObject({ status: 'preparing' });
+      expect(await placements()).toContain(arriving.id);
+      const early = await api.call(owner.token, 'POST', `/api/workspaces/${arriving.id}/moves/${into.id}/complete`, {});
+      expect(early.status).toBe(409);
+      expect((await leaf('POST', `/api/hosted-zones/placements/${arriving.id}/ready`, credential)).status).toBe(200);
+      expect((await moveOf(arriving.id, into.id)).status).toBe('copying');
+      const completed = await api.ok(
+        owner.token,
+        'POST',
+        `/api/workspaces/${arriving.id}/moves/${into.id}/complete`,
+        {},
+        200,
+      );
+      expect(completed.move.status).toBe('done');
+      expect(await workspaceOf(arriving.id)).toMatchObject({ status: 'active', hostedZoneId: zone.id });
+
+      // The move out is still the owner's to end; aborted, the workspace is provisioned again by
+      // the new Leaf (listed as a placement), then active on the zone, not active on a Leaf that lacks it.
+      expect(await workspaceOf(leaving.id)).toMatchObject({ status: 'moving', hostedZoneId: zone.id });
+      const aborted = await api.ok(
+        owner.token,
+        'POST',
+        `/api/workspaces/${leaving.id}/moves/${out.id}/abort`,
+        undefined,
+        200,
+      );
+      expect(aborted.move.status).toBe('aborted');
+      expect(await workspaceOf(leaving.id)).toMatchObject({ status: 'processing', hostedZoneId: zone.id });
+      expect(await placements()).toContain(leaving.id);
+      expect((await leaf('POST', `/api/hosted-zones/placements/${leaving.id}/ready`, credential)).status).toBe(200);
+      expect(await workspaceOf(leaving.id)).toMatchObject({ status: 'active', hostedZoneId: zone.id });
+      expect(await placements()).not.toContain(leaving.id);
+      // And it moves again.
+      const again = await api.ok(
+        owner.token,
+        'POST',
+        `/api/workspaces/${leaving.id}/moves`,
+        { hostedZoneId: null },
+        201,
+      );
+      await api.ok(owner.token, 'POST', `/api/workspaces/${leaving.id}/moves/${again.move.id}/abort`, undefined, 200);
+    });
+  });
 });

@@ -7,9 +7,10 @@ import { isUuid } from '@kw/platform-ids';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import type { AppConfig } from '@kw/platform-config';
+import { PollingLoop } from '@kw/platform-outbox';
 import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
 import { ArchiveError } from '../domain/workspace-archive.js';
-import { TransfersRepository, type TransferRow } from '../persistence/transfers.repository.js';
+import { TransfersRepository, type EndedTransfer, type TransferRow } from '../persistence/transfers.repository.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { importArchiveKey, transferView } from './portability/transfer-view.js';
 import { WorkspaceExport } from './portability/workspace-export.js';
@@ -22,18 +23,31 @@ import {
 } from './portability/workspace-import.js';
 import { WorkspaceGate } from './workspace-gate.js';
 
+/** Abandoned jobs failed in one statement; a full batch sweeps again at once. */
+const SWEEP_BATCH = 100;
+
 const transferNotFound = () => new AppError({ status: 404, code: ErrorCode.NOT_FOUND, message: 'Transfer not found' });
+
+/** The sweep of abandoned jobs runs at least this often (more often for a shorter lease). */
+const SWEEP_EVERY_MS = 5_000;
 
 /**
  * Portable workspaces (docs/portable-workspaces.md): export and import jobs, owners only
  * (`workspaces:write`, which only owners hold). A job runs in this process after the call
  * answers; its row shows progress, and the workspace's owners are told when it ends.
+ *
+ * A job is held by its process with a lease (TRANSFER_LEASE_MS, renewed while it runs), as the
+ * files worker holds a file: every process of the component fails, at start and every few
+ * seconds, the jobs whose lease ran out (their process died), so a crash never leaves a job
+ * `processing` for ever (it would refuse the workspace's imports and a move's purge), and a
+ * process starting never touches another live process's jobs.
  */
 @Injectable()
 export class TransfersHandlers implements OnApplicationBootstrap, OnModuleDestroy {
   /** Jobs running in this process, until recorded. */
   private readonly running = new Set<Promise<void>>();
   private stopping = false;
+  private readonly sweep: PollingLoop;
 
   constructor(
     private readonly transfers: TransfersRepository,
@@ -42,17 +56,43 @@ export class TransfersHandlers implements OnApplicationBootstrap, OnModuleDestro
     private readonly gate: WorkspaceGate,
     private readonly client: ServiceClient,
     @Inject(LOGGER) private readonly logger: Logger,
-    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'EXPORT_ARCHIVE_TTL_MS'>,
-  ) {}
+    @Inject(APP_CONFIG)
+    private readonly config: Pick<
+      AppConfig,
+      'EXPORT_ARCHIVE_TTL_MS' | 'TRANSFER_LEASE_MS' | 'REQUEST_RECEIVE_TIMEOUT_MS'
+    >,
+  ) {
+    this.sweep = new PollingLoop(async () => (await this.failAbandoned()) === SWEEP_BATCH, {
+      intervalMs: Math.min(SWEEP_EVERY_MS, config.TRANSFER_LEASE_MS),
+      maxErrorPauseMs: 60_000,
+      onError: (err, retryInMs) => this.logger.warn({ err, retryInMs }, 'abandoned transfers sweep failed'),
+    });
+  }
+
+  /** A running job is this process's until then. */
+  private lease(): Date {
+    return new Date(Date.now() + this.config.TRANSFER_LEASE_MS);
+  }
 
   private get archiveTtlMs(): number {
     return this.config.EXPORT_ARCHIVE_TTL_MS;
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const interrupted = await this.transfers.failInterrupted();
-    if (interrupted > 0)
-      this.logger.warn({ interrupted }, 'workspace transfers interrupted by a restart marked failed');
+    await this.failAbandoned();
+    this.sweep.start();
+  }
+
+  /** Fails the jobs whose process died (their lease ran out) and tells their owners; how many. */
+  private async failAbandoned(): Promise<number> {
+    const failed = await this.transfers.failAbandoned(new Date(), SWEEP_BATCH);
+    if (failed.length > 0)
+      this.logger.warn(
+        { transferIds: failed.map((t) => t.id) },
+        'workspace transfers whose process stopped marked failed',
+      );
+    for (const job of failed) await this.tellOwners(job);
+    return failed.length;
   }
 
   /**
@@ -62,6 +102,7 @@ export class TransfersHandlers implements OnApplicationBootstrap, OnModuleDestro
    */
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
+    await this.sweep.stop();
     await Promise.allSettled([...this.running]);
   }
 
@@ -71,8 +112,8 @@ export class TransfersHandlers implements OnApplicationBootstrap, OnModuleDestro
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'workspaces:write', {
       duringMove: true,
     });
-    const job = await this.transfers.create({ workspaceId, kind: 'export', createdBy: userId });
-    this.inBackground(job, () => this.exporter.run(job));
+    const job = await this.transfers.create({ workspaceId, kind: 'export', createdBy: userId }, this.lease());
+    this.inBackground(job, { lost: false }, () => this.exporter.run(job));
     return { transfer: transferView(job, this.archiveTtlMs) };
   }
 
@@ -84,8 +125,10 @@ export class TransfersHandlers implements OnApplicationBootstrap, OnModuleDestro
     const id = randomUUID();
     const archiveKey = importArchiveKey(workspaceId, id);
     // One import at a time per workspace: the index refuses a second one atomically.
+    // Uploading, it is held for as long as its upload may take (the gateway's receive timeout).
+    const uploadLease = new Date(Date.now() + this.config.REQUEST_RECEIVE_TIMEOUT_MS + this.config.TRANSFER_LEASE_MS);
     const job = await this.transfers
-      .create({ id, workspaceId, kind: 'import', createdBy: userId, archiveKey })
+      .create({ id, workspaceId, kind: 'import', createdBy: userId, archiveKey }, uploadLease)
       .catch(async (err: unknown) => {
         if (!isUniqueViolation(err)) throw err;
         const running = await this.transfers.activeImport(workspaceId);
@@ -111,14 +154,16 @@ export class TransfersHandlers implements OnApplicationBootstrap, OnModuleDestro
         param: 'format',
       });
     const found = await this.findImport(input.transferId, workspaceId);
-    const job = await this.transfers.uploaded(found.id, input.archiveBytes);
+    const job = await this.transfers.uploaded(found.id, input.archiveBytes, this.lease());
     if (!job) throw new AppError({ status: 409, code: ErrorCode.CONFLICT, message: `The import is ${found.status}` });
     const options = { skipFiles: input.skipFiles, format: input.format };
     // A move's import into this plane: its writes pass the gate while the workspace is still placed on its source.
     const jobContext = gate.moveImport ? { ...context, moveImportOf: workspaceId } : context;
-    const tally = newImportTally(() => this.stopping);
+    const held = { lost: false };
+    const tally = newImportTally(() => this.stopping || held.lost);
     this.inBackground(
       job,
+      held,
       async () => {
         try {
           return await this.importer.run(job, await this.importer.load(job, options), jobContext, tally);
@@ -169,7 +214,24 @@ export class TransfersHandlers implements OnApplicationBootstrap, OnModuleDestro
    * Runs the job after the answer; a failure is the job's state (with where an archive is damaged,
    * and an import's progress and counts so far), never a crash.
    */
-  private inBackground(job: TransferRow, work: () => Promise<TransferRow>, tally?: ImportTally): void {
+  private inBackground(
+    job: TransferRow,
+    held: { lost: boolean },
+    work: () => Promise<TransferRow | null>,
+    tally?: ImportTally,
+  ): void {
+    // The lease, renewed while the job runs; lost (another process failed the job as abandoned:
+    // this one was cut off from the database longer than the lease), an import stops at its next record.
+    const renew = setInterval(
+      () =>
+        void this.transfers
+          .renew(job.id, this.lease())
+          .then((mine) => {
+            if (!mine) held.lost = true;
+          })
+          .catch((err: unknown) => this.logger.warn({ err, transferId: job.id }, 'transfer lease not renewed')),
+      Math.max(250, Math.floor(this.config.TRANSFER_LEASE_MS / 3)),
+    );
     const ran = new Promise<void>((resolve) => setImmediate(resolve))
       .then(work)
       .catch(async (err: unknown) => {
@@ -186,13 +248,19 @@ export class TransfersHandlers implements OnApplicationBootstrap, OnModuleDestro
           ...(tally && { done: tally.done, total: tally.total, result: tally.result }),
         });
       })
-      .then((finished) => this.tellOwners(finished))
+      // Null: it had ended already (failed as abandoned), and its owners were told then.
+      .then(async (finished) => {
+        if (finished) await this.tellOwners(finished);
+      })
       .catch((err: unknown) => this.logger.warn({ err, transferId: job.id }, 'workspace transfer not recorded'))
-      .finally(() => this.running.delete(ran));
+      .finally(() => {
+        clearInterval(renew);
+        this.running.delete(ran);
+      });
     this.running.add(ran);
   }
 
-  private async tellOwners(job: TransferRow): Promise<void> {
+  private async tellOwners(job: EndedTransfer): Promise<void> {
     await this.client
       .call(WorkspacesService.method.notifyWorkspaceOwners, {
         workspaceId: job.workspaceId,

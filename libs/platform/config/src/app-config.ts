@@ -434,6 +434,18 @@ export class AppConfig {
   @Min(1000)
   EXPORT_ARCHIVE_TTL_MS = 24 * 60 * 60 * 1000;
 
+  /**
+   * How long the process running an export or import job holds it (renewed while it runs): a job
+   * whose process died is failed as interrupted by any process of the component once this has
+   * passed (docs/portable-workspaces.md). An uploading import is held for REQUEST_RECEIVE_TIMEOUT_MS
+   * more, the longest its upload may take.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  TRANSFER_LEASE_MS = 60_000;
+
   /** Largest JSON body of `POST /api/workspace-files/bytes` (base64 of a 50 MiB file and some). */
   @Transform(toInt)
   @IsInt()

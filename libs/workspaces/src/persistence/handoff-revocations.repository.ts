@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { WORKSPACES_DB, type WorkspacesDb, type WorkspacesTx } from './workspaces-database.js';
+import { workspacesTable, WORKSPACES_DB, type WorkspacesDb, type WorkspacesTx } from './workspaces-database.js';
 
 /** One entry of a zone's revocation list: null ids match any token (docs/hosted-zones.md#revocation). */
 export interface RevocationEntry {
@@ -89,6 +89,28 @@ export class HandoffRevocationsRepository {
       where: { hostedZoneId_userId_credentialId: { hostedZoneId, userId, credentialId } },
       create: issuance,
       update: { expiresAt },
+    });
+  }
+
+  /**
+   * `noteIssuance` for a reader who is not a member (a public workspace's subscriber or any
+   * signed-in user), only while the workspace is still public: false (nothing noted) once it is
+   * not. The workspace's row is held shared until the issuance commits, and making it private
+   * locks that row before it reads the issuances (WorkspacesRepository.update): the issuance is
+   * either noted before and its reader revoked there, or sees the workspace private and is refused.
+   */
+  async noteReaderIssuance(issuance: Issuance, workspaceId: string): Promise<boolean> {
+    const { hostedZoneId, userId, credentialId, expiresAt } = issuance;
+    return this.db.$transaction(async (tx) => {
+      const rows = await tx.$queryRaw<Array<{ visibility: string }>>`
+        SELECT visibility FROM ${workspacesTable} WHERE id = ${workspaceId}::uuid FOR SHARE`;
+      if (rows[0]?.visibility !== 'public') return false;
+      await tx.handoffIssuance.upsert({
+        where: { hostedZoneId_userId_credentialId: { hostedZoneId, userId, credentialId } },
+        create: issuance,
+        update: { expiresAt },
+      });
+      return true;
     });
   }
 

@@ -147,6 +147,10 @@ export class HostedZonesRepository {
    * provisioning), the other gets undefined. In the same commit the zone's active workspaces (archived ones too)
    * go back to `processing`: the Leaf that enrolled may be a new one without them, and the
    * heartbeat lists only processing placements (it provisions them, reports each ready again).
+   * Moves that have not ended follow the same rule: a move into the zone waits again for its
+   * target to be provisioned (preparing, listed as a placement), so it never completes onto a
+   * Leaf that lacks the workspace; a move out of it is marked, so an abort puts the workspace
+   * back to `processing` rather than `active` on a Leaf that may lack it.
    */
   async enroll(id: string, enrollmentTokenHash: string, enrollment: Enrollment): Promise<string[] | undefined> {
     return this.db.$transaction(async (tx) => {
@@ -163,6 +167,24 @@ export class HostedZonesRepository {
         },
       });
       if (count !== 1) return undefined;
+      // The zone's workspaces and those moving into it, locked in the order a move locks one
+      // (workspace, then move): a move starting, completing or aborting meanwhile either ended
+      // before (its workspace is seen active below) or sees this enrollment when it goes on.
+      await tx.$queryRaw`
+        SELECT w.id FROM control.workspaces w
+         WHERE w.hosted_zone_id = ${id}::uuid
+            OR w.id IN (SELECT m.workspace_id FROM control.workspace_moves m
+                         WHERE m.to_zone_id = ${id}::uuid AND m.status IN ('preparing', 'copying'))
+         ORDER BY w.id
+         FOR UPDATE`;
+      await tx.workspaceMove.updateMany({
+        where: { toZoneId: id, status: { in: UNFINISHED } },
+        data: { status: 'preparing', targetReadyAt: null },
+      });
+      await tx.workspaceMove.updateMany({
+        where: { fromZoneId: id, status: { in: UNFINISHED } },
+        data: { sourceReenrolledAt: enrollment.at },
+      });
       const active = await tx.workspace.findMany({
         where: { hostedZoneId: id, status: 'active' },
         select: { id: true },

@@ -159,12 +159,17 @@ export class WorkspaceMovesRepository {
    * this commit every request is sent to the target. Undefined when the move is not copying.
    */
   complete(move: MoveRow): Promise<MoveRow | undefined> {
-    return this.finish(move, 'done', { hostedZoneId: move.toZoneId, status: 'active' });
+    return this.finish(move, 'done', () => ({ hostedZoneId: move.toZoneId, status: 'active' }));
   }
 
-  /** Ends the move where it began: the workspace stays on its source plane, writable again. */
+  /**
+   * Ends the move where it began: the workspace stays on its source plane, writable again;
+   * `processing` when its source zone was enrolled again meanwhile (its Leaf provisions it then).
+   */
   abort(move: MoveRow): Promise<MoveRow | undefined> {
-    return this.finish(move, 'aborted', { status: 'active' });
+    return this.finish(move, 'aborted', (current) => ({
+      status: current.sourceReenrolledAt ? 'processing' : 'active',
+    }));
   }
 
   /** The leftover copy of a finished move was purged (the Cloud's own, or a Leaf's report). */
@@ -190,14 +195,14 @@ export class WorkspaceMovesRepository {
   private async finish(
     move: MoveRow,
     status: 'done' | 'aborted',
-    workspace: { hostedZoneId?: string | null; status: string },
+    workspace: (current: MoveRow) => { hostedZoneId?: string | null; status: string },
   ): Promise<MoveRow | undefined> {
     const finished = await refusing<MoveRow, undefined>(this.db, async (tx, refuse) => {
       await lockWorkspace(tx, move.workspaceId);
       const current = await tx.workspaceMove.findUnique({ where: { id: move.id } });
       const allowed = status === 'done' ? ['copying'] : UNFINISHED;
       if (!current || !allowed.includes(current.status)) return refuse(undefined);
-      await tx.workspace.update({ where: { id: move.workspaceId }, data: workspace });
+      await tx.workspace.update({ where: { id: move.workspaceId }, data: workspace(current) });
       return tx.workspaceMove.update({ where: { id: move.id }, data: { status, completedAt: new Date() } });
     });
     return finished;

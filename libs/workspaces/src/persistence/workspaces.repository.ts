@@ -4,6 +4,7 @@ import { DATABASE } from '@kw/platform-runtime';
 import { recordReadersRevocation, recordWorkspaceRevocation } from './handoff-revocations.repository.js';
 import { ZONE_ENDPOINT, type WorkspaceRow } from './rows.js';
 import {
+  lockWorkspace,
   refusing,
   WORKSPACES_DB,
   workspacesTable,
@@ -130,12 +131,15 @@ export class WorkspacesRepository {
 
   /**
    * Making a workspace private ends non-members' reading: their handoff tokens for it (a
-   * Leaf-backed one) are revoked in the same commit.
+   * Leaf-backed one) are revoked in the same commit. The workspace's row is locked before the
+   * readers are read: a reader's handoff being noted holds it shared (noteReaderIssuance), so it
+   * is either committed before and revoked here, or sees the workspace private after and is refused.
    */
   update(id: string, changes: WorkspaceChanges): Promise<WorkspaceRow> {
     if (changes.visibility !== 'private')
       return this.db.workspace.update({ where: { id }, data: changes, include: ZONE_ENDPOINT });
     return this.db.$transaction(async (tx) => {
+      await lockWorkspace(tx, id);
       await recordReadersRevocation(tx, id, new Date());
       return tx.workspace.update({ where: { id }, data: changes, include: ZONE_ENDPOINT });
     });

@@ -32,7 +32,7 @@ export class WorkspaceExport {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async run(job: TransferRow): Promise<TransferRow> {
+  async run(job: TransferRow): Promise<TransferRow | null> {
     const workspaceId = job.workspaceId;
     const total = await this.reads.countFragments(workspaceId);
     await this.transfers.progress(job.id, 0, total);
@@ -66,7 +66,16 @@ export class WorkspaceExport {
     const result = Object.fromEntries(
       Object.entries(records).map(([entry, list]) => [entry.replace('.ndjson', ''), (list as unknown[]).length]),
     );
-    return this.transfers.finish(job.id, { status: 'done', result, archiveKey: key, archiveBytes: bytes.length });
+    const done = await this.transfers.finish(job.id, {
+      status: 'done',
+      result,
+      archiveKey: key,
+      archiveBytes: bytes.length,
+    });
+    // Failed meanwhile as abandoned (this process was cut off past its lease): no row names the
+    // archive, so nothing would ever delete it.
+    if (!done) await this.storage.delete(key);
+    return done;
   }
 
   /**

@@ -170,7 +170,7 @@ export class WorkspaceImport {
     archive: LoadedArchive,
     context: RequestContext,
     tally: ImportTally = newImportTally(),
-  ): Promise<TransferRow> {
+  ): Promise<TransferRow | null> {
     const ws = job.workspaceId;
     const { records } = archive;
     const counts = tally.result;

@@ -6,6 +6,7 @@ import { stateOf, type AuthorizedWorkspace } from '../workspace-access.js';
 import { HandoffRevocationsRepository } from '../../persistence/handoff-revocations.repository.js';
 import { handoffActions } from './handoff-actions.js';
 import { HandoffKeys } from './handoff-keys.js';
+import { workspaceNotFound } from '../workspace-errors.js';
 import { signHandoff } from './handoff-tokens.js';
 import { HOSTED_ZONE_SETTINGS, zoneAudience, type HostedZoneSettings } from './hosted-zone-settings.js';
 
@@ -44,19 +45,25 @@ export class HandoffIssuer {
     const actions = handoffActions({ auth, account: callerOf(context).account, workspace: state, relation });
     const audience = zoneAudience(zone.id);
     const credentialId = context.auth?.credentialId ?? '';
+    // As the policy sees it: a non-member reading a public workspace is its subscriber.
+    const role = effectiveRelation(relation, state.visibility);
     const signed = await signHandoff(await this.keys.signingKey(), {
       issuer: this.settings.issuer,
       audience,
       userId,
       workspaceId: workspace.id,
-      // As the policy sees it: a non-member reading a public workspace is its subscriber.
-      role: effectiveRelation(relation, state.visibility),
+      role,
       actions,
       credentialId,
       ttlSeconds: this.settings.handoffTtlSeconds,
       now: new Date(),
     });
-    await this.revocations.noteIssuance({ hostedZoneId: zone.id, userId, credentialId, expiresAt: signed.expiresAt });
+    const issuance = { hostedZoneId: zone.id, userId, credentialId, expiresAt: signed.expiresAt };
+    // A reader's access ends when the workspace is made private, which may commit after it was
+    // authorized above: noted only while it is still public, else refused as a private workspace is.
+    if (role === 'subscriber') {
+      if (!(await this.revocations.noteReaderIssuance(issuance, workspace.id))) throw workspaceNotFound();
+    } else await this.revocations.noteIssuance(issuance);
     return {
       token: signed.token,
       expiresAt: signed.expiresAt.toISOString(),

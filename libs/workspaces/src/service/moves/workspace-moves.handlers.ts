@@ -6,6 +6,7 @@ import { isUuid } from '@kw/platform-ids';
 import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
 import { Handles, ServiceClient, type RequestOf } from '@kw/platform-transport';
+import { assertAllWorkspaces } from '../caller.js';
 import { HostedZonesRepository } from '../../persistence/hosted-zones.repository.js';
 import { WorkspaceMovesRepository, type MoveRow } from '../../persistence/workspace-moves.repository.js';
 import { AccessChanges } from '../access-changes.js';
@@ -27,6 +28,9 @@ import { moveView } from './move-view.js';
 
 type Req<K extends keyof typeof WorkspaceMovesService.method> = RequestOf<typeof WorkspaceMovesService, K>;
 
+/** What a credential restricted to a list of workspaces cannot do (its 403 says so). */
+const MOVING = 'move a workspace between planes';
+
 /** How many file names a refused move names. */
 const FILES_NAMED = 10;
 
@@ -35,6 +39,11 @@ const FILES_NAMED = 10;
  * (docs/portable-workspaces.md#moving). Owners only (`workspaces:write`). The Cloud keeps the
  * move's state and the placement; the owner's client copies the content (export on the source
  * plane, import on the target plane), so a Leaf's content never passes through the Cloud.
+ *
+ * Starting a move, its target handoff and its completion change where the workspace's content
+ * lives and use an account-level zone, so a credential restricted to a list of workspaces is
+ * refused them (403, as every zone route and placing a new workspace); it may read and abort a
+ * move, which only puts the workspace back where it was.
  */
 @Injectable()
 export class WorkspaceMovesHandlers {
@@ -53,7 +62,8 @@ export class WorkspaceMovesHandlers {
   /** The workspace becomes read-only ("moving"); a target zone provisions it at its next heartbeat. */
   @Handles(WorkspaceMovesService.method.startMove)
   async start(input: Req<'startMove'>, context: RequestContext) {
-    const { workspace, userId } = await this.access.authorize(context, input.workspaceId, 'workspaces:write');
+    const { workspace, userId, auth } = await this.access.authorize(context, input.workspaceId, 'workspaces:write');
+    assertAllWorkspaces(auth, MOVING);
     const to = input.hostedZoneId || null;
     // 404 HOSTED_ZONE_NOT_FOUND, 409 HOSTED_ZONE_OFFLINE or HOSTED_ZONE_ENDPOINT_NOT_HTTPS, as when placing.
     if (to !== null) await this.placement.placeableZone(userId, to);
@@ -88,6 +98,7 @@ export class WorkspaceMovesHandlers {
   @Handles(WorkspaceMovesService.method.issueMoveHandoff)
   async handoff(input: Req<'issueMoveHandoff'>, context: RequestContext) {
     const { move, authorized } = await this.find(context, input.workspaceId, input.moveId);
+    assertAllWorkspaces(authorized.auth, MOVING);
     if (move.status !== 'copying') throw moveNotCopying(move.status);
     if (!move.toZoneId) throw cloudTarget();
     const zone = await this.zones.findById(move.toZoneId);
@@ -105,7 +116,8 @@ export class WorkspaceMovesHandlers {
    */
   @Handles(WorkspaceMovesService.method.completeMove)
   async complete(input: Req<'completeMove'>, context: RequestContext) {
-    const { move } = await this.find(context, input.workspaceId, input.moveId);
+    const { move, authorized } = await this.find(context, input.workspaceId, input.moveId);
+    assertAllWorkspaces(authorized.auth, MOVING);
     if (move.status === 'done') return { move: await this.view(await this.leftovers.remove(move)) };
     if (move.status !== 'copying') throw moveNotCopying(move.status);
     // A Cloud target: the import must have ended done (a Leaf's the client checks there).
