@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminEnv, createUser, signIn, userWithToken, type TestUser } from '../../support/accounts.js';
@@ -105,6 +105,56 @@ describe('agent authentication: identity assertions, tokens and security events'
     const configured = ((await issuers.json()) as any).issuers.find((i: any) => i.source === 'config');
     expect(configured).toMatchObject({ issuer: idp.trusted.issuer });
     expect(configured).not.toHaveProperty('id');
+  });
+
+  it('trusts inline public keys only: a symmetric or private key is refused, and no secret is shown', async () => {
+    const asAdmin = (method: string, body?: unknown) =>
+      fetch(`${base}/api/admin/trusted-issuers`, {
+        method,
+        headers: {
+          authorization: `Bearer ${admin.ADMIN_TOKEN}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const secret = Buffer.from('a shared secret of thirty-two b!').toString('base64url');
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const privateJwk = await exportJWK(privateKey);
+    const refused: Record<string, object> = {
+      'symmetric (oct)': { kty: 'oct', k: secret, kid: 'h' },
+      'oct without k': { kty: 'oct', kid: 'h2' },
+      'EC with its private d': { ...privateJwk, kid: 'e' },
+      'unknown kty': { kty: 'XYZ', x: 'abc', kid: 'x' },
+    };
+    for (const [name, key] of Object.entries(refused)) {
+      const res = await asAdmin('POST', {
+        issuer: `https://idp-${crypto.randomUUID()}.example`,
+        jwks: { keys: [key] },
+      });
+      const text = await res.text();
+      expect([name, res.status, JSON.parse(text).code], text).toEqual([name, 400, 'VALIDATION_FAILED']);
+      expect(JSON.parse(text).fields[0].field).toBe('jwks');
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(privateJwk.d);
+    }
+    const publicJwk = { ...(await exportJWK(publicKey)), kid: 'pub' };
+    const added = await asAdmin('POST', {
+      issuer: `https://idp-${crypto.randomUUID()}.example`,
+      jwks: { keys: [publicJwk] },
+    });
+    const body = (await added.json()) as any;
+    expect([added.status, body.jwks]).toEqual([201, { keys: [publicJwk] }]);
+    const listing = await (await asAdmin('GET')).text();
+    expect(listing).not.toContain(secret);
+    expect(listing).not.toContain(privateJwk.d);
+    expect(
+      (
+        await fetch(`${base}/api/admin/trusted-issuers/${body.id}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${admin.ADMIN_TOKEN}` },
+        })
+      ).status,
+    ).toBe(204);
   });
 
   it('openid-client exchanges an ID-JAG, calls REST and MCP, refreshes and revokes', async () => {

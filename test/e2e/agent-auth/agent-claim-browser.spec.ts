@@ -183,13 +183,11 @@ describeWith(['chromium'], 'agent claims in the browser', () => {
     expect(revoked.status).toBe(200);
     // No wait: the interval applies to polls, and the answer no longer depends on it.
     expect(await poll(claim)).toMatchObject({ status: 400, body: { error: 'expired_token' } });
+    // Signed out, the person is told at once (404), not asked to sign in only to learn it.
     const page = await newPage();
-    await page.goto(claim.claim.verification_uri);
-    if (await page.isVisible('#sign-in')) {
-      await page.fill('#email', person.email);
-      await page.fill('#password', person.password);
-      await Promise.all([page.waitForEvent('load'), page.click('#sign-in-button')]);
-    }
+    const shown = await page.goto(claim.claim.verification_uri);
+    expect(shown!.status()).toBe(404);
+    expect(await page.isVisible('#sign-in')).toBe(false);
     expect(await page.isVisible('#review:not(.hidden)')).toBe(false);
     // The person sees a page saying so, not a JSON body.
     expect(await page.textContent('#message-text')).toContain('no longer exists');
@@ -198,6 +196,8 @@ describeWith(['chromium'], 'agent claims in the browser', () => {
     const session = await signIn(base, person.email, person.password);
     for (const [url, cookie] of [
       [claim.claim.verification_uri, session.cookie],
+      [claim.claim.verification_uri, ''],
+      [`${base}/agent/claim/${crypto.randomUUID()}`, ''],
       [`${base}/agent/claim/not-a-claim`, ''],
     ]) {
       const gone = await fetch(url, { headers: cookie ? { cookie } : {} });

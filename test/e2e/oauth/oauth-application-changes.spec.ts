@@ -170,6 +170,43 @@ describe('OAuth applications changed while in use', () => {
     expect(grants.every((g) => g.scopes.length === 1)).toBe(true);
   });
 
+  it('refreshes an earlier grant with only the scopes the application may still ask for', async () => {
+    const id = await createApp();
+    const consent = await showConsent(id);
+    const tokens = await exchange(id, (await decide(consent.decisionUrl, 'approve')).body.redirectTo, consent);
+    expect([tokens.status, tokens.body.scope]).toEqual([200, 'workspaces:read fragments:read']);
+    const refresh = async (refreshToken: string) => {
+      const res = await form({ grant_type: 'refresh_token', client_id: id, refresh_token: refreshToken });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const scopesOf = async (accessToken: string) =>
+      (
+        (await (
+          await fetch(`${base}/api/auth/validate-token`, { headers: { authorization: `Bearer ${accessToken}` } })
+        ).json()) as any
+      ).credential.scopes;
+
+    // Narrowed after the grant: every later refresh mints the rest only, rotation after rotation.
+    expect((await api('PATCH', `/api/applications/${id}`, { scopes: ['workspaces:read'] })).status).toBe(200);
+    const narrowed = await refresh(tokens.body.refresh_token);
+    expect([narrowed.status, narrowed.body.scope]).toEqual([200, 'workspaces:read']);
+    expect(await scopesOf(narrowed.body.access_token)).toEqual(['workspaces:read']);
+    const again = await refresh(narrowed.body.refresh_token);
+    expect([again.status, again.body.scope]).toEqual([200, 'workspaces:read']);
+
+    // None of the grant's scopes left: invalid_grant, and the refresh token is not spent, nor
+    // the grant revoked: given its scopes back, the application refreshes as before.
+    expect((await api('PATCH', `/api/applications/${id}`, { scopes: ['files:read'] })).status).toBe(200);
+    const none = await refresh(again.body.refresh_token);
+    expect([none.status, none.body.error]).toEqual([400, 'invalid_grant']);
+    expect(none.body.access_token).toBeUndefined();
+    expect(
+      (await api('PATCH', `/api/applications/${id}`, { scopes: ['workspaces:read', 'fragments:read'] })).status,
+    ).toBe(200);
+    const restored = await refresh(again.body.refresh_token);
+    expect([restored.status, restored.body.scope]).toEqual([200, 'workspaces:read fragments:read']);
+  });
+
   it('stops the live access tokens of a disabled application at once, and lets them work again once enabled', async () => {
     const id = await createApp();
     const consent = await showConsent(id);

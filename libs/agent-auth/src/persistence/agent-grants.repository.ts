@@ -108,16 +108,20 @@ export class AgentGrantsRepository {
     next: NewTokenPair,
     now: Date,
     /**
-     * Checks the request against the grant before anything changes (throwing leaves the token
-     * unused) and answers the new access token's scopes.
+     * Checks the request against the grant and its account (as it is now) before anything
+     * changes (throwing leaves the token unused) and answers the new access token's scopes.
      */
-    accept: (grant: AgentGrantRow) => string[],
+    accept: (grant: AgentGrantRow, account: { active: boolean }) => string[],
   ): Promise<RefreshOutcome> {
     return this.db.$transaction(async (tx) => {
-      const token = await tx.agentToken.findUnique({ where: { tokenHash: refreshHash }, include: { grant: true } });
+      const token = await tx.agentToken.findUnique({
+        where: { tokenHash: refreshHash },
+        include: { grant: { include: { user: { select: { status: true } } } } },
+      });
       if (!token || token.kind !== 'refresh' || token.revokedAt || token.grant.revokedAt || token.expiresAt <= now)
         return { kind: 'invalid' } as const;
-      const accessScopes = accept(token.grant);
+      const { user, ...grant } = token.grant;
+      const accessScopes = accept(grant, { active: user.status === 'active' });
       const { count } = await tx.agentToken.updateMany({
         where: { id: token.id, usedAt: null },
         data: { usedAt: now },
@@ -127,12 +131,12 @@ export class AgentGrantsRepository {
         return { kind: 'reused', grantId: token.grantId } as const;
       }
       // A subset of the grant's: stored only when it leaves some out (empty reads as the grant's).
-      const narrower = accessScopes.length < token.grant.scopes.length ? accessScopes : undefined;
+      const narrower = accessScopes.length < grant.scopes.length ? accessScopes : undefined;
       await tx.agentToken.createMany({ data: tokenRows(token.grantId, { ...next, accessScopes: narrower }) });
       // A caller that got 504 retries with the same refresh token: rotated now, the retry
       // would read as reuse and revoke the grant. Rolled back instead, the retry rotates.
       assertCallerWaiting();
-      return { kind: 'rotated', grant: token.grant, accessScopes } as const;
+      return { kind: 'rotated', grant, accessScopes } as const;
     });
   }
 

@@ -82,13 +82,13 @@ export class OAuthAuthorizationsRepository {
   /**
    * Exchanges an approved code once, in one transaction: the authorization becomes redeemed
    * and the grant with its first tokens is stored. A code presented again revokes that grant
-   * (OAuth 2.1 §4.1.3). `check` validates the request against the authorization first; throwing
-   * changes nothing.
+   * (OAuth 2.1 §4.1.3). `check` validates the request against the authorization and its
+   * account (as it is now) first; throwing changes nothing.
    */
   async redeem(
     codeHash: string,
     now: Date,
-    check: (authorization: AuthorizationRow) => NewAgentGrant,
+    check: (authorization: AuthorizationRow, account: { active: boolean }) => NewAgentGrant,
     tokens: NewTokenPair,
   ): Promise<CodeOutcome> {
     return this.db.$transaction(async (tx) => {
@@ -108,7 +108,10 @@ export class OAuthAuthorizationsRepository {
         return { kind: 'replayed', grantId: authorization.grantId } as const;
       }
       if (authorization.status !== 'approved' || authorization.expiresAt <= now) return { kind: 'invalid' } as const;
-      const grant = check(authorization);
+      const account = authorization.userId
+        ? await tx.user.findUnique({ where: { id: authorization.userId }, select: { status: true } })
+        : null;
+      const grant = check(authorization, { active: account?.status === 'active' });
       const { count } = await tx.oAuthAuthorization.updateMany({
         where: { id: authorization.id, status: 'approved' },
         data: { status: 'redeemed' },

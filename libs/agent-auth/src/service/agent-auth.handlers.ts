@@ -19,7 +19,7 @@ import { AgentGrants } from './agent-auth/agent-grants.js';
 import { RegisterAgent } from './agent-auth/register-agent.js';
 import { SecurityEvents } from './agent-auth/security-events.js';
 import { TokenEndpoint } from './agent-auth/token-endpoint.js';
-import { TrustedIssuers, type TrustedIssuer } from './agent-auth/trusted-issuers.js';
+import { shownKeys, TrustedIssuers, type TrustedIssuer } from './agent-auth/trusted-issuers.js';
 import { CallerAccounts } from './caller-accounts.js';
 
 /** AgentAuthService over the transport: each method hands over to its use case. */
@@ -114,7 +114,7 @@ function toIssuerMessage(issuer: TrustedIssuer) {
     id: issuer.id,
     issuer: issuer.issuer,
     jwksUri: issuer.jwksUri,
-    jwks: issuer.jwks ? JSON.stringify(issuer.jwks) : undefined,
+    jwks: issuer.jwks ? JSON.stringify(shownKeys(issuer.jwks)) : undefined,
     algorithms: issuer.algorithms,
     allowedClientIds: issuer.allowedClientIds,
     source: issuer.source,

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import {
   ApiConflictResponse,
+  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -58,18 +59,19 @@ export class ClaimPageController {
 
   private async show(id: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const session = await pageSession(this.authenticator, request);
-    if (!session) {
-      if (!isUuid(id)) return claimGone(reply, false);
+    if (session) attachCaller(request, session);
+    // Signed out too the claim is looked up first: an unknown, withdrawn or expired one is a
+    // 404 page at once, not a sign-in form that leads to it (the answer then is only that the
+    // claim exists: state "sign_in", nothing about it).
+    const review = isUuid(id)
+      ? await this.client.call(AgentAuthService.method.reviewClaim, { claimId: id }).catch((err: unknown) => {
+          if (AppError.isAppError(err) && err.status === 404) return undefined;
+          throw err;
+        })
+      : undefined;
+    if (!review) return claimGone(reply, session !== undefined);
+    if (!session)
       return sendApprovalPage(reply, { title: 'Approve an agent', data: { mode: 'claim', signedIn: false } });
-    }
-    attachCaller(request, session);
-    const review = await this.client
-      .call(AgentAuthService.method.reviewClaim, { claimId: id })
-      .catch((err: unknown) => {
-        if (AppError.isAppError(err) && err.status === 404) return undefined;
-        throw err;
-      });
-    if (!review) return claimGone(reply, true);
     await sendApprovalPage(reply, {
       title: 'Approve an agent',
       userCode: review.state === 'pending' ? review.userCode : undefined,
@@ -99,6 +101,11 @@ export class ClaimPageController {
   @ApiOkResponse({ type: ClaimDecidedDto })
   @ApiNotFoundResponse({ description: 'No such claim for this account, or it expired' })
   @ApiConflictResponse({ description: 'The page is out of date (code changed, window ended, already decided)' })
+  @ApiForbiddenResponse({
+    description:
+      'Not a browser session, or an approval whose chosen workspaces are none the person reaches ' +
+      '(unreachable ones are dropped, as for a personal access token)',
+  })
   async decide(@Param('id') id: string, @Body() body: ClaimDecisionDto): Promise<ClaimDecidedDto> {
     const { status } = await this.client.call(AgentAuthService.method.decideClaim, {
       claimId: id,

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiConflictResponse,
+  ApiForbiddenResponse,
   ApiFoundResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -145,6 +146,11 @@ export class ConsentPageController {
     description: 'No such pending request, it expired, or it was shown to another browser session',
   })
   @ApiConflictResponse({ description: 'Already decided' })
+  @ApiForbiddenResponse({
+    description:
+      'Not a browser session, or an approval whose chosen workspaces are none the person reaches ' +
+      '(unreachable ones are dropped, as for a personal access token)',
+  })
   async decide(
     @Param('id') id: string,
     @Body() body: AuthorizationDecisionDto,

@@ -19,6 +19,8 @@ import { CLAIM_TOKEN_PREFIX, generateToken, hashToken, secretPrefixOf } from '..
 import { AgentClaimsRepository, type AgentClaimRow } from '../../persistence/agent-claims.repository.js';
 import { CallerAccounts } from '../caller-accounts.js';
 import { AgentTokenMinter } from './agent-token-minter.js';
+import { ReachableWorkspaces } from '../tokens/reachable-workspaces.js';
+import { UsersRepository } from '../../persistence/users.repository.js';
 import { canonicalEmail } from '../../domain/accounts/email.js';
 
 /** A claim's first answer (POST /agent/identity, service_auth). */
@@ -50,6 +52,8 @@ export class AgentClaims {
     private readonly claims: AgentClaimsRepository,
     private readonly minter: AgentTokenMinter,
     private readonly callers: CallerAccounts,
+    private readonly reachable: ReachableWorkspaces,
+    private readonly users: UsersRepository,
   ) {}
 
   async start(
@@ -117,8 +121,12 @@ export class AgentClaims {
       case 'redeemed':
         throw oauthError('invalid_grant', 'The claim was already exchanged for tokens');
     }
-    const minted = this.minter.mint(now);
     const approved = polled.claim;
+    // As for an ID-JAG: no tokens for a disabled account. The claim stays approved, not
+    // redeemed, so re-enabled within the claim token's lifetime the agent gets its tokens.
+    if ((await this.users.findById(approved.userId!))?.status !== 'active')
+      throw oauthError('invalid_grant', 'The account is disabled');
+    const minted = this.minter.mint(now);
     const grant = await this.claims.redeem(
       approved.id,
       {
@@ -143,6 +151,13 @@ export class AgentClaims {
     context: RequestContext,
     now = new Date(),
   ): Promise<MessageInitShape<typeof ReviewClaimResponseSchema>> {
+    // Signed out, the page asks for sign-in, but only for a claim that exists: an unknown,
+    // withdrawn or expired one is 404 at once (the person would sign in only to learn that),
+    // and nothing about the claim is told before the sign-in.
+    if (!context.auth) {
+      await this.pageClaim(claimId, now);
+      return { state: 'sign_in' };
+    }
     const { user } = await this.callers.requireActive(context);
     const claim = await this.pageClaim(claimId, now);
     const view = { agentName: claim.agentName, requestedScopes: claim.requestedScopes, loginHint: claim.loginHint };
@@ -173,10 +188,13 @@ export class AgentClaims {
     if (input.approve && scopes.length === 0) throw invalidField('scopes', 'approve at least one scope');
     const beyond = scopes.filter((s) => !claim.requestedScopes.includes(s));
     if (beyond.length > 0) throw invalidField('scopes', `not requested by the agent: ${beyond.join(', ')}`);
-    const workspaceIds = [...new Set(input.workspaceIds)];
+    let workspaceIds = [...new Set(input.workspaceIds)];
     if (workspaceIds.some((id) => !isUuid(id))) throw invalidField('workspaceIds', 'must be workspace ids');
     if (input.approve && !input.allWorkspaces && workspaceIds.length === 0)
       throw invalidField('workspaceIds', 'choose at least one workspace, or all of them');
+    // The personal access tokens' rule: workspaces the person does not reach are dropped, and
+    // a grant that would reach none is refused (403).
+    if (input.approve && !input.allWorkspaces) workspaceIds = await this.reachable.restrict(workspaceIds);
     const decided = await this.claims.decide(
       claim.id,
       hashToken(input.userCode),

@@ -125,7 +125,7 @@ export class TokenEndpoint {
     const outcome = await this.authorizations.redeem(
       hashToken(code),
       now,
-      (authorization) => {
+      (authorization, account) => {
         if (authorization.applicationId !== application.id)
           throw oauthError('invalid_grant', 'The code was issued to another client');
         if (input.redirectUri !== authorization.redirectUri)
@@ -143,6 +143,8 @@ export class TokenEndpoint {
         if (!verifiesS256(input.codeVerifier!, authorization.codeChallenge))
           throw oauthError('invalid_grant', 'The PKCE code_verifier does not match');
         assertApprovedResource(input, authorization.audience);
+        // As for an ID-JAG; the code stays unspent, so re-enabled within its lifetime it still works.
+        if (!account.active) throw oauthError('invalid_grant', 'The account is disabled');
         return {
           userId: authorization.userId!,
           method: 'authorization_code',
@@ -191,7 +193,7 @@ export class TokenEndpoint {
     const requested = parseAgentScope(input.scope);
     // RFC 6749 §6: `scope` may narrow the new access token to a subset of the grant (more is
     // invalid_scope); the grant, and so the new refresh token, keeps all of its scopes.
-    const outcome = await this.grants.rotate(hashToken(token), minted.stored, now, (grant) => {
+    const outcome = await this.grants.rotate(hashToken(token), minted.stored, now, (grant, account) => {
       if ((grant.applicationId ?? undefined) !== client?.id)
         throw oauthError(
           'invalid_grant',
@@ -202,7 +204,17 @@ export class TokenEndpoint {
       // RFC 8707 §2.2: a refresh cannot move the grant to another resource (its tokens stay
       // bound to the approved one), so naming another is refused, and the token stays unspent.
       assertApprovedResource(input, grant.audience);
-      return narrowScopes(grant.scopes, requested);
+      // Refused while the account is disabled, as an ID-JAG is; the refresh token stays unspent
+      // and the grant live, so they work again once the account is enabled again.
+      if (!account.active) throw oauthError('invalid_grant', 'The account is disabled');
+      // An application's grant mints only what the application may still ask for, as its code
+      // exchange does: its owner may have narrowed its scopes since. Nothing left is
+      // invalid_grant; the token stays unspent and the grant kept (the owner may give a scope
+      // back, as re-enabling a disabled application brings its grants back).
+      const held = client ? grant.scopes.filter((s) => client.scopes.includes(s)) : grant.scopes;
+      if (held.length === 0)
+        throw oauthError('invalid_grant', 'The application may no longer ask for any of the scopes of this grant');
+      return narrowScopes(held, requested);
     });
     if (outcome.kind === 'reused') {
       await this.changes.tokensChanged(outcome.grantId);

@@ -137,8 +137,14 @@ function normalise(
   if (input.jwks !== undefined) {
     const value = typeof input.jwks === 'string' ? safeParse(input.jwks) : input.jwks;
     const keys = (value as { keys?: unknown } | undefined)?.keys;
-    if (!Array.isArray(keys) || keys.length === 0 || keys.some((k) => typeof k !== 'object' || k === null || 'd' in k))
+    if (!Array.isArray(keys) || keys.length === 0 || keys.some((k) => typeof k !== 'object' || k === null))
       fail('jwks', 'must be a JWK set {keys: [...]} of public keys');
+    if (!keys.every(isPublicKey))
+      fail(
+        'jwks',
+        `public keys only: kty ${PUBLIC_KEY_TYPES.join(', ')} without private members ` +
+          `(${PRIVATE_MEMBERS.join(', ')}); a symmetric (oct) key is a secret`,
+      );
     jwks = value as JSONWebKeySet;
   }
   const algorithms = input.algorithms?.length ? [...new Set(input.algorithms)] : ['RS256', 'ES256'];
@@ -148,6 +154,31 @@ function normalise(
   if (allowedClientIds.some((c) => typeof c !== 'string' || c.length === 0 || c.length > 200))
     fail('allowedClientIds', 'client ids are strings of 1 to 200 characters');
   return { issuer: input.issuer, jwksUri: input.jwksUri, jwks, algorithms, allowedClientIds };
+}
+
+/** The asymmetric key types (RFC 7518 §6, RFC 8037): `oct` is a shared secret, never a verification key here. */
+const PUBLIC_KEY_TYPES = ['RSA', 'EC', 'OKP'] as const;
+/** JWK members that carry private or secret material (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2). */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
+
+const isPublicKey = (key: object): boolean =>
+  (PUBLIC_KEY_TYPES as readonly unknown[]).includes((key as { kty?: unknown }).kty) &&
+  PRIVATE_MEMBERS.every((m) => !(m in key));
+
+/**
+ * A key set as it may be shown (answers, listings): private and secret members left out, so
+ * even a key stored before they were refused never shows its secret.
+ */
+export function shownKeys(jwks: JSONWebKeySet): JSONWebKeySet {
+  return {
+    ...jwks,
+    keys: jwks.keys.map(
+      (key) =>
+        Object.fromEntries(
+          Object.entries(key).filter(([m]) => !(PRIVATE_MEMBERS as readonly string[]).includes(m)),
+        ) as JSONWebKeySet['keys'][number],
+    ),
+  };
 }
 
 function safeParse(text: string): unknown {

@@ -18,6 +18,7 @@ import { AUTHORIZATION_CODE_PREFIX, generateToken } from '../../domain/tokens/to
 import { OAuthApplicationsRepository } from '../../persistence/oauth-applications.repository.js';
 import { OAuthAuthorizationsRepository } from '../../persistence/oauth-authorizations.repository.js';
 import { CallerAccounts } from '../caller-accounts.js';
+import { ReachableWorkspaces } from '../tokens/reachable-workspaces.js';
 
 type StartAnswer = MessageInitShape<typeof StartAuthorizationResponseSchema>;
 
@@ -37,6 +38,7 @@ export class Authorizations {
     private readonly applications: OAuthApplicationsRepository,
     private readonly authorizations: OAuthAuthorizationsRepository,
     private readonly callers: CallerAccounts,
+    private readonly reachable: ReachableWorkspaces,
   ) {}
 
   /**
@@ -115,7 +117,8 @@ export class Authorizations {
    * Approve or deny, signed in (browser session): where the browser goes next. The application
    * may have changed while its page was shown, so it is read again: a disabled or deleted one,
    * or a redirect URI no longer registered, gets nothing (not even a denial: the owner took
-   * that address away), and approved scopes it may no longer ask for are dropped.
+   * that address away), and approved scopes it may no longer ask for are dropped. Chosen
+   * workspaces the person does not reach are dropped too (403 when none is left).
    */
   async decide(input: DecideAuthorizationRequest, context: RequestContext, now = new Date()) {
     const { user, auth } = await this.callers.requireActive(context);
@@ -150,10 +153,13 @@ export class Authorizations {
     const scopes = chosen.filter((s) => application.scopes.includes(s));
     if (input.approve && scopes.length === 0)
       throw changed('The application may no longer ask for any of the scopes you approved');
-    const workspaceIds = [...new Set(input.workspaceIds)];
+    let workspaceIds = [...new Set(input.workspaceIds)];
     if (workspaceIds.some((id) => !isUuid(id))) throw invalidField('workspaceIds', 'must be workspace ids');
     if (input.approve && !input.allWorkspaces && workspaceIds.length === 0)
       throw invalidField('workspaceIds', 'choose at least one workspace, or all of them');
+    // The personal access tokens' rule: workspaces the person does not reach are dropped, and
+    // a grant that would reach none is refused (403).
+    if (input.approve && !input.allWorkspaces) workspaceIds = await this.reachable.restrict(workspaceIds);
     const code = input.approve ? generateToken(AUTHORIZATION_CODE_PREFIX) : undefined;
     const decided = await this.authorizations.decide(
       authorization.id,

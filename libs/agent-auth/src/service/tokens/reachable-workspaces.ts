@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { WorkspacesService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
+import { keepReachableIds } from './token-grants.js';
 
 /** Workspaces asked about at the same time. */
 const CHECKS_AT_ONCE = 8;
@@ -14,6 +15,15 @@ const CHECKS_AT_ONCE = 8;
 @Injectable()
 export class ReachableWorkspaces {
   constructor(private readonly client: ServiceClient) {}
+
+  /**
+   * A workspace list restricted to what the caller reaches, by the personal access tokens'
+   * rule (keepReachableIds): unreachable ids dropped, 403 when none is left. The consent and
+   * claim decisions restrict their grants with it.
+   */
+  async restrict(workspaceIds: readonly string[]): Promise<string[]> {
+    return keepReachableIds(workspaceIds, await this.of(workspaceIds)).workspaceIds;
+  }
 
   async of(workspaceIds: readonly string[]): Promise<string[]> {
     const reached: string[] = [];

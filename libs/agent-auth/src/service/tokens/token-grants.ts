@@ -66,10 +66,23 @@ export function grantForNewToken(
  */
 export function keepReachable(grant: NarrowedGrant, reached: readonly string[]): NarrowedGrant {
   if (grant.allWorkspaces) return grant;
-  const workspaceIds = grant.workspaceIds.filter((id) => reached.includes(id));
-  if (workspaceIds.length === 0) throw noWorkspaceReached();
-  const dropped = grant.workspaceIds.filter((id) => !reached.includes(id));
+  const { workspaceIds, dropped } = keepReachableIds(grant.workspaceIds, reached);
   return { ...grant, workspaceIds, droppedWorkspaceIds: [...grant.droppedWorkspaceIds, ...dropped] };
+}
+
+/**
+ * The rule of `keepReachable` for any workspace list that a credential or a grant will be
+ * restricted to (a new token's, an OAuth consent's or an agent claim's): the ids `reached`
+ * are kept, the others dropped alike (the answer tells no private workspace from a made-up
+ * id), and a list that keeps none is refused (403): nothing that reaches nothing is made.
+ */
+export function keepReachableIds(
+  requested: readonly string[],
+  reached: readonly string[],
+): { workspaceIds: string[]; dropped: string[] } {
+  const workspaceIds = requested.filter((id) => reached.includes(id));
+  if (workspaceIds.length === 0) throw noWorkspaceReached();
+  return { workspaceIds, dropped: requested.filter((id) => !reached.includes(id)) };
 }
 
 const noWorkspaceReached = () =>

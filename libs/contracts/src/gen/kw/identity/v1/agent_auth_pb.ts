@@ -422,7 +422,8 @@ export const ReviewClaimRequestSchema: GenMessage<ReviewClaimRequest> = /*@__PUR
  */
 export type ReviewClaimResponse = Message<"kw.identity.v1.ReviewClaimResponse"> & {
   /**
-   * "pending" (reviewable), "window_expired", "wrong_account", "decided" or "expired".
+   * "pending" (reviewable), "window_expired", "wrong_account", "decided" or "expired"; signed
+   * out, "sign_in" alone (the claim exists; nothing else is told before the sign-in).
    *
    * @generated from field: string state = 1;
    */
