@@ -434,6 +434,16 @@ export class AppConfig {
   @Min(1000)
   EXPORT_ARCHIVE_TTL_MS = 24 * 60 * 60 * 1000;
 
+  /**
+   * The most the entries an import reads from one archive may unpack to together (a zip bomb's
+   * entries can claim far more than the zip): more is refused (`archive too large`) by what the
+   * entries declare, before any is inflated (docs/portable-workspaces.md, "What an import inflates").
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024 * 1024)
+  IMPORT_MAX_INFLATED_BYTES = 1024 * 1024 * 1024;
+
   /** Largest JSON body of `POST /api/workspace-files/bytes` (base64 of a 50 MiB file and some). */
   @Transform(toInt)
   @IsInt()
