@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -309,7 +309,9 @@ describe('portable workspaces: export and import', () => {
     expect(broken.status).toBe('failed');
     expect(broken.error).toBe('fragments.ndjson line 7: tags must be a list of strings');
 
-    // An entry changed behind the manifest's back.
+    // An entry changed behind the manifest's back (its records well-formed: lines are checked as
+    // the entry inflates, so a bad line is named before the checksum, which needs the whole entry).
+    files['fragments.ndjson'] = unzipSync(archive)['fragments.ndjson']!;
     files['manifest.json'] = strToU8(
       JSON.stringify({
         ...manifest,
@@ -657,5 +659,224 @@ describe('portable workspaces: imports within the plan', () => {
       .items[0];
     const attached = await p.api.ok(owner.auth, 'GET', `/api/fragments/${holder.id}/files`, undefined, 200);
     expect(attached.items.map((f: any) => [f.name, f.mimeType])).toEqual([['a.txt', 'text/plain']]);
+  }, 60_000);
+});
+
+/**
+ * What a black-box tester sent (docs/portable-workspaces.md, "Import rules", "Markdown folders",
+ * "What an import inflates"): file ids storage cannot take, bytes that are not UTF-8, a zip sent
+ * as JSON, notes past the fragment limits, and archives that inflate far beyond their size. Here
+ * the archive's entries may unpack to 64 MiB in all (IMPORT_MAX_INFLATED_BYTES), so a refusal
+ * costs little.
+ */
+describe('portable workspaces: hostile archives and lenient Markdown folders', () => {
+  let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
+  let owner: Person;
+  const MIB = 1024 * 1024;
+  const at = '2026-11-26T00:00:00.000Z';
+  const types = [{ id: 't1', key: 'note', name: 'Note', description: '' }];
+  const fragment = (n: number, fields: object = {}) => ({
+    id: `f${n}`,
+    fragmentTypeId: 't1',
+    title: `Fragment ${n}`,
+    content: `Content ${n}`,
+    summary: null,
+    summarySource: null,
+    tags: [],
+    enhanceTags: false,
+    key: null,
+    createdVia: 'api',
+    createdAt: at,
+    updatedAt: at,
+    archivedAt: null,
+    ...fields,
+  });
+  const post = (workspaceId: string, bytes: Uint8Array, query = '', contentType = 'application/zip') =>
+    fetch(`${p.platform.url}/api/workspaces/${workspaceId}/imports${query}`, {
+      method: 'POST',
+      headers: { ...authHeaders(owner.auth), 'content-type': contentType },
+      body: Buffer.from(bytes),
+    });
+  const importArchive = async (workspaceId: string, bytes: Uint8Array, query = '') => {
+    const res = await post(workspaceId, bytes, query);
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(202);
+    const path = `/api/workspaces/${workspaceId}/imports/${body.transfer.id}`;
+    let last: any;
+    await expect
+      .poll(async () => (last = (await p.api.call(owner.auth, 'GET', path)).body.transfer).status, {
+        timeout: 60_000,
+        interval: 100,
+      })
+      .not.toBe('processing');
+    return last;
+  };
+  const fragmentCount = async (workspaceId: string) =>
+    (
+      await p.api.ok(
+        owner.auth,
+        'GET',
+        `/api/memory-fragments?workspaceId=${workspaceId}&includeArchived=true`,
+        undefined,
+        200,
+      )
+    ).totalCount;
+  /** Peak resident memory of the platform's process so far (Linux), in bytes. */
+  const peakRss = () =>
+    Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p.platform.child.pid}/status`, 'utf8'))![1]) * 1024;
+
+  beforeAll(async () => {
+    p = await startFragmentsPlatform({ IMPORT_MAX_INFLATED_BYTES: String(64 * MIB) });
+    owner = await p.person();
+  }, 90_000);
+  afterAll(async () => p?.stop());
+
+  it('stops an archive that inflates far beyond its size at its first line, or before inflating it', async () => {
+    const ws = await p.workspace(owner);
+    const before = peakRss();
+    // One line of 48 MiB of spaces (about 48 KB deflated), within the 64 MiB the archive may unpack to.
+    const spaces = Buffer.alloc(48 * MIB, 0x20);
+    spaces[spaces.length - 1] = 0x0a;
+    const records = { 'fragment-types.ndjson': types, 'fragments.ndjson': [fragment(1)] };
+    const files = unzipSync(handMadeArchive(records));
+    files['collections.ndjson'] = spaces;
+    const manifest = JSON.parse(strFromU8(files['manifest.json']!));
+    manifest.entries['collections.ndjson'].sha256 = createHash('sha256').update(spaces).digest('hex');
+    files['manifest.json'] = strToU8(JSON.stringify(manifest));
+    const long = await importArchive(ws.id, zipSync(files));
+    expect(long).toMatchObject({
+      status: 'failed',
+      error: `collections.ndjson line 1: longer than ${16 * MIB} bytes, the most one record may take`,
+    });
+    // Four entries declaring 24 MiB each (the tester's archive, smaller): refused by what they declare.
+    for (const name of [
+      'collections.ndjson',
+      'collection-fragments.ndjson',
+      'graph-entities.ndjson',
+      'graph-relations.ndjson',
+    ]) {
+      files[name] = spaces.subarray(0, 24 * MIB);
+      manifest.entries[name].sha256 = createHash('sha256').update(files[name]).digest('hex');
+    }
+    files['manifest.json'] = strToU8(JSON.stringify(manifest));
+    const large = await importArchive(ws.id, zipSync(files));
+    expect(large).toMatchObject({
+      status: 'failed',
+      error: `archive too large: its entries unpack to more than the import's limit of ${64 * MIB} bytes in all (IMPORT_MAX_INFLATED_BYTES)`,
+    });
+    expect(await fragmentCount(ws.id)).toBe(0);
+    // The process is still there, and never held the inflated entries (a generous bound: they are 144 MiB).
+    expect((await fetch(`${p.platform.url}/api/health`)).status).toBe(200);
+    expect(peakRss() - before).toBeLessThan(64 * MIB);
+  }, 60_000);
+
+  it('refuses a file id storage cannot take before any write, naming its line in files.ndjson', async () => {
+    const bytes = strToU8('hello');
+    const archiveWithFile = (id: string) =>
+      handMadeArchive(
+        {
+          'fragment-types.ndjson': types,
+          'fragments.ndjson': [fragment(1)],
+          'files.ndjson': [
+            {
+              id,
+              name: 'a.txt',
+              description: '',
+              mimeType: 'text/plain',
+              kind: 'text',
+              sizeBytes: bytes.length,
+              sha256: createHash('sha256').update(bytes).digest('hex'),
+              fragmentIds: ['f1'],
+            },
+          ],
+        },
+        { [id]: bytes },
+      );
+    for (const id of ['../x', 'a b', '.', 'x'.repeat(300), 'a\\b']) {
+      const ws = await p.workspace(owner);
+      const failed = await importArchive(ws.id, archiveWithFile(id));
+      expect(failed.status, id).toBe('failed');
+      expect(failed.error, id).toMatch(/^files\.ndjson line 1: id must be /);
+      expect(await fragmentCount(ws.id), id).toBe(0);
+    }
+    // A path-like id storage takes is imported.
+    const ws = await p.workspace(owner);
+    const done = await importArchive(ws.id, archiveWithFile('a/b'));
+    expect(done.status, done.error).toBe('done');
+    expect(done.result.files).toEqual({ created: 1, unchanged: 0 });
+  }, 60_000);
+
+  it('refuses entries and notes that are not UTF-8, naming the line or the path', async () => {
+    const ws = await p.workspace(owner);
+    const archive = unzipSync(
+      handMadeArchive({
+        'fragment-types.ndjson': types,
+        'fragments.ndjson': [1, 2, 3].map((n) => fragment(n, { content: 'cafX!' })),
+      }),
+    );
+    // Line 2's content becomes "caf\xE9!": Latin-1, not UTF-8.
+    const text = Buffer.from(archive['fragments.ndjson']!);
+    const second = text.indexOf('cafX', text.indexOf('\n') + 1);
+    text[second + 3] = 0xe9;
+    archive['fragments.ndjson'] = text;
+    const manifest = JSON.parse(strFromU8(archive['manifest.json']!));
+    manifest.entries['fragments.ndjson'].sha256 = createHash('sha256').update(text).digest('hex');
+    archive['manifest.json'] = strToU8(JSON.stringify(manifest));
+    const failed = await importArchive(ws.id, zipSync(archive));
+    expect(failed).toMatchObject({ status: 'failed', error: 'fragments.ndjson line 2: is not UTF-8 text' });
+
+    const notes = zipSync({
+      'ok.md': strToU8('fine\n'),
+      'Old/latin.md': new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+    });
+    const refused = await importArchive(ws.id, notes, '?format=markdown');
+    expect(refused).toMatchObject({ status: 'failed', error: 'Old/latin.md: is not UTF-8 text' });
+    expect(await fragmentCount(ws.id)).toBe(0);
+  }, 60_000);
+
+  it('answers 415 to an archive sent as application/json', async () => {
+    const ws = await p.workspace(owner);
+    const res = await post(ws.id, handMadeArchive({}), '', 'application/json');
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as any).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('imports a Markdown note past the fragment limits cut to them, listing each cut; folders stay apart', async () => {
+    const ws = await p.workspace(owner);
+    const deep = Array.from({ length: 30 }, (_, i) => `folder${i}`).join('/');
+    const longName = `${'n'.repeat(600)}.md`;
+    const vault = zipSync({
+      'tags.md': strToU8(`---\ntags: [${Array.from({ length: 51 }, (_, i) => `t${i}`).join(', ')}]\n---\nbody`),
+      'tag.md': strToU8(`---\ntags: [ok, ${'x'.repeat(101)}]\n---\nbody`),
+      [longName]: strToU8('long'),
+      'summary.md': strToU8(`---\nsummary: ${'s'.repeat(10_001)}\n---\nbody`),
+      [`${deep}/A/one.md`]: strToU8('one'),
+      [`${deep}/B/two.md`]: strToU8('two'),
+    });
+    const done = await importArchive(ws.id, vault, '?format=markdown');
+    expect(done.status, done.error).toBe('done');
+    expect(done.result.fragments).toEqual({ created: 6, updated: 0, unchanged: 0 });
+    expect(done.result.trimmed).toEqual([
+      { entry: `${deep}/A`, field: 'collection name', limit: 200 },
+      { entry: `${deep}/B`, field: 'collection name', limit: 200 },
+      { entry: longName, field: 'title', limit: 500 },
+      { entry: 'summary.md', field: 'summary', limit: 10_000 },
+      { entry: 'tag.md', field: 'tag', limit: 100 },
+      { entry: 'tags.md', field: 'tags', limit: 50 },
+    ]);
+    const items = (
+      await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${ws.id}&limit=100`, undefined, 200)
+    ).items;
+    const byTitle = new Map(items.map((f: any) => [f.title, f]));
+    expect((byTitle.get('tags') as any).tags).toHaveLength(50);
+    expect((byTitle.get('tag') as any).tags.map((t: string) => t.length)).toEqual([2, 100]);
+    expect((byTitle.get('summary') as any).summary).toHaveLength(10_000);
+    expect(byTitle.has('n'.repeat(500))).toBe(true);
+    const names = (await p.api.ok(owner.auth, 'GET', `/api/workspaces/${ws.id}/collections`, undefined, 200)).items.map(
+      (c: any) => c.name as string,
+    );
+    expect(names).toHaveLength(2);
+    expect(new Set(names).size).toBe(2);
+    for (const name of names) expect([...name].length).toBeLessThanOrEqual(200);
   }, 60_000);
 });

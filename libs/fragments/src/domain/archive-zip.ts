@@ -1,5 +1,6 @@
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { inflateRaw } from 'node:zlib';
+import { createInflateRaw, inflateRaw } from 'node:zlib';
 import { MalformedZipError, readZipDirectory } from '@kw/platform-zip';
 import { ArchiveError } from './archive-error.js';
 
@@ -14,9 +15,15 @@ const inflateRawAsync = promisify(inflateRaw);
 export interface InflateLimits {
   /** The most one entry may hold uncompressed. */
   maxEntryBytes: number;
-  /** The most all the entries read from one zip may hold together, uncompressed. */
+  /** The most all the entries read from one zip may hold together, uncompressed (IMPORT_MAX_INFLATED_BYTES). */
   maxTotalBytes: number;
 }
+
+/** The refusal of entries that together unpack past the import's total (decision: named as the files component's `archive_too_large`). */
+export const archiveTooLarge = (limits: InflateLimits) =>
+  new ArchiveError(
+    `archive too large: its entries unpack to more than the import's limit of ${limits.maxTotalBytes} bytes in all (IMPORT_MAX_INFLATED_BYTES)`,
+  );
 
 /** One entry of a zip's central directory: what it declares, not yet inflated. */
 export interface ZipEntry {
@@ -68,19 +75,37 @@ export class ZipInflater {
     private readonly limits: InflateLimits,
   ) {}
 
-  async read(entry: ZipEntry): Promise<Uint8Array> {
-    const { name, size } = entry;
+  /**
+   * Refuses, before anything of them is inflated, entries that together declare more than the
+   * total: an import checks all it will read at once, so a bomb costs nothing to refuse.
+   */
+  assertWithinTotal(entries: Iterable<ZipEntry>): void {
+    let total = this.inflated;
+    for (const entry of entries) {
+      this.assertEntrySize(entry);
+      total += entry.size;
+    }
+    if (total > this.limits.maxTotalBytes) throw archiveTooLarge(this.limits);
+  }
+
+  private assertEntrySize({ name, size }: ZipEntry): void {
     if (size > this.limits.maxEntryBytes)
       throw new ArchiveError(
         `${size} bytes uncompressed, over the import's limit of ${this.limits.maxEntryBytes} bytes per entry`,
         name,
       );
-    if (this.inflated + size > this.limits.maxTotalBytes)
-      throw new ArchiveError(
-        `the archive's entries hold more than the import's limit of ${this.limits.maxTotalBytes} bytes uncompressed in total`,
-        name,
-      );
-    this.inflated += size;
+  }
+
+  /** Counts an entry against the limits by its declared size, before any byte of it is inflated. */
+  private admit(entry: ZipEntry): void {
+    this.assertEntrySize(entry);
+    if (this.inflated + entry.size > this.limits.maxTotalBytes) throw archiveTooLarge(this.limits);
+    this.inflated += entry.size;
+  }
+
+  /** The entry's compressed (or stored) bytes, after its local header. */
+  private dataOf(entry: ZipEntry): Uint8Array {
+    const { name, size } = entry;
     const at = entry.localHeaderOffset;
     if (
       at + 30 > this.bytes.length ||
@@ -92,11 +117,19 @@ export class ZipInflater {
     const end = start + entry.compressedSize;
     if (end > this.bytes.length) throw damaged(`${name}: its data runs past the end`);
     const data = this.bytes.subarray(start, end);
-    if (entry.method === 0) {
-      if (data.length !== size) throw new ArchiveError('stored size differs from its declared size; damaged', name);
-      return data;
-    }
-    if (entry.method !== 8) throw new ArchiveError(`compression method ${entry.method} is not supported`, name);
+    if (entry.method === 0 && data.length !== size)
+      throw new ArchiveError('stored size differs from its declared size; damaged', name);
+    if (entry.method !== 0 && entry.method !== 8)
+      throw new ArchiveError(`compression method ${entry.method} is not supported`, name);
+    return data;
+  }
+
+  /** The whole entry in memory: for small ones (the manifest, a note). */
+  async read(entry: ZipEntry): Promise<Uint8Array> {
+    const { name, size } = entry;
+    this.admit(entry);
+    const data = this.dataOf(entry);
+    if (entry.method === 0) return data;
     let out: Buffer;
     try {
       // On the thread pool; zlib stops (and fails) as soon as the output passes the declared size.
@@ -111,4 +144,42 @@ export class ZipInflater {
       throw new ArchiveError(`inflates to ${out.length} bytes where its zip header declares ${size}; damaged`, name);
     return out;
   }
+
+  /**
+   * The entry as it inflates, chunk by chunk (zlib on the thread pool): a reader that stops early
+   * (a bad line) inflates no more of it, and nothing holds the whole entry. It fails as damaged as
+   * soon as it passes its declared size, or at its end when it is shorter. `counted: false` reads
+   * an entry again that was counted once already (a file's bytes, checked, then written).
+   */
+  async *stream(entry: ZipEntry, { counted = true } = {}): AsyncGenerator<Uint8Array> {
+    const { name, size } = entry;
+    if (counted) this.admit(entry);
+    else this.assertEntrySize(entry);
+    const data = this.dataOf(entry);
+    if (entry.method === 0) {
+      // Stored: already in memory, handed out in slices.
+      for (let at = 0; at < data.length; at += STREAM_CHUNK) yield data.subarray(at, at + STREAM_CHUNK);
+      return;
+    }
+    const inflate = createInflateRaw({ chunkSize: STREAM_CHUNK });
+    Readable.from([data]).pipe(inflate);
+    let length = 0;
+    try {
+      for await (const chunk of inflate as AsyncIterable<Buffer>) {
+        length += chunk.length;
+        if (length > size)
+          throw new ArchiveError(`inflates to more than the ${size} bytes its zip header declares; damaged`, name);
+        yield chunk;
+      }
+    } catch (err) {
+      if (err instanceof ArchiveError) throw err;
+      throw new ArchiveError(`does not inflate (${(err as Error).message}); damaged`, name);
+    } finally {
+      inflate.destroy();
+    }
+    if (length !== size)
+      throw new ArchiveError(`inflates to ${length} bytes where its zip header declares ${size}; damaged`, name);
+  }
 }
+
+const STREAM_CHUNK = 64 * 1024;

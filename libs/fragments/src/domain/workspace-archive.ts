@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { strFromU8, strToU8, zip, zipSync, type Zippable } from 'fflate';
+import { strToU8, zip, zipSync, type Zippable } from 'fflate';
 import {
   charCount,
   COLLECTION_NAME_MAX,
@@ -15,8 +15,9 @@ import {
   FRAGMENT_TYPE_NAME_MAX,
   utf8Bytes,
 } from '@kw/contracts';
+import { assertValidKey } from '@kw/platform-storage';
 import { ArchiveError } from './archive-error.js';
-import { listZip, ZipInflater, type InflateLimits } from './archive-zip.js';
+import { listZip, ZipInflater, type InflateLimits, type ZipEntry } from './archive-zip.js';
 
 /**
  * The portable workspace archive, version 1 (docs/portable-workspaces.md): one zip holding
@@ -211,6 +212,28 @@ function text(v: unknown, field: string, rule: TextRule = {}): string | null {
 
 const id = (v: unknown, field = 'id') => text(v, field, { nonBlank: true, maxChars: ID_MAX_CHARS });
 
+/** A file id is part of the blob key its bytes are staged under (`transfers/<ws>/<job>-files/<id>`): 345 characters at most in all. */
+const FILE_ID_MAX_CHARS = 255;
+
+/**
+ * A file's id, as blob storage takes it (libs/platform/storage/src/blob-key.ts): its bytes are
+ * staged under it, so an id storage would refuse is refused here, before any write, with its line.
+ */
+function fileId(v: unknown): string {
+  const value = id(v);
+  let valid = value.length <= FILE_ID_MAX_CHARS;
+  try {
+    assertValidKey(value);
+  } catch {
+    valid = false;
+  }
+  if (!valid)
+    throw new Error(
+      `id must be at most ${FILE_ID_MAX_CHARS} of the characters A-Z a-z 0-9 . _ - and /, in /-separated parts that are not empty and do not start with a dot`,
+    );
+  return value;
+}
+
 function texts(v: unknown, field: string, rule: TextRule & { maxItems?: number } = {}): string[] {
   if (!Array.isArray(v) || v.some((t) => typeof t !== 'string')) throw new Error(`${field} must be a list of strings`);
   if (rule.maxItems !== undefined && v.length > rule.maxItems)
@@ -287,7 +310,7 @@ const CHECKS: { [K in EntryName]: Check<ArchiveRecords[K][number]> } = {
     if (typeof r.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(r.sha256))
       throw new Error('sha256 must be 64 hex digits');
     return {
-      id: id(r.id),
+      id: fileId(r.id),
       name: text(r.name, 'name', { nonBlank: true }),
       description: text(r.description ?? '', 'description', { maxChars: DESCRIPTION_MAX }),
       // What the file is, the platform finds from its bytes as for an upload; these say what the source thought.
@@ -319,21 +342,96 @@ const ENTRIES_WITH_IDS: readonly EntryName[] = [
 ];
 
 /**
- * The uncompressed bytes an import inflates at most (docs/portable-workspaces.md, "Bounds"): per
- * entry as much as the largest archive an import takes, and four times that in total (text
- * deflates about that well), so that a zip bomb fails after inflating no more than this.
+ * The uncompressed bytes an import inflates at most (docs/portable-workspaces.md, "What an import
+ * inflates"): per entry as much as the largest archive an import takes, and by default four times
+ * that in total (text deflates about that well; IMPORT_MAX_INFLATED_BYTES sets it), so that a zip
+ * bomb is refused by what its entries declare, before any of them is inflated.
  */
 export const ARCHIVE_INFLATE_LIMITS: InflateLimits = {
   maxEntryBytes: 256 * 1024 * 1024,
   maxTotalBytes: 1024 * 1024 * 1024,
 };
 
+/** The limits with a total of `maxTotalBytes` (IMPORT_MAX_INFLATED_BYTES): no entry may hold more than all of them. */
+export const inflateLimits = (maxTotalBytes: number): InflateLimits => ({
+  maxEntryBytes: Math.min(ARCHIVE_INFLATE_LIMITS.maxEntryBytes, maxTotalBytes),
+  maxTotalBytes,
+});
+
+/**
+ * The most one NDJSON line may hold: a record the API takes fits many times (a fragment's
+ * 1,000,000 bytes of content, every byte escaped as `\u00XX`, is 6 MB). Lines are read as they
+ * inflate, so this, not an entry's size, bounds what one record costs before it is checked.
+ */
+export const RECORD_MAX_BYTES = 16 * 1024 * 1024;
+/** The manifest names seven entries: a few hundred bytes. */
+const MANIFEST_MAX_BYTES = 1024 * 1024;
+
+/** Strict UTF-8 (docs/errors.md): bytes that are not are refused, never replaced by U+FFFD. The BOM stays text. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** `bytes` as text, or an ArchiveError naming `entry` (and `line`) when they are not UTF-8. */
+export function utf8Text(bytes: Uint8Array, entry: string, line?: number): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new ArchiveError('is not UTF-8 text', entry, line);
+  }
+}
+
+/**
+ * The lines of an NDJSON entry as it inflates, each decoded as strict UTF-8 (a newline byte
+ * never occurs inside a UTF-8 sequence, so lines are split on bytes), with its 1-based number.
+ * Every chunk passes through `seen` (the checksum). Fails at a line longer than RECORD_MAX_BYTES
+ * without reading the rest of it. The final line needs no newline; an empty entry has none.
+ */
+async function* ndjsonLines(
+  chunks: AsyncIterable<Uint8Array>,
+  entry: string,
+  seen: (chunk: Uint8Array) => void,
+): AsyncGenerator<{ text: string; line: number }> {
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  let line = 0;
+  const hold = (piece: Uint8Array) => {
+    pendingBytes += piece.length;
+    if (pendingBytes > RECORD_MAX_BYTES)
+      throw new ArchiveError(`longer than ${RECORD_MAX_BYTES} bytes, the most one record may take`, entry, line + 1);
+    if (piece.length > 0) pending.push(piece);
+  };
+  const take = () => {
+    const bytes = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+    pending = [];
+    pendingBytes = 0;
+    line++;
+    return { text: utf8Text(bytes, entry, line), line };
+  };
+  for await (const chunk of chunks) {
+    seen(chunk);
+    let from = 0;
+    for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, from)) {
+      hold(chunk.subarray(from, nl));
+      yield take();
+      from = nl + 1;
+    }
+    hold(chunk.subarray(from));
+  }
+  if (pendingBytes > 0) yield take();
+}
+
+/** Opens a checked file's bytes again, as they inflate, to be written (never held whole). */
+export type ArchiveFileReader = (fileId: string) => AsyncIterable<Uint8Array>;
+
 /**
  * Reads and checks a whole archive before anything is written: the zip (a truncated one has
- * no central directory), the manifest's format and version, each entry's checksum and record
- * count, each record's fields, and the references between records. Throws ArchiveError naming
- * the entry and line of the first problem. Only the manifest, the entries it lists and the
- * files `files.ndjson` names are inflated (none with `skipFiles`), each within `limits`.
+ * no central directory), the manifest's format and version, each record's fields and each
+ * entry's checksum and record count, and the references between records. Throws ArchiveError
+ * naming the entry and line of the first problem. Only the manifest, the entries it lists and the
+ * files `files.ndjson` names are inflated (none with `skipFiles`); what they declare is checked
+ * against `limits` before any of them is inflated, and each is read as a stream, line by line,
+ * so the first bad line ends the reading (decision: a bomb costs its declared sizes' check, a
+ * bad line what was inflated up to it). Only the records are kept: a file's bytes are checked as
+ * they inflate, and `openFile` inflates them again to be written.
  */
 export async function readArchive(
   bytes: Uint8Array,
@@ -341,20 +439,19 @@ export async function readArchive(
 ): Promise<{
   manifest: ArchiveManifest;
   records: ArchiveRecords;
-  fileBytes: Map<string, Uint8Array>;
+  openFile: ArchiveFileReader;
 }> {
   const entries = listZip(bytes);
   const zip = new ZipInflater(bytes, options.limits ?? ARCHIVE_INFLATE_LIMITS);
-  const inflate = async (name: string) => {
-    const entry = entries.get(name);
-    return entry ? zip.read(entry) : undefined;
-  };
-  const manifestBytes = await inflate('manifest.json');
-  if (!manifestBytes) throw new ArchiveError('no manifest.json', 'manifest.json');
+  const manifestEntry = entries.get('manifest.json');
+  if (!manifestEntry) throw new ArchiveError('no manifest.json', 'manifest.json');
+  if (manifestEntry.size > MANIFEST_MAX_BYTES)
+    throw new ArchiveError(`larger than ${MANIFEST_MAX_BYTES} bytes`, 'manifest.json');
   let manifest: ArchiveManifest;
   try {
-    manifest = JSON.parse(strFromU8(manifestBytes)) as ArchiveManifest;
-  } catch {
+    manifest = JSON.parse(utf8Text(await zip.read(manifestEntry), 'manifest.json')) as ArchiveManifest;
+  } catch (err) {
+    if (err instanceof ArchiveError) throw err;
     throw new ArchiveError('not JSON', 'manifest.json');
   }
   if (manifest?.format !== ARCHIVE_FORMAT) throw new ArchiveError(`format is not ${ARCHIVE_FORMAT}`, 'manifest.json');
@@ -363,48 +460,64 @@ export async function readArchive(
       `version ${String(manifest.version)} is not supported (${ARCHIVE_VERSION})`,
       'manifest.json',
     );
-  const records = {} as ArchiveRecords;
+  const listed: ZipEntry[] = [];
   for (const name of ENTRY_NAMES) {
-    const expected = manifest.entries?.[name];
-    if (!expected) throw new ArchiveError('missing', name);
-    const entry = await inflate(name);
+    if (!manifest.entries?.[name]) throw new ArchiveError('missing', name);
+    const entry = entries.get(name);
     if (!entry) throw new ArchiveError('missing', name);
-    if (sha256(entry) !== expected.sha256) throw new ArchiveError('checksum does not match the manifest', name);
-    const lines = strFromU8(entry).split('\n');
-    if (lines.at(-1) === '') lines.pop();
-    const parsed = lines.map((line, i) => {
+    listed.push(entry);
+  }
+  // All the entries it will read, by what they declare, before inflating any of them.
+  zip.assertWithinTotal(listed);
+  const records = {} as ArchiveRecords;
+  for (const [n, name] of ENTRY_NAMES.entries()) {
+    const expected = manifest.entries[name];
+    const hash = createHash('sha256');
+    const parsed: unknown[] = [];
+    const lineOf = ENTRIES_WITH_IDS.includes(name) ? new Map<string, number>() : undefined;
+    for await (const { text: line, line: number } of ndjsonLines(zip.stream(listed[n]!), name, (chunk) =>
+      hash.update(chunk),
+    )) {
+      let record: unknown;
       try {
         const value: unknown = JSON.parse(line);
         if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
-        return CHECKS[name](value as Record<string, unknown>);
+        record = CHECKS[name](value as Record<string, unknown>);
       } catch (err) {
-        throw new ArchiveError((err as Error).message, name, i + 1);
+        throw new ArchiveError((err as Error).message, name, number);
       }
-    });
+      if (lineOf) {
+        const recordId = (record as { id: string }).id;
+        const first = lineOf.get(recordId);
+        if (first !== undefined) throw new ArchiveError(`id ${recordId} is the id of line ${first} too`, name, number);
+        lineOf.set(recordId, number);
+      }
+      parsed.push(record);
+    }
+    if (hash.digest('hex') !== expected.sha256) throw new ArchiveError('checksum does not match the manifest', name);
     if (parsed.length !== expected.records)
       throw new ArchiveError(`${parsed.length} records where the manifest says ${expected.records}`, name);
-    if (ENTRIES_WITH_IDS.includes(name)) {
-      const lineOf = new Map<string, number>();
-      (parsed as Array<{ id: string }>).forEach((r, i) => {
-        const first = lineOf.get(r.id);
-        if (first !== undefined) throw new ArchiveError(`id ${r.id} is the id of line ${first} too`, name, i + 1);
-        lineOf.set(r.id, i + 1);
-      });
-    }
     (records as unknown as Record<string, unknown[]>)[name] = parsed;
   }
   checkReferences(records);
-  const fileBytes = new Map<string, Uint8Array>();
-  if (options.skipFiles) return { manifest, records, fileBytes };
+  const fileEntries = new Map<string, ZipEntry>();
+  const openFile: ArchiveFileReader = (fileId) => zip.stream(fileEntries.get(fileId)!, { counted: false });
+  if (options.skipFiles) return { manifest, records, openFile };
   for (const file of records['files.ndjson']) {
     const name = fileEntry(file.id);
-    const content = await inflate(name);
-    if (!content) throw new ArchiveError('missing', name);
-    if (content.length !== file.sizeBytes || sha256(content) !== file.sha256)
-      throw new ArchiveError('size or SHA-256 does not match files.ndjson', name);
-    fileBytes.set(file.id, content);
+    const entry = entries.get(name);
+    if (!entry) throw new ArchiveError('missing', name);
+    if (entry.size !== file.sizeBytes) throw new ArchiveError('size or SHA-256 does not match files.ndjson', name);
+    fileEntries.set(file.id, entry);
   }
-  return { manifest, records, fileBytes };
+  zip.assertWithinTotal(fileEntries.values());
+  for (const file of records['files.ndjson']) {
+    const name = fileEntry(file.id);
+    const hash = createHash('sha256');
+    for await (const chunk of zip.stream(fileEntries.get(file.id)!)) hash.update(chunk);
+    if (hash.digest('hex') !== file.sha256) throw new ArchiveError('size or SHA-256 does not match files.ndjson', name);
+  }
+  return { manifest, records, openFile };
 }
 
 function checkReferences(records: ArchiveRecords): void {

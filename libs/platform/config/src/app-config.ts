@@ -446,6 +446,16 @@ export class AppConfig {
   @Max(3_600_000)
   TRANSFER_LEASE_MS = 60_000;
 
+  /**
+   * The most the entries an import reads from one archive may unpack to together (a zip bomb's
+   * entries can claim far more than the zip): more is refused (`archive too large`) by what the
+   * entries declare, before any is inflated (docs/portable-workspaces.md, "What an import inflates").
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024 * 1024)
+  IMPORT_MAX_INFLATED_BYTES = 1024 * 1024 * 1024;
+
   /** Largest JSON body of `POST /api/workspace-files/bytes` (base64 of a 50 MiB file and some). */
   @Transform(toInt)
   @IsInt()

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preParsingHookHandler } from 'fastify';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { checkUtf8Charset, decodeUtf8, notUtf8 } from './body-text.js';
 
@@ -76,6 +76,36 @@ export function installRouteBodies(fastify: FastifyInstance, bodies: RouteBodies
     fastify.addContentTypeParser(type, (request, _payload, done) => {
       if (routes.has(key(request.method, request.routeOptions.url ?? ''))) done(null, undefined);
       else done(unsupportedMediaType(), undefined);
+    });
+  }
+  // A binary route sent another type that has a parser (a zip as application/json, say) is 415
+  // before that parser reads it: it would refuse the bytes as that type (400 INVALID_JSON for a
+  // zip that is not UTF-8), where the route's answer is that the type is wrong.
+  const binaryTypes = new Map(
+    (bodies.streamedBinary ?? []).map((r) => [key(r.method, r.url), r.contentType.toLowerCase()]),
+  );
+  if (binaryTypes.size > 0) {
+    fastify.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      const type = methods.map((m) => binaryTypes.get(key(m, route.url))).find((t) => t !== undefined);
+      if (type === undefined) return;
+      const refuseOtherTypes: preParsingHookHandler = (request, _reply, payload, done) => {
+        const sent = String(request.headers['content-type'] ?? '')
+          .split(';')[0]!
+          .trim()
+          .toLowerCase();
+        if (sent !== '' && sent !== type)
+          done(
+            new AppError({
+              status: 415,
+              code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+              message: `Unsupported Content-Type: send the body as ${type}`,
+            }),
+          );
+        else done(null, payload);
+      };
+      const existing = route.preParsing === undefined ? [] : [route.preParsing].flat();
+      route.preParsing = [...existing, refuseOtherTypes];
     });
   }
   fastify.addContentTypeParser('multipart/form-data', (request, _payload, done) => {

@@ -8,7 +8,7 @@ const vault = (files: Record<string, string>) =>
 
 describe('a Markdown folder as archive records', () => {
   it('makes each note a fragment named by its file, frontmatter its tags, type and summary, folders collections', async () => {
-    const records = await readMarkdownFolder(
+    const { records, trimmed } = await readMarkdownFolder(
       vault({
         'Work/Plans/Q4.md':
           '\uFEFF---\ntitle: Ignored for the name\ntags: "#launch, q4 launch"\ntype: Meeting Notes\nsummary: Plan\n---\nBody',
@@ -32,6 +32,7 @@ describe('a Markdown folder as archive records', () => {
     expect(records['collection-fragments.ndjson']).toEqual([
       { collectionId: 'folder:Work/Plans', fragmentId: 'Work/Plans/Q4.md' },
     ]);
+    expect(trimmed).toEqual([]);
   });
 
   it('refuses a zip without notes, and a note larger than a fragment, naming it', async () => {

@@ -1,9 +1,20 @@
-import { strFromU8 } from 'fflate';
-import { FRAGMENT_CONTENT_MAX_BYTES, FRAGMENT_TAG_MAX, FRAGMENT_TAGS_MAX, FRAGMENT_TITLE_MAX } from '@kw/contracts';
+import { createHash } from 'node:crypto';
+import {
+  charCount,
+  COLLECTION_NAME_MAX,
+  FRAGMENT_CONTENT_MAX_BYTES,
+  FRAGMENT_SUMMARY_MAX,
+  FRAGMENT_TAG_MAX,
+  FRAGMENT_TAGS_MAX,
+  FRAGMENT_TITLE_MAX,
+  FRAGMENT_TYPE_KEY_MAX,
+  FRAGMENT_TYPE_NAME_MAX,
+} from '@kw/contracts';
 import {
   ARCHIVE_INFLATE_LIMITS,
   ArchiveError,
   checkRecord,
+  utf8Text,
   type ArchivedCollection,
   type ArchivedFragment,
   type ArchivedMembership,
@@ -14,6 +25,26 @@ import { listZip, ZipInflater } from '../../domain/archive-zip.js';
 import { parseFrontmatter } from '../frontmatter.js';
 
 const NOTE_TYPE: ArchivedType = { id: 'type:note', key: 'note', name: 'Note', description: '' };
+
+/**
+ * A value of a note cut to a fragment's limit (docs/portable-workspaces.md#markdown-folders): the
+ * note (or, for a collection, the folder), the field and the limit (of items for `tags`, of
+ * characters otherwise). The job's result lists them (`trimmed`).
+ */
+export interface TrimmedValue {
+  entry: string;
+  field: 'title' | 'summary' | 'tags' | 'tag' | 'type' | 'collection name';
+  limit: number;
+}
+
+/** At most this many cuts are listed in a job's result (one per note and field; a vault of thousands would swell it). */
+export const TRIMMED_LISTED_MAX = 1000;
+
+/** `value` within `max` characters (as the API counts them), cut by code point so no surrogate pair is split. */
+function cut(value: string, max: number): { value: string; cut: boolean } {
+  if (charCount(value) <= max) return { value, cut: false };
+  return { value: [...value].slice(0, max).join(''), cut: true };
+}
 
 /**
  * A zip of a Markdown folder (an Obsidian vault and the like) as the records of an archive
@@ -27,20 +58,27 @@ export async function readMarkdownFolder(
   bytes: Uint8Array,
   now = new Date(),
   limits = ARCHIVE_INFLATE_LIMITS,
-): Promise<ArchiveRecords> {
+): Promise<{ records: ArchiveRecords; trimmed: TrimmedValue[] }> {
   const listed = listZip(bytes);
   const paths = [...listed.keys()].filter(isNote).sort();
   if (paths.length === 0) throw new ArchiveError('the zip holds no Markdown (.md) files');
   // Only notes are inflated, none past a fragment's size (refused by its declared size, and
   // inflation never goes past that), and all of them within the archive's limits.
   const zip = new ZipInflater(bytes, limits);
-  const entries: Record<string, Uint8Array> = {};
-  for (const path of paths) {
-    const entry = listed.get(path)!;
-    if (entry.size > FRAGMENT_CONTENT_MAX_BYTES)
+  for (const path of paths)
+    if (listed.get(path)!.size > FRAGMENT_CONTENT_MAX_BYTES)
       throw new ArchiveError(`larger than ${FRAGMENT_CONTENT_MAX_BYTES} bytes, the most a fragment holds`, path);
-    entries[path] = await zip.read(entry);
-  }
+  zip.assertWithinTotal(paths.map((path) => listed.get(path)!));
+  const entries: Record<string, Uint8Array> = {};
+  for (const path of paths) entries[path] = await zip.read(listed.get(path)!);
+  // Lenient but visible (decision): a note is someone's own text, not our archive, so a value
+  // past a fragment's limit is cut to it, and each cut is listed in the job's result.
+  const trimmed: TrimmedValue[] = [];
+  const trim = (value: string, max: number, entry: string, field: TrimmedValue['field']) => {
+    const result = cut(value, max);
+    if (result.cut) trimmed.push({ entry, field, limit: max });
+    return result.value;
+  };
   const types = new Map<string, ArchivedType>([[NOTE_TYPE.key, NOTE_TYPE]]);
   const collections = new Map<string, ArchivedCollection>();
   const fragments: ArchivedFragment[] = [];
@@ -49,21 +87,24 @@ export async function readMarkdownFolder(
     const raw = entries[path]!;
     if (raw.length > FRAGMENT_CONTENT_MAX_BYTES)
       throw new ArchiveError(`larger than ${FRAGMENT_CONTENT_MAX_BYTES} bytes, the most a fragment holds`, path);
-    const content = strFromU8(raw).replace(/^\uFEFF/, '');
+    const content = utf8Text(raw, path).replace(/^\uFEFF/, '');
     const fm = parseFrontmatter(content) ?? {};
-    const type = typeOf(fm.type);
+    const type = typeOf(fm.type, (field) => trimmed.push({ entry: path, ...field }));
     if (!types.has(type.key)) types.set(type.key, type);
     // The file's name is the note's name, as in Obsidian: [[links]] name files, so the title
     // must too for links to meet (a frontmatter title stays in the content's frontmatter).
-    // By code point, so a cut never splits a surrogate pair.
-    const title = [...path.split('/').pop()!.replace(/\.md$/i, '').trim()].slice(0, FRAGMENT_TITLE_MAX).join('');
-    const tags = tagsOf(fm.tags);
+    const title = trim(path.split('/').pop()!.replace(/\.md$/i, '').trim(), FRAGMENT_TITLE_MAX, path, 'title');
+    const summary =
+      typeof fm.summary === 'string' && fm.summary.trim()
+        ? trim(fm.summary.trim(), FRAGMENT_SUMMARY_MAX, path, 'summary')
+        : null;
+    const tags = tagsOf(fm.tags, (field) => trimmed.push({ entry: path, ...field }));
     const fragment: ArchivedFragment = {
       id: path,
       fragmentTypeId: types.get(type.key)!.id,
       title: title || 'Untitled',
       content,
-      summary: typeof fm.summary === 'string' && fm.summary.trim() ? fm.summary.trim() : null,
+      summary,
       summarySource: null,
       tags,
       // A note without tags gets enrichment's; a note's own tags are kept as they are.
@@ -83,19 +124,33 @@ export async function readMarkdownFolder(
     const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
     if (folder) {
       const id = `folder:${folder}`;
-      if (!collections.has(id)) collections.set(id, { id, name: folder.slice(0, 200), description: '' });
+      if (!collections.has(id)) collections.set(id, { id, name: collectionName(folder, trimmed), description: '' });
       memberships.push({ collectionId: id, fragmentId: path });
     }
   }
   return {
-    'fragment-types.ndjson': [...types.values()],
-    'fragments.ndjson': fragments,
-    'collections.ndjson': [...collections.values()],
-    'collection-fragments.ndjson': memberships,
-    'graph-entities.ndjson': [],
-    'graph-relations.ndjson': [],
-    'files.ndjson': [],
+    records: {
+      'fragment-types.ndjson': [...types.values()],
+      'fragments.ndjson': fragments,
+      'collections.ndjson': [...collections.values()],
+      'collection-fragments.ndjson': memberships,
+      'graph-entities.ndjson': [],
+      'graph-relations.ndjson': [],
+      'files.ndjson': [],
+    },
+    trimmed,
   };
+}
+
+/**
+ * A folder's path as a collection name; a path past the limit is cut and ends in `~` and 8 hex
+ * digits of its SHA-256, so two folders that share their first characters stay two collections.
+ */
+function collectionName(folder: string, trimmed: TrimmedValue[]): string {
+  if (charCount(folder) <= COLLECTION_NAME_MAX) return folder;
+  trimmed.push({ entry: folder, field: 'collection name', limit: COLLECTION_NAME_MAX });
+  const suffix = `~${createHash('sha256').update(folder).digest('hex').slice(0, 8)}`;
+  return [...folder].slice(0, COLLECTION_NAME_MAX - suffix.length).join('') + suffix;
 }
 
 function isNote(path: string): boolean {
@@ -103,23 +158,38 @@ function isNote(path: string): boolean {
 }
 
 /** Frontmatter `type: Meeting Notes` → the type `meeting-notes` (named "Meeting Notes"); none → note. */
-function typeOf(value: unknown): ArchivedType {
+function typeOf(value: unknown, trimmed: (cut: Omit<TrimmedValue, 'entry'>) => void): ArchivedType {
   if (typeof value !== 'string') return NOTE_TYPE;
-  const key = value
+  const whole = value
     .trim()
     .toLowerCase()
     .replace(/[^a-z0-9_-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 64);
-  return key ? { id: `type:${key}`, key, name: value.trim().slice(0, 100), description: '' } : NOTE_TYPE;
+    .replace(/^-+|-+$/g, '');
+  const key = whole.slice(0, FRAGMENT_TYPE_KEY_MAX);
+  if (!key) return NOTE_TYPE;
+  const name = cut(value.trim(), FRAGMENT_TYPE_NAME_MAX);
+  if (key !== whole || name.cut)
+    trimmed({ field: 'type', limit: key !== whole ? FRAGMENT_TYPE_KEY_MAX : FRAGMENT_TYPE_NAME_MAX });
+  return { id: `type:${key}`, key, name: name.value, description: '' };
 }
 
-/** `tags: [a, b]`, `tags: "a, b"` or `tags: "#a #b"`: the tags, without `#`, within the fragment limits. */
-function tagsOf(value: unknown): string[] {
+/**
+ * `tags: [a, b]`, `tags: "a, b"` or `tags: "#a #b"`: the tags, without `#`, cut to the fragment
+ * limits (a tag to its characters, the list to its first ones), each cut told to `trimmed`.
+ */
+function tagsOf(value: unknown, trimmed: (cut: Omit<TrimmedValue, 'entry'>) => void): string[] {
   const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/[,\s]+/) : [];
+  let tagCut = false;
   const tags = list
     .filter((t): t is string | number => typeof t === 'string' || typeof t === 'number')
-    .map((t) => String(t).trim().replace(/^#/, '').slice(0, FRAGMENT_TAG_MAX))
+    .map((t) => {
+      const tag = cut(String(t).trim().replace(/^#/, ''), FRAGMENT_TAG_MAX);
+      tagCut ||= tag.cut;
+      return tag.value;
+    })
     .filter((t) => t !== '');
-  return [...new Set(tags)].slice(0, FRAGMENT_TAGS_MAX);
+  if (tagCut) trimmed({ field: 'tag', limit: FRAGMENT_TAG_MAX });
+  const unique = [...new Set(tags)];
+  if (unique.length > FRAGMENT_TAGS_MAX) trimmed({ field: 'tags', limit: FRAGMENT_TAGS_MAX });
+  return unique.slice(0, FRAGMENT_TAGS_MAX);
 }

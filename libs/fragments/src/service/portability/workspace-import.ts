@@ -21,7 +21,9 @@ import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
 import {
+  inflateLimits,
   readArchive,
+  type ArchiveFileReader,
   type ArchivedFile,
   type ArchivedFragment,
   type ArchiveRecords,
@@ -32,7 +34,7 @@ import { CollectionsRepository } from '../../persistence/collections.repository.
 import { FragmentsRepository } from '../../persistence/fragments.repository.js';
 import type { FragmentRow } from '../../persistence/rows.js';
 import { TransfersRepository, type TransferRow } from '../../persistence/transfers.repository.js';
-import { readMarkdownFolder } from './markdown-folder.js';
+import { readMarkdownFolder, TRIMMED_LISTED_MAX, type TrimmedValue } from './markdown-folder.js';
 import { CollectionsHandlers } from '../collections.handlers.js';
 import { FragmentErrorCode } from '../fragment-errors.js';
 import { FragmentTypesHandlers } from '../fragment-types.handlers.js';
@@ -87,6 +89,8 @@ export interface ImportTally {
     collections: number;
     collectionFragmentsAdded: number;
     files: { created: number; unchanged: number };
+    /** A Markdown folder's values cut to the fragment limits (docs/portable-workspaces.md#markdown-folders). */
+    trimmed?: TrimmedValue[];
   };
   stop?: () => boolean;
 }
@@ -109,11 +113,16 @@ const PROGRESS_EVERY = 25;
 
 type Counts = Record<'created' | 'updated' | 'unchanged', number>;
 
-/** A checked archive: its records and each file's bytes. */
+/** A checked archive: its records, a way to read each file's bytes again, and a Markdown folder's cuts. */
 export interface LoadedArchive {
   records: ArchiveRecords;
-  fileBytes: Map<string, Uint8Array>;
+  openFile: ArchiveFileReader;
+  trimmed?: TrimmedValue[];
 }
+
+const NO_FILES: ArchiveFileReader = (fileId) => {
+  throw new Error(`no file ${fileId} in a Markdown folder`);
+};
 
 /**
  * Imports an archive into a workspace (docs/portable-workspaces.md). The whole archive is read
@@ -143,8 +152,12 @@ export class WorkspaceImport {
     const chunks: Buffer[] = [];
     for await (const chunk of await this.storage.get(job.archiveKey!)) chunks.push(chunk as Buffer);
     const bytes = Buffer.concat(chunks);
-    if (options.format === 'markdown') return { records: await readMarkdownFolder(bytes), fileBytes: new Map() };
-    const { records, fileBytes } = await readArchive(bytes, { skipFiles: options.skipFiles });
+    const limits = inflateLimits(this.config.IMPORT_MAX_INFLATED_BYTES);
+    if (options.format === 'markdown') {
+      const { records, trimmed } = await readMarkdownFolder(bytes, new Date(), limits);
+      return { records, openFile: NO_FILES, trimmed: trimmed.slice(0, TRIMMED_LISTED_MAX) };
+    }
+    const { records, openFile } = await readArchive(bytes, { skipFiles: options.skipFiles, limits });
     const files = records['files.ndjson'];
     if (options.skipFiles) records['files.ndjson'] = [];
     // A Leaf serves no files (Hosted Zone V1): say which, before anything is written.
@@ -157,7 +170,7 @@ export class WorkspaceImport {
           .map((f) => f.name)
           .join(', ')}${files.length > 10 ? ', ...' : ''}. Import with skipFiles=true to leave them behind`,
       });
-    return { records, fileBytes };
+    return { records, openFile };
   }
 
   /** The uploaded archive is not kept once its job ended, imported or not (it may be large). */
@@ -174,6 +187,7 @@ export class WorkspaceImport {
     const ws = job.workspaceId;
     const { records } = archive;
     const counts = tally.result;
+    if (archive.trimmed) counts.trimmed = archive.trimmed;
     const total = (tally.total =
       records['fragment-types.ndjson'].length +
       records['fragments.ndjson'].length +
@@ -239,7 +253,7 @@ export class WorkspaceImport {
     const fileCounts = counts.files;
     for (const [line, file] of records['files.ndjson'].entries()) {
       const created = await at(`files.ndjson line ${line + 1}`, () =>
-        this.importFile(job, file, archive.fileBytes.get(file.id)!, fragmentIds),
+        this.importFile(job, file, archive.openFile(file.id), fragmentIds),
       );
       fileCounts[created ? 'created' : 'unchanged']++;
       await step();
@@ -252,6 +266,7 @@ export class WorkspaceImport {
         collections: collectionIds.size,
         collectionFragmentsAdded: counts.collectionFragmentsAdded,
         files: fileCounts,
+        ...(archive.trimmed && { trimmed: archive.trimmed }),
       },
     });
   }
@@ -424,11 +439,12 @@ export class WorkspaceImport {
   private async importFile(
     job: TransferRow,
     file: ArchivedFile,
-    bytes: Uint8Array,
+    bytes: AsyncIterable<Uint8Array>,
     fragmentIds: Map<string, string>,
   ): Promise<boolean> {
+    // readArchive refused any id blob storage would not take (the blob-key rule), before any write.
     const stagedKey = `transfers/${job.workspaceId}/${job.id}-files/${file.id}`;
-    await this.storage.put(stagedKey, Readable.from([bytes]));
+    await this.storage.put(stagedKey, Readable.from(bytes));
     try {
       const { created } = await this.client.call(FilesService.method.importFile, {
         workspaceId: job.workspaceId,
