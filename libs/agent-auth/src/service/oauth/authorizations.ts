@@ -45,6 +45,11 @@ export class Authorizations {
    * page asks for sign-in, and its reload starts the request again.
    */
   async start(input: StartAuthorizationRequest, context: RequestContext, now = new Date()): Promise<StartAnswer> {
+    // RFC 6749 §3.1: no parameter twice. Without one client or one redirect URI, nothing can
+    // safely be sent back: the page says so.
+    const twice = (name: string) => `The parameter ${name} is sent more than once`;
+    const unsure = input.repeatedParams.find((name) => name === 'client_id' || name === 'redirect_uri');
+    if (unsure) return pageError('invalid_request', twice(unsure));
     const application = isUuid(input.clientId) ? await this.applications.findById(input.clientId) : null;
     if (!application || application.status !== 'active')
       return pageError('invalid_client', 'Unknown or disabled application (client_id)');
@@ -64,6 +69,10 @@ export class Authorizations {
       outcome: 'redirect',
       redirectTo: withParams(redirectUri, { error, error_description: description, state, iss: input.issuer }),
     });
+    // Any other parameter twice goes back to the client (a repeated state is not sent: which one
+    // is the client's cannot be known). Never one of the values: a repeated resource must not
+    // become a token for the whole API.
+    if (input.repeatedParams.length > 0) return back('invalid_request', twice(input.repeatedParams[0]));
     if (input.responseType !== 'code') return back('unsupported_response_type', 'response_type must be code');
     if (!input.codeChallenge) return back('invalid_request', 'PKCE is required: send code_challenge with S256');
     if (input.codeChallengeMethod !== 'S256')
