@@ -157,6 +157,33 @@ describe('authorization server edges', () => {
     }
   });
 
+  it('refuses a parameter too long to read instead of reading it as absent', async () => {
+    // A resource past the limit must not become a request without an audience (the whole API).
+    const long = `${base}/api/mcp/${'a'.repeat(2_100)}`;
+    for (const [name, value] of [
+      ['resource', long],
+      ['scope', `workspaces:read ${'x'.repeat(2_100)}`],
+    ]) {
+      const pairs = goodPairs().filter(([k]) => k !== name);
+      const res = await fetch(authorizeUrl([...pairs, [name, value]]), { headers: signedIn(), redirect: 'manual' });
+      expect({ name, status: res.status }).toEqual({ name, status: 302 });
+      const back = new URL(res.headers.get('location')!);
+      expect([back.searchParams.get('error'), back.searchParams.get('error_description')]).toEqual([
+        'invalid_request',
+        `The parameter ${name} is longer than 2000 characters`,
+      ]);
+    }
+    // A redirect URI past the limit is not read as absent (the registered one) either: the page.
+    const longRedirect = await fetch(
+      authorizeUrl([
+        ...goodPairs().filter(([k]) => k !== 'redirect_uri'),
+        ['redirect_uri', `${REDIRECT}?${'a'.repeat(2_100)}`],
+      ]),
+      { headers: signedIn(), redirect: 'manual' },
+    );
+    expect([longRedirect.status, longRedirect.headers.get('location')]).toEqual([400, null]);
+  });
+
   it('shows the error page, never a JSON body, for a query the edge refuses (a NUL character)', async () => {
     const good = authorizeUrl(goodPairs());
     for (const query of ['&state=a%00b', '&x%00=1']) {

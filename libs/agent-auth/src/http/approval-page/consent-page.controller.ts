@@ -41,6 +41,8 @@ const AUTHORIZE_PARAMS = [
   'resource',
 ] as const;
 type AuthorizeParam = (typeof AUTHORIZE_PARAMS)[number];
+/** The longest parameter value read; a longer one is refused, never read as absent. */
+const AUTHORIZE_PARAM_MAX = 2000;
 
 /**
  * The authorization endpoint and its consent page (docs/oauth-applications.md): checks the
@@ -99,12 +101,17 @@ export class ConsentPageController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
-    // A parameter sent twice arrives as an array: its values are not passed on, its name is.
+    // A parameter sent twice arrives as an array, one too long is not read: their values are not
+    // passed on, their names are (the service refuses the request).
     const param = (name: AuthorizeParam) => {
       const value = query[name];
-      return typeof value === 'string' && value.length <= 2000 ? value : undefined;
+      return typeof value === 'string' && value.length <= AUTHORIZE_PARAM_MAX ? value : undefined;
     };
     const repeatedParams = AUTHORIZE_PARAMS.filter((name) => Array.isArray(query[name]));
+    const oversizedParams = AUTHORIZE_PARAMS.filter((name) => {
+      const value = query[name];
+      return typeof value === 'string' && value.length > AUTHORIZE_PARAM_MAX;
+    });
     // The request is bound to the session it is shown to: the caller of startAuthorization.
     const session = await pageSession(this.authenticator, request);
     if (session) attachCaller(request, session);
@@ -119,6 +126,7 @@ export class ConsentPageController {
       codeChallengeMethod: param('code_challenge_method'),
       resource: param('resource'),
       repeatedParams,
+      oversizedParams,
     });
     if (started.outcome === 'redirect') {
       await reply.status(302).header('location', started.redirectTo).header('cache-control', 'no-store').send();

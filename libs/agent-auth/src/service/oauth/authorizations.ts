@@ -22,6 +22,8 @@ import { CallerAccounts } from '../caller-accounts.js';
 type StartAnswer = MessageInitShape<typeof StartAuthorizationResponseSchema>;
 
 const STATE_MAX = 500;
+/** The longest authorization request parameter the gateway passes on (AUTHORIZE_PARAM_MAX). */
+const PARAM_MAX = 2000;
 
 /**
  * GET /oauth2/authorize and the consent decision (OAuth 2.1 authorization code with PKCE).
@@ -48,8 +50,12 @@ export class Authorizations {
     // RFC 6749 §3.1: no parameter twice. Without one client or one redirect URI, nothing can
     // safely be sent back: the page says so.
     const twice = (name: string) => `The parameter ${name} is sent more than once`;
-    const unsure = input.repeatedParams.find((name) => name === 'client_id' || name === 'redirect_uri');
-    if (unsure) return pageError('invalid_request', twice(unsure));
+    const tooLong = (name: string) => `The parameter ${name} is longer than ${PARAM_MAX} characters`;
+    const unsure = (names: string[]) => names.find((name) => name === 'client_id' || name === 'redirect_uri');
+    const repeatedUnsure = unsure(input.repeatedParams);
+    if (repeatedUnsure) return pageError('invalid_request', twice(repeatedUnsure));
+    const oversizedUnsure = unsure(input.oversizedParams);
+    if (oversizedUnsure) return pageError('invalid_request', tooLong(oversizedUnsure));
     const application = isUuid(input.clientId) ? await this.applications.findById(input.clientId) : null;
     if (!application || application.status !== 'active')
       return pageError('invalid_client', 'Unknown or disabled application (client_id)');
@@ -73,6 +79,7 @@ export class Authorizations {
     // is the client's cannot be known). Never one of the values: a repeated resource must not
     // become a token for the whole API.
     if (input.repeatedParams.length > 0) return back('invalid_request', twice(input.repeatedParams[0]));
+    if (input.oversizedParams.length > 0) return back('invalid_request', tooLong(input.oversizedParams[0]));
     if (input.responseType !== 'code') return back('unsupported_response_type', 'response_type must be code');
     if (!input.codeChallenge) return back('invalid_request', 'PKCE is required: send code_challenge with S256');
     if (input.codeChallengeMethod !== 'S256')
