@@ -286,6 +286,9 @@ describe('agent authentication: identity assertions, tokens and security events'
     };
     const cases: Record<string, string> = {
       'wrong typ': await idp.idJag(base, { email: user.email }, { typ: 'JWT' }),
+      // An ID token or an access token the provider issued for this audience carries no typ (or
+      // JWT): only an explicitly typed ID-JAG is a grant (RFC 8725 §3.11).
+      'no typ': await idp.idJag(base, { email: user.email }, { typ: undefined }),
       'alg none': `${b64url({ alg: 'none', typ: 'oauth-id-jag+jwt' })}.${b64url(payload)}.`,
       'HS256 with the public key': await new SignJWT({ ...payload, jti: crypto.randomUUID() })
         .setProtectedHeader({ alg: 'HS256', typ: 'oauth-id-jag+jwt' })
@@ -311,7 +314,17 @@ describe('agent authentication: identity assertions, tokens and security events'
       expect(typeof body.error_description).toBe('string');
       expect(res.headers.get('cache-control')).toBe('no-store');
     }
-    // /agent/identity verifies the same way (a clear error, no just-in-time account).
+    // /agent/identity verifies the same way (a clear error, no just-in-time account; no typ refused).
+    const untyped = await fetch(`${base}/agent/identity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        type: 'identity_assertion',
+        assertion_type: 'urn:ietf:params:oauth:token-type:id-jag',
+        assertion: await idp.idJag(base, { email: user.email }, { typ: undefined }),
+      }),
+    });
+    expect([untyped.status, ((await untyped.json()) as any).error]).toEqual([400, 'invalid_grant']);
     const noAccount = await fetch(`${base}/agent/identity`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -522,6 +535,7 @@ describe('agent authentication: identity assertions, tokens and security events'
           'invalid_issuer',
         ],
         ['wrong typ', await idp.securityEvent(base, events, subject, { typ: 'JWT' }), 'invalid_request'],
+        ['no typ', await idp.securityEvent(base, events, subject, { typ: undefined }), 'invalid_request'],
       ];
       for (const [name, set, err] of cases) {
         const res = await pushEvent(set);

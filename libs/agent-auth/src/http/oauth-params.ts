@@ -2,7 +2,7 @@ import { oauthError } from '../domain/agent-auth/oauth-errors.js';
 import { JWT_MAX_LENGTH } from './dto/agent-auth.dto.js';
 
 /**
- * The parameters of an OAuth 2.0 request body (form-encoded, or a JSON object of strings).
+ * The parameters of an OAuth 2.0 request body (form-encoded: the edge refuses any other type).
  * Unknown parameters are ignored (RFC 6749 §3.2); a known one must be a string of sane length.
  */
 export function oauthParams<K extends string>(body: unknown, names: readonly K[]): Partial<Record<K, string>> {

@@ -16,7 +16,8 @@ const OAUTH_ERRORS =
 /**
  * The OAuth 2.0 token and revocation endpoints of agent authentication
  * (docs/agent-authentication.md) and of OAuth applications (docs/oauth-applications.md).
- * Parameters are form-encoded (a JSON object is accepted too); answers are never cached.
+ * Parameters are form-encoded only (RFC 6749 §3.2: a JSON body is 415 at the edge); answers are
+ * never cached.
  */
 @ApiTags('Agent authentication')
 @Public()
@@ -40,7 +41,7 @@ export class OAuthController {
       '`refresh_token` (rotated at each use; a reused one revokes its grant; `scope` narrows the new access token ' +
       'to a subset of the grant).',
   })
-  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiConsumes('application/x-www-form-urlencoded')
   @ApiBody({ type: TokenRequestDto })
   @ApiOkResponse({ type: TokenAnswerDto })
   @ApiBadRequestResponse({ description: OAUTH_ERRORS })
@@ -89,7 +90,7 @@ export class OAuthController {
       'An agent access token ends alone; a refresh token ends its whole grant; a claim token withdraws its claim. ' +
       'Unknown tokens answer 200 too.',
   })
-  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiConsumes('application/x-www-form-urlencoded')
   @ApiBody({ type: RevokeRequestDto })
   @ApiOkResponse({ description: 'Revoked, or nothing to revoke' })
   @ApiBadRequestResponse({ description: 'invalid_request: no token' })

@@ -9,7 +9,7 @@ import { AllExceptionsFilter } from './all-exceptions.filter.js';
 import { ERROR_HEADERS, type ErrorHeaders } from './error-headers.js';
 import { ErrorResponder } from './error-responder.js';
 import { ambiguousAuthorization } from './auth/ambiguous-authorization.js';
-import { checkBody, checkParameters } from './input-guard.js';
+import { checkBody, checkParameters, OWN_QUERY_CHECK } from './input-guard.js';
 import { installBodyIdleTimeout } from './receive-timeouts.js';
 import { formUrlEncodedParser, installRouteBodies, jsonParser, type RouteBodies } from './route-bodies.js';
 import { RouteTable } from './route-table.js';
@@ -144,11 +144,19 @@ function endServerSpan(span: Span | undefined, route: string | undefined, status
 /**
  * Bodies (whatever parser read them: JSON, form), query and path parameters are checked by the
  * input guard once parsed and before validation, authentication or a handler: a refusal is a
- * 400 in the error model and costs no more than reading the input.
+ * 400 in the error model and costs no more than reading the input. A route marked ChecksOwnQuery
+ * (a page a browser loads) checks its query itself and answers in its own form.
  */
 function installInputGuard(fastify: FastifyInstance): void {
   fastify.addHook('preValidation', (request, _reply, done) => {
-    done(checkParameters(request.params) ?? checkParameters(request.query) ?? checkBody(request.body));
+    // A route that answers the refusal its own way (a page) checks its query itself (ChecksOwnQuery).
+    const config = request.routeOptions.config as unknown as Record<string, unknown> | undefined;
+    const ownQuery = config?.[OWN_QUERY_CHECK] === true;
+    done(
+      checkParameters(request.params) ??
+        (ownQuery ? undefined : checkParameters(request.query)) ??
+        checkBody(request.body),
+    );
   });
 }
 

@@ -1,3 +1,4 @@
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
 
 /**
@@ -81,3 +82,14 @@ export function checkParameters(parameters: unknown): AppError | undefined {
   }
   return undefined;
 }
+
+/** The route config key of ChecksOwnQuery. */
+export const OWN_QUERY_CHECK = 'kwChecksOwnQuery';
+
+/**
+ * A route whose handler checks its query parameters itself (with checkParameters) and answers a
+ * refusal in its own form: a page a person's browser loads (`GET /oauth2/authorize`) shows the
+ * refusal as that page, never as the edge's JSON body. Path parameters and bodies are still
+ * checked at the edge.
+ */
+export const ChecksOwnQuery = () => RouteConfig({ [OWN_QUERY_CHECK]: true });

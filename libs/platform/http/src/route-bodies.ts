@@ -20,6 +20,7 @@ export interface RouteBodies {
   /**
    * application/x-www-form-urlencoded routes (OAuth 2.0 endpoints): the body becomes an object
    * of strings; a parameter sent twice is refused (RFC 6749 §3.2). Elsewhere the type is 415.
+   * These routes read forms only: a JSON body there is 415 too.
    */
   formUrlEncoded?: RouteRef[];
   /** Routes whose body is one compact JWT of a media type of their own (SET delivery): the text. */
@@ -191,7 +192,7 @@ type JsonParser = (
 ) => void;
 
 /**
- * The application/json parser: the body's bytes decoded as strict UTF-8 (a declared charset
+ * The application/json parser (415 on the form routes): the body's bytes decoded as strict UTF-8 (a declared charset
  * other than UTF-8 is 415, bytes that are not UTF-8 are 400), then Fastify's own parser, as Nest
  * installs it by default (same body limit, prototype-poisoning rules and errors, a refused
  * `__proto__` named as such); it also keeps the text of `rawJson` routes. Registered through
@@ -199,12 +200,15 @@ type JsonParser = (
  */
 export function jsonParser(fastify: FastifyInstance, bodies: RouteBodies): JsonParser {
   const raw = new Set((bodies.rawJson ?? []).map((r) => key(r.method, r.url)));
+  const forms = new Set((bodies.formUrlEncoded ?? []).map((r) => key(r.method, r.url)));
   const { onProtoPoisoning, onConstructorPoisoning } = fastify.initialConfig as {
     onProtoPoisoning?: 'error' | 'remove' | 'ignore';
     onConstructorPoisoning?: 'error' | 'remove' | 'ignore';
   };
   const parse = fastify.getDefaultJsonParser(onProtoPoisoning || 'error', onConstructorPoisoning || 'error');
   return (request, body, done) => {
+    // A form route's parameters are a form (RFC 6749 §3.2), never JSON.
+    if (forms.has(key(request.method, request.routeOptions.url ?? ''))) return done(unsupportedMediaType());
     const charset = checkUtf8Charset(request.headers?.['content-type']);
     if (charset) return done(charset);
     const text = decodeUtf8(body);

@@ -15,7 +15,15 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthApplicationsService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
-import { attachCaller, GatewayAuthenticator, Public, publicBase, SessionOnly } from '@kw/platform-http';
+import {
+  attachCaller,
+  checkParameters,
+  ChecksOwnQuery,
+  GatewayAuthenticator,
+  Public,
+  publicBase,
+  SessionOnly,
+} from '@kw/platform-http';
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
@@ -23,15 +31,19 @@ import { AuthorizationDecidedDto, AuthorizationDecisionDto } from '../dto/oauth.
 import { sendApprovalPage, sendApprovalPageError } from './approval-page.js';
 import { pageSession, reviewExtras } from './page-session.js';
 
-type AuthorizeParam =
-  | 'response_type'
-  | 'client_id'
-  | 'redirect_uri'
-  | 'scope'
-  | 'state'
-  | 'code_challenge'
-  | 'code_challenge_method'
-  | 'resource';
+const AUTHORIZE_PARAMS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+  'resource',
+] as const;
+type AuthorizeParam = (typeof AUTHORIZE_PARAMS)[number];
+/** The longest parameter value read; a longer one is refused, never read as absent. */
+const AUTHORIZE_PARAM_MAX = 2000;
 
 /**
  * The authorization endpoint and its consent page (docs/oauth-applications.md): checks the
@@ -50,6 +62,7 @@ export class ConsentPageController {
 
   @Get('oauth2/authorize')
   @Public()
+  @ChecksOwnQuery()
   @ApiOperation({
     summary: 'Authorization endpoint (authorization code with PKCE S256)',
     description:
@@ -70,6 +83,9 @@ export class ConsentPageController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     try {
+      // Text the platform refuses everywhere (a NUL character): refused here, as the page.
+      const refused = checkParameters(query);
+      if (refused) throw refused;
       await this.showAuthorization(query, request, reply);
     } catch (err) {
       // A person's browser is here: an outage is a page too, never a JSON body.
@@ -86,10 +102,17 @@ export class ConsentPageController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
+    // A parameter sent twice arrives as an array, one too long is not read: their values are not
+    // passed on, their names are (the service refuses the request).
     const param = (name: AuthorizeParam) => {
       const value = query[name];
-      return typeof value === 'string' && value.length <= 2000 ? value : undefined;
+      return typeof value === 'string' && value.length <= AUTHORIZE_PARAM_MAX ? value : undefined;
     };
+    const repeatedParams = AUTHORIZE_PARAMS.filter((name) => Array.isArray(query[name]));
+    const oversizedParams = AUTHORIZE_PARAMS.filter((name) => {
+      const value = query[name];
+      return typeof value === 'string' && value.length > AUTHORIZE_PARAM_MAX;
+    });
     // The request is bound to the session it is shown to: the caller of startAuthorization.
     const session = await pageSession(this.authenticator, request);
     if (session) attachCaller(request, session);
@@ -103,6 +126,8 @@ export class ConsentPageController {
       codeChallenge: param('code_challenge'),
       codeChallengeMethod: param('code_challenge_method'),
       resource: param('resource'),
+      repeatedParams,
+      oversizedParams,
     });
     if (started.outcome === 'redirect') {
       await reply.status(302).header('location', started.redirectTo).header('cache-control', 'no-store').send();

@@ -23,6 +23,8 @@ import { ReachableWorkspaces } from '../tokens/reachable-workspaces.js';
 type StartAnswer = MessageInitShape<typeof StartAuthorizationResponseSchema>;
 
 const STATE_MAX = 500;
+/** The longest authorization request parameter the gateway passes on (AUTHORIZE_PARAM_MAX). */
+const PARAM_MAX = 2000;
 
 /**
  * GET /oauth2/authorize and the consent decision (OAuth 2.1 authorization code with PKCE).
@@ -47,6 +49,15 @@ export class Authorizations {
    * page asks for sign-in, and its reload starts the request again.
    */
   async start(input: StartAuthorizationRequest, context: RequestContext, now = new Date()): Promise<StartAnswer> {
+    // RFC 6749 §3.1: no parameter twice. Without one client or one redirect URI, nothing can
+    // safely be sent back: the page says so.
+    const twice = (name: string) => `The parameter ${name} is sent more than once`;
+    const tooLong = (name: string) => `The parameter ${name} is longer than ${PARAM_MAX} characters`;
+    const unsure = (names: string[]) => names.find((name) => name === 'client_id' || name === 'redirect_uri');
+    const repeatedUnsure = unsure(input.repeatedParams);
+    if (repeatedUnsure) return pageError('invalid_request', twice(repeatedUnsure));
+    const oversizedUnsure = unsure(input.oversizedParams);
+    if (oversizedUnsure) return pageError('invalid_request', tooLong(oversizedUnsure));
     const application = isUuid(input.clientId) ? await this.applications.findById(input.clientId) : null;
     if (!application || application.status !== 'active')
       return pageError('invalid_client', 'Unknown or disabled application (client_id)');
@@ -66,6 +77,11 @@ export class Authorizations {
       outcome: 'redirect',
       redirectTo: withParams(redirectUri, { error, error_description: description, state, iss: input.issuer }),
     });
+    // Any other parameter twice goes back to the client (a repeated state is not sent: which one
+    // is the client's cannot be known). Never one of the values: a repeated resource must not
+    // become a token for the whole API.
+    if (input.repeatedParams.length > 0) return back('invalid_request', twice(input.repeatedParams[0]));
+    if (input.oversizedParams.length > 0) return back('invalid_request', tooLong(input.oversizedParams[0]));
     if (input.responseType !== 'code') return back('unsupported_response_type', 'response_type must be code');
     if (!input.codeChallenge) return back('invalid_request', 'PKCE is required: send code_challenge with S256');
     if (input.codeChallengeMethod !== 'S256')
