@@ -542,6 +542,27 @@ describe('portable workspaces: export archives expire', () => {
   }, 60_000);
 });
 
+/** Fragment `f<n>` of type `t1` as an archive's fragments.ndjson holds it. */
+function fragment(n: number, fields: object = {}) {
+  const at = '2026-11-26T00:00:00.000Z';
+  return {
+    id: `f${n}`,
+    fragmentTypeId: 't1',
+    title: `Fragment ${n}`,
+    content: `Content ${n}`,
+    summary: null,
+    summarySource: null,
+    tags: [],
+    enhanceTags: false,
+    key: null,
+    createdVia: 'api',
+    createdAt: at,
+    updatedAt: at,
+    archivedAt: null,
+    ...fields,
+  };
+}
+
 /** An archive made by hand, its manifest agreeing with its entries (what an export would write). */
 function handMadeArchive(records: Record<string, object[]>, fileBytes: Record<string, Uint8Array> = {}): Uint8Array {
   const zipped: Record<string, Uint8Array> = {};
@@ -572,22 +593,6 @@ describe('portable workspaces: imports within the plan', () => {
     default: 'tiny',
     plans: [{ id: 'tiny', name: 'Tiny', limits: { storageBytes: 2000, fragmentsPerWorkspace: 5 } }],
   };
-  const at = '2026-11-26T00:00:00.000Z';
-  const fragment = (n: number) => ({
-    id: `f${n}`,
-    fragmentTypeId: 't1',
-    title: `Fragment ${n}`,
-    content: `Content ${n}`,
-    summary: null,
-    summarySource: null,
-    tags: [],
-    enhanceTags: false,
-    key: null,
-    createdVia: 'api',
-    createdAt: at,
-    updatedAt: at,
-    archivedAt: null,
-  });
   const types = [{ id: 't1', key: 'note', name: 'Note', description: '' }];
   const file = (id: string, name: string, bytes: Uint8Array, mimeType: string) => ({
     id,
@@ -673,28 +678,11 @@ describe('portable workspaces: hostile archives and lenient Markdown folders', (
   let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
   let owner: Person;
   const MIB = 1024 * 1024;
-  const at = '2026-11-26T00:00:00.000Z';
   const types = [{ id: 't1', key: 'note', name: 'Note', description: '' }];
-  const fragment = (n: number, fields: object = {}) => ({
-    id: `f${n}`,
-    fragmentTypeId: 't1',
-    title: `Fragment ${n}`,
-    content: `Content ${n}`,
-    summary: null,
-    summarySource: null,
-    tags: [],
-    enhanceTags: false,
-    key: null,
-    createdVia: 'api',
-    createdAt: at,
-    updatedAt: at,
-    archivedAt: null,
-    ...fields,
-  });
-  const post = (workspaceId: string, bytes: Uint8Array, query = '', contentType = 'application/zip') =>
+  const post = (workspaceId: string, bytes: Uint8Array, query = '', contentType = 'application/zip', as = owner) =>
     fetch(`${p.platform.url}/api/workspaces/${workspaceId}/imports${query}`, {
       method: 'POST',
-      headers: { ...authHeaders(owner.auth), 'content-type': contentType },
+      headers: { ...authHeaders(as.auth), 'content-type': contentType },
       body: Buffer.from(bytes),
     });
   const importArchive = async (workspaceId: string, bytes: Uint8Array, query = '') => {
@@ -834,11 +822,14 @@ describe('portable workspaces: hostile archives and lenient Markdown folders', (
     expect(await fragmentCount(ws.id)).toBe(0);
   }, 60_000);
 
-  it('answers 415 to an archive sent as application/json', async () => {
+  it('answers 415 to an archive sent as application/json, once the caller may import', async () => {
     const ws = await p.workspace(owner);
     const res = await post(ws.id, handMadeArchive({}), '', 'application/json');
     expect(res.status).toBe(415);
     expect(((await res.json()) as any).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    // Who may not import learns nothing of the body: another account's workspace stays 404.
+    const stranger = await post(ws.id, strToU8('{}'), '', 'application/json', await p.person());
+    expect(stranger.status).toBe(404);
   });
 
   it('imports a Markdown note past the fragment limits cut to them, listing each cut; folders stay apart', async () => {

@@ -12,7 +12,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WorkspaceTransfersService, type Transfer } from '@kw/contracts';
 import { AppError, ErrorCode } from '@kw/platform-errors';
-import { NoStore } from '@kw/platform-http';
+import { declaredContentType, NoStore } from '@kw/platform-http';
 import { BLOB_STORAGE, BlobTooLargeError, type BlobStorage } from '@kw/platform-storage';
 import { ServiceClient } from '@kw/platform-transport';
 import { WORKSPACE_ARCHIVE_MAX_BYTES } from '../fragments-limits.js';
@@ -122,12 +122,7 @@ export class TransfersController {
     const transferId = begun.transfer!.id;
     const abort = (reason: string) =>
       this.client.call(M.abortImport, { workspaceId, transferId, reason }).catch(() => undefined);
-    if (
-      String(request.headers['content-type'] ?? '')
-        .split(';')[0]!
-        .trim()
-        .toLowerCase() !== 'application/zip'
-    ) {
+    if (declaredContentType(request) !== 'application/zip') {
       await abort('not sent as application/zip');
       throw new AppError({
         status: 415,

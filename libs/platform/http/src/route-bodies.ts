@@ -79,9 +79,11 @@ export function installRouteBodies(fastify: FastifyInstance, bodies: RouteBodies
       else done(unsupportedMediaType(), undefined);
     });
   }
-  // A binary route sent another type that has a parser (a zip as application/json, say) is 415
-  // before that parser reads it: it would refuse the bytes as that type (400 INVALID_JSON for a
-  // zip that is not UTF-8), where the route's answer is that the type is wrong.
+  // A binary route sent another type that has a parser (a zip as application/json, say) must not
+  // reach that parser: it would refuse the bytes as that type (400 INVALID_JSON for a zip that is
+  // not UTF-8) before the caller is even authenticated, where the route's answer is 415 after its
+  // authorization. The body is left unread as the route's own type, and the route reads the type
+  // the client declared with `declaredContentType`.
   const binaryTypes = new Map(
     (bodies.streamedBinary ?? []).map((r) => [key(r.method, r.url), r.contentType.toLowerCase()]),
   );
@@ -90,23 +92,16 @@ export function installRouteBodies(fastify: FastifyInstance, bodies: RouteBodies
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       const type = methods.map((m) => binaryTypes.get(key(m, route.url))).find((t) => t !== undefined);
       if (type === undefined) return;
-      const refuseOtherTypes: preParsingHookHandler = (request, _reply, payload, done) => {
-        const sent = String(request.headers['content-type'] ?? '')
-          .split(';')[0]!
-          .trim()
-          .toLowerCase();
-        if (sent !== '' && sent !== type)
-          done(
-            new AppError({
-              status: 415,
-              code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-              message: `Unsupported Content-Type: send the body as ${type}`,
-            }),
-          );
-        else done(null, payload);
+      const leaveOtherTypesUnread: preParsingHookHandler = (request, _reply, payload, done) => {
+        const sent = request.headers['content-type'];
+        if (sent !== undefined && mediaTypeOf(sent) !== type) {
+          declaredTypes.set(request.raw, sent);
+          request.headers['content-type'] = type;
+        }
+        done(null, payload);
       };
       const existing = route.preParsing === undefined ? [] : [route.preParsing].flat();
-      route.preParsing = [...existing, refuseOtherTypes];
+      route.preParsing = [...existing, leaveOtherTypesUnread];
     });
   }
   fastify.addContentTypeParser('multipart/form-data', (request, _payload, done) => {
@@ -270,4 +265,14 @@ function unsupportedMediaType(): Error {
     statusCode: 415,
     code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE',
   });
+}
+
+/** The types clients declared on binary routes that the edge read as the route's own (see installRouteBodies). */
+const declaredTypes = new WeakMap<object, string>();
+
+const mediaTypeOf = (header: string): string => header.split(';')[0]!.trim().toLowerCase();
+
+/** The media type the client declared for the body (lower case, no parameters; '' for none). */
+export function declaredContentType(request: { raw: object; headers: { 'content-type'?: string } }): string {
+  return mediaTypeOf(declaredTypes.get(request.raw) ?? request.headers['content-type'] ?? '');
 }
