@@ -9,6 +9,8 @@ export const GRANT_REFRESH = 'refresh_token';
 export const GRANT_AUTHORIZATION_CODE = 'authorization_code';
 export const GRANT_TYPES = [GRANT_AUTHORIZATION_CODE, GRANT_JWT_BEARER, GRANT_CLAIM, GRANT_REFRESH] as const;
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+/** The longest authorization request parameter read; a longer one is refused, never read as absent. */
+export const AUTHORIZE_PARAM_MAX = 2000;
 /** How long an authorization request waits for the person's decision (seconds). */
 export const AUTHORIZATION_REQUEST_TTL_SECONDS = 600;
 

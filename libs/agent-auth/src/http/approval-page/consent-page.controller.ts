@@ -27,6 +27,7 @@ import {
 import type { Logger } from '@kw/platform-observability';
 import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
+import { AUTHORIZE_PARAM_MAX } from '../../domain/agent-auth/oauth.js';
 import { AuthorizationDecidedDto, AuthorizationDecisionDto } from '../dto/oauth.dto.js';
 import { sendApprovalPage, sendApprovalPageError } from './approval-page.js';
 import { pageSession, reviewExtras } from './page-session.js';
@@ -42,8 +43,6 @@ const AUTHORIZE_PARAMS = [
   'resource',
 ] as const;
 type AuthorizeParam = (typeof AUTHORIZE_PARAMS)[number];
-/** The longest parameter value read; a longer one is refused, never read as absent. */
-const AUTHORIZE_PARAM_MAX = 2000;
 
 /**
  * The authorization endpoint and its consent page (docs/oauth-applications.md): checks the

@@ -11,7 +11,7 @@ import { AppError, ErrorCode, invalidField, notFound } from '@kw/platform-errors
 import { isUuid } from '@kw/platform-ids';
 import { APP_CONFIG } from '@kw/platform-runtime';
 import { AGENT_SCOPES } from '../../domain/agent-auth/agent-scopes.js';
-import { AUTHORIZATION_REQUEST_TTL_SECONDS } from '../../domain/agent-auth/oauth.js';
+import { AUTHORIZATION_REQUEST_TTL_SECONDS, AUTHORIZE_PARAM_MAX } from '../../domain/agent-auth/oauth.js';
 import { isPkceValue } from '../../domain/agent-auth/pkce.js';
 import { matchRedirectUri } from '../../domain/agent-auth/redirect-uris.js';
 import { AUTHORIZATION_CODE_PREFIX, generateToken } from '../../domain/tokens/token-format.js';
@@ -23,8 +23,6 @@ import { ReachableWorkspaces } from '../tokens/reachable-workspaces.js';
 type StartAnswer = MessageInitShape<typeof StartAuthorizationResponseSchema>;
 
 const STATE_MAX = 500;
-/** The longest authorization request parameter the gateway passes on (AUTHORIZE_PARAM_MAX). */
-const PARAM_MAX = 2000;
 
 /**
  * GET /oauth2/authorize and the consent decision (OAuth 2.1 authorization code with PKCE).
@@ -52,7 +50,7 @@ export class Authorizations {
     // RFC 6749 §3.1: no parameter twice. Without one client or one redirect URI, nothing can
     // safely be sent back: the page says so.
     const twice = (name: string) => `The parameter ${name} is sent more than once`;
-    const tooLong = (name: string) => `The parameter ${name} is longer than ${PARAM_MAX} characters`;
+    const tooLong = (name: string) => `The parameter ${name} is longer than ${AUTHORIZE_PARAM_MAX} characters`;
     const unsure = (names: string[]) => names.find((name) => name === 'client_id' || name === 'redirect_uri');
     const repeatedUnsure = unsure(input.repeatedParams);
     if (repeatedUnsure) return pageError('invalid_request', twice(repeatedUnsure));
