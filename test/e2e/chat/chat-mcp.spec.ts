@@ -113,4 +113,105 @@ describe('experts and embed configurations over MCP', () => {
       await narrow.close();
     }
   });
+
+  /**
+   * The owner's expert, embed configuration and key over a second workspace B, an expert over A,
+   * and a token of the owner's restricted to A.
+   */
+  async function overB() {
+    const other = (await call(p.base, owner.token, 'POST', '/api/workspaces', { name: 'B' })).body.workspace.id;
+    const made = (path: string, body: object) => call(p.base, owner.token, 'POST', path, body);
+    const expert = (await made('/api/v2/experts', { name: 'B expert', workspaceId: other })).body.expert.id;
+    const config = (await made('/api/v2/configs', { name: 'B config', workspaceId: other, systemPrompt: 'B rules' }))
+      .body.config.id;
+    const key = (await made(`/api/v2/configs/${config}/keys`, { label: 'site', allowedDomains: ['https://b.example'] }))
+      .body.key.id;
+    const mineOverA = (await made('/api/v2/experts', { name: 'A expert', workspaceId: ws })).body.expert.id;
+    const { token } = await createToken(p.base, owner.token, { name: 'only A', scopes: ['*'], workspaceIds: [ws] });
+    return { other, expert, config, key, mineOverA, token };
+  }
+
+  /** Nothing of B changed: the user's all-workspace token still sees it as it was, active. */
+  async function unchanged(b: Awaited<ReturnType<typeof overB>>) {
+    const expert = await call(p.base, owner.token, 'GET', `/api/v2/experts/${b.expert}`);
+    expect(expert.body.expert).toMatchObject({ name: 'B expert', expertConfig: { systemPrompt: '' } });
+    const config = await call(p.base, owner.token, 'GET', `/api/v2/configs/${b.config}`);
+    expect(config.body.config).toMatchObject({ status: 'active', systemPrompt: 'B rules' });
+    const keys = (await call(p.base, owner.token, 'GET', `/api/v2/configs/${b.config}/keys`)).body.keys;
+    expect(keys).toMatchObject([{ id: b.key, label: 'site', revokedAt: null }]);
+  }
+
+  it('a token restricted to workspace A finds nothing of B over MCP: not listed, "not found" to change', async () => {
+    const b = await overB();
+    const onlyA = await connectMcp(p.base, b.token);
+    try {
+      const experts = (await mcpCall(onlyA, 'list_experts', {})).data.experts.map((e: { id: string }) => e.id);
+      expect(experts).toContain(b.mineOverA);
+      expect(experts).not.toContain(b.expert);
+      expect((await mcpCall(onlyA, 'list_experts', { workspaceId: b.other })).data).toEqual({
+        experts: [],
+        totalCount: 0,
+      });
+      for (const status of ['active', 'archived']) {
+        const configs = (await mcpCall(onlyA, 'list_embed_configs', { status })).data.configs;
+        expect(configs.map((c: { id: string }) => c.id)).not.toContain(b.config);
+      }
+      for (const [tool, args] of [
+        ['update_expert', { id: b.expert, systemPrompt: 'through A' }],
+        ['update_embed_config', { id: b.config, systemPrompt: 'through A' }],
+        ['archive_expert', { id: b.expert }],
+        ['archive_embed_config', { id: b.config }],
+      ] as const) {
+        const answer = await mcpCall(onlyA, tool, args);
+        expect(answer.isError, `${tool}: ${answer.text}`).toBe(true);
+        expect(answer.text).toContain('NOT_FOUND');
+      }
+    } finally {
+      await onlyA.close();
+    }
+    await unchanged(b);
+  });
+
+  it('a token restricted to workspace A finds nothing of B over REST: every id route answers the 404 of an unknown id', async () => {
+    const b = await overB();
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const rest = (method: string, path: string, body?: unknown) => call(p.base, b.token, method, path, body);
+    const expertCases: [string, (id: string) => string, unknown?][] = [
+      ['GET', (id) => `/api/v2/experts/${id}`],
+      ['PATCH', (id) => `/api/v2/experts/${id}`, { expertConfig: { systemPrompt: 'through A' } }],
+      ['DELETE', (id) => `/api/v2/experts/${id}`],
+    ];
+    const configCases: [string, (id: string) => string, unknown?][] = [
+      ['GET', (id) => `/api/v2/configs/${id}`],
+      ['PATCH', (id) => `/api/v2/configs/${id}`, { systemPrompt: 'through A' }],
+      ['GET', (id) => `/api/v2/configs/${id}/keys`],
+      ['POST', (id) => `/api/v2/configs/${id}/keys`, { label: 'x', allowedDomains: ['https://a.example'] }],
+      ['PATCH', (id) => `/api/v2/configs/${id}/keys/${b.key}`, { label: 'through A' }],
+      ['DELETE', (id) => `/api/v2/configs/${id}/keys/${b.key}`],
+      ['DELETE', (id) => `/api/v2/configs/${id}`],
+    ];
+    for (const [cases, id] of [
+      [expertCases, b.expert],
+      [configCases, b.config],
+    ] as const) {
+      for (const [method, path, body] of cases) {
+        const hidden = await rest(method, path(id), body);
+        const missing = await rest(method, path(unknown), body);
+        expect(hidden.status, `${method} ${path(id)}`).toBe(404);
+        expect(hidden.body, `${method} ${path(id)}`).toMatchObject({ code: 'NOT_FOUND', error: missing.body.error });
+      }
+    }
+    const listed = (await rest('GET', '/api/v2/experts')).body.experts.map((e: { id: string }) => e.id);
+    expect(listed).toContain(b.mineOverA);
+    expect(listed).not.toContain(b.expert);
+    expect((await rest('GET', `/api/v2/experts?workspaceId=${b.other}`)).body.totalCount).toBe(0);
+    for (const query of ['', '?status=archived', `?workspaceId=${b.other}`]) {
+      const configs = (await rest('GET', `/api/v2/configs${query}`)).body;
+      expect(configs.configs.map((c: { id: string }) => c.id)).not.toContain(b.config);
+    }
+    // Nor can a configuration over A take B's expert as its main agent.
+    const borrow = await rest('POST', '/api/v2/configs', { name: 'A', workspaceId: ws, mainExpertId: b.expert });
+    expect(borrow.status).toBe(400);
+    await unchanged(b);
+  });
 });

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ControlPrisma, type Database, createBelowCap } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { CHAT_DB, type ChatDb } from './chat-database.js';
+import { withinReach, type Reach } from './reach.js';
 
 export interface EmbedFeaturesRow {
   feedbackMode: string;
@@ -179,17 +180,20 @@ export class EmbedConfigsRepository {
     @Inject(DATABASE) private readonly database: Pick<Database, 'pool'>,
   ) {}
 
-  /** A page of one creator's configurations, or of every creator's (`createdBy` undefined: a workspace's owner). */
+  /**
+   * A page of one creator's configurations, or of every creator's (`createdBy` undefined: a
+   * workspace's owner), over the workspaces the caller's credential reaches.
+   */
   async page(
     createdBy: string | undefined,
-    filter: { workspaceId?: string; status: string },
+    filter: { workspaceId?: string; status: string; reach: Reach },
     limit: number,
     offset: number,
   ): Promise<{ rows: EmbedConfigRow[]; total: number }> {
     const where = {
       ...(createdBy ? { createdBy } : {}),
       status: filter.status,
-      ...(filter.workspaceId ? { workspaceId: filter.workspaceId } : {}),
+      AND: [withinReach(filter.reach), filter.workspaceId ? { workspaceId: filter.workspaceId } : {}],
     };
     const [rows, total] = await Promise.all([
       this.db.embedConfig.findMany({
@@ -203,9 +207,12 @@ export class EmbedConfigsRepository {
     return { rows: rows.map(configRow), total };
   }
 
-  /** The creator's configuration, archived ones included (they can be read, not used). */
-  async findOwned(createdBy: string, id: string): Promise<EmbedConfigRow | null> {
-    const stored = await this.db.embedConfig.findFirst({ where: { id, createdBy } });
+  /**
+   * The creator's configuration over a workspace their credential reaches, archived ones included
+   * (they can be read, not used).
+   */
+  async findOwned(createdBy: string, id: string, reach: Reach): Promise<EmbedConfigRow | null> {
+    const stored = await this.db.embedConfig.findFirst({ where: { id, createdBy, ...withinReach(reach) } });
     return stored ? configRow(stored) : null;
   }
 
@@ -233,10 +240,15 @@ export class EmbedConfigsRepository {
     return configRow(stored);
   }
 
-  async update(createdBy: string, id: string, changes: EmbedConfigChanges): Promise<EmbedConfigRow | null> {
+  async update(
+    createdBy: string,
+    id: string,
+    reach: Reach,
+    changes: EmbedConfigChanges,
+  ): Promise<EmbedConfigRow | null> {
     const { features, defaultContext, trustedIssuer, ...plain } = changes;
     const { count } = await this.db.embedConfig.updateMany({
-      where: { id, createdBy, status: 'active' },
+      where: { id, createdBy, status: 'active', ...withinReach(reach) },
       data: {
         ...plain,
         ...(features ? { features: json(features) } : {}),
@@ -247,7 +259,7 @@ export class EmbedConfigsRepository {
         updatedAt: new Date(),
       },
     });
-    return count === 0 ? null : this.findOwned(createdBy, id);
+    return count === 0 ? null : this.findOwned(createdBy, id, reach);
   }
 
   /** Archives an active configuration (its creator's or its workspace owner's decision, checked before). */

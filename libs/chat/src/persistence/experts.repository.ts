@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Database } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { CHAT_DB, type ChatDb } from './chat-database.js';
+import { withinReach, type Reach } from './reach.js';
 
 export interface ExpertRow {
   id: string;
@@ -23,7 +24,10 @@ export type ExpertChanges = Partial<
 
 const LIVE = { archivedAt: null };
 
-/** Custom experts, always scoped to their creator; archived ones are invisible. */
+/**
+ * Custom experts, always scoped to their creator and, for a caller, to the workspaces their
+ * credential reaches; archived ones are invisible.
+ */
 @Injectable()
 export class ExpertsRepository {
   constructor(
@@ -33,11 +37,15 @@ export class ExpertsRepository {
 
   async page(
     createdBy: string,
-    workspaceId: string | undefined,
+    filter: { workspaceId?: string; reach: Reach },
     limit: number,
     offset: number,
   ): Promise<{ rows: ExpertRow[]; total: number }> {
-    const where = { createdBy, ...LIVE, ...(workspaceId ? { workspaceId } : {}) };
+    const where = {
+      createdBy,
+      ...LIVE,
+      AND: [withinReach(filter.reach), filter.workspaceId ? { workspaceId: filter.workspaceId } : {}],
+    };
     const [rows, total] = await Promise.all([
       this.db.chatExpert.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit, skip: offset }),
       this.db.chatExpert.count({ where }),
@@ -45,8 +53,8 @@ export class ExpertsRepository {
     return { rows, total };
   }
 
-  findOwned(createdBy: string, id: string): Promise<ExpertRow | null> {
-    return this.db.chatExpert.findFirst({ where: { id, createdBy, ...LIVE } });
+  findOwned(createdBy: string, id: string, reach: Reach): Promise<ExpertRow | null> {
+    return this.db.chatExpert.findFirst({ where: { id, createdBy, ...LIVE, ...withinReach(reach) } });
   }
 
   /**
@@ -70,17 +78,17 @@ export class ExpertsRepository {
     return this.db.chatExpert.create({ data: expert });
   }
 
-  async update(createdBy: string, id: string, changes: ExpertChanges): Promise<ExpertRow | null> {
+  async update(createdBy: string, id: string, reach: Reach, changes: ExpertChanges): Promise<ExpertRow | null> {
     const { count } = await this.db.chatExpert.updateMany({
-      where: { id, createdBy, ...LIVE },
+      where: { id, createdBy, ...LIVE, ...withinReach(reach) },
       data: { ...changes, updatedAt: new Date() },
     });
-    return count === 0 ? null : this.findOwned(createdBy, id);
+    return count === 0 ? null : this.findOwned(createdBy, id, reach);
   }
 
-  async archive(createdBy: string, id: string): Promise<boolean> {
+  async archive(createdBy: string, id: string, reach: Reach): Promise<boolean> {
     const { count } = await this.db.chatExpert.updateMany({
-      where: { id, createdBy, ...LIVE },
+      where: { id, createdBy, ...LIVE, ...withinReach(reach) },
       data: { archivedAt: new Date() },
     });
     return count > 0;

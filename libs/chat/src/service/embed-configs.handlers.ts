@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EmbedConfigsService, IdentityService } from '@kw/contracts';
+import { grantReaches } from '@kw/platform-access-policy';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
 import { AppError, ErrorCode, capReached, invalidField, notFound } from '@kw/platform-errors';
@@ -18,7 +19,7 @@ import {
 } from '../persistence/embed-configs.repository.js';
 import { ExpertsRepository } from '../persistence/experts.repository.js';
 import { EMBED_KEY_PREFIX, hashEmbedKey } from '../domain/embed-key.js';
-import { requireAccount } from './chat-caller.js';
+import { requireAccount, type ChatCaller } from './chat-caller.js';
 import {
   validConfigName,
   validContext,
@@ -63,8 +64,9 @@ const allCreatorsForManagers = () =>
  * (`applications:manage`) and a workspace the creator can read; a key belongs to its
  * configuration. Anything of anyone else's answers 404, like an unknown id, except to the
  * workspace's owners, who may read, list the keys of, revoke keys of and archive any
- * configuration over it (`seen`). A trusted issuer and a public key need a creator who manages
- * the workspace (EmbedStanding), here and again at every turn.
+ * configuration over it (`seen`); a credential restricted to other workspaces finds nothing
+ * of it, owner or not. A trusted issuer and a public key need a creator who manages the
+ * workspace (EmbedStanding), here and again at every turn.
  */
 @Injectable()
 export class EmbedConfigsHandlers {
@@ -84,7 +86,7 @@ export class EmbedConfigsHandlers {
 
   @Handles(EmbedConfigsService.method.listConfigs)
   async list(input: Req<'listConfigs'>, context: RequestContext) {
-    const { userId } = requireAccount(context, 'applications:manage');
+    const { userId, workspaceIds } = requireAccount(context, 'applications:manage');
     const status = input.status || 'active';
     if (!['active', 'archived'].includes(status)) throw invalidField('status', 'must be active or archived');
     if (input.allCreators) {
@@ -96,7 +98,7 @@ export class EmbedConfigsHandlers {
     const limit = Math.min(Math.max(input.limit || CHAT_PAGE_DEFAULT, 1), CHAT_PAGE_MAX);
     const { rows, total } = await this.configs.page(
       input.allCreators ? undefined : userId,
-      { workspaceId: input.workspaceId || undefined, status },
+      { workspaceId: input.workspaceId || undefined, status, reach: workspaceIds },
       limit,
       Math.max(input.offset, 0),
     );
@@ -105,7 +107,7 @@ export class EmbedConfigsHandlers {
 
   @Handles(EmbedConfigsService.method.createConfig)
   async create(input: Req<'createConfig'>, context: RequestContext) {
-    const { userId } = requireAccount(context, 'applications:manage');
+    const { userId, workspaceIds } = requireAccount(context, 'applications:manage');
     const name = validConfigName(input.name);
     const features = validFeatures(input.features);
     const defaultContext = validContext(input.defaultContext);
@@ -117,7 +119,7 @@ export class EmbedConfigsHandlers {
       !(await this.standing.ofCreator({ id, createdBy: userId, workspaceId: input.workspaceId })).manages
     )
       throw issuerForManagers();
-    const mainExpertId = await this.expertOf(userId, input.mainExpertId, input.workspaceId);
+    const mainExpertId = await this.expertOf({ userId, workspaceIds }, input.mainExpertId, input.workspaceId);
     const row = await this.configs.insert({
       id,
       createdBy: userId,
@@ -142,8 +144,8 @@ export class EmbedConfigsHandlers {
 
   @Handles(EmbedConfigsService.method.updateConfig)
   async update(input: Req<'updateConfig'>, context: RequestContext) {
-    const { userId } = requireAccount(context, 'applications:manage');
-    const current = await this.owned(userId, input.id);
+    const caller = requireAccount(context, 'applications:manage');
+    const current = await this.owned(caller, input.id);
     if (current.status !== 'active') throw archived();
     const changes: EmbedConfigChanges = {};
     if (input.name !== undefined) changes.name = validConfigName(input.name);
@@ -151,7 +153,7 @@ export class EmbedConfigsHandlers {
     if (input.modelLocked !== undefined) changes.modelLocked = input.modelLocked;
     if (input.features) changes.features = validFeatures(input.features);
     if (input.mainExpertId !== undefined)
-      changes.mainExpertId = await this.expertOf(userId, input.mainExpertId, current.workspaceId);
+      changes.mainExpertId = await this.expertOf(caller, input.mainExpertId, current.workspaceId);
     if (input.stateless !== undefined) changes.stateless = input.stateless;
     if (input.systemPrompt !== undefined) changes.systemPrompt = input.systemPrompt;
     if (input.setDefaultContext) changes.defaultContext = validContext(input.defaultContext);
@@ -160,7 +162,7 @@ export class EmbedConfigsHandlers {
       changes.trustedIssuer = validIssuer(input.trustedIssuer, this.jwksPolicy);
       if (!(await this.standing.ofCreator(current)).manages) throw issuerForManagers();
     }
-    const row = await this.configs.update(userId, input.id, changes);
+    const row = await this.configs.update(caller.userId, input.id, caller.workspaceIds, changes);
     if (!row) throw configNotFound();
     return { config: embedConfigView(row) };
   }
@@ -180,8 +182,9 @@ export class EmbedConfigsHandlers {
 
   @Handles(EmbedConfigsService.method.createKey)
   async createKey(input: Req<'createKey'>, context: RequestContext) {
-    const { userId } = requireAccount(context, 'applications:manage');
-    const config = await this.owned(userId, input.configId);
+    const caller = requireAccount(context, 'applications:manage');
+    const { userId } = caller;
+    const config = await this.owned(caller, input.configId);
     if (config.status !== 'active') throw archived();
     const label = input.label.trim();
     if (!label) throw invalidField('label', 'must not be empty');
@@ -217,8 +220,7 @@ export class EmbedConfigsHandlers {
 
   @Handles(EmbedConfigsService.method.updateKey)
   async updateKey(input: Req<'updateKey'>, context: RequestContext) {
-    const { userId } = requireAccount(context, 'applications:manage');
-    const config = await this.owned(userId, input.configId);
+    const config = await this.owned(requireAccount(context, 'applications:manage'), input.configId);
     const current = isUuid(input.keyId) ? await this.configs.findKey(config.id, input.keyId) : null;
     if (!current || current.revokedAt) throw keyNotFound();
     const changes: EmbedKeyChanges = {};
@@ -247,20 +249,22 @@ export class EmbedConfigsHandlers {
     return {};
   }
 
-  private async owned(userId: string, id: string): Promise<EmbedConfigRow> {
-    const row = isUuid(id) ? await this.configs.findOwned(userId, id) : null;
+  /** The caller's own configuration, over a workspace their credential reaches. Anything else: 404. */
+  private async owned(caller: ChatCaller, id: string): Promise<EmbedConfigRow> {
+    const row = isUuid(id) ? await this.configs.findOwned(caller.userId, id, caller.workspaceIds) : null;
     if (!row) throw configNotFound();
     return row;
   }
 
   /**
    * A configuration the caller may see and stop: their own, or one over a workspace they manage
-   * (its owners find and revoke what members published over it). Anything else: 404.
+   * (its owners find and revoke what members published over it), in both cases over a workspace
+   * their credential reaches. Anything else: 404.
    */
   private async seen(context: RequestContext, id: string): Promise<EmbedConfigRow> {
     const { userId } = requireAccount(context, 'applications:manage');
     const row = isUuid(id) ? await this.configs.findById(id) : null;
-    if (!row) throw configNotFound();
+    if (!row || !grantReaches(context.auth!, row.workspaceId)) throw configNotFound();
     if (row.createdBy === userId || (await this.callerStanding(context, row.workspaceId)).manages) return row;
     throw configNotFound();
   }
@@ -271,15 +275,19 @@ export class EmbedConfigsHandlers {
    */
   private callerStanding(context: RequestContext, workspaceId: string) {
     const auth = context.auth!;
-    if (!isUuid(workspaceId) || !(auth.allWorkspaces || auth.workspaceIds.includes(workspaceId)))
+    if (!isUuid(workspaceId) || !grantReaches(auth, workspaceId))
       return Promise.resolve({ reads: false, manages: false });
     return this.standing.ofMember(auth.userId, workspaceId, auth.credentialId);
   }
 
   /** The main-agent expert: one of the caller's, over the same workspace ("" for none). */
-  private async expertOf(userId: string, expertId: string, workspaceId: string): Promise<string | null> {
+  private async expertOf(
+    caller: Pick<ChatCaller, 'userId' | 'workspaceIds'>,
+    expertId: string,
+    workspaceId: string,
+  ): Promise<string | null> {
     if (!expertId) return null;
-    const expert = isUuid(expertId) ? await this.experts.findOwned(userId, expertId) : null;
+    const expert = isUuid(expertId) ? await this.experts.findOwned(caller.userId, expertId, caller.workspaceIds) : null;
     if (!expert || expert.workspaceId !== workspaceId) {
       throw invalidField('mainExpertId', 'must be one of your experts over the same workspace');
     }

@@ -19,8 +19,9 @@ const expertNotFound = () => notFound('Expert');
 /**
  * Custom experts. An expert belongs to its creator (`applications:manage`, like embed
  * configurations) and to a workspace its creator can read: its tools later run as the user who
- * talks to it, so the workspace is checked again at every use. Model ids are checked at the
- * HTTP edge, which holds the model catalog.
+ * talks to it, so the workspace is checked again at every use. A credential restricted to other
+ * workspaces finds nothing of it: lists leave it out, its id answers 404 like an unknown one.
+ * Model ids are checked at the HTTP edge, which holds the model catalog.
  */
 @Injectable()
 export class ExpertsHandlers {
@@ -31,11 +32,16 @@ export class ExpertsHandlers {
 
   @Handles(ExpertsService.method.listExperts)
   async list(input: Req<'listExperts'>, context: RequestContext) {
-    const { userId } = requireAccount(context, 'applications:manage');
+    const { userId, workspaceIds } = requireAccount(context, 'applications:manage');
     if (input.workspaceId && !isUuid(input.workspaceId)) return { experts: [], totalCount: 0 };
     const limit = Math.min(Math.max(input.limit || CHAT_PAGE_DEFAULT, 1), CHAT_PAGE_MAX);
     const offset = Math.max(input.offset, 0);
-    const { rows, total } = await this.experts.page(userId, input.workspaceId || undefined, limit, offset);
+    const { rows, total } = await this.experts.page(
+      userId,
+      { workspaceId: input.workspaceId || undefined, reach: workspaceIds },
+      limit,
+      offset,
+    );
     return { experts: rows.map(expertView), totalCount: total };
   }
 
@@ -60,16 +66,16 @@ export class ExpertsHandlers {
 
   @Handles(ExpertsService.method.getExpert)
   async get(input: Req<'getExpert'>, context: RequestContext) {
-    const { userId } = requireAccount(context, 'applications:manage');
-    const row = isUuid(input.id) ? await this.experts.findOwned(userId, input.id) : null;
+    const { userId, workspaceIds } = requireAccount(context, 'applications:manage');
+    const row = isUuid(input.id) ? await this.experts.findOwned(userId, input.id, workspaceIds) : null;
     if (!row) throw expertNotFound();
     return { expert: expertView(row) };
   }
 
   @Handles(ExpertsService.method.updateExpert)
   async update(input: Req<'updateExpert'>, context: RequestContext) {
-    const { userId } = requireAccount(context, 'applications:manage');
-    const current = isUuid(input.id) ? await this.experts.findOwned(userId, input.id) : null;
+    const { userId, workspaceIds } = requireAccount(context, 'applications:manage');
+    const current = isUuid(input.id) ? await this.experts.findOwned(userId, input.id, workspaceIds) : null;
     if (!current) throw expertNotFound();
     const changes: ExpertChanges = {};
     if (input.name !== undefined) changes.name = validExpertName(input.name);
@@ -77,15 +83,15 @@ export class ExpertsHandlers {
     if (input.setEnabledTools) changes.enabledTools = validTools(input.enabledTools);
     if (input.setRoutingKeywords) changes.routingKeywords = validKeywords(input.routingKeywords);
     if (input.modelPreference !== undefined) changes.modelPreference = input.modelPreference;
-    const row = await this.experts.update(userId, input.id, changes);
+    const row = await this.experts.update(userId, input.id, workspaceIds, changes);
     if (!row) throw expertNotFound();
     return { expert: expertView(row) };
   }
 
   @Handles(ExpertsService.method.archiveExpert)
   async archive(input: Req<'archiveExpert'>, context: RequestContext) {
-    const { userId } = requireAccount(context, 'applications:manage');
-    if (!isUuid(input.id) || !(await this.experts.archive(userId, input.id))) throw expertNotFound();
+    const { userId, workspaceIds } = requireAccount(context, 'applications:manage');
+    if (!isUuid(input.id) || !(await this.experts.archive(userId, input.id, workspaceIds))) throw expertNotFound();
     return {};
   }
 }

@@ -2,7 +2,7 @@ import { ErrorCode } from '@kw/platform-errors';
 import { ACTION_DEFINITIONS, capabilityFor, isWorkspaceAction, type Action } from './actions.js';
 import { relationHas, type Capability } from './permission-matrix.js';
 import { effectiveRelation, type Relation, type Visibility } from './roles.js';
-import { scopeAllows } from './scopes.js';
+import { grantReaches, scopeAllows } from './scopes.js';
 
 /**
  * The parts of the caller's verified identity the policy reads. The generated
@@ -150,7 +150,7 @@ export function decide(input: AccessInput): Decision {
 
   if (!workspace) return hidden('workspace_not_found');
   if (workspace.archived && !input.restoring) return hidden('workspace_archived');
-  if (!caller.allWorkspaces && !caller.workspaceIds.includes(workspace.id)) return hidden('workspace_outside_token');
+  if (!grantReaches(caller, workspace.id)) return hidden('workspace_outside_token');
   const relation = effectiveRelation(input.relation, workspace.visibility);
   if (relation === 'none') return hidden('not_a_member');
 

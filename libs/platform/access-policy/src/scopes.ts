@@ -69,6 +69,22 @@ export interface WorkspaceGrant {
 }
 
 /**
+ * Whether a credential's workspace restriction lets it reach a workspace (whether the user does,
+ * as a member, is another check). A restricted credential finds nothing outside its list.
+ */
+export function grantReaches(grant: WorkspaceGrant, workspaceId: string): boolean {
+  return grant.allWorkspaces || grant.workspaceIds.includes(workspaceId);
+}
+
+/**
+ * The workspaces a credential is restricted to, as a filter for what a query may return, or
+ * undefined when it reaches every workspace of its user.
+ */
+export function grantedWorkspaceIds(grant: WorkspaceGrant): readonly string[] | undefined {
+  return grant.allWorkspaces ? undefined : grant.workspaceIds;
+}
+
+/**
  * The workspaces a new or updated token may be restricted to: the requested ones the creating
  * credential reaches. An unrestricted request from a restricted creator inherits the
  * creator's list, never "all workspaces".
