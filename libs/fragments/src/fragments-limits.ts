@@ -36,3 +36,10 @@ export const WORKSPACE_ARCHIVE_MAX_BYTES = 256 * 1024 * 1024;
  * are shared, and keep a group that a taken key sends one by one small.
  */
 export const BULK_INSERT_ROWS = 100;
+
+/**
+ * An import writes its new fragments BULK_INSERT_ROWS at a time, or fewer once their content
+ * reaches this: what it holds is one such batch (and its writes' copies), not a hundred
+ * fragments of 1,000,000 bytes each.
+ */
+export const IMPORT_BATCH_CONTENT_BYTES = 8 * 1024 * 1024;

@@ -871,3 +871,82 @@ describe('portable workspaces: hostile archives and lenient Markdown folders', (
     for (const name of names) expect([...name].length).toBeLessThanOrEqual(200);
   }, 60_000);
 });
+
+/**
+ * A valid archive whose fragments hold far more text than the zip (docs/portable-workspaces.md,
+ * "What an import holds"): checked whole before any write, then read again and written as it is
+ * read, so the platform holds a batch of records at a time, not the archive's content. Its heap
+ * is capped below what the content takes: an import holding every record dies of it.
+ */
+describe('portable workspaces: a large archive', () => {
+  let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
+  let owner: Person;
+  const MIB = 1024 * 1024;
+  /** Records of near 1,000,000 bytes each: about 103 MiB of text, deflating to well under 1 MiB. */
+  const COUNT = 108;
+  /** The platform's heap: room for itself (under 100 MiB) and a batch, not for the content as well. */
+  const HEAP_MIB = 160;
+  /** Resident memory of the platform's process (Linux): now (VmRSS) or its peak so far (VmHWM), in bytes. */
+  const memory = (field: 'VmRSS' | 'VmHWM') =>
+    Number(
+      new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${p.platform.child.pid}/status`, 'utf8'))![1],
+    ) * 1024;
+  const alive = () => p.platform.child.exitCode === null && p.platform.child.signalCode === null;
+
+  beforeAll(async () => {
+    p = await startFragmentsPlatform({ NODE_OPTIONS: `--max-old-space-size=${HEAP_MIB}` });
+    owner = await p.person();
+  }, 90_000);
+  afterAll(async () => p?.stop());
+
+  it('imports fragments holding over 100 MiB of text without holding that text', async () => {
+    const ws = await p.workspace(owner);
+    const types = [{ id: 't1', key: 'note', name: 'Note', description: '' }];
+    // Records of one key, which the workspace holds already: each is read, checked, compared and
+    // found unchanged, which is an import's whole work but the write (the test is about what the
+    // import holds, not about a hundred writes of 1 MB and their enrichment).
+    const paragraph = 'The quick brown fox jumps over the lazy dog; portable workspaces travel light. ';
+    const content = paragraph.repeat(Math.floor(999_000 / paragraph.length));
+    const same = { title: 'Big note', key: 'big', content, summary: 'Big', tags: ['big'] };
+    const { fragment: held } = await p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments',
+      { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, ...same },
+      201,
+    );
+    const status = async () =>
+      (await p.api.ok(owner.auth, 'GET', `/api/memory-fragments/${held.id}`, undefined, 200)).fragment.status;
+    await expect.poll(status, { timeout: 30_000 }).toBe('published');
+    const fragments = Array.from({ length: COUNT }, (_, i) => fragment(i + 1, { ...same, enhanceTags: true }));
+    const archive = handMadeArchive({ 'fragment-types.ndjson': types, 'fragments.ndjson': fragments });
+    const contentBytes = COUNT * Buffer.byteLength(content);
+    expect(contentBytes).toBeGreaterThan(100 * MIB);
+    expect(archive.length).toBeLessThan(MIB);
+
+    const before = memory('VmRSS');
+    const res = await fetch(`${p.platform.url}/api/workspaces/${ws.id}/imports`, {
+      method: 'POST',
+      headers: { ...authHeaders(owner.auth), 'content-type': 'application/zip' },
+      body: Buffer.from(archive),
+    });
+    expect(res.status).toBe(202);
+    const path = `/api/workspaces/${ws.id}/imports/${((await res.json()) as any).transfer.id}`;
+    let done: any;
+    await expect
+      .poll(
+        async () => (alive() ? (done = (await p.api.call(owner.auth, 'GET', path)).body.transfer).status : 'exited'),
+        { timeout: 60_000, interval: 200 },
+      )
+      .not.toBe('processing');
+    expect(alive(), 'the platform process died (out of memory) importing the archive').toBe(true);
+    const grew = memory('VmHWM') - before;
+    expect(done.status, done.error).toBe('done');
+    expect(done.progress).toMatchObject({ done: COUNT + 1, total: COUNT + 1 });
+    expect(done.result.fragments).toEqual({ created: 0, updated: 0, unchanged: COUNT });
+    const listed = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments?workspaceId=${ws.id}`, undefined, 200);
+    expect(listed.items.map((f: any) => [f.id, f.content.length])).toEqual([[held.id, content.length]]);
+    // Its resident memory grew by a fraction of the content (garbage included), not by all of it.
+    expect(grew, `peak grew ${(grew / MIB).toFixed(0)} MiB`).toBeLessThan(contentBytes / 3);
+  }, 90_000);
+});

@@ -124,10 +124,14 @@ export class ZipInflater {
     return data;
   }
 
-  /** The whole entry in memory: for small ones (the manifest, a note). */
-  async read(entry: ZipEntry): Promise<Uint8Array> {
+  /**
+   * The whole entry in memory: for small ones (the manifest, a note). `counted: false` reads an
+   * entry again that was counted once already (a note, checked, then written).
+   */
+  async read(entry: ZipEntry, { counted = true } = {}): Promise<Uint8Array> {
     const { name, size } = entry;
-    this.admit(entry);
+    if (counted) this.admit(entry);
+    else this.assertEntrySize(entry);
     const data = this.dataOf(entry);
     if (entry.method === 0) return data;
     let out: Buffer;

@@ -423,24 +423,126 @@ async function* ndjsonLines(
 export type ArchiveFileReader = (fileId: string) => AsyncIterable<Uint8Array>;
 
 /**
- * Reads and checks a whole archive before anything is written: the zip (a truncated one has
- * no central directory), the manifest's format and version, each record's fields and each
- * entry's checksum and record count, and the references between records. Throws ArchiveError
- * naming the entry and line of the first problem. Only the manifest, the entries it lists and the
- * files `files.ndjson` names are inflated (none with `skipFiles`); what they declare is checked
- * against `limits` before any of them is inflated, and each is read as a stream, line by line,
- * so the first bad line ends the reading (decision: a bomb costs its declared sizes' check, a
- * bad line what was inflated up to it). Only the records are kept: a file's bytes are checked as
- * they inflate, and `openFile` inflates them again to be written.
+ * Checked records, read again one at a time to be written (an archive's entries, or a Markdown
+ * folder's notes): what an import holds is their count, never their content.
  */
+export interface RecordSource {
+  /** How many records each entry holds. */
+  counts: Record<EntryName, number>;
+  /** An entry's records in order, each checked as the check pass checked it, as the entry inflates again. */
+  records<K extends EntryName>(entry: K): AsyncIterable<ArchiveRecords[K][number]>;
+}
+
+/** A checked archive: its manifest, its records to read again, and each file's bytes to read again. */
+export interface CheckedArchive extends RecordSource {
+  manifest: ArchiveManifest;
+  openFile: ArchiveFileReader;
+}
+
+/** Every record of a source at once: for small archives and tests (an import reads them one at a time). */
+export async function allRecords(source: RecordSource): Promise<ArchiveRecords> {
+  const records = {} as Record<EntryName, unknown[]>;
+  for (const name of ENTRY_NAMES) {
+    const list: unknown[] = [];
+    for await (const record of source.records(name)) list.push(record);
+    records[name] = list;
+  }
+  return records as unknown as ArchiveRecords;
+}
+
+/** `checkArchive`, with every record held at once (`allRecords`). */
 export async function readArchive(
   bytes: Uint8Array,
   options: { skipFiles?: boolean; limits?: InflateLimits } = {},
-): Promise<{
-  manifest: ArchiveManifest;
-  records: ArchiveRecords;
-  openFile: ArchiveFileReader;
-}> {
+): Promise<{ manifest: ArchiveManifest; records: ArchiveRecords; openFile: ArchiveFileReader }> {
+  const checked = await checkArchive(bytes, options);
+  return { manifest: checked.manifest, records: await allRecords(checked), openFile: checked.openFile };
+}
+
+/** Parses and checks one NDJSON line of `name`: the record in its typed form, or an ArchiveError naming the line. */
+function parseRecord<K extends EntryName>(name: K, line: string, number: number): ArchiveRecords[K][number] {
+  try {
+    const value: unknown = JSON.parse(line);
+    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
+    return CHECKS[name](value as Record<string, unknown>) as ArchiveRecords[K][number];
+  } catch (err) {
+    throw new ArchiveError((err as Error).message, name, number);
+  }
+}
+
+/**
+ * What the check pass keeps of the records to check the references between them: the ids each
+ * entry holds (with their lines, for an id given twice), and of each kind of reference the first
+ * line naming a record the archive lacks. Every reference names an entry read before its own
+ * (ENTRY_NAMES' order), so each is resolved at its line and no record is kept.
+ */
+class References {
+  readonly ids = new Map<EntryName, Map<string, number>>(ENTRIES_WITH_IDS.map((name) => [name, new Map()]));
+  private readonly broken = new Map<EntryName, number>();
+
+  /** Whether `entry` holds a record of that id. */
+  has(entry: EntryName, id: string): boolean {
+    return this.ids.get(entry)!.has(id);
+  }
+
+  check(name: EntryName, record: unknown, line: number): void {
+    const ok = (() => {
+      switch (name) {
+        case 'fragments.ndjson':
+          return this.has('fragment-types.ndjson', (record as ArchivedFragment).fragmentTypeId);
+        case 'collection-fragments.ndjson': {
+          const m = record as ArchivedMembership;
+          return this.has('collections.ndjson', m.collectionId) && this.has('fragments.ndjson', m.fragmentId);
+        }
+        case 'graph-relations.ndjson': {
+          const r = record as ArchivedRelation;
+          return (
+            this.has('graph-entities.ndjson', r.sourceId) &&
+            this.has('graph-entities.ndjson', r.targetId) &&
+            this.has('fragments.ndjson', r.fragmentId)
+          );
+        }
+        case 'files.ndjson':
+          return (record as ArchivedFile).fragmentIds.every((id) => this.has('fragments.ndjson', id));
+        default:
+          return true;
+      }
+    })();
+    if (!ok && !this.broken.has(name)) this.broken.set(name, line);
+  }
+
+  /** Throws for the first reference the archive cannot resolve, entry by entry. */
+  assertResolved(): void {
+    for (const [name, why] of REFERENCE_ERRORS) {
+      const line = this.broken.get(name);
+      if (line !== undefined) throw new ArchiveError(why, name, line);
+    }
+  }
+}
+
+const REFERENCE_ERRORS: ReadonlyArray<[EntryName, string]> = [
+  ['fragments.ndjson', 'fragmentTypeId names no type'],
+  ['collection-fragments.ndjson', 'names a collection or fragment the archive lacks'],
+  ['graph-relations.ndjson', 'names an entity or fragment the archive lacks'],
+  ['files.ndjson', 'is attached to a fragment the archive lacks'],
+];
+
+/**
+ * Checks a whole archive before anything is written: the zip (a truncated one has no central
+ * directory), the manifest's format and version, each record's fields and each entry's checksum
+ * and record count, and the references between records. Throws ArchiveError naming the entry and
+ * line of the first problem. Only the manifest, the entries it lists and the files `files.ndjson`
+ * names are inflated (none with `skipFiles`); what they declare is checked against `limits` before
+ * any of them is inflated, and each is read as a stream, line by line, so the first bad line ends
+ * the reading (decision: a bomb costs its declared sizes' check, a bad line what was inflated up
+ * to it). Nothing of the records is kept but their ids (decision: an archive of 1 GiB of text
+ * would otherwise be held as several GiB of objects): `records` inflates an entry again to be
+ * written, and `openFile` a file's bytes.
+ */
+export async function checkArchive(
+  bytes: Uint8Array,
+  options: { skipFiles?: boolean; limits?: InflateLimits } = {},
+): Promise<CheckedArchive> {
   const entries = listZip(bytes);
   const zip = new ZipInflater(bytes, options.limits ?? ARCHIVE_INFLATE_LIMITS);
   const manifestEntry = entries.get('manifest.json');
@@ -460,50 +562,56 @@ export async function readArchive(
       `version ${String(manifest.version)} is not supported (${ARCHIVE_VERSION})`,
       'manifest.json',
     );
-  const listed: ZipEntry[] = [];
+  const listed = new Map<EntryName, ZipEntry>();
   for (const name of ENTRY_NAMES) {
     if (!manifest.entries?.[name]) throw new ArchiveError('missing', name);
     const entry = entries.get(name);
     if (!entry) throw new ArchiveError('missing', name);
-    listed.push(entry);
+    listed.set(name, entry);
   }
   // All the entries it will read, by what they declare, before inflating any of them.
-  zip.assertWithinTotal(listed);
-  const records = {} as ArchiveRecords;
-  for (const [n, name] of ENTRY_NAMES.entries()) {
+  zip.assertWithinTotal(listed.values());
+  const references = new References();
+  const counts = {} as Record<EntryName, number>;
+  /** Of each file, what its bytes are checked against. */
+  const files: Array<Pick<ArchivedFile, 'id' | 'sizeBytes' | 'sha256'>> = [];
+  for (const name of ENTRY_NAMES) {
     const expected = manifest.entries[name];
     const hash = createHash('sha256');
-    const parsed: unknown[] = [];
-    const lineOf = ENTRIES_WITH_IDS.includes(name) ? new Map<string, number>() : undefined;
-    for await (const { text: line, line: number } of ndjsonLines(zip.stream(listed[n]!), name, (chunk) =>
+    const lineOf = references.ids.get(name);
+    let count = 0;
+    for await (const { text: line, line: number } of ndjsonLines(zip.stream(listed.get(name)!), name, (chunk) =>
       hash.update(chunk),
     )) {
-      let record: unknown;
-      try {
-        const value: unknown = JSON.parse(line);
-        if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
-        record = CHECKS[name](value as Record<string, unknown>);
-      } catch (err) {
-        throw new ArchiveError((err as Error).message, name, number);
-      }
+      const record = parseRecord(name, line, number);
       if (lineOf) {
         const recordId = (record as { id: string }).id;
         const first = lineOf.get(recordId);
         if (first !== undefined) throw new ArchiveError(`id ${recordId} is the id of line ${first} too`, name, number);
         lineOf.set(recordId, number);
       }
-      parsed.push(record);
+      references.check(name, record, number);
+      if (name === 'files.ndjson') {
+        const { id: fileId, sizeBytes, sha256: digest } = record as ArchivedFile;
+        files.push({ id: fileId, sizeBytes, sha256: digest });
+      }
+      count++;
     }
     if (hash.digest('hex') !== expected.sha256) throw new ArchiveError('checksum does not match the manifest', name);
-    if (parsed.length !== expected.records)
-      throw new ArchiveError(`${parsed.length} records where the manifest says ${expected.records}`, name);
-    (records as unknown as Record<string, unknown[]>)[name] = parsed;
+    if (count !== expected.records)
+      throw new ArchiveError(`${count} records where the manifest says ${expected.records}`, name);
+    counts[name] = count;
   }
-  checkReferences(records);
+  references.assertResolved();
   const fileEntries = new Map<string, ZipEntry>();
-  const openFile: ArchiveFileReader = (fileId) => zip.stream(fileEntries.get(fileId)!, { counted: false });
-  if (options.skipFiles) return { manifest, records, openFile };
-  for (const file of records['files.ndjson']) {
+  const checked: CheckedArchive = {
+    manifest,
+    counts,
+    records: (name) => recordsOf(zip, name, listed.get(name)!),
+    openFile: (fileId) => zip.stream(fileEntries.get(fileId)!, { counted: false }),
+  };
+  if (options.skipFiles) return checked;
+  for (const file of files) {
     const name = fileEntry(file.id);
     const entry = entries.get(name);
     if (!entry) throw new ArchiveError('missing', name);
@@ -511,34 +619,21 @@ export async function readArchive(
     fileEntries.set(file.id, entry);
   }
   zip.assertWithinTotal(fileEntries.values());
-  for (const file of records['files.ndjson']) {
+  for (const file of files) {
     const name = fileEntry(file.id);
     const hash = createHash('sha256');
     for await (const chunk of zip.stream(fileEntries.get(file.id)!)) hash.update(chunk);
     if (hash.digest('hex') !== file.sha256) throw new ArchiveError('size or SHA-256 does not match files.ndjson', name);
   }
-  return { manifest, records, openFile };
+  return checked;
 }
 
-function checkReferences(records: ArchiveRecords): void {
-  const ids = (list: Array<{ id: string }>) => new Set(list.map((r) => r.id));
-  const types = ids(records['fragment-types.ndjson']);
-  const fragments = ids(records['fragments.ndjson']);
-  const collections = ids(records['collections.ndjson']);
-  const entities = ids(records['graph-entities.ndjson']);
-  records['fragments.ndjson'].forEach((f, i) => {
-    if (!types.has(f.fragmentTypeId)) throw new ArchiveError('fragmentTypeId names no type', 'fragments.ndjson', i + 1);
-  });
-  records['collection-fragments.ndjson'].forEach((m, i) => {
-    if (!collections.has(m.collectionId) || !fragments.has(m.fragmentId))
-      throw new ArchiveError('names a collection or fragment the archive lacks', 'collection-fragments.ndjson', i + 1);
-  });
-  records['graph-relations.ndjson'].forEach((r, i) => {
-    if (!entities.has(r.sourceId) || !entities.has(r.targetId) || !fragments.has(r.fragmentId))
-      throw new ArchiveError('names an entity or fragment the archive lacks', 'graph-relations.ndjson', i + 1);
-  });
-  records['files.ndjson'].forEach((f, i) => {
-    if (f.fragmentIds.some((id) => !fragments.has(id)))
-      throw new ArchiveError('is attached to a fragment the archive lacks', 'files.ndjson', i + 1);
-  });
+/** A checked entry's records again, as it inflates (counted once already against the limits). */
+async function* recordsOf<K extends EntryName>(
+  zip: ZipInflater,
+  name: K,
+  entry: ZipEntry,
+): AsyncGenerator<ArchiveRecords[K][number]> {
+  for await (const { text: line, line: number } of ndjsonLines(zip.stream(entry, { counted: false }), name, () => {}))
+    yield parseRecord(name, line, number);
 }

@@ -1,6 +1,6 @@
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { ArchiveError } from '../../domain/workspace-archive.js';
+import { allRecords, ArchiveError } from '../../domain/workspace-archive.js';
 import { readMarkdownFolder } from './markdown-folder.js';
 
 const vault = (files: Record<string, string>) =>
@@ -8,7 +8,7 @@ const vault = (files: Record<string, string>) =>
 
 describe('a Markdown folder as archive records', () => {
   it('makes each note a fragment named by its file, frontmatter its tags, type and summary, folders collections', async () => {
-    const { records, trimmed } = await readMarkdownFolder(
+    const { source, trimmed } = await readMarkdownFolder(
       vault({
         'Work/Plans/Q4.md':
           '\uFEFF---\ntitle: Ignored for the name\ntags: "#launch, q4 launch"\ntype: Meeting Notes\nsummary: Plan\n---\nBody',
@@ -18,6 +18,7 @@ describe('a Markdown folder as archive records', () => {
         'Work/image.png': 'png',
       }),
     );
+    const records = await allRecords(source);
     expect(records['fragments.ndjson'].map((f) => [f.id, f.title, f.tags, f.summary, f.enhanceTags])).toEqual([
       ['Inbox.md', 'Inbox', [], null, true],
       ['Work/Plans/Q4.md', 'Q4', ['launch', 'q4'], 'Plan', false],

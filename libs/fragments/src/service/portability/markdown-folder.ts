@@ -20,6 +20,8 @@ import {
   type ArchivedMembership,
   type ArchivedType,
   type ArchiveRecords,
+  type EntryName,
+  type RecordSource,
 } from '../../domain/workspace-archive.js';
 import { listZip, ZipInflater } from '../../domain/archive-zip.js';
 import { parseFrontmatter } from '../frontmatter.js';
@@ -52,13 +54,14 @@ function cut(value: string, max: number): { value: string; cut: boolean } {
  * archived id, so importing the folder again finds what the first import made, and its file
  * name its title), YAML frontmatter giving the tags, type and summary, each folder a collection. Hidden
  * folders (`.obsidian/`, `.trash/`) and other files are skipped; `[[wiki links]]` become graph
- * relations when the fragments are enriched.
+ * relations when the fragments are enriched. Every note is checked first, one at a time, and only
+ * the types, folders and paths are kept: `records('fragments.ndjson')` reads each note again.
  */
 export async function readMarkdownFolder(
   bytes: Uint8Array,
   now = new Date(),
   limits = ARCHIVE_INFLATE_LIMITS,
-): Promise<{ records: ArchiveRecords; trimmed: TrimmedValue[] }> {
+): Promise<{ source: RecordSource; trimmed: TrimmedValue[] }> {
   const listed = listZip(bytes);
   const paths = [...listed.keys()].filter(isNote).sort();
   if (paths.length === 0) throw new ArchiveError('the zip holds no Markdown (.md) files');
@@ -69,58 +72,13 @@ export async function readMarkdownFolder(
     if (listed.get(path)!.size > FRAGMENT_CONTENT_MAX_BYTES)
       throw new ArchiveError(`larger than ${FRAGMENT_CONTENT_MAX_BYTES} bytes, the most a fragment holds`, path);
   zip.assertWithinTotal(paths.map((path) => listed.get(path)!));
-  const entries: Record<string, Uint8Array> = {};
-  for (const path of paths) entries[path] = await zip.read(listed.get(path)!);
-  // Lenient but visible (decision): a note is someone's own text, not our archive, so a value
-  // past a fragment's limit is cut to it, and each cut is listed in the job's result.
   const trimmed: TrimmedValue[] = [];
-  const trim = (value: string, max: number, entry: string, field: TrimmedValue['field']) => {
-    const result = cut(value, max);
-    if (result.cut) trimmed.push({ entry, field, limit: max });
-    return result.value;
-  };
   const types = new Map<string, ArchivedType>([[NOTE_TYPE.key, NOTE_TYPE]]);
   const collections = new Map<string, ArchivedCollection>();
-  const fragments: ArchivedFragment[] = [];
   const memberships: ArchivedMembership[] = [];
   for (const path of paths) {
-    const raw = entries[path]!;
-    if (raw.length > FRAGMENT_CONTENT_MAX_BYTES)
-      throw new ArchiveError(`larger than ${FRAGMENT_CONTENT_MAX_BYTES} bytes, the most a fragment holds`, path);
-    const content = utf8Text(raw, path).replace(/^\uFEFF/, '');
-    const fm = parseFrontmatter(content) ?? {};
-    const type = typeOf(fm.type, (field) => trimmed.push({ entry: path, ...field }));
+    const { type } = noteOf(path, await zip.read(listed.get(path)!), now, trimmed);
     if (!types.has(type.key)) types.set(type.key, type);
-    // The file's name is the note's name, as in Obsidian: [[links]] name files, so the title
-    // must too for links to meet (a frontmatter title stays in the content's frontmatter).
-    const title = trim(path.split('/').pop()!.replace(/\.md$/i, '').trim(), FRAGMENT_TITLE_MAX, path, 'title');
-    const summary =
-      typeof fm.summary === 'string' && fm.summary.trim()
-        ? trim(fm.summary.trim(), FRAGMENT_SUMMARY_MAX, path, 'summary')
-        : null;
-    const tags = tagsOf(fm.tags, (field) => trimmed.push({ entry: path, ...field }));
-    const fragment: ArchivedFragment = {
-      id: path,
-      fragmentTypeId: types.get(type.key)!.id,
-      title: title || 'Untitled',
-      content,
-      summary,
-      summarySource: null,
-      tags,
-      // A note without tags gets enrichment's; a note's own tags are kept as they are.
-      enhanceTags: tags.length === 0,
-      key: null,
-      createdVia: 'import',
-      createdAt: now.toISOString(),
-      updatedAt: now.toISOString(),
-      archivedAt: null,
-    };
-    // The rules an archive's records meet (a NUL in a note, say, names the note, before any write).
-    try {
-      fragments.push(checkRecord('fragments.ndjson', { ...fragment }));
-    } catch (err) {
-      throw new ArchiveError((err as Error).message, path);
-    }
     const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
     if (folder) {
       const id = `folder:${folder}`;
@@ -128,18 +86,94 @@ export async function readMarkdownFolder(
       memberships.push({ collectionId: id, fragmentId: path });
     }
   }
-  return {
-    records: {
-      'fragment-types.ndjson': [...types.values()],
-      'fragments.ndjson': fragments,
-      'collections.ndjson': [...collections.values()],
-      'collection-fragments.ndjson': memberships,
-      'graph-entities.ndjson': [],
-      'graph-relations.ndjson': [],
-      'files.ndjson': [],
-    },
-    trimmed,
+  const held: Omit<ArchiveRecords, 'fragments.ndjson'> = {
+    'fragment-types.ndjson': [...types.values()],
+    'collections.ndjson': [...collections.values()],
+    'collection-fragments.ndjson': memberships,
+    'graph-entities.ndjson': [],
+    'graph-relations.ndjson': [],
+    'files.ndjson': [],
   };
+  async function* notes(): AsyncGenerator<ArchivedFragment> {
+    // Read again as checked (the same bytes, so the same record; its cuts were listed then).
+    for (const path of paths)
+      yield noteOf(path, await zip.read(listed.get(path)!, { counted: false }), now, []).fragment;
+  }
+  const source: RecordSource = {
+    counts: {
+      ...(Object.fromEntries(Object.entries(held).map(([name, list]) => [name, list.length])) as Record<
+        EntryName,
+        number
+      >),
+      'fragments.ndjson': paths.length,
+    },
+    records: <K extends EntryName>(name: K) =>
+      (name === 'fragments.ndjson'
+        ? notes()
+        : toAsync<unknown>(held[name as Exclude<EntryName, 'fragments.ndjson'>])) as AsyncIterable<
+        ArchiveRecords[K][number]
+      >,
+  };
+  return { source, trimmed };
+}
+
+async function* toAsync<T>(list: readonly T[]): AsyncGenerator<T> {
+  yield* list;
+}
+
+/**
+ * One note as a fragment of the type its frontmatter names (`type:<key>`), checked as an archive's
+ * records are; each value cut to a fragment's limit is told to `trimmed`.
+ */
+function noteOf(
+  path: string,
+  raw: Uint8Array,
+  now: Date,
+  trimmed: TrimmedValue[],
+): { fragment: ArchivedFragment; type: ArchivedType } {
+  if (raw.length > FRAGMENT_CONTENT_MAX_BYTES)
+    throw new ArchiveError(`larger than ${FRAGMENT_CONTENT_MAX_BYTES} bytes, the most a fragment holds`, path);
+  // Lenient but visible (decision): a note is someone's own text, not our archive, so a value
+  // past a fragment's limit is cut to it, and each cut is listed in the job's result.
+  const trim = (value: string, max: number, field: TrimmedValue['field']) => {
+    const result = cut(value, max);
+    if (result.cut) trimmed.push({ entry: path, field, limit: max });
+    return result.value;
+  };
+  const content = utf8Text(raw, path).replace(/^\uFEFF/, '');
+  const fm = parseFrontmatter(content) ?? {};
+  const type = typeOf(fm.type, (field) => trimmed.push({ entry: path, ...field }));
+  // The file's name is the note's name, as in Obsidian: [[links]] name files, so the title
+  // must too for links to meet (a frontmatter title stays in the content's frontmatter).
+  const title = trim(path.split('/').pop()!.replace(/\.md$/i, '').trim(), FRAGMENT_TITLE_MAX, 'title');
+  const summary =
+    typeof fm.summary === 'string' && fm.summary.trim()
+      ? trim(fm.summary.trim(), FRAGMENT_SUMMARY_MAX, 'summary')
+      : null;
+  const tags = tagsOf(fm.tags, (field) => trimmed.push({ entry: path, ...field }));
+  const fragment: ArchivedFragment = {
+    id: path,
+    // The first note naming a type key gives its name; every note of the key is of that type.
+    fragmentTypeId: type.id,
+    title: title || 'Untitled',
+    content,
+    summary,
+    summarySource: null,
+    tags,
+    // A note without tags gets enrichment's; a note's own tags are kept as they are.
+    enhanceTags: tags.length === 0,
+    key: null,
+    createdVia: 'import',
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    archivedAt: null,
+  };
+  // The rules an archive's records meet (a NUL in a note, say, names the note, before any write).
+  try {
+    return { fragment: checkRecord('fragments.ndjson', { ...fragment }), type };
+  } catch (err) {
+    throw new ArchiveError((err as Error).message, path);
+  }
 }
 
 /**

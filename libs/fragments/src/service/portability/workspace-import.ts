@@ -21,15 +21,15 @@ import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
 import {
+  checkArchive,
   inflateLimits,
-  readArchive,
   type ArchiveFileReader,
   type ArchivedFile,
   type ArchivedFragment,
-  type ArchiveRecords,
+  type RecordSource,
 } from '../../domain/workspace-archive.js';
 import { rewriteChangesNothing } from '../../domain/rewrite-changes-nothing.js';
-import { BULK_INSERT_ROWS } from '../../fragments-limits.js';
+import { BULK_INSERT_ROWS, IMPORT_BATCH_CONTENT_BYTES } from '../../fragments-limits.js';
 import { CollectionsRepository } from '../../persistence/collections.repository.js';
 import { FragmentsRepository } from '../../persistence/fragments.repository.js';
 import type { FragmentRow } from '../../persistence/rows.js';
@@ -113,12 +113,21 @@ const PROGRESS_EVERY = 25;
 
 type Counts = Record<'created' | 'updated' | 'unchanged', number>;
 
-/** A checked archive: its records, a way to read each file's bytes again, and a Markdown folder's cuts. */
+/**
+ * A checked archive: its records to read again as they are written (only their counts and ids
+ * are held), a way to read each file's bytes again, and a Markdown folder's cuts.
+ */
 export interface LoadedArchive {
-  records: ArchiveRecords;
+  source: RecordSource;
   openFile: ArchiveFileReader;
   trimmed?: TrimmedValue[];
 }
+
+/** A source without its files (skipFiles): none counted, none read. */
+const withoutFiles = (source: RecordSource): RecordSource => ({
+  counts: { ...source.counts, 'files.ndjson': 0 },
+  records: (name) => (name === 'files.ndjson' ? (async function* () {})() : source.records(name)),
+});
 
 const NO_FILES: ArchiveFileReader = (fileId) => {
   throw new Error(`no file ${fileId} in a Markdown folder`);
@@ -126,9 +135,10 @@ const NO_FILES: ArchiveFileReader = (fileId) => {
 
 /**
  * Imports an archive into a workspace (docs/portable-workspaces.md). The whole archive is read
- * and checked first (readArchive), so a damaged one fails before anything is written. Then types
- * (matched by key), fragments, collections, memberships and files are written through the same handlers
- * as the API, as the person who started the job. What each archived record became is kept, so
+ * and checked first (checkArchive), so a damaged one fails before anything is written, keeping
+ * nothing of its records but their ids. Then it is read again, and types (matched by key),
+ * fragments, collections, memberships and files are written as they are read, through the same
+ * handlers as the API, as the person who started the job. What each archived record became is kept, so
  * importing the same archive again finds it: unchanged records stay as they are, changed ones
  * are updated, and nothing is created twice. Graph entities and relations are not written: the
  * enrichment of the imported fragments derives them again.
@@ -154,23 +164,25 @@ export class WorkspaceImport {
     const bytes = Buffer.concat(chunks);
     const limits = inflateLimits(this.config.IMPORT_MAX_INFLATED_BYTES);
     if (options.format === 'markdown') {
-      const { records, trimmed } = await readMarkdownFolder(bytes, new Date(), limits);
-      return { records, openFile: NO_FILES, trimmed: trimmed.slice(0, TRIMMED_LISTED_MAX) };
+      const { source, trimmed } = await readMarkdownFolder(bytes, new Date(), limits);
+      return { source, openFile: NO_FILES, trimmed: trimmed.slice(0, TRIMMED_LISTED_MAX) };
     }
-    const { records, openFile } = await readArchive(bytes, { skipFiles: options.skipFiles, limits });
-    const files = records['files.ndjson'];
-    if (options.skipFiles) records['files.ndjson'] = [];
+    const checked = await checkArchive(bytes, { skipFiles: options.skipFiles, limits });
+    if (options.skipFiles) return { source: withoutFiles(checked), openFile: checked.openFile };
+    const fileCount = checked.counts['files.ndjson'];
     // A Leaf serves no files (Hosted Zone V1): say which, before anything is written.
-    else if (files.length > 0 && this.config.CLOUD_URL)
+    if (fileCount > 0 && this.config.CLOUD_URL) {
+      const names: string[] = [];
+      for await (const file of checked.records('files.ndjson')) if (names.push(file.name) === 10) break;
       throw new AppError({
         status: 409,
         code: ErrorCode.FILES_UNSUPPORTED_IN_HOSTED_ZONE,
-        message: `This hosted zone does not keep files; the archive holds ${files.length}: ${files
-          .slice(0, 10)
-          .map((f) => f.name)
-          .join(', ')}${files.length > 10 ? ', ...' : ''}. Import with skipFiles=true to leave them behind`,
+        message: `This hosted zone does not keep files; the archive holds ${fileCount}: ${names.join(', ')}${
+          fileCount > 10 ? ', ...' : ''
+        }. Import with skipFiles=true to leave them behind`,
       });
-    return { records, openFile };
+    }
+    return { source: checked, openFile: checked.openFile };
   }
 
   /** The uploaded archive is not kept once its job ended, imported or not (it may be large). */
@@ -185,15 +197,16 @@ export class WorkspaceImport {
     tally: ImportTally = newImportTally(),
   ): Promise<TransferRow | null> {
     const ws = job.workspaceId;
-    const { records } = archive;
+    const { source } = archive;
     const counts = tally.result;
     if (archive.trimmed) counts.trimmed = archive.trimmed;
+    const { counts: sizes } = source;
     const total = (tally.total =
-      records['fragment-types.ndjson'].length +
-      records['fragments.ndjson'].length +
-      records['collections.ndjson'].length +
-      records['collection-fragments.ndjson'].length +
-      records['files.ndjson'].length);
+      sizes['fragment-types.ndjson'] +
+      sizes['fragments.ndjson'] +
+      sizes['collections.ndjson'] +
+      sizes['collection-fragments.ndjson'] +
+      sizes['files.ndjson']);
     // After each record written: progress, and the place where a stopping process ends the job.
     const step = async () => {
       const done = ++tally.done;
@@ -202,7 +215,7 @@ export class WorkspaceImport {
     };
     await this.transfers.progress(job.id, 0, total);
 
-    const typeIds = await this.importTypes(ws, records, context, async () => {
+    const typeIds = await this.importTypes(ws, source, context, async () => {
       counts.fragmentTypes++;
       await step();
     });
@@ -210,30 +223,43 @@ export class WorkspaceImport {
     const fragmentIds = new Map<string, string>();
     const known = await this.transfers.importedIds(ws, 'fragment');
     const seen = { keys: new Set<string>(), ids: new Set<string>() };
-    const archived = records['fragments.ndjson'];
-    for (let start = 0; start < archived.length; start += BULK_INSERT_ROWS) {
-      const batch = archived.slice(start, start + BULK_INSERT_ROWS);
-      // Fragments a refused batch wrote before the refusal count as written (the job fails with the refusal).
-      const admitted = () => {
-        fragmentCounts.created++;
-        tally.done++;
-      };
-      const imported = await this.importFragments(ws, batch, start + 1, typeIds, known, seen, context, admitted);
+    // Fragments a refused batch wrote before the refusal count as written (the job fails with the refusal).
+    const admitted = () => {
+      fragmentCounts.created++;
+      tally.done++;
+    };
+    // Written as they are read again, a hundred at a time, fewer when their content passes
+    // IMPORT_BATCH_CONTENT_BYTES: what is held is one batch, whatever the archive holds.
+    let batch: ArchivedFragment[] = [];
+    let batchBytes = 0;
+    let firstLine = 1;
+    const writeBatch = async () => {
+      const imported = await this.importFragments(ws, batch, firstLine, typeIds, known, seen, context, admitted);
       for (const [i, { id, outcome }] of imported.entries()) {
         fragmentIds.set(batch[i].id, id);
         fragmentCounts[outcome]++;
         await step();
       }
+      firstLine += batch.length;
+      batch = [];
+      batchBytes = 0;
+    };
+    for await (const fragment of source.records('fragments.ndjson')) {
+      batch.push(fragment);
+      batchBytes += Buffer.byteLength(fragment.content);
+      if (batch.length === BULK_INSERT_ROWS || batchBytes >= IMPORT_BATCH_CONTENT_BYTES) await writeBatch();
     }
-    const collectionIds = await this.importCollections(ws, records, context, async () => {
+    if (batch.length > 0) await writeBatch();
+    const collectionIds = await this.importCollections(ws, source, context, async () => {
       counts.collections++;
       await step();
     });
     // Memberships per collection, in requests of the add route's maximum.
     const byCollection = new Map<string, string[]>();
-    for (const m of records['collection-fragments.ndjson']) {
+    for await (const m of source.records('collection-fragments.ndjson')) {
       const target = collectionIds.get(m.collectionId)!;
-      byCollection.set(target, [...(byCollection.get(target) ?? []), fragmentIds.get(m.fragmentId)!]);
+      const ids = byCollection.get(target) ?? byCollection.set(target, []).get(target)!;
+      ids.push(fragmentIds.get(m.fragmentId)!);
     }
     for (const [collectionId, ids] of byCollection)
       for (let i = 0; i < ids.length; i += COLLECTION_FRAGMENT_IDS_MAX) {
@@ -251,8 +277,9 @@ export class WorkspaceImport {
         for (const _ of slice) await step();
       }
     const fileCounts = counts.files;
-    for (const [line, file] of records['files.ndjson'].entries()) {
-      const created = await at(`files.ndjson line ${line + 1}`, () =>
+    let fileLine = 0;
+    for await (const file of source.records('files.ndjson')) {
+      const created = await at(`files.ndjson line ${++fileLine}`, () =>
         this.importFile(job, file, archive.openFile(file.id), fragmentIds),
       );
       fileCounts[created ? 'created' : 'unchanged']++;
@@ -274,17 +301,19 @@ export class WorkspaceImport {
   /** Archived type id → the workspace's type with the same key (created when missing). */
   private async importTypes(
     ws: string,
-    records: ArchiveRecords,
+    source: RecordSource,
     context: RequestContext,
     step: () => Promise<void>,
   ): Promise<Map<string, string>> {
     const listed = await this.types.list(create(ListFragmentTypesRequestSchema, { workspaceId: ws }), context);
     const byKey = new Map(listed.fragmentTypes.map((t) => [t.key, t.id]));
     const ids = new Map<string, string>();
-    for (const [line, type] of records['fragment-types.ndjson'].entries()) {
+    let line = 0;
+    for await (const type of source.records('fragment-types.ndjson')) {
+      line++;
       let id = byKey.get(type.key);
       if (!id) {
-        const made = await at(`fragment-types.ndjson line ${line + 1}`, () =>
+        const made = await at(`fragment-types.ndjson line ${line}`, () =>
           this.types.create(
             create(CreateFragmentTypeRequestSchema, {
               workspaceId: ws,
@@ -442,7 +471,7 @@ export class WorkspaceImport {
     bytes: AsyncIterable<Uint8Array>,
     fragmentIds: Map<string, string>,
   ): Promise<boolean> {
-    // readArchive refused any id blob storage would not take (the blob-key rule), before any write.
+    // checkArchive refused any id blob storage would not take (the blob-key rule), before any write.
     const stagedKey = `transfers/${job.workspaceId}/${job.id}-files/${file.id}`;
     await this.storage.put(stagedKey, Readable.from(bytes));
     try {
@@ -466,13 +495,15 @@ export class WorkspaceImport {
   /** Archived collection id → the collection an earlier import made, or a new one. */
   private async importCollections(
     ws: string,
-    records: ArchiveRecords,
+    source: RecordSource,
     context: RequestContext,
     step: () => Promise<void>,
   ): Promise<Map<string, string>> {
     const known = await this.transfers.importedIds(ws, 'collection');
     const ids = new Map<string, string>();
-    for (const [line, c] of records['collections.ndjson'].entries()) {
+    let line = 0;
+    for await (const c of source.records('collections.ndjson')) {
+      line++;
       const knownId = known.get(c.id);
       // What an earlier import made of it, or the collection of this workspace with its id (its own export).
       let id =
@@ -483,7 +514,7 @@ export class WorkspaceImport {
         // Recorded before it is made: a process stopped in between leaves nothing the next import misses.
         const target = isUuid(c.id) && !(await this.collectionRows.exists(c.id)) ? c.id : randomUUID();
         await this.transfers.recordImported(ws, 'collection', c.id, target);
-        const made = await at(`collections.ndjson line ${line + 1}`, async () =>
+        const made = await at(`collections.ndjson line ${line}`, async () =>
           this.collections.create(
             create(CreateCollectionRequestSchema, {
               workspaceId: ws,
@@ -519,7 +550,7 @@ function createRequestOf(ws: string, f: ArchivedFragment, fragmentTypeId: string
     tagsSupplied: true,
     tags: f.tags,
     enhanceTags: f.enhanceTags,
-    createdVia: f.createdVia, // one of CREATED_VIA: readArchive refused any other
+    createdVia: f.createdVia, // one of CREATED_VIA: checkArchive refused any other
     key: f.key ?? undefined,
     id,
   });
