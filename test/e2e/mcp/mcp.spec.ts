@@ -1,13 +1,45 @@
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { connect as netConnect } from 'node:net';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { SEARCH_QUERY_MAX } from '@kw/contracts';
 import { createToken } from '../../support/accounts.js';
+import { launchChromium } from '../../support/browser.js';
 import { startFragmentsPlatform, type Person } from '../fragments/fragments-fixture.js';
 import { call, connectMcp } from './mcp-fixture.js';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+/** A page server on a port of its own: a browser origin other than the platform's. */
+async function pageServer(): Promise<{ origin: string; server: Server }> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<!doctype html><title>MCP client page</title>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
+}
+
+/** Raw HTTP/1.1 bytes over a socket, and what came back before the server closed (or 2 s). */
+function rawExchange(base: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = netConnect(Number(port), hostname, () => socket.write(bytes));
+    let got = '';
+    socket.on('data', (d) => (got += d.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(got));
+    setTimeout(() => socket.destroy(), 2_000);
+  });
+}
 
 describe('MCP endpoint (official SDK client over HTTP)', () => {
   let p: Awaited<ReturnType<typeof startFragmentsPlatform>>;
@@ -17,9 +49,14 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
   let other: { id: string; noteTypeId: string };
   let client: Client;
   let fragmentId: string;
+  // Browser pages: one origin listed in MCP_ALLOWED_ORIGINS, one not.
+  let allowedPage: Awaited<ReturnType<typeof pageServer>>;
+  let foreignPage: Awaited<ReturnType<typeof pageServer>>;
 
   beforeAll(async () => {
-    p = await startFragmentsPlatform();
+    allowedPage = await pageServer();
+    foreignPage = await pageServer();
+    p = await startFragmentsPlatform({ MCP_ALLOWED_ORIGINS: allowedPage.origin });
     owner = await p.person();
     viewer = await p.person();
     ws = await p.workspace(owner, { name: 'MCP workspace' });
@@ -52,6 +89,8 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
   afterAll(async () => {
     await client?.close();
     await p?.stop();
+    allowedPage?.server.close();
+    foreignPage?.server.close();
   });
 
   it('lists every documented tool with a valid JSON Schema for its arguments', async () => {
@@ -177,6 +216,46 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     expect(archived.data.fragment.archivedAt).not.toBeNull();
   });
 
+  it('refuses a blank title as the REST routes do (create and update)', async () => {
+    const blank = await call(client, 'create_fragment', {
+      workspaceId: ws.id,
+      fragmentTypeId: ws.noteTypeId,
+      title: '   ',
+      content: 'A title of spaces only.',
+    });
+    expect(blank.isError, blank.text).toBe(true);
+    expect(blank.text).toMatch(/^VALIDATION_FAILED: title: title must not be blank/);
+    expect(blank.data).toMatchObject({ code: 'VALIDATION_FAILED', error: 'title: title must not be blank' });
+    const overRest = await p.api.call(owner.auth, 'POST', '/api/memory-fragments', {
+      workspaceId: ws.id,
+      fragmentTypeId: ws.noteTypeId,
+      title: '   ',
+      content: 'x',
+    });
+    expect(overRest.status).toBe(400);
+    expect(overRest.body.error).toBe(blank.data.error);
+    const blankUpdate = await call(client, 'update_fragment', { fragmentId, title: ' \t ' });
+    expect(blankUpdate.isError, blankUpdate.text).toBe(true);
+    expect(blankUpdate.data).toMatchObject({ code: 'VALIDATION_FAILED', error: 'title: title must not be blank' });
+    const kept = await p.api.ok(owner.auth, 'GET', `/api/memory-fragments/${fragmentId}`, undefined, 200);
+    expect(kept.fragment.title).toBe('Restarting the billing queue');
+  });
+
+  it('cuts list previews between characters, never inside a surrogate pair', async () => {
+    const { fragment } = await p.api.ok(
+      owner.auth,
+      'POST',
+      '/api/memory-fragments',
+      { workspaceId: other.id, fragmentTypeId: other.noteTypeId, title: 'Emoji', content: `a${'🙂'.repeat(300)}` },
+      201,
+    );
+    const listed = await call(client, 'list_fragments', { workspaceId: other.id, limit: 100 });
+    const preview: string = listed.data.fragments.find((f: any) => f.id === fragment.id).preview;
+    expect(preview.endsWith('…')).toBe(true);
+    expect(preview).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+    expect(preview).toBe(`a${'🙂'.repeat(139)}…`);
+  });
+
   it('keeps every one of concurrent appends sent without expectedVersion', async () => {
     const created = await call(client, 'create_fragment', {
       workspaceId: ws.id,
@@ -199,11 +278,14 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     const one = await call(client, 'search', { workspaceId: ws.id, query: 'billing queue' });
     expect(one.isError, one.text).toBe(false);
     expect(one.data.hits[0].fragmentId).toBe(fragmentId);
+    // Every fragment a result names comes with its resource URI (docs/mcp.md).
+    expect(one.data.hits[0].resourceUri).toBe(`kw://fragments/${fragmentId}`);
     const all = await call(client, 'search', { query: 'billing queue', mode: 'keyword' });
     expect(all.data.hits.map((h: any) => h.fragmentId)).toContain(fragmentId);
     const agentic = await call(client, 'agentic_search', { workspaceId: ws.id, query: 'who restarts billing' });
     expect(agentic.isError, agentic.text).toBe(false);
     expect(agentic.data.leads.map((l: any) => l.fragmentId)).toContain(fragmentId);
+    for (const lead of agentic.data.leads) expect(lead.resourceUri).toBe(`kw://fragments/${lead.fragmentId}`);
     expect(agentic.data.steps.length).toBeGreaterThan(0);
     const related = await call(client, 'related', { workspaceId: ws.id, query: 'Ada Lovelace' });
     expect(related.isError, related.text).toBe(false);
@@ -212,6 +294,7 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     const entityIds = related.data.entities.map((e: any) => e.id);
     expect(entityIds).toEqual([...new Set(entityIds)]);
     expect(related.data.fragments.map((f: any) => f.fragmentId)).toContain(fragmentId);
+    for (const f of related.data.fragments) expect(f.resourceUri).toBe(`kw://fragments/${f.fragmentId}`);
     const byFragment = await call(client, 'related', { workspaceId: ws.id, fragmentId });
     expect(byFragment.isError, byFragment.text).toBe(false);
   });
@@ -288,6 +371,8 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
       for (const [reader, id] of [
         [client, UNKNOWN],
         [client, 'not-a-uuid'],
+        [client, ''],
+        [client, `${fragmentId}/x`],
         [asViewer, hidden.id],
       ] as const) {
         const uri = `kw://fragments/${id}`;
@@ -300,6 +385,22 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
       }
     } finally {
       await asViewer.close();
+    }
+    // A token that sees the fragment but lacks fragments:read: a permission error naming the
+    // scope, not -32603 "Internal error" (a refusal is no server fault).
+    const { token: profileOnly } = await createToken(p.platform.url, owner.auth, { scopes: ['profile:read'] });
+    const narrow = await connectMcp(p.platform.url, profileOnly);
+    try {
+      const uri = `kw://fragments/${fragmentId}`;
+      const refused = await narrow.readResource({ uri }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(refused).toBeInstanceOf(McpError);
+      expect(refused).toMatchObject({ code: -32003, data: { uri, code: 'FORBIDDEN' } });
+      expect((refused as McpError).message).toMatch(/fragments:read/);
+    } finally {
+      await narrow.close();
     }
   });
 
@@ -334,6 +435,12 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
     }
     // The SDK answers an unknown tool as a result too; an unknown method is a JSON-RPC error.
     expect((await call(client, 'drop_database')).isError).toBe(true);
+    // A name of the object prototype is no tool either.
+    for (const name of ['toString', 'hasOwnProperty', 'constructor']) {
+      const result = await call(client, name);
+      expect(result.isError, name).toBe(true);
+      expect(result.text, name).toMatch(/not found/);
+    }
     await expect(
       client.request(
         { method: 'fragments/drop', params: {} } as never,
@@ -427,6 +534,211 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
       expect(own.status).toBe(200);
       expect(own.headers.get('mcp-session-id')).toBeTruthy();
     });
+  });
+
+  describe('protocol errors (raw HTTP)', () => {
+    const post = async (body: unknown, extra: Record<string, string> = {}) => {
+      const res = await fetch(`${p.platform.url}/api/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${owner.auth}`,
+          ...extra,
+        },
+        body: JSON.stringify(body),
+      });
+      const text = await res.text();
+      const json = JSON.parse(
+        text.startsWith('event:') || text.startsWith('data:') ? text.match(/^data: (.*)$/m)![1] : text,
+      );
+      return { status: res.status, json };
+    };
+
+    it('answers the JSON-RPC 2.0 codes: -32602 naming the field, -32600 for what is no message', async () => {
+      const opened = await fetch(`${p.platform.url}/api/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${owner.auth}`,
+        },
+        body: JSON.stringify(INIT),
+      });
+      const session = { 'mcp-session-id': opened.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
+      await opened.text();
+      for (const [params, field] of [
+        [{ name: 'whoami', arguments: [] }, 'params.arguments'],
+        [undefined, 'params'],
+        [{ name: 42 }, 'params.name'],
+      ] as const) {
+        const { status, json } = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }, session);
+        expect([status, json.id, json.error.code], field).toEqual([200, 7, -32602]);
+        expect(json.error.message, field).toMatch(new RegExp(`^Invalid params: ${field.replace('.', '\\.')}: `));
+        expect(json.error.message, field).not.toContain('\n');
+        expect(json.error.data).toEqual({ field });
+      }
+      for (const notMessage of [
+        { foo: 1 },
+        { jsonrpc: '1.0', id: 1, method: 'tools/list' },
+        { jsonrpc: '2.0', id: null, method: 'tools/list' },
+        { jsonrpc: '2.0', id: { a: 1 }, method: 'tools/list' },
+      ]) {
+        const { status, json } = await post(notMessage, session);
+        expect([status, json.error.code], JSON.stringify(notMessage)).toEqual([400, -32600]);
+      }
+      // An initialize without params is told what it lacks, not to "send initialize first".
+      const { status, json } = await post({ jsonrpc: '2.0', id: 1, method: 'initialize' });
+      expect([status, json.error.code]).toEqual([200, -32602]);
+      expect(json.error.message).toMatch(
+        /^Invalid params: params: is required \(initialize needs params\.protocolVersion/,
+      );
+      await fetch(`${p.platform.url}/api/mcp`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${owner.auth}`, ...session },
+      });
+    });
+
+    it('answers an HTTP/1.1 request without Host (and two Authorization headers) in the error model', async () => {
+      // node:http with a header list sends no Host of its own: Node's server once answered an
+      // empty 400 that no hook saw.
+      const body = JSON.stringify(INIT);
+      const answer = await new Promise<{ status: number; headers: Record<string, unknown>; text: string }>(
+        (resolve, reject) => {
+          const req = httpRequest(
+            `${p.platform.url}/api/mcp`,
+            {
+              method: 'POST',
+              headers: [
+                'accept',
+                'application/json, text/event-stream',
+                'content-type',
+                'application/json',
+                'authorization',
+                `Bearer ${owner.auth}`,
+                'authorization',
+                'Bearer kwp_other',
+              ] as never,
+            },
+            (res) => {
+              let text = '';
+              res.on('data', (d) => (text += d));
+              res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+            },
+          );
+          req.on('error', reject);
+          req.end(body);
+        },
+      );
+      expect(answer.status).toBe(400);
+      expect(answer.headers['x-request-id']).toBeTruthy();
+      expect(answer.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(answer.text)).toEqual({
+        error: 'An HTTP/1.1 request must send a Host header',
+        code: 'BAD_REQUEST',
+      });
+      // With a Host, two Authorization headers are the documented ambiguity refusal.
+      const raw = await rawExchange(
+        p.platform.url,
+        `POST /api/mcp HTTP/1.1\r\nhost: ${new URL(p.platform.url).host}\r\ncontent-type: application/json\r\n` +
+          `authorization: Bearer ${owner.auth}\r\nauthorization: Bearer kwp_other\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+      expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+      expect(raw).toMatch(/\r\nx-request-id: /i);
+      expect(raw).toContain('"code":"BAD_REQUEST"');
+      expect(raw).toContain('sent more than once');
+      // HTTP/1.0 needs no Host.
+      const old = await rawExchange(p.platform.url, 'GET /api/health HTTP/1.0\r\n\r\n');
+      expect(old).toMatch(/^HTTP\/1\.1 200 /);
+    });
+  });
+
+  describe('CORS for MCP_ALLOWED_ORIGINS', () => {
+    it('answers the preflight of an allowed origin, and gives a foreign one no CORS headers', async () => {
+      const preflight = (origin: string) =>
+        fetch(`${p.platform.url}/api/mcp`, {
+          method: 'OPTIONS',
+          headers: {
+            origin,
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'authorization,content-type,mcp-session-id,mcp-protocol-version',
+          },
+        });
+      for (const origin of [allowedPage.origin, new URL(p.platform.url).origin]) {
+        const ok = await preflight(origin);
+        expect(ok.status, origin).toBe(204);
+        expect(ok.headers.get('access-control-allow-origin')).toBe(origin);
+        expect(ok.headers.get('vary')).toMatch(/Origin/);
+        expect(ok.headers.get('access-control-allow-methods')).toBe('GET, POST, DELETE');
+        expect(ok.headers.get('access-control-allow-headers')).toBe(
+          'authorization, content-type, mcp-session-id, mcp-protocol-version, last-event-id',
+        );
+        expect(Number(ok.headers.get('access-control-max-age'))).toBeGreaterThan(0);
+      }
+      const foreign = await preflight(foreignPage.origin);
+      expect(foreign.status).toBe(403);
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+      const foreignPost = await fetch(`${p.platform.url}/api/mcp`, {
+        method: 'POST',
+        headers: {
+          origin: foreignPage.origin,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${owner.auth}`,
+        },
+        body: JSON.stringify(INIT),
+      });
+      expect(foreignPost.status).toBe(403);
+      expect(foreignPost.headers.get('access-control-allow-origin')).toBeNull();
+      expect(foreignPost.headers.get('access-control-expose-headers')).toBeNull();
+    });
+
+    it('lets a page of an allowed origin open a session in Chromium, and blocks a page of another origin', async () => {
+      const browser = await launchChromium();
+      try {
+        const open = async (pageOrigin: string, token?: string) => {
+          const page = await browser.newPage();
+          await page.goto(pageOrigin);
+          return page.evaluate(
+            async ({ url, token, init }) => {
+              try {
+                const res = await fetch(url, {
+                  method: 'POST',
+                  headers: {
+                    'content-type': 'application/json',
+                    accept: 'application/json, text/event-stream',
+                    'mcp-protocol-version': '2025-06-18',
+                    ...(token ? { authorization: `Bearer ${token}` } : {}),
+                  },
+                  body: JSON.stringify(init),
+                });
+                await res.text();
+                return {
+                  status: res.status,
+                  session: res.headers.get('mcp-session-id'),
+                  challenge: res.headers.get('www-authenticate'),
+                };
+              } catch (err) {
+                return { blocked: String(err) };
+              }
+            },
+            { url: `${p.platform.url}/api/mcp`, token, init: INIT },
+          );
+        };
+        const allowed: any = await open(allowedPage.origin, owner.auth);
+        expect(allowed.status).toBe(200);
+        expect(allowed.session).toMatch(/^[0-9a-f-]{36}$/);
+        // Without a token, the page reads the 401's challenge (OAuth discovery starts there).
+        const anonymous: any = await open(allowedPage.origin);
+        expect(anonymous.status).toBe(401);
+        expect(anonymous.challenge).toContain('resource_metadata=');
+        const foreign: any = await open(foreignPage.origin, owner.auth);
+        expect(foreign.blocked).toMatch(/Failed to fetch/);
+      } finally {
+        await browser.close();
+      }
+    }, 60_000);
   });
 
   describe('sessions and discovery', () => {

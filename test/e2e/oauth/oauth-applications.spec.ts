@@ -430,7 +430,12 @@ describe('OAuth applications and the authorization code flow', () => {
       }),
     });
     expect(atMcp.status).toBe(401);
-    expect(atMcp.headers.get('www-authenticate')).toContain('resource_metadata=');
+    // An invalid token (RFC 6750 3.1), as on every other route, with the discovery parameters kept.
+    expect(atMcp.headers.get('www-authenticate')).toBe(
+      `Bearer realm="kw", resource_metadata="${base}/.well-known/oauth-protected-resource", ` +
+        'scope="workspaces:read profile:read search:read fragments:read fragments:write collections:read files:read", ' +
+        'error="invalid_token"',
+    );
     // A resource that is not this server: invalid_target, back to the client.
     const other = await fetch(authorizeUrl(id, { ...pkceParams(), resource: 'https://elsewhere.example/api' }), {
       redirect: 'manual',

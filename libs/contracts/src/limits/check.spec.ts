@@ -6,7 +6,7 @@ import {
   GetFragmentRequestSchema,
   UpdateFragmentRequestSchema,
 } from '../gen/kw/fragments/v1/fragments_pb.js';
-import { charCount, limitViolations, utf8Bytes } from './check.js';
+import { charCount, cutText, limitViolations, utf8Bytes } from './check.js';
 import { CREATED_VIA, FRAGMENT_CONTENT_MAX_BYTES } from './fragments.js';
 import { MESSAGE_LIMITS, limitsFor } from './rules.js';
 
@@ -79,6 +79,18 @@ describe('limitViolations', () => {
     ]);
   });
 
+  it('notBlank: a title of white space only is refused, as the REST DTOs refuse it; unset passes', () => {
+    expect(limitViolations(CREATE, { ...valid(), title: ' \t\n ' })).toEqual([
+      { field: 'title', problems: ['title must not be blank'] },
+    ]);
+    expect(limitViolations(CREATE, { ...valid(), title: ' a ' })).toEqual([]);
+    const update = UpdateFragmentRequestSchema.typeName;
+    expect(limitViolations(update, create(UpdateFragmentRequestSchema, { fragmentId: 'f' }))).toEqual([]);
+    expect(limitViolations(update, create(UpdateFragmentRequestSchema, { fragmentId: 'f', title: '  ' }))).toEqual([
+      { field: 'title', problems: ['title must not be blank'] },
+    ]);
+  });
+
   it('skips unset optional fields and reports every refused field in rule order', () => {
     const update = create(UpdateFragmentRequestSchema, { fragmentId: 'f' });
     expect(limitViolations(UpdateFragmentRequestSchema.typeName, update)).toEqual([]);
@@ -98,5 +110,15 @@ describe('limitViolations', () => {
       const known = schema.fields.map((f) => f.localName);
       for (const field of Object.keys(fields)) expect(known, `${schema.typeName}.${field}`).toContain(field);
     }
+  });
+});
+
+describe('cutText', () => {
+  it('keeps at most max UTF-16 units and never ends inside a surrogate pair', () => {
+    expect(cutText('abc', 5)).toBe('abc');
+    expect(cutText('abcdef', 3)).toBe('abc');
+    expect(cutText('a🙂🙂', 2)).toBe('a');
+    expect(cutText('a🙂🙂', 3)).toBe('a🙂');
+    expect(cutText(`a${'🙂'.repeat(300)}`, 280)).toBe(`a${'🙂'.repeat(139)}`);
   });
 });

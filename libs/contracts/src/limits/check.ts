@@ -20,6 +20,17 @@ export function charCount(value: string): number {
   );
 }
 
+/**
+ * The first `max` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair:
+ * previews, snippets and queries cut to a length stay well-formed Unicode, which JSON parsers
+ * and the platform's own input checks require.
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
 /** Bytes of the string in UTF-8 (a lone surrogate counts 3, as its replacement character), without encoding it. */
 export function utf8Bytes(value: string): number {
   let bytes = 0;
@@ -47,6 +58,7 @@ function problemsOf(field: string, rule: FieldRule, value: unknown): string[] {
       problems.push(`must be at most ${rule.maxBytes} bytes`);
     if (rule.oneOf !== undefined && value !== '' && !rule.oneOf.includes(value))
       problems.push(`${field} must be one of the following values: ${rule.oneOf.join(', ')}`);
+    if (rule.notBlank && !/\S/.test(value)) problems.push(`${field} must not be blank`);
   } else if (Array.isArray(value)) {
     if (rule.maxItems !== undefined && value.length > rule.maxItems)
       problems.push(`${field} must contain no more than ${rule.maxItems} elements`);

@@ -15,6 +15,7 @@ function describeRule(rule: FieldRule): string {
   if (rule.maxItems !== undefined) parts.push(`at most ${number(rule.maxItems)} items`);
   if (rule.eachMaxChars !== undefined) parts.push(`each at most ${number(rule.eachMaxChars)} characters`);
   if (rule.oneOf !== undefined) parts.push(`one of ${rule.oneOf.map((v) => `\`${v}\``).join(', ')}`);
+  if (rule.notBlank) parts.push('not blank (white space only is refused)');
   return parts.join('; ');
 }
 

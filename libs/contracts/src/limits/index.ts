@@ -7,5 +7,5 @@ export * from './embed.js';
 export * from './search.js';
 export * from './paging.js';
 export { MESSAGE_LIMITS, limitsFor, type FieldRule, type MessageLimits } from './rules.js';
-export { limitViolations, charCount, utf8Bytes, type FieldViolation } from './check.js';
+export { limitViolations, charCount, cutText, utf8Bytes, type FieldViolation } from './check.js';
 export { renderLimitsTable, withLimitsTable, LIMITS_DOC_PATH, LIMITS_DOC_BEGIN, LIMITS_DOC_END } from './doc.js';

@@ -36,7 +36,9 @@ describe('docs/limits.md', () => {
     const rows = renderLimitsTable().split('\n').slice(2);
     const ruleCount = MESSAGE_LIMITS.reduce((n, m) => n + Object.keys(m.fields).length, 0);
     expect(rows).toHaveLength(ruleCount);
-    expect(rows).toContain('| `kw.fragments.v1.CreateFragmentRequest` | `title` | at most 500 characters |');
+    expect(rows).toContain(
+      '| `kw.fragments.v1.CreateFragmentRequest` | `title` | at most 500 characters; not blank (white space only is refused) |',
+    );
     expect(rows).toContain(
       '| `kw.fragments.v1.CreateFragmentRequest` | `tags` | at most 50 items; each at most 100 characters |',
     );

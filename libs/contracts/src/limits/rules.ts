@@ -88,6 +88,11 @@ export interface FieldRule {
   eachMaxChars?: number;
   /** A string field: one of these values; empty is "not given" (proto3), which the handler defaults. */
   oneOf?: readonly string[];
+  /**
+   * A string field: must hold a character that is not white space (the REST DTOs' "must not be
+   * blank"). Only on fields where empty is no "not given": required strings and proto3 `optional`s.
+   */
+  notBlank?: boolean;
 }
 
 /** The rules of one message, by field (the message's localName, which is also the REST field name). */
@@ -126,7 +131,7 @@ export const MESSAGE_LIMITS: readonly MessageLimits[] = [
     description: { maxChars: DESCRIPTION_MAX },
   }),
   limitsOf(CreateFragmentRequestSchema, {
-    title: { maxChars: FRAGMENT_TITLE_MAX },
+    title: { maxChars: FRAGMENT_TITLE_MAX, notBlank: true },
     content: { maxBytes: FRAGMENT_CONTENT_MAX_BYTES },
     summary: { maxChars: FRAGMENT_SUMMARY_MAX },
     tags,
@@ -136,7 +141,7 @@ export const MESSAGE_LIMITS: readonly MessageLimits[] = [
   // Each item's fields are checked as CreateFragment's by the handler, with an outcome per item.
   limitsOf(BulkWriteFragmentsRequestSchema, { items: { maxItems: BULK_FRAGMENTS_MAX } }),
   limitsOf(UpdateFragmentRequestSchema, {
-    title: { maxChars: FRAGMENT_TITLE_MAX },
+    title: { maxChars: FRAGMENT_TITLE_MAX, notBlank: true },
     content: { maxBytes: FRAGMENT_CONTENT_MAX_BYTES },
     summary: { maxChars: FRAGMENT_SUMMARY_MAX },
     tags,

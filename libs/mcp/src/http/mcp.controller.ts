@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { Controller, Delete, Get, Inject, Post, Req, Res, type OnModuleInit } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Inject, Options, Post, Req, Res, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { ApiBearerAuth, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiExcludeEndpoint,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -29,14 +37,26 @@ import { MCP_TOOL_SET, type McpToolSet } from '../service/mcp-tool-set.js';
 import { McpSessions } from '../service/mcp-sessions.js';
 import type { McpAuthExtra } from '../service/tool-context.js';
 import { describeServer, McpDescriptionDto } from './describe-server.js';
+import { invalidMessage, invalidParams, type RpcRefusal } from './jsonrpc-checks.js';
 import { MCP_DEFAULT_SCOPES } from './oauth-scopes.js';
-import { allowedOrigins, checkOrigin } from './origin-policy.js';
+import {
+  allowedOrigins,
+  checkOrigin,
+  CORS_ALLOWED_HEADERS,
+  CORS_EXPOSED_HEADERS,
+  CORS_MAX_AGE_SECONDS,
+} from './origin-policy.js';
 
 const SESSION_HEADER = 'mcp-session-id';
 
 /** JSON-RPC errors for session problems, as the Streamable HTTP transport specifies them. */
 function rpcError(reply: FastifyReply, status: number, code: number, message: string): void {
   void reply.code(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/** A JSON-RPC refusal the endpoint answers itself (jsonrpc-checks.ts). */
+function refuse(reply: FastifyReply, refusal: RpcRefusal): void {
+  void reply.code(refusal.status).type('application/json').send(refusal.body);
 }
 
 /**
@@ -80,13 +100,21 @@ export class McpController implements OnModuleInit {
       'docs/mcp.md.',
   })
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    this.cors(request, reply);
     const caller = await this.admit(request, reply);
+    const notMessage = invalidMessage(request.body);
+    if (notMessage) return refuse(reply, notMessage);
     const sessionId = header(request, SESSION_HEADER);
     if (sessionId) {
       const session = this.sessions.get(sessionId, caller.auth.credentialId);
       if (!session) return rpcError(reply, 404, -32001, 'Session not found: start a new session with initialize');
+      const badParams = invalidParams(request.body);
+      if (badParams) return refuse(reply, badParams);
       return this.handle(session.transport, request, reply, caller);
     }
+    // An initialize whose params are wrong is told so, not to "send initialize first".
+    const badInitialize = (request.body as { method?: unknown }).method === 'initialize' && invalidParams(request.body);
+    if (badInitialize) return refuse(reply, badInitialize);
     if (!isInitializeRequest(request.body))
       return rpcError(reply, 400, -32000, 'Bad Request: no valid Mcp-Session-Id; send initialize first');
     if (!this.sessions.hasRoom(caller.auth.credentialId))
@@ -117,9 +145,9 @@ export class McpController implements OnModuleInit {
   @ApiProduces('application/json', 'text/event-stream')
   @ApiOkResponse({ type: McpDescriptionDto })
   async get(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    this.cors(request, reply);
     const accept = header(request, 'accept') ?? '';
     if (!accept.includes('text/event-stream')) {
-      checkOrigin(header(request, 'origin'), this.origins, publicBase(this.config, request));
       const base = publicBase(this.config, request);
       void reply.send(describeServer(base, this.version, this.toolSet, handoffUrl(this.config)));
       return;
@@ -136,6 +164,7 @@ export class McpController implements OnModuleInit {
   @Public()
   @ApiExcludeEndpoint()
   async delete(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    this.cors(request, reply);
     const caller = await this.admit(request, reply);
     const sessionId = header(request, SESSION_HEADER);
     if (!sessionId) return rpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -144,18 +173,52 @@ export class McpController implements OnModuleInit {
     await this.handle(session.transport, request, reply, caller);
   }
 
+  @Options()
+  @Public()
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'CORS preflight of the MCP endpoint',
+    description:
+      "Answered for the deployment's own origin and those of MCP_ALLOWED_ORIGINS (the allowed methods and headers); " +
+      '403 for any other origin. docs/mcp.md.',
+  })
+  @ApiNoContentResponse({ description: 'The origin may call the endpoint' })
+  preflight(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): void {
+    if (!this.cors(request, reply)) return;
+    void reply.headers({
+      'access-control-allow-methods': 'GET, POST, DELETE',
+      'access-control-allow-headers': CORS_ALLOWED_HEADERS,
+      'access-control-max-age': String(CORS_MAX_AGE_SECONDS),
+    });
+  }
+
   /**
-   * Origin, then the bearer credential. The Cloud's refusal carries the protected-resource
+   * The Origin check (403 for a foreign one, without CORS headers), then CORS for an admitted
+   * browser origin: set on the raw response, so the SDK transport's own answers (the reply is
+   * hijacked) and the errors raised afterwards (401, session errors) carry them too. Answers
+   * whether the request came from a browser page.
+   */
+  private cors(request: FastifyRequest, reply: FastifyReply): boolean {
+    reply.raw.setHeader('vary', 'Origin');
+    const origin = checkOrigin(header(request, 'origin'), this.origins, publicBase(this.config, request));
+    if (origin === undefined) return false;
+    reply.raw.setHeader('access-control-allow-origin', origin);
+    reply.raw.setHeader('access-control-expose-headers', CORS_EXPOSED_HEADERS);
+    return true;
+  }
+
+  /**
+   * The bearer credential (the Origin was checked first, by cors()). The Cloud's refusal carries the protected-resource
    * metadata URL (OAuth discovery) and the default scopes to ask for; a Leaf's says where
    * handoff tokens come from instead.
    */
   private async admit(request: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedCaller> {
     const base = publicBase(this.config, request);
-    checkOrigin(header(request, 'origin'), this.origins, base);
     const leaf = this.toolSet.plane === 'leaf';
     const challenge = leaf
       ? 'Bearer realm="kw"'
       : `Bearer realm="kw", resource_metadata="${base}/.well-known/oauth-protected-resource", scope="${MCP_DEFAULT_SCOPES.join(' ')}"`;
+    let caller: AuthenticatedCaller;
     try {
       const authorization = request.headers.authorization;
       // Without a credential the request was already counted as anonymous by the AuthGuard (a public route).
@@ -165,19 +228,25 @@ export class McpController implements OnModuleInit {
             ? `A handoff token is required for this Leaf's MCP endpoint: ask the Cloud for one (POST ${handoffUrl(this.config)}) and send it as Authorization: Bearer <token>`
             : 'A bearer token is required for the MCP endpoint',
         );
-      const caller = await admittedAuthentication(this.admission, request, reply, authorization, () =>
+      caller = await admittedAuthentication(this.admission, request, reply, authorization, () =>
         authenticateBearer({ headers: { authorization }, ip: request.ip }),
       );
-      // A token bound to another resource (RFC 8707 audience) is refused here.
-      assertAudience(caller.auth.audience, request.url);
-      attachCaller(request, caller);
-      return caller;
     } catch (err) {
       // Only a refused credential asks the client to authenticate; a 503 (identity service
       // down) must not send it into a new sign-in.
       if (AppError.isAppError(err) && err.status === 401) void reply.header('www-authenticate', challenge);
       throw err;
     }
+    // A token bound to another resource (RFC 8707 audience) is refused here, as an invalid token
+    // (RFC 6750 section 3.1, like every other route): the client needs a token for this resource.
+    try {
+      assertAudience(caller.auth.audience, request.url);
+    } catch (err) {
+      void reply.header('www-authenticate', `${challenge}, error="invalid_token"`);
+      throw err;
+    }
+    attachCaller(request, caller);
+    return caller;
   }
 
   /** Hands the raw request to the SDK transport, with the caller as its authInfo. */

@@ -9,10 +9,11 @@ export function allowedOrigins(config: AppConfig): Set<string> {
 
 /**
  * The MCP transport specification: servers must validate Origin to prevent DNS rebinding. A
- * request without Origin is not from a browser page and passes; a present, unlisted one is 403.
+ * request without Origin is not from a browser page and passes (undefined); a present, unlisted
+ * one is 403. Answers the admitted origin, serialized (scheme://host[:port]), for CORS.
  */
-export function checkOrigin(origin: string | undefined, allowed: Set<string>, own: string): void {
-  if (origin === undefined) return;
+export function checkOrigin(origin: string | undefined, allowed: Set<string>, own: string): string | undefined {
+  if (origin === undefined) return undefined;
   let normalized: string;
   try {
     normalized = new URL(origin).origin;
@@ -25,4 +26,12 @@ export function checkOrigin(origin: string | undefined, allowed: Set<string>, ow
       code: ErrorCode.FORBIDDEN,
       message: `Origin ${origin.slice(0, 200)} is not allowed to call the MCP endpoint`,
     });
+  return normalized;
 }
+
+/** What a browser page of an admitted origin may send (the preflight's Access-Control-Allow-Headers). */
+export const CORS_ALLOWED_HEADERS = 'authorization, content-type, mcp-session-id, mcp-protocol-version, last-event-id';
+/** What its script may read of an answer: the session id, and the challenge of a 401 (OAuth discovery). */
+export const CORS_EXPOSED_HEADERS = 'Mcp-Session-Id, WWW-Authenticate';
+/** How long a browser may keep a preflight's answer, in seconds. */
+export const CORS_MAX_AGE_SECONDS = 600;

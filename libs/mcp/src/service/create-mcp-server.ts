@@ -20,6 +20,9 @@ export function createMcpServer(client: ServiceClient, version: string, toolSet:
       runTool(extra, () => tool.run(args, client), toolSet),
     );
   }
+  // The SDK looks tools up by name in a plain object: `toString` or `constructor` would find the
+  // object's prototype and answer "Tool toString disabled". Without one, they are unknown tools.
+  Object.setPrototypeOf((server as unknown as { _registeredTools: object })._registeredTools, null);
   registerFragmentResources(server, client);
   return server;
 }

@@ -10,6 +10,7 @@ import { ERROR_HEADERS, type ErrorHeaders } from './error-headers.js';
 import { ErrorResponder } from './error-responder.js';
 import { ambiguousAuthorization } from './auth/ambiguous-authorization.js';
 import { checkBody, checkParameters, OWN_QUERY_CHECK } from './input-guard.js';
+import { missingHost } from './missing-host.js';
 import { installBodyIdleTimeout } from './receive-timeouts.js';
 import { formUrlEncodedParser, installRouteBodies, jsonParser, type RouteBodies } from './route-bodies.js';
 import { RouteTable } from './route-table.js';
@@ -68,7 +69,10 @@ export function installHttpEdge(
     const route = request.routeOptions?.url;
     const draining = deps.draining?.() === true && !UNTRACED_ROUTES.has(route ?? '');
     if (draining) void reply.header('connection', 'close');
-    const refused = draining ? shuttingDown() : ambiguousAuthorization(request);
+    const noHost = draining ? undefined : missingHost(request);
+    // Node closed such a connection; so does the platform (what follows on it is not trusted).
+    if (noHost) void reply.header('connection', 'close');
+    const refused = draining ? shuttingDown() : (noHost ?? ambiguousAuthorization(request));
     // The request's server span (a no-op while tracing is off), child of the caller's `traceparent`.
     const traced = UNTRACED_ROUTES.has(route ?? '')
       ? undefined

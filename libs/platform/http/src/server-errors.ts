@@ -96,13 +96,22 @@ function clientError(logger: Logger) {
   };
 }
 
+/** The Fastify server options of the HTTP edge, with Node's own server options (`http`). */
+export type EdgeServerOptions = Pick<
+  FastifyServerOptions,
+  'frameworkErrors' | 'clientErrorHandler' | 'routerOptions'
+> & {
+  http: { requireHostHeader: boolean };
+};
+
 /** Fastify server options that keep errors raised outside Nest's pipeline in the error model. */
-export function edgeServerOptions(
-  logger: Logger,
-): Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler' | 'routerOptions'> {
+export function edgeServerOptions(logger: Logger): EdgeServerOptions {
   return {
     frameworkErrors: frameworkError(logger),
     clientErrorHandler: clientError(logger),
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    // Node answers an HTTP/1.1 request without Host with an empty 400 no hook sees; the HTTP
+    // edge refuses it instead, in the error model (missing-host.ts).
+    http: { requireHostHeader: false },
   };
 }

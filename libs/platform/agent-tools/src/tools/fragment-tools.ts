@@ -8,6 +8,7 @@ import {
   FRAGMENT_TAGS_MAX,
   FRAGMENT_TITLE_MAX,
   FragmentsService,
+  cutText,
   type Fragment,
 } from '@kw/contracts';
 import { badRequest } from '@kw/platform-errors';
@@ -18,6 +19,9 @@ const M = FragmentsService.method;
 const uuid = (what: string) => z.uuid().describe(what);
 const tags = z.array(z.string().min(1).max(FRAGMENT_TAG_MAX)).max(FRAGMENT_TAGS_MAX);
 
+/** A fragment as an MCP resource (kw://fragments/{id}): every tool answer that names a fragment carries it. */
+export const fragmentUri = (fragmentId: string): string => `kw://fragments/${fragmentId}`;
+
 /** A fragment as tools answer it: whole (get) or with a content preview (lists). */
 export function fragmentOut(f: Fragment, whole: boolean): Record<string, unknown> {
   return {
@@ -27,7 +31,7 @@ export function fragmentOut(f: Fragment, whole: boolean): Record<string, unknown
     title: f.title,
     ...(whole
       ? { content: f.content }
-      : { preview: f.content.length > PREVIEW_CHARS ? `${f.content.slice(0, PREVIEW_CHARS)}…` : f.content }),
+      : { preview: f.content.length > PREVIEW_CHARS ? `${cutText(f.content, PREVIEW_CHARS)}…` : f.content }),
     summary: f.summary ?? null,
     tags: f.tags,
     key: f.key ?? null,
@@ -37,7 +41,7 @@ export function fragmentOut(f: Fragment, whole: boolean): Record<string, unknown
     createdAt: f.createdAt,
     updatedAt: f.updatedAt,
     archivedAt: f.archivedAt || null,
-    resourceUri: `kw://fragments/${f.id}`,
+    resourceUri: fragmentUri(f.id),
   };
 }
 

@@ -12,12 +12,14 @@ import {
   SEARCH_LIMIT_MAX,
   SEARCH_QUERY_MAX,
   SearchService,
+  cutText,
   type SearchPage,
 } from '@kw/contracts';
 import { badRequest } from '@kw/platform-errors';
 import { filesBesideSearch } from '@kw/platform-file-hits';
 import { READ_ONLY, defineAgentTool, type AgentTool } from '../agent-tool.js';
 import { fileHitOut } from './file-tools.js';
+import { fragmentUri } from './fragment-tools.js';
 
 const S = SearchService.method;
 
@@ -31,6 +33,7 @@ function hitsOut(page: SearchPage | undefined) {
     snippet: h.snippet,
     score: h.score,
     matchedBy: h.matchedBy,
+    resourceUri: fragmentUri(h.fragmentId),
   }));
   return { hits, count: hits.length, totalCount: page?.totalCount ?? 0, mode: page?.mode ?? '' };
 }
@@ -115,7 +118,13 @@ export const searchTools: AgentTool[] = [
         maxLeads: args.maxLeads ?? 0,
       });
       return {
-        leads: res.leads.map((l) => ({ fragmentId: l.fragmentId, title: l.title, why: l.why, score: l.score })),
+        leads: res.leads.map((l) => ({
+          fragmentId: l.fragmentId,
+          title: l.title,
+          why: l.why,
+          score: l.score,
+          resourceUri: fragmentUri(l.fragmentId),
+        })),
         steps: res.steps.map((s) => ({ kind: s.kind, detail: s.detail, terms: s.terms, found: s.found })),
         expandedTerms: res.expandedTerms,
       };
@@ -143,7 +152,7 @@ export const searchTools: AgentTool[] = [
         const { fragment } = await client.call(FragmentsService.method.getFragment, { fragmentId: args.fragmentId });
         if (fragment!.workspaceId !== args.workspaceId) throw badRequest('The fragment belongs to another workspace');
         // A long title and many tags can pass the graph's bound; the names come first anyway.
-        query = [fragment!.title, ...fragment!.tags].join(' ').slice(0, GRAPH_QUERY_MAX);
+        query = cutText([fragment!.title, ...fragment!.tags].join(' '), GRAPH_QUERY_MAX);
       }
       const res = await client.call(GraphService.method.graphRetrieve, {
         workspaceId: args.workspaceId,
@@ -165,7 +174,7 @@ export const searchTools: AgentTool[] = [
         })),
         fragments: res.fragments
           .filter((f) => f.id !== args.fragmentId)
-          .map((f) => ({ fragmentId: f.id, title: f.title, score: f.score })),
+          .map((f) => ({ fragmentId: f.id, title: f.title, score: f.score, resourceUri: fragmentUri(f.id) })),
       };
     },
   }),

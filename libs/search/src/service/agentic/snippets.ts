@@ -1,3 +1,4 @@
+import { cutText } from '@kw/contracts';
 import { AGENTIC_SNIPPET_CHARS } from '../../search-limits.js';
 
 /**
@@ -5,5 +6,5 @@ import { AGENTIC_SNIPPET_CHARS } from '../../search-limits.js';
  * with one character more than fits, shortened with an ellipsis when it does not fit.
  */
 export function shortSnippet(text: string): string {
-  return text.length > AGENTIC_SNIPPET_CHARS ? `${text.slice(0, AGENTIC_SNIPPET_CHARS - 1).trimEnd()}…` : text.trim();
+  return text.length > AGENTIC_SNIPPET_CHARS ? `${cutText(text, AGENTIC_SNIPPET_CHARS - 1).trimEnd()}…` : text.trim();
 }
