@@ -243,6 +243,36 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       await flaky.close();
     });
 
+    it("one tenant's hanging endpoint does not hold up another tenant's endpoint on the same host and port", async () => {
+      const shared = await p.startReceiver();
+      const hanging: Array<{ end(): void }> = [];
+      shared.setResponder((req, res) => {
+        if (req.path === '/hang') hanging.push(res);
+        else res.writeHead(204).end();
+      });
+      try {
+        const a = await p.person();
+        const wsA = await p.workspace(a);
+        const b = await p.person();
+        const wsB = await p.workspace(b);
+        await p.createWebhook(a, wsA.id, { url: shared.url('/hang'), events: ['fragment.created'] });
+        await p.createWebhook(b, wsB.id, { url: shared.url('/ok-b'), events: ['fragment.created'] });
+        await Promise.all(Array.from({ length: 20 }, (_, i) => p.createFragment(a, wsA, { title: `Hang ${i}` })));
+        // The hanging endpoint holds its 16 places (and no more).
+        await p.waitFor('16 requests hanging at /hang', () => shared.at('/hang').length >= 16, 15_000);
+        const sent = Date.now();
+        await p.createFragment(b, wsB, { title: 'Not held up' });
+        await p.waitFor('the other tenant delivered', () => shared.at('/ok-b').length === 1, 5_000);
+        expect(Date.now() - sent).toBeLessThan(5_000);
+        // A is still hanging: B did not simply wait for A's timeouts.
+        expect(hanging.length).toBeGreaterThanOrEqual(16);
+        expect(shared.at('/hang')).toHaveLength(16);
+      } finally {
+        for (const res of hanging) res.end();
+        await shared.close();
+      }
+    });
+
     it('honours Retry-After on 429 and treats a redirect as a failure it never follows', async () => {
       receiver.setResponder((req, res) => {
         if (req.path === '/busy') res.writeHead(429, { 'retry-after': '3' }).end();

@@ -79,7 +79,7 @@ export class DeliveryAttempter {
   ): Promise<AttemptOutcome> {
     const startedAt = new Date();
     const messageId = messageIdOf(delivery.id);
-    const result = await this.send(delivery, await endpoint, messageId);
+    const result = await this.send(webhook.id, delivery, await endpoint, messageId);
     const number = delivery.attempts + 1;
     const retryIn =
       result.ok || result.status === 410 || delivery.test
@@ -126,7 +126,12 @@ export class DeliveryAttempter {
     return { ...result, deliveryId: delivery.id, messageId, deliveryStatus: status };
   }
 
-  private async send(delivery: DeliveryRow, endpoint: PreparedEndpoint, messageId: string): Promise<SendResult> {
+  private async send(
+    webhookId: string,
+    delivery: DeliveryRow,
+    endpoint: PreparedEndpoint,
+    messageId: string,
+  ): Promise<SendResult> {
     const { target } = endpoint;
     if ('refused' in target)
       return { ok: false, durationMs: target.checkMs, failure: 'refused', message: target.refused };
@@ -136,7 +141,7 @@ export class DeliveryAttempter {
       body: delivery.body,
       timeoutMs: this.settings.timeoutMs,
       ca: this.settings.ca,
-      agent: this.connections.agentFor(target),
+      agent: this.connections.agentFor(webhookId, target),
     });
   }
 }
