@@ -48,7 +48,7 @@ SELECT ${DELIVERY_COLUMNS}, ${WEBHOOK_JSON} AS webhook
   FROM claimed d JOIN data.webhooks w ON w.id = d.webhook_id;
 
 -- src/persistence/webhooks.repository.ts: WebhooksRepository.rotateSecret.held
-SELECT 1 FROM data.webhooks WHERE id = ${webhookId}::uuid FOR KEY SHARE;
+SELECT 1 FROM data.webhooks WHERE id = ${webhookId}::uuid FOR NO KEY UPDATE;
 
 -- src/persistence/webhooks.repository.ts: WebhooksRepository.signingSecretsSealed
 SELECT secret_sealed FROM data.webhook_secrets

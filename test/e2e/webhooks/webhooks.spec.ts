@@ -210,6 +210,27 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       expect(got!.headers['webhook-signature']!.toString().split(' ')).toHaveLength(2);
       for (const secret of [old, rotated.secret])
         expect(new Webhook(secret).verify(got!.body, got!.headers as Record<string, string>)).toBeTruthy();
+
+      // Rotating again during the overlap: still two signatures, the newest secret and the one
+      // it replaced; the oldest stops signing at once.
+      const rotate = () =>
+        p.api.ok(owner.auth, 'POST', `${p.hooks(ws.id)}/${webhook.id}/rotate-secret`, { overlapSeconds: 600 }, 200);
+      const second = await rotate();
+      const third = await rotate();
+      const trigger = await p.api.ok(
+        owner.auth,
+        'POST',
+        `${p.hooks(ws.id)}/trigger`,
+        { eventType: 'fragment.created', webhookId: webhook.id },
+        200,
+      );
+      expect(trigger.outcomes[0]).toMatchObject({ ok: true });
+      const last = receiver.at('/rotated').at(-1)!;
+      expect(last.headers['webhook-signature']!.toString().split(' ')).toHaveLength(2);
+      for (const secret of [second.secret, third.secret])
+        expect(new Webhook(secret).verify(last.body, last.headers as Record<string, string>)).toBeTruthy();
+      for (const secret of [old, rotated.secret])
+        expect(() => new Webhook(secret).verify(last.body, last.headers as Record<string, string>)).toThrow();
     });
 
     it('retries while the receiver is down and delivers once it is up, with the same webhook-id', async () => {

@@ -119,7 +119,7 @@ export class WebhooksHandlers {
     }
     const secret = newSigningSecret();
     const expiresAt = new Date(Date.now() + overlap * 1000);
-    // Older secrets still in an overlap end no later than this one's.
+    // The current secret signs until expiresAt; an older previous one stops now.
     if (!(await this.webhooks.rotateSecret(current.id, this.box.seal(secret), expiresAt))) throw webhookNotFound();
     return { webhook: webhookView(current, expiresAt), secret, previousSecretExpiresAt: expiresAt.toISOString() };
   }
