@@ -384,6 +384,31 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
           .status,
       ).toBe(404);
     });
+    it('refuses to redeliver to a disabled endpoint (409) and keeps the recorded outcome', async () => {
+      const { webhook } = await p.createWebhook(owner, ws.id, { url: receiver.url('/disabled-again') });
+      await p.createFragment(owner, ws, { title: 'Delivered, then disabled' });
+      const delivered = await p.waitFor('the delivery succeeded', async () => {
+        const [d] = await p.deliveries(owner, ws.id, webhook.id);
+        return d?.status === 'succeeded' && d;
+      });
+      await p.api.ok(owner.auth, 'PATCH', `${p.hooks(ws.id)}/${webhook.id}`, { enabled: false }, 200);
+      const refused = await p.api.call(
+        owner.auth,
+        'POST',
+        `${p.hooks(ws.id)}/${webhook.id}/deliveries/${delivered.id}/redeliver`,
+      );
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ code: 'CONFLICT', error: expect.stringMatching(/disabled/) });
+      await new Promise((r) => setTimeout(r, 1_500)); // a worker pass or more
+      const [after] = await p.deliveries(owner, ws.id, webhook.id);
+      expect(after).toMatchObject({
+        id: delivered.id,
+        status: 'succeeded',
+        attempts: 1,
+        completedAt: delivered.completedAt,
+      });
+      expect(receiver.at('/disabled-again')).toHaveLength(1);
+    });
   });
 
   describe('test trigger', () => {

@@ -198,10 +198,14 @@ export class WebhooksRepository {
         where: { id: webhookId, enabled: true },
         data: { enabled: false, disabledReason: reason, disabledAt: at },
       }),
-      this.db.webhookDelivery.updateMany({
-        where: { webhookId, status: 'pending' },
-        data: { status: 'cancelled', completedAt: at, lastFailure: `endpoint disabled (${reason})` },
-      }),
+      // A pending redelivery of a finished delivery gets its recorded outcome back.
+      this.db.$executeRaw`UPDATE data.webhook_deliveries
+           SET status = coalesce(status_before_redelivery, 'cancelled'),
+               completed_at = CASE WHEN status_before_redelivery IS NULL THEN ${at} ELSE completed_at END,
+               last_failure = CASE WHEN status_before_redelivery IS NULL THEN ${`endpoint disabled (${reason})`}
+                                   ELSE last_failure END,
+               status_before_redelivery = NULL
+         WHERE webhook_id = ${webhookId}::uuid AND status = 'pending'`,
     ]);
     return changed.count > 0;
   }
