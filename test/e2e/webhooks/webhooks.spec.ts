@@ -97,6 +97,48 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       expect((await p.api.call(owner.auth, 'GET', path)).status).toBe(404);
     });
 
+    it('keeps a header value when a PATCH sends back the mask it read, and never stores the mask', async () => {
+      const { webhook } = await p.createWebhook(owner, ws.id, {
+        url: receiver.url('/masked'),
+        headers: { 'X-Recv-Token': 'real-receiver-secret', 'X-Other': 'old' },
+      });
+      const path = `${p.hooks(ws.id)}/${webhook.id}`;
+      const read = (await p.api.ok(owner.auth, 'GET', path, undefined, 200)).webhook;
+      expect(read.headers).toEqual({ 'X-Recv-Token': '********', 'X-Other': '********' });
+      // What a form's "save" sends: the masks it read, one value changed, one header added.
+      await p.api.ok(
+        owner.auth,
+        'PATCH',
+        path,
+        { name: 'saved', headers: { ...read.headers, 'X-Other': 'new', 'X-Added': 'added' } },
+        200,
+      );
+      await p.api.ok(
+        owner.auth,
+        'POST',
+        `${p.hooks(ws.id)}/trigger`,
+        { eventType: 'fragment.created', webhookId: webhook.id },
+        200,
+      );
+      const [got] = receiver.at('/masked');
+      expect(got!.headers).toMatchObject({
+        'x-recv-token': 'real-receiver-secret',
+        'x-other': 'new',
+        'x-added': 'added',
+      });
+      // The mask for a header that has no stored value is refused, on PATCH and on create.
+      const unknown = await p.api.call(owner.auth, 'PATCH', path, { headers: { 'X-New': '********' } });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.fields).toEqual([{ field: 'headers', problems: [expect.stringMatching(/\*{8}/)] }]);
+      const created = await p.api.call(owner.auth, 'POST', p.hooks(ws.id), {
+        name: 'x',
+        url: receiver.url('/masked'),
+        events: ['fragment.created'],
+        headers: { 'X-Token': '********' },
+      });
+      expect(created.status).toBe(400);
+    });
+
     it('is workspace management: a viewer or contributor gets 403, another tenant 404', async () => {
       const viewer = await p.person();
       const contributor = await p.person();

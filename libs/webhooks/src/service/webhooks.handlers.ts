@@ -13,8 +13,8 @@ import {
   SECRET_OVERLAP_MAX_SECONDS,
   WEBHOOKS_PER_WORKSPACE_MAX,
 } from '../webhooks-limits.js';
-import { validEvents, validHeaders, validName } from './webhook-input.js';
-import { sealHeaders } from './webhook-secrets.js';
+import { headersKeepingMasked, validEvents, validHeaders, validName } from './webhook-input.js';
+import { openHeaders, sealHeaders } from './webhook-secrets.js';
 import { webhookView } from './webhook-view.js';
 import { WebhookRecords, webhookNotFound } from './webhook-records.js';
 import { WebhooksRepository, type WebhookChanges } from '../persistence/webhooks.repository.js';
@@ -47,7 +47,7 @@ export class WebhooksHandlers {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'webhooks:manage');
     const name = validName(input.name);
     const events = validEvents(input.events);
-    const headers = validHeaders(input.headers);
+    const headers = headersKeepingMasked(validHeaders(input.headers), []);
     checkTargetText(input.url);
     await checkTarget(input.url, this.settings.policy);
     const secret = newSigningSecret();
@@ -86,7 +86,11 @@ export class WebhooksHandlers {
     const data: WebhookChanges = {};
     if (input.name !== undefined) data.name = validName(input.name);
     if (input.setEvents) data.events = validEvents(input.events);
-    if (input.setHeaders) Object.assign(data, sealHeaders(this.box, validHeaders(input.headers)));
+    if (input.setHeaders) {
+      // A value sent back as the mask keeps the stored one.
+      const headers = headersKeepingMasked(validHeaders(input.headers), openHeaders(this.box, current.headersSealed));
+      Object.assign(data, sealHeaders(this.box, headers));
+    }
     if (input.url !== undefined && input.url !== current.url) {
       checkTargetText(input.url);
       await checkTarget(input.url, this.settings.policy);
