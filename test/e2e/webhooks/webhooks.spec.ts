@@ -339,11 +339,13 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
     it('honours Retry-After on 429 and treats a redirect as a failure it never follows', async () => {
       receiver.setResponder((req, res) => {
         if (req.path === '/busy') res.writeHead(429, { 'retry-after': '3' }).end();
+        else if (req.path === '/broken') res.writeHead(500, { 'retry-after': '3600' }).end();
         else if (req.path === '/moved') res.writeHead(302, { location: receiver.url('/moved-target') }).end();
         else res.writeHead(204).end();
       });
       const busy = await p.createWebhook(owner, ws.id, { url: receiver.url('/busy') });
       const moved = await p.createWebhook(owner, ws.id, { url: receiver.url('/moved') });
+      const broken = await p.createWebhook(owner, ws.id, { url: receiver.url('/broken') });
       await p.createFragment(owner, ws, { title: 'Busy and moved' });
       const waited = await p.waitFor('the 429 attempt', async () => {
         const [d] = await p.deliveries(owner, ws.id, busy.webhook.id);
@@ -354,6 +356,17 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       expect(Date.parse(waited.nextAttemptAt) - Date.parse(waited.attemptHistory[0].startedAt)).toBeGreaterThanOrEqual(
         2900,
       );
+      // Retry-After counts on 429 and 503 only: a 500 follows the schedule (300 ms, ±20%).
+      const scheduled = await p.waitFor('the 500 attempt', async () => {
+        const [d] = await p.deliveries(owner, ws.id, broken.webhook.id);
+        return d?.attempts >= 1 && d.attemptHistory[0] && d;
+      });
+      expect(scheduled.attemptHistory[0]).toMatchObject({ statusCode: 500, failure: 'status' });
+      if (scheduled.status === 'pending')
+        expect(Date.parse(scheduled.nextAttemptAt) - Date.parse(scheduled.attemptHistory[0].startedAt)).toBeLessThan(
+          60_000,
+        );
+      else expect(scheduled.attempts).toBeGreaterThan(1); // retried already
       const redirected = await p.waitFor('the redirect attempt', async () => {
         const [d] = await p.deliveries(owner, ws.id, moved.webhook.id);
         return d?.attempts >= 1 && d;
@@ -361,7 +374,7 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       expect(redirected.attemptHistory[0]).toMatchObject({ statusCode: 302, failure: 'redirect' });
       expect(receiver.at('/moved-target')).toHaveLength(0);
       receiver.setResponder((_req, res) => res.writeHead(204).end());
-      for (const id of [busy.webhook.id, moved.webhook.id])
+      for (const id of [busy.webhook.id, moved.webhook.id, broken.webhook.id])
         await p.api.ok(owner.auth, 'DELETE', `${p.hooks(ws.id)}/${id}`, undefined, 200);
     });
 

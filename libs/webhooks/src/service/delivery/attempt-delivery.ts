@@ -9,7 +9,7 @@ import type { DeliveryRow, WebhookRow } from '../../persistence/rows.js';
 import { WebhooksRepository } from '../../persistence/webhooks.repository.js';
 import { DELIVERY_SETTINGS, type DeliverySettings } from './delivery-settings.js';
 import { EndpointHealth } from './endpoint-health.js';
-import { nextAttemptDelay } from './retry-schedule.js';
+import { honouredRetryAfter, nextAttemptDelay } from './retry-schedule.js';
 import { messageIdOf, signedHeaders } from './sign-delivery.js';
 
 const USER_AGENT = 'kw-webhooks/1 (+https://www.standardwebhooks.com)';
@@ -84,7 +84,7 @@ export class DeliveryAttempter {
     const retryIn =
       result.ok || result.status === 410 || delivery.test
         ? null
-        : nextAttemptDelay(this.settings.schedule, number, result.retryAfterMs);
+        : nextAttemptDelay(this.settings.schedule, number, honouredRetryAfter(result.status, result.retryAfterMs));
     const status = result.ok ? 'succeeded' : retryIn === null ? 'failed' : 'pending';
     const failure = result.ok
       ? null

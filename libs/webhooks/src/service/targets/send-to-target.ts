@@ -33,7 +33,7 @@ export interface SendResult {
   ok: boolean;
   status?: number;
   durationMs: number;
-  /** From Retry-After (delta-seconds or HTTP-date) whenever the receiver sent one; meant for 429 and 503. */
+  /** From Retry-After (delta-seconds or HTTP-date) whenever the receiver sent one; honoured on 429 and 503 only (honouredRetryAfter). */
   retryAfterMs?: number;
   failure?: SendFailure;
   message?: string;
