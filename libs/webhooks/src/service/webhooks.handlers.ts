@@ -7,7 +7,7 @@ import { Handles, type RequestOf } from '@kw/platform-transport';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { DELIVERY_SETTINGS, type DeliverySettings } from './delivery/delivery-settings.js';
 import { newSigningSecret } from './delivery/sign-delivery.js';
-import { checkTarget, checkTargetText } from './targets/index.js';
+import { checkTarget, checkTargetCanonical, checkTargetText } from './targets/index.js';
 import {
   SECRET_OVERLAP_DEFAULT_SECONDS,
   SECRET_OVERLAP_MAX_SECONDS,
@@ -50,6 +50,7 @@ export class WebhooksHandlers {
     const headers = headersKeepingMasked(validHeaders(input.headers), []);
     checkTargetText(input.url);
     await checkTarget(input.url, this.settings.policy);
+    checkTargetCanonical(input.url);
     const secret = newSigningSecret();
     const row = await this.webhooks.createWithSecret(
       {
@@ -94,6 +95,7 @@ export class WebhooksHandlers {
     if (input.url !== undefined && input.url !== current.url) {
       checkTargetText(input.url);
       await checkTarget(input.url, this.settings.policy);
+      checkTargetCanonical(input.url);
       data.url = input.url;
     }
     if (input.enabled !== undefined) {

@@ -181,6 +181,28 @@ export function checkTargetText(rawUrl: string): void {
     );
 }
 
+/**
+ * The URL as written must be the URL deliveries use: one that URL parsing would rewrite
+ * (backslashes or missing slashes after the scheme, upper case in the scheme or host, full-width
+ * digits, an IDN host not in punycode, `..` segments, the default `:443`, non-ASCII or other
+ * characters it percent-encodes, address forms such as octal) is refused, naming the form to
+ * write instead. Only one rewrite is harmless and accepted as written: an empty path, which is
+ * sent as `/` either way. Checked when a webhook is configured, after checkTarget (so a
+ * non-public address is refused as such first); an unparseable URL is left to checkTarget.
+ */
+export function checkTargetCanonical(rawUrl: string): void {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return;
+  }
+  if (url.href === rawUrl) return;
+  if (url.pathname === '/' && `${url.protocol}//${url.host}${url.search}` === rawUrl) return;
+  const canonical = url.href.length > 300 ? `${url.href.slice(0, 300)}...` : url.href;
+  throw new TargetRefusedError('not-canonical', `the URL must be written as deliveries would use it: ${canonical}`);
+}
+
 /** Every address the name resolves to, deduplicated. A failure or a timeout is a refusal, never a skipped check. */
 async function resolve(hostname: string, lookup: LookupAll, timeoutMs: number): Promise<ResolvedAddress[]> {
   let timer: NodeJS.Timeout | undefined;
