@@ -46,6 +46,10 @@ const REFUSED: Array<[string, string]> = [
   ['?private_key=', 'https://93.184.216.34/in?private_key=x'],
   ['?client_secret=', 'https://93.184.216.34/in?client_secret=x'],
   ['?clientSecret=', 'https://93.184.216.34/in?clientSecret=x'],
+  // Parameters after ";" (read as separators by several receiver stacks) and path parameters.
+  ['?x=1;token=', 'https://93.184.216.34/in?x=1;token=abc'],
+  ['?x=1;api_key=', 'https://93.184.216.34/in?x=1;api_key=abc'],
+  [';jsessionid= in the path', 'https://93.184.216.34/in;jsessionid=ABC123?x=1'],
 ];
 
 /** A name of this machine's hosts file that points at loopback or a private range (not "localhost"). */

@@ -188,6 +188,26 @@ describe('query parameter names that look like a credential', () => {
   );
 });
 
+describe('checkTargetText: credentials after ";" and in path parameters', () => {
+  it.each([
+    'https://93.184.216.34/hook?x=1;token=abc',
+    'https://93.184.216.34/hook?x=1;api_key=abc',
+    'https://93.184.216.34/hook?x=1;%74oken=abc',
+    'https://93.184.216.34/hook;jsessionid=ABC123?x=1',
+    'https://93.184.216.34/a;v=1/hook;PHPSESSID=abc',
+    'https://93.184.216.34/hook;token',
+  ])('refuses %s', (url) => {
+    expect(() => checkTargetText(url)).toThrow(expect.objectContaining({ reason: 'query-credentials' }));
+  });
+
+  it.each(['https://93.184.216.34/hook?x=1;lang=fr', 'https://93.184.216.34/a;v=1/hook;type=json'])(
+    'accepts harmless parameters: %s',
+    (url) => {
+      expect(() => checkTargetText(url)).not.toThrow();
+    },
+  );
+});
+
 describe('checkTargetText: what is stored is what is used', () => {
   it.each([
     ['CR LF', 'https://93.184.216.34/\r\nX: y', 'invalid-url'],

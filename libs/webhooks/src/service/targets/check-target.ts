@@ -81,6 +81,8 @@ const CREDENTIAL_SUFFIXES = [
   'signingkey',
   'signature',
   'jwt',
+  'sessionid', // jsessionid
+  'sessid', // phpsessid
 ];
 
 /**
@@ -102,14 +104,7 @@ export async function checkTarget(
   if (url.protocol !== 'https:') throw new TargetRefusedError('scheme', 'only https:// URLs are accepted');
   if (url.username !== '' || url.password !== '')
     throw new TargetRefusedError('credentials', 'the URL must not contain a user name or password');
-  for (const name of url.searchParams.keys()) {
-    if (looksLikeCredential(name)) {
-      throw new TargetRefusedError(
-        'query-credentials',
-        `query parameter "${name}" looks like a credential; receivers authenticate deliveries by their signature`,
-      );
-    }
-  }
+  for (const name of url.searchParams.keys()) refuseCredentialParameter(name, 'query');
   // WHATWG parsing already turned 0177.0.0.1, 0x7f.1 and 2130706433 into 127.0.0.1 and
   // lower-cased the host; an https URL always has a non-empty host.
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -140,6 +135,31 @@ export async function checkTarget(
     }
   }
   return { url, hostname, port: url.port === '' ? 443 : Number(url.port), addresses };
+}
+
+function refuseCredentialParameter(name: string, where: 'query' | 'path'): void {
+  if (looksLikeCredential(name))
+    throw new TargetRefusedError(
+      'query-credentials',
+      `${where} parameter "${name}" looks like a credential; receivers authenticate deliveries by their signature`,
+    );
+}
+
+/**
+ * The parameter names of a URL as receivers may read them: the query split at `&` and also at
+ * `;` (Rack before 3, Python's parse_qs before 3.9.2 and others still split there), and the
+ * path parameters of every segment (`/hook;jsessionid=...`, read by Java servlet containers).
+ * Names are percent-decoded like the query's (`%74oken` is `token`).
+ */
+function parameterNames(url: URL): Array<{ name: string; where: 'query' | 'path' }> {
+  const names: Array<{ name: string; where: 'query' | 'path' }> = [];
+  for (const name of new URLSearchParams(url.search.replaceAll(';', '&')).keys()) names.push({ name, where: 'query' });
+  for (const segment of url.pathname.split('/')) {
+    const params = segment.split(';').slice(1);
+    if (params.length === 0) continue;
+    for (const name of new URLSearchParams(params.join('&')).keys()) names.push({ name, where: 'path' });
+  }
+  return names;
 }
 
 /** Whether a query parameter name reads like a credential (see CREDENTIAL_WORDS). */
@@ -179,6 +199,15 @@ export function checkTargetText(rawUrl: string): void {
       'fragment',
       'the URL must not have a fragment (#...): it is never sent to the receiver',
     );
+  // Credentials after ";" and in path parameters: refused when configured (checkTarget, at
+  // every delivery, reads the query split at "&" only, so a URL stored before still delivers).
+  let url: URL | undefined;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return; // checkTarget says why
+  }
+  for (const { name, where } of parameterNames(url)) refuseCredentialParameter(name, where);
 }
 
 /**
