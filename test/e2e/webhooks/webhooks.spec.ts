@@ -438,6 +438,21 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
         (await p.api.call(owner.auth, 'POST', `${p.hooks(ws.id)}/${webhook.id}/deliveries/${UNKNOWN_ID}/redeliver`))
           .status,
       ).toBe(404);
+      // Unknown body fields are refused like on the other routes, and nothing is sent.
+      const unknown = await p.api.call(
+        owner.auth,
+        'POST',
+        `${p.hooks(ws.id)}/${webhook.id}/deliveries/${delivery.id}/redeliver`,
+        { bogus: 1 },
+      );
+      expect(unknown.status).toBe(400);
+      expect(unknown.body).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'bogus' }] });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(receiver.at('/again')).toHaveLength(2);
+      // The served OpenAPI document declares what the route answers.
+      const doc: any = await (await fetch(`${p.platform.url}/api/docs`)).json();
+      const op = doc.paths['/api/workspaces/{id}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver'].post;
+      expect(Object.keys(op.responses).sort()).toEqual(['202', '400', '404', '409']);
     });
     it('refuses to redeliver to a disabled endpoint (409) and keeps the recorded outcome', async () => {
       const { webhook } = await p.createWebhook(owner, ws.id, { url: receiver.url('/disabled-again') });
