@@ -10,7 +10,8 @@ WITH a AS (
 ), updated AS (
   UPDATE data.webhook_deliveries d
      SET status = a.next_status, attempts = a.attempts, last_status = a.last_status, last_failure = a.last_failure,
-         next_attempt_at = a.next_attempt_at, completed_at = a.completed_at, lease_until = NULL
+         next_attempt_at = a.next_attempt_at, completed_at = a.completed_at, lease_until = NULL,
+         status_before_redelivery = NULL
     FROM a WHERE d.id = a.delivery_id
   RETURNING d.id
 )
@@ -48,7 +49,7 @@ SELECT ${DELIVERY_COLUMNS}, ${WEBHOOK_JSON} AS webhook
   FROM claimed d JOIN data.webhooks w ON w.id = d.webhook_id;
 
 -- src/persistence/webhooks.repository.ts: WebhooksRepository.rotateSecret.held
-SELECT 1 FROM data.webhooks WHERE id = ${webhookId}::uuid FOR KEY SHARE;
+SELECT 1 FROM data.webhooks WHERE id = ${webhookId}::uuid FOR NO KEY UPDATE;
 
 -- src/persistence/webhooks.repository.ts: WebhooksRepository.signingSecretsSealed
 SELECT secret_sealed FROM data.webhook_secrets

@@ -30,6 +30,14 @@ const REFUSED: Array<[string, string]> = [
   ['raw CR/LF', 'https://93.184.216.34/\r\nX: y'],
   ['a raw tab', 'https://93.184.216.34/in\tx'],
   ['a fragment', 'https://93.184.216.34/in#token=x'],
+  // Forms URL parsing rewrites: the stored URL would not be the one called.
+  ['backslashes', 'https:\\\\93.184.216.34\\in'],
+  ['one slash', 'https:/93.184.216.34/in'],
+  ['an upper-case scheme', 'HTTPS://93.184.216.34/in'],
+  ['full-width digits', 'https://\uff19\uff13.184.216.34/in'],
+  ['dot segments', 'https://93.184.216.34/a/../in'],
+  ['the default port', 'https://93.184.216.34:443/in'],
+  ['a non-ASCII query', 'https://93.184.216.34/in?q=caf\u00e9'],
   // Query parameter names that read like a credential.
   ['?pass=', 'https://93.184.216.34/in?pass=x'],
   ['?passwd=', 'https://93.184.216.34/in?passwd=x'],
@@ -38,6 +46,10 @@ const REFUSED: Array<[string, string]> = [
   ['?private_key=', 'https://93.184.216.34/in?private_key=x'],
   ['?client_secret=', 'https://93.184.216.34/in?client_secret=x'],
   ['?clientSecret=', 'https://93.184.216.34/in?clientSecret=x'],
+  // Parameters after ";" (read as separators by several receiver stacks) and path parameters.
+  ['?x=1;token=', 'https://93.184.216.34/in?x=1;token=abc'],
+  ['?x=1;api_key=', 'https://93.184.216.34/in?x=1;api_key=abc'],
+  [';jsessionid= in the path', 'https://93.184.216.34/in;jsessionid=ABC123?x=1'],
 ];
 
 /** A name of this machine's hosts file that points at loopback or a private range (not "localhost"). */
@@ -139,6 +151,7 @@ describe('webhook targets (default settings)', () => {
       ['https://93.184.216.34/in\r\nX-Injected: 1', 'invalid-url'],
       ['https://93.184.216.34/in#x', 'fragment'],
       ['https://93.184.216.34/in?jwt=x', 'query-credentials'],
+      ['https://93.184.216.34:443/in', 'not-canonical'],
     ]) {
       const res = await p.api.call(owner.auth, 'PATCH', `${hooks()}/${webhook.id}`, { url });
       expect(res.status, res.text).toBe(400);

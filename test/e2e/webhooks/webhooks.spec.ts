@@ -97,6 +97,48 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       expect((await p.api.call(owner.auth, 'GET', path)).status).toBe(404);
     });
 
+    it('keeps a header value when a PATCH sends back the mask it read, and never stores the mask', async () => {
+      const { webhook } = await p.createWebhook(owner, ws.id, {
+        url: receiver.url('/masked'),
+        headers: { 'X-Recv-Token': 'real-receiver-secret', 'X-Other': 'old' },
+      });
+      const path = `${p.hooks(ws.id)}/${webhook.id}`;
+      const read = (await p.api.ok(owner.auth, 'GET', path, undefined, 200)).webhook;
+      expect(read.headers).toEqual({ 'X-Recv-Token': '********', 'X-Other': '********' });
+      // What a form's "save" sends: the masks it read, one value changed, one header added.
+      await p.api.ok(
+        owner.auth,
+        'PATCH',
+        path,
+        { name: 'saved', headers: { ...read.headers, 'X-Other': 'new', 'X-Added': 'added' } },
+        200,
+      );
+      await p.api.ok(
+        owner.auth,
+        'POST',
+        `${p.hooks(ws.id)}/trigger`,
+        { eventType: 'fragment.created', webhookId: webhook.id },
+        200,
+      );
+      const [got] = receiver.at('/masked');
+      expect(got!.headers).toMatchObject({
+        'x-recv-token': 'real-receiver-secret',
+        'x-other': 'new',
+        'x-added': 'added',
+      });
+      // The mask for a header that has no stored value is refused, on PATCH and on create.
+      const unknown = await p.api.call(owner.auth, 'PATCH', path, { headers: { 'X-New': '********' } });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.fields).toEqual([{ field: 'headers', problems: [expect.stringMatching(/\*{8}/)] }]);
+      const created = await p.api.call(owner.auth, 'POST', p.hooks(ws.id), {
+        name: 'x',
+        url: receiver.url('/masked'),
+        events: ['fragment.created'],
+        headers: { 'X-Token': '********' },
+      });
+      expect(created.status).toBe(400);
+    });
+
     it('is workspace management: a viewer or contributor gets 403, another tenant 404', async () => {
       const viewer = await p.person();
       const contributor = await p.person();
@@ -210,6 +252,27 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       expect(got!.headers['webhook-signature']!.toString().split(' ')).toHaveLength(2);
       for (const secret of [old, rotated.secret])
         expect(new Webhook(secret).verify(got!.body, got!.headers as Record<string, string>)).toBeTruthy();
+
+      // Rotating again during the overlap: still two signatures, the newest secret and the one
+      // it replaced; the oldest stops signing at once.
+      const rotate = () =>
+        p.api.ok(owner.auth, 'POST', `${p.hooks(ws.id)}/${webhook.id}/rotate-secret`, { overlapSeconds: 600 }, 200);
+      const second = await rotate();
+      const third = await rotate();
+      const trigger = await p.api.ok(
+        owner.auth,
+        'POST',
+        `${p.hooks(ws.id)}/trigger`,
+        { eventType: 'fragment.created', webhookId: webhook.id },
+        200,
+      );
+      expect(trigger.outcomes[0]).toMatchObject({ ok: true });
+      const last = receiver.at('/rotated').at(-1)!;
+      expect(last.headers['webhook-signature']!.toString().split(' ')).toHaveLength(2);
+      for (const secret of [second.secret, third.secret])
+        expect(new Webhook(secret).verify(last.body, last.headers as Record<string, string>)).toBeTruthy();
+      for (const secret of [old, rotated.secret])
+        expect(() => new Webhook(secret).verify(last.body, last.headers as Record<string, string>)).toThrow();
     });
 
     it('retries while the receiver is down and delivers once it is up, with the same webhook-id', async () => {
@@ -243,14 +306,46 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       await flaky.close();
     });
 
+    it("one tenant's hanging endpoint does not hold up another tenant's endpoint on the same host and port", async () => {
+      const shared = await p.startReceiver();
+      const hanging: Array<{ end(): void }> = [];
+      shared.setResponder((req, res) => {
+        if (req.path === '/hang') hanging.push(res);
+        else res.writeHead(204).end();
+      });
+      try {
+        const a = await p.person();
+        const wsA = await p.workspace(a);
+        const b = await p.person();
+        const wsB = await p.workspace(b);
+        await p.createWebhook(a, wsA.id, { url: shared.url('/hang'), events: ['fragment.created'] });
+        await p.createWebhook(b, wsB.id, { url: shared.url('/ok-b'), events: ['fragment.created'] });
+        await Promise.all(Array.from({ length: 20 }, (_, i) => p.createFragment(a, wsA, { title: `Hang ${i}` })));
+        // The hanging endpoint holds its 16 places (and no more).
+        await p.waitFor('16 requests hanging at /hang', () => shared.at('/hang').length >= 16, 15_000);
+        const sent = Date.now();
+        await p.createFragment(b, wsB, { title: 'Not held up' });
+        await p.waitFor('the other tenant delivered', () => shared.at('/ok-b').length === 1, 5_000);
+        expect(Date.now() - sent).toBeLessThan(5_000);
+        // A is still hanging: B did not simply wait for A's timeouts.
+        expect(hanging.length).toBeGreaterThanOrEqual(16);
+        expect(shared.at('/hang')).toHaveLength(16);
+      } finally {
+        for (const res of hanging) res.end();
+        await shared.close();
+      }
+    });
+
     it('honours Retry-After on 429 and treats a redirect as a failure it never follows', async () => {
       receiver.setResponder((req, res) => {
         if (req.path === '/busy') res.writeHead(429, { 'retry-after': '3' }).end();
+        else if (req.path === '/broken') res.writeHead(500, { 'retry-after': '3600' }).end();
         else if (req.path === '/moved') res.writeHead(302, { location: receiver.url('/moved-target') }).end();
         else res.writeHead(204).end();
       });
       const busy = await p.createWebhook(owner, ws.id, { url: receiver.url('/busy') });
       const moved = await p.createWebhook(owner, ws.id, { url: receiver.url('/moved') });
+      const broken = await p.createWebhook(owner, ws.id, { url: receiver.url('/broken') });
       await p.createFragment(owner, ws, { title: 'Busy and moved' });
       const waited = await p.waitFor('the 429 attempt', async () => {
         const [d] = await p.deliveries(owner, ws.id, busy.webhook.id);
@@ -261,6 +356,17 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       expect(Date.parse(waited.nextAttemptAt) - Date.parse(waited.attemptHistory[0].startedAt)).toBeGreaterThanOrEqual(
         2900,
       );
+      // Retry-After counts on 429 and 503 only: a 500 follows the schedule (300 ms, ±20%).
+      const scheduled = await p.waitFor('the 500 attempt', async () => {
+        const [d] = await p.deliveries(owner, ws.id, broken.webhook.id);
+        return d?.attempts >= 1 && d.attemptHistory[0] && d;
+      });
+      expect(scheduled.attemptHistory[0]).toMatchObject({ statusCode: 500, failure: 'status' });
+      if (scheduled.status === 'pending')
+        expect(Date.parse(scheduled.nextAttemptAt) - Date.parse(scheduled.attemptHistory[0].startedAt)).toBeLessThan(
+          60_000,
+        );
+      else expect(scheduled.attempts).toBeGreaterThan(1); // retried already
       const redirected = await p.waitFor('the redirect attempt', async () => {
         const [d] = await p.deliveries(owner, ws.id, moved.webhook.id);
         return d?.attempts >= 1 && d;
@@ -268,7 +374,7 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
       expect(redirected.attemptHistory[0]).toMatchObject({ statusCode: 302, failure: 'redirect' });
       expect(receiver.at('/moved-target')).toHaveLength(0);
       receiver.setResponder((_req, res) => res.writeHead(204).end());
-      for (const id of [busy.webhook.id, moved.webhook.id])
+      for (const id of [busy.webhook.id, moved.webhook.id, broken.webhook.id])
         await p.api.ok(owner.auth, 'DELETE', `${p.hooks(ws.id)}/${id}`, undefined, 200);
     });
 
@@ -332,6 +438,46 @@ describe('webhooks (embedded, real HTTPS receiver)', () => {
         (await p.api.call(owner.auth, 'POST', `${p.hooks(ws.id)}/${webhook.id}/deliveries/${UNKNOWN_ID}/redeliver`))
           .status,
       ).toBe(404);
+      // Unknown body fields are refused like on the other routes, and nothing is sent.
+      const unknown = await p.api.call(
+        owner.auth,
+        'POST',
+        `${p.hooks(ws.id)}/${webhook.id}/deliveries/${delivery.id}/redeliver`,
+        { bogus: 1 },
+      );
+      expect(unknown.status).toBe(400);
+      expect(unknown.body).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'bogus' }] });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(receiver.at('/again')).toHaveLength(2);
+      // The served OpenAPI document declares what the route answers.
+      const doc: any = await (await fetch(`${p.platform.url}/api/docs`)).json();
+      const op = doc.paths['/api/workspaces/{id}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver'].post;
+      expect(Object.keys(op.responses).sort()).toEqual(['202', '400', '404', '409']);
+    });
+    it('refuses to redeliver to a disabled endpoint (409) and keeps the recorded outcome', async () => {
+      const { webhook } = await p.createWebhook(owner, ws.id, { url: receiver.url('/disabled-again') });
+      await p.createFragment(owner, ws, { title: 'Delivered, then disabled' });
+      const delivered = await p.waitFor('the delivery succeeded', async () => {
+        const [d] = await p.deliveries(owner, ws.id, webhook.id);
+        return d?.status === 'succeeded' && d;
+      });
+      await p.api.ok(owner.auth, 'PATCH', `${p.hooks(ws.id)}/${webhook.id}`, { enabled: false }, 200);
+      const refused = await p.api.call(
+        owner.auth,
+        'POST',
+        `${p.hooks(ws.id)}/${webhook.id}/deliveries/${delivered.id}/redeliver`,
+      );
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ code: 'CONFLICT', error: expect.stringMatching(/disabled/) });
+      await new Promise((r) => setTimeout(r, 1_500)); // a worker pass or more
+      const [after] = await p.deliveries(owner, ws.id, webhook.id);
+      expect(after).toMatchObject({
+        id: delivered.id,
+        status: 'succeeded',
+        attempts: 1,
+        completedAt: delivered.completedAt,
+      });
+      expect(receiver.at('/disabled-again')).toHaveLength(1);
     });
   });
 

@@ -1,6 +1,15 @@
 import { NoStore } from '@kw/platform-http';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { WebhooksService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
 import {
@@ -18,6 +27,7 @@ import {
   WebhookListDto,
   WebhookResponseDto,
 } from './dto/webhook.dto.js';
+import { NoBodyFieldsPipe } from './no-body-fields.pipe.js';
 import { deliveryJson, headerList, outcomeJson, webhookJson } from './presenters.js';
 
 const M = WebhooksService.method;
@@ -173,13 +183,17 @@ export class WebhooksController {
   @HttpCode(202)
   @ApiOperation({
     summary: 'Redeliver',
-    description: `Queues one more attempt now with the same \`webhook-id\` (409 while an attempt is running). ${MANAGE}`,
+    description: `Queues one more attempt now with the same \`webhook-id\`. No body fields. ${MANAGE}`,
   })
-  @ApiOkResponse({ type: DeliveryResponseDto })
+  @ApiAcceptedResponse({ type: DeliveryResponseDto, description: 'One more attempt is queued' })
+  @ApiBadRequestResponse({ description: 'VALIDATION_FAILED: the body has a field (none are taken)' })
+  @ApiNotFoundResponse({ description: 'No such workspace, webhook or delivery (or not yours to see)' })
+  @ApiConflictResponse({ description: 'CONFLICT: an attempt is running, or the endpoint is disabled' })
   async redeliver(
     @Param('id') id: string,
     @Param('webhookId') webhookId: string,
     @Param('deliveryId') deliveryId: string,
+    @Body(NoBodyFieldsPipe) _body: unknown,
   ): Promise<DeliveryResponseDto> {
     const { delivery } = await this.client.call(M.redeliverWebhookDelivery, { workspaceId: id, webhookId, deliveryId });
     return { success: true, delivery: deliveryJson(delivery!) };

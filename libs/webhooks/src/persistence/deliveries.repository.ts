@@ -38,6 +38,24 @@ export interface DeliveryAfterAttempt {
   completedAt: Date | null;
 }
 
+/** A delivery due again now (redelivery): see DeliveriesRepository.requeue. */
+const REQUEUE = `
+  UPDATE data.webhook_deliveries d
+     SET status = 'pending', next_attempt_at = now(),
+         status_before_redelivery = CASE WHEN d.status IN ('succeeded', 'failed', 'cancelled') THEN d.status
+                                         ELSE d.status_before_redelivery END
+    FROM data.webhooks w
+   WHERE d.id = $1 AND w.id = d.webhook_id AND w.enabled AND d.status <> 'delivering'`;
+
+/** A claimed delivery of a disabled endpoint: cancelled, or a redelivery's outcome restored. */
+const CANCEL_FOR_DISABLED_ENDPOINT = `
+  UPDATE data.webhook_deliveries
+     SET status = coalesce(status_before_redelivery, 'cancelled'),
+         completed_at = CASE WHEN status_before_redelivery IS NULL THEN now() ELSE completed_at END,
+         last_failure = CASE WHEN status_before_redelivery IS NULL THEN 'endpoint disabled' ELSE last_failure END,
+         lease_until = NULL, status_before_redelivery = NULL
+   WHERE id = $1`;
+
 const withAttempts = { attemptLog: { orderBy: { number: 'asc' as const } } };
 
 interface AttemptRecord {
@@ -60,7 +78,8 @@ const RECORD_ATTEMPTS = `
   ), updated AS (
     UPDATE data.webhook_deliveries d
        SET status = a.next_status, attempts = a.attempts, last_status = a.last_status, last_failure = a.last_failure,
-           next_attempt_at = a.next_attempt_at, completed_at = a.completed_at, lease_until = NULL
+           next_attempt_at = a.next_attempt_at, completed_at = a.completed_at, lease_until = NULL,
+           status_before_redelivery = NULL
       FROM a WHERE d.id = a.delivery_id
     RETURNING d.id
   )
@@ -161,13 +180,15 @@ export class DeliveriesRepository {
     return this.db.webhookDelivery.findUniqueOrThrow({ where: { id }, include: withAttempts });
   }
 
-  /** Due again now, unless it is being attempted right now (false then). */
+  /**
+   * Due again now, unless it is being attempted right now or its endpoint is disabled (false
+   * then). A finished delivery keeps its outcome (status, completion, last failure) until the
+   * redelivery's attempt is recorded: its status is kept aside, to be restored if the redelivery
+   * is cancelled.
+   */
   async requeue(id: string): Promise<boolean> {
-    const { count } = await this.db.webhookDelivery.updateMany({
-      where: { id, status: { not: 'delivering' } },
-      data: { status: 'pending', nextAttemptAt: new Date(), completedAt: null },
-    });
-    return count > 0;
+    const { rowCount } = await this.database.pool.query(REQUEUE, [id]);
+    return (rowCount ?? 0) > 0;
   }
 
   createTest(delivery: NewTestDelivery): Promise<DeliveryRow> {
@@ -216,12 +237,12 @@ export class DeliveriesRepository {
     return rows.map((row) => ({ ...row, webhook: webhookOfJson(row.webhook) }));
   }
 
-  /** A claimed delivery whose endpoint was disabled meanwhile: cancelled, lease released. */
+  /**
+   * A claimed delivery whose endpoint was disabled meanwhile: cancelled, lease released. A
+   * redelivery of a finished delivery gets its recorded outcome back instead.
+   */
   async cancelForDisabledEndpoint(id: string): Promise<void> {
-    await this.db.webhookDelivery.update({
-      where: { id },
-      data: { status: 'cancelled', leaseUntil: null, completedAt: new Date(), lastFailure: 'endpoint disabled' },
-    });
+    await this.database.pool.query(CANCEL_FOR_DISABLED_ENDPOINT, [id]);
   }
 
   /**

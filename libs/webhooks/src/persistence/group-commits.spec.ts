@@ -146,4 +146,47 @@ describeWith(['postgres'], 'webhook writes made together (real Postgres)', () =>
     ]);
     expect(await state()).toEqual({ lastSuccessAt: t(9), failingSince: null });
   });
+
+  it('a redelivery cancelled because its endpoint was disabled meanwhile keeps the recorded outcome', async () => {
+    const ws = randomUUID();
+    const hook = await webhook(ws);
+    const finished = (status: string) =>
+      db.webhookDelivery.create({
+        data: {
+          webhookId: hook.id,
+          workspaceId: ws,
+          eventType: 'fragment.created',
+          body: '{}',
+          status,
+          attempts: 1,
+          lastStatus: status === 'succeeded' ? 204 : 500,
+          lastFailure: status === 'succeeded' ? null : 'HTTP 500',
+          completedAt: new Date('2026-01-01T00:00:00Z'),
+        },
+      });
+    const [succeeded, failed, retrying] = [
+      await finished('succeeded'),
+      await finished('failed'),
+      await finished('pending'),
+    ];
+    for (const d of [succeeded, failed, retrying]) expect(await deliveries.requeue(d.id)).toBe(true);
+    // Disabled by the platform (410, failing) while the redeliveries wait: the pending retry is cancelled.
+    expect(await webhooks.disable(hook.id, 'gone', new Date())).toBe(true);
+    const after = async (id: string) => db.webhookDelivery.findUniqueOrThrow({ where: { id } });
+    expect(await after(succeeded.id)).toMatchObject({
+      status: 'succeeded',
+      lastFailure: null,
+      completedAt: succeeded.completedAt,
+    });
+    expect(await after(failed.id)).toMatchObject({ status: 'failed', lastFailure: 'HTTP 500' });
+    expect(await after(retrying.id)).toMatchObject({ status: 'cancelled', lastFailure: 'endpoint disabled (gone)' });
+    // Disabled endpoint: no redelivery at all.
+    expect(await deliveries.requeue(succeeded.id)).toBe(false);
+    // The worker's path: a redelivery claimed after its endpoint was disabled by a PATCH.
+    await db.webhook.update({ where: { id: hook.id }, data: { enabled: true } });
+    expect(await deliveries.requeue(succeeded.id)).toBe(true);
+    await db.webhook.update({ where: { id: hook.id }, data: { enabled: false } });
+    await deliveries.cancelForDisabledEndpoint(succeeded.id);
+    expect(await after(succeeded.id)).toMatchObject({ status: 'succeeded', completedAt: succeeded.completedAt });
+  });
 });

@@ -113,21 +113,21 @@ export class WebhooksRepository {
   }
 
   /**
-   * A new signing secret; older secrets still in an overlap end no later than `expiresAt`,
-   * expired ones are dropped. One transaction.
+   * A new signing secret; the one it replaces signs until `expiresAt`, and any older previous
+   * secret (a rotation during an overlap) is dropped: at most two secrets sign. One transaction;
+   * rotations of one endpoint take turns (the row lock), so concurrent ones cannot leave two
+   * current secrets.
    */
   async rotateSecret(webhookId: string, secretSealed: string, expiresAt: Date): Promise<boolean> {
     return this.db.$transaction(async (tx) => {
-      // Keeps a concurrent delete of the endpoint out until the new secret is stored.
+      // Keeps a concurrent delete of the endpoint, and other rotations of it, out until the new
+      // secret is stored.
       const held = await tx.$queryRaw<
         unknown[]
-      >`SELECT 1 FROM data.webhooks WHERE id = ${webhookId}::uuid FOR KEY SHARE`;
+      >`SELECT 1 FROM data.webhooks WHERE id = ${webhookId}::uuid FOR NO KEY UPDATE`;
       if (held.length === 0) return false;
-      await tx.webhookSecret.updateMany({
-        where: { webhookId, OR: [{ expiresAt: null }, { expiresAt: { gt: expiresAt } }] },
-        data: { expiresAt },
-      });
-      await tx.webhookSecret.deleteMany({ where: { webhookId, expiresAt: { lte: new Date() } } });
+      await tx.webhookSecret.deleteMany({ where: { webhookId, expiresAt: { not: null } } });
+      await tx.webhookSecret.updateMany({ where: { webhookId, expiresAt: null }, data: { expiresAt } });
       await tx.webhookSecret.create({ data: { webhookId, secretSealed } });
       return true;
     });
@@ -198,10 +198,14 @@ export class WebhooksRepository {
         where: { id: webhookId, enabled: true },
         data: { enabled: false, disabledReason: reason, disabledAt: at },
       }),
-      this.db.webhookDelivery.updateMany({
-        where: { webhookId, status: 'pending' },
-        data: { status: 'cancelled', completedAt: at, lastFailure: `endpoint disabled (${reason})` },
-      }),
+      // A pending redelivery of a finished delivery gets its recorded outcome back.
+      this.db.$executeRaw`UPDATE data.webhook_deliveries
+           SET status = coalesce(status_before_redelivery, 'cancelled'),
+               completed_at = CASE WHEN status_before_redelivery IS NULL THEN ${at} ELSE completed_at END,
+               last_failure = CASE WHEN status_before_redelivery IS NULL THEN ${`endpoint disabled (${reason})`}
+                                   ELSE last_failure END,
+               status_before_redelivery = NULL
+         WHERE webhook_id = ${webhookId}::uuid AND status = 'pending'`,
     ]);
     return changed.count > 0;
   }

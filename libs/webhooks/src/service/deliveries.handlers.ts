@@ -54,14 +54,19 @@ export class DeliveriesHandlers {
   /** One more attempt now, with the same webhook-id; a failure then follows the remaining schedule. */
   @Handles(WebhooksService.method.redeliverWebhookDelivery)
   async redeliver(input: RequestOf<typeof WebhooksService, 'redeliverWebhookDelivery'>, context: RequestContext) {
-    const current = await this.delivery(context, input);
-    const requeued = await this.deliveries.requeue(current.id);
-    if (!requeued)
+    const { webhook, row: current } = await this.deliveryOfWebhook(context, input);
+    // Checked again by the requeue itself (the endpoint may be disabled meanwhile).
+    if (!webhook.enabled || !(await this.deliveries.requeue(current.id))) {
+      const stillEnabled =
+        webhook.enabled && (await this.webhooks.findInWorkspace(webhook.id, webhook.workspaceId))?.enabled;
       throw new AppError({
         status: 409,
         code: ErrorCode.CONFLICT,
-        message: 'The delivery is being attempted right now; try again when it finishes',
+        message: stillEnabled
+          ? 'The delivery is being attempted right now; try again when it finishes'
+          : 'The endpoint is disabled; enable it to redeliver',
       });
+    }
     this.worker.poke();
     const { attemptLog, ...row } = await this.deliveries.getWithAttempts(current.id);
     return { delivery: deliveryView(row, attemptLog) };
@@ -111,9 +116,16 @@ export class DeliveriesHandlers {
     context: RequestContext,
     input: { workspaceId: string; webhookId: string; deliveryId: string },
   ) {
+    return (await this.deliveryOfWebhook(context, input)).row;
+  }
+
+  private async deliveryOfWebhook(
+    context: RequestContext,
+    input: { workspaceId: string; webhookId: string; deliveryId: string },
+  ) {
     const webhook = await this.records.authorizedWebhook(context, input.workspaceId, input.webhookId);
     const row = isUuid(input.deliveryId) ? await this.deliveries.findOfWebhook(input.deliveryId, webhook.id) : null;
     if (!row) throw deliveryNotFound();
-    return row;
+    return { webhook, row };
   }
 }

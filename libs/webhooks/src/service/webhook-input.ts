@@ -8,6 +8,7 @@ import {
   type WebhookEventType,
 } from '../webhooks-limits.js';
 import type { HeaderPair } from './webhook-secrets.js';
+import { MASKED_VALUE } from './webhook-view.js';
 
 /** RFC 9110 token characters. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -76,5 +77,25 @@ export function validHeaders(headers: readonly HeaderPair[]): HeaderPair[] {
         `the value of header "${name}" must be printable ASCII of at most ${WEBHOOK_HEADER_VALUE_MAX} characters`,
       );
     return { name, value };
+  });
+}
+
+/**
+ * Configured headers as sent, where a value that is exactly the mask answers give (`********`)
+ * stands for the value stored for that header name (case-insensitive): a client that sends back
+ * what it read keeps the real value. The mask is never stored: for a header without a stored
+ * value it is refused. `stored` is empty on create.
+ */
+export function headersKeepingMasked(headers: readonly HeaderPair[], stored: readonly HeaderPair[]): HeaderPair[] {
+  const storedValues = new Map(stored.map(({ name, value }) => [name.toLowerCase(), value]));
+  return headers.map(({ name, value }) => {
+    if (value !== MASKED_VALUE) return { name, value };
+    const kept = storedValues.get(name.toLowerCase());
+    if (kept === undefined)
+      throw invalidField(
+        'headers',
+        `the value of header "${name.slice(0, 80)}" is the mask ${MASKED_VALUE}, which only stands for a value already stored; send the real value`,
+      );
+    return { name, value: kept };
   });
 }

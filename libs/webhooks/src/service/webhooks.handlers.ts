@@ -7,14 +7,14 @@ import { Handles, type RequestOf } from '@kw/platform-transport';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { DELIVERY_SETTINGS, type DeliverySettings } from './delivery/delivery-settings.js';
 import { newSigningSecret } from './delivery/sign-delivery.js';
-import { checkTarget, checkTargetText } from './targets/index.js';
+import { checkTarget, checkTargetCanonical, checkTargetText } from './targets/index.js';
 import {
   SECRET_OVERLAP_DEFAULT_SECONDS,
   SECRET_OVERLAP_MAX_SECONDS,
   WEBHOOKS_PER_WORKSPACE_MAX,
 } from '../webhooks-limits.js';
-import { validEvents, validHeaders, validName } from './webhook-input.js';
-import { sealHeaders } from './webhook-secrets.js';
+import { headersKeepingMasked, validEvents, validHeaders, validName } from './webhook-input.js';
+import { openHeaders, sealHeaders } from './webhook-secrets.js';
 import { webhookView } from './webhook-view.js';
 import { WebhookRecords, webhookNotFound } from './webhook-records.js';
 import { WebhooksRepository, type WebhookChanges } from '../persistence/webhooks.repository.js';
@@ -47,9 +47,10 @@ export class WebhooksHandlers {
     const { workspaceId, userId } = await this.gate.authorize(context, input.workspaceId, 'webhooks:manage');
     const name = validName(input.name);
     const events = validEvents(input.events);
-    const headers = validHeaders(input.headers);
+    const headers = headersKeepingMasked(validHeaders(input.headers), []);
     checkTargetText(input.url);
     await checkTarget(input.url, this.settings.policy);
+    checkTargetCanonical(input.url);
     const secret = newSigningSecret();
     const row = await this.webhooks.createWithSecret(
       {
@@ -86,10 +87,15 @@ export class WebhooksHandlers {
     const data: WebhookChanges = {};
     if (input.name !== undefined) data.name = validName(input.name);
     if (input.setEvents) data.events = validEvents(input.events);
-    if (input.setHeaders) Object.assign(data, sealHeaders(this.box, validHeaders(input.headers)));
+    if (input.setHeaders) {
+      // A value sent back as the mask keeps the stored one.
+      const headers = headersKeepingMasked(validHeaders(input.headers), openHeaders(this.box, current.headersSealed));
+      Object.assign(data, sealHeaders(this.box, headers));
+    }
     if (input.url !== undefined && input.url !== current.url) {
       checkTargetText(input.url);
       await checkTarget(input.url, this.settings.policy);
+      checkTargetCanonical(input.url);
       data.url = input.url;
     }
     if (input.enabled !== undefined) {
@@ -119,7 +125,7 @@ export class WebhooksHandlers {
     }
     const secret = newSigningSecret();
     const expiresAt = new Date(Date.now() + overlap * 1000);
-    // Older secrets still in an overlap end no later than this one's.
+    // The current secret signs until expiresAt; an older previous one stops now.
     if (!(await this.webhooks.rotateSecret(current.id, this.box.seal(secret), expiresAt))) throw webhookNotFound();
     return { webhook: webhookView(current, expiresAt), secret, previousSecretExpiresAt: expiresAt.toISOString() };
   }

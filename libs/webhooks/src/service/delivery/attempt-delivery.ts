@@ -9,7 +9,7 @@ import type { DeliveryRow, WebhookRow } from '../../persistence/rows.js';
 import { WebhooksRepository } from '../../persistence/webhooks.repository.js';
 import { DELIVERY_SETTINGS, type DeliverySettings } from './delivery-settings.js';
 import { EndpointHealth } from './endpoint-health.js';
-import { nextAttemptDelay } from './retry-schedule.js';
+import { honouredRetryAfter, nextAttemptDelay } from './retry-schedule.js';
 import { messageIdOf, signedHeaders } from './sign-delivery.js';
 
 const USER_AGENT = 'kw-webhooks/1 (+https://www.standardwebhooks.com)';
@@ -79,12 +79,12 @@ export class DeliveryAttempter {
   ): Promise<AttemptOutcome> {
     const startedAt = new Date();
     const messageId = messageIdOf(delivery.id);
-    const result = await this.send(delivery, await endpoint, messageId);
+    const result = await this.send(webhook.id, delivery, await endpoint, messageId);
     const number = delivery.attempts + 1;
     const retryIn =
       result.ok || result.status === 410 || delivery.test
         ? null
-        : nextAttemptDelay(this.settings.schedule, number, result.retryAfterMs);
+        : nextAttemptDelay(this.settings.schedule, number, honouredRetryAfter(result.status, result.retryAfterMs));
     const status = result.ok ? 'succeeded' : retryIn === null ? 'failed' : 'pending';
     const failure = result.ok
       ? null
@@ -126,7 +126,12 @@ export class DeliveryAttempter {
     return { ...result, deliveryId: delivery.id, messageId, deliveryStatus: status };
   }
 
-  private async send(delivery: DeliveryRow, endpoint: PreparedEndpoint, messageId: string): Promise<SendResult> {
+  private async send(
+    webhookId: string,
+    delivery: DeliveryRow,
+    endpoint: PreparedEndpoint,
+    messageId: string,
+  ): Promise<SendResult> {
     const { target } = endpoint;
     if ('refused' in target)
       return { ok: false, durationMs: target.checkMs, failure: 'refused', message: target.refused };
@@ -136,7 +141,7 @@ export class DeliveryAttempter {
       body: delivery.body,
       timeoutMs: this.settings.timeoutMs,
       ca: this.settings.ca,
-      agent: this.connections.agentFor(target),
+      agent: this.connections.agentFor(webhookId, target),
     });
   }
 }

@@ -27,3 +27,11 @@ export function nextAttemptDelay(
   const jittered = Math.round(base * (0.8 + 0.4 * random()));
   return retryAfterMs === undefined ? jittered : Math.max(jittered, Math.min(retryAfterMs, RETRY_AFTER_MAX_MS));
 }
+
+/** The answers whose Retry-After postpones the next attempt (docs/webhooks.md): 429 and 503. */
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
+
+/** The Retry-After to honour: only that of a 429 or 503, never another answer's. */
+export function honouredRetryAfter(status: number | undefined, retryAfterMs: number | undefined): number | undefined {
+  return status !== undefined && RETRY_AFTER_STATUSES.has(status) ? retryAfterMs : undefined;
+}

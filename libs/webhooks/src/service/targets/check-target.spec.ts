@@ -3,6 +3,7 @@ import { AppError } from '@kw/platform-errors';
 import { describe, expect, it, vi } from 'vitest';
 import {
   checkTarget,
+  checkTargetCanonical,
   checkTargetText,
   looksLikeCredential,
   type LookupAll,
@@ -187,6 +188,26 @@ describe('query parameter names that look like a credential', () => {
   );
 });
 
+describe('checkTargetText: credentials after ";" and in path parameters', () => {
+  it.each([
+    'https://93.184.216.34/hook?x=1;token=abc',
+    'https://93.184.216.34/hook?x=1;api_key=abc',
+    'https://93.184.216.34/hook?x=1;%74oken=abc',
+    'https://93.184.216.34/hook;jsessionid=ABC123?x=1',
+    'https://93.184.216.34/a;v=1/hook;PHPSESSID=abc',
+    'https://93.184.216.34/hook;token',
+  ])('refuses %s', (url) => {
+    expect(() => checkTargetText(url)).toThrow(expect.objectContaining({ reason: 'query-credentials' }));
+  });
+
+  it.each(['https://93.184.216.34/hook?x=1;lang=fr', 'https://93.184.216.34/a;v=1/hook;type=json'])(
+    'accepts harmless parameters: %s',
+    (url) => {
+      expect(() => checkTargetText(url)).not.toThrow();
+    },
+  );
+});
+
 describe('checkTargetText: what is stored is what is used', () => {
   it.each([
     ['CR LF', 'https://93.184.216.34/\r\nX: y', 'invalid-url'],
@@ -209,8 +230,49 @@ describe('checkTargetText: what is stored is what is used', () => {
     expect((error as TargetRefusedError).details).toMatchObject({ fields: [{ field: 'url' }], reason });
   });
 
-  it('accepts percent-encoded characters and non-ASCII text', () => {
+  it('accepts percent-encoded characters and non-ASCII text (checkTargetCanonical refuses the latter)', () => {
     expect(() => checkTargetText('https://hooks.example.com/a%20b/%23?q=caf%C3%A9&name=café')).not.toThrow();
+  });
+});
+
+describe('checkTargetCanonical: stored as URL parsing reads it', () => {
+  it.each([
+    ['backslashes', 'https:\\\\93.184.216.34\\hook', 'https://93.184.216.34/hook'],
+    ['one slash', 'https:/93.184.216.34/hook', 'https://93.184.216.34/hook'],
+    ['no slash', 'https:93.184.216.34/hook', 'https://93.184.216.34/hook'],
+    ['an upper-case scheme', 'HTTPS://93.184.216.34/hook', 'https://93.184.216.34/hook'],
+    ['an upper-case host', 'https://Hooks.Example.com/hook', 'https://hooks.example.com/hook'],
+    ['full-width digits', 'https://\uff19\uff13.184.216.34/hook', 'https://93.184.216.34/hook'],
+    ['dot segments', 'https://93.184.216.34/a/../hook', 'https://93.184.216.34/hook'],
+    ['the default port', 'https://93.184.216.34:443/hook', 'https://93.184.216.34/hook'],
+    ['a non-ASCII query', 'https://93.184.216.34/hook?q=caf\u00e9', 'https://93.184.216.34/hook?q=caf%C3%A9'],
+    ['a non-ASCII path', 'https://93.184.216.34/caf\u00e9', 'https://93.184.216.34/caf%C3%A9'],
+    ['an IDN host', 'https://b\u00fccher.example/hook', 'https://xn--bcher-kva.example/hook'],
+    ['an octal address', 'https://0135.184.216.34/hook', 'https://93.184.216.34/hook'],
+  ])('refuses %s, naming the form deliveries would use', (_case, url, canonical) => {
+    let error: unknown;
+    try {
+      checkTargetCanonical(url);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(TargetRefusedError);
+    expect((error as TargetRefusedError).details).toMatchObject({
+      fields: [{ field: 'url', problems: [expect.stringContaining(canonical)] }],
+      reason: 'not-canonical',
+    });
+  });
+
+  it.each([
+    'https://93.184.216.34/hook',
+    'https://93.184.216.34:8443/hook?a=1&b=%C3%A9',
+    'https://hooks.example.com/a%20b/%23?q=caf%C3%A9',
+    'https://[2606:4700::1111]/hook',
+    // An empty path is sent as "/" whether it is written or not: harmless, accepted as written.
+    'https://hooks.example.com',
+    'https://hooks.example.com?x=1',
+  ])('accepts %s', (url) => {
+    expect(() => checkTargetCanonical(url)).not.toThrow();
   });
 });
 

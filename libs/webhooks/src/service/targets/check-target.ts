@@ -81,6 +81,8 @@ const CREDENTIAL_SUFFIXES = [
   'signingkey',
   'signature',
   'jwt',
+  'sessionid', // jsessionid
+  'sessid', // phpsessid
 ];
 
 /**
@@ -102,14 +104,7 @@ export async function checkTarget(
   if (url.protocol !== 'https:') throw new TargetRefusedError('scheme', 'only https:// URLs are accepted');
   if (url.username !== '' || url.password !== '')
     throw new TargetRefusedError('credentials', 'the URL must not contain a user name or password');
-  for (const name of url.searchParams.keys()) {
-    if (looksLikeCredential(name)) {
-      throw new TargetRefusedError(
-        'query-credentials',
-        `query parameter "${name}" looks like a credential; receivers authenticate deliveries by their signature`,
-      );
-    }
-  }
+  for (const name of url.searchParams.keys()) refuseCredentialParameter(name, 'query');
   // WHATWG parsing already turned 0177.0.0.1, 0x7f.1 and 2130706433 into 127.0.0.1 and
   // lower-cased the host; an https URL always has a non-empty host.
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -140,6 +135,31 @@ export async function checkTarget(
     }
   }
   return { url, hostname, port: url.port === '' ? 443 : Number(url.port), addresses };
+}
+
+function refuseCredentialParameter(name: string, where: 'query' | 'path'): void {
+  if (looksLikeCredential(name))
+    throw new TargetRefusedError(
+      'query-credentials',
+      `${where} parameter "${name}" looks like a credential; receivers authenticate deliveries by their signature`,
+    );
+}
+
+/**
+ * The parameter names of a URL as receivers may read them: the query split at `&` and also at
+ * `;` (Rack before 3, Python's parse_qs before 3.9.2 and others still split there), and the
+ * path parameters of every segment (`/hook;jsessionid=...`, read by Java servlet containers).
+ * Names are percent-decoded like the query's (`%74oken` is `token`).
+ */
+function parameterNames(url: URL): Array<{ name: string; where: 'query' | 'path' }> {
+  const names: Array<{ name: string; where: 'query' | 'path' }> = [];
+  for (const name of new URLSearchParams(url.search.replaceAll(';', '&')).keys()) names.push({ name, where: 'query' });
+  for (const segment of url.pathname.split('/')) {
+    const params = segment.split(';').slice(1);
+    if (params.length === 0) continue;
+    for (const name of new URLSearchParams(params.join('&')).keys()) names.push({ name, where: 'path' });
+  }
+  return names;
 }
 
 /** Whether a query parameter name reads like a credential (see CREDENTIAL_WORDS). */
@@ -179,6 +199,37 @@ export function checkTargetText(rawUrl: string): void {
       'fragment',
       'the URL must not have a fragment (#...): it is never sent to the receiver',
     );
+  // Credentials after ";" and in path parameters: refused when configured (checkTarget, at
+  // every delivery, reads the query split at "&" only, so a URL stored before still delivers).
+  let url: URL | undefined;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return; // checkTarget says why
+  }
+  for (const { name, where } of parameterNames(url)) refuseCredentialParameter(name, where);
+}
+
+/**
+ * The URL as written must be the URL deliveries use: one that URL parsing would rewrite
+ * (backslashes or missing slashes after the scheme, upper case in the scheme or host, full-width
+ * digits, an IDN host not in punycode, `..` segments, the default `:443`, non-ASCII or other
+ * characters it percent-encodes, address forms such as octal) is refused, naming the form to
+ * write instead. Only one rewrite is harmless and accepted as written: an empty path, which is
+ * sent as `/` either way. Checked when a webhook is configured, after checkTarget (so a
+ * non-public address is refused as such first); an unparseable URL is left to checkTarget.
+ */
+export function checkTargetCanonical(rawUrl: string): void {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return;
+  }
+  if (url.href === rawUrl) return;
+  if (url.pathname === '/' && `${url.protocol}//${url.host}${url.search}` === rawUrl) return;
+  const canonical = url.href.length > 300 ? `${url.href.slice(0, 300)}...` : url.href;
+  throw new TargetRefusedError('not-canonical', `the URL must be written as deliveries would use it: ${canonical}`);
 }
 
 /** Every address the name resolves to, deduplicated. A failure or a timeout is a refusal, never a skipped check. */

@@ -1,5 +1,6 @@
 export {
   checkTarget,
+  checkTargetCanonical,
   checkTargetText,
   looksLikeCredential,
   defaultLookupAll,

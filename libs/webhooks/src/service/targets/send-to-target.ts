@@ -11,7 +11,12 @@ export interface SendRequest {
   method?: 'POST';
   headers: Record<string, string>;
   body: string;
-  /** The whole exchange, slow response bodies included. Default 15 s. */
+  /**
+   * The whole exchange with the receiver, connecting and slow response bodies included. Default
+   * 15 s. It starts when the request has its connection: time spent waiting for one of the
+   * endpoint's own kept connections is bounded apart (by as much again), so a delivery is never
+   * timed out by time it spent queued rather than at the receiver.
+   */
   timeoutMs?: number;
   /** Extra CA certificates (PEM) trusted besides the default ones (WEBHOOKS_CA_FILE). */
   ca?: string | Buffer;
@@ -28,7 +33,7 @@ export interface SendResult {
   ok: boolean;
   status?: number;
   durationMs: number;
-  /** From Retry-After (delta-seconds or HTTP-date) whenever the receiver sent one; meant for 429 and 503. */
+  /** From Retry-After (delta-seconds or HTTP-date) whenever the receiver sent one; honoured on 429 and 503 only (honouredRetryAfter). */
   retryAfterMs?: number;
   failure?: SendFailure;
   message?: string;
@@ -66,8 +71,9 @@ export async function sendToTarget(req: SendRequest): Promise<SendResult> {
   // A kept connection the receiver closed while it was idle fails before any answer: the
   // request never reached the receiver's application, so it goes again (the pool may hold more
   // than one such connection; a new one is made when it holds none).
+  const spent = { receiverMs: 0 };
   for (let tries = 0; tries < STALE_RETRIES; tries++) {
-    const outcome = await exchange(req, started);
+    const outcome = await exchange(req, started, spent);
     if (!outcome.staleConnection) return outcome.result;
   }
   const durationMs = Math.round(performance.now() - started);
@@ -78,7 +84,8 @@ const STALE_RETRIES = 3;
 
 type ExchangeResult = { result: SendResult; staleConnection?: false } | { staleConnection: true };
 
-function exchange(req: SendRequest, started: number): Promise<ExchangeResult> {
+/** `spent.receiverMs`: the time earlier exchanges of this request had a connection (added to here). */
+function exchange(req: SendRequest, started: number, spent: { receiverMs: number }): Promise<ExchangeResult> {
   const elapsed = () => Math.round(performance.now() - started);
   const { target } = req;
   return new Promise<ExchangeResult>((resolve) => {
@@ -87,10 +94,17 @@ function exchange(req: SendRequest, started: number): Promise<ExchangeResult> {
     let phase: 'connect' | 'tls' | 'exchange' = 'connect';
     let answered = false;
     /** `keep`: the response was read to its end, so a kept connection can serve the next delivery. */
+    let timer: NodeJS.Timeout | undefined;
+    let connectedAt: number | undefined;
+    const stopClock = () => {
+      clearTimeout(timer);
+      if (connectedAt !== undefined) spent.receiverMs += performance.now() - connectedAt;
+      connectedAt = undefined;
+    };
     const finish = (result: Omit<SendResult, 'durationMs'>, keep = false) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      stopClock();
       if (!keep || !req.agent) request.destroy();
       resolve({ result: { ...result, durationMs: elapsed() } });
     };
@@ -122,13 +136,23 @@ function exchange(req: SendRequest, started: number): Promise<ExchangeResult> {
       return;
     }
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    // A second exchange (after a stale kept connection) gets what is left of the deadline.
-    const timer = setTimeout(
-      () => finish({ ok: false, failure: 'timeout', message: `no complete response within ${timeoutMs} ms` }),
-      Math.max(1, timeoutMs - (performance.now() - started)),
+    // Until the request has a connection (all of the endpoint's kept ones may be busy): bounded
+    // apart, so the receiver's deadline below never counts time spent queued.
+    timer = setTimeout(
+      () => finish({ ok: false, failure: 'timeout', message: `no connection free within ${timeoutMs} ms` }),
+      timeoutMs,
     );
 
     request.on('socket', (socket) => {
+      if (settled) return;
+      // The receiver's deadline runs from here; a second exchange (after a stale kept
+      // connection) gets what is left of it.
+      clearTimeout(timer);
+      connectedAt = performance.now();
+      timer = setTimeout(
+        () => finish({ ok: false, failure: 'timeout', message: `no complete response within ${timeoutMs} ms` }),
+        Math.max(1, timeoutMs - spent.receiverMs),
+      );
       // A kept socket is connected already (and must not collect a listener per delivery).
       if (request.reusedSocket) {
         phase = 'exchange';
@@ -140,7 +164,7 @@ function exchange(req: SendRequest, started: number): Promise<ExchangeResult> {
     request.on('error', (err: NodeJS.ErrnoException) => {
       if (request.reusedSocket && !answered && STALE_CONNECTION_CODES.has(err.code ?? '') && !settled) {
         settled = true;
-        clearTimeout(timer);
+        stopClock();
         request.destroy();
         resolve({ staleConnection: true });
         return;

@@ -59,7 +59,7 @@ describe('keep-alive connections to webhook receivers (TargetConnections)', () =
       headers: { 'content-type': 'application/json' },
       body: '{}',
       ca: CA,
-      agent: connections.agentFor(target),
+      agent: connections.agentFor('endpoint', target),
     });
 
   beforeAll(async () => {
@@ -85,14 +85,14 @@ describe('keep-alive connections to webhook receivers (TargetConnections)', () =
     // Same name and port, but this check resolved elsewhere (an unroutable test address):
     // it gets a pool of its own, and a connection to the address it approved or none.
     const elsewhere = pinned(main.port, '/ok', '192.0.2.1');
-    expect(pool.agentFor(elsewhere)).not.toBe(pool.agentFor(pinned(main.port, '/ok')));
+    expect(pool.agentFor('endpoint', elsewhere)).not.toBe(pool.agentFor('endpoint', pinned(main.port, '/ok')));
     const failed = await sendToTarget({
       target: elsewhere,
       headers: {},
       body: '{}',
       ca: CA,
       timeoutMs: 300,
-      agent: pool.agentFor(elsewhere),
+      agent: pool.agentFor('endpoint', elsewhere),
     });
     expect(failed.ok).toBe(false);
     expect(main.connections - before).toBe(1);
@@ -130,13 +130,57 @@ describe('keep-alive connections to webhook receivers (TargetConnections)', () =
     expect(main.connections - before).toBe(2);
   });
 
-  it('closes the least recently used endpoint beyond maxTargets', async () => {
+  it("gives each endpoint connections of its own: another endpoint's requests never queue behind them", async () => {
+    pool = new TargetConnections({ socketsPerTarget: 1 });
+    const target = pinned(main.port, '/slow');
+    expect(pool.agentFor('a', target)).not.toBe(pool.agentFor('b', target));
+    // Endpoint a's only connection is busy for 300 ms; b, on the same host and port, is not held up.
+    const slow = sendToTarget({ target, headers: {}, body: '{}', ca: CA, agent: pool.agentFor('a', target) });
+    await new Promise((r) => setTimeout(r, 50));
+    const other = await sendToTarget({
+      target: pinned(main.port, '/ok'),
+      headers: {},
+      body: '{}',
+      ca: CA,
+      agent: pool.agentFor('b', pinned(main.port, '/ok')),
+    });
+    expect(other).toMatchObject({ ok: true, status: 204 });
+    expect(other.durationMs).toBeLessThan(250);
+    expect(await slow).toMatchObject({ ok: true });
+  });
+
+  it("times the receiver, not the wait for one of the endpoint's busy connections", async () => {
+    pool = new TargetConnections({ socketsPerTarget: 1 });
+    const target = pinned(main.port, '/slow');
+    const agent = pool.agentFor('a', target);
+    // Each answer takes 300 ms; the second waits 300 ms for the connection, then 300 ms at the
+    // receiver: within the 450 ms deadline, which runs from when it has the connection.
+    const send = () => sendToTarget({ target, headers: {}, body: '{}', ca: CA, timeoutMs: 450, agent });
+    const [first, second] = await Promise.all([send(), send()]);
+    expect(first).toMatchObject({ ok: true, status: 204 });
+    expect(second).toMatchObject({ ok: true, status: 204 });
+    expect(second.durationMs).toBeGreaterThan(450);
+  });
+
+  it('beyond maxTargets closes the least recently used endpoint with nothing in flight, and drops unused ones', async () => {
     pool = new TargetConnections({ maxTargets: 2 });
-    const a = pool.agentFor(pinned(1001, '/'));
-    pool.agentFor(pinned(1002, '/'));
-    expect(pool.agentFor(pinned(1001, '/'))).toBe(a); // a is now the most recent
-    pool.agentFor(pinned(1003, '/')); // evicts 1002
+    const ok = pinned(main.port, '/ok');
+    const slow = pinned(main.port, '/slow');
+    const a = pool.agentFor('a', slow);
+    const inFlight = sendToTarget({ target: slow, headers: {}, body: '{}', ca: CA, agent: a });
+    const b = pool.agentFor('b', ok);
+    expect(await sendToTarget({ target: ok, headers: {}, body: '{}', ca: CA, agent: b })).toMatchObject({ ok: true });
+    // a is the least recently used but busy: b (idle connections only) is closed instead.
+    pool.agentFor('c', ok);
     expect(pool.size).toBe(2);
-    expect(pool.agentFor(pinned(1001, '/'))).toBe(a);
+    expect(pool.agentFor('a', slow)).toBe(a);
+    expect(pool.agentFor('b', ok)).not.toBe(b);
+    expect(await inFlight).toMatchObject({ ok: true, status: 204 });
+    // Agents that hold no connection at all are dropped when another is made.
+    const fresh = new TargetConnections({ maxTargets: 10 });
+    fresh.agentFor('x', pinned(1001, '/'));
+    fresh.agentFor('y', pinned(1002, '/'));
+    expect(fresh.size).toBe(1);
+    fresh.close();
   });
 });

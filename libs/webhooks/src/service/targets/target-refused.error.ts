@@ -6,6 +6,7 @@ import { AppError, ErrorCode } from '@kw/platform-errors';
  */
 export type TargetRefusalReason =
   | 'invalid-url'
+  | 'not-canonical'
   | 'fragment'
   | 'scheme'
   | 'credentials'
