@@ -45,6 +45,8 @@ describe('files: hostile input and the byte proxy', () => {
     ['a 10,000-page PDF', 'huge.pdf', () => makeManyPagePdf(10_000), 'too_many_pages'],
     // 300 KB whose content stream inflates to 300 MiB, held whole by pdf.js outside the heap limit.
     ['a flate-bomb PDF', 'flate-bomb.pdf', () => makeFlateBombPdf(300), 'too_much_memory'],
+    // One 26 MiB stream that the page's /Contents names 8 times: pdf.js inflates it once a reference (208 MiB).
+    ['a PDF naming one stream 8 times', 'repeated.pdf', () => makeFlateBombPdf(26, 'again', 8), 'too_much_memory'],
   ])('%s ends failed (%s) and the platform keeps answering', async (_what, name, bytes, reason) => {
     const res = await p.upload(owner.auth, { workspaceId: ws }, [{ name, bytes: bytes() }]);
     expect(res.status, res.text).toBe(201);
