@@ -748,6 +748,27 @@ describe('files', () => {
     expect((await p.api.call(undefined, 'GET', `/api/files/search?workspaceId=${ws}&q=a`)).status).toBe(401);
   });
 
+  it('cancels a file at once in every stage of its processing, also while its chunks are stored', async () => {
+    // About 4 MB of text: extraction is quick, cutting, embedding and storing its chunks take seconds.
+    const text = Buffer.from('lorem ipsum dolor sit amet '.repeat(150_000));
+    for (const delay of [0, 300, 800]) {
+      const id = (await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'long.txt', bytes: text }])).body.file.id;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      expect((await p.api.ok(owner.auth, 'GET', `/api/files/${id}/status`, undefined, 200)).status).toBe('processing');
+      const started = Date.now();
+      const res = await p.api.call(owner.auth, 'POST', `/api/files/${id}/cancel`);
+      expect(res.status, `after ${delay} ms: ${res.text}`).toBe(200);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(res.body).toMatchObject({ status: 'cancelled' });
+      // It stays cancelled, with no chunks, once the work it interrupted has run out.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const { file } = await p.api.ok(owner.auth, 'GET', `/api/files/${id}`, undefined, 200);
+      expect(file).toMatchObject({ status: 'cancelled', chunkCount: 0 });
+      const chunks = await p.api.ok(owner.auth, 'GET', `/api/files/${id}/chunks`, undefined, 200);
+      expect(chunks.items).toHaveLength(0);
+    }
+  }, 60_000);
+
   it('cancels only what is processing', async () => {
     const id = (await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'c.txt', bytes: fixture('sample.txt') }])).body
       .file.id;

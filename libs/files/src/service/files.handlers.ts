@@ -175,11 +175,14 @@ export class FilesHandlers {
   async cancel(input: Req<'cancelFile'>, context: RequestContext) {
     const { file } = await this.records.authorizedFile(context, input.fileId, 'files:write');
     if (!(await this.files.cancel(file.id))) {
+      // What it is now: it may have become ready (or been deleted) since it was read above.
+      const now = (await this.files.findById(file.id))?.status;
+      if (!now) throw fileNotFound();
       throw new AppError({
         status: 409,
         code: ErrorCode.CONFLICT,
-        message: `Only a file being processed can be cancelled (this one is ${file.status})`,
-        details: { status: file.status },
+        message: `Only a file being processed can be cancelled (this one is ${now})`,
+        details: { status: now },
       });
     }
     this.jobs.abort(file.id);
