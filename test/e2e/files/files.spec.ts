@@ -705,6 +705,39 @@ describe('files', () => {
     expect((await p.api.ok(owner.auth, 'GET', `/api/files/${second}`, undefined, 200)).file.fragmentIds).toEqual([]);
   });
 
+  it('drops a fragment deleted for good from its files, and keeps an archived one', async () => {
+    const space = await p.workspace(owner);
+    const fragment = async (title: string) => {
+      const made = await p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: space.id, fragmentTypeId: space.noteTypeId, title, content: 'body' },
+        201,
+      );
+      return (made.fragment ?? made).id as string;
+    };
+    const [gone, archived] = [await fragment('deleted for good'), await fragment('archived')];
+    const id = (
+      await p.upload(owner.auth, { workspaceId: space.id }, [{ name: 'kept.txt', bytes: fixture('sample.txt') }])
+    ).body.file.id;
+    for (const fragmentId of [gone, archived])
+      await p.api.ok(owner.auth, 'POST', `/api/files/${id}/attachments`, { fragmentId }, 200);
+    await p.api.ok(owner.auth, 'DELETE', `/api/memory-fragments/${gone}?permanent=true`, undefined, 200);
+    await p.api.ok(owner.auth, 'DELETE', `/api/memory-fragments/${archived}`, undefined, 200);
+    // The clean-up follows the deletion's event: within a few seconds, the file and the listing agree.
+    const deadline = Date.now() + 10_000;
+    let one: string[] = [];
+    for (;;) {
+      one = (await p.api.ok(owner.auth, 'GET', `/api/files/${id}`, undefined, 200)).file.fragmentIds;
+      if (!one.includes(gone) || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(one).toEqual([archived]);
+    const listed = await p.api.ok(owner.auth, 'GET', `/api/files?workspaceId=${space.id}`, undefined, 200);
+    expect(listed.items.find((f: any) => f.id === id).fragmentIds).toEqual([archived]);
+  });
+
   it('shows other tenants nothing: 404 identical to a missing file, on every file route', async () => {
     const id = (
       await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'private.txt', bytes: fixture('sample.txt') }])
