@@ -651,6 +651,22 @@ describe('files', () => {
     expect(blobsOf(ws).length).toBe(before - 1);
   });
 
+  it('lets exactly one of racing deletes of a file win, the others answering 404', async () => {
+    for (let round = 0; round < 3; round++) {
+      const id = (
+        await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'raced.txt', bytes: fixture('sample.txt') }])
+      ).body.file.id;
+      const statuses = await Promise.all(
+        Array.from({ length: 8 }, () => p.api.call(owner.auth, 'DELETE', `/api/files/${id}`).then((r) => r.status)),
+      );
+      expect(
+        statuses.filter((s) => s === 200),
+        statuses.join(),
+      ).toHaveLength(1);
+      expect(statuses.filter((s) => s === 404)).toHaveLength(7);
+    }
+  });
+
   it('bulk-deletes with an outcome per id', async () => {
     const a = (await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'a.txt', bytes: fixture('sample.txt') }])).body
       .file.id;

@@ -223,9 +223,10 @@ export class FilesHandlers {
   }
 
   /** Row first (the file is gone for every reader), then the blob; a blob left by a crash here is swept. */
+  /** Deletes the file; a concurrent delete that removed the row first wins, and this one is 404. */
   private async remove(id: string, storageKey: string): Promise<void> {
     this.jobs.abort(id);
-    await this.files.delete(id);
+    if (!(await this.files.delete(id))) throw fileNotFound();
     await this.storage.delete(storageKey);
   }
 }
