@@ -165,7 +165,7 @@ describe('files: hostile input and the byte proxy', () => {
       }
     });
 
-    it('refuses what is not base64 with 400', async () => {
+    it('refuses what is not base64 with 400 VALIDATION_FAILED naming the field', async () => {
       const put = await p.api.call(owner.auth, 'POST', '/api/workspace-files/bytes', {
         workspaceId: ws,
         fileName: 'x.txt',
@@ -173,6 +173,7 @@ describe('files: hostile input and the byte proxy', () => {
         base64: 'not base64 at all!',
       });
       expect(put.status).toBe(400);
+      expect(put.body).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'base64' }] });
     });
 
     it('refuses a mimeType that is not a media type with 400 naming it, stores nothing, and keeps one that is', async () => {

@@ -608,7 +608,11 @@ describe('files', () => {
   it('refuses uploads that name no workspace before the file, or no file, or are not multipart', async () => {
     const late = await p.upload(owner.auth, {}, [{ name: 'a.txt', bytes: fixture('sample.txt') }]);
     expect(late.status).toBe(400);
-    expect(late.body).toMatchObject({ code: 'BAD_REQUEST', error: 'workspaceId is required, before the file parts' });
+    expect(late.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      error: 'workspaceId: is required, before the file parts',
+      fields: [{ field: 'workspaceId' }],
+    });
     // Sent first but malformed: said so, not that it came too late.
     for (const [fields, field] of [
       [{ workspaceId: 'not-a-uuid' }, 'workspaceId'],
@@ -788,6 +792,49 @@ describe('files', () => {
     ]);
     expect(upload.status).toBe(404);
     expect(await p.api.ok(owner.auth, 'GET', `/api/files/${id}`, undefined, 200)).toMatchObject({ file: { id } });
+  });
+
+  it('names the field of every refused value with VALIDATION_FAILED, and counts characters as code points', async () => {
+    const refused = async (res: { status: number; body: any }, field: string, problem?: RegExp) => {
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field }] });
+      if (problem) expect(res.body.fields[0].problems.join()).toMatch(problem);
+    };
+    // A blank query is refused as an empty one is.
+    for (const q of ['', '%20'])
+      await refused(await p.api.call(owner.auth, 'GET', `/api/files/search?workspaceId=${ws}&q=${q}`), 'q');
+    // A negative page bound is an integer out of range, and says so.
+    for (const [route, field] of [
+      [`/api/files?workspaceId=${ws}&offset=-1`, 'offset'],
+      [`/api/files?workspaceId=${ws}&limit=-1`, 'limit'],
+    ])
+      await refused(await p.api.call(owner.auth, 'GET', route), field, /less than/);
+    // A multipart field with NUL: named like a JSON body's, nothing stored.
+    const nul = await p.upload(owner.auth, { workspaceId: ws, description: 'a\u0000b' }, [
+      { name: 'nul-description.txt', bytes: fixture('sample.txt') },
+    ]);
+    await refused(nul, 'description', /NUL/);
+    // 2,000 characters of description are 2,000 emoji (4,000 UTF-16 units), by upload and by PATCH; one more is refused.
+    const emoji = '\u{1F600}'.repeat(2_000);
+    const up = await p.upload(owner.auth, { workspaceId: ws, description: emoji }, [
+      { name: 'emoji.txt', bytes: fixture('sample.txt') },
+    ]);
+    expect(up.status, up.text).toBe(201);
+    expect(up.body.file.description).toBe(emoji);
+    await p.api.ok(owner.auth, 'PATCH', `/api/files/${up.body.file.id}`, { description: emoji }, 200);
+    await refused(
+      await p.api.call(owner.auth, 'PATCH', `/api/files/${up.body.file.id}`, { description: `${emoji}x` }),
+      'description',
+    );
+    const over = await p.upload(owner.auth, { workspaceId: ws, description: `${emoji}x` }, [
+      { name: 'emoji-over.txt', bytes: fixture('sample.txt') },
+    ]);
+    await refused(over, 'description');
+    const names = (
+      await p.api.ok(owner.auth, 'GET', `/api/files?workspaceId=${ws}&limit=100`, undefined, 200)
+    ).items.map((f: any) => f.name);
+    expect(names).not.toContain('nul-description.txt');
+    expect(names).not.toContain('emoji-over.txt');
   });
 
   it('answers 401 without credentials', async () => {

@@ -27,17 +27,20 @@ const tooMuch = (detail: string) =>
  */
 export async function assertPdfStreamsWithinLimits(bytes: Uint8Array, maxBytes: number): Promise<void> {
   const pdf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  // The file's own references, and where each object begins.
-  const lexer = new ReferenceLexer(true);
-  for (let at = 0; at < pdf.length; at += LEX_CHUNK) lexer.feed(pdf.subarray(at, at + LEX_CHUNK), at);
-  lexer.end();
-  const { references, headers } = lexer;
+  // The file's own references, and where each object begins, read twice: skipping comments as
+  // pdf.js does, and reading them as syntax, in case a `%` where pdf.js does not parse (between
+  // objects, or before an object on its line) would hide what follows it on the line.
+  const lexers = [new ReferenceLexer(true), new ReferenceLexer(false)];
+  for (let at = 0; at < pdf.length; at += LEX_CHUNK)
+    for (const lexer of lexers) lexer.feed(pdf.subarray(at, at + LEX_CHUNK), at);
+  for (const lexer of lexers) lexer.end();
 
-  const weightOf = (object: number | undefined) => Math.max(1, references.get(object ?? -1) ?? 0);
-  const counted: Array<{ size: number; object: number | undefined }> = [];
+  const weightOf = (objects: number[]) =>
+    Math.max(1, ...lexers.flatMap(({ references }) => objects.map((object) => references.get(object) ?? 0)));
+  const counted: Array<{ size: number; objects: number[] }> = [];
   // Kept as it goes; summed again at the end, with the references object streams added since.
   let running = 0;
-  const total = () => counted.reduce((sum, { size, object }) => sum + size * weightOf(object), 0);
+  const total = () => counted.reduce((sum, { size, objects }) => sum + size * weightOf(objects), 0);
   const over = `more than ${maxBytes} bytes, each stream counted as often as it is referenced`;
 
   for (const { dictionary, data, keyword } of streams(pdf)) {
@@ -48,13 +51,13 @@ export async function assertPdfStreamsWithinLimits(bytes: Uint8Array, maxBytes: 
       if ((await inflatedSize(data, maxBytes)) > maxBytes) throw tooMuch(`an image stream passes ${maxBytes} bytes`);
       continue;
     }
-    const object = objectBefore(headers, keyword);
+    const objects = lexers.flatMap(({ headers }) => objectBefore(headers, keyword) ?? []);
     // Its decoded bytes are read for references too: an object stream holds dictionaries.
-    const inner = new ReferenceLexer(false, references);
-    const weight = weightOf(object);
+    const inner = lexers.map((lexer) => new ReferenceLexer(lexer.skipsComments, lexer.references));
+    const weight = weightOf(objects);
     const size = await inflatedSize(data, Math.floor((maxBytes - running) / weight), inner);
-    inner.end();
-    counted.push({ size, object });
+    for (const lexer of inner) lexer.end();
+    counted.push({ size, objects });
     running += size * weight;
     if (running > maxBytes) throw tooMuch(over);
   }
@@ -98,9 +101,9 @@ function* streams(pdf: Buffer): Generator<{ keyword: number; dictionary: string;
 
 /**
  * Counts `n g R` references in PDF syntax fed to it in pieces, as pdf.js's lexer reads them
- * (comments are white space; `+5` or `5.0` is an integer). Strings are not skipped: a
- * reference-like string counts too, which errs on the safe side, and no string can hide a
- * reference. With `withHeaders`, it also notes where each `n g obj` begins.
+ * (`+5` or `5.0` is an integer), and notes where each `n g obj` begins. Comments are white space
+ * when `skipsComments`, else their text is read too. Strings are not skipped: a reference-like
+ * string counts too, which errs on the safe side, and no string can hide a reference.
  */
 class ReferenceLexer {
   readonly headers: Array<{ at: number; object: number }> = [];
@@ -118,7 +121,7 @@ class ReferenceLexer {
   private b = NaN;
 
   constructor(
-    private readonly withHeaders: boolean,
+    readonly skipsComments: boolean,
     readonly references = new Map<number, number>(),
   ) {}
 
@@ -140,7 +143,7 @@ class ReferenceLexer {
           break;
         case 0x25: // %
           if (this.length > 0) this.endToken();
-          this.comment = true;
+          this.comment = this.skipsComments;
           break;
         case 0x28: // ( ) < > [ ] { } /
         case 0x29:
@@ -182,7 +185,7 @@ class ReferenceLexer {
   private endToken(): void {
     const { a, b } = this;
     if (this.length === 1 && this.isR && a >= 0 && b >= 0) this.references.set(a, (this.references.get(a) ?? 0) + 1);
-    else if (this.length === 3 && this.obj === 4 && this.withHeaders && a >= 0 && b >= 0)
+    else if (this.length === 3 && this.obj === 4 && a >= 0 && b >= 0)
       this.headers.push({ at: this.tokenAt, object: a });
     this.a = b;
     this.b = this.value >= 0 && Number.isSafeInteger(this.value) ? this.value : NaN;
@@ -196,15 +199,15 @@ class ReferenceLexer {
 
 /**
  * Bytes the zlib data inflates to, counted up to just past `limit`; what is cut or corrupt counts
- * as far as it goes. The bytes go to `reader` on their way out, when given.
+ * as far as it goes. The bytes go to `readers` on their way out.
  */
-async function inflatedSize(data: Buffer, limit: number, reader?: ReferenceLexer): Promise<number> {
+async function inflatedSize(data: Buffer, limit: number, readers: ReferenceLexer[] = []): Promise<number> {
   const inflate = createInflate({ finishFlush: constants.Z_SYNC_FLUSH });
   inflate.end(data);
   let size = 0;
   try {
     for await (const chunk of inflate as AsyncIterable<Buffer>) {
-      reader?.feed(chunk);
+      for (const reader of readers) reader.feed(chunk);
       size += chunk.length;
       if (size > limit) break; // leaving the loop destroys the stream
     }
