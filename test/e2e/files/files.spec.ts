@@ -99,6 +99,21 @@ describe('files', () => {
       expect(past.res.status).toBe(416);
       expect(past.res.headers.get('content-range')).toBe(`bytes */${bytes.length}`);
       expect(JSON.parse(Buffer.from(past.bytes).toString())).toMatchObject({ code: 'RANGE_NOT_SATISFIABLE' });
+      // If-Range: the range only while the client's copy is this one (its strong ETag), else the whole file.
+      const etag = `"${sha256(bytes)}"`;
+      const kept = await p.download(owner.auth, `/api/files/${fileId}/download`, {
+        range: 'bytes=5-20',
+        'if-range': etag,
+      });
+      expect(kept.res.status).toBe(206);
+      for (const stale of ['"not-the-etag"', `W/${etag}`, 'Sat, 01 Jan 2000 00:00:00 GMT']) {
+        const changed = await p.download(owner.auth, `/api/files/${fileId}/download`, {
+          range: 'bytes=5-20',
+          'if-range': stale,
+        });
+        expect(changed.res.status, stale).toBe(200);
+        expect(sha256(changed.bytes)).toBe(sha256(bytes));
+      }
       const again = await p.download(owner.auth, `/api/files/${fileId}/download`, {
         'if-none-match': `"${sha256(bytes)}"`,
       });
