@@ -59,6 +59,6 @@ export async function sendFile(
  * comparison (a weak tag never matches). A date never matches: no Last-Modified is sent, so the
  * client's date cannot be a validator of this representation.
  */
-function ifRangeHolds(ifRange: string | undefined, etag: string): boolean {
-  return ifRange === undefined || ifRange.trim() === etag;
+function ifRangeHolds(ifRange: string | string[] | undefined, etag: string): boolean {
+  return ifRange === undefined || (typeof ifRange === 'string' && ifRange.trim() === etag);
 }
