@@ -121,6 +121,40 @@ describe('files', () => {
     });
   });
 
+  it('reads UTF-16 text with a byte order mark as text, and leaves Latin-1 as other', async () => {
+    const space = (await p.workspace(owner)).id;
+    const words = 'Notepad saved the ortolanquince in Unicode: caf\u00e9 \u{1F600}.';
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(words, 'utf16le')]);
+    const be = Buffer.from(le.subarray(2)).swap16();
+    const files = [
+      { name: 'notepad-le.txt', bytes: le },
+      { name: 'notepad-be.csv', bytes: Buffer.concat([Buffer.from([0xfe, 0xff]), be]) },
+      { name: 'latin1.txt', bytes: Buffer.from('caf\u00e9 latinquince', 'latin1') },
+    ];
+    const up = await p.upload(owner.auth, { workspaceId: space }, files);
+    expect(up.status, up.text).toBe(201);
+    const [leFile, beFile, latin] = up.body.files;
+    expect(leFile).toMatchObject({ kind: 'text', mimeType: 'text/plain' });
+    expect(beFile).toMatchObject({ kind: 'csv', mimeType: 'text/csv' });
+    expect(latin).toMatchObject({ kind: 'other', mimeType: 'application/octet-stream' });
+    for (const file of [leFile, beFile]) {
+      expect(await p.settled(owner.auth, file.id)).toMatchObject({ status: 'ready', chunkCount: 1 });
+      const chunks = await p.api.ok(owner.auth, 'GET', `/api/files/${file.id}/chunks`, undefined, 200);
+      expect(chunks.items[0].text).toBe(words);
+    }
+    const found = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/files/search?workspaceId=${space}&q=ortolanquince&mode=keyword`,
+      undefined,
+      200,
+    );
+    expect(found.items.map((hit: any) => (hit.file ?? hit).name).sort()).toEqual(['notepad-be.csv', 'notepad-le.txt']);
+    // The bytes are kept as sent: the download is the file.
+    const dl = await p.download(owner.auth, `/api/files/${leFile.id}/download`);
+    expect(Buffer.from(dl.bytes).equals(le)).toBe(true);
+  });
+
   it('answers 416 to any range of an empty file, a suffix range included, on the download and the byte proxy', async () => {
     const res = await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'empty.txt', bytes: Buffer.alloc(0) }]);
     expect(res.status, res.text).toBe(201);
