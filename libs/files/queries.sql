@@ -105,15 +105,16 @@ UPDATE data.files f SET lease_until = ${until}, attempts = f.attempts + 1, updat
    AND f.status = 'processing' AND (f.lease_until IS NULL OR f.lease_until < ${now})
 RETURNING f.id, f.workspace_id;
 
--- src/persistence/processing.repository.ts: ProcessingRepository.finish.marked
-UPDATE data.files SET status = 'ready', chunk_count = ${chunks.length}, text_truncated = ${textTruncated},
-       lease_until = NULL, processed_at = ${now}, failure_reason = NULL, updated_at = ${now}
- WHERE id = ${id}::uuid AND status = 'processing';
-
 -- src/persistence/processing.repository.ts: ProcessingRepository.finish
 DELETE FROM data.file_chunks WHERE file_id = ${id}::uuid;
 
 -- src/persistence/processing.repository.ts: ProcessingRepository.finish
 INSERT INTO data.file_chunks (file_id, workspace_id, ordinal, text, embedding)
-SELECT ${id}::uuid, ${workspaceId}::uuid, c.ordinal - 1, c.text, c.embedding::float4[]
-  FROM unnest(${texts}::text[], ${vectors}::text[]) WITH ORDINALITY AS c(text, embedding, ordinal);
+SELECT f.id, ${workspaceId}::uuid, c.ordinal - 1, c.text, c.embedding::float4[]
+  FROM unnest(${texts}::text[], ${vectors}::text[]) WITH ORDINALITY AS c(text, embedding, ordinal)
+  JOIN data.files f ON f.id = ${id}::uuid AND f.status = 'processing';
+
+-- src/persistence/processing.repository.ts: ProcessingRepository.finish.marked
+UPDATE data.files SET status = 'ready', chunk_count = ${chunks.length}, text_truncated = ${textTruncated},
+       lease_until = NULL, processed_at = ${now}, failure_reason = NULL, updated_at = ${now}
+ WHERE id = ${id}::uuid AND status = 'processing';

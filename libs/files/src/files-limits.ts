@@ -1,5 +1,11 @@
 /** Limits of the files component (docs/files.md, "Limits"); sizes and quotas are configuration. */
 export const FILE_DESCRIPTION_MAX_CHARS = 2_000;
+/** Characters as the docs count them: code points (an emoji is one), not UTF-16 code units. */
+export const codePoints = (value: string): number => {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+};
 /** The stored name is cut to this many UTF-8 bytes (safeFileName). */
 export const FILE_NAME_MAX_BYTES = 255;
 export const FILES_PER_UPLOAD_MAX = 20;

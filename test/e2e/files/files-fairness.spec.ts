@@ -9,13 +9,20 @@ import { fixture, startFilesPlatform } from './files-fixture.js';
  * timeout; workspace B's small text file, uploaded after them, is processed before A's queue
  * drains (the next free slot goes to B), and A's files still all end as before.
  */
+const QUOTA = 1024 * 1024;
+
 describe('files: processing is fair between workspaces', () => {
   let p: Awaited<ReturnType<typeof startFilesPlatform>>;
   let alice: Person;
   let bob: Person;
 
   beforeAll(async () => {
-    p = await startFilesPlatform({ FILES_PROCESSING_SLOTS: '1', FILES_EXTRACTION_TIMEOUT_MS: '1500' });
+    // A 1 MiB workspace quota (A's six PDFs are 48 KB each) for the quota's refusals, below.
+    p = await startFilesPlatform({
+      FILES_PROCESSING_SLOTS: '1',
+      FILES_EXTRACTION_TIMEOUT_MS: '1500',
+      FILES_WORKSPACE_QUOTA_BYTES: String(QUOTA),
+    });
     alice = await p.person();
     bob = await p.person();
   }, 120_000);
@@ -50,4 +57,26 @@ describe('files: processing is fair between workspaces', () => {
     for (const id of aIds)
       expect(await p.settled(alice.auth, id, 120_000)).toMatchObject({ status: 'failed', failureReason: 'timeout' });
   }, 300_000);
+
+  it("names the quota as QUOTA_EXCEEDED's limit, what is used and what is left, whichever file goes over", async () => {
+    const ws = (await p.workspace(bob)).id;
+    const bytes = (n: number) => new Uint8Array(n).fill(0x61);
+    expect((await p.upload(bob.auth, { workspaceId: ws }, [{ name: 'first.bin', bytes: bytes(800_000) }])).status).toBe(
+      201,
+    );
+    // The second file of one upload does not fit in what is left: nothing of the upload is kept.
+    const over = await p.upload(bob.auth, { workspaceId: ws }, [
+      { name: 'fits.bin', bytes: bytes(100_000) },
+      { name: 'does-not.bin', bytes: bytes(200_000) },
+    ]);
+    expect(over.status, over.text).toBe(413);
+    expect(over.body).toMatchObject({ code: 'QUOTA_EXCEEDED', limit: QUOTA, used: 900_000, left: QUOTA - 900_000 });
+    // Filled to the byte, the next file is refused the same way.
+    expect(
+      (await p.upload(bob.auth, { workspaceId: ws }, [{ name: 'rest.bin', bytes: bytes(QUOTA - 800_000) }])).status,
+    ).toBe(201);
+    const full = await p.upload(bob.auth, { workspaceId: ws }, [{ name: 'one-more.bin', bytes: bytes(1) }]);
+    expect(full.status, full.text).toBe(413);
+    expect(full.body).toMatchObject({ code: 'QUOTA_EXCEEDED', limit: QUOTA, used: QUOTA, left: 0 });
+  });
 });

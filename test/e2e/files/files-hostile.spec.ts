@@ -45,6 +45,8 @@ describe('files: hostile input and the byte proxy', () => {
     ['a 10,000-page PDF', 'huge.pdf', () => makeManyPagePdf(10_000), 'too_many_pages'],
     // 300 KB whose content stream inflates to 300 MiB, held whole by pdf.js outside the heap limit.
     ['a flate-bomb PDF', 'flate-bomb.pdf', () => makeFlateBombPdf(300), 'too_much_memory'],
+    // One 26 MiB stream that the page's /Contents names 8 times: pdf.js inflates it once a reference (208 MiB).
+    ['a PDF naming one stream 8 times', 'repeated.pdf', () => makeFlateBombPdf(26, 'again', 8), 'too_much_memory'],
   ])('%s ends failed (%s) and the platform keeps answering', async (_what, name, bytes, reason) => {
     const res = await p.upload(owner.auth, { workspaceId: ws }, [{ name, bytes: bytes() }]);
     expect(res.status, res.text).toBe(201);
@@ -110,6 +112,11 @@ describe('files: hostile input and the byte proxy', () => {
       'pay\u200bpal\ufeff.txt',
       'CON.txt',
       'aux',
+      // Other default-ignorable characters: soft hyphen, U+034F, U+180E, invisible operators,
+      // Hangul filler, an interlinear annotation mark, a tag character, a musical format control.
+      'pay\u00ad\u034f\u180e\u2061\u2064\u206a\u3164\ufff9\u{e0041}\u{1d173}pal.txt',
+      // Full-width letters: stored as they are, but their ASCII fallback is a device name.
+      '\uff43\uff4f\uff4e.txt',
     ];
     const body = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="workspaceId"\r\n\r\n${ws}\r\n`),
@@ -136,11 +143,14 @@ describe('files: hostile input and the byte proxy', () => {
     expect(stored[2].endsWith('.txt')).toBe(true);
     expect(stored[3]).toBe('win.ini');
     // Zero-width characters are gone (a look-alike of another name), device names made plain files.
-    expect(stored.slice(4)).toEqual(['paypal.txt', '_CON.txt', '_aux']);
+    expect(stored.slice(4)).toEqual(['paypal.txt', '_CON.txt', '_aux', 'paypal.txt', '\uff43\uff4f\uff4e.txt']);
     for (const name of stored) expect(name).not.toMatch(/[/\\]|\.\./);
     // The download's header carries the name safely.
     const dl = await p.download(owner.auth, `/api/files/${json.files[1].id}/download`);
     expect(dl.res.headers.get('content-disposition')).not.toMatch(/[\r\n\u0000]/);
+    // The ASCII fallback of `ｃｏｎ.txt` is `con.txt`, a device name: it gets the `_` too.
+    const wide = await p.download(owner.auth, `/api/files/${json.files[8].id}/download`);
+    expect(wide.res.headers.get('content-disposition')).toContain('filename="_con.txt"');
     await healthy();
   });
 
@@ -163,7 +173,7 @@ describe('files: hostile input and the byte proxy', () => {
       }
     });
 
-    it('refuses what is not base64 with 400', async () => {
+    it('refuses what is not base64 with 400 VALIDATION_FAILED naming the field', async () => {
       const put = await p.api.call(owner.auth, 'POST', '/api/workspace-files/bytes', {
         workspaceId: ws,
         fileName: 'x.txt',
@@ -171,6 +181,7 @@ describe('files: hostile input and the byte proxy', () => {
         base64: 'not base64 at all!',
       });
       expect(put.status).toBe(400);
+      expect(put.body).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field: 'base64' }] });
     });
 
     it('refuses a mimeType that is not a media type with 400 naming it, stores nothing, and keeps one that is', async () => {

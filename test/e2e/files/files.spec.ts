@@ -99,11 +99,60 @@ describe('files', () => {
       expect(past.res.status).toBe(416);
       expect(past.res.headers.get('content-range')).toBe(`bytes */${bytes.length}`);
       expect(JSON.parse(Buffer.from(past.bytes).toString())).toMatchObject({ code: 'RANGE_NOT_SATISFIABLE' });
+      // If-Range: the range only while the client's copy is this one (its strong ETag), else the whole file.
+      const etag = `"${sha256(bytes)}"`;
+      const kept = await p.download(owner.auth, `/api/files/${fileId}/download`, {
+        range: 'bytes=5-20',
+        'if-range': etag,
+      });
+      expect(kept.res.status).toBe(206);
+      for (const stale of ['"not-the-etag"', `W/${etag}`, 'Sat, 01 Jan 2000 00:00:00 GMT']) {
+        const changed = await p.download(owner.auth, `/api/files/${fileId}/download`, {
+          range: 'bytes=5-20',
+          'if-range': stale,
+        });
+        expect(changed.res.status, stale).toBe(200);
+        expect(sha256(changed.bytes)).toBe(sha256(bytes));
+      }
       const again = await p.download(owner.auth, `/api/files/${fileId}/download`, {
         'if-none-match': `"${sha256(bytes)}"`,
       });
       expect(again.res.status).toBe(304);
     });
+  });
+
+  it('reads UTF-16 text with a byte order mark as text, and leaves Latin-1 as other', async () => {
+    const space = (await p.workspace(owner)).id;
+    const words = 'Notepad saved the ortolanquince in Unicode: caf\u00e9 \u{1F600}.';
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(words, 'utf16le')]);
+    const be = Buffer.from(le.subarray(2)).swap16();
+    const files = [
+      { name: 'notepad-le.txt', bytes: le },
+      { name: 'notepad-be.csv', bytes: Buffer.concat([Buffer.from([0xfe, 0xff]), be]) },
+      { name: 'latin1.txt', bytes: Buffer.from('caf\u00e9 latinquince', 'latin1') },
+    ];
+    const up = await p.upload(owner.auth, { workspaceId: space }, files);
+    expect(up.status, up.text).toBe(201);
+    const [leFile, beFile, latin] = up.body.files;
+    expect(leFile).toMatchObject({ kind: 'text', mimeType: 'text/plain' });
+    expect(beFile).toMatchObject({ kind: 'csv', mimeType: 'text/csv' });
+    expect(latin).toMatchObject({ kind: 'other', mimeType: 'application/octet-stream' });
+    for (const file of [leFile, beFile]) {
+      expect(await p.settled(owner.auth, file.id)).toMatchObject({ status: 'ready', chunkCount: 1 });
+      const chunks = await p.api.ok(owner.auth, 'GET', `/api/files/${file.id}/chunks`, undefined, 200);
+      expect(chunks.items[0].text).toBe(words);
+    }
+    const found = await p.api.ok(
+      owner.auth,
+      'GET',
+      `/api/files/search?workspaceId=${space}&q=ortolanquince&mode=keyword`,
+      undefined,
+      200,
+    );
+    expect(found.items.map((hit: any) => (hit.file ?? hit).name).sort()).toEqual(['notepad-be.csv', 'notepad-le.txt']);
+    // The bytes are kept as sent: the download is the file.
+    const dl = await p.download(owner.auth, `/api/files/${leFile.id}/download`);
+    expect(Buffer.from(dl.bytes).equals(le)).toBe(true);
   });
 
   it('answers 416 to any range of an empty file, a suffix range included, on the download and the byte proxy', async () => {
@@ -608,7 +657,11 @@ describe('files', () => {
   it('refuses uploads that name no workspace before the file, or no file, or are not multipart', async () => {
     const late = await p.upload(owner.auth, {}, [{ name: 'a.txt', bytes: fixture('sample.txt') }]);
     expect(late.status).toBe(400);
-    expect(late.body).toMatchObject({ code: 'BAD_REQUEST', error: 'workspaceId is required, before the file parts' });
+    expect(late.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      error: 'workspaceId: is required, before the file parts',
+      fields: [{ field: 'workspaceId' }],
+    });
     // Sent first but malformed: said so, not that it came too late.
     for (const [fields, field] of [
       [{ workspaceId: 'not-a-uuid' }, 'workspaceId'],
@@ -649,6 +702,22 @@ describe('files', () => {
     expect((await p.download(owner.auth, `/api/files/${id}/download`)).res.status).toBe(404);
     expect(blobsOf(ws)).not.toContain(id);
     expect(blobsOf(ws).length).toBe(before - 1);
+  });
+
+  it('lets exactly one of racing deletes of a file win, the others answering 404', async () => {
+    for (let round = 0; round < 3; round++) {
+      const id = (
+        await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'raced.txt', bytes: fixture('sample.txt') }])
+      ).body.file.id;
+      const statuses = await Promise.all(
+        Array.from({ length: 8 }, () => p.api.call(owner.auth, 'DELETE', `/api/files/${id}`).then((r) => r.status)),
+      );
+      expect(
+        statuses.filter((s) => s === 200),
+        statuses.join(),
+      ).toHaveLength(1);
+      expect(statuses.filter((s) => s === 404)).toHaveLength(7);
+    }
   });
 
   it('bulk-deletes with an outcome per id', async () => {
@@ -705,6 +774,39 @@ describe('files', () => {
     expect((await p.api.ok(owner.auth, 'GET', `/api/files/${second}`, undefined, 200)).file.fragmentIds).toEqual([]);
   });
 
+  it('drops a fragment deleted for good from its files, and keeps an archived one', async () => {
+    const space = await p.workspace(owner);
+    const fragment = async (title: string) => {
+      const made = await p.api.ok(
+        owner.auth,
+        'POST',
+        '/api/memory-fragments',
+        { workspaceId: space.id, fragmentTypeId: space.noteTypeId, title, content: 'body' },
+        201,
+      );
+      return (made.fragment ?? made).id as string;
+    };
+    const [gone, archived] = [await fragment('deleted for good'), await fragment('archived')];
+    const id = (
+      await p.upload(owner.auth, { workspaceId: space.id }, [{ name: 'kept.txt', bytes: fixture('sample.txt') }])
+    ).body.file.id;
+    for (const fragmentId of [gone, archived])
+      await p.api.ok(owner.auth, 'POST', `/api/files/${id}/attachments`, { fragmentId }, 200);
+    await p.api.ok(owner.auth, 'DELETE', `/api/memory-fragments/${gone}?permanent=true`, undefined, 200);
+    await p.api.ok(owner.auth, 'DELETE', `/api/memory-fragments/${archived}`, undefined, 200);
+    // The clean-up follows the deletion's event: within a few seconds, the file and the listing agree.
+    const deadline = Date.now() + 10_000;
+    let one: string[] = [];
+    for (;;) {
+      one = (await p.api.ok(owner.auth, 'GET', `/api/files/${id}`, undefined, 200)).file.fragmentIds;
+      if (!one.includes(gone) || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(one).toEqual([archived]);
+    const listed = await p.api.ok(owner.auth, 'GET', `/api/files?workspaceId=${space.id}`, undefined, 200);
+    expect(listed.items.find((f: any) => f.id === id).fragmentIds).toEqual([archived]);
+  });
+
   it('shows other tenants nothing: 404 identical to a missing file, on every file route', async () => {
     const id = (
       await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'private.txt', bytes: fixture('sample.txt') }])
@@ -741,12 +843,76 @@ describe('files', () => {
     expect(await p.api.ok(owner.auth, 'GET', `/api/files/${id}`, undefined, 200)).toMatchObject({ file: { id } });
   });
 
+  it('names the field of every refused value with VALIDATION_FAILED, and counts characters as code points', async () => {
+    const refused = async (res: { status: number; body: any }, field: string, problem?: RegExp) => {
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', fields: [{ field }] });
+      if (problem) expect(res.body.fields[0].problems.join()).toMatch(problem);
+    };
+    // A blank query is refused as an empty one is.
+    for (const q of ['', '%20'])
+      await refused(await p.api.call(owner.auth, 'GET', `/api/files/search?workspaceId=${ws}&q=${q}`), 'q');
+    // A negative page bound is an integer out of range, and says so.
+    for (const [route, field] of [
+      [`/api/files?workspaceId=${ws}&offset=-1`, 'offset'],
+      [`/api/files?workspaceId=${ws}&limit=-1`, 'limit'],
+    ])
+      await refused(await p.api.call(owner.auth, 'GET', route), field, /less than/);
+    // A multipart field with NUL: named like a JSON body's, nothing stored.
+    const nul = await p.upload(owner.auth, { workspaceId: ws, description: 'a\u0000b' }, [
+      { name: 'nul-description.txt', bytes: fixture('sample.txt') },
+    ]);
+    await refused(nul, 'description', /NUL/);
+    // 2,000 characters of description are 2,000 emoji (4,000 UTF-16 units), by upload and by PATCH; one more is refused.
+    const emoji = '\u{1F600}'.repeat(2_000);
+    const up = await p.upload(owner.auth, { workspaceId: ws, description: emoji }, [
+      { name: 'emoji.txt', bytes: fixture('sample.txt') },
+    ]);
+    expect(up.status, up.text).toBe(201);
+    expect(up.body.file.description).toBe(emoji);
+    await p.api.ok(owner.auth, 'PATCH', `/api/files/${up.body.file.id}`, { description: emoji }, 200);
+    await refused(
+      await p.api.call(owner.auth, 'PATCH', `/api/files/${up.body.file.id}`, { description: `${emoji}x` }),
+      'description',
+    );
+    const over = await p.upload(owner.auth, { workspaceId: ws, description: `${emoji}x` }, [
+      { name: 'emoji-over.txt', bytes: fixture('sample.txt') },
+    ]);
+    await refused(over, 'description');
+    const names = (
+      await p.api.ok(owner.auth, 'GET', `/api/files?workspaceId=${ws}&limit=100`, undefined, 200)
+    ).items.map((f: any) => f.name);
+    expect(names).not.toContain('nul-description.txt');
+    expect(names).not.toContain('emoji-over.txt');
+  });
+
   it('answers 401 without credentials', async () => {
     expect(
       (await p.upload(undefined, { workspaceId: ws }, [{ name: 'a.txt', bytes: fixture('sample.txt') }])).status,
     ).toBe(401);
     expect((await p.api.call(undefined, 'GET', `/api/files/search?workspaceId=${ws}&q=a`)).status).toBe(401);
   });
+
+  it('cancels a file at once in every stage of its processing, also while its chunks are stored', async () => {
+    // About 4 MB of text: extraction is quick, cutting, embedding and storing its chunks take seconds.
+    const text = Buffer.from('lorem ipsum dolor sit amet '.repeat(150_000));
+    for (const delay of [0, 300, 800]) {
+      const id = (await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'long.txt', bytes: text }])).body.file.id;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      expect((await p.api.ok(owner.auth, 'GET', `/api/files/${id}/status`, undefined, 200)).status).toBe('processing');
+      const started = Date.now();
+      const res = await p.api.call(owner.auth, 'POST', `/api/files/${id}/cancel`);
+      expect(res.status, `after ${delay} ms: ${res.text}`).toBe(200);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(res.body).toMatchObject({ status: 'cancelled' });
+      // It stays cancelled, with no chunks, once the work it interrupted has run out.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const { file } = await p.api.ok(owner.auth, 'GET', `/api/files/${id}`, undefined, 200);
+      expect(file).toMatchObject({ status: 'cancelled', chunkCount: 0 });
+      const chunks = await p.api.ok(owner.auth, 'GET', `/api/files/${id}/chunks`, undefined, 200);
+      expect(chunks.items).toHaveLength(0);
+    }
+  }, 60_000);
 
   it('cancels only what is processing', async () => {
     const id = (await p.upload(owner.auth, { workspaceId: ws }, [{ name: 'c.txt', bytes: fixture('sample.txt') }])).body

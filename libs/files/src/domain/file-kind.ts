@@ -47,7 +47,7 @@ const TEXT_KIND_BY_MIME = new Map<string, TextKind>([
  * What a file is, from its first bytes (`head`, about SNIFF_HEAD_BYTES): a signature file-type
  * knows decides (a PDF named `.txt` is a PDF; a zip that is not a DOCX is `other`), and the
  * declared name and MIME type are never trusted over it. Text formats have no signature: valid
- * UTF-8 without NUL is text, and then the extension, else the declared type, else the content
+ * UTF-8 (or UTF-16 after its byte order mark) without NUL is text, and then the extension, else the declared type, else the content
  * (`<!doctype html`, `<html`, a leading `{` or `[`) says which; anything else is `other`.
  */
 export async function sniffFileKind(
@@ -63,7 +63,7 @@ export async function sniffFileKind(
     if (detected.mime.startsWith('image/')) return { kind: 'image', mimeType: detected.mime };
     return { kind: 'other', mimeType: detected.mime };
   }
-  const text = decodeUtf8Head(head);
+  const text = decodeTextHead(head);
   if (text === undefined) return { kind: 'other', mimeType: 'application/octet-stream' };
   const kind = textKindByName(declaredName, declaredMime) ?? textKindByContent(text);
   return { kind, mimeType: TEXT_MIME[kind] };
@@ -71,12 +71,20 @@ export async function sniffFileKind(
 
 const isTextMime = (mime: string): boolean => mime.startsWith('text/') || mime === 'application/xml';
 
-/** The head as text, or undefined when it is not UTF-8 or holds a NUL (binary). */
-function decodeUtf8Head(head: Uint8Array): string | undefined {
-  if (head.includes(0)) return undefined;
+/**
+ * The head as text, or undefined when it is not text: UTF-16 when it begins with that byte order
+ * mark (little or big endian), else UTF-8; not well-formed, or holding a NUL, it is binary. Other
+ * encodings (Latin-1, Windows-1252...) cannot be told from binary or from each other without
+ * guessing: not text (docs/files.md).
+ */
+function decodeTextHead(head: Uint8Array): string | undefined {
+  const utf16 =
+    head[0] === 0xff && head[1] === 0xfe ? 'utf-16le' : head[0] === 0xfe && head[1] === 0xff ? 'utf-16be' : '';
+  if (!utf16 && head.includes(0)) return undefined;
   try {
     // `stream` tolerates a character cut in two at the end of the head.
-    return new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+    const text = new TextDecoder(utf16 || 'utf-8', { fatal: true }).decode(head, { stream: true });
+    return text.includes('\0') ? undefined : text;
   } catch {
     return undefined;
   }

@@ -37,6 +37,39 @@ describe('safeFileName', () => {
     expect(safeFileName('👩\u200d💻 notes\u200d.txt')).toBe('👩\u200d💻 notes.txt');
   });
 
+  it('removes every default-ignorable character, keeping those an emoji, a keycap or a flag shows', () => {
+    for (const invisible of [
+      '\u00ad',
+      '\u034f',
+      '\u115f',
+      '\u17b4',
+      '\u180e',
+      '\u2061',
+      '\u2064',
+      '\u206a',
+      '\u206f',
+      '\u3164',
+      '\uffa0',
+      '\ufff9',
+      '\ufffb',
+      '\u{e0041}',
+      '\u{e0001}',
+      '\u{1d173}',
+      '\u{1bca0}',
+      '\ufe0f',
+    ])
+      expect(safeFileName(`pay${invisible}pal.txt`), invisible.codePointAt(0)!.toString(16)).toBe('paypal.txt');
+    const shown = [
+      '\u2764\ufe0f notes.txt', // a red heart, emoji presentation
+      '1\ufe0f\u20e3 first.txt', // a keycap
+      '\u{1f3f4}\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f} team.txt', // the flag of England
+      '\u845b\u{e0100}\u57ce.txt', // a CJK ideograph's variant
+    ];
+    for (const name of shown) expect(safeFileName(name)).toBe(name);
+    // Outside a flag, tag characters are invisible.
+    expect(safeFileName('a\u{e0067}\u{e007f}b.txt')).toBe('ab.txt');
+  });
+
   it('prefixes Windows device names with `_`, with or without an extension, in any case', () => {
     for (const name of [
       'CON',
@@ -138,6 +171,13 @@ describe('contentDisposition', () => {
     expect(contentDisposition('報告 📄.txt', 'attachment')).toBe(
       `attachment; filename="__ _.txt"; filename*=UTF-8''%E5%A0%B1%E5%91%8A%20%F0%9F%93%84.txt`,
     );
+  });
+
+  it('gives the ASCII fallback the device-name rule of stored names', () => {
+    expect(contentDisposition('\uff43\uff4f\uff4e.txt', 'attachment')).toBe(
+      `attachment; filename="_con.txt"; filename*=UTF-8''%EF%BD%83%EF%BD%8F%EF%BD%8E.txt`,
+    );
+    expect(contentDisposition('COM\u00b9.log', 'attachment')).toContain('filename="_COM1.log"');
   });
 
   it('cannot be escaped with quotes, backslashes or percent signs', () => {

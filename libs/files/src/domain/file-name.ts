@@ -4,12 +4,17 @@ export const FILE_NAME_MAX_BYTES = 255;
 const EXTENSION_MAX_BYTES = 32;
 const FALLBACK_NAME = 'file';
 
-// C0 and C1 controls and DEL (NUL, CR, LF, escape sequences...), the bidirectional marks,
-// overrides and isolates that can make `invoice\u202Efdp.exe` display as `invoiceexe.pdf`, and
-// the invisible characters (zero-width space, word joiner, BOM) that make `pay\u200Bpal` look like
-// another name. Not the zero-width non-joiner (U+200C): Persian and Indic names are spelt with it.
-const CONTROL_CHARACTERS =
-  /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
+// C0 and C1 controls and DEL (NUL, CR, LF, escape sequences...).
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+// The characters Unicode says to render invisibly (Default_Ignorable_Code_Point): the
+// bidirectional marks, overrides and isolates that can make `invoice\u202Efdp.exe` display as
+// `invoiceexe.pdf`, and the invisible ones (zero-width space, word joiner, BOM, soft hyphen,
+// U+034F, the Hangul fillers, invisible operators, tag characters...) that make `pay\u200Bpal`
+// look like another name; and the interlinear annotation marks (U+FFF9-FFFB), invisible too.
+// Some are kept where they are seen (keepIgnorable).
+const IGNORABLE = /[\p{Default_Ignorable_Code_Point}\ufff9-\ufffb]/gu;
+const VARIATION_SELECTOR = /^[\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u180b-\u180d\u180f]$/u;
+const TAG = /^[\u{e0020}-\u{e007f}]$/u;
 // The zero-width joiner too, but where it joins two emoji into one (👩‍👧): there it is seen.
 const STRAY_JOINER =
   /(?<!\p{Extended_Pictographic}[\u{fe0f}\u{1f3fb}-\u{1f3ff}]?)\u200d|\u200d(?!\p{Extended_Pictographic})/gu;
@@ -34,11 +39,35 @@ export function safeFileName(input: string): string {
     .replace(LONE_SURROGATE, '\ufffd')
     .normalize('NFC') // macOS sends decomposed names; one form keeps equal names equal
     .replace(CONTROL_CHARACTERS, '')
+    .replace(IGNORABLE, (char, at: number, whole: string) => (keepIgnorable(char, at, whole) ? char : ''))
     .replace(STRAY_JOINER, '')
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/^[.\s]+/, '');
   return truncateKeepingExtension(notADevice(name)) || FALLBACK_NAME;
+}
+
+/**
+ * The default-ignorable characters a name keeps, because there they change what is seen: the
+ * zero-width non-joiner (U+200C; Persian and Indic names are spelt with it), the zero-width
+ * joiner (STRAY_JOINER then keeps it only between emoji), a variation selector after a character
+ * that is not plain ASCII (an emoji's U+FE0F, a CJK ideograph's variant, Mongolian's) or in a
+ * keycap (`1\uFE0F\u20E3`), and the tag characters of a flag's tag sequence (🏴 of England).
+ */
+function keepIgnorable(char: string, at: number, whole: string): boolean {
+  if (char === '\u200c' || char === '\u200d') return true;
+  const before = whole.slice(0, at);
+  if (VARIATION_SELECTOR.test(char)) {
+    const previous = /[^]$/u.exec(before)?.[0] ?? '';
+    if (/^[#*0-9]$/.test(previous)) return whole.startsWith('\u20e3', at + char.length);
+    return previous > '\u007f' && !/^[\s\p{Default_Ignorable_Code_Point}]$/u.test(previous);
+  }
+  if (TAG.test(char)) {
+    return (
+      /\u{1f3f4}[\u{e0020}-\u{e007e}]*$/u.test(before) && /^[\u{e0020}-\u{e007e}]*\u{e007f}/u.test(whole.slice(at))
+    );
+  }
+  return false;
 }
 
 /** `_CON.txt` for `CON.txt`: Windows reads the part before the first dot, trailing spaces ignored. */
@@ -81,15 +110,19 @@ function cutToBytes(text: string, max: number): string {
 /**
  * A Content-Disposition header value for a download: `filename` is a plain-ASCII fallback
  * (accents dropped, other non-ASCII characters, quotes, backslashes and `%` replaced) for old
- * clients, `filename*` the exact name (RFC 6266 / RFC 5987). The name goes through
+ * clients, named like a stored name (a Windows device name gets its `_`), `filename*` the exact
+ * name (RFC 6266 / RFC 5987). The name goes through
  * `safeFileName` first, so CR/LF and other controls can never reach the header.
  */
 export function contentDisposition(name: string, disposition: 'attachment' | 'inline'): string {
   const safe = safeFileName(name);
-  const fallback = safe
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\x20-\x7e]|["\\%]/gu, '_');
+  // Folding to ASCII can make a device name (`ｃｏｎ.txt` is `con.txt`): it gets the `_` too.
+  const fallback = notADevice(
+    safe
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .replace(/[^\x20-\x7e]|["\\%]/gu, '_'),
+  );
   // encodeURIComponent leaves ' ( ) * alone, which RFC 5987's attr-char does not allow.
   const encoded = encodeURIComponent(safe).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   const type = disposition === 'inline' ? 'inline' : 'attachment'; // never echo an untyped caller's value

@@ -50,6 +50,8 @@ export interface UploadLimit {
   /** Set when the plan's storage is the binding limit (`limitedBy: 'plan'`). */
   planMaxBytes?: bigint;
   planId?: string;
+  /** Set when the deployment's quota is the binding limit (`limitedBy: 'quota'`). */
+  quotaBytes?: bigint;
 }
 
 /** Bytes past `maxBytes` (BlobTooLargeError): the refusal of whichever limit `limitedBy` names (beginUpload's answer). */
@@ -70,7 +72,11 @@ export function tooLarge(begun: UploadLimit): AppError {
       status: 413,
       code: ErrorCode.QUOTA_EXCEEDED,
       message: 'The file is larger than the storage the workspace has left',
-      details: { limit: maxBytes },
+      // As when the workspace is full: `limit` is the quota, `left` what remained of it.
+      details: {
+        ...(begun.quotaBytes ? { limit: Number(begun.quotaBytes), used: Number(begun.quotaBytes) - maxBytes } : {}),
+        left: maxBytes,
+      },
     });
   }
   return new AppError({

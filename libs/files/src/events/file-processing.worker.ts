@@ -125,7 +125,8 @@ export class FileProcessingWorker implements OnApplicationBootstrap, OnModuleDes
         },
       });
       if (signal.aborted) return;
-      await this.processing.finish(file.id, file.workspaceId, result.chunks, result.textTruncated);
+      // False when a cancel or a delete won in the meantime: nothing was written.
+      if (!(await this.processing.finish(file.id, file.workspaceId, result.chunks, result.textTruncated))) return;
       this.logger.info({ fileId: file.id, kind: file.kind, chunks: result.chunks.length }, 'file processed');
     } catch (err) {
       if (signal.aborted) return;

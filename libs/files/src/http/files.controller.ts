@@ -10,7 +10,8 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FilesService, type FileRecord } from '@kw/contracts';
-import { AppError, ErrorCode, badRequest, invalidField } from '@kw/platform-errors';
+import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
+import { textProblem } from '@kw/platform-http';
 import { isUuid } from '@kw/platform-ids';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
 import { ServiceClient } from '@kw/platform-transport';
@@ -20,6 +21,7 @@ import {
   FILE_LIST_PAGE_DEFAULT,
   FILE_SEARCH_PAGE_DEFAULT,
   FILES_PER_UPLOAD_MAX,
+  codePoints,
 } from '../files-limits.js';
 import {
   AttachmentDto,
@@ -103,7 +105,7 @@ export class FilesController {
       for (const file of stored) await this.client.call(M.deleteFile, { fileId: file.id }).catch(() => undefined);
       throw err;
     }
-    if (stored.length === 0) throw badRequest('The upload has no `file` part', { field: 'file' });
+    if (stored.length === 0) throw invalidField('file', 'is required (no `file` part was sent)');
     const files = stored.map(fileJson);
     return { success: true, files, file: files[0]! };
   }
@@ -281,12 +283,17 @@ export class FilesController {
 
 /** The fields read so far, when the first file part arrives: a missing one may just come too late. */
 function checkFields(fields: { workspaceId: string; fragmentId: string; description: string }): void {
+  // A streamed multipart body passes no input guard: its fields are checked as a JSON body's would be.
+  for (const [field, value] of Object.entries(fields)) {
+    const problem = textProblem(value);
+    if (problem) throw invalidField(field, problem);
+  }
   if (!fields.workspaceId) {
-    throw badRequest('workspaceId is required, before the file parts', { field: 'workspaceId' });
+    throw invalidField('workspaceId', 'is required, before the file parts');
   }
   if (!isUuid(fields.workspaceId)) throw invalidField('workspaceId', 'must be a UUID');
   if (fields.fragmentId && !isUuid(fields.fragmentId)) throw invalidField('fragmentId', 'must be a UUID');
-  if (fields.description.length > FILE_DESCRIPTION_MAX_CHARS) {
+  if (codePoints(fields.description) > FILE_DESCRIPTION_MAX_CHARS) {
     throw invalidField('description', `must be at most ${FILE_DESCRIPTION_MAX_CHARS} characters`);
   }
 }

@@ -3,7 +3,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FilesService } from '@kw/contracts';
-import { AppError, ErrorCode, badRequest } from '@kw/platform-errors';
+import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
 import { AcceptsQueryKey, BearerOnly } from '@kw/platform-http';
 import { BLOB_STORAGE, type BlobStorage } from '@kw/platform-storage';
 import { ServiceClient } from '@kw/platform-transport';
@@ -26,7 +26,7 @@ const proxyTooLarge = () =>
 /** The bytes of a base64 string or a `data:*;base64,` URL; 400 for anything else. */
 export function decodeBase64Payload(value: string): Buffer {
   const raw = value.replace(DATA_URL, '').replace(/\s+/g, '');
-  if (!BASE64.test(raw) || raw.length % 4 === 1) throw badRequest('base64 is not valid base64', { field: 'base64' });
+  if (!BASE64.test(raw) || raw.length % 4 === 1) throw invalidField('base64', 'must be base64 (or a base64 data URL)');
   // Decoded size known before decoding: refuse without allocating.
   if (Math.floor((raw.length * 3) / 4) - (raw.endsWith('==') ? 2 : raw.endsWith('=') ? 1 : 0) > BYTE_PROXY_MAX_BYTES) {
     throw proxyTooLarge();

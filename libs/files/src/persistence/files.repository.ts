@@ -187,6 +187,12 @@ export class FilesRepository {
     return count > 0;
   }
 
+  /** Every attachment to a fragment that no longer exists (deleted for good); answers how many went. */
+  async detachFragment(fragmentId: string): Promise<number> {
+    const { count } = await this.db.fileAttachment.deleteMany({ where: { fragmentId } });
+    return count;
+  }
+
   listForFragment(fragmentId: string): Promise<FileWithAttachments[]> {
     return this.db.file.findMany({
       where: { attachments: { some: { fragmentId } }, status: { not: 'uploading' } },

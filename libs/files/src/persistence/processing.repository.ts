@@ -10,6 +10,11 @@ import { DATABASE } from '@kw/platform-runtime';
 import { FILES_DB, type FilesDb } from './files-database.js';
 import type { FileRow } from './rows.js';
 
+const FOREIGN_KEY_VIOLATION = '23503';
+
+/** Rolls back a finish whose file is no longer processing. */
+class NotProcessing extends Error {}
+
 export interface ChunkToStore {
   text: string;
   embedding: number[];
@@ -77,7 +82,10 @@ export class ProcessingRepository {
 
   /**
    * Replaces the file's chunks and marks it ready, in one transaction and only while it is still
-   * processing (a cancel or a delete in between wins): re-processing gives the same rows.
+   * processing (a cancel or a delete in between wins): re-processing gives the same rows. The
+   * file's row is marked last: storing the chunks holds only a key-share lock on it (their
+   * foreign key), which a cancel's update does not wait for, so a cancel while the chunks go in
+   * answers at once and this transaction, finding the file no longer processing, rolls back.
    */
   async finish(id: string, workspaceId: string, chunks: ChunkToStore[], textTruncated: boolean): Promise<boolean> {
     // Plain `pg` (decision 0008): Prisma's createMany walked every number of every embedding
@@ -87,21 +95,28 @@ export class ProcessingRepository {
     const vectors = chunks.map((c) => realArrayLiteral(c.embedding));
     // This process's clock, as for every other time the files component writes (created_at too).
     const now = new Date();
-    return sqlTransaction(this.database.pool, async (tx) => {
-      const marked = await tx.$executeRaw`
-        UPDATE data.files SET status = 'ready', chunk_count = ${chunks.length}, text_truncated = ${textTruncated},
-               lease_until = NULL, processed_at = ${now}, failure_reason = NULL, updated_at = ${now}
-         WHERE id = ${id}::uuid AND status = 'processing'`;
-      if (marked === 0) return false;
-      await tx.$executeRaw`DELETE FROM data.file_chunks WHERE file_id = ${id}::uuid`;
-      if (chunks.length > 0) {
-        await tx.$executeRaw`
-          INSERT INTO data.file_chunks (file_id, workspace_id, ordinal, text, embedding)
-          SELECT ${id}::uuid, ${workspaceId}::uuid, c.ordinal - 1, c.text, c.embedding::float4[]
-            FROM unnest(${texts}::text[], ${vectors}::text[]) WITH ORDINALITY AS c(text, embedding, ordinal)`;
-      }
-      return true;
-    });
+    try {
+      return await sqlTransaction(this.database.pool, async (tx) => {
+        await tx.$executeRaw`DELETE FROM data.file_chunks WHERE file_id = ${id}::uuid`;
+        if (chunks.length > 0) {
+          await tx.$executeRaw`
+            INSERT INTO data.file_chunks (file_id, workspace_id, ordinal, text, embedding)
+            SELECT f.id, ${workspaceId}::uuid, c.ordinal - 1, c.text, c.embedding::float4[]
+              FROM unnest(${texts}::text[], ${vectors}::text[]) WITH ORDINALITY AS c(text, embedding, ordinal)
+              JOIN data.files f ON f.id = ${id}::uuid AND f.status = 'processing'`;
+        }
+        const marked = await tx.$executeRaw`
+          UPDATE data.files SET status = 'ready', chunk_count = ${chunks.length}, text_truncated = ${textTruncated},
+                 lease_until = NULL, processed_at = ${now}, failure_reason = NULL, updated_at = ${now}
+           WHERE id = ${id}::uuid AND status = 'processing'`;
+        if (marked === 0) throw new NotProcessing();
+        return true;
+      });
+    } catch (err) {
+      // Cancelled, or deleted (the chunks' foreign key then fails): the chunks are rolled back.
+      if (err instanceof NotProcessing || (err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return false;
+      throw err;
+    }
   }
 
   async fail(id: string, reason: string): Promise<void> {

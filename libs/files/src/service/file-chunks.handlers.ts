@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FilesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { badRequest } from '@kw/platform-errors';
+import { invalidField } from '@kw/platform-errors';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { FilesRepository } from '../persistence/files.repository.js';
 import { FILE_CHUNKS_PAGE_DEFAULT, FILE_CHUNKS_PAGE_MAX } from '../files-limits.js';
@@ -25,9 +25,9 @@ export class FileChunksHandlers {
   async read(input: RequestOf<typeof FilesService, 'readFileChunks'>, context: RequestContext) {
     const limit = input.limit || FILE_CHUNKS_PAGE_DEFAULT;
     if (limit < 1 || limit > FILE_CHUNKS_PAGE_MAX) {
-      throw badRequest(`limit must be 1 to ${FILE_CHUNKS_PAGE_MAX}`, { field: 'limit' });
+      throw invalidField('limit', `must be 1 to ${FILE_CHUNKS_PAGE_MAX}`);
     }
-    if (input.offset < 0) throw badRequest('offset must be at least 0', { field: 'offset' });
+    if (input.offset < 0) throw invalidField('offset', 'must be at least 0');
     const { file } = await this.records.authorizedFile(context, input.fileId, 'files:read');
     // Only a ready file's chunks are whole: processing writes them with its `ready` status.
     if (file.status !== 'ready') return { file: fileView(file), chunks: [], totalCount: 0 };

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FilesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { badRequest } from '@kw/platform-errors';
+import { invalidField } from '@kw/platform-errors';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { FILE_KINDS } from '../domain/file-kind.js';
 import { FILE_STATUSES } from '../domain/file-status.js';
@@ -22,16 +22,16 @@ export class FileListingHandlers {
   async list(input: RequestOf<typeof FilesService, 'listFiles'>, context: RequestContext) {
     const limit = input.limit || FILE_LIST_PAGE_DEFAULT;
     if (limit < 1 || limit > FILE_LIST_PAGE_MAX) {
-      throw badRequest(`limit must be 1 to ${FILE_LIST_PAGE_MAX}`, { field: 'limit' });
+      throw invalidField('limit', `must be 1 to ${FILE_LIST_PAGE_MAX}`);
     }
     if (input.offset < 0 || input.offset > FILE_LIST_OFFSET_MAX) {
-      throw badRequest(`offset must be 0 to ${FILE_LIST_OFFSET_MAX}`, { field: 'offset' });
+      throw invalidField('offset', `must be 0 to ${FILE_LIST_OFFSET_MAX}`);
     }
     if (input.status && !FILE_STATUSES.includes(input.status as never)) {
-      throw badRequest(`status must be one of ${FILE_STATUSES.join(', ')}`, { field: 'status' });
+      throw invalidField('status', `must be one of ${FILE_STATUSES.join(', ')}`);
     }
     if (input.kind && !FILE_KINDS.includes(input.kind as never)) {
-      throw badRequest(`kind must be one of ${FILE_KINDS.join(', ')}`, { field: 'kind' });
+      throw invalidField('kind', `must be one of ${FILE_KINDS.join(', ')}`);
     }
     const { workspaceId } = await this.records.authorizeWorkspace(context, input.workspaceId, 'files:read');
     const filter = { status: input.status || undefined, kind: input.kind || undefined };

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FilesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { badRequest } from '@kw/platform-errors';
+import { invalidField } from '@kw/platform-errors';
 import { searchText } from '@kw/platform-query-reading';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
@@ -39,11 +39,14 @@ export class FileSearchHandlers {
     const query = queryOf(input.query);
     const limit = input.limit || FILE_SEARCH_PAGE_DEFAULT;
     if (limit < 1 || limit > FILE_SEARCH_PAGE_MAX || input.offset < 0) {
-      throw badRequest(`limit must be 1 to ${FILE_SEARCH_PAGE_MAX} and offset at least 0`, { field: 'limit' });
+      throw invalidField(
+        input.offset < 0 ? 'offset' : 'limit',
+        input.offset < 0 ? 'must be at least 0' : `must be 1 to ${FILE_SEARCH_PAGE_MAX}`,
+      );
     }
     const mode = (input.mode || 'hybrid') as SearchMode;
     if (!SEARCH_MODES.includes(mode)) {
-      throw badRequest(`mode must be one of ${SEARCH_MODES.join(', ')}`, { field: 'mode' });
+      throw invalidField('mode', `must be one of ${SEARCH_MODES.join(', ')}`);
     }
     const ranked = await this.withoutExcluded(
       await this.ranking.rank([workspaceId], query.text, query.words, query.pattern, mode),
@@ -65,7 +68,7 @@ export class FileSearchHandlers {
     const query = queryOf(input.query);
     const limit = input.limit || FILE_SEARCH_PAGE_DEFAULT;
     if (limit < 1 || limit > FILE_SEARCH_PAGE_MAX) {
-      throw badRequest(`limit must be 1 to ${FILE_SEARCH_PAGE_MAX}`, { field: 'limit' });
+      throw invalidField('limit', `must be 1 to ${FILE_SEARCH_PAGE_MAX}`);
     }
     const { workspaceIds: readable } = await this.gate.readableWorkspaces(context, 'files:read');
     if (readable.length === 0) return { hits: [], totalCount: 0 };
@@ -114,7 +117,7 @@ export class FileSearchHandlers {
  */
 function queryOf(raw: string): { text: string; words: string; pattern: string } {
   const text = searchText(raw).trim();
-  if (!text) throw badRequest(`q must hold 1 to ${FILE_SEARCH_QUERY_MAX_CHARS} characters`, { field: 'q' });
+  if (!text) throw invalidField('q', `must hold 1 to ${FILE_SEARCH_QUERY_MAX_CHARS} characters, not only white space`);
   const words = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, FILE_SEARCH_WORDS_MAX);
   return { text, words: words.join(' '), pattern: `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
 import { BeginUploadRequestSchema, CompleteUploadRequestSchema, FilesService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { AppError, ErrorCode, badRequest } from '@kw/platform-errors';
+import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
 import { BLOB_STORAGE, BlobTooLargeError, type BlobStorage } from '@kw/platform-storage';
 import { Handles, type RequestOf } from '@kw/platform-transport';
 import { sniffFileKind } from '../domain/file-kind.js';
@@ -46,7 +46,7 @@ export class FileTransfersHandlers {
     const { workspaceId, userId } = await this.records.authorizeWorkspace(context, input.workspaceId, 'files:write');
     // Only the importer's own staging area of this workspace: never another file's blob.
     if (!input.stagedKey.startsWith(`transfers/${workspaceId}/`) || input.stagedKey.includes('..'))
-      throw badRequest('staged_key must be a transfer blob of this workspace', { field: 'stagedKey' });
+      throw invalidField('stagedKey', 'must be a transfer blob of this workspace');
     for (const fragmentId of input.fragmentIds) await this.fragments.requireInWorkspace(fragmentId, workspaceId);
     const same = await this.files.findSame(workspaceId, input.fileName, input.sha256);
     if (same) {

@@ -6,6 +6,7 @@ import { APP_CONFIG, blobStorageProvider, entitlementProviders } from '@kw/platf
 import { WorkspaceGate } from '@kw/platform-workspace-gate';
 import { BlobSweeper } from '../events/blob-sweeper.js';
 import { extractionLimitsProvider, FileProcessingWorker } from '../events/file-processing.worker.js';
+import { FragmentDeletionsWorker } from '../events/fragment-deletions.worker.js';
 import { ChunkVectorsRepository } from '../persistence/chunk-vectors.repository.js';
 import { filesDbProviders } from '../persistence/files-database.js';
 import { FilesRepository } from '../persistence/files.repository.js';
@@ -23,7 +24,10 @@ import { FragmentLookup } from './fragment-lookup.js';
 import { ProcessingJobs } from './processing-jobs.js';
 import { WorkspacePurgeHandlers } from './workspace-purge.handlers.js';
 
-/** The service side of the files component: kw.files.v1 handlers, the processing worker and the blob sweeper. */
+/**
+ * The service side of the files component: kw.files.v1 handlers, the processing worker, the
+ * clean-up of attachments to deleted fragments and the blob sweeper.
+ */
 @Module({
   providers: [
     ...filesDbProviders,
@@ -48,6 +52,7 @@ import { WorkspacePurgeHandlers } from './workspace-purge.handlers.js';
     FileTransfersHandlers,
     WorkspacePurgeHandlers,
     FileProcessingWorker,
+    FragmentDeletionsWorker,
     BlobSweeper,
     ...entitlementProviders,
   ],

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { FilesService } from '@kw/contracts';
 import type { AppConfig } from '@kw/platform-config';
 import type { RequestContext } from '@kw/platform-context';
-import { AppError, ErrorCode, badRequest } from '@kw/platform-errors';
+import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
 import { AccountLimits, LimitNotices } from '@kw/platform-entitlements';
 import { isUuid } from '@kw/platform-ids';
 import { APP_CONFIG } from '@kw/platform-runtime';
@@ -25,12 +25,13 @@ type Req<M extends keyof typeof FilesService.method> = RequestOf<typeof FilesSer
 /** The key of a file's blob: one per file id, so deleting a file never touches another's bytes. */
 export const storageKeyOf = (workspaceId: string, fileId: string) => `files/${workspaceId}/${fileId}`;
 
+/** `limit` is always the quota, `used` the bytes the workspace holds, `left` what remains (docs/files.md). */
 const quotaExceeded = (limit: number, used: number) =>
   new AppError({
     status: 413,
     code: ErrorCode.QUOTA_EXCEEDED,
     message: 'The workspace has no file storage left',
-    details: { limit, used },
+    details: { limit, used, left: Math.max(0, limit - used) },
   });
 
 /**
@@ -88,13 +89,15 @@ export class FilesHandlers {
       ...(left < fileCap && limitedBy === 'plan' && plan
         ? { planMaxBytes: BigInt(plan.max), planId: plan.planId }
         : {}),
+      ...(left < fileCap && limitedBy === 'quota' ? { quotaBytes: BigInt(quota) } : {}),
     };
   }
 
   @Handles(FilesService.method.completeUpload)
   async completeUpload(input: Req<'completeUpload'>, context: RequestContext) {
     const { row, planHolderId } = await this.ownReservation(input.fileId, context);
-    if (!FILE_KINDS.includes(input.kind as never)) throw badRequest('Unknown file kind', { field: 'kind' });
+    if (!FILE_KINDS.includes(input.kind as never))
+      throw invalidField('kind', `must be one of ${FILE_KINDS.join(', ')}`);
     const { quota, full, plan } = await this.storageCap(planHolderId);
     const size = Number(input.sizeBytes);
     if (size < 0 || size > this.config.FILES_MAX_BYTES) {
@@ -155,7 +158,7 @@ export class FilesHandlers {
   async bulkDelete(input: Req<'bulkDeleteFiles'>, context: RequestContext) {
     const ids = [...new Set(input.fileIds)];
     if (ids.length === 0 || ids.length > FILES_BULK_DELETE_MAX) {
-      throw badRequest(`fileIds must hold 1 to ${FILES_BULK_DELETE_MAX} ids`, { field: 'fileIds' });
+      throw invalidField('fileIds', `must hold 1 to ${FILES_BULK_DELETE_MAX} ids`);
     }
     const outcomes = [];
     for (const fileId of ids) {
@@ -175,11 +178,14 @@ export class FilesHandlers {
   async cancel(input: Req<'cancelFile'>, context: RequestContext) {
     const { file } = await this.records.authorizedFile(context, input.fileId, 'files:write');
     if (!(await this.files.cancel(file.id))) {
+      // What it is now: it may have become ready (or been deleted) since it was read above.
+      const now = (await this.files.findById(file.id))?.status;
+      if (!now) throw fileNotFound();
       throw new AppError({
         status: 409,
         code: ErrorCode.CONFLICT,
-        message: `Only a file being processed can be cancelled (this one is ${file.status})`,
-        details: { status: file.status },
+        message: `Only a file being processed can be cancelled (this one is ${now})`,
+        details: { status: now },
       });
     }
     this.jobs.abort(file.id);
@@ -219,10 +225,13 @@ export class FilesHandlers {
     await this.storage.delete(storageKey);
   }
 
-  /** Row first (the file is gone for every reader), then the blob; a blob left by a crash here is swept. */
+  /**
+   * Row first (the file is gone for every reader), then the blob; a blob left by a crash here is
+   * swept. A concurrent delete that removed the row first wins, and this one is 404.
+   */
   private async remove(id: string, storageKey: string): Promise<void> {
     this.jobs.abort(id);
-    await this.files.delete(id);
+    if (!(await this.files.delete(id))) throw fileNotFound();
     await this.storage.delete(storageKey);
   }
 }

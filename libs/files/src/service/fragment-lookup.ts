@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { FragmentsService } from '@kw/contracts';
-import { AppError, ErrorCode, badRequest } from '@kw/platform-errors';
+import { AppError, ErrorCode, invalidField } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
 import { ServiceClient } from '@kw/platform-transport';
 import { filesUnsupported } from './file-records.js';
@@ -36,7 +36,7 @@ export class FragmentLookup {
   async requireInWorkspace(fragmentId: string, workspaceId: string): Promise<void> {
     const fragmentWorkspace = await this.workspaceOf(fragmentId);
     if (fragmentWorkspace !== workspaceId) {
-      throw badRequest('A file can only be attached to a fragment of its own workspace', { field: 'fragmentId' });
+      throw invalidField('fragmentId', "must be a fragment of the file's own workspace");
     }
   }
 }

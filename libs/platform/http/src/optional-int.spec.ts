@@ -66,10 +66,14 @@ describe('OptionalInt', () => {
   it('reads a query value from decimal digits only, never as Number() would', async () => {
     expect(await accept(OffsetQuery, { offset: '007' })).toEqual({ offset: 7 });
     expect(await accept(OffsetQuery, { offset: '0' })).toEqual({ offset: 0 });
-    for (const offset of [' 2', '2 ', '1e1', '0x10', '+3', '2.0', '', '-1', 'Infinity'])
+    for (const offset of [' 2', '2 ', '1e1', '0x10', '+3', '2.0', '', '-0', '- 1', 'Infinity'])
       expect(await problems(OffsetQuery, { offset })).toEqual([
         { field: 'offset', problems: ['offset must be an integer number'] },
       ]);
+    // A negative integer is one: what is wrong is its range.
+    expect(await problems(OffsetQuery, { offset: '-1' })).toEqual([
+      { field: 'offset', problems: ['offset must not be less than 0'] },
+    ]);
     expect(await problems(PageQuery, { limit: '1e1' })).toEqual([
       { field: 'limit', problems: ['limit must be an integer number'] },
     ]);

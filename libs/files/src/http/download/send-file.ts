@@ -8,7 +8,7 @@ import { parseByteRange } from './byte-range.js';
 /**
  * Streams a file's bytes with what a browser or a download manager needs: its type, a safe
  * file name, the SHA-256 as a strong ETag (a conditional GET answers 304, RFC 9110's weak comparison) and single byte ranges
- * (206). Uploaded content never runs in our origin: nosniff, and a sandbox for anything a browser
+ * (206; under an If-Range only when it holds the ETag). Uploaded content never runs in our origin: nosniff, and a sandbox for anything a browser
  * would render.
  */
 export async function sendFile(
@@ -30,9 +30,11 @@ export async function sendFile(
     return;
   }
   const size = Number(file.sizeBytes);
+  // RFC 9110 §13.1.5: a Range under an If-Range that does not match is ignored (the whole file).
+  const ranged = ifRangeHolds(request.headers['if-range'], etag) ? request.headers.range : undefined;
   let range;
   try {
-    range = parseByteRange(request.headers.range, size);
+    range = parseByteRange(ranged, size);
   } catch (err) {
     // RFC 9110: a 416 names the current length.
     void reply.header('content-range', `bytes */${size}`);
@@ -50,4 +52,13 @@ export async function sendFile(
   }
   void reply.header('content-length', String(size));
   await reply.send(size === 0 ? '' : await storage.get(file.storageKey));
+}
+
+/**
+ * Whether a Range may be honoured under this If-Range: none given, or the file's ETag by strong
+ * comparison (a weak tag never matches). A date never matches: no Last-Modified is sent, so the
+ * client's date cannot be a validator of this representation.
+ */
+function ifRangeHolds(ifRange: string | string[] | undefined, etag: string): boolean {
+  return ifRange === undefined || (typeof ifRange === 'string' && ifRange.trim() === etag);
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Busboy } from '@fastify/busboy';
-import { type AppError, badRequest } from '@kw/platform-errors';
+import { type AppError, badRequest, invalidField } from '@kw/platform-errors';
 
 export type MultipartPart =
   | { type: 'field'; name: string; value: string }
@@ -52,8 +52,7 @@ export async function* multipartParts(
     wake = undefined;
   };
   parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
-    if (valueTruncated)
-      failure ??= badRequest(`The field ${name} is longer than ${limits.fieldBytes} bytes`, { field: name });
+    if (valueTruncated) failure ??= invalidField(name, `must be at most ${limits.fieldBytes} bytes`);
     queue.push({ type: 'field', name, value });
     signal();
   });

@@ -2,7 +2,7 @@ import type { FileKind } from '../../domain/file-kind.js';
 import type { ExtractedText, ExtractionProgress } from './extracted-text.js';
 import type { ExtractionLimits } from './extraction-limits.js';
 import { htmlText } from './html-text.js';
-import { decodeText, jsonText } from './plain-text.js';
+import { decodeText, jsonText, textEncodingOf } from './plain-text.js';
 
 /**
  * A file's text, by the kind its bytes were sniffed as (images and other files have none), in
@@ -42,7 +42,7 @@ async function fullText(
     case 'docx':
       return { text: await (await import('./docx-text.js')).docxText(bytes, limits) };
     case 'html':
-      return { text: htmlText(new TextDecoder('utf-8').decode(bytes)) };
+      return { text: htmlText(new TextDecoder(textEncodingOf(bytes)).decode(bytes)) };
     case 'json':
       return { text: jsonText(bytes, limits.maxTextChars) };
     case 'markdown':
