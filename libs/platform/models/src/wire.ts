@@ -64,7 +64,8 @@ export interface ChatCompletion {
     message: { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] };
     finish_reason: FinishReason;
   }>;
-  usage: Usage;
+  /** Absent when the provider reported none (some OpenAI-compatible servers). */
+  usage?: Usage;
 }
 
 export interface ToolCallDelta {
