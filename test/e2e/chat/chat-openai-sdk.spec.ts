@@ -313,6 +313,65 @@ describe('OpenAI-compatible API through the openai SDK', () => {
     expect(p.openai.requests.length).toBe(before);
   });
 
+  it("passes a tool's function.strict on to the provider (OpenAI's structured tool arguments)", async () => {
+    const before = p.openai.requests.length;
+    const strictTool = {
+      type: 'function' as const,
+      function: {
+        ...WEATHER_TOOL.function,
+        parameters: { ...WEATHER_TOOL.function.parameters, additionalProperties: false },
+        strict: true,
+      },
+    };
+    const completion = await client.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'Paris' }],
+      tools: [strictTool],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    for await (const _chunk of completion) void _chunk;
+    const upstream = p.openai.requests.slice(before).find((r) => r.method === 'POST')!;
+    expect(upstream.body.tools).toEqual([strictTool]);
+  });
+
+  const toolCall = { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } };
+  it.each([
+    ['tools[0].zzz', { tools: [{ ...WEATHER_TOOL, zzz: 1 }] }],
+    ['tools[0].function.zzz', { tools: [{ ...WEATHER_TOOL, function: { ...WEATHER_TOOL.function, zzz: 1 } }] }],
+    ['messages[0].content[0].zzz', { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', zzz: 1 }] }] }],
+    [
+      'messages[0].content[0].image_url.zzz',
+      { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: IMAGE_DATA_URL, zzz: 1 } }] }] },
+    ],
+    [
+      'messages[1].tool_calls[0].function.zzz',
+      {
+        messages: [
+          { role: 'user', content: 'hi' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ ...toolCall, function: { ...toolCall.function, zzz: 1 } }],
+          },
+        ],
+      },
+    ],
+    [
+      'tool_choice.function.zzz',
+      { tools: [WEATHER_TOOL], tool_choice: { type: 'function', function: { name: 'get_weather', zzz: 1 } } },
+    ],
+    ['stream_options.zzz', { stream: true, stream_options: { include_usage: true, zzz: 1 } }],
+  ])('refuses an unknown nested field %s with 400 unknown_parameter naming its path', async (param, extra) => {
+    const before = p.openai.requests.length;
+    const err = await client.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], ...(extra as object) } as never)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err).toMatchObject({ param, type: 'invalid_request_error', code: 'unknown_parameter' });
+    expect(p.openai.requests.length).toBe(before);
+  });
+
   it('generates an image as base64 and as a short-lived URL served by the platform', async () => {
     const b64 = await client.images.generate({ model: 'gpt-image-1', prompt: 'a red square', n: 1, size: '256x256' });
     expect(b64.data![0]!.b64_json).toBe(TINY_PNG_B64);

@@ -165,6 +165,89 @@ describe('chat upstream failures and bring-your-own-key', () => {
     });
   });
 
+  describe('a provider that never reports usage', () => {
+    // 800 bytes of prompt (200 tokens estimated); the stand-in answers "echo: " and the 800 bytes
+    // in two chunks: 806 bytes relayed, 202 tokens estimated.
+    const prompt = 'x'.repeat(800);
+    const estimate = { prompt_tokens: 200, completion_tokens: 202, total_tokens: 402 };
+    const usageOf = async (token: string) =>
+      (await call(p.base, token, 'GET', '/api/ai/usage?groupBy=credential')).body.totals;
+
+    it('answers and records a stream with the estimate, not 0', async () => {
+      const me = await p.person();
+      p.flaky.setMode('no-usage', { times: 1 });
+      const stream = await p.sdk(me.token).chat.completions.create({
+        model: 'flaky/gpt-4o',
+        messages: [{ role: 'user', content: prompt }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      const chunks = [];
+      for await (const chunk of stream) chunks.push(chunk);
+      expect(p.flaky.requests.at(-1)!.body.stream).toBe(true);
+      expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(`echo: ${prompt}`);
+      expect(chunks.filter((c) => c.usage)).toHaveLength(1);
+      expect(chunks.at(-1)!.usage).toEqual(estimate);
+      await expect
+        .poll(() => usageOf(me.token))
+        .toMatchObject({ requests: 1, inputTokens: estimate.prompt_tokens, outputTokens: estimate.completion_tokens });
+    });
+
+    it('answers and records a non-streamed completion with the estimate, not 0', async () => {
+      const me = await p.person();
+      p.flaky.setMode('no-usage', { times: 1 });
+      const completion = await p.sdk(me.token).chat.completions.create({
+        model: 'flaky/gpt-4o',
+        messages: [{ role: 'user', content: prompt }],
+      });
+      expect(completion.choices[0]!.message.content).toBe(`echo: ${prompt}`);
+      expect(completion.usage).toEqual(estimate);
+      await expect
+        .poll(() => usageOf(me.token))
+        .toMatchObject({ requests: 1, inputTokens: estimate.prompt_tokens, outputTokens: estimate.completion_tokens });
+    });
+
+    it("counts an embed turn's calls with the estimate, in its done event and the visitor's usage", async () => {
+      const owner = await p.person();
+      const ws = (await call(p.base, owner.token, 'POST', '/api/workspaces', { name: 'no usage' })).body.workspace.id;
+      const config = await call(p.base, owner.token, 'POST', '/api/v2/configs', {
+        workspaceId: ws,
+        name: 'quiet assistant',
+        model: 'flaky/gpt-4o',
+      });
+      expect(config.status, config.text).toBe(201);
+      const key = await call(p.base, owner.token, 'POST', `/api/v2/configs/${config.body.config.id}/keys`, {
+        label: 'any site',
+        public: true,
+        scopedToken: owner.token,
+      });
+      expect(key.status, key.text).toBe(201);
+      p.flaky.setMode('no-usage');
+      const res = await fetch(`${p.base}/api/v2/embed/chat?key=${key.body.token}`, {
+        method: 'POST',
+        headers: { origin: 'https://shop.example', 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: prompt }] }),
+      });
+      const text = await res.text();
+      p.flaky.setMode('ok');
+      expect(res.status, text).toBe(200);
+      const done = /event: done\ndata: (.*)\n/.exec(text);
+      expect(done, text).not.toBeNull();
+      const usage = JSON.parse(done![1]!).usage;
+      expect(usage.modelCalls).toBeGreaterThanOrEqual(1);
+      // Each call's prompt holds the visitor's 800 bytes; each answer carries at least a token.
+      expect(usage.inputTokens).toBeGreaterThanOrEqual(200 * usage.modelCalls);
+      expect(usage.outputTokens).toBeGreaterThanOrEqual(usage.modelCalls);
+      await expect
+        .poll(() => usageOf(owner.token))
+        .toMatchObject({
+          requests: usage.modelCalls,
+          inputTokens: usage.inputTokens,
+          outputTokens: usage.outputTokens,
+        });
+    });
+  });
+
   describe('bring your own key', () => {
     const USER_KEY = `sk-user-own-${Math.random().toString(36).slice(2)}-secretpart`;
     let owner: { token: string; user: { id: string } };

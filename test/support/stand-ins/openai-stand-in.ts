@@ -83,7 +83,7 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions = {}): Pr
     const reply = script(body);
     const usage = usageOf(body.messages ?? [], reply);
     if (!body.stream) {
-      if (mode !== 'ok') return partialJson(exchange);
+      if (mode !== 'ok' && mode !== 'no-usage') return partialJson(exchange);
       const message =
         'text' in reply
           ? { role: 'assistant', content: reply.text }
@@ -104,10 +104,18 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions = {}): Pr
         created: 1700000000,
         model: body.model,
         choices: [{ index: 0, message, finish_reason: 'text' in reply ? 'stop' : 'tool_calls' }],
-        usage,
+        ...(mode === 'no-usage' ? {} : { usage }),
       });
     }
-    await streamReply(exchange, id, body, reply, usage, options.streamUsage !== false, options.eventGapMs ?? 0);
+    await streamReply(
+      exchange,
+      id,
+      body,
+      reply,
+      usage,
+      options.streamUsage !== false && mode !== 'no-usage',
+      options.eventGapMs ?? 0,
+    );
   });
 }
 

@@ -10,7 +10,9 @@ import type { AddressInfo } from 'node:net';
  * - `malformed-stream`: a valid first event, then a data line that is not JSON;
  * - `close-mid-stream`: a valid first event, then the socket is destroyed;
  * - `stall-mid-stream`: a valid first event, then silence;
- * - `error-event`: a valid first event, then the wire format's in-stream error, echoing the key received.
+ * - `error-event`: a valid first event, then the wire format's in-stream error, echoing the key received;
+ * - `no-usage` (OpenAI wire format): the scripted answer without `usage`, streamed or not, as many
+ *   Ollama, vLLM and LM Studio builds answer.
  * The mid-stream modes send a partial JSON body to a non-streaming request.
  */
 export type StandInMode =
@@ -23,7 +25,8 @@ export type StandInMode =
   | 'malformed-stream'
   | 'close-mid-stream'
   | 'stall-mid-stream'
-  | 'error-event';
+  | 'error-event'
+  | 'no-usage';
 
 export interface ModeOptions {
   /** The mode applies to this many requests, then the stand-in answers `ok` again. Default: all. */

@@ -59,6 +59,21 @@ const given = (value: unknown): boolean => value !== undefined && value !== null
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * Refuses a field outside `known` in an object nested in the request (a content part, a tool, a
+ * tool call, stream_options), as at the top level: 400 unknown_parameter naming its path.
+ */
+function onlyFields(value: Record<string, unknown>, known: readonly string[], at: string, what: string): void {
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) throw invalidParam(`${at}.${key}`, `is not a field of ${what}`, 'UNKNOWN_PARAMETER');
+  }
+}
+
+function boolean(value: unknown, param: string): boolean {
+  if (typeof value !== 'boolean') throw invalidParam(param, 'must be a boolean');
+  return value;
+}
+
 function string(value: unknown, param: string, { min = 0, max = Infinity } = {}): string {
   if (typeof value !== 'string') throw invalidParam(param, 'must be a string');
   if (value.length < min)
@@ -83,9 +98,14 @@ function contentParts(value: unknown[], param: string): ContentPart[] {
   return value.map((part, i) => {
     const at = `${param}[${i}]`;
     if (!isObject(part)) throw invalidParam(at, 'must be an object');
-    if (part.type === 'text') return { type: 'text', text: string(part.text, `${at}.text`) };
+    if (part.type === 'text') {
+      onlyFields(part, ['type', 'text'], at, 'a text part');
+      return { type: 'text', text: string(part.text, `${at}.text`) };
+    }
     if (part.type === 'image_url') {
+      onlyFields(part, ['type', 'image_url'], at, 'an image_url part');
       if (!isObject(part.image_url)) throw invalidParam(`${at}.image_url`, 'must be an object with a url');
+      onlyFields(part.image_url, ['url', 'detail'], `${at}.image_url`, 'image_url');
       const url = string(part.image_url.url, `${at}.image_url.url`, { min: 1 });
       if (!/^(https?:\/\/|data:image\/[a-z0-9.+-]+;base64,)/i.test(url)) {
         throw invalidParam(`${at}.image_url.url`, 'must be an http(s) URL or a data:image/...;base64, URL');
@@ -107,6 +127,8 @@ function toolCalls(value: unknown, param: string): ToolCall[] {
     if (!isObject(call) || call.type !== 'function' || !isObject(call.function)) {
       throw invalidParam(at, 'must be {id, type: "function", function: {name, arguments}}');
     }
+    onlyFields(call, ['id', 'type', 'function'], at, 'a tool call');
+    onlyFields(call.function, ['name', 'arguments'], `${at}.function`, "a tool call's function");
     return {
       id: string(call.id, `${at}.id`, { min: 1, max: 256 }),
       type: 'function',
@@ -162,6 +184,8 @@ function tools(value: unknown): ToolDefinition[] {
     if (!isObject(tool) || tool.type !== 'function' || !isObject(tool.function)) {
       throw invalidParam(at, 'must be {type: "function", function: {name, description, parameters}}');
     }
+    onlyFields(tool, ['type', 'function'], at, 'a tool');
+    onlyFields(tool.function, ['name', 'description', 'parameters', 'strict'], `${at}.function`, "a tool's function");
     const name = string(tool.function.name, `${at}.function.name`, { min: 1 });
     if (!TOOL_NAME.test(name)) throw invalidParam(`${at}.function.name`, 'must be 1 to 64 of a-z, A-Z, 0-9, _ and -');
     if (names.has(name)) throw invalidParam(`${at}.function.name`, `"${name}" is declared twice`);
@@ -173,13 +197,15 @@ function tools(value: unknown): ToolDefinition[] {
     ) {
       throw invalidParam(`${at}.function.parameters`, 'must be a JSON Schema object ({"type": "object", ...})');
     }
-    const description = tool.function.description;
+    const { description, strict } = tool.function;
     return {
       type: 'function',
       function: {
         name,
         ...(given(description) ? { description: string(description, `${at}.function.description`) } : {}),
         ...(given(parameters) ? { parameters: parameters as Record<string, unknown> } : {}),
+        // OpenAI's structured tool arguments: passed on to the provider as given.
+        ...(given(strict) ? { strict: boolean(strict, `${at}.function.strict`) } : {}),
       },
     };
   });
@@ -191,6 +217,8 @@ function toolChoice(value: unknown, declared: ToolDefinition[] | undefined): Too
     return value;
   }
   if (isObject(value) && value.type === 'function' && isObject(value.function)) {
+    onlyFields(value, ['type', 'function'], 'tool_choice', 'tool_choice');
+    onlyFields(value.function, ['name'], 'tool_choice.function', "tool_choice's function");
     const name = string(value.function.name, 'tool_choice.function.name', { min: 1 });
     if (!declared?.some((t) => t.function.name === name)) {
       throw invalidParam('tool_choice.function.name', `names no declared tool ("${name}")`);
@@ -249,6 +277,10 @@ export function parseChatRequest(body: unknown): ParsedChatRequest {
   if (given(body.stream_options)) {
     if (!isObject(body.stream_options)) throw invalidParam('stream_options', 'must be an object');
     if (body.stream !== true) throw invalidParam('stream_options', 'is allowed only when stream is true');
+    // Both read and ignored: the last chunk always carries usage, and chunks are never padded.
+    onlyFields(body.stream_options, ['include_usage', 'include_obfuscation'], 'stream_options', 'stream_options');
+    for (const key of ['include_usage', 'include_obfuscation'])
+      if (given(body.stream_options[key])) boolean(body.stream_options[key], `stream_options.${key}`);
   }
   return { request, stream: body.stream === true, maxTokensParam };
 }

@@ -24,7 +24,7 @@ const bytesOf = (text: string): number => Buffer.byteLength(text, 'utf8');
 /**
  * The prompt's tokens, estimated from what is sent: the messages' text, tool calls and tool
  * definitions. Used where the provider reported no usage (a stream cut or abandoned before its
- * last chunk), so the budget still counts what the call cost.
+ * last chunk, or a provider that never reports it), so the budget still counts what the call cost.
  */
 export function estimatePromptTokens(
   messages: ReadonlyArray<Pick<ChatMessage, 'content' | 'tool_calls'>>,
@@ -44,6 +44,24 @@ export function estimatePromptTokens(
   }
   if (tools && tools.length > 0) bytes += bytesOf(JSON.stringify(tools));
   return tokensOf(bytes) + images * TOKENS_PER_IMAGE;
+}
+
+/**
+ * The usage of a non-streamed answer whose provider reported none: the prompt's estimate and
+ * the answer's text and tool-call bytes / 4.
+ */
+export function estimateCompletionUsage(
+  promptEstimate: number,
+  choices: ReadonlyArray<{ message: Pick<ChatMessage, 'content' | 'tool_calls'> }>,
+): TokenCounts & { total_tokens: number } {
+  let bytes = 0;
+  for (const { message } of choices) {
+    if (typeof message.content === 'string') bytes += bytesOf(message.content);
+    for (const call of message.tool_calls ?? [])
+      bytes += bytesOf(call.function.name) + bytesOf(call.function.arguments);
+  }
+  const completion = tokensOf(bytes);
+  return { prompt_tokens: promptEstimate, completion_tokens: completion, total_tokens: promptEstimate + completion };
 }
 
 /**

@@ -35,7 +35,8 @@ export interface ModelProvider {
   complete(request: ChatCompletionRequest, options?: CallOptions): Promise<ChatCompletion>;
   /**
    * Resolves once the upstream answered 2xx (errors before that reject, so the caller can still
-   * answer 502 JSON); the iterable yields OpenAI chunks; the LAST chunk always carries `usage`.
+   * answer 502 JSON); the iterable yields OpenAI chunks, `usage` on those where the provider
+   * reported it (possibly none: the caller estimates then; `complete` likewise leaves it out).
    * Iterate it to the end or call return() on its iterator: that releases the connection.
    */
   stream(request: ChatCompletionRequest, options?: CallOptions): Promise<AsyncIterable<ChatCompletionChunk>>;

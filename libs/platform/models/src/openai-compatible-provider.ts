@@ -56,7 +56,6 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     });
     if (!completion || !Array.isArray(completion.choices))
       throw upstreamError(this.id, 'the completion has no choices', { retryable: true });
-    completion.usage ??= { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
     return completion;
   }
 

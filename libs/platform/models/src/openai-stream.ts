@@ -2,13 +2,14 @@ import { messageOf, truncate, upstreamError } from './model-errors.js';
 import { scrubSecret } from './scrub-secret.js';
 import { MAX_EVENT_CHARS, SseParser } from './sse.js';
 import type { UpstreamExchange } from './upstream-http.js';
-import type { ChatCompletionChunk, Usage } from './wire.js';
+import type { ChatCompletionChunk } from './wire.js';
 
 /**
  * OpenAI chunks from an SSE body, passed through as parsed. Ends at `[DONE]` (then reads the
- * body to its end so the connection returns to the pool); guarantees the last chunk carries
- * `usage` (zeros when the provider reported none). `secret` is the key sent, scrubbed from what
- * an error event says (providers such as OpenRouter echo request details in it).
+ * body to its end so the connection returns to the pool). `usage` is on the chunks where the
+ * provider put it, and nowhere when it reported none (many Ollama, vLLM and LM Studio builds):
+ * never invented as zeros, so the caller can tell and estimate. `secret` is the key sent, scrubbed
+ * from what an error event says (providers such as OpenRouter echo request details in it).
  */
 export async function* readOpenAiStream(
   exchange: UpstreamExchange,
@@ -16,8 +17,6 @@ export async function* readOpenAiStream(
   secret: string | undefined,
 ): AsyncGenerator<ChatCompletionChunk> {
   const parser = new SseParser();
-  let last: ChatCompletionChunk | undefined;
-  let usage: Usage | undefined;
   let done = false;
   try {
     for await (const bytes of exchange.chunks()) {
@@ -28,13 +27,9 @@ export async function* readOpenAiStream(
         const data = events[i].data;
         if (data === '[DONE]') {
           done = true;
-          if (!last?.usage) yield usageChunk(last, usage);
           break;
         }
-        const chunk = parse(data, provider, secret);
-        if (chunk.usage) usage = chunk.usage;
-        last = chunk;
-        yield chunk;
+        yield parse(data, provider, secret);
       }
     }
   } catch (err) {
@@ -43,10 +38,7 @@ export async function* readOpenAiStream(
     throw err;
   }
   // A last `data: [DONE]` without its blank line still ends the stream properly.
-  if (!done && parser.end().some((e) => e.data === '[DONE]')) {
-    if (!last?.usage) yield usageChunk(last, usage);
-    return;
-  }
+  if (!done && parser.end().some((e) => e.data === '[DONE]')) return;
   if (!done) throw upstreamError(provider, 'the stream ended before [DONE]');
 }
 
@@ -65,15 +57,4 @@ function parse(data: string, provider: string, secret: string | undefined): Chat
   if (!chunk || !Array.isArray(chunk.choices))
     throw upstreamError(provider, 'malformed stream: a chunk has no choices');
   return chunk;
-}
-
-function usageChunk(last: ChatCompletionChunk | undefined, usage: Usage | undefined): ChatCompletionChunk {
-  return {
-    id: last?.id ?? 'chatcmpl-usage',
-    object: 'chat.completion.chunk',
-    created: last?.created ?? Math.floor(Date.now() / 1000),
-    model: last?.model ?? '',
-    choices: [],
-    usage: usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-  };
 }

@@ -16,13 +16,19 @@ describe('scrubSecret: the key sent, in whatever form a provider quotes it', () 
     ['as its first 20 characters', `bad key ${KEY.slice(0, 20)}...`],
     ['as its last 14 characters', `bad key ...${KEY.slice(-14)}`],
     ['reversed', `bad key ${[...KEY].reverse().join('')}!`],
+    ['as hex', `bad key hex=${Buffer.from(KEY).toString('hex')}`],
+    ['as upper-case hex', `bad key 0x${Buffer.from(KEY).toString('hex').toUpperCase()}`],
+    ['as a hex slice', `bad key ${Buffer.from(KEY).toString('hex').slice(6, 40)}`],
     ['URL-encoded', `?key=${encodeURIComponent('sk/op+erator=mock-key-1234')}`, 'sk/op+erator=mock-key-1234'],
   ])('scrubs it %s', (_form, text, key = KEY) => {
     const scrubbed = scrubSecret(text, key);
     expect(scrubbed).toContain('***');
     for (let i = 0; i + 12 <= key.length; i++) expect(scrubbed).not.toContain(key.slice(i, i + 12));
+    const hex = Buffer.from(key).toString('hex');
     for (const encoded of [b64(key), b64(`user:${key}`), encodeURIComponent(key), [...key].reverse().join('')])
       for (let i = 4; i + 12 <= encoded.length - 4; i++) expect(scrubbed).not.toContain(encoded.slice(i, i + 12));
+    for (const encoded of [hex, hex.toUpperCase()])
+      for (let i = 0; i + 12 <= encoded.length; i++) expect(scrubbed).not.toContain(encoded.slice(i, i + 12));
   });
 
   it('keeps the words around it, and one *** per quoted run', () => {

@@ -1,7 +1,7 @@
 /**
  * Text a provider sends back (an error message passed on to the caller, or logged) may quote
  * the key it was sent: whole, as a long piece (a prefix of it), encoded (base64, as in a
- * Basic credential, and URL encoding), or reversed (a cheap disguise a model can be asked for). Every run of at least SCRUB_MIN_RUN characters of the
+ * Basic credential, URL encoding and hex), or reversed (a cheap disguise a model can be asked for). Every run of at least SCRUB_MIN_RUN characters of the
  * key or of one of those forms becomes `***`. Shorter pieces are left: providers' own
  * messages show a key's first few and last four characters (`sk-proj-****abcd`), and a short
  * prefix such as `sk-proj-` is shared by every key. A key shorter than that is scrubbed whole.
@@ -27,13 +27,20 @@ export function scrubSecret(text: string, secret: string | undefined): string {
 }
 
 /**
- * The key's encodings, and the key reversed. Base64 depends on where the key starts within a 3-byte group (a
+ * The key's encodings (URL, base64 and base64url, hex in lower and upper case), and the key reversed. Base64 depends on where the key starts within a 3-byte group (a
  * `user:key` pair, `Bearer key`...): for each of the three offsets, the characters that
  * depend on the key alone.
  */
 function encodedForms(secret: string): Set<string> {
   const bytes = Buffer.from(secret, 'utf8');
-  const forms = new Set<string>([encodeURIComponent(secret), bytes.toString('base64'), [...secret].reverse().join('')]);
+  const hex = bytes.toString('hex');
+  const forms = new Set<string>([
+    encodeURIComponent(secret),
+    bytes.toString('base64'),
+    [...secret].reverse().join(''),
+    hex,
+    hex.toUpperCase(),
+  ]);
   for (const offset of [0, 1, 2]) {
     const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
     const start = offset === 0 ? 0 : 4; // the first group mixes in the bytes before the key

@@ -26,7 +26,8 @@ export interface ChatMessage {
 
 export interface ToolDefinition {
   type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+  /** strict: OpenAI's structured tool arguments (passed on by the OpenAI-compatible adapter, dropped by Anthropic's). */
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
 }
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
@@ -64,7 +65,8 @@ export interface ChatCompletion {
     message: { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] };
     finish_reason: FinishReason;
   }>;
-  usage: Usage;
+  /** Absent when the provider reported none (some OpenAI-compatible servers). */
+  usage?: Usage;
 }
 
 export interface ToolCallDelta {

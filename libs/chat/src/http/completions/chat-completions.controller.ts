@@ -7,7 +7,7 @@ import { BearerOnly, CurrentAuth } from '@kw/platform-http';
 import type { ModelGateway } from '@kw/platform-models';
 import { parseChatRequest } from '../../domain/chat-request.js';
 import { checkChatFitsModel } from '../../domain/model-fit.js';
-import { estimatePromptTokens, StreamTally } from '../../domain/usage-estimate.js';
+import { estimateCompletionUsage, estimatePromptTokens, StreamTally } from '../../domain/usage-estimate.js';
 import { assertChatAllowed } from '../chat-access.js';
 import { PlanGate } from '../plan-gate.js';
 import { ChatCompletionDto, ChatCompletionRequestDto } from '../dto/chat-completion.dto.js';
@@ -102,6 +102,8 @@ export class ChatCompletionsController {
         return unlessClientGone(signal)(err);
       });
       completion.model = model.id;
+      // A provider that reports no usage (some OpenAI-compatible servers): the estimate, answered and recorded.
+      completion.usage ??= estimateCompletionUsage(prompt, completion.choices);
       record(served, 'ok', completion.usage);
       await reply.status(200).type('application/json; charset=utf-8').send(completion);
       return;

@@ -82,6 +82,10 @@ export class ChatCompletionRequestDto {
             name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
             description: { type: 'string' },
             parameters: { type: 'object', description: 'JSON Schema of the arguments' },
+            strict: {
+              type: 'boolean',
+              description: "OpenAI's structured tool arguments, passed on to OpenAI-compatible providers",
+            },
           },
         },
       },
@@ -102,7 +106,11 @@ export class ChatCompletionRequestDto {
   })
   tool_choice?: unknown;
   @ApiPropertyOptional() stream?: boolean;
-  @ApiPropertyOptional({ type: 'object', properties: { include_usage: { type: 'boolean' } } })
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: { include_usage: { type: 'boolean' }, include_obfuscation: { type: 'boolean' } },
+    description: 'Read and ignored: the last chunk always carries usage, and chunks are never padded',
+  })
   stream_options?: unknown;
   @ApiPropertyOptional({ minimum: 0, maximum: 2 }) temperature?: number;
   @ApiPropertyOptional({ minimum: 0, maximum: 1 }) top_p?: number;
