@@ -1,5 +1,6 @@
-import { runPlatform } from '@kw/platform-runtime';
-import { agentAuthComponent } from '@kw/agent-auth';
+import { refuseBadConfig } from '@kw/platform-config';
 
-// One process running the agent-auth component (distributed mode).
-await runPlatform({ binary: 'agent-auth', components: [agentAuthComponent], defaultTargets: ['agent-auth'] });
+// The environment is checked before the components' modules load: a bad setting stops the
+// process at once (exit 2) instead of after a second and more of loading.
+refuseBadConfig('agent-auth');
+await import('./platform.js');

@@ -1,5 +1,6 @@
-import { runPlatform } from '@kw/platform-runtime';
-import { chatComponent } from '@kw/chat';
+import { refuseBadConfig } from '@kw/platform-config';
 
-// One process running the chat component (distributed mode).
-await runPlatform({ binary: 'chat', components: [chatComponent], defaultTargets: ['chat'] });
+// The environment is checked before the components' modules load: a bad setting stops the
+// process at once (exit 2) instead of after a second and more of loading.
+refuseBadConfig('chat');
+await import('./platform.js');

@@ -1,5 +1,6 @@
-import { runPlatform } from '@kw/platform-runtime';
-import { filesComponent } from '@kw/files';
+import { refuseBadConfig } from '@kw/platform-config';
 
-// One process running the files component (distributed mode).
-await runPlatform({ binary: 'files', components: [filesComponent], defaultTargets: ['files'] });
+// The environment is checked before the components' modules load: a bad setting stops the
+// process at once (exit 2) instead of after a second and more of loading.
+refuseBadConfig('files');
+await import('./platform.js');

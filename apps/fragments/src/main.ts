@@ -1,5 +1,6 @@
-import { runPlatform } from '@kw/platform-runtime';
-import { fragmentsComponent } from '@kw/fragments';
+import { refuseBadConfig } from '@kw/platform-config';
 
-// One process running the fragments component (distributed mode).
-await runPlatform({ binary: 'fragments', components: [fragmentsComponent], defaultTargets: ['fragments'] });
+// The environment is checked before the components' modules load: a bad setting stops the
+// process at once (exit 2) instead of after a second and more of loading.
+refuseBadConfig('fragments');
+await import('./platform.js');

@@ -1,5 +1,6 @@
-import { runPlatform } from '@kw/platform-runtime';
-import { searchComponent } from '@kw/search';
+import { refuseBadConfig } from '@kw/platform-config';
 
-// One process running the search component (distributed mode).
-await runPlatform({ binary: 'search', components: [searchComponent], defaultTargets: ['search'] });
+// The environment is checked before the components' modules load: a bad setting stops the
+// process at once (exit 2) instead of after a second and more of loading.
+refuseBadConfig('search');
+await import('./platform.js');

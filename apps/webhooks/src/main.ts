@@ -1,5 +1,6 @@
-import { runPlatform } from '@kw/platform-runtime';
-import { webhooksComponent } from '@kw/webhooks';
+import { refuseBadConfig } from '@kw/platform-config';
 
-// One process running the webhooks component (distributed mode).
-await runPlatform({ binary: 'webhooks', components: [webhooksComponent], defaultTargets: ['webhooks'] });
+// The environment is checked before the components' modules load: a bad setting stops the
+// process at once (exit 2) instead of after a second and more of loading.
+refuseBadConfig('webhooks');
+await import('./platform.js');

@@ -1,5 +1,6 @@
-import { runPlatform } from '@kw/platform-runtime';
-import { workspacesComponent } from '@kw/workspaces';
+import { refuseBadConfig } from '@kw/platform-config';
 
-// One process running the workspaces component (distributed mode).
-await runPlatform({ binary: 'workspaces', components: [workspacesComponent], defaultTargets: ['workspaces'] });
+// The environment is checked before the components' modules load: a bad setting stops the
+// process at once (exit 2) instead of after a second and more of loading.
+refuseBadConfig('workspaces');
+await import('./platform.js');

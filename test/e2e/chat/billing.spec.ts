@@ -378,27 +378,13 @@ describe('subscription billing with Stripe', () => {
     await deliver(subscriptionEvent('updated', { id: 'sub_off', customer: who.customer, status: 'active' }));
     await deliver(subscriptionEvent('deleted', { id: 'sub_off', customer: who.customer, status: 'canceled' }));
     expect(await subscription(who.token)).toMatchObject({ billing: { provider: 'stripe', status: 'canceled' } });
-    // The same data, started again without billing (the last test of this block: it ends billing).
+    // The same data, started again without billing (it ends billing: only the test below follows).
     await platform.stop();
     platform = await startEmbedded(dataDir, { ...admin, PLANS: JSON.stringify(PLANS) });
     expect(await subscription(who.token)).toMatchObject({ plan: { id: 'free' }, billing: null });
   }, 90_000);
-});
 
-describe('subscription billing when no provider is configured', () => {
-  const admin = adminEnv();
-  const dataDir = tempDir('kw-billing-off-');
-  let platform: PlatformProcess;
-
-  beforeAll(async () => {
-    platform = await startEmbedded(dataDir, { ...admin, PLANS: JSON.stringify(PLANS) });
-  }, 90_000);
-
-  afterAll(async () => {
-    await platform?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
+  // On the platform the test above restarted without a billing provider (no new platform needed).
   it('answers 409 BILLING_NOT_CONFIGURED to checkout, the portal and the webhook', async () => {
     const { token } = await userWithToken(platform.url, admin.ADMIN_TOKEN);
     const event = JSON.stringify(stripeEventOf('invoice.paid', { id: 'in_1', object: 'invoice' }));

@@ -136,6 +136,8 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       CHAT_PROVIDERS: scriptedProviders(model),
       // The JWKS test serves its keys over plain HTTP on loopback.
       EMBED_JWKS_ALLOW_PRIVATE: 'true',
+      // A plan change shows within a second instead of five.
+      PLAN_CACHE_MS: '1000',
       // Everyone on an open plan; the budget test moves one visitor to a spent one.
       PLANS: JSON.stringify({
         default: 'open',
@@ -949,8 +951,8 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       const setPlan = async (planId: string) => {
         const assigned = await api(admin.ADMIN_TOKEN, 'PUT', `/api/admin/users/${member.user.id}/plan`, { planId });
         expect(assigned.status, assigned.text).toBe(204);
-        // The gateway keeps an account's entitlements for five seconds.
-        await new Promise((r) => setTimeout(r, 5500));
+        // The gateway keeps an account's entitlements for PLAN_CACHE_MS (a second here).
+        await new Promise((r) => setTimeout(r, 1500));
       };
       const answer = async () =>
         embed('answer', {

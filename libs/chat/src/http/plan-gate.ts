@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { PlansService, type GetEntitlementsResponse } from '@kw/contracts';
 import { PerAccountCache, planLimitError } from '@kw/platform-entitlements';
+import type { AppConfig } from '@kw/platform-config';
 import { AppError } from '@kw/platform-errors';
+import { APP_CONFIG } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { UncountedUsage, type Hold } from './uncounted-usage.js';
 
@@ -11,25 +13,26 @@ interface Read {
   at: number;
 }
 
-/** An account's entitlements are asked at most this often per account (UncountedUsage covers the gap). */
-const CACHE_MS = 5_000;
-
 /**
  * The plan check of model calls (docs/plans.md): the model must be one the plan allows, and the
  * month's token (chat) or image budget must not be spent. Entitlements come from the chat service
- * (PlansService), cached per account for five seconds, so a model call costs no extra hop most of
+ * (PlansService), cached per account for five seconds (PLAN_CACHE_MS, at most five), so a model call costs no extra hop most of
  * the time. What those seconds' view cannot count yet, both budgets take from UncountedUsage: the
  * calls in flight in this process (a token estimate, or the images asked for) and what it
  * recorded since, so calls started together cannot all spend the same remaining budget.
  */
 @Injectable()
 export class PlanGate {
-  private readonly cache = new PerAccountCache<Read>(CACHE_MS);
+  /** An account's entitlements are asked at most this often per account (UncountedUsage covers the gap). */
+  private readonly cache: PerAccountCache<Read>;
 
   constructor(
     private readonly client: ServiceClient,
     private readonly uncounted: UncountedUsage,
-  ) {}
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'PLAN_CACHE_MS'>,
+  ) {
+    this.cache = new PerAccountCache<Read>(config.PLAN_CACHE_MS);
+  }
 
   /**
    * Refuses the call if the plan does not allow it. Otherwise the call's estimate (tokens of a

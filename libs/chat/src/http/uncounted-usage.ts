@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 const RECORD_DELAY_MS = 2_000;
 /** A hold never released (a bug, a lost callback) stops counting after this long. */
 const HOLD_MAX_MS = 15 * 60_000;
-/** Entitlements are at most this old (PlanGate's cache): a record older than this plus the delay is counted in them. */
+/** Entitlements are at most this old (PlanGate's cache, PLAN_CACHE_MS at most): a record older than this plus the delay is counted in them. */
 const ENTITLEMENTS_MAX_AGE_MS = 5_000;
 /** Every this many additions, entries no check can need any more are dropped (accounts without a budget are never checked). */
 const SWEEP_EVERY = 1_000;

@@ -696,6 +696,18 @@ export class AppConfig {
   @IsString()
   PLANS?: string;
 
+  /**
+   * How long a process keeps an account's plan limits and entitlements before it asks again: a
+   * plan change shows within it. At most the default, which the chat API's count of usage not
+   * yet in the entitlements (UncountedUsage) is sized for.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(5_000)
+  PLAN_CACHE_MS = 5_000;
+
   /** Subscription billing (docs/billing.md): `stripe`. Unset: no checkout, portal or webhooks. */
   @IsOptional()
   @IsIn(['stripe'])

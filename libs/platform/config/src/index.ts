@@ -1,1 +1,2 @@
 export * from './app-config.js';
+export * from './refuse-bad-config.js';

@@ -23,23 +23,28 @@ export interface BindingCap {
   planRefusal?: () => AppError;
 }
 
-/** An account's limits are asked at most this often per account: a limit raised or lowered shows within it. */
+/**
+ * An account's limits are asked at most this often per account by default (PLAN_CACHE_MS): a
+ * limit raised or lowered shows within it.
+ */
 export const ACCOUNT_LIMITS_CACHE_MS = 5_000;
 
 /**
  * The one way services learn a plan's limits for an account (docs/plans.md): the chat component
  * owns plan assignments and answers PlansService.GetAccountLimits; this asks it at most once per
- * account every five seconds. Every process reads the same PLANS table, so a limit that no plan
+ * account every five seconds (PLAN_CACHE_MS). Every process reads the same PLANS table, so a limit that no plan
  * sets (the self-hosted default: none) costs nothing, not even the lookup.
  */
 export class AccountLimits {
   private readonly limited: ReadonlySet<LimitKey>;
-  private readonly cache = new PerAccountCache<GetAccountLimitsResponse>(ACCOUNT_LIMITS_CACHE_MS);
+  private readonly cache: PerAccountCache<GetAccountLimitsResponse>;
 
   constructor(
     private readonly client: ServiceClient,
     plans: string | undefined,
+    cacheMs = ACCOUNT_LIMITS_CACHE_MS,
   ) {
+    this.cache = new PerAccountCache<GetAccountLimitsResponse>(cacheMs);
     const catalog = parsePlans(plans);
     this.limited = new Set(
       LIMIT_KEYS.filter((key) => [...catalog.plans.values()].some((plan) => plan.limits[key] !== undefined)),
@@ -80,5 +85,5 @@ export class AccountLimits {
 }
 
 /** For a module's providers: `accountLimitsFactory` with inject [ServiceClient, APP_CONFIG]. */
-export const accountLimitsFactory = (client: ServiceClient, config: Pick<AppConfig, 'PLANS'>) =>
-  new AccountLimits(client, config.PLANS);
+export const accountLimitsFactory = (client: ServiceClient, config: Pick<AppConfig, 'PLANS' | 'PLAN_CACHE_MS'>) =>
+  new AccountLimits(client, config.PLANS, config.PLAN_CACHE_MS);
