@@ -221,6 +221,11 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
     ],
     controllers: [ProbesController],
   };
+  const receive = receiveTimeoutOptions({
+    requestMs: config.REQUEST_RECEIVE_TIMEOUT_MS,
+    headersMs: config.HEADERS_TIMEOUT_MS,
+  });
+  const edge = edgeServerOptions(logger);
   const adapter = new FastifyAdapter({
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Requests are logged by the HTTP edge with the request id: Fastify has no logger of its own
@@ -231,9 +236,11 @@ async function createApplication(parts: ApplicationParts): Promise<NestFastifyAp
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Slow clients: how long receiving a request may take (the answer is not bounded by them).
-    ...receiveTimeoutOptions({ requestMs: config.REQUEST_RECEIVE_TIMEOUT_MS, headersMs: config.HEADERS_TIMEOUT_MS }),
+    ...receive,
     // Router and HTTP-parser refusals, answered in the error model with a request id.
-    ...edgeServerOptions(logger),
+    ...edge,
+    // Both set options of Node's server: one spread would drop the other's (the receive timeouts).
+    http: { ...receive.http, ...edge.http },
   });
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
     logger: new NestPinoLogger(logger),
