@@ -175,6 +175,14 @@ describe('memory fragments', () => {
       expect(await ids('&tags=red')).toEqual([a.id, b.id]);
       expect(await ids('&tags=red,blue')).toEqual([a.id]);
       expect(await ids('&tags=RED,Blue')).toEqual([a.id]);
+      // A tag holding a comma is found with `\,`; `\\` is a backslash.
+      const comma = (await make({ title: 'comma', tags: ['x,y', 'back\\'] })).fragment;
+      const pair = (await make({ title: 'pair', tags: ['x', 'y'] })).fragment;
+      expect(await ids(`&tags=${encodeURIComponent('x\\,y')}`)).toEqual([comma.id]);
+      expect(await ids(`&tags=${encodeURIComponent('x,y')}`)).toEqual([pair.id]);
+      expect(await ids(`&tags=${encodeURIComponent('X\\,Y,back\\\\')}`)).toEqual([comma.id]);
+      for (const f of [comma, pair])
+        await p.api.ok(owner.auth, 'DELETE', `/api/memory-fragments/${f.id}?permanent=true`, undefined, 200);
       expect(await ids(`&fragmentTypeId=${decision.id}`)).toEqual([c.id]);
       expect(await ids(`&id=${b.id}`)).toEqual([b.id]);
       const published = await p.api.ok(
@@ -379,6 +387,31 @@ describe('memory fragments', () => {
         status: 'published',
       });
       expect(unknownField.status).toBe(400);
+    });
+
+    it('prepends and appends to content that is only a frontmatter block, keeping the block', async () => {
+      for (const [op, expected] of [
+        ['prepend', '---\ntitle: x\n---\nTOP\n'],
+        ['append', '---\ntitle: x\n---\nEND'],
+      ] as const) {
+        const { fragment } = await p.api.ok(
+          owner.auth,
+          'POST',
+          '/api/memory-fragments',
+          { workspaceId: ws.id, fragmentTypeId: ws.noteTypeId, title: op, content: '---\ntitle: x\n---' },
+          201,
+        );
+        expect(fragment.frontmatter).toEqual({ title: 'x' });
+        const text = op === 'prepend' ? 'TOP' : 'END';
+        const patched = await p.api.ok(
+          owner.auth,
+          'PATCH',
+          `/api/memory-fragments/${fragment.id}`,
+          { operations: [{ op, text }] },
+          200,
+        );
+        expect([op, patched.fragment.content, patched.fragment.frontmatter]).toEqual([op, expected, { title: 'x' }]);
+      }
     });
 
     it('moves a fragment only to a type of its own workspace', async () => {

@@ -162,6 +162,8 @@ describe('structured listing', () => {
     ['title is null', 6, "'title' is never null"],
     ["constructor = 'x'", 0, "unknown field 'constructor'"],
     ["text = 'x'", 5, "operator '=' does not apply to 'text'"],
+    // Positions count characters: each emoji is one, not two UTF-16 units.
+    ["title ~ '\u{1F600}\u{1F600}' and foo = 'x'", 17, "unknown field 'foo'"],
   ])('refuses %j with 400 INVALID_FILTER at %i', async (filter, position, reason) => {
     const res = await list({ filter });
     expect(res.status).toBe(400);
@@ -177,6 +179,9 @@ describe('structured listing', () => {
   it('limits length and nesting', async () => {
     const long = await list({ filter: `title ~ '${'x'.repeat(2000)}'` });
     expect(long.body).toMatchObject({ code: 'INVALID_FILTER', position: 2000 });
+    // 1,010 characters of which 1,000 are emoji (2,010 UTF-16 units): within the limit.
+    const astral = await list({ filter: `title = '${'\u{1F600}'.repeat(1000)}'` });
+    expect(astral.status, astral.text).toBe(200);
     const deep = (n: number) => `${'('.repeat(n)}title = 'a'${')'.repeat(n)}`;
     expect((await list({ filter: deep(16) })).status).toBe(200);
     expect((await list({ filter: deep(17) })).body).toMatchObject({

@@ -175,6 +175,34 @@ describe('workspace members, invitations and notifications', () => {
       expect((await api.call(session, 'POST', `/api/invitations/${invitation.id}/accept`)).status).toBe(404);
     });
 
+    it('an accept racing a revoke: exactly one wins, the other answers 404, and the membership agrees', async () => {
+      const ws = await api.createWorkspace(people.owner.auth);
+      const W = `/api/workspaces/${ws.id}`;
+      for (let round = 0; round < 10; round++) {
+        const invitee = await account();
+        const { invitation } = await api.ok(
+          people.owner.auth,
+          'POST',
+          `${W}/members`,
+          { email: invitee.email, role: 'viewer' },
+          201,
+        );
+        const [accepted, revoked] = await Promise.all([
+          api.call(invitee.auth, 'POST', `/api/invitations/${invitation.id}/accept`),
+          api.call(people.owner.auth, 'DELETE', `${W}/invitations/${invitation.id}`),
+        ]);
+        const statuses = [accepted.status, revoked.status].sort();
+        expect([round, statuses]).toEqual([round, [200, 404]]);
+        const loser = accepted.status === 404 ? accepted : revoked;
+        expect(loser.body).toEqual({ error: 'Invitation not found', code: 'NOT_FOUND' });
+        const members = await api.ok(people.owner.auth, 'GET', `${W}/members`, undefined, 200);
+        const isMember = members.items.some((m: any) => m.userId === invitee.id);
+        expect([round, isMember]).toEqual([round, accepted.status === 200]);
+        if (revoked.status === 200) expect(revoked.body.invitation.status).toBe('revoked');
+        else expect(accepted.body.invitation.status).toBe('accepted');
+      }
+    });
+
     it('an invitation made before the account existed can be accepted once it does', async () => {
       const ws = await api.createWorkspace(people.owner.auth);
       const email = `future-${Date.now()}@example.test`;

@@ -73,6 +73,30 @@ describe('workspaces', () => {
       expect(workspace.visibility).toBe('public');
     });
 
+    it('counts name and description in characters: astral characters are one each', async () => {
+      const emoji = '\u{1F600}';
+      const created = await api.createWorkspace(owner.token, {
+        name: emoji.repeat(200),
+        description: emoji.repeat(2000),
+      });
+      expect([created.name, created.description]).toEqual([emoji.repeat(200), emoji.repeat(2000)]);
+      const renamed = await api.call(owner.token, 'PATCH', `/api/workspaces/${created.id}`, {
+        name: emoji.repeat(101),
+      });
+      expect([renamed.status, renamed.body.workspace?.name]).toEqual([200, emoji.repeat(101)]);
+      for (const [field, body] of [
+        ['name', { name: emoji.repeat(201) }],
+        ['description', { name: 'a', description: emoji.repeat(2001) }],
+      ] as const) {
+        const res = await api.call(owner.token, 'POST', '/api/workspaces', body);
+        expect([res.status, res.body.code, res.body.fields?.map((f: any) => f.field)]).toEqual([
+          400,
+          'VALIDATION_FAILED',
+          [field],
+        ]);
+      }
+    });
+
     it('answers an unknown hosted zone with 404 HOSTED_ZONE_NOT_FOUND and creates nothing', async () => {
       const res = await api.call(owner.token, 'POST', '/api/workspaces', {
         name: 'zoned-unique-name',

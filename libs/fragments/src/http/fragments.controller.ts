@@ -3,6 +3,7 @@ import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } f
 import { FragmentsService } from '@kw/contracts';
 import { badRequest } from '@kw/platform-errors';
 import { ServiceClient } from '@kw/platform-transport';
+import { commaList } from '@kw/platform-http';
 import { FRAGMENT_LIST_LIMIT_DEFAULT } from '../fragments-limits.js';
 import {
   CheckLimitsDto,
@@ -39,7 +40,7 @@ export class FragmentsController {
   @ApiOperation({
     summary: 'List fragments',
     description:
-      'Filters combine (AND); `tags` is a comma list and every tag must match. Default order createdAt asc ' +
+      'Filters combine (AND); `tags` is a comma list and every tag must match (`\\,` is a comma inside a tag, `\\\\` a backslash). Default order createdAt asc ' +
       'then id: records added while paging appear at the end, so advancing `offset` by `count` until ' +
       '`offset + count >= totalCount` visits every record once. `limit` 5..500 (default 50). Archived ' +
       'fragments only with `includeArchived=true`. Scope `fragments:read`.',
@@ -48,10 +49,7 @@ export class FragmentsController {
   async list(@Query() query: ListFragmentsQueryDto): Promise<FragmentListDto> {
     const limit = query.limit ?? FRAGMENT_LIST_LIMIT_DEFAULT;
     const offset = query.offset ?? 0;
-    const tags = (query.tags ?? '')
-      .split(',')
-      .map((t) => t.trim())
-      .filter((t) => t !== '');
+    const tags = commaList(query.tags);
     const { items, totalCount } = await this.client.call(M.listFragments, {
       workspaceId: query.workspaceId,
       id: query.id,

@@ -9,6 +9,17 @@ describe('patch operations', () => {
     expect(applyOperations('body', [{ op: 'prepend', text: 'top' }])).toBe('top\nbody');
   });
 
+  it('keeps a frontmatter block that ends the content without a newline intact', () => {
+    const only = '---\ntitle: x\n---';
+    expect(applyOperations(only, [{ op: 'prepend', text: 'TOP' }])).toBe('---\ntitle: x\n---\nTOP\n');
+    expect(applyOperations(`${only}  `, [{ op: 'prepend', text: 'TOP' }])).toBe('---\ntitle: x\n---  \nTOP\n');
+    expect(applyOperations('---\r\ntitle: x\r\n---', [{ op: 'prepend', text: 'TOP' }])).toBe(
+      '---\r\ntitle: x\r\n---\r\nTOP\n',
+    );
+    expect(applyOperations(only, [{ op: 'append', text: 'END' }])).toBe('---\ntitle: x\n---\nEND');
+    expect(applyOperations('', [{ op: 'prepend', text: 'TOP' }])).toBe('TOP\n');
+  });
+
   it('replaces a section up to the next heading of the same or a higher level', () => {
     const doc = '# A\nintro\n## B\nold\n### B1\nnested\n## C\nkeep\n';
     expect(replaceSection(doc, 'B', 'new')).toBe('# A\nintro\n## B\nnew\n\n## C\nkeep\n');

@@ -14,10 +14,14 @@ function applyOne(content: string, operation: PatchOperation): string {
     case 'append':
       return content === '' || content.endsWith('\n') ? content + operation.text : `${content}\n${operation.text}`;
     case 'prepend': {
-      // Frontmatter must stay first to remain frontmatter: prepend after it.
+      // Frontmatter must stay first to remain frontmatter: prepend after it. A block that ends
+      // the content without a newline gets one (in its own line-ending style), or the text
+      // would be glued onto the closing fence and the block would stop being frontmatter.
       const at = frontmatterLength(content);
       const text = operation.text.endsWith('\n') ? operation.text : `${operation.text}\n`;
-      return content.slice(0, at) + text + content.slice(at);
+      const fence = content.slice(0, at);
+      const close = at > 0 && !fence.endsWith('\n') ? (fence.includes('\r\n') ? '\r\n' : '\n') : '';
+      return fence + close + text + content.slice(at);
     }
     case 'replaceSection':
       return replaceSection(content, operation.heading, operation.text);

@@ -15,3 +15,4 @@ export * from './html.js';
 export * from './no-store.js';
 export * from './optional-int.js';
 export * from './if-none-match.js';
+export * from './comma-list.js';

@@ -4,9 +4,10 @@ import { lockWorkspace, refusing, WORKSPACES_DB, type WorkspacesDb, type Workspa
 
 /**
  * Why an invitation could not be created or accepted (nothing was written). seats_full: the
- * plan's members per workspace, live invitations counting as seats (docs/plans.md).
+ * plan's members per workspace, live invitations counting as seats (docs/plans.md). gone: the
+ * invitation stopped being pending meanwhile (a revoke, an expiry or another accept won the race).
  */
-export type InvitationRefusal = 'already_member' | 'pending' | 'seats_full';
+export type InvitationRefusal = 'already_member' | 'pending' | 'seats_full' | 'gone';
 
 export interface NewInvitation {
   workspaceId: string;
@@ -99,13 +100,23 @@ export class InvitationsRepository {
     });
   }
 
-  setStatus(id: string, status: 'revoked' | 'expired'): Promise<InvitationRow> {
-    return this.db.workspaceInvitation.update({ where: { id }, data: { status } });
+  /**
+   * Moves a pending invitation to `status` in one conditional statement; null when it is no
+   * longer pending (an accept or another revoke won the race), and then nothing is written.
+   */
+  async settle(id: string, status: 'revoked' | 'expired'): Promise<InvitationRow | null> {
+    const { count } = await this.db.workspaceInvitation.updateMany({
+      where: { id, status: 'pending' },
+      data: { status },
+    });
+    return count === 1 ? this.db.workspaceInvitation.findUnique({ where: { id } }) : null;
   }
 
   /**
-   * In one transaction with the workspace row locked: refuses a user who is already a
-   * member, adds the membership, drops the user's subscription (a member no longer needs it;
+   * In one transaction with the workspace row locked: claims the invitation (pending to
+   * accepted, one conditional statement, so a revoke racing it either lands first and the
+   * accept is refused as gone, or waits and finds it no longer pending), refuses a user who is
+   * already a member, adds the membership, drops the user's subscription (a member no longer needs it;
    * keeping it would outlive a later removal), marks the invitation's notification read and
    * the invitation accepted.
    */
@@ -119,6 +130,11 @@ export class InvitationsRepository {
     const { workspaceId } = invitation;
     return refusing<InvitationRow, InvitationRefusal>(this.db, async (tx, refuse) => {
       await lockWorkspace(tx, workspaceId);
+      const claimed = await tx.workspaceInvitation.updateMany({
+        where: { id: invitation.id, status: 'pending' },
+        data: { status: 'accepted', acceptedAt: now },
+      });
+      if (claimed.count !== 1) return refuse('gone');
       if (await tx.workspaceMember.findUnique({ where: { workspaceId_userId: { workspaceId, userId } } }))
         return refuse('already_member');
       if (maxMembers !== undefined && (await tx.workspaceMember.count({ where: { workspaceId } })) >= maxMembers)
@@ -134,10 +150,7 @@ export class InvitationsRepository {
         },
         data: { readAt: now },
       });
-      return tx.workspaceInvitation.update({
-        where: { id: invitation.id },
-        data: { status: 'accepted', acceptedAt: now },
-      });
+      return tx.workspaceInvitation.findUniqueOrThrow({ where: { id: invitation.id } });
     });
   }
 }

@@ -111,7 +111,8 @@ export class InvitationsHandlers {
     if (!isUuid(input.invitationId)) throw invitationNotFound();
     const found = await this.invitations.findPending(input.invitationId, workspace.id);
     if (!found) throw invitationNotFound();
-    const revoked = await this.invitations.setStatus(found.id, 'revoked');
+    const revoked = await this.invitations.settle(found.id, 'revoked');
+    if (!revoked) throw invitationNotFound();
     return { invitation: invitationView(revoked, workspace.name) };
   }
 
@@ -152,7 +153,7 @@ export class InvitationsHandlers {
     const { workspace, ...invitation } = found;
     const now = new Date();
     if (invitation.expiresAt <= now) {
-      await this.invitations.setStatus(invitation.id, 'expired');
+      if (!(await this.invitations.settle(invitation.id, 'expired'))) throw invitationNotFound();
       throw invitationExpired();
     }
     const seats = await this.limits.limitOf(workspace.createdBy, 'membersPerWorkspace');
@@ -177,5 +178,6 @@ export class InvitationsHandlers {
 
 /** Nothing was written: the invitee is a member already, or has a live invitation. */
 function refusal(reason: Exclude<InvitationRefusal, 'seats_full'>): Error {
+  if (reason === 'gone') return invitationNotFound();
   return reason === 'pending' ? invitationPending() : alreadyMember();
 }

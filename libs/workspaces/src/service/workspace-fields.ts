@@ -1,20 +1,27 @@
-import { badRequest } from '@kw/platform-errors';
+import { charCount } from '@kw/contracts';
+import { badRequest, invalidField } from '@kw/platform-errors';
 import { VISIBILITIES, WORKSPACE_DESCRIPTION_MAX, WORKSPACE_NAME_MAX } from '../workspaces-limits.js';
 
 /**
  * The service re-validates what the HTTP DTOs already checked: other components call the
- * contract directly, without the edge.
+ * contract directly, without the edge. Lengths are characters as the DTOs and the contract
+ * limits count them (`charCount`: a surrogate pair is one), and a refusal names the field
+ * in the edge's 400 VALIDATION_FAILED shape.
  */
 export function checkName(name: string): string {
   const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > WORKSPACE_NAME_MAX)
-    throw badRequest(`name must be 1 to ${WORKSPACE_NAME_MAX} characters`);
+  if (trimmed === '') throw invalidField('name', 'name must not be blank');
+  if (charCount(trimmed) > WORKSPACE_NAME_MAX)
+    throw invalidField('name', `name must be shorter than or equal to ${WORKSPACE_NAME_MAX} characters`);
   return trimmed;
 }
 
 export function checkDescription(description: string): string {
-  if (description.length > WORKSPACE_DESCRIPTION_MAX)
-    throw badRequest(`description must be at most ${WORKSPACE_DESCRIPTION_MAX} characters`);
+  if (charCount(description) > WORKSPACE_DESCRIPTION_MAX)
+    throw invalidField(
+      'description',
+      `description must be shorter than or equal to ${WORKSPACE_DESCRIPTION_MAX} characters`,
+    );
   return description;
 }
 

@@ -150,7 +150,9 @@ export class ListFragmentsQueryDto {
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUUID() id?: string;
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUUID() fragmentTypeId?: string;
   @ApiPropertyOptional({ enum: FRAGMENT_STATUSES }) @IsOptional() @IsIn(FRAGMENT_STATUSES) status?: string;
-  @ApiPropertyOptional({ description: 'Comma-separated; every tag must match' })
+  @ApiPropertyOptional({
+    description: 'Comma-separated; every tag must match. `\\,` is a comma inside a tag, `\\\\` a backslash',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(2000)

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
-import { OptionalInt } from '@kw/platform-http';
+import { commaList, OptionalInt } from '@kw/platform-http';
 import {
   RETRIEVAL_DEPTH,
   SEARCH_LIMIT_DEFAULT,
@@ -28,7 +28,10 @@ export class SearchFiltersDto {
   @IsString()
   @MaxLength(2000)
   types?: string;
-  @ApiPropertyOptional({ description: 'Comma-separated; every tag must be on the fragment' })
+  @ApiPropertyOptional({
+    description:
+      'Comma-separated; every tag must be on the fragment. `\\\\,` is a comma inside a tag, `\\\\\\\\` a backslash',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
@@ -165,19 +168,12 @@ export class SuggestionsDto {
   @ApiProperty({ type: [SuggestionDto] }) suggestions!: SuggestionDto[];
 }
 
-export function listParam(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-}
-
 export function searchOf(query: SearchFiltersDto) {
   return {
     query: query.q,
     mode: query.mode ?? 'hybrid',
-    types: listParam(query.types),
-    tags: listParam(query.tags),
+    types: commaList(query.types),
+    tags: commaList(query.tags),
     collectionId: query.collectionId ?? '',
   };
 }

@@ -89,6 +89,25 @@ describe('filter language', () => {
       expect(() => filterToSql(text)).toThrow(FilterError);
     }
   });
+
+  it('counts the length limit and positions in characters: an astral character is one', () => {
+    const refusal = (text: string) => {
+      try {
+        filterToSql(text);
+      } catch (error) {
+        return (error as FilterError).position;
+      }
+      throw new Error(`accepted: ${text}`);
+    };
+    const emoji = '\u{1F600}';
+    // 1,010 characters (2,011 UTF-16 units) is within the limit.
+    expect(filterToSql(`title = '${emoji.repeat(1000)}'`).values).toEqual([emoji.repeat(1000)]);
+    expect(refusal(`title = '${emoji.repeat(1991)}'`)).toBe(2000);
+    expect(refusal(`title ~ '${emoji.repeat(2)}' and foo = 'x'`)).toBe(17);
+    expect(refusal(`title = '${emoji}' ${emoji}`)).toBe(12);
+    expect(refusal(`title = '${emoji}`)).toBe(8);
+    expect(() => filterToSql(`title = 'a' ${emoji}`)).toThrow(`unexpected character '${emoji}'`);
+  });
 });
 
 describe('listing field names', () => {
