@@ -1,18 +1,24 @@
+import { charCount } from '@kw/contracts';
 import { badRequest, invalidField } from '@kw/platform-errors';
 import { LEAF_VERSION_MAX, ZONE_ENDPOINT_MAX, ZONE_NAME_MAX, ZONE_REGION_MAX } from '../../workspaces-limits.js';
 
-/** Re-validation of zone fields in the service (the HTTP DTOs check them too). */
+/**
+ * Re-validation of zone fields in the service (the HTTP DTOs check them too), in characters as
+ * the DTOs count them (a surrogate pair is one), refused in the edge's VALIDATION_FAILED shape.
+ */
 export function checkZoneName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > ZONE_NAME_MAX)
-    throw badRequest(`name must be 1 to ${ZONE_NAME_MAX} characters`);
-  return trimmed;
+  return checkText('name', name, ZONE_NAME_MAX);
 }
 
 export function checkRegion(region: string): string {
-  const trimmed = region.trim();
-  if (trimmed.length < 1 || trimmed.length > ZONE_REGION_MAX)
-    throw badRequest(`region must be 1 to ${ZONE_REGION_MAX} characters`);
+  return checkText('region', region, ZONE_REGION_MAX);
+}
+
+function checkText(field: string, value: string, max: number): string {
+  const trimmed = value.trim();
+  if (trimmed === '') throw invalidField(field, `${field} must not be blank`);
+  if (charCount(trimmed) > max)
+    throw invalidField(field, `${field} must be shorter than or equal to ${max} characters`);
   return trimmed;
 }
 
