@@ -33,6 +33,25 @@ describe('chat upstream failures and bring-your-own-key', () => {
     await p?.stop();
   });
 
+  /** A new person (its token) and a public embed key (any site) over its workspace, on the flaky provider's model. */
+  const flakyEmbedKey = async (workspaceName: string, configName: string) => {
+    const owner = await p.person();
+    const ws = (await call(p.base, owner.token, 'POST', '/api/workspaces', { name: workspaceName })).body.workspace.id;
+    const config = await call(p.base, owner.token, 'POST', '/api/v2/configs', {
+      workspaceId: ws,
+      name: configName,
+      model: 'flaky/gpt-4o',
+    });
+    expect(config.status, config.text).toBe(201);
+    const key = await call(p.base, owner.token, 'POST', `/api/v2/configs/${config.body.config.id}/keys`, {
+      label: 'any site',
+      public: true,
+      scopedToken: owner.token,
+    });
+    expect(key.status, key.text).toBe(201);
+    return { ownerToken: owner.token as string, embedKey: key.body.token as string };
+  };
+
   describe('failures', () => {
     it.each(['status-500', 'status-429', 'status-401'] as const)(
       'an upstream %s answers 502 in the OpenAI shape, without the upstream body',
@@ -100,22 +119,9 @@ describe('chat upstream failures and bring-your-own-key', () => {
     );
 
     it("ends an embed turn whose provider fails with an error event that keeps the provider's words out", async () => {
-      const owner = await p.person();
-      const ws = (await call(p.base, owner.token, 'POST', '/api/workspaces', { name: 'embed' })).body.workspace.id;
-      const config = await call(p.base, owner.token, 'POST', '/api/v2/configs', {
-        workspaceId: ws,
-        name: 'flaky assistant',
-        model: 'flaky/gpt-4o',
-      });
-      expect(config.status, config.text).toBe(201);
-      const key = await call(p.base, owner.token, 'POST', `/api/v2/configs/${config.body.config.id}/keys`, {
-        label: 'any site',
-        public: true,
-        scopedToken: owner.token,
-      });
-      expect(key.status, key.text).toBe(201);
+      const { embedKey } = await flakyEmbedKey('embed', 'flaky assistant');
       p.flaky.setMode('status-500');
-      const res = await fetch(`${p.base}/api/v2/embed/chat?key=${key.body.token}`, {
+      const res = await fetch(`${p.base}/api/v2/embed/chat?key=${embedKey}`, {
         method: 'POST',
         headers: { origin: 'https://shop.example', 'content-type': 'application/json' },
         body: JSON.stringify({ messages: [{ role: 'user', content: 'hello' }] }),
@@ -208,22 +214,9 @@ describe('chat upstream failures and bring-your-own-key', () => {
     });
 
     it("counts an embed turn's calls with the estimate, in its done event and the visitor's usage", async () => {
-      const owner = await p.person();
-      const ws = (await call(p.base, owner.token, 'POST', '/api/workspaces', { name: 'no usage' })).body.workspace.id;
-      const config = await call(p.base, owner.token, 'POST', '/api/v2/configs', {
-        workspaceId: ws,
-        name: 'quiet assistant',
-        model: 'flaky/gpt-4o',
-      });
-      expect(config.status, config.text).toBe(201);
-      const key = await call(p.base, owner.token, 'POST', `/api/v2/configs/${config.body.config.id}/keys`, {
-        label: 'any site',
-        public: true,
-        scopedToken: owner.token,
-      });
-      expect(key.status, key.text).toBe(201);
+      const { ownerToken, embedKey } = await flakyEmbedKey('no usage', 'quiet assistant');
       p.flaky.setMode('no-usage');
-      const res = await fetch(`${p.base}/api/v2/embed/chat?key=${key.body.token}`, {
+      const res = await fetch(`${p.base}/api/v2/embed/chat?key=${embedKey}`, {
         method: 'POST',
         headers: { origin: 'https://shop.example', 'content-type': 'application/json' },
         body: JSON.stringify({ messages: [{ role: 'user', content: prompt }] }),
@@ -239,7 +232,7 @@ describe('chat upstream failures and bring-your-own-key', () => {
       expect(usage.inputTokens).toBeGreaterThanOrEqual(200 * usage.modelCalls);
       expect(usage.outputTokens).toBeGreaterThanOrEqual(usage.modelCalls);
       await expect
-        .poll(() => usageOf(owner.token))
+        .poll(() => usageOf(ownerToken))
         .toMatchObject({
           requests: usage.modelCalls,
           inputTokens: usage.inputTokens,
