@@ -739,6 +739,96 @@ describe('MCP endpoint (official SDK client over HTTP)', () => {
         await browser.close();
       }
     }, 60_000);
+
+    // Refused by the HTTP edge before the endpoint runs: over BODY_LIMIT_BYTES (5 MiB), another type, not JSON.
+    const EDGE_REFUSALS = [
+      { name: 'too large', type: 'application/json', body: `"${'a'.repeat(6 * 1024 * 1024)}"`, status: 413 },
+      { name: 'wrong type', type: 'text/plain', body: JSON.stringify(INIT), status: 415 },
+      { name: 'not JSON', type: 'application/json', body: '{"jsonrpc": ', status: 400 },
+    ] as const;
+    const EDGE_CODES = { 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 400: 'INVALID_JSON' } as const;
+
+    it("lets a page of an allowed origin read the edge's refusals (413, 415, 400 INVALID_JSON) in Chromium", async () => {
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        await page.goto(allowedPage.origin);
+        for (const refusal of EDGE_REFUSALS) {
+          const got: any = await page.evaluate(
+            async ({ url, token, type, body }) => {
+              try {
+                const res = await fetch(url, {
+                  method: 'POST',
+                  headers: {
+                    'content-type': type,
+                    accept: 'application/json, text/event-stream',
+                    authorization: `Bearer ${token}`,
+                  },
+                  body,
+                });
+                return { status: res.status, json: await res.json() };
+              } catch (err) {
+                return { blocked: String(err) };
+              }
+            },
+            { url: `${p.platform.url}/api/mcp`, token: owner.auth, type: refusal.type, body: refusal.body },
+          );
+          expect(got, refusal.name).toMatchObject({
+            status: refusal.status,
+            json: { code: EDGE_CODES[refusal.status] },
+          });
+        }
+      } finally {
+        await browser.close();
+      }
+    }, 60_000);
+
+    it("gives the edge's refusals CORS headers for an admitted origin only, never for a foreign one", async () => {
+      // Raw bytes: the 413 answers on Content-Length alone and closes the connection, which a
+      // client still writing the body may report as a failed write before it reads the answer.
+      const send = async (origin: string, refusal: (typeof EDGE_REFUSALS)[number]) => {
+        const tooLarge = refusal.status === 413;
+        const host = new URL(p.platform.url).host;
+        const answer = await rawExchange(
+          p.platform.url,
+          `POST /api/mcp HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${origin}\r\nContent-Type: ${refusal.type}\r\n` +
+            `Authorization: Bearer ${owner.auth}\r\nContent-Length: ${Buffer.byteLength(refusal.body)}\r\n` +
+            `Connection: close\r\n\r\n${tooLarge ? '' : refusal.body}`,
+        );
+        const [head, body] = answer.split('\r\n\r\n', 2);
+        const [statusLine, ...lines] = head!.split('\r\n');
+        const headers = Object.fromEntries(
+          lines.map((line) => [
+            line.slice(0, line.indexOf(':')).toLowerCase(),
+            line.slice(line.indexOf(':') + 1).trim(),
+          ]),
+        );
+        return { status: Number(statusLine!.split(' ')[1]), headers, json: JSON.parse(body!) };
+      };
+      for (const refusal of EDGE_REFUSALS) {
+        for (const origin of [allowedPage.origin, new URL(p.platform.url).origin]) {
+          const res = await send(origin, refusal);
+          expect(res.status, `${refusal.name} from ${origin}`).toBe(refusal.status);
+          expect(res.json.code).toBe(EDGE_CODES[refusal.status]);
+          expect(res.headers['access-control-allow-origin'], refusal.name).toBe(origin);
+          expect(res.headers['vary'], refusal.name).toMatch(/Origin/);
+          expect(res.headers['access-control-expose-headers'], refusal.name).toBe('Mcp-Session-Id, WWW-Authenticate');
+        }
+        const foreign = await send(foreignPage.origin, refusal);
+        expect(foreign.status, `${refusal.name} from a foreign origin`).toBe(refusal.status);
+        expect(foreign.json.code).toBe(EDGE_CODES[refusal.status]);
+        expect(foreign.headers['access-control-allow-origin'], refusal.name).toBeUndefined();
+        expect(foreign.headers['access-control-expose-headers'], refusal.name).toBeUndefined();
+      }
+      // Another route's refusal gets none, even from an origin /api/mcp admits.
+      const elsewhere = await fetch(`${p.platform.url}/api/memory-fragments`, {
+        method: 'POST',
+        headers: { origin: allowedPage.origin, 'content-type': 'text/plain', authorization: `Bearer ${owner.auth}` },
+        body: '{}',
+      });
+      expect(elsewhere.status).toBe(415);
+      expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
+    });
   });
 
   describe('sessions and discovery', () => {

@@ -1,5 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { ERROR_HEADERS } from '@kw/platform-http';
 import { McpController } from './mcp.controller.js';
+import { McpErrorCors } from './mcp-error-cors.js';
 import { ProtectedResourceController } from './protected-resource.controller.js';
 import { McpSessions } from '../service/mcp-sessions.js';
 import { CLOUD_TOOL_SET, LEAF_TOOL_SET, MCP_TOOL_SET, type McpToolSet } from '../service/mcp-tool-set.js';
@@ -23,7 +25,12 @@ export class McpHttpModule {
       module: McpHttpModule,
       // A Leaf accepts only the Cloud's handoff tokens: no OAuth discovery there (docs/mcp.md#leaf).
       controllers: toolSet.plane === 'cloud' ? [McpController, ProtectedResourceController] : [McpController],
-      providers: [McpSessions, { provide: MCP_TOOL_SET, useValue: toolSet }],
+      providers: [
+        McpSessions,
+        { provide: MCP_TOOL_SET, useValue: toolSet },
+        // CORS for the edge's refusals of /api/mcp, before the endpoint ran.
+        { provide: ERROR_HEADERS, useClass: McpErrorCors },
+      ],
     };
   }
 }

@@ -43,8 +43,8 @@ import {
   allowedOrigins,
   checkOrigin,
   CORS_ALLOWED_HEADERS,
-  CORS_EXPOSED_HEADERS,
   CORS_MAX_AGE_SECONDS,
+  corsHeaders,
 } from './origin-policy.js';
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -195,15 +195,15 @@ export class McpController implements OnModuleInit {
   /**
    * The Origin check (403 for a foreign one, without CORS headers), then CORS for an admitted
    * browser origin: set on the raw response, so the SDK transport's own answers (the reply is
-   * hijacked) and the errors raised afterwards (401, session errors) carry them too. Answers
-   * whether the request came from a browser page.
+   * hijacked) and the errors raised afterwards (401, session errors) carry them too; errors
+   * raised before it runs get them from McpErrorCors. Answers whether the request came from a
+   * browser page.
    */
   private cors(request: FastifyRequest, reply: FastifyReply): boolean {
     reply.raw.setHeader('vary', 'Origin');
     const origin = checkOrigin(header(request, 'origin'), this.origins, publicBase(this.config, request));
     if (origin === undefined) return false;
-    reply.raw.setHeader('access-control-allow-origin', origin);
-    reply.raw.setHeader('access-control-expose-headers', CORS_EXPOSED_HEADERS);
+    for (const [name, value] of Object.entries(corsHeaders(origin))) reply.raw.setHeader(name, value);
     return true;
   }
 

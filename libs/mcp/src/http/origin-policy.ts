@@ -14,19 +14,25 @@ export function allowedOrigins(config: AppConfig): Set<string> {
  */
 export function checkOrigin(origin: string | undefined, allowed: Set<string>, own: string): string | undefined {
   if (origin === undefined) return undefined;
-  let normalized: string;
-  try {
-    normalized = new URL(origin).origin;
-  } catch {
-    normalized = 'invalid';
-  }
-  if (normalized !== new URL(own).origin && !allowed.has(normalized))
+  const admitted = admittedOrigin(origin, allowed, own);
+  if (admitted === undefined)
     throw new AppError({
       status: 403,
       code: ErrorCode.FORBIDDEN,
       message: `Origin ${origin.slice(0, 200)} is not allowed to call the MCP endpoint`,
     });
-  return normalized;
+  return admitted;
+}
+
+/** The origin serialized (scheme://host[:port]) if it is the deployment's own or an allowed one; undefined otherwise. */
+export function admittedOrigin(origin: string, allowed: Set<string>, own: string): string | undefined {
+  let normalized: string;
+  try {
+    normalized = new URL(origin).origin;
+  } catch {
+    return undefined;
+  }
+  return normalized === new URL(own).origin || allowed.has(normalized) ? normalized : undefined;
 }
 
 /** What a browser page of an admitted origin may send (the preflight's Access-Control-Allow-Headers). */
@@ -35,3 +41,12 @@ export const CORS_ALLOWED_HEADERS = 'authorization, content-type, mcp-session-id
 export const CORS_EXPOSED_HEADERS = 'Mcp-Session-Id, WWW-Authenticate';
 /** How long a browser may keep a preflight's answer, in seconds. */
 export const CORS_MAX_AGE_SECONDS = 600;
+
+/** The CORS headers of every answer to an admitted origin (the preflight adds its own). */
+export function corsHeaders(origin: string): Record<string, string> {
+  return {
+    'access-control-allow-origin': origin,
+    vary: 'Origin',
+    'access-control-expose-headers': CORS_EXPOSED_HEADERS,
+  };
+}

@@ -5,13 +5,13 @@ import type { ErrorResponder } from './error-responder.js';
 
 /**
  * Catches everything Nest's pipeline throws and hands it to the shared ErrorResponder, with the
- * headers a component adds to errors its route did not get to (ErrorHeaders), if any.
+ * headers components add to errors their route did not get to (ErrorHeaders), if any.
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   constructor(
     private readonly responder: ErrorResponder,
-    private readonly errorHeaders: () => ErrorHeaders | undefined = () => undefined,
+    private readonly errorHeaders: () => readonly ErrorHeaders[] = () => [],
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -24,13 +24,28 @@ export class AllExceptionsFilter implements ExceptionFilter {
     // not-found handler runs, so a form or multipart body would otherwise answer 415.
     const unmatched = !request.routeOptions?.url;
     const error = unmatched ? this.responder.routeMiss(request) : exception;
-    const extra = reply.sent ? undefined : this.errorHeaders()?.headersFor(request, reply.getHeaders());
-    if (!extra) return this.responder.send(request, reply, error);
-    void extra
-      .then(
-        (headers) => void reply.headers(headers),
-        () => undefined, // no headers then: the error itself still goes out
-      )
-      .finally(() => this.responder.send(request, reply, error));
+    const extra = reply.sent ? [] : this.headersToAdd(request, reply.getHeaders());
+    if (extra.length === 0) return this.responder.send(request, reply, error);
+    void Promise.all(
+      extra.map((pending) =>
+        pending.then(
+          (headers) => void reply.headers(headers),
+          () => undefined, // none of these then: the error itself still goes out
+        ),
+      ),
+    ).finally(() => this.responder.send(request, reply, error));
+  }
+
+  /** What each provider will add: only those with something to say (none, usually). */
+  private headersToAdd(
+    request: FastifyRequest,
+    sentHeaders: Record<string, unknown>,
+  ): Promise<Record<string, string>>[] {
+    const pending: Promise<Record<string, string>>[] = [];
+    for (const provider of this.errorHeaders()) {
+      const headers = provider.headersFor(request, sentHeaders);
+      if (headers) pending.push(headers);
+    }
+    return pending;
   }
 }

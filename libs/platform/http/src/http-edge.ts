@@ -121,8 +121,8 @@ export function installHttpEdge(
   // Fastify's own errors (body parsing, size limits) reach the filter too: Nest installs
   // Fastify's error handler at init and routes them through its exception filters.
   // Looked up at the first error (requests come after init), then kept.
-  let errorHeaders: { found?: ErrorHeaders } | undefined;
-  const findErrorHeaders = () => (errorHeaders ??= { found: componentErrorHeaders(app) }).found;
+  let errorHeaders: readonly ErrorHeaders[] | undefined;
+  const findErrorHeaders = () => (errorHeaders ??= componentErrorHeaders(app));
   app.useGlobalFilters(new AllExceptionsFilter(responder, findErrorHeaders));
   app.useGlobalPipes(createValidationPipe());
 }
@@ -164,11 +164,11 @@ function installInputGuard(fastify: FastifyInstance): void {
   });
 }
 
-/** The ErrorHeaders a component provides, if one does. */
-function componentErrorHeaders(app: NestFastifyApplication): ErrorHeaders | undefined {
+/** The ErrorHeaders every component provides (none, one or several). */
+function componentErrorHeaders(app: NestFastifyApplication): readonly ErrorHeaders[] {
   try {
-    return app.get<ErrorHeaders>(ERROR_HEADERS, { strict: false });
+    return app.get<ErrorHeaders>(ERROR_HEADERS, { strict: false, each: true });
   } catch {
-    return undefined;
+    return [];
   }
 }
