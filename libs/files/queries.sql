@@ -85,7 +85,7 @@ WITH highlight AS (
     FROM unnest(to_tsvector('english', ${query})) AS u
 )
 SELECT c.file_id::text || ':' || c.ordinal AS key,
-       ts_headline('english', translate(c.text, ${HEADLINE_MARKERS}, '  '), h.tsq, ${CHUNK_SNIPPET_SHAPE}) AS snippet
+       ts_headline('english', translate(c.text, ${HEADLINE_FROM}, ${HEADLINE_TO}), h.tsq, ${CHUNK_SNIPPET_SHAPE}) AS snippet
   FROM unnest(${chunks.map((c) => c.fileId)}::uuid[], ${chunks.map((c) => c.ordinal)}::int[]) AS k(file_id, ordinal)
   JOIN data.file_chunks c ON c.file_id = k.file_id AND c.ordinal = k.ordinal, highlight h;
 

@@ -106,7 +106,7 @@ SELECT f.id::text AS id, ${holds} AS holds FROM search_read.fragments f
 
 -- src/persistence/search.repository.ts: SearchRepository.hits.rows
 SELECT f.id::text AS id, f.workspace_id::text AS workspace_id, f.title, t.key AS type, f.tags, f.created_at, f.updated_at,
-       ts_headline('english', translate(concat_ws(' ', f.summary, f.content), ${HEADLINE_MARKERS}, '  '),
+       ts_headline('english', translate(concat_ws(' ', f.summary, f.content), ${HEADLINE_FROM}, ${HEADLINE_TO}),
                    coalesce(${highlightQuery(query)}, ''::tsquery), ${SNIPPET_SHAPE}) AS snippet
   FROM search_read.fragments f JOIN search_read.fragment_types t ON t.id = f.fragment_type_id
  WHERE f.id = ANY(${ids}::uuid[]) AND f.workspace_id = ANY(${workspaceIds}::uuid[]) AND f.archived_at IS NULL;

@@ -134,6 +134,34 @@ describe('hostile input', () => {
     });
   });
 
+  describe('query parameters whose percent-encoded bytes are not UTF-8', () => {
+    it.each([
+      ['/api/search?workspaceId=WS&q=%ED%A0%80zebra', 'q'], // a lone surrogate encoded as UTF-8
+      ['/api/search?workspaceId=WS&q=%FFzebra', 'q'], // not UTF-8 at all
+      ['/api/graph/entities?workspaceId=WS&q=%FF', 'q'],
+      ['/api/memory-fragments?workspaceId=WS&key=k%C3', 'key'], // a cut sequence
+    ])('GET %s is a 400 naming the parameter, never searched as typed', async (path, field) => {
+      // Raw bytes, so the query string reaches the server exactly as written.
+      const answer = await rawRequest(
+        base,
+        `GET ${path.replace('WS', ws.id)} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${alice.auth}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(answer.status, answer.text).toBe(400);
+      const body = JSON.parse(answer.text.slice(answer.text.indexOf('{')));
+      expect(body.code).toBe('VALIDATION_FAILED');
+      expect(body.fields).toEqual([{ field, problems: [expect.stringMatching(/well-formed Unicode/)] }]);
+    });
+
+    it('well-formed percent-encoding and a literal % still search', async () => {
+      for (const q of ['%C3%A9t%C3%A9', '100%', '%zz', 'a%2Bb+c']) {
+        const res = await fetch(`${base}/api/search?workspaceId=${ws.id}&q=${q}`, {
+          headers: { authorization: `Bearer ${alice.auth}` },
+        });
+        expect(res.status, `${q}: ${await res.clone().text()}`).toBe(200);
+      }
+    });
+  });
+
   describe('deeply nested JSON', () => {
     const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 

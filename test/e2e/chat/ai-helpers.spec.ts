@@ -134,6 +134,17 @@ describe('AI helpers, availability and usage', () => {
     expect((await api(builtin, owner, 'POST', '/api/ai/embedding', { input: Array(101).fill('x') })).status).toBe(400);
   });
 
+  it('takes texts of 200,000 characters within the body limit, and answers a larger body 413 (docs/ai-helpers.md)', async () => {
+    const texts = (n: number) => Array.from({ length: n }, () => 'a '.repeat(100_000));
+    const fits = await api(builtin, owner, 'POST', '/api/ai/embedding', { input: texts(3) });
+    expect(fits.status, fits.text).toBe(200);
+    expect(fits.body.data).toHaveLength(3);
+    // 27 such texts are 5.4 MB of JSON, over BODY_LIMIT_BYTES (5 MiB): refused before it is read.
+    const over = await api(builtin, owner, 'POST', '/api/ai/embedding', { input: texts(27) });
+    expect(over.status, over.text).toBe(413);
+    expect(over.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+  });
+
   it('uses an OpenAI-compatible provider the same way, and tells which capabilities are down', async () => {
     const vectors = await api(compatible, { token: admin.ADMIN_TOKEN }, 'POST', '/api/ai/embedding', {
       input: ['alpha', 'beta'],

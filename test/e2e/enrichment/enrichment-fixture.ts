@@ -6,17 +6,21 @@ import { expect } from 'vitest';
 export async function flakyOpenAiServer(): Promise<{
   url: string;
   failing: { on: boolean };
+  /** While on, the model answers nothing for 7 s (longer than SEARCH_MODEL_TIMEOUT_MS), then fails. */
+  hanging: { on: boolean };
   calls: () => number;
   close: () => Promise<void>;
 }> {
   const failing = { on: true };
+  const hanging = { on: false };
   let calls = 0;
   const server: Server = createServer(async (req, res) => {
     let raw = '';
     for await (const chunk of req) raw += chunk;
     calls++;
     res.setHeader('content-type', 'application/json');
-    if (failing.on) {
+    if (hanging.on) await new Promise((r) => setTimeout(r, 7_000));
+    if (failing.on || hanging.on) {
       res.statusCode = 500;
       res.end('{"error":{"message":"unavailable"}}');
       return;
@@ -44,8 +48,13 @@ export async function flakyOpenAiServer(): Promise<{
   return {
     url: `http://127.0.0.1:${port}/v1`,
     failing,
+    hanging,
     calls: () => calls,
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -67,6 +67,25 @@ describe('agentic search with a model', () => {
     expect(res.body.leads[0].why).not.toContain('meaning');
   });
 
+  it('falls back within one model budget when the model hangs, well inside the service timeout', async () => {
+    // Widening and the query's embedding share SEARCH_MODEL_TIMEOUT_MS (5 s): one after the
+    // other at 5 s each they used up SERVICE_TIMEOUT_MS (10 s) and the client got a 504.
+    ai.failing.on = false;
+    ai.hanging.on = true;
+    try {
+      const started = Date.now();
+      const res = await search('remote fridays while the model hangs');
+      const took = Date.now() - started;
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.steps[0].detail).toContain('failed');
+      expect(res.body.leads[0]).toMatchObject({ title: 'Work policy', why: expect.stringContaining('keyword match') });
+      expect(res.body.leads[0].why).not.toContain('meaning');
+      expect(took).toBeLessThan(8_000);
+    } finally {
+      ai.hanging.on = false;
+    }
+  }, 20_000);
+
   it('answers hybrid search from its keyword side while the model is down, and semantic search with 502', async () => {
     ai.failing.on = true;
     const url = (mode: string) =>

@@ -38,11 +38,18 @@ const PAYLOADS: Array<{ word: string; content: string; snippet: string }> = [
     content: 'vibraphonee \u0001forged\u0002 marks',
     snippet: '<mark>vibraphonee</mark>  forged  marks',
   },
-  // What ts_headline's parser reads as tags it still drops (a space each).
+  // What ts_headline's parser reads as tags is escaped too, not dropped.
   {
     word: 'vibraphonef',
     content: 'vibraphonef before <script>alert(1)</script> after',
-    snippet: '<mark>vibraphonef</mark> before  alert(1)  after',
+    snippet: '<mark>vibraphonef</mark> before &lt;script&gt;alert(1)&lt;/script&gt; after',
+  },
+  // Code and maths keep their angle brackets; a word inside one is marked (the headline ends at its last match).
+  {
+    word: 'vibraphoneg',
+    content: 'vibraphoneg List<String> and <b>bold</b>; if a<b and 5 > 3 then <notatag vibraphoneg> ok',
+    snippet:
+      '<mark>vibraphoneg</mark> List&lt;String&gt; and &lt;b&gt;bold&lt;/b&gt;; if a&lt;b and 5 &gt; 3 then &lt;notatag <mark>vibraphoneg</mark>',
   },
 ];
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sqlStatements, type Database, type SqlExecutor } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { announcingOutbox, appendOutbox } from '@kw/platform-outbox';
-import { HEADLINE_MARKERS, headlineOptions, snippetHtml, type CorpusStatistics } from '@kw/platform-ranking';
+import { HEADLINE_FROM, HEADLINE_TO, headlineOptions, snippetHtml, type CorpusStatistics } from '@kw/platform-ranking';
 import { CHUNK_BM25_B, CHUNK_BM25_K1 } from '../domain/chunk-ranking.js';
 import { FILES_DB, type FilesDb } from './files-database.js';
 import type { FileRow, FileWithAttachments } from './rows.js';
@@ -352,7 +352,7 @@ export class FilesRepository {
           FROM unnest(to_tsvector('english', ${query})) AS u
       )
       SELECT c.file_id::text || ':' || c.ordinal AS key,
-             ts_headline('english', translate(c.text, ${HEADLINE_MARKERS}, '  '), h.tsq, ${CHUNK_SNIPPET_SHAPE}) AS snippet
+             ts_headline('english', translate(c.text, ${HEADLINE_FROM}, ${HEADLINE_TO}), h.tsq, ${CHUNK_SNIPPET_SHAPE}) AS snippet
         FROM unnest(${chunks.map((c) => c.fileId)}::uuid[], ${chunks.map((c) => c.ordinal)}::int[]) AS k(file_id, ordinal)
         JOIN data.file_chunks c ON c.file_id = k.file_id AND c.ordinal = k.ordinal, highlight h`;
     return new Map(rows.map((r) => [r.key, snippetHtml(r.snippet)]));

@@ -158,7 +158,7 @@ function installInputGuard(fastify: FastifyInstance): void {
     const ownQuery = config?.[OWN_QUERY_CHECK] === true;
     done(
       checkParameters(request.params) ??
-        (ownQuery ? undefined : checkParameters(request.query)) ??
+        (ownQuery ? undefined : checkParameters(request.query, request.url)) ??
         checkBody(request.body),
     );
   });

@@ -68,8 +68,44 @@ export function checkBody(body: unknown): AppError | undefined {
   return undefined;
 }
 
-/** Checks query or path parameters (strings, or arrays of strings for repeated query keys). */
-export function checkParameters(parameters: unknown): AppError | undefined {
+const PERCENT_ENCODING_PROBLEM = 'must be well-formed Unicode (its percent-encoded bytes are not UTF-8)';
+
+/**
+ * Percent-encoded bytes of a query string that are not UTF-8 (`%FF`, or `%ED%A0%80`, a lone
+ * surrogate encoded as UTF-8): the query parser leaves such a value undecoded, so it would be
+ * read as typed. Refused like a lone surrogate in a body, naming the parameter. A `%` not followed
+ * by two hex digits is a literal `%`, as the parser (and URLSearchParams) read it.
+ */
+function checkQueryString(url: string): AppError | undefined {
+  const at = url.indexOf('?');
+  if (at < 0 || !url.includes('%', at)) return undefined;
+  for (const pair of url.slice(at + 1).split('&')) {
+    if (!pair.includes('%')) continue;
+    const eq = pair.indexOf('=');
+    const [name, value] = eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
+    const decodedName = percentDecoded(name);
+    if (decodedName === undefined) return invalidText('query', `parameter names ${PERCENT_ENCODING_PROBLEM}`);
+    if (percentDecoded(value) === undefined) return invalidText(decodedName, PERCENT_ENCODING_PROBLEM);
+  }
+  return undefined;
+}
+
+/** The text percent-decoded (a `%` without two hex digits kept as it is), or undefined when its bytes are not UTF-8. */
+function percentDecoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' ').replace(/%(?![0-9a-fA-F]{2})/g, '%25'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Checks query or path parameters (strings, or arrays of strings for repeated query keys).
+ * `url`: the request's URL, whose query string's percent-encoding is checked first.
+ */
+export function checkParameters(parameters: unknown, url?: string): AppError | undefined {
+  const encoding = url === undefined ? undefined : checkQueryString(url);
+  if (encoding) return encoding;
   if (parameters === null || typeof parameters !== 'object') return undefined;
   for (const [name, value] of Object.entries(parameters)) {
     const nameProblem = textProblem(name);

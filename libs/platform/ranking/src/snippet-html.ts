@@ -1,19 +1,24 @@
 /**
  * Search snippets (fragments' and files') as safe HTML whose only markup is `<mark>`.
  *
- * Postgres' ts_headline copies the text around its matches as it is: a tag its parser does not
- * take for one (`<img src=x onerror=…>`, `<svg/onload=…>`) reaches the client, which renders
- * the snippet as HTML to show the highlights. So the statement asks ts_headline to wrap matches
- * in two control characters instead (`headlineOptions`), after turning those characters in the
- * text into spaces (`translate(text, HEADLINE_MARKERS, '  ')`: they separate words either way,
- * so matching is unchanged), and `snippetHtml` escapes the headline, then puts `<mark>` and
- * `</mark>` where the markers are.
+ * Postgres' ts_headline copies the text around its matches as it is, except what its parser takes
+ * for a tag (`<b>`, `<String>`, `<b and 5 >`), which it drops, and a tag it does not take for one
+ * (`<img src=x onerror=…>`, `<svg/onload=…>`) would reach the client, which renders the snippet
+ * as HTML to show the highlights. So the statement hands ts_headline the text with `<` and `>`
+ * turned into two control characters (no tag left to drop: `List<String>` stays), asks it to
+ * wrap matches in two more (`headlineOptions`), after turning those four characters in the text
+ * into spaces (`translate(text, HEADLINE_FROM, HEADLINE_TO)`: they separate words either way),
+ * and `snippetHtml` escapes the headline, then puts `&lt;`, `&gt;`, `<mark>` and `</mark>`
+ * where the control characters are.
  */
 const MATCH_START = '\u0001';
 const MATCH_STOP = '\u0002';
+const ANGLE_OPEN = '\u0003';
+const ANGLE_CLOSE = '\u0004';
 
-/** The two markers, for `translate(text, HEADLINE_MARKERS, '  ')` before ts_headline. */
-export const HEADLINE_MARKERS = MATCH_START + MATCH_STOP;
+/** For `translate(text, HEADLINE_FROM, HEADLINE_TO)` before ts_headline: the control characters to spaces, `<` `>` to theirs. */
+export const HEADLINE_FROM = MATCH_START + MATCH_STOP + ANGLE_OPEN + ANGLE_CLOSE + '<>';
+export const HEADLINE_TO = '    ' + ANGLE_OPEN + ANGLE_CLOSE;
 
 /** ts_headline's options with the markers as selectors. */
 export function headlineOptions(shape: { maxWords: number; minWords: number; maxFragments: number }): string {
@@ -26,6 +31,8 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 export function snippetHtml(headline: string): string {
   return headline
     .replace(/[&<>"']/g, (c) => ESCAPES[c]!)
+    .replaceAll(ANGLE_OPEN, '&lt;')
+    .replaceAll(ANGLE_CLOSE, '&gt;')
     .replaceAll(MATCH_START, '<mark>')
     .replaceAll(MATCH_STOP, '</mark>');
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataPrisma, type Database } from '@kw/platform-persistence';
-import { HEADLINE_MARKERS, headlineOptions, snippetHtml } from '@kw/platform-ranking';
+import { HEADLINE_FROM, HEADLINE_TO, headlineOptions, snippetHtml } from '@kw/platform-ranking';
 import { DATABASE } from '@kw/platform-runtime';
 import { BM25_B, BM25_K1, KEYWORD_TERMS_MAX, type CorpusStatistics } from '../domain/keyword-ranking.js';
 import type { ReadQuery } from '@kw/platform-query-reading';
@@ -167,7 +167,7 @@ export class SearchRepository {
   async hits(workspaceIds: string[], query: ReadQuery, ids: string[]): Promise<HitRow[]> {
     const rows = await this.rows<HitRow>(sql`
       SELECT f.id::text AS id, f.workspace_id::text AS workspace_id, f.title, t.key AS type, f.tags, f.created_at, f.updated_at,
-             ts_headline('english', translate(concat_ws(' ', f.summary, f.content), ${HEADLINE_MARKERS}, '  '),
+             ts_headline('english', translate(concat_ws(' ', f.summary, f.content), ${HEADLINE_FROM}, ${HEADLINE_TO}),
                          coalesce(${highlightQuery(query)}, ''::tsquery), ${SNIPPET_SHAPE}) AS snippet
         FROM search_read.fragments f JOIN search_read.fragment_types t ON t.id = f.fragment_type_id
        WHERE f.id = ANY(${ids}::uuid[]) AND f.workspace_id = ANY(${workspaceIds}::uuid[]) AND f.archived_at IS NULL`);

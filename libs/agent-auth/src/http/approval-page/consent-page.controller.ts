@@ -83,7 +83,7 @@ export class ConsentPageController {
   ): Promise<void> {
     try {
       // Text the platform refuses everywhere (a NUL character): refused here, as the page.
-      const refused = checkParameters(query);
+      const refused = checkParameters(query, request.url);
       if (refused) throw refused;
       await this.showAuthorization(query, request, reply);
     } catch (err) {

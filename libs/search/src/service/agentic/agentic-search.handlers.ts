@@ -87,6 +87,10 @@ export class AgenticSearchHandlers {
     const text = searchText(input.query);
     const query = readQuery(text);
     const excludedWords = new Set(queryTerms(query.exclusions.join(' ')));
+    // One model budget for the whole run (SEARCH_MODEL_TIMEOUT_MS): the query's embedding gets
+    // what the widening left, so a hung model costs it once and the fallback answers well
+    // inside SERVICE_TIMEOUT_MS.
+    const modelDeadline = Date.now() + this.config.SEARCH_MODEL_TIMEOUT_MS;
     const expansion = await expandQuery(query.modelText, this.ai, this.config.SEARCH_MODEL_TIMEOUT_MS);
     const own = expansion.own;
     const terms = expansion.terms.filter((t) => !excludedWords.has(t));
@@ -124,7 +128,7 @@ export class AgenticSearchHandlers {
       ),
     ];
     const [hits, addedHits] = await Promise.all([
-      this.ranked(workspaceId, text, 'hybrid'),
+      this.ranked(workspaceId, text, 'hybrid', modelDeadline),
       added.length > 0 ? this.ranked(workspaceId, added.join(' '), 'keyword') : [],
     ]);
     // A lead's `why` names the words it holds, not every word of the query.
@@ -216,8 +220,14 @@ export class AgenticSearchHandlers {
   }
 
   /** The search's candidates for `query` in the workspace, best first, as many as a lead list takes. */
-  private async ranked(workspaceId: string, query: string, mode: SearchMode): Promise<FusedHit[]> {
-    const hits = await this.fragmentSearch.rank([workspaceId], { query, mode, types: [], tags: [] });
+  private async ranked(
+    workspaceId: string,
+    query: string,
+    mode: SearchMode,
+    modelDeadline?: number,
+  ): Promise<FusedHit[]> {
+    const criteria = { query, mode, types: [], tags: [] };
+    const hits = await this.fragmentSearch.rank([workspaceId], criteria, undefined, 0, modelDeadline);
     return hits.slice(0, AGENTIC_CANDIDATES);
   }
 

@@ -50,8 +50,12 @@ export class FragmentSearch {
         registers: [metrics.registry],
       });
     this.queryVectors = new QueryEmbeddings(
-      async (text) => {
-        const [vector] = await ai.embed([text], 'query', { timeoutMs: config.SEARCH_MODEL_TIMEOUT_MS });
+      async (text, timeoutMs = config.SEARCH_MODEL_TIMEOUT_MS) => {
+        // A spent budget (agentic search's shared deadline) asks nothing: the keywords answer.
+        if (timeoutMs <= 0) throw new Error('no time left for the model within the search deadline');
+        const [vector] = await ai.embed([text], 'query', {
+          timeoutMs: Math.min(timeoutMs, config.SEARCH_MODEL_TIMEOUT_MS),
+        });
         return vector;
       },
       { observe: (outcome) => outcomes.inc({ outcome }) },
@@ -88,18 +92,22 @@ export class FragmentSearch {
   /**
    * Every candidate of the query, best first, without loading the fragments (agentic search
    * merges them with its other retrievals). `rerankFrom`: the page's offset, for the reranker.
+   * `modelDeadline` (epoch ms): when the query's embedding must be done by, so a caller that
+   * asked the model before (agentic search) keeps every model call within one budget; past it,
+   * the query is not embedded and hybrid search answers from its keywords.
    */
   async rank(
     workspaceIds: string[],
     criteria: SearchCriteria,
     query = readQuery(criteria.query),
     rerankFrom = 0,
+    modelDeadline?: number,
   ): Promise<FusedHit[]> {
     if (workspaceIds.length === 0 || criteria.query.trim() === '') return [];
     // The retrievers are independent: on a pooled database they run side by side.
     const [keyword, semantic] = await Promise.all([
       criteria.mode !== 'semantic' ? this.keywordCandidates(workspaceIds, query, criteria) : undefined,
-      criteria.mode !== 'keyword' ? this.semanticCandidates(workspaceIds, criteria, query) : undefined,
+      criteria.mode !== 'keyword' ? this.semanticCandidates(workspaceIds, criteria, query, modelDeadline) : undefined,
     ]);
     // Single modes answer with their retriever's own ranking; hybrid may be reranked.
     return criteria.mode === 'hybrid'
@@ -147,13 +155,18 @@ export class FragmentSearch {
     workspaceIds: string[],
     criteria: SearchCriteria,
     query: ReadQuery,
+    modelDeadline?: number,
   ): Promise<RankedId[]> {
     // Nothing but exclusions or operators: nothing to be close to.
     if (query.modelText.trim() === '') return [];
     let vector: number[] | undefined;
     try {
       // The model reads the opening: the vectors are kept by what it read, so queries that share it share one.
-      vector = await this.queryVectors.of(query.modelText.slice(0, SEARCH_QUERY_MODEL_CHARS));
+      vector = await this.queryVectors.of(
+        query.modelText.slice(0, SEARCH_QUERY_MODEL_CHARS),
+        Date.now(),
+        modelDeadline === undefined ? undefined : modelDeadline - Date.now(),
+      );
     } catch (err) {
       if (criteria.mode === 'semantic')
         throw new AppError({

@@ -19,7 +19,7 @@ export class QueryEmbeddings {
   private readonly observe: (outcome: 'reused' | 'model' | 'failed') => void;
 
   constructor(
-    private readonly embed: (query: string) => Promise<number[] | undefined>,
+    private readonly embed: (query: string, timeoutMs?: number) => Promise<number[] | undefined>,
     options: {
       limit?: number;
       ttlMs?: number;
@@ -31,7 +31,8 @@ export class QueryEmbeddings {
     this.observe = options.observe ?? (() => {});
   }
 
-  async of(query: string, now = Date.now()): Promise<number[] | undefined> {
+  /** `timeoutMs`: how long the model may take this time (a caller's remaining budget); the default when absent. */
+  async of(query: string, now = Date.now(), timeoutMs?: number): Promise<number[] | undefined> {
     const known = this.kept.get(query);
     this.kept.delete(query);
     if (known && now - known.at < this.ttlMs) {
@@ -41,7 +42,7 @@ export class QueryEmbeddings {
     }
     let vector: number[] | undefined;
     try {
-      vector = await this.embed(query);
+      vector = await this.embed(query, timeoutMs);
     } catch (err) {
       this.observe('failed');
       throw err;
