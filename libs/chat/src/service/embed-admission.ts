@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
 import { AuthContextSchema, IdentityService, WorkspacesService, type AuthContext } from '@kw/contracts';
+import { grantReaches } from '@kw/platform-access-policy';
 import { PerAccountCache } from '@kw/platform-entitlements';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
@@ -209,7 +210,7 @@ export class EmbedAdmission {
     const token = this.box.open(sealed);
     const fetch = () => this.authenticateScopedToken(token);
     const { auth } = this.tokenCache ? await this.tokenCache.authenticate(token, '', fetch) : (await fetch()).caller;
-    const reaches = auth.allWorkspaces || auth.workspaceIds.includes(config.workspaceId);
+    const reaches = grantReaches(auth, config.workspaceId);
     return {
       by: 'scoped-token',
       caller: create(AuthContextSchema, {

@@ -1,5 +1,11 @@
 import type { RequestContext } from '@kw/platform-context';
-import { assertAccountAllowed, type AccountState, type Action, type CallerAuth } from '@kw/platform-access-policy';
+import {
+  assertAccountAllowed,
+  grantReaches,
+  type AccountState,
+  type Action,
+  type CallerAuth,
+} from '@kw/platform-access-policy';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 
 export interface Caller {
@@ -25,7 +31,7 @@ export function assertAccount(context: RequestContext, action: Action): { userId
 
 /** Whether the credential reaches this workspace at all (its workspace restriction). */
 export function tokenReaches(auth: CallerAuth, workspaceId: string): boolean {
-  return auth.allWorkspaces || auth.workspaceIds.includes(workspaceId);
+  return grantReaches(auth, workspaceId);
 }
 
 /**
