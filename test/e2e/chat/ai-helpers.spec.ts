@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminEnv, userWithToken } from '../../support/accounts.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { startExaStandIn, type ExaStandIn } from '../../support/stand-ins/exa-stand-in.js';
+import { rawRequest } from '../../support/raw-http.js';
 import { STAND_IN_ERROR_MESSAGES, startOpenAiStandIn, type StandIn } from '../../support/stand-ins/openai-stand-in.js';
 import { call } from './chat-fixture.js';
 
@@ -139,10 +140,18 @@ describe('AI helpers, availability and usage', () => {
     const fits = await api(builtin, owner, 'POST', '/api/ai/embedding', { input: texts(3) });
     expect(fits.status, fits.text).toBe(200);
     expect(fits.body.data).toHaveLength(3);
-    // 27 such texts are 5.4 MB of JSON, over BODY_LIMIT_BYTES (5 MiB): refused before it is read.
-    const over = await api(builtin, owner, 'POST', '/api/ai/embedding', { input: texts(27) });
+    // 27 such texts are 5.4 MB of JSON, over BODY_LIMIT_BYTES (5 MiB): refused on Content-Length
+    // before it is read. Raw bytes: the server answers and closes while the body is still being
+    // written, which fetch reports as a failed write (EPIPE) instead of the answer.
+    const body = JSON.stringify({ input: texts(27) });
+    const over = await rawRequest(
+      builtin.url,
+      `POST /api/ai/embedding HTTP/1.1\r\nHost: ${new URL(builtin.url).host}\r\nContent-Type: application/json\r\n` +
+        `Authorization: Bearer ${owner.token}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      30_000,
+    );
     expect(over.status, over.text).toBe(413);
-    expect(over.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    expect(JSON.parse(over.text)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
   });
 
   it('uses an OpenAI-compatible provider the same way, and tells which capabilities are down', async () => {
