@@ -365,6 +365,38 @@ describe('subscription billing with Stripe', () => {
     expect(answer).toEqual({ status: 200, body: { received: true, outcome: 'ignored' } });
   });
 
+  it('acknowledges and ignores a signed event whose times are no dates, so Stripe stops retrying it', async () => {
+    const who = await customer();
+    await deliver(completed(who, 'sub_when'));
+    const sub = (currentPeriodEnd: number) =>
+      stripeSubscriptionOf({
+        id: 'sub_when',
+        customer: who.customer,
+        status: 'active',
+        priceId: PRO_PRICE,
+        currentPeriodEnd,
+      });
+    const nonsense = [
+      stripeEventOf('customer.subscription.updated', sub(tick() + 86_400), { created: 1e20 }),
+      stripeEventOf('customer.subscription.updated', sub(1e300), { created: tick() }),
+      stripeEventOf('customer.subscription.updated', sub(tick() + 86_400), { created: -1 }),
+      { ...completed(who, 'sub_when'), created: 1e20 },
+    ];
+    for (const event of nonsense) {
+      const answer = await deliver(event);
+      expect(answer, JSON.stringify(event)).toEqual({ status: 200, body: { received: true, outcome: 'ignored' } });
+      // Redelivered (Stripe retries only what it was not acknowledged): the same answer.
+      expect((await deliver(event)).body.outcome).toBe('ignored');
+    }
+    expect(await subscription(who.token)).toMatchObject({ plan: { id: 'free' }, billing: null });
+    const ignored = platform.logs.filter((l) => l.msg === 'billing event ignored: a time that is no date');
+    expect(ignored.map((l) => l.eventId)).toEqual(expect.arrayContaining(nonsense.map((e) => e.id)));
+    // Nothing of them was kept: the subscription's next real event applies.
+    const paid = subscriptionEvent('updated', { id: 'sub_when', customer: who.customer, status: 'active' });
+    expect((await deliver(paid)).body.outcome).toBe('applied');
+    expect((await subscription(who.token)).plan.id).toBe('pro');
+  });
+
   it('never logs the secret key or the webhook secret', () => {
     const output = JSON.stringify(platform.logs) + platform.stderr.join('');
     expect(output).toContain('billing event');

@@ -63,6 +63,8 @@ export interface OtherBillingEvent {
   id: string;
   type: string;
   created: number;
+  /** Set when an event of a known type was set aside for a time that is no date: the field. */
+  invalidTime?: string;
 }
 
 export type BillingEvent = CheckoutCompleted | SubscriptionChanged | OtherBillingEvent;

@@ -42,7 +42,14 @@ export class BillingWebhooks {
     const provider = this.provider;
     if (!provider || provider.name !== input.provider) throw billingNotConfigured();
     const parsed = provider.parseWebhook(input.payload, { [provider.signatureHeader]: input.signature });
-    if (parsed.kind === 'other') return 'ignored';
+    if (parsed.kind === 'other') {
+      if (parsed.invalidTime)
+        this.logger.warn(
+          { provider: provider.name, eventId: parsed.id, type: parsed.type, field: parsed.invalidTime },
+          'billing event ignored: a time that is no date',
+        );
+      return 'ignored';
+    }
     // An account id the event carries counts only if it names an account: a customer is never
     // tied to an id that is no one's.
     const event = { ...parsed, userId: await this.existingAccount(parsed.userId) };

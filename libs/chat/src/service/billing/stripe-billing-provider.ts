@@ -124,6 +124,15 @@ const epoch = (value: unknown): Date | undefined =>
 const accountId = (value: unknown): string | undefined => (isUuid(value) ? value : undefined);
 
 /**
+ * The times an event may carry, in seconds since the epoch: 2000-01-01 to 2200-01-01 (Stripe's
+ * are whole seconds of this century; a test clock's period ends included). A time outside it,
+ * or one that is not a finite number (1e20, 1e300, -1), is no date the database can keep.
+ */
+export const EVENT_TIME_RANGE = { min: 946_684_800, max: 7_258_118_400 } as const;
+const isEventTime = (value: number): boolean =>
+  Number.isFinite(value) && value >= EVENT_TIME_RANGE.min && value <= EVENT_TIME_RANGE.max;
+
+/**
  * A verified Stripe event in the port's terms. Checkout sessions and subscriptions are read
  * leniently (Stripe's API versions move fields: current_period_end moved from the subscription
  * to its items); an event of another type, or missing what it needs, is `other`.
@@ -136,6 +145,17 @@ export function stripeEvent(value: unknown): BillingEvent {
   const other: BillingEvent = { kind: 'other', id, type, created };
   const object = asObject(asObject(event.data)?.object);
   if (!id || !object) return other;
+
+  // A signed event whose times are no dates is not applied: the same body would fail on every
+  // retry (docs/billing.md#the-webhook); it is acknowledged as ignored and logged.
+  const invalid = (field: string): BillingEvent => ({ ...other, invalidTime: field });
+  const known =
+    type === 'checkout.session.completed' ||
+    type === 'customer.subscription.created' ||
+    type === 'customer.subscription.updated' ||
+    type === 'customer.subscription.deleted';
+  if (known && event.created !== undefined && !(typeof event.created === 'number' && isEventTime(event.created)))
+    return invalid('created');
 
   if (type === 'checkout.session.completed') {
     return {
@@ -159,6 +179,11 @@ export function stripeEvent(value: unknown): BillingEvent {
     if (!subscriptionId || !customerId || !status) return other;
     const items = asObject(object.items)?.data;
     const item = asObject(Array.isArray(items) ? items[0] : undefined);
+    for (const [field, value] of [
+      ['items.data[0].current_period_end', item?.current_period_end],
+      ['current_period_end', object.current_period_end],
+    ] as const)
+      if (typeof value === 'number' && !isEventTime(value)) return invalid(`data.object.${field}`);
     return {
       kind: 'subscription',
       id,
