@@ -1,6 +1,8 @@
 import { rmSync } from 'node:fs';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminEnv, createToken, createUser, signIn, userWithToken, type TestUser } from '../../support/accounts.js';
+import { createTestDatabase } from '../../support/postgres.js';
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { UNKNOWN_ID, WORKSPACE_NOT_FOUND, workspacesApi } from './workspaces-api.js';
 
@@ -21,6 +23,9 @@ describe('workspace members, invitations and notifications', () => {
   let platform: PlatformProcess;
   let api: ReturnType<typeof workspacesApi>;
   const people = {} as Record<Who, Account>;
+  // Its own database, so that a test can move an invitation's expiry into the past (7 days otherwise).
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let db: pg.Client;
 
   const account = async (): Promise<Account> => {
     const { user, token } = await userWithToken(platform.url, admin.ADMIN_TOKEN);
@@ -38,12 +43,17 @@ describe('workspace members, invitations and notifications', () => {
   };
 
   beforeAll(async () => {
-    platform = await startEmbedded(dataDir, admin);
+    database = await createTestDatabase('kw_members');
+    db = new pg.Client({ connectionString: database.url });
+    platform = await startEmbedded(dataDir, { DATABASE_URL: database.url, ...admin });
+    await db.connect();
     api = workspacesApi(platform.url);
     for (const who of [...ROLES, 'subscriber', 'outsider'] as const) people[who] = await account();
   });
   afterAll(async () => {
     await platform?.stop();
+    await db?.end();
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -237,6 +247,42 @@ describe('workspace members, invitations and notifications', () => {
       expect(
         (await api.ok(people.owner.auth, 'GET', `/api/workspaces/${ws.id}/invitations`, undefined, 200)).count,
       ).toBe(0);
+    });
+
+    it('answers 409 INVITATION_EXPIRED to every accept of an expired invitation, also once another is made', async () => {
+      const ws = await api.createWorkspace(people.owner.auth);
+      const invite = async (who: Account) =>
+        (
+          await api.ok(
+            people.owner.auth,
+            'POST',
+            `/api/workspaces/${ws.id}/members`,
+            { email: who.email, role: 'viewer' },
+            201,
+          )
+        ).invitation;
+      const [first, second] = [await account(), await account()];
+      const expired = [await invite(first), await invite(second)];
+      await db.query(
+        "UPDATE control.workspace_invitations SET expires_at = now() - interval '1 minute' WHERE id = ANY($1)",
+        [expired.map((i) => i.id)],
+      );
+      const accept = (who: Account, id: string) => api.call(who.auth, 'POST', `/api/invitations/${id}/accept`);
+      // Accepted twice, as a person clicking the link again does.
+      for (let i = 0; i < 2; i++) {
+        const res = await accept(first, expired[0].id);
+        expect([res.status, res.body.code]).toEqual([409, 'INVITATION_EXPIRED']);
+      }
+      // A new invitation to the workspace marks the other expired one expired too: still 409 to its invitee.
+      await invite(await account());
+      for (let i = 0; i < 2; i++) {
+        const res = await accept(second, expired[1].id);
+        expect([res.status, res.body.code]).toEqual([409, 'INVITATION_EXPIRED']);
+      }
+      // To anybody else it does not exist; and nobody became a member.
+      expect((await accept(second, expired[0].id)).status).toBe(404);
+      const members = await api.ok(people.owner.auth, 'GET', `/api/workspaces/${ws.id}/members`, undefined, 200);
+      expect(members.items.map((m: any) => m.userId)).toEqual([people.owner.id]);
     });
 
     it('refuses a duplicate pending invitation and inviting a member (409)', async () => {

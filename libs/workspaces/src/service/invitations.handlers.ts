@@ -144,7 +144,7 @@ export class InvitationsHandlers {
       !found ||
       !email ||
       found.email !== email ||
-      found.status !== 'pending' ||
+      (found.status !== 'pending' && found.status !== 'expired') ||
       found.workspace.archivedAt !== null ||
       !tokenReaches(auth, found.workspaceId)
     ) {
@@ -152,8 +152,15 @@ export class InvitationsHandlers {
     }
     const { workspace, ...invitation } = found;
     const now = new Date();
+    // Expired stays expired on every accept, whoever marked it so (an earlier accept, or a new
+    // invitation to the workspace): "ask for a new one", never "not found".
+    if (invitation.status === 'expired') throw invitationExpired();
     if (invitation.expiresAt <= now) {
-      if (!(await this.invitations.settle(invitation.id, 'expired'))) throw invitationNotFound();
+      // Only a pending one becomes expired: one revoked or accepted meanwhile is gone (404).
+      const settled =
+        (await this.invitations.settle(invitation.id, 'expired')) ??
+        (await this.invitations.findWithWorkspace(invitation.id));
+      if (settled?.status !== 'expired') throw invitationNotFound();
       throw invitationExpired();
     }
     const seats = await this.limits.limitOf(workspace.createdBy, 'membersPerWorkspace');
