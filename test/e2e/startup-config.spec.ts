@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -21,6 +22,26 @@ describe('start-up configuration', () => {
     expect(run.stderr).toContain('Invalid configuration');
     for (const name of ['PORT', 'LOG_LEVEL', 'DATABASE_URL', 'NATS_URL']) expect(run.stderr).toContain(`${name}:`);
     expect(run.stdout).toBe('');
+  });
+
+  it('refuses a bad PLANS before it makes or starts the embedded database: the data folder stays empty', () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'kw-plans-refused-'));
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
+    for (const plans of [
+      '{"default":"free","plans":[{"id":"free","name":"Free","limit":{"x":1}}]}',
+      '{"default":"gold","plans":[{"id":"free","name":"Free"}]}',
+      '{"default":"free","plans":[{"id":"free","name":"Free","limits":{"storageBytes":-1}}]}',
+    ]) {
+      const run = spawnSync(process.execPath, [path.join(ROOT, 'dist/apps/gateway/src/main.js')], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', PORT: '0', DATA_DIR: dataDir, PLANS: plans },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toContain('PLANS: ');
+      expect(readdirSync(dataDir)).toEqual([]);
+    }
   });
 
   it('refuses a component the binary does not have', () => {

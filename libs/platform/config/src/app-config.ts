@@ -20,6 +20,7 @@ import {
   validateSync,
   ValidateBy,
 } from 'class-validator';
+import { parsePlans } from './plans-table.js';
 
 export const RUN_MODES = ['embedded', 'distributed'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
@@ -1015,6 +1016,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     problems.push('WEB_SEARCH_URL: required when WEB_SEARCH_PROVIDER=searxng (the URL of the SearXNG instance)');
   if (config.WEB_SEARCH_PROVIDER === 'exa' && !config.WEB_SEARCH_API_KEY)
     problems.push('WEB_SEARCH_API_KEY: required when WEB_SEARCH_PROVIDER=exa (the Exa API key)');
+  // The PLANS table stops a start here, with the rest, not once the components are built (by
+  // then an embedded database is made and started).
+  try {
+    parsePlans(config.PLANS);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -1,2 +1,3 @@
 export * from './app-config.js';
 export * from './refuse-bad-config.js';
+export * from './plans-table.js';
