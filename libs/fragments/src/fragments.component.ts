@@ -1,5 +1,6 @@
 import { BULK_FRAGMENTS_BODY_BYTES } from '@kw/contracts';
 import { defineComponent } from '@kw/platform-runtime';
+import { WORKSPACE_ARCHIVE_MAX_BYTES } from './fragments-limits.js';
 import { FragmentsHttpModule } from './http/fragments-http.module.js';
 import { FragmentsServiceModule } from './service/fragments-service.module.js';
 
@@ -13,6 +14,13 @@ export const fragmentsComponent = defineComponent({
   routeBodies: () => ({
     bodyLimits: [{ method: 'POST', url: '/api/memory-fragments/bulk', bytes: BULK_FRAGMENTS_BODY_BYTES }],
     // An import's archive streams from the request to blob storage (docs/portable-workspaces.md).
-    streamedBinary: [{ method: 'POST', url: '/api/workspaces/:id/imports', contentType: 'application/zip' }],
+    streamedBinary: [
+      {
+        method: 'POST',
+        url: '/api/workspaces/:id/imports',
+        contentType: 'application/zip',
+        maxBytes: WORKSPACE_ARCHIVE_MAX_BYTES,
+      },
+    ],
   }),
 });

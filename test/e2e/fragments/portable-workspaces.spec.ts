@@ -5,6 +5,7 @@ import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTRY_NAMES } from '../../../libs/fragments/src/domain/workspace-archive.js';
 import { authHeaders } from '../../support/accounts.js';
+import { rawRequest } from '../../support/raw-http.js';
 import { deflatedZeros, zipWith } from '../../support/zip-bomb.js';
 import { startFragmentsPlatform, type Person } from './fragments-fixture.js';
 
@@ -290,6 +291,31 @@ describe('portable workspaces: export and import', () => {
     const again = await importArchive(target.id, archive);
     expect(again.result.fragments).toEqual({ created: 0, updated: 0, unchanged: 30 });
   }, 120_000);
+
+  it('answers 413 at once to an archive declared larger than 256 MiB, and the workspace can import meanwhile', async () => {
+    const target = await p.workspace(owner);
+    const headers = { ...authHeaders(owner.auth), 'content-type': 'application/zip', 'content-length': '314572800' };
+    const head =
+      `POST /api/workspaces/${target.id}/imports HTTP/1.1\r\nhost: ${new URL(p.platform.url).host}\r\n` +
+      Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('') +
+      '\r\n';
+    const started = Date.now();
+    // 1 KB of the 300 MiB it declares: the answer must not wait for the rest.
+    const answer = await rawRequest(p.platform.url, Buffer.concat([Buffer.from(head), Buffer.alloc(1024, 7)]), 10_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(answer.status, answer.text).toBe(413);
+    expect(JSON.parse(answer.text)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', error: expect.any(String) });
+    expect(answer.closed).toBe(true);
+    // No job was opened for it: the workspace's one import slot is free.
+    const small = handMadeArchive({
+      'fragment-types.ndjson': [{ id: 't1', key: 'note', name: 'Note', description: '' }],
+      'fragments.ndjson': [fragment(1)],
+    });
+    const next = await importArchive(target.id, small);
+    expect(next.status, next.error).toBe('done');
+  }, 60_000);
 
   it('refuses a truncated or damaged archive before writing anything, saying where', async () => {
     const target = await p.workspace(owner);

@@ -36,7 +36,7 @@ export interface RouteBodies {
    * application/zip) that the handler streams from the raw request itself: the edge parses
    * nothing and keeps no copy. Elsewhere the type is 415.
    */
-  streamedBinary?: Array<RouteRef & { contentType: string }>;
+  streamedBinary?: Array<RouteRef & { contentType: string; maxBytes?: number }>;
 }
 
 const key = (method: string, url: string) => `${method.toUpperCase()} ${url}`;
@@ -84,15 +84,28 @@ export function installRouteBodies(fastify: FastifyInstance, bodies: RouteBodies
   // not UTF-8) before the caller is even authenticated, where the route's answer is 415 after its
   // authorization. The body is left unread as the route's own type, and the route reads the type
   // the client declared with `declaredContentType`.
-  const binaryTypes = new Map(
-    (bodies.streamedBinary ?? []).map((r) => [key(r.method, r.url), r.contentType.toLowerCase()]),
-  );
+  const binaryTypes = new Map((bodies.streamedBinary ?? []).map((r) => [key(r.method, r.url), r] as const));
   if (binaryTypes.size > 0) {
     fastify.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
-      const type = methods.map((m) => binaryTypes.get(key(m, route.url))).find((t) => t !== undefined);
-      if (type === undefined) return;
-      const leaveOtherTypesUnread: preParsingHookHandler = (request, _reply, payload, done) => {
+      const binary = methods.map((m) => binaryTypes.get(key(m, route.url))).find((t) => t !== undefined);
+      if (binary === undefined) return;
+      const type = binary.contentType.toLowerCase();
+      const { maxBytes } = binary;
+      const leaveOtherTypesUnread: preParsingHookHandler = (request, reply, payload, done) => {
+        // A body declared larger than the route takes is refused before a byte of it is read, and
+        // before the route runs (nothing opened for it), on a connection then closed: the client
+        // would otherwise send up to the cap first (docs/errors.md, 413).
+        if (maxBytes !== undefined && Number(request.headers['content-length'] ?? 0) > maxBytes) {
+          void reply.header('connection', 'close');
+          return done(
+            new AppError({
+              status: 413,
+              code: ErrorCode.PAYLOAD_TOO_LARGE,
+              message: `The request body is larger than ${maxBytes} bytes, the most this route takes`,
+            }),
+          );
+        }
         const sent = request.headers['content-type'];
         if (sent !== undefined && mediaTypeOf(sent) !== type) {
           declaredTypes.set(request.raw, sent);
