@@ -667,6 +667,31 @@ describe('portable workspaces: imports within the plan', () => {
     expect(failed.result).toMatchObject({ fragmentTypes: 1, fragments: { created: 5, updated: 0, unchanged: 0 } });
   }, 60_000);
 
+  it("fails a Markdown folder past the plan's fragments naming the note it stopped at", async () => {
+    const ws = await p.workspace(owner);
+    const vault = zipSync(
+      Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`Notes/n${i}.md`, strToU8(`Note ${i}`)])),
+    );
+    const res = await fetch(`${p.platform.url}/api/workspaces/${ws.id}/imports?format=markdown`, {
+      method: 'POST',
+      headers: { ...authHeaders(owner.auth), 'content-type': 'application/zip' },
+      body: Buffer.from(vault),
+    });
+    expect(res.status).toBe(202);
+    const path = `/api/workspaces/${ws.id}/imports/${((await res.json()) as any).transfer.id}`;
+    let failed: any;
+    await expect
+      .poll(async () => (failed = (await p.api.call(owner.auth, 'GET', path)).body.transfer).status, {
+        timeout: 60_000,
+      })
+      .not.toBe('processing');
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: 'Notes/n5.md: The plan tiny allows 5 fragments per workspace (PLAN_LIMIT_REACHED fragmentsPerWorkspace)',
+      result: { fragments: { created: 5, updated: 0, unchanged: 0 } },
+    });
+  }, 60_000);
+
   it("fails files past the plan's storage with PLAN_LIMIT_REACHED, naming the file's line", async () => {
     const ws = await p.workspace(owner);
     const small = strToU8('<p>plain text, whatever the archive says</p>\n');

@@ -431,6 +431,11 @@ export interface RecordSource {
   counts: Record<EntryName, number>;
   /** An entry's records in order, each checked as the check pass checked it, as the entry inflates again. */
   records<K extends EntryName>(entry: K): AsyncIterable<ArchiveRecords[K][number]>;
+  /**
+   * Where a record is, as a job's error names it, when the source is not an archive's entries
+   * (a Markdown folder: the note's path); absent: `<entry> line <n>`.
+   */
+  placeOf?(entry: EntryName, recordId: string): string;
 }
 
 /** A checked archive: its manifest, its records to read again, and each file's bytes to read again. */

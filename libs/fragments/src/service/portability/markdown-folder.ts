@@ -107,6 +107,8 @@ export async function readMarkdownFolder(
       >),
       'fragments.ndjson': paths.length,
     },
+    // A note's place is its path, a folder's its path: the archived ids (`folder:` aside).
+    placeOf: (_entry, recordId) => recordId.replace(/^folder:/, ''),
     records: <K extends EntryName>(name: K) =>
       (name === 'fragments.ndjson'
         ? notes()

@@ -26,6 +26,7 @@ import {
   type ArchiveFileReader,
   type ArchivedFile,
   type ArchivedFragment,
+  type EntryName,
   type RecordSource,
 } from '../../domain/workspace-archive.js';
 import { rewriteChangesNothing } from '../../domain/rewrite-changes-nothing.js';
@@ -112,6 +113,9 @@ export const newImportTally = (stop?: () => boolean): ImportTally => ({
 const PROGRESS_EVERY = 25;
 
 type Counts = Record<'created' | 'updated' | 'unchanged', number>;
+
+/** Where a record is, for a job's error (RecordSource.placeOf). */
+type Place = (entry: EntryName, line: number, recordId: string) => string;
 
 /**
  * A checked archive: its records to read again as they are written (only their counts and ids
@@ -215,7 +219,10 @@ export class WorkspaceImport {
     };
     await this.transfers.progress(job.id, 0, total);
 
-    const typeIds = await this.importTypes(ws, source, context, async () => {
+    /** Where a record is, for the job's error: its line, or the source's own place (a note's path). */
+    const place = (entry: EntryName, line: number, recordId: string) =>
+      source.placeOf?.(entry, recordId) ?? `${entry} line ${line}`;
+    const typeIds = await this.importTypes(ws, source, context, place, async () => {
       counts.fragmentTypes++;
       await step();
     });
@@ -234,7 +241,7 @@ export class WorkspaceImport {
     let batchBytes = 0;
     let firstLine = 1;
     const writeBatch = async () => {
-      const imported = await this.importFragments(ws, batch, firstLine, typeIds, known, seen, context, admitted);
+      const imported = await this.importFragments(ws, batch, firstLine, typeIds, known, seen, context, admitted, place);
       for (const [i, { id, outcome }] of imported.entries()) {
         fragmentIds.set(batch[i].id, id);
         fragmentCounts[outcome]++;
@@ -250,18 +257,21 @@ export class WorkspaceImport {
       if (batch.length === BULK_INSERT_ROWS || batchBytes >= IMPORT_BATCH_CONTENT_BYTES) await writeBatch();
     }
     if (batch.length > 0) await writeBatch();
-    const collectionIds = await this.importCollections(ws, source, context, async () => {
+    const collectionIds = await this.importCollections(ws, source, context, place, async () => {
       counts.collections++;
       await step();
     });
-    // Memberships per collection, in requests of the add route's maximum.
+    // Memberships per collection (by its archived id), in requests of the add route's maximum.
     const byCollection = new Map<string, string[]>();
     for await (const m of source.records('collection-fragments.ndjson')) {
-      const target = collectionIds.get(m.collectionId)!;
-      const ids = byCollection.get(target) ?? byCollection.set(target, []).get(target)!;
+      const ids = byCollection.get(m.collectionId) ?? byCollection.set(m.collectionId, []).get(m.collectionId)!;
       ids.push(fragmentIds.get(m.fragmentId)!);
     }
-    for (const [collectionId, ids] of byCollection)
+    for (const [archivedId, ids] of byCollection) {
+      const collectionId = collectionIds.get(archivedId)!;
+      const where =
+        source.placeOf?.('collection-fragments.ndjson', archivedId) ??
+        `collection-fragments.ndjson, collection ${collectionId}`;
       for (let i = 0; i < ids.length; i += COLLECTION_FRAGMENT_IDS_MAX) {
         const slice = ids.slice(i, i + COLLECTION_FRAGMENT_IDS_MAX);
         const input = create(AddCollectionFragmentsRequestSchema, {
@@ -269,13 +279,10 @@ export class WorkspaceImport {
           collectionId,
           fragmentIds: slice,
         });
-        counts.collectionFragmentsAdded += (
-          await at(`collection-fragments.ndjson, collection ${collectionId}`, () =>
-            this.collections.add(input, context),
-          )
-        ).added;
+        counts.collectionFragmentsAdded += (await at(where, () => this.collections.add(input, context))).added;
         for (const _ of slice) await step();
       }
+    }
     const fileCounts = counts.files;
     let fileLine = 0;
     for await (const file of source.records('files.ndjson')) {
@@ -303,6 +310,7 @@ export class WorkspaceImport {
     ws: string,
     source: RecordSource,
     context: RequestContext,
+    place: Place,
     step: () => Promise<void>,
   ): Promise<Map<string, string>> {
     const listed = await this.types.list(create(ListFragmentTypesRequestSchema, { workspaceId: ws }), context);
@@ -313,7 +321,7 @@ export class WorkspaceImport {
       line++;
       let id = byKey.get(type.key);
       if (!id) {
-        const made = await at(`fragment-types.ndjson line ${line}`, () =>
+        const made = await at(place('fragment-types.ndjson', line, type.id), () =>
           this.types.create(
             create(CreateFragmentTypeRequestSchema, {
               workspaceId: ws,
@@ -350,6 +358,7 @@ export class WorkspaceImport {
     seen: { keys: Set<string>; ids: Set<string> },
     context: RequestContext,
     admitted: () => void,
+    place: Place,
   ): Promise<Array<{ id: string; outcome: keyof Counts }>> {
     const knownIds = batch.flatMap((f) => known.get(f.id) ?? []);
     const archivedIds = batch.map((f) => f.id).filter(isUuid);
@@ -393,7 +402,7 @@ export class WorkspaceImport {
       if (!AppError.isAppError(result)) {
         results[i] = { id: result.id, outcome: 'created' };
       } else if (result.code === FragmentErrorCode.KEY_EXISTS) inTurn.push(i);
-      else refused ??= new ImportWriteError(`fragments.ndjson line ${firstLine + i}`, result);
+      else refused ??= new ImportWriteError(place('fragments.ndjson', firstLine + i, batch[i].id), result);
     }
     // A record the workspace may not take fails the import, as a create would have one by one;
     // those the batch wrote before it are written all the same.
@@ -405,7 +414,7 @@ export class WorkspaceImport {
       if (results[i] && f.archivedAt)
         await this.fragments.delete(create(DeleteFragmentRequestSchema, { fragmentId: results[i].id }), context);
     for (const i of inTurn.sort((a, b) => a - b))
-      results[i] = await at(`fragments.ndjson line ${firstLine + i}`, () =>
+      results[i] = await at(place('fragments.ndjson', firstLine + i, batch[i].id), () =>
         this.importFragment(ws, batch[i], typeIds, known, context),
       );
     return results;
@@ -497,6 +506,7 @@ export class WorkspaceImport {
     ws: string,
     source: RecordSource,
     context: RequestContext,
+    place: Place,
     step: () => Promise<void>,
   ): Promise<Map<string, string>> {
     const known = await this.transfers.importedIds(ws, 'collection');
@@ -514,7 +524,7 @@ export class WorkspaceImport {
         // Recorded before it is made: a process stopped in between leaves nothing the next import misses.
         const target = isUuid(c.id) && !(await this.collectionRows.exists(c.id)) ? c.id : randomUUID();
         await this.transfers.recordImported(ws, 'collection', c.id, target);
-        const made = await at(`collections.ndjson line ${line}`, async () =>
+        const made = await at(place('collections.ndjson', line, c.id), async () =>
           this.collections.create(
             create(CreateCollectionRequestSchema, {
               workspaceId: ws,
