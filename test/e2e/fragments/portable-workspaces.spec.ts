@@ -809,6 +809,26 @@ describe('portable workspaces: hostile archives and lenient Markdown folders', (
     expect(peakRss() - before).toBeLessThan(64 * MIB);
   }, 60_000);
 
+  it('refuses a membership given twice before any write, naming both lines, in a few seconds', async () => {
+    const ws = await p.workspace(owner);
+    const line = { collectionId: 'c1', fragmentId: 'f1' };
+    const archive = handMadeArchive({
+      'fragment-types.ndjson': types,
+      'fragments.ndjson': [fragment(1), fragment(2)],
+      'collections.ndjson': [{ id: 'c1', name: 'One', description: '' }],
+      // The tester's archive: one membership 200,000 times (75 KB zipped), which took 45 s to add once.
+      'collection-fragments.ndjson': [{ collectionId: 'c1', fragmentId: 'f2' }, ...Array(200_000).fill(line)],
+    });
+    const started = Date.now();
+    const refused = await importArchive(ws.id, archive);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(refused).toMatchObject({
+      status: 'failed',
+      error: 'collection-fragments.ndjson line 3: the membership of line 2 again',
+    });
+    expect(await fragmentCount(ws.id)).toBe(0);
+  }, 60_000);
+
   it('refuses a file id storage cannot take before any write, naming its line in files.ndjson', async () => {
     const bytes = strToU8('hello');
     const archiveWithFile = (id: string) =>

@@ -485,9 +485,28 @@ class References {
   readonly ids = new Map<EntryName, Map<string, number>>(ENTRIES_WITH_IDS.map((name) => [name, new Map()]));
   private readonly broken = new Map<EntryName, number>();
 
+  /**
+   * Each membership's first line, by the lines of its collection and fragment (numbers, not the
+   * ids: a few bytes a membership however many there are).
+   */
+  private readonly memberships = new Map<number, number>();
+
   /** Whether `entry` holds a record of that id. */
   has(entry: EntryName, id: string): boolean {
     return this.ids.get(entry)!.has(id);
+  }
+
+  /** The line that gave this membership before, if one did; otherwise it is noted at `line`. */
+  repeatedMembership(m: ArchivedMembership, line: number): number | undefined {
+    const fragments = this.ids.get('fragments.ndjson')!;
+    const collectionLine = this.ids.get('collections.ndjson')!.get(m.collectionId);
+    const fragmentLine = fragments.get(m.fragmentId);
+    // One naming a record the archive lacks is refused as such (assertResolved).
+    if (collectionLine === undefined || fragmentLine === undefined) return undefined;
+    const pair = collectionLine * (fragments.size + 1) + fragmentLine;
+    const first = this.memberships.get(pair);
+    if (first === undefined) this.memberships.set(pair, line);
+    return first;
   }
 
   check(name: EntryName, record: unknown, line: number): void {
@@ -594,6 +613,12 @@ export async function checkArchive(
         const first = lineOf.get(recordId);
         if (first !== undefined) throw new ArchiveError(`id ${recordId} is the id of line ${first} too`, name, number);
         lineOf.set(recordId, number);
+      }
+      if (name === 'collection-fragments.ndjson') {
+        // Refused as an id given twice is (decision: an export never repeats one, and a repeated
+        // one would cost a write each while adding nothing).
+        const first = references.repeatedMembership(record as ArchivedMembership, number);
+        if (first !== undefined) throw new ArchiveError(`the membership of line ${first} again`, name, number);
       }
       references.check(name, record, number);
       if (name === 'files.ndjson') {
