@@ -75,10 +75,18 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
 
   const jwtFor = (
     email: string,
-    options: { issuer?: string; audience?: string; expiresIn?: string; key?: CryptoKey } = {},
+    options: {
+      issuer?: string;
+      audience?: string;
+      expiresIn?: string;
+      key?: CryptoKey;
+      /** null: no `kid` in the header. */
+      kid?: string | null;
+      claims?: Record<string, unknown>;
+    } = {},
   ) =>
-    new SignJWT({ email, email_verified: true })
-      .setProtectedHeader({ alg: 'ES256', kid: 'shop-1' })
+    new SignJWT({ email, email_verified: true, ...options.claims })
+      .setProtectedHeader(options.kid === null ? { alg: 'ES256' } : { alg: 'ES256', kid: options.kid ?? 'shop-1' })
       .setIssuer(options.issuer ?? ISSUER)
       .setAudience(options.audience ?? AUDIENCE)
       .setSubject(`shop-user-${email}`)
@@ -778,6 +786,11 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
         [await jwtFor(visitor.user.email, { audience: 'someone-else' }), 'audience'],
         [await jwtFor('nobody@nowhere.test'), 'user of this platform'],
         ['not-a-jwt', 'valid signed JWT'],
+        // Only true (or "true", as some issuers serialise it) says the email is verified.
+        [await jwtFor(visitor.user.email, { claims: { email_verified: false } }), 'its email is not verified'],
+        [await jwtFor(visitor.user.email, { claims: { email_verified: 'false' } }), 'its email is not verified'],
+        [await jwtFor(visitor.user.email, { claims: { email_verified: undefined } }), 'its email is not verified'],
+        [await jwtFor(visitor.user.email, { claims: { email_verified: 1 } }), 'its email is not verified'],
       ] as const;
       for (const [jwt, why] of cases) {
         const res = await embed('chat', { jwt, body: hello });
@@ -788,6 +801,12 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       // No JWT and no scoped token on the key: nobody to chat as.
       const anonymous = await embed('chat', { body: hello });
       expect(anonymous.status).toBe(401);
+      model.script({ text: 'verified as a string' });
+      const stringTrue = await embed('chat', {
+        jwt: await jwtFor(visitor.user.email, { claims: { email_verified: 'true' } }),
+        body: hello,
+      });
+      expect(stringTrue.status, stringTrue.text).toBe(200);
     });
 
     it('answers 404 for a context item outside the configuration’s workspace, and takes one inside', async () => {

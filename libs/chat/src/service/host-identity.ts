@@ -51,7 +51,7 @@ function reasonOf(err: unknown): string {
  * Verifies the JWT a host page sends for its signed-in user against the embed configuration's
  * trusted issuer (`jose`): signature by one of the issuer's keys (a JWKS URL, fetched and cached,
  * or the keys stored on the configuration), `iss`, `aud`, `exp` and `nbf`. The user is named by
- * the `email` claim; `email_verified: false` is refused. A JWKS URL is fetched through
+ * the `email` claim, which `email_verified` must say is verified (`true`, or the string "true"). A JWKS URL is fetched through
  * publicFetch: public HTTPS addresses only, checked at each fetch (the name may resolve anywhere
  * since it was saved), no redirects, unless EMBED_JWKS_ALLOW_PRIVATE (tests).
  */
@@ -78,7 +78,10 @@ export class HostIdentity {
     }
     const email = payload.email;
     if (typeof email !== 'string' || !email.includes('@')) throw refused('it carries no "email" claim');
-    if (payload.email_verified === false) throw refused('its email is not verified');
+    // Only true says the issuer verified the address: some issuers serialise the claim as a
+    // string, so "true" counts too, while "false", a missing claim or anything else does not.
+    if (payload.email_verified !== true && payload.email_verified !== 'true')
+      throw refused('its email is not verified');
     return { email, subject: payload.sub ?? '' };
   }
 
