@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import pg from 'pg';
@@ -465,6 +465,66 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       } finally {
         jwksServer.close();
       }
+    });
+
+    /** A JWKS endpoint on loopback answering `route` with `answer`, for the length of `use`. */
+    async function withJwks(
+      answer: (route: string, res: ServerResponse) => void,
+      use: (keyFor: (route: string) => Promise<string>) => Promise<void>,
+    ) {
+      const jwksServer = createServer((req, res) => answer(req.url ?? '', res));
+      await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+      const keyFor = async (route: string) => {
+        const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}${route}`;
+        const config = await api(owner.token, 'POST', '/api/v2/configs', {
+          workspaceId: ws,
+          name: `Keys ${route}`,
+          trustedIssuer: { issuer: ISSUER, audience: AUDIENCE, jwksUrl },
+        });
+        expect(config.status, config.text).toBe(201);
+        return (
+          await api(owner.token, 'POST', `/api/v2/configs/${config.body.config.id}/keys`, {
+            label: route,
+            allowedDomains: [SITE],
+          })
+        ).body.token as string;
+      };
+      try {
+        await use(keyFor);
+      } finally {
+        jwksServer.close();
+      }
+    }
+    const kidlessChat = async (embedKey: string, signer: CryptoKey) =>
+      embed('chat', {
+        key: embedKey,
+        jwt: await jwtFor(visitor.user.email, { key: signer, kid: null }),
+        body: { messages: [{ role: 'user', content: 'hello' }] },
+      });
+
+    it('tries each key of the JWKS for a token without kid (an issuer rotating its keys publishes two)', async () => {
+      const [older, newer, stranger] = await Promise.all([1, 2, 3].map(() => generateKeyPair('ES256')));
+      const kidless = async (pair: { publicKey: CryptoKey }) => ({
+        ...(await exportJWK(pair.publicKey)),
+        alg: 'ES256',
+        use: 'sig',
+      });
+      const both = JSON.stringify({ keys: [await kidless(older!), await kidless(newer!)] });
+      await withJwks(
+        (_route, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(both),
+        async (keyFor) => {
+          const two = await keyFor('/two');
+          for (const signer of [newer!.privateKey, older!.privateKey]) {
+            model.script({ text: 'either key' });
+            const res = await kidlessChat(two, signer);
+            expect(res.status, res.text).toBe(200);
+            expect(res.events.at(-1)!.event).toBe('done');
+          }
+          const refused = await kidlessChat(two, stranger!.privateKey);
+          expect(refused.status).toBe(401);
+          expect(refused.json.error).toContain('its signature does not verify');
+        },
+      );
     });
 
     it("runs as the key's scoped token when the host page sends no JWT", async () => {

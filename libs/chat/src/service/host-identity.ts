@@ -7,6 +7,7 @@ import {
   jwtVerify,
   type JWTPayload,
   type JWTVerifyGetKey,
+  type JWTVerifyOptions,
 } from 'jose';
 import type { AppConfig } from '@kw/platform-config';
 import { AppError, ErrorCode } from '@kw/platform-errors';
@@ -17,6 +18,11 @@ import type { TrustedIssuerRow } from '../persistence/embed-configs.repository.j
 /** Remote key sets kept (each caches its keys and refetches on an unknown `kid`). */
 const REMOTE_SETS_MAX = 200;
 const JWKS_FETCH_TIMEOUT_MS = 5_000;
+/**
+ * Keys tried for a token without `kid` when several keys of the set fit its `alg` (an issuer
+ * publishing its old and new keys while it rotates): each costs a signature check.
+ */
+const KIDLESS_CANDIDATES_MAX = 10;
 /** Clocks of the host's server and ours may differ a little. */
 const CLOCK_TOLERANCE_SECONDS = 30;
 
@@ -67,7 +73,7 @@ export class HostIdentity {
   async verify(token: string, issuer: TrustedIssuerRow): Promise<{ email: string; subject: string }> {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.keysOf(issuer), {
+      ({ payload } = await verifyWithSet(token, this.keysOf(issuer), {
         issuer: issuer.issuer,
         audience: issuer.audience,
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
@@ -98,5 +104,33 @@ export class HostIdentity {
       this.remoteSets.set(issuer.jwksUrl, set);
     }
     return set;
+  }
+}
+
+/**
+ * jwtVerify against a key set, trying each fitting key when the token names none (no `kid`) and
+ * the set has several for its `alg`: jose then refuses with an error that lists them. The first
+ * key whose signature verifies decides (its claims checked as usual); at most
+ * KIDLESS_CANDIDATES_MAX are tried.
+ */
+async function verifyWithSet(
+  token: string,
+  keys: JWTVerifyGetKey,
+  options: JWTVerifyOptions,
+): Promise<{ payload: JWTPayload }> {
+  try {
+    return await jwtVerify(token, keys, options);
+  } catch (err) {
+    if (!(err instanceof joseErrors.JWKSMultipleMatchingKeys)) throw err;
+    let tried = 0;
+    for await (const key of err) {
+      if (tried++ >= KIDLESS_CANDIDATES_MAX) break;
+      try {
+        return await jwtVerify(token, key, options);
+      } catch (attempt) {
+        if (!(attempt instanceof joseErrors.JWSSignatureVerificationFailed)) throw attempt;
+      }
+    }
+    throw new joseErrors.JWSSignatureVerificationFailed();
   }
 }
