@@ -527,6 +527,24 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       );
     });
 
+    it('says the key set could not be fetched when the JWKS URL answers 503 or something else than JSON', async () => {
+      const { privateKey } = await generateKeyPair('ES256');
+      await withJwks(
+        (route, res) => {
+          if (route === '/down') res.writeHead(503, { 'content-type': 'text/plain' }).end('maintenance');
+          else res.writeHead(200, { 'content-type': 'text/html' }).end('<html>not a key set</html>');
+        },
+        async (keyFor) => {
+          for (const route of ['/down', '/garbage']) {
+            const res = await kidlessChat(await keyFor(route), privateKey);
+            expect(res.status, `${route}: ${res.text}`).toBe(401);
+            expect(res.json.code).toBe('UNAUTHENTICATED');
+            expect(res.json.error).toContain("the trusted issuer's key set could not be fetched");
+          }
+        },
+      );
+    });
+
     it("runs as the key's scoped token when the host page sends no JWT", async () => {
       const created = await api(owner.token, 'POST', `/api/v2/configs/${configId}/keys`, {
         label: 'kiosk',

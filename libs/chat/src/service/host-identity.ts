@@ -33,8 +33,12 @@ const refused = (why: string) =>
     message: `The host page's token was refused: ${why}`,
   });
 
+/** The remote key set could not be had: the JWKS URL failed, answered another status than 200, or no JSON. */
+class KeySetUnavailable extends Error {}
+
 /** Why jose refused a token, in words a host page's developer can act on. */
 function reasonOf(err: unknown): string {
+  if (err instanceof KeySetUnavailable) return "the trusted issuer's key set could not be fetched";
   if (err instanceof joseErrors.JWTExpired) return 'it has expired';
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
     if (err.claim === 'iss') return 'it is not from the trusted issuer';
@@ -97,10 +101,26 @@ export class HostIdentity {
     let set = this.remoteSets.get(issuer.jwksUrl);
     if (!set) {
       if (this.remoteSets.size >= REMOTE_SETS_MAX) this.remoteSets.delete(this.remoteSets.keys().next().value!);
-      set = createRemoteJWKSet(new URL(issuer.jwksUrl), {
+      const remote = createRemoteJWKSet(new URL(issuer.jwksUrl), {
         timeoutDuration: JWKS_FETCH_TIMEOUT_MS,
         [customFetch]: (url: string, init: RequestInit) => publicFetch(url, init, this.fetchPolicy),
       });
+      // Besides "no key matches" (and "several do"), the remote set fails only for its fetch: a
+      // status other than 200 or a body that is not JSON is a generic JOSEError, which would
+      // otherwise read as a malformed token.
+      set = async (header, token) => {
+        try {
+          return await remote(header, token);
+        } catch (err) {
+          if (
+            err instanceof joseErrors.JWKSNoMatchingKey ||
+            err instanceof joseErrors.JWKSMultipleMatchingKeys ||
+            err instanceof joseErrors.JOSENotSupported
+          )
+            throw err;
+          throw new KeySetUnavailable('JWKS unavailable', { cause: err });
+        }
+      };
       this.remoteSets.set(issuer.jwksUrl, set);
     }
     return set;
