@@ -55,3 +55,21 @@ SELECT 1 FROM data.webhooks WHERE id = ${webhookId}::uuid FOR NO KEY UPDATE;
 SELECT secret_sealed FROM data.webhook_secrets
 WHERE webhook_id = $1 AND (expires_at IS NULL OR expires_at > $2)
 ORDER BY created_at DESC, id ASC;
+
+-- src/persistence/webhooks.repository.ts: WebhooksRepository
+SELECT id::text AS id, headers_sealed AS sealed FROM data.webhooks
+WHERE headers_sealed IS NOT NULL AND left(headers_sealed, length($1)) <> $1
+  AND ($2::uuid IS NULL OR id > $2::uuid)
+ORDER BY id LIMIT $3;
+
+-- src/persistence/webhooks.repository.ts: WebhooksRepository
+UPDATE data.webhooks SET headers_sealed = $3 WHERE id = $1::uuid AND headers_sealed = $2;
+
+-- src/persistence/webhooks.repository.ts: WebhooksRepository
+SELECT id::text AS id, secret_sealed AS sealed FROM data.webhook_secrets
+WHERE left(secret_sealed, length($1)) <> $1
+  AND ($2::uuid IS NULL OR id > $2::uuid)
+ORDER BY id LIMIT $3;
+
+-- src/persistence/webhooks.repository.ts: WebhooksRepository
+UPDATE data.webhook_secrets SET secret_sealed = $3 WHERE id = $1::uuid AND secret_sealed = $2;

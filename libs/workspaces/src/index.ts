@@ -1,1 +1,2 @@
 export * from './workspaces.component.js';
+export { HandoffKeysRewrap } from './service/hosted-zones/handoff-keys-rewrap.js';

@@ -223,6 +223,28 @@ describe('OpenAI-compatible API through the openai SDK', () => {
     expect(err).toMatchObject({ param: 'max_completion_tokens', code: 'validation_failed' });
   });
 
+  it('answers validation_failed naming the field when a tool call of the history has arguments that are not JSON (Anthropic adapter)', async () => {
+    const res = await call(p.base, token, 'POST', '/api/v1/chat/completions', {
+      model: 'claude-sonnet-4-5',
+      messages: [
+        { role: 'user', content: 'q' },
+        {
+          role: 'assistant',
+          content: '',
+          tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: 'not json' } }],
+        },
+        { role: 'tool', tool_call_id: 't1', content: 'r' },
+      ],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'validation_failed',
+      param: 'messages[1].tool_calls[0].function.arguments',
+      message: expect.stringContaining('must be a JSON object'),
+    });
+  });
+
   // OpenAI reads null as "not given"; clients that serialise unset options (Python's None) send it.
   it.each([
     'temperature',

@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import pg from 'pg';
@@ -75,10 +75,18 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
 
   const jwtFor = (
     email: string,
-    options: { issuer?: string; audience?: string; expiresIn?: string; key?: CryptoKey } = {},
+    options: {
+      issuer?: string;
+      audience?: string;
+      expiresIn?: string;
+      key?: CryptoKey;
+      /** null: no `kid` in the header. */
+      kid?: string | null;
+      claims?: Record<string, unknown>;
+    } = {},
   ) =>
-    new SignJWT({ email, email_verified: true })
-      .setProtectedHeader({ alg: 'ES256', kid: 'shop-1' })
+    new SignJWT({ email, email_verified: true, ...options.claims })
+      .setProtectedHeader(options.kid === null ? { alg: 'ES256' } : { alg: 'ES256', kid: options.kid ?? 'shop-1' })
       .setIssuer(options.issuer ?? ISSUER)
       .setAudience(options.audience ?? AUDIENCE)
       .setSubject(`shop-user-${email}`)
@@ -459,6 +467,84 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       }
     });
 
+    /** A JWKS endpoint on loopback answering `route` with `answer`, for the length of `use`. */
+    async function withJwks(
+      answer: (route: string, res: ServerResponse) => void,
+      use: (keyFor: (route: string) => Promise<string>) => Promise<void>,
+    ) {
+      const jwksServer = createServer((req, res) => answer(req.url ?? '', res));
+      await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+      const keyFor = async (route: string) => {
+        const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}${route}`;
+        const config = await api(owner.token, 'POST', '/api/v2/configs', {
+          workspaceId: ws,
+          name: `Keys ${route}`,
+          trustedIssuer: { issuer: ISSUER, audience: AUDIENCE, jwksUrl },
+        });
+        expect(config.status, config.text).toBe(201);
+        return (
+          await api(owner.token, 'POST', `/api/v2/configs/${config.body.config.id}/keys`, {
+            label: route,
+            allowedDomains: [SITE],
+          })
+        ).body.token as string;
+      };
+      try {
+        await use(keyFor);
+      } finally {
+        jwksServer.close();
+      }
+    }
+    const kidlessChat = async (embedKey: string, signer: CryptoKey) =>
+      embed('chat', {
+        key: embedKey,
+        jwt: await jwtFor(visitor.user.email, { key: signer, kid: null }),
+        body: { messages: [{ role: 'user', content: 'hello' }] },
+      });
+
+    it('tries each key of the JWKS for a token without kid (an issuer rotating its keys publishes two)', async () => {
+      const [older, newer, stranger] = await Promise.all([1, 2, 3].map(() => generateKeyPair('ES256')));
+      const kidless = async (pair: { publicKey: CryptoKey }) => ({
+        ...(await exportJWK(pair.publicKey)),
+        alg: 'ES256',
+        use: 'sig',
+      });
+      const both = JSON.stringify({ keys: [await kidless(older!), await kidless(newer!)] });
+      await withJwks(
+        (_route, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(both),
+        async (keyFor) => {
+          const two = await keyFor('/two');
+          for (const signer of [newer!.privateKey, older!.privateKey]) {
+            model.script({ text: 'either key' });
+            const res = await kidlessChat(two, signer);
+            expect(res.status, res.text).toBe(200);
+            expect(res.events.at(-1)!.event).toBe('done');
+          }
+          const refused = await kidlessChat(two, stranger!.privateKey);
+          expect(refused.status).toBe(401);
+          expect(refused.json.error).toContain('its signature does not verify');
+        },
+      );
+    });
+
+    it('says the key set could not be fetched when the JWKS URL answers 503 or something else than JSON', async () => {
+      const { privateKey } = await generateKeyPair('ES256');
+      await withJwks(
+        (route, res) => {
+          if (route === '/down') res.writeHead(503, { 'content-type': 'text/plain' }).end('maintenance');
+          else res.writeHead(200, { 'content-type': 'text/html' }).end('<html>not a key set</html>');
+        },
+        async (keyFor) => {
+          for (const route of ['/down', '/garbage']) {
+            const res = await kidlessChat(await keyFor(route), privateKey);
+            expect(res.status, `${route}: ${res.text}`).toBe(401);
+            expect(res.json.code).toBe('UNAUTHENTICATED');
+            expect(res.json.error).toContain("the trusted issuer's key set could not be fetched");
+          }
+        },
+      );
+    });
+
     it("runs as the key's scoped token when the host page sends no JWT", async () => {
       const created = await api(owner.token, 'POST', `/api/v2/configs/${configId}/keys`, {
         label: 'kiosk',
@@ -778,6 +864,11 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
         [await jwtFor(visitor.user.email, { audience: 'someone-else' }), 'audience'],
         [await jwtFor('nobody@nowhere.test'), 'user of this platform'],
         ['not-a-jwt', 'valid signed JWT'],
+        // Only true (or "true", as some issuers serialise it) says the email is verified.
+        [await jwtFor(visitor.user.email, { claims: { email_verified: false } }), 'its email is not verified'],
+        [await jwtFor(visitor.user.email, { claims: { email_verified: 'false' } }), 'its email is not verified'],
+        [await jwtFor(visitor.user.email, { claims: { email_verified: undefined } }), 'its email is not verified'],
+        [await jwtFor(visitor.user.email, { claims: { email_verified: 1 } }), 'its email is not verified'],
       ] as const;
       for (const [jwt, why] of cases) {
         const res = await embed('chat', { jwt, body: hello });
@@ -788,6 +879,12 @@ describeWith(['postgres'], 'embed chat (/api/v2/embed)', () => {
       // No JWT and no scoped token on the key: nobody to chat as.
       const anonymous = await embed('chat', { body: hello });
       expect(anonymous.status).toBe(401);
+      model.script({ text: 'verified as a string' });
+      const stringTrue = await embed('chat', {
+        jwt: await jwtFor(visitor.user.email, { claims: { email_verified: 'true' } }),
+        body: hello,
+      });
+      expect(stringTrue.status, stringTrue.text).toBe(200);
     });
 
     it('answers 404 for a context item outside the configuration’s workspace, and takes one inside', async () => {

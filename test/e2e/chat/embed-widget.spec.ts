@@ -136,7 +136,7 @@ ${url.searchParams.get('poster') ? `<iframe id="poster" src="${url.searchParams.
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     issuerKey = privateKey;
     const publicJwk = { ...(await exportJWK(publicKey)), kid: 'w1', alg: 'ES256' };
-    jwt = await new SignJWT({ email: owner.user.email })
+    jwt = await new SignJWT({ email: owner.user.email, email_verified: true })
       .setProtectedHeader({ alg: 'ES256', kid: 'w1' })
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ControlPrisma, type Database, createBelowCap } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
+import type { SealedColumn } from '@kw/platform-secret-box';
 import { CHAT_DB, type ChatDb } from './chat-database.js';
 import { withinReach, type Reach } from './reach.js';
 
@@ -334,5 +335,32 @@ export class EmbedConfigsRepository {
       data: { revokedAt: new Date(), updatedAt: new Date() },
     });
     return count > 0;
+  }
+
+  /** The keys' scoped tokens, sealed, as a column to re-seal (a master key rotation), revoked keys too. */
+  get sealedScopedTokens(): SealedColumn {
+    const db = this.db;
+    return {
+      async notUnder(prefix, afterId, limit) {
+        const rows = await db.embedKey.findMany({
+          where: {
+            scopedTokenSealed: { not: null },
+            NOT: { scopedTokenSealed: { startsWith: prefix } },
+            ...(afterId ? { id: { gt: afterId } } : {}),
+          },
+          select: { id: true, scopedTokenSealed: true },
+          orderBy: { id: 'asc' },
+          take: limit,
+        });
+        return rows.map((r) => ({ id: r.id, sealed: r.scopedTokenSealed! }));
+      },
+      async replace(id, from, to) {
+        const { count } = await db.embedKey.updateMany({
+          where: { id, scopedTokenSealed: from },
+          data: { scopedTokenSealed: to },
+        });
+        return count > 0;
+      },
+    };
   }
 }

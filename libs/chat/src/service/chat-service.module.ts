@@ -22,6 +22,7 @@ import { ExpertsHandlers } from './experts.handlers.js';
 import { ModelUsageHandlers } from './model-usage.handlers.js';
 import { VAULT_SEALER, VaultHandlers } from './vault.handlers.js';
 import { VaultRewrap } from './vault-rewrap.js';
+import { EmbedKeyTokensRewrap } from './embed-key-tokens-rewrap.js';
 import { WebSearchAccessHandlers } from './web-search-access.handlers.js';
 import { AI_PROVIDER, createAiProvider } from '@kw/platform-ai';
 import { AiHelpersHandlers } from './ai-helpers.handlers.js';
@@ -65,6 +66,7 @@ import { createBillingProvider } from './billing/create-billing-provider.js';
     ModelUsageHandlers,
     WebSearchAccessHandlers,
     VaultRewrap,
+    EmbedKeyTokensRewrap,
     WorkspaceGate,
     ExpertsRepository,
     ExpertsHandlers,
@@ -97,6 +99,6 @@ import { createBillingProvider } from './billing/create-billing-provider.js';
     BillingWebhooks,
     BillingHandlers,
   ],
-  exports: [VaultRewrap],
+  exports: [VaultRewrap, EmbedKeyTokensRewrap],
 })
 export class ChatServiceModule {}

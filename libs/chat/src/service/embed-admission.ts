@@ -3,7 +3,7 @@ import { create } from '@bufbuild/protobuf';
 import { AuthContextSchema, IdentityService, WorkspacesService, type AuthContext } from '@kw/contracts';
 import { grantReaches } from '@kw/platform-access-policy';
 import { PerAccountCache } from '@kw/platform-entitlements';
-import { AppError, ErrorCode } from '@kw/platform-errors';
+import { AppError, ErrorCode, secretUnreadable } from '@kw/platform-errors';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
 import {
   fetchTokenAuthentication,
@@ -207,7 +207,15 @@ export class EmbedAdmission {
     if (!sealed) {
       throw noIdentity("Sign-in required: send the host page's user token (Authorization: Bearer <JWT>)");
     }
-    const token = this.box.open(sealed);
+    let token: string;
+    try {
+      token = this.box.open(sealed);
+    } catch {
+      throw secretUnreadable(
+        "This embed key's scoped token",
+        "the configuration's owner creates a new key with a scoped token, or the operator restores the previous key",
+      );
+    }
     const fetch = () => this.authenticateScopedToken(token);
     const { auth } = this.tokenCache ? await this.tokenCache.authenticate(token, '', fetch) : (await fetch()).caller;
     const reaches = grantReaches(auth, config.workspaceId);

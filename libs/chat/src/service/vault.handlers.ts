@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { VaultService } from '@kw/contracts';
 import type { RequestContext } from '@kw/platform-context';
-import { AppError, ErrorCode, capReached, notFound } from '@kw/platform-errors';
+import { AppError, ErrorCode, capReached, notFound, secretUnreadable } from '@kw/platform-errors';
 import { isUuid } from '@kw/platform-ids';
 import type { EnvelopeSealer } from '@kw/platform-secret-box';
 import { Handles, type RequestOf } from '@kw/platform-transport';
@@ -113,7 +113,16 @@ export class VaultHandlers {
     const { userId } = requireAccount(context, 'chat:use');
     const row = input.provider ? await this.vault.findProviderKey(userId, input.provider) : null;
     if (!row) return { found: false, secretId: '', value: '' };
-    const value = this.sealer.open(row, row.id);
+    let value: string;
+    try {
+      value = this.sealer.open(row, row.id);
+    } catch {
+      // Never the operator's key instead: the user chose to pay with theirs.
+      throw secretUnreadable(
+        `Your API key secret "${row.name}"`,
+        'set its value again (PATCH /api/v1/vault/secrets/{id}), or ask the operator to restore the previous key',
+      );
+    }
     await this.vault.recordAccess({
       secretId: row.id,
       userId,

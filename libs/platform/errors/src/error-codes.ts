@@ -33,6 +33,7 @@ export const ErrorCode = {
   UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   RATE_LIMITED: 'RATE_LIMITED',
   INTERNAL_ERROR: 'INTERNAL_ERROR',
+  SECRET_UNREADABLE: 'SECRET_UNREADABLE',
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   SERVICE_TIMEOUT: 'SERVICE_TIMEOUT',
 } as const;
@@ -49,6 +50,18 @@ export const invalidField = (field: string, problem: string): AppError =>
     message: `${field}: ${problem}`,
     details: { fields: [{ field, problems: [problem] }] },
     param: field,
+  });
+
+/**
+ * 500 SECRET_UNREADABLE: a stored secret a request needs was sealed under a master key the
+ * platform no longer has (SECRETS_ENCRYPTION_KEY changed without `npm run vault:rewrap`). The
+ * message says what to replace; nothing of the value or the keys is in it.
+ */
+export const secretUnreadable = (what: string, remedy: string): AppError =>
+  new AppError({
+    status: 500,
+    code: ErrorCode.SECRET_UNREADABLE,
+    message: `${what} cannot be opened with the platform's encryption keys (they were changed): ${remedy}`,
   });
 
 export const badRequest = (message: string, details?: Record<string, unknown>): AppError =>

@@ -283,7 +283,7 @@ describe('Anthropic provider', () => {
     try {
       refuse([{ role: 'tool', content: 'x' }])();
     } catch (err) {
-      expect(err).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+      expect(err).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', param: 'messages[0].tool_call_id' });
     }
   });
 

@@ -1,4 +1,4 @@
-import { badModelRequest } from './model-errors.js';
+import { invalidModelField } from './model-errors.js';
 import type {
   ChatCompletion,
   ChatCompletionRequest,
@@ -83,7 +83,8 @@ export function toAnthropicRequest(request: ChatCompletionRequest, stream: boole
         append('assistant', assistantBlocks(message, at));
         break;
       case 'tool': {
-        if (!message.tool_call_id) throw badModelRequest(`${at}.tool_call_id: required for a tool message`, at);
+        if (!message.tool_call_id)
+          throw invalidModelField(`${at}.tool_call_id`, `${at}.tool_call_id: required for a tool message`);
         const content = textOf(message.content);
         append('user', [
           content
@@ -93,7 +94,7 @@ export function toAnthropicRequest(request: ChatCompletionRequest, stream: boole
         break;
       }
       default:
-        throw badModelRequest(`${at}.role: unknown role`, at);
+        throw invalidModelField(`${at}.role`, `${at}.role: unknown role`);
     }
   });
 
@@ -185,7 +186,7 @@ function toolChoice(choice: ToolChoice): NonNullable<AnthropicRequest['tool_choi
   if (choice === 'required') return { type: 'any' };
   if (choice && typeof choice === 'object' && choice.function?.name)
     return { type: 'tool', name: choice.function.name };
-  throw badModelRequest('tool_choice: must be auto, none, required or a function', 'tool_choice');
+  throw invalidModelField('tool_choice', 'tool_choice: must be auto, none, required or a function');
 }
 
 function textOf(content: ChatMessage['content']): string {
@@ -216,11 +217,11 @@ function imageBlock(url: unknown, at: string): AnthropicBlock {
     const comma = url.indexOf(',');
     const params = comma > 0 ? url.slice(5, comma).split(';') : [];
     if (params.length < 2 || !params.includes('base64') || !params[0].startsWith('image/'))
-      throw badModelRequest(`${at}: a data URL must be a base64 image (data:image/...;base64,...)`, at);
+      throw invalidModelField(at, `${at}: a data URL must be a base64 image (data:image/...;base64,...)`);
     return { type: 'image', source: { type: 'base64', media_type: params[0], data: url.slice(comma + 1) } };
   }
   if (typeof url === 'string' && /^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } };
-  throw badModelRequest(`${at}: must be a data: URL or an http(s) URL`, at);
+  throw invalidModelField(at, `${at}: must be a data: URL or an http(s) URL`);
 }
 
 function assistantBlocks(message: ChatMessage, at: string): AnthropicBlock[] {
@@ -244,9 +245,9 @@ function toolInput(args: string, at: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(args);
   } catch {
-    throw badModelRequest(`${at}: must be a JSON object`, at);
+    throw invalidModelField(at, `${at}: must be a JSON object`);
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
-    throw badModelRequest(`${at}: must be a JSON object`, at);
+    throw invalidModelField(at, `${at}: must be a JSON object`);
   return parsed as Record<string, unknown>;
 }

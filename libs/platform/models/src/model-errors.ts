@@ -89,6 +89,15 @@ export function badModelRequest(message: string, param?: string): AppError {
   return new AppError({ status: 400, code: ErrorCode.BAD_REQUEST, message, param });
 }
 
+/**
+ * A request field a provider's adapter cannot translate (a tool call's arguments that are not a
+ * JSON object, a message without its tool_call_id): 400 VALIDATION_FAILED naming the field, like
+ * the fields the edge checks itself.
+ */
+export function invalidModelField(param: string, message: string): AppError {
+  return new AppError({ status: 400, code: ErrorCode.VALIDATION_FAILED, message, param });
+}
+
 /** Statuses that mean the request itself is wrong: answered as 400 with the provider's words. */
 const REJECTED = new Set([400, 413, 422]);
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '@kw/platform-config';
-import { SecretBox, loadSecretBox, parseKey } from './index.js';
+import { SecretBox, loadSecretBox, parseKey, resealColumn, type SealedRow } from './index.js';
 
 describe('SecretBox', () => {
   const key = randomBytes(32);
@@ -57,5 +57,52 @@ describe('SecretBox', () => {
     expect(() => loadSecretBox(config, 'webhooks')).toThrow(
       /SECRETS_ENCRYPTION_KEY is required by the webhooks component/,
     );
+  });
+});
+
+describe('resealColumn', () => {
+  const oldKey = randomBytes(32);
+  const newKey = randomBytes(32);
+
+  /** An in-memory column: ids in order, values replaced only when unchanged. */
+  function column(values: Record<string, string>) {
+    const rows = new Map(Object.entries(values));
+    return {
+      rows,
+      async notUnder(prefix: string, afterId: string | null, limit: number): Promise<SealedRow[]> {
+        return [...rows]
+          .filter(([id, sealed]) => !sealed.startsWith(prefix) && (afterId === null || id > afterId))
+          .sort(([a], [b]) => a.localeCompare(b))
+          .slice(0, limit)
+          .map(([id, sealed]) => ({ id, sealed }));
+      },
+      async replace(id: string, from: string, to: string) {
+        if (rows.get(id) !== from) return false;
+        rows.set(id, to);
+        return true;
+      },
+    };
+  }
+
+  it('moves every value to the current key, counts the ones no key opens, and has nothing left on a second run', async () => {
+    const before = new SecretBox([oldKey]);
+    const rotated = new SecretBox([newKey, oldKey]);
+    const stranger = new SecretBox([randomBytes(32)]).seal('lost');
+    const values: Record<string, string> = { z: stranger, c: rotated.seal('already current') };
+    for (let i = 0; i < 450; i++) values[`k${String(i).padStart(4, '0')}`] = before.seal(`value ${i}`);
+    const col = column(values);
+    expect(await resealColumn(rotated, col)).toEqual({ resealed: 450, skipped: 0, unreadable: 1 });
+    const alone = new SecretBox([newKey]);
+    expect(alone.open(col.rows.get('k0449')!)).toBe('value 449');
+    expect(col.rows.get('c')!.startsWith(rotated.currentPrefix)).toBe(true);
+    expect(col.rows.get('z')).toBe(stranger);
+    expect(await resealColumn(rotated, col)).toEqual({ resealed: 0, skipped: 0, unreadable: 1 });
+  });
+
+  it('skips a value changed between the read and the write', async () => {
+    const rotated = new SecretBox([newKey, oldKey]);
+    const col = column({ a: new SecretBox([oldKey]).seal('x') });
+    const racing = { ...col, replace: async () => false };
+    expect(await resealColumn(rotated, racing)).toEqual({ resealed: 0, skipped: 1, unreadable: 0 });
   });
 });

@@ -32,6 +32,19 @@ export class SecretBox {
     return [VERSION, this.currentId, iv.toString('base64url'), body.toString('base64url')].join('.');
   }
 
+  /** What every value sealed by the current key starts with (`v1.<keyId>.`): others need `reseal`. */
+  get currentPrefix(): string {
+    return `${VERSION}.${this.currentId}.`;
+  }
+
+  /**
+   * The value sealed again under the current key (itself when it already is): the master key
+   * rotation of SecretBox values. Throws, like `open`, when no key of this box opens it.
+   */
+  reseal(sealed: string): string {
+    return sealed.startsWith(this.currentPrefix) ? sealed : this.seal(this.open(sealed));
+  }
+
   /** Throws when the value was not sealed by one of this box's keys or was altered. */
   open(sealed: string): string {
     const [version, keyId, ivText, bodyText] = sealed.split('.');
@@ -62,4 +75,60 @@ export function parseKey(text: string): Buffer {
   const key = /^[0-9a-f]{64}$/i.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
   if (key.length !== 32) throw new Error('a secrets encryption key is 32 bytes: 64 hex characters or base64');
   return key;
+}
+
+/** One stored SecretBox value: its row's id (any text that orders) and the sealed text. */
+export interface SealedRow {
+  id: string;
+  sealed: string;
+}
+
+/** What a re-seal did: values moved to the current key, changed meanwhile, or not opening. */
+export interface ResealTally {
+  resealed: number;
+  /** Changed by someone else between the read and the write (sealed under the current key by then, or gone). */
+  skipped: number;
+  /** Sealed under a key none of the configured ones is (or altered): left as they are. */
+  unreadable: number;
+}
+
+/** Where a column of SecretBox values is read and written: its owning component's repository. */
+export interface SealedColumn {
+  /** Up to `limit` values not starting with `prefix`, of ids after `afterId` (all when null), in id order. */
+  notUnder(prefix: string, afterId: string | null, limit: number): Promise<SealedRow[]>;
+  /** Writes `to` only where the row still holds `from` (no lost update); true when written. */
+  replace(id: string, from: string, to: string): Promise<boolean>;
+}
+
+const RESEAL_PAGE = 200;
+
+/**
+ * Re-seals every value of a column under the box's current key, a page at a time in id order:
+ * safe to run again (values already current are not read) and beside a live service (a row
+ * changed meanwhile is skipped). A value no configured key opens is counted, not fatal.
+ */
+export async function resealColumn(
+  box: SecretBox,
+  column: SealedColumn,
+  onPage: (tally: ResealTally) => void = () => undefined,
+): Promise<ResealTally> {
+  const tally: ResealTally = { resealed: 0, skipped: 0, unreadable: 0 };
+  let after: string | null = null;
+  for (;;) {
+    const rows = await column.notUnder(box.currentPrefix, after, RESEAL_PAGE);
+    if (rows.length === 0) return tally;
+    for (const row of rows) {
+      let resealed: string;
+      try {
+        resealed = box.reseal(row.sealed);
+      } catch {
+        tally.unreadable++;
+        continue;
+      }
+      if (await column.replace(row.id, row.sealed, resealed)) tally.resealed++;
+      else tally.skipped++;
+    }
+    after = rows[rows.length - 1]!.id;
+    onPage({ ...tally });
+  }
 }

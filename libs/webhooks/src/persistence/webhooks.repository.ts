@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GroupCommit, type Database, createBelowCap } from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
+import type { SealedColumn } from '@kw/platform-secret-box';
 import type { AttemptRow, WebhookRow } from './rows.js';
 import { WEBHOOKS_DB, type WebhooksDb } from './webhooks-database.js';
 
@@ -217,5 +218,43 @@ export class WebhooksRepository {
       this.db.webhook.deleteMany({ where: { workspaceId } }),
     ]);
     return count;
+  }
+
+  /**
+   * The endpoints' sealed header values as a column to re-seal (a master key rotation): updated
+   * in place, `updated_at` untouched (nothing a user set changed).
+   */
+  get sealedHeaders(): SealedColumn {
+    return this.sealedColumn(
+      `SELECT id::text AS id, headers_sealed AS sealed FROM data.webhooks
+        WHERE headers_sealed IS NOT NULL AND left(headers_sealed, length($1)) <> $1
+          AND ($2::uuid IS NULL OR id > $2::uuid)
+        ORDER BY id LIMIT $3`,
+      `UPDATE data.webhooks SET headers_sealed = $3 WHERE id = $1::uuid AND headers_sealed = $2`,
+    );
+  }
+
+  /** The signing secrets, sealed, as a column to re-seal (a master key rotation). */
+  get sealedSecrets(): SealedColumn {
+    return this.sealedColumn(
+      `SELECT id::text AS id, secret_sealed AS sealed FROM data.webhook_secrets
+        WHERE left(secret_sealed, length($1)) <> $1
+          AND ($2::uuid IS NULL OR id > $2::uuid)
+        ORDER BY id LIMIT $3`,
+      `UPDATE data.webhook_secrets SET secret_sealed = $3 WHERE id = $1::uuid AND secret_sealed = $2`,
+    );
+  }
+
+  /** `select`: ($1 prefix, $2 after id, $3 limit) → (id, sealed); `update`: ($1 id, $2 from, $3 to). */
+  private sealedColumn(select: string, update: string): SealedColumn {
+    const pool = this.database.pool;
+    return {
+      async notUnder(prefix, afterId, limit) {
+        return (await pool.query<{ id: string; sealed: string }>(select, [prefix, afterId, limit])).rows;
+      },
+      async replace(id, from, to) {
+        return ((await pool.query(update, [id, from, to])).rowCount ?? 0) > 0;
+      },
+    };
   }
 }

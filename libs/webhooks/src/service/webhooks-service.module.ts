@@ -18,6 +18,7 @@ import { DeliveriesRepository } from '../persistence/deliveries.repository.js';
 import { webhooksDbProviders } from '../persistence/webhooks-database.js';
 import { WebhooksRepository } from '../persistence/webhooks.repository.js';
 import { WorkspacePurgeHandlers } from './workspace-purge.handlers.js';
+import { WebhookValuesRewrap } from './webhook-values-rewrap.js';
 
 /** The service side of the webhooks component: kw.webhooks.v1 handlers, the fan-out consumer and the delivery worker. */
 @Module({
@@ -43,6 +44,7 @@ import { WorkspacePurgeHandlers } from './workspace-purge.handlers.js';
     WebhooksHandlers,
     DeliveriesHandlers,
     WorkspacePurgeHandlers,
+    WebhookValuesRewrap,
   ],
 })
 export class WebhooksServiceModule {}

@@ -14,7 +14,7 @@ import {
   WEBHOOKS_PER_WORKSPACE_MAX,
 } from '../webhooks-limits.js';
 import { headersKeepingMasked, validEvents, validHeaders, validName } from './webhook-input.js';
-import { openHeaders, sealHeaders } from './webhook-secrets.js';
+import { openHeaders, sealHeaders, UnsealableSecretError, type HeaderPair } from './webhook-secrets.js';
 import { webhookView } from './webhook-view.js';
 import { WebhookRecords, webhookNotFound } from './webhook-records.js';
 import { WebhooksRepository, type WebhookChanges } from '../persistence/webhooks.repository.js';
@@ -88,8 +88,16 @@ export class WebhooksHandlers {
     if (input.name !== undefined) data.name = validName(input.name);
     if (input.setEvents) data.events = validEvents(input.events);
     if (input.setHeaders) {
-      // A value sent back as the mask keeps the stored one.
-      const headers = headersKeepingMasked(validHeaders(input.headers), openHeaders(this.box, current.headersSealed));
+      // A value sent back as the mask keeps the stored one. Stored values that no longer open
+      // (sealed under a master key since removed) keep nothing: the mask is refused for them, and
+      // real values replace them, which is how an owner repairs such an endpoint.
+      let stored: HeaderPair[] = [];
+      try {
+        stored = openHeaders(this.box, current.headersSealed);
+      } catch (err) {
+        if (!(err instanceof UnsealableSecretError)) throw err;
+      }
+      const headers = headersKeepingMasked(validHeaders(input.headers), stored);
       Object.assign(data, sealHeaders(this.box, headers));
     }
     if (input.url !== undefined && input.url !== current.url) {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { JWK } from 'jose';
+import type { SealedColumn } from '@kw/platform-secret-box';
 import { WORKSPACES_DB, type WorkspacesDb } from './workspaces-database.js';
 
 /** One signing key as stored: the public JWK in clear, the private JWK sealed. */
@@ -60,5 +61,28 @@ export class HandoffKeysRepository implements HandoffKeyStore {
       });
       return withdrawn.map((k) => k.kid);
     });
+  }
+
+  /** The private keys, sealed, as a column to re-seal (a master key rotation), withdrawn keys too. */
+  get sealedPrivateKeys(): SealedColumn {
+    const db = this.db;
+    return {
+      async notUnder(prefix, afterId, limit) {
+        const rows = await db.handoffSigningKey.findMany({
+          where: { NOT: { privateJwkSealed: { startsWith: prefix } }, ...(afterId ? { kid: { gt: afterId } } : {}) },
+          select: { kid: true, privateJwkSealed: true },
+          orderBy: { kid: 'asc' },
+          take: limit,
+        });
+        return rows.map((r) => ({ id: r.kid, sealed: r.privateJwkSealed }));
+      },
+      async replace(kid, from, to) {
+        const { count } = await db.handoffSigningKey.updateMany({
+          where: { kid, privateJwkSealed: from },
+          data: { privateJwkSealed: to },
+        });
+        return count > 0;
+      },
+    };
   }
 }

@@ -196,8 +196,8 @@ export class DeliveryAttemptDto {
   @ApiProperty({ format: 'date-time' }) startedAt!: string;
   @ApiProperty() durationMs!: number;
   @ApiProperty({ nullable: true, description: 'HTTP status, null when no response came' }) statusCode!: number | null;
-  @ApiProperty({ nullable: true, enum: ['timeout', 'connect', 'tls', 'redirect', 'status', 'refused'] }) failure!:
-    string | null;
+  @ApiProperty({ nullable: true, enum: ['timeout', 'connect', 'tls', 'redirect', 'status', 'refused', 'secret'] })
+  failure!: string | null;
   @ApiProperty({ nullable: true }) message!: string | null;
 }
 
@@ -239,8 +239,8 @@ export class DeliveryOutcomeDto {
   @ApiProperty() ok!: boolean;
   @ApiProperty({ nullable: true }) statusCode!: number | null;
   @ApiProperty() durationMs!: number;
-  @ApiProperty({ nullable: true, enum: ['timeout', 'connect', 'tls', 'redirect', 'status', 'refused'] }) failure!:
-    string | null;
+  @ApiProperty({ nullable: true, enum: ['timeout', 'connect', 'tls', 'redirect', 'status', 'refused', 'secret'] })
+  failure!: string | null;
   @ApiProperty({ nullable: true }) message!: string | null;
 }
 

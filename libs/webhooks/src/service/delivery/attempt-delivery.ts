@@ -3,7 +3,7 @@ import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
 import { SECRET_BOX, type SecretBox } from '@kw/platform-secret-box';
 import { checkTarget, sendToTarget, TargetConnections, type CheckedTarget, type SendResult } from '../targets/index.js';
-import { openHeaders, signingSecrets } from '../webhook-secrets.js';
+import { openHeaders, signingSecrets, UnsealableSecretError } from '../webhook-secrets.js';
 import { DeliveriesRepository } from '../../persistence/deliveries.repository.js';
 import type { DeliveryRow, WebhookRow } from '../../persistence/rows.js';
 import { WebhooksRepository } from '../../persistence/webhooks.repository.js';
@@ -28,7 +28,17 @@ export interface PreparedEndpoint {
   /** Configured authentication headers with the fixed ones; the signature is added per delivery. */
   headers: Record<string, string>;
   secrets: string[];
+  /**
+   * Why the endpoint's sealed values (signing secrets, header values) do not open: sealed under a
+   * master key that is no longer configured. Every delivery to it then fails as `secret`.
+   */
+  unsealable?: string;
 }
+
+/** What a delivery to an endpoint whose sealed values do not open records (no secret in it). */
+const UNSEALABLE =
+  "the endpoint's signing secret or header values do not open with the configured master keys " +
+  '(SECRETS_ENCRYPTION_KEY changed: restore the previous key as SECRETS_ENCRYPTION_KEY_PREVIOUS and run npm run vault:rewrap, or rotate the secret and set the headers again)';
 
 /**
  * One attempt of one delivery: re-checks the target (DNS may have changed since it was
@@ -53,14 +63,26 @@ export class DeliveryAttempter {
    */
   async prepare(webhook: WebhookRow): Promise<PreparedEndpoint> {
     const headers: Record<string, string> = {};
-    for (const { name, value } of openHeaders(this.box, webhook.headersSealed)) headers[name] = value;
+    let unsealable = false;
+    try {
+      for (const { name, value } of openHeaders(this.box, webhook.headersSealed)) headers[name] = value;
+    } catch (err) {
+      if (!(err instanceof UnsealableSecretError)) throw err;
+      unsealable = true;
+    }
     Object.assign(headers, { 'content-type': 'application/json', 'user-agent': USER_AGENT });
     // Together: name resolution may take seconds, and the secrets' read must not wait for it.
     const [target, secrets] = await Promise.all([
       this.checkedTarget(webhook.url),
-      signingSecrets(this.webhooks, this.box, webhook.id),
+      signingSecrets(this.webhooks, this.box, webhook.id).catch((err: unknown) => {
+        if (!(err instanceof UnsealableSecretError)) throw err;
+        unsealable = true;
+        return [];
+      }),
     ]);
-    return { target, headers, secrets };
+    if (!unsealable) return { target, headers, secrets };
+    this.logger.error({ webhookId: webhook.id }, `webhook delivery impossible: ${UNSEALABLE}`);
+    return { target, headers: {}, secrets: [], unsealable: UNSEALABLE };
   }
 
   private async checkedTarget(url: string): Promise<PreparedEndpoint['target']> {
@@ -133,6 +155,9 @@ export class DeliveryAttempter {
     messageId: string,
   ): Promise<SendResult> {
     const { target } = endpoint;
+    // Never sent unsigned or without its headers: a failed attempt like any other, so the
+    // delivery follows the retry schedule and the endpoint's failing clock runs.
+    if (endpoint.unsealable) return { ok: false, durationMs: 0, failure: 'secret', message: endpoint.unsealable };
     if ('refused' in target)
       return { ok: false, durationMs: target.checkMs, failure: 'refused', message: target.refused };
     return sendToTarget({

@@ -27,7 +27,8 @@ export interface SendRequest {
   agent?: https.Agent;
 }
 
-export type SendFailure = 'timeout' | 'connect' | 'tls' | 'redirect' | 'status' | 'refused';
+/** `secret`: nothing was sent, the endpoint's sealed signing secret or headers do not open (DeliveryAttempter). */
+export type SendFailure = 'timeout' | 'connect' | 'tls' | 'redirect' | 'status' | 'refused' | 'secret';
 
 export interface SendResult {
   ok: boolean;

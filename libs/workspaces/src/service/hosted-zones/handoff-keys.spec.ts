@@ -190,4 +190,14 @@ describe('handoff keys and tokens', () => {
     expect((await other.signingKey()).kid).toBe(kid);
     expect(shared.keys).toHaveLength(1);
   });
+
+  it('makes a new key when the newest no longer opens (the master key changed), and keeps publishing the old one', async () => {
+    const a = setup();
+    const lost = (await a.keys.signingKey()).kid;
+    a.advance(1000);
+    const afterKeyChange = new HandoffKeys(a.store, new SecretBox([randomBytes(32)]), settings, a.now);
+    const fresh = await afterKeyChange.signingKey();
+    expect(fresh.kid).not.toBe(lost);
+    expect((await afterKeyChange.jwks()).keys.map((k) => k.kid)).toEqual([fresh.kid, lost]);
+  });
 });

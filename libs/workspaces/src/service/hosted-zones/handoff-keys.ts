@@ -59,10 +59,20 @@ export class HandoffKeys {
     if (this.current && this.fresh(this.current.createdAt, now) && now.getTime() - this.checkedAt < KEY_RECHECK_MS)
       return this.current;
     const [newest] = await this.store.all();
-    const stored = newest && this.fresh(newest.createdAt, now) ? newest : await this.create(now);
+    let stored = newest && this.fresh(newest.createdAt, now) ? newest : await this.create(now);
     this.checkedAt = now.getTime();
     if (this.current?.kid === stored.kid) return this.current;
-    const key = (await importJWK(JSON.parse(this.box.open(stored.privateJwkSealed)) as JWK, HANDOFF_ALG)) as CryptoKey;
+    let privateJwk: string;
+    try {
+      privateJwk = this.box.open(stored.privateJwkSealed);
+    } catch {
+      // Sealed under a master key no longer configured (SECRETS_ENCRYPTION_KEY changed without
+      // `npm run vault:rewrap`): a new key signs from now on, as after a scheduled rotation;
+      // the unreadable one stays published for the tokens it signed.
+      stored = await this.create(now);
+      privateJwk = this.box.open(stored.privateJwkSealed);
+    }
+    const key = (await importJWK(JSON.parse(privateJwk) as JWK, HANDOFF_ALG)) as CryptoKey;
     this.current = { kid: stored.kid, key, createdAt: stored.createdAt };
     return this.current;
   }

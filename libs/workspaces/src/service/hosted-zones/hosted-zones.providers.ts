@@ -9,6 +9,7 @@ import { HostedZonesRepository } from '../../persistence/hosted-zones.repository
 import { HandoffHandlers } from './handoff.handlers.js';
 import { HandoffIssuer } from './handoff-issuer.js';
 import { HandoffKeys, handoffClockProvider, handoffKeyStoreProvider } from './handoff-keys.js';
+import { HandoffKeysRewrap } from './handoff-keys-rewrap.js';
 import { HandoffRevocationsHandlers } from './handoff-revocations.handlers.js';
 import { hostedZoneSettingsProvider } from './hosted-zone-settings.js';
 import { HostedZonesHandlers } from './hosted-zones.handlers.js';
@@ -31,6 +32,7 @@ export const hostedZoneProviders: Provider[] = [
   handoffKeyStoreProvider,
   handoffClockProvider,
   HandoffKeys,
+  HandoffKeysRewrap,
   HandoffIssuer,
   ZoneAccess,
   ZonePlacement,
