@@ -265,7 +265,7 @@ export class LeafHeartbeatResponseDto {
   @ApiProperty({
     type: [HandoffRevocationDto],
     description:
-      'Handoff tokens to refuse before they expire: the whole current list (entries younger than the token lifetime), replacing the previous one',
+      'Handoff tokens to refuse before they expire: the whole current list (entries younger than the token lifetime, and older ones while a token they match, issued under a longer lifetime, has not expired), replacing the previous one',
   })
   revocations!: HandoffRevocationDto[];
   @ApiProperty({

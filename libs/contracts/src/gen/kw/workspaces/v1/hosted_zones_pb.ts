@@ -542,7 +542,8 @@ export type LeafHeartbeatResponse = Message<"kw.workspaces.v1.LeafHeartbeatRespo
 
   /**
    * Handoff tokens the Leaf must refuse before they expire (entries younger than the token
-   * lifetime). The whole current list, every time: it replaces the previous one.
+   * lifetime, and older ones while a token they match, issued under a longer lifetime, has not
+   * expired). The whole current list, every time: it replaces the previous one.
    *
    * @generated from field: repeated kw.workspaces.v1.HandoffRevocation revocations = 3;
    */
