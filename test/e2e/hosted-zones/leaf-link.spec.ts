@@ -438,6 +438,31 @@ describeWith(
       }
     }, 180_000);
 
+    it("takes the Cloud's new issuer after its PUBLIC_URL changed: the Leaf accepts its handoff tokens again, and says so in its log", async () => {
+      /** A token of the Cloud as it is now, once the Leaf serves it; its `iss`. */
+      const servedIssuer = async () => {
+        const token = await until('a new handoff token served at the Leaf', async () => {
+          const t = await handoff(owner.token);
+          return (await atLeaf(t)).status === 200 && t;
+        });
+        return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).iss as string;
+      };
+      const moved = `http://localhost:${new URL(cloudUrl).port}`;
+      expect(await cloud!.stop()).toBe(0);
+      cloud = await startCloud({ PUBLIC_URL: moved });
+      try {
+        expect(await servedIssuer()).toBe(moved);
+        const h = await health();
+        expect(h.status).toBe(200);
+        expect(h.body.cloudLink).toMatchObject({ status: 'ok', link: 'up' });
+        expect(leaf.logs.some((l) => /issuer changed/.test(String(l.msg)))).toBe(true);
+      } finally {
+        expect(await cloud!.stop()).toBe(0);
+        cloud = await startCloud();
+      }
+      expect(await servedIssuer()).toBe(cloudUrl);
+    }, 120_000);
+
     it('re-enrolled with a new token, a Leaf that lost its state serves every workspace of the zone again (empty), and so does the first Leaf once enrolled back (with its content)', async () => {
       const kept = await placedWorkspace('Through re-enrollments');
       const types = await atLeaf(await handoff(owner.token, kept), 'GET', `/api/workspaces/${kept}/fragment-types`);

@@ -110,6 +110,8 @@ export class LeafLinkHandlers {
       handoffKeyIds: (await this.keys.jwks()).keys.map((k) => k.kid!),
       frozenWorkspaceIds: await this.moves.frozenOn(zone.id),
       removedWorkspaceIds: await this.moves.leftoversOn(zone.id),
+      // The issuer now: a Leaf enrolled before PUBLIC_URL changed would otherwise refuse every token.
+      issuer: this.settings.issuer,
     };
   }
 
