@@ -5,12 +5,23 @@
 SELECT visibility FROM ${workspacesTable} WHERE id = ${workspaceId}::uuid FOR SHARE;
 
 -- src/persistence/handoff-revocations.repository.ts: HandoffRevocationsRepository.forZone
-SELECT user_id::text AS "userId", workspace_id::text AS "workspaceId", credential_id AS "credentialId",
-       max(revoked_at) AS "revokedAt"
-  FROM control.handoff_revocations
- WHERE hosted_zone_id = ${zoneId}::uuid AND revoked_at > ${since}
- GROUP BY user_id, workspace_id, credential_id
- ORDER BY max(revoked_at), user_id, workspace_id, credential_id;
+SELECT r.user_id::text AS "userId", r.workspace_id::text AS "workspaceId", r.credential_id AS "credentialId",
+       max(r.revoked_at) AS "revokedAt"
+  FROM control.handoff_revocations r
+ WHERE r.hosted_zone_id = ${zoneId}::uuid
+   AND (r.revoked_at > ${since}
+        OR EXISTS (SELECT 1 FROM control.handoff_issuances i
+                    WHERE i.hosted_zone_id = r.hosted_zone_id AND i.expires_at > ${liveAfter}
+                      AND (r.user_id IS NULL OR i.user_id = r.user_id)
+                      AND (r.credential_id IS NULL OR i.credential_id = r.credential_id)))
+ GROUP BY r.user_id, r.workspace_id, r.credential_id
+ ORDER BY max(r.revoked_at), r.user_id, r.workspace_id, r.credential_id;
+
+-- src/persistence/handoff-revocations.repository.ts: noteIssuanceIn
+INSERT INTO control.handoff_issuances (hosted_zone_id, user_id, credential_id, expires_at)
+VALUES (${hostedZoneId}::uuid, ${userId}::uuid, ${credentialId}, ${expiresAt})
+ON CONFLICT (hosted_zone_id, user_id, credential_id)
+DO UPDATE SET expires_at = GREATEST(control.handoff_issuances.expires_at, EXCLUDED.expires_at);
 
 -- src/persistence/hosted-zones.repository.ts: HostedZonesRepository.deleteWithArchivedWorkspaces
 SELECT 1 FROM control.hosted_zones WHERE id = ${id}::uuid FOR UPDATE;

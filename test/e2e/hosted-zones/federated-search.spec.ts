@@ -8,6 +8,7 @@ import { ALLOW_HTTP_ENDPOINTS, enrolledLeaf, poll } from '../../support/hosted-z
 import { startEmbedded, tempDir, type PlatformProcess } from '../../support/processes.js';
 import { describeWith } from '../../support/services.js';
 import { workspacesApi } from '../workspaces/workspaces-api.js';
+import { call, connectMcp } from '../mcp/mcp-fixture.js';
 
 const MARKER = `kettle-${randomUUID().slice(0, 8)}`;
 const PORTABLE = `portable content ${randomUUID()}`;
@@ -151,6 +152,17 @@ describeWith(['postgres'], 'global search across the Cloud and a Leaf', () => {
         reason: 'hosted_zone',
       },
     ]);
+    // The Cloud's MCP search tool without a workspace names them the same way.
+    const mcp = await connectMcp(cloud.url, owner.token);
+    try {
+      const tool = await call(mcp, 'search', { query: MARKER, mode: 'keyword' });
+      expect(tool.isError).toBe(false);
+      expect(tool.data.hits.map((h: { workspaceId: string }) => h.workspaceId)).toEqual([cloudWs]);
+      expect(tool.data.workspaceCount).toBe(1);
+      expect(tool.data.skippedWorkspaces).toEqual(global.skippedWorkspaces);
+    } finally {
+      await mcp.close();
+    }
 
     const everywhere = await client.searchEverywhere(MARKER, { mode: 'keyword' });
     expect(everywhere.results.map((r) => r.workspaceId).sort()).toEqual([cloudWs, leafWs].sort());

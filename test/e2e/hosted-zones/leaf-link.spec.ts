@@ -66,7 +66,7 @@ describeWith(
     const api = () => workspacesApi(cloudUrl);
 
     /** The Cloud, always at the same address (the Leaf's CLOUD_URL) and on the same database. */
-    function startCloud(): Promise<PlatformProcess> {
+    function startCloud(env: Record<string, string> = {}): Promise<PlatformProcess> {
       return startApp('gateway', {
         RUN_MODE: 'embedded',
         PORT: new URL(cloudUrl).port,
@@ -80,6 +80,7 @@ describeWith(
         AGENT_JWKS_ALLOW_PRIVATE: 'true',
         ...admin,
         ...UNLIMITED,
+        ...env,
       });
     }
 
@@ -402,6 +403,66 @@ describeWith(
       );
       expect(await metric('kw_leaf_cloud_link_up')).toBe(1);
     }, 120_000);
+
+    it("keeps refusing a removed member's token issued under a longer lifetime after HANDOFF_TOKEN_TTL_SECONDS is lowered", async () => {
+      // Issued under the default lifetime (300 s), revoked, then the operator lowers it to 5 s.
+      const removed = await member('viewer');
+      const token = await handoff(removed.token);
+      expect((await atLeaf(token)).status).toBe(200);
+      await api().ok(
+        owner.token,
+        'DELETE',
+        `/api/workspaces/${workspaceId}/members/${removed.user.id}`,
+        undefined,
+        204,
+      );
+      const revokedAt = Date.now();
+      await refusedAfter(token, revokedAt);
+      expect(await cloud!.stop()).toBe(0);
+      cloud = await startCloud({ HANDOFF_TOKEN_TTL_SECONDS: '5' });
+      try {
+        // Past the new lifetime plus the minute's margin, and a few heartbeats more: the token
+        // (valid for 300 s) is still refused, so the Cloud still sends the entry.
+        await new Promise((r) => setTimeout(r, Math.max(0, revokedAt + 5_000 + 60_000 + 4_000 - Date.now())));
+        await until('a heartbeat answered by the restarted Cloud', async () => {
+          const h = await health();
+          return h.body.cloudLink?.link === 'up' && Date.parse(h.body.cloudLink.revocations.updatedAt) > revokedAt;
+        });
+        await new Promise((r) => setTimeout(r, 3 * HEARTBEAT_SECONDS * 1000));
+        const refused = await atLeaf(token);
+        expect(refused.status).toBe(401);
+        expect(refused.body).toMatchObject({ code: 'UNAUTHENTICATED', error: expect.stringContaining('revoked') });
+      } finally {
+        expect(await cloud!.stop()).toBe(0);
+        cloud = await startCloud();
+      }
+    }, 180_000);
+
+    it("takes the Cloud's new issuer after its PUBLIC_URL changed: the Leaf accepts its handoff tokens again, and says so in its log", async () => {
+      /** A token of the Cloud as it is now, once the Leaf serves it; its `iss`. */
+      const servedIssuer = async () => {
+        const token = await until('a new handoff token served at the Leaf', async () => {
+          const t = await handoff(owner.token);
+          return (await atLeaf(t)).status === 200 && t;
+        });
+        return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).iss as string;
+      };
+      const moved = `http://localhost:${new URL(cloudUrl).port}`;
+      expect(await cloud!.stop()).toBe(0);
+      cloud = await startCloud({ PUBLIC_URL: moved });
+      try {
+        expect(await servedIssuer()).toBe(moved);
+        const h = await health();
+        expect(h.status).toBe(200);
+        expect(h.body.cloudLink).toMatchObject({ status: 'ok', link: 'up' });
+        expect(leaf.logs.some((l) => /issuer changed/.test(String(l.msg)))).toBe(true);
+      } finally {
+        expect(await cloud!.stop()).toBe(0);
+        cloud = await startCloud();
+      }
+      expect(await servedIssuer()).toBe(cloudUrl);
+    }, 120_000);
+
     it('re-enrolled with a new token, a Leaf that lost its state serves every workspace of the zone again (empty), and so does the first Leaf once enrolled back (with its content)', async () => {
       const kept = await placedWorkspace('Through re-enrollments');
       const types = await atLeaf(await handoff(owner.token, kept), 'GET', `/api/workspaces/${kept}/fragment-types`);

@@ -344,6 +344,72 @@ describeWith(['postgres', 'nats'], 'hosted zones: a Cloud and a Leaf, two real p
     }
   });
 
+  it("keeps a Leaf MCP session across the user's renewed handoff tokens, and caps the user's sessions at 50 whatever token opened them", async () => {
+    const handoff = async (token: string) =>
+      (await api().ok(token, 'POST', `/api/workspaces/${workspaceId}/handoff`, undefined, 200)).token as string;
+    const post = async (token: string, body: unknown, sessionId?: string) => {
+      const res = await fetch(`${leafUrl}/api/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+          ...(sessionId && { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' }),
+        },
+        body: JSON.stringify(body),
+      });
+      const text = await res.text();
+      const data = text.match(/^data: (.*)$/m)?.[1] ?? text;
+      return { status: res.status, sessionId: res.headers.get('mcp-session-id'), json: data ? JSON.parse(data) : {} };
+    };
+    const initialize = (token: string) =>
+      post(token, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
+    const listTools = (token: string, sessionId: string) =>
+      post(token, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, sessionId);
+    const close = (token: string, sessionId: string) =>
+      fetch(`${leafUrl}/api/mcp`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}`, 'mcp-session-id': sessionId },
+      });
+
+    // A session opened with one handoff token goes on with the same user's next one.
+    const first = await initialize(await handoff(viewer.token));
+    expect(first.status).toBe(200);
+    const renewed = await handoff(viewer.token);
+    const continued = await listTools(renewed, first.sessionId!);
+    expect(continued.status).toBe(200);
+    expect(continued.json.result.tools.map((t: { name: string }) => t.name)).toContain('search');
+    // Another user's token does not reach it.
+    expect((await listTools(await handoff(owner.token), first.sessionId!)).status).toBe(404);
+
+    // The cap counts the user's sessions, not each token's: a fresh token per session gets no more than 50.
+    const opened = [first.sessionId!];
+    let refused: Awaited<ReturnType<typeof initialize>> | undefined;
+    for (let i = 0; i < 60 && !refused; i++) {
+      const res = await initialize(await handoff(viewer.token));
+      if (res.status === 200) opened.push(res.sessionId!);
+      else refused = res;
+    }
+    try {
+      expect(refused?.status).toBe(503);
+      expect(opened.length).toBe(50);
+      expect(refused!.json.error.message).toMatch(/Too many open MCP sessions/);
+      // Another user is not affected, and closing one makes room again.
+      const other = await initialize(await handoff(owner.token));
+      expect(other.status).toBe(200);
+      await close(await handoff(owner.token), other.sessionId!);
+    } finally {
+      const token = await handoff(viewer.token);
+      for (const id of opened) await close(token, id);
+    }
+    expect((await initialize(await handoff(viewer.token))).status).toBe(200);
+  }, 120_000);
+
   it('keeps serving with a token issued before the Cloud stopped, and refuses it once expired', async () => {
     const handoff = await api().ok(owner.token, 'POST', `/api/workspaces/${workspaceId}/handoff`, undefined, 200);
     expect(await cloud.stop()).toBe(0);

@@ -325,6 +325,9 @@ describe('hosted zones (Cloud)', () => {
         // Nothing is moving out of the zone, nothing moved away.
         frozenWorkspaceIds: [],
         removedWorkspaceIds: [],
+        // The issuer and keys URL now, as at enrollment (a Leaf enrolled before PUBLIC_URL changed takes them).
+        issuer: enrollment.issuer,
+        jwksUri: `${platform.url}/.well-known/jwks.json`,
       });
       const { hostedZone } = await api.ok(owner.token, 'GET', `/api/hosted-zones/${zone.id}`, undefined, 200);
       expect(hostedZone).toMatchObject({

@@ -1,12 +1,12 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
-import { CloudClient, CloudRefusedError, type Placement } from '../service/cloud/cloud-client.js';
+import { CloudClient, CloudRefusedError, type HeartbeatAnswer, type Placement } from '../service/cloud/cloud-client.js';
 import { RevokedHandoffs } from '../service/credentials/revoked-handoffs.js';
 import { CloudLink } from '../service/health/cloud-link.js';
 import { HandoffKeys } from '../service/keys/handoff-keys.js';
 import { LEAF_SETTINGS, type LeafSettings } from '../leaf-settings.js';
-import { LeafStateRepository } from '../persistence/leaf-state.repository.js';
+import { LeafStateRepository, type Enrollment } from '../persistence/leaf-state.repository.js';
 import { isUuid } from '@kw/platform-ids';
 import { FragmentsService, SearchService, WebhooksService } from '@kw/contracts';
 import { ServiceClient } from '@kw/platform-transport';
@@ -68,6 +68,7 @@ export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationS
       this.cloudDown = false;
       // First: a revoked token must not be served a moment longer than needed.
       if (answer.revocations) await this.revoked.replace(answer.revocations);
+      await this.adoptIssuer(enrollment, answer);
       // The Cloud withdrew or added keys (a forced rotation): fetch them now, not at the next refresh.
       if (answer.handoffKeyIds?.length && !this.keys.matches(answer.handoffKeyIds)) await this.keys.refresh();
       // Moving out: read-only from now; the next heartbeat tells the Cloud, which lets the copy begin.
@@ -83,6 +84,24 @@ export class HeartbeatLoop implements OnApplicationBootstrap, BeforeApplicationS
       }
     }
     if (this.keys.stale()) await this.keys.refresh();
+  }
+
+  /**
+   * The Cloud's PUBLIC_URL changed since the enrollment: its tokens carry another `iss` (and it
+   * names its keys by another URL). The heartbeat is answered to this zone's credential by
+   * CLOUD_URL, the same Cloud whose enrollment answer and keys the Leaf trusts, so the Leaf
+   * takes them: otherwise it would refuse every token while its link looks healthy.
+   */
+  private async adoptIssuer(enrollment: Enrollment, answer: HeartbeatAnswer): Promise<void> {
+    const issuer = answer.issuer ?? enrollment.issuer;
+    const jwksUri = answer.jwksUri ?? enrollment.jwksUri;
+    if (issuer === enrollment.issuer && jwksUri === enrollment.jwksUri) return;
+    await this.state.adoptIssuer(issuer, jwksUri);
+    this.logger.warn(
+      { previousIssuer: enrollment.issuer, issuer, jwksUri },
+      "the Cloud's issuer changed (its PUBLIC_URL): handoff tokens are checked against the new one; those naming the previous one are refused",
+    );
+    if (jwksUri !== enrollment.jwksUri) await this.keys.refresh();
   }
 
   private async provision(zoneCredential: string, placement: Placement): Promise<void> {

@@ -145,6 +145,15 @@ export class LeafStateRepository {
     return this.enrollment;
   }
 
+  /**
+   * The Cloud's issuer and keys URL as its heartbeat names them now (its PUBLIC_URL changed since
+   * the enrollment): handoff tokens are checked against these from now on.
+   */
+  async adoptIssuer(issuer: string, jwksUri: string): Promise<void> {
+    await this.db.leafState.update({ where: { id: STATE_ID }, data: { issuer, jwksUri } });
+    if (this.enrollment) this.enrollment = { ...this.enrollment, issuer, jwksUri };
+  }
+
   async saveJwks(jwks: Jwks, fetchedAt: Date): Promise<void> {
     await this.db.leafState.update({
       where: { id: STATE_ID },

@@ -34,7 +34,7 @@ import { APP_CONFIG, buildInfo, LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { createMcpServer } from '../service/create-mcp-server.js';
 import { MCP_TOOL_SET, type McpToolSet } from '../service/mcp-tool-set.js';
-import { McpSessions } from '../service/mcp-sessions.js';
+import { McpSessions, sessionHolder, sessionOwner } from '../service/mcp-sessions.js';
 import type { McpAuthExtra } from '../service/tool-context.js';
 import { describeServer, McpDescriptionDto } from './describe-server.js';
 import { invalidMessage, invalidParams, type RpcRefusal } from './jsonrpc-checks.js';
@@ -106,7 +106,7 @@ export class McpController implements OnModuleInit {
     if (notMessage) return refuse(reply, notMessage);
     const sessionId = header(request, SESSION_HEADER);
     if (sessionId) {
-      const session = this.sessions.get(sessionId, caller.auth.credentialId);
+      const session = this.sessions.get(sessionId, sessionOwner(caller.auth));
       if (!session) return rpcError(reply, 404, -32001, 'Session not found: start a new session with initialize');
       const badParams = invalidParams(request.body);
       if (badParams) return refuse(reply, badParams);
@@ -117,14 +117,15 @@ export class McpController implements OnModuleInit {
     if (badInitialize) return refuse(reply, badInitialize);
     if (!isInitializeRequest(request.body))
       return rpcError(reply, 400, -32000, 'Bad Request: no valid Mcp-Session-Id; send initialize first');
-    if (!this.sessions.hasRoom(caller.auth.credentialId))
+    const owner = sessionOwner(caller.auth);
+    const holder = sessionHolder(caller.auth);
+    if (!this.sessions.hasRoom(holder))
       return rpcError(reply, 503, -32000, 'Too many open MCP sessions; close some (DELETE /api/mcp) and retry');
 
     const server = createMcpServer(this.client, this.version, this.toolSet);
-    const credentialId = caller.auth.credentialId;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => this.sessions.add(id, { transport, server, credentialId, lastActive: Date.now() }),
+      onsessioninitialized: (id) => this.sessions.add(id, { transport, server, owner, holder, lastActive: Date.now() }),
     });
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.remove(transport.sessionId);
@@ -155,7 +156,7 @@ export class McpController implements OnModuleInit {
     const caller = await this.admit(request, reply);
     const sessionId = header(request, SESSION_HEADER);
     if (!sessionId) return rpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-    const session = this.sessions.get(sessionId, caller.auth.credentialId);
+    const session = this.sessions.get(sessionId, sessionOwner(caller.auth));
     if (!session) return rpcError(reply, 404, -32001, 'Session not found: start a new session with initialize');
     await this.handle(session.transport, request, reply, caller);
   }
@@ -168,7 +169,7 @@ export class McpController implements OnModuleInit {
     const caller = await this.admit(request, reply);
     const sessionId = header(request, SESSION_HEADER);
     if (!sessionId) return rpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-    const session = this.sessions.get(sessionId, caller.auth.credentialId);
+    const session = this.sessions.get(sessionId, sessionOwner(caller.auth));
     if (!session) return rpcError(reply, 404, -32001, 'Session not found');
     await this.handle(session.transport, request, reply, caller);
   }

@@ -7,9 +7,38 @@ import { LOGGER } from '@kw/platform-runtime';
 export interface McpSession {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
-  /** The credential that opened the session: only it may use the session. */
-  credentialId: string;
+  /** Who may use the session (sessionOwner): the credential that opened it, or at a Leaf its user and workspace. */
+  owner: string;
+  /** Whose sessions it counts among (sessionHolder): that credential, or at a Leaf that user. */
+  holder: string;
   lastActive: number;
+}
+
+/** The caller's credential as a session sees it (AuthContext). */
+export interface SessionCaller {
+  userId: string;
+  credentialId: string;
+  credentialKind: string;
+  workspaceIds: readonly string[];
+}
+
+/** The credential kind of a Leaf's handoff tokens (libs/leaf HANDOFF_CREDENTIAL). */
+const HANDOFF_CREDENTIAL = 'handoff';
+
+/**
+ * Who may use a session. A credential on the Cloud; at a Leaf each handoff token is its own
+ * credential (its `jti`) and lives minutes, so a session belongs to the token's user and
+ * workspace: a renewed handoff token continues it (each message still runs with the token it
+ * carries). docs/mcp.md#leaf.
+ */
+export function sessionOwner(caller: SessionCaller): string {
+  if (caller.credentialKind !== HANDOFF_CREDENTIAL) return `credential ${caller.credentialId}`;
+  return `handoff ${caller.userId} ${[...caller.workspaceIds].sort().join(',')}`;
+}
+
+/** Whose cap a session counts against: the credential, or at a Leaf the user (not each token). */
+export function sessionHolder(caller: SessionCaller): string {
+  return caller.credentialKind === HANDOFF_CREDENTIAL ? `user ${caller.userId}` : `credential ${caller.credentialId}`;
 }
 
 /** Sessions idle this long are closed (clients then start a new one, as the spec allows). */
@@ -31,19 +60,19 @@ export class McpSessions implements OnModuleDestroy {
     this.sweeper.unref();
   }
 
-  /** The session, only for the credential that opened it (anything else reads as unknown). */
-  get(sessionId: string, credentialId: string): McpSession | undefined {
+  /** The session, only for its owner (sessionOwner; anything else reads as unknown). */
+  get(sessionId: string, owner: string): McpSession | undefined {
     const session = this.sessions.get(sessionId);
-    if (!session || session.credentialId !== credentialId) return undefined;
+    if (!session || session.owner !== owner) return undefined;
     session.lastActive = Date.now();
     return session;
   }
 
-  /** Whether one more session may open for this credential. */
-  hasRoom(credentialId: string): boolean {
+  /** Whether one more session may open for this holder (sessionHolder: a credential, or a Leaf's user). */
+  hasRoom(holder: string): boolean {
     if (this.sessions.size >= MAX_SESSIONS) return false;
     let mine = 0;
-    for (const s of this.sessions.values()) if (s.credentialId === credentialId) mine++;
+    for (const s of this.sessions.values()) if (s.holder === holder) mine++;
     return mine < MAX_PER_CREDENTIAL;
   }
 

@@ -73,12 +73,15 @@ export class LeafLinkController {
   @ApiOperation({
     summary: 'Leaf heartbeat',
     description:
-      '`Authorization: Bearer kwz_...`. Marks the zone online; answers the placements to provision, the handoff tokens to refuse, and the workspaces moving out (read-only) or moved away (to purge).',
+      '`Authorization: Bearer kwz_...`. Marks the zone online; answers the placements to provision, the handoff tokens to refuse, ' +
+      'the workspaces moving out (read-only) or moved away (to purge), and the issuer and keys URL of handoff tokens now ' +
+      '(a Leaf enrolled before PUBLIC_URL changed takes them).',
   })
   @ApiOkResponse({ type: LeafHeartbeatResponseDto })
   async heartbeat(
     @Headers('authorization') authorization: string | undefined,
     @Body() body: LeafHeartbeatDto,
+    @Req() request: FastifyRequest,
   ): Promise<LeafHeartbeatResponseDto> {
     const answer = await this.client.call(M.leafHeartbeat, {
       zoneCredential: zoneCredential(authorization),
@@ -93,6 +96,9 @@ export class LeafLinkController {
       handoffKeyIds: answer.handoffKeyIds,
       frozenWorkspaceIds: answer.frozenWorkspaceIds,
       removedWorkspaceIds: answer.removedWorkspaceIds,
+      // As the enrollment answers them: a Leaf enrolled before PUBLIC_URL changed takes these.
+      issuer: answer.issuer,
+      jwksUri: `${publicBase(this.config, request)}${jwksPath}`,
     };
   }
 

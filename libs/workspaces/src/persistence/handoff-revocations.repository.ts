@@ -82,14 +82,13 @@ export async function recordReadersRevocation(tx: WorkspacesTx, workspaceId: str
 export class HandoffRevocationsRepository {
   constructor(@Inject(WORKSPACES_DB) private readonly db: WorkspacesDb) {}
 
-  /** A handoff token was issued: its zone, user and credential hold live tokens until `expiresAt`. */
+  /**
+   * A handoff token was issued: its zone, user and credential hold live tokens until `expiresAt`,
+   * or until a token issued before expires, if later (one issued under a longer
+   * HANDOFF_TOKEN_TTL_SECONDS): the row keeps the latest expiry of any token, not of the last one.
+   */
   async noteIssuance(issuance: Issuance): Promise<void> {
-    const { hostedZoneId, userId, credentialId, expiresAt } = issuance;
-    await this.db.handoffIssuance.upsert({
-      where: { hostedZoneId_userId_credentialId: { hostedZoneId, userId, credentialId } },
-      create: issuance,
-      update: { expiresAt },
-    });
+    await noteIssuanceIn(this.db, issuance);
   }
 
   /**
@@ -105,11 +104,7 @@ export class HandoffRevocationsRepository {
       const rows = await tx.$queryRaw<Array<{ visibility: string }>>`
         SELECT visibility FROM ${workspacesTable} WHERE id = ${workspaceId}::uuid FOR SHARE`;
       if (rows[0]?.visibility !== 'public') return false;
-      await tx.handoffIssuance.upsert({
-        where: { hostedZoneId_userId_credentialId: { hostedZoneId, userId, credentialId } },
-        create: issuance,
-        update: { expiresAt },
-      });
+      await noteIssuanceIn(tx, { hostedZoneId, userId, credentialId, expiresAt });
       return true;
     });
   }
@@ -146,14 +141,37 @@ export class HandoffRevocationsRepository {
     await this.db.handoffIssuance.deleteMany({ where: { expiresAt: { lt: old } } });
   }
 
-  /** The zone's entries revoked after `since`, the latest per key, oldest first. */
-  forZone(zoneId: string, since: Date): Promise<RevocationEntry[]> {
+  /**
+   * The zone's entries that may still match a token, the latest per key, oldest first: those
+   * revoked after `since` (the current token lifetime ago), and older ones while the zone holds a
+   * token they match that has not expired (`exp` after `liveAfter`): one issued under a longer
+   * HANDOFF_TOKEN_TTL_SECONDS than the current one. An entry matches the tokens of its user, of
+   * its credential, or (a workspace's entry) any user's; an issuance row holds the latest expiry
+   * of its user's and credential's tokens at the zone, so an entry is kept until every token it
+   * covers has expired. Rows go after two hours (KEEP_MS), past any token's lifetime.
+   */
+  forZone(zoneId: string, since: Date, liveAfter: Date): Promise<RevocationEntry[]> {
     return this.db.$queryRaw<RevocationEntry[]>`
-      SELECT user_id::text AS "userId", workspace_id::text AS "workspaceId", credential_id AS "credentialId",
-             max(revoked_at) AS "revokedAt"
-        FROM control.handoff_revocations
-       WHERE hosted_zone_id = ${zoneId}::uuid AND revoked_at > ${since}
-       GROUP BY user_id, workspace_id, credential_id
-       ORDER BY max(revoked_at), user_id, workspace_id, credential_id`;
+      SELECT r.user_id::text AS "userId", r.workspace_id::text AS "workspaceId", r.credential_id AS "credentialId",
+             max(r.revoked_at) AS "revokedAt"
+        FROM control.handoff_revocations r
+       WHERE r.hosted_zone_id = ${zoneId}::uuid
+         AND (r.revoked_at > ${since}
+              OR EXISTS (SELECT 1 FROM control.handoff_issuances i
+                          WHERE i.hosted_zone_id = r.hosted_zone_id AND i.expires_at > ${liveAfter}
+                            AND (r.user_id IS NULL OR i.user_id = r.user_id)
+                            AND (r.credential_id IS NULL OR i.credential_id = r.credential_id)))
+       GROUP BY r.user_id, r.workspace_id, r.credential_id
+       ORDER BY max(r.revoked_at), r.user_id, r.workspace_id, r.credential_id`;
   }
+}
+
+/** Upserts an issuance keeping the later expiry: a token issued under a longer lifetime still counts. */
+async function noteIssuanceIn(db: WorkspacesDb | WorkspacesTx, issuance: Issuance): Promise<void> {
+  const { hostedZoneId, userId, credentialId, expiresAt } = issuance;
+  await db.$executeRaw`
+    INSERT INTO control.handoff_issuances (hosted_zone_id, user_id, credential_id, expires_at)
+    VALUES (${hostedZoneId}::uuid, ${userId}::uuid, ${credentialId}, ${expiresAt})
+    ON CONFLICT (hosted_zone_id, user_id, credential_id)
+    DO UPDATE SET expires_at = GREATEST(control.handoff_issuances.expires_at, EXCLUDED.expires_at)`;
 }

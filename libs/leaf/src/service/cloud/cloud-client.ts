@@ -41,6 +41,10 @@ export interface HeartbeatAnswer {
   frozenWorkspaceIds?: string[];
   /** Workspaces whose copy here is no longer theirs: purge, then report each removed. */
   removedWorkspaceIds?: string[];
+  /** `iss` of the Cloud's handoff tokens now; absent from an older Cloud. */
+  issuer?: string;
+  /** The Cloud's keys URL now (at CLOUD_URL's origin); absent from an older Cloud. */
+  jwksUri?: string;
 }
 
 /** A list of UUID strings from the Cloud's answer (anything else is dropped), at most `max`. */
@@ -50,6 +54,16 @@ function idList(value: unknown, max = 10_000): string[] {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An http(s) URL of reasonable length (the Cloud's issuer and keys URL). */
+function issuerLike(value: string): boolean {
+  if (value.length > 2048) return false;
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The Leaf's side of the Cloud's Leaf-facing routes (docs/hosted-zones-leaf.md): enroll,
@@ -111,6 +125,8 @@ export class CloudClient {
         : [],
       frozenWorkspaceIds: Array.isArray(body.frozenWorkspaceIds) ? idList(body.frozenWorkspaceIds) : undefined,
       removedWorkspaceIds: idList(body.removedWorkspaceIds),
+      issuer: typeof body.issuer === 'string' && issuerLike(body.issuer) ? body.issuer : undefined,
+      jwksUri: typeof body.jwksUri === 'string' && issuerLike(body.jwksUri) ? this.atCloud(body.jwksUri) : undefined,
     };
   }
 

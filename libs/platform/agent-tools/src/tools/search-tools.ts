@@ -48,7 +48,9 @@ export const searchTools: AgentTool[] = [
       'workspaceId is left out. Search syntax holds in every mode: "a phrase" is required, -word or -"a phrase" ' +
       'keeps fragments holding it out, OR gives alternatives. Answers snippets and ids; use get_fragment for content. The first page also ' +
       'names up to 5 uploaded files holding the words and none excluded (files, each with its workspaceId; read_workspace_file ' +
-      'reads them, search_workspace_files searches only files).',
+      'reads them, search_workspace_files searches only files). Without workspaceId, workspaces whose data lives in a ' +
+      'hosted zone are not searched: skippedWorkspaces names them with their Leaf (endpointUrl; ask the Cloud for a ' +
+      'handoff token and search there).',
     inputSchema: {
       query: z.string().min(1).max(SEARCH_QUERY_MAX),
       workspaceId: z.uuid().optional().describe('Leave out to search every readable workspace'),
@@ -86,7 +88,7 @@ export const searchTools: AgentTool[] = [
         ]);
         return { ...hitsOut(page), files: files.map(fileHitOut) };
       }
-      const [{ page, workspaceCount }, files] = await Promise.all([
+      const [{ page, workspaceCount, skippedWorkspaces }, files] = await Promise.all([
         client.call(S.globalSearch, { search, ...paging }),
         filesBesideSearch(client, {
           query: args.query,
@@ -94,7 +96,20 @@ export const searchTools: AgentTool[] = [
           fragmentFilters: search.tags.length > 0,
         }),
       ]);
-      return { ...hitsOut(page), files: files.map(fileHitOut), workspaceCount };
+      // As GET /api/search/global: the workspaces whose data lives at a Leaf were not searched,
+      // and are named with the way there rather than left out silently (docs/search.md).
+      return {
+        ...hitsOut(page),
+        files: files.map(fileHitOut),
+        workspaceCount,
+        skippedWorkspaces: skippedWorkspaces.map((w) => ({
+          workspaceId: w.workspaceId,
+          name: w.name,
+          hostedZoneId: w.hostedZoneId,
+          endpointUrl: w.endpointUrl,
+          reason: 'hosted_zone' as const,
+        })),
+      };
     },
   }),
 

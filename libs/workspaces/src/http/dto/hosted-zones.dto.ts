@@ -265,7 +265,7 @@ export class LeafHeartbeatResponseDto {
   @ApiProperty({
     type: [HandoffRevocationDto],
     description:
-      'Handoff tokens to refuse before they expire: the whole current list (entries younger than the token lifetime), replacing the previous one',
+      'Handoff tokens to refuse before they expire: the whole current list (entries younger than the token lifetime, and older ones while a token they match, issued under a longer lifetime, has not expired), replacing the previous one',
   })
   revocations!: HandoffRevocationDto[];
   @ApiProperty({
@@ -284,6 +284,15 @@ export class LeafHeartbeatResponseDto {
       'Workspaces whose copy on the zone is no longer theirs (moved away, or a move here aborted): purge each, then report it removed',
   })
   removedWorkspaceIds!: string[];
+  @ApiProperty({
+    description:
+      '`iss` of the handoff tokens the Cloud issues now (its PUBLIC_URL): a Leaf enrolled under another one takes it',
+  })
+  issuer!: string;
+  @ApiProperty({
+    description: "Where the Cloud publishes its keys now (the Leaf fetches that path at CLOUD_URL's origin)",
+  })
+  jwksUri!: string;
 }
 
 export class RotateHandoffKeysResponseDto {

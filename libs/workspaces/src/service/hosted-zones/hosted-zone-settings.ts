@@ -11,13 +11,17 @@ export interface HostedZoneSettings {
   /** HOSTED_ZONE_ALLOW_HTTP_ENDPOINTS (development): placement on a zone whose endpoint is not https. */
   allowHttpEndpoints: boolean;
   /**
-   * How long a revocation is sent to the Leaves: the token lifetime, plus a minute for the
-   * Leaves' clock tolerance and heartbeat delays. Older entries only match expired tokens.
+   * How long a revocation is sent to the Leaves at least: the token lifetime, plus a minute for
+   * the Leaves' clock tolerance and heartbeat delays. Older entries are sent while a token they
+   * match, issued under a longer lifetime, has not expired (HandoffRevocationsRepository.forZone).
    */
   revocationWindowMs: number;
 }
 
 export const HOSTED_ZONE_SETTINGS = Symbol('HOSTED_ZONE_SETTINGS');
+
+/** A token still counts this long after its `exp`: the Leaves' clock tolerance and heartbeat delays. */
+export const REVOCATION_MARGIN_MS = 60_000;
 
 export function hostedZoneSettings(config: AppConfig): HostedZoneSettings {
   return {
@@ -26,7 +30,7 @@ export function hostedZoneSettings(config: AppConfig): HostedZoneSettings {
     keyRotationMs: config.HANDOFF_KEY_ROTATION_DAYS * 24 * 60 * 60 * 1000,
     offlineAfterMs: config.HOSTED_ZONE_OFFLINE_AFTER_SECONDS * 1000,
     allowHttpEndpoints: config.HOSTED_ZONE_ALLOW_HTTP_ENDPOINTS === true,
-    revocationWindowMs: (config.HANDOFF_TOKEN_TTL_SECONDS + 60) * 1000,
+    revocationWindowMs: config.HANDOFF_TOKEN_TTL_SECONDS * 1000 + REVOCATION_MARGIN_MS,
   };
 }
 

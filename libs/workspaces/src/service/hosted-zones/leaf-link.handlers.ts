@@ -8,7 +8,13 @@ import { WorkspaceMovesRepository } from '../../persistence/workspace-moves.repo
 import { isUuid } from '@kw/platform-ids';
 import { HandoffKeys } from './handoff-keys.js';
 import { hostedZoneMismatch, leafUnauthenticated, placementNotFound } from './hosted-zone-errors.js';
-import { HOSTED_ZONE_SETTINGS, jwksPath, zoneAudience, type HostedZoneSettings } from './hosted-zone-settings.js';
+import {
+  HOSTED_ZONE_SETTINGS,
+  REVOCATION_MARGIN_MS,
+  jwksPath,
+  zoneAudience,
+  type HostedZoneSettings,
+} from './hosted-zone-settings.js';
 import type { HostedZoneRow } from './hosted-zone-view.js';
 import { checkEndpointUrl, checkLeafVersion } from './zone-fields.js';
 import {
@@ -84,8 +90,14 @@ export class LeafLinkHandlers {
       ...(await this.moves.pendingTargets(zone.id)).map((w) => ({ ...w, status: 'processing' })),
     ];
     // The whole current list every time (ids only, never content): the Leaf replaces its own.
-    const since = new Date(Date.now() - this.settings.revocationWindowMs);
-    const revocations = await this.revocations.forZone(zone.id, since);
+    // Entries younger than the current token lifetime, and older ones while a token they match,
+    // issued under a longer lifetime (HANDOFF_TOKEN_TTL_SECONDS lowered since), has not expired.
+    const now = Date.now();
+    const revocations = await this.revocations.forZone(
+      zone.id,
+      new Date(now - this.settings.revocationWindowMs),
+      new Date(now - REVOCATION_MARGIN_MS),
+    );
     return {
       hostedZoneId: zone.id,
       placements: pending.map((w) => ({ workspaceId: w.id, name: w.name, status: w.status })),
@@ -98,6 +110,8 @@ export class LeafLinkHandlers {
       handoffKeyIds: (await this.keys.jwks()).keys.map((k) => k.kid!),
       frozenWorkspaceIds: await this.moves.frozenOn(zone.id),
       removedWorkspaceIds: await this.moves.leftoversOn(zone.id),
+      // The issuer now: a Leaf enrolled before PUBLIC_URL changed would otherwise refuse every token.
+      issuer: this.settings.issuer,
     };
   }
 
