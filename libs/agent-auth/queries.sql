@@ -50,6 +50,11 @@ DELETE FROM control.agent_grant_revocations WHERE id IN (
 SELECT id FROM control.agent_grant_revocations WHERE created_at < ${new Date(now.getTime() - DAY_MS)}
 LIMIT ${limit} FOR UPDATE SKIP LOCKED);
 
+-- src/persistence/agent-grants.repository.ts: AgentGrantsRepository.rotate
+SELECT g.id FROM control.agent_grants g
+JOIN control.agent_tokens t ON t.grant_id = g.id
+WHERE t.token_hash = ${refreshHash} FOR NO KEY UPDATE OF g;
+
 -- src/persistence/agent-grants.repository.ts: insertGrantStatement
 WITH g AS (
   INSERT INTO control.agent_grants

@@ -210,6 +210,28 @@ describe('agent authentication: identity assertions, tokens and security events'
     expect((await form('/oauth2/revoke', { token: 'kwa_unknown' })).status).toBe(200);
   });
 
+  it('one refresh token sent several times at once: one rotation, the rest invalid_grant, never a 5xx', async () => {
+    for (let round = 0; round < 8; round++) {
+      const first = await tokensFor(user.email, { sub: 'subject-concurrent-refresh' });
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, async () => {
+          const res = await form('/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token });
+          return { status: res.status, body: (await res.json()) as any };
+        }),
+      );
+      const statuses = answers.map((a) => a.status).sort();
+      expect(
+        statuses.every((s) => s === 200 || s === 400),
+        JSON.stringify(answers),
+      ).toBe(true);
+      expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(1);
+      for (const a of answers) if (a.status === 400) expect(a.body.error).toBe('invalid_grant');
+      // A reuse was seen: the grant is revoked, the pair a winner got included.
+      for (const a of answers.filter((x) => x.status === 200))
+        expect((await bearer(a.body.access_token)).status).toBe(401);
+    }
+  });
+
   it('refresh narrows the new access token to the scope asked for; the grant keeps its scopes', async () => {
     const granted = 'workspaces:read fragments:read search:read';
     const first = await tokensFor(user.email, { scope: granted, sub: 'subject-narrowed' });

@@ -159,6 +159,12 @@ export class AgentGrantsRepository {
     accept: (grant: AgentGrantRow, account: { active: boolean }) => string[],
   ): Promise<RefreshOutcome> {
     return this.db.$transaction(async (tx) => {
+      // The grant's row first, as every revocation takes it (grant, then its tokens): concurrent
+      // uses of one refresh token wait here one after another instead of deadlocking on the
+      // token and grant rows taken in opposite orders. Read after it, the token is current.
+      await tx.$queryRaw`SELECT g.id FROM control.agent_grants g
+        JOIN control.agent_tokens t ON t.grant_id = g.id
+        WHERE t.token_hash = ${refreshHash} FOR NO KEY UPDATE OF g`;
       const token = await tx.agentToken.findUnique({
         where: { tokenHash: refreshHash },
         include: { grant: { include: { user: { select: { status: true } } } } },
