@@ -85,6 +85,9 @@ DELETE FROM control.oauth_authorizations WHERE id IN (
 SELECT id FROM control.oauth_authorizations WHERE expires_at < ${new Date(now.getTime() - DAY_MS)}
 LIMIT ${limit} FOR UPDATE SKIP LOCKED);
 
+-- src/persistence/oauth-authorizations.repository.ts: OAuthAuthorizationsRepository.redeem
+SELECT id FROM control.oauth_authorizations WHERE code_hash = ${codeHash} FOR UPDATE;
+
 -- src/persistence/seen-jwt-ids.repository.ts: SeenJwtIdsRepository.remember.inserted
 INSERT INTO control.seen_jwt_ids (issuer, kind, jti, expires_at)
 VALUES (${issuer}, ${kind}, ${jti}, ${expiresAt}) ON CONFLICT DO NOTHING;

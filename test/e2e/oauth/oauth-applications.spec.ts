@@ -363,6 +363,39 @@ describe('OAuth applications and the authorization code flow', () => {
     expect(((await (await exchange(late)).json()) as any).error).toBe('invalid_grant');
   });
 
+  it('a code presented twice at once: the second presentation revokes what the first issued', async () => {
+    const app = await createApp({ clientType: 'public' });
+    const id = app.application.id;
+    for (let round = 0; round < 4; round++) {
+      const { verifier, challenge } = pkce();
+      const code = (
+        await consent(authorizeUrl(id, { code_challenge: challenge, code_challenge_method: 'S256' }))
+      ).redirectTo!.searchParams.get('code')!;
+      const exchange = async () => {
+        const res = await tokenRequest({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT,
+          code_verifier: verifier,
+          client_id: id,
+        });
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      const answers = await Promise.all([exchange(), exchange()]);
+      expect(answers.map((a) => a.status).sort(), JSON.stringify(answers)).toEqual([200, 400]);
+      const loser = answers.find((a) => a.status === 400)!;
+      expect(loser.body).toMatchObject({
+        error: 'invalid_grant',
+        error_description: 'The authorization code was used before; the tokens it issued are revoked',
+      });
+      const winner = answers.find((a) => a.status === 200)!;
+      const check = await fetch(`${base}/api/auth/validate-token`, {
+        headers: { authorization: `Bearer ${winner.body.access_token}` },
+      });
+      expect(check.status).toBe(401);
+    }
+  });
+
   it('binds tokens to a resource: an MCP token is refused on REST, a token for another resource at /api/mcp', async () => {
     const app = await createApp({ scopes: ['workspaces:read', 'search:read', 'fragments:read'] });
     const id = app.application.id;

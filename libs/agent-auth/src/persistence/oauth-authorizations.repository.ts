@@ -92,6 +92,9 @@ export class OAuthAuthorizationsRepository {
     tokens: NewTokenPair,
   ): Promise<CodeOutcome> {
     return this.db.$transaction(async (tx) => {
+      // The request's row locked first: a second presentation racing the first waits for it and
+      // then reads it redeemed (a replay that revokes what it issued), not still approved.
+      await tx.$queryRaw`SELECT id FROM control.oauth_authorizations WHERE code_hash = ${codeHash} FOR UPDATE`;
       const authorization = await tx.oAuthAuthorization.findUnique({ where: { codeHash } });
       if (!authorization) return { kind: 'invalid' } as const;
       if (authorization.status === 'redeemed') {
