@@ -363,6 +363,22 @@ describe('OAuth applications and the authorization code flow', () => {
     expect(((await (await exchange(late)).json()) as any).error).toBe('invalid_grant');
   });
 
+  it('refuses an empty scope list on create and update instead of widening to the defaults', async () => {
+    const app = await createApp({ scopes: ['profile:read', 'fragments:read'] });
+    const id = app.application.id;
+    const emptied = await api('PATCH', `/api/applications/${id}`, { scopes: [] });
+    expect([emptied.status, emptied.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect((await api('GET', `/api/applications/${id}`)).body.scopes).toEqual([
+      'profile:read',
+      'fragments:read',
+    ]);
+    const created = await api('POST', '/api/applications', { name: 'Empty', redirectUris: [REDIRECT], scopes: [] });
+    expect([created.status, created.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+    // Omitted on create: the agent defaults, as documented.
+    const defaulted = await createApp({ scopes: undefined });
+    expect(defaulted.application).toMatchObject({ scopes: expect.arrayContaining(['workspaces:read']) });
+  });
+
   it('a code presented twice at once: the second presentation revokes what the first issued', async () => {
     const app = await createApp({ clientType: 'public' });
     const id = app.application.id;
