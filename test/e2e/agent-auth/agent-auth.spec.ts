@@ -210,6 +210,56 @@ describe('agent authentication: identity assertions, tokens and security events'
     expect((await form('/oauth2/revoke', { token: 'kwa_unknown' })).status).toBe(200);
   });
 
+  it('jwt-bearer and the claim grant refuse a request whose client authentication fails', async () => {
+    const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+    const post = (params: Record<string, string>, authorization?: string) =>
+      fetch(`${base}/oauth2/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          ...(authorization ? { authorization } : {}),
+        },
+        body: new URLSearchParams(params).toString(),
+      });
+    const attempts: Array<[string, Response]> = [
+      [
+        'jwt-bearer, Basic of an unknown client',
+        await post(
+          { grant_type: JWT_BEARER, assertion: await idp.idJag(base, { email: user.email }) },
+          basic(crypto.randomUUID(), 'kws_wrong'),
+        ),
+      ],
+      [
+        'jwt-bearer, client_secret in the body',
+        await post({
+          grant_type: JWT_BEARER,
+          assertion: await idp.idJag(base, { email: user.email }),
+          client_id: 'research-agent',
+          client_secret: 'wrong',
+        }),
+      ],
+      [
+        'claim grant, Basic of an unknown client',
+        await post(
+          { grant_type: 'urn:kw:agent-auth:grant-type:claim', claim_token: 'kwc_unknown' },
+          basic('research-agent', 'wrong'),
+        ),
+      ],
+    ];
+    for (const [name, res] of attempts) {
+      const body = (await res.json()) as any;
+      expect({ name, status: res.status, error: body.error }).toEqual({ name, status: 401, error: 'invalid_client' });
+      expect(res.headers.get('www-authenticate'), name).toMatch(/^Basic/);
+    }
+    // Naming itself without a secret (an agent's client_id) is no client authentication: it works.
+    const named = await post({
+      grant_type: JWT_BEARER,
+      assertion: await idp.idJag(base, { email: user.email }),
+      client_id: 'research-agent',
+    });
+    expect(named.status).toBe(200);
+  });
+
   it('one refresh token sent several times at once: one rotation, the rest invalid_grant, never a 5xx', async () => {
     for (let round = 0; round < 8; round++) {
       const first = await tokensFor(user.email, { sub: 'subject-concurrent-refresh' });

@@ -55,10 +55,10 @@ export class TokenEndpoint {
   issue(input: IssueTokenRequest, now = new Date()): Promise<TokenAnswer> {
     switch (input.grantType) {
       case GRANT_JWT_BEARER:
-        return this.exchangeAssertion(input, now);
+        return this.clients.authenticateIfPresented(input, now).then(() => this.exchangeAssertion(input, now));
       case GRANT_CLAIM:
         if (!input.claimToken) throw oauthError('invalid_request', 'claim_token is required');
-        return this.claims.poll(input.claimToken, now);
+        return this.clients.authenticateIfPresented(input, now).then(() => this.claims.poll(input.claimToken!, now));
       case GRANT_REFRESH:
         return this.refresh(input, now);
       case GRANT_AUTHORIZATION_CODE:
