@@ -71,6 +71,9 @@ WITH g AS (
 )
 SELECT id FROM g;
 
+-- src/persistence/oauth-applications.repository.ts: OAuthApplicationsRepository.delete
+SELECT id FROM control.oauth_applications WHERE id = ${id}::uuid FOR UPDATE;
+
 -- src/persistence/oauth-applications.repository.ts: OAuthApplicationsRepository.sweepUnused
 DELETE FROM control.oauth_applications WHERE id IN (
 SELECT id FROM control.oauth_applications
@@ -84,6 +87,12 @@ LIMIT ${limit} FOR UPDATE SKIP LOCKED);
 DELETE FROM control.oauth_authorizations WHERE id IN (
 SELECT id FROM control.oauth_authorizations WHERE expires_at < ${new Date(now.getTime() - DAY_MS)}
 LIMIT ${limit} FOR UPDATE SKIP LOCKED);
+
+-- src/persistence/oauth-authorizations.repository.ts: OAuthAuthorizationsRepository.redeem
+SELECT application_id AS "applicationId" FROM control.oauth_authorizations WHERE code_hash = ${codeHash};
+
+-- src/persistence/oauth-authorizations.repository.ts: OAuthAuthorizationsRepository.redeem.application
+SELECT 1 FROM control.oauth_applications WHERE id = ${owner.applicationId}::uuid FOR KEY SHARE;
 
 -- src/persistence/oauth-authorizations.repository.ts: OAuthAuthorizationsRepository.redeem
 SELECT id FROM control.oauth_authorizations WHERE code_hash = ${codeHash} FOR UPDATE;

@@ -368,10 +368,7 @@ describe('OAuth applications and the authorization code flow', () => {
     const id = app.application.id;
     const emptied = await api('PATCH', `/api/applications/${id}`, { scopes: [] });
     expect([emptied.status, emptied.body.code]).toEqual([400, 'VALIDATION_FAILED']);
-    expect((await api('GET', `/api/applications/${id}`)).body.scopes).toEqual([
-      'profile:read',
-      'fragments:read',
-    ]);
+    expect((await api('GET', `/api/applications/${id}`)).body.scopes).toEqual(['profile:read', 'fragments:read']);
     const created = await api('POST', '/api/applications', { name: 'Empty', redirectUris: [REDIRECT], scopes: [] });
     expect([created.status, created.body.code]).toEqual([400, 'VALIDATION_FAILED']);
     // Omitted on create: the agent defaults, as documented.
@@ -409,6 +406,50 @@ describe('OAuth applications and the authorization code flow', () => {
         headers: { authorization: `Bearer ${winner.body.access_token}` },
       });
       expect(check.status).toBe(401);
+    }
+  });
+
+  it('deleting an application while its codes are exchanged leaves none of its grants live or listed', async () => {
+    for (let round = 0; round < 3; round++) {
+      const name = `Deleted while exchanging ${round}`;
+      const id = (await createApp({ name, clientType: 'public' })).application.id;
+      const codes: Array<{ code: string; verifier: string }> = [];
+      for (let i = 0; i < 6; i++) {
+        const { verifier, challenge } = pkce();
+        const { redirectTo } = await consent(
+          authorizeUrl(id, { code_challenge: challenge, code_challenge_method: 'S256' }),
+        );
+        codes.push({ code: redirectTo!.searchParams.get('code')!, verifier });
+      }
+      const exchanges = codes.map(async ({ code, verifier }, i) => {
+        await new Promise((resolve) => setTimeout(resolve, i * 3));
+        const res = await tokenRequest({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT,
+          code_verifier: verifier,
+          client_id: id,
+        });
+        return { status: res.status, body: (await res.json()) as any };
+      });
+      const deleted = (async () => {
+        await new Promise((resolve) => setTimeout(resolve, 8));
+        return (await api('DELETE', `/api/applications/${id}`)).status;
+      })();
+      const [answers, deleteStatus] = await Promise.all([Promise.all(exchanges), deleted]);
+      expect(deleteStatus).toBe(204);
+      for (const a of answers) {
+        if (a.status !== 200) {
+          expect(a.status === 400 || a.status === 401, JSON.stringify(a)).toBe(true);
+          continue;
+        }
+        const check = await fetch(`${base}/api/auth/validate-token`, {
+          headers: { authorization: `Bearer ${a.body.access_token}` },
+        });
+        expect(check.status).toBe(401);
+      }
+      const { grants } = (await api('GET', '/api/agent-grants')).body;
+      expect(grants.filter((g: any) => g.agentName === name)).toEqual([]);
     }
   });
 

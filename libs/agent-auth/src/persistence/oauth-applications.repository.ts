@@ -80,6 +80,9 @@ export class OAuthApplicationsRepository {
   /** Deletes the application and revokes every grant made through it. */
   async delete(id: string, now: Date): Promise<string[]> {
     return this.db.$transaction(async (tx) => {
+      // Its row locked first: a code exchange in flight (which key-share locks it) commits its
+      // grant before the revocation below reads the grants, and a later one finds no application.
+      await tx.$queryRaw`SELECT id FROM control.oauth_applications WHERE id = ${id}::uuid FOR UPDATE`;
       const ids = await revokeGrants(tx, { applicationId: id }, 'application deleted', now);
       await tx.oAuthAuthorization.deleteMany({ where: { applicationId: id } });
       await tx.oAuthApplication.delete({ where: { id } });

@@ -92,8 +92,16 @@ export class OAuthAuthorizationsRepository {
     tokens: NewTokenPair,
   ): Promise<CodeOutcome> {
     return this.db.$transaction(async (tx) => {
-      // The request's row locked first: a second presentation racing the first waits for it and
-      // then reads it redeemed (a replay that revokes what it issued), not still approved.
+      // The application's row first (key-share: its deletion waits for this grant, then revokes
+      // it; or it went first, and the code is invalid), then the request's, in the order the
+      // deletion takes them. A second presentation racing the first waits for the request's row
+      // and then reads it redeemed (a replay that revokes what it issued), not still approved.
+      const [owner] = await tx.$queryRaw<Array<{ applicationId: string }>>`
+        SELECT application_id AS "applicationId" FROM control.oauth_authorizations WHERE code_hash = ${codeHash}`;
+      if (!owner) return { kind: 'invalid' } as const;
+      const application = await tx.$queryRaw<unknown[]>`
+        SELECT 1 FROM control.oauth_applications WHERE id = ${owner.applicationId}::uuid FOR KEY SHARE`;
+      if (application.length === 0) return { kind: 'invalid' } as const;
       await tx.$queryRaw`SELECT id FROM control.oauth_authorizations WHERE code_hash = ${codeHash} FOR UPDATE`;
       const authorization = await tx.oAuthAuthorization.findUnique({ where: { codeHash } });
       if (!authorization) return { kind: 'invalid' } as const;
