@@ -31,8 +31,7 @@ SELECT 1 FROM control.trusted_issuers WHERE issuer = ${grant.issuer} FOR KEY SHA
 -- src/persistence/agent-grants.repository.ts: AgentGrantsRepository.createVouchedWithTokens.revoked
 SELECT 1 FROM control.agent_grant_revocations
 WHERE issuer = ${grant.issuer} AND (user_id = ${grant.userId}::uuid OR subject = ${grant.subject})
-  AND (issued_before > ${vouched.issuedAt}::timestamptz
-    OR (issued_before = ${vouched.issuedAt}::timestamptz AND created_at >= ${vouched.at}::timestamptz))
+  AND issued_before >= ${vouched.issuedAt}::timestamptz
 LIMIT 1;
 
 -- src/persistence/agent-grants.repository.ts: AgentGrantsRepository.sweepExpired.tokens

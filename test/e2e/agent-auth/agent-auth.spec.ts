@@ -452,16 +452,24 @@ describe('agent authentication: identity assertions, tokens and security events'
 
   describe('security events', () => {
     it('session-revoked ends the grants the provider’s assertions made, at once', async () => {
-      const tokens = await tokensFor(user.email);
-      const res = await pushEvent(
-        await idp.securityEvent(
-          base,
-          { [EVENT('session-revoked')]: {} },
-          { sub_id: { format: 'email', email: user.email } },
-        ),
+      // An account of its own: the event also refuses the provider's assertions about it issued
+      // until then (its second included), which the other tests' exchanges for `user` would be.
+      const person = await createUser(base, admin.ADMIN_TOKEN);
+      const tokens = await tokensFor(person.email);
+      const set = await idp.securityEvent(
+        base,
+        { [EVENT('session-revoked')]: {} },
+        { sub_id: { format: 'email', email: person.email } },
       );
+      const res = await pushEvent(set);
       expect(res.status).toBe(202);
       expect((await bearer(tokens.access_token)).status).toBe(401);
+      // An assertion issued before the event (or in its second) is refused even now; the
+      // provider's next one (a later iat) is accepted.
+      const setIat = (JSON.parse(Buffer.from(set.split('.')[1], 'base64url').toString()) as { iat: number }).iat;
+      const stale = await exchange(await idp.idJag(base, { email: person.email, iat: setIat }));
+      expect([stale.status, ((await stale.json()) as any).error]).toEqual([400, 'invalid_grant']);
+      await tokensFor(person.email, { iat: setIat + 1 });
     });
 
     it('credential-change and identifier-changed (iss_sub subject) end the subject’s grants', async () => {
@@ -530,7 +538,11 @@ describe('agent authentication: identity assertions, tokens and security events'
       expect((await bearer(tokens.access_token)).status).toBe(401);
       // The same SET again is answered 202 (a provider's retry) but not applied again: a grant made
       // since stays. One issued over an hour ago, or without iat, is refused.
-      const since = await tokensFor(user.email, { sub: 'subject-without-exp' });
+      // (Issued after the event: one of its second would be refused as revoked by it.)
+      const unexpiringIat = (
+        JSON.parse(Buffer.from(unexpiring.split('.')[1], 'base64url').toString()) as { iat: number }
+      ).iat;
+      const since = await tokensFor(user.email, { sub: 'subject-without-exp', iat: unexpiringIat + 1 });
       expect((await pushEvent(unexpiring)).status).toBe(202);
       expect((await bearer(since.access_token)).status).toBe(200);
       const refusals: Array<[string, string]> = [

@@ -55,8 +55,6 @@ export interface Vouched {
   stored: boolean;
   /** The assertion's `iat`. */
   issuedAt: Date;
-  /** When the exchange arrived (its `now`). */
-  at: Date;
 }
 
 /** Why an assertion's grant was not stored: its provider was removed, or revoked its assertions, meanwhile. */
@@ -105,8 +103,7 @@ export class AgentGrantsRepository {
       const revoked = await tx.$queryRaw<unknown[]>`
         SELECT 1 FROM control.agent_grant_revocations
         WHERE issuer = ${grant.issuer} AND (user_id = ${grant.userId}::uuid OR subject = ${grant.subject})
-          AND (issued_before > ${vouched.issuedAt}::timestamptz
-            OR (issued_before = ${vouched.issuedAt}::timestamptz AND created_at >= ${vouched.at}::timestamptz))
+          AND issued_before >= ${vouched.issuedAt}::timestamptz
         LIMIT 1`;
       if (revoked.length > 0) return { refused: 'revoked' as const };
       return { id: await insertGrantStatement(tx, grant, tokens) };

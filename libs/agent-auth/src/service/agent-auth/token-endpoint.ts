@@ -103,7 +103,7 @@ export class TokenEndpoint {
         allWorkspaces: true,
         workspaceIds: [],
       },
-      { stored: bound.issuer.source === 'admin', issuedAt: bound.issuedAt, at: now },
+      { stored: bound.issuer.source === 'admin', issuedAt: bound.issuedAt },
       minted.stored,
     );
     if ('refused' in stored)
