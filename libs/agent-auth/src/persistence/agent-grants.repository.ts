@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   lockUntilCommit,
+  retryOnConflict,
   sqlStatements,
   sqlTransaction,
   type ControlPrisma,
@@ -92,22 +93,24 @@ export class AgentGrantsRepository {
     vouched: Vouched,
     tokens: NewTokenPair,
   ): Promise<{ id: string } | { refused: ExchangeRefusal }> {
-    return sqlTransaction(this.database.pool, async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(hashtextextended(${accountKey(grant.userId)}, 0)),
+    return retryOnConflict(() =>
+      sqlTransaction(this.database.pool, async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(hashtextextended(${accountKey(grant.userId)}, 0)),
         pg_advisory_xact_lock_shared(hashtextextended(${subjectKey(grant.issuer, grant.subject)}, 0))`;
-      if (vouched.stored) {
-        const trusted = await tx.$queryRaw<unknown[]>`
+        if (vouched.stored) {
+          const trusted = await tx.$queryRaw<unknown[]>`
           SELECT 1 FROM control.trusted_issuers WHERE issuer = ${grant.issuer} FOR KEY SHARE`;
-        if (trusted.length === 0) return { refused: 'untrusted' as const };
-      }
-      const revoked = await tx.$queryRaw<unknown[]>`
+          if (trusted.length === 0) return { refused: 'untrusted' as const };
+        }
+        const revoked = await tx.$queryRaw<unknown[]>`
         SELECT 1 FROM control.agent_grant_revocations
         WHERE issuer = ${grant.issuer} AND (user_id = ${grant.userId}::uuid OR subject = ${grant.subject})
           AND issued_before >= ${vouched.issuedAt}::timestamptz
         LIMIT 1`;
-      if (revoked.length > 0) return { refused: 'revoked' as const };
-      return { id: await insertGrantStatement(tx, grant, tokens) };
-    });
+        if (revoked.length > 0) return { refused: 'revoked' as const };
+        return { id: await insertGrantStatement(tx, grant, tokens) };
+      }),
+    );
   }
 
   /**
@@ -155,37 +158,39 @@ export class AgentGrantsRepository {
      */
     accept: (grant: AgentGrantRow, account: { active: boolean }) => string[],
   ): Promise<RefreshOutcome> {
-    return this.db.$transaction(async (tx) => {
-      // The grant's row first, as every revocation takes it (grant, then its tokens): concurrent
-      // uses of one refresh token wait here one after another instead of deadlocking on the
-      // token and grant rows taken in opposite orders. Read after it, the token is current.
-      await tx.$queryRaw`SELECT g.id FROM control.agent_grants g
+    return retryOnConflict(() =>
+      this.db.$transaction(async (tx) => {
+        // The grant's row first, as every revocation takes it (grant, then its tokens): concurrent
+        // uses of one refresh token wait here one after another instead of deadlocking on the
+        // token and grant rows taken in opposite orders. Read after it, the token is current.
+        await tx.$queryRaw`SELECT g.id FROM control.agent_grants g
         JOIN control.agent_tokens t ON t.grant_id = g.id
         WHERE t.token_hash = ${refreshHash} FOR NO KEY UPDATE OF g`;
-      const token = await tx.agentToken.findUnique({
-        where: { tokenHash: refreshHash },
-        include: { grant: { include: { user: { select: { status: true } } } } },
-      });
-      if (!token || token.kind !== 'refresh' || token.revokedAt || token.grant.revokedAt || token.expiresAt <= now)
-        return { kind: 'invalid' } as const;
-      const { user, ...grant } = token.grant;
-      const accessScopes = accept(grant, { active: user.status === 'active' });
-      const { count } = await tx.agentToken.updateMany({
-        where: { id: token.id, usedAt: null },
-        data: { usedAt: now },
-      });
-      if (count === 0) {
-        await revokeGrants(tx, { id: token.grantId }, 'refresh token reused', now);
-        return { kind: 'reused', grantId: token.grantId } as const;
-      }
-      // A subset of the grant's: stored only when it leaves some out (empty reads as the grant's).
-      const narrower = accessScopes.length < grant.scopes.length ? accessScopes : undefined;
-      await tx.agentToken.createMany({ data: tokenRows(token.grantId, { ...next, accessScopes: narrower }) });
-      // A caller that got 504 retries with the same refresh token: rotated now, the retry
-      // would read as reuse and revoke the grant. Rolled back instead, the retry rotates.
-      assertCallerWaiting();
-      return { kind: 'rotated', grant, accessScopes } as const;
-    });
+        const token = await tx.agentToken.findUnique({
+          where: { tokenHash: refreshHash },
+          include: { grant: { include: { user: { select: { status: true } } } } },
+        });
+        if (!token || token.kind !== 'refresh' || token.revokedAt || token.grant.revokedAt || token.expiresAt <= now)
+          return { kind: 'invalid' } as const;
+        const { user, ...grant } = token.grant;
+        const accessScopes = accept(grant, { active: user.status === 'active' });
+        const { count } = await tx.agentToken.updateMany({
+          where: { id: token.id, usedAt: null },
+          data: { usedAt: now },
+        });
+        if (count === 0) {
+          await revokeGrants(tx, { id: token.grantId }, 'refresh token reused', now);
+          return { kind: 'reused', grantId: token.grantId } as const;
+        }
+        // A subset of the grant's: stored only when it leaves some out (empty reads as the grant's).
+        const narrower = accessScopes.length < grant.scopes.length ? accessScopes : undefined;
+        await tx.agentToken.createMany({ data: tokenRows(token.grantId, { ...next, accessScopes: narrower }) });
+        // A caller that got 504 retries with the same refresh token: rotated now, the retry
+        // would read as reuse and revoke the grant. Rolled back instead, the retry rotates.
+        assertCallerWaiting();
+        return { kind: 'rotated', grant, accessScopes } as const;
+      }),
+    );
   }
 
   /** The grant a refresh token belongs to, whatever the token's state. */
@@ -210,10 +215,12 @@ export class AgentGrantsRepository {
 
   /** Revokes every live grant of a user (under the account's sweep key); the grant ids revoked. */
   revokeUserGrants(userId: string, reason: string, now: Date): Promise<string[]> {
-    return this.db.$transaction(async (tx) => {
-      await lockUntilCommit(tx, accountKey(userId));
-      return revokeGrants(tx, { userId }, reason, now);
-    });
+    return retryOnConflict(() =>
+      this.db.$transaction(async (tx) => {
+        await lockUntilCommit(tx, accountKey(userId));
+        return revokeGrants(tx, { userId }, reason, now);
+      }),
+    );
   }
 
   /**
@@ -228,12 +235,14 @@ export class AgentGrantsRepository {
     now: Date,
     issuedBefore?: Date,
   ): Promise<string[]> {
-    return this.db.$transaction(async (tx) => {
-      await lockUntilCommit(tx, accountKey(userId));
-      if (issuedBefore)
-        await tx.agentGrantRevocation.create({ data: { issuer, userId, issuedBefore, createdAt: now } });
-      return revokeGrants(tx, { userId, issuer }, reason, now);
-    });
+    return retryOnConflict(() =>
+      this.db.$transaction(async (tx) => {
+        await lockUntilCommit(tx, accountKey(userId));
+        if (issuedBefore)
+          await tx.agentGrantRevocation.create({ data: { issuer, userId, issuedBefore, createdAt: now } });
+        return revokeGrants(tx, { userId, issuer }, reason, now);
+      }),
+    );
   }
 
   /** As revokeIssuerGrantsOfUser, for the grants bound to an identity provider's subject. */
@@ -244,12 +253,14 @@ export class AgentGrantsRepository {
     now: Date,
     issuedBefore?: Date,
   ): Promise<string[]> {
-    return this.db.$transaction(async (tx) => {
-      await lockUntilCommit(tx, subjectKey(issuer, subject));
-      if (issuedBefore)
-        await tx.agentGrantRevocation.create({ data: { issuer, subject, issuedBefore, createdAt: now } });
-      return revokeGrants(tx, { issuer, subject }, reason, now);
-    });
+    return retryOnConflict(() =>
+      this.db.$transaction(async (tx) => {
+        await lockUntilCommit(tx, subjectKey(issuer, subject));
+        if (issuedBefore)
+          await tx.agentGrantRevocation.create({ data: { issuer, subject, issuedBefore, createdAt: now } });
+        return revokeGrants(tx, { issuer, subject }, reason, now);
+      }),
+    );
   }
 
   /** The user bound to an identity provider's subject by its most recent grant, if any. */
