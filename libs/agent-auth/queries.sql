@@ -21,7 +21,40 @@ SET last_polled_at = ${now},
 FROM judged WHERE c.id = judged.id
 RETURNING c.id, judged.too_fast;
 
--- src/persistence/agent-grants.repository.ts: AgentGrantsRepository.createWithTokens
+-- src/persistence/agent-grants.repository.ts: AgentGrantsRepository.createVouchedWithTokens
+SELECT pg_advisory_xact_lock_shared(hashtextextended(${accountKey(grant.userId)}, 0)),
+pg_advisory_xact_lock_shared(hashtextextended(${subjectKey(grant.issuer, grant.subject)}, 0));
+
+-- src/persistence/agent-grants.repository.ts: AgentGrantsRepository.createVouchedWithTokens.trusted
+SELECT 1 FROM control.trusted_issuers WHERE issuer = ${grant.issuer} FOR KEY SHARE;
+
+-- src/persistence/agent-grants.repository.ts: AgentGrantsRepository.createVouchedWithTokens.revoked
+SELECT 1 FROM control.agent_grant_revocations
+WHERE issuer = ${grant.issuer} AND (user_id = ${grant.userId}::uuid OR subject = ${grant.subject})
+  AND issued_before >= ${vouched.issuedAt}::timestamptz
+LIMIT 1;
+
+-- src/persistence/agent-grants.repository.ts: AgentGrantsRepository.sweepExpired.tokens
+DELETE FROM control.agent_tokens WHERE id IN (
+SELECT id FROM control.agent_tokens WHERE expires_at < ${before} LIMIT ${limit} FOR UPDATE SKIP LOCKED);
+
+-- src/persistence/agent-grants.repository.ts: AgentGrantsRepository.sweepExpired.grants
+DELETE FROM control.agent_grants g WHERE g.id IN (
+SELECT id FROM control.agent_grants WHERE revoked_at < ${before}
+  AND NOT EXISTS (SELECT 1 FROM control.agent_tokens t WHERE t.grant_id = agent_grants.id)
+LIMIT ${limit} FOR UPDATE SKIP LOCKED);
+
+-- src/persistence/agent-grants.repository.ts: AgentGrantsRepository.sweepRevocations
+DELETE FROM control.agent_grant_revocations WHERE id IN (
+SELECT id FROM control.agent_grant_revocations WHERE created_at < ${new Date(now.getTime() - DAY_MS)}
+LIMIT ${limit} FOR UPDATE SKIP LOCKED);
+
+-- src/persistence/agent-grants.repository.ts: AgentGrantsRepository.rotate
+SELECT g.id FROM control.agent_grants g
+JOIN control.agent_tokens t ON t.grant_id = g.id
+WHERE t.token_hash = ${refreshHash} FOR NO KEY UPDATE OF g;
+
+-- src/persistence/agent-grants.repository.ts: insertGrantStatement
 WITH g AS (
   INSERT INTO control.agent_grants
     (user_id, method, agent_name, issuer, subject, scopes, all_workspaces, workspace_ids, application_id, audience)
@@ -37,15 +70,8 @@ WITH g AS (
 )
 SELECT id FROM g;
 
--- src/persistence/agent-grants.repository.ts: AgentGrantsRepository.sweepExpired.tokens
-DELETE FROM control.agent_tokens WHERE id IN (
-SELECT id FROM control.agent_tokens WHERE expires_at < ${before} LIMIT ${limit} FOR UPDATE SKIP LOCKED);
-
--- src/persistence/agent-grants.repository.ts: AgentGrantsRepository.sweepExpired.grants
-DELETE FROM control.agent_grants g WHERE g.id IN (
-SELECT id FROM control.agent_grants WHERE revoked_at < ${before}
-  AND NOT EXISTS (SELECT 1 FROM control.agent_tokens t WHERE t.grant_id = agent_grants.id)
-LIMIT ${limit} FOR UPDATE SKIP LOCKED);
+-- src/persistence/oauth-applications.repository.ts: OAuthApplicationsRepository.delete
+SELECT id FROM control.oauth_applications WHERE id = ${id}::uuid FOR UPDATE;
 
 -- src/persistence/oauth-applications.repository.ts: OAuthApplicationsRepository.sweepUnused
 DELETE FROM control.oauth_applications WHERE id IN (
@@ -60,6 +86,15 @@ LIMIT ${limit} FOR UPDATE SKIP LOCKED);
 DELETE FROM control.oauth_authorizations WHERE id IN (
 SELECT id FROM control.oauth_authorizations WHERE expires_at < ${new Date(now.getTime() - DAY_MS)}
 LIMIT ${limit} FOR UPDATE SKIP LOCKED);
+
+-- src/persistence/oauth-authorizations.repository.ts: OAuthAuthorizationsRepository.redeem
+SELECT application_id AS "applicationId" FROM control.oauth_authorizations WHERE code_hash = ${codeHash};
+
+-- src/persistence/oauth-authorizations.repository.ts: OAuthAuthorizationsRepository.redeem.application
+SELECT 1 FROM control.oauth_applications WHERE id = ${owner.applicationId}::uuid FOR KEY SHARE;
+
+-- src/persistence/oauth-authorizations.repository.ts: OAuthAuthorizationsRepository.redeem
+SELECT id FROM control.oauth_authorizations WHERE code_hash = ${codeHash} FOR UPDATE;
 
 -- src/persistence/seen-jwt-ids.repository.ts: SeenJwtIdsRepository.remember.inserted
 INSERT INTO control.seen_jwt_ids (issuer, kind, jti, expires_at)

@@ -81,4 +81,21 @@ describe('rate limits without a credential', () => {
       expect((await fetch(`${platform.url}/metrics`)).status).toBe(200);
     }
   });
+
+  it('answers the consent and claim pages as pages when the address is over its limit, never a JSON body', async () => {
+    // The address spent its budget above (or spends it now).
+    for (let i = 0; i < 4; i++) await fetch(`${platform.url}/api/version`);
+    const pages: Array<[string, string]> = [
+      ['/oauth2/authorize?response_type=code&client_id=someone', '<title>Authorization failed</title>'],
+      [`/agent/claim/${crypto.randomUUID()}`, '<title>Approve an agent</title>'],
+    ];
+    for (const [path, title] of pages) {
+      const res = await fetch(`${platform.url}${path}`, { redirect: 'manual' });
+      expect({ path, status: res.status }).toEqual({ path, status: 429 });
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await res.text()).toContain(title);
+    }
+  });
 });

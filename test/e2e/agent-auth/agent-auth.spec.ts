@@ -210,6 +210,78 @@ describe('agent authentication: identity assertions, tokens and security events'
     expect((await form('/oauth2/revoke', { token: 'kwa_unknown' })).status).toBe(200);
   });
 
+  it('jwt-bearer and the claim grant refuse a request whose client authentication fails', async () => {
+    const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+    const post = (params: Record<string, string>, authorization?: string) =>
+      fetch(`${base}/oauth2/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          ...(authorization ? { authorization } : {}),
+        },
+        body: new URLSearchParams(params).toString(),
+      });
+    const attempts: Array<[string, Response]> = [
+      [
+        'jwt-bearer, Basic of an unknown client',
+        await post(
+          { grant_type: JWT_BEARER, assertion: await idp.idJag(base, { email: user.email }) },
+          basic(crypto.randomUUID(), 'kws_wrong'),
+        ),
+      ],
+      [
+        'jwt-bearer, client_secret in the body',
+        await post({
+          grant_type: JWT_BEARER,
+          assertion: await idp.idJag(base, { email: user.email }),
+          client_id: 'research-agent',
+          client_secret: 'wrong',
+        }),
+      ],
+      [
+        'claim grant, Basic of an unknown client',
+        await post(
+          { grant_type: 'urn:kw:agent-auth:grant-type:claim', claim_token: 'kwc_unknown' },
+          basic('research-agent', 'wrong'),
+        ),
+      ],
+    ];
+    for (const [name, res] of attempts) {
+      const body = (await res.json()) as any;
+      expect({ name, status: res.status, error: body.error }).toEqual({ name, status: 401, error: 'invalid_client' });
+      expect(res.headers.get('www-authenticate'), name).toMatch(/^Basic/);
+    }
+    // Naming itself without a secret (an agent's client_id) is no client authentication: it works.
+    const named = await post({
+      grant_type: JWT_BEARER,
+      assertion: await idp.idJag(base, { email: user.email }),
+      client_id: 'research-agent',
+    });
+    expect(named.status).toBe(200);
+  });
+
+  it('one refresh token sent several times at once: one rotation, the rest invalid_grant, never a 5xx', async () => {
+    for (let round = 0; round < 8; round++) {
+      const first = await tokensFor(user.email, { sub: 'subject-concurrent-refresh' });
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, async () => {
+          const res = await form('/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token });
+          return { status: res.status, body: (await res.json()) as any };
+        }),
+      );
+      const statuses = answers.map((a) => a.status).sort();
+      expect(
+        statuses.every((s) => s === 200 || s === 400),
+        JSON.stringify(answers),
+      ).toBe(true);
+      expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(1);
+      for (const a of answers) if (a.status === 400) expect(a.body.error).toBe('invalid_grant');
+      // A reuse was seen: the grant is revoked, the pair a winner got included.
+      for (const a of answers.filter((x) => x.status === 200))
+        expect((await bearer(a.body.access_token)).status).toBe(401);
+    }
+  });
+
   it('refresh narrows the new access token to the scope asked for; the grant keeps its scopes', async () => {
     const granted = 'workspaces:read fragments:read search:read';
     const first = await tokensFor(user.email, { scope: granted, sub: 'subject-narrowed' });
@@ -380,16 +452,24 @@ describe('agent authentication: identity assertions, tokens and security events'
 
   describe('security events', () => {
     it('session-revoked ends the grants the provider’s assertions made, at once', async () => {
-      const tokens = await tokensFor(user.email);
-      const res = await pushEvent(
-        await idp.securityEvent(
-          base,
-          { [EVENT('session-revoked')]: {} },
-          { sub_id: { format: 'email', email: user.email } },
-        ),
+      // An account of its own: the event also refuses the provider's assertions about it issued
+      // until then (its second included), which the other tests' exchanges for `user` would be.
+      const person = await createUser(base, admin.ADMIN_TOKEN);
+      const tokens = await tokensFor(person.email);
+      const set = await idp.securityEvent(
+        base,
+        { [EVENT('session-revoked')]: {} },
+        { sub_id: { format: 'email', email: person.email } },
       );
+      const res = await pushEvent(set);
       expect(res.status).toBe(202);
       expect((await bearer(tokens.access_token)).status).toBe(401);
+      // An assertion issued before the event (or in its second) is refused even now; the
+      // provider's next one (a later iat) is accepted.
+      const setIat = (JSON.parse(Buffer.from(set.split('.')[1], 'base64url').toString()) as { iat: number }).iat;
+      const stale = await exchange(await idp.idJag(base, { email: person.email, iat: setIat }));
+      expect([stale.status, ((await stale.json()) as any).error]).toEqual([400, 'invalid_grant']);
+      await tokensFor(person.email, { iat: setIat + 1 });
     });
 
     it('credential-change and identifier-changed (iss_sub subject) end the subject’s grants', async () => {
@@ -458,7 +538,11 @@ describe('agent authentication: identity assertions, tokens and security events'
       expect((await bearer(tokens.access_token)).status).toBe(401);
       // The same SET again is answered 202 (a provider's retry) but not applied again: a grant made
       // since stays. One issued over an hour ago, or without iat, is refused.
-      const since = await tokensFor(user.email, { sub: 'subject-without-exp' });
+      // (Issued after the event: one of its second would be refused as revoked by it.)
+      const unexpiringIat = (
+        JSON.parse(Buffer.from(unexpiring.split('.')[1], 'base64url').toString()) as { iat: number }
+      ).iat;
+      const since = await tokensFor(user.email, { sub: 'subject-without-exp', iat: unexpiringIat + 1 });
       expect((await pushEvent(unexpiring)).status).toBe(202);
       expect((await bearer(since.access_token)).status).toBe(200);
       const refusals: Array<[string, string]> = [

@@ -115,6 +115,97 @@ describe('removing a trusted identity provider', () => {
     });
     expect(((await again.json()) as any).error).toBe('invalid_grant');
   });
+  /**
+   * Exchanges racing a revocation by issuer (its removal) or by subject (a session-revoked
+   * SET): whichever way the race goes, no token the provider's assertions got survives it.
+   */
+  const raceExchanges = async (provider: IdentityProvider, email: string, revoke: () => Promise<Response>) => {
+    const jags = await Promise.all(Array.from({ length: 10 }, () => provider.idJag(platform.url, { email })));
+    const exchanges = jags.map(async (assertion, i) => {
+      await new Promise((resolve) => setTimeout(resolve, i * 3));
+      const res = await fetch(`${platform.url}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: JWT_BEARER, assertion }).toString(),
+      });
+      return { status: res.status, body: (await res.json()) as Tokens & { error?: string } };
+    });
+    const revoked = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 12));
+      return (await revoke()).status;
+    })();
+    const [answers, revokeStatus] = await Promise.all([Promise.all(exchanges), revoked]);
+    for (const a of answers) expect(a.status === 200 || a.body.error === 'invalid_grant', JSON.stringify(a)).toBe(true);
+    return { revokeStatus, issued: answers.filter((a) => a.status === 200).map((a) => a.body) };
+  };
+
+  it('leaves no live grant when its removal races exchanges of its assertions', async () => {
+    const session = await signIn(platform.url, user.email, user.password);
+    for (let round = 0; round < 3; round++) {
+      const provider = await startIdentityProvider();
+      try {
+        const added = await adminCall('POST', '/api/admin/trusted-issuers', provider.trusted);
+        const { id } = (await added.json()) as { id: string };
+        await calls.bearer(
+          (
+            await agentCalls(
+              () => platform.url,
+              () => provider,
+            ).tokensFor(user.email)
+          ).access_token,
+        );
+        const { revokeStatus, issued } = await raceExchanges(provider, user.email, () =>
+          adminCall('DELETE', `/api/admin/trusted-issuers/${id}`),
+        );
+        expect(revokeStatus).toBe(204);
+        for (const tokens of issued) {
+          expect(await calls.bearer(tokens.access_token)).toBe(401);
+          expect((await calls.refresh(tokens)).body.error).toBe('invalid_grant');
+        }
+        const grants = await fetch(`${platform.url}/api/agent-grants`, { headers: { cookie: session.cookie } });
+        expect(((await grants.json()) as any).grants.filter((g: any) => g.issuer === provider.issuer)).toEqual([]);
+      } finally {
+        await provider.close();
+      }
+    }
+  });
+
+  it('leaves no live grant when a session-revoked event races exchanges for its subject', async () => {
+    const provider = await startIdentityProvider();
+    try {
+      expect((await adminCall('POST', '/api/admin/trusted-issuers', provider.trusted)).status).toBe(201);
+      await agentCalls(
+        () => platform.url,
+        () => provider,
+      ).tokensFor(user.email);
+      const session = await signIn(platform.url, user.email, user.password);
+      for (let round = 0; round < 3; round++) {
+        const set = await provider.securityEvent(platform.url, {
+          'https://schemas.openid.net/secevent/caep/event-type/session-revoked': {
+            subject: { format: 'email', email: user.email },
+          },
+        });
+        const { revokeStatus, issued } = await raceExchanges(provider, user.email, () =>
+          fetch(`${platform.url}/agent/event/notify`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/secevent+jwt' },
+            body: set,
+          }),
+        );
+        expect(revokeStatus).toBe(202);
+        // Every assertion was issued before the event (in its second or earlier): none of them may
+        // leave a grant, even one whose exchange arrived or committed after the event was applied.
+        for (const tokens of issued) {
+          expect(await calls.bearer(tokens.access_token)).toBe(401);
+          expect((await calls.refresh(tokens)).body.error).toBe('invalid_grant');
+        }
+        const grants = await fetch(`${platform.url}/api/agent-grants`, { headers: { cookie: session.cookie } });
+        expect(((await grants.json()) as any).grants.filter((g: any) => g.issuer === provider.issuer)).toEqual([]);
+      }
+    } finally {
+      await provider.close();
+    }
+  });
 });
 
 describe('a trusted identity provider dropped from the configuration', () => {

@@ -201,6 +201,22 @@ describe('authorization server edges', () => {
     }
   });
 
+  it('answers the claim page as a page, never a JSON body, when the edge refuses its path', async () => {
+    const cases: Array<[string, number]> = [
+      ['/agent/claim/abc%00def', 400],
+      [`/agent/claim/${'a'.repeat(600)}`, 414],
+    ];
+    for (const [path, status] of cases) {
+      const res = await fetch(`${base}${path}`, { redirect: 'manual' });
+      expect({ path: path.slice(0, 30), status: res.status }).toEqual({ path: path.slice(0, 30), status });
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+      expect(await res.text()).toContain('<title>Approve an agent</title>');
+    }
+  });
+
   it('reads the token and revocation endpoints as forms only: JSON is 415 invalid_request and spends nothing', async () => {
     const assertion = await idp.idJag(base, { email: owner.email });
     const json = await fetch(`${base}/oauth2/token`, {

@@ -363,6 +363,96 @@ describe('OAuth applications and the authorization code flow', () => {
     expect(((await (await exchange(late)).json()) as any).error).toBe('invalid_grant');
   });
 
+  it('refuses an empty scope list on create and update instead of widening to the defaults', async () => {
+    const app = await createApp({ scopes: ['profile:read', 'fragments:read'] });
+    const id = app.application.id;
+    const emptied = await api('PATCH', `/api/applications/${id}`, { scopes: [] });
+    expect([emptied.status, emptied.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect((await api('GET', `/api/applications/${id}`)).body.scopes).toEqual(['profile:read', 'fragments:read']);
+    const created = await api('POST', '/api/applications', { name: 'Empty', redirectUris: [REDIRECT], scopes: [] });
+    expect([created.status, created.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+    // Omitted on create: the agent defaults, as documented.
+    const defaulted = await createApp({ scopes: undefined });
+    expect(defaulted.application).toMatchObject({ scopes: expect.arrayContaining(['workspaces:read']) });
+  });
+
+  it('a code presented twice at once: the second presentation revokes what the first issued', async () => {
+    const app = await createApp({ clientType: 'public' });
+    const id = app.application.id;
+    for (let round = 0; round < 4; round++) {
+      const { verifier, challenge } = pkce();
+      const code = (
+        await consent(authorizeUrl(id, { code_challenge: challenge, code_challenge_method: 'S256' }))
+      ).redirectTo!.searchParams.get('code')!;
+      const exchange = async () => {
+        const res = await tokenRequest({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT,
+          code_verifier: verifier,
+          client_id: id,
+        });
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      const answers = await Promise.all([exchange(), exchange()]);
+      expect(answers.map((a) => a.status).sort(), JSON.stringify(answers)).toEqual([200, 400]);
+      const loser = answers.find((a) => a.status === 400)!;
+      expect(loser.body).toMatchObject({
+        error: 'invalid_grant',
+        error_description: 'The authorization code was used before; the tokens it issued are revoked',
+      });
+      const winner = answers.find((a) => a.status === 200)!;
+      const check = await fetch(`${base}/api/auth/validate-token`, {
+        headers: { authorization: `Bearer ${winner.body.access_token}` },
+      });
+      expect(check.status).toBe(401);
+    }
+  });
+
+  it('deleting an application while its codes are exchanged leaves none of its grants live or listed', async () => {
+    for (let round = 0; round < 3; round++) {
+      const name = `Deleted while exchanging ${round}`;
+      const id = (await createApp({ name, clientType: 'public' })).application.id;
+      const codes: Array<{ code: string; verifier: string }> = [];
+      for (let i = 0; i < 6; i++) {
+        const { verifier, challenge } = pkce();
+        const { redirectTo } = await consent(
+          authorizeUrl(id, { code_challenge: challenge, code_challenge_method: 'S256' }),
+        );
+        codes.push({ code: redirectTo!.searchParams.get('code')!, verifier });
+      }
+      const exchanges = codes.map(async ({ code, verifier }, i) => {
+        await new Promise((resolve) => setTimeout(resolve, i * 3));
+        const res = await tokenRequest({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT,
+          code_verifier: verifier,
+          client_id: id,
+        });
+        return { status: res.status, body: (await res.json()) as any };
+      });
+      const deleted = (async () => {
+        await new Promise((resolve) => setTimeout(resolve, 8));
+        return (await api('DELETE', `/api/applications/${id}`)).status;
+      })();
+      const [answers, deleteStatus] = await Promise.all([Promise.all(exchanges), deleted]);
+      expect(deleteStatus).toBe(204);
+      for (const a of answers) {
+        if (a.status !== 200) {
+          expect(a.status === 400 || a.status === 401, JSON.stringify(a)).toBe(true);
+          continue;
+        }
+        const check = await fetch(`${base}/api/auth/validate-token`, {
+          headers: { authorization: `Bearer ${a.body.access_token}` },
+        });
+        expect(check.status).toBe(401);
+      }
+      const { grants } = (await api('GET', '/api/agent-grants')).body;
+      expect(grants.filter((g: any) => g.agentName === name)).toEqual([]);
+    }
+  });
+
   it('binds tokens to a resource: an MCP token is refused on REST, a token for another resource at /api/mcp', async () => {
     const app = await createApp({ scopes: ['workspaces:read', 'search:read', 'fragments:read'] });
     const id = app.application.id;

@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sqlStatements, type ControlPrisma, type Database, type SqlExecutor } from '@kw/platform-persistence';
+import {
+  lockUntilCommit,
+  retryOnConflict,
+  sqlStatements,
+  sqlTransaction,
+  type ControlPrisma,
+  type Database,
+  type SqlExecutor,
+} from '@kw/platform-persistence';
 import { DATABASE } from '@kw/platform-runtime';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 import type { UserRow } from './rows.js';
@@ -42,6 +50,24 @@ export type RefreshOutcome =
   | { kind: 'reused'; grantId: string }
   | { kind: 'invalid' };
 
+/** What an identity provider's assertion vouches for, checked again where its grant is stored. */
+export interface Vouched {
+  /** Added by an administrator (a stored row, which may be removed meanwhile); configured ones are not stored. */
+  stored: boolean;
+  /** The assertion's `iat`. */
+  issuedAt: Date;
+}
+
+/** Why an assertion's grant was not stored: its provider was removed, or revoked its assertions, meanwhile. */
+export type ExchangeRefusal = 'untrusted' | 'revoked';
+
+/**
+ * Advisory-lock keys of the revocation sweeps: an exchange holds them shared while it stores
+ * its grant, a sweep by account or by subject exclusively while it revokes, so each sees the other.
+ */
+const accountKey = (userId: string) => `agent-grants-of-user:${userId}`;
+const subjectKey = (issuer: string, subject: string) => `agent-grants-of-subject:${issuer} ${subject}`;
+
 /** Agent grants and their tokens (one family per grant). Only hashes of secrets are stored. */
 @Injectable()
 export class AgentGrantsRepository {
@@ -50,35 +76,47 @@ export class AgentGrantsRepository {
 
   constructor(
     @Inject(IDENTITY_DB) private readonly db: IdentityDb,
-    @Inject(DATABASE) database: Pick<Database, 'pool'>,
+    @Inject(DATABASE) private readonly database: Pick<Database, 'pool'>,
   ) {
     this.sql = sqlStatements(() => database.pool);
   }
 
-  /** A new grant and its first token pair, together (one statement); the grant's id. */
-  async createWithTokens(grant: NewAgentGrant, tokens: NewTokenPair): Promise<string> {
-    const [row] = await this.sql.$queryRaw<Array<{ id: string }>>`
-      WITH g AS (
-        INSERT INTO control.agent_grants
-          (user_id, method, agent_name, issuer, subject, scopes, all_workspaces, workspace_ids, application_id, audience)
-        VALUES (${grant.userId}::uuid, ${grant.method}, ${grant.agentName}, ${grant.issuer}, ${grant.subject},
-                ${grant.scopes}::text[], ${grant.allWorkspaces}, ${grant.workspaceIds}::uuid[],
-                ${grant.applicationId ?? null}::uuid, ${grant.audience ?? null})
-        RETURNING id
-      ), pair AS (
-        INSERT INTO control.agent_tokens (grant_id, kind, token_hash, expires_at)
-        SELECT g.id, t.kind, t.token_hash, t.expires_at FROM g, (VALUES
-          ('access', ${tokens.accessHash}, ${tokens.accessExpiresAt}::timestamptz),
-          ('refresh', ${tokens.refreshHash}, ${tokens.refreshExpiresAt}::timestamptz)) AS t (kind, token_hash, expires_at)
-      )
-      SELECT id FROM g`;
-    return row.id;
+  /**
+   * The grant of an identity provider's assertion and its first token pair, unless the provider
+   * was removed or revoked the assertion's account or subject (a security event) since the
+   * assertion was verified. Checked in the transaction that stores it, after taking what the
+   * removal (the provider's row) and the sweeps (the advisory keys) take exclusively: a removal
+   * or sweep either waits for this grant and revokes it, or is seen here and nothing is stored.
+   */
+  async createVouchedWithTokens(
+    grant: NewAgentGrant & { issuer: string; subject: string },
+    vouched: Vouched,
+    tokens: NewTokenPair,
+  ): Promise<{ id: string } | { refused: ExchangeRefusal }> {
+    return retryOnConflict(() =>
+      sqlTransaction(this.database.pool, async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(hashtextextended(${accountKey(grant.userId)}, 0)),
+        pg_advisory_xact_lock_shared(hashtextextended(${subjectKey(grant.issuer, grant.subject)}, 0))`;
+        if (vouched.stored) {
+          const trusted = await tx.$queryRaw<unknown[]>`
+          SELECT 1 FROM control.trusted_issuers WHERE issuer = ${grant.issuer} FOR KEY SHARE`;
+          if (trusted.length === 0) return { refused: 'untrusted' as const };
+        }
+        const revoked = await tx.$queryRaw<unknown[]>`
+        SELECT 1 FROM control.agent_grant_revocations
+        WHERE issuer = ${grant.issuer} AND (user_id = ${grant.userId}::uuid OR subject = ${grant.subject})
+          AND issued_before >= ${vouched.issuedAt}::timestamptz
+        LIMIT 1`;
+        if (revoked.length > 0) return { refused: 'revoked' as const };
+        return { id: await insertGrantStatement(tx, grant, tokens) };
+      }),
+    );
   }
 
   /**
    * Forgets up to `limit` tokens expired for a day (a refresh token's row must outlive its use
    * for reuse detection, which its expiry bounds), then up to `limit` revoked grants with no
-   * token left; how many rows went. Rows another sweeper holds are skipped, not waited for.
+   * token left, then up to `limit` revocation records a day old; how many rows went. Rows another sweeper holds are skipped, not waited for.
    */
   async sweepExpired(now: Date, limit: number): Promise<number> {
     const before = new Date(now.getTime() - DAY_MS);
@@ -88,7 +126,14 @@ export class AgentGrantsRepository {
       SELECT id FROM control.agent_grants WHERE revoked_at < ${before}
         AND NOT EXISTS (SELECT 1 FROM control.agent_tokens t WHERE t.grant_id = agent_grants.id)
       LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
-    return tokens + grants;
+    return tokens + grants + (await this.sweepRevocations(now, limit));
+  }
+
+  /** Old revocation records: none is needed once every assertion it refuses is too old to be accepted. */
+  private sweepRevocations(now: Date, limit: number): Promise<number> {
+    return this.db.$executeRaw`DELETE FROM control.agent_grant_revocations WHERE id IN (
+      SELECT id FROM control.agent_grant_revocations WHERE created_at < ${new Date(now.getTime() - DAY_MS)}
+      LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
   }
 
   findAccessByHash(tokenHash: string): Promise<AccessTokenFound | null> {
@@ -113,31 +158,39 @@ export class AgentGrantsRepository {
      */
     accept: (grant: AgentGrantRow, account: { active: boolean }) => string[],
   ): Promise<RefreshOutcome> {
-    return this.db.$transaction(async (tx) => {
-      const token = await tx.agentToken.findUnique({
-        where: { tokenHash: refreshHash },
-        include: { grant: { include: { user: { select: { status: true } } } } },
-      });
-      if (!token || token.kind !== 'refresh' || token.revokedAt || token.grant.revokedAt || token.expiresAt <= now)
-        return { kind: 'invalid' } as const;
-      const { user, ...grant } = token.grant;
-      const accessScopes = accept(grant, { active: user.status === 'active' });
-      const { count } = await tx.agentToken.updateMany({
-        where: { id: token.id, usedAt: null },
-        data: { usedAt: now },
-      });
-      if (count === 0) {
-        await revokeGrants(tx, { id: token.grantId }, 'refresh token reused', now);
-        return { kind: 'reused', grantId: token.grantId } as const;
-      }
-      // A subset of the grant's: stored only when it leaves some out (empty reads as the grant's).
-      const narrower = accessScopes.length < grant.scopes.length ? accessScopes : undefined;
-      await tx.agentToken.createMany({ data: tokenRows(token.grantId, { ...next, accessScopes: narrower }) });
-      // A caller that got 504 retries with the same refresh token: rotated now, the retry
-      // would read as reuse and revoke the grant. Rolled back instead, the retry rotates.
-      assertCallerWaiting();
-      return { kind: 'rotated', grant, accessScopes } as const;
-    });
+    return retryOnConflict(() =>
+      this.db.$transaction(async (tx) => {
+        // The grant's row first, as every revocation takes it (grant, then its tokens): concurrent
+        // uses of one refresh token wait here one after another instead of deadlocking on the
+        // token and grant rows taken in opposite orders. Read after it, the token is current.
+        await tx.$queryRaw`SELECT g.id FROM control.agent_grants g
+        JOIN control.agent_tokens t ON t.grant_id = g.id
+        WHERE t.token_hash = ${refreshHash} FOR NO KEY UPDATE OF g`;
+        const token = await tx.agentToken.findUnique({
+          where: { tokenHash: refreshHash },
+          include: { grant: { include: { user: { select: { status: true } } } } },
+        });
+        if (!token || token.kind !== 'refresh' || token.revokedAt || token.grant.revokedAt || token.expiresAt <= now)
+          return { kind: 'invalid' } as const;
+        const { user, ...grant } = token.grant;
+        const accessScopes = accept(grant, { active: user.status === 'active' });
+        const { count } = await tx.agentToken.updateMany({
+          where: { id: token.id, usedAt: null },
+          data: { usedAt: now },
+        });
+        if (count === 0) {
+          await revokeGrants(tx, { id: token.grantId }, 'refresh token reused', now);
+          return { kind: 'reused', grantId: token.grantId } as const;
+        }
+        // A subset of the grant's: stored only when it leaves some out (empty reads as the grant's).
+        const narrower = accessScopes.length < grant.scopes.length ? accessScopes : undefined;
+        await tx.agentToken.createMany({ data: tokenRows(token.grantId, { ...next, accessScopes: narrower }) });
+        // A caller that got 504 retries with the same refresh token: rotated now, the retry
+        // would read as reuse and revoke the grant. Rolled back instead, the retry rotates.
+        assertCallerWaiting();
+        return { kind: 'rotated', grant, accessScopes } as const;
+      }),
+    );
   }
 
   /** The grant a refresh token belongs to, whatever the token's state. */
@@ -160,19 +213,54 @@ export class AgentGrantsRepository {
     return ids.length > 0;
   }
 
-  /** Revokes every live grant of a user; the grant ids revoked. */
+  /** Revokes every live grant of a user (under the account's sweep key); the grant ids revoked. */
   revokeUserGrants(userId: string, reason: string, now: Date): Promise<string[]> {
-    return revokeGrants(this.db, { userId }, reason, now);
+    return retryOnConflict(() =>
+      this.db.$transaction(async (tx) => {
+        await lockUntilCommit(tx, accountKey(userId));
+        return revokeGrants(tx, { userId }, reason, now);
+      }),
+    );
   }
 
-  /** Revokes the live grants a user's account got through this identity provider's assertions. */
-  revokeIssuerGrantsOfUser(userId: string, issuer: string, reason: string, now: Date): Promise<string[]> {
-    return revokeGrants(this.db, { userId, issuer }, reason, now);
+  /**
+   * Revokes, under the account's sweep key, the live grants an identity provider's assertions
+   * made for the account; with `issuedBefore`, also records that its assertions about the
+   * account issued until then make no grant any more (one being exchanged now included).
+   */
+  revokeIssuerGrantsOfUser(
+    userId: string,
+    issuer: string,
+    reason: string,
+    now: Date,
+    issuedBefore?: Date,
+  ): Promise<string[]> {
+    return retryOnConflict(() =>
+      this.db.$transaction(async (tx) => {
+        await lockUntilCommit(tx, accountKey(userId));
+        if (issuedBefore)
+          await tx.agentGrantRevocation.create({ data: { issuer, userId, issuedBefore, createdAt: now } });
+        return revokeGrants(tx, { userId, issuer }, reason, now);
+      }),
+    );
   }
 
-  /** Revokes the live grants bound to an identity provider's subject. */
-  revokeSubjectGrants(issuer: string, subject: string, reason: string, now: Date): Promise<string[]> {
-    return revokeGrants(this.db, { issuer, subject }, reason, now);
+  /** As revokeIssuerGrantsOfUser, for the grants bound to an identity provider's subject. */
+  revokeSubjectGrants(
+    issuer: string,
+    subject: string,
+    reason: string,
+    now: Date,
+    issuedBefore?: Date,
+  ): Promise<string[]> {
+    return retryOnConflict(() =>
+      this.db.$transaction(async (tx) => {
+        await lockUntilCommit(tx, subjectKey(issuer, subject));
+        if (issuedBefore)
+          await tx.agentGrantRevocation.create({ data: { issuer, subject, issuedBefore, createdAt: now } });
+        return revokeGrants(tx, { issuer, subject }, reason, now);
+      }),
+    );
   }
 
   /** The user bound to an identity provider's subject by its most recent grant, if any. */
@@ -208,6 +296,26 @@ export class AgentGrantsRepository {
       data: { lastUsedAt: at },
     });
   }
+}
+
+/** The statement storing a grant and its first token pair, on a pool or in a transaction; the grant's id. */
+async function insertGrantStatement(sql: SqlExecutor, grant: NewAgentGrant, tokens: NewTokenPair): Promise<string> {
+  const [row] = await sql.$queryRaw<Array<{ id: string }>>`
+    WITH g AS (
+      INSERT INTO control.agent_grants
+        (user_id, method, agent_name, issuer, subject, scopes, all_workspaces, workspace_ids, application_id, audience)
+      VALUES (${grant.userId}::uuid, ${grant.method}, ${grant.agentName}, ${grant.issuer}, ${grant.subject},
+              ${grant.scopes}::text[], ${grant.allWorkspaces}, ${grant.workspaceIds}::uuid[],
+              ${grant.applicationId ?? null}::uuid, ${grant.audience ?? null})
+      RETURNING id
+    ), pair AS (
+      INSERT INTO control.agent_tokens (grant_id, kind, token_hash, expires_at)
+      SELECT g.id, t.kind, t.token_hash, t.expires_at FROM g, (VALUES
+        ('access', ${tokens.accessHash}, ${tokens.accessExpiresAt}::timestamptz),
+        ('refresh', ${tokens.refreshHash}, ${tokens.refreshExpiresAt}::timestamptz)) AS t (kind, token_hash, expires_at)
+    )
+    SELECT id FROM g`;
+  return row.id;
 }
 
 /** Inserts a grant and its token pair with the caller's transaction client. */

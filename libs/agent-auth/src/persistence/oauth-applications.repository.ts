@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createBelowCap, type ControlPrisma } from '@kw/platform-persistence';
+import { createBelowCap, retryOnConflict, type ControlPrisma } from '@kw/platform-persistence';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 import { revokeGrants } from './agent-grants.repository.js';
 
@@ -79,12 +79,17 @@ export class OAuthApplicationsRepository {
 
   /** Deletes the application and revokes every grant made through it. */
   async delete(id: string, now: Date): Promise<string[]> {
-    return this.db.$transaction(async (tx) => {
-      const ids = await revokeGrants(tx, { applicationId: id }, 'application deleted', now);
-      await tx.oAuthAuthorization.deleteMany({ where: { applicationId: id } });
-      await tx.oAuthApplication.delete({ where: { id } });
-      return ids;
-    });
+    return retryOnConflict(() =>
+      this.db.$transaction(async (tx) => {
+        // Its row locked first: a code exchange in flight (which key-share locks it) commits its
+        // grant before the revocation below reads the grants, and a later one finds no application.
+        await tx.$queryRaw`SELECT id FROM control.oauth_applications WHERE id = ${id}::uuid FOR UPDATE`;
+        const ids = await revokeGrants(tx, { applicationId: id }, 'application deleted', now);
+        await tx.oAuthAuthorization.deleteMany({ where: { applicationId: id } });
+        await tx.oAuthApplication.delete({ where: { id } });
+        return ids;
+      }),
+    );
   }
 
   async touch(id: string, at: Date): Promise<void> {

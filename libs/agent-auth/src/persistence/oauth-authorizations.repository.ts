@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ControlPrisma } from '@kw/platform-persistence';
+import { retryOnConflict, type ControlPrisma } from '@kw/platform-persistence';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 import { insertGrant, type AgentGrantRow, type NewAgentGrant, type NewTokenPair } from './agent-grants.repository.js';
 import { assertCallerWaiting } from '@kw/platform-transport';
@@ -91,38 +91,51 @@ export class OAuthAuthorizationsRepository {
     check: (authorization: AuthorizationRow, account: { active: boolean }) => NewAgentGrant,
     tokens: NewTokenPair,
   ): Promise<CodeOutcome> {
-    return this.db.$transaction(async (tx) => {
-      const authorization = await tx.oAuthAuthorization.findUnique({ where: { codeHash } });
-      if (!authorization) return { kind: 'invalid' } as const;
-      if (authorization.status === 'redeemed') {
-        if (authorization.grantId) {
-          await tx.agentGrant.updateMany({
-            where: { id: authorization.grantId, revokedAt: null },
-            data: { revokedAt: now, revokedReason: 'authorization code replayed' },
-          });
-          await tx.agentToken.updateMany({
-            where: { grantId: authorization.grantId, revokedAt: null },
-            data: { revokedAt: now },
-          });
+    return retryOnConflict(() =>
+      this.db.$transaction(async (tx) => {
+        // The application's row first (key-share: its deletion waits for this grant, then revokes
+        // it; or it went first, and the code is invalid), then the request's, in the order the
+        // deletion takes them. A second presentation racing the first waits for the request's row
+        // and then reads it redeemed (a replay that revokes what it issued), not still approved.
+        const [owner] = await tx.$queryRaw<Array<{ applicationId: string }>>`
+        SELECT application_id AS "applicationId" FROM control.oauth_authorizations WHERE code_hash = ${codeHash}`;
+        if (!owner) return { kind: 'invalid' } as const;
+        const application = await tx.$queryRaw<unknown[]>`
+        SELECT 1 FROM control.oauth_applications WHERE id = ${owner.applicationId}::uuid FOR KEY SHARE`;
+        if (application.length === 0) return { kind: 'invalid' } as const;
+        await tx.$queryRaw`SELECT id FROM control.oauth_authorizations WHERE code_hash = ${codeHash} FOR UPDATE`;
+        const authorization = await tx.oAuthAuthorization.findUnique({ where: { codeHash } });
+        if (!authorization) return { kind: 'invalid' } as const;
+        if (authorization.status === 'redeemed') {
+          if (authorization.grantId) {
+            await tx.agentGrant.updateMany({
+              where: { id: authorization.grantId, revokedAt: null },
+              data: { revokedAt: now, revokedReason: 'authorization code replayed' },
+            });
+            await tx.agentToken.updateMany({
+              where: { grantId: authorization.grantId, revokedAt: null },
+              data: { revokedAt: now },
+            });
+          }
+          return { kind: 'replayed', grantId: authorization.grantId } as const;
         }
-        return { kind: 'replayed', grantId: authorization.grantId } as const;
-      }
-      if (authorization.status !== 'approved' || authorization.expiresAt <= now) return { kind: 'invalid' } as const;
-      const account = authorization.userId
-        ? await tx.user.findUnique({ where: { id: authorization.userId }, select: { status: true } })
-        : null;
-      const grant = check(authorization, { active: account?.status === 'active' });
-      const { count } = await tx.oAuthAuthorization.updateMany({
-        where: { id: authorization.id, status: 'approved' },
-        data: { status: 'redeemed' },
-      });
-      if (count === 0) return { kind: 'invalid' } as const;
-      const row = await insertGrant(tx, grant, tokens);
-      await tx.oAuthAuthorization.update({ where: { id: authorization.id }, data: { grantId: row.id } });
-      // A caller that got 504 retries with the same code: redeemed now, the retry would read
-      // as a replay and revoke what it issued. Rolled back instead, the retry redeems it.
-      assertCallerWaiting();
-      return { kind: 'issued', grant: row } as const;
-    });
+        if (authorization.status !== 'approved' || authorization.expiresAt <= now) return { kind: 'invalid' } as const;
+        const account = authorization.userId
+          ? await tx.user.findUnique({ where: { id: authorization.userId }, select: { status: true } })
+          : null;
+        const grant = check(authorization, { active: account?.status === 'active' });
+        const { count } = await tx.oAuthAuthorization.updateMany({
+          where: { id: authorization.id, status: 'approved' },
+          data: { status: 'redeemed' },
+        });
+        if (count === 0) return { kind: 'invalid' } as const;
+        const row = await insertGrant(tx, grant, tokens);
+        await tx.oAuthAuthorization.update({ where: { id: authorization.id }, data: { grantId: row.id } });
+        // A caller that got 504 retries with the same code: redeemed now, the retry would read
+        // as a replay and revoke what it issued. Rolled back instead, the retry redeems it.
+        assertCallerWaiting();
+        return { kind: 'issued', grant: row } as const;
+      }),
+    );
   }
 }

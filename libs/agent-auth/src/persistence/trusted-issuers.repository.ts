@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ControlPrisma } from '@kw/platform-persistence';
+import { retryOnConflict, type ControlPrisma } from '@kw/platform-persistence';
 import { revokeGrants } from './agent-grants.repository.js';
 import { IDENTITY_DB, type IdentityDb } from './identity-database.js';
 
@@ -35,11 +35,13 @@ export class TrustedIssuersRepository {
    * the revoked grant ids, or null when no such issuer was added.
    */
   removeWithGrants(id: string, reason: string, now: Date): Promise<string[] | null> {
-    return this.db.$transaction(async (tx) => {
-      const row = await tx.trustedIssuer.findUnique({ where: { id }, select: { issuer: true } });
-      const { count } = await tx.trustedIssuer.deleteMany({ where: { id } });
-      if (!row || count === 0) return null;
-      return revokeGrants(tx, { issuer: row.issuer }, reason, now);
-    });
+    return retryOnConflict(() =>
+      this.db.$transaction(async (tx) => {
+        const row = await tx.trustedIssuer.findUnique({ where: { id }, select: { issuer: true } });
+        const { count } = await tx.trustedIssuer.deleteMany({ where: { id } });
+        if (!row || count === 0) return null;
+        return revokeGrants(tx, { issuer: row.issuer }, reason, now);
+      }),
+    );
   }
 }

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { buildErrorResponse } from './error-response.js';
+import { errorPageFor } from './error-pages.js';
 import type { RouteTable } from './route-table.js';
 
 /**
@@ -41,6 +42,14 @@ export class ErrorResponder {
   }
 
   send(request: FastifyRequest, reply: FastifyReply, err: unknown): void {
+    // A page a browser loaded (a consent page): the error is that page, whatever refused it.
+    const page = reply.sent ? undefined : errorPageFor(request);
+    if (page) {
+      void page.send(request, reply, err, this.logger).catch((failure: unknown) => {
+        this.logger.error({ err: failure, url: request.url.split('?')[0] }, 'error page failed');
+      });
+      return;
+    }
     const response = buildErrorResponse(err, request.url);
     if (response.errorId) {
       this.logger.error(

@@ -1,5 +1,6 @@
 export * from './error-response.js';
 export * from './error-responder.js';
+export * from './error-pages.js';
 export * from './error-headers.js';
 export * from './route-table.js';
 export * from './validation.js';

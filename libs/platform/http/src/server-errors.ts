@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { AppError, ErrorCode } from '@kw/platform-errors';
 import { acceptOrCreateRequestId } from '@kw/platform-context';
 import { buildErrorResponse } from './error-response.js';
+import { errorPageFor } from './error-pages.js';
 import { answerReceiveTimeout } from './receive-timeouts.js';
 
 const REQUEST_ID_HEADER = 'x-request-id';
@@ -32,6 +33,15 @@ function frameworkError(logger: Logger) {
             code: ErrorCode.BAD_REQUEST,
             message: 'The path is not a valid URL (it does not decode as UTF-8)',
           });
+    const page = errorPageFor(request);
+    if (page) {
+      logger.debug({ code: error.code, status: appError.status }, 'request refused by the router');
+      void reply.header(REQUEST_ID_HEADER, acceptOrCreateRequestId(request.headers[REQUEST_ID_HEADER]));
+      void page.send(request, reply, appError, logger).catch((failure: unknown) => {
+        logger.error({ err: failure }, 'error page failed');
+      });
+      return;
+    }
     const response = buildErrorResponse(appError, request.url);
     logger.debug({ code: error.code, status: response.status }, 'request refused by the router');
     void reply

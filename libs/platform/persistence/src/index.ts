@@ -15,6 +15,7 @@ export {
 export { PoolInsideTransactionError, insideTransaction } from './transaction-rule.js';
 export { sqlStatements, sqlTransaction, type SqlExecutor } from './sql-transaction.js';
 export { createBelowCap, lockUntilCommit, type Cap } from './capped-create.js';
+export { isTransactionConflict, retryOnConflict } from './transaction-conflict.js';
 export { realArrayLiteral } from './real-array-literal.js';
 export { GroupCommit } from './group-commit.js';
 export { createPrismaClient, ControlPrismaClient, DataPrismaClient } from './prisma/create-prisma-client.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { buildErrorResponse, escapeHtml, scriptJson, toAppError } from '@kw/platform-http';
+import { buildErrorResponse, escapeHtml, scriptJson, toAppError, type ErrorPage } from '@kw/platform-http';
 import type { Logger } from '@kw/platform-observability';
 
 /**
@@ -153,3 +153,21 @@ export async function sendApprovalPageError(
     },
   });
 }
+
+const isPageLoad = (method: string) => method === 'GET' || method === 'HEAD';
+
+/**
+ * The consent page's and the claim page's errors the edge raises before their routes run (a
+ * rate limit, a NUL character, an over-long claim id): the page, as their own failures are.
+ */
+export const CONSENT_ERROR_PAGE: ErrorPage = {
+  matches: (method, path) => isPageLoad(method) && path === '/oauth2/authorize',
+  send: (request, reply, err, logger) =>
+    sendApprovalPageError(reply, request, err, logger, { title: 'Authorization failed', mode: 'authorize' }),
+};
+
+export const CLAIM_ERROR_PAGE: ErrorPage = {
+  matches: (method, path) => isPageLoad(method) && /^\/agent\/claim\/[^/]+$/.test(path),
+  send: (request, reply, err, logger) =>
+    sendApprovalPageError(reply, request, err, logger, { title: 'Approve an agent', mode: 'claim' }),
+};

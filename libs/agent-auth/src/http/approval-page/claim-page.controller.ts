@@ -12,13 +12,13 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgentAuthService } from '@kw/contracts';
 import { AppError } from '@kw/platform-errors';
-import { attachCaller, GatewayAuthenticator, Public, SessionOnly } from '@kw/platform-http';
+import { attachCaller, GatewayAuthenticator, Public, registerErrorPage, SessionOnly } from '@kw/platform-http';
 import { isUuid } from '@kw/platform-ids';
 import type { Logger } from '@kw/platform-observability';
 import { LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { ClaimDecidedDto, ClaimDecisionDto } from '../dto/agent-auth.dto.js';
-import { sendApprovalPage, sendApprovalPageError } from './approval-page.js';
+import { CLAIM_ERROR_PAGE, sendApprovalPage, sendApprovalPageError } from './approval-page.js';
 import { pageSession, reviewExtras } from './page-session.js';
 
 /**
@@ -33,7 +33,9 @@ export class ClaimPageController {
     private readonly client: ServiceClient,
     private readonly authenticator: GatewayAuthenticator,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    registerErrorPage(CLAIM_ERROR_PAGE);
+  }
 
   @Get('agent/claim/:id')
   @Public()

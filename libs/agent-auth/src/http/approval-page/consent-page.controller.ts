@@ -22,6 +22,7 @@ import {
   GatewayAuthenticator,
   Public,
   publicBase,
+  registerErrorPage,
   SessionOnly,
 } from '@kw/platform-http';
 import type { Logger } from '@kw/platform-observability';
@@ -29,7 +30,7 @@ import { APP_CONFIG, LOGGER } from '@kw/platform-runtime';
 import { ServiceClient } from '@kw/platform-transport';
 import { AUTHORIZE_PARAM_MAX } from '../../domain/agent-auth/oauth.js';
 import { AuthorizationDecidedDto, AuthorizationDecisionDto } from '../dto/oauth.dto.js';
-import { sendApprovalPage, sendApprovalPageError } from './approval-page.js';
+import { CONSENT_ERROR_PAGE, sendApprovalPage, sendApprovalPageError } from './approval-page.js';
 import { pageSession, reviewExtras } from './page-session.js';
 
 const AUTHORIZE_PARAMS = [
@@ -57,7 +58,9 @@ export class ConsentPageController {
     private readonly authenticator: GatewayAuthenticator,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    registerErrorPage(CONSENT_ERROR_PAGE);
+  }
 
   @Get('oauth2/authorize')
   @Public()

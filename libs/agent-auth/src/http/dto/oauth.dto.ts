@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import type { Application } from '@kw/contracts';
 import { OptionalInt } from '@kw/platform-http';
 
@@ -79,9 +79,13 @@ export class CreateApplicationDto {
   @IsOptional()
   @IsIn(['confidential', 'public'])
   clientType?: 'confidential' | 'public';
-  @ApiPropertyOptional({ type: [String], description: 'Scopes it may ask for; default the agent defaults' })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Scopes it may ask for; omitted: the agent defaults; an empty list is refused',
+  })
   @IsOptional()
   @IsArray()
+  @ArrayMinSize(1)
   @ArrayMaxSize(50)
   @IsString({ each: true })
   @MaxLength(100, { each: true })
@@ -99,9 +103,10 @@ export class UpdateApplicationDto {
   @IsString({ each: true })
   @MaxLength(2000, { each: true })
   redirectUris?: string[];
-  @ApiPropertyOptional({ type: [String] })
+  @ApiPropertyOptional({ type: [String], description: 'An empty list is refused' })
   @IsOptional()
   @IsArray()
+  @ArrayMinSize(1)
   @ArrayMaxSize(50)
   @IsString({ each: true })
   @MaxLength(100, { each: true })

@@ -17,6 +17,8 @@ export interface BoundAssertion {
   /** The agent: the ID-JAG's client_id. */
   clientId: string;
   scopes: string[];
+  /** Its `iat` (required by the verifier). */
+  issuedAt: Date;
 }
 
 /**
@@ -59,7 +61,7 @@ export class IdentityAssertions {
     const scopes = parseAgentScope(typeof payload.scope === 'string' ? payload.scope : undefined) ?? [
       ...DEFAULT_AGENT_SCOPES,
     ];
-    return { user, issuer, subject, clientId, scopes };
+    return { user, issuer, subject, clientId, scopes, issuedAt: new Date(payload.iat! * 1000) };
   }
 }
 

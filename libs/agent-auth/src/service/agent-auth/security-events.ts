@@ -64,7 +64,8 @@ export class SecurityEvents {
       for (const [type, event] of Object.entries(events as Record<string, unknown>)) {
         if (!(Object.values(EVENT_TYPES) as string[]).includes(type)) continue;
         const subject = subjectOf(payload, event, issuer);
-        await this.apply(type, subject, issuer, now);
+        // The provider's clock: its assertions issued until the event are revoked with it.
+        await this.apply(type, subject, issuer, now, new Date(payload.iat! * 1000));
         applied.push(type);
       }
       await this.seen.markApplied(issuer, 'event', payload.jti!, now);
@@ -83,20 +84,22 @@ export class SecurityEvents {
     return this.seen.wasApplied(replay.issuer, 'event', replay.jti);
   }
 
-  private async apply(type: string, subject: Subject, issuer: string, now: Date): Promise<void> {
+  private async apply(type: string, subject: Subject, issuer: string, now: Date, issuedAt: Date): Promise<void> {
     const userId = 'email' in subject ? (await this.users.findByEmail(subject.email))?.id : undefined;
     const reason = `security event ${type.slice(type.lastIndexOf('/') + 1)} from ${issuer}`;
     switch (type) {
       case EVENT_TYPES.sessionRevoked:
       case EVENT_TYPES.credentialChange:
       case EVENT_TYPES.identifierChanged: {
-        // What this provider's assertions granted ends; other grants of the account stay.
+        // What this provider's assertions granted ends, and its assertions issued until the event
+        // (one being exchanged meanwhile included) make no grant any more; other grants of the
+        // account stay.
         const revoked =
           'email' in subject
             ? userId
-              ? await this.grants.revokeIssuerGrantsOfUser(userId, issuer, reason, now)
+              ? await this.grants.revokeIssuerGrantsOfUser(userId, issuer, reason, now, issuedAt)
               : []
-            : await this.grants.revokeSubjectGrants(subject.issuer, subject.subject, reason, now);
+            : await this.grants.revokeSubjectGrants(subject.issuer, subject.subject, reason, now, issuedAt);
         if (revoked.length > 0) await this.changes.tokensChanged(...revoked);
         return;
       }
@@ -107,6 +110,9 @@ export class SecurityEvents {
           userId ?? ('issuer' in subject ? await this.grants.userOfSubject(subject.issuer, subject.subject) : null);
         if (!account) return;
         await this.grants.revokeUserGrants(account, reason, now);
+        // This provider's assertions about the account issued until the event make no grant any
+        // more either (an account left enabled, credential-change-required, would take them).
+        await this.grants.revokeIssuerGrantsOfUser(account, issuer, reason, now, issuedAt);
         await this.sessions.revokeAllOfUser(account, now);
         // The platform never deletes an account on a provider's word: purged means disabled here.
         // The last active platform administrator stays enabled (its sessions and grants are

@@ -55,10 +55,10 @@ export class TokenEndpoint {
   issue(input: IssueTokenRequest, now = new Date()): Promise<TokenAnswer> {
     switch (input.grantType) {
       case GRANT_JWT_BEARER:
-        return this.exchangeAssertion(input, now);
+        return this.clients.authenticateIfPresented(input, now).then(() => this.exchangeAssertion(input, now));
       case GRANT_CLAIM:
         if (!input.claimToken) throw oauthError('invalid_request', 'claim_token is required');
-        return this.claims.poll(input.claimToken, now);
+        return this.clients.authenticateIfPresented(input, now).then(() => this.claims.poll(input.claimToken!, now));
       case GRANT_REFRESH:
         return this.refresh(input, now);
       case GRANT_AUTHORIZATION_CODE:
@@ -90,7 +90,9 @@ export class TokenEndpoint {
     const bound = await this.assertions.bind(input.assertion ?? '', input.issuer, now);
     const scopes = narrowScopes(bound.scopes, parseAgentScope(input.scope));
     const minted = this.minter.mint(now);
-    await this.grants.createWithTokens(
+    // Stored only if the provider is still trusted and has not revoked the assertion's account or
+    // subject since: a removal or a security event racing this exchange leaves no live grant.
+    const stored = await this.grants.createVouchedWithTokens(
       {
         userId: bound.user.id,
         method: 'identity_assertion',
@@ -101,8 +103,16 @@ export class TokenEndpoint {
         allWorkspaces: true,
         workspaceIds: [],
       },
+      { stored: bound.issuer.source === 'admin', issuedAt: bound.issuedAt },
       minted.stored,
     );
+    if ('refused' in stored)
+      throw oauthError(
+        'invalid_grant',
+        stored.refused === 'untrusted'
+          ? 'The issuer is not trusted'
+          : 'The identity provider revoked this assertion (a security event since it was issued)',
+      );
     return minted.answer(scopes);
   }
 

@@ -82,7 +82,11 @@ export class Applications {
     if (input.description !== undefined) changes.description = checkedDescription(input.description);
     if (input.homepageUrl !== undefined) changes.homepageUrl = checkedHomepage(input.homepageUrl);
     if (input.redirectUris) changes.redirectUris = checkedRedirectUris(input.redirectUris.values, invalidField);
-    if (input.scopes) changes.scopes = checkedScopes(input.scopes.values);
+    // An empty list is refused, not read as "the defaults": narrowing to nothing must never widen.
+    if (input.scopes) {
+      if (input.scopes.values.length === 0) throw invalidField('scopes', 'must name at least one scope');
+      changes.scopes = checkedScopes(input.scopes.values);
+    }
     if (input.status !== undefined) {
       if (input.status !== 'active' && input.status !== 'disabled')
         throw invalidField('status', 'must be active or disabled');
@@ -242,6 +246,7 @@ function checkedRedirectUris(uris: string[], error: (field: string, problem: str
   return unique;
 }
 
+/** The scopes an application may ask for; none given (create only: omitted) means the agent defaults. */
 function checkedScopes(scopes: string[]): string[] {
   const unique = [...new Set(scopes)];
   if (unique.length === 0) return [...DEFAULT_AGENT_SCOPES];

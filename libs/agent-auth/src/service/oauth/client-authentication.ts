@@ -31,6 +31,16 @@ export class ClientAuthentication {
     return this.authenticate(input, now);
   }
 
+  /**
+   * For grants that need no client authentication (jwt-bearer, the claim grant): a request that
+   * presents a client secret (Basic or in the body) must still pass with it (RFC 6749 §5.2); one
+   * that fails (a wrong secret, an unknown or disabled client) is invalid_client, not ignored.
+   */
+  async authenticateIfPresented(input: IssueTokenRequest, now: Date): Promise<void> {
+    if (input.clientAuthMethod === 'client_secret_basic' || input.clientAuthMethod === 'client_secret_post')
+      await this.authenticate(input, now);
+  }
+
   async authenticate(input: IssueTokenRequest, now: Date): Promise<ApplicationRow> {
     const clientId = input.clientId ?? '';
     const application = isUuid(clientId) ? await this.applications.findById(clientId) : null;
