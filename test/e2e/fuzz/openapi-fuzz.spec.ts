@@ -56,9 +56,13 @@ function shapeProblem(path: string, status: number, text: string): string | unde
   if (bare === '/oauth2/authorize' && status === 400 && text.startsWith('<!doctype html>'))
     return text.includes('<title>Authorization failed</title>') ? undefined : 'not the authorization error page';
   // The claim page is one too: an unknown, withdrawn or expired claim (a made-up id included) is
-  // the approval page with status 404 saying so, never a JSON body (docs/errors.md).
+  // the approval page with status 404 saying so, and an id the edge refuses (NUL, a lone
+  // surrogate, bad percent-encoding: 400; too long: 414) the same page with that status, never a
+  // JSON body (docs/errors.md).
   if (/^\/agent\/claim\/[^/]+$/.test(bare) && text.startsWith('<!doctype html>'))
-    return status === 404 && text.includes('<title>Approve an agent</title>') ? undefined : 'not the claim error page';
+    return [400, 404, 414].includes(status) && text.includes('<title>Approve an agent</title>')
+      ? undefined
+      : 'not the claim error page';
   let body: any;
   try {
     body = JSON.parse(text);
