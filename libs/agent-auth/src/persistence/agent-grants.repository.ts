@@ -215,12 +215,7 @@ export class AgentGrantsRepository {
 
   /** Revokes every live grant of a user (under the account's sweep key); the grant ids revoked. */
   revokeUserGrants(userId: string, reason: string, now: Date): Promise<string[]> {
-    return retryOnConflict(() =>
-      this.db.$transaction(async (tx) => {
-        await lockUntilCommit(tx, accountKey(userId));
-        return revokeGrants(tx, { userId }, reason, now);
-      }),
-    );
+    return this.sweep(accountKey(userId), { userId }, reason, now);
   }
 
   /**
@@ -235,14 +230,8 @@ export class AgentGrantsRepository {
     now: Date,
     issuedBefore?: Date,
   ): Promise<string[]> {
-    return retryOnConflict(() =>
-      this.db.$transaction(async (tx) => {
-        await lockUntilCommit(tx, accountKey(userId));
-        if (issuedBefore)
-          await tx.agentGrantRevocation.create({ data: { issuer, userId, issuedBefore, createdAt: now } });
-        return revokeGrants(tx, { userId, issuer }, reason, now);
-      }),
-    );
+    const recorded = issuedBefore && { issuer, userId, issuedBefore };
+    return this.sweep(accountKey(userId), { userId, issuer }, reason, now, recorded);
   }
 
   /** As revokeIssuerGrantsOfUser, for the grants bound to an identity provider's subject. */
@@ -253,12 +242,26 @@ export class AgentGrantsRepository {
     now: Date,
     issuedBefore?: Date,
   ): Promise<string[]> {
+    const recorded = issuedBefore && { issuer, subject, issuedBefore };
+    return this.sweep(subjectKey(issuer, subject), { issuer, subject }, reason, now, recorded);
+  }
+
+  /**
+   * One revocation sweep: holds `key` exclusively (exchanges hold it shared), records the
+   * revocation watermark when there is one, and revokes the live grants `where` selects.
+   */
+  private sweep(
+    key: string,
+    where: ControlPrisma.AgentGrantWhereInput,
+    reason: string,
+    now: Date,
+    recorded?: { issuer: string; userId?: string; subject?: string; issuedBefore: Date },
+  ): Promise<string[]> {
     return retryOnConflict(() =>
       this.db.$transaction(async (tx) => {
-        await lockUntilCommit(tx, subjectKey(issuer, subject));
-        if (issuedBefore)
-          await tx.agentGrantRevocation.create({ data: { issuer, subject, issuedBefore, createdAt: now } });
-        return revokeGrants(tx, { issuer, subject }, reason, now);
+        await lockUntilCommit(tx, key);
+        if (recorded) await tx.agentGrantRevocation.create({ data: { ...recorded, createdAt: now } });
+        return revokeGrants(tx, where, reason, now);
       }),
     );
   }
