@@ -139,6 +139,16 @@ describe('removing a trusted identity provider', () => {
     return { revokeStatus, issued: answers.filter((a) => a.status === 200).map((a) => a.body) };
   };
 
+  /** No token the race issued works, and the user lists no grant of the provider. */
+  const expectNothingLive = async (issued: Tokens[], provider: IdentityProvider, cookie: string) => {
+    for (const tokens of issued) {
+      expect(await calls.bearer(tokens.access_token)).toBe(401);
+      expect((await calls.refresh(tokens)).body.error).toBe('invalid_grant');
+    }
+    const grants = await fetch(`${platform.url}/api/agent-grants`, { headers: { cookie } });
+    expect(((await grants.json()) as any).grants.filter((g: any) => g.issuer === provider.issuer)).toEqual([]);
+  };
+
   it('leaves no live grant when its removal races exchanges of its assertions', async () => {
     const session = await signIn(platform.url, user.email, user.password);
     for (let round = 0; round < 3; round++) {
@@ -158,12 +168,7 @@ describe('removing a trusted identity provider', () => {
           adminCall('DELETE', `/api/admin/trusted-issuers/${id}`),
         );
         expect(revokeStatus).toBe(204);
-        for (const tokens of issued) {
-          expect(await calls.bearer(tokens.access_token)).toBe(401);
-          expect((await calls.refresh(tokens)).body.error).toBe('invalid_grant');
-        }
-        const grants = await fetch(`${platform.url}/api/agent-grants`, { headers: { cookie: session.cookie } });
-        expect(((await grants.json()) as any).grants.filter((g: any) => g.issuer === provider.issuer)).toEqual([]);
+        await expectNothingLive(issued, provider, session.cookie);
       } finally {
         await provider.close();
       }
@@ -195,12 +200,7 @@ describe('removing a trusted identity provider', () => {
         expect(revokeStatus).toBe(202);
         // Every assertion was issued before the event (in its second or earlier): none of them may
         // leave a grant, even one whose exchange arrived or committed after the event was applied.
-        for (const tokens of issued) {
-          expect(await calls.bearer(tokens.access_token)).toBe(401);
-          expect((await calls.refresh(tokens)).body.error).toBe('invalid_grant');
-        }
-        const grants = await fetch(`${platform.url}/api/agent-grants`, { headers: { cookie: session.cookie } });
-        expect(((await grants.json()) as any).grants.filter((g: any) => g.issuer === provider.issuer)).toEqual([]);
+        await expectNothingLive(issued, provider, session.cookie);
       }
     } finally {
       await provider.close();

@@ -92,6 +92,18 @@ describe('OAuth applications and the authorization code flow', () => {
       body: new URLSearchParams(params).toString(),
     });
 
+  /** A public client's code exchange (PKCE, no secret): its status and JSON body. */
+  const redeemCode = async (clientId: string, code: string, verifier: string) => {
+    const res = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      client_id: clientId,
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
   beforeAll(async () => {
     platform = await startEmbedded(dataDir, {
       ...admin,
@@ -384,17 +396,7 @@ describe('OAuth applications and the authorization code flow', () => {
       const code = (
         await consent(authorizeUrl(id, { code_challenge: challenge, code_challenge_method: 'S256' }))
       ).redirectTo!.searchParams.get('code')!;
-      const exchange = async () => {
-        const res = await tokenRequest({
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: REDIRECT,
-          code_verifier: verifier,
-          client_id: id,
-        });
-        return { status: res.status, body: (await res.json()) as any };
-      };
-      const answers = await Promise.all([exchange(), exchange()]);
+      const answers = await Promise.all([redeemCode(id, code, verifier), redeemCode(id, code, verifier)]);
       expect(answers.map((a) => a.status).sort(), JSON.stringify(answers)).toEqual([200, 400]);
       const loser = answers.find((a) => a.status === 400)!;
       expect(loser.body).toMatchObject({
@@ -423,14 +425,7 @@ describe('OAuth applications and the authorization code flow', () => {
       }
       const exchanges = codes.map(async ({ code, verifier }, i) => {
         await new Promise((resolve) => setTimeout(resolve, i * 3));
-        const res = await tokenRequest({
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: REDIRECT,
-          code_verifier: verifier,
-          client_id: id,
-        });
-        return { status: res.status, body: (await res.json()) as any };
+        return redeemCode(id, code, verifier);
       });
       const deleted = (async () => {
         await new Promise((resolve) => setTimeout(resolve, 8));
